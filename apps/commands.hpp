@@ -1,0 +1,38 @@
+#pragma once
+/// \file commands.hpp
+/// The subcommands of `drivelab`. Each returns the process exit status:
+///   0 complete, 1 a test failed, 2 bad input (protocol/options), 3 environment (target, kernel,
+///   permissions), 130 interrupted by SIGINT/SIGTERM (the partial record is still written).
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace drivelab::app {
+
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitTestFailed = 1;
+inline constexpr int kExitBadInput = 2;
+inline constexpr int kExitEnvironment = 3;
+inline constexpr int kExitInterrupted = 130;
+
+struct RunArgs {
+  std::filesystem::path target;
+  std::filesystem::path out_dir = "drivelab-results";
+  std::vector<std::string> overrides;  ///< --set key.path=value
+  bool quiet = false;
+  std::vector<std::string> command_line;
+};
+
+/// `drivelab run PROTOCOL.yaml --target DIR`.
+int cmd_run(const std::filesystem::path& protocol_file, const RunArgs& args);
+/// `drivelab validate PROTOCOL.yaml`: every problem, one per line, on stderr; 0 if none.
+int cmd_validate(const std::filesystem::path& protocol_file, const std::vector<std::string>& overrides);
+/// Runs a one-test protocol built from command-line options (`drivelab io`, `drivelab oltp tpcc`).
+/// `yaml_text` is the generated protocol; `origin` names it in error messages.
+int cmd_run_generated(const std::string& yaml_text, const std::string& origin, const RunArgs& args);
+/// `drivelab results recover JOURNAL [-o FILE]`.
+int cmd_recover(const std::filesystem::path& journal, const std::filesystem::path& out);
+/// `drivelab list`: the emulator kinds.
+int cmd_list();
+
+}  // namespace drivelab::app

@@ -1,0 +1,157 @@
+// drivelab — application-level storage benchmarks. See README.md and docs/.
+#include <iostream>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
+
+#include "commands.hpp"
+#include "drivelab/core/errors.hpp"
+#include "drivelab/results/identity.hpp"
+
+namespace {
+
+using drivelab::app::RunArgs;
+
+/// Options shared by every command that runs something.
+void add_run_options(CLI::App& cmd, RunArgs& args, bool target_required = true) {
+  auto* t = cmd.add_option("--target", args.target,
+                           "Directory on the drive under test (test files are created only inside it)");
+  if (target_required) t->required();
+  t->check(CLI::ExistingDirectory);
+  cmd.add_option("--out", args.out_dir, "Directory for the result record and journal")
+      ->capture_default_str();
+  cmd.add_option("--set", args.overrides,
+                 "Override a protocol key: --set tests[0].duration=10s, --set 'tests[*].warmup=0s'")
+      ->take_all();
+  cmd.add_flag("--quiet,-q", args.quiet, "No per-interval lines (the summary is still printed)");
+}
+
+/// Single-test commands: each option is one key of the test or of its `<kind>:` section; values
+/// stay text so the protocol decoder checks units and ranges with the same messages as in YAML.
+struct SingleTest {
+  std::string name;
+  std::map<std::string, std::string> common;   // warmup, duration, interval
+  std::map<std::string, std::string> section;  // kind-specific keys
+};
+
+void add_key(CLI::App& cmd, std::map<std::string, std::string>& into, const std::string& flags,
+             const std::string& key, const std::string& help) {
+  cmd.add_option_function<std::string>(flags, [&into, key](const std::string& v) { into[key] = v; }, help);
+}
+
+void add_timing(CLI::App& cmd, SingleTest& s) {
+  add_key(cmd, s.common, "--warmup", "warmup", "Warm-up before measuring (e.g. 10s)");
+  add_key(cmd, s.common, "--duration,--runtime", "duration", "Measured time (e.g. 60s)");
+  add_key(cmd, s.common, "--interval", "interval", "Reporting interval (e.g. 5s)");
+}
+
+std::string single_test_yaml(const std::string& kind, const SingleTest& s) {
+  YAML::Emitter y;
+  y << YAML::BeginMap << YAML::Key << "protocol" << YAML::Value << (kind + "-command-line");
+  y << YAML::Key << "tests" << YAML::Value << YAML::BeginSeq << YAML::BeginMap;
+  y << YAML::Key << "name" << YAML::Value << s.name << YAML::Key << "kind" << YAML::Value << kind;
+  for (const auto& [k, v] : s.common) y << YAML::Key << k << YAML::Value << v;
+  y << YAML::Key << kind << YAML::Value << YAML::BeginMap;
+  for (const auto& [k, v] : s.section) y << YAML::Key << k << YAML::Value << v;
+  y << YAML::EndMap << YAML::EndMap << YAML::EndSeq << YAML::EndMap;
+  return y.c_str();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace drivelab::app;
+  CLI::App app{"drivelab — application-level storage benchmarks (OLTP, I/O curves, VDI, render)"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", [] {
+    const auto tool = drivelab::results::probe_tool();
+    return fmt::format("drivelab {} ({})", tool.value("version", "?"), tool.value("git_describe", "?"));
+  });
+
+  RunArgs args;
+  for (int i = 0; i < argc; ++i) args.command_line.emplace_back(argv[i]);
+
+  // run
+  std::string protocol_file;
+  auto* run = app.add_subcommand("run", "Run a protocol file against a target directory");
+  run->add_option("protocol", protocol_file, "Protocol YAML (e.g. config/quick.yaml)")
+      ->required()->check(CLI::ExistingFile);
+  add_run_options(*run, args);
+
+  // validate
+  auto* validate = app.add_subcommand("validate", "Check a protocol file and report every problem");
+  validate->add_option("protocol", protocol_file, "Protocol YAML")->required();
+  validate->add_option("--set", args.overrides, "Override a protocol key (as for run)")->take_all();
+
+  // io
+  SingleTest io{"io", {}, {}};
+  auto* io_cmd = app.add_subcommand("io", "One fio-style I/O job on a file in the target (kind: io)");
+  add_run_options(*io_cmd, args);
+  io_cmd->add_option("--name", io.name, "Test name (names the file drivelab-<name>.dat)")->capture_default_str();
+  add_timing(*io_cmd, io);
+  add_key(*io_cmd, io.section, "--engine", "engine", "io_uring | psync | null");
+  add_key(*io_cmd, io.section, "--rw", "rw", "randread | randwrite | read | write");
+  add_key(*io_cmd, io.section, "--xfersize,--bs", "xfersize", "Transfer size (e.g. 4k)");
+  add_key(*io_cmd, io.section, "--iodepth", "iodepth", "Outstanding I/Os per job");
+  add_key(*io_cmd, io.section, "--jobs,--numjobs", "jobs", "Jobs (threads), each with its own queue");
+  add_key(*io_cmd, io.section, "--file-size,--size", "file_size", "Test file size (e.g. 2GiB)");
+  add_key(*io_cmd, io.section, "--direct", "direct", "O_DIRECT (true/false)");
+  add_key(*io_cmd, io.section, "--keep-file", "keep_file", "Keep the file for the next run (true/false)");
+
+  // oltp tpcc
+  SingleTest tpcc{"tpcc", {}, {}};
+  auto* oltp = app.add_subcommand("oltp", "OLTP database workloads");
+  oltp->require_subcommand(1);
+  auto* tpcc_cmd = oltp->add_subcommand("tpcc", "TPC-C-like OLTP on a database in the target (kind: tpcc)");
+  add_run_options(*tpcc_cmd, args);
+  tpcc_cmd->add_option("--name", tpcc.name, "Test name")->capture_default_str();
+  add_timing(*tpcc_cmd, tpcc);
+  add_key(*tpcc_cmd, tpcc.section, "--backend", "backend", "sqlite (default)");
+  add_key(*tpcc_cmd, tpcc.section, "--warehouses,-w", "warehouses", "Warehouses (scale)");
+  add_key(*tpcc_cmd, tpcc.section, "--users,-u", "users", "Virtual users (terminals)");
+  add_key(*tpcc_cmd, tpcc.section, "--think", "think", "none | tpcc (keying and think times)");
+  add_key(*tpcc_cmd, tpcc.section, "--journal-mode", "journal_mode", "SQLite journal mode (wal)");
+  add_key(*tpcc_cmd, tpcc.section, "--synchronous", "synchronous", "SQLite synchronous (full)");
+  add_key(*tpcc_cmd, tpcc.section, "--cache-size", "cache_size", "Database buffer (e.g. 64MiB)");
+  add_key(*tpcc_cmd, tpcc.section, "--keep-database", "keep_database", "Keep the database (true/false)");
+
+  // results recover
+  std::string journal_file, recover_out;
+  auto* res = app.add_subcommand("results", "Work with result records");
+  res->require_subcommand(1);
+  auto* recover = res->add_subcommand("recover", "Rebuild a valid (partial) record from a run's journal");
+  recover->add_option("journal", journal_file, "<run_id>.journal.jsonl")->required()->check(CLI::ExistingFile);
+  recover->add_option("-o,--output", recover_out, "Record to write (default: <run_id>.recovered.json)");
+
+  auto* list = app.add_subcommand("list", "List the test kinds this drivelab can run");
+  auto* version = app.add_subcommand("version", "Print version and build information");
+
+  CLI11_PARSE(app, argc, argv);
+
+  try {
+    if (*run) return cmd_run(protocol_file, args);
+    if (*validate) return cmd_validate(protocol_file, args.overrides);
+    if (*io_cmd) return cmd_run_generated(single_test_yaml("io", io), "<drivelab io options>", args);
+    if (*tpcc_cmd) return cmd_run_generated(single_test_yaml("tpcc", tpcc), "<drivelab oltp tpcc options>", args);
+    if (*recover) return cmd_recover(journal_file, recover_out);
+    if (*list) return cmd_list();
+    if (*version) {
+      std::cout << drivelab::results::probe_tool().dump(2) << '\n';
+      return kExitOk;
+    }
+  } catch (const drivelab::ConfigError& e) {
+    std::cerr << "drivelab: " << e.what() << '\n';
+    return kExitBadInput;
+  } catch (const drivelab::EnvironmentError& e) {
+    std::cerr << "drivelab: " << e.what() << '\n';
+    return kExitEnvironment;
+  } catch (const std::exception& e) {
+    std::cerr << "drivelab: internal error: " << e.what() << '\n';
+    return 4;
+  }
+  return kExitOk;
+}

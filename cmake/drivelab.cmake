@@ -1,0 +1,35 @@
+# Shared compile settings for every drivelab target.
+add_library(drivelab_options INTERFACE)
+add_library(drivelab::options ALIAS drivelab_options)
+target_compile_options(drivelab_options INTERFACE
+  -Wall -Wextra -Wpedantic -Wshadow -Wconversion -Wno-sign-conversion -Wnon-virtual-dtor
+  -Wold-style-cast -Woverloaded-virtual -Wnull-dereference -Wformat=2)
+if(DRIVELAB_WERROR)
+  target_compile_options(drivelab_options INTERFACE -Werror)
+endif()
+target_compile_definitions(drivelab_options INTERFACE _FILE_OFFSET_BITS=64)
+if(DRIVELAB_SANITIZE)
+  target_compile_options(drivelab_options INTERFACE
+    -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined)
+  target_link_options(drivelab_options INTERFACE -fsanitize=address,undefined)
+endif()
+
+# drivelab_component(NAME SOURCES ... DEPS ...): one static library per component,
+# public headers in NAME/include/drivelab/NAME/, alias drivelab::NAME.
+function(drivelab_component name)
+  cmake_parse_arguments(ARG "" "" "SOURCES;DEPS;PRIVATE_DEPS" ${ARGN})
+  add_library(drivelab_${name} STATIC ${ARG_SOURCES})
+  add_library(drivelab::${name} ALIAS drivelab_${name})
+  target_include_directories(drivelab_${name} PUBLIC ${CMAKE_CURRENT_SOURCE_DIR}/include)
+  target_link_libraries(drivelab_${name} PUBLIC drivelab::options ${ARG_DEPS} PRIVATE ${ARG_PRIVATE_DEPS})
+endfunction()
+
+# drivelab_test(NAME SOURCES ... DEPS ...): a GoogleTest executable registered with ctest.
+function(drivelab_test name)
+  cmake_parse_arguments(ARG "" "" "SOURCES;DEPS;LABELS" ${ARGN})
+  add_executable(${name} ${ARG_SOURCES})
+  target_link_libraries(${name} PRIVATE drivelab::options ${ARG_DEPS} GTest::gtest GTest::gtest_main)
+  target_compile_definitions(${name} PRIVATE
+    DRIVELAB_SOURCE_DIR="${PROJECT_SOURCE_DIR}" DRIVELAB_BINARY_DIR="${PROJECT_BINARY_DIR}")
+  gtest_discover_tests(${name} DISCOVERY_TIMEOUT 60 PROPERTIES LABELS "${ARG_LABELS}")
+endfunction()

@@ -1,0 +1,51 @@
+#pragma once
+/// \file fd.hpp
+/// Move-only RAII owners of kernel handles and aligned memory.
+#include <cstddef>
+#include <memory>
+#include <utility>
+
+namespace drivelab {
+
+/// Owns a file descriptor; closes it on destruction. -1 means "none".
+class UniqueFd {
+ public:
+  UniqueFd() noexcept = default;
+  explicit UniqueFd(int fd) noexcept : fd_(fd) {}
+  UniqueFd(UniqueFd&& o) noexcept : fd_(std::exchange(o.fd_, -1)) {}
+  UniqueFd& operator=(UniqueFd&& o) noexcept {
+    if (this != &o) reset(std::exchange(o.fd_, -1));
+    return *this;
+  }
+  UniqueFd(const UniqueFd&) = delete;
+  UniqueFd& operator=(const UniqueFd&) = delete;
+  ~UniqueFd() { reset(); }
+
+  int get() const noexcept { return fd_; }
+  explicit operator bool() const noexcept { return fd_ >= 0; }
+  int release() noexcept { return std::exchange(fd_, -1); }
+  void reset(int fd = -1) noexcept;
+
+ private:
+  int fd_ = -1;
+};
+
+/// A zero-initialised buffer aligned to `alignment` bytes (O_DIRECT needs the logical block size,
+/// 4096 is always enough). Move-only.
+class AlignedBuffer {
+ public:
+  AlignedBuffer() = default;
+  AlignedBuffer(std::size_t size_bytes, std::size_t alignment = 4096);
+  std::byte* data() noexcept { return data_.get(); }
+  const std::byte* data() const noexcept { return data_.get(); }
+  std::size_t size() const noexcept { return size_; }
+
+ private:
+  struct Free {
+    void operator()(std::byte* p) const noexcept;
+  };
+  std::unique_ptr<std::byte, Free> data_;
+  std::size_t size_ = 0;
+};
+
+}  // namespace drivelab

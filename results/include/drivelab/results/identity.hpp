@@ -1,0 +1,30 @@
+#pragma once
+/// \file identity.hpp
+/// Who ran, where, on what: the `tool`, `host` and `target` objects of the result record.
+/// Everything is read from /proc and /sys; a field that cannot be read is null (never guessed).
+#include <filesystem>
+
+#include "drivelab/results/record.hpp"
+
+namespace drivelab::results {
+
+/// {name:"drivelab", version, git_describe, build_type, compiler, sanitizers:bool}
+Json probe_tool();
+
+/// {hostname, os (PRETTY_NAME of /etc/os-release), kernel (uname -r), arch, cpu_model, cpu_cores
+/// (online logical CPUs), memory_bytes (MemTotal), virtualization (from /sys/class/dmi or cpuinfo
+/// "hypervisor" flag: "vm" / "bare-metal" / null)}
+Json probe_host();
+
+/// The drive under test behind `target` (a directory or a block device):
+/// {path (absolute), kind ("directory"|"block_device"), filesystem (ext4, xfs, tmpfs, ...),
+///  mount_point, mount_source, block_device ("vda", "nvme0n1"; the whole disk for a partition),
+///  partition, model, serial, firmware, vendor, rotational:bool, logical_block_bytes,
+///  physical_block_bytes, capacity_bytes (device), filesystem_size_bytes, filesystem_free_bytes,
+///  scheduler}
+/// Reads /proc/self/mountinfo, statfs(2) and /sys/block/<dev>/{device/{model,serial,firmware_rev,
+/// vendor},queue/*,size}; NVMe serial/firmware from /sys/block/<dev>/device/{serial,firmware_rev};
+/// virtio serial from /sys/block/<dev>/serial. Throws EnvironmentError if `target` does not exist.
+Json probe_target(const std::filesystem::path& target);
+
+}  // namespace drivelab::results

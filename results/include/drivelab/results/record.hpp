@@ -1,0 +1,140 @@
+#pragma once
+/// \file record.hpp
+/// The result record `drivelab.run/1` (documented field by field in docs/results.md).
+///
+/// One RunRecord per `drivelab run`; one TestRecord per test of the protocol. Metrics carry their
+/// unit both in the name (`latency_p99_ms`, `throughput_mb_s`) and in `unit`; MB = 10^6 bytes,
+/// MiB = 2^20 bytes. Latency histograms are stored as their non-empty bins so records from several
+/// runs or hosts can be merged exactly (core/histogram.hpp).
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "drivelab/core/histogram.hpp"
+
+namespace drivelab::results {
+
+using Json = nlohmann::ordered_json;
+
+inline constexpr std::string_view kSchema = "drivelab.run/1";
+
+/// Status of a run or test.
+///  - running:     only seen in a record read back from a journal of a live run;
+///  - complete:    every phase finished;
+///  - interrupted: stopped early (SIGINT/SIGTERM, or the process died: see `reason`); what was
+///                 measured up to then is kept;
+///  - failed:      an error ended it (`reason` says which);
+///  - skipped:     not run (an earlier test failed or the run was interrupted before it).
+enum class Status { running, complete, interrupted, failed, skipped };
+std::string_view to_string(Status s) noexcept;
+/// Throws std::invalid_argument for an unknown word.
+Status status_from_string(std::string_view s);
+
+/// A scalar metric with its unit ("1/s", "ms", "us", "MB/s", "count", "ratio", "s", "%").
+struct Metric {
+  std::string name;
+  double value = 0;
+  std::string unit;
+  std::string description;  ///< one line: what it measures; may be empty
+};
+
+/// A named set of metrics, e.g. one per TPC-C transaction type ("new_order").
+struct MetricGroup {
+  std::string name;
+  std::vector<Metric> metrics;
+};
+
+/// One reporting interval of the measured phase. `values` are ordered: the first few are what the
+/// live progress line shows. Names carry units (tps, iops, mb_s, lat_avg_ms, lat_p99_ms).
+struct Interval {
+  double t_s = 0;         ///< seconds since the start of the measured phase, at the interval's end
+  double duration_s = 0;  ///< length of this interval (the last one may be shorter)
+  std::vector<std::pair<std::string, double>> values;
+};
+
+/// A pass/fail verification (TPC-C consistency condition, replay count equality, ...).
+struct Check {
+  std::string name;
+  bool passed = false;
+  std::string detail;
+};
+
+struct TestRecord {
+  std::string name;
+  std::string kind;
+  Status status = Status::running;
+  std::string reason;  ///< why not complete; empty when complete
+  Json config;         ///< the test's effective configuration after defaults
+  std::string started_at;
+  std::string finished_at;
+  double warmup_s = 0;    ///< warm-up actually spent
+  double measured_s = 0;  ///< measured phase actually spent (shorter when interrupted)
+  std::vector<Metric> metrics;       ///< headline metrics
+  std::vector<MetricGroup> groups;   ///< breakdowns (per transaction type, per operation)
+  std::map<std::string, LatencyHistogram> histograms;  ///< name -> histogram (ns)
+  std::vector<Interval> intervals;
+  std::vector<Check> checks;
+  std::vector<std::string> warnings;
+  Json details = Json::object();  ///< emulator-specific extras (documented per emulator)
+
+  const Metric* find_metric(std::string_view name) const noexcept;
+};
+
+struct RunRecord {
+  std::string schema{kSchema};
+  std::string run_id;       ///< "20261129T195344Z-1a2b3c" (UTC start + random suffix)
+  Json tool;                ///< {name, version, git_describe, build_type, compiler, sanitizers}
+  Json host;                ///< see identity.hpp
+  Json target;              ///< see identity.hpp
+  std::string protocol;     ///< protocol name
+  std::string protocol_file;
+  std::vector<std::string> command_line;
+  Json config;              ///< effective protocol after defaults and --set overrides
+  std::uint64_t seed = 0;
+  std::string started_at;
+  std::string finished_at;
+  Status status = Status::running;
+  std::string reason;
+  std::vector<std::string> warnings;
+  std::vector<TestRecord> tests;
+};
+
+/// Serialises; histograms become {count, saturated, min_ns, max_ns, mean_ns, stddev_ns, sum_ns,
+/// sum_sq_ns, percentiles_ns{p50,p90,p95,p99,p99.9,max}, bins:[[lower_ns, upper_ns, count], ...]}.
+/// Key order is fixed (docs/results.md). Non-finite doubles (NaN, inf) become null, so the output
+/// is always valid JSON; a null number reads back as NaN.
+Json to_json(const TestRecord& t);
+Json to_json(const RunRecord& r);
+/// Parses a record. Throws drivelab::ConfigError on a schema other than drivelab.run/1 (naming the
+/// schema found) or on malformed content (the message names the key path, e.g.
+/// "tests[1].metrics.tps.value: expected a number, got string"). Required keys: schema, run_id,
+/// status, tests; in a test: name, status. Other keys default when absent; unknown keys are
+/// ignored (later drivelab.run/1 writers may add fields). to_json(run_record_from_json(x)) == x for
+/// every x written by to_json.
+RunRecord run_record_from_json(const Json& j);
+/// Throws ConfigError (key paths relative to the test object).
+TestRecord test_record_from_json(const Json& j);
+
+/// Pieces of the record, for the journal and for tools that merge records (reporter).
+/// Interval: {t_s, duration_s, values{name: number|null}} (values keep their order).
+Json to_json(const Interval& i);
+Interval interval_from_json(const Json& j);
+/// Histogram as described at to_json(TestRecord). histogram_from_json rebuilds it with
+/// LatencyHistogram::from_bins; percentiles, mean and stddev are recomputed and equal the written
+/// ones. Throws ConfigError if `count` differs from the sum of the bin counts.
+Json to_json(const LatencyHistogram& h);
+LatencyHistogram histogram_from_json(const Json& j);
+
+/// Writes `r` as pretty JSON to `path` atomically (temporary file in the same directory, fsync,
+/// rename), so a reader never sees a half-written record. Throws EnvironmentError on I/O failure.
+void write_record(const std::filesystem::path& path, const RunRecord& r);
+/// Reads a record file. Throws ConfigError (bad JSON/schema) or EnvironmentError (unreadable).
+RunRecord read_record(const std::filesystem::path& path);
+
+}  // namespace drivelab::results

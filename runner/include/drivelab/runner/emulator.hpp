@@ -1,0 +1,96 @@
+#pragma once
+/// \file emulator.hpp
+/// The Emulator interface: one small interface for every application-test emulator (OLTP, render,
+/// VDI replay, synthetic I/O), and the explicit Registry that lists them (no static
+/// self-registration: apps/registry.cpp adds each type by hand).
+///
+/// Life cycle, driven by the protocol runner (runner/run.hpp) for each test of a protocol:
+///
+///   decode (no I/O) -> prepare -> warmup -> run -> verify -> cleanup
+///
+/// cleanup() is called on every path once prepare() was entered (normal end, exception, stop).
+/// A stop request (SIGINT) makes the current phase return early; the runner then skips the
+/// remaining phases except verify/cleanup and marks the test `interrupted`. An exception from any
+/// phase marks the test `failed` with the exception's message as reason; what was recorded before
+/// is kept.
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "drivelab/config/yaml.hpp"
+#include "drivelab/results/recorder.hpp"
+#include "drivelab/runner/stop.hpp"
+
+namespace drivelab::runner {
+
+/// Keys common to every test of a protocol (decoded by the runner, not by emulators).
+struct TestSettings {
+  std::string name;   ///< unique within the protocol; used in file names and reports
+  std::string kind;   ///< the EmulatorType::kind
+  std::chrono::nanoseconds warmup{0};                   ///< `warmup:` (not measured)
+  std::chrono::nanoseconds duration{std::chrono::seconds(60)};  ///< `duration:` measured phase
+  std::chrono::nanoseconds interval{std::chrono::seconds(5)};   ///< `interval:` reporting period
+};
+
+/// Everything an emulator may use while it runs.
+struct TestContext {
+  std::filesystem::path target_dir;  ///< the drive under test; create files only inside it,
+                                     ///< named "drivelab-<test name>..." so users can spot them
+  std::string run_id;
+  std::uint64_t seed = 0;            ///< this test's seed (derived from the run seed and index)
+  TestSettings settings;
+  const StopFlag* stop = nullptr;
+  results::TestRecorder* recorder = nullptr;
+
+  bool stop_requested() const noexcept { return stop->requested(); }
+};
+
+class Emulator {
+ public:
+  virtual ~Emulator() = default;
+  /// The test's effective configuration after defaults (goes to the record as `config`).
+  virtual results::Json effective_config() const = 0;
+  /// Creates files, schemas, data; may take long (report progress with recorder->message()) and
+  /// should return early on stop. Throws EnvironmentError / BackendError on failure.
+  virtual void prepare(TestContext& ctx) = 0;
+  /// Runs the workload for settings.warmup without recording samples. May leave the workload
+  /// running so that run() continues it without a gap.
+  virtual void warmup(TestContext& ctx) = 0;
+  /// The measured phase: settings.duration long, one recorder->interval() per settings.interval,
+  /// then headline metrics and histograms. On stop, records what was measured and returns.
+  virtual void run(TestContext& ctx) = 0;
+  /// Verifies the outcome (TPC-C consistency conditions, issued counts); recorder->check() each.
+  virtual void verify(TestContext& ctx) = 0;
+  /// Removes what prepare() created (unless configured to keep it). Must not throw.
+  virtual void cleanup(TestContext& ctx) noexcept = 0;
+};
+
+/// One kind of test a protocol can name (`kind: tpcc`).
+struct EmulatorType {
+  std::string kind;      ///< also the name of the test's configuration section (`tpcc:`)
+  std::string summary;   ///< one line for `drivelab list` / --help
+  /// Decodes the `<kind>:` section (an undefined Node when absent: all defaults) into a ready
+  /// Emulator. Problems go to section.diagnostics() (decoders keep going to report them all);
+  /// may return nullptr only if diagnostics were recorded.
+  std::function<std::unique_ptr<Emulator>(const config::Node& section, const TestSettings& settings)>
+      decode;
+};
+
+class Registry {
+ public:
+  /// Throws InternalError on a duplicate kind.
+  void add(EmulatorType type);
+  const EmulatorType* find(std::string_view kind) const noexcept;
+  std::vector<std::string> kinds() const;
+  const std::vector<EmulatorType>& types() const noexcept { return types_; }
+
+ private:
+  std::vector<EmulatorType> types_;
+};
+
+}  // namespace drivelab::runner

@@ -1,0 +1,47 @@
+#pragma once
+/// \file protocol.hpp
+/// A protocol file: an ordered list of tests run against one target.
+///
+///     protocol: quick                 # name (required)
+///     description: ...                # optional
+///     seed: 42                        # optional; default: fixed 1 (reproducible); "random" = from time
+///     defaults: {warmup: 10s, duration: 60s, interval: 5s}   # optional, applied to every test
+///     tests:
+///       - name: oltp                  # required, unique, [A-Za-z0-9_-]
+///         kind: tpcc                  # required, a registered EmulatorType::kind
+///         warmup: 10s
+///         duration: 60s
+///         interval: 5s
+///         tpcc: {warehouses: 2, ...}  # the kind's own section (see that emulator's docs)
+///
+/// decode_protocol() reports every problem of the whole file at once (file:line:column: path: why).
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "drivelab/config/yaml.hpp"
+#include "drivelab/runner/emulator.hpp"
+
+namespace drivelab::runner {
+
+struct PlannedTest {
+  TestSettings settings;
+  std::unique_ptr<Emulator> emulator;
+};
+
+struct Protocol {
+  std::string name;
+  std::string description;
+  std::string file;
+  std::uint64_t seed = 1;
+  std::vector<PlannedTest> tests;
+  /// The effective protocol (defaults applied, each test's effective config), for the record.
+  results::Json effective() const;
+};
+
+/// Decodes a loaded document. Problems go to `diags`; the returned Protocol is only meaningful
+/// when diags is empty afterwards.
+Protocol decode_protocol(const config::Document& doc, const Registry& registry,
+                         config::Diagnostics& diags);
+
+}  // namespace drivelab::runner

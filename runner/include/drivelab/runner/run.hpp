@@ -1,0 +1,40 @@
+#pragma once
+/// \file run.hpp
+/// Runs a decoded protocol against a target and produces the result record.
+///
+/// Files (in options.out_dir, created if missing):
+///   <run_id>.json           the record; rewritten atomically after every interval and test, so
+///                           at any moment it is a valid record (status "interrupted", reason
+///                           "run in progress or killed" until the run ends)
+///   <run_id>.journal.jsonl  the append-only journal (results/journal.hpp)
+///   latest.json             a symlink to the newest record
+#include <filesystem>
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include "drivelab/results/record.hpp"
+#include "drivelab/runner/protocol.hpp"
+
+namespace drivelab::runner {
+
+struct RunOptions {
+  std::filesystem::path target;    ///< directory on the drive under test (must exist)
+  std::filesystem::path out_dir = "drivelab-results";
+  std::vector<std::string> command_line;
+  std::ostream* out = nullptr;     ///< progress and summary (nullptr: std::cout)
+  bool live_line = false;          ///< true on a terminal: rewrite one status line (\r)
+  bool quiet = false;              ///< no interval lines (summary still printed)
+};
+
+struct RunOutcome {
+  results::RunRecord record;
+  std::filesystem::path record_path;
+  std::filesystem::path journal_path;
+};
+
+/// Runs every test in order. Never throws for a test's failure (it is recorded); throws
+/// EnvironmentError if the target or output directory is unusable.
+RunOutcome run_protocol(Protocol& protocol, const RunOptions& options, const StopFlag& stop);
+
+}  // namespace drivelab::runner

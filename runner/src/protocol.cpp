@@ -1,0 +1,123 @@
+#include "drivelab/runner/protocol.hpp"
+
+#include <chrono>
+#include <cstdlib>
+#include <set>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "drivelab/core/clock.hpp"
+
+namespace drivelab::runner {
+namespace {
+
+using namespace std::chrono_literals;
+
+bool valid_test_name(const std::string& s) {
+  if (s.empty() || s.size() > 64) return false;
+  for (char c : s)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_')) return false;
+  return true;
+}
+
+void decode_timing(config::MapReader& r, TestSettings& s) {
+  r.duration("warmup", s.warmup, {.min = 0ns});
+  r.duration("duration", s.duration, {.min = 1s});
+  r.duration("interval", s.interval, {.min = 100ms});
+}
+
+std::uint64_t decode_seed(const config::Node& node) {
+  const std::string text = node.scalar();
+  if (text == "random") return static_cast<std::uint64_t>(monotonic_ns()) ^ 0x5DEECE66Dull;
+  char* end = nullptr;
+  errno = 0;
+  const unsigned long long v = std::strtoull(text.c_str(), &end, 10);
+  if (text.empty() || *end != '\0' || errno != 0 || text[0] == '-') {
+    node.error(fmt::format("expected a non-negative integer or 'random', found '{}'", text));
+    return 1;
+  }
+  return v;
+}
+
+}  // namespace
+
+results::Json Protocol::effective() const {
+  results::Json j;
+  j["protocol"] = name;
+  if (!description.empty()) j["description"] = description;
+  j["seed"] = seed;
+  results::Json tests_json = results::Json::array();
+  for (const auto& t : tests) {
+    results::Json tj;
+    tj["name"] = t.settings.name;
+    tj["kind"] = t.settings.kind;
+    tj["warmup_s"] = std::chrono::duration<double>(t.settings.warmup).count();
+    tj["duration_s"] = std::chrono::duration<double>(t.settings.duration).count();
+    tj["interval_s"] = std::chrono::duration<double>(t.settings.interval).count();
+    if (t.emulator) tj[t.settings.kind] = t.emulator->effective_config();
+    tests_json.push_back(std::move(tj));
+  }
+  j["tests"] = std::move(tests_json);
+  return j;
+}
+
+Protocol decode_protocol(const config::Document& doc, const Registry& registry,
+                         config::Diagnostics& diags) {
+  Protocol p;
+  p.file = doc.name();
+  if (!doc.loaded()) return p;
+  const config::Node root = doc.root(diags);
+  config::MapReader r(root);
+  r.string("protocol", p.name, /*required=*/true);
+  r.string("description", p.description);
+  if (const config::Node seed = r.section("seed"); seed.defined()) p.seed = decode_seed(seed);
+
+  TestSettings defaults;
+  if (const config::Node d = r.section("defaults"); d.defined()) {
+    config::MapReader dr(d);
+    decode_timing(dr, defaults);
+    dr.finish();
+  }
+
+  const config::Node tests = r.section("tests", /*required=*/true);
+  r.finish();
+  if (!tests.defined()) return p;
+  if (!tests.is_sequence()) {
+    tests.error("expected a list of tests");
+    return p;
+  }
+  const auto elements = tests.elements();
+  if (elements.empty()) tests.error("a protocol needs at least one test");
+
+  std::set<std::string> names;
+  for (const config::Node& el : elements) {
+    PlannedTest planned;
+    TestSettings& s = planned.settings;
+    s = defaults;
+    config::MapReader tr(el);
+    const bool has_name = tr.string("name", s.name, true);
+    if (has_name) {
+      if (!valid_test_name(s.name))
+        el.child("name").error(fmt::format(
+            "test name '{}' must be 1-64 characters of letters, digits, '-' or '_' (it names files)", s.name));
+      else if (!names.insert(s.name).second)
+        el.child("name").error(fmt::format("duplicate test name '{}'", s.name));
+    }
+    decode_timing(tr, s);
+    const EmulatorType* type = nullptr;
+    if (tr.string("kind", s.kind, true)) {
+      type = registry.find(s.kind);
+      if (type == nullptr)
+        el.child("kind").error(fmt::format("unknown kind '{}' (this drivelab knows: {})", s.kind,
+                                           fmt::join(registry.kinds(), ", ")));
+    }
+    config::Node section = type ? tr.section(type->kind) : config::Node(YAML::Node(), "", "", &diags);
+    tr.finish();
+    if (type != nullptr) planned.emulator = type->decode(section, s);
+    p.tests.push_back(std::move(planned));
+  }
+  return p;
+}
+
+}  // namespace drivelab::runner

@@ -1,0 +1,51 @@
+#include "drivelab/runner/stop.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <csignal>
+#include <cstring>
+
+#include "drivelab/core/clock.hpp"
+#include "drivelab/core/errors.hpp"
+
+namespace drivelab::runner {
+namespace {
+
+volatile std::sig_atomic_t g_signals_seen = 0;
+
+extern "C" void on_stop_signal(int signo) {
+  StopFlag::global().request();
+  if (++g_signals_seen >= 2) {
+    // Second Ctrl-C: give the user their terminal back even if something hangs.
+    std::signal(signo, SIG_DFL);
+  }
+}
+
+}  // namespace
+
+StopFlag& StopFlag::global() noexcept {
+  static StopFlag flag;
+  return flag;
+}
+
+bool StopFlag::sleep_until(std::int64_t deadline_ns) const noexcept {
+  for (;;) {
+    if (requested()) return false;
+    const std::int64_t now = monotonic_ns();
+    if (now >= deadline_ns) return true;
+    const std::int64_t slice = std::min(deadline_ns, now + kPollSliceNs);
+    drivelab::sleep_until_ns(slice);
+  }
+}
+
+void StopFlag::install_signal_handlers() {
+  struct sigaction sa;
+  std::memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_stop_signal;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = 0;  // no SA_RESTART: blocking calls return EINTR so loops notice the stop
+  if (sigaction(SIGINT, &sa, nullptr) != 0 || sigaction(SIGTERM, &sa, nullptr) != 0)
+    throw_errno("sigaction", errno);
+}
+
+}  // namespace drivelab::runner
