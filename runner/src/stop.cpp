@@ -11,11 +11,11 @@
 namespace drivelab::runner {
 namespace {
 
-volatile std::sig_atomic_t g_signals_seen = 0;
+std::atomic<int> g_signals_seen{0};  // lock-free, so safe in a signal handler
 
 extern "C" void on_stop_signal(int signo) {
   StopFlag::global().request();
-  if (++g_signals_seen >= 2) {
+  if (g_signals_seen.fetch_add(1, std::memory_order_relaxed) >= 1) {
     // Second Ctrl-C: give the user their terminal back even if something hangs.
     std::signal(signo, SIG_DFL);
   }

@@ -123,6 +123,9 @@ class Node {
   bool is_scalar() const noexcept;
   bool is_null() const noexcept;
   const std::string& path() const noexcept { return path_; }
+  /// The document's name, as given to load_file/load_string.
+  const std::string& file() const noexcept { return file_; }
+  /// Where this node was written; see Location for undefined and overridden nodes.
   Location location() const;
   /// The scalar text ("" for non-scalars).
   std::string scalar() const;
@@ -149,8 +152,8 @@ class Node {
 /// Bounds for numeric keys (inclusive). Unset = unbounded.
 template <class T>
 struct Range {
-  std::optional<T> min;
-  std::optional<T> max;
+  std::optional<T> min{};
+  std::optional<T> max{};
 };
 
 /// Decodes one YAML mapping. Each key is declared once, with its type, bounds and default (the
