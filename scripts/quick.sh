@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# One command on a fresh Debian 12 machine: install what is missing, build drivelab (Release) and
+# run config/quick.yaml against a directory on the drive under test.
+#
+#   ./scripts/quick.sh DIR [extra drivelab run options, e.g. --out results-dir]
+set -euo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+if [ $# -lt 1 ]; then
+  echo "usage: $0 DIR-ON-THE-DRIVE-UNDER-TEST [drivelab run options]" >&2
+  exit 2
+fi
+target=$1
+shift
+"$here/scripts/install-deps.sh"
+cmake -S "$here" -B "$here/build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DDRIVELAB_BUILD_TESTS=OFF >/dev/null
+cmake --build "$here/build" --target drivelab -j "$(nproc)"
+mkdir -p "$target"
+exec "$here/build/apps/drivelab" run "$here/config/quick.yaml" --target "$target" "$@"

@@ -1,0 +1,67 @@
+// Runs the shipped config/quick.yaml end to end (shortened with --set) and checks the record.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "process.hpp"
+
+namespace {
+
+using drivelab::testing::read_file;
+using drivelab::testing::ScratchDir;
+using nlohmann::json;
+
+TEST(QuickProtocol, RunsAndWritesACompleteRecord) {
+  ScratchDir dir("quick-protocol");
+  const auto target = dir.path() / "target";
+  const auto out = dir.path() / "out";
+  std::filesystem::create_directories(target);
+  const auto r = drivelab::testing::run(
+      {DRIVELAB_EXE, "run", std::string(DRIVELAB_SOURCE_DIR) + "/config/quick.yaml", "--target", target.string(),
+       "--out", out.string(), "--set", "tests[*].warmup=1s", "--set", "tests[*].duration=4s", "--set",
+       "tests[*].interval=1s", "--set", "tests[0].tpcc.warehouses=1", "--set", "tests[0].tpcc.users=2", "--set",
+       "tests[1].io.file_size=64MiB", "--set", "tests[2].io.file_size=64MiB"},
+      dir.path());
+  ASSERT_EQ(r.status, 0) << r.out << r.err;
+
+  const json rec = json::parse(read_file(out / "latest.json"));
+  EXPECT_EQ(rec["schema"], "drivelab.run/1");
+  EXPECT_EQ(rec["status"], "complete");
+  EXPECT_EQ(rec["protocol"], "quick");
+  EXPECT_FALSE(rec["tool"]["version"].get<std::string>().empty());
+  EXPECT_GT(rec["host"]["cpu_cores"].get<int>(), 0);
+  EXPECT_EQ(rec["target"]["kind"], "directory");
+  EXPECT_FALSE(rec["target"]["filesystem"].is_null());
+  // The effective config shows the overrides.
+  EXPECT_EQ(rec["config"]["tests"][0]["tpcc"]["warehouses"], 1);
+  ASSERT_EQ(rec["tests"].size(), 3u);
+
+  const json& oltp = rec["tests"][0];
+  EXPECT_EQ(oltp["kind"], "tpcc");
+  EXPECT_EQ(oltp["status"], "complete") << oltp["reason"];
+  EXPECT_GT(oltp["metrics"]["tps"]["value"].get<double>(), 0.0);
+  EXPECT_GT(oltp["metrics"]["tpm_c"]["value"].get<double>(), 0.0);
+  EXPECT_GE(oltp["intervals"].size(), 3u);
+  ASSERT_GE(oltp["checks"].size(), 4u);
+  for (const auto& c : oltp["checks"]) EXPECT_TRUE(c["passed"].get<bool>()) << c.dump();
+
+  for (int i = 1; i <= 2; ++i) {
+    const json& io = rec["tests"][i];
+    EXPECT_EQ(io["kind"], "io");
+    EXPECT_EQ(io["status"], "complete") << io["reason"];
+    EXPECT_GT(io["metrics"]["iops"]["value"].get<double>(), 0.0);
+    EXPECT_GT(io["metrics"]["latency_p99_us"]["value"].get<double>(), 0.0);
+    EXPECT_GT(io["histograms"]["latency"]["count"].get<double>(), 0.0);
+  }
+
+  // The journal ends with run_end, and the summary names every test.
+  const std::string run_id = rec["run_id"];
+  const std::string journal = read_file(out / (run_id + ".journal.jsonl"));
+  EXPECT_NE(journal.find("\"run_end\""), std::string::npos);
+  for (const char* name : {"oltp", "4k-random-read", "4k-random-write"}) EXPECT_NE(r.out.find(name), std::string::npos);
+  // Files were created only inside the target directory, with the drivelab- prefix.
+  for (const auto& e : std::filesystem::directory_iterator(target))
+    EXPECT_EQ(e.path().filename().string().rfind("drivelab-", 0), 0u) << e.path();
+}
+
+}  // namespace
