@@ -1,0 +1,63 @@
+// null: completes every request at submit() without touching a file (fio's null engine,
+// FIO_NOIO). It behaves like an asynchronous engine, so a job's loop, clock reads and histogram
+// work are exercised at full queue depth: what it measures is drivelab's own overhead per I/O.
+#include <vector>
+
+#include "engines.hpp"
+
+namespace drivelab::io::detail {
+namespace {
+
+class NullEngine final : public IoEngine {
+ public:
+  explicit NullEngine(const EngineOptions& options) : queue_depth_(options.queue_depth) {
+    staged_.reserve(queue_depth_);
+    done_.reserve(queue_depth_);
+  }
+
+  std::string_view name() const noexcept override { return "null"; }
+  Capabilities capabilities() const noexcept override {
+    return {Capability::async, Capability::batched, Capability::supports_direct, Capability::no_io};
+  }
+
+  void register_files(std::span<const int>) override {}
+
+  QueueStatus queue(const IoRequest& r) override {
+    if (in_flight() >= queue_depth_) return QueueStatus::busy;
+    staged_.push_back({r.user_data, static_cast<std::int64_t>(r.length_bytes)});
+    return QueueStatus::queued;
+  }
+
+  std::size_t submit() override {
+    const std::size_t n = staged_.size();
+    done_.insert(done_.end(), staged_.begin(), staged_.end());
+    staged_.clear();
+    return n;
+  }
+
+  std::size_t reap(std::size_t, std::span<IoCompletion> out, std::chrono::nanoseconds) override {
+    std::size_t n = 0;
+    while (n < out.size() && head_ < done_.size()) out[n++] = done_[head_++];
+    if (head_ == done_.size()) {
+      done_.clear();
+      head_ = 0;
+    }
+    return n;
+  }
+
+  std::size_t in_flight() const noexcept override { return staged_.size() + done_.size() - head_; }
+
+ private:
+  std::size_t queue_depth_;
+  std::vector<IoCompletion> staged_;
+  std::vector<IoCompletion> done_;
+  std::size_t head_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<IoEngine> make_null_engine(const EngineOptions& options) {
+  return std::make_unique<NullEngine>(options);
+}
+
+}  // namespace drivelab::io::detail

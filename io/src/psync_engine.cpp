@@ -1,0 +1,70 @@
+// psync: pread(2)/pwrite(2), one I/O at a time, performed inside queue() (fio's psync engine,
+// FIO_SYNCIO). Whatever queue depth is configured, one job keeps at most one I/O at the device.
+#include <unistd.h>
+
+#include <cerrno>
+#include <utility>
+#include <vector>
+
+#include "drivelab/core/errors.hpp"
+#include "engines.hpp"
+
+namespace drivelab::io::detail {
+namespace {
+
+class PsyncEngine final : public IoEngine {
+ public:
+  explicit PsyncEngine(const EngineOptions& options) : queue_depth_(options.queue_depth) {
+    done_.reserve(queue_depth_);
+  }
+
+  std::string_view name() const noexcept override { return "psync"; }
+  Capabilities capabilities() const noexcept override { return {Capability::supports_direct}; }
+
+  void register_files(std::span<const int> fds) override { fds_.assign(fds.begin(), fds.end()); }
+
+  QueueStatus queue(const IoRequest& r) override {
+    if (in_flight() >= queue_depth_) return QueueStatus::busy;
+    if (r.file_index >= fds_.size())
+      throw InternalError("psync: request names file index beyond the registered files");
+    const int fd = fds_[r.file_index];
+    const auto offset = static_cast<off_t>(r.offset_bytes);
+    ssize_t n;
+    do {
+      n = r.op == Op::read ? ::pread(fd, r.buffer, r.length_bytes, offset)
+                           : ::pwrite(fd, r.buffer, r.length_bytes, offset);
+    } while (n < 0 && errno == EINTR);
+    done_.push_back({r.user_data, n < 0 ? -static_cast<std::int64_t>(errno) : static_cast<std::int64_t>(n)});
+    ++since_submit_;
+    return QueueStatus::completed;
+  }
+
+  std::size_t submit() override { return std::exchange(since_submit_, 0); }
+
+  std::size_t reap(std::size_t, std::span<IoCompletion> out, std::chrono::nanoseconds) override {
+    std::size_t n = 0;
+    while (n < out.size() && head_ < done_.size()) out[n++] = done_[head_++];
+    if (head_ == done_.size()) {
+      done_.clear();
+      head_ = 0;
+    }
+    return n;
+  }
+
+  std::size_t in_flight() const noexcept override { return done_.size() - head_; }
+
+ private:
+  std::size_t queue_depth_;
+  std::vector<int> fds_;
+  std::vector<IoCompletion> done_;  // completed by queue(), not yet reaped (FIFO from head_)
+  std::size_t head_ = 0;
+  std::size_t since_submit_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<IoEngine> make_psync_engine(const EngineOptions& options) {
+  return std::make_unique<PsyncEngine>(options);
+}
+
+}  // namespace drivelab::io::detail
