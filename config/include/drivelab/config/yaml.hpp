@@ -141,12 +141,17 @@ class Node {
   const YAML::Node& yaml() const noexcept { return node_; }
 
  private:
+  /// The value of mapping entry `key`, reporting at the key when the value is empty.
+  Node value_node(const YAML::Node& key, const YAML::Node& value, std::string path) const;
+
   YAML::Node node_;
   std::string path_;
   std::string file_;
   Diagnostics* diags_;
-  /// Where a missing child is reported: the location of the mapping that lacks it.
-  std::optional<Location> parent_location_;
+  /// Where a node without a text of its own is reported: for a missing child, the mapping that
+  /// lacks it; for an empty value (`xfersize:`), its key (yaml-cpp marks such a null at the next
+  /// token, often on the following line).
+  std::optional<Location> fallback_location_;
 };
 
 /// Bounds for numeric keys (inclusive). Unset = unbounded.

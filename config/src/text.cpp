@@ -1,0 +1,91 @@
+#include "text.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <limits>
+
+namespace drivelab::config::detail {
+namespace {
+
+constexpr std::size_t kMaxQuoted = 40;
+
+char lower(char c) { return static_cast<char>(std::tolower(static_cast<unsigned char>(c))); }
+
+bool starts_with_ci(std::string_view text, std::string_view prefix) {
+  if (prefix.size() > text.size()) return false;
+  for (std::size_t i = 0; i < prefix.size(); ++i)
+    if (lower(text[i]) != lower(prefix[i])) return false;
+  return true;
+}
+
+}  // namespace
+
+std::string quote(std::string_view text) {
+  bool cut = false;
+  if (const auto nl = text.find('\n'); nl != std::string_view::npos) {
+    text = text.substr(0, nl);
+    cut = true;
+  }
+  if (text.size() > kMaxQuoted) {
+    text = text.substr(0, kMaxQuoted);
+    cut = true;
+  }
+  return "'" + std::string(text) + (cut ? "...'" : "'");
+}
+
+std::string describe(const YAML::Node& node) {
+  if (!node.IsDefined()) return "nothing";
+  switch (node.Type()) {
+    case YAML::NodeType::Map: return "a mapping";
+    case YAML::NodeType::Sequence: return "a sequence";
+    case YAML::NodeType::Null: return "an empty value";
+    case YAML::NodeType::Scalar: return quote(node.Scalar());
+    case YAML::NodeType::Undefined: break;
+  }
+  return "nothing";
+}
+
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+  // Three rolling rows of the classic dynamic programme; keys are short.
+  std::vector<std::size_t> prev2(b.size() + 1), prev(b.size() + 1), cur(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    cur[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t cost = lower(a[i - 1]) == lower(b[j - 1]) ? 0 : 1;
+      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + cost});
+      if (i > 1 && j > 1 && lower(a[i - 1]) == lower(b[j - 2]) && lower(a[i - 2]) == lower(b[j - 1]))
+        cur[j] = std::min(cur[j], prev2[j - 2] + 1);
+    }
+    std::swap(prev2, prev);
+    std::swap(prev, cur);
+  }
+  return prev[b.size()];
+}
+
+std::optional<std::string> closest(std::string_view word, const std::vector<std::string>& known) {
+  std::optional<std::string> best;
+  std::size_t best_distance = std::numeric_limits<std::size_t>::max();
+  for (const std::string& candidate : known) {
+    if (candidate.empty()) continue;
+    const std::size_t d = edit_distance(word, candidate);
+    const bool typo = d <= 2 && d < word.size();
+    const bool prefix = !word.empty() && (starts_with_ci(candidate, word) || starts_with_ci(word, candidate));
+    if ((typo || prefix) && d < best_distance) {
+      best = candidate;
+      best_distance = d;
+    }
+  }
+  return best;
+}
+
+std::string join(const std::vector<std::string>& words) {
+  std::string out;
+  for (const std::string& w : words) {
+    if (!out.empty()) out += ", ";
+    out += w;
+  }
+  return out;
+}
+
+}  // namespace drivelab::config::detail

@@ -1,0 +1,177 @@
+// Diagnostics, Document loading and Node navigation. MapReader lives in map_reader.cpp and
+// Document::apply_override in override.cpp.
+#include "drivelab/config/yaml.hpp"
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "drivelab/core/errors.hpp"
+
+namespace drivelab::config {
+namespace {
+
+// yaml-cpp marks are 0-based; a null mark (-1) means "no position".
+Location location_of(const YAML::Mark& mark, const std::string& file) {
+  if (mark.is_null() || mark.line < 0) return Location{file, 0, 0};
+  return Location{file, mark.line + 1, mark.column + 1};
+}
+
+}  // namespace
+
+// ---- Diagnostic / Diagnostics -------------------------------------------------------------------
+
+std::string Diagnostic::to_string() const {
+  std::string out = where.file;
+  if (where.line > 0) out += fmt::format(":{}:{}", where.line, where.column);
+  if (!out.empty()) out += ": ";
+  if (!key_path.empty()) out += key_path + ": ";
+  out += message;
+  return out;
+}
+
+void Diagnostics::error(Location where, std::string key_path, std::string message) {
+  items_.push_back(Diagnostic{std::move(where), std::move(key_path), std::move(message)});
+}
+
+std::string Diagnostics::to_string() const {
+  std::string out;
+  for (const Diagnostic& d : items_) {
+    if (!out.empty()) out += '\n';
+    out += d.to_string();
+  }
+  return out;
+}
+
+void Diagnostics::throw_if_any() const {
+  if (!items_.empty()) throw ConfigError(to_string());
+}
+
+// ---- Document -----------------------------------------------------------------------------------
+
+Document Document::load_file(const std::filesystem::path& path, Diagnostics& diags) {
+  const std::string name = path.string();
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    Document doc;
+    doc.name_ = name;
+    doc.root_ = YAML::Node(YAML::NodeType::Undefined);
+    diags.error(Location{name, 0, 0}, "", "cannot read file: it is a directory");
+    return doc;
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    const int err = errno;
+    Document doc;
+    doc.name_ = name;
+    doc.root_ = YAML::Node(YAML::NodeType::Undefined);
+    diags.error(Location{name, 0, 0}, "",
+                fmt::format("cannot read file: {}", err != 0 ? std::strerror(err) : "open failed"));
+    return doc;
+  }
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) {
+    Document doc;
+    doc.name_ = name;
+    doc.root_ = YAML::Node(YAML::NodeType::Undefined);
+    diags.error(Location{name, 0, 0}, "", "cannot read file: read error");
+    return doc;
+  }
+  return load_string(text.str(), name, diags);
+}
+
+Document Document::load_string(const std::string& text, std::string name, Diagnostics& diags) {
+  Document doc;
+  doc.name_ = std::move(name);
+  doc.root_ = YAML::Node(YAML::NodeType::Undefined);
+  try {
+    std::vector<YAML::Node> documents = YAML::LoadAll(text);
+    if (documents.size() > 1) {
+      diags.error(location_of(documents[1].Mark(), doc.name_), "",
+                  fmt::format("expected one YAML document, found {} (remove the '---' separators)",
+                              documents.size()));
+      return doc;
+    }
+    doc.root_ = documents.empty() ? YAML::Node(YAML::NodeType::Null) : documents.front();
+    doc.loaded_ = true;
+  } catch (const YAML::Exception& e) {
+    // ParserException (and its DeepRecursion) carry the position of the offending token.
+    diags.error(location_of(e.mark, doc.name_), "", fmt::format("YAML syntax error: {}", e.msg));
+  }
+  return doc;
+}
+
+Node Document::root(Diagnostics& diags) const { return Node(root_, "", name_, &diags); }
+
+// ---- Node ---------------------------------------------------------------------------------------
+
+Node::Node(YAML::Node node, std::string key_path, std::string file, Diagnostics* diags)
+    : node_(std::move(node)), path_(std::move(key_path)), file_(std::move(file)), diags_(diags) {}
+
+// IsDefined() is the one yaml-cpp query that is safe on an invalid (zombie) node; every other
+// query is guarded by it.
+bool Node::defined() const noexcept { return node_.IsDefined(); }
+bool Node::is_map() const noexcept { return defined() && node_.IsMap(); }
+bool Node::is_sequence() const noexcept { return defined() && node_.IsSequence(); }
+bool Node::is_scalar() const noexcept { return defined() && node_.IsScalar(); }
+bool Node::is_null() const noexcept { return defined() && node_.IsNull(); }
+
+Location Node::location() const {
+  if (fallback_location_ && (!defined() || node_.IsNull())) return *fallback_location_;
+  if (!defined()) return Location{file_, 0, 0};
+  const YAML::Mark mark = node_.Mark();
+  // Every parsed node has a mark. Only nodes built by apply_override lack one, except the root
+  // of an empty document, which belongs to the file.
+  if (mark.is_null() && !path_.empty()) return Location{"<--set>", 0, 0};
+  return location_of(mark, file_);
+}
+
+std::string Node::scalar() const { return is_scalar() ? node_.Scalar() : std::string(); }
+
+Node Node::child(std::string_view key) const {
+  const std::string path = path_.empty() ? std::string(key) : fmt::format("{}.{}", path_, key);
+  if (is_map()) {
+    // Our own scan instead of operator[]: it never throws, ignores non-scalar keys, and returns
+    // the first of duplicated keys (the duplicate itself is reported by MapReader).
+    for (auto it = node_.begin(); it != node_.end(); ++it)
+      if (it->first.IsScalar() && it->first.Scalar() == key) return value_node(it->first, it->second, path);
+  }
+  Node missing(YAML::Node(YAML::NodeType::Undefined), path, file_, diags_);
+  missing.fallback_location_ = location();
+  return missing;
+}
+
+Node Node::value_node(const YAML::Node& key, const YAML::Node& value, std::string path) const {
+  Node out(value, std::move(path), file_, diags_);
+  if (value.IsNull()) out.fallback_location_ = Node(key, out.path_, file_, diags_).location();
+  return out;
+}
+
+std::vector<Node> Node::elements() const {
+  std::vector<Node> out;
+  if (!is_sequence()) return out;
+  out.reserve(node_.size());
+  std::size_t i = 0;
+  for (auto it = node_.begin(); it != node_.end(); ++it, ++i)
+    out.emplace_back(*it, fmt::format("{}[{}]", path_, i), file_, diags_);
+  return out;
+}
+
+std::vector<std::pair<std::string, Node>> Node::entries() const {
+  std::vector<std::pair<std::string, Node>> out;
+  if (!is_map()) return out;
+  for (auto it = node_.begin(); it != node_.end(); ++it) {
+    if (!it->first.IsScalar()) continue;
+    const std::string key = it->first.Scalar();
+    out.emplace_back(key, value_node(it->first, it->second, path_.empty() ? key : fmt::format("{}.{}", path_, key)));
+  }
+  return out;
+}
+
+void Node::error(std::string message) const { diags_->error(location(), path_, std::move(message)); }
+
+}  // namespace drivelab::config

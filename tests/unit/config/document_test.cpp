@@ -1,0 +1,220 @@
+// Diagnostics formatting, Document loading (files, syntax errors) and Node navigation.
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "drivelab/config/yaml.hpp"
+#include "drivelab/core/errors.hpp"
+
+namespace drivelab::config {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A fresh directory per test, removed afterwards.
+class TempDir {
+ public:
+  TempDir() {
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    path_ = fs::temp_directory_path() / (std::string("drivelab_config_") + info->name() + "_" +
+                                         std::to_string(reinterpret_cast<std::uintptr_t>(this)));
+    fs::remove_all(path_);
+    fs::create_directories(path_);
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  fs::path write(const std::string& name, const std::string& text) const {
+    const fs::path p = path_ / name;
+    std::ofstream(p) << text;
+    return p;
+  }
+  const fs::path& path() const { return path_; }
+
+ private:
+  fs::path path_;
+};
+
+TEST(Diagnostic, ToStringHasFileLineColumnPathMessage) {
+  EXPECT_EQ((Diagnostic{{"a.yaml", 3, 5}, "tests[1].io.xfersize", "bad"}.to_string()),
+            "a.yaml:3:5: tests[1].io.xfersize: bad");
+}
+
+TEST(Diagnostic, ToStringOmitsUnknownPositionAndEmptyPath) {
+  EXPECT_EQ((Diagnostic{{"a.yaml", 0, 0}, "seed", "bad"}.to_string()), "a.yaml: seed: bad");
+  EXPECT_EQ((Diagnostic{{"a.yaml", 2, 1}, "", "bad"}.to_string()), "a.yaml:2:1: bad");
+  EXPECT_EQ((Diagnostic{{"<--set>", 0, 0}, "", "bad"}.to_string()), "<--set>: bad");
+}
+
+TEST(Diagnostics, CollectsInOrderAndThrowsAllLines) {
+  Diagnostics diags;
+  EXPECT_NO_THROW(diags.throw_if_any());
+  diags.error({"a.yaml", 1, 1}, "x", "first");
+  diags.error({"a.yaml", 4, 3}, "y.z", "second");
+  ASSERT_EQ(diags.size(), 2u);
+  EXPECT_EQ(diags.items()[1].key_path, "y.z");
+  EXPECT_EQ(diags.to_string(), "a.yaml:1:1: x: first\na.yaml:4:3: y.z: second");
+  try {
+    diags.throw_if_any();
+    FAIL() << "expected ConfigError";
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(std::string(e.what()), "a.yaml:1:1: x: first\na.yaml:4:3: y.z: second");
+  }
+}
+
+TEST(Document, SyntaxErrorIsADiagnosticAtItsPosition) {
+  Diagnostics diags;
+  const Document doc = Document::load_string("protocol: quick\nio:\n  rw: randread: x\n", "bad.yaml", diags);
+  EXPECT_FALSE(doc.loaded());
+  EXPECT_FALSE(doc.root(diags).defined());
+  ASSERT_EQ(diags.size(), 1u);
+  EXPECT_EQ(diags.items()[0].where.file, "bad.yaml");
+  // yaml-cpp's 0-based mark (2, 14) points at the second ':'; we report it 1-based.
+  EXPECT_EQ(diags.items()[0].where.line, 3);
+  EXPECT_EQ(diags.items()[0].where.column, 15);
+  EXPECT_EQ(diags.items()[0].to_string(), "bad.yaml:3:15: YAML syntax error: illegal map value");
+}
+
+TEST(Document, BadIndentationIsReportedWithItsLine) {
+  Diagnostics diags;
+  const Document doc = Document::load_string("io:\n  xfersize: 4k\n iodepth: 2\n", "indent.yaml", diags);
+  EXPECT_FALSE(doc.loaded());
+  ASSERT_EQ(diags.size(), 1u);
+  EXPECT_EQ(diags.items()[0].where.line, 3);
+  EXPECT_EQ(diags.items()[0].message.rfind("YAML syntax error: ", 0), 0u) << diags.to_string();
+}
+
+TEST(Document, SeveralDocumentsInOneStreamAreAnError) {
+  Diagnostics diags;
+  const Document doc = Document::load_string("a: 1\n---\nb: 2\n", "two.yaml", diags);
+  EXPECT_FALSE(doc.loaded());
+  ASSERT_EQ(diags.size(), 1u);
+  EXPECT_EQ(diags.items()[0].to_string(),
+            "two.yaml:3:1: expected one YAML document, found 2 (remove the '---' separators)");
+}
+
+TEST(Document, EmptyTextIsAnEmptyDocument) {
+  Diagnostics diags;
+  const Document doc = Document::load_string("", "empty.yaml", diags);
+  EXPECT_TRUE(doc.loaded());
+  EXPECT_TRUE(diags.empty());
+  const Node root = doc.root(diags);
+  EXPECT_TRUE(root.is_null());
+  {
+    MapReader r(root);
+    std::string kind;
+    EXPECT_FALSE(r.string("kind", kind, /*required=*/true));
+  }
+  ASSERT_EQ(diags.size(), 1u);
+  EXPECT_EQ(diags.items()[0].to_string(), "empty.yaml: missing required key 'kind'");
+}
+
+TEST(Document, MissingFileIsADiagnosticNotAnException) {
+  TempDir dir;
+  const fs::path missing = dir.path() / "nope.yaml";
+  Diagnostics diags;
+  Document doc;
+  EXPECT_NO_THROW(doc = Document::load_file(missing, diags));
+  EXPECT_FALSE(doc.loaded());
+  EXPECT_EQ(doc.name(), missing.string());
+  ASSERT_EQ(diags.size(), 1u);
+  EXPECT_EQ(diags.items()[0].to_string(), missing.string() + ": cannot read file: No such file or directory");
+}
+
+TEST(Document, DirectoryIsNotAFile) {
+  TempDir dir;
+  Diagnostics diags;
+  const Document doc = Document::load_file(dir.path(), diags);
+  EXPECT_FALSE(doc.loaded());
+  ASSERT_EQ(diags.size(), 1u);
+  EXPECT_EQ(diags.items()[0].to_string(), dir.path().string() + ": cannot read file: it is a directory");
+}
+
+TEST(Document, LoadFileReportsPositionsAgainstThePath) {
+  TempDir dir;
+  const fs::path file = dir.write("quick.yaml", "protocol: quick\ntests:\n  - io:\n      iodepth: deep\n");
+  Diagnostics diags;
+  const Document doc = Document::load_file(file, diags);
+  ASSERT_TRUE(doc.loaded()) << diags.to_string();
+  const Node io = doc.root(diags).child("tests").elements().at(0).child("io");
+  MapReader r(io);
+  int iodepth = 1;
+  EXPECT_FALSE(r.integer("iodepth", iodepth));
+  EXPECT_EQ(iodepth, 1);  // the default survives a bad value
+  ASSERT_EQ(diags.size(), 1u);
+  EXPECT_EQ(diags.items()[0].to_string(),
+            file.string() + ":4:16: tests[0].io.iodepth: expected an integer, found 'deep'");
+}
+
+TEST(Document, SyntaxErrorInAFileNamesTheFile) {
+  TempDir dir;
+  const fs::path file = dir.write("broken.yaml", "tests:\n  - name: x\n    io: {xfersize: 4k\n");
+  Diagnostics diags;
+  const Document doc = Document::load_file(file, diags);
+  EXPECT_FALSE(doc.loaded());
+  ASSERT_EQ(diags.size(), 1u);
+  EXPECT_EQ(diags.items()[0].to_string(), file.string() + ":4:1: YAML syntax error: end of map flow not found");
+}
+
+TEST(Node, PathsAndOneBasedLocations) {
+  Diagnostics diags;
+  const Document doc = Document::load_string("tests:\n  - name: a\n  - name: b\n    io:\n      rw: read\n",
+                                             "t.yaml", diags);
+  const Node root = doc.root(diags);
+  EXPECT_TRUE(root.is_map());
+  const Node tests = root.child("tests");
+  EXPECT_EQ(tests.path(), "tests");
+  EXPECT_TRUE(tests.is_sequence());
+  const auto elements = tests.elements();
+  ASSERT_EQ(elements.size(), 2u);
+  EXPECT_EQ(elements[1].path(), "tests[1]");
+  EXPECT_EQ(elements[1].location().line, 3);
+  EXPECT_EQ(elements[1].location().column, 5);
+  const Node rw = elements[1].child("io").child("rw");
+  EXPECT_EQ(rw.path(), "tests[1].io.rw");
+  EXPECT_EQ(rw.scalar(), "read");
+  EXPECT_EQ(rw.location().line, 5);
+  EXPECT_EQ(rw.location().column, 11);
+  EXPECT_EQ(rw.location().file, "t.yaml");
+}
+
+TEST(Node, MissingChildIsUndefinedAndReportsAtItsParent) {
+  Diagnostics diags;
+  const Document doc = Document::load_string("top:\n  inner:\n    a: 1\n", "t.yaml", diags);
+  const Node inner = doc.root(diags).child("top").child("inner");
+  const Node missing = inner.child("b");
+  EXPECT_FALSE(missing.defined());
+  EXPECT_FALSE(missing.is_map());
+  EXPECT_FALSE(missing.is_null());
+  EXPECT_EQ(missing.scalar(), "");
+  EXPECT_EQ(missing.path(), "top.inner.b");
+  EXPECT_TRUE(missing.elements().empty());
+  EXPECT_TRUE(missing.entries().empty());
+  missing.error("needed here");
+  // Grandchildren of a missing node still point at the nearest mapping that exists.
+  missing.child("c").error("deeper");
+  inner.child("a").child("x").error("through a scalar");
+  ASSERT_EQ(diags.size(), 3u);
+  EXPECT_EQ(diags.items()[0].to_string(), "t.yaml:3:5: top.inner.b: needed here");
+  EXPECT_EQ(diags.items()[1].to_string(), "t.yaml:3:5: top.inner.b.c: deeper");
+  EXPECT_EQ(diags.items()[2].to_string(), "t.yaml:3:8: top.inner.a.x: through a scalar");
+}
+
+TEST(Node, EntriesKeepDocumentOrder) {
+  Diagnostics diags;
+  const Document doc = Document::load_string("z: 1\na: 2\nm: {k: v}\n", "t.yaml", diags);
+  const auto entries = doc.root(diags).entries();
+  ASSERT_EQ(entries.size(), 3u);
+  EXPECT_EQ(entries[0].first, "z");
+  EXPECT_EQ(entries[1].first, "a");
+  EXPECT_EQ(entries[2].first, "m");
+  EXPECT_EQ(entries[2].second.path(), "m");
+  EXPECT_TRUE(entries[2].second.is_map());
+  EXPECT_EQ(entries[1].second.scalar(), "2");
+}
+
+}  // namespace
+}  // namespace drivelab::config
