@@ -11,17 +11,19 @@ namespace {
 constexpr int kSub = LatencyHistogram::kSubBucketBits;
 constexpr std::int64_t kSubCount = std::int64_t{1} << kSub;
 constexpr std::int64_t kMaxValue = (std::int64_t{1} << LatencyHistogram::kMaxExponent) - 1;
-// Bins: [0, kSubCount) exact, then for each exponent e in [kSub, kMaxExponent) kSubCount bins.
+// Bins: [0, 2 * kSubCount) exact (one per ns), then for each exponent e in [kSub + 1, kMaxExponent)
+// kSubCount bins of width 2^(e - kSub).
 constexpr std::size_t kBinCount =
     static_cast<std::size_t>(kSubCount) * (LatencyHistogram::kMaxExponent - kSub + 1);
+// record_n multiplies the per-sample square (< 2^72) by n in 128 bits; above this n it could wrap.
+constexpr std::uint64_t kMaxExactRepeat = std::uint64_t{1} << 40;
 
+// Branch-free HdrHistogram-style index for v <= kMaxValue. OR-ing kSubCount in makes e >= kSub,
+// so values below 2 * kSubCount get shift 0 and index v (exact bins) without a separate branch.
 inline std::size_t bin_index(std::uint64_t v) noexcept {
-  if (v < static_cast<std::uint64_t>(kSubCount)) return static_cast<std::size_t>(v);
-  const int e = 63 - std::countl_zero(v);  // 2^e <= v < 2^(e+1), e >= kSub
+  const int e = 63 - std::countl_zero(v | static_cast<std::uint64_t>(kSubCount));
   const int shift = e - kSub;
-  const std::uint64_t sub = (v >> shift) - static_cast<std::uint64_t>(kSubCount);  // [0, kSubCount)
-  return static_cast<std::size_t>(kSubCount) * static_cast<std::size_t>(e - kSub + 1) +
-         static_cast<std::size_t>(sub);
+  return (static_cast<std::size_t>(shift) << kSub) + static_cast<std::size_t>(v >> shift);
 }
 
 inline void bin_bounds(std::size_t i, std::int64_t& lo, std::int64_t& hi) noexcept {
@@ -36,6 +38,15 @@ inline void bin_bounds(std::size_t i, std::int64_t& lo, std::int64_t& hi) noexce
   hi = lo + (std::int64_t{1} << shift) - 1;
 }
 
+// A non-negative double (already an integer value in practice) as an exact 128-bit integer, or
+// false when it does not fit.
+template <typename U>
+bool to_uint128(double x, U& out) noexcept {
+  if (!(x >= 0.0) || !(x < 0x1.0p127)) return false;
+  out = static_cast<U>(std::round(x));
+  return true;
+}
+
 }  // namespace
 
 LatencyHistogram::LatencyHistogram()
@@ -43,23 +54,56 @@ LatencyHistogram::LatencyHistogram()
       min_(std::numeric_limits<std::int64_t>::max()),
       max_(std::numeric_limits<std::int64_t>::min()) {}
 
-void LatencyHistogram::record(std::int64_t ns) noexcept { record_n(ns, 1); }
+// The hot path (one call per I/O or transaction): integer-only, no branches except the rare
+// saturation check. See bench/bench_histogram.cpp for its cost.
+void LatencyHistogram::record(std::int64_t ns) noexcept {
+  ns = std::max<std::int64_t>(ns, 0);
+  if (ns > kMaxValue) [[unlikely]] {
+    record_slow(ns, 1);
+    return;
+  }
+  const auto v = static_cast<std::uint64_t>(ns);
+  ++counts_[bin_index(v)];
+  ++count_;
+  // Branches, not cmov: min/max rarely change, and an unconditional store would chain every
+  // record through store-to-load forwarding.
+  if (ns < min_) [[unlikely]] min_ = ns;
+  if (ns > max_) [[unlikely]] max_ = ns;
+  sum_ += v;
+  sum_sq_ += static_cast<Uint128>(v) * v;
+}
 
 void LatencyHistogram::record_n(std::int64_t ns, std::uint64_t n) noexcept {
   if (n == 0) return;
-  if (ns < 0) ns = 0;
-  std::int64_t v = ns;
-  if (v > kMaxValue) {
-    v = kMaxValue;
-    saturated_ += n;
+  ns = std::max<std::int64_t>(ns, 0);
+  if (ns > kMaxValue || n >= kMaxExactRepeat) {
+    record_slow(ns, n);
+    return;
   }
-  counts_[bin_index(static_cast<std::uint64_t>(v))] += n;
+  const auto v = static_cast<std::uint64_t>(ns);
+  counts_[bin_index(v)] += n;
   count_ += n;
-  if (ns < min_) min_ = ns;
-  if (ns > max_) max_ = ns;
-  const double d = static_cast<double>(ns);
-  sum_ += d * static_cast<double>(n);
-  sum_sq_ += d * d * static_cast<double>(n);
+  min_ = std::min(min_, ns);
+  max_ = std::max(max_, ns);
+  sum_ += static_cast<Uint128>(v) * n;
+  sum_sq_ += static_cast<Uint128>(v) * v * n;  // < 2^72 * 2^40
+}
+
+// Saturated values (> 68.7 s) or absurd repeat counts: the sum stays exact (< 2^63 * 2^64), the
+// square goes to a double accumulator because it could overflow 128 bits.
+void LatencyHistogram::record_slow(std::int64_t ns, std::uint64_t n) noexcept {
+  const auto v = static_cast<std::uint64_t>(ns);
+  if (ns > kMaxValue) {
+    saturated_ += n;
+  } else {
+    counts_[bin_index(v)] += n;
+  }
+  count_ += n;
+  min_ = std::min(min_, ns);
+  max_ = std::max(max_, ns);
+  sum_ += static_cast<Uint128>(v) * n;
+  const double d = static_cast<double>(v);
+  extra_sum_sq_ += d * d * static_cast<double>(n);
 }
 
 void LatencyHistogram::merge(const LatencyHistogram& o) noexcept {
@@ -71,6 +115,7 @@ void LatencyHistogram::merge(const LatencyHistogram& o) noexcept {
   max_ = std::max(max_, o.max_);
   sum_ += o.sum_;
   sum_sq_ += o.sum_sq_;
+  extra_sum_sq_ += o.extra_sum_sq_;
 }
 
 void LatencyHistogram::reset() noexcept {
@@ -79,28 +124,51 @@ void LatencyHistogram::reset() noexcept {
   min_ = std::numeric_limits<std::int64_t>::max();
   max_ = std::numeric_limits<std::int64_t>::min();
   sum_ = sum_sq_ = 0;
+  extra_sum_sq_ = 0;
 }
 
 std::int64_t LatencyHistogram::min() const noexcept { return count_ ? min_ : 0; }
 std::int64_t LatencyHistogram::max() const noexcept { return count_ ? max_ : 0; }
+double LatencyHistogram::sum_ns() const noexcept { return static_cast<double>(sum_); }
+double LatencyHistogram::sum_sq_ns() const noexcept {
+  return static_cast<double>(sum_sq_) + extra_sum_sq_;
+}
 
 double LatencyHistogram::mean() const noexcept {
-  return count_ ? sum_ / static_cast<double>(count_) : 0.0;
+  if (count_ == 0) return 0.0;
+  return static_cast<double>(static_cast<long double>(sum_) / static_cast<long double>(count_));
 }
 
 double LatencyHistogram::stddev() const noexcept {
   if (count_ == 0) return 0.0;
-  const double m = mean();
-  const double var = sum_sq_ / static_cast<double>(count_) - m * m;
-  return var > 0 ? std::sqrt(var) : 0.0;
+  const auto n = static_cast<long double>(count_);
+  long double var = 0;
+  if (extra_sum_sq_ == 0) {
+    // Exact: with sum = n*q + r, sum of (x - q)^2 = sum_sq - q*(sum + r), and the sum of squared
+    // deviations from the true mean is that minus r^2/n. Only the final division rounds.
+    const Uint128 q = sum_ / count_;
+    const Uint128 r = sum_ % count_;
+    const Uint128 cross = q * (sum_ + r);
+    if (cross > sum_sq_) return 0.0;  // inconsistent sums (from_bins input): no meaningful spread
+    const auto m2 = static_cast<long double>(sum_sq_ - cross);
+    const auto rl = static_cast<long double>(r);
+    var = (m2 - rl * rl / n) / n;
+  } else {
+    const long double m = static_cast<long double>(sum_) / n;
+    var = (static_cast<long double>(sum_sq_) + static_cast<long double>(extra_sum_sq_)) / n - m * m;
+  }
+  return var > 0 ? static_cast<double>(std::sqrt(var)) : 0.0;
 }
 
 std::int64_t LatencyHistogram::percentile(double p) const noexcept {
   if (count_ == 0) return 0;
-  p = std::clamp(p, 0.0, 100.0);
-  auto rank = static_cast<std::uint64_t>(std::ceil(p / 100.0 * static_cast<double>(count_)));
-  if (rank == 0) rank = 1;
+  if (!(p > 0.0)) p = 0.0;  // also NaN
+  if (p > 100.0) p = 100.0;
+  const double exact_rank = p / 100.0 * static_cast<double>(count_);
+  const double rank_d = std::ceil(exact_rank - exact_rank * 1e-12);
+  std::uint64_t rank = rank_d < 1.0 ? 1 : static_cast<std::uint64_t>(rank_d);
   if (rank >= count_) return max_;
+  if (rank == 1) return min_;
   std::uint64_t seen = 0;
   for (std::size_t i = 0; i < kBinCount; ++i) {
     seen += counts_[i];
@@ -111,7 +179,7 @@ std::int64_t LatencyHistogram::percentile(double p) const noexcept {
       return std::clamp(mid, min_, max_);
     }
   }
-  return max_;
+  return max_;  // the rank is among the saturated samples
 }
 
 std::vector<LatencyHistogram::Bin> LatencyHistogram::bins() const {
@@ -123,6 +191,7 @@ std::vector<LatencyHistogram::Bin> LatencyHistogram::bins() const {
     b.count = counts_[i];
     out.push_back(b);
   }
+  if (saturated_ > 0) out.push_back(Bin{kMaxValue + 1, max_, saturated_});
   return out;
 }
 
@@ -130,17 +199,24 @@ LatencyHistogram LatencyHistogram::from_bins(const std::vector<Bin>& bins, std::
                                              std::int64_t max_ns, double sum_ns, double sum_sq_ns) {
   LatencyHistogram h;
   for (const Bin& b : bins) {
-    const std::int64_t v = std::min(b.lower_ns, kMaxValue);
-    h.counts_[bin_index(static_cast<std::uint64_t>(std::max<std::int64_t>(v, 0)))] += b.count;
+    if (b.count == 0) continue;
+    if (b.lower_ns > kMaxValue) {
+      h.saturated_ += b.count;
+    } else {
+      h.counts_[bin_index(static_cast<std::uint64_t>(std::max<std::int64_t>(b.lower_ns, 0)))] +=
+          b.count;
+    }
     h.count_ += b.count;
   }
-  if (h.count_ > 0) {
-    h.min_ = min_ns;
-    h.max_ = max_ns;
-    h.saturated_ = max_ns > kMaxValue ? h.counts_[kBinCount - 1] : 0;
+  if (h.count_ == 0) return h;
+  h.min_ = min_ns;
+  h.max_ = max_ns;
+  if (!to_uint128(sum_ns, h.sum_)) h.sum_ = 0;
+  // With saturated samples the original square sum was not exact either; keep it as a double.
+  if (h.saturated_ > 0 || !to_uint128(sum_sq_ns, h.sum_sq_)) {
+    h.sum_sq_ = 0;
+    h.extra_sum_sq_ = sum_sq_ns;
   }
-  h.sum_ = sum_ns;
-  h.sum_sq_ = sum_sq_ns;
   return h;
 }
 

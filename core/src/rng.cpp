@@ -1,7 +1,11 @@
 #include "drivelab/core/rng.hpp"
 
+#include <limits>
+
 namespace drivelab {
 namespace {
+
+__extension__ typedef unsigned __int128 Uint128;  // GCC/Clang; __extension__ for -Wpedantic
 
 std::uint64_t splitmix64(std::uint64_t& x) noexcept {
   std::uint64_t z = (x += 0x9E3779B97F4A7C15ull);
@@ -32,19 +36,24 @@ Rng::result_type Rng::operator()() noexcept {
 }
 
 std::int64_t Rng::uniform(std::int64_t lo, std::int64_t hi) noexcept {
-  const std::uint64_t range = static_cast<std::uint64_t>(hi - lo) + 1;
-  if (range == 0) return static_cast<std::int64_t>((*this)());  // full 64-bit range
-  // Lemire's nearly divisionless method: unbiased.
-  unsigned __int128 m = static_cast<unsigned __int128>((*this)()) * range;
+  // Unsigned arithmetic: hi - lo overflows int64 when the range spans more than half of it.
+  const std::uint64_t span = static_cast<std::uint64_t>(hi) - static_cast<std::uint64_t>(lo);
+  if (span == std::numeric_limits<std::uint64_t>::max()) {
+    return static_cast<std::int64_t>((*this)());  // the full 64-bit range
+  }
+  const std::uint64_t range = span + 1;
+  // Lemire's nearly divisionless method (2019): unbiased.
+  Uint128 m = static_cast<Uint128>((*this)()) * range;
   std::uint64_t low = static_cast<std::uint64_t>(m);
   if (low < range) {
-    const std::uint64_t threshold = -range % range;
+    const std::uint64_t threshold = (0 - range) % range;
     while (low < threshold) {
-      m = static_cast<unsigned __int128>((*this)()) * range;
+      m = static_cast<Uint128>((*this)()) * range;
       low = static_cast<std::uint64_t>(m);
     }
   }
-  return lo + static_cast<std::int64_t>(m >> 64);
+  return static_cast<std::int64_t>(static_cast<std::uint64_t>(lo) +
+                                   static_cast<std::uint64_t>(m >> 64));
 }
 
 double Rng::uniform01() noexcept {

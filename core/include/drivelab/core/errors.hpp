@@ -13,6 +13,7 @@
 /// - InternalError:     a bug in drivelab (violated invariant).
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 namespace drivelab {
 

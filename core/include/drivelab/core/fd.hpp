@@ -31,11 +31,19 @@ class UniqueFd {
 };
 
 /// A zero-initialised buffer aligned to `alignment` bytes (O_DIRECT needs the logical block size,
-/// 4096 is always enough). Move-only.
+/// 4096 is always enough). Move-only; a moved-from buffer is empty (data() null, size() 0).
+/// Throws InternalError if `alignment` is not a power of two, std::bad_alloc if memory is short.
 class AlignedBuffer {
  public:
   AlignedBuffer() = default;
   AlignedBuffer(std::size_t size_bytes, std::size_t alignment = 4096);
+  AlignedBuffer(AlignedBuffer&& o) noexcept
+      : data_(std::move(o.data_)), size_(std::exchange(o.size_, 0)) {}
+  AlignedBuffer& operator=(AlignedBuffer&& o) noexcept {
+    data_ = std::move(o.data_);
+    size_ = std::exchange(o.size_, 0);
+    return *this;
+  }
   std::byte* data() noexcept { return data_.get(); }
   const std::byte* data() const noexcept { return data_.get(); }
   std::size_t size() const noexcept { return size_; }

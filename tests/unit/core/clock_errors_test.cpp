@@ -1,0 +1,60 @@
+// The monotonic clock helpers and the exception taxonomy.
+#include <cerrno>
+#include <cstdint>
+#include <regex>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "drivelab/core/clock.hpp"
+#include "drivelab/core/errors.hpp"
+
+namespace drivelab {
+namespace {
+
+TEST(Clock, MonotonicNeverGoesBack) {
+  std::int64_t last = monotonic_ns();
+  for (int i = 0; i < 10'000; ++i) {
+    const std::int64_t now = monotonic_ns();
+    ASSERT_GE(now, last);
+    last = now;
+  }
+}
+
+TEST(Clock, SleepUntilReturnsAtOrAfterDeadline) {
+  const std::int64_t deadline = monotonic_ns() + 1'000'000;  // 1 ms
+  EXPECT_GE(sleep_until_ns(deadline), deadline);
+  const std::int64_t past = monotonic_ns() - 1'000'000'000;
+  EXPECT_GE(sleep_until_ns(past), past);  // a deadline in the past returns at once
+}
+
+TEST(Clock, UtcTimestampIsIso8601WithMilliseconds) {
+  const std::string ts = utc_timestamp();
+  EXPECT_TRUE(std::regex_match(ts, std::regex(R"(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z)"))) << ts;
+}
+
+TEST(Errors, ThrowErrnoNamesTheCause) {
+  try {
+    throw_errno("open data.db", ENOENT);
+    FAIL() << "did not throw";
+  } catch (const EnvironmentError& e) {
+    EXPECT_EQ(std::string(e.what()), "open data.db: No such file or directory");
+  }
+}
+
+TEST(Errors, Taxonomy) {
+  // NotCompiledIn is an EnvironmentError (the feature is unavailable here), all are Errors.
+  EXPECT_THROW(throw NotCompiledIn("io_uring"), EnvironmentError);
+  EXPECT_THROW(throw ConfigError("x"), Error);
+  EXPECT_THROW(throw InternalError("x"), Error);
+  const BackendError e("deadlock", "40001", 1213);
+  EXPECT_EQ(e.sqlstate(), "40001");
+  EXPECT_EQ(e.native_code(), 1213);
+  EXPECT_STREQ(e.what(), "deadlock");
+  const BackendError bare("fatal");
+  EXPECT_EQ(bare.sqlstate(), "");
+  EXPECT_EQ(bare.native_code(), 0);
+}
+
+}  // namespace
+}  // namespace drivelab
