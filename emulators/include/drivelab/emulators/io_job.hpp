@@ -1,0 +1,53 @@
+#pragma once
+/// \file io_job.hpp
+/// The `io:` section of a test of kind `io`: one fio-style job (docs/io.md has the full model).
+///
+///     - name: 4k-random-read
+///       kind: io
+///       io: {engine: io_uring, rw: randread, xfersize: 4k, iodepth: 32, file_size: 1GiB,
+///            direct: true, jobs: 1, keep_file: true}
+///
+/// Each of `jobs` threads owns its own engine and keeps `iodepth` I/Os outstanding (closed loop:
+/// a completion immediately issues the next I/O), on the one file `<target>/drivelab-<test>.dat`.
+/// Offsets are aligned to xfersize; random offsets are uniform over the file (fio's
+/// randrepeat/norandommap behaviour, seeded from the test seed, one stream per job); sequential
+/// jobs each walk their own 1/jobs slice of the file, wrapping at its end (fio: offset_increment).
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "drivelab/config/yaml.hpp"
+#include "drivelab/results/record.hpp"
+
+namespace drivelab::emulators {
+
+/// fio's `rw=` words for the four pure patterns.
+enum class Rw { randread, randwrite, read, write };
+std::string_view to_string(Rw rw) noexcept;
+inline bool is_random(Rw rw) noexcept { return rw == Rw::randread || rw == Rw::randwrite; }
+inline bool is_write(Rw rw) noexcept { return rw == Rw::randwrite || rw == Rw::write; }
+
+/// Defaults are the values that apply when a key is absent.
+struct IoJobConfig {
+  std::string engine = "io_uring";       ///< io_uring | psync | null (io/engine.hpp)
+  Rw rw = Rw::randread;
+  std::uint64_t xfersize_bytes = 4096;   ///< multiple of 512; with direct, of the logical block size
+  std::uint32_t iodepth = 32;            ///< outstanding I/Os per job, 1..65536 (psync: acts as 1)
+  std::uint64_t file_size_bytes = std::uint64_t{1} << 30;  ///< >= xfersize
+  bool direct = true;                    ///< O_DIRECT (bypass the page cache)
+  std::uint32_t jobs = 1;                ///< threads, each with its own engine, 1..1024
+  bool keep_file = true;                 ///< keep the filled file for the next run
+  bool registerfiles = false;            ///< io_uring: register the fd (fio: registerfiles)
+  bool fixedbufs = false;                ///< io_uring: registered buffers (fio: fixedbufs)
+};
+
+/// Decodes an `io:` section (an undefined node: all defaults). Every problem is recorded in
+/// section.diagnostics() with its path, e.g. "tests[0].io.xfersize: xfersize must be a multiple
+/// of 512 bytes, found 1000 B"; the default is kept for a bad key.
+IoJobConfig decode_io_job(const config::Node& section);
+
+/// The effective configuration with the same keys, re-decodable by decode_io_job (sizes as
+/// "4 KiB"/"1 GiB" when exact, else bytes).
+results::Json to_json(const IoJobConfig& job);
+
+}  // namespace drivelab::emulators

@@ -1,0 +1,233 @@
+#include "io_emulator.hpp"
+
+#include <sys/resource.h>
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "drivelab/core/clock.hpp"
+#include "drivelab/core/errors.hpp"
+#include "drivelab/core/units.hpp"
+
+namespace drivelab::emulators::detail {
+namespace {
+
+constexpr std::int64_t kPollNs = 10'000'000;  // stop/failure polling while waiting (10 ms)
+
+double seconds_since(std::int64_t from_ns, std::int64_t to_ns) { return static_cast<double>(to_ns - from_ns) / 1e9; }
+
+double cpu_seconds(const timeval& tv) { return static_cast<double>(tv.tv_sec) + static_cast<double>(tv.tv_usec) / 1e6; }
+
+rusage self_usage() {
+  rusage ru{};
+  getrusage(RUSAGE_SELF, &ru);
+  return ru;
+}
+
+}  // namespace
+
+IoEmulator::~IoEmulator() { stop_workers(); }
+
+void IoEmulator::prepare(runner::TestContext& ctx) {
+  auto& rec = *ctx.recorder;
+  const bool no_io = job_.engine == "null";
+  int fd = -1;
+  std::filesystem::path path;
+  if (!no_io) {
+    std::int64_t last_ns = 0;
+    const std::int64_t start_ns = monotonic_ns();
+    const io::TargetFileSpec spec{.dir = ctx.target_dir, .test_name = ctx.settings.name,
+                                  .size_bytes = job_.file_size_bytes, .direct = job_.direct, .fill = true,
+                                  .seed = ctx.seed};
+    const std::string file_name = io::target_file_path(spec.dir, spec.test_name).filename().string();
+    rec.message(fmt::format("preparing {} ({})", file_name, format_size(spec.size_bytes)));
+    file_ = io::TargetFile::open(spec, [&](std::uint64_t done, std::uint64_t total) {
+      const std::int64_t now = monotonic_ns();
+      if (now - last_ns >= 1'000'000'000 || done == total) {
+        last_ns = now;
+        const double s = seconds_since(start_ns, now);
+        rec.message(fmt::format("filling {}: {} of {} ({:.0f}%), {:.0f} MB/s", file_name,
+                                format_size(done), format_size(total), 100.0 * static_cast<double>(done) / static_cast<double>(total),
+                                s > 0 ? static_cast<double>(done) / 1e6 / s : 0.0));
+      }
+      return !ctx.stop_requested();
+    });
+    if (file_->reused()) rec.message(fmt::format("reusing filled {}", file_->path().string()));
+    if (!file_->filled()) return;  // stopped during the fill
+    if (job_.direct && job_.xfersize_bytes % file_->direct_alignment_bytes() != 0)
+      throw ConfigError(fmt::format("io.xfersize: {} is not a multiple of the O_DIRECT alignment of {} ({} bytes); "
+                                    "use a multiple of it or set io.direct: false",
+                                    format_size(job_.xfersize_bytes), ctx.target_dir.string(),
+                                    file_->direct_alignment_bytes()));
+    fd = file_->fd();
+    path = file_->path();
+  }
+  for (std::uint32_t j = 0; j < job_.jobs; ++j)
+    workers_.push_back(std::make_unique<IoWorker>(job_, fd, path, j, ctx.seed));
+
+  const io::IoEngine& engine = workers_.front()->engine();
+  if (!engine.capabilities().has(io::Capability::async) && job_.iodepth > 1)
+    rec.warning(fmt::format("engine {} is synchronous: iodepth {} acts as 1 per job (as in fio); "
+                            "use jobs for more outstanding I/Os",
+                            engine.name(), job_.iodepth));
+  if (!job_.direct && !no_io)
+    rec.warning("direct: false — I/O goes through the page cache, so reads of a file smaller than free memory "
+                "measure memory, not the drive");
+}
+
+void IoEmulator::start_workers() {
+  if (started_) return;
+  started_ = true;
+  for (auto& w : workers_) w->start();
+}
+
+void IoEmulator::stop_workers() noexcept {
+  for (auto& w : workers_) w->request_stop();
+  for (auto& w : workers_) w->join();
+}
+
+bool IoEmulator::any_failed() const noexcept {
+  return std::any_of(workers_.begin(), workers_.end(), [](const auto& w) { return w->failed(); });
+}
+
+void IoEmulator::throw_worker_error() const {
+  for (const auto& w : workers_)
+    if (w->failed()) throw EnvironmentError(w->error());
+  throw InternalError("io: a worker failed without a message");
+}
+
+bool IoEmulator::wait_until(const runner::TestContext& ctx, std::int64_t deadline_ns) const {
+  for (;;) {
+    if (ctx.stop_requested() || any_failed()) return false;
+    const std::int64_t now = monotonic_ns();
+    if (now >= deadline_ns) return true;
+    sleep_until_ns(std::min(deadline_ns, now + kPollNs));
+  }
+}
+
+void IoEmulator::warmup(runner::TestContext& ctx) {
+  if (workers_.empty()) return;
+  const std::int64_t start = monotonic_ns();
+  start_workers();
+  const bool reached = wait_until(ctx, start + ctx.settings.warmup.count());
+  warmup_s_ = seconds_since(start, monotonic_ns());
+  if (!reached && any_failed()) {
+    stop_workers();
+    throw_worker_error();
+  }
+  // Workers keep running: run() continues the same workload without a gap.
+}
+
+void IoEmulator::run(runner::TestContext& ctx) {
+  if (workers_.empty()) return;
+  auto& rec = *ctx.recorder;
+  start_workers();  // when warm-up was skipped
+  IoSample sample;
+  // Whatever completed during warm-up is dropped here: the measured phase starts now.
+  const std::int64_t t0 = monotonic_ns();
+  for (auto& w : workers_) w->take(sample);
+  const rusage ru0 = self_usage();
+
+  const std::int64_t interval_ns = ctx.settings.interval.count();
+  const std::int64_t end_ns = t0 + ctx.settings.duration.count();
+  std::int64_t prev = t0;
+  std::int64_t next = t0 + interval_ns;
+  LatencyHistogram total;
+  std::uint64_t total_bytes = 0;
+  for (bool last = false; !last;) {
+    const std::int64_t boundary = std::min(next, end_ns);
+    last = !wait_until(ctx, boundary) || boundary == end_ns;
+    if (last) stop_workers();  // in-flight I/Os are reaped and land in this last interval
+    const std::int64_t now = monotonic_ns();
+    IoSample interval;
+    for (auto& w : workers_) {
+      w->take(sample);
+      interval.latency.merge(sample.latency);
+      interval.ios += sample.ios;
+      interval.bytes += sample.bytes;
+    }
+    const double d = seconds_since(prev, now);
+    if (d > 0 && (interval.ios > 0 || d >= 0.001)) {
+      rec.interval({.t_s = seconds_since(t0, now),
+                    .duration_s = d,
+                    .values = {{"iops", static_cast<double>(interval.ios) / d},
+                               {"mb_s", static_cast<double>(interval.bytes) / 1e6 / d},
+                               {"lat_avg_us", interval.latency.mean() / 1e3},
+                               {"lat_p99_us", static_cast<double>(interval.latency.percentile(99)) / 1e3},
+                               {"ios", static_cast<double>(interval.ios)}}});
+      interval_ios_sum_ += interval.ios;
+    }
+    total.merge(interval.latency);
+    total_bytes += interval.bytes;
+    prev = now;
+    next += interval_ns;
+  }
+  const rusage ru1 = self_usage();
+  const double measured_s = seconds_since(t0, prev);
+  rec.set_phase_times(warmup_s_, measured_s);
+
+  measured_ios_ = total.count();
+  const double iops = measured_s > 0 ? static_cast<double>(measured_ios_) / measured_s : 0.0;
+  const auto us = [](double ns) { return ns / 1e3; };
+  rec.metric("iops", iops, "1/s", "I/Os completed per second in the measured phase");
+  rec.metric("throughput_mb_s", measured_s > 0 ? static_cast<double>(total_bytes) / 1e6 / measured_s : 0.0, "MB/s",
+             "bytes transferred per second, MB = 10^6 bytes");
+  rec.metric("latency_avg_us", us(total.mean()), "us", "mean completion latency (submit to reap)");
+  rec.metric("latency_p50_us", us(static_cast<double>(total.percentile(50))), "us", "median completion latency");
+  rec.metric("latency_p99_us", us(static_cast<double>(total.percentile(99))), "us", "99th percentile completion latency");
+  rec.metric("latency_p999_us", us(static_cast<double>(total.percentile(99.9))), "us",
+             "99.9th percentile completion latency");
+  rec.metric("latency_max_us", us(static_cast<double>(total.max())), "us", "slowest I/O");
+  rec.metric("ios", static_cast<double>(measured_ios_), "count", "I/Os completed in the measured phase");
+  rec.metric("bytes", static_cast<double>(total_bytes), "B", "bytes transferred in the measured phase");
+  rec.histogram("latency", total);
+
+  // Little's law: mean outstanding I/Os = throughput x mean time in the system.
+  achieved_qd_ = iops * total.mean() / 1e9;
+  const io::IoEngine& engine = workers_.front()->engine();
+  rec.detail("engine", std::string(engine.name()));
+  rec.detail("engine_capabilities", engine.capabilities().names());
+  rec.detail("iodepth_per_job", workers_.front()->depth());
+  rec.detail("jobs", job_.jobs);
+  rec.detail("achieved_queue_depth", achieved_qd_);
+  rec.detail("cpu_usr_s", cpu_seconds(ru1.ru_utime) - cpu_seconds(ru0.ru_utime));
+  rec.detail("cpu_sys_s", cpu_seconds(ru1.ru_stime) - cpu_seconds(ru0.ru_stime));
+  rec.detail("latency_measured", "from just before submission to the reap that returned the I/O (fio: lat)");
+  if (file_)
+    rec.detail("file", results::Json{{"path", file_->path().string()},
+                                     {"size_bytes", file_->size_bytes()},
+                                     {"reused", file_->reused()},
+                                     {"direct", file_->direct()},
+                                     {"direct_alignment_bytes", file_->direct_alignment_bytes()}});
+  if (any_failed()) throw_worker_error();
+}
+
+void IoEmulator::verify(runner::TestContext& ctx) {
+  auto& rec = *ctx.recorder;
+  std::uint64_t issued = 0, completed = 0;
+  for (const auto& w : workers_) {
+    issued += w->issued();
+    completed += w->completed();
+  }
+  rec.check("every issued I/O completed", issued == completed,
+            fmt::format("{} issued, {} completed (warm-up included)", issued, completed));
+  rec.check("interval counts add up to ios", interval_ios_sum_ == measured_ios_,
+            fmt::format("sum of interval ios {}, ios {}", interval_ios_sum_, measured_ios_));
+  if (measured_ios_ > 0 && !workers_.empty()) {
+    // Latency runs from submission to reap, a part of each slot's cycle, so by Little's law the
+    // achieved depth cannot exceed the configured one; more would mean mis-measured latency.
+    const double configured = static_cast<double>(workers_.front()->depth()) * static_cast<double>(job_.jobs);
+    rec.check("Little's law: achieved queue depth <= configured", achieved_qd_ <= configured * 1.01 + 0.01,
+              fmt::format("iops x mean latency = {:.2f}, configured {:.0f}", achieved_qd_, configured));
+  }
+}
+
+void IoEmulator::cleanup(runner::TestContext&) noexcept {
+  stop_workers();
+  workers_.clear();
+  if (file_ && !job_.keep_file) file_->remove();
+  file_.reset();
+}
+
+}  // namespace drivelab::emulators::detail

@@ -1,0 +1,45 @@
+#pragma once
+// The `io` emulator: IoJobConfig -> prepare (target file, engines) -> warm-up (workers start) ->
+// run (collector: intervals, then headline metrics) -> verify -> cleanup. See docs/io.md.
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "drivelab/emulators/io_job.hpp"
+#include "drivelab/io/target_file.hpp"
+#include "drivelab/runner/emulator.hpp"
+#include "io_worker.hpp"
+
+namespace drivelab::emulators::detail {
+
+class IoEmulator final : public runner::Emulator {
+ public:
+  explicit IoEmulator(IoJobConfig job) : job_(std::move(job)) {}
+  ~IoEmulator() override;
+
+  results::Json effective_config() const override { return to_json(job_); }
+  void prepare(runner::TestContext& ctx) override;
+  void warmup(runner::TestContext& ctx) override;
+  void run(runner::TestContext& ctx) override;
+  void verify(runner::TestContext& ctx) override;
+  void cleanup(runner::TestContext& ctx) noexcept override;
+
+ private:
+  void start_workers();
+  void stop_workers() noexcept;
+  bool any_failed() const noexcept;
+  [[noreturn]] void throw_worker_error() const;
+  /// Sleeps until `deadline_ns` in slices of at most 10 ms; false if a stop or failure came first.
+  bool wait_until(const runner::TestContext& ctx, std::int64_t deadline_ns) const;
+
+  IoJobConfig job_;
+  std::optional<io::TargetFile> file_;
+  std::vector<std::unique_ptr<IoWorker>> workers_;
+  bool started_ = false;
+  double warmup_s_ = 0;
+  std::uint64_t measured_ios_ = 0;
+  std::uint64_t interval_ios_sum_ = 0;
+  double achieved_qd_ = 0;
+};
+
+}  // namespace drivelab::emulators::detail

@@ -1,0 +1,84 @@
+#include "drivelab/emulators/io_job.hpp"
+
+#include <fmt/format.h>
+
+#include "drivelab/core/units.hpp"
+
+namespace drivelab::emulators {
+namespace {
+
+constexpr std::uint64_t kSector = 512;
+constexpr std::uint64_t kMaxXfer = std::uint64_t{64} << 20;
+// All jobs' buffers (jobs x iodepth x xfersize) live in memory at once.
+constexpr std::uint64_t kMaxBufferBytes = std::uint64_t{4} << 30;
+
+// format_size when it is exact ("4 KiB"), else plain bytes: both decode back to the same value.
+results::Json size_json(std::uint64_t bytes) {
+  const std::string text = format_size(bytes);
+  if (text.find('.') != std::string::npos) return bytes;
+  return text;
+}
+
+}  // namespace
+
+std::string_view to_string(Rw rw) noexcept {
+  switch (rw) {
+    case Rw::randread: return "randread";
+    case Rw::randwrite: return "randwrite";
+    case Rw::read: return "read";
+    case Rw::write: return "write";
+  }
+  return "?";
+}
+
+IoJobConfig decode_io_job(const config::Node& section) {
+  IoJobConfig job;
+  config::MapReader r(section);
+  // `engine: null` is YAML's null value, not the word "null": take it as the null engine.
+  if (const config::Node engine = section.defined() ? section.child("engine") : section;
+      engine.defined() && engine.is_null()) {
+    r.accept("engine");
+    job.engine = "null";
+  } else {
+    r.choice("engine", job.engine, {{"io_uring", std::string("io_uring")}, {"psync", std::string("psync")},
+                                    {"null", std::string("null")}});
+  }
+  r.choice("rw", job.rw, {{"randread", Rw::randread}, {"randwrite", Rw::randwrite}, {"read", Rw::read},
+                          {"write", Rw::write}});
+  const bool xfer_ok = r.size("xfersize", job.xfersize_bytes, {.min = kSector, .max = kMaxXfer});
+  if (xfer_ok && job.xfersize_bytes % kSector != 0) {
+    section.child("xfersize").error(fmt::format("xfersize must be a multiple of 512 bytes, found {}",
+                                                format_size(job.xfersize_bytes)));
+    job.xfersize_bytes = 4096;
+  }
+  const bool depth_ok = r.integer("iodepth", job.iodepth, {.min = 1, .max = 65536});
+  if (r.size("file_size", job.file_size_bytes, {.min = kSector}) && job.file_size_bytes < job.xfersize_bytes)
+    section.child("file_size").error(fmt::format("file_size must be at least xfersize ({}), found {}",
+                                                 format_size(job.xfersize_bytes), format_size(job.file_size_bytes)));
+  r.boolean("direct", job.direct);
+  const bool jobs_ok = r.integer("jobs", job.jobs, {.min = 1, .max = 1024});
+  r.boolean("keep_file", job.keep_file);
+  r.boolean("registerfiles", job.registerfiles);
+  r.boolean("fixedbufs", job.fixedbufs);
+  r.finish();
+  const std::uint64_t buffers = job.xfersize_bytes * job.iodepth * job.jobs;
+  if ((xfer_ok || depth_ok || jobs_ok) && buffers > kMaxBufferBytes)
+    section.error(fmt::format("jobs x iodepth x xfersize = {} of I/O buffers is more than {}; lower one of them",
+                              format_size(buffers), format_size(kMaxBufferBytes)));
+  return job;
+}
+
+results::Json to_json(const IoJobConfig& job) {
+  return results::Json{{"engine", job.engine},
+                       {"rw", to_string(job.rw)},
+                       {"xfersize", size_json(job.xfersize_bytes)},
+                       {"iodepth", job.iodepth},
+                       {"file_size", size_json(job.file_size_bytes)},
+                       {"direct", job.direct},
+                       {"jobs", job.jobs},
+                       {"keep_file", job.keep_file},
+                       {"registerfiles", job.registerfiles},
+                       {"fixedbufs", job.fixedbufs}};
+}
+
+}  // namespace drivelab::emulators

@@ -1,0 +1,90 @@
+#pragma once
+// One job of the `io` emulator: a thread that owns an IoEngine and keeps `depth` I/Os outstanding
+// (closed loop: every completion issues the next I/O at once), recording completion latency.
+//
+// Latency is measured from just before the I/O is handed to the kernel (async engines: the
+// submit() of its batch; psync: the pread/pwrite call) to the return of the reap() that delivered
+// it, on the monotonic clock; it is fio's total latency `lat` (slat + clat) for the same engine.
+//
+// Statistics hand-off: the worker records each reaped batch into `interval_` under a mutex that
+// only the collector also takes, once per interval (swap, O(1)), so the hot path pays one
+// uncontended lock per batch, not per I/O.
+#include <atomic>
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "drivelab/core/fd.hpp"
+#include "drivelab/core/histogram.hpp"
+#include "drivelab/core/rng.hpp"
+#include "drivelab/emulators/io_job.hpp"
+#include "drivelab/io/engine.hpp"
+
+namespace drivelab::emulators::detail {
+
+/// What a worker measured since the previous take.
+struct IoSample {
+  LatencyHistogram latency;
+  std::uint64_t ios = 0;
+  std::uint64_t bytes = 0;
+};
+
+class IoWorker {
+ public:
+  /// Creates the engine (throws NotCompiledIn / EnvironmentError) and the buffers. `fd` is the
+  /// target file (-1 for the null engine).
+  IoWorker(const IoJobConfig& job, int fd, std::filesystem::path file, std::uint32_t job_index, std::uint64_t seed);
+  ~IoWorker();
+  IoWorker(const IoWorker&) = delete;
+  IoWorker& operator=(const IoWorker&) = delete;
+
+  void start();
+  /// Stop issuing; in-flight I/Os are still reaped (and counted) before the thread ends.
+  void request_stop() noexcept { stop_.store(true, std::memory_order_relaxed); }
+  void join() noexcept;
+
+  /// Moves what was measured since the last call into `out` (whose old contents are dropped).
+  void take(IoSample& out);
+
+  bool failed() const noexcept { return failed_.load(std::memory_order_relaxed); }
+  /// The first error (device error, short transfer, engine failure); valid after join().
+  const std::string& error() const noexcept { return error_; }
+  std::uint64_t issued() const noexcept { return issued_; }
+  std::uint64_t completed() const noexcept { return completed_; }
+  /// Most I/Os this job keeps outstanding: iodepth, or 1 for a synchronous engine.
+  std::uint32_t depth() const noexcept { return depth_; }
+  const io::IoEngine& engine() const noexcept { return *engine_; }
+
+ private:
+  void loop();
+  void fail(std::string message);
+  std::uint64_t next_offset();
+
+  const IoJobConfig job_;
+  const int fd_;
+  const std::filesystem::path file_;
+  // Declared before engine_ so it is destroyed after it: the ring may still own in-flight I/Os.
+  AlignedBuffer buffers_;  // depth_ slots of xfersize bytes
+  std::unique_ptr<io::IoEngine> engine_;
+  std::uint32_t depth_ = 1;
+  Rng rng_;
+  std::uint64_t blocks_ = 0;       // xfersize blocks in the file
+  std::uint64_t seq_first_ = 0;    // sequential: this job's slice [seq_first_, seq_end_) in blocks
+  std::uint64_t seq_end_ = 0;
+  std::uint64_t seq_next_ = 0;
+
+  std::thread thread_;
+  std::atomic<bool> stop_{false};
+  std::atomic<bool> failed_{false};
+  std::string error_;
+  std::uint64_t issued_ = 0;
+  std::uint64_t completed_ = 0;
+
+  std::mutex mu_;
+  IoSample interval_;
+};
+
+}  // namespace drivelab::emulators::detail

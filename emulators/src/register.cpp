@@ -1,0 +1,15 @@
+#include "drivelab/emulators/register.hpp"
+
+#include "io_emulator.hpp"
+
+namespace drivelab::emulators {
+
+void register_emulators(runner::Registry& registry) {
+  registry.add({.kind = "io",
+                .summary = "one fio-style job: fixed-QD random or sequential I/O on a file in the target",
+                .decode = [](const config::Node& section, const runner::TestSettings&) -> std::unique_ptr<runner::Emulator> {
+                  return std::make_unique<detail::IoEmulator>(decode_io_job(section));
+                }});
+}
+
+}  // namespace drivelab::emulators

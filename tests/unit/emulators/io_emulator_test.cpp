@@ -1,0 +1,150 @@
+#include <gtest/gtest.h>
+
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <thread>
+
+#include "drivelab/config/yaml.hpp"
+#include "drivelab/core/errors.hpp"
+#include "drivelab/emulators/register.hpp"
+#include "drivelab/io/engine.hpp"
+#include "drivelab/results/recorder.hpp"
+#include "drivelab/runner/emulator.hpp"
+
+namespace drivelab::emulators {
+namespace {
+
+using namespace std::chrono_literals;
+namespace fs = std::filesystem;
+
+class TempDir {
+ public:
+  TempDir() {
+    std::string tmpl = (fs::temp_directory_path() / "drivelab-emu-test-XXXXXX").string();
+    if (::mkdtemp(tmpl.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
+    path_ = tmpl;
+  }
+  ~TempDir() { fs::remove_all(path_); }
+  const fs::path& path() const { return path_; }
+
+ private:
+  fs::path path_;
+};
+
+// One test of kind `io` driven through the Emulator interface, as the runner drives it.
+struct IoTest {
+  runner::Registry registry;
+  config::Diagnostics diags;
+  std::unique_ptr<runner::Emulator> emulator;
+  results::TestRecord record;
+  results::TestRecorder recorder{record, nullptr};
+  runner::StopFlag stop;
+  runner::TestContext ctx;
+
+  IoTest(const fs::path& target, const std::string& io_yaml, std::chrono::nanoseconds warmup,
+         std::chrono::nanoseconds duration, std::chrono::nanoseconds interval) {
+    register_emulators(registry);
+    const runner::EmulatorType* type = registry.find("io");
+    EXPECT_NE(type, nullptr);
+    const config::Document doc = config::Document::load_string("io: " + io_yaml, "t.yaml", diags);
+    ctx.settings = {.name = "unit", .kind = "io", .warmup = warmup, .duration = duration, .interval = interval};
+    emulator = type->decode(doc.root(diags).child("io"), ctx.settings);
+    EXPECT_TRUE(diags.empty()) << diags.to_string();
+    ctx.target_dir = target;
+    ctx.seed = 42;
+    ctx.stop = &stop;
+    ctx.recorder = &recorder;
+  }
+
+  double metric(const std::string& name) const {
+    const results::Metric* m = record.find_metric(name);
+    EXPECT_NE(m, nullptr) << name;
+    return m ? m->value : -1;
+  }
+  double interval_ios_sum() const {
+    double sum = 0;
+    for (const auto& iv : record.intervals)
+      for (const auto& [k, v] : iv.values)
+        if (k == "ios") sum += v;
+    return sum;
+  }
+};
+
+std::string usable_engine() { return io::probe_engine("io_uring").usable ? "io_uring" : "psync"; }
+
+TEST(IoEmulator, TwoSecondRandomReadOnA64MiBFile) {
+  TempDir dir;
+  IoTest t(dir.path(), "{engine: " + usable_engine() + ", rw: randread, xfersize: 4k, iodepth: 8, file_size: 64MiB, "
+                       "keep_file: false}",
+           200ms, 2s, 500ms);
+  t.emulator->prepare(t.ctx);
+  EXPECT_TRUE(fs::exists(dir.path() / "drivelab-unit.dat"));
+  t.emulator->warmup(t.ctx);
+  t.emulator->run(t.ctx);
+  t.emulator->verify(t.ctx);
+  t.emulator->cleanup(t.ctx);
+  EXPECT_FALSE(fs::exists(dir.path() / "drivelab-unit.dat")) << "keep_file: false removes the file";
+
+  EXPECT_GT(t.metric("iops"), 0);
+  const double ios = t.metric("ios");
+  EXPECT_GT(ios, 0);
+  EXPECT_EQ(ios, t.interval_ios_sum());
+  EXPECT_EQ(t.metric("bytes"), ios * 4096);
+  EXPECT_LE(t.metric("latency_p50_us"), t.metric("latency_p99_us"));
+  EXPECT_LE(t.metric("latency_p99_us"), t.metric("latency_max_us"));
+  ASSERT_EQ(t.record.histograms.count("latency"), 1u);
+  EXPECT_EQ(static_cast<double>(t.record.histograms.at("latency").count()), ios);
+  ASSERT_GE(t.record.intervals.size(), 4u);
+  const auto& names = t.record.intervals.front().values;
+  ASSERT_GE(names.size(), 4u);
+  EXPECT_EQ(names[0].first, "iops");
+  EXPECT_EQ(names[1].first, "mb_s");
+  EXPECT_EQ(names[2].first, "lat_avg_us");
+  EXPECT_EQ(names[3].first, "lat_p99_us");
+  EXPECT_FALSE(t.record.checks.empty());
+  for (const auto& c : t.record.checks) EXPECT_TRUE(c.passed) << c.name << ": " << c.detail;
+  EXPECT_TRUE(t.record.details.contains("achieved_queue_depth"));
+}
+
+TEST(IoEmulator, NullEngineTouchesNoFileAndStopsOnRequest) {
+  TempDir dir;
+  IoTest t(dir.path(), "{engine: null, iodepth: 16}", 0s, 60s, 100ms);
+  t.emulator->prepare(t.ctx);
+  EXPECT_TRUE(fs::is_empty(dir.path()));
+  t.emulator->warmup(t.ctx);
+  std::thread stopper([&] {
+    std::this_thread::sleep_for(300ms);
+    t.stop.request();
+  });
+  t.emulator->run(t.ctx);  // returns on the stop request, not after 60 s
+  stopper.join();
+  t.emulator->verify(t.ctx);
+  t.emulator->cleanup(t.ctx);
+  EXPECT_GT(t.metric("ios"), 0);
+  EXPECT_EQ(t.metric("ios"), t.interval_ios_sum());
+  EXPECT_LT(t.record.measured_s, 60.0);
+  for (const auto& c : t.record.checks) EXPECT_TRUE(c.passed) << c.name << ": " << c.detail;
+}
+
+TEST(IoEmulator, AShortReadFailsTheTestWithTheOffsetAndFile) {
+  TempDir dir;
+  IoTest t(dir.path(), "{engine: psync, rw: read, xfersize: 4k, iodepth: 1, file_size: 1MiB}", 0s, 5s, 1s);
+  t.emulator->prepare(t.ctx);
+  // Someone truncates the file under the test: reads past the new end return 0 bytes.
+  fs::resize_file(dir.path() / "drivelab-unit.dat", 64 * 1024);
+  t.emulator->warmup(t.ctx);
+  try {
+    t.emulator->run(t.ctx);
+    ADD_FAILURE() << "expected the run to fail";
+  } catch (const EnvironmentError& e) {
+    EXPECT_EQ(std::string(e.what()), "short transfer: read of 4096 bytes at offset 65536 in " +
+                                         (dir.path() / "drivelab-unit.dat").string() + " returned 0 bytes");
+  }
+  t.emulator->cleanup(t.ctx);
+  EXPECT_EQ(t.metric("ios"), 16);  // the 16 blocks before the cut were measured and kept
+}
+
+}  // namespace
+}  // namespace drivelab::emulators
