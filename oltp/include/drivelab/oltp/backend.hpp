@@ -1,0 +1,180 @@
+#pragma once
+/// \file backend.hpp
+/// The database backend interface of the OLTP workloads: one small set of abstract types that
+/// SQLite (embedded, the default), PostgreSQL (libpq), MySQL/MariaDB (Connector/C++) and ODBC
+/// implement. Modelled on sysbench's db_driver.h: the workload knows no driver; every driver
+/// classifies its own native errors into what the caller should DO about them.
+///
+///   Backend     one database (a file or a server + schema); makes Connections; knows its Dialect.
+///   Connection  one session, used by one thread at a time (each terminal owns one).
+///   Statement   a prepared statement of one Connection: bind by index, execute, fetch rows.
+///   BulkLoader  the fast path of the initial population, one per table (SQLite: one prepared
+///               INSERT inside large transactions; PostgreSQL: COPY; MySQL: LOAD DATA / array binds).
+///
+/// Outcomes on the hot path are return values (DbStatus), never exceptions:
+///   ok         done;
+///   retryable  the transaction was (or must be) aborted because of concurrency and may be rerun
+///              from the start: SQLITE_BUSY/SQLITE_LOCKED, deadlock (MySQL 1213, SQLSTATE 40P01),
+///              serialization failure (40001), lock wait timeout (MySQL 1205, 55P03);
+///   in_doubt   a COMMIT whose result is unknown (connection lost, I/O error during commit): it may
+///              or may not have committed, so it is NEVER rerun (that could apply it twice);
+///   fatal      anything else (syntax, constraint violation, disk full, corruption): the run stops.
+/// Exceptions (drivelab::BackendError, with SQLSTATE and native code) are used where failure is
+/// not an expected outcome: connect, prepare, DDL, bulk load.
+///
+/// The one retry loop lives in the TPC-C driver (tpcc_driver.cpp): on `retryable` it rolls back
+/// and reruns the whole transaction (counted as a retry); it never reruns `in_doubt`.
+///
+/// SQL text is written once, portably, with `?` placeholders; each backend rewrites it for its
+/// API when preparing (PostgreSQL: $1, $2, ...). Dialect differences that cannot be avoided are
+/// hooks of Dialect (e.g. `FOR UPDATE`, which SQLite renders as nothing because its writers are
+/// serialised by BEGIN IMMEDIATE).
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "drivelab/results/record.hpp"
+
+namespace drivelab::oltp {
+
+/// What the caller should do after a database call (see the file comment).
+enum class Outcome { ok, retryable, in_doubt, fatal };
+std::string_view to_string(Outcome o) noexcept;
+
+/// Result of one database call. Cheap when ok (empty strings, no allocation).
+struct DbStatus {
+  Outcome outcome = Outcome::ok;
+  int native_code = 0;   ///< backend's own code (SQLite extended result code, MySQL errno, ...)
+  std::string sqlstate;  ///< five characters ("40001") or "" when the backend has none (SQLite)
+  std::string message;   ///< the backend's message, for the error report
+
+  bool ok() const noexcept { return outcome == Outcome::ok; }
+  /// "retryable: database is locked (native 5)" — for logs and error records.
+  std::string to_string() const;
+  static DbStatus success() { return {}; }
+};
+
+/// Transaction access mode, so backends can pick the right lock mode up front.
+/// SQLite: read_write -> BEGIN IMMEDIATE (takes the single writer lock at the start, so a
+/// transaction never fails half-way on an upgrade), read_only -> BEGIN (a WAL snapshot reader
+/// that never waits for writers). Server backends: START TRANSACTION [READ ONLY].
+enum class TxMode { read_write, read_only };
+
+/// Differences of SQL text between databases that the workload cannot write around.
+struct Dialect {
+  std::string name;              ///< "sqlite", "postgres", "mysql", "odbc"
+  /// Appended to a SELECT that reads rows it will update (" FOR UPDATE"); empty for SQLite.
+  std::string for_update;
+  /// Appended to CREATE TABLE (MySQL: " ENGINE=InnoDB"); empty for SQLite and PostgreSQL.
+  std::string table_options;
+  /// Appended to CREATE TABLE of tables whose rows are small next to a page (NEW-ORDER,
+  /// ORDER-LINE, ORDERS, DISTRICT, WAREHOUSE): SQLite " WITHOUT ROWID" stores them clustered
+  /// on the primary key (one B-tree instead of table + key index), as InnoDB always does.
+  std::string clustered_small_table_options;
+};
+
+/// What a backend can do; the workload adapts instead of testing names.
+struct Capabilities {
+  /// Only one write transaction at a time in the whole database (SQLite). Writers queue on a
+  /// lock; the waits show as response time and, past busy_timeout, as retries.
+  bool serialized_writers = false;
+  /// Largest useful number of parallel loader threads (SQLite: 1, one writer).
+  int max_load_threads = 1;
+};
+
+/// A prepared statement. Owned by the caller; belongs to one Connection and must not outlive it.
+/// Bind indexes are 1-based (as in SQL/ODBC/SQLite); column indexes are 0-based (as in SQLite
+/// and libpq). Binds stay in effect until rebound. Text passed to bind_text must stay valid
+/// until execute() returns (backends may bind without copying).
+class Statement {
+ public:
+  virtual ~Statement() = default;
+  virtual void bind_int64(int index, std::int64_t value) = 0;
+  virtual void bind_double(int index, double value) = 0;
+  virtual void bind_text(int index, std::string_view value) = 0;
+  virtual void bind_null(int index) = 0;
+
+  /// Runs the statement with the current binds, discarding any unread rows of a previous
+  /// execution. For a query, the cursor is then before the first row: call next().
+  virtual DbStatus execute() = 0;
+  /// Advances to the next row. Returns true when a row is available; false at the end or on
+  /// error, with `status` telling which (ok at the end).
+  virtual bool next(DbStatus& status) = 0;
+  /// Rows changed by the last execute() of an INSERT/UPDATE/DELETE.
+  virtual std::int64_t affected_rows() const = 0;
+
+  /// Column access on the current row (after next() returned true).
+  virtual bool is_null(int column) const = 0;
+  virtual std::int64_t column_int64(int column) const = 0;
+  virtual double column_double(int column) const = 0;
+  /// Valid until the next call of next() or execute().
+  virtual std::string_view column_text(int column) const = 0;
+};
+
+/// Fast insertion of many rows into one table (initial population). Values are given column by
+/// column, in the column order given to Connection::bulk_loader(), then end_row(). Text passed
+/// to add_text must stay valid until end_row() returns (backends may bind without copying).
+/// Runs inside the caller's transaction (begin/commit on the Connection). Errors throw
+/// BackendError.
+class BulkLoader {
+ public:
+  virtual ~BulkLoader() = default;
+  virtual void add_int64(std::int64_t value) = 0;
+  virtual void add_double(double value) = 0;
+  virtual void add_text(std::string_view value) = 0;
+  virtual void add_null() = 0;
+  virtual void end_row() = 0;
+  /// Flushes buffered rows (COPY end, array bind). Called before commit.
+  virtual void flush() = 0;
+};
+
+/// One database session. Not thread-safe: one thread uses it at a time.
+class Connection {
+ public:
+  virtual ~Connection() = default;
+  virtual DbStatus begin(TxMode mode) = 0;
+  /// Commit. A failure whose effect is unknown is reported as Outcome::in_doubt.
+  virtual DbStatus commit() = 0;
+  /// Rollback; harmless when no transaction is open.
+  virtual DbStatus rollback() = 0;
+  /// Prepares `sql` (portable text with `?` placeholders). Throws BackendError (a bad statement
+  /// is a bug or a schema mismatch, not a runtime outcome). Prepare once, execute many times.
+  virtual std::unique_ptr<Statement> prepare(std::string_view sql) = 0;
+  /// Executes one or more statements without results (DDL, pragmas). Throws BackendError.
+  virtual void execute_immediate(std::string_view sql) = 0;
+  /// A bulk loader for `table` with `columns` in that order. Throws BackendError.
+  virtual std::unique_ptr<BulkLoader> bulk_loader(std::string_view table,
+                                                  const std::vector<std::string>& columns) = 0;
+  /// While `flag` is set, waits inside the backend (lock waits) give up early with `retryable`,
+  /// so a stop request is honoured within a fraction of a second. nullptr: never cancelled.
+  virtual void set_cancel_flag(const std::atomic<bool>* flag) noexcept = 0;
+};
+
+/// One database. Thread-safe: connect() may be called from several threads.
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual const Dialect& dialect() const noexcept = 0;
+  virtual Capabilities capabilities() const noexcept = 0;
+  /// Opens a session with the configured settings. Throws BackendError / EnvironmentError.
+  virtual std::unique_ptr<Connection> connect() = 0;
+  /// Opens a session tuned for the initial population (SQLite: no journal, no fsync; the
+  /// population is rebuilt when interrupted). finish_load() must be called after it is closed.
+  virtual std::unique_ptr<Connection> connect_for_load() = 0;
+  /// Makes the loaded database durable and switches it to the configured run settings.
+  virtual void finish_load() = 0;
+  /// True if the database exists (file present / schema present).
+  virtual bool exists() const = 0;
+  /// Removes every object of the database (files or schema). No-op if absent.
+  virtual void destroy() = 0;
+  /// Bytes of the database on the drive (files incl. WAL), if known.
+  virtual std::optional<std::uint64_t> size_bytes() const = 0;
+  /// Self-description for the result record: {backend, version, path/dsn, settings...}.
+  virtual results::Json describe() const = 0;
+};
+
+}  // namespace drivelab::oltp

@@ -1,0 +1,108 @@
+#pragma once
+/// \file tpcc_random.hpp
+/// The random rules of TPC-C (Standard Specification 5.11, February 2010): cardinalities,
+/// NURand with its C constants, customer last names, a-strings/n-strings, and the card deck that
+/// fixes the transaction mix.
+#include <array>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "drivelab/core/rng.hpp"
+
+namespace drivelab::oltp::tpcc {
+
+// ---- cardinalities (clause 1.2 / 4.3.3.1) -------------------------------------------------------
+inline constexpr int kDistrictsPerWarehouse = 10;
+inline constexpr int kCustomersPerDistrict = 3000;
+inline constexpr int kOrdersPerDistrict = 3000;
+inline constexpr int kItems = 100'000;  ///< also STOCK rows per warehouse
+/// Orders 2,101..3,000 of each district are undelivered at load time (900 NEW-ORDER rows).
+inline constexpr int kFirstUndeliveredOrder = 2101;
+/// Customers 1..1,000 get last names from c_id - 1; the others from NURand(255, 0, 999).
+inline constexpr int kCustomersWithSequentialLastName = 1000;
+
+/// Database size. `items` is 100,000 in TPC-C; smaller values exist only for fast unit tests and
+/// make the database not TPC-C (documented in docs/oltp-tpcc.md).
+struct Scale {
+  int warehouses = 1;
+  int items = kItems;
+};
+
+// ---- NURand (clause 2.1.6) ----------------------------------------------------------------------
+
+/// The run-time constant C of NURand for each of its three uses (clause 2.1.6):
+/// A = 255 for C_LAST, 1023 for C_ID, 8191 for OL_I_ID; each C in [0, A].
+struct CConstants {
+  int c_last = 0;
+  int c_id = 0;
+  int ol_i_id = 0;
+};
+
+/// NURand(A, x, y) = (((random(0, A) | random(x, y)) + C) % (y - x + 1)) + x  (clause 2.1.6).
+/// Returns a value in [x, y]; values whose bits overlap A's pattern are favoured.
+std::int64_t nurand(Rng& rng, int a, std::int64_t x, std::int64_t y, int c) noexcept;
+
+/// C-Load: constants used while populating the database (only C_LAST is used by the load).
+CConstants make_c_load(Rng& rng) noexcept;
+/// C-Run for the measurement, chosen so that clause 2.1.6.1 holds for C_LAST:
+/// delta = |C_Run - C_Load| in [65, 119], delta != 96 and delta != 112. C_ID and OL_I_ID: any
+/// value in range (the load does not use them).
+CConstants make_c_run(Rng& rng, const CConstants& c_load) noexcept;
+/// The clause 2.1.6.1 constraint on the C_LAST constants.
+bool c_last_run_is_valid(int c_load, int c_run) noexcept;
+
+// ---- strings (clause 4.3.2.2, 4.3.2.3, 4.3.2.7) -------------------------------------------------
+
+/// Customer last name from a number in [0, 999]: the syllables BAR OUGHT ABLE PRI PRES ESE ANTI
+/// CALLY ATION EING indexed by its three digits, concatenated (clause 4.3.2.3; 371 -> "PRICALLYOUGHT").
+std::string last_name(int number);
+/// The ten syllables, in clause order.
+const std::array<std::string_view, 10>& last_name_syllables() noexcept;
+
+/// Random a-string of random(min_len, max_len) alphanumeric characters (clause 4.3.2.2:
+/// 62 characters: a-z, A-Z, 0-9), written into `out` (replaced).
+void a_string(Rng& rng, int min_len, int max_len, std::string& out);
+/// Random n-string of random(min_len, max_len) digits (clause 4.3.2.2).
+void n_string(Rng& rng, int min_len, int max_len, std::string& out);
+/// Zip code: n-string of 4 digits followed by "11111" (clause 4.3.2.7).
+void zip_code(Rng& rng, std::string& out);
+/// I_DATA / S_DATA: a-string of 26..50; in 10% of rows "ORIGINAL" replaces 8 characters at a
+/// random position (clause 4.3.3.1).
+void data_with_original(Rng& rng, std::string& out);
+/// A random permutation of 1..n (O_C_ID of the initial orders, clause 4.3.3.1).
+std::vector<int> permutation(Rng& rng, int n);
+/// A fixed-point random number random(min, max) with `decimals` decimals, e.g. I_PRICE
+/// random(1.00, 100.00): drawn as an integer of hundredths, as the spec's "random within [x..y]"
+/// with the given precision (clause 4.3.2.5 / 2.1.5).
+double fixed_point(Rng& rng, double min, double max, int decimals) noexcept;
+
+// ---- transaction mix (clause 5.2.4.2, 5.2.4.1 deck) ---------------------------------------------
+
+enum class TxType { new_order, payment, order_status, delivery, stock_level };
+inline constexpr int kTxTypes = 5;
+inline constexpr std::array<TxType, kTxTypes> kAllTxTypes{
+    TxType::new_order, TxType::payment, TxType::order_status, TxType::delivery, TxType::stock_level};
+/// "new_order", "payment", "order_status", "delivery", "stock_level".
+std::string_view to_string(TxType t) noexcept;
+
+/// The card deck of clause 5.2.4.1 (a permitted way to meet the minimum mix of 5.2.4.2): 23 cards,
+/// 10 New-Order, 10 Payment, 1 Order-Status, 1 Delivery, 1 Stock-Level, shuffled again after
+/// every 23 draws. Mix: 43.48% / 43.48% / 4.35% / 4.35% / 4.35% — each of Payment, Order-Status,
+/// Delivery and Stock-Level is at or above its minimum (43%, 4%, 4%, 4%) in every 23 transactions,
+/// and New-Order takes the rest. One deck per terminal.
+class Deck {
+ public:
+  static constexpr int kCards = 23;
+  static constexpr std::array<int, kTxTypes> kCardsPerType{10, 10, 1, 1, 1};
+
+  Deck();
+  TxType draw(Rng& rng) noexcept;
+
+ private:
+  std::array<TxType, kCards> cards_;
+  int next_ = kCards;  // shuffle on first draw
+};
+
+}  // namespace drivelab::oltp::tpcc

@@ -1,0 +1,76 @@
+#pragma once
+/// \file tpcc_schema.hpp
+/// The nine TPC-C tables (clause 1.3) with the primary keys of clause 1.3, the population
+/// (clause 4.3.3.1) and the bookkeeping table `drivelab_meta` that says whether a database was
+/// completely loaded, at which scale and with which C-Load constants (needed to pick a valid
+/// C-Run when a database is reused).
+///
+/// DDL is portable SQL (INTEGER, DECIMAL, VARCHAR, CHAR, TIMESTAMP); ORDER is a reserved word, so
+/// the ORDER table is named `orders`. Secondary indexes are created after the load (cheaper than
+/// maintaining them row by row): customer (c_w_id, c_d_id, c_last, c_first) for the by-last-name
+/// lookups of Payment and Order-Status (clause 2.5.2.2 / 2.6.2.2), and orders (o_w_id, o_d_id,
+/// o_c_id, o_id) for Order-Status's "most recent order of the customer".
+#include <array>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "drivelab/core/rng.hpp"
+#include "drivelab/oltp/backend.hpp"
+#include "drivelab/oltp/tpcc_random.hpp"
+
+namespace drivelab::oltp::tpcc {
+
+/// Table names in load order.
+inline constexpr std::array<std::string_view, 9> kTables{
+    "warehouse", "district", "customer", "history", "new_order",
+    "orders",    "order_line", "item",   "stock"};
+
+/// Creates the nine tables and drivelab_meta. Throws BackendError (e.g. tables already exist).
+void create_schema(Connection& conn, const Dialect& dialect);
+/// Creates the secondary indexes (after the load).
+void create_indexes(Connection& conn);
+
+/// What drivelab_meta records about a database.
+struct LoadMeta {
+  Scale scale;
+  CConstants c_load;
+  bool complete = false;  ///< the load finished (an interrupted load leaves false)
+};
+/// Writes (replaces) the meta rows. Throws BackendError.
+void write_meta(Connection& conn, const LoadMeta& meta);
+/// Reads the meta rows; nullopt if the table is missing or incomplete. Never throws for a
+/// missing table (a foreign or damaged file is simply "not reusable").
+std::optional<LoadMeta> read_meta(Connection& conn);
+
+/// Current local time as "YYYY-MM-DD HH:MM:SS", the text form of a TIMESTAMP every backend
+/// accepts (O_ENTRY_D, H_DATE, C_SINCE, OL_DELIVERY_D).
+std::string sql_timestamp_now();
+
+/// Progress of a load, reported after each warehouse.
+struct LoadProgress {
+  int warehouses_done = 0;
+  int warehouses_total = 0;
+  double elapsed_s = 0;
+  double eta_s = 0;
+};
+
+/// What a load did.
+struct LoadStats {
+  double seconds = 0;
+  std::uint64_t rows = 0;
+  bool complete = false;  ///< false when stopped early by `stop`
+};
+
+/// Populates an empty database per clause 4.3.3.1 at `scale` with the C-Load constants `c_load`
+/// (C_LAST: NURand(255, 0, 999) for customers 1,001..3,000). One pass per warehouse, in large
+/// transactions through the backend's BulkLoader, on a load connection (Backend::connect_for_load),
+/// then indexes, meta (complete = true) and Backend::finish_load(). Row content is reproducible
+/// for a given `rng` seed. `stop` is polled between districts; a stopped load returns
+/// complete = false and leaves meta.complete = false. Throws BackendError / EnvironmentError.
+LoadStats load_database(Backend& backend, const Scale& scale, const CConstants& c_load,
+                        const Rng& rng, const std::function<void(const LoadProgress&)>& progress,
+                        const std::function<bool()>& stop);
+
+}  // namespace drivelab::oltp::tpcc

@@ -1,0 +1,566 @@
+// The five TPC-C transactions (clauses 2.4-2.8). Each follows the database profile of its clause
+// x.2.2 step by step; comments cite the steps that are easy to get wrong.
+#include "drivelab/oltp/tpcc_transactions.hpp"
+
+#include <fmt/format.h>
+
+#include "drivelab/oltp/tpcc_schema.hpp"
+
+namespace drivelab::oltp::tpcc {
+namespace {
+
+TxResult failed(DbStatus s) { return {TxEnd::failed, std::move(s)}; }
+
+DbStatus data_error(std::string message) {
+  DbStatus s;
+  s.outcome = Outcome::fatal;
+  s.message = std::move(message);
+  return s;
+}
+
+/// Executes a query and positions on its first row; `found` = whether there is one.
+DbStatus first_row(Statement& q, bool& found) {
+  DbStatus s = q.execute();
+  if (!s.ok()) return s;
+  found = q.next(s);
+  return s;
+}
+
+/// Executes a query that must return a row (a missing row means a damaged database).
+DbStatus one_row(Statement& q, std::string_view what) {
+  bool found = false;
+  DbStatus s = first_row(q, found);
+  if (s.ok() && !found) return data_error(fmt::format("{} not found", what));
+  return s;
+}
+
+std::string round2(double v) { return fmt::format("{:.2f}", v); }
+
+}  // namespace
+
+// ---- inputs ------------------------------------------------------------------------------------
+
+int InputGenerator::remote_warehouse(Rng& rng, int home) const {
+  // Uniform over the other W - 1 warehouses.
+  auto w = static_cast<int>(rng.uniform(1, scale_.warehouses - 1));
+  return w >= home ? w + 1 : w;
+}
+
+NewOrderInput InputGenerator::new_order(Rng& rng, int w_id) const {
+  NewOrderInput in;
+  in.w_id = w_id;
+  in.d_id = static_cast<int>(rng.uniform(1, kDistrictsPerWarehouse));
+  in.c_id = static_cast<int>(nurand(rng, 1023, 1, kCustomersPerDistrict, c_.c_id));
+  in.ol_cnt = static_cast<int>(rng.uniform(5, 15));
+  in.will_roll_back = rng.uniform(1, 100) == 1;
+  for (int i = 0; i < in.ol_cnt; ++i) {
+    auto& line = in.lines[static_cast<std::size_t>(i)];
+    line.i_id = static_cast<int>(nurand(rng, 8191, 1, scale_.items, c_.ol_i_id));
+    const bool remote = rng.uniform(1, 100) == 1 && scale_.warehouses > 1;
+    line.supply_w_id = remote ? remote_warehouse(rng, w_id) : w_id;
+    line.quantity = static_cast<int>(rng.uniform(1, 10));
+  }
+  // Clause 2.4.1.4: an "unused" item id makes the last line fail and the order roll back.
+  if (in.will_roll_back) in.lines[static_cast<std::size_t>(in.ol_cnt - 1)].i_id = scale_.items + 1;
+  return in;
+}
+
+PaymentInput InputGenerator::payment(Rng& rng, int w_id) const {
+  PaymentInput in;
+  in.w_id = w_id;
+  in.d_id = static_cast<int>(rng.uniform(1, kDistrictsPerWarehouse));
+  const bool home = rng.uniform(1, 100) <= 85 || scale_.warehouses == 1;
+  if (home) {
+    in.c_w_id = w_id;
+    in.c_d_id = in.d_id;
+  } else {
+    in.c_d_id = static_cast<int>(rng.uniform(1, kDistrictsPerWarehouse));
+    in.c_w_id = remote_warehouse(rng, w_id);
+  }
+  in.by_last_name = rng.uniform(1, 100) <= 60;
+  if (in.by_last_name) in.c_last = last_name(static_cast<int>(nurand(rng, 255, 0, 999, c_.c_last)));
+  else in.c_id = static_cast<int>(nurand(rng, 1023, 1, kCustomersPerDistrict, c_.c_id));
+  in.h_amount = fixed_point(rng, 1.00, 5'000.00, 2);
+  return in;
+}
+
+OrderStatusInput InputGenerator::order_status(Rng& rng, int w_id) const {
+  OrderStatusInput in;
+  in.w_id = w_id;
+  in.d_id = static_cast<int>(rng.uniform(1, kDistrictsPerWarehouse));
+  in.by_last_name = rng.uniform(1, 100) <= 60;
+  if (in.by_last_name) in.c_last = last_name(static_cast<int>(nurand(rng, 255, 0, 999, c_.c_last)));
+  else in.c_id = static_cast<int>(nurand(rng, 1023, 1, kCustomersPerDistrict, c_.c_id));
+  return in;
+}
+
+DeliveryInput InputGenerator::delivery(Rng& rng, int w_id) const {
+  return {.w_id = w_id, .o_carrier_id = static_cast<int>(rng.uniform(1, 10))};
+}
+
+StockLevelInput InputGenerator::stock_level(Rng& rng, int w_id, int d_id) const {
+  return {.w_id = w_id, .d_id = d_id, .threshold = static_cast<int>(rng.uniform(10, 20))};
+}
+
+// ---- prepared statements -----------------------------------------------------------------------
+
+struct Transactions::Prepared {
+  Prepared(Connection& c, const Dialect& dialect) {
+    const std::string& fu = dialect.for_update;
+    // New-Order (2.4.2.2)
+    no_warehouse = c.prepare("SELECT w_tax FROM warehouse WHERE w_id = ?");
+    no_district = c.prepare("SELECT d_tax, d_next_o_id FROM district WHERE d_w_id = ? AND d_id = ?" + fu);
+    no_district_update = c.prepare("UPDATE district SET d_next_o_id = ? WHERE d_w_id = ? AND d_id = ?");
+    no_customer = c.prepare(
+        "SELECT c_discount, c_last, c_credit FROM customer WHERE c_w_id = ? AND c_d_id = ? AND c_id = ?");
+    no_insert_order = c.prepare(
+        "INSERT INTO orders (o_id, o_d_id, o_w_id, o_c_id, o_entry_d, o_carrier_id, o_ol_cnt, "
+        "o_all_local) VALUES (?, ?, ?, ?, ?, NULL, ?, ?)");
+    no_insert_new_order = c.prepare("INSERT INTO new_order (no_o_id, no_d_id, no_w_id) VALUES (?, ?, ?)");
+    no_item = c.prepare("SELECT i_price, i_name, i_data FROM item WHERE i_id = ?");
+    for (int d = 1; d <= kDistrictsPerWarehouse; ++d) {
+      // S_DIST_xx is chosen by the district: one statement per district keeps them static.
+      no_stock[static_cast<std::size_t>(d - 1)] = c.prepare(fmt::format(
+          "SELECT s_quantity, s_data, s_dist_{:02d} FROM stock WHERE s_i_id = ? AND s_w_id = ?{}", d, fu));
+    }
+    no_stock_update = c.prepare(
+        "UPDATE stock SET s_quantity = ?, s_ytd = s_ytd + ?, s_order_cnt = s_order_cnt + 1, "
+        "s_remote_cnt = s_remote_cnt + ? WHERE s_i_id = ? AND s_w_id = ?");
+    no_insert_order_line = c.prepare(
+        "INSERT INTO order_line (ol_o_id, ol_d_id, ol_w_id, ol_number, ol_i_id, ol_supply_w_id, "
+        "ol_delivery_d, ol_quantity, ol_amount, ol_dist_info) VALUES (?, ?, ?, ?, ?, ?, NULL, ?, ?, ?)");
+    // Payment (2.5.2.2)
+    p_warehouse_update = c.prepare("UPDATE warehouse SET w_ytd = w_ytd + ? WHERE w_id = ?");
+    p_warehouse = c.prepare(
+        "SELECT w_name, w_street_1, w_street_2, w_city, w_state, w_zip FROM warehouse WHERE w_id = ?");
+    p_district_update = c.prepare("UPDATE district SET d_ytd = d_ytd + ? WHERE d_w_id = ? AND d_id = ?");
+    p_district = c.prepare(
+        "SELECT d_name, d_street_1, d_street_2, d_city, d_state, d_zip FROM district "
+        "WHERE d_w_id = ? AND d_id = ?");
+    customers_by_name = c.prepare(
+        "SELECT c_id FROM customer WHERE c_w_id = ? AND c_d_id = ? AND c_last = ? ORDER BY c_first");
+    p_customer = c.prepare(
+        "SELECT c_first, c_middle, c_last, c_street_1, c_street_2, c_city, c_state, c_zip, c_phone, "
+        "c_since, c_credit, c_credit_lim, c_discount, c_balance, c_data FROM customer "
+        "WHERE c_w_id = ? AND c_d_id = ? AND c_id = ?" + fu);
+    p_customer_update = c.prepare(
+        "UPDATE customer SET c_balance = c_balance - ?, c_ytd_payment = c_ytd_payment + ?, "
+        "c_payment_cnt = c_payment_cnt + 1 WHERE c_w_id = ? AND c_d_id = ? AND c_id = ?");
+    p_customer_update_bc = c.prepare(
+        "UPDATE customer SET c_balance = c_balance - ?, c_ytd_payment = c_ytd_payment + ?, "
+        "c_payment_cnt = c_payment_cnt + 1, c_data = ? WHERE c_w_id = ? AND c_d_id = ? AND c_id = ?");
+    p_insert_history = c.prepare(
+        "INSERT INTO history (h_c_id, h_c_d_id, h_c_w_id, h_d_id, h_w_id, h_date, h_amount, h_data) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
+    // Order-Status (2.6.2.2)
+    os_customer = c.prepare(
+        "SELECT c_balance, c_first, c_middle, c_last FROM customer "
+        "WHERE c_w_id = ? AND c_d_id = ? AND c_id = ?");
+    // "The row in the ORDER table with matching O_W_ID, O_D_ID, O_C_ID and the largest O_ID";
+    // a MAX subquery instead of LIMIT/TOP keeps the text portable.
+    os_order = c.prepare(
+        "SELECT o_id, o_entry_d, o_carrier_id FROM orders WHERE o_w_id = ? AND o_d_id = ? AND "
+        "o_id = (SELECT MAX(o_id) FROM orders WHERE o_w_id = ? AND o_d_id = ? AND o_c_id = ?)");
+    os_order_lines = c.prepare(
+        "SELECT ol_i_id, ol_supply_w_id, ol_quantity, ol_amount, ol_delivery_d FROM order_line "
+        "WHERE ol_w_id = ? AND ol_d_id = ? AND ol_o_id = ?");
+    // Delivery (2.7.4.2)
+    d_oldest_new_order = c.prepare(
+        "SELECT MIN(no_o_id) FROM new_order WHERE no_w_id = ? AND no_d_id = ?");
+    d_delete_new_order = c.prepare(
+        "DELETE FROM new_order WHERE no_w_id = ? AND no_d_id = ? AND no_o_id = ?");
+    d_order = c.prepare("SELECT o_c_id FROM orders WHERE o_w_id = ? AND o_d_id = ? AND o_id = ?");
+    d_order_update = c.prepare(
+        "UPDATE orders SET o_carrier_id = ? WHERE o_w_id = ? AND o_d_id = ? AND o_id = ?");
+    d_order_line_update = c.prepare(
+        "UPDATE order_line SET ol_delivery_d = ? WHERE ol_w_id = ? AND ol_d_id = ? AND ol_o_id = ?");
+    d_order_line_sum = c.prepare(
+        "SELECT SUM(ol_amount) FROM order_line WHERE ol_w_id = ? AND ol_d_id = ? AND ol_o_id = ?");
+    d_customer_update = c.prepare(
+        "UPDATE customer SET c_balance = c_balance + ?, c_delivery_cnt = c_delivery_cnt + 1 "
+        "WHERE c_w_id = ? AND c_d_id = ? AND c_id = ?");
+    // Stock-Level (2.8.2.2)
+    sl_district = c.prepare("SELECT d_next_o_id FROM district WHERE d_w_id = ? AND d_id = ?");
+    sl_count = c.prepare(
+        "SELECT COUNT(DISTINCT s_i_id) FROM order_line, stock WHERE ol_w_id = ? AND ol_d_id = ? "
+        "AND ol_o_id < ? AND ol_o_id >= ? AND s_w_id = ? AND s_i_id = ol_i_id AND s_quantity < ?");
+  }
+
+  std::unique_ptr<Statement> no_warehouse, no_district, no_district_update, no_customer,
+      no_insert_order, no_insert_new_order, no_item, no_stock_update, no_insert_order_line;
+  std::array<std::unique_ptr<Statement>, kDistrictsPerWarehouse> no_stock;
+  std::unique_ptr<Statement> p_warehouse_update, p_warehouse, p_district_update, p_district,
+      customers_by_name, p_customer, p_customer_update, p_customer_update_bc, p_insert_history;
+  std::unique_ptr<Statement> os_customer, os_order, os_order_lines;
+  std::unique_ptr<Statement> d_oldest_new_order, d_delete_new_order, d_order, d_order_update,
+      d_order_line_update, d_order_line_sum, d_customer_update;
+  std::unique_ptr<Statement> sl_district, sl_count;
+  std::vector<int> ids;  // scratch for by-last-name lookups
+};
+
+Transactions::Transactions(Connection& conn, const Dialect& dialect)
+    : conn_(conn), p_(std::make_unique<Prepared>(conn, dialect)) {}
+
+Transactions::~Transactions() = default;
+
+namespace {
+
+/// Clause 2.5.2.2 / 2.6.2.2: the customers with that last name, sorted by C_FIRST; the one at
+/// position ceil(n/2) (1-based) is chosen. Result in `c_id`.
+DbStatus customer_by_last_name(Statement& q, std::vector<int>& ids, int w_id, int d_id,
+                               const std::string& c_last, int& c_id) {
+  q.bind_int64(1, w_id);
+  q.bind_int64(2, d_id);
+  q.bind_text(3, c_last);
+  DbStatus s = q.execute();
+  if (!s.ok()) return s;
+  ids.clear();
+  while (q.next(s)) ids.push_back(static_cast<int>(q.column_int64(0)));
+  if (!s.ok()) return s;
+  if (ids.empty())
+    return data_error(fmt::format("no customer named {} in warehouse {} district {}", c_last, w_id, d_id));
+  c_id = ids[(ids.size() - 1) / 2];  // ceil(n/2)-th, 1-based
+  return s;
+}
+
+}  // namespace
+
+// ---- New-Order (clause 2.4.2.2) ----------------------------------------------------------------
+
+TxResult Transactions::new_order(const NewOrderInput& in, NewOrderOutput& out) {
+  Prepared& p = *p_;
+  out = {};
+  if (DbStatus s = conn_.begin(TxMode::read_write); !s.ok()) return failed(std::move(s));
+
+  p.no_warehouse->bind_int64(1, in.w_id);
+  if (DbStatus s = one_row(*p.no_warehouse, "warehouse"); !s.ok()) return failed(std::move(s));
+  const double w_tax = p.no_warehouse->column_double(0);
+
+  p.no_district->bind_int64(1, in.w_id);
+  p.no_district->bind_int64(2, in.d_id);
+  if (DbStatus s = one_row(*p.no_district, "district"); !s.ok()) return failed(std::move(s));
+  const double d_tax = p.no_district->column_double(0);
+  const std::int64_t o_id = p.no_district->column_int64(1);
+
+  p.no_district_update->bind_int64(1, o_id + 1);
+  p.no_district_update->bind_int64(2, in.w_id);
+  p.no_district_update->bind_int64(3, in.d_id);
+  if (DbStatus s = p.no_district_update->execute(); !s.ok()) return failed(std::move(s));
+
+  p.no_customer->bind_int64(1, in.w_id);
+  p.no_customer->bind_int64(2, in.d_id);
+  p.no_customer->bind_int64(3, in.c_id);
+  if (DbStatus s = one_row(*p.no_customer, "customer"); !s.ok()) return failed(std::move(s));
+  const double c_discount = p.no_customer->column_double(0);
+
+  bool all_local = true;
+  for (int i = 0; i < in.ol_cnt; ++i)
+    all_local = all_local && in.lines[static_cast<std::size_t>(i)].supply_w_id == in.w_id;
+  const std::string entry_d = sql_timestamp_now();
+
+  Statement& io = *p.no_insert_order;
+  io.bind_int64(1, o_id);
+  io.bind_int64(2, in.d_id);
+  io.bind_int64(3, in.w_id);
+  io.bind_int64(4, in.c_id);
+  io.bind_text(5, entry_d);
+  io.bind_int64(6, in.ol_cnt);
+  io.bind_int64(7, all_local ? 1 : 0);
+  if (DbStatus s = io.execute(); !s.ok()) return failed(std::move(s));
+
+  p.no_insert_new_order->bind_int64(1, o_id);
+  p.no_insert_new_order->bind_int64(2, in.d_id);
+  p.no_insert_new_order->bind_int64(3, in.w_id);
+  if (DbStatus s = p.no_insert_new_order->execute(); !s.ok()) return failed(std::move(s));
+
+  double sum_amount = 0;
+  std::string dist_info;
+  for (int n = 1; n <= in.ol_cnt; ++n) {
+    const OrderLineInput& line = in.lines[static_cast<std::size_t>(n - 1)];
+    p.no_item->bind_int64(1, line.i_id);
+    bool found = false;
+    if (DbStatus s = first_row(*p.no_item, found); !s.ok()) return failed(std::move(s));
+    if (!found) {
+      // Clause 2.4.2.3: an unused item id -> the whole transaction is rolled back.
+      if (DbStatus s = conn_.rollback(); !s.ok()) return failed(std::move(s));
+      return {TxEnd::rolled_back, {}};
+    }
+    const double i_price = p.no_item->column_double(0);
+    const bool item_original = p.no_item->column_text(2).find("ORIGINAL") != std::string_view::npos;
+
+    Statement& sq = *p.no_stock[static_cast<std::size_t>(in.d_id - 1)];
+    sq.bind_int64(1, line.i_id);
+    sq.bind_int64(2, line.supply_w_id);
+    if (DbStatus s = one_row(sq, "stock"); !s.ok()) return failed(std::move(s));
+    const std::int64_t s_quantity = sq.column_int64(0);
+    const bool stock_original = sq.column_text(1).find("ORIGINAL") != std::string_view::npos;
+    dist_info.assign(sq.column_text(2));
+
+    // Clause 2.4.2.2: decrease by the ordered quantity, restocking by 91 when fewer than 10 remain.
+    const std::int64_t new_quantity = s_quantity - line.quantity >= 10
+                                          ? s_quantity - line.quantity
+                                          : s_quantity - line.quantity + 91;
+    Statement& su = *p.no_stock_update;
+    su.bind_int64(1, new_quantity);
+    su.bind_int64(2, line.quantity);
+    su.bind_int64(3, line.supply_w_id != in.w_id ? 1 : 0);
+    su.bind_int64(4, line.i_id);
+    su.bind_int64(5, line.supply_w_id);
+    if (DbStatus s = su.execute(); !s.ok()) return failed(std::move(s));
+
+    const double ol_amount = line.quantity * i_price;
+    sum_amount += ol_amount;
+    if (item_original && stock_original) ++out.brand_generic_b;  // 'B'rand, else 'G'eneric
+
+    Statement& il = *p.no_insert_order_line;
+    il.bind_int64(1, o_id);
+    il.bind_int64(2, in.d_id);
+    il.bind_int64(3, in.w_id);
+    il.bind_int64(4, n);
+    il.bind_int64(5, line.i_id);
+    il.bind_int64(6, line.supply_w_id);
+    il.bind_int64(7, line.quantity);
+    il.bind_double(8, ol_amount);
+    il.bind_text(9, dist_info);
+    if (DbStatus s = il.execute(); !s.ok()) return failed(std::move(s));
+  }
+
+  if (DbStatus s = conn_.commit(); !s.ok()) return failed(std::move(s));
+  out.o_id = static_cast<int>(o_id);
+  out.all_local = all_local;
+  out.total_amount = sum_amount * (1 - c_discount) * (1 + w_tax + d_tax);
+  return {};
+}
+
+// ---- Payment (clause 2.5.2.2) ------------------------------------------------------------------
+
+TxResult Transactions::payment(const PaymentInput& in, PaymentOutput& out) {
+  Prepared& p = *p_;
+  out = {};
+  if (DbStatus s = conn_.begin(TxMode::read_write); !s.ok()) return failed(std::move(s));
+
+  p.p_warehouse_update->bind_double(1, in.h_amount);
+  p.p_warehouse_update->bind_int64(2, in.w_id);
+  if (DbStatus s = p.p_warehouse_update->execute(); !s.ok()) return failed(std::move(s));
+  p.p_warehouse->bind_int64(1, in.w_id);
+  if (DbStatus s = one_row(*p.p_warehouse, "warehouse"); !s.ok()) return failed(std::move(s));
+  const std::string w_name(p.p_warehouse->column_text(0));
+
+  p.p_district_update->bind_double(1, in.h_amount);
+  p.p_district_update->bind_int64(2, in.w_id);
+  p.p_district_update->bind_int64(3, in.d_id);
+  if (DbStatus s = p.p_district_update->execute(); !s.ok()) return failed(std::move(s));
+  p.p_district->bind_int64(1, in.w_id);
+  p.p_district->bind_int64(2, in.d_id);
+  if (DbStatus s = one_row(*p.p_district, "district"); !s.ok()) return failed(std::move(s));
+  const std::string d_name(p.p_district->column_text(0));
+
+  int c_id = in.c_id;
+  if (in.by_last_name) {
+    if (DbStatus s = customer_by_last_name(*p.customers_by_name, p.ids, in.c_w_id, in.c_d_id,
+                                           in.c_last, c_id);
+        !s.ok())
+      return failed(std::move(s));
+  }
+  Statement& cq = *p.p_customer;
+  cq.bind_int64(1, in.c_w_id);
+  cq.bind_int64(2, in.c_d_id);
+  cq.bind_int64(3, c_id);
+  if (DbStatus s = one_row(cq, "customer"); !s.ok()) return failed(std::move(s));
+  out.c_credit.assign(cq.column_text(10));
+  const double c_balance = cq.column_double(13);
+
+  if (out.c_credit == "BC") {
+    // Clause 2.5.2.2: C_ID, C_D_ID, C_W_ID, D_ID, W_ID and H_AMOUNT are inserted at the left of
+    // C_DATA, shifting it right; the result is truncated to 500 characters.
+    std::string c_data = fmt::format("{} {} {} {} {} {} ", c_id, in.c_d_id, in.c_w_id, in.d_id,
+                                     in.w_id, round2(in.h_amount));
+    c_data += cq.column_text(14);
+    if (c_data.size() > 500) c_data.resize(500);
+    Statement& u = *p.p_customer_update_bc;
+    u.bind_double(1, in.h_amount);
+    u.bind_double(2, in.h_amount);
+    u.bind_text(3, c_data);
+    u.bind_int64(4, in.c_w_id);
+    u.bind_int64(5, in.c_d_id);
+    u.bind_int64(6, c_id);
+    if (DbStatus s = u.execute(); !s.ok()) return failed(std::move(s));
+  } else {
+    Statement& u = *p.p_customer_update;
+    u.bind_double(1, in.h_amount);
+    u.bind_double(2, in.h_amount);
+    u.bind_int64(3, in.c_w_id);
+    u.bind_int64(4, in.c_d_id);
+    u.bind_int64(5, c_id);
+    if (DbStatus s = u.execute(); !s.ok()) return failed(std::move(s));
+  }
+
+  // H_DATA: W_NAME and D_NAME separated by 4 spaces.
+  const std::string h_data = w_name + "    " + d_name;
+  const std::string h_date = sql_timestamp_now();
+  Statement& h = *p.p_insert_history;
+  h.bind_int64(1, c_id);
+  h.bind_int64(2, in.c_d_id);
+  h.bind_int64(3, in.c_w_id);
+  h.bind_int64(4, in.d_id);
+  h.bind_int64(5, in.w_id);
+  h.bind_text(6, h_date);
+  h.bind_double(7, in.h_amount);
+  h.bind_text(8, h_data);
+  if (DbStatus s = h.execute(); !s.ok()) return failed(std::move(s));
+
+  if (DbStatus s = conn_.commit(); !s.ok()) return failed(std::move(s));
+  out.c_id = c_id;
+  out.c_balance = c_balance - in.h_amount;
+  return {};
+}
+
+// ---- Order-Status (clause 2.6.2.2) -------------------------------------------------------------
+
+TxResult Transactions::order_status(const OrderStatusInput& in, OrderStatusOutput& out) {
+  Prepared& p = *p_;
+  out = {};
+  if (DbStatus s = conn_.begin(TxMode::read_only); !s.ok()) return failed(std::move(s));
+
+  int c_id = in.c_id;
+  if (in.by_last_name) {
+    if (DbStatus s = customer_by_last_name(*p.customers_by_name, p.ids, in.w_id, in.d_id,
+                                           in.c_last, c_id);
+        !s.ok())
+      return failed(std::move(s));
+  }
+  p.os_customer->bind_int64(1, in.w_id);
+  p.os_customer->bind_int64(2, in.d_id);
+  p.os_customer->bind_int64(3, c_id);
+  if (DbStatus s = one_row(*p.os_customer, "customer"); !s.ok()) return failed(std::move(s));
+  out.c_balance = p.os_customer->column_double(0);
+
+  Statement& oq = *p.os_order;
+  oq.bind_int64(1, in.w_id);
+  oq.bind_int64(2, in.d_id);
+  oq.bind_int64(3, in.w_id);
+  oq.bind_int64(4, in.d_id);
+  oq.bind_int64(5, c_id);
+  bool has_order = false;
+  if (DbStatus s = first_row(oq, has_order); !s.ok()) return failed(std::move(s));
+  if (has_order) {
+    out.o_id = static_cast<int>(oq.column_int64(0));
+    out.o_carrier_id = oq.is_null(2) ? 0 : static_cast<int>(oq.column_int64(2));
+    Statement& lq = *p.os_order_lines;
+    lq.bind_int64(1, in.w_id);
+    lq.bind_int64(2, in.d_id);
+    lq.bind_int64(3, out.o_id);
+    DbStatus s = lq.execute();
+    if (!s.ok()) return failed(std::move(s));
+    while (lq.next(s)) ++out.lines;
+    if (!s.ok()) return failed(std::move(s));
+  }
+
+  if (DbStatus s = conn_.commit(); !s.ok()) return failed(std::move(s));
+  out.c_id = c_id;
+  return {};
+}
+
+// ---- Delivery (clause 2.7.4.2) -----------------------------------------------------------------
+
+TxResult Transactions::delivery(const DeliveryInput& in, DeliveryOutput& out) {
+  Prepared& p = *p_;
+  out = {};
+  // All ten districts in one database transaction (clause 2.7.4.1 allows one to ten).
+  if (DbStatus s = conn_.begin(TxMode::read_write); !s.ok()) return failed(std::move(s));
+  const std::string delivery_d = sql_timestamp_now();
+
+  for (int d = 1; d <= kDistrictsPerWarehouse; ++d) {
+    Statement& nq = *p.d_oldest_new_order;
+    nq.bind_int64(1, in.w_id);
+    nq.bind_int64(2, d);
+    if (DbStatus s = one_row(nq, "MIN(no_o_id)"); !s.ok()) return failed(std::move(s));
+    if (nq.is_null(0)) {
+      ++out.skipped;  // no undelivered order in this district: skipped (clause 2.7.4.2)
+      continue;
+    }
+    const std::int64_t o_id = nq.column_int64(0);
+
+    Statement& del = *p.d_delete_new_order;
+    del.bind_int64(1, in.w_id);
+    del.bind_int64(2, d);
+    del.bind_int64(3, o_id);
+    if (DbStatus s = del.execute(); !s.ok()) return failed(std::move(s));
+    if (del.affected_rows() != 1) {
+      // Another Delivery took this order between our SELECT and DELETE (possible on backends
+      // without serialised writers): rerun the transaction.
+      DbStatus s;
+      s.outcome = Outcome::retryable;
+      s.message = fmt::format("new order {}/{}/{} delivered concurrently", in.w_id, d, o_id);
+      return failed(std::move(s));
+    }
+
+    p.d_order->bind_int64(1, in.w_id);
+    p.d_order->bind_int64(2, d);
+    p.d_order->bind_int64(3, o_id);
+    if (DbStatus s = one_row(*p.d_order, "order"); !s.ok()) return failed(std::move(s));
+    const std::int64_t c_id = p.d_order->column_int64(0);
+
+    Statement& ou = *p.d_order_update;
+    ou.bind_int64(1, in.o_carrier_id);
+    ou.bind_int64(2, in.w_id);
+    ou.bind_int64(3, d);
+    ou.bind_int64(4, o_id);
+    if (DbStatus s = ou.execute(); !s.ok()) return failed(std::move(s));
+
+    Statement& lu = *p.d_order_line_update;
+    lu.bind_text(1, delivery_d);
+    lu.bind_int64(2, in.w_id);
+    lu.bind_int64(3, d);
+    lu.bind_int64(4, o_id);
+    if (DbStatus s = lu.execute(); !s.ok()) return failed(std::move(s));
+
+    Statement& ls = *p.d_order_line_sum;
+    ls.bind_int64(1, in.w_id);
+    ls.bind_int64(2, d);
+    ls.bind_int64(3, o_id);
+    if (DbStatus s = one_row(ls, "SUM(ol_amount)"); !s.ok()) return failed(std::move(s));
+    const double amount = ls.is_null(0) ? 0.0 : ls.column_double(0);
+
+    Statement& cu = *p.d_customer_update;
+    cu.bind_double(1, amount);
+    cu.bind_int64(2, in.w_id);
+    cu.bind_int64(3, d);
+    cu.bind_int64(4, c_id);
+    if (DbStatus s = cu.execute(); !s.ok()) return failed(std::move(s));
+    ++out.delivered;
+  }
+
+  if (DbStatus s = conn_.commit(); !s.ok()) return failed(std::move(s));
+  return {};
+}
+
+// ---- Stock-Level (clause 2.8.2.2) --------------------------------------------------------------
+
+TxResult Transactions::stock_level(const StockLevelInput& in, StockLevelOutput& out) {
+  Prepared& p = *p_;
+  out = {};
+  // Read-only; clause 3.4 lets Stock-Level run at a weaker isolation level.
+  if (DbStatus s = conn_.begin(TxMode::read_only); !s.ok()) return failed(std::move(s));
+
+  p.sl_district->bind_int64(1, in.w_id);
+  p.sl_district->bind_int64(2, in.d_id);
+  if (DbStatus s = one_row(*p.sl_district, "district"); !s.ok()) return failed(std::move(s));
+  const std::int64_t next_o_id = p.sl_district->column_int64(0);
+
+  // The last 20 orders of the district: O_ID in [D_NEXT_O_ID - 20, D_NEXT_O_ID).
+  Statement& q = *p.sl_count;
+  q.bind_int64(1, in.w_id);
+  q.bind_int64(2, in.d_id);
+  q.bind_int64(3, next_o_id);
+  q.bind_int64(4, next_o_id - 20);
+  q.bind_int64(5, in.w_id);
+  q.bind_int64(6, in.threshold);
+  if (DbStatus s = one_row(q, "COUNT"); !s.ok()) return failed(std::move(s));
+  out.low_stock = static_cast<int>(q.column_int64(0));
+
+  if (DbStatus s = conn_.commit(); !s.ok()) return failed(std::move(s));
+  return {};
+}
+
+}  // namespace drivelab::oltp::tpcc
