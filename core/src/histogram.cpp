@@ -47,19 +47,63 @@ bool to_uint128(double x, U& out) noexcept {
   return true;
 }
 
+[[gnu::noinline, gnu::cold]] void allocate_bins(std::vector<std::uint64_t>& counts) noexcept {
+  counts.assign(kBinCount, 0);
+}
+
 }  // namespace
 
-LatencyHistogram::LatencyHistogram()
-    : counts_(kBinCount, 0),
-      min_(std::numeric_limits<std::int64_t>::max()),
-      max_(std::numeric_limits<std::int64_t>::min()) {}
+LatencyHistogram::LatencyHistogram() : counts_(kBinCount, 0) { clear_summary(); }
+
+LatencyHistogram::LatencyHistogram(LatencyHistogram&& o) noexcept
+    : counts_(std::move(o.counts_)),
+      count_(o.count_),
+      saturated_(o.saturated_),
+      min_(o.min_),
+      max_(o.max_),
+      sum_(o.sum_),
+      sum_sq_(o.sum_sq_),
+      extra_sum_sq_(o.extra_sum_sq_) {
+  o.counts_.clear();
+  o.clear_summary();
+}
+
+LatencyHistogram& LatencyHistogram::operator=(LatencyHistogram&& o) noexcept {
+  if (this != &o) {
+    counts_ = std::move(o.counts_);
+    count_ = o.count_;
+    saturated_ = o.saturated_;
+    min_ = o.min_;
+    max_ = o.max_;
+    sum_ = o.sum_;
+    sum_sq_ = o.sum_sq_;
+    extra_sum_sq_ = o.extra_sum_sq_;
+    o.counts_.clear();
+    o.clear_summary();
+  }
+  return *this;
+}
+
+void LatencyHistogram::clear_summary() noexcept {
+  count_ = saturated_ = 0;
+  min_ = std::numeric_limits<std::int64_t>::max();
+  max_ = std::numeric_limits<std::int64_t>::min();
+  sum_ = sum_sq_ = 0;
+  extra_sum_sq_ = 0;
+}
+
+// A moved-from histogram has no bins; give them back before the first record into it. The
+// allocation stays out of line so record() needs no stack frame.
+void LatencyHistogram::ensure_bins() noexcept {
+  if (counts_.empty()) [[unlikely]] allocate_bins(counts_);
+}
 
 // The hot path (one call per I/O or transaction): integer-only, no branches except the rare
 // saturation check. See bench/bench_histogram.cpp for its cost.
 void LatencyHistogram::record(std::int64_t ns) noexcept {
   ns = std::max<std::int64_t>(ns, 0);
-  if (ns > kMaxValue) [[unlikely]] {
-    record_slow(ns, 1);
+  if (ns > kMaxValue || counts_.empty()) [[unlikely]] {
+    record_slow(ns, 1);  // a tail call: the fast path needs no stack frame
     return;
   }
   const auto v = static_cast<std::uint64_t>(ns);
@@ -76,7 +120,7 @@ void LatencyHistogram::record(std::int64_t ns) noexcept {
 void LatencyHistogram::record_n(std::int64_t ns, std::uint64_t n) noexcept {
   if (n == 0) return;
   ns = std::max<std::int64_t>(ns, 0);
-  if (ns > kMaxValue || n >= kMaxExactRepeat) {
+  if (ns > kMaxValue || n >= kMaxExactRepeat || counts_.empty()) {
     record_slow(ns, n);
     return;
   }
@@ -89,13 +133,20 @@ void LatencyHistogram::record_n(std::int64_t ns, std::uint64_t n) noexcept {
   sum_sq_ += static_cast<Uint128>(v) * v * n;  // < 2^72 * 2^40
 }
 
-// Saturated values (> 68.7 s) or absurd repeat counts: the sum stays exact (< 2^63 * 2^64), the
-// square goes to a double accumulator because it could overflow 128 bits.
+// Saturated values (> 68.7 s), absurd repeat counts, or a moved-from histogram without bins.
+// The sum stays exact (< 2^63 * 2^64); the square of a saturated value or of a huge repeat count
+// goes to a double accumulator because it could overflow 128 bits.
 void LatencyHistogram::record_slow(std::int64_t ns, std::uint64_t n) noexcept {
   const auto v = static_cast<std::uint64_t>(ns);
+  if (ns <= kMaxValue && n < kMaxExactRepeat) {
+    ensure_bins();
+    record_n(ns, n);  // now on its fast path
+    return;
+  }
   if (ns > kMaxValue) {
     saturated_ += n;
   } else {
+    ensure_bins();
     counts_[bin_index(v)] += n;
   }
   count_ += n;
@@ -108,7 +159,10 @@ void LatencyHistogram::record_slow(std::int64_t ns, std::uint64_t n) noexcept {
 
 void LatencyHistogram::merge(const LatencyHistogram& o) noexcept {
   if (o.count_ == 0) return;
-  for (std::size_t i = 0; i < kBinCount; ++i) counts_[i] += o.counts_[i];
+  if (!o.counts_.empty()) {
+    ensure_bins();
+    for (std::size_t i = 0; i < kBinCount; ++i) counts_[i] += o.counts_[i];
+  }
   count_ += o.count_;
   saturated_ += o.saturated_;
   min_ = std::min(min_, o.min_);
@@ -120,11 +174,7 @@ void LatencyHistogram::merge(const LatencyHistogram& o) noexcept {
 
 void LatencyHistogram::reset() noexcept {
   std::fill(counts_.begin(), counts_.end(), 0);
-  count_ = saturated_ = 0;
-  min_ = std::numeric_limits<std::int64_t>::max();
-  max_ = std::numeric_limits<std::int64_t>::min();
-  sum_ = sum_sq_ = 0;
-  extra_sum_sq_ = 0;
+  clear_summary();
 }
 
 std::int64_t LatencyHistogram::min() const noexcept { return count_ ? min_ : 0; }
@@ -170,7 +220,7 @@ std::int64_t LatencyHistogram::percentile(double p) const noexcept {
   if (rank >= count_) return max_;
   if (rank == 1) return min_;
   std::uint64_t seen = 0;
-  for (std::size_t i = 0; i < kBinCount; ++i) {
+  for (std::size_t i = 0; i < counts_.size(); ++i) {
     seen += counts_[i];
     if (seen >= rank) {
       std::int64_t lo, hi;
@@ -184,7 +234,7 @@ std::int64_t LatencyHistogram::percentile(double p) const noexcept {
 
 std::vector<LatencyHistogram::Bin> LatencyHistogram::bins() const {
   std::vector<Bin> out;
-  for (std::size_t i = 0; i < kBinCount; ++i) {
+  for (std::size_t i = 0; i < counts_.size(); ++i) {
     if (counts_[i] == 0) continue;
     Bin b{};
     bin_bounds(i, b.lower_ns, b.upper_ns);

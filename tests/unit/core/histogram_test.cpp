@@ -237,6 +237,49 @@ TEST(LatencyHistogram, ResetEmpties) {
   EXPECT_EQ(h.max(), 5);
 }
 
+// Per-thread histograms get moved into result records and then reused for the next interval.
+TEST(LatencyHistogram, MovedFromIsEmptyAndUsable) {
+  LatencyHistogram h;
+  for (int i = 1; i <= 100; ++i) h.record(i * 1'000);
+  const LatencyHistogram copy = h;
+
+  LatencyHistogram moved(std::move(h));
+  expect_identical(moved, copy);
+  expect_identical(h, LatencyHistogram{});  // NOLINT(bugprone-use-after-move): specified state
+  h.record(7);
+  EXPECT_EQ(h.count(), 1u);
+  EXPECT_EQ(h.percentile(50), 7);
+
+  LatencyHistogram target;
+  target.record(1);
+  target = std::move(moved);
+  expect_identical(target, copy);
+  expect_identical(moved, LatencyHistogram{});  // NOLINT(bugprone-use-after-move)
+  moved.merge(target);                           // a moved-from histogram can be merged into
+  expect_identical(moved, copy);
+
+  LatencyHistogram gone;
+  LatencyHistogram sink(std::move(gone));
+  target.merge(gone);  // and merged from
+  expect_identical(target, copy);
+  gone.reset();
+  EXPECT_TRUE(gone.bins().empty());
+  EXPECT_EQ(gone.percentile(99), 0);
+
+  // Every recording path works on a moved-from histogram.
+  LatencyHistogram a;
+  LatencyHistogram b;
+  LatencyHistogram(std::move(a));
+  LatencyHistogram(std::move(b));
+  a.record_n(5'000, 3);
+  a.record(kTopValue + 1);
+  b.record(kTopValue + 1);
+  b.record(5'000);
+  b.record(5'000);
+  b.record(5'000);
+  expect_identical(a, b);
+}
+
 TEST(LatencyHistogram, NegativeValuesCountAsZero) {
   LatencyHistogram h;
   h.record(-5);

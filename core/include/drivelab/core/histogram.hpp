@@ -31,6 +31,14 @@ class LatencyHistogram {
   static constexpr int kMaxExponent = 36;
 
   LatencyHistogram();
+  /// Copyable (58 KiB). Moving is cheap and leaves the source empty and usable, as if reset():
+  /// per-thread histograms are moved into records and reused for the next interval. Recording
+  /// into a moved-from histogram allocates its bins again (std::terminate if memory is exhausted).
+  LatencyHistogram(const LatencyHistogram&) = default;
+  LatencyHistogram& operator=(const LatencyHistogram&) = default;
+  LatencyHistogram(LatencyHistogram&& other) noexcept;
+  LatencyHistogram& operator=(LatencyHistogram&& other) noexcept;
+  ~LatencyHistogram() = default;
 
   /// Records one sample of `ns` nanoseconds (negative values count as 0).
   void record(std::int64_t ns) noexcept;
@@ -84,8 +92,10 @@ class LatencyHistogram {
   __extension__ typedef unsigned __int128 Uint128;
 
   void record_slow(std::int64_t ns, std::uint64_t n) noexcept;
+  void ensure_bins() noexcept;
+  void clear_summary() noexcept;
 
-  std::vector<std::uint64_t> counts_;  // in-range samples only
+  std::vector<std::uint64_t> counts_;  // in-range samples only; empty after a move = all zero
   std::uint64_t count_ = 0;            // all samples, saturated included
   std::uint64_t saturated_ = 0;
   std::int64_t min_;
