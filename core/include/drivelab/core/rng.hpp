@@ -20,7 +20,8 @@ class Rng {
   static constexpr result_type max() noexcept { return std::numeric_limits<result_type>::max(); }
   result_type operator()() noexcept;
 
-  /// Uniform integer in [lo, hi], both inclusive (TPC-C's "random(x, y)", clause 2.1.5). lo <= hi.
+  /// Uniform integer in [lo, hi], both inclusive (TPC-C's "random(x, y)", clause 2.1.5). lo <= hi;
+  /// any int64 range, the full one included. Unbiased (Lemire 2019, multiply and reject).
   std::int64_t uniform(std::int64_t lo, std::int64_t hi) noexcept;
   /// Uniform double in [0, 1).
   double uniform01() noexcept;
