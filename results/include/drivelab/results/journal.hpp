@@ -13,8 +13,23 @@
 /// recover_from_journal() rebuilds a valid RunRecord from any prefix of such a file (a torn last
 /// line is ignored): finished tests as written, an unfinished test with its intervals and status
 /// `interrupted`, and the run marked `interrupted` with reason "journal ends before run_end".
+///
+/// Recovery rules in full (docs/results.md, "Journal"):
+///  - the first complete line must be run_start with record.schema drivelab.run/1 (else ConfigError);
+///  - test_start opens a test (status running, config, started_at = at); interval appends to the
+///    open test of that name; test_end replaces it by the full record written at its end;
+///  - run_end sets the run's status, reason and finished_at (= at);
+///  - a test still open at the end: status interrupted, reason "journal ends before test_end",
+///    measured_s = t_s of its last interval; no run_end: run status interrupted, reason
+///    "journal ends before run_end" (a run_end, when present, wins);
+///  - a last line without its newline that does not parse (torn by a crash) is dropped with a
+///    warning in the record; an unparsable line elsewhere, or an interval for a test that was
+///    never started, is skipped with a warning; unknown event names are ignored (newer writers).
 #include <filesystem>
+#include <memory>
+#include <mutex>
 #include <string>
+#include <string_view>
 
 #include "drivelab/core/fd.hpp"
 #include "drivelab/results/record.hpp"
@@ -27,6 +42,8 @@ class Journal {
   /// Creates (truncates) the journal file. Throws EnvironmentError.
   explicit Journal(const std::filesystem::path& path);
   /// Appends one event as one line and makes it durable. Thread-safe. Throws EnvironmentError.
+  /// The line goes out in one write(2) (O_APPEND), then fdatasync(2). If a write fails halfway
+  /// (ENOSPC), the next append starts with a newline so the torn piece stays a line of its own.
   void append(const Json& event);
   const std::filesystem::path& path() const noexcept { return path_; }
   bool is_open() const noexcept { return static_cast<bool>(fd_); }
@@ -34,7 +51,16 @@ class Journal {
  private:
   std::filesystem::path path_;
   UniqueFd fd_;
+  std::unique_ptr<std::mutex> mu_ = std::make_unique<std::mutex>();  // unique_ptr: stays movable
+  bool torn_ = false;  ///< the last append failed after writing part of its line
 };
+
+/// The events of the file comment, built one way for every writer (the runner uses them).
+Json journal_run_start(const RunRecord& header);  ///< `tests` is written empty
+Json journal_test_start(const TestRecord& test);  ///< name, kind, config, at = started_at
+Json journal_interval(std::string_view test, const Interval& interval);
+Json journal_test_end(const TestRecord& test);
+Json journal_run_end(Status status, std::string_view reason, std::string_view at);
 
 /// Rebuilds a record from a journal (see file comment). Throws ConfigError if the first line is
 /// not a run_start event of schema drivelab.run/1.

@@ -27,16 +27,24 @@ class TestRecorder {
 
   TestRecorder(TestRecord& record, Listener* listener) : record_(record), listener_(listener) {}
 
+  /// Appends the interval, then calls listener->on_interval with a snapshot of the record taken
+  /// under the lock (the listener runs outside it, so it may call back into this recorder;
+  /// listener calls are serialised, in the order of the appends).
   void interval(Interval interval);
+  /// Forwards to listener->on_message (with a snapshot, as interval()); records nothing.
   void message(std::string_view text);
   /// Adds or replaces a headline metric.
   void metric(std::string name, double value, std::string unit, std::string description = {});
   /// Adds or replaces a metric in group `group` (created on first use, order kept).
   void group_metric(std::string_view group, std::string name, double value, std::string unit,
                     std::string description = {});
+  /// Adds or replaces the histogram `name` (a copy of `h`).
   void histogram(std::string name, const LatencyHistogram& h);
+  /// Appends a check (checks keep their order; a name may repeat, e.g. one per warehouse).
   void check(std::string name, bool passed, std::string detail = {});
+  /// Appends a warning unless the same text is already there (a repeated condition warns once).
   void warning(std::string text);
+  /// Sets details[key] (replacing an earlier value).
   void detail(std::string key, Json value);
   void set_phase_times(double warmup_s, double measured_s);
 
@@ -48,7 +56,8 @@ class TestRecorder {
   }
 
  private:
-  std::mutex mu_;
+  std::mutex mu_;            ///< guards record_
+  std::mutex listener_mu_;   ///< keeps listener calls in order; taken before mu_, never after
   TestRecord& record_;
   Listener* listener_;
 };

@@ -1,0 +1,241 @@
+// The append-only journal and the recovery of a record from it (rules in journal.hpp).
+#include "drivelab/results/journal.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <map>
+#include <optional>
+
+#include "drivelab/core/errors.hpp"
+#include "file_io.hpp"
+#include "json_read.hpp"
+
+namespace drivelab::results {
+namespace fs = std::filesystem;
+
+Journal::Journal(const fs::path& path) : path_(path) {
+  fd_.reset(::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+  if (!fd_) throw_errno("cannot create journal '" + path.string() + "'", errno);
+  // Make the new directory entry durable too, or a power loss could lose the whole file.
+  const fs::path dir = path.has_parent_path() ? path.parent_path() : fs::path(".");
+  UniqueFd dir_fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (dir_fd && ::fsync(dir_fd.get()) != 0 && errno != EINVAL) {
+    throw_errno("cannot fsync the directory of journal '" + path.string() + "'", errno);
+  }
+}
+
+void Journal::append(const Json& event) {
+  // Compact dump: strings escape their newlines, so one event is exactly one line.
+  std::string line = detail::dump_json(event, -1);
+  line.push_back('\n');
+  if (!mu_) throw EnvironmentError("journal: append on a moved-from Journal");
+  std::lock_guard lock(*mu_);
+  if (!fd_) throw EnvironmentError("journal '" + path_.string() + "' is not open");
+  if (torn_) line.insert(line.begin(), '\n');
+  std::size_t written = 0;
+  if (const int err = detail::write_fully(fd_.get(), line, written); err != 0) {
+    if (written > 0) torn_ = true;
+    throw_errno("cannot append to journal '" + path_.string() + "'", err);
+  }
+  torn_ = false;
+  if (::fdatasync(fd_.get()) != 0) {
+    throw_errno("cannot fdatasync journal '" + path_.string() + "'", errno);
+  }
+}
+
+// ---- events ----------------------------------------------------------------------------------
+
+Json journal_run_start(const RunRecord& header) {
+  Json record = to_json(header);
+  record["tests"] = Json::array();
+  return Json{{"event", "run_start"}, {"record", std::move(record)}};
+}
+
+Json journal_test_start(const TestRecord& test) {
+  return Json{{"event", "test_start"}, {"test", test.name}, {"kind", test.kind},
+              {"config", test.config}, {"at", test.started_at}};
+}
+
+Json journal_interval(std::string_view test, const Interval& interval) {
+  return Json{{"event", "interval"}, {"test", test}, {"interval", to_json(interval)}};
+}
+
+Json journal_test_end(const TestRecord& test) {
+  return Json{{"event", "test_end"}, {"test", test.name}, {"record", to_json(test)}};
+}
+
+Json journal_run_end(Status status, std::string_view reason, std::string_view at) {
+  return Json{{"event", "run_end"}, {"status", to_string(status)}, {"reason", reason}, {"at", at}};
+}
+
+// ---- recovery --------------------------------------------------------------------------------
+
+namespace {
+
+using namespace detail;  // NOLINT(google-build-using-namespace)
+
+struct Line {
+  std::size_t number;       // 1-based
+  std::string_view text;
+  bool terminated;          // followed by '\n' (a line cut by a crash is not)
+};
+
+std::vector<Line> split_lines(std::string_view text) {
+  std::vector<Line> lines;
+  std::size_t number = 1;
+  while (!text.empty()) {
+    const std::size_t nl = text.find('\n');
+    if (nl == std::string_view::npos) {
+      lines.push_back({number, text, false});
+      break;
+    }
+    lines.push_back({number++, text.substr(0, nl), true});
+    text.remove_prefix(nl + 1);
+  }
+  return lines;
+}
+
+bool blank(std::string_view s) { return s.find_first_not_of(" \t\r") == std::string_view::npos; }
+
+class Recovery {
+ public:
+  explicit Recovery(const fs::path& path) : path_(path) {}
+
+  RunRecord run(std::string_view text) {
+    const std::vector<Line> lines = split_lines(text);
+    for (const Line& line : lines) {
+      if (blank(line.text)) continue;
+      std::optional<Json> event = parse(line, &line == &lines.back());
+      if (!event) continue;
+      if (!record_) {
+        start(*event, line.number);
+        continue;
+      }
+      try {
+        apply(*event);
+      } catch (const ConfigError& e) {
+        const Json* name = event->is_object() ? member(*event, "event") : nullptr;
+        const std::string kind = name != nullptr && name->is_string() ? name->get<std::string>() : "?";
+        warn("line " + std::to_string(line.number) + ": " + kind + " event: " + e.what() +
+             "; skipped");
+      }
+    }
+    if (!record_) {
+      throw ConfigError("journal '" + path_.string() +
+                        "' has no complete run_start event (empty, or cut in its first line)");
+    }
+    finish();
+    return std::move(*record_);
+  }
+
+ private:
+  std::optional<Json> parse(const Line& line, bool last) {
+    try {
+      return Json::parse(line.text);
+    } catch (const Json::parse_error&) {
+      if (last && !line.terminated) {
+        warn("dropped the incomplete last line " + std::to_string(line.number) + " (" +
+             std::to_string(line.text.size()) + " bytes, cut off when the run stopped)");
+      } else if (!record_) {
+        throw ConfigError("journal '" + path_.string() + "': line " + std::to_string(line.number) +
+                          " is not valid JSON (expected the run_start event)");
+      } else {
+        warn("line " + std::to_string(line.number) + " is not valid JSON; skipped");
+      }
+      return std::nullopt;
+    }
+  }
+
+  void start(const Json& event, std::size_t line_number) {
+    const std::string where = "journal '" + path_.string() + "': line " + std::to_string(line_number);
+    const Json* name = event.is_object() ? member(event, "event") : nullptr;
+    if (name == nullptr || *name != "run_start" || member(event, "record") == nullptr) {
+      throw ConfigError(where + ": expected a run_start event first");
+    }
+    try {
+      record_ = run_record_from_json(event["record"]);
+    } catch (const ConfigError& e) {
+      throw ConfigError(where + ": run_start record: " + e.what());
+    }
+    record_->tests.clear();
+    record_->warnings.insert(record_->warnings.begin(), pending_warnings_.begin(),
+                             pending_warnings_.end());
+  }
+
+  void apply(const Json& event) {
+    object_at(event, "event");
+    const std::string kind = as_string(required(event, "event", ""), "event");
+    if (kind == "test_start") {
+      TestRecord t;
+      t.name = as_string(required(event, "test", ""), "test");
+      read_opt(event, "kind", "", t.kind);
+      read_opt(event, "at", "", t.started_at);
+      if (const Json* c = member(event, "config")) t.config = *c;
+      t.status = Status::running;
+      open_[t.name] = record_->tests.size();
+      record_->tests.push_back(std::move(t));
+    } else if (kind == "interval") {
+      const std::string test = as_string(required(event, "test", ""), "test");
+      const auto it = open_.find(test);
+      if (it == open_.end()) {
+        warn("interval for test '" + test + "' that was not started; skipped");
+        return;
+      }
+      record_->tests[it->second].intervals.push_back(
+          interval_from_json(required(event, "interval", "")));
+    } else if (kind == "test_end") {
+      const std::string test = as_string(required(event, "test", ""), "test");
+      TestRecord t = test_record_from_json(required(event, "record", ""));
+      if (const auto it = open_.find(test); it != open_.end()) {
+        record_->tests[it->second] = std::move(t);
+        open_.erase(it);
+      } else {
+        record_->tests.push_back(std::move(t));
+      }
+    } else if (kind == "run_end") {
+      record_->status = as_status(required(event, "status", ""), "status");
+      read_opt(event, "reason", "", record_->reason);
+      read_opt(event, "at", "", record_->finished_at);
+      saw_run_end_ = true;
+    }
+    // Other event names come from newer writers; they carry nothing this reader can place.
+  }
+
+  void finish() {
+    for (const auto& [name, index] : open_) {
+      TestRecord& t = record_->tests[index];
+      t.status = Status::interrupted;
+      t.reason = "journal ends before test_end";
+      if (!t.intervals.empty()) t.measured_s = t.intervals.back().t_s;
+    }
+    if (!saw_run_end_) {
+      record_->status = Status::interrupted;
+      record_->reason = "journal ends before run_end";
+    }
+  }
+
+  void warn(const std::string& text) {
+    std::string w = "journal recovery: " + text;
+    if (record_) {
+      record_->warnings.push_back(std::move(w));
+    } else {
+      pending_warnings_.push_back(std::move(w));
+    }
+  }
+
+  fs::path path_;
+  std::optional<RunRecord> record_;
+  std::map<std::string, std::size_t> open_;  // test name -> index in record_->tests
+  std::vector<std::string> pending_warnings_;
+  bool saw_run_end_ = false;
+};
+
+}  // namespace
+
+RunRecord recover_from_journal(const fs::path& path) {
+  return Recovery(path).run(detail::read_file(path, "journal"));
+}
+
+}  // namespace drivelab::results

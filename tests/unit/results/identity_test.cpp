@@ -1,0 +1,133 @@
+// Tool, host and target identity on the real machine: what must be known is non-null, what
+// cannot be known is null.
+#include "drivelab/results/identity.hpp"
+
+#include <gtest/gtest.h>
+#include <linux/magic.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/utsname.h>
+
+#include <fstream>
+
+#include "drivelab/core/errors.hpp"
+#include "test_util.hpp"
+
+namespace drivelab::results {
+namespace {
+
+using testing::TempDir;
+
+std::vector<std::string> keys(const Json& j) {
+  std::vector<std::string> out;
+  for (const auto& [k, v] : j.items()) out.push_back(k);
+  return out;
+}
+
+const std::vector<std::string> kTargetKeys{
+    "path", "kind", "filesystem", "mount_point", "mount_source", "block_device", "partition",
+    "model", "serial", "firmware", "vendor", "rotational", "logical_block_bytes",
+    "physical_block_bytes", "capacity_bytes", "filesystem_size_bytes", "filesystem_free_bytes",
+    "scheduler"};
+
+const std::vector<std::string> kBlockKeys{"block_device", "partition", "model", "serial", "firmware",
+                                          "vendor", "rotational", "logical_block_bytes",
+                                          "physical_block_bytes", "capacity_bytes", "scheduler"};
+
+TEST(Identity, Tool) {
+  const Json t = probe_tool();
+  EXPECT_EQ(keys(t), (std::vector<std::string>{"name", "version", "git_describe", "build_type",
+                                               "compiler", "sanitizers"}));
+  EXPECT_EQ(t["name"], "drivelab");
+  EXPECT_FALSE(t["version"].get<std::string>().empty());
+  EXPECT_FALSE(t["git_describe"].get<std::string>().empty());
+  EXPECT_FALSE(t["compiler"].get<std::string>().empty());
+  EXPECT_TRUE(t["sanitizers"].is_boolean());
+}
+
+TEST(Identity, Host) {
+  const Json h = probe_host();
+  EXPECT_EQ(keys(h), (std::vector<std::string>{"hostname", "os", "kernel", "arch", "cpu_model",
+                                               "cpu_cores", "memory_bytes", "virtualization"}));
+  utsname u{};
+  ASSERT_EQ(::uname(&u), 0);
+  EXPECT_EQ(h["kernel"], u.release);
+  EXPECT_EQ(h["arch"], u.machine);
+  EXPECT_GE(h["cpu_cores"].get<long>(), 1);
+  EXPECT_GT(h["memory_bytes"].get<std::uint64_t>(), std::uint64_t{64} << 20);
+  EXPECT_TRUE(h["virtualization"].is_null() || h["virtualization"] == "vm" ||
+              h["virtualization"] == "bare-metal");
+}
+
+TEST(Identity, DirectoryTarget) {
+  TempDir dir;
+  const auto sub = dir / "with space";
+  std::filesystem::create_directory(sub);
+  const Json t = probe_target(sub);
+  EXPECT_EQ(keys(t), kTargetKeys);
+  EXPECT_EQ(t["path"], std::filesystem::canonical(sub).string());
+  EXPECT_EQ(t["kind"], "directory");
+  ASSERT_TRUE(t["filesystem"].is_string());
+  ASSERT_TRUE(t["mount_point"].is_string());
+  const std::string mp = t["mount_point"], path = t["path"];
+  EXPECT_TRUE(mp == "/" || path.rfind(mp + "/", 0) == 0) << mp << " vs " << path;
+  EXPECT_GT(t["filesystem_size_bytes"].get<std::uint64_t>(), 0u);
+  EXPECT_LE(t["filesystem_free_bytes"].get<std::uint64_t>(), t["filesystem_size_bytes"].get<std::uint64_t>());
+  if (t["block_device"].is_string()) {
+    // On a real device: the fields sysfs always has must be there and sane.
+    EXPECT_GT(t["capacity_bytes"].get<std::uint64_t>(), 0u);
+    const auto lbs = t["logical_block_bytes"].get<std::uint64_t>();
+    EXPECT_GE(lbs, 512u);
+    EXPECT_EQ(lbs & (lbs - 1), 0u);
+    EXPECT_GE(t["physical_block_bytes"].get<std::uint64_t>(), lbs);
+    EXPECT_TRUE(t["rotational"].is_boolean());
+    EXPECT_EQ(t["block_device"].get<std::string>().find('/'), std::string::npos);
+  }
+}
+
+TEST(Identity, RelativePathBecomesAbsolute) {
+  TempDir dir;
+  const auto rel = std::filesystem::relative(dir.path());
+  const Json t = probe_target(rel);
+  EXPECT_EQ(t["path"], std::filesystem::canonical(dir.path()).string());
+}
+
+TEST(Identity, TmpfsHasNoBlockDevice) {
+  struct statfs sfs {};
+  if (::statfs("/dev/shm", &sfs) != 0 || sfs.f_type != TMPFS_MAGIC) {
+    GTEST_SKIP() << "/dev/shm is not a tmpfs here";
+  }
+  const Json t = probe_target("/dev/shm");
+  EXPECT_EQ(t["filesystem"], "tmpfs");
+  EXPECT_EQ(t["mount_point"], "/dev/shm");
+  for (const std::string& k : kBlockKeys) EXPECT_TRUE(t[k].is_null()) << k;
+  EXPECT_GT(t["filesystem_size_bytes"].get<std::uint64_t>(), 0u);
+}
+
+TEST(Identity, RegularFileAndMissingTarget) {
+  TempDir dir;
+  std::ofstream(dir / "f") << "x";
+  EXPECT_EQ(probe_target(dir / "f")["kind"], "file");
+  try {
+    probe_target(dir / "absent");
+    FAIL();
+  } catch (const EnvironmentError& e) {
+    EXPECT_NE(std::string(e.what()).find("absent"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Identity, BlockDeviceTarget) {
+  struct stat st {};
+  if (::stat("/dev/loop0", &st) != 0 || !S_ISBLK(st.st_mode)) GTEST_SKIP() << "no /dev/loop0";
+  const Json t = probe_target("/dev/loop0");
+  EXPECT_EQ(t["kind"], "block_device");
+  EXPECT_EQ(t["block_device"], "loop0");
+  EXPECT_TRUE(t["partition"].is_null());
+  EXPECT_TRUE(t["filesystem"].is_null());
+  EXPECT_TRUE(t["mount_point"].is_null());
+  EXPECT_TRUE(t["capacity_bytes"].is_number_unsigned());  // 0 for a detached loop device
+  EXPECT_TRUE(t["model"].is_null());                        // a loop device has no model
+}
+
+}  // namespace
+}  // namespace drivelab::results

@@ -1,0 +1,113 @@
+// TestRecorder: what emulators write into, from any thread, with a listener that sees snapshots.
+#include "drivelab/results/recorder.hpp"
+
+#include <gtest/gtest.h>
+
+#include <thread>
+
+namespace drivelab::results {
+namespace {
+
+struct Seen : TestRecorder::Listener {
+  TestRecorder* recorder = nullptr;  // when set, the listener calls back into it
+  std::vector<std::size_t> interval_counts;
+  std::vector<double> interval_t;
+  std::vector<std::string> messages;
+  void on_interval(const TestRecord& test, const Interval& interval) override {
+    interval_counts.push_back(test.intervals.size());
+    interval_t.push_back(interval.t_s);
+    if (recorder) recorder->with_record([](TestRecord& r) { r.details["seen"] = true; });
+  }
+  void on_message(const TestRecord& test, std::string_view message) override {
+    messages.push_back(test.name + ": " + std::string(message));
+  }
+};
+
+TEST(Recorder, IntervalsReachTheListenerWithTheRecordIncludingThem) {
+  TestRecord r;
+  r.name = "oltp";
+  Seen seen;
+  TestRecorder rec(r, &seen);
+  seen.recorder = &rec;  // re-entrant call must not deadlock
+  rec.interval(Interval{5, 5, {{"tps", 1}}});
+  rec.interval(Interval{10, 5, {{"tps", 2}}});
+  rec.message("loading warehouse 2/10");
+  EXPECT_EQ(r.intervals.size(), 2u);
+  EXPECT_EQ(seen.interval_counts, (std::vector<std::size_t>{1, 2}));
+  EXPECT_EQ(seen.interval_t, (std::vector<double>{5, 10}));
+  EXPECT_EQ(seen.messages, (std::vector<std::string>{"oltp: loading warehouse 2/10"}));
+  EXPECT_EQ(r.details["seen"], true);
+}
+
+TEST(Recorder, MetricsReplaceByNameAndKeepTheirPlace) {
+  TestRecord r;
+  TestRecorder rec(r, nullptr);
+  rec.metric("tps", 1, "1/s");
+  rec.metric("lat_avg_ms", 2, "ms", "mean");
+  rec.metric("tps", 3, "1/s", "final");
+  ASSERT_EQ(r.metrics.size(), 2u);
+  EXPECT_EQ(r.metrics[0].name, "tps");
+  EXPECT_EQ(r.metrics[0].value, 3);
+  EXPECT_EQ(r.metrics[0].description, "final");
+  rec.group_metric("payment", "count", 5, "count");
+  rec.group_metric("new_order", "count", 6, "count");
+  rec.group_metric("payment", "count", 7, "count");
+  rec.group_metric("payment", "lat_avg_ms", 8, "ms");
+  ASSERT_EQ(r.groups.size(), 2u);
+  EXPECT_EQ(r.groups[0].name, "payment");
+  ASSERT_EQ(r.groups[0].metrics.size(), 2u);
+  EXPECT_EQ(r.groups[0].metrics[0].value, 7);
+  EXPECT_EQ(r.groups[1].metrics[0].value, 6);
+}
+
+TEST(Recorder, HistogramsChecksWarningsDetailsPhaseTimes) {
+  TestRecord r;
+  TestRecorder rec(r, nullptr);
+  LatencyHistogram h;
+  h.record(1000);
+  rec.histogram("read", h);
+  h.record(2000);
+  rec.histogram("read", h);
+  EXPECT_EQ(r.histograms.at("read").count(), 2u);
+  rec.check("count", true);
+  rec.check("sum", false, "off by 1");
+  ASSERT_EQ(r.checks.size(), 2u);
+  EXPECT_EQ(r.checks[1].detail, "off by 1");
+  rec.warning("w1");
+  rec.warning("w1");
+  rec.warning("w2");
+  EXPECT_EQ(r.warnings, (std::vector<std::string>{"w1", "w2"}));
+  rec.detail("rollbacks", 3);
+  rec.detail("rollbacks", 4);
+  EXPECT_EQ(r.details, (Json{{"rollbacks", 4}}));
+  rec.set_phase_times(10, 60.5);
+  EXPECT_EQ(r.warmup_s, 10);
+  EXPECT_EQ(r.measured_s, 60.5);
+}
+
+TEST(Recorder, ConcurrentWritersLoseNothing) {
+  TestRecord r;
+  Seen seen;
+  TestRecorder rec(r, &seen);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < 200; ++i) {
+        rec.group_metric("g" + std::to_string(t), "m" + std::to_string(i % 10), i, "count");
+        rec.warning("thread " + std::to_string(t) + " warning " + std::to_string(i % 5));
+        if (i % 20 == 0) rec.interval(Interval{static_cast<double>(i), 1, {}});
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(r.groups.size(), 4u);
+  for (const auto& g : r.groups) EXPECT_EQ(g.metrics.size(), 10u);
+  EXPECT_EQ(r.warnings.size(), 20u);
+  EXPECT_EQ(r.intervals.size(), 40u);
+  // Listener calls are serialised and each saw one more interval than the one before.
+  ASSERT_EQ(seen.interval_counts.size(), 40u);
+  for (std::size_t i = 0; i < 40; ++i) EXPECT_EQ(seen.interval_counts[i], i + 1);
+}
+
+}  // namespace
+}  // namespace drivelab::results
