@@ -35,8 +35,6 @@ std::string make_run_id() {
   return fmt::format("{}Z-{:06x}", compact, rd() & 0xFFFFFF);
 }
 
-double seconds(std::chrono::nanoseconds d) { return std::chrono::duration<double>(d).count(); }
-
 /// Journals intervals, prints progress and keeps the on-disk record current.
 class RunState final : public results::TestRecorder::Listener {
  public:

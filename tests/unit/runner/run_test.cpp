@@ -1,0 +1,107 @@
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "drivelab/core/errors.hpp"
+#include "drivelab/results/journal.hpp"
+#include "drivelab/runner/protocol.hpp"
+#include "drivelab/runner/run.hpp"
+#include "test_emulator.hpp"
+
+namespace drivelab::runner {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct RunFixture : ::testing::Test {
+  fs::path dir = fs::path(DRIVELAB_BINARY_DIR) / "test-scratch" /
+                 ::testing::UnitTest::GetInstance()->current_test_info()->name();
+  testing::PhaseLog log;
+  std::ostringstream out;
+
+  void SetUp() override {
+    fs::remove_all(dir);
+    fs::create_directories(dir / "target");
+  }
+  void TearDown() override { fs::remove_all(dir); }
+
+  RunOutcome run(const std::string& yaml, StopFlag& stop) {
+    config::Diagnostics diags;
+    const Registry reg = testing::make_test_registry(&log);
+    config::Document doc = config::Document::load_string(yaml, "p.yaml", diags);
+    Protocol p = decode_protocol(doc, reg, diags);
+    EXPECT_TRUE(diags.empty()) << diags.to_string();
+    RunOptions o;
+    o.target = dir / "target";
+    o.out_dir = dir / "out";
+    o.out = &out;
+    return run_protocol(p, o, stop);
+  }
+};
+
+TEST_F(RunFixture, CompleteRunWritesRecordJournalAndPhasesInOrder) {
+  StopFlag stop;
+  auto r = run("protocol: p\ntests: [{name: a, kind: tick, duration: 1s, interval: 200ms}]\n", stop);
+  EXPECT_EQ(r.record.status, results::Status::complete);
+  ASSERT_EQ(r.record.tests.size(), 1u);
+  const auto& t = r.record.tests[0];
+  EXPECT_EQ(t.status, results::Status::complete);
+  EXPECT_EQ(t.intervals.size(), 5u);
+  EXPECT_EQ(log.phases, (std::vector<std::string>{"prepare", "warmup", "run", "verify", "cleanup"}));
+  ASSERT_EQ(t.checks.size(), 1u);
+
+  const auto on_disk = results::read_record(r.record_path);
+  EXPECT_EQ(on_disk.status, results::Status::complete);
+  EXPECT_EQ(on_disk.tests[0].intervals.size(), 5u);
+  EXPECT_TRUE(fs::is_symlink(dir / "out" / "latest.json"));
+  const auto recovered = results::recover_from_journal(r.journal_path);
+  EXPECT_EQ(recovered.status, results::Status::complete);
+  EXPECT_EQ(recovered.tests[0].intervals.size(), 5u);
+  EXPECT_NE(out.str().find("a"), std::string::npos);
+}
+
+TEST_F(RunFixture, FailureInAPhaseIsRecordedAndCleanupStillRuns) {
+  StopFlag stop;
+  auto r = run("protocol: p\ntests:\n  - {name: a, kind: tick, duration: 1s, tick: {fail_in: warmup}}\n"
+               "  - {name: b, kind: tick, duration: 1s, interval: 500ms}\n",
+               stop);
+  EXPECT_EQ(r.record.status, results::Status::failed);
+  ASSERT_EQ(r.record.tests.size(), 2u);
+  EXPECT_EQ(r.record.tests[0].status, results::Status::failed);
+  EXPECT_NE(r.record.tests[0].reason.find("injected failure in warmup"), std::string::npos);
+  EXPECT_EQ(r.record.tests[1].status, results::Status::complete);  // the next test still runs
+  EXPECT_EQ(log.phases, (std::vector<std::string>{"prepare", "warmup", "cleanup", "prepare", "warmup", "run",
+                                                  "verify", "cleanup"}));
+}
+
+TEST_F(RunFixture, StopDuringRunKeepsIntervalsAndSkipsTheRest) {
+  StopFlag stop;
+  auto r = run("protocol: p\ntests:\n  - {name: a, kind: tick, duration: 60s, interval: 100ms, tick: {stop_after: 3}}\n"
+               "  - {name: b, kind: tick}\n",
+               stop);
+  EXPECT_EQ(r.record.status, results::Status::interrupted);
+  ASSERT_EQ(r.record.tests.size(), 2u);
+  EXPECT_EQ(r.record.tests[0].status, results::Status::interrupted);
+  EXPECT_EQ(r.record.tests[0].intervals.size(), 3u);
+  EXPECT_LT(r.record.tests[0].measured_s, 5.0);
+  EXPECT_EQ(r.record.tests[1].status, results::Status::skipped);
+  // verify still ran after the interrupt, then cleanup
+  EXPECT_EQ(log.phases, (std::vector<std::string>{"prepare", "warmup", "run", "verify", "cleanup"}));
+  EXPECT_EQ(results::read_record(r.record_path).status, results::Status::interrupted);
+}
+
+TEST_F(RunFixture, MissingTargetIsAnEnvironmentError) {
+  StopFlag stop;
+  config::Diagnostics diags;
+  const Registry reg = testing::make_test_registry(&log);
+  config::Document doc = config::Document::load_string("protocol: p\ntests: [{name: a, kind: tick}]\n", "p", diags);
+  Protocol p = decode_protocol(doc, reg, diags);
+  RunOptions o;
+  o.target = dir / "does-not-exist";
+  o.out_dir = dir / "out";
+  o.out = &out;
+  EXPECT_THROW(run_protocol(p, o, stop), EnvironmentError);
+}
+
+}  // namespace
+}  // namespace drivelab::runner
