@@ -54,8 +54,8 @@ std::uint64_t parse_size(std::string_view text) {
   if (rest.empty()) throw std::invalid_argument("empty size");
   const std::string_view num = take_number(rest);
   if (num.empty())
-    throw std::invalid_argument(
-        fmt::format("'{}' is not a size (expected a number first, e.g. 4k, 512, 2GiB)", trim(text)));
+    throw std::invalid_argument(fmt::format(
+        "'{}' is not a size (expected a number first, e.g. 4k, 512, 2GiB)", trim(text)));
   const std::string suffix = lower(trim(rest));
   int power = -1;  // of 1024
   if (suffix.empty() || suffix == "b") power = 0;

@@ -30,7 +30,8 @@ TEST(Clock, SleepUntilReturnsAtOrAfterDeadline) {
 
 TEST(Clock, UtcTimestampIsIso8601WithMilliseconds) {
   const std::string ts = utc_timestamp();
-  EXPECT_TRUE(std::regex_match(ts, std::regex(R"(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z)"))) << ts;
+  EXPECT_TRUE(std::regex_match(ts, std::regex(R"(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z)")))
+      << ts;
 }
 
 TEST(Errors, ThrowErrnoNamesTheCause) {

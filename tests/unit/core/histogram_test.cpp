@@ -147,8 +147,9 @@ TEST(LatencyHistogram, EveryBinFrom100nsTo60sIsWithinBound) {
   // 2^8 bins per power of two [2^e, 2^(e+1)), each 2^(e-8) wide.
   const auto documented_width = [](std::int64_t v) -> std::int64_t {
     const int e = 63 - std::countl_zero(static_cast<std::uint64_t>(v));
-    return e <= LatencyHistogram::kSubBucketBits ? 1
-                                                 : std::int64_t{1} << (e - LatencyHistogram::kSubBucketBits);
+    return e <= LatencyHistogram::kSubBucketBits
+               ? 1
+               : std::int64_t{1} << (e - LatencyHistogram::kSubBucketBits);
   };
   LatencyHistogram h;
   h.record(0);  // below and above the range, so no bin midpoint is clamped to min/max
@@ -179,7 +180,7 @@ TEST(LatencyHistogram, EveryBinFrom100nsTo60sIsWithinBound) {
     }
   }
   EXPECT_GE(bins[bins.size() - 2].upper_ns, kHigh);  // 60 s itself was covered
-  EXPECT_GT(bins.size(), 7000u);  // 2^8 sub-buckets per power of two, 27 powers of two
+  EXPECT_GT(bins.size(), 7000u);   // 2^8 sub-buckets per power of two, 27 powers of two
   EXPECT_GT(worst, kBound * 0.9);  // the bound is tight, not loose
   EXPECT_EQ(h.saturated(), 0u);
 }
@@ -255,7 +256,7 @@ TEST(LatencyHistogram, MovedFromIsEmptyAndUsable) {
   target = std::move(moved);
   expect_identical(target, copy);
   expect_identical(moved, LatencyHistogram{});  // NOLINT(bugprone-use-after-move)
-  moved.merge(target);                           // a moved-from histogram can be merged into
+  moved.merge(target);                          // a moved-from histogram can be merged into
   expect_identical(moved, copy);
 
   LatencyHistogram gone;
@@ -445,7 +446,8 @@ void expect_moments_match(const std::vector<std::int64_t>& samples, double rel_t
   const long double n = static_cast<long double>(samples.size());
   const long double mean = sum / n;
   long double m2 = 0;
-  for (std::int64_t s : samples) m2 += (static_cast<long double>(s) - mean) * (static_cast<long double>(s) - mean);
+  for (std::int64_t s : samples)
+    m2 += (static_cast<long double>(s) - mean) * (static_cast<long double>(s) - mean);
   const auto exact_mean = static_cast<double>(mean);
   const auto exact_sd = static_cast<double>(std::sqrt(m2 / n));
   EXPECT_NEAR(h.mean(), exact_mean, std::abs(exact_mean) * 1e-15);

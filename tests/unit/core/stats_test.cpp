@@ -23,7 +23,8 @@ TwoPass two_pass(const std::vector<double>& xs) {
   const long double mean = sum / static_cast<long double>(xs.size());
   long double m2 = 0;
   for (double x : xs) m2 += (x - mean) * (x - mean);
-  return {static_cast<double>(mean), static_cast<double>(std::sqrt(m2 / static_cast<long double>(xs.size())))};
+  return {static_cast<double>(mean),
+          static_cast<double>(std::sqrt(m2 / static_cast<long double>(xs.size())))};
 }
 
 std::vector<double> sample_values(std::uint64_t seed, int n, double offset, double spread) {

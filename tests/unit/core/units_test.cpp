@@ -147,7 +147,7 @@ TEST(FormatSize, ExactBinaryUnitsElseOneDecimal) {
   EXPECT_EQ(format_size(1536), "1.5 KiB");
   EXPECT_EQ(format_size(1536 * kMiB), "1.5 GiB");
   EXPECT_EQ(format_size(kGiB + 1), "1.0 GiB");
-  EXPECT_EQ(format_size(kMiB - 1), "1.0 MiB");        // not "1024.0 KiB"
+  EXPECT_EQ(format_size(kMiB - 1), "1.0 MiB");  // not "1024.0 KiB"
   EXPECT_EQ(format_size(3 * kTiB * 1024), "3 PiB");
   EXPECT_EQ(format_size(5000 * kTiB * 1024), "5000 PiB");  // PiB is the largest unit
 }

@@ -16,8 +16,8 @@
 /// percentile equals recording all samples into one histogram. Never average percentiles.
 /// Mean and standard deviation come from streamed sums, not from bins: the sum and the sum of
 /// squares are exact 128-bit integers for in-range values, so mean() is exact to double precision
-/// and stddev() does not suffer the E[x^2] - E[x]^2 cancellation (only saturated values fall back to
-/// floating point).
+/// and stddev() does not suffer the E[x^2] - E[x]^2 cancellation (only saturated values fall back
+/// to floating point).
 /// Thread-safety: none; keep one per thread and merge (recording costs a few ns; see
 /// bench/bench_histogram.cpp).
 #include <cstdint>
