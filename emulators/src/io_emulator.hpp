@@ -40,6 +40,7 @@ class IoEmulator final : public runner::Emulator {
   std::uint64_t measured_ios_ = 0;
   std::uint64_t interval_ios_sum_ = 0;
   double achieved_qd_ = 0;
+  double qd_window_slack_ = 0;  // max latency / measured time: the window-edge allowance
 };
 
 }  // namespace drivelab::emulators::detail
