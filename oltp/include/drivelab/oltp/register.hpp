@@ -1,0 +1,16 @@
+#pragma once
+/// \file register.hpp
+/// The OLTP emulators of drivelab, added to a Registry by hand (no static self-registration:
+/// the linker would drop it from a static library).
+#include "drivelab/runner/emulator.hpp"
+
+namespace drivelab::oltp {
+
+/// Adds every emulator of this component:
+///  - `tpcc`: TPC-C-like OLTP on a database in the target (SQLite by default): New-Order,
+///    Payment, Order-Status, Delivery, Stock-Level; tpmC/NOPM, TPS, response times
+///    (tpcc_config.hpp for the keys, docs/oltp-tpcc.md for the model).
+/// Throws InternalError if a kind is already registered.
+void register_emulators(runner::Registry& registry);
+
+}  // namespace drivelab::oltp
