@@ -53,6 +53,7 @@ struct Script {
                                     {12, 2, {{"iops", 900}, {"lat_avg_ms", 0.55}}}};
   std::vector<Interval> b_intervals{{5, 5, {{"iops", 50}}}, {7.5, 2.5, {{"iops", 55}}}};
   TestRecord b_end;
+  Json a_end_json, b_end_json;  // computed once: the truncation loops compare against them
 
   explicit Script(bool with_histograms) {
     if (with_histograms) {
@@ -62,12 +63,18 @@ struct Script {
       head.warnings = {"w"};
     }
     a_end = with_histograms ? testing::sample_test("a") : started("a");
+    if (with_histograms) {  // a few dozen bins each: enough to make test_end a long line
+      a_end.histograms.insert_or_assign("response_time", testing::sample_histogram(1'000'000, 60));
+      a_end.histograms.insert_or_assign("service_time", testing::sample_histogram(1'000, 60));
+    }
     a_end.status = Status::complete;
     a_end.intervals = a_intervals;
     a_end.finished_at = "2026-11-29T19:55:00.000Z";
     b_end = started("b");
     b_end.status = Status::complete;
     b_end.intervals = b_intervals;
+    a_end_json = to_json(a_end);
+    b_end_json = to_json(b_end);
   }
 
   void write(Journal& j) const {
@@ -228,7 +235,7 @@ void check_cut(const Script& script, const std::string& full, std::size_t cut,
   if (tests >= 1) {
     const TestRecord& a = r.tests[0];
     if (complete >= 6) {
-      EXPECT_EQ(to_json(a), to_json(script.a_end));
+      EXPECT_EQ(to_json(a), script.a_end_json);
     } else {
       const std::size_t n = complete - 2;  // intervals that survived
       EXPECT_EQ(a.status, Status::interrupted);
@@ -247,7 +254,7 @@ void check_cut(const Script& script, const std::string& full, std::size_t cut,
   if (tests == 2) {
     const TestRecord& b = r.tests[1];
     if (complete >= 10) {
-      EXPECT_EQ(to_json(b), to_json(script.b_end));
+      EXPECT_EQ(to_json(b), script.b_end_json);
     } else {
       EXPECT_EQ(b.status, Status::interrupted);
       EXPECT_EQ(b.intervals.size(), complete - 7);
@@ -264,10 +271,10 @@ TEST(Recovery, TruncationsAllOverASmallJournalGiveValidRecords) {
     script.write(j);
   }
   const std::string full = read_all(path);
-  // Every 7th byte (so every line is cut somewhere in its middle) plus every byte within 2 of a
+  // Every 17th byte (so every line is cut somewhere in its middle) plus every byte within 2 of a
   // line boundary, where the off-by-one mistakes live. Descending: the file is shrunk in place.
   std::set<std::size_t, std::greater<>> cuts;
-  for (std::size_t cut = 0; cut <= full.size(); cut += 7) cuts.insert(cut);
+  for (std::size_t cut = 0; cut <= full.size(); cut += 17) cuts.insert(cut);
   for (const auto& [start, end] : line_spans(full)) {
     for (std::size_t d = 0; d <= 2; ++d) {
       for (std::size_t cut : {start + d, start - std::min(start, d), end + d, end - d}) {
@@ -276,7 +283,7 @@ TEST(Recovery, TruncationsAllOverASmallJournalGiveValidRecords) {
     }
   }
   cuts.insert(full.size());
-  ASSERT_GT(cuts.size(), full.size() / 7);
+  ASSERT_GT(cuts.size(), full.size() / 17);
   for (std::size_t cut : cuts) check_cut(script, full, cut, path);
 }
 
@@ -290,7 +297,7 @@ TEST(Recovery, TruncationsAroundEveryLineOfAJournalWithHistograms) {
   }
   const std::string full = read_all(path);
   for (const auto& [start, end] : line_spans(full)) {
-    for (std::size_t cut : {start + 1, (start + end) / 2, end - 1, end, end + 1}) {
+    for (std::size_t cut : {(start + end) / 2, end - 1, end}) {
       if (cut <= full.size()) check_cut(script, full, cut, dir / "cut.jsonl");  // increasing
     }
   }
