@@ -44,11 +44,7 @@ class RunState final : public results::TestRecorder::Listener {
         options_(options) {}
 
   void on_interval(const results::TestRecord& test, const results::Interval& interval) override {
-    Json values = Json::object();
-    for (const auto& [k, v] : interval.values) values[k] = v;
-    journal_.append(Json{{"event", "interval"},
-                         {"test", test.name},
-                         {"interval", {{"t_s", interval.t_s}, {"duration_s", interval.duration_s}, {"values", values}}}});
+    journal_.append(results::journal_interval(test.name, interval));
     std::lock_guard lock(mu_);
     if (!options_.quiet) {
       clear_live_line();
@@ -118,8 +114,7 @@ void run_one(PlannedTest& test, std::size_t index, results::RunRecord& record, R
   tr.status = Status::running;
   tr.config = test.emulator->effective_config();
   tr.started_at = utc_timestamp();
-  journal.append(Json{{"event", "test_start"}, {"test", tr.name}, {"kind", tr.kind},
-                      {"config", tr.config}, {"at", tr.started_at}});
+  journal.append(results::journal_test_start(tr));
 
   results::TestRecorder recorder(tr, &state);
   TestContext ctx;
@@ -184,7 +179,7 @@ void run_one(PlannedTest& test, std::size_t index, results::RunRecord& record, R
       r.reason.clear();
     }
   });
-  journal.append(Json{{"event", "test_end"}, {"test", tr.name}, {"record", results::to_json(tr)}});
+  journal.append(results::journal_test_end(tr));
   record.tests.push_back(std::move(tr));
   state.write_record();
 }
@@ -223,7 +218,7 @@ RunOutcome run_protocol(Protocol& protocol, const RunOptions& options, const Sto
   outcome.record_path = options.out_dir / (record.run_id + ".json");
   outcome.journal_path = options.out_dir / (record.run_id + ".journal.jsonl");
   results::Journal journal(outcome.journal_path);
-  journal.append(Json{{"event", "run_start"}, {"record", results::to_json(record)}});
+  journal.append(results::journal_run_start(record));
   RunState state(record, outcome.record_path, journal, out, options);
   state.write_record();
   const fs::path latest = options.out_dir / "latest.json";
@@ -264,10 +259,9 @@ RunOutcome run_protocol(Protocol& protocol, const RunOptions& options, const Sto
     record.status = Status::complete;
     record.reason.clear();
   }
-  journal.append(Json{{"event", "run_end"}, {"status", results::to_string(record.status)},
-                      {"reason", record.reason}, {"at", record.finished_at}});
+  journal.append(results::journal_run_end(record.status, record.reason, record.finished_at));
   state.write_record();
-  out << '\n' << results::format_summary(record) << std::flush;
+  out << '\n' << results::format_summary(record, outcome.record_path) << std::flush;
   return outcome;
 }
 
