@@ -6,6 +6,9 @@
 #include <algorithm>
 #include <array>
 #include <cerrno>
+#include <condition_variable>
+#include <deque>
+#include <mutex>
 #include <system_error>
 #include <thread>
 
@@ -102,6 +105,82 @@ int busy_handler(void* arg, int count) noexcept {
   const std::int64_t sleep_us = std::min<std::int64_t>(std::int64_t{50} << shift, 1000);
   std::this_thread::sleep_for(std::chrono::microseconds(sleep_us));
   return 1;
+}
+
+// ---- writer queue ------------------------------------------------------------------------------
+
+/// FIFO queue of the writers of one database inside this process. SQLite's writer lock has no
+/// queue: waiting writers poll, and a terminal that commits and immediately begins again nearly
+/// always wins against sleeping pollers, so a few terminals get long streaks while others starve
+/// (p99 response time ~8x the mean with 4 terminals here). Queuing our own connections before
+/// BEGIN IMMEDIATE serves writers in arrival order, as a server's lock queue would, so response
+/// time is queue wait + service time of the drive. Measured here (1 warehouse, 4 terminals, same
+/// minute): TPS 675-724 with the queue vs 532-646 without, p99 29-30 ms vs 50-57 ms. The SQLite
+/// lock (and the busy handler) still guards against other processes and checkpoints.
+class WriterQueue {
+ public:
+  /// Waits for the turn of the caller until `deadline_ns`; false on timeout or cancellation.
+  bool acquire(std::int64_t deadline_ns, const std::atomic<bool>* cancel) {
+    std::unique_lock lock(mu_);
+    if (!held_ && waiting_.empty()) {
+      held_ = true;
+      return true;
+    }
+    const std::uint64_t me = next_id_++;
+    waiting_.push_back(me);
+    for (;;) {
+      if (!held_ && waiting_.front() == me) {
+        waiting_.pop_front();
+        held_ = true;
+        return true;
+      }
+      const std::int64_t now = monotonic_ns();
+      if (now >= deadline_ns || (cancel != nullptr && cancel->load(std::memory_order_relaxed))) {
+        waiting_.erase(std::find(waiting_.begin(), waiting_.end(), me));
+        cv_.notify_all();  // the next in line may be free to go now
+        return false;
+      }
+      // Sliced so that a cancellation is seen within 10 ms.
+      cv_.wait_for(lock, std::chrono::nanoseconds(std::min<std::int64_t>(deadline_ns - now, 10'000'000)));
+    }
+  }
+  void release() {
+    {
+      std::lock_guard lock(mu_);
+      held_ = false;
+    }
+    cv_.notify_all();
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool held_ = false;
+  std::deque<std::uint64_t> waiting_;
+  std::uint64_t next_id_ = 0;
+};
+
+// ---- checkpoints -------------------------------------------------------------------------------
+
+/// WAL pages after which a commit runs a PASSIVE checkpoint (SQLite's own autocheckpoint value).
+constexpr int kPassiveCheckpointPages = 1000;
+/// WAL pages after which a commit runs a RESTART checkpoint. PASSIVE checkpoints copy pages but
+/// never rewind the WAL while some reader still uses it, and with many terminals there always is
+/// one, so the WAL would grow without bound (~12 MB/s with 4 terminals here). RESTART waits (in
+/// the busy handler) for those readers to finish, holding the writer lock, then lets the next
+/// writer start the WAL from its beginning: a checkpoint stall that the committing terminal sees
+/// as response time, as a database checkpoint would cause.
+constexpr int kRestartCheckpointPages = 16384;  // 64 MiB with 4 KiB pages
+
+/// sqlite3_wal_hook callback: runs after each commit in WAL mode (replaces autocheckpoint).
+int wal_hook(void* /*arg*/, sqlite3* db, const char* schema, int pages) noexcept {
+  if (pages >= kRestartCheckpointPages) {
+    sqlite3_wal_checkpoint_v2(db, schema, SQLITE_CHECKPOINT_RESTART, nullptr, nullptr);
+  } else if (pages >= kPassiveCheckpointPages) {
+    sqlite3_wal_checkpoint_v2(db, schema, SQLITE_CHECKPOINT_PASSIVE, nullptr, nullptr);
+  }
+  // Always OK: an error here would be reported by a COMMIT that did commit.
+  return SQLITE_OK;
 }
 
 // ---- Statement ---------------------------------------------------------------------------------
@@ -239,7 +318,9 @@ class SqliteBulkLoader final : public BulkLoader {
 
 class SqliteConnection final : public Connection {
  public:
-  SqliteConnection(const std::filesystem::path& path, std::int64_t busy_timeout_ns) {
+  SqliteConnection(const std::filesystem::path& path, std::int64_t busy_timeout_ns,
+                   std::shared_ptr<WriterQueue> writers)
+      : writers_(std::move(writers)) {
     sqlite3* raw = nullptr;
     // NOMUTEX: a connection is used by one thread at a time (Connection contract).
     const int rc = sqlite3_open_v2(path.c_str(), &raw,
@@ -250,23 +331,44 @@ class SqliteConnection final : public Connection {
     sqlite3_extended_result_codes(db_.get(), 1);
     busy_.timeout_ns = busy_timeout_ns;
     sqlite3_busy_handler(db_.get(), busy_handler, &busy_);
+    sqlite3_wal_hook(db_.get(), wal_hook, nullptr);
     begin_rw_ = prepare_raw("BEGIN IMMEDIATE");
     begin_ro_ = prepare_raw("BEGIN");
     commit_ = prepare_raw("COMMIT");
     rollback_ = prepare_raw("ROLLBACK");
   }
 
+  ~SqliteConnection() override { release_writer(); }
+
   DbStatus begin(TxMode mode) override {
-    return run(mode == TxMode::read_write ? begin_rw_.get() : begin_ro_.get(), false);
+    if (mode == TxMode::read_only) return run(begin_ro_.get(), false);
+    if (!holds_writer_) {
+      if (!writers_->acquire(monotonic_ns() + busy_.timeout_ns, busy_.cancel)) {
+        DbStatus s;
+        s.outcome = Outcome::retryable;
+        s.native_code = SQLITE_BUSY;
+        s.message = "timed out (busy_timeout) in the queue for the writer lock";
+        return s;
+      }
+      holds_writer_ = true;
+    }
+    DbStatus s = run(begin_rw_.get(), false);
+    if (!s.ok()) release_writer();
+    return s;
   }
   DbStatus commit() override {
     reset_open_statements();
-    return run(commit_.get(), true);
+    DbStatus s = run(commit_.get(), true);
+    // A COMMIT that failed with BUSY leaves the transaction open: keep the turn until rollback.
+    if (s.ok() || sqlite3_get_autocommit(db_.get()) != 0) release_writer();
+    return s;
   }
   DbStatus rollback() override {
     reset_open_statements();
-    if (sqlite3_get_autocommit(db_.get()) != 0) return {};  // no transaction open
-    return run(rollback_.get(), false);
+    DbStatus s;
+    if (sqlite3_get_autocommit(db_.get()) == 0) s = run(rollback_.get(), false);
+    release_writer();
+    return s;
   }
 
   std::unique_ptr<Statement> prepare(std::string_view sql) override {
@@ -321,6 +423,15 @@ class SqliteConnection final : public Connection {
     }
   }
 
+  void release_writer() noexcept {
+    if (holds_writer_) {
+      holds_writer_ = false;
+      writers_->release();
+    }
+  }
+
+  std::shared_ptr<WriterQueue> writers_;
+  bool holds_writer_ = false;
   DbHandle db_;
   BusyState busy_;  // address given to SQLite: the connection is not movable
   StmtHandle begin_rw_, begin_ro_, commit_, rollback_;
@@ -420,10 +531,11 @@ class SqliteBackend final : public Backend {
  private:
   std::unique_ptr<SqliteConnection> open() const {
     const auto timeout_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(opt_.busy_timeout).count();
-    return std::make_unique<SqliteConnection>(opt_.path, static_cast<std::int64_t>(timeout_ns));
+    return std::make_unique<SqliteConnection>(opt_.path, static_cast<std::int64_t>(timeout_ns), writers_);
   }
 
   SqliteOptions opt_;
+  std::shared_ptr<WriterQueue> writers_ = std::make_shared<WriterQueue>();
   Dialect dialect_;
 };
 

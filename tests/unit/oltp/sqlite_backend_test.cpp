@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <thread>
 
 #include <sqlite3.h>
 
@@ -117,6 +118,45 @@ TEST(SqliteBackend, WriterLockContentionIsRetryableAndReadersDoNotWait) {
   ASSERT_TRUE(c->begin(TxMode::read_write).ok());
   ASSERT_TRUE(c->rollback().ok());
   EXPECT_TRUE(c->rollback().ok()) << "rollback without a transaction is harmless";
+}
+
+TEST(SqliteBackend, ContentionFromAnotherBackendObjectGoesThroughTheBusyHandler) {
+  // Two Backend objects on one file stand for two processes: no shared writer queue, so the
+  // second writer meets SQLite's own lock and its busy handler, which gives up after 20 ms.
+  TempDir dir;
+  auto b1 = backend_in(dir, std::chrono::milliseconds(20));
+  auto b2 = backend_in(dir, std::chrono::milliseconds(20));
+  auto a = b1->connect();
+  auto c = b2->connect();
+  a->execute_immediate("CREATE TABLE t (k INTEGER)");
+  ASSERT_TRUE(a->begin(TxMode::read_write).ok());
+  const DbStatus busy = c->begin(TxMode::read_write);
+  EXPECT_EQ(busy.outcome, Outcome::retryable);
+  EXPECT_EQ(busy.native_code & 0xff, SQLITE_BUSY);
+  EXPECT_EQ(busy.message.find("queue"), std::string::npos) << busy.message;
+  ASSERT_TRUE(a->commit().ok());
+  ASSERT_TRUE(c->begin(TxMode::read_write).ok());
+  ASSERT_TRUE(c->commit().ok());
+}
+
+TEST(SqliteBackend, QueuedWritersOfOneBackendGetTheLockInTurn) {
+  TempDir dir;
+  auto b = backend_in(dir);
+  auto a = b->connect();
+  a->execute_immediate("CREATE TABLE t (k INTEGER)");
+  auto c = b->connect();
+  ASSERT_TRUE(a->begin(TxMode::read_write).ok());
+  std::atomic<bool> c_began{false};
+  std::thread waiter([&] {
+    EXPECT_TRUE(c->begin(TxMode::read_write).ok());  // waits in the queue, not failing
+    c_began = true;
+    EXPECT_TRUE(c->commit().ok());
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  EXPECT_FALSE(c_began.load());
+  ASSERT_TRUE(a->commit().ok());  // hands the turn to c
+  waiter.join();
+  EXPECT_TRUE(c_began.load());
 }
 
 TEST(SqliteBackend, CancelFlagEndsALockWaitEarly) {

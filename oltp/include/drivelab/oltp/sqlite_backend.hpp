@@ -5,8 +5,10 @@
 ///
 /// What reaches the drive (with the defaults journal_mode=WAL, synchronous=FULL): every COMMIT
 /// appends its pages to `<db>-wal` and fsyncs it, so each write transaction costs at least one
-/// flush of the drive's write cache; checkpoints (every ~1000 WAL pages, run by the committing
-/// connection) copy pages into the database file and fsync it. Reads are served by SQLite's page
+/// flush of the drive's write cache; checkpoints (run by the committing connection: PASSIVE
+/// every ~1000 WAL pages as SQLite's autocheckpoint, RESTART past 64 MiB of WAL so that the WAL
+/// does not grow without bound while terminals keep reading) copy pages into the database file
+/// and fsync it. Reads are served by SQLite's page
 /// cache (`cache_size`, per connection: SQLite has no shared buffer pool) and then the OS page
 /// cache — SQLite does not use O_DIRECT, so a database smaller than RAM is read from memory.
 ///
