@@ -29,10 +29,12 @@ std::string case_name(const testing::TestParamInfo<EngineCase>& info) {
          (info.param.registered ? "_registered" : "");
 }
 
-void skip_unless_usable(const char* engine) {
-  const EngineAvailability a = probe_engine(engine);
-  if (!a.usable) GTEST_SKIP() << a.reason;
-}
+// A macro, not a function: GTEST_SKIP() returns from the function it is written in.
+#define SKIP_UNLESS_USABLE(engine)                       \
+  do {                                                   \
+    const EngineAvailability a_ = probe_engine(engine);  \
+    if (!a_.usable) GTEST_SKIP() << a_.reason;           \
+  } while (0)
 
 // Queues every request, submits, and reaps until all are back; returns results by user_data.
 std::vector<std::int64_t> run_batch(IoEngine& engine, const std::vector<IoRequest>& requests) {
@@ -55,7 +57,7 @@ class EngineRoundTrip : public testing::TestWithParam<EngineCase> {};
 // into a second buffer and compares: the data really went to the file and came back.
 TEST_P(EngineRoundTrip, WritesThenReadsBackEveryBlock) {
   const EngineCase c = GetParam();
-  skip_unless_usable(c.engine);
+  SKIP_UNLESS_USABLE(c.engine);
   test::TempDir dir;
   TargetFile file = TargetFile::open({.dir = dir.path(), .test_name = "rt", .size_bytes = kBlock * kBlocks,
                                       .direct = c.direct, .fill = false});
@@ -150,7 +152,7 @@ TEST(PsyncEngine, IsSynchronousSoItsDepthIsOnePerJob) {
 }
 
 TEST(UringEngine, SubmitsABatchOf32InOneCallAndReapsThemAll) {
-  skip_unless_usable("io_uring");
+  SKIP_UNLESS_USABLE("io_uring");
   test::TempDir dir;
   TargetFile file = TargetFile::open({.dir = dir.path(), .test_name = "b32", .size_bytes = 32 * kBlock,
                                       .direct = true, .fill = true});
