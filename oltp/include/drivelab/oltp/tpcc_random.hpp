@@ -73,12 +73,13 @@ void zip_code(Rng& rng, std::string& out);
 void data_with_original(Rng& rng, std::string& out);
 /// A random permutation of 1..n (O_C_ID of the initial orders, clause 4.3.3.1).
 std::vector<int> permutation(Rng& rng, int n);
-/// A fixed-point random number random(min, max) with `decimals` decimals, e.g. I_PRICE
-/// random(1.00, 100.00): drawn as an integer of hundredths, as the spec's "random within [x..y]"
-/// with the given precision (clause 4.3.2.5 / 2.1.5).
+/// A fixed-point random number in [min, max] with `decimals` decimals, e.g. I_PRICE
+/// random(1.00, 100.00): drawn uniformly as an integer count of hundredths, so every value the
+/// column can hold is equally likely (the spec's "random within [x .. y]" at the column's
+/// precision).
 double fixed_point(Rng& rng, double min, double max, int decimals) noexcept;
 
-// ---- transaction mix (clause 5.2.4.2, 5.2.4.1 deck) ---------------------------------------------
+// ---- transaction mix (clause 5.2.4) -------------------------------------------------------------
 
 enum class TxType { new_order, payment, order_status, delivery, stock_level };
 inline constexpr int kTxTypes = 5;
@@ -87,7 +88,7 @@ inline constexpr std::array<TxType, kTxTypes> kAllTxTypes{
 /// "new_order", "payment", "order_status", "delivery", "stock_level".
 std::string_view to_string(TxType t) noexcept;
 
-/// The card deck of clause 5.2.4.1 (a permitted way to meet the minimum mix of 5.2.4.2): 23 cards,
+/// A card deck (the selection method clause 5.2.4 permits for the minimum mix of 5.2.4.2): 23 cards,
 /// 10 New-Order, 10 Payment, 1 Order-Status, 1 Delivery, 1 Stock-Level, shuffled again after
 /// every 23 draws. Mix: 43.48% / 43.48% / 4.35% / 4.35% / 4.35% — each of Payment, Order-Status,
 /// Delivery and Stock-Level is at or above its minimum (43%, 4%, 4%, 4%) in every 23 transactions,
