@@ -174,10 +174,10 @@ void IoEmulator::run(runner::TestContext& ctx) {
   rec.metric("throughput_mb_s", measured_s > 0 ? static_cast<double>(total_bytes) / 1e6 / measured_s : 0.0, "MB/s",
              "bytes transferred per second, MB = 10^6 bytes");
   rec.metric("latency_avg_us", us(total.mean()), "us", "mean completion latency (submit to reap)");
-  rec.metric("latency_p50_us", us(static_cast<double>(total.percentile(50))), "us", "median completion latency");
   rec.metric("latency_p99_us", us(static_cast<double>(total.percentile(99))), "us", "99th percentile completion latency");
   rec.metric("latency_p999_us", us(static_cast<double>(total.percentile(99.9))), "us",
              "99.9th percentile completion latency");
+  rec.metric("latency_p50_us", us(static_cast<double>(total.percentile(50))), "us", "median completion latency");
   rec.metric("latency_max_us", us(static_cast<double>(total.max())), "us", "slowest I/O");
   rec.metric("ios", static_cast<double>(measured_ios_), "count", "I/Os completed in the measured phase");
   rec.metric("bytes", static_cast<double>(total_bytes), "B", "bytes transferred in the measured phase");
