@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <iostream>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -16,13 +17,28 @@
 namespace drivelab::app {
 namespace {
 
-/// Loads, applies overrides and decodes; prints every diagnostic. Returns false on any problem.
-bool load_protocol(config::Document& doc, const runner::Registry& registry,
-                   const std::vector<std::string>& overrides, runner::Protocol& out) {
+/// A protocol document with the problems found while reading it (file or generated text).
+struct LoadedDocument {
+  config::Document doc;
   config::Diagnostics diags;
+};
+
+LoadedDocument read_document(const std::filesystem::path& file, const std::optional<std::string>& text) {
+  LoadedDocument d;
+  d.doc = text ? config::Document::load_string(*text, file.string(), d.diags)
+               : config::Document::load_file(file, d.diags);
+  return d;
+}
+
+/// Applies overrides and decodes; prints every diagnostic (reading, overrides, decoding) on
+/// stderr. Returns false on any problem.
+bool load_protocol(LoadedDocument loaded, const runner::Registry& registry,
+                   const std::vector<std::string>& overrides, runner::Protocol& out) {
+  config::Document& doc = loaded.doc;
+  config::Diagnostics& diags = loaded.diags;
   if (doc.loaded())
     for (const auto& o : overrides) doc.apply_override(o, diags);
-  if (diags.empty()) out = runner::decode_protocol(doc, registry, diags);
+  if (doc.loaded()) out = runner::decode_protocol(doc, registry, diags);  // report everything at once
   if (!diags.empty()) {
     std::cerr << diags.to_string();
     if (!diags.to_string().empty() && diags.to_string().back() != '\n') std::cerr << '\n';
@@ -57,14 +73,8 @@ int execute(runner::Protocol& protocol, const RunArgs& args) {
 
 int cmd_validate(const std::filesystem::path& protocol_file, const std::vector<std::string>& overrides) {
   const runner::Registry registry = make_registry();
-  config::Diagnostics load_diags;
-  config::Document doc = config::Document::load_file(protocol_file, load_diags);
-  if (!load_diags.empty()) {
-    std::cerr << load_diags.to_string() << '\n';
-    return kExitBadInput;
-  }
   runner::Protocol protocol;
-  if (!load_protocol(doc, registry, overrides, protocol)) return kExitBadInput;
+  if (!load_protocol(read_document(protocol_file, {}), registry, overrides, protocol)) return kExitBadInput;
   std::cout << fmt::format("{}: ok — protocol '{}', {} test{}\n", protocol_file.string(), protocol.name,
                            protocol.tests.size(), protocol.tests.size() == 1 ? "" : "s");
   for (const auto& t : protocol.tests)
@@ -76,27 +86,15 @@ int cmd_validate(const std::filesystem::path& protocol_file, const std::vector<s
 
 int cmd_run(const std::filesystem::path& protocol_file, const RunArgs& args) {
   const runner::Registry registry = make_registry();
-  config::Diagnostics load_diags;
-  config::Document doc = config::Document::load_file(protocol_file, load_diags);
-  if (!load_diags.empty()) {
-    std::cerr << load_diags.to_string() << '\n';
-    return kExitBadInput;
-  }
   runner::Protocol protocol;
-  if (!load_protocol(doc, registry, args.overrides, protocol)) return kExitBadInput;
+  if (!load_protocol(read_document(protocol_file, {}), registry, args.overrides, protocol)) return kExitBadInput;
   return execute(protocol, args);
 }
 
 int cmd_run_generated(const std::string& yaml_text, const std::string& origin, const RunArgs& args) {
   const runner::Registry registry = make_registry();
-  config::Diagnostics load_diags;
-  config::Document doc = config::Document::load_string(yaml_text, origin, load_diags);
-  if (!load_diags.empty()) {
-    std::cerr << load_diags.to_string() << '\n';
-    return kExitBadInput;
-  }
   runner::Protocol protocol;
-  if (!load_protocol(doc, registry, args.overrides, protocol)) return kExitBadInput;
+  if (!load_protocol(read_document(origin, yaml_text), registry, args.overrides, protocol)) return kExitBadInput;
   return execute(protocol, args);
 }
 
