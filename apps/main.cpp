@@ -65,7 +65,7 @@ std::string single_test_yaml(const std::string& kind, const SingleTest& s) {
 
 int main(int argc, char** argv) {
   using namespace drivelab::app;
-  CLI::App app{"drivelab — application-level storage benchmarks (OLTP, I/O curves, VDI, render)"};
+  CLI::App app{"drivelab — application-level storage benchmarks: TPC-C-like OLTP on a database in the target, fio-style I/O"};
   app.require_subcommand(1);
   app.set_version_flag("--version", [] {
     const auto tool = drivelab::results::probe_tool();
@@ -130,7 +130,14 @@ int main(int argc, char** argv) {
   auto* list = app.add_subcommand("list", "List the test kinds this drivelab can run");
   auto* version = app.add_subcommand("version", "Print version and build information");
 
-  CLI11_PARSE(app, argc, argv);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    // --help and --version are "errors" with exit code 0; everything else is bad input (2), not
+    // CLI11's own numbering.
+    const int code = app.exit(e);
+    return code == 0 ? kExitOk : kExitBadInput;
+  }
 
   try {
     if (*run) return cmd_run(protocol_file, args);

@@ -1,5 +1,7 @@
 #include "drivelab/runner/run.hpp"
 
+#include <fcntl.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -11,6 +13,7 @@
 
 #include "drivelab/core/clock.hpp"
 #include "drivelab/core/errors.hpp"
+#include "drivelab/core/fd.hpp"
 #include "drivelab/core/rng.hpp"
 #include "drivelab/core/units.hpp"
 #include "drivelab/results/identity.hpp"
@@ -34,6 +37,41 @@ std::string make_run_id() {
   std::random_device rd;
   return fmt::format("{}Z-{:06x}", compact, rd() & 0xFFFFFF);
 }
+
+/// Holds an exclusive flock(2) on `<target>/drivelab-run.lock` for the whole run, so two runs can
+/// never share a drive under test (they would halve each other's IOPS or destroy each other's
+/// database). The file names the holder; it is removed when the run ends.
+class TargetLock {
+ public:
+  TargetLock(const fs::path& target, const std::string& run_id) : path_(target / "drivelab-run.lock") {
+    fd_.reset(::open(path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644));
+    if (!fd_) throw_errno(fmt::format("cannot create the lock file {}", path_.string()), errno);
+    if (::flock(fd_.get(), LOCK_EX | LOCK_NB) != 0) {
+      char holder[256] = {};
+      const ssize_t n = ::pread(fd_.get(), holder, sizeof holder - 1, 0);
+      std::string who = n > 0 ? std::string(holder, static_cast<std::size_t>(n)) : std::string("unknown");
+      while (!who.empty() && (who.back() == '\n' || who.back() == ' ')) who.pop_back();
+      fd_.reset();
+      throw EnvironmentError(fmt::format(
+          "target '{}' is in use by another drivelab run ({}); two runs on one drive measure each other",
+          target.string(), who));
+    }
+    const std::string me = fmt::format("pid {}, run {}\n", ::getpid(), run_id);
+    if (::ftruncate(fd_.get(), 0) != 0 || ::pwrite(fd_.get(), me.data(), me.size(), 0) < 0) {
+      // The lock itself holds; only the holder's description is missing.
+    }
+  }
+  ~TargetLock() {
+    std::error_code ec;
+    fs::remove(path_, ec);  // unlink first, then close (releases the lock)
+  }
+  TargetLock(const TargetLock&) = delete;
+  TargetLock& operator=(const TargetLock&) = delete;
+
+ private:
+  fs::path path_;
+  UniqueFd fd_;
+};
 
 /// Journals intervals, prints progress and keeps the on-disk record current.
 class RunState final : public results::TestRecorder::Listener {
@@ -79,6 +117,11 @@ class RunState final : public results::TestRecorder::Listener {
   void write_record() {
     std::lock_guard lock(mu_);
     write(record_);
+  }
+  /// The final write: an error here is the run's error (the record on disk would be stale).
+  void write_final_record() {
+    std::lock_guard lock(mu_);
+    results::write_record(record_path_, record_);
   }
 
  private:
@@ -199,6 +242,7 @@ RunOutcome run_protocol(Protocol& protocol, const RunOptions& options, const Sto
   RunOutcome outcome;
   results::RunRecord& record = outcome.record;
   record.run_id = make_run_id();
+  const TargetLock lock(options.target, record.run_id);
   record.tool = results::probe_tool();
   record.host = results::probe_host();
   record.target = results::probe_target(options.target);
@@ -214,6 +258,10 @@ RunOutcome run_protocol(Protocol& protocol, const RunOptions& options, const Sto
     record.warnings.push_back("built with sanitizers: numbers are not representative");
   if (record.tool.value("build_type", std::string()) == "Debug")
     record.warnings.push_back("debug build: numbers are not representative");
+  if (const Json fs_type = record.target.value("filesystem", Json());
+      fs_type == "tmpfs" || fs_type == "ramfs")
+    record.warnings.push_back(fmt::format("target is on {} (memory): results measure RAM, not a drive",
+                                          fs_type.get<std::string>()));
 
   outcome.record_path = options.out_dir / (record.run_id + ".json");
   outcome.journal_path = options.out_dir / (record.run_id + ".journal.jsonl");
@@ -260,7 +308,14 @@ RunOutcome run_protocol(Protocol& protocol, const RunOptions& options, const Sto
     record.reason.clear();
   }
   journal.append(results::journal_run_end(record.status, record.reason, record.finished_at));
-  state.write_record();
+  try {
+    state.write_final_record();
+  } catch (const std::exception& e) {
+    throw EnvironmentError(fmt::format(
+        "could not write the result record {}: {}. The journal has every result: "
+        "drivelab results recover {} -o NEW_RECORD.json",
+        outcome.record_path.string(), e.what(), outcome.journal_path.string()));
+  }
   out << '\n' << results::format_summary(record, outcome.record_path) << std::flush;
   return outcome;
 }

@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <sstream>
+#include <thread>
 
 #include "drivelab/core/errors.hpp"
 #include "drivelab/results/journal.hpp"
@@ -88,6 +89,36 @@ TEST_F(RunFixture, StopDuringRunKeepsIntervalsAndSkipsTheRest) {
   // verify still ran after the interrupt, then cleanup
   EXPECT_EQ(log.phases, (std::vector<std::string>{"prepare", "warmup", "run", "verify", "cleanup"}));
   EXPECT_EQ(results::read_record(r.record_path).status, results::Status::interrupted);
+}
+
+TEST_F(RunFixture, ASecondRunOnTheSameTargetIsRefused) {
+  StopFlag stop_first;
+  std::thread first([&] {
+    std::ostringstream quiet;
+    config::Diagnostics diags;
+    const Registry reg = testing::make_test_registry(&log);
+    config::Document doc = config::Document::load_string(
+        "protocol: p\ntests: [{name: a, kind: tick, duration: 60s, interval: 100ms}]\n", "p", diags);
+    Protocol p = decode_protocol(doc, reg, diags);
+    RunOptions o;
+    o.target = dir / "target";
+    o.out_dir = dir / "out-first";
+    o.out = &quiet;
+    run_protocol(p, o, stop_first);
+  });
+  // Wait until the first run holds the target (its lock file exists).
+  for (int i = 0; i < 200 && !fs::exists(dir / "target" / "drivelab-run.lock"); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  StopFlag stop;
+  try {
+    run("protocol: p\ntests: [{name: b, kind: tick, duration: 1s}]\n", stop);
+    ADD_FAILURE() << "the second run was not refused";
+  } catch (const EnvironmentError& e) {
+    EXPECT_NE(std::string(e.what()).find("in use by another drivelab run (pid"), std::string::npos) << e.what();
+  }
+  stop_first.request();
+  first.join();
+  EXPECT_FALSE(fs::exists(dir / "target" / "drivelab-run.lock"));  // released and removed
 }
 
 TEST_F(RunFixture, MissingTargetIsAnEnvironmentError) {
