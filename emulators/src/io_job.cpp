@@ -60,6 +60,11 @@ IoJobConfig decode_io_job(const config::Node& section) {
   r.boolean("keep_file", job.keep_file);
   r.boolean("registerfiles", job.registerfiles);
   r.boolean("fixedbufs", job.fixedbufs);
+  if (r.integer("iodepth_batch_submit", job.iodepth_batch_submit, {.min = 1, .max = 65536}) &&
+      job.iodepth_batch_submit > job.iodepth)
+    section.child("iodepth_batch_submit")
+        .error(fmt::format("iodepth_batch_submit must be at most iodepth ({}), found {}", job.iodepth,
+                           job.iodepth_batch_submit));
   r.finish();
   const std::uint64_t buffers = job.xfersize_bytes * job.iodepth * job.jobs;
   if ((xfer_ok || depth_ok || jobs_ok) && buffers > kMaxBufferBytes)
@@ -78,7 +83,8 @@ results::Json to_json(const IoJobConfig& job) {
                        {"jobs", job.jobs},
                        {"keep_file", job.keep_file},
                        {"registerfiles", job.registerfiles},
-                       {"fixedbufs", job.fixedbufs}};
+                       {"fixedbufs", job.fixedbufs},
+                       {"iodepth_batch_submit", job.iodepth_batch_submit}};
 }
 
 }  // namespace drivelab::emulators

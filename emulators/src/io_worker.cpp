@@ -135,8 +135,9 @@ void IoWorker::loop() {
           free_slots.pop_back();
           staged.push_back(s);
           ++issued_;
+          if (staged.size() >= job_.iodepth_batch_submit) flush();  // fio: iodepth_batch_submit
         }
-        flush();
+        if (!staged.empty()) flush();
       } else if (engine_->in_flight() == 0) {
         break;
       }

@@ -33,7 +33,7 @@ TEST(IoJobDecode, AbsentSectionMeansFioLikeDefaults) {
 TEST(IoJobDecode, ReadsEveryKey) {
   IoJobConfig job;
   EXPECT_EQ(decode_errors("{engine: psync, rw: write, xfersize: 64k, iodepth: 8, file_size: 2GiB, direct: false, "
-                          "jobs: 4, keep_file: false, registerfiles: true, fixedbufs: true}",
+                          "jobs: 4, keep_file: false, registerfiles: true, fixedbufs: true, iodepth_batch_submit: 4}",
                           &job),
             "");
   EXPECT_EQ(job.engine, "psync");
@@ -45,6 +45,15 @@ TEST(IoJobDecode, ReadsEveryKey) {
   EXPECT_EQ(job.jobs, 4u);
   EXPECT_FALSE(job.keep_file);
   EXPECT_TRUE(job.registerfiles && job.fixedbufs);
+  EXPECT_EQ(job.iodepth_batch_submit, 4u);
+}
+
+TEST(IoJobDecode, BatchSubmitIsBoundedByTheDepth) {
+  IoJobConfig job;
+  EXPECT_EQ(job.iodepth_batch_submit, 1u);  // fio's default
+  EXPECT_NE(decode_errors("{iodepth: 8, iodepth_batch_submit: 16}", &job)
+                .find("iodepth_batch_submit must be at most iodepth (8), found 16"),
+            std::string::npos);
 }
 
 TEST(IoJobDecode, EffectiveConfigDecodesBackToTheSameJob) {
