@@ -10,9 +10,9 @@ namespace {
 
 class NullEngine final : public IoEngine {
  public:
-  explicit NullEngine(const EngineOptions& options) : queue_depth_(options.queue_depth) {
+  explicit NullEngine(const EngineOptions& options)
+      : queue_depth_(options.queue_depth), done_(options.queue_depth) {
     staged_.reserve(queue_depth_);
-    done_.reserve(queue_depth_);
   }
 
   std::string_view name() const noexcept override { return "null"; }
@@ -30,28 +30,21 @@ class NullEngine final : public IoEngine {
 
   std::size_t submit() override {
     const std::size_t n = staged_.size();
-    done_.insert(done_.end(), staged_.begin(), staged_.end());
+    for (const IoCompletion& c : staged_) done_.push(c);
     staged_.clear();
     return n;
   }
 
   std::size_t reap(std::size_t, std::span<IoCompletion> out, std::chrono::nanoseconds) override {
-    std::size_t n = 0;
-    while (n < out.size() && head_ < done_.size()) out[n++] = done_[head_++];
-    if (head_ == done_.size()) {
-      done_.clear();
-      head_ = 0;
-    }
-    return n;
+    return done_.pop_into(out);
   }
 
-  std::size_t in_flight() const noexcept override { return staged_.size() + done_.size() - head_; }
+  std::size_t in_flight() const noexcept override { return staged_.size() + done_.size(); }
 
  private:
   std::size_t queue_depth_;
   std::vector<IoCompletion> staged_;
-  std::vector<IoCompletion> done_;
-  std::size_t head_ = 0;
+  CompletionFifo done_;
 };
 
 }  // namespace

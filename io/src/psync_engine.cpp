@@ -14,9 +14,8 @@ namespace {
 
 class PsyncEngine final : public IoEngine {
  public:
-  explicit PsyncEngine(const EngineOptions& options) : queue_depth_(options.queue_depth) {
-    done_.reserve(queue_depth_);
-  }
+  explicit PsyncEngine(const EngineOptions& options)
+      : queue_depth_(options.queue_depth), done_(options.queue_depth) {}
 
   std::string_view name() const noexcept override { return "psync"; }
   Capabilities capabilities() const noexcept override { return {Capability::supports_direct}; }
@@ -34,7 +33,7 @@ class PsyncEngine final : public IoEngine {
       n = r.op == Op::read ? ::pread(fd, r.buffer, r.length_bytes, offset)
                            : ::pwrite(fd, r.buffer, r.length_bytes, offset);
     } while (n < 0 && errno == EINTR);
-    done_.push_back({r.user_data, n < 0 ? -static_cast<std::int64_t>(errno) : static_cast<std::int64_t>(n)});
+    done_.push({r.user_data, n < 0 ? -static_cast<std::int64_t>(errno) : static_cast<std::int64_t>(n)});
     ++since_submit_;
     return QueueStatus::completed;
   }
@@ -42,22 +41,15 @@ class PsyncEngine final : public IoEngine {
   std::size_t submit() override { return std::exchange(since_submit_, 0); }
 
   std::size_t reap(std::size_t, std::span<IoCompletion> out, std::chrono::nanoseconds) override {
-    std::size_t n = 0;
-    while (n < out.size() && head_ < done_.size()) out[n++] = done_[head_++];
-    if (head_ == done_.size()) {
-      done_.clear();
-      head_ = 0;
-    }
-    return n;
+    return done_.pop_into(out);
   }
 
-  std::size_t in_flight() const noexcept override { return done_.size() - head_; }
+  std::size_t in_flight() const noexcept override { return done_.size(); }
 
  private:
   std::size_t queue_depth_;
   std::vector<int> fds_;
-  std::vector<IoCompletion> done_;  // completed by queue(), not yet reaped (FIFO from head_)
-  std::size_t head_ = 0;
+  CompletionFifo done_;  // completed by queue(), not yet reaped
   std::size_t since_submit_ = 0;
 };
 
