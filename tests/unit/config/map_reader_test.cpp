@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include "loaded.hpp"
+
 #include "drivelab/config/yaml.hpp"
 
 namespace drivelab::config {
@@ -15,18 +17,8 @@ namespace {
 using namespace std::chrono_literals;
 
 // Parses `text` as "t.yaml" and keeps the document and its diagnostics together.
-struct Loaded {
-  explicit Loaded(const std::string& text) : doc(Document::load_string(text, "t.yaml", diags)) {
-    EXPECT_TRUE(doc.loaded()) << diags.to_string();
-  }
-  Node root() { return doc.root(diags); }
-  std::vector<std::string> lines() const {
-    std::vector<std::string> out;
-    for (const Diagnostic& d : diags.items()) out.push_back(d.to_string());
-    return out;
-  }
-  Diagnostics diags;
-  Document doc;
+struct Loaded : testing::LoadedDocument {
+  explicit Loaded(const std::string& text) : LoadedDocument(text, "t.yaml") {}
 };
 
 using Lines = std::vector<std::string>;

@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include "loaded.hpp"
+
 #include "drivelab/config/yaml.hpp"
 
 namespace drivelab::config {
@@ -23,19 +25,9 @@ const char* const kProtocol =
     "    duration: 60s\n"
     "    warmup: 10s\n";
 
-struct Loaded {
-  explicit Loaded(const std::string& text = kProtocol) : doc(Document::load_string(text, "p.yaml", diags)) {
-    EXPECT_TRUE(doc.loaded()) << diags.to_string();
-  }
-  Node root() { return doc.root(diags); }
+struct Loaded : testing::LoadedDocument {
+  explicit Loaded(const std::string& text = kProtocol) : LoadedDocument(text, "p.yaml") {}
   Node at(std::size_t i) { return root().child("tests").elements().at(i); }
-  std::vector<std::string> lines() const {
-    std::vector<std::string> out;
-    for (const Diagnostic& d : diags.items()) out.push_back(d.to_string());
-    return out;
-  }
-  Diagnostics diags;
-  Document doc;
 };
 
 using Lines = std::vector<std::string>;
