@@ -8,7 +8,9 @@ packages=(
   libyaml-cpp-dev libcli11-dev libfmt-dev nlohmann-json3-dev
   libsqlite3-dev sqlite3 liburing-dev libaio-dev libblkid-dev libzstd-dev
   libgtest-dev libgmock-dev libbenchmark-dev
-  fio
+  libpq-dev libmysqlcppconn-dev unixodbc-dev unixodbc libboost-dev
+  postgresql-15 mariadb-server mariadb-client odbc-postgresql odbc-mariadb
+  fio sysbench
 )
 
 missing=()

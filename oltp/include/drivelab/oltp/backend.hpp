@@ -51,6 +51,11 @@ struct DbStatus {
   int native_code = 0;   ///< backend's own code (SQLite extended result code, MySQL errno, ...)
   std::string sqlstate;  ///< five characters ("40001") or "" when the backend has none (SQLite)
   std::string message;   ///< the backend's message, for the error report
+  /// The session is unusable (server gone, socket closed, connection reset). The caller
+  /// (the driver's one retry loop) drops the Connection, opens a new one with
+  /// Backend::connect() and counts a reconnect; the transaction itself is classified as usual
+  /// (in_doubt if the loss happened during COMMIT, retryable before it).
+  bool connection_lost = false;
 
   bool ok() const noexcept { return outcome == Outcome::ok; }
   /// "retryable: database is locked (native 5)" — for logs and error records.
@@ -76,6 +81,13 @@ struct Dialect {
   /// on the primary key (one B-tree instead of table + key index), as InnoDB always does.
   std::string clustered_small_table_options;
 };
+
+/// The SQL dialects the workloads are written for. The native backends use theirs; the ODBC
+/// backend takes it from the protocol (`dialect:`).
+enum class SqlDialect { sqlite, postgres, mysql, sqlserver };
+std::string_view to_string(SqlDialect d) noexcept;
+/// The Dialect hooks of `d` (dialect.cpp).
+Dialect make_dialect(SqlDialect d);
 
 /// What a backend can do; the workload adapts instead of testing names.
 struct Capabilities {
@@ -174,7 +186,14 @@ class Backend {
   /// Bytes of the database on the drive (files incl. WAL), if known.
   virtual std::optional<std::uint64_t> size_bytes() const = 0;
   /// Self-description for the result record: {backend, version, path/dsn, settings...}.
+  /// Never contains a password.
   virtual results::Json describe() const = 0;
+  /// A snapshot of the server's cumulative counters as a flat JSON object of numbers, taken
+  /// before and after the measured phase so the record can hold their difference
+  /// (PostgreSQL: pg_stat_database xact_commit, xact_rollback, blks_read, blks_hit, tup_*;
+  /// MySQL/MariaDB: SHOW GLOBAL STATUS Innodb_rows_*, Innodb_data_reads/writes/read/written,
+  /// Com_commit, ...). Empty object when the backend has none (SQLite). Throws BackendError.
+  virtual results::Json server_counters() { return results::Json::object(); }
 };
 
 }  // namespace drivelab::oltp
