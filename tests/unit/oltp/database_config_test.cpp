@@ -1,0 +1,121 @@
+// decode_database / to_json: the database keys shared by the OLTP workloads (database.hpp).
+#include <gtest/gtest.h>
+
+#include "drivelab/oltp/database.hpp"
+
+namespace drivelab::oltp {
+namespace {
+
+struct Decoded {
+  DatabaseConfig config;
+  std::string errors;
+};
+
+Decoded decode(const std::string& yaml) {
+  config::Diagnostics diags;
+  const auto doc = config::Document::load_string(yaml, "t.yaml", diags);
+  const config::Node section = doc.root(diags).child("db");
+  Decoded d;
+  config::MapReader r(section);
+  decode_database(r, section, d.config);
+  r.finish();
+  d.errors = diags.to_string();
+  return d;
+}
+
+TEST(DatabaseConfig, DefaultsToEmbeddedSqlite) {
+  const auto d = decode("db: {}\n");
+  EXPECT_EQ(d.errors, "");
+  EXPECT_EQ(d.config.backend, BackendKind::sqlite);
+  EXPECT_EQ(d.config.journal_mode, "WAL");
+  EXPECT_FALSE(d.config.managed.has_value());
+}
+
+TEST(DatabaseConfig, ManagedPostgresWithProfileKeys) {
+  const auto d = decode(
+      "db:\n  backend: postgres\n  database: tpcc_10\n  server:\n    managed: postgres\n"
+      "    buffer: 2GiB\n    max_connections: 500\n    settings: {wal_buffers: 64MB, max_wal_size: 16GB}\n"
+      "    keep: true\n");
+  EXPECT_EQ(d.errors, "");
+  EXPECT_EQ(d.config.backend, BackendKind::postgres);
+  EXPECT_EQ(d.config.database, "tpcc_10");
+  ASSERT_TRUE(d.config.managed.has_value());
+  EXPECT_EQ(*d.config.managed, ServerKind::postgres);
+  EXPECT_EQ(d.config.buffer_bytes, 2ull << 30);
+  EXPECT_EQ(d.config.max_connections, 500);
+  EXPECT_EQ(d.config.settings.at("max_wal_size"), "16GB");
+  EXPECT_TRUE(d.config.keep_server);
+}
+
+TEST(DatabaseConfig, OdbcTakesItsDialectFromAManagedServer) {
+  const auto d = decode("db: {backend: odbc, server: {managed: mariadb}}\n");
+  EXPECT_EQ(d.errors, "");
+  EXPECT_EQ(d.config.dialect, SqlDialect::mysql);
+}
+
+TEST(DatabaseConfig, EveryMistakeIsReportedAtItsKey) {
+  const auto d = decode(
+      "db:\n"
+      "  backend: postgres\n"
+      "  dialect: sqlserver\n"
+      "  journal_mode: wal\n"
+      "  server:\n"
+      "    managed: mariadb\n"
+      "    connection: host=db1\n");
+  EXPECT_NE(d.errors.find("t.yaml:3:12: db.dialect: 'dialect' applies to backend odbc only"), std::string::npos)
+      << d.errors;
+  EXPECT_NE(d.errors.find("t.yaml:4:17: db.journal_mode: 'journal_mode' is a sqlite setting"), std::string::npos)
+      << d.errors;
+  EXPECT_NE(d.errors.find("db.server.connection: 'connection' and 'managed' exclude each other"), std::string::npos)
+      << d.errors;
+  EXPECT_NE(d.errors.find("db.server.managed: backend postgres needs managed: postgres"), std::string::npos)
+      << d.errors;
+}
+
+TEST(DatabaseConfig, AServerBackendNeedsAServer) {
+  const auto d = decode("db: {backend: mysql}\n");
+  EXPECT_NE(d.errors.find("db.backend: backend mysql needs a 'server:' section"), std::string::npos) << d.errors;
+  const auto e = decode("db: {backend: odbc, server: {connection: 'DSN=sql1'}}\n");
+  EXPECT_NE(e.errors.find("needs 'dialect: sqlserver|postgres|mysql'"), std::string::npos) << e.errors;
+  const auto f = decode("db: {server: {managed: postgres}}\n");
+  EXPECT_NE(f.errors.find("db.server: the sqlite backend is embedded"), std::string::npos) << f.errors;
+  const auto g = decode("db: {backend: postgres, server: {buffer: 1GiB}}\n");
+  EXPECT_NE(g.errors.find("db.server: needs either 'managed: postgres|mariadb'"), std::string::npos) << g.errors;
+}
+
+TEST(DatabaseConfig, ManagedOnlyAndConnectionOnlyKeysAreNotMixed) {
+  const auto d = decode("db: {backend: postgres, server: {connection: 'host=db1', buffer: 1GiB, keep: true}}\n");
+  EXPECT_NE(d.errors.find("db.server.buffer: 'buffer' applies to managed servers only"), std::string::npos)
+      << d.errors;
+  EXPECT_NE(d.errors.find("db.server.keep: 'keep' applies to managed servers only"), std::string::npos) << d.errors;
+  const auto e = decode("db: {backend: postgres, server: {managed: postgres, password_env: X}}\n");
+  EXPECT_NE(e.errors.find("db.server.password_env: 'password_env' applies to 'connection' servers only"),
+            std::string::npos)
+      << e.errors;
+}
+
+TEST(DatabaseConfig, BadNamesAreRejected) {
+  const auto d = decode("db: {backend: postgres, database: 'x; drop', server: {connection: 'host=a', password_env: '1X'}}\n");
+  EXPECT_NE(d.errors.find("db.database: 'x; drop' is not a database name"), std::string::npos) << d.errors;
+  EXPECT_NE(d.errors.find("db.server.password_env: '1X' is not an environment variable name"), std::string::npos)
+      << d.errors;
+}
+
+TEST(DatabaseConfig, TheRecordNeverHoldsAPassword) {
+  auto d = decode(
+      "db: {backend: odbc, dialect: sqlserver, server: {connection: "
+      "'Driver={ODBC Driver 18 for SQL Server};Server=tcp:db1,1433;UID=sa;PWD={s3cr;et}', password_env: PW}}\n");
+  ASSERT_EQ(d.errors, "");
+  const std::string json = to_json(d.config).dump();
+  EXPECT_EQ(json.find("s3cr"), std::string::npos) << json;
+  EXPECT_NE(json.find("PWD=***"), std::string::npos) << json;
+  EXPECT_NE(json.find("\"password_env\":\"PW\""), std::string::npos) << json;
+
+  d = decode("db: {backend: postgres, server: {connection: 'host=db1 password=hunter2 user=bench'}}\n");
+  const std::string pg = to_json(d.config).dump();
+  EXPECT_EQ(pg.find("hunter2"), std::string::npos) << pg;
+  EXPECT_NE(pg.find("user=bench"), std::string::npos) << pg;
+}
+
+}  // namespace
+}  // namespace drivelab::oltp
