@@ -1,0 +1,59 @@
+#pragma once
+/// \file pacing.hpp
+/// Open-loop arrival schedules: the intended start time of every I/O of a paced run
+/// (`iorate: N`), decided by the clock alone, never by how fast earlier I/Os completed. A
+/// workload that falls behind keeps its schedule, so every late I/O shows its lateness (issue
+/// time minus intended start) and its latency measured from the intended start: no coordinated
+/// omission (G. Tene, "How NOT to measure latency", 2013; DESIGN.md section 2).
+///
+/// Inter-arrival distributions, after vdbench's `distribution=` run parameter (vdbench 5.04 user
+/// guide, "distribution=": exponential is the default, uniform and deterministic the others):
+///  - exponential:   gaps are exponential with mean 1/rate (a Poisson arrival process, as
+///                   independent users issuing I/O produce). Drawn by inversion, -ln(1 - U) / rate.
+///  - uniform:       gaps uniform on [0, 2/rate] (mean 1/rate).
+///  - deterministic: every gap exactly 1/rate.
+/// Times are kept as a double offset from the start (ns) and rounded once per arrival; the
+/// deterministic schedule computes the k-th arrival as k x gap, so it never drifts. Thread-safety: none; one schedule per thread.
+#include <cstdint>
+#include <string_view>
+
+#include "drivelab/core/rng.hpp"
+
+namespace drivelab {
+
+enum class ArrivalDistribution { exponential, uniform, deterministic };
+std::string_view to_string(ArrivalDistribution d) noexcept;
+
+class ArrivalSchedule {
+ public:
+  /// `rate_per_s` > 0 arrivals per second starting after `start_ns` (monotonic ns). The first
+  /// arrival is one gap after the start (a deterministic schedule with `phase` in [0, 1) starts
+  /// phase x gap after the start instead, so that several schedules of one rate interleave).
+  /// Throws InternalError if rate_per_s is not positive and finite.
+  ArrivalSchedule(double rate_per_s, ArrivalDistribution distribution, Rng rng, std::int64_t start_ns,
+                  double phase = 0.0);
+
+  /// The intended start of the next arrival (monotonic ns); non-decreasing.
+  std::int64_t next_ns() noexcept;
+  /// The arrival next_ns() will return, without consuming it.
+  std::int64_t peek_ns() const noexcept { return next_; }
+  /// Arrivals returned so far.
+  std::uint64_t count() const noexcept { return count_; }
+  double rate_per_s() const noexcept { return rate_per_s_; }
+  ArrivalDistribution distribution() const noexcept { return distribution_; }
+
+ private:
+  double gap_ns() noexcept;
+
+  double rate_per_s_;
+  double mean_gap_ns_;
+  ArrivalDistribution distribution_;
+  Rng rng_;
+  std::int64_t start_ns_;
+  double phase_ = 1.0;    ///< deterministic: first arrival at phase_ x gap
+  double offset_ns_ = 0;  ///< of the arrival held in next_
+  std::int64_t next_ = 0;
+  std::uint64_t count_ = 0;
+};
+
+}  // namespace drivelab
