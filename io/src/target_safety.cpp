@@ -1,0 +1,478 @@
+#include "drivelab/io/target_safety.hpp"
+
+#include <fcntl.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <optional>
+#include <set>
+#include <sstream>
+
+#include <blkid/blkid.h>
+#include <fmt/format.h>
+
+#include "drivelab/core/errors.hpp"
+#include "drivelab/core/fd.hpp"
+#include "drivelab/core/units.hpp"
+
+namespace drivelab::io {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string trim(std::string s) {
+  const auto not_space = [](unsigned char c) { return !std::isspace(c) && c != '\0'; };
+  s.erase(s.begin(), std::find_if(s.begin(), s.end(), not_space));
+  s.erase(std::find_if(s.rbegin(), s.rend(), not_space).base(), s.end());
+  return s;
+}
+
+std::optional<std::string> read_text(const fs::path& p) {
+  std::ifstream in(p);
+  if (!in) return std::nullopt;
+  std::stringstream ss;
+  ss << in.rdbuf();
+  std::string s = trim(ss.str());
+  if (s.empty()) return std::nullopt;
+  return s;
+}
+
+/// The SCSI unit serial number VPD page (SPC-4 7.8.19): 4-byte header, page length in bytes 2-3.
+std::optional<std::string> vpd_serial(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  if (!in) return std::nullopt;
+  const std::string b((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (b.size() < 4 || static_cast<unsigned char>(b[1]) != 0x80) return std::nullopt;
+  const std::size_t len =
+      static_cast<std::size_t>(static_cast<unsigned char>(b[2])) << 8 | static_cast<unsigned char>(b[3]);
+  std::string s = trim(b.substr(4, len));
+  if (s.empty()) return std::nullopt;
+  return s;
+}
+
+/// "E:ID_SERIAL=..." from udev's database entry of a block device (not sysfs, but what
+/// /dev/disk/by-id names are made of; present wherever udev runs).
+std::optional<std::string> udev_serial(unsigned maj, unsigned min) {
+  std::ifstream in(fmt::format("/run/udev/data/b{}:{}", maj, min));
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind("E:ID_SERIAL=", 0) == 0) {
+      std::string v = trim(line.substr(12));
+      if (!v.empty()) return v;
+    }
+  return std::nullopt;
+}
+
+// Undoes the \040-style octal escapes of /proc/self/mountinfo and /proc/swaps.
+std::string unescape(std::string_view s) {
+  std::string out;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '\\' && i + 3 < s.size()) {
+      const std::string_view oct = s.substr(i + 1, 3);
+      if (std::all_of(oct.begin(), oct.end(), [](char c) { return c >= '0' && c <= '7'; })) {
+        out += static_cast<char>((oct[0] - '0') * 64 + (oct[1] - '0') * 8 + (oct[2] - '0'));
+        i += 3;
+        continue;
+      }
+    }
+    out += s[i];
+  }
+  return out;
+}
+
+/// A block device seen through sysfs.
+struct SysBlock {
+  std::string name;
+  fs::path dir;  ///< canonical /sys/devices/.../<name>
+  dev_t dev = 0;
+};
+
+std::optional<SysBlock> sys_block(dev_t dev) {
+  std::error_code ec;
+  const fs::path dir = fs::canonical(fmt::format("/sys/dev/block/{}:{}", major(dev), minor(dev)), ec);
+  if (ec) return std::nullopt;
+  return SysBlock{dir.filename().string(), dir, dev};
+}
+
+std::optional<dev_t> dev_of_sysdir(const fs::path& dir) {
+  const auto text = read_text(dir / "dev");
+  unsigned maj = 0, min = 0;
+  if (!text || std::sscanf(text->c_str(), "%u:%u", &maj, &min) != 2) return std::nullopt;
+  return makedev(maj, min);
+}
+
+/// The device itself and, for a whole disk, its partitions.
+std::vector<SysBlock> device_and_partitions(const SysBlock& self, bool is_partition) {
+  std::vector<SysBlock> out{self};
+  if (is_partition) return out;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(self.dir, ec)) {
+    if (!fs::exists(e.path() / "partition", ec)) continue;
+    if (const auto d = dev_of_sysdir(e.path())) out.push_back({e.path().filename().string(), e.path(), *d});
+  }
+  return out;
+}
+
+std::optional<dev_t> block_rdev(const std::string& path) {
+  struct stat st {};
+  if (path.rfind("/", 0) != 0 || ::stat(path.c_str(), &st) != 0 || !S_ISBLK(st.st_mode)) return std::nullopt;
+  return st.st_rdev;
+}
+
+/// `dir` and everything below it through slaves/ links (dm-0 -> vda2 -> ...), by kernel name.
+void add_with_slaves(const fs::path& dir, std::set<std::string>& out, int depth = 0) {
+  if (depth > 16 || !out.insert(dir.filename().string()).second) return;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(dir / "slaves", ec)) {
+    const fs::path slave = fs::canonical(e.path(), ec);
+    if (!ec) add_with_slaves(slave, out, depth + 1);
+  }
+}
+
+struct MountEntry {
+  dev_t dev = 0;
+  std::string mount_point, fstype, source;
+};
+
+std::vector<MountEntry> read_mountinfo() {
+  std::vector<MountEntry> out;
+  std::ifstream in("/proc/self/mountinfo");
+  for (std::string line; std::getline(in, line);) {
+    std::istringstream ss(line);
+    std::vector<std::string> f;
+    for (std::string w; ss >> w;) f.push_back(std::move(w));
+    std::size_t dash = 6;
+    while (dash < f.size() && f[dash] != "-") ++dash;
+    unsigned maj = 0, min = 0;
+    if (f.size() < 7 || dash + 2 >= f.size() || std::sscanf(f[2].c_str(), "%u:%u", &maj, &min) != 2) continue;
+    out.push_back({makedev(maj, min), unescape(f[4]), f[dash + 1], unescape(f[dash + 2])});
+  }
+  return out;
+}
+
+std::vector<std::string> read_swap_files() {
+  std::vector<std::string> out;
+  std::ifstream in("/proc/swaps");
+  std::string line;
+  std::getline(in, line);  // header
+  while (std::getline(in, line)) {
+    std::istringstream ss(line);
+    std::string name;
+    if (ss >> name) out.push_back(unescape(name));
+  }
+  return out;
+}
+
+/// "dm-0 (device-mapper 'vg0-data')", "md0 (md RAID)".
+std::string describe_holder(const fs::path& holder_dir) {
+  const std::string name = holder_dir.filename().string();
+  if (const auto dm = read_text(holder_dir / "dm" / "name")) return fmt::format("{} (device-mapper '{}')", name, *dm);
+  if (fs::exists(holder_dir / "md")) return fmt::format("{} (md RAID)", name);
+  return name;
+}
+
+std::string identity_of(const SysBlock& disk, unsigned maj, unsigned min, std::string& source) {
+  const fs::path d = disk.dir;
+  const std::string base = "/sys/block/" + disk.name;
+  if (disk.name.rfind("loop", 0) == 0) {
+    source = base + "/loop/backing_file (a loop device has no serial: its backing file names it)";
+    return read_text(d / "loop" / "backing_file").value_or("");
+  }
+  const std::pair<fs::path, std::string> files[] = {
+      {d / "serial", base + "/serial"},
+      {d / "device" / "serial", base + "/device/serial"},
+  };
+  for (const auto& [p, shown] : files)
+    if (auto v = read_text(p)) {
+      source = shown;
+      return *v;
+    }
+  if (auto v = vpd_serial(d / "device" / "vpd_pg80")) {
+    source = base + "/device/vpd_pg80";
+    return *v;
+  }
+  for (const auto& [p, shown] : {std::pair{d / "device" / "wwid", base + "/device/wwid"}, std::pair{d / "wwid", base + "/wwid"}})
+    if (auto v = read_text(p)) {
+      source = shown;
+      return *v;
+    }
+  if (auto v = udev_serial(maj, min)) {
+    source = fmt::format("ID_SERIAL in /run/udev/data/b{}:{}", maj, min);
+    return *v;
+  }
+  if (auto v = read_text(d / "dm" / "uuid")) {
+    source = base + "/dm/uuid";
+    return *v;
+  }
+  source = "the kernel name (this device reports no serial number)";
+  return disk.name;
+}
+
+std::string blkid_value(blkid_probe pr, const char* name) {
+  const char* data = nullptr;
+  std::size_t len = 0;
+  if (blkid_probe_lookup_value(pr, name, &data, &len) != 0 || data == nullptr) return {};
+  return std::string(data, strnlen(data, len));
+}
+
+struct ProbeOwner {
+  void operator()(blkid_struct_probe* pr) const noexcept { blkid_free_probe(pr); }
+};
+using UniqueProbe = std::unique_ptr<blkid_struct_probe, ProbeOwner>;
+
+/// "an ext4 filesystem signature (label 'data', UUID 5c1e...)".
+std::string describe_signature(const std::string& type, const std::string& usage, const std::string& label,
+                               const std::string& uuid) {
+  std::string what;
+  if (type == "LVM2_member") what = "an LVM2_member signature (LVM physical volume)";
+  else if (type == "swap") what = "a swap signature";
+  else if (usage == "raid") what = fmt::format("a {} RAID signature", type);
+  else if (usage == "crypto") what = fmt::format("a {} encryption signature", type);
+  else if (usage == "filesystem") what = fmt::format("an {} filesystem signature", type);
+  else what = fmt::format("a {} signature", type);
+  std::vector<std::string> extra;
+  if (!label.empty()) extra.push_back(fmt::format("label '{}'", label));
+  if (!uuid.empty()) extra.push_back("UUID " + uuid);
+  if (!extra.empty()) what += " (" + (extra.size() == 2 ? extra[0] + ", " + extra[1] : extra[0]) + ")";
+  return what;
+}
+
+/// Partition tables and superblocks, read-only (libblkid: blkid_do_safeprobe as wipefs and
+/// mkfs use it). A partition's own signature is only added as detail for a whole disk.
+void probe_signatures(const fs::path& path, const std::string& subject, std::vector<HazardFinding>& out) {
+  UniqueProbe pr(blkid_new_probe_from_filename(path.c_str()));
+  if (!pr) {
+    out.push_back({Hazard::probe_failed, fmt::format("{} could not be read to look for data signatures: {}",
+                                                     subject, std::strerror(errno))});
+    return;
+  }
+  blkid_probe_enable_superblocks(pr.get(), 1);
+  blkid_probe_set_superblocks_flags(pr.get(), BLKID_SUBLKS_TYPE | BLKID_SUBLKS_USAGE | BLKID_SUBLKS_LABEL | BLKID_SUBLKS_UUID);
+  blkid_probe_enable_partitions(pr.get(), 1);
+  const int rc = blkid_do_safeprobe(pr.get());
+  if (rc == 1) return;  // nothing found
+  if (rc == -1) {
+    out.push_back({Hazard::probe_failed, fmt::format("{} could not be read to look for data signatures: {}",
+                                                     subject, std::strerror(errno))});
+    return;
+  }
+  if (rc == 0) {
+    if (const std::string pt = blkid_value(pr.get(), "PTTYPE"); !pt.empty()) {
+      std::string count;
+      if (blkid_partlist ls = blkid_probe_get_partitions(pr.get())) {
+        const int n = blkid_partlist_numof_partitions(ls);
+        if (n >= 0) count = fmt::format(" ({} partition{})", n, n == 1 ? "" : "s");
+      }
+      out.push_back({Hazard::partition_table, fmt::format("{} holds a {} partition table{}", subject, pt, count)});
+    }
+    if (const std::string type = blkid_value(pr.get(), "TYPE"); !type.empty())
+      out.push_back({Hazard::signature, fmt::format("{} carries {}", subject,
+                                                    describe_signature(type, blkid_value(pr.get(), "USAGE"),
+                                                                       blkid_value(pr.get(), "LABEL"),
+                                                                       blkid_value(pr.get(), "UUID")))});
+    return;
+  }
+  // rc == -2: several signatures that contradict each other; list them one by one, as wipefs does.
+  blkid_reset_probe(pr.get());
+  std::vector<std::string> found;
+  while (blkid_do_probe(pr.get()) == 0) {
+    if (const std::string pt = blkid_value(pr.get(), "PTTYPE"); !pt.empty()) found.push_back(pt + " partition table");
+    else if (const std::string t = blkid_value(pr.get(), "TYPE"); !t.empty()) found.push_back(t);
+  }
+  std::string list;
+  for (const auto& f : found) list += (list.empty() ? "" : ", ") + f;
+  out.push_back({Hazard::signature, fmt::format("{} carries several conflicting signatures ({})", subject,
+                                                list.empty() ? "ambivalent probe" : list)});
+}
+
+std::string shell_quote(const std::string& s) {
+  const bool plain = !s.empty() && std::all_of(s.begin(), s.end(), [](unsigned char c) {
+    return std::isalnum(c) || std::strchr("-_./:+@%=,", c) != nullptr;
+  });
+  if (plain) return s;
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+}  // namespace
+
+bool is_block_device(const fs::path& path) noexcept {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0 && S_ISBLK(st.st_mode);
+}
+
+std::string_view to_string(Hazard hazard) noexcept {
+  switch (hazard) {
+    case Hazard::mounted: return "mounted";
+    case Hazard::swap: return "swap";
+    case Hazard::system: return "system";
+    case Hazard::holders: return "holders";
+    case Hazard::read_only: return "read_only";
+    case Hazard::partition_table: return "partition_table";
+    case Hazard::signature: return "signature";
+    case Hazard::probe_failed: return "probe_failed";
+  }
+  return "?";
+}
+
+bool consent_lifts(Hazard hazard) noexcept {
+  return hazard == Hazard::partition_table || hazard == Hazard::signature || hazard == Hazard::probe_failed;
+}
+
+bool SafetyReport::has(Hazard h) const noexcept {
+  return std::any_of(findings.begin(), findings.end(), [h](const HazardFinding& f) { return f.hazard == h; });
+}
+
+BlockDevice probe_block_device(const fs::path& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) throw_errno(fmt::format("target '{}' cannot be examined", path.string()), errno);
+  if (!S_ISBLK(st.st_mode)) throw EnvironmentError(fmt::format("'{}' is not a block device", path.string()));
+  BlockDevice d;
+  d.path = path;
+  d.major = major(st.st_rdev);
+  d.minor = minor(st.st_rdev);
+  const auto self = sys_block(st.st_rdev);
+  if (!self) throw EnvironmentError(fmt::format("block device {} ({}:{}) is not in /sys/dev/block", path.string(), d.major, d.minor));
+  d.name = self->name;
+  d.is_partition = fs::exists(self->dir / "partition");
+  SysBlock disk = *self;
+  if (d.is_partition) {
+    disk.dir = self->dir.parent_path();
+    disk.name = disk.dir.filename().string();
+    disk.dev = dev_of_sysdir(disk.dir).value_or(st.st_rdev);
+  }
+  d.disk = disk.name;
+  d.identity = identity_of(disk, major(disk.dev), minor(disk.dev), d.identity_source);
+
+  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
+  if (!fd) throw_errno(fmt::format("cannot open block device {}", path.string()), errno);
+  std::uint64_t bytes = 0;
+  if (::ioctl(fd.get(), BLKGETSIZE64, &bytes) == 0) d.capacity_bytes = bytes;
+  int lbs = 0, ro = 0;
+  unsigned pbs = 0;
+  if (::ioctl(fd.get(), BLKSSZGET, &lbs) == 0 && lbs >= 512) d.logical_block_bytes = static_cast<std::uint32_t>(lbs);
+  if (::ioctl(fd.get(), BLKPBSZGET, &pbs) == 0 && pbs >= 512) d.physical_block_bytes = pbs;
+  if (const auto text = read_text(self->dir / "ro")) d.read_only = *text == "1";
+  else if (::ioctl(fd.get(), BLKROGET, &ro) == 0) d.read_only = ro != 0;
+  return d;
+}
+
+SafetyReport inspect_device(const fs::path& path) {
+  SafetyReport report;
+  report.device = probe_block_device(path);
+  const BlockDevice& dev = report.device;
+  auto& out = report.findings;
+  const auto self = sys_block(makedev(dev.major, dev.minor));
+  if (!self) return report;  // probe_block_device checked it; gone since
+  const std::vector<SysBlock> covered = device_and_partitions(*self, dev.is_partition);
+  const auto covered_name = [&](dev_t d) -> const std::string* {
+    for (const auto& c : covered)
+      if (c.dev == d) return &c.name;
+    return nullptr;
+  };
+  const auto subject = [&](const std::string& name) {
+    return name == dev.name ? std::string("it") : fmt::format("its partition {}", name);
+  };
+
+  // Mounted: by device number, or by the mount source (btrfs and others use anonymous numbers).
+  const std::vector<MountEntry> mounts = read_mountinfo();
+  for (const MountEntry& m : mounts) {
+    const std::string* hit = covered_name(m.dev);
+    if (hit == nullptr)
+      if (const auto rdev = block_rdev(m.source)) hit = covered_name(*rdev);
+    if (hit != nullptr)
+      out.push_back({Hazard::mounted, fmt::format("{} is mounted on {} ({})", subject(*hit), m.mount_point, m.fstype)});
+  }
+  // Swap directly on the device or a partition.
+  std::vector<dev_t> swap_devs;
+  for (const std::string& s : read_swap_files())
+    if (const auto rdev = block_rdev(s)) {
+      swap_devs.push_back(*rdev);
+      if (const std::string* hit = covered_name(*rdev))
+        out.push_back({Hazard::swap, fmt::format("{} is an active swap device ({} in /proc/swaps)", subject(*hit), s)});
+    }
+  // Backs the running system: the root filesystem's device, or swap, through any stack of
+  // dm/md devices above this one.
+  std::vector<std::pair<dev_t, std::string>> system_roots;
+  struct stat root {};
+  if (::stat("/", &root) == 0 && major(root.st_dev) != 0) system_roots.emplace_back(root.st_dev, "the root filesystem /");
+  for (const MountEntry& m : mounts)
+    if (m.mount_point == "/")
+      if (const auto rdev = block_rdev(m.source)) system_roots.emplace_back(*rdev, "the root filesystem /");
+  for (dev_t s : swap_devs)
+    if (covered_name(s) == nullptr) system_roots.emplace_back(s, "active swap");
+  std::set<std::string> reported;
+  for (const auto& [root_dev, what] : system_roots) {
+    const auto top = sys_block(root_dev);
+    if (!top) continue;
+    std::set<std::string> below;
+    add_with_slaves(top->dir, below);
+    for (const auto& c : covered) {
+      const bool via_disk = dev.is_partition && below.count(dev.disk) > 0;
+      if ((below.count(c.name) > 0 || via_disk) && reported.insert(what).second)
+        out.push_back({Hazard::system, fmt::format("{} backs the running system: {} is on {}{}", subject(c.name), what,
+                                                   top->name, top->name == c.name ? "" : " (stacked on it)")});
+    }
+  }
+  // Claimed by dm (LVM), md or another stacking driver.
+  for (const auto& c : covered) {
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator(c.dir / "holders", ec)) {
+      const fs::path holder = fs::canonical(e.path(), ec);
+      out.push_back({Hazard::holders, fmt::format("{} is in use by {}", subject(c.name), describe_holder(ec ? e.path() : holder))});
+    }
+  }
+  if (dev.read_only)
+    out.push_back({Hazard::read_only, fmt::format("it is read-only (/sys/class/block/{}/ro = 1)", dev.name)});
+
+  probe_signatures(path, "it", out);
+  if (!dev.is_partition)
+    for (std::size_t i = 1; i < covered.size(); ++i) {
+      const fs::path node = fs::path("/dev") / covered[i].name;
+      if (block_rdev(node.string()) == covered[i].dev) probe_signatures(node, subject(covered[i].name), out);
+    }
+  return report;
+}
+
+bool authorize_device(const SafetyReport& report, std::span<const Consent> consent, bool writes) {
+  const BlockDevice& dev = report.device;
+  const std::string what = fmt::format("{} ({}, {})", dev.path.string(), dev.name, format_size(dev.capacity_bytes));
+  std::string mismatches;
+  for (const Consent& c : consent)
+    if (c.identity != dev.identity)
+      mismatches += fmt::format("\n  - {} names '{}'", c.origin, c.identity);
+  if (!mismatches.empty())
+    throw EnvironmentError(fmt::format(
+        "the device named for destruction is not the target:{}\nbut {} is '{}' (from {}).\n"
+        "Check the target; drivelab will not touch a device the protocol or command line did not name.",
+        mismatches, what, dev.identity, dev.identity_source));
+  if (!writes) return false;
+
+  bool blocking = false, liftable = false;
+  for (const HazardFinding& f : report.findings) (consent_lifts(f.hazard) ? liftable : blocking) = true;
+  if (!blocking && (!liftable || !consent.empty())) return liftable;
+
+  std::string msg = fmt::format("refusing to write to {}:", what);
+  for (const HazardFinding& f : report.findings)
+    msg += fmt::format("\n  - {}{}", f.detail, consent_lifts(f.hazard) ? "" : " [naming the device does not lift this]");
+  if (blocking)
+    msg += "\nIt is in use by the running system: unmount it, swapoff it or deactivate its holders "
+           "(vgchange -an, mdadm --stop) first; drivelab never writes to a device in use.";
+  if (liftable) {
+    const std::string id = shell_quote(dev.identity);
+    msg += fmt::format("\n{}Everything on it would be destroyed. To allow that, name the device:\n"
+                       "  --destroy-data-on {}   (or `destroy_data_on: {}` in the protocol)\n"
+                       "  (its identity, from {})",
+                       blocking ? "Then: " : "", id, id, dev.identity_source);
+  }
+  throw EnvironmentError(msg);
+}
+
+}  // namespace drivelab::io
