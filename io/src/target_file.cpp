@@ -1,6 +1,8 @@
 #include "drivelab/io/target_file.hpp"
 
 #include <fcntl.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/sysmacros.h>
@@ -8,9 +10,12 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
+#include <cmath>
 #include <cstring>
 #include <fstream>
+#include <stdexcept>
 #include <string_view>
 
 #include <fmt/format.h>
@@ -18,6 +23,7 @@
 #include "drivelab/core/errors.hpp"
 #include "drivelab/core/rng.hpp"
 #include "drivelab/core/units.hpp"
+#include "drivelab/io/target_safety.hpp"
 
 namespace drivelab::io {
 namespace {
@@ -120,7 +126,83 @@ bool fill_file(const fs::path& path, std::uint64_t size_bytes, std::uint64_t see
                                      path.filename().string(), format_size(need), format_size(avail)));
 }
 
+std::string extent_text(const Extent& e) {
+  return e.is_percent ? fmt::format("{:g}%", e.percent) : format_size(e.bytes);
+}
+
+Extent parse_extent(std::string_view text, std::string_view whole) {
+  const auto bad = [&](const std::string& why) {
+    return std::invalid_argument(fmt::format(
+        "'{}' is not a region: {} (use all, first 25%, first 10GiB, or {{offset: 0%, size: 25%}})", whole, why));
+  };
+  if (!text.empty() && text.back() == '%') {
+    const std::string number(text.substr(0, text.size() - 1));
+    char* end = nullptr;
+    const double p = std::strtod(number.c_str(), &end);
+    if (number.empty() || end != number.c_str() + number.size() || !std::isfinite(p))
+      throw bad(fmt::format("'{}' is not a percentage", text));
+    if (p <= 0 || p > 100) throw bad("a percentage must be above 0 and at most 100");
+    return Extent::of_percent(p);
+  }
+  try {
+    const std::uint64_t bytes = parse_size(text);
+    if (bytes == 0) throw bad("the size must be above 0");
+    return Extent::of_bytes(bytes);
+  } catch (const std::invalid_argument& e) {
+    if (std::string_view(e.what()).find("is not a region") != std::string_view::npos) throw;
+    throw bad(e.what());
+  }
+}
+
 }  // namespace
+
+std::uint64_t Extent::resolve(std::uint64_t capacity_bytes) const noexcept {
+  if (!is_percent) return bytes;
+  const long double v = static_cast<long double>(capacity_bytes) * static_cast<long double>(percent) / 100.0L;
+  return v >= static_cast<long double>(capacity_bytes) ? capacity_bytes : static_cast<std::uint64_t>(v);
+}
+
+Region parse_region(std::string_view text) {
+  std::string t;
+  for (char c : text) t += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  while (!t.empty() && std::isspace(static_cast<unsigned char>(t.back()))) t.pop_back();
+  std::size_t start = 0;
+  while (start < t.size() && std::isspace(static_cast<unsigned char>(t[start]))) ++start;
+  std::string_view v = std::string_view(t).substr(start);
+  if (v == "all") return Region{};
+  if (v.rfind("first", 0) == 0) {
+    v.remove_prefix(5);
+    while (!v.empty() && v.front() == ' ') v.remove_prefix(1);
+  }
+  Region r;
+  r.size = parse_extent(v, text);
+  return r;
+}
+
+std::string to_string(const Region& region) {
+  const bool at_start = region.offset.is_percent ? region.offset.percent == 0 : region.offset.bytes == 0;
+  if (at_start && region.size == Extent::of_percent(100)) return "all";
+  if (at_start) return "first " + extent_text(region.size);
+  return fmt::format("offset {}, size {}", extent_text(region.offset), extent_text(region.size));
+}
+
+ByteRange resolve_region(const Region& region, std::uint64_t capacity_bytes, std::uint32_t block_bytes,
+                         std::string_view what) {
+  const std::uint64_t block = std::max<std::uint32_t>(block_bytes, 1);
+  if (capacity_bytes < block) throw ConfigError(fmt::format("{} is empty ({} bytes): no region fits", what, capacity_bytes));
+  std::uint64_t offset = region.offset.resolve(capacity_bytes);
+  if (offset >= capacity_bytes)
+    throw ConfigError(fmt::format("region offset {} is beyond the end of {} ({})", extent_text(region.offset), what,
+                                  format_size(capacity_bytes)));
+  offset -= offset % kRegionAlignBytes;
+  const std::uint64_t size = region.size.resolve(capacity_bytes);
+  std::uint64_t end = size >= capacity_bytes - offset ? capacity_bytes : offset + size;
+  end -= end == capacity_bytes ? end % block : end % kRegionAlignBytes;
+  if (end <= offset)
+    throw ConfigError(fmt::format("region '{}' of {} ({}) is empty once aligned to {}", to_string(region), what,
+                                  format_size(capacity_bytes), format_size(kRegionAlignBytes)));
+  return {offset, end - offset};
+}
 
 fs::path target_file_path(const fs::path& dir, const std::string& test_name) {
   return dir / ("drivelab-" + test_name + ".dat");
@@ -159,7 +241,49 @@ std::string direct_unsupported_message(const fs::path& dir) {
                      filesystem_type(dir));
 }
 
+TargetFile TargetFile::open_device(const TargetFileSpec& spec) {
+  TargetFile tf;
+  tf.path_ = spec.dir;
+  tf.is_device_ = true;
+  tf.direct_ = spec.direct;
+  tf.filled_ = true;
+  const int direct = spec.direct ? O_DIRECT : 0;
+  tf.fd_.reset(::open(spec.dir.c_str(), O_RDWR | O_CLOEXEC | direct));
+  if (!tf.fd_ && (errno == EROFS || errno == EACCES || errno == EPERM))
+    tf.fd_.reset(::open(spec.dir.c_str(), O_RDONLY | O_CLOEXEC | direct));  // read-only tests still work
+  if (!tf.fd_) {
+    const int err = errno;
+    if (err == EINVAL && spec.direct)
+      throw EnvironmentError(fmt::format("block device {} does not support O_DIRECT; set direct: false", spec.dir.string()));
+    throw_errno("open block device " + spec.dir.string(), err);
+  }
+  const int fd = tf.fd_.get();
+  std::uint64_t capacity = 0;
+  int lbs = 512;
+  if (::ioctl(fd, BLKGETSIZE64, &capacity) != 0) throw_errno("BLKGETSIZE64 on " + spec.dir.string(), errno);
+  if (::ioctl(fd, BLKSSZGET, &lbs) != 0 || lbs < 512) lbs = 512;
+  const auto block = static_cast<std::uint32_t>(lbs);
+  tf.size_bytes_ = capacity;
+  tf.region_ = resolve_region(spec.region.value_or(Region{}), capacity, block, spec.dir.string());
+  if (spec.size_bytes > 0) {
+    // fio's size= on a device: the first size bytes (of the region).
+    if (spec.size_bytes > tf.region_.length_bytes)
+      throw EnvironmentError(fmt::format("{} has {} {}, less than the {} this test addresses", spec.dir.string(),
+                                         format_size(tf.region_.length_bytes),
+                                         spec.region ? "in its region '" + to_string(*spec.region) + "'" : "in all",
+                                         format_size(spec.size_bytes)));
+    tf.region_.length_bytes = spec.size_bytes - spec.size_bytes % block;
+    if (tf.region_.length_bytes == 0)
+      throw ConfigError(fmt::format("a test size of {} bytes is less than one block of {} ({} bytes)", spec.size_bytes,
+                                    spec.dir.string(), block));
+  }
+  ::posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+  tf.direct_alignment_bytes_ = spec.direct ? std::max(direct_alignment(fd), block) : 1;
+  return tf;
+}
+
 TargetFile TargetFile::open(const TargetFileSpec& spec, const FillProgress& progress) {
+  if (is_block_device(spec.dir)) return open_device(spec);
   std::error_code ec;
   if (!fs::is_directory(spec.dir, ec))
     throw EnvironmentError(fmt::format("target directory {} does not exist", spec.dir.string()));
@@ -209,12 +333,23 @@ TargetFile TargetFile::open(const TargetFileSpec& spec, const FillProgress& prog
   // Start cold: drop the pages the fill (or an earlier run) left in the page cache.
   ::posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
   tf.direct_alignment_bytes_ = spec.direct ? direct_alignment(fd) : 1;
+  tf.region_ = spec.region ? resolve_region(*spec.region, spec.size_bytes, std::max<std::uint32_t>(tf.direct_alignment_bytes_, 512),
+                                            tf.path_.string())
+                           : ByteRange{0, spec.size_bytes};
   return tf;
+}
+
+void TargetFile::mark_filled() {
+  if (is_device_ || !fd_) return;
+  const std::string value = marker_value(size_bytes_);
+  if (::fsetxattr(fd_.get(), kMarkerName, value.data(), value.size(), 0) != 0 && errno != ENOTSUP && errno != EPERM)
+    throw_errno("setting the fill marker on " + path_.string(), errno);
+  filled_ = true;
 }
 
 void TargetFile::remove() noexcept {
   fd_.reset();
-  if (!path_.empty()) ::unlink(path_.c_str());
+  if (!path_.empty() && !is_device_) ::unlink(path_.c_str());
 }
 
 }  // namespace drivelab::io

@@ -181,7 +181,7 @@ std::string identity_of(const SysBlock& disk, unsigned maj, unsigned min, std::s
   const fs::path d = disk.dir;
   const std::string base = "/sys/block/" + disk.name;
   if (disk.name.rfind("loop", 0) == 0) {
-    source = base + "/loop/backing_file (a loop device has no serial: its backing file names it)";
+    source = base + "/loop/backing_file; a loop device has no serial, so its backing file names it";
     return read_text(d / "loop" / "backing_file").value_or("");
   }
   const std::pair<fs::path, std::string> files[] = {
@@ -469,7 +469,7 @@ bool authorize_device(const SafetyReport& report, std::span<const Consent> conse
     const std::string id = shell_quote(dev.identity);
     msg += fmt::format("\n{}Everything on it would be destroyed. To allow that, name the device:\n"
                        "  --destroy-data-on {}   (or `destroy_data_on: {}` in the protocol)\n"
-                       "  (its identity, from {})",
+                       "  (identity from {})",
                        blocking ? "Then: " : "", id, id, dev.identity_source);
   }
   throw EnvironmentError(msg);

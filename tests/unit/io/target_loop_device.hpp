@@ -1,0 +1,175 @@
+#pragma once
+// Test helper: a real loop device on a sparse file, always detached and removed (RAII).
+//
+// The device is attached with LO_FLAGS_AUTOCLEAR and this object keeps a descriptor open, so the
+// kernel detaches it when the last user closes it — also when the test process dies. The backing
+// file lives in its own mkdtemp directory under the system temp dir, which the destructor removes.
+// Needs root (CAP_SYS_ADMIN); create() returns nullopt with the reason otherwise, for GTEST_SKIP.
+#include <fcntl.h>
+#include <linux/fs.h>
+#include <linux/loop.h>
+#include <stdlib.h>
+#include <sys/ioctl.h>
+#include <sys/mount.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <initializer_list>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace drivelab::testing {
+
+class LoopDevice {
+ public:
+  /// A loop device over a sparse file of `size_bytes`. nullopt (and `why`) if this machine or
+  /// user cannot make one.
+  static std::optional<LoopDevice> create(std::uint64_t size_bytes, std::string& why) {
+    LoopDevice d;
+    std::string tmpl = (std::filesystem::temp_directory_path() / "drivelab-loop-XXXXXX").string();
+    if (::mkdtemp(tmpl.data()) == nullptr) return fail(why, "mkdtemp");
+    d.dir_ = tmpl;
+    d.backing_ = d.dir_ / "backing.img";
+    const int bfd = ::open(d.backing_.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (bfd < 0) return fail(why, "create backing file");
+    if (::ftruncate(bfd, static_cast<off_t>(size_bytes)) != 0) {
+      ::close(bfd);
+      return fail(why, "truncate backing file");
+    }
+    const int ctl = ::open("/dev/loop-control", O_RDWR | O_CLOEXEC);
+    if (ctl < 0) {
+      ::close(bfd);
+      return fail(why, "open /dev/loop-control (needs root)");
+    }
+    // Other processes may take the same free device between GET_FREE and SET_FD: retry.
+    for (int attempt = 0; attempt < 20 && d.fd_ < 0; ++attempt) {
+      const int n = ::ioctl(ctl, LOOP_CTL_GET_FREE);
+      if (n < 0) break;
+      const std::string path = "/dev/loop" + std::to_string(n);
+      const int lfd = ::open(path.c_str(), O_RDWR | O_CLOEXEC);
+      if (lfd < 0) continue;
+      loop_config cfg{};
+      cfg.fd = static_cast<__u32>(bfd);
+      cfg.info.lo_flags = LO_FLAGS_AUTOCLEAR;
+      if (::ioctl(lfd, LOOP_CONFIGURE, &cfg) == 0) {
+        int rw = 0;
+        ::ioctl(lfd, BLKROSET, &rw);  // the read-only flag outlives a detach: start writable
+        d.fd_ = lfd;
+        d.path_ = path;
+      } else {
+        ::close(lfd);
+      }
+    }
+    ::close(ctl);
+    ::close(bfd);
+    if (d.fd_ < 0) return fail(why, "attach a loop device");
+    return d;
+  }
+
+  LoopDevice(LoopDevice&& o) noexcept
+      : dir_(std::move(o.dir_)), backing_(std::move(o.backing_)), path_(std::move(o.path_)),
+        mount_dir_(std::move(o.mount_dir_)), fd_(std::exchange(o.fd_, -1)) {
+    o.dir_.clear();
+    o.mount_dir_.clear();
+  }
+  LoopDevice& operator=(LoopDevice&&) = delete;
+  LoopDevice(const LoopDevice&) = delete;
+  ~LoopDevice() {
+    unmount();
+    if (fd_ >= 0) {
+      int rw = 0;
+      ::ioctl(fd_, BLKROSET, &rw);   // do not leave a read-only loop device to the next user
+      ::ioctl(fd_, LOOP_CLR_FD, 0);  // detach now (autoclear would at the last close anyway)
+      ::close(fd_);
+    }
+    std::error_code ec;
+    if (!dir_.empty()) std::filesystem::remove_all(dir_, ec);
+  }
+
+  const std::string& path() const noexcept { return path_; }
+  /// The backing file, as /sys/block/loopN/loop/backing_file shows it (the loop's identity).
+  std::string backing_file() const {
+    std::error_code ec;
+    return std::filesystem::canonical(backing_, ec).string();
+  }
+  const std::filesystem::path& dir() const noexcept { return dir_; }
+
+  /// Runs mkfs.ext4 -q on the device; false if mkfs.ext4 is missing or fails.
+  bool make_ext4() const { return run({"mkfs.ext4", "-q", "-F", path_}); }
+
+  /// Writes a DOS/MBR partition table (one Linux partition from sector 2048) at sector 0, as
+  /// fdisk would: the test needs no partitioning tool.
+  bool write_mbr() const {
+    unsigned char mbr[512] = {};
+    unsigned char* e = mbr + 446;
+    e[4] = 0x83;                      // partition type: Linux
+    put32(e + 8, 2048);               // first LBA
+    put32(e + 12, 8192);              // sectors (4 MiB)
+    e[1] = 0xFE; e[2] = 0xFF; e[3] = 0xFF; e[5] = 0xFE; e[6] = 0xFF; e[7] = 0xFF;  // CHS: "use LBA"
+    mbr[510] = 0x55;
+    mbr[511] = 0xAA;
+    const int fd = ::open(path_.c_str(), O_WRONLY | O_CLOEXEC);
+    if (fd < 0) return false;
+    const bool ok = ::pwrite(fd, mbr, sizeof mbr, 0) == static_cast<ssize_t>(sizeof mbr) && ::fsync(fd) == 0;
+    ::close(fd);
+    return ok;
+  }
+
+  /// Mounts the device (ext4) on a directory beside the backing file; unmounted on destruction.
+  bool mount_ext4() {
+    mount_dir_ = dir_ / "mnt";
+    std::filesystem::create_directories(mount_dir_);
+    if (::mount(path_.c_str(), mount_dir_.c_str(), "ext4", 0, nullptr) != 0) {
+      mount_dir_.clear();
+      return false;
+    }
+    return true;
+  }
+  void unmount() {
+    if (mount_dir_.empty()) return;
+    ::umount2(mount_dir_.c_str(), MNT_DETACH);
+    mount_dir_.clear();
+  }
+
+ private:
+  LoopDevice() = default;
+
+  static std::optional<LoopDevice> fail(std::string& why, const char* what) {
+    why = std::string(what) + ": " + std::strerror(errno);
+    return std::nullopt;
+  }
+  static void put32(unsigned char* p, std::uint32_t v) {
+    for (int i = 0; i < 4; ++i) p[i] = static_cast<unsigned char>(v >> (8 * i));
+  }
+  static bool run(std::initializer_list<std::string> args) {
+    const pid_t pid = ::fork();
+    if (pid < 0) return false;
+    if (pid == 0) {
+      std::vector<char*> argv;
+      for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+      argv.push_back(nullptr);
+      const int null = ::open("/dev/null", O_WRONLY);
+      ::dup2(null, 1);
+      ::dup2(null, 2);
+      ::execvp(argv[0], argv.data());
+      ::_exit(127);
+    }
+    int st = 0;
+    ::waitpid(pid, &st, 0);
+    return WIFEXITED(st) && WEXITSTATUS(st) == 0;
+  }
+
+  std::filesystem::path dir_;
+  std::filesystem::path backing_;
+  std::string path_;
+  std::filesystem::path mount_dir_;
+  int fd_ = -1;
+};
+
+}  // namespace drivelab::testing

@@ -1,0 +1,160 @@
+// Target safety on real loop devices: blank, ext4, ext4 + partition table, mounted, read-only.
+// Skipped where loop devices cannot be made (not root).
+#include <gtest/gtest.h>
+
+#include <fcntl.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <vector>
+
+#include "drivelab/core/errors.hpp"
+#include "drivelab/io/target_safety.hpp"
+#include "target_loop_device.hpp"
+#include "temp_dir.hpp"
+
+namespace drivelab::io {
+namespace {
+
+constexpr std::uint64_t kMiB = std::uint64_t{1} << 20;
+
+bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+
+/// The message of the EnvironmentError that authorize_device throws ("" if it does not throw).
+std::string refusal(const SafetyReport& r, const std::vector<Consent>& consent, bool writes) {
+  try {
+    authorize_device(r, consent, writes);
+  } catch (const EnvironmentError& e) {
+    return e.what();
+  }
+  return {};
+}
+
+class Safety : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string why;
+    auto d = testing::LoopDevice::create(64 * kMiB, why);
+    if (!d) GTEST_SKIP() << "no loop device here: " << why;
+    loop_.emplace(std::move(*d));
+  }
+  std::vector<Consent> named(const std::string& id) const { return {{id, "--destroy-data-on"}}; }
+  std::optional<testing::LoopDevice> loop_;
+};
+
+TEST(SafetyPlain, RegularFileIsNotABlockDevice) {
+  test::TempDir dir;
+  EXPECT_FALSE(is_block_device(dir.path()));
+  EXPECT_THROW(probe_block_device(dir.path()), EnvironmentError);
+  EXPECT_TRUE(consent_lifts(Hazard::signature));
+  EXPECT_TRUE(consent_lifts(Hazard::partition_table));
+  EXPECT_FALSE(consent_lifts(Hazard::mounted));
+  EXPECT_FALSE(consent_lifts(Hazard::system));
+  EXPECT_FALSE(consent_lifts(Hazard::holders));
+}
+
+TEST_F(Safety, LoopIdentityIsItsBackingFile) {
+  const BlockDevice d = probe_block_device(loop_->path());
+  EXPECT_EQ("/dev/" + d.name, loop_->path());
+  EXPECT_EQ(d.disk, d.name);
+  EXPECT_FALSE(d.is_partition);
+  EXPECT_EQ(d.identity, loop_->backing_file());
+  EXPECT_TRUE(contains(d.identity_source, "/loop/backing_file")) << d.identity_source;
+  EXPECT_EQ(d.capacity_bytes, 64 * kMiB);
+  EXPECT_GE(d.logical_block_bytes, 512u);
+  EXPECT_FALSE(d.read_only);
+}
+
+TEST_F(Safety, BlankDeviceIsWritableWithoutConsent) {
+  const SafetyReport r = inspect_device(loop_->path());
+  EXPECT_TRUE(r.findings.empty()) << r.findings.front().detail;
+  EXPECT_FALSE(authorize_device(r, {}, true));
+  // Naming it is fine too, and naming another device is an error even for a blank one.
+  EXPECT_NO_THROW(authorize_device(r, named(loop_->backing_file()), true));
+  EXPECT_TRUE(contains(refusal(r, named("SERIAL-OF-ANOTHER-DISK"), true), "not the target"));
+}
+
+TEST_F(Safety, FilesystemIsRefusedUntilTheLoopIdentityIsNamed) {
+  if (!loop_->make_ext4()) GTEST_SKIP() << "mkfs.ext4 not available";
+  const SafetyReport r = inspect_device(loop_->path());
+  ASSERT_TRUE(r.has(Hazard::signature));
+  const std::string msg = refusal(r, {}, true);
+  EXPECT_TRUE(contains(msg, "refusing to write to " + loop_->path())) << msg;
+  EXPECT_TRUE(contains(msg, "ext4 filesystem signature")) << msg;
+  EXPECT_TRUE(contains(msg, "--destroy-data-on " + loop_->backing_file())) << msg;
+  EXPECT_TRUE(contains(msg, "destroy_data_on: " + loop_->backing_file())) << msg;
+  EXPECT_TRUE(contains(msg, "backing_file")) << msg;
+  // Accepted once named; reading needs no consent at all.
+  EXPECT_TRUE(authorize_device(r, named(loop_->backing_file()), true));
+  EXPECT_FALSE(authorize_device(r, {}, false));
+  // A wrong name is refused, read or write, and the message says which device it is.
+  const std::string wrong = refusal(r, {{"WD-123", "destroy_data_on in p.yaml"}}, false);
+  EXPECT_TRUE(contains(wrong, "destroy_data_on in p.yaml names 'WD-123'")) << wrong;
+  EXPECT_TRUE(contains(wrong, loop_->backing_file())) << wrong;
+}
+
+TEST_F(Safety, EveryReasonIsListed) {
+  if (!loop_->make_ext4()) GTEST_SKIP() << "mkfs.ext4 not available";
+  ASSERT_TRUE(loop_->write_mbr());
+  const SafetyReport r = inspect_device(loop_->path());
+  EXPECT_TRUE(r.has(Hazard::partition_table));
+  const std::string msg = refusal(r, {}, true);
+  EXPECT_TRUE(contains(msg, "dos partition table")) << msg;
+  EXPECT_TRUE(contains(msg, "ext4")) << msg;
+  EXPECT_GE(std::count(msg.begin(), msg.end(), '\n'), 3) << msg;
+  EXPECT_TRUE(authorize_device(r, named(loop_->backing_file()), true));
+}
+
+TEST_F(Safety, MountedIsRefusedEvenWhenNamed) {
+  if (!loop_->make_ext4()) GTEST_SKIP() << "mkfs.ext4 not available";
+  if (!loop_->mount_ext4()) GTEST_SKIP() << "cannot mount here";
+  const SafetyReport r = inspect_device(loop_->path());
+  ASSERT_TRUE(r.has(Hazard::mounted));
+  const std::string msg = refusal(r, named(loop_->backing_file()), true);
+  EXPECT_TRUE(contains(msg, "it is mounted on " + (loop_->dir() / "mnt").string() + " (ext4)")) << msg;
+  EXPECT_TRUE(contains(msg, "naming the device does not lift this")) << msg;
+  EXPECT_TRUE(contains(msg, "unmount")) << msg;
+  // Reading a mounted device is allowed, as fio and vdbench allow it.
+  EXPECT_FALSE(authorize_device(r, {}, false));
+  loop_->unmount();
+  EXPECT_FALSE(inspect_device(loop_->path()).has(Hazard::mounted));
+}
+
+TEST_F(Safety, ReadOnlyIsRefusedForWrites) {
+  {
+    const int fd = ::open(loop_->path().c_str(), O_RDONLY | O_CLOEXEC);
+    ASSERT_GE(fd, 0);
+    int ro = 1;
+    ASSERT_EQ(::ioctl(fd, BLKROSET, &ro), 0);
+    ::close(fd);
+  }
+  const SafetyReport r = inspect_device(loop_->path());
+  ASSERT_TRUE(r.has(Hazard::read_only));
+  EXPECT_TRUE(contains(refusal(r, named(loop_->backing_file()), true), "read-only"));
+  EXPECT_NO_THROW(authorize_device(r, {}, false));
+}
+
+TEST(SafetySystem, TheRootDeviceIsRefused) {
+  // Whatever holds / here (a disk, a partition, dm): if it is a block device we can name, it must
+  // be refused for writes with a reason that consent cannot lift.
+  struct stat st {};
+  ASSERT_EQ(::stat("/", &st), 0);
+  std::error_code ec;
+  const auto sys = std::filesystem::canonical(
+      "/sys/dev/block/" + std::to_string(major(st.st_dev)) + ":" + std::to_string(minor(st.st_dev)), ec);
+  const std::string node = "/dev/" + sys.filename().string();
+  const int fd = ::open(node.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd >= 0) ::close(fd);
+  if (major(st.st_dev) == 0 || !is_block_device(node) || fd < 0)
+    GTEST_SKIP() << "/ is not on a block device we can open (" << node << ")";
+  const SafetyReport r = inspect_device(node);
+  EXPECT_TRUE(r.has(Hazard::mounted) || r.has(Hazard::system));
+  EXPECT_TRUE(contains(refusal(r, {{r.device.identity, "--destroy-data-on"}}, true), "does not lift"));
+}
+
+}  // namespace
+}  // namespace drivelab::io
