@@ -47,6 +47,7 @@ results::Json Protocol::effective() const {
   j["protocol"] = name;
   if (!description.empty()) j["description"] = description;
   j["seed"] = seed;
+  if (!destroy_data_on.empty()) j["destroy_data_on"] = destroy_data_on;
   results::Json tests_json = results::Json::array();
   for (const auto& t : tests) {
     results::Json tj;
@@ -72,6 +73,8 @@ Protocol decode_protocol(const config::Document& doc, const Registry& registry,
   r.string("protocol", p.name, /*required=*/true);
   r.string("description", p.description);
   if (const config::Node seed = r.section("seed"); seed.defined()) p.seed = decode_seed(seed);
+  if (r.string("destroy_data_on", p.destroy_data_on) && p.destroy_data_on.empty())
+    root.child("destroy_data_on").error("destroy_data_on must name a device's serial number (or a loop device's backing file)");
 
   TestSettings defaults;
   if (const config::Node d = r.section("defaults"); d.defined()) {

@@ -1,7 +1,5 @@
 #include "drivelab/runner/run.hpp"
 
-#include <fcntl.h>
-#include <sys/file.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -13,12 +11,12 @@
 
 #include "drivelab/core/clock.hpp"
 #include "drivelab/core/errors.hpp"
-#include "drivelab/core/fd.hpp"
 #include "drivelab/core/rng.hpp"
 #include "drivelab/core/units.hpp"
 #include "drivelab/results/identity.hpp"
 #include "drivelab/results/journal.hpp"
 #include "drivelab/results/summary.hpp"
+#include "target.hpp"
 
 namespace drivelab::runner {
 namespace {
@@ -37,41 +35,6 @@ std::string make_run_id() {
   std::random_device rd;
   return fmt::format("{}Z-{:06x}", compact, rd() & 0xFFFFFF);
 }
-
-/// Holds an exclusive flock(2) on `<target>/drivelab-run.lock` for the whole run, so two runs can
-/// never share a drive under test (they would halve each other's IOPS or destroy each other's
-/// database). The file names the holder; it is removed when the run ends.
-class TargetLock {
- public:
-  TargetLock(const fs::path& target, const std::string& run_id) : path_(target / "drivelab-run.lock") {
-    fd_.reset(::open(path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644));
-    if (!fd_) throw_errno(fmt::format("cannot create the lock file {}", path_.string()), errno);
-    if (::flock(fd_.get(), LOCK_EX | LOCK_NB) != 0) {
-      char holder[256] = {};
-      const ssize_t n = ::pread(fd_.get(), holder, sizeof holder - 1, 0);
-      std::string who = n > 0 ? std::string(holder, static_cast<std::size_t>(n)) : std::string("unknown");
-      while (!who.empty() && (who.back() == '\n' || who.back() == ' ')) who.pop_back();
-      fd_.reset();
-      throw EnvironmentError(fmt::format(
-          "target '{}' is in use by another drivelab run ({}); two runs on one drive measure each other",
-          target.string(), who));
-    }
-    const std::string me = fmt::format("pid {}, run {}\n", ::getpid(), run_id);
-    if (::ftruncate(fd_.get(), 0) != 0 || ::pwrite(fd_.get(), me.data(), me.size(), 0) < 0) {
-      // The lock itself holds; only the holder's description is missing.
-    }
-  }
-  ~TargetLock() {
-    std::error_code ec;
-    fs::remove(path_, ec);  // unlink first, then close (releases the lock)
-  }
-  TargetLock(const TargetLock&) = delete;
-  TargetLock& operator=(const TargetLock&) = delete;
-
- private:
-  fs::path path_;
-  UniqueFd fd_;
-};
 
 /// Journals intervals, prints progress and keeps the on-disk record current.
 class RunState final : public results::TestRecorder::Listener {
@@ -150,7 +113,8 @@ class RunState final : public results::TestRecorder::Listener {
 };
 
 void run_one(PlannedTest& test, std::size_t index, results::RunRecord& record, RunState& state,
-             results::Journal& journal, const RunOptions& options, const StopFlag& stop) {
+             results::Journal& journal, const RunOptions& options, const detail::RunTarget& target,
+             const StopFlag& stop) {
   results::TestRecord tr;
   tr.name = test.settings.name;
   tr.kind = test.settings.kind;
@@ -162,6 +126,7 @@ void run_one(PlannedTest& test, std::size_t index, results::RunRecord& record, R
   results::TestRecorder recorder(tr, &state);
   TestContext ctx;
   ctx.target_dir = options.target;
+  ctx.device = target.device();
   ctx.run_id = record.run_id;
   ctx.seed = Rng(record.seed).split(index)();
   ctx.settings = test.settings;
@@ -232,17 +197,14 @@ void run_one(PlannedTest& test, std::size_t index, results::RunRecord& record, R
 RunOutcome run_protocol(Protocol& protocol, const RunOptions& options, const StopFlag& stop) {
   std::ostream& out = options.out ? *options.out : std::cout;
   std::error_code ec;
-  if (!fs::is_directory(options.target, ec))
-    throw EnvironmentError(fmt::format("target '{}' is not an existing directory", options.target.string()));
-  if (::access(options.target.c_str(), W_OK) != 0)
-    throw_errno(fmt::format("target '{}' is not writable", options.target.string()), errno);
-  fs::create_directories(options.out_dir, ec);
-  if (ec) throw EnvironmentError(fmt::format("cannot create output directory '{}': {}", options.out_dir.string(), ec.message()));
-
   RunOutcome outcome;
   results::RunRecord& record = outcome.record;
   record.run_id = make_run_id();
-  const TargetLock lock(options.target, record.run_id);
+  // Before anything is created: a refused target leaves no trace.
+  const detail::RunTarget target = detail::RunTarget::acquire(protocol, options, record.run_id);
+  fs::create_directories(options.out_dir, ec);
+  if (ec) throw EnvironmentError(fmt::format("cannot create output directory '{}': {}", options.out_dir.string(), ec.message()));
+
   record.tool = results::probe_tool();
   record.host = results::probe_host();
   record.target = results::probe_target(options.target);
@@ -258,6 +220,7 @@ RunOutcome run_protocol(Protocol& protocol, const RunOptions& options, const Sto
     record.warnings.push_back("built with sanitizers: numbers are not representative");
   if (record.tool.value("build_type", std::string()) == "Debug")
     record.warnings.push_back("debug build: numbers are not representative");
+  for (const std::string& w : target.warnings()) record.warnings.push_back(w);
   if (const Json fs_type = record.target.value("filesystem", Json());
       fs_type == "tmpfs" || fs_type == "ramfs")
     record.warnings.push_back(fmt::format("target is on {} (memory): results measure RAM, not a drive",
@@ -275,7 +238,8 @@ RunOutcome run_protocol(Protocol& protocol, const RunOptions& options, const Sto
 
   state.say(fmt::format("drivelab {}: protocol '{}' on {} ({}), record {}", record.tool.value("version", ""),
                         protocol.name, options.target.string(),
-                        record.target.value("filesystem", Json()).is_string()
+                        target.device() ? target.describe()
+                        : record.target.value("filesystem", Json()).is_string()
                             ? record.target["filesystem"].get<std::string>() : std::string("?"),
                         outcome.record_path.string()));
 
@@ -291,7 +255,7 @@ RunOutcome run_protocol(Protocol& protocol, const RunOptions& options, const Sto
       record.tests.push_back(std::move(skipped));
       continue;
     }
-    run_one(t, i, record, state, journal, options, stop);
+    run_one(t, i, record, state, journal, options, target, stop);
   }
 
   record.finished_at = utc_timestamp();

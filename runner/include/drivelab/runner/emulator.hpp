@@ -18,6 +18,7 @@
 #include <filesystem>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -37,10 +38,35 @@ struct TestSettings {
   std::chrono::nanoseconds interval{std::chrono::seconds(5)};   ///< `interval:` reporting period
 };
 
+/// A block device given as the target (`--target /dev/sdX`), after the runner's checks
+/// (io/target_safety.hpp, docs/targets.md).
+struct TargetDevice {
+  std::filesystem::path path;        ///< the device as given
+  std::string name;                  ///< kernel name ("sdb", "loop3")
+  std::string identity;              ///< serial number (loop: backing file), as destroy_data_on names it
+  std::uint64_t capacity_bytes = 0;
+  std::uint32_t logical_block_bytes = 512;
+  /// The run may write to it: no hazard was found, or the device was named by destroy_data_on.
+  /// False when every test of the protocol only reads.
+  bool writes_allowed = false;
+};
+
+/// What a test does with a block-device target. Kinds that only work on a filesystem (a database
+/// in the target directory) keep the default, and the runner refuses to run them on a device
+/// with an error naming the test; kinds that use io::TargetFile can run on a device.
+enum class DeviceAccess {
+  unsupported,  ///< needs a directory (tpcc, sysbench)
+  read_only,    ///< reads only: allowed on any device, no consent needed (as fio and vdbench)
+  read_write,   ///< writes: the device passes the safety checks or is named by destroy_data_on
+};
+
 /// Everything an emulator may use while it runs.
 struct TestContext {
   std::filesystem::path target_dir;  ///< the drive under test; create files only inside it,
-                                     ///< named "drivelab-<test name>..." so users can spot them
+                                     ///< named "drivelab-<test name>..." so users can spot them.
+                                     ///< For a block-device target: the device path, so that
+                                     ///< io::TargetFile::open({.dir = target_dir, ...}) opens it.
+  std::optional<TargetDevice> device;  ///< set when the target is a block device
   std::string run_id;
   std::uint64_t seed = 0;            ///< this test's seed (derived from the run seed and index)
   TestSettings settings;
@@ -68,6 +94,9 @@ class Emulator {
   virtual void verify(TestContext& ctx) = 0;
   /// Removes what prepare() created (unless configured to keep it). Must not throw.
   virtual void cleanup(TestContext& ctx) noexcept = 0;
+  /// What this test (with its configuration) would do to a block-device target; asked before
+  /// the run starts, so a protocol that cannot run on a device fails before anything is written.
+  virtual DeviceAccess device_access() const { return DeviceAccess::unsupported; }
 };
 
 /// One kind of test a protocol can name (`kind: tpcc`).

@@ -5,6 +5,8 @@
 ///     protocol: quick                 # name (required)
 ///     description: ...                # optional
 ///     seed: 42                        # optional; default: fixed 1 (reproducible); "random" = from time
+///     destroy_data_on: S3EVNX0M123    # optional; consent to write to the block device with this
+///                                     # serial (loop device: backing file); docs/targets.md
 ///     defaults: {warmup: 10s, duration: 60s, interval: 5s}   # optional, applied to every test
 ///     tests:
 ///       - name: oltp                  # required, unique, [A-Za-z0-9_-]
@@ -34,6 +36,8 @@ struct Protocol {
   std::string description;
   std::string file;
   std::uint64_t seed = 1;
+  /// `destroy_data_on:` the identity of the block device this protocol may destroy ("" = none).
+  std::string destroy_data_on;
   std::vector<PlannedTest> tests;
   /// The effective protocol (defaults applied, each test's effective config), for the record.
   results::Json effective() const;

@@ -19,7 +19,11 @@
 namespace drivelab::runner {
 
 struct RunOptions {
-  std::filesystem::path target;    ///< directory on the drive under test (must exist)
+  /// A directory on the drive under test (must exist), or a block device (docs/targets.md: only
+  /// kinds whose Emulator::device_access() allows it; writes pass io/target_safety.hpp first).
+  std::filesystem::path target;
+  /// `--destroy-data-on`: consent to write to the target device with this identity ("" = none).
+  std::string destroy_data_on;
   std::filesystem::path out_dir = "drivelab-results";
   std::vector<std::string> command_line;
   std::ostream* out = nullptr;     ///< progress and summary (nullptr: std::cout)
@@ -34,7 +38,10 @@ struct RunOutcome {
 };
 
 /// Runs every test in order. Never throws for a test's failure (it is recorded); throws
-/// EnvironmentError if the target or output directory is unusable.
+/// EnvironmentError if the target or output directory is unusable, before any test runs: a
+/// device target with a test that needs a directory, a device refused by the safety checks
+/// (every reason listed with the flag that lifts it), destroy_data_on naming another device or
+/// given for a directory target, a target locked by another run.
 RunOutcome run_protocol(Protocol& protocol, const RunOptions& options, const StopFlag& stop);
 
 }  // namespace drivelab::runner
