@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <vector>
@@ -8,6 +9,7 @@
 #include "drivelab/core/fd.hpp"
 #include "drivelab/io/engine.hpp"
 #include "drivelab/io/target_file.hpp"
+#include "engine_test_support.hpp"
 #include "temp_dir.hpp"
 
 namespace drivelab::io {
@@ -21,34 +23,13 @@ constexpr std::uint32_t kBlocks = 64;
 struct EngineCase {
   const char* engine;
   bool direct;
-  bool registered;  // io_uring registered files + fixed buffers
+  bool registered = false;  // io_uring registered files + fixed buffers
+  bool sqpoll = false;      // io_uring SQPOLL (implies registered files)
 };
 
 std::string case_name(const testing::TestParamInfo<EngineCase>& info) {
   return std::string(info.param.engine) + (info.param.direct ? "_direct" : "_buffered") +
-         (info.param.registered ? "_registered" : "");
-}
-
-// A macro, not a function: GTEST_SKIP() returns from the function it is written in.
-#define SKIP_UNLESS_USABLE(engine)                       \
-  do {                                                   \
-    const EngineAvailability a_ = probe_engine(engine);  \
-    if (!a_.usable) GTEST_SKIP() << a_.reason;           \
-  } while (0)
-
-// Queues every request, submits, and reaps until all are back; returns results by user_data.
-std::vector<std::int64_t> run_batch(IoEngine& engine, const std::vector<IoRequest>& requests) {
-  std::vector<std::int64_t> results(requests.size(), 1);
-  for (const IoRequest& r : requests) EXPECT_NE(engine.queue(r), QueueStatus::busy);
-  engine.submit();
-  std::vector<IoCompletion> done(requests.size());
-  std::size_t got = 0;
-  for (int tries = 0; got < requests.size() && tries < 1000; ++tries)
-    got += engine.reap(requests.size() - got, std::span(done).subspan(got), 100ms);
-  EXPECT_EQ(got, requests.size());
-  for (std::size_t i = 0; i < got; ++i) results.at(done[i].user_data) = done[i].result;
-  EXPECT_EQ(engine.in_flight(), 0u);
-  return results;
+         (info.param.registered ? "_registered" : "") + (info.param.sqpoll ? "_sqpoll" : "");
 }
 
 class EngineRoundTrip : public testing::TestWithParam<EngineCase> {};
@@ -63,7 +44,8 @@ TEST_P(EngineRoundTrip, WritesThenReadsBackEveryBlock) {
                                       .direct = c.direct, .fill = false});
   ASSERT_EQ(kBlock % file.direct_alignment_bytes(), 0u);
 
-  EngineOptions options{.queue_depth = kBlocks, .register_files = c.registered, .register_buffers = c.registered};
+  EngineOptions options{.queue_depth = kBlocks, .register_files = c.registered, .register_buffers = c.registered,
+                        .sqthread_poll = c.sqpoll};
   auto engine = make_engine(c.engine, options);
   const int fds[] = {file.fd()};
   engine->register_files(fds);
@@ -80,15 +62,27 @@ TEST_P(EngineRoundTrip, WritesThenReadsBackEveryBlock) {
     reads.push_back({.op = Op::read, .offset_bytes = b * kBlock, .length_bytes = kBlock,
                      .buffer = in.data() + b * kBlock, .buffer_index = 1, .user_data = b});
   }
-  for (std::int64_t r : run_batch(*engine, writes)) EXPECT_EQ(r, kBlock);
-  for (std::int64_t r : run_batch(*engine, reads)) EXPECT_EQ(r, kBlock);
+  for (std::int64_t r : test::run_batch(*engine, writes)) EXPECT_EQ(r, kBlock);
+  for (std::int64_t r : test::run_batch(*engine, reads)) EXPECT_EQ(r, kBlock);
   EXPECT_EQ(std::memcmp(out.data(), in.data(), out.size()), 0);
+  // Asked-for mechanisms are really in use (not silently dropped).
+  const std::vector<std::string> used = engine->features_in_use();
+  const auto uses = [&](const char* f) { return std::find(used.begin(), used.end(), f) != used.end(); };
+  if (c.registered || c.sqpoll) {
+    EXPECT_TRUE(uses("registered_files"));
+  }
+  if (c.registered) {
+    EXPECT_TRUE(uses("registered_buffers"));
+  }
+  EXPECT_EQ(uses("sqthread_poll"), c.sqpoll);
 }
 
 INSTANTIATE_TEST_SUITE_P(Engines, EngineRoundTrip,
-                         testing::Values(EngineCase{"psync", true, false}, EngineCase{"psync", false, false},
-                                         EngineCase{"io_uring", true, false}, EngineCase{"io_uring", false, false},
-                                         EngineCase{"io_uring", true, true}),
+                         testing::Values(EngineCase{"psync", true}, EngineCase{"psync", false},
+                                         EngineCase{"libaio", true}, EngineCase{"libaio", false},
+                                         EngineCase{"io_uring", true}, EngineCase{"io_uring", false},
+                                         EngineCase{"io_uring", true, true},
+                                         EngineCase{"io_uring", true, false, true}),
                          case_name);
 
 TEST(Engine, UnknownNameIsAConfigErrorListingTheChoices) {
@@ -96,22 +90,9 @@ TEST(Engine, UnknownNameIsAConfigErrorListingTheChoices) {
     make_engine("libaoi");
     FAIL() << "expected ConfigError";
   } catch (const ConfigError& e) {
-    EXPECT_STREQ(e.what(), "unknown I/O engine 'libaoi' (choices: io_uring, psync, null)");
+    EXPECT_STREQ(e.what(), "unknown I/O engine 'libaoi' (choices: io_uring, libaio, psync, null)");
   }
   EXPECT_FALSE(probe_engine("libaoi").known);
-}
-
-TEST(Engine, UringUnavailableMessageNamesTheSysctl) {
-  // The EPERM text users see when kernel.io_uring_disabled or a seccomp profile blocks io_uring.
-  EngineAvailability a = probe_engine("io_uring");
-  EXPECT_TRUE(a.known);
-  if (a.compiled_in && !a.usable) {
-    EXPECT_NE(a.reason.find("io_uring is not available on this kernel/container"), std::string::npos) << a.reason;
-  } else if (!a.compiled_in) {
-    EXPECT_NE(a.reason.find("not compiled into this build"), std::string::npos) << a.reason;
-  } else {
-    EXPECT_TRUE(a.reason.empty());
-  }
 }
 
 TEST(NullEngine, CompletesEverythingAtSubmitUpToItsQueueDepth) {
@@ -149,36 +130,6 @@ TEST(PsyncEngine, IsSynchronousSoItsDepthIsOnePerJob) {
   ASSERT_EQ(engine->reap(1, done, 0ns), 1u);
   EXPECT_EQ(done[0].user_data, 7u);
   EXPECT_EQ(done[0].result, 4096);
-}
-
-TEST(UringEngine, SubmitsABatchOf32InOneCallAndReapsThemAll) {
-  SKIP_UNLESS_USABLE("io_uring");
-  test::TempDir dir;
-  TargetFile file = TargetFile::open({.dir = dir.path(), .test_name = "b32", .size_bytes = 32 * kBlock,
-                                      .direct = true, .fill = true});
-  auto engine = make_engine("io_uring", {.queue_depth = 32});
-  EXPECT_TRUE(engine->capabilities().has(Capability::batched));
-  const int fds[] = {file.fd()};
-  engine->register_files(fds);
-  AlignedBuffer buf(32 * kBlock);
-  for (std::uint32_t i = 0; i < 32; ++i)
-    ASSERT_EQ(engine->queue({.op = Op::read, .offset_bytes = (31 - i) * kBlock, .length_bytes = kBlock,
-                             .buffer = buf.data() + i * kBlock, .user_data = 1000 + i}),
-              QueueStatus::queued);
-  EXPECT_EQ(engine->queue({.op = Op::read, .length_bytes = kBlock, .buffer = buf.data()}), QueueStatus::busy);
-  EXPECT_EQ(engine->in_flight(), 32u);
-  EXPECT_EQ(engine->submit(), 32u);  // one io_uring_submit for the whole batch
-  std::vector<IoCompletion> done(32);
-  std::size_t got = 0;
-  while (got < 32) got += engine->reap(32 - got, std::span(done).subspan(got), 1s);
-  std::vector<bool> seen(32, false);
-  for (const IoCompletion& c : done) {
-    ASSERT_GE(c.user_data, 1000u);
-    ASSERT_LT(c.user_data, 1032u);
-    seen[c.user_data - 1000] = true;
-    EXPECT_EQ(c.result, kBlock);
-  }
-  EXPECT_EQ(std::count(seen.begin(), seen.end(), true), 32);
 }
 
 }  // namespace

@@ -9,8 +9,18 @@
 ///     n = engine->reap(1, completions, 10ms);      // collect >= 1 completion (or time out)
 ///
 /// Splitting queue / submit / reap is what makes batching possible: io_uring stages many SQEs and
-/// submits them with one io_uring_enter(2); psync performs each I/O inside queue() and reports it
-/// through reap() like any other, so a job has a single code path for every engine.
+/// submits them with one io_uring_enter(2), libaio many iocbs with one io_submit(2); psync performs
+/// each I/O inside queue() and reports it through reap() like any other, so a job has a single
+/// code path for every engine.
+///
+/// Engines (docs/io.md has each one's options and caveats):
+///  - `psync`    pread(2)/pwrite(2) inside queue(); synchronous (fio: psync).
+///  - `libaio`   Linux native AIO (io_setup/io_submit/io_getevents; fio: libaio). Asynchronous only
+///               with O_DIRECT: on a buffered descriptor io_submit(2) performs the I/O before it
+///               returns (the kernel's AIO has no buffered path), so the queue never builds up.
+///  - `io_uring` liburing; batched submission, registered files and buffers, optional SQPOLL
+///               (fio: io_uring with registerfiles / fixedbufs / sqthread_poll).
+///  - `null`     completes every request at submit() without I/O (fio: null): our own overhead.
 ///
 /// Queue depth (QD) semantics, as in fio: `EngineOptions::queue_depth` is the most requests one
 /// engine instance holds between queue() and reap(). A synchronous engine (no Capability::async)
@@ -18,9 +28,14 @@
 /// engine is ever outstanding at the device: psync's effective QD is 1 per job (fio: "iodepth
 /// beyond 1 will not affect synchronous ioengines"). More outstanding I/Os need more jobs.
 ///
-/// Threading: an engine instance belongs to one thread (one job); create one per job.
-/// Errors: per-I/O failures (-EIO, -ENOSPC, short transfers) are results in IoCompletion, never
-/// exceptions; setup failures throw EnvironmentError / NotCompiledIn (core/errors.hpp).
+/// Threading: an engine instance is used by one thread at a time, and its queue / submit / reap
+/// calls by ONE thread for its whole life. It may be created and have its files and buffers
+/// registered on another thread first. (io_uring rings are set up like fio's, with
+/// IORING_SETUP_SINGLE_ISSUER | DEFER_TASKRUN where the kernel has them: the thread of the first
+/// submit() or reap() becomes the only one the kernel lets submit, and completions are posted when
+/// that thread enters the kernel.)
+/// Errors: per-I/O failures (-EIO, -EINVAL, -ENOSPC, short transfers) are results in IoCompletion,
+/// never exceptions; setup failures throw EnvironmentError / NotCompiledIn (core/errors.hpp).
 #include <sys/uio.h>
 
 #include <chrono>
@@ -93,7 +108,7 @@ class Capabilities {
 /// Options common to every engine; an engine ignores what it cannot do (see capabilities()).
 struct EngineOptions {
   /// Most requests held between queue() and reap() (io_uring: SQ entries, rounded up to a power
-  /// of two by the kernel). 1..65536.
+  /// of two by the kernel; libaio: io_setup's nr_events). 1..65536.
   std::uint32_t queue_depth = 32;
   /// io_uring: register the fds with the ring (IOSQE_FIXED_FILE; saves an fget/fput per I/O).
   /// fio: registerfiles (default off).
@@ -101,6 +116,18 @@ struct EngineOptions {
   /// io_uring: honour register_buffers() (READ_FIXED/WRITE_FIXED; pages pinned once instead of per
   /// I/O). fio: fixedbufs (default off).
   bool register_buffers = false;
+  /// io_uring: a kernel thread polls the SQ ring and submits (IORING_SETUP_SQPOLL), so submit()
+  /// makes no system call while that thread is awake, and reap() spins on the CQ ring instead of
+  /// sleeping, as fio does. Implies register_files (fio: sqthread_poll, which does the same).
+  /// Costs a busy kernel thread; Linux < 5.11 allows it only with CAP_SYS_ADMIN.
+  bool sqthread_poll = false;
+  /// io_uring with sqthread_poll: pin the SQ thread to this CPU (IORING_SETUP_SQ_AFF); -1 = no
+  /// pinning. fio: sqthread_poll_cpu.
+  std::int32_t sqthread_poll_cpu = -1;
+  /// io_uring with sqthread_poll: idle time after which the SQ thread sleeps (it is woken by the
+  /// next submit() with IORING_ENTER_SQ_WAKEUP), in ms; 0 = the kernel's default (1000 ms).
+  /// io_uring_setup(2) sq_thread_idle; fio has no option for it and uses the default.
+  std::uint32_t sq_thread_idle_ms = 0;
 };
 
 /// What queue() did with a request.
@@ -117,9 +144,14 @@ class IoEngine {
   IoEngine(const IoEngine&) = delete;
   IoEngine& operator=(const IoEngine&) = delete;
 
-  /// "io_uring", "psync", "null" — the name make_engine() accepts.
+  /// "io_uring", "libaio", "psync", "null" — the name make_engine() accepts.
   virtual std::string_view name() const noexcept = 0;
   virtual Capabilities capabilities() const noexcept = 0;
+  /// The optional mechanisms this instance really uses, for the result record and for tests:
+  /// io_uring: "registered_files", "registered_buffers" (after registration succeeded),
+  /// "sqthread_poll", "coop_taskrun", "single_issuer", "defer_taskrun" (ring setup flags the
+  /// kernel accepted). Empty for engines without options.
+  virtual std::vector<std::string> features_in_use() const { return {}; }
 
   /// Declares the files that IoRequest::file_index refers to. Call once, before the first
   /// queue(); the fds must outlive the engine. Throws EnvironmentError if registration fails.
@@ -136,34 +168,56 @@ class IoEngine {
   /// number completed by queue() since the previous submit). Throws EnvironmentError on a fatal
   /// submission error; a full kernel queue (EAGAIN/EBUSY) returns 0 and leaves them staged.
   virtual std::size_t submit() = 0;
-  /// Moves up to out.size() completions into `out` and returns how many. Waits until at least
-  /// min(min_events, in_flight()) completions are available or `timeout` has passed (then
-  /// returns what there is, possibly 0). A signal (EINTR) also returns early.
+  /// Moves up to out.size() completions into `out` and returns how many (out.size() is fio's
+  /// iodepth_batch_complete_max). Waits until at least min(min_events, submitted I/Os)
+  /// completions are available or `timeout` has passed (then returns what there is, possibly 0);
+  /// min_events = 0 polls: whatever has completed by now, without sleeping (fio:
+  /// iodepth_batch_complete_min=0). A signal (EINTR) also returns early.
   virtual std::size_t reap(std::size_t min_events, std::span<IoCompletion> out,
                            std::chrono::nanoseconds timeout) = 0;
   /// Requests queued (or completed by queue()) and not yet reaped.
   virtual std::size_t in_flight() const noexcept = 0;
 };
 
-/// Names make_engine() accepts, compiled in or not: {"io_uring", "psync", "null"}.
+/// Names make_engine() accepts, compiled in or not: {"io_uring", "libaio", "psync", "null"}.
 std::vector<std::string_view> engine_names();
 
+/// Whether one optional mechanism of an engine works here (io_uring: "sqthread_poll",
+/// "registered_files", "registered_buffers").
+struct FeatureAvailability {
+  std::string name;
+  bool usable = false;
+  std::string reason;  ///< why not usable; empty when usable
+};
+
 /// Whether an engine can be used here, without throwing (for `drivelab list` and test skips).
+/// The three outcomes are different problems with different fixes, as in seastar's backend
+/// selector: not known (a typo), not compiled in (rebuild), compiled in but refused by this
+/// kernel or container (change the machine or use another engine).
 struct EngineAvailability {
   bool known = false;         ///< one of engine_names()
   bool compiled_in = false;   ///< false: this binary was built without it (DRIVELAB_WITH_URING=OFF)
   bool usable = false;        ///< compiled in and the kernel lets us create one
-  std::string reason;         ///< why not usable; empty when usable
+  std::string reason;         ///< why not usable (the exception text make_engine gives); empty when usable
+  Capabilities capabilities;  ///< what the engine declares (known engines, even when not usable)
+  std::vector<FeatureAvailability> features;  ///< optional mechanisms, probed only when usable
+  std::string note;           ///< a caveat that always applies (libaio: O_DIRECT only), or empty
 };
-/// Probes by creating (and destroying) a small instance. io_uring: a 2-entry ring.
+/// Probes by creating (and destroying) small instances: io_uring a 2-entry ring (and one with
+/// SQPOLL, one with a registered file and a registered 4 KiB buffer), libaio a 2-event context.
+/// Never throws for an unusable engine.
 EngineAvailability probe_engine(std::string_view name);
 
-/// Creates an engine. Throws:
-///  - ConfigError for an unknown name ("unknown I/O engine 'x' (choices: io_uring, psync, null)");
-///  - NotCompiledIn for io_uring in a build without liburing;
-///  - EnvironmentError when the kernel refuses ("io_uring is not available on this
-///    kernel/container: io_uring_queue_init failed: Operation not permitted (is
-///    kernel.io_uring_disabled set?)").
+/// Creates an engine (see Threading above). Throws:
+///  - ConfigError for an unknown name ("unknown I/O engine 'x' (choices: io_uring, libaio, psync,
+///    null)") or a queue depth outside 1..65536;
+///  - NotCompiledIn for an engine this binary was built without (DRIVELAB_WITH_URING=OFF,
+///    DRIVELAB_WITH_LIBAIO=OFF): "the io_uring engine is not compiled into this build ...";
+///  - EnvironmentError when this kernel or container refuses it, naming the errno and its usual
+///    cause: "io_uring is disabled on this kernel or container: io_uring_setup failed: Operation
+///    not permitted (EPERM); /proc/sys/kernel/io_uring_disabled is 2 ...", "io_uring refused
+///    sqthread_poll ...", "libaio: io_setup(32) failed: Resource temporarily unavailable (EAGAIN):
+///    the system-wide AIO limit is reached (fs.aio-nr / fs.aio-max-nr) ...".
 std::unique_ptr<IoEngine> make_engine(std::string_view name, const EngineOptions& options = {});
 
 }  // namespace drivelab::io
