@@ -23,6 +23,10 @@ class IoEmulator final : public runner::Emulator {
   void run(runner::TestContext& ctx) override;
   void verify(runner::TestContext& ctx) override;
   void cleanup(runner::TestContext& ctx) noexcept override;
+  /// On a block device (docs/targets.md): the first file_size bytes, as fio's size=; reads need no consent.
+  runner::DeviceAccess device_access() const override {
+    return is_write(job_.rw) ? runner::DeviceAccess::read_write : runner::DeviceAccess::read_only;
+  }
 
  private:
   void start_workers();
