@@ -1,0 +1,113 @@
+// The `sysbench:` section: sysbench's option names and defaults, errors at file:line:col.
+#include <gtest/gtest.h>
+
+#include "drivelab/oltp/sysbench_config.hpp"
+#include "drivelab/oltp/sysbench_preflight.hpp"
+
+namespace drivelab::oltp::sysbench {
+namespace {
+
+struct Decoded {
+  SysbenchConfig config;
+  std::string errors;
+};
+
+Decoded decode(const std::string& yaml) {
+  config::Diagnostics diags;
+  const auto doc = config::Document::load_string(yaml, "t.yaml", diags);
+  Decoded d;
+  d.config = decode_sysbench_config(doc.root(diags).child("sysbench"));
+  d.errors = diags.to_string();
+  return d;
+}
+
+TEST(SysbenchConfig, DefaultsAreSysbenchs) {
+  const auto d = decode("other: 1\n");
+  EXPECT_EQ(d.errors, "");
+  const auto& c = d.config;
+  EXPECT_EQ(c.workload, Workload::oltp_read_write);
+  EXPECT_EQ(c.tables, 1);
+  EXPECT_EQ(c.table_size, 10000);
+  EXPECT_EQ(c.threads, 1);
+  EXPECT_EQ(c.rand.type, RandType::special);
+  EXPECT_EQ(c.rand.spec_iter, 12);
+  EXPECT_EQ(c.rand.spec_pct, 1);
+  EXPECT_EQ(c.rand.spec_res, 75);
+  EXPECT_DOUBLE_EQ(c.rand.pareto_h, 0.2);
+  EXPECT_EQ(c.statements.point_selects, 10);
+  EXPECT_EQ(c.statements.simple_ranges, 1);
+  EXPECT_EQ(c.statements.delete_inserts, 1);
+  EXPECT_TRUE(c.statements.range_selects);
+  EXPECT_EQ(c.statements.range_size, 100);
+  EXPECT_EQ(c.database.backend, BackendKind::sqlite);
+  EXPECT_FALSE(c.reuse);
+}
+
+TEST(SysbenchConfig, EveryKeyDecodesAndIsRecorded) {
+  const auto d = decode(
+      "sysbench: {workload: oltp_write_only, tables: 4, table_size: 100000, threads: 8, rand_type: uniform,\n"
+      "  rand_spec_pct: 5, rand_spec_res: 50, rand_spec_iter: 6, rand_pareto_h: 0.3, point_selects: 2,\n"
+      "  simple_ranges: 0, sum_ranges: 3, order_ranges: 4, distinct_ranges: 5, index_updates: 6,\n"
+      "  non_index_updates: 7, delete_inserts: 8, range_selects: false, range_size: 10, skip_trx: false,\n"
+      "  reuse: true, keep_database: true, backend: sqlite, synchronous: NORMAL}\n");
+  EXPECT_EQ(d.errors, "");
+  const auto& c = d.config;
+  EXPECT_EQ(c.workload, Workload::oltp_write_only);
+  EXPECT_EQ(c.tables, 4);
+  EXPECT_EQ(c.table_size, 100000);
+  EXPECT_EQ(c.threads, 8);
+  EXPECT_EQ(c.rand.type, RandType::uniform);
+  EXPECT_EQ(c.statements.non_index_updates, 7);
+  EXPECT_FALSE(c.statements.range_selects);
+  EXPECT_EQ(c.database.synchronous, "NORMAL");
+  const auto j = to_json(c);
+  EXPECT_EQ(j["workload"], "oltp_write_only");
+  EXPECT_EQ(j["rand_type"], "uniform");
+  EXPECT_EQ(j["rand_spec_res"], 50);
+  EXPECT_EQ(j["delete_inserts"], 8);
+  EXPECT_EQ(j["skip_trx"], false);
+  EXPECT_EQ(j["reuse"], true);
+  EXPECT_EQ(j["database"]["backend"], "sqlite");
+}
+
+TEST(SysbenchConfig, MistakesAreReportedAtTheirKeyAllAtOnce) {
+  const auto d = decode(
+      "sysbench:\n"
+      "  workload: oltp_point_select\n"
+      "  rand_spec_res: 100\n"
+      "  skip_trx: true\n"
+      "  tabels: 3\n"
+      "  backend: postgres\n");
+  EXPECT_NE(d.errors.find("t.yaml:2:13: sysbench.workload: workload must be one of: oltp_read_write, "
+                          "oltp_read_only, oltp_write_only"),
+            std::string::npos)
+      << d.errors;
+  EXPECT_NE(d.errors.find("t.yaml:3:18: sysbench.rand_spec_res: rand_spec_res must be between 0 and 99"),
+            std::string::npos)
+      << d.errors;
+  EXPECT_NE(d.errors.find("sysbench.skip_trx: skip_trx: true is not supported"), std::string::npos) << d.errors;
+  EXPECT_NE(d.errors.find("unknown key 'tabels' (did you mean 'tables'?)"), std::string::npos) << d.errors;
+  // A server backend needs a server (database.hpp's rule, reported through the same reader).
+  EXPECT_NE(d.errors.find("server"), std::string::npos) << d.errors;
+}
+
+TEST(SysbenchPreflight, PreparedStatementShortageNamesTheVariableTheNeedAndTheLimit) {
+  SysbenchConfig c;
+  c.tables = 100;
+  c.threads = 32;
+  const auto msg = prepared_statement_problem(c, 16'382, 0);
+  ASSERT_TRUE(msg.has_value());
+  EXPECT_NE(msg->find("max_prepared_stmt_count is 16382"), std::string::npos) << *msg;
+  EXPECT_NE(msg->find("prepares 28800 server-side statements"), std::string::npos) << *msg;
+  EXPECT_NE(msg->find("9 per table x 100 table(s) = 900 per connection, x 32 connections"), std::string::npos)
+      << *msg;
+  EXPECT_NE(msg->find("SET GLOBAL max_prepared_stmt_count = 28800"), std::string::npos) << *msg;
+  // Statements other sessions hold count against the limit too.
+  EXPECT_EQ(prepared_statement_problem(c, 28'800, 0), std::nullopt);
+  EXPECT_TRUE(prepared_statement_problem(c, 28'800, 1).has_value());
+  c.workload = Workload::oltp_read_only;  // 5 per table: 16,000
+  EXPECT_EQ(prepared_statement_problem(c, 16'382, 0), std::nullopt);
+}
+
+}  // namespace
+}  // namespace drivelab::oltp::sysbench
