@@ -1,6 +1,7 @@
 #include "drivelab/emulators/register.hpp"
 
 #include "io_emulator.hpp"
+#include "vdbench_emulator.hpp"
 
 namespace drivelab::emulators {
 
@@ -9,6 +10,11 @@ void register_emulators(runner::Registry& registry) {
                 .summary = "one fio-style job: fixed-QD random or sequential I/O on a file in the target",
                 .decode = [](const config::Node& section, const runner::TestSettings&) -> std::unique_ptr<runner::Emulator> {
                   return std::make_unique<detail::IoEmulator>(decode_io_job(section));
+                }});
+  registry.add({.kind = "vdbench",
+                .summary = "vdbench-style workloads: skewed mixes, iorate max | N | curve, open-loop latency and lateness",
+                .decode = [](const config::Node& section, const runner::TestSettings&) -> std::unique_ptr<runner::Emulator> {
+                  return std::make_unique<detail::VdbenchEmulator>(decode_vdbench(section));
                 }});
 }
 

@@ -1,0 +1,442 @@
+#include "vdbench_emulator.hpp"
+
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "drivelab/core/clock.hpp"
+#include "drivelab/core/errors.hpp"
+#include "drivelab/core/units.hpp"
+
+namespace drivelab::emulators::detail {
+namespace {
+
+constexpr std::int64_t kPollNs = 10'000'000;       // stop/failure polling while waiting
+constexpr std::int64_t kSecondNs = 1'000'000'000;  // steady-state sample period (fio: 1 s)
+constexpr double kLittlesLawTolerancePct = 3.0;
+
+double seconds(std::int64_t from_ns, std::int64_t to_ns) { return static_cast<double>(to_ns - from_ns) / 1e9; }
+double us(double ns) { return ns / 1e3; }
+double us(std::int64_t ns) { return static_cast<double>(ns) / 1e3; }
+
+// Process CPU time (user, system) in seconds. TODO(issue 4): use core/cpu_usage.hpp once the
+// "engines" engineer lands it; this is the one place to change.
+struct CpuTimes {
+  double usr_s = 0;
+  double sys_s = 0;
+};
+CpuTimes cpu_times() {
+  rusage ru{};
+  getrusage(RUSAGE_SELF, &ru);
+  const auto s = [](const timeval& tv) { return static_cast<double>(tv.tv_sec) + static_cast<double>(tv.tv_usec) / 1e6; };
+  return {s(ru.ru_utime), s(ru.ru_stime)};
+}
+
+// The part of the target the workloads address. TODO(issue 4): use file.region_offset() /
+// region_length() once the "target" engineer adds regions to TargetFile; this is the one place.
+Region target_region(const io::TargetFile* file, std::uint64_t file_size_bytes) {
+  if (file == nullptr) return {0, file_size_bytes};  // null engine: a virtual target
+  return {0, file->size_bytes()};
+}
+
+std::string point_group(double pct) {
+  if (std::abs(pct - std::round(pct)) < 1e-9) return fmt::format("point_{:03}", static_cast<long>(std::lround(pct)));
+  std::string s = fmt::format("point_{}", pct);
+  std::replace(s.begin(), s.end(), '.', '_');
+  return s;
+}
+
+double metric_of(const SteadyStateCriterion& c, const VdbSample& s, double dur_s) {
+  switch (c.metric) {
+    case SteadyMetric::iops: return static_cast<double>(s.ios) / dur_s;
+    case SteadyMetric::bw: return static_cast<double>(s.bytes) / 1e6 / dur_s;
+    case SteadyMetric::lat: return us(s.latency.mean());
+  }
+  return 0;
+}
+
+}  // namespace
+
+VdbenchEmulator::~VdbenchEmulator() { stop_jobs(); }
+
+void VdbenchEmulator::prepare(runner::TestContext& ctx) {
+  auto& rec = *ctx.recorder;
+  // Is the engine synchronous (one I/O per thread, like vdbench's own threads)?
+  const bool async = io::make_engine(cfg_.engine, {.queue_depth = 2})->capabilities().has(io::Capability::async);
+  std::uint32_t jobs = cfg_.jobs != 0 ? cfg_.jobs : (async ? 1 : std::min<std::uint32_t>(cfg_.threads, 1024));
+  jobs = std::min(jobs, cfg_.threads);
+  if (!async && jobs < cfg_.threads)
+    rec.warning(fmt::format("engine {} is synchronous: one outstanding I/O per job, so {} jobs give {} outstanding "
+                            "I/Os, not threads = {}; set jobs: auto",
+                            cfg_.engine, jobs, jobs, cfg_.threads));
+
+  const bool no_io = cfg_.engine == "null";
+  int fd = -1;
+  std::filesystem::path path;
+  std::uint32_t alignment = 512;
+  if (!no_io) {
+    const io::TargetFileSpec spec{.dir = ctx.target_dir, .test_name = ctx.settings.name,
+                                  .size_bytes = cfg_.file_size_bytes, .direct = cfg_.direct, .fill = true,
+                                  .seed = ctx.seed};
+    const std::string name = io::target_file_path(spec.dir, spec.test_name).filename().string();
+    rec.message(fmt::format("preparing {} ({})", name, format_size(spec.size_bytes)));
+    std::int64_t last_ns = 0;
+    const std::int64_t start_ns = monotonic_ns();
+    file_ = io::TargetFile::open(spec, [&](std::uint64_t done, std::uint64_t total) {
+      const std::int64_t now = monotonic_ns();
+      if (now - last_ns >= kSecondNs || done == total) {
+        last_ns = now;
+        const double s = seconds(start_ns, now);
+        const double rate = s > 0 ? static_cast<double>(done) / s : 0.0;
+        rec.message(fmt::format("filling {}: {} of {} ({:.0f}%), {:.0f} MB/s, ETA {:.0f}s", name, format_size(done),
+                                format_size(total), 100.0 * static_cast<double>(done) / static_cast<double>(total),
+                                rate / 1e6, rate > 0 ? static_cast<double>(total - done) / rate : 0.0));
+      }
+      return !ctx.stop_requested();
+    });
+    if (file_->reused()) rec.message(fmt::format("reusing filled {}", file_->path().string()));
+    if (!file_->filled()) return;  // stopped during the fill
+    fd = file_->fd();
+    path = file_->path();
+    alignment = file_->direct() ? file_->direct_alignment_bytes() : 512;
+  }
+  const Region region = target_region(file_ ? &*file_ : nullptr, cfg_.file_size_bytes);
+  for (std::uint32_t j = 0; j < jobs; ++j) {
+    const std::uint32_t depth = async ? cfg_.threads / jobs + (j < cfg_.threads % jobs ? 1 : 0) : 1;
+    jobs_.push_back(std::make_unique<VdbenchJob>(
+        cfg_, JobSetup{.fd = fd, .file = path, .region = region, .alignment_bytes = alignment, .index = j,
+                       .jobs = jobs, .depth = depth, .seed = ctx.seed}));
+  }
+  if (!cfg_.direct && !no_io)
+    rec.warning("direct: false — I/O goes through the page cache, so reads of a file smaller than free memory "
+                "measure memory, not the drive");
+}
+
+std::uint32_t VdbenchEmulator::threads_effective() const noexcept {
+  std::uint32_t n = 0;
+  for (const auto& j : jobs_) n += j->depth();
+  return n;
+}
+
+void VdbenchEmulator::start_jobs(double rate_per_s, std::uint64_t point) {
+  const std::uint64_t seed = Rng(0x5EED0000ull + point).split(point)();
+  const double per_job = rate_per_s / static_cast<double>(jobs_.size());
+  for (auto& j : jobs_) j->start(per_job, seed);
+  running_ = true;
+}
+
+void VdbenchEmulator::stop_jobs() noexcept {
+  for (auto& j : jobs_) j->stop();
+  running_ = false;
+}
+
+bool VdbenchEmulator::any_failed() const noexcept {
+  return std::any_of(jobs_.begin(), jobs_.end(), [](const auto& j) { return j->failed(); });
+}
+
+void VdbenchEmulator::throw_job_error() const {
+  for (const auto& j : jobs_)
+    if (j->failed()) throw EnvironmentError(j->error());
+  throw InternalError("vdbench: a job failed without a message");
+}
+
+bool VdbenchEmulator::wait_until(const runner::TestContext& ctx, std::int64_t deadline_ns) const {
+  for (;;) {
+    if (ctx.stop_requested() || any_failed()) return false;
+    const std::int64_t now = monotonic_ns();
+    if (now >= deadline_ns) return true;
+    sleep_until_ns(std::min(deadline_ns, now + kPollNs));
+  }
+}
+
+void VdbenchEmulator::warmup(runner::TestContext& ctx) {
+  if (jobs_.empty()) return;
+  const std::int64_t start = monotonic_ns();
+  start_jobs(cfg_.iorate == IorateMode::fixed ? cfg_.iorate_iops : 0.0, 0);
+  const bool reached = wait_until(ctx, start + ctx.settings.warmup.count());
+  warmup_s_ = seconds(start, monotonic_ns());
+  if (!reached && any_failed()) {
+    stop_jobs();
+    throw_job_error();
+  }
+  // The jobs keep running: run() measures the same workload without a gap.
+}
+
+PointResult VdbenchEmulator::measure(runner::TestContext& ctx, PointResult p, bool may_end_when_steady) {
+  auto& rec = *ctx.recorder;
+  VdbSample sample, second, interval;
+  const std::int64_t t0 = monotonic_ns();
+  for (auto& j : jobs_) j->take(sample);  // what completed before the measured phase is dropped
+  const CpuTimes cpu0 = cpu_times();
+  std::optional<SteadyStateDetector> ss;
+  if (cfg_.ss)
+    ss.emplace(*cfg_.ss, static_cast<std::size_t>(cfg_.ss_dur.count() / kSecondNs),
+               static_cast<std::size_t>(cfg_.ss_ramp.count() / kSecondNs));
+
+  const std::int64_t interval_ns = ctx.settings.interval.count();
+  std::int64_t end_ns = t0 + ctx.settings.duration.count();
+  std::int64_t next_second = t0 + kSecondNs, next_interval = t0 + interval_ns;
+  std::int64_t prev_second = t0, prev_interval = t0, now = t0;
+  for (bool last = false; !last;) {
+    const std::int64_t boundary = std::min({next_second, next_interval, end_ns});
+    last = !wait_until(ctx, boundary) || boundary >= end_ns;
+    if (last) stop_jobs();  // in-flight I/Os are reaped and land in this last interval
+    now = monotonic_ns();
+    for (auto& j : jobs_) {
+      j->take(sample);
+      second.merge(sample);
+      interval.merge(sample);
+      p.total.merge(sample);
+    }
+    if (now >= next_second) {
+      if (ss) {
+        ss->add(metric_of(ss->criterion(), second, seconds(prev_second, now)));
+        if (ss->attained_ever() && !p.ss_attained) {
+          p.ss_attained = true;
+          p.ss_attained_at_s = seconds(t0, now);
+          if (may_end_when_steady && !last) {
+            p.ended_by_ss = true;
+            end_ns = now;  // the next pass stops the jobs and closes the interval
+            next_interval = std::min(next_interval, end_ns);
+          }
+        }
+      }
+      second.clear();
+      prev_second = now;
+      next_second += kSecondNs;
+    }
+    if (now >= next_interval || last) {
+      const double d = seconds(prev_interval, now);
+      if (d > 0 && (interval.ios > 0 || d >= 0.001)) {
+        rec.interval({.t_s = seconds(run_start_ns_, now),
+                      .duration_s = d,
+                      .values = {{"iops", static_cast<double>(interval.ios) / d},
+                                 {"mb_s", static_cast<double>(interval.bytes) / 1e6 / d},
+                                 {"lat_avg_us", us(interval.latency.mean())},
+                                 {"lat_p99_us", us(interval.latency.percentile(99))},
+                                 {"requested_iops", p.requested_iops},
+                                 {"lateness_p99_us", us(interval.lateness.percentile(99))},
+                                 {"service_avg_us", us(interval.service.mean())},
+                                 {"ios", static_cast<double>(interval.ios)},
+                                 {"point_pct", p.requested_pct}}});
+        interval_ios_sum_ += interval.ios;
+      } else {
+        // A zero-length closing interval: its I/Os (if any) still count; fold them in the sum.
+        interval_ios_sum_ += interval.ios;
+      }
+      interval.clear();
+      prev_interval = now;
+      while (next_interval <= now) next_interval += interval_ns;
+    }
+  }
+  const CpuTimes cpu1 = cpu_times();
+  p.measured_s = seconds(t0, now);
+  p.cpu_usr_s = cpu1.usr_s - cpu0.usr_s;
+  p.cpu_sys_s = cpu1.sys_s - cpu0.sys_s;
+  for (const auto& j : jobs_) p.backlog += j->backlog_at_stop();
+  if (ss && ss->window_full()) p.ss = ss->last();
+  measured_ios_ += p.total.ios;
+  return p;
+}
+
+void VdbenchEmulator::record_point(runner::TestContext& ctx, const PointResult& p) {
+  auto& rec = *ctx.recorder;
+  const auto& g = p.group;
+  const double iops = p.iops();
+  const double s = p.measured_s;
+  const auto m = [&](std::string name, double v, std::string unit, std::string what = {}) {
+    rec.group_metric(g, std::move(name), v, std::move(unit), std::move(what));
+  };
+  const auto pct = [](const LatencyHistogram& h, double q) { return us(h.percentile(q)); };
+  const double threads = static_cast<double>(threads_effective());
+  const double qd = iops * p.total.service.mean() / 1e9;
+  m("requested_iops", p.requested_iops, "1/s", "the point's arrival rate; 0 = unpaced (iorate max)");
+  m("requested_pct", p.requested_pct, "%", "of the max run's average IOPS (curve points)");
+  m("achieved_iops", iops, "1/s", "I/Os completed per second");
+  if (p.requested_iops > 0)
+    m("achieved_pct_of_requested", 100.0 * iops / p.requested_iops, "%", "achieved / requested IOPS");
+  m("throughput_mb_s", s > 0 ? static_cast<double>(p.total.bytes) / 1e6 / s : 0.0, "MB/s", "MB = 10^6 bytes");
+  m("latency_avg_us", us(p.total.latency.mean()), "us", "from the intended start (open loop) to completion");
+  m("latency_p50_us", pct(p.total.latency, 50), "us");
+  m("latency_p99_us", pct(p.total.latency, 99), "us");
+  m("latency_p999_us", pct(p.total.latency, 99.9), "us");
+  m("latency_max_us", us(p.total.latency.max()), "us");
+  m("service_latency_avg_us", us(p.total.service.mean()), "us", "from submission to completion (fio: lat)");
+  m("service_latency_p50_us", pct(p.total.service, 50), "us");
+  m("service_latency_p99_us", pct(p.total.service, 99), "us");
+  m("service_latency_p999_us", pct(p.total.service, 99.9), "us");
+  m("service_latency_max_us", us(p.total.service.max()), "us");
+  m("lateness_avg_us", us(p.total.lateness.mean()), "us", "submission minus intended start");
+  m("lateness_p99_us", pct(p.total.lateness, 99), "us");
+  m("lateness_max_us", us(p.total.lateness.max()), "us");
+  m("backlog_ios", static_cast<double>(p.backlog), "count", "arrivals due but not issued when the point ended");
+  m("achieved_qd", qd, "count", "IOPS x mean service latency (Little's law)");
+  m("threads", threads, "count", "outstanding I/O slots");
+  m("qd_deviation_pct", threads > 0 ? 100.0 * (qd - threads) / threads : 0.0, "%", "(achieved_qd - threads) / threads");
+  m("cpu_usr_s", p.cpu_usr_s, "s", "process user CPU during the point");
+  m("cpu_sys_s", p.cpu_sys_s, "s", "process system CPU during the point");
+  m("cpu_usr_pct", s > 0 ? 100.0 * p.cpu_usr_s / s : 0.0, "%", "of one CPU");
+  m("cpu_sys_pct", s > 0 ? 100.0 * p.cpu_sys_s / s : 0.0, "%", "of one CPU");
+  m("measured_s", s, "s");
+  m("ios", static_cast<double>(p.total.ios), "count");
+  m("read_ios", static_cast<double>(p.total.reads), "count");
+  m("write_ios", static_cast<double>(p.total.writes), "count");
+  if (cfg_.ss) {
+    m("ss_attained", p.ss_attained ? 1.0 : 0.0, "bool", "steady state (" + cfg_.ss->to_string() + ") reached");
+    if (p.ss) m("ss_value", p.ss->value, cfg_.ss->percent ? "%" : "", "criterion value of the last full window");
+  }
+  rec.histogram("latency_" + g, p.total.latency);
+  rec.histogram("service_latency_" + g, p.total.service);
+  rec.histogram("lateness_" + g, p.total.lateness);
+}
+
+void VdbenchEmulator::run(runner::TestContext& ctx) {
+  if (jobs_.empty()) return;
+  auto& rec = *ctx.recorder;
+  run_start_ns_ = monotonic_ns();
+  if (!running_) start_jobs(cfg_.iorate == IorateMode::fixed ? cfg_.iorate_iops : 0.0, 0);
+
+  // The first run: iorate max (alone or the curve's max run) or the fixed rate.
+  PointResult first;
+  first.group = cfg_.iorate == IorateMode::fixed ? "fixed" : "max";
+  first.requested_iops = cfg_.iorate == IorateMode::fixed ? cfg_.iorate_iops : 0.0;
+  first = measure(ctx, first, cfg_.iorate != IorateMode::fixed && cfg_.ss_stop);
+  points_.push_back(first);
+  record_point(ctx, first);
+  const double threads = static_cast<double>(threads_effective());
+  if (cfg_.iorate != IorateMode::fixed && first.total.ios > 0) {
+    const double qd = first.iops() * first.total.service.mean() / 1e9;
+    const double dev = 100.0 * (qd - threads) / threads;
+    rec.check("littles_law_max", std::abs(dev) <= kLittlesLawTolerancePct,
+              fmt::format("iorate=max: IOPS {:.0f} x mean latency {:.1f} us = {:.2f} outstanding, threads {:.0f} "
+                          "({:+.2f}%, limit +-{}%)",
+                          first.iops(), us(first.total.service.mean()), qd, threads, dev, kLittlesLawTolerancePct));
+  }
+
+  bool stopped_by_curve = false;
+  double stop_pct = 0;
+  if (cfg_.iorate == IorateMode::curve && !ctx.stop_requested() && !any_failed()) {
+    const double max_iops = first.iops();
+    for (std::size_t i = 0; i < cfg_.curve.size() && !ctx.stop_requested() && !any_failed(); ++i) {
+      PointResult p;
+      p.requested_pct = cfg_.curve[i];
+      p.group = point_group(p.requested_pct);
+      p.requested_iops = static_cast<double>(curve_rate(max_iops, p.requested_pct));
+      if (p.requested_iops <= 0) {
+        rec.warning(fmt::format("curve point {}%: the max run did no I/O, nothing to pace", p.requested_pct));
+        break;
+      }
+      rec.message(fmt::format("curve point {}%: {} IOPS", p.requested_pct, p.requested_iops));
+      start_jobs(p.requested_iops, i + 1);
+      if (!wait_until(ctx, monotonic_ns() + ctx.settings.warmup.count())) {
+        stop_jobs();
+        break;
+      }
+      p = measure(ctx, p, false);
+      points_.push_back(p);
+      record_point(ctx, p);
+      if (cfg_.stopcurve_ms > 0 && p.total.latency.mean() / 1e6 > cfg_.stopcurve_ms) {
+        stopped_by_curve = true;
+        stop_pct = p.requested_pct;
+        rec.message(fmt::format("stopcurve: mean latency {:.2f} ms > {} ms at {}%; curve ends", p.total.latency.mean() / 1e6,
+                                cfg_.stopcurve_ms, p.requested_pct));
+        break;
+      }
+    }
+  }
+  stop_jobs();
+
+  // Headline metrics: the first run (the max run of a curve).
+  const double s = first.measured_s;
+  rec.metric("iops", first.iops(), "1/s", cfg_.iorate == IorateMode::fixed ? "I/Os per second at the fixed iorate"
+                                                                             : "I/Os per second of the max run");
+  rec.metric("throughput_mb_s", s > 0 ? static_cast<double>(first.total.bytes) / 1e6 / s : 0.0, "MB/s",
+             "MB = 10^6 bytes");
+  rec.metric("latency_avg_us", us(first.total.latency.mean()), "us", "mean latency from the intended start");
+  rec.metric("latency_p99_us", us(first.total.latency.percentile(99)), "us", "99th percentile latency");
+  rec.metric("latency_p999_us", us(first.total.latency.percentile(99.9)), "us", "99.9th percentile latency");
+  rec.metric("latency_p50_us", us(first.total.latency.percentile(50)), "us", "median latency");
+  rec.metric("latency_max_us", us(first.total.latency.max()), "us", "slowest I/O");
+  rec.metric("ios", static_cast<double>(first.total.ios), "count", "I/Os completed in the first run");
+  rec.histogram("latency", first.total.latency);
+
+  if (cfg_.iorate == IorateMode::curve) {
+    double peak = 0;
+    for (const auto& p : points_) peak = std::max(peak, p.iops());
+    rec.group_metric("curve", "max_run_iops", first.iops(), "1/s", "the rate the curve points are percentages of");
+    rec.group_metric("curve", "points_run", static_cast<double>(points_.size() - 1), "count", "curve points measured");
+    rec.group_metric("curve", "peak_iops", peak, "1/s", "highest achieved IOPS of any run");
+    rec.group_metric("curve", "stopped_by_stopcurve", stopped_by_curve ? 1.0 : 0.0, "bool");
+    if (stopped_by_curve) rec.group_metric("curve", "stopcurve_at_pct", stop_pct, "%");
+  }
+
+  // Details: the points in order, the model as run.
+  results::Json pts = results::Json::array();
+  for (const auto& p : points_) {
+    results::Json pj{{"group", p.group},           {"requested_pct", p.requested_pct},
+                     {"requested_iops", p.requested_iops}, {"achieved_iops", p.iops()},
+                     {"latency_avg_us", us(p.total.latency.mean())}, {"measured_s", p.measured_s}};
+    if (cfg_.ss)
+      pj["steady_state"] = {{"criterion", cfg_.ss->to_string()}, {"attained", p.ss_attained},
+                            {"attained_at_s", p.ss_attained_at_s}, {"value", p.ss ? p.ss->value : NAN},
+                            {"mean", p.ss ? p.ss->mean : NAN},     {"ended_run", p.ended_by_ss}};
+    results::Json shares = results::Json::object();
+    for (std::size_t w = 0; w < cfg_.workloads.size() && w < p.total.workload_ios.size(); ++w)
+      shares[cfg_.workloads[w].name] =
+          p.total.ios > 0 ? 100.0 * static_cast<double>(p.total.workload_ios[w]) / static_cast<double>(p.total.ios) : 0.0;
+    pj["workload_share_pct"] = std::move(shares);
+    pts.push_back(std::move(pj));
+  }
+  rec.detail("points", std::move(pts));
+  const io::IoEngine& engine = jobs_.front()->engine();
+  rec.detail("engine", std::string(engine.name()));
+  rec.detail("engine_capabilities", engine.capabilities().names());
+  rec.detail("jobs", jobs_.size());
+  rec.detail("threads_effective", threads_effective());
+  rec.detail("workload_skew_pct", effective_skews(cfg_.workloads));
+  std::uint64_t units = 0, unique = 0;
+  for (const auto& j : jobs_) {
+    units += j->written_units();
+    unique += j->unique_units();
+  }
+  rec.detail("dedup_units_written", units);
+  rec.detail("dedup_units_unique", unique);
+  rec.detail("latency_measured",
+             "latency: from the intended start (open loop; at iorate max the submission) to the reap; service "
+             "latency: from submission; lateness: submission minus intended start");
+  if (file_)
+    rec.detail("file", results::Json{{"path", file_->path().string()},
+                                     {"size_bytes", file_->size_bytes()},
+                                     {"reused", file_->reused()},
+                                     {"direct", file_->direct()},
+                                     {"direct_alignment_bytes", file_->direct_alignment_bytes()}});
+  double measured = 0;
+  for (const auto& p : points_) measured += p.measured_s;
+  rec.set_phase_times(warmup_s_, measured);
+  if (any_failed()) throw_job_error();
+}
+
+void VdbenchEmulator::verify(runner::TestContext& ctx) {
+  auto& rec = *ctx.recorder;
+  std::uint64_t issued = 0, completed = 0;
+  for (const auto& j : jobs_) {
+    issued += j->issued();
+    completed += j->completed();
+  }
+  rec.check("every issued I/O completed", issued == completed,
+            fmt::format("{} issued, {} completed (warm-ups included)", issued, completed));
+  rec.check("interval counts add up to the points' ios", interval_ios_sum_ == measured_ios_,
+            fmt::format("sum of interval ios {}, ios of all points {}", interval_ios_sum_, measured_ios_));
+}
+
+void VdbenchEmulator::cleanup(runner::TestContext&) noexcept {
+  stop_jobs();
+  jobs_.clear();
+  if (file_ && !cfg_.keep_file) file_->remove();
+  file_.reset();
+}
+
+}  // namespace drivelab::emulators::detail

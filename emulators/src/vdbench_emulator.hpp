@@ -1,0 +1,72 @@
+#pragma once
+// The `vdbench` emulator: VdbenchConfig -> prepare (target file, jobs) -> warm-up (the first run
+// starts) -> run (the max or fixed-rate run, then each curve point: its own warm-up and measured
+// duration, intervals, metric group) -> verify -> cleanup. docs/synthetic.md has the model.
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "drivelab/core/steady_state.hpp"
+#include "drivelab/emulators/vdbench_config.hpp"
+#include "drivelab/io/target_file.hpp"
+#include "drivelab/runner/emulator.hpp"
+#include "vdbench_job.hpp"
+
+namespace drivelab::emulators::detail {
+
+/// What one run (the max run, a fixed rate or a curve point) measured.
+struct PointResult {
+  std::string group;            // "max", "fixed", "point_050"
+  double requested_pct = 0;     // of the max run; 0 for max and fixed
+  double requested_iops = 0;    // 0 = unpaced (max)
+  VdbSample total;
+  double measured_s = 0;
+  std::uint64_t backlog = 0;
+  double cpu_usr_s = 0;
+  double cpu_sys_s = 0;
+  std::optional<SteadyStateEval> ss;  // the last full window
+  bool ss_attained = false;
+  double ss_attained_at_s = 0;
+  bool ended_by_ss = false;
+
+  double iops() const { return measured_s > 0 ? static_cast<double>(total.ios) / measured_s : 0.0; }
+};
+
+class VdbenchEmulator final : public runner::Emulator {
+ public:
+  explicit VdbenchEmulator(VdbenchConfig config) : cfg_(std::move(config)) {}
+  ~VdbenchEmulator() override;
+
+  results::Json effective_config() const override { return to_json(cfg_); }
+  void prepare(runner::TestContext& ctx) override;
+  void warmup(runner::TestContext& ctx) override;
+  void run(runner::TestContext& ctx) override;
+  void verify(runner::TestContext& ctx) override;
+  void cleanup(runner::TestContext& ctx) noexcept override;
+
+ private:
+  void start_jobs(double rate_per_s, std::uint64_t point);
+  void stop_jobs() noexcept;
+  bool any_failed() const noexcept;
+  [[noreturn]] void throw_job_error() const;
+  bool wait_until(const runner::TestContext& ctx, std::int64_t deadline_ns) const;
+  /// Measures the running jobs for settings.duration (or until steady, when allowed), emitting
+  /// intervals; stops the jobs at the end.
+  PointResult measure(runner::TestContext& ctx, PointResult point, bool may_end_when_steady);
+  void record_point(runner::TestContext& ctx, const PointResult& p);
+  std::uint32_t threads_effective() const noexcept;
+
+  VdbenchConfig cfg_;
+  std::optional<io::TargetFile> file_;
+  std::vector<std::unique_ptr<VdbenchJob>> jobs_;
+  bool running_ = false;
+  double warmup_s_ = 0;
+  std::int64_t run_start_ns_ = 0;
+  std::uint64_t measured_ios_ = 0;
+  std::uint64_t interval_ios_sum_ = 0;
+  std::vector<PointResult> points_;
+};
+
+}  // namespace drivelab::emulators::detail

@@ -1,0 +1,132 @@
+#pragma once
+// One engine thread of the `vdbench` emulator: owns an IoEngine and `depth` I/O slots (its share
+// of `threads`), and issues the I/Os of a WorkloadStream either closed-loop (iorate max: a freed
+// slot issues the next I/O at once) or open-loop (a rate: each I/O has an intended start from an
+// ArrivalSchedule and is issued when that time has come AND a slot is free).
+//
+// Open loop without coordinated omission: when every slot is busy, due arrivals wait (in the
+// schedule: nothing is dropped or re-timed) and are issued as slots free up, oldest first. Each
+// completion records
+//   latency   = completion - intended start  (what an application issuing at that rate sees)
+//   service   = completion - submission      (the device plus the kernel path, fio's `lat`)
+//   lateness  = submission - intended start  (queueing in drivelab because all slots were busy,
+//                                              plus wake-up jitter)
+// In the closed loop the intended start is the submission itself (lateness 0).
+//
+// All I/Os queued in one pass are submitted with one submit() call, so a burst of freed slots is
+// refilled with one system call; this keeps the achieved queue depth at `depth` (Little's law).
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "drivelab/core/fd.hpp"
+#include "drivelab/core/histogram.hpp"
+#include "drivelab/core/pacing.hpp"
+#include "drivelab/emulators/vdbench_config.hpp"
+#include "drivelab/emulators/vdbench_workload.hpp"
+#include "drivelab/io/engine.hpp"
+
+namespace drivelab::emulators::detail {
+
+/// What a job measured since the previous take.
+struct VdbSample {
+  LatencyHistogram latency;   // from the intended start
+  LatencyHistogram service;   // from submission
+  LatencyHistogram lateness;  // submission - intended
+  std::uint64_t ios = 0;
+  std::uint64_t bytes = 0;
+  std::uint64_t reads = 0;
+  std::uint64_t writes = 0;
+  std::uint64_t random_ios = 0;
+  std::vector<std::uint64_t> workload_ios;
+
+  void clear();
+  void merge(const VdbSample& o);
+};
+
+struct JobSetup {
+  int fd = -1;                      // -1 for the null engine
+  std::filesystem::path file;
+  Region region;
+  std::uint32_t alignment_bytes = 512;
+  std::uint32_t index = 0;
+  std::uint32_t jobs = 1;
+  std::uint32_t depth = 1;          // slots (outstanding I/Os) of this job
+  std::uint64_t seed = 1;
+};
+
+class VdbenchJob {
+ public:
+  /// Creates the engine (throws NotCompiledIn / EnvironmentError / ConfigError), buffers and the
+  /// workload stream (ConfigError for a range smaller than an xfersize).
+  VdbenchJob(const VdbenchConfig& config, const JobSetup& setup);
+  ~VdbenchJob();
+  VdbenchJob(const VdbenchJob&) = delete;
+  VdbenchJob& operator=(const VdbenchJob&) = delete;
+
+  /// Starts a run on the job's thread: closed loop when rate_per_s == 0, else open loop at
+  /// rate_per_s from now. `schedule_seed` makes each point's arrivals independent. Call only when
+  /// stopped. The thread lives from the first start() to destruction: an io_uring ring accepts
+  /// submissions from one thread only (SINGLE_ISSUER), so every run must use the same thread.
+  void start(double rate_per_s, std::uint64_t schedule_seed);
+  /// Stops issuing; returns when the in-flight I/Os have been reaped and counted.
+  void stop() noexcept;
+  /// Moves what was measured since the last call into `out` (its old contents are dropped).
+  void take(VdbSample& out);
+
+  bool failed() const noexcept { return failed_.load(std::memory_order_relaxed); }
+  const std::string& error() const noexcept { return error_; }
+  std::uint64_t issued() const noexcept { return issued_; }
+  std::uint64_t completed() const noexcept { return completed_; }
+  /// Arrivals that were due but not yet issued when the last paced run stopped.
+  std::uint64_t backlog_at_stop() const noexcept { return backlog_; }
+  std::uint32_t depth() const noexcept { return setup_.depth; }
+  const io::IoEngine& engine() const noexcept { return *engine_; }
+  std::uint64_t unique_units() const noexcept;
+  std::uint64_t written_units() const noexcept;
+
+ private:
+  struct Slot {
+    std::int64_t intended_ns = 0;
+    std::int64_t issue_ns = 0;
+    IoSpec spec;
+  };
+  enum class Command { idle, run, exit };
+  void thread_main();
+  void loop(double rate_per_s, std::uint64_t schedule_seed);
+  void fail(std::string message);
+
+  const VdbenchConfig& config_;
+  const JobSetup setup_;
+  // Declared before engine_ so it is destroyed after it: the ring may still own in-flight I/Os.
+  AlignedBuffer buffers_;           // depth slots of the largest xfersize
+  std::uint32_t slot_bytes_ = 0;
+  std::unique_ptr<io::IoEngine> engine_;
+  std::optional<WorkloadStream> stream_;
+  std::vector<WriteFiller> fillers_;  // one per workload
+
+  std::thread thread_;
+  std::mutex ctl_mu_;  // guards command_, rate_, seed_
+  std::condition_variable ctl_cv_;
+  Command command_ = Command::idle;
+  double rate_ = 0;
+  std::uint64_t seed_ = 0;
+  std::atomic<bool> stop_{false};
+  std::atomic<bool> failed_{false};
+  std::string error_;
+  std::uint64_t issued_ = 0;
+  std::uint64_t completed_ = 0;
+  std::uint64_t backlog_ = 0;
+
+  std::mutex mu_;
+  VdbSample interval_;
+};
+
+}  // namespace drivelab::emulators::detail

@@ -1,0 +1,188 @@
+// The `vdbench` kind driven through the Emulator interface, as the runner drives it: a curve with
+// the null engine, a mixed curve on a real O_DIRECT file, a steady-state end of the max run.
+// No timing assertions: only what every run must record.
+#include <gtest/gtest.h>
+
+#include <stdlib.h>
+
+#include <filesystem>
+
+#include "drivelab/config/yaml.hpp"
+#include "drivelab/emulators/register.hpp"
+#include "drivelab/emulators/vdbench_config.hpp"
+#include "drivelab/io/engine.hpp"
+#include "drivelab/results/recorder.hpp"
+#include "drivelab/runner/emulator.hpp"
+
+namespace drivelab::emulators {
+namespace {
+
+using namespace std::chrono_literals;
+namespace fs = std::filesystem;
+
+// Under the build tree: the same filesystem as the checkout, where O_DIRECT works if the disk allows.
+class ScratchDir {
+ public:
+  ScratchDir() {
+    const fs::path base = fs::path(DRIVELAB_BINARY_DIR) / "test-scratch";
+    fs::create_directories(base);
+    std::string tmpl = (base / "vdbench-XXXXXX").string();
+    if (::mkdtemp(tmpl.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
+    path_ = tmpl;
+  }
+  ~ScratchDir() { fs::remove_all(path_); }
+  const fs::path& path() const { return path_; }
+
+ private:
+  fs::path path_;
+};
+
+struct VdbTest {
+  runner::Registry registry;
+  config::Diagnostics diags;
+  std::unique_ptr<runner::Emulator> emulator;
+  results::TestRecord record;
+  results::TestRecorder recorder{record, nullptr};
+  runner::StopFlag stop;
+  runner::TestContext ctx;
+
+  VdbTest(const fs::path& target, const std::string& yaml, std::chrono::nanoseconds warmup,
+          std::chrono::nanoseconds duration, std::chrono::nanoseconds interval) {
+    register_emulators(registry);
+    const runner::EmulatorType* type = registry.find("vdbench");
+    EXPECT_NE(type, nullptr);
+    const config::Document doc = config::Document::load_string("vdbench: " + yaml, "t.yaml", diags);
+    ctx.settings = {.name = "unit", .kind = "vdbench", .warmup = warmup, .duration = duration, .interval = interval};
+    emulator = type->decode(doc.root(diags).child("vdbench"), ctx.settings);
+    EXPECT_TRUE(diags.empty()) << diags.to_string();
+    ctx.target_dir = target;
+    ctx.seed = 7;
+    ctx.stop = &stop;
+    ctx.recorder = &recorder;
+  }
+  void run_all() {
+    emulator->prepare(ctx);
+    emulator->warmup(ctx);
+    emulator->run(ctx);
+    emulator->verify(ctx);
+    emulator->cleanup(ctx);
+  }
+  const results::MetricGroup* group(const std::string& name) const {
+    for (const auto& g : record.groups)
+      if (g.name == name) return &g;
+    return nullptr;
+  }
+  double gm(const std::string& g, const std::string& name) const {
+    const results::MetricGroup* grp = group(g);
+    EXPECT_NE(grp, nullptr) << g;
+    if (grp == nullptr) return -1;
+    for (const auto& m : grp->metrics)
+      if (m.name == name) return m.value;
+    ADD_FAILURE() << g << "." << name << " missing";
+    return -1;
+  }
+  const results::Check* check(const std::string& name) const {
+    for (const auto& c : record.checks)
+      if (c.name == name) return &c;
+    return nullptr;
+  }
+};
+
+std::string real_engine() { return io::probe_engine("io_uring").usable ? "io_uring" : "psync"; }
+
+TEST(VdbenchEmulator, NullEngineCurveRecordsEveryPoint) {
+  ScratchDir dir;
+  VdbTest t(dir.path(), "{engine: null, threads: 8, iorate: curve, curve: [50, 100, 120]}", 0s, 1s, 500ms);
+  t.run_all();
+  EXPECT_TRUE(fs::is_empty(dir.path())) << "the null engine creates no file";
+  const double max_iops = t.gm("max", "achieved_iops");
+  ASSERT_GT(max_iops, 0);
+  EXPECT_DOUBLE_EQ(t.gm("max", "requested_iops"), 0);
+  for (const char* g : {"point_050", "point_100", "point_120"}) {
+    const double pct = t.gm(g, "requested_pct");
+    EXPECT_DOUBLE_EQ(t.gm(g, "requested_iops"), static_cast<double>(curve_rate(max_iops, pct))) << g;
+    EXPECT_GT(t.gm(g, "ios"), 0) << g;
+    EXPECT_GE(t.gm(g, "latency_avg_us"), t.gm(g, "service_latency_avg_us") * 0.999) << g;
+    EXPECT_LE(t.gm(g, "latency_p50_us"), t.gm(g, "latency_p99_us")) << g;
+    EXPECT_LE(t.gm(g, "latency_p99_us"), t.gm(g, "latency_max_us")) << g;
+    EXPECT_EQ(t.record.histograms.count(std::string("lateness_") + g), 1u) << g;
+  }
+  EXPECT_DOUBLE_EQ(t.gm("curve", "points_run"), 3);
+  EXPECT_DOUBLE_EQ(t.gm("curve", "max_run_iops"), max_iops);
+  // Intervals carry the point they belong to, in order.
+  ASSERT_GE(t.record.intervals.size(), 8u);
+  EXPECT_EQ(t.record.intervals.front().values[0].first, "iops");
+  double last_pct = -1;
+  for (const auto& iv : t.record.intervals)
+    for (const auto& [k, v] : iv.values)
+      if (k == "point_pct") {
+        EXPECT_GE(v, last_pct);
+        last_pct = v;
+      }
+  EXPECT_DOUBLE_EQ(last_pct, 120);
+  ASSERT_NE(t.check("every issued I/O completed"), nullptr);
+  EXPECT_TRUE(t.check("every issued I/O completed")->passed) << t.check("every issued I/O completed")->detail;
+  EXPECT_TRUE(t.check("interval counts add up to the points' ios")->passed);
+  EXPECT_NE(t.check("littles_law_max"), nullptr) << "checked at iorate=max";
+  EXPECT_GT(t.record.find_metric("iops")->value, 0);
+  EXPECT_EQ(t.record.details["points"].size(), 4u);
+}
+
+TEST(VdbenchEmulator, MixedCurveOnADirectFileCompletes) {
+  ScratchDir dir;
+  VdbTest t(dir.path(),
+            "{engine: " + real_engine() +
+                ", threads: 4, file_size: 16MiB, keep_file: false, iorate: curve, curve: [50, 120],"
+                " workloads: [{name: data, xfersize: \"(4k,50,8k,50)\", rdpct: 70, skew: 80, hotband: [0, 50]},"
+                " {name: log, xfersize: 16k, rdpct: 0, seekpct: 0, range: [50, 100], compratio: 2, dedupratio: 2}]}",
+            200ms, 1s, 500ms);
+  t.run_all();
+  EXPECT_FALSE(fs::exists(dir.path() / "drivelab-unit.dat")) << "keep_file: false removes the file";
+  for (const char* g : {"max", "point_050", "point_120"}) {
+    EXPECT_GT(t.gm(g, "read_ios"), 0) << g;
+    EXPECT_GT(t.gm(g, "write_ios"), 0) << g;
+    EXPECT_GE(t.gm(g, "threads"), 4) << g;
+    EXPECT_GE(t.gm(g, "cpu_usr_s") + t.gm(g, "cpu_sys_s"), 0) << g;
+  }
+  const auto& shares = t.record.details["points"][0]["workload_share_pct"];
+  EXPECT_GT(shares["data"].get<double>(), shares["log"].get<double>());
+  EXPECT_GT(t.record.details["dedup_units_written"].get<double>(), t.record.details["dedup_units_unique"].get<double>());
+  for (const auto& c : t.record.checks) {
+    if (c.name != "littles_law_max") {
+      EXPECT_TRUE(c.passed) << c.name << ": " << c.detail;
+    }
+  }
+}
+
+TEST(VdbenchEmulator, SteadyStateEndsTheMaxRunEarly) {
+  ScratchDir dir;
+  VdbTest t(dir.path(), "{engine: null, threads: 4, ss: \"iops:100%\", ss_dur: 2s, ss_stop: true}", 0s, 30s, 1s);
+  t.run_all();
+  const auto& p = t.record.details["points"][0]["steady_state"];
+  EXPECT_TRUE(p["attained"].get<bool>());
+  EXPECT_TRUE(p["ended_run"].get<bool>());
+  EXPECT_LT(t.gm("max", "measured_s"), 30.0);
+  EXPECT_DOUBLE_EQ(t.gm("max", "ss_attained"), 1.0);
+}
+
+TEST(VdbenchEmulator, FixedRateStopsOnRequest) {
+  ScratchDir dir;
+  VdbTest t(dir.path(), "{engine: null, threads: 2, iorate: 2000, distribution: deterministic}", 0s, 60s, 100ms);
+  t.emulator->prepare(t.ctx);
+  t.emulator->warmup(t.ctx);
+  std::thread stopper([&] {
+    std::this_thread::sleep_for(300ms);
+    t.stop.request();
+  });
+  t.emulator->run(t.ctx);
+  stopper.join();
+  t.emulator->verify(t.ctx);
+  t.emulator->cleanup(t.ctx);
+  EXPECT_LT(t.gm("fixed", "measured_s"), 60.0);
+  EXPECT_DOUBLE_EQ(t.gm("fixed", "requested_iops"), 2000);
+  EXPECT_GT(t.gm("fixed", "ios"), 0);
+  EXPECT_EQ(t.check("littles_law_max"), nullptr) << "no Little's-law check for a paced run";
+}
+
+}  // namespace
+}  // namespace drivelab::emulators
