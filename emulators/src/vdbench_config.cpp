@@ -289,10 +289,10 @@ VdbenchConfig decode_vdbench(const config::Node& section) {
       }
       if (!pts.empty()) c.curve = pts;
     }
-    if (c.iorate != IorateMode::curve) curve.error("curve points are only used with iorate: curve");
   }
-  if (r.number("stopcurve", c.stopcurve_ms, {.min = 0.001, .max = 1e7}) && c.iorate != IorateMode::curve)
-    section.child("stopcurve").error("stopcurve is only used with iorate: curve");
+  // curve and stopcurve are kept but unused with iorate max or N, so that a curve profile can be
+  // turned into a max run with one override (--set 'tests[*].vdbench.iorate=max').
+  r.number("stopcurve", c.stopcurve_ms, {.min = 0.001, .max = 1e7});
   r.choice("distribution", c.distribution,
            {{"exponential", ArrivalDistribution::exponential},
             {"uniform", ArrivalDistribution::uniform},

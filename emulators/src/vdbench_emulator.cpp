@@ -1,13 +1,12 @@
 #include "vdbench_emulator.hpp"
 
-#include <sys/resource.h>
-
 #include <algorithm>
 #include <cmath>
 
 #include <fmt/format.h>
 
 #include "drivelab/core/clock.hpp"
+#include "drivelab/core/cpu_usage.hpp"
 #include "drivelab/core/errors.hpp"
 #include "drivelab/core/units.hpp"
 
@@ -22,24 +21,11 @@ double seconds(std::int64_t from_ns, std::int64_t to_ns) { return static_cast<do
 double us(double ns) { return ns / 1e3; }
 double us(std::int64_t ns) { return static_cast<double>(ns) / 1e3; }
 
-// Process CPU time (user, system) in seconds. TODO(issue 4): use core/cpu_usage.hpp once the
-// "engines" engineer lands it; this is the one place to change.
-struct CpuTimes {
-  double usr_s = 0;
-  double sys_s = 0;
-};
-CpuTimes cpu_times() {
-  rusage ru{};
-  getrusage(RUSAGE_SELF, &ru);
-  const auto s = [](const timeval& tv) { return static_cast<double>(tv.tv_sec) + static_cast<double>(tv.tv_usec) / 1e6; };
-  return {s(ru.ru_utime), s(ru.ru_stime)};
-}
-
-// The part of the target the workloads address. TODO(issue 4): use file.region_offset() /
-// region_length() once the "target" engineer adds regions to TargetFile; this is the one place.
+// The part of the target the workloads address: the file's (or device's) region, all of the file
+// when no region was asked for.
 Region target_region(const io::TargetFile* file, std::uint64_t file_size_bytes) {
   if (file == nullptr) return {0, file_size_bytes};  // null engine: a virtual target
-  return {0, file->size_bytes()};
+  return {file->region_offset(), file->region_length()};
 }
 
 std::string point_group(double pct) {
@@ -61,6 +47,11 @@ double metric_of(const SteadyStateCriterion& c, const VdbSample& s, double dur_s
 }  // namespace
 
 VdbenchEmulator::~VdbenchEmulator() { stop_jobs(); }
+
+runner::DeviceAccess VdbenchEmulator::device_access() const {
+  const bool writes = std::any_of(cfg_.workloads.begin(), cfg_.workloads.end(), [](const WorkloadDef& w) { return w.rdpct < 100; });
+  return writes ? runner::DeviceAccess::read_write : runner::DeviceAccess::read_only;
+}
 
 void VdbenchEmulator::prepare(runner::TestContext& ctx) {
   auto& rec = *ctx.recorder;
@@ -170,7 +161,7 @@ PointResult VdbenchEmulator::measure(runner::TestContext& ctx, PointResult p, bo
   VdbSample sample, second, interval;
   const std::int64_t t0 = monotonic_ns();
   for (auto& j : jobs_) j->take(sample);  // what completed before the measured phase is dropped
-  const CpuTimes cpu0 = cpu_times();
+  const CpuTimes cpu0 = process_cpu_times();
   std::optional<SteadyStateDetector> ss;
   if (cfg_.ss)
     ss.emplace(*cfg_.ss, static_cast<std::size_t>(cfg_.ss_dur.count() / kSecondNs),
@@ -232,10 +223,10 @@ PointResult VdbenchEmulator::measure(runner::TestContext& ctx, PointResult p, bo
       while (next_interval <= now) next_interval += interval_ns;
     }
   }
-  const CpuTimes cpu1 = cpu_times();
+  const CpuTimes cpu = process_cpu_times() - cpu0;
   p.measured_s = seconds(t0, now);
-  p.cpu_usr_s = cpu1.usr_s - cpu0.usr_s;
-  p.cpu_sys_s = cpu1.sys_s - cpu0.sys_s;
+  p.cpu_usr_s = cpu.user_s();
+  p.cpu_sys_s = cpu.system_s();
   for (const auto& j : jobs_) p.backlog += j->backlog_at_stop();
   if (ss && ss->window_full()) p.ss = ss->last();
   measured_ios_ += p.total.ios;

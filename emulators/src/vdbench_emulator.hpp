@@ -40,6 +40,8 @@ class VdbenchEmulator final : public runner::Emulator {
   ~VdbenchEmulator() override;
 
   results::Json effective_config() const override { return to_json(cfg_); }
+  /// Reads only when every workload has rdpct 100; otherwise writes (the runner's safety gate).
+  runner::DeviceAccess device_access() const override;
   void prepare(runner::TestContext& ctx) override;
   void warmup(runner::TestContext& ctx) override;
   void run(runner::TestContext& ctx) override;

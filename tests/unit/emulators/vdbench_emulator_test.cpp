@@ -93,6 +93,7 @@ std::string real_engine() { return io::probe_engine("io_uring").usable ? "io_uri
 TEST(VdbenchEmulator, NullEngineCurveRecordsEveryPoint) {
   ScratchDir dir;
   VdbTest t(dir.path(), "{engine: null, threads: 8, iorate: curve, curve: [50, 100, 120]}", 0s, 1s, 500ms);
+  EXPECT_EQ(t.emulator->device_access(), runner::DeviceAccess::read_only) << "rdpct 100 only reads";
   t.run_all();
   EXPECT_TRUE(fs::is_empty(dir.path())) << "the null engine creates no file";
   const double max_iops = t.gm("max", "achieved_iops");
@@ -136,6 +137,7 @@ TEST(VdbenchEmulator, MixedCurveOnADirectFileCompletes) {
                 " workloads: [{name: data, xfersize: \"(4k,50,8k,50)\", rdpct: 70, skew: 80, hotband: [0, 50]},"
                 " {name: log, xfersize: 16k, rdpct: 0, seekpct: 0, range: [50, 100], compratio: 2, dedupratio: 2}]}",
             200ms, 1s, 500ms);
+  EXPECT_EQ(t.emulator->device_access(), runner::DeviceAccess::read_write);
   t.run_all();
   EXPECT_FALSE(fs::exists(dir.path() / "drivelab-unit.dat")) << "keep_file: false removes the file";
   for (const char* g : {"max", "point_050", "point_120"}) {
