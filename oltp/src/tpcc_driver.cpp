@@ -1,227 +1,216 @@
+// The Driver: options, phases and the measured-phase bookkeeping over one TerminalEngine
+// (tpcc_tp_monitor.cpp or tpcc_terminal_dedicated.cpp). Samples are recorded by the engines into
+// StatsShards; pool utilisation and queue length come from cumulative meters sampled here at
+// the phase and interval boundaries.
 #include "drivelab/oltp/tpcc_driver.hpp"
 
 #include <algorithm>
 #include <cmath>
+#include <mutex>
 
 #include <fmt/format.h>
 
 #include "drivelab/core/clock.hpp"
 #include "drivelab/core/errors.hpp"
-#include "drivelab/oltp/tpcc_transactions.hpp"
+#include "tpcc_terminal_engine.hpp"
 
 namespace drivelab::oltp::tpcc {
+
+std::string_view to_string(ThinkMode m) noexcept { return m == ThinkMode::tpcc ? "tpcc" : "none"; }
+std::string_view to_string(TerminalMode m) noexcept {
+  return m == TerminalMode::pooled ? "pooled" : "dedicated";
+}
 
 double think_time_s(Rng& rng, double mean_s) noexcept {
   const double r = 1.0 - rng.uniform01();  // (0, 1]
   return std::min(-std::log(r) * mean_s, 10.0 * mean_s);
 }
 
+double tpcc_terminal_rate_per_s() noexcept {
+  double cycle_s = 0;
+  for (std::size_t k = 0; k < kTxTypes; ++k)
+    cycle_s += (kKeyingTimeS[k] + kMeanThinkTimeS[k]) * Deck::kCardsPerType[k];
+  return Deck::kCards / cycle_s;
+}
+
 void TypeStats::merge(const TypeStats& o) {
   response_time.merge(o.response_time);
+  queue_wait.merge(o.queue_wait);
+  service_time.merge(o.service_time);
   commits += o.commits;
   rollbacks += o.rollbacks;
   retries += o.retries;
   errors += o.errors;
+  reconnects += o.reconnects;
 }
 
-struct Driver::Terminal {
-  int index = 0;
-  int w_id = 0;
-  int stock_level_d_id = 0;
-  Rng rng;
-  Deck deck;
-  std::unique_ptr<Connection> conn;
-  std::unique_ptr<Transactions> tx;
-  // Written by the terminal thread only; read after join.
-  std::array<TypeStats, kTxTypes> stats;
-  std::uint64_t in_doubt = 0;
-  std::uint64_t delivery_skipped = 0;
+namespace detail {
+
+std::int64_t DriverState::keying_ns(TxType type) const noexcept {
+  if (opt.think != ThinkMode::tpcc) return 0;
+  return static_cast<std::int64_t>(kKeyingTimeS[static_cast<std::size_t>(type)] * opt.think_scale * 1e9);
+}
+
+std::int64_t DriverState::think_ns(TxType type, Rng& rng) const noexcept {
+  if (opt.think != ThinkMode::tpcc) return 0;
+  return static_cast<std::int64_t>(
+      think_time_s(rng, kMeanThinkTimeS[static_cast<std::size_t>(type)]) * opt.think_scale * 1e9);
+}
+
+double DriverState::start_spread_ns() const noexcept {
+  return opt.think == ThinkMode::tpcc ? kMeanThinkTimeS[0] * opt.think_scale * 1e9 : 0.0;
+}
+
+/// Cumulative meters at one instant.
+struct MeterSnapshot {
+  std::int64_t t_ns = 0;
+  std::int64_t busy_ns = 0;
+  double queue_area = 0;
+  std::uint64_t arrivals = 0;
+  std::uint64_t dropped = 0;
 };
 
-Driver::Driver(Backend& backend, DriverOptions options) : backend_(backend), opt_(options) {}
+}  // namespace detail
+
+namespace {
+
+detail::MeterSnapshot snapshot(detail::TerminalEngine& e, std::uint64_t& max_queue) {
+  detail::MeterSnapshot m;
+  m.t_ns = monotonic_ns();
+  m.busy_ns = e.busy_ns(m.t_ns);
+  const auto q = e.queue(m.t_ns);
+  m.queue_area = q.area;
+  max_queue = q.max;
+  m.arrivals = e.arrivals();
+  m.dropped = e.arrivals_dropped();
+  return m;
+}
+
+}  // namespace
+
+namespace detail {
+
+/// The meters at the start and end of the measured phase and at the last interval boundary.
+struct MeasureBook {
+  std::mutex mu;
+  detail::MeterSnapshot start, last, end;
+  bool measuring = false;
+  bool ended = false;
+  std::uint64_t queue_max = 0;
+  int logged_in_at_start = 0;
+};
+
+}  // namespace detail
+
+Driver::Driver(Backend& backend, DriverOptions options) : backend_(backend), opt_(options) {
+  if (opt_.users < 1) throw ConfigError("tpcc driver: users must be >= 1");
+  if (opt_.scale.warehouses < 1) throw ConfigError("tpcc driver: warehouses must be >= 1");
+  if (opt_.terminals == TerminalMode::pooled && opt_.connections < 1)
+    throw ConfigError("tpcc driver: connections must be >= 1");
+  if (!(opt_.rate_per_s >= 0) || !(opt_.think_scale > 0) || !(opt_.login_rate_per_s >= 0))
+    throw ConfigError("tpcc driver: rate, login_rate must be >= 0 and think_scale > 0");
+  if (opt_.rate_per_s > 0 && opt_.think == ThinkMode::tpcc)
+    throw ConfigError("tpcc driver: rate (open loop) and think: tpcc (closed loop) exclude each other");
+  if (opt_.rate_per_s > 0 && opt_.terminals == TerminalMode::dedicated)
+    throw ConfigError("tpcc driver: rate needs terminals: pooled (arrivals are queued to the pool)");
+}
 
 Driver::~Driver() { finish(); }
 
 void Driver::start() {
-  if (started()) return;
-  const Rng base(opt_.seed);
-  const int w = opt_.scale.warehouses;
-  for (int i = 0; i < opt_.users; ++i) {
-    auto t = std::make_unique<Terminal>();
-    t->index = i;
-    t->w_id = (i % w) + 1;
-    t->stock_level_d_id = ((i / w) % kDistrictsPerWarehouse) + 1;
-    t->rng = base.split(static_cast<std::uint64_t>(i) + 1);
-    t->conn = backend_.connect();
-    t->conn->set_cancel_flag(&stop_);
-    t->tx = std::make_unique<Transactions>(*t->conn, backend_.dialect());
-    terminals_.push_back(std::move(t));
+  if (engine_) return;
+  const int executors = opt_.terminals == TerminalMode::pooled ? opt_.connections : opt_.users;
+  state_ = std::make_unique<detail::DriverState>(backend_, opt_, executors);
+  book_ = std::make_unique<detail::MeasureBook>();
+  engine_ = opt_.terminals == TerminalMode::pooled ? detail::make_tp_monitor(*state_)
+                                                   : detail::make_dedicated_terminals(*state_);
+  try {
+    engine_->start();
+  } catch (...) {
+    state_->stop.request();
+    engine_->join();
+    engine_.reset();
+    throw;
   }
-  for (auto& t : terminals_) threads_.emplace_back([this, term = t.get()] { terminal_main(*term); });
 }
 
 void Driver::begin_measurement() {
-  std::lock_guard lock(mu_);
-  measure_start_ns_ = monotonic_ns();
-  interval_start_ns_ = measure_start_ns_;
-  interval_ = IntervalStats{};
-  measuring_.store(true, std::memory_order_release);
+  if (!engine_) return;
+  std::lock_guard lock(book_->mu);
+  std::uint64_t ignored_max = 0;
+  book_->start = snapshot(*engine_, ignored_max);
+  book_->last = book_->start;
+  book_->logged_in_at_start = engine_->logged_in();
+  book_->measuring = true;
+  state_->stats.set_measuring(true);
 }
 
 IntervalStats Driver::take_interval() {
-  std::lock_guard lock(mu_);
-  const std::int64_t now = monotonic_ns();
-  IntervalStats out = std::move(interval_);
-  out.duration_s = static_cast<double>(now - interval_start_ns_) / 1e9;
-  interval_ = IntervalStats{};
-  interval_start_ns_ = now;
+  IntervalStats out;
+  if (!engine_) return out;
+  std::lock_guard lock(book_->mu);
+  out = state_->stats.take_interval();
+  std::uint64_t max_queue = 0;
+  const detail::MeterSnapshot now = snapshot(*engine_, max_queue);
+  const detail::MeterSnapshot& prev = book_->last;
+  const double dt_ns = static_cast<double>(now.t_ns - prev.t_ns);
+  out.duration_s = dt_ns / 1e9;
+  if (dt_ns > 0) {
+    out.pool_utilisation = static_cast<double>(now.busy_ns - prev.busy_ns) / (engine_->executors() * dt_ns);
+    out.queue_length_avg = (now.queue_area - prev.queue_area) / dt_ns;
+  }
+  out.queue_length_max = max_queue;
+  book_->queue_max = std::max(book_->queue_max, max_queue);
+  book_->last = now;
   return out;
 }
 
 void Driver::finish() {
-  if (measuring_.exchange(false)) {
-    std::lock_guard lock(mu_);
-    measure_end_ns_ = monotonic_ns();
+  if (!engine_ || finished_) return;
+  finished_ = true;
+  {
+    std::lock_guard lock(book_->mu);
+    if (book_->measuring) {
+      state_->stats.set_measuring(false);
+      std::uint64_t max_queue = 0;
+      book_->end = snapshot(*engine_, max_queue);
+      book_->queue_max = std::max(book_->queue_max, max_queue);
+      book_->measuring = false;
+      book_->ended = true;
+    }
   }
-  stop_.store(true);
-  for (auto& th : threads_)
-    if (th.joinable()) th.join();
+  state_->stop.request();
+  engine_->join();
 }
 
 DriverTotals Driver::totals() const {
   DriverTotals out;
-  for (const auto& t : terminals_) {
-    for (std::size_t k = 0; k < kTxTypes; ++k) out.by_type[k].merge(t->stats[k]);
-    out.in_doubt += t->in_doubt;
-    out.delivery_skipped_districts += t->delivery_skipped;
+  if (!engine_) return out;
+  state_->stats.totals(out);
+  out.workers = engine_->executors();
+  std::lock_guard lock(book_->mu);
+  out.users_logged_in = book_->logged_in_at_start;
+  if (!book_->ended) return out;
+  const detail::MeterSnapshot& a = book_->start;
+  const detail::MeterSnapshot& b = book_->end;
+  const double dt_ns = static_cast<double>(b.t_ns - a.t_ns);
+  out.measured_s = dt_ns / 1e9;
+  if (dt_ns > 0) {
+    out.pool_utilisation = static_cast<double>(b.busy_ns - a.busy_ns) / (out.workers * dt_ns);
+    out.queue_length_avg = (b.queue_area - a.queue_area) / dt_ns;
   }
-  std::lock_guard lock(mu_);
-  if (measure_start_ns_ != 0) {
-    const std::int64_t end = measure_end_ns_ != 0 ? measure_end_ns_ : monotonic_ns();
-    out.measured_s = static_cast<double>(end - measure_start_ns_) / 1e9;
-  }
+  out.queue_length_max = book_->queue_max;
+  out.arrivals = b.arrivals - a.arrivals;
+  out.arrivals_dropped = b.dropped - a.dropped;
   return out;
 }
 
 std::optional<std::string> Driver::fatal_error() const {
-  std::lock_guard lock(mu_);
-  return fatal_;
+  return state_ ? state_->fatal() : std::nullopt;
 }
 
-void Driver::fail(std::string message) {
-  {
-    std::lock_guard lock(mu_);
-    if (!fatal_) fatal_ = std::move(message);
-  }
-  failed_.store(true);
-  stop_.store(true);
-}
+bool Driver::failed() const noexcept { return state_ && state_->failed(); }
 
-bool Driver::sleep_s(double seconds) const {
-  // Sliced so that a stop request is seen within 50 ms.
-  const std::int64_t deadline = monotonic_ns() + static_cast<std::int64_t>(seconds * 1e9);
-  while (!stop_.load(std::memory_order_relaxed)) {
-    const std::int64_t now = monotonic_ns();
-    if (now >= deadline) return true;
-    sleep_until_ns(std::min(deadline, now + 50'000'000));
-  }
-  return false;
-}
-
-void Driver::record(Terminal& t, TxType type, TxEnd end, std::int64_t response_ns, int retries) {
-  if (!measuring_.load(std::memory_order_acquire)) return;  // warm-up: not recorded
-  TypeStats& s = t.stats[static_cast<std::size_t>(type)];
-  s.retries += static_cast<std::uint64_t>(retries);
-  if (end == TxEnd::failed) {
-    ++s.errors;
-  } else {
-    if (end == TxEnd::committed) ++s.commits;
-    else ++s.rollbacks;
-    s.response_time.record(response_ns);
-  }
-  std::lock_guard lock(mu_);
-  interval_.retries += static_cast<std::uint64_t>(retries);
-  if (end != TxEnd::failed) interval_.response_time.record(response_ns);
-  if (end == TxEnd::committed) {
-    ++interval_.commits;
-    if (type == TxType::new_order) ++interval_.new_order_commits;
-  }
-}
-
-void Driver::terminal_main(Terminal& t) {
-  const InputGenerator gen(opt_.scale, opt_.c_run);
-  const bool think = opt_.think == ThinkMode::tpcc;
-  try {
-    while (!stop_.load(std::memory_order_relaxed)) {
-      const TxType type = t.deck.draw(t.rng);
-      const auto k = static_cast<std::size_t>(type);
-      if (think && !sleep_s(kKeyingTimeS[k])) break;
-
-      // Inputs are drawn once: a retry reruns the same business transaction.
-      NewOrderInput no;
-      PaymentInput pay;
-      OrderStatusInput os;
-      DeliveryInput dl;
-      StockLevelInput sl;
-      switch (type) {
-        case TxType::new_order: no = gen.new_order(t.rng, t.w_id); break;
-        case TxType::payment: pay = gen.payment(t.rng, t.w_id); break;
-        case TxType::order_status: os = gen.order_status(t.rng, t.w_id); break;
-        case TxType::delivery: dl = gen.delivery(t.rng, t.w_id); break;
-        case TxType::stock_level: sl = gen.stock_level(t.rng, t.w_id, t.stock_level_d_id); break;
-      }
-
-      const std::int64_t t0 = monotonic_ns();
-      int retries = 0;
-      TxResult r;
-      bool abandoned = false;
-      for (;;) {
-        switch (type) {
-          case TxType::new_order: { NewOrderOutput o; r = t.tx->new_order(no, o); break; }
-          case TxType::payment: { PaymentOutput o; r = t.tx->payment(pay, o); break; }
-          case TxType::order_status: { OrderStatusOutput o; r = t.tx->order_status(os, o); break; }
-          case TxType::delivery: {
-            DeliveryOutput o;
-            r = t.tx->delivery(dl, o);
-            if (r.end == TxEnd::committed && measuring_.load(std::memory_order_relaxed))
-              t.delivery_skipped += static_cast<std::uint64_t>(o.skipped);
-            break;
-          }
-          case TxType::stock_level: { StockLevelOutput o; r = t.tx->stock_level(sl, o); break; }
-        }
-        if (r.end != TxEnd::failed) break;
-        // The one retry loop: roll back, then rerun only what is safe to rerun.
-        const DbStatus rb = t.conn->rollback();
-        if (rb.outcome == Outcome::fatal) {
-          fail(fmt::format("terminal {}: {} rollback: {}", t.index, to_string(type), rb.to_string()));
-          return;
-        }
-        if (r.status.outcome == Outcome::retryable) {
-          if (stop_.load(std::memory_order_relaxed)) {
-            abandoned = true;  // stopping while waiting for a lock: not an error
-            break;
-          }
-          if (retries < kMaxRetries) {
-            ++retries;
-            continue;
-          }
-        }
-        if (r.status.outcome == Outcome::in_doubt && measuring_.load(std::memory_order_relaxed))
-          ++t.in_doubt;
-        if (r.status.outcome == Outcome::fatal) {
-          record(t, type, TxEnd::failed, 0, retries);
-          fail(fmt::format("terminal {}: {}: {}", t.index, to_string(type), r.status.to_string()));
-          return;
-        }
-        break;  // in_doubt, or retries exhausted: an error, and the terminal goes on
-      }
-      if (abandoned) break;
-      record(t, type, r.end, monotonic_ns() - t0, retries);
-      if (think && !sleep_s(think_time_s(t.rng, kMeanThinkTimeS[k]))) break;
-    }
-  } catch (const std::exception& ex) {
-    fail(fmt::format("terminal {}: {}", t.index, ex.what()));
-  }
-}
+int Driver::users_logged_in() const noexcept { return engine_ ? engine_->logged_in() : 0; }
 
 }  // namespace drivelab::oltp::tpcc

@@ -1,48 +1,78 @@
 #pragma once
 /// \file tpcc_driver.hpp
-/// The terminals of a TPC-C run and their measurement (closed loop, one thread and one database
-/// connection per terminal, as HammerDB's virtual users).
+/// The terminals of a TPC-C run and their measurement. Three ways to drive the database:
+///
+///   pooled      (`terminals: pooled`, the default with `think: tpcc` and with `rate:`) a TP monitor:
+///               every terminal is a small state machine on a Boost.Asio steady_timer, all of them
+///               in ONE timer thread; a transaction a terminal submits goes into one FIFO queue and
+///               is executed by the next free worker of a pool of `connections` worker threads,
+///               each with its own database Connection. Thousands of terminals cost a few hundred
+///               bytes each (DESIGN.md section 2: "we multiplex thousands of terminals onto a pool
+///               of connections, like a TP monitor").
+///   dedicated   (`terminals: dedicated`, the default with `think: none`) one thread and one
+///               Connection per user, as HammerDB's virtual users; logins are staggered at
+///               `login_rate` per second (HammerDB ramps its users the same way) so the server sees
+///               N sessions.
+///   open loop   (`rate: N`) transactions arrive as a Poisson process of N per second in total
+///               (exponential inter-arrival times), each taken by terminal (arrival mod users) with
+///               that terminal's deck and home warehouse, and queued to the pool. Their response
+///               time is measured from the INTENDED arrival time, so a backlog is not hidden
+///               (no coordinated omission).
 ///
 /// Terminal i (0-based) has home warehouse (i mod W) + 1 and, for Stock-Level, the fixed district
 /// ((i div W) mod 10) + 1, so users = 10 x W gives the 10 terminals per warehouse of clause 4.2.2,
-/// one per district. Each terminal draws its transaction type from its own deck (tpcc_random.hpp),
-/// its inputs from its own Rng (the test seed split by terminal index) and, with think = tpcc,
-/// waits the keying time before and a think time after each transaction (clause 5.2.5).
+/// one per district. Each terminal draws its transaction type from its own deck (tpcc_random.hpp)
+/// and its inputs from its own Rng (the test seed split by terminal index). With think = tpcc it
+/// waits the keying time (clause 5.2.5.7, fixed) before submitting and a think time (clause
+/// 5.2.5.4, negative exponential, truncated at 10 x the mean) after the response, both multiplied
+/// by `think_scale` (1 in TPC-C; smaller values exist only for tests and are flagged).
 ///
-/// Response time (clause 5.5.1) is measured at the terminal, from the first BEGIN to the end of
-/// the final COMMIT/ROLLBACK, so it includes lock waits and every retry; keying and think times
-/// are not part of it. Delivery is executed by the terminal itself, not deferred to a queue
-/// (clause 2.7.2 allows deferral; its response time here is the full execution, which is stricter).
+/// Times of one transaction (monotonic clock, ns):
+///   submit   the terminal submits it (pooled: the keying timer fired; open loop: the INTENDED
+///            arrival time; dedicated: right before execution);
+///   start    a worker begins it (first BEGIN);
+///   end      its final COMMIT or business ROLLBACK returned.
+///   response time = end - submit = queue wait (start - submit) + service time (end - start)
+/// Response time is the terminal's view (clause 5.5.1). Service time includes lock waits, every
+/// retry and reconnect. Keying and think time are in neither. Delivery is executed by the
+/// terminal's worker, not deferred (clause 2.7.2 allows deferral; this is stricter).
+/// Timer lateness: how late a keying/think/arrival timer (or a dedicated user's sleep) woke
+/// relative to its schedule; high lateness means the driver machine, not the database, is slow.
 ///
-/// Errors and retries: a transaction that fails `retryable` is rolled back and rerun from the start
-/// (same inputs) up to kMaxRetries times, each counted as a retry; `in_doubt` is never rerun and
+/// Errors, retries, reconnects (the one retry loop, tpcc_terminal.cpp): `retryable` -> roll back
+/// and rerun with the same inputs (up to kMaxRetries, each a retry); `in_doubt` is never rerun and
 /// counts as an error; `fatal` counts as an error, stops every terminal and is reported by
-/// fatal_error() (the emulator then fails the test with it, keeping what was measured).
+/// fatal_error(). A status with connection_lost drops the Connection and connects again (counted
+/// as a reconnect; then a retryable transaction is rerun). If connecting keeps failing for
+/// `reconnect_timeout`, the run ends with "server connection lost: ...".
 ///
-/// Phases: start() launches the terminals unrecorded (warm-up); begin_measurement() makes them
-/// record every transaction that completes from then on, without stopping them; finish() stops
-/// recording, asks the terminals to stop after their current transaction and joins them.
+/// Phases: start() connects and launches the terminals unrecorded (warm-up); begin_measurement()
+/// records every transaction that ends from then on; take_interval() returns one reporting
+/// interval; finish() stops recording, asks the terminals to stop (queued transactions are
+/// dropped, running ones finish; lock waits give up through the cancel flag) and joins them.
 #include <array>
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
-#include <thread>
-#include <vector>
 
 #include "drivelab/core/histogram.hpp"
 #include "drivelab/core/rng.hpp"
 #include "drivelab/oltp/backend.hpp"
 #include "drivelab/oltp/tpcc_random.hpp"
-#include "drivelab/oltp/tpcc_transactions.hpp"
 
 namespace drivelab::oltp::tpcc {
 
 /// Keying and think times: none (closed loop at full speed: measures the drive), or the TPC-C
 /// values of clause 5.2.5 (then throughput is capped near 12.86 tpmC per warehouse).
 enum class ThinkMode { none, tpcc };
+
+/// How terminals reach the database (see the file comment).
+enum class TerminalMode { pooled, dedicated };
+std::string_view to_string(ThinkMode m) noexcept;
+std::string_view to_string(TerminalMode m) noexcept;
 
 /// Clause 5.2.5.7 keying times and clause 5.2.5.4 mean think times, in seconds, per TxType.
 inline constexpr std::array<double, kTxTypes> kKeyingTimeS{18, 3, 2, 2, 2};
@@ -52,21 +82,42 @@ inline constexpr std::array<double, kTxTypes> kMeanThinkTimeS{12, 12, 10, 5, 5};
 /// -ln(r) x mean with r uniform in (0, 1].
 double think_time_s(Rng& rng, double mean_s) noexcept;
 
+/// Transactions per second the TPC-C keying and think times allow one terminal at zero response
+/// time: 1 / (mean over the deck of keying + mean think time) = 1 / 20.7 s.
+double tpcc_terminal_rate_per_s() noexcept;
+
 struct DriverOptions {
   Scale scale;
   CConstants c_run;
-  int users = 10;
+  int users = 10;                         ///< terminals (>= 1)
   ThinkMode think = ThinkMode::none;
+  TerminalMode terminals = TerminalMode::dedicated;
+  /// Pooled / open loop: worker threads = Connections (>= 1). Dedicated: ignored (= users).
+  int connections = 1;
+  /// Open loop: arrivals per second in total; 0 = closed loop (terminals wait for responses).
+  double rate_per_s = 0;
+  /// Dedicated: logins per second (0 = all at once). Pooled: the pool connects at once.
+  double login_rate_per_s = 50;
+  /// Multiplies keying and think times (TPC-C: 1). TESTING ONLY.
+  double think_scale = 1.0;
+  /// How long reconnecting may fail before the run ends with "server connection lost".
+  std::chrono::nanoseconds reconnect_timeout = std::chrono::seconds(10);
+  /// Open loop: arrivals beyond this many queued transactions are dropped and counted (the
+  /// offered rate is then above what the database delivers; memory stays bounded).
+  std::size_t max_queued = 100'000;
   std::uint64_t seed = 1;
 };
 
-/// Counters of one transaction type.
+/// Counters of one transaction type (measured phase only).
 struct TypeStats {
-  LatencyHistogram response_time;  ///< ns, committed and business-rolled-back transactions
+  LatencyHistogram response_time;  ///< ns, end - submit; committed + business-rolled-back
+  LatencyHistogram queue_wait;     ///< ns, start - submit (same transactions)
+  LatencyHistogram service_time;   ///< ns, end - start (same transactions)
   std::uint64_t commits = 0;
   std::uint64_t rollbacks = 0;     ///< New-Order's 1% business rollbacks (clause 2.4.1.4)
   std::uint64_t retries = 0;       ///< reruns after a retryable failure
   std::uint64_t errors = 0;        ///< in-doubt, fatal, or retries exhausted
+  std::uint64_t reconnects = 0;    ///< sessions reopened while running this type
   void merge(const TypeStats& o);
 };
 
@@ -75,7 +126,15 @@ struct DriverTotals {
   std::array<TypeStats, kTxTypes> by_type;
   std::uint64_t in_doubt = 0;
   std::uint64_t delivery_skipped_districts = 0;
+  LatencyHistogram timer_lateness;        ///< ns; empty without timers (think: none, closed loop)
   double measured_s = 0;
+  double pool_utilisation = 0;            ///< busy worker time / (workers x measured time), 0..1
+  double queue_length_avg = 0;            ///< time-weighted mean of queued transactions
+  std::uint64_t queue_length_max = 0;
+  std::uint64_t arrivals = 0;             ///< open loop: arrivals in the measured phase
+  std::uint64_t arrivals_dropped = 0;     ///< open loop: arrivals dropped (queue full)
+  int workers = 0;                        ///< connections executing transactions
+  int users_logged_in = 0;                ///< dedicated: users connected at begin_measurement
 };
 
 /// One reporting interval (all types together).
@@ -84,57 +143,58 @@ struct IntervalStats {
   std::uint64_t commits = 0;
   std::uint64_t new_order_commits = 0;
   std::uint64_t retries = 0;
+  std::uint64_t errors = 0;
+  std::uint64_t reconnects = 0;
+  double queue_length_avg = 0;
+  std::uint64_t queue_length_max = 0;
+  double pool_utilisation = 0;  ///< 0..1
   double duration_s = 0;
 };
+
+namespace detail {
+class DriverState;
+class TerminalEngine;
+struct MeasureBook;
+}  // namespace detail
 
 class Driver {
  public:
   static constexpr int kMaxRetries = 100;
 
-  /// `backend` must outlive the driver.
+  /// `backend` must outlive the driver. Throws ConfigError on impossible options.
   Driver(Backend& backend, DriverOptions options);
   ~Driver();  ///< finish()es if still running
   Driver(const Driver&) = delete;
   Driver& operator=(const Driver&) = delete;
 
-  /// Connects every terminal and starts them (not recording). Throws BackendError if a terminal
-  /// cannot connect or prepare its statements.
+  /// Connects (pooled: every worker; dedicated: the users log in in their own threads at
+  /// login_rate) and starts the terminals, not recording. Throws BackendError if a pool
+  /// connection cannot connect or prepare its statements.
   void start();
-  bool started() const noexcept { return !threads_.empty(); }
+  bool started() const noexcept { return engine_ != nullptr; }
   /// From now on, completed transactions are recorded.
   void begin_measurement();
   /// The interval since the previous call (or begin_measurement), and resets it.
   IntervalStats take_interval();
   /// Stops recording, stops and joins the terminals. Idempotent.
   void finish();
-  /// Per-type totals of the measured phase (merge of every terminal). Call after finish().
+  /// Totals of the measured phase. Call after finish().
   DriverTotals totals() const;
   /// The first fatal error of any terminal, if one happened.
   std::optional<std::string> fatal_error() const;
   /// True once a fatal error stopped the terminals.
-  bool failed() const noexcept { return failed_.load(std::memory_order_relaxed); }
+  bool failed() const noexcept;
+  /// Dedicated: users connected so far (pooled: the pool's connections).
+  int users_logged_in() const noexcept;
+  const DriverOptions& options() const noexcept { return opt_; }
 
  private:
-  struct Terminal;
-  void terminal_main(Terminal& t);
-  void record(Terminal& t, TxType type, TxEnd end, std::int64_t response_ns, int retries);
-  void fail(std::string message);
-  bool sleep_s(double seconds) const;
-
   Backend& backend_;
   DriverOptions opt_;
-  std::vector<std::unique_ptr<Terminal>> terminals_;
-  std::vector<std::thread> threads_;
-  std::atomic<bool> stop_{false};
-  std::atomic<bool> measuring_{false};
-  std::atomic<bool> failed_{false};
-  std::int64_t measure_start_ns_ = 0;
-  std::int64_t measure_end_ns_ = 0;
-
-  mutable std::mutex mu_;  // guards interval_, interval_start_ns_, fatal_
-  IntervalStats interval_;
-  std::int64_t interval_start_ns_ = 0;
-  std::optional<std::string> fatal_;
+  std::unique_ptr<detail::DriverState> state_;
+  std::unique_ptr<detail::MeasureBook> book_;
+  std::unique_ptr<detail::TerminalEngine> engine_;
+  bool finished_ = false;
 };
 
 }  // namespace drivelab::oltp::tpcc

@@ -1,0 +1,319 @@
+// The TP monitor: terminals as state machines on Boost.Asio steady_timers in one timer thread,
+// a FIFO queue of submitted transactions, and a pool of worker threads with one Connection each.
+// Also the open-loop arrival process of `rate:` (same queue and pool, no terminal timers).
+//
+// A pooled terminal's cycle (clause 5.2.5), all in the timer thread except the execution:
+//
+//   draw a card --keying timer--> submit: inputs drawn, Card queued --worker--> execute
+//        ^                                                                      |
+//        +------------------ think timer <-- response (posted to the timer thread)
+//
+// Timers are armed at absolute times computed from the previous SCHEDULED time (keying) or from
+// the worker's end-of-transaction time (think), so a late wake-up does not stretch the cycle; it
+// is recorded as timer lateness instead. Measured here: 15,000 terminals cost ~300 bytes each.
+#include <utility>  // before any Asio header: GCC 12 + Boost 1.74 (DESIGN.md section 6)
+
+#include <boost/asio/executor_work_guard.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/steady_timer.hpp>
+
+#include <atomic>
+#include <cmath>
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+#include <optional>
+#include <thread>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "drivelab/core/clock.hpp"
+#include "tpcc_terminal_engine.hpp"
+
+namespace drivelab::oltp::tpcc::detail {
+namespace {
+
+namespace asio = boost::asio;
+
+asio::steady_timer::time_point to_time_point(std::int64_t monotonic_ns) {
+  // libstdc++'s steady_clock reads CLOCK_MONOTONIC, the clock of monotonic_ns().
+  return asio::steady_timer::time_point(std::chrono::nanoseconds(monotonic_ns));
+}
+
+class TpMonitor final : public TerminalEngine {
+ public:
+  explicit TpMonitor(DriverState& state) : s_(state), arrival_timer_(io_) {}
+  ~TpMonitor() override { join(); }
+
+  void start() override;
+  void join() override;
+  int executors() const noexcept override { return s_.opt.connections; }
+  std::int64_t busy_ns(std::int64_t now_ns) const override {
+    std::int64_t sum = 0;
+    for (const auto& w : workers_) sum += w->busy.cumulative_ns(now_ns);
+    return sum;
+  }
+  QueueSample queue(std::int64_t now_ns) override {
+    std::lock_guard lock(qmu_);
+    return {qmeter_.area(now_ns), qmeter_.take_max()};
+  }
+  std::uint64_t arrivals() const noexcept override { return arrivals_.load(std::memory_order_relaxed); }
+  std::uint64_t arrivals_dropped() const noexcept override { return dropped_.load(std::memory_order_relaxed); }
+  int logged_in() const noexcept override { return logged_in_.load(std::memory_order_relaxed); }
+
+ private:
+  enum class Phase : std::uint8_t { keying, thinking };
+  struct Terminal {
+    Terminal(asio::io_context& io, TerminalIdentity identity) : id(std::move(identity)), timer(io) {}
+    TerminalIdentity id;
+    asio::steady_timer timer;
+    std::int64_t due_ns = 0;  // when the armed timer should fire
+    TxType next = TxType::new_order;
+    Phase phase = Phase::thinking;
+  };
+  struct Worker {
+    int index = 0;
+    std::unique_ptr<Session> session;
+    BusyMeter busy;
+    std::thread thread;
+  };
+
+  // Timer thread.
+  void launch_terminals();
+  void begin_cycle(Terminal& t, std::int64_t base_ns);
+  void submit(Terminal& t);
+  void on_response(Terminal& t, std::int64_t end_ns);
+  void arm(Terminal& t, Phase phase, std::int64_t due_ns);
+  void on_timer(Terminal& t);
+  void arm_arrival();
+  void on_arrival_timer();
+  std::int64_t interarrival_ns();
+
+  // Queue.
+  bool push(Card card, bool may_drop);
+  std::optional<Card> pop();
+  void wake_workers();
+
+  // Workers.
+  void worker_main(Worker& w);
+
+  DriverState& s_;
+  // io_ first: the timers below are destroyed before it.
+  asio::io_context io_;
+  std::optional<asio::executor_work_guard<asio::io_context::executor_type>> work_;
+  std::vector<std::unique_ptr<Terminal>> terminals_;
+  asio::steady_timer arrival_timer_;
+  Rng arrival_rng_;
+  std::int64_t next_arrival_ns_ = 0;
+  std::uint64_t arrival_seq_ = 0;
+  std::atomic<std::uint64_t> arrivals_{0};
+  std::atomic<std::uint64_t> dropped_{0};
+  std::thread io_thread_;
+
+  std::mutex qmu_;
+  std::condition_variable qcv_;
+  std::deque<Card> queue_;
+  QueueMeter qmeter_;
+
+  std::vector<std::unique_ptr<Worker>> workers_;
+  std::atomic<int> logged_in_{0};
+  bool joined_ = false;
+};
+
+void TpMonitor::start() {
+  const DriverOptions& o = s_.opt;
+  // The pool connects up front, so a wrong password or a missing schema fails start() at once.
+  for (int i = 0; i < o.connections; ++i) {
+    auto w = std::make_unique<Worker>();
+    w->index = i;
+    w->session = std::make_unique<Session>(s_.backend, s_.stop, o.reconnect_timeout);
+    workers_.push_back(std::move(w));
+    logged_in_.fetch_add(1, std::memory_order_relaxed);
+  }
+  const Rng base(o.seed);
+  arrival_rng_ = base.split(0);
+  terminals_.reserve(static_cast<std::size_t>(o.users));
+  for (int i = 0; i < o.users; ++i)
+    terminals_.push_back(
+        std::make_unique<Terminal>(io_, TerminalIdentity::make(i, o.scale.warehouses, base)));
+
+  work_.emplace(io_.get_executor());
+  for (auto& w : workers_) w->thread = std::thread([this, wp = w.get()] { worker_main(*wp); });
+  asio::post(io_, [this] { launch_terminals(); });
+  io_thread_ = std::thread([this] {
+    try {
+      io_.run();
+    } catch (const std::exception& ex) {
+      s_.fail(fmt::format("terminal timer thread: {}", ex.what()));
+      wake_workers();
+    }
+  });
+}
+
+void TpMonitor::join() {
+  if (joined_) return;
+  joined_ = true;
+  wake_workers();
+  work_.reset();
+  io_.stop();
+  if (io_thread_.joinable()) io_thread_.join();
+  for (auto& w : workers_)
+    if (w->thread.joinable()) w->thread.join();
+}
+
+// ---- terminals (timer thread) ------------------------------------------------------------------
+
+void TpMonitor::launch_terminals() {
+  const std::int64_t now = monotonic_ns();
+  if (s_.opt.rate_per_s > 0) {
+    next_arrival_ns_ = now + interarrival_ns();
+    arm_arrival();
+    return;
+  }
+  for (auto& t : terminals_) {
+    if (s_.opt.think == ThinkMode::tpcc) {
+      // Spread the first submissions over one mean think time (New-Order's 12 s), so that
+      // thousands of terminals do not key their first card in lockstep.
+      arm(*t, Phase::thinking, now + static_cast<std::int64_t>(t->id.rng.uniform01() * s_.start_spread_ns()));
+    } else {
+      begin_cycle(*t, now);
+    }
+  }
+}
+
+void TpMonitor::begin_cycle(Terminal& t, std::int64_t base_ns) {
+  t.next = t.id.deck.draw(t.id.rng);
+  const std::int64_t keying = s_.keying_ns(t.next);
+  if (keying > 0) arm(t, Phase::keying, base_ns + keying);
+  else submit(t);
+}
+
+void TpMonitor::submit(Terminal& t) {
+  Card card = t.id.card(s_.gen, t.next);
+  card.submit_ns = monotonic_ns();
+  push(std::move(card), false);  // a closed-loop terminal has at most one card in the queue
+}
+
+void TpMonitor::on_response(Terminal& t, std::int64_t end_ns) {
+  if (s_.stop.requested()) return;
+  const std::int64_t think = s_.think_ns(t.next, t.id.rng);
+  if (think > 0) arm(t, Phase::thinking, end_ns + think);
+  else begin_cycle(t, monotonic_ns());
+}
+
+void TpMonitor::arm(Terminal& t, Phase phase, std::int64_t due_ns) {
+  t.phase = phase;
+  t.due_ns = due_ns;
+  t.timer.expires_at(to_time_point(due_ns));
+  t.timer.async_wait([this, tp = &t](const boost::system::error_code& ec) {
+    if (!ec) on_timer(*tp);
+  });
+}
+
+void TpMonitor::on_timer(Terminal& t) {
+  if (s_.stop.requested()) return;
+  s_.stats.record_lateness(0, monotonic_ns() - t.due_ns);
+  if (t.phase == Phase::keying) submit(t);
+  else begin_cycle(t, t.due_ns);
+}
+
+// ---- open-loop arrivals (timer thread) ---------------------------------------------------------
+
+std::int64_t TpMonitor::interarrival_ns() {
+  // Poisson process: exponential gaps with mean 1 / rate (u in (0, 1], so the log is finite).
+  const double u = 1.0 - arrival_rng_.uniform01();
+  return static_cast<std::int64_t>(-std::log(u) / s_.opt.rate_per_s * 1e9);
+}
+
+void TpMonitor::arm_arrival() {
+  arrival_timer_.expires_at(to_time_point(next_arrival_ns_));
+  arrival_timer_.async_wait([this](const boost::system::error_code& ec) {
+    if (!ec) on_arrival_timer();
+  });
+}
+
+void TpMonitor::on_arrival_timer() {
+  if (s_.stop.requested()) return;
+  const std::int64_t now = monotonic_ns();
+  s_.stats.record_lateness(0, now - next_arrival_ns_);
+  // Every arrival that is due, each stamped with its INTENDED time: a late timer or a full pool
+  // shows up as queue wait, never as a missing sample (no coordinated omission).
+  while (next_arrival_ns_ <= now) {
+    TerminalIdentity& id = terminals_[arrival_seq_++ % terminals_.size()]->id;
+    Card card = id.card(s_.gen, id.deck.draw(id.rng));
+    card.terminal = -1;  // nobody waits for the response
+    card.submit_ns = next_arrival_ns_;
+    arrivals_.fetch_add(1, std::memory_order_relaxed);
+    if (!push(std::move(card), true)) dropped_.fetch_add(1, std::memory_order_relaxed);
+    next_arrival_ns_ += interarrival_ns();
+  }
+  arm_arrival();
+}
+
+// ---- queue -------------------------------------------------------------------------------------
+
+bool TpMonitor::push(Card card, bool may_drop) {
+  {
+    std::lock_guard lock(qmu_);
+    if (may_drop && queue_.size() >= s_.opt.max_queued) return false;
+    queue_.push_back(std::move(card));
+    qmeter_.changed(monotonic_ns(), queue_.size());
+  }
+  qcv_.notify_one();
+  return true;
+}
+
+std::optional<Card> TpMonitor::pop() {
+  std::unique_lock lock(qmu_);
+  qcv_.wait(lock, [this] { return s_.stop.requested() || !queue_.empty(); });
+  if (s_.stop.requested()) return std::nullopt;  // queued transactions are dropped at the end
+  Card card = std::move(queue_.front());
+  queue_.pop_front();
+  qmeter_.changed(monotonic_ns(), queue_.size());
+  return card;
+}
+
+void TpMonitor::wake_workers() {
+  { std::lock_guard lock(qmu_); }  // a worker between its check and its wait sees the stop
+  qcv_.notify_all();
+}
+
+// ---- workers -----------------------------------------------------------------------------------
+
+void TpMonitor::worker_main(Worker& w) {
+  try {
+    while (std::optional<Card> card = pop()) {
+      const std::int64_t start = monotonic_ns();
+      w.busy.begin(start);
+      const ExecResult r = w.session->execute(
+          *card, card->terminal >= 0 ? fmt::format("terminal {} (connection {})", card->terminal, w.index)
+                                     : fmt::format("connection {}", w.index));
+      const std::int64_t end = monotonic_ns();
+      w.busy.end(end);
+      s_.stats.record(w.index, card->type(), r, card->submit_ns, start, end);
+      if (r.fatal) {
+        s_.fail(*r.fatal);
+        wake_workers();
+        return;
+      }
+      if (r.abandoned) return;
+      if (card->terminal >= 0) {
+        Terminal* t = terminals_[static_cast<std::size_t>(card->terminal)].get();
+        asio::post(io_, [this, t, end] { on_response(*t, end); });
+      }
+    }
+  } catch (const std::exception& ex) {
+    s_.fail(fmt::format("connection {}: {}", w.index, ex.what()));
+    wake_workers();
+  }
+}
+
+}  // namespace
+
+std::unique_ptr<TerminalEngine> make_tp_monitor(DriverState& state) {
+  return std::make_unique<TpMonitor>(state);
+}
+
+}  // namespace drivelab::oltp::tpcc::detail

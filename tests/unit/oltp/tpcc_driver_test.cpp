@@ -1,0 +1,255 @@
+// The TPC-C driver's three ways of running terminals (pooled TP monitor, dedicated users, open
+// loop) against real SQLite databases. No timing assertions: counts with generous bounds, and
+// identities that hold exactly (response = queue wait + service).
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <thread>
+
+#include "drivelab/core/errors.hpp"
+#include "drivelab/oltp/tpcc_driver.hpp"
+#include "test_db.hpp"
+
+namespace drivelab::oltp::tpcc {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct DriverFixture : ::testing::Test {
+  test::TempDir dir;
+  std::unique_ptr<Backend> backend;
+
+  void SetUp() override { backend = test::sqlite_at(test::copy_of_cached_database(dir.path())); }
+
+  DriverOptions options() const {
+    DriverOptions o;
+    o.scale = {.warehouses = 1};
+    Rng rng(7);
+    o.c_run = make_c_run(rng, test::cached_c_load());
+    o.seed = 11;
+    return o;
+  }
+
+  /// Runs `o` for `measure` after a short unrecorded start; returns the totals.
+  static DriverTotals run(Backend& b, const DriverOptions& o, std::chrono::milliseconds measure,
+                          std::vector<IntervalStats>* intervals = nullptr) {
+    Driver d(b, o);
+    d.start();
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    d.begin_measurement();
+    for (int i = 0; i < 2; ++i) {
+      std::this_thread::sleep_for(measure / 2);
+      IntervalStats iv = d.take_interval();
+      if (intervals) intervals->push_back(std::move(iv));
+    }
+    d.finish();
+    EXPECT_FALSE(d.failed()) << d.fatal_error().value_or("");
+    return d.totals();
+  }
+};
+
+TypeStats all_types(const DriverTotals& t) {
+  TypeStats all;
+  for (const auto& s : t.by_type) all.merge(s);
+  return all;
+}
+
+std::uint64_t completed(const TypeStats& s) { return s.commits + s.rollbacks; }
+
+/// Response = queue wait + service for every transaction, so the exact means add up.
+void expect_parts_add_up(const TypeStats& s) {
+  ASSERT_GT(s.response_time.count(), 0u);
+  EXPECT_EQ(s.queue_wait.count(), s.response_time.count());
+  EXPECT_EQ(s.service_time.count(), s.response_time.count());
+  EXPECT_NEAR(s.queue_wait.mean() + s.service_time.mean(), s.response_time.mean(), 0.01 * s.response_time.mean());
+}
+
+TEST(TpccDriverRules, ThinkTimeIsNegativeExponentialCappedAtTenTimesTheMean) {
+  Rng rng(3);
+  double sum = 0, max = 0;
+  constexpr int kN = 200'000;
+  for (int i = 0; i < kN; ++i) {
+    const double t = think_time_s(rng, 12.0);
+    ASSERT_GE(t, 0.0);
+    ASSERT_LE(t, 120.0);
+    sum += t;
+    max = std::max(max, t);
+  }
+  // Truncation at 10 x mean removes e^-10 of the mass: the mean stays 12 s within sampling error.
+  EXPECT_NEAR(sum / kN, 12.0, 0.15);
+  EXPECT_GT(max, 80.0);  // the tail is reached (P(t > 80 s) = e^-6.7 per draw)
+  // 1 / mean cycle of clause 5.2.5 (keying + mean think over the 23-card deck) = 23 / 476 s.
+  EXPECT_NEAR(tpcc_terminal_rate_per_s(), 23.0 / 476.0, 1e-12);
+}
+
+TEST(TpccDriverRules, ImpossibleOptionsAreRejected) {
+  test::TempDir dir;
+  auto b = test::sqlite_at(dir.path() / "x.db");
+  DriverOptions o;
+  o.rate_per_s = 10;
+  o.think = ThinkMode::tpcc;
+  o.terminals = TerminalMode::pooled;
+  EXPECT_THROW(Driver(*b, o), ConfigError);
+  o.think = ThinkMode::none;
+  o.terminals = TerminalMode::dedicated;
+  EXPECT_THROW(Driver(*b, o), ConfigError);
+  o = DriverOptions{};
+  o.think_scale = 0;
+  EXPECT_THROW(Driver(*b, o), ConfigError);
+}
+
+TEST_F(DriverFixture, PooledTerminalsWithScaledThinkTimesRunTheMixThroughThePool) {
+  DriverOptions o = options();
+  o.users = 10;  // 10 terminals for the warehouse, one per district (clause 4.2.2)
+  o.terminals = TerminalMode::pooled;
+  o.connections = 3;
+  o.think = ThinkMode::tpcc;
+  o.think_scale = 0.002;  // keying 36/6/4/4/4 ms, think means 24/24/20/10/10 ms
+  std::vector<IntervalStats> intervals;
+  const DriverTotals t = run(*backend, o, std::chrono::milliseconds(2400), &intervals);
+  const TypeStats all = all_types(t);
+  // 10 terminals at ~1/(41 ms + response) each for 2.4 s: a few hundred transactions. The
+  // bound is loose on purpose (sanitizer builds are slow), the mix is what is checked.
+  ASSERT_GT(completed(all), 100u);
+  for (TxType type : kAllTxTypes)
+    EXPECT_GT(completed(t.by_type[static_cast<std::size_t>(type)]), 0u) << to_string(type);
+  const auto share = [&](TxType type) {
+    return static_cast<double>(completed(t.by_type[static_cast<std::size_t>(type)])) / static_cast<double>(completed(all));
+  };
+  // Deck: 10/23 = 43.5% each of New-Order and Payment, 1/23 = 4.3% of the others. Each terminal
+  // has drawn at least a few full decks; the bounds allow the unfinished decks.
+  EXPECT_NEAR(share(TxType::new_order), 10.0 / 23, 0.08);
+  EXPECT_NEAR(share(TxType::payment), 10.0 / 23, 0.08);
+  for (TxType type : {TxType::order_status, TxType::delivery, TxType::stock_level})
+    EXPECT_NEAR(share(type), 1.0 / 23, 0.04) << to_string(type);
+  EXPECT_EQ(all.errors, 0u);
+  expect_parts_add_up(all);
+  for (const auto& s : t.by_type) expect_parts_add_up(s);
+  // Think and keying timers fired and their lateness was recorded.
+  EXPECT_GT(t.timer_lateness.count(), completed(all));
+  EXPECT_EQ(t.workers, 3);
+  EXPECT_GT(t.pool_utilisation, 0.0);
+  EXPECT_LE(t.pool_utilisation, 1.0 + 1e-9);
+  ASSERT_EQ(intervals.size(), 2u);
+  std::uint64_t interval_commits = 0;
+  for (const auto& iv : intervals) {
+    interval_commits += iv.commits;
+    EXPECT_GE(iv.pool_utilisation, 0.0);
+    EXPECT_LE(iv.pool_utilisation, 1.0 + 1e-9);
+    EXPECT_GE(iv.queue_length_avg, 0.0);
+    EXPECT_LE(iv.queue_length_avg, 10.0);  // at most one card per terminal is ever queued
+    EXPECT_LE(iv.queue_length_max, 10u);
+  }
+  // Everything committed in the measured phase falls in one of the two intervals, except what
+  // ended between the last take_interval() and finish().
+  EXPECT_LE(interval_commits, all.commits);
+  EXPECT_GE(interval_commits + 10, all.commits);
+}
+
+TEST_F(DriverFixture, PooledClosedLoopWithMoreTerminalsThanConnectionsQueues) {
+  DriverOptions o = options();
+  o.users = 8;
+  o.terminals = TerminalMode::pooled;
+  o.connections = 2;  // think: none, 8 terminals on 2 connections: 6 always wait
+  const DriverTotals t = run(*backend, o, std::chrono::milliseconds(1000));
+  const TypeStats all = all_types(t);
+  ASSERT_GT(completed(all), 20u);
+  expect_parts_add_up(all);
+  // With 6 of the 8 cards waiting for a connection (or on their way back to their terminal),
+  // queue wait is most of the response time.
+  EXPECT_GT(all.queue_wait.mean(), all.service_time.mean());
+  EXPECT_GT(t.queue_length_avg, 1.0);
+  EXPECT_LE(t.queue_length_max, 8u);
+  EXPECT_GT(t.pool_utilisation, 0.0);
+  EXPECT_LE(t.pool_utilisation, 1.0 + 1e-9);
+  EXPECT_EQ(t.timer_lateness.count(), 0u);  // no timers in a closed loop without think time
+}
+
+TEST_F(DriverFixture, OpenLoopArrivalsComeAtTheRequestedRate) {
+  DriverOptions o = options();
+  o.users = 10;
+  o.terminals = TerminalMode::pooled;
+  o.connections = 4;
+  o.rate_per_s = 200;
+  const DriverTotals t = run(*backend, o, std::chrono::milliseconds(2000));
+  // Poisson arrivals at 200/s for ~2 s: ~400 (standard deviation 20). Generous bounds.
+  EXPECT_GT(t.arrivals, 250u);
+  EXPECT_LT(t.arrivals, 600u);
+  EXPECT_EQ(t.arrivals_dropped, 0u);
+  const TypeStats all = all_types(t);
+  // SQLite in memory keeps up with 200/s: nearly every arrival is done by the end.
+  EXPECT_GT(completed(all) + all.errors + 50, t.arrivals);
+  EXPECT_LE(completed(all), t.arrivals + 50);  // only arrivals of the measured phase (+ warm-up backlog)
+  expect_parts_add_up(all);
+  EXPECT_GT(t.timer_lateness.count(), 0u);
+}
+
+TEST_F(DriverFixture, DedicatedUsersHaveNoDriverQueue) {
+  DriverOptions o = options();
+  o.users = 3;
+  o.terminals = TerminalMode::dedicated;
+  o.login_rate_per_s = 0;  // all at once
+  const DriverTotals t = run(*backend, o, std::chrono::milliseconds(1000));
+  const TypeStats all = all_types(t);
+  ASSERT_GT(completed(all), 20u);
+  EXPECT_EQ(all.queue_wait.max(), 0);  // submitted and started at the same instant
+  expect_parts_add_up(all);
+  EXPECT_EQ(t.workers, 3);
+  EXPECT_EQ(t.users_logged_in, 3);
+  EXPECT_EQ(t.queue_length_max, 0u);
+}
+
+TEST_F(DriverFixture, DedicatedLoginsAreStaggeredAndAStopDuringTheRampIsPrompt) {
+  DriverOptions o = options();
+  o.users = 4;
+  o.terminals = TerminalMode::dedicated;
+  o.login_rate_per_s = 0.25;  // one login every 4 s
+  Driver d(*backend, o);
+  d.start();
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  EXPECT_LE(d.users_logged_in(), 1);  // user 2 logs in at +4 s
+  const auto t0 = std::chrono::steady_clock::now();
+  d.finish();
+  // The waiting users end at once (not after their login slot); 2 s is a bound for slow builds.
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(2));
+  EXPECT_FALSE(d.failed());
+}
+
+TEST_F(DriverFixture, ThinkTimeDedicatedUsersRecordTimerLateness) {
+  DriverOptions o = options();
+  o.users = 4;
+  o.terminals = TerminalMode::dedicated;
+  o.login_rate_per_s = 0;
+  o.think = ThinkMode::tpcc;
+  o.think_scale = 0.002;
+  const DriverTotals t = run(*backend, o, std::chrono::milliseconds(1000));
+  const TypeStats all = all_types(t);
+  EXPECT_GT(completed(all), 10u);
+  EXPECT_GT(t.timer_lateness.count(), completed(all));  // keying + think sleeps
+}
+
+TEST_F(DriverFixture, AMissingTableIsAFatalErrorThatStopsEveryTerminal) {
+  // The statements prepare at start; dropping a table afterwards makes New-Order fail fatally.
+  DriverOptions o = options();
+  o.users = 2;
+  o.terminals = TerminalMode::pooled;
+  o.connections = 2;
+  Driver d(*backend, o);
+  d.start();
+  d.begin_measurement();
+  {
+    auto conn = backend->connect();
+    conn->execute_immediate("DROP TABLE new_order");
+  }
+  for (int i = 0; i < 100 && !d.failed(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  ASSERT_TRUE(d.failed());
+  d.finish();
+  const auto err = d.fatal_error();
+  ASSERT_TRUE(err.has_value());
+  EXPECT_NE(err->find("new_order"), std::string::npos) << *err;
+  EXPECT_NE(err->find("connection"), std::string::npos) << *err;  // names who failed
+  EXPECT_GE(all_types(d.totals()).errors, 1u);
+}
+
+}  // namespace
+}  // namespace drivelab::oltp::tpcc
