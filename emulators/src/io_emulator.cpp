@@ -1,12 +1,11 @@
 #include "io_emulator.hpp"
 
-#include <sys/resource.h>
-
 #include <algorithm>
 
 #include <fmt/format.h>
 
 #include "drivelab/core/clock.hpp"
+#include "drivelab/core/cpu_usage.hpp"
 #include "drivelab/core/errors.hpp"
 #include "drivelab/core/units.hpp"
 
@@ -16,14 +15,6 @@ namespace {
 constexpr std::int64_t kPollNs = 10'000'000;  // stop/failure polling while waiting (10 ms)
 
 double seconds_since(std::int64_t from_ns, std::int64_t to_ns) { return static_cast<double>(to_ns - from_ns) / 1e9; }
-
-double cpu_seconds(const timeval& tv) { return static_cast<double>(tv.tv_sec) + static_cast<double>(tv.tv_usec) / 1e6; }
-
-rusage self_usage() {
-  rusage ru{};
-  getrusage(RUSAGE_SELF, &ru);
-  return ru;
-}
 
 }  // namespace
 
@@ -74,6 +65,10 @@ void IoEmulator::prepare(runner::TestContext& ctx) {
   if (!job_.direct && !no_io)
     rec.warning("direct: false — I/O goes through the page cache, so reads of a file smaller than free memory "
                 "measure memory, not the drive");
+  if (!job_.direct && job_.engine == "libaio")
+    rec.warning("engine libaio with direct: false — Linux AIO is asynchronous only with O_DIRECT: io_submit "
+                "performs each buffered I/O before it returns, so each job has one I/O in flight in effect "
+                "(as with fio's libaio); use direct: true, or io_uring for buffered asynchronous I/O");
 }
 
 void IoEmulator::start_workers() {
@@ -127,7 +122,7 @@ void IoEmulator::run(runner::TestContext& ctx) {
   // Whatever completed during warm-up is dropped here: the measured phase starts now.
   const std::int64_t t0 = monotonic_ns();
   for (auto& w : workers_) w->take(sample);
-  const rusage ru0 = self_usage();
+  const CpuTimes cpu0 = process_cpu_times();
 
   const std::int64_t interval_ns = ctx.settings.interval.count();
   const std::int64_t end_ns = t0 + ctx.settings.duration.count();
@@ -163,7 +158,7 @@ void IoEmulator::run(runner::TestContext& ctx) {
     prev = now;
     next += interval_ns;
   }
-  const rusage ru1 = self_usage();
+  const CpuTimes cpu = process_cpu_times() - cpu0;
   const double measured_s = seconds_since(t0, prev);
   rec.set_phase_times(warmup_s_, measured_s);
 
@@ -173,7 +168,7 @@ void IoEmulator::run(runner::TestContext& ctx) {
   rec.metric("iops", iops, "1/s", "I/Os completed per second in the measured phase");
   rec.metric("throughput_mb_s", measured_s > 0 ? static_cast<double>(total_bytes) / 1e6 / measured_s : 0.0, "MB/s",
              "bytes transferred per second, MB = 10^6 bytes");
-  rec.metric("latency_avg_us", us(total.mean()), "us", "mean completion latency (submit to reap)");
+  rec.metric("latency_avg_us", us(total.mean()), "us", "mean completion latency (queue to reap, fio: lat)");
   rec.metric("latency_p99_us", us(static_cast<double>(total.percentile(99))), "us", "99th percentile completion latency");
   rec.metric("latency_p999_us", us(static_cast<double>(total.percentile(99.9))), "us",
              "99.9th percentile completion latency");
@@ -181,6 +176,12 @@ void IoEmulator::run(runner::TestContext& ctx) {
   rec.metric("latency_max_us", us(static_cast<double>(total.max())), "us", "slowest I/O");
   rec.metric("ios", static_cast<double>(measured_ios_), "count", "I/Os completed in the measured phase");
   rec.metric("bytes", static_cast<double>(total_bytes), "B", "bytes transferred in the measured phase");
+  // fio's usr_cpu / sys_cpu: CPU time over the phase as a percent of one core (whole process:
+  // every job thread, plus io_uring's SQPOLL and io-wq kernel threads, which belong to it).
+  rec.metric("cpu_usr_pct", cpu.user_pct(measured_s), "%", "user CPU time / measured time, percent of one core");
+  rec.metric("cpu_sys_pct", cpu.system_pct(measured_s), "%", "system CPU time / measured time, percent of one core");
+  rec.metric("iops_per_cpu_s", cpu.total_s() > 0 ? static_cast<double>(measured_ios_) / cpu.total_s() : 0.0,
+             "1/cpu-s", "I/Os completed per CPU-second (user + system): IOPS per fully busy core");
   rec.histogram("latency", total);
 
   // Little's law: mean outstanding I/Os = throughput x mean time in the system.
@@ -194,9 +195,14 @@ void IoEmulator::run(runner::TestContext& ctx) {
   rec.detail("iodepth_per_job", workers_.front()->depth());
   rec.detail("jobs", job_.jobs);
   rec.detail("achieved_queue_depth", achieved_qd_);
-  rec.detail("cpu_usr_s", cpu_seconds(ru1.ru_utime) - cpu_seconds(ru0.ru_utime));
-  rec.detail("cpu_sys_s", cpu_seconds(ru1.ru_stime) - cpu_seconds(ru0.ru_stime));
-  rec.detail("latency_measured", "from just before submission to the reap that returned the I/O (fio: lat)");
+  rec.detail("engine_features_in_use", engine.features_in_use());
+  rec.detail("iodepth_batch", results::Json{{"submit", job_.iodepth_batch_submit},
+                                            {"complete_min", job_.iodepth_batch_complete_min},
+                                            {"complete_max", job_.complete_max()}});
+  rec.detail("cpu_usr_s", cpu.user_s());
+  rec.detail("cpu_sys_s", cpu.system_s());
+  rec.detail("cpu_measured", "getrusage(RUSAGE_SELF) over the measured phase: all threads of the process");
+  rec.detail("latency_measured", "from just before the I/O is queued to the reap that returned it (fio: lat)");
   if (file_)
     rec.detail("file", results::Json{{"path", file_->path().string()},
                                      {"size_bytes", file_->size_bytes()},

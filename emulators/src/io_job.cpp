@@ -40,8 +40,8 @@ IoJobConfig decode_io_job(const config::Node& section) {
     r.accept("engine");
     job.engine = "null";
   } else {
-    r.choice("engine", job.engine, {{"io_uring", std::string("io_uring")}, {"psync", std::string("psync")},
-                                    {"null", std::string("null")}});
+    r.choice("engine", job.engine, {{"io_uring", std::string("io_uring")}, {"libaio", std::string("libaio")},
+                                    {"psync", std::string("psync")}, {"null", std::string("null")}});
   }
   r.choice("rw", job.rw, {{"randread", Rw::randread}, {"randwrite", Rw::randwrite}, {"read", Rw::read},
                           {"write", Rw::write}});
@@ -65,6 +65,38 @@ IoJobConfig decode_io_job(const config::Node& section) {
     section.child("iodepth_batch_submit")
         .error(fmt::format("iodepth_batch_submit must be at most iodepth ({}), found {}", job.iodepth,
                            job.iodepth_batch_submit));
+  if (r.integer("iodepth_batch_complete_min", job.iodepth_batch_complete_min, {.min = 0, .max = 65536}) &&
+      job.iodepth_batch_complete_min > job.iodepth)
+    section.child("iodepth_batch_complete_min")
+        .error(fmt::format("iodepth_batch_complete_min must be at most iodepth ({}), found {}", job.iodepth,
+                           job.iodepth_batch_complete_min));
+  if (r.integer("iodepth_batch_complete_max", job.iodepth_batch_complete_max, {.min = 1, .max = 65536})) {
+    if (job.iodepth_batch_complete_max > job.iodepth)
+      section.child("iodepth_batch_complete_max")
+          .error(fmt::format("iodepth_batch_complete_max must be at most iodepth ({}), found {}", job.iodepth,
+                             job.iodepth_batch_complete_max));
+    else if (job.iodepth_batch_complete_max < job.iodepth_batch_complete_min)
+      section.child("iodepth_batch_complete_max")
+          .error(fmt::format("iodepth_batch_complete_max must be at least iodepth_batch_complete_min ({}), found {}",
+                             job.iodepth_batch_complete_min, job.iodepth_batch_complete_max));
+  }
+  r.boolean("sqthread_poll", job.sqthread_poll);
+  r.integer("sqthread_poll_cpu", job.sqthread_poll_cpu, {.min = -1, .max = 65535});
+  std::chrono::nanoseconds idle = job.sq_thread_idle;
+  if (r.duration("sq_thread_idle", idle, {.min = std::chrono::nanoseconds(0), .max = std::chrono::hours(1)}))
+    job.sq_thread_idle = std::chrono::duration_cast<std::chrono::milliseconds>(idle);
+  if (job.engine != "io_uring") {
+    const std::pair<const char*, bool> set[] = {{"sqthread_poll", job.sqthread_poll},
+                                                {"sqthread_poll_cpu", job.sqthread_poll_cpu >= 0},
+                                                {"sq_thread_idle", job.sq_thread_idle.count() > 0}};
+    for (const auto& [key, is_set] : set)
+      if (is_set) section.child(key).error(fmt::format("{} is an io_uring option; engine is {}", key, job.engine));
+  }
+  // io_uring accepts at most 16384 registered buffers; like fio, one per slot.
+  if (job.fixedbufs && job.iodepth > 16384)
+    section.child("fixedbufs").error(fmt::format("fixedbufs registers one buffer per I/O slot, at most 16384; "
+                                                 "iodepth is {}",
+                                                 job.iodepth));
   r.finish();
   const std::uint64_t buffers = job.xfersize_bytes * job.iodepth * job.jobs;
   if ((xfer_ok || depth_ok || jobs_ok) && buffers > kMaxBufferBytes)
@@ -84,7 +116,12 @@ results::Json to_json(const IoJobConfig& job) {
                        {"keep_file", job.keep_file},
                        {"registerfiles", job.registerfiles},
                        {"fixedbufs", job.fixedbufs},
-                       {"iodepth_batch_submit", job.iodepth_batch_submit}};
+                       {"iodepth_batch_submit", job.iodepth_batch_submit},
+                       {"iodepth_batch_complete_min", job.iodepth_batch_complete_min},
+                       {"iodepth_batch_complete_max", job.complete_max()},
+                       {"sqthread_poll", job.sqthread_poll},
+                       {"sqthread_poll_cpu", job.sqthread_poll_cpu},
+                       {"sq_thread_idle", fmt::format("{}ms", job.sq_thread_idle.count())}};
 }
 
 }  // namespace drivelab::emulators

@@ -1,6 +1,7 @@
 #include "io_worker.hpp"
 
 #include <cerrno>
+#include <algorithm>
 #include <cstring>
 #include <vector>
 
@@ -36,6 +37,11 @@ IoWorker::IoWorker(const IoJobConfig& job, int fd, std::filesystem::path file, s
   options.queue_depth = job.iodepth;
   options.register_files = job.registerfiles;
   options.register_buffers = job.fixedbufs;
+  options.sqthread_poll = job.sqthread_poll;
+  options.sqthread_poll_cpu = job.sqthread_poll_cpu;
+  options.sq_thread_idle_ms = static_cast<std::uint32_t>(job.sq_thread_idle.count());
+  // Created here so setup errors surface in prepare(); the worker thread is its only user after
+  // that (io_uring binds to the thread of the first submit: engine.hpp, Threading).
   engine_ = io::make_engine(job.engine, options);
   depth_ = engine_->capabilities().has(io::Capability::async) ? job.iodepth : 1;
   const int fds[] = {fd_};
@@ -47,7 +53,10 @@ IoWorker::IoWorker(const IoJobConfig& job, int fd, std::filesystem::path file, s
     const std::uint64_t word = rng_();
     std::memcpy(buffers_.data() + i, &word, sizeof word);
   }
-  const iovec iov[] = {{buffers_.data(), buffers_.size()}};
+  // One registered buffer per slot, as fio registers one per io_u (fixedbufs).
+  std::vector<iovec> iov(depth_);
+  for (std::uint32_t i = 0; i < depth_; ++i)
+    iov[i] = {buffers_.data() + static_cast<std::size_t>(i) * job.xfersize_bytes, static_cast<std::size_t>(job.xfersize_bytes)};
   engine_->register_buffers(iov);
 
   blocks_ = job.file_size_bytes / job.xfersize_bytes;
@@ -92,28 +101,19 @@ std::uint64_t IoWorker::next_offset() {
 }
 
 void IoWorker::loop() {
-  const bool async = engine_->capabilities().has(io::Capability::async);
   const io::Op op = is_write(job_.rw) ? io::Op::write : io::Op::read;
   const auto xfer = static_cast<std::uint32_t>(job_.xfersize_bytes);
   std::vector<Slot> slots(depth_);
   std::vector<std::uint32_t> free_slots;
   for (std::uint32_t i = depth_; i-- > 0;) free_slots.push_back(i);
-  std::vector<std::uint32_t> staged;  // queued since the last submit (async: stamped at submit)
-  std::vector<io::IoCompletion> done(depth_);
-
-  // Stamps the staged batch and hands it to the kernel in one call.
-  const auto flush = [&] {
-    if (async) {
-      const std::int64_t now = monotonic_ns();
-      for (std::uint32_t s : staged) slots[s].issue_ns = now;
-    }
-    engine_->submit();
-    staged.clear();
-  };
+  std::size_t staged = 0;  // queued since the last submit
+  const std::size_t complete_min = job_.iodepth_batch_complete_min;
+  std::vector<io::IoCompletion> done(std::min<std::size_t>(job_.complete_max(), depth_));
 
   try {
     for (;;) {
-      if (!stop_.load(std::memory_order_relaxed)) {
+      const bool stopping = stop_.load(std::memory_order_relaxed);
+      if (!stopping) {
         while (!free_slots.empty()) {
           const std::uint32_t s = free_slots.back();
           Slot& slot = slots[s];
@@ -124,25 +124,33 @@ void IoWorker::loop() {
             std::memcpy(buf, &issued_, sizeof issued_);
           }
           const io::IoRequest req{.op = op, .file_index = 0, .offset_bytes = slot.offset_bytes,
-                                  .length_bytes = xfer, .buffer = buf, .buffer_index = 0, .user_data = s};
-          if (!async) slot.issue_ns = monotonic_ns();
+                                  .length_bytes = xfer, .buffer = buf, .buffer_index = static_cast<std::int32_t>(s),
+                                  .user_data = s};
+          slot.issue_ns = monotonic_ns();  // fio's start_time: before queue (psync: before the pread)
           io::QueueStatus st = engine_->queue(req);
-          if (st == io::QueueStatus::busy && !staged.empty()) {
-            flush();
+          if (st == io::QueueStatus::busy && staged > 0) {
+            engine_->submit();
+            staged = 0;
             st = engine_->queue(req);
           }
           if (st == io::QueueStatus::busy) break;
           free_slots.pop_back();
-          staged.push_back(s);
           ++issued_;
-          if (staged.size() >= job_.iodepth_batch_submit) flush();  // fio: iodepth_batch_submit
+          if (++staged >= job_.iodepth_batch_submit) {  // fio: iodepth_batch_submit
+            engine_->submit();
+            staged = 0;
+          }
         }
-        if (!staged.empty()) flush();
-      } else if (engine_->in_flight() == 0) {
-        break;
+        // The rest of a partial batch, and anything an earlier submit left staged (EAGAIN).
+        engine_->submit();
+        staged = 0;
+      } else {
+        engine_->submit();  // nothing may stay staged: it could never be reaped
+        if (engine_->in_flight() == 0) break;
       }
 
-      const std::size_t n = engine_->reap(1, done, kReapTimeout);
+      // Stopping: wait for at least one (the in-flight I/Os drain); otherwise fio's minimum.
+      const std::size_t n = engine_->reap(stopping ? 1 : complete_min, done, kReapTimeout);
       if (n == 0) continue;
       const std::int64_t now = monotonic_ns();
       std::lock_guard lock(mu_);

@@ -1,10 +1,17 @@
 #pragma once
-// One job of the `io` emulator: a thread that owns an IoEngine and keeps `depth` I/Os outstanding
-// (closed loop: every completion issues the next I/O at once), recording completion latency.
+// One job of the `io` emulator: a thread that owns an IoEngine and keeps `depth` I/Os outstanding,
+// recording completion latency. The loop is fio's (backend.c do_io / wait_for_completions):
+//   1. fill every free slot, submitting each iodepth_batch_submit queued I/Os (and the rest);
+//   2. reap at least iodepth_batch_complete_min and at most iodepth_batch_complete_max
+//      completions (default 1 and 1), then go back to 1 at once.
+// Reaping one at a time matters: the slot just reaped is refilled before the next completion is
+// looked at, so the job keeps ~iodepth I/Os outstanding; reaping a whole batch and then submitting
+// its refills one by one left slots idle behind each other's system calls (achieved QD ~21 of 32
+// on a virtio disk, where fio kept ~32).
 //
-// Latency is measured from just before the I/O is handed to the kernel (async engines: the
-// submit() of its batch; psync: the pread/pwrite call) to the return of the reap() that delivered
-// it, on the monotonic clock; it is fio's total latency `lat` (slat + clat) for the same engine.
+// Latency is measured from just before the I/O is queued (fio: io_u start_time, taken after prep)
+// to the return of the reap() that delivered it, on the monotonic clock: fio's total latency
+// `lat` (slat + clat) for the same engine and the same batch settings.
 //
 // Statistics hand-off: the worker records each reaped batch into `interval_` under a mutex that
 // only the collector also takes, once per interval (swap, O(1)), so the hot path pays one

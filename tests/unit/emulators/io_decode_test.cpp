@@ -56,9 +56,29 @@ TEST(IoJobDecode, BatchSubmitIsBoundedByTheDepth) {
             std::string::npos);
 }
 
+TEST(IoJobDecode, EngineOptionsWithFioNamesAndDefaults) {
+  IoJobConfig job;
+  EXPECT_EQ(job.iodepth_batch_complete_min, 1u);  // fio's defaults: reap at least 1 ...
+  EXPECT_EQ(job.complete_max(), 1u);              // ... and at most iodepth_batch_complete_min
+  EXPECT_FALSE(job.sqthread_poll);
+  EXPECT_EQ(decode_errors("{engine: io_uring, sqthread_poll: true, sqthread_poll_cpu: 1, sq_thread_idle: 50ms, "
+                          "iodepth: 64, iodepth_batch_complete_min: 4, iodepth_batch_complete_max: 16}",
+                          &job),
+            "");
+  EXPECT_TRUE(job.sqthread_poll);
+  EXPECT_EQ(job.sqthread_poll_cpu, 1);
+  EXPECT_EQ(job.sq_thread_idle, std::chrono::milliseconds(50));
+  EXPECT_EQ(job.iodepth_batch_complete_min, 4u);
+  EXPECT_EQ(job.complete_max(), 16u);
+  EXPECT_EQ(decode_errors("{engine: libaio, direct: true}", &job), "");
+  EXPECT_EQ(job.engine, "libaio");
+  EXPECT_EQ(decode_errors("{iodepth_batch_complete_min: 0}", &job), "");
+  EXPECT_EQ(job.complete_max(), 1u) << "polling still takes at least one completion per reap";
+}
+
 TEST(IoJobDecode, EffectiveConfigDecodesBackToTheSameJob) {
   IoJobConfig job;
-  decode_errors("{rw: randwrite, xfersize: 1536, file_size: 3m}", &job);
+  decode_errors("{rw: randwrite, xfersize: 1536, file_size: 3m, sqthread_poll: true, sq_thread_idle: 20ms}", &job);
   const std::string again = to_json(job).dump();
   IoJobConfig back;
   EXPECT_EQ(decode_errors(again, &back), "");
@@ -67,6 +87,8 @@ TEST(IoJobDecode, EffectiveConfigDecodesBackToTheSameJob) {
   EXPECT_EQ(to_json(back)["file_size"], "3 MiB");
   EXPECT_EQ(back.xfersize_bytes, 1536u);
   EXPECT_EQ(back.file_size_bytes, 3u << 20);
+  EXPECT_TRUE(back.sqthread_poll);
+  EXPECT_EQ(back.sq_thread_idle, std::chrono::milliseconds(20));
 }
 
 struct BadKey {
@@ -86,7 +108,14 @@ INSTANTIATE_TEST_SUITE_P(
         BadKey{"{iodepth: 0}", "t.yaml:1:15: io.iodepth: iodepth must be between 1 and 65536, found 0"},
         BadKey{"{jobs: 2000}", "t.yaml:1:12: io.jobs: jobs must be between 1 and 1024, found 2000"},
         BadKey{"{rw: randrw}", "t.yaml:1:10: io.rw: rw must be one of: randread, randwrite, read, write; found 'randrw'"},
-        BadKey{"{engine: libaio}", "t.yaml:1:14: io.engine: engine must be one of: io_uring, psync, null; found 'libaio'"},
+        BadKey{"{engine: aio}", "t.yaml:1:14: io.engine: engine must be one of: io_uring, libaio, psync, null; found 'aio'"},
+        BadKey{"{engine: libaio, sqthread_poll: true}",
+               "t.yaml:1:37: io.sqthread_poll: sqthread_poll is an io_uring option; engine is libaio"},
+        BadKey{"{iodepth: 4, iodepth_batch_complete_min: 8}",
+               "t.yaml:1:46: io.iodepth_batch_complete_min: iodepth_batch_complete_min must be at most iodepth (4), found 8"},
+        BadKey{"{iodepth_batch_complete_min: 4, iodepth_batch_complete_max: 2}",
+               "t.yaml:1:65: io.iodepth_batch_complete_max: iodepth_batch_complete_max must be at least "
+               "iodepth_batch_complete_min (4), found 2"},
         BadKey{"{direct: maybe}", "t.yaml:1:14: io.direct: expected a boolean (true/false, yes/no, on/off), found 'maybe'"},
         BadKey{"{file_size: 1k, xfersize: 4k}", "t.yaml:1:17: io.file_size: file_size must be at least xfersize (4 KiB), found 1 KiB"},
         BadKey{"{xfersiz: 4k}", "t.yaml:1:6: io.xfersiz: unknown key 'xfersiz' (did you mean 'xfersize'?)"},

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <thread>
 
@@ -106,6 +107,51 @@ TEST(IoEmulator, TwoSecondRandomReadOnA64MiBFile) {
   EXPECT_FALSE(t.record.checks.empty());
   for (const auto& c : t.record.checks) EXPECT_TRUE(c.passed) << c.name << ": " << c.detail;
   EXPECT_TRUE(t.record.details.contains("achieved_queue_depth"));
+}
+
+// libaio on a buffered file: the data path works, the O_DIRECT caveat is recorded as a warning,
+// and CPU accounting lands in the record (fio's usr_cpu/sys_cpu and IOPS per CPU-second).
+TEST(IoEmulator, LibaioBufferedWarnsAndRecordsCpu) {
+  if (!io::probe_engine("libaio").usable) GTEST_SKIP() << io::probe_engine("libaio").reason;
+  TempDir dir;
+  IoTest t(dir.path(), "{engine: libaio, rw: randread, iodepth: 4, file_size: 8MiB, direct: false, keep_file: false}",
+           0s, 300ms, 100ms);
+  t.emulator->prepare(t.ctx);
+  t.emulator->warmup(t.ctx);
+  t.emulator->run(t.ctx);
+  t.emulator->verify(t.ctx);
+  t.emulator->cleanup(t.ctx);
+  const bool warned = std::any_of(t.record.warnings.begin(), t.record.warnings.end(), [](const std::string& w) {
+    return w.find("asynchronous only with O_DIRECT") != std::string::npos;
+  });
+  EXPECT_TRUE(warned);
+  EXPECT_GT(t.metric("ios"), 0);
+  EXPECT_GE(t.metric("cpu_usr_pct"), 0);
+  EXPECT_GE(t.metric("cpu_sys_pct"), 0);
+  EXPECT_GT(t.metric("cpu_usr_pct") + t.metric("cpu_sys_pct"), 0) << "a 300 ms run of I/O uses some CPU";
+  EXPECT_GT(t.metric("iops_per_cpu_s"), 0);
+  EXPECT_EQ(t.record.details.at("engine"), "libaio");
+  EXPECT_EQ(t.record.details.at("iodepth_batch").at("complete_max"), 1);
+  for (const auto& c : t.record.checks) EXPECT_TRUE(c.passed) << c.name << ": " << c.detail;
+}
+
+// The io_uring options of the job reach the engine: the record lists what the engine really used.
+TEST(IoEmulator, UringOptionsAreUsedAndRecorded) {
+  if (!io::probe_engine("io_uring").usable) GTEST_SKIP() << io::probe_engine("io_uring").reason;
+  TempDir dir;
+  IoTest t(dir.path(), "{engine: io_uring, iodepth: 8, file_size: 8MiB, fixedbufs: true, sqthread_poll: true, "
+                       "sq_thread_idle: 10ms, keep_file: false}",
+           0s, 300ms, 100ms);
+  t.emulator->prepare(t.ctx);
+  t.emulator->warmup(t.ctx);
+  t.emulator->run(t.ctx);
+  t.emulator->verify(t.ctx);
+  t.emulator->cleanup(t.ctx);
+  EXPECT_GT(t.metric("ios"), 0);
+  const auto used = t.record.details.at("engine_features_in_use").get<std::vector<std::string>>();
+  for (const char* f : {"sqthread_poll", "registered_files", "registered_buffers"})
+    EXPECT_NE(std::find(used.begin(), used.end(), f), used.end()) << f;
+  for (const auto& c : t.record.checks) EXPECT_TRUE(c.passed) << c.name << ": " << c.detail;
 }
 
 TEST(IoEmulator, NullEngineTouchesNoFileAndStopsOnRequest) {
