@@ -9,6 +9,7 @@
 
 #include "drivelab/config/yaml.hpp"
 #include "drivelab/core/errors.hpp"
+#include "drivelab/io/engine.hpp"
 #include "drivelab/results/journal.hpp"
 #include "drivelab/runner/protocol.hpp"
 #include "drivelab/runner/run.hpp"
@@ -125,6 +126,18 @@ int cmd_recover(const std::filesystem::path& journal, const std::filesystem::pat
 int cmd_list() {
   const runner::Registry registry = make_registry();
   for (const auto& t : registry.types()) std::cout << fmt::format("{:<10} {}\n", t.kind, t.summary);
+  // What each I/O engine can do on this machine (io/engine.hpp probe_engine): "not compiled in"
+  // and "blocked here" are different problems with different fixes.
+  std::cout << "\nI/O engines (probed here):\n";
+  for (std::string_view name : io::engine_names()) {
+    const io::EngineAvailability a = io::probe_engine(name);
+    const char* state = a.usable ? "usable" : (a.compiled_in ? "blocked" : "not compiled in");
+    std::cout << fmt::format("{:<10} {:<16} {}\n", name, state, fmt::join(a.capabilities.names(), ", "));
+    if (!a.usable) std::cout << fmt::format("{:<10} {}\n", "", a.reason);
+    if (!a.note.empty()) std::cout << fmt::format("{:<10} note: {}\n", "", a.note);
+    for (const io::FeatureAvailability& f : a.features)
+      std::cout << fmt::format("{:<10} {}: {}\n", "", f.name, f.usable ? "usable" : f.reason);
+  }
   return kExitOk;
 }
 

@@ -32,7 +32,7 @@ int cmd_validate(const std::filesystem::path& protocol_file, const std::vector<s
 int cmd_run_generated(const std::string& yaml_text, const std::string& origin, const RunArgs& args);
 /// `drivelab results recover JOURNAL [-o FILE]`.
 int cmd_recover(const std::filesystem::path& journal, const std::filesystem::path& out);
-/// `drivelab list`: the emulator kinds.
+/// `drivelab list`: the emulator kinds, and the I/O engines with what each can do here.
 int cmd_list();
 
 }  // namespace drivelab::app

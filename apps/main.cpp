@@ -93,7 +93,7 @@ int main(int argc, char** argv) {
   add_run_options(*io_cmd, args);
   io_cmd->add_option("--name", io.name, "Test name (names the file drivelab-<name>.dat)")->capture_default_str();
   add_timing(*io_cmd, io);
-  add_key(*io_cmd, io.section, "--engine", "engine", "io_uring | psync | null");
+  add_key(*io_cmd, io.section, "--engine,--ioengine", "engine", "io_uring | libaio | psync | null");
   add_key(*io_cmd, io.section, "--rw", "rw", "randread | randwrite | read | write");
   add_key(*io_cmd, io.section, "--xfersize,--bs", "xfersize", "Transfer size (e.g. 4k)");
   add_key(*io_cmd, io.section, "--iodepth", "iodepth", "Outstanding I/Os per job");
@@ -101,6 +101,16 @@ int main(int argc, char** argv) {
   add_key(*io_cmd, io.section, "--file-size,--size", "file_size", "Test file size (e.g. 2GiB)");
   add_key(*io_cmd, io.section, "--direct", "direct", "O_DIRECT (true/false)");
   add_key(*io_cmd, io.section, "--keep-file", "keep_file", "Keep the file for the next run (true/false)");
+  add_key(*io_cmd, io.section, "--iodepth-batch-submit,--iodepth_batch_submit", "iodepth_batch_submit",
+          "I/Os per submit call (fio's name; default 1)");
+  add_key(*io_cmd, io.section, "--iodepth-batch-complete-min,--iodepth_batch_complete_min",
+          "iodepth_batch_complete_min", "Least completions per reap (fio's name; default 1, 0 = poll)");
+  add_key(*io_cmd, io.section, "--iodepth-batch-complete-max,--iodepth_batch_complete_max",
+          "iodepth_batch_complete_max", "Most completions per reap (fio's name; default = the min)");
+  add_key(*io_cmd, io.section, "--registerfiles", "registerfiles", "io_uring: registered files (true/false)");
+  add_key(*io_cmd, io.section, "--fixedbufs", "fixedbufs", "io_uring: registered buffers (true/false)");
+  add_key(*io_cmd, io.section, "--sqthread-poll,--sqthread_poll", "sqthread_poll",
+          "io_uring: kernel SQ polling thread (true/false)");
 
   // oltp tpcc
   SingleTest tpcc{"tpcc", {}, {}};
@@ -127,7 +137,7 @@ int main(int argc, char** argv) {
   recover->add_option("journal", journal_file, "<run_id>.journal.jsonl")->required()->check(CLI::ExistingFile);
   recover->add_option("-o,--output", recover_out, "Record to write (default: <run_id>.recovered.json)");
 
-  auto* list = app.add_subcommand("list", "List the test kinds this drivelab can run");
+  auto* list = app.add_subcommand("list", "List the test kinds, and the I/O engines with what each can do here");
   auto* version = app.add_subcommand("version", "Print version and build information");
 
   try {
