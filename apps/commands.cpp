@@ -53,6 +53,7 @@ int execute(runner::Protocol& protocol, const RunArgs& args) {
   runner::StopFlag::install_signal_handlers();
   runner::RunOptions options;
   options.target = args.target;
+  options.destroy_data_on = args.destroy_data_on;
   options.out_dir = args.out_dir;
   options.command_line = args.command_line;
   options.quiet = args.quiet;

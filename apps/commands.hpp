@@ -17,13 +17,14 @@ inline constexpr int kExitInterrupted = 130;
 
 struct RunArgs {
   std::filesystem::path target;
+  std::string destroy_data_on;  ///< --destroy-data-on SERIAL (docs/targets.md)
   std::filesystem::path out_dir = "drivelab-results";
   std::vector<std::string> overrides;  ///< --set key.path=value
   bool quiet = false;
   std::vector<std::string> command_line;
 };
 
-/// `drivelab run PROTOCOL.yaml --target DIR`.
+/// `drivelab run PROTOCOL.yaml --target DIR|DEVICE [--destroy-data-on SERIAL]`.
 int cmd_run(const std::filesystem::path& protocol_file, const RunArgs& args);
 /// `drivelab validate PROTOCOL.yaml`: every problem, one per line, on stderr; 0 if none.
 int cmd_validate(const std::filesystem::path& protocol_file, const std::vector<std::string>& overrides);

@@ -19,9 +19,13 @@ using drivelab::app::RunArgs;
 /// Options shared by every command that runs something.
 void add_run_options(CLI::App& cmd, RunArgs& args, bool target_required = true) {
   auto* t = cmd.add_option("--target", args.target,
-                           "Directory on the drive under test (test files are created only inside it)");
+                           "Directory on the drive under test (test files are created only inside it), or a block "
+                           "device for the tests that can use one (docs/targets.md)");
   if (target_required) t->required();
-  t->check(CLI::ExistingDirectory);
+  t->check(CLI::ExistingPath);
+  cmd.add_option("--destroy-data-on", args.destroy_data_on,
+                 "Allow writing to the target block device with this serial number (loop device: its backing "
+                 "file) even though it holds a partition table or data signatures");
   cmd.add_option("--out", args.out_dir, "Directory for the result record and journal")
       ->capture_default_str();
   cmd.add_option("--set", args.overrides,

@@ -35,6 +35,7 @@ PreconditionConfig decode_precondition(const config::Node& section) {
   if (r.size("random_xfersize", c.random_xfersize_bytes, {.min = 512, .max = kMaxXfer}))
     check_multiple_of_512(section, "random_xfersize", c.random_xfersize_bytes, 4096);
   r.integer("random_iodepth", c.random_iodepth, {.min = 1, .max = 4096});
+  r.size("random_pass_size", c.random_pass_size_bytes, {.min = 1 << 20});
   r.string("for_test", c.for_test);
   r.size("file_size", c.file_size_bytes, {.min = 1 << 20});
   r.finish();
@@ -50,6 +51,7 @@ results::Json to_json(const PreconditionConfig& c) {
                   {"random_xfersize", size_json(c.random_xfersize_bytes)},
                   {"random_iodepth", c.random_iodepth},
                   {"file_size", size_json(c.file_size_bytes)}};
+  if (c.random_pass_size_bytes > 0) j["random_pass_size"] = size_json(c.random_pass_size_bytes);
   if (!c.for_test.empty()) j["for_test"] = c.for_test;
   if (j["region"].is_null()) j.erase("region");
   return j;

@@ -11,6 +11,7 @@
 #include "drivelab/core/errors.hpp"
 #include "drivelab/core/rng.hpp"
 #include "drivelab/core/units.hpp"
+#include "drivelab/io/target_safety.hpp"
 #include "precondition_pump.hpp"
 
 namespace drivelab::emulators::detail {
@@ -31,11 +32,9 @@ void PreconditionEmulator::prepare(runner::TestContext& ctx) {
   auto& rec = *ctx.recorder;
   io::TargetFileSpec spec{.dir = ctx.target_dir, .test_name = ctx.settings.name, .size_bytes = 0, .direct = true,
                           .fill = false, .seed = ctx.seed, .region = config_.region};
-  if (ctx.device) {
-    if (!config_.for_test.empty())
-      rec.warning("precondition.for_test and file_size apply to directory targets; on a block device the region "
-                  "of the device itself is preconditioned");
-  } else {
+  // for_test and file_size only apply to a directory: on a device, its region itself is the target
+  // (so one protocol serves both).
+  if (!io::is_block_device(ctx.target_dir)) {
     spec.test_name = config_.for_test.empty() ? ctx.settings.name : config_.for_test;
     spec.size_bytes = config_.file_size_bytes;
   }
@@ -63,7 +62,8 @@ bool PreconditionEmulator::run_pass(runner::TestContext& ctx, std::size_t index,
   const std::uint64_t base = file_->region_offset();
   const std::uint64_t len = file_->region_length();
   const std::uint64_t blocks = len / xfer;
-  const std::uint64_t total = random ? blocks * xfer : len;
+  const std::uint64_t random_bytes = config_.random_pass_size_bytes > 0 ? config_.random_pass_size_bytes : len;
+  const std::uint64_t total = random ? random_bytes / xfer * xfer : len;
   const std::size_t pass_count = 1 + config_.random_passes;
   const std::string label = fmt::format("pass {}/{} {}", index + 1, pass_count, random ? "random" : "fill");
 

@@ -7,6 +7,7 @@
 #include "drivelab/core/clock.hpp"
 #include "drivelab/core/errors.hpp"
 #include "drivelab/core/units.hpp"
+#include "drivelab/io/target_safety.hpp"
 
 namespace drivelab::emulators::detail {
 namespace {
@@ -24,7 +25,7 @@ void VideoEmulator::prepare(runner::TestContext& ctx) {
   const VideoCodec& codec = *find_video_codec(config_.codec);
   frame_bytes_ = video_frame_bytes(format, codec);
   // On a device without a region the "file" is its first file_size bytes; with one, the region.
-  const bool sized = !(ctx.device && config_.region);
+  const bool sized = !(io::is_block_device(ctx.target_dir) && config_.region);
   file_ = io::TargetFile::open({.dir = ctx.target_dir, .test_name = ctx.settings.name,
                                 .size_bytes = sized ? config_.file_size_bytes : 0, .direct = config_.direct,
                                 .fill = false, .seed = ctx.seed, .region = config_.region});

@@ -15,7 +15,8 @@
 /// Pass 1 (fill): the whole region written once, sequentially, xfersize (128 KiB) at iodepth
 /// (32), O_DIRECT, incompressible data. Passes 2..N+1 (random_passes: N): random_xfersize (4 KiB)
 /// writes at random_iodepth (32) to uniformly random aligned offsets, each pass writing as many
-/// bytes as the region holds (so N passes write N x capacity). Progress with ETA, an interval
+/// bytes as the region holds (so N passes write N x capacity), or random_pass_size when given
+/// (a shorter pass, e.g. for a quick check in CI). Progress with ETA, an interval
 /// record every `interval:` (MB/s, IOPS, mean latency, percent done), and per pass: bytes,
 /// seconds, MB/s. The test's `duration:` and `warmup:` do not apply: its length is its capacity.
 ///
@@ -41,6 +42,7 @@ struct PreconditionConfig {
   std::uint32_t random_passes = 0;                     ///< 0..100 passes of random writes
   std::uint64_t random_xfersize_bytes = 4096;          ///< random-pass transfer size
   std::uint32_t random_iodepth = 32;                   ///< random-pass outstanding I/Os
+  std::uint64_t random_pass_size_bytes = 0;            ///< bytes per random pass (0: the region's size)
   std::string for_test;                                ///< directory targets: whose data file
   std::uint64_t file_size_bytes = std::uint64_t{1} << 30;  ///< directory targets: its size
 };

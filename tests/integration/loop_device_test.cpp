@@ -1,0 +1,128 @@
+// Block-device targets end to end, through the real `drivelab` binary, on a 4 GiB loop device
+// over a sparse file (issue 4's acceptance test):
+//  - a device carrying a filesystem is refused for writes, with every reason and the exact flag,
+//    until its identity (a loop device's backing file) is named; reads need no consent;
+//  - then config/precondition.yaml runs on it: a full sequential fill plus one small random
+//    pass, and a video test on the first 25% of the device;
+//  - tests that need a directory are refused on a device, and --destroy-data-on on a directory
+//    target is an error.
+// Skipped where loop devices cannot be made (not root). The device is always detached and the
+// file removed (LoopDevice is RAII and autoclear).
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "../unit/io/target_loop_device.hpp"
+#include "process.hpp"
+
+namespace {
+
+using drivelab::testing::LoopDevice;
+using drivelab::testing::read_file;
+using drivelab::testing::ScratchDir;
+using nlohmann::json;
+constexpr std::uint64_t kGiB = std::uint64_t{1} << 30;
+
+bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+
+class LoopDeviceRun : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string why;
+    auto d = LoopDevice::create(4 * kGiB, why);
+    if (!d) GTEST_SKIP() << "no loop device here: " << why;
+    loop_.emplace(std::move(*d));
+  }
+  drivelab::testing::Result drivelab(std::vector<std::string> args, const ScratchDir& dir) {
+    args.insert(args.begin(), DRIVELAB_EXE);
+    return drivelab::testing::run(std::move(args), dir.path(), std::chrono::seconds(900));
+  }
+  std::optional<LoopDevice> loop_;
+};
+
+TEST_F(LoopDeviceRun, FilesystemRefusedUntilNamedThenPreconditionAndRegionTest) {
+  if (!loop_->make_ext4()) GTEST_SKIP() << "mkfs.ext4 not available";
+  ScratchDir dir("loop-device");
+  const std::string protocol = std::string(DRIVELAB_SOURCE_DIR) + "/config/precondition.yaml";
+  const auto out = dir.path() / "out";
+  const std::vector<std::string> shorten = {
+      "--out", out.string(), "--quiet", "--set", "tests[0].precondition.random_pass_size=256MiB",
+      "--set", "tests[*].warmup=0s", "--set", "tests[1].duration=2s", "--set", "tests[1].interval=1s"};
+  const auto with = [&](std::vector<std::string> args) {
+    args.insert(args.end(), shorten.begin(), shorten.end());
+    return args;
+  };
+
+  // 1. Writing is refused: the ext4 signature is named, and the exact flag to pass.
+  const auto refused = drivelab(with({"run", protocol, "--target", loop_->path()}), dir);
+  EXPECT_EQ(refused.status, 3) << refused.out << refused.err;
+  EXPECT_TRUE(contains(refused.err, "refusing to write to " + loop_->path())) << refused.err;
+  EXPECT_TRUE(contains(refused.err, "ext4 filesystem signature")) << refused.err;
+  EXPECT_TRUE(contains(refused.err, "--destroy-data-on " + loop_->backing_file())) << refused.err;
+  EXPECT_FALSE(std::filesystem::exists(out / "latest.json")) << "a refused run leaves no record";
+
+  // 2. The wrong identity is refused too, naming the right one.
+  const auto wrong = drivelab(with({"run", protocol, "--target", loop_->path(), "--destroy-data-on", "S3X-NOT-IT"}), dir);
+  EXPECT_EQ(wrong.status, 3);
+  EXPECT_TRUE(contains(wrong.err, "names 'S3X-NOT-IT'")) << wrong.err;
+  EXPECT_TRUE(contains(wrong.err, loop_->backing_file())) << wrong.err;
+
+  // 3. Reading needs no consent (as with fio): a short random-read io test on the device.
+  const auto read = drivelab({"io", "--target", loop_->path(), "--out", out.string(), "--quiet", "--rw", "randread",
+                              "--file-size", "64MiB", "--duration", "1s", "--warmup", "0s", "--interval", "1s"},
+                             dir);
+  EXPECT_EQ(read.status, 0) << read.out << read.err;
+
+  // 4. Named: fill + one 256 MiB random pass, then video on the first 25% (1 GiB).
+  const auto ok = drivelab(with({"run", protocol, "--target", loop_->path(), "--destroy-data-on", loop_->backing_file()}),
+                           dir);
+  ASSERT_EQ(ok.status, 0) << ok.out << ok.err;
+  const json rec = json::parse(read_file(out / "latest.json"));
+  EXPECT_EQ(rec["status"], "complete");
+  EXPECT_EQ(rec["target"]["kind"], "block_device");
+  EXPECT_EQ(rec["target"]["capacity_bytes"], 4 * kGiB);
+  EXPECT_EQ(rec["config"]["destroy_data_on"].is_null(), true) << "named on the command line, not in the protocol";
+  bool warned = false;
+  for (const auto& w : rec["warnings"]) warned = warned || contains(w.get<std::string>(), "is destroyed");
+  EXPECT_TRUE(warned) << rec["warnings"].dump();
+
+  const json& pre = rec["tests"][0];
+  EXPECT_EQ(pre["kind"], "precondition");
+  EXPECT_EQ(pre["status"], "complete") << pre["reason"];
+  EXPECT_EQ(pre["metrics"]["region_bytes"]["value"].get<double>(), static_cast<double>(4 * kGiB));
+  EXPECT_EQ(pre["metrics"]["bytes_written"]["value"].get<double>(), static_cast<double>(4 * kGiB + 256 * (kGiB >> 10)));
+  EXPECT_GT(pre["metrics"]["fill_mb_s"]["value"].get<double>(), 0);
+  EXPECT_GT(pre["metrics"]["random_mb_s"]["value"].get<double>(), 0);
+  for (const auto& c : pre["checks"]) EXPECT_TRUE(c["passed"].get<bool>()) << c.dump();
+  std::cout << "precondition: fill " << pre["metrics"]["fill_mb_s"]["value"] << " MB/s, random "
+            << pre["metrics"]["random_mb_s"]["value"] << " MB/s, " << pre["metrics"]["seconds"]["value"] << " s\n";
+
+  const json& video = rec["tests"][1];
+  EXPECT_EQ(video["kind"], "video");
+  EXPECT_EQ(video["status"], "complete") << video["reason"];
+  EXPECT_EQ(video["details"]["file"]["region_offset_bytes"], 0);
+  EXPECT_EQ(video["details"]["file"]["region_length_bytes"], kGiB);
+  EXPECT_GT(video["metrics"]["write_mb_s"]["value"].get<double>(), 0);
+  EXPECT_GT(video["metrics"]["read_mb_s"]["value"].get<double>(), 0);
+  for (const auto& c : video["checks"]) EXPECT_TRUE(c["passed"].get<bool>()) << c.dump();
+  std::cout << "video on the first 25%: write " << video["metrics"]["write_mb_s"]["value"] << " MB/s, read "
+            << video["metrics"]["read_mb_s"]["value"] << " MB/s\n";
+
+}
+
+TEST_F(LoopDeviceRun, DirectoryTestsAndMisplacedConsentAreRefused) {
+  ScratchDir dir("loop-device-refusals");
+  const auto tpcc = drivelab({"oltp", "tpcc", "--target", loop_->path(), "--out", (dir.path() / "out").string()}, dir);
+  EXPECT_EQ(tpcc.status, 3) << tpcc.out << tpcc.err;
+  EXPECT_TRUE(contains(tpcc.err, "is a block device, but 'tpcc' (tpcc) needs a directory")) << tpcc.err;
+
+  const auto target = dir.path() / "target";
+  std::filesystem::create_directories(target);
+  const auto misplaced = drivelab({"run", std::string(DRIVELAB_SOURCE_DIR) + "/config/video.yaml", "--target",
+                                   target.string(), "--destroy-data-on", "X", "--out", (dir.path() / "out").string()},
+                                  dir);
+  EXPECT_EQ(misplaced.status, 3) << misplaced.out << misplaced.err;
+  EXPECT_TRUE(contains(misplaced.err, "--destroy-data-on names a block device to destroy, but the target")) << misplaced.err;
+}
+
+}  // namespace
