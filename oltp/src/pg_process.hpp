@@ -1,0 +1,55 @@
+#pragma once
+// Running the PostgreSQL server programs (initdb, pg_ctl) for the managed server: as the
+// `postgres` system user when drivelab runs as root (the server refuses to run as root), with
+// their output captured for error messages, and never waiting forever.
+#include <chrono>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <sys/types.h>
+
+namespace drivelab::oltp::pg {
+
+/// The account that runs the server processes.
+struct ServerUser {
+  bool switch_user = false;  ///< true when we are root: commands go through runuser
+  std::string name;          ///< "postgres" when switching, else our own user name
+  uid_t uid = 0;
+  gid_t gid = 0;
+  std::vector<gid_t> groups;  ///< supplementary groups (for the directory permission check)
+};
+
+/// Who runs the server: the `postgres` user when euid is 0 (EnvironmentError if it does not
+/// exist), else the current user.
+ServerUser server_user();
+
+/// Checks that `user` can traverse every existing directory from / down to `dir` (search
+/// permission by owner, group or other bits; ACLs are not read). Throws EnvironmentError naming
+/// the first blocking directory, its mode and owner, and what to do.
+void check_traversable(const ServerUser& user, const std::filesystem::path& dir);
+
+struct CommandResult {
+  int exit_code = -1;     ///< -1 when killed or not started
+  bool timed_out = false;
+  std::string output;     ///< stdout + stderr (the last 64 KiB)
+};
+
+/// Runs argv[0] (an absolute path) with `args`, as `user`, in directory /, stdin from /dev/null,
+/// stdout and stderr captured. Kills the process (SIGKILL) after `timeout`. Throws
+/// EnvironmentError only if the process cannot be started.
+CommandResult run_command(const ServerUser& user, const std::vector<std::string>& argv,
+                          std::chrono::milliseconds timeout);
+
+/// The last `lines` lines of a text file ("" if unreadable), for error messages.
+std::string tail_of_file(const std::filesystem::path& file, int lines = 20);
+/// The last `lines` lines of `text`.
+std::string tail_of_text(const std::string& text, int lines = 20);
+
+/// The PID in the first line of `data_dir`/postmaster.pid, if the file exists.
+std::optional<pid_t> postmaster_pid(const std::filesystem::path& data_dir);
+/// True if `pid` is a live process whose command name is "postgres" (not a reused PID).
+bool is_postgres_process(pid_t pid);
+
+}  // namespace drivelab::oltp::pg

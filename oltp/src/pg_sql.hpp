@@ -1,0 +1,48 @@
+#pragma once
+// SQL text helpers of the PostgreSQL backend: `?` placeholders to $n, and the COPY text format.
+#include <charconv>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace drivelab::oltp::pg {
+
+/// Portable SQL with `?` placeholders rewritten for PostgreSQL ($1, $2, ...), and their count.
+/// A `?` inside a string literal ('..', E'..'), a quoted identifier (".."), a dollar-quoted
+/// string ($tag$..$tag$) or a comment (-- .., /* .. */, nested as PostgreSQL nests them) is
+/// text, not a placeholder. (PostgreSQL's jsonb operators ?, ?| and ?& therefore cannot be
+/// written in portable SQL; the workloads do not use them.)
+struct Rewritten {
+  std::string sql;
+  int params = 0;
+};
+Rewritten rewrite_placeholders(std::string_view sql);
+
+/// Appends `value` to a COPY text-format row with the escapes of the COPY documentation
+/// (https://www.postgresql.org/docs/15/sql-copy.html, "Text Format"): backslash, tab, newline
+/// and carriage return become \\, \t, \n, \r; everything else is copied.
+inline void append_copy_text(std::string& out, std::string_view value) {
+  for (char c : value) {
+    switch (c) {
+      case '\\': out += "\\\\"; break;
+      case '\t': out += "\\t"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      default: out += c;
+    }
+  }
+}
+
+/// Shortest text that reads back as the same number (std::to_chars), for parameters and COPY.
+inline void append_int64(std::string& out, std::int64_t v) {
+  char buf[24];
+  const auto r = std::to_chars(buf, buf + sizeof buf, v);
+  out.append(buf, r.ptr);
+}
+inline void append_double(std::string& out, double v) {
+  char buf[32];
+  const auto r = std::to_chars(buf, buf + sizeof buf, v);
+  out.append(buf, r.ptr);
+}
+
+}  // namespace drivelab::oltp::pg
