@@ -144,7 +144,8 @@ struct QueryCounts {
 
 /// Runs `plan` as BEGIN; statements; COMMIT on `conn` with `stmts`, counting into `counts`.
 /// Returns ok, or the status of the first call that failed (the transaction is then left for the
-/// caller to roll back). `mode`: read_only for oltp_read_only (see docs/oltp-sysbench.md).
+/// caller to roll back). `mode`: the BEGIN to send (the driver sends read_write, sysbench's
+/// plain BEGIN, except for oltp_read_only on SQLite; see sysbench_driver.cpp).
 DbStatus execute_event(Connection& conn, const PreparedSet& stmts, const EventPlan& plan, TxMode mode,
                        QueryCounts& counts);
 
