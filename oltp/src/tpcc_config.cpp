@@ -1,72 +1,102 @@
 #include "drivelab/oltp/tpcc_config.hpp"
 
+#include <algorithm>
+#include <thread>
+
 #include <fmt/format.h>
 
 #include "drivelab/core/units.hpp"
-#include "drivelab/oltp/sqlite_backend.hpp"
 
 namespace drivelab::oltp::tpcc {
 
-TpccConfig decode_tpcc_config(const config::Node& section) {
+int default_connections(int users, int cpus) noexcept {
+  return std::min(users, std::max(8, 4 * std::max(cpus, 1)));
+}
+
+TpccConfig decode_tpcc_config(const config::Node& section, int cpus) {
+  if (cpus <= 0) cpus = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   TpccConfig c;
   config::MapReader r(section);
-  if (r.string("backend", c.backend)) {
-    if (c.backend == "postgres" || c.backend == "mysql" || c.backend == "odbc") {
-      section.child("backend").error(fmt::format(
-          "backend '{}' is not built yet (this version has: sqlite)", c.backend));
-      c.backend = "sqlite";
-    } else if (c.backend != "sqlite") {
-      section.child("backend").error(fmt::format(
-          "unknown backend '{}' (choices: sqlite; planned: postgres, mysql, odbc)", c.backend));
-      c.backend = "sqlite";
-    }
-  }
+  decode_database(r, section, c.database);
   r.integer("warehouses", c.warehouses, {.min = 1, .max = 100'000});
   r.integer("users", c.users, {.min = 1, .max = 100'000});
   r.choice("think", c.think, {{"none", ThinkMode::none}, {"tpcc", ThinkMode::tpcc}});
-  if (r.string("journal_mode", c.journal_mode) && !is_valid_journal_mode(c.journal_mode)) {
-    section.child("journal_mode").error(fmt::format(
-        "'{}' is not a journal mode (choices: WAL, DELETE, TRUNCATE, PERSIST, MEMORY, OFF)",
-        c.journal_mode));
-    c.journal_mode = "WAL";
-  }
-  if (r.string("synchronous", c.synchronous) && !is_valid_synchronous(c.synchronous)) {
-    section.child("synchronous").error(fmt::format(
-        "'{}' is not a synchronous level (choices: OFF, NORMAL, FULL, EXTRA)", c.synchronous));
-    c.synchronous = "FULL";
-  }
-  r.size("cache_size", c.cache_size_bytes, {.min = 1ull << 20, .max = 1ull << 40});
-  r.duration("busy_timeout", c.busy_timeout,
-             {.min = std::chrono::milliseconds(1), .max = std::chrono::hours(1)});
+  const bool has_terminals = r.choice(
+      "terminals", c.terminals, {{"pooled", TerminalMode::pooled}, {"dedicated", TerminalMode::dedicated}});
+  const bool has_connections = r.integer("connections", c.connections, {.min = 1, .max = 100'000});
+  const bool has_rate = r.number("rate", c.rate_per_s, {.min = 0.001, .max = 10'000'000.0});
+  const bool has_login_rate = r.number("login_rate", c.login_rate_per_s, {.min = 0.0, .max = 100'000.0});
+  const bool has_think_scale = r.number("think_scale", c.think_scale, {.min = 1e-6, .max = 1.0});
+  r.duration("reconnect_timeout", c.reconnect_timeout,
+             {.min = std::chrono::milliseconds(100), .max = std::chrono::hours(1)});
   r.boolean("reuse", c.reuse);
   r.boolean("keep_database", c.keep_database);
-  if (r.integer("load_threads", c.load_threads, {.min = 1, .max = 1024}) && c.backend == "sqlite" &&
-      c.load_threads != 1) {
+  const bool has_load_threads = r.integer("load_threads", c.load_threads, {.min = 1, .max = 1024});
+  r.integer("scale_items", c.scale_items, {.min = 100, .max = kItems});
+  r.finish();
+
+  if (c.users == 0) c.users = 10 * c.warehouses;
+  if (!has_terminals)
+    c.terminals = (c.think == ThinkMode::tpcc || has_rate) ? TerminalMode::pooled : TerminalMode::dedicated;
+  const bool pooled = c.terminals == TerminalMode::pooled;
+
+  if (has_rate && c.think == ThinkMode::tpcc) {
+    section.child("rate").error(
+        "rate (open loop: arrivals at a fixed mean rate) and think: tpcc (closed loop: each terminal "
+        "waits for its response and thinks) exclude each other");
+    c.rate_per_s = 0;
+  } else if (has_rate && !pooled) {
+    section.child("rate").error(
+        "rate needs terminals: pooled (arrivals are queued to the pool of connections)");
+    c.rate_per_s = 0;
+  }
+  if (has_connections && !pooled) {
+    section.child("connections").error(
+        "connections sizes the pool of terminals: pooled; terminals: dedicated opens one per user");
+  } else if (has_connections && c.rate_per_s == 0 && c.connections > c.users) {
+    section.child("connections").error(fmt::format(
+        "connections ({}) must not exceed users ({}): a closed-loop terminal has at most one "
+        "transaction in flight, so the extra connections would never be used",
+        c.connections, c.users));
+    c.connections = c.users;
+  }
+  if (!has_connections || !pooled) c.connections = pooled ? default_connections(c.users, cpus) : c.users;
+  if (has_login_rate && pooled)
+    section.child("login_rate").error(
+        "login_rate staggers the logins of terminals: dedicated; the pool of terminals: pooled "
+        "connects at once");
+  if (has_think_scale && c.think != ThinkMode::tpcc) {
+    section.child("think_scale").error("think_scale scales the keying and think times of think: tpcc");
+    c.think_scale = 1.0;
+  }
+
+  const bool sqlite = c.database.backend == BackendKind::sqlite;
+  if (has_load_threads && sqlite && c.load_threads != 1) {
     section.child("load_threads").error(
         "load_threads must be 1 with the sqlite backend (SQLite has a single writer)");
     c.load_threads = 1;
   }
-  r.integer("scale_items", c.scale_items, {.min = 100, .max = kItems});
-  r.finish();
-  if (c.users == 0) c.users = 10 * c.warehouses;
+  if (!has_load_threads || c.load_threads == 0)
+    c.load_threads = sqlite ? 1 : std::min(c.warehouses, 2 * cpus);
   return c;
 }
 
 results::Json to_json(const TpccConfig& c) {
-  return results::Json{
-      {"backend", c.backend},
-      {"warehouses", c.warehouses},
-      {"users", c.users},
-      {"think", c.think == ThinkMode::tpcc ? "tpcc" : "none"},
-      {"journal_mode", c.journal_mode},
-      {"synchronous", c.synchronous},
-      {"cache_size", format_size(c.cache_size_bytes)},
-      {"busy_timeout", format_duration(c.busy_timeout)},
-      {"reuse", c.reuse},
-      {"keep_database", c.keep_database},
-      {"load_threads", c.load_threads},
-      {"scale_items", c.scale_items},
-  };
+  results::Json j = to_json(c.database);
+  j["warehouses"] = c.warehouses;
+  j["users"] = c.users;
+  j["think"] = to_string(c.think);
+  j["terminals"] = to_string(c.terminals);
+  j["connections"] = c.connections;
+  if (c.rate_per_s > 0) j["rate"] = c.rate_per_s;
+  if (c.terminals == TerminalMode::dedicated) j["login_rate"] = c.login_rate_per_s;
+  if (c.think == ThinkMode::tpcc) j["think_scale"] = c.think_scale;
+  j["reconnect_timeout"] = format_duration(c.reconnect_timeout);
+  j["reuse"] = c.reuse;
+  j["keep_database"] = c.keep_database;
+  j["load_threads"] = c.load_threads;
+  j["scale_items"] = c.scale_items;
+  return j;
 }
 
 }  // namespace drivelab::oltp::tpcc

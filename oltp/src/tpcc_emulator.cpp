@@ -1,27 +1,21 @@
 #include "tpcc_emulator.hpp"
 
+#include <sys/statvfs.h>
+
 #include <algorithm>
 
 #include <fmt/format.h>
 
 #include "drivelab/core/clock.hpp"
 #include "drivelab/core/errors.hpp"
+#include "drivelab/core/units.hpp"
 #include "drivelab/oltp/register.hpp"
-#include "drivelab/oltp/sqlite_backend.hpp"
 #include "drivelab/oltp/tpcc_checks.hpp"
 #include "drivelab/oltp/tpcc_schema.hpp"
+#include "tpcc_report.hpp"
 
 namespace drivelab::oltp::detail {
 namespace {
-
-using tpcc::TxType;
-
-/// TPC-C's ceiling: with the clause 5.2.5 keying and think times, 10 terminals per warehouse
-/// cannot produce more than about 12.86 New-Orders per minute per warehouse.
-constexpr double kMaxTpmCPerWarehouse = 12.86;
-
-double ms(std::int64_t ns) { return static_cast<double>(ns) / 1e6; }
-double ms(double ns) { return ns / 1e6; }
 
 results::Json to_json(const tpcc::CConstants& c) {
   return {{"c_last", c.c_last}, {"c_id", c.c_id}, {"ol_i_id", c.ol_i_id}};
@@ -29,6 +23,25 @@ results::Json to_json(const tpcc::CConstants& c) {
 
 // Seeds of the independent random streams of one test.
 enum Stream : std::uint64_t { kStreamCLoad = 1, kStreamLoad = 2, kStreamCRun = 3, kStreamTerminals = 4 };
+
+/// The server's max_connections, asked in the dialect's words; nullopt if it cannot be asked.
+std::optional<std::int64_t> server_max_connections(Backend& backend) {
+  const std::string& d = backend.dialect().name;
+  const char* sql = d == "postgres"    ? "SELECT CAST(current_setting('max_connections') AS INTEGER)"
+                    : d == "mysql"     ? "SELECT @@max_connections"
+                    : d == "sqlserver" ? "SELECT @@MAX_CONNECTIONS"
+                                       : nullptr;
+  if (sql == nullptr) return std::nullopt;
+  try {
+    auto conn = backend.connect();
+    auto q = conn->prepare(sql);
+    DbStatus st = q->execute();
+    if (!st.ok() || !q->next(st)) return std::nullopt;
+    return q->column_int64(0);
+  } catch (const std::exception&) {
+    return std::nullopt;  // the logins themselves will then say what is wrong
+  }
+}
 
 }  // namespace
 
@@ -42,76 +55,132 @@ TpccEmulator::~TpccEmulator() = default;
 
 results::Json TpccEmulator::effective_config() const { return tpcc::to_json(config_); }
 
-void TpccEmulator::prepare(runner::TestContext& ctx) {
-  auto& rec = *ctx.recorder;
-  SqliteOptions opt;
-  opt.path = ctx.target_dir / fmt::format("drivelab-{}-tpcc.db", settings_.name);
-  opt.journal_mode = config_.journal_mode;
-  opt.synchronous = config_.synchronous;
-  opt.cache_size_bytes = config_.cache_size_bytes;
-  opt.busy_timeout = std::chrono::duration_cast<std::chrono::milliseconds>(config_.busy_timeout);
-  backend_ = make_sqlite_backend(opt);
-  prepared_ = true;
+int TpccEmulator::sessions_needed() const noexcept {
+  const int terminals = config_.terminals == tpcc::TerminalMode::pooled ? config_.connections : config_.users;
+  return std::max(terminals, config_.load_threads) + 2;  // + verify/meta + server counters
+}
 
+void TpccEmulator::warn_about_configuration(runner::TestContext& ctx) const {
+  auto& rec = *ctx.recorder;
   if (scale_.items != tpcc::kItems)
     rec.warning(fmt::format("scale_items = {}: not TPC-C (a testing knob; TPC-C has 100,000 items), "
                             "results are not comparable", scale_.items));
+  if (config_.think == tpcc::ThinkMode::tpcc && config_.think_scale != 1.0)
+    rec.warning(fmt::format("think_scale = {}: keying and think times are not TPC-C's (a testing knob), "
+                            "results are not comparable", config_.think_scale));
+  if (config_.think == tpcc::ThinkMode::tpcc && config_.users > 10 * config_.warehouses)
+    rec.warning(fmt::format(
+        "users = {} is more than 10 x warehouses = {}: TPC-C has 10 terminals per warehouse "
+        "(clause 4.2.2); the extra terminals push tpm_c past 12.86 per warehouse, so efficiency_pct "
+        "exceeds 100%",
+        config_.users, 10 * config_.warehouses));
+}
 
+void TpccEmulator::check_max_connections() const {
+  if (config_.terminals != tpcc::TerminalMode::dedicated || config_.database.backend == BackendKind::sqlite) return;
+  const auto max = server_max_connections(*backend_);
+  if (max && *max < config_.users)
+    throw EnvironmentError(fmt::format(
+        "the server accepts max_connections = {} sessions, but terminals: dedicated opens one per user "
+        "(users = {}); raise the server's max_connections ({}) or use terminals: pooled",
+        *max, config_.users,
+        config_.database.managed ? "server.max_connections" : "a setting of the existing server"));
+}
+
+void TpccEmulator::check_free_space(const runner::TestContext& ctx) const {
+  // Only where the database lands in the target: SQLite's file or a managed server's cluster.
+  if (config_.database.backend != BackendKind::sqlite && !config_.database.managed) return;
+  struct statvfs vfs{};
+  if (::statvfs(ctx.target_dir.c_str(), &vfs) != 0) return;
+  const std::uint64_t free_bytes = static_cast<std::uint64_t>(vfs.f_bavail) * vfs.f_frsize;
+  const std::uint64_t need = tpcc::estimated_database_bytes(scale_, to_string(config_.database.backend));
+  // 10% headroom for the WAL / redo log and the growth of the run (ORDER-LINE grows ~0.6 KB
+  // per New-Order).
+  if (free_bytes < need + need / 10)
+    throw EnvironmentError(fmt::format(
+        "not enough free space in {}: {} warehouses need about {} (+10% for logs and growth), "
+        "{} is free",
+        ctx.target_dir.string(), scale_.warehouses, format_size(need), format_size(free_bytes)));
+}
+
+bool TpccEmulator::try_reuse(runner::TestContext& ctx) {
+  if (!config_.reuse || !backend_->exists()) return false;
+  std::optional<tpcc::LoadMeta> meta;
+  std::string problem;
+  try {
+    auto conn = backend_->connect();
+    problem = tpcc::reuse_problem(*conn, scale_, meta);
+  } catch (const BackendError& ex) {
+    problem = ex.what();
+  }
+  if (!problem.empty()) {
+    ctx.recorder->message(fmt::format("the existing database is not reusable ({}); rebuilding", problem));
+    return false;
+  }
+  c_load_ = meta->c_load;
+  ctx.recorder->message(fmt::format("reusing the database ({} warehouses)", scale_.warehouses));
+  return true;
+}
+
+bool TpccEmulator::load(runner::TestContext& ctx) {
+  auto& rec = *ctx.recorder;
   const Rng rng(ctx.seed);
-  bool reused = false;
-  if (config_.reuse && backend_->exists()) {
-    std::optional<tpcc::LoadMeta> meta;
-    try {
-      auto conn = backend_->connect();
-      meta = tpcc::read_meta(*conn);
-    } catch (const BackendError&) {
-      meta.reset();
-    }
-    if (meta && meta->complete && meta->scale.warehouses == scale_.warehouses &&
-        meta->scale.items == scale_.items) {
-      reused = true;
-      c_load_ = meta->c_load;
-      rec.message(fmt::format("reusing {} ({} warehouses)", opt.path.string(), scale_.warehouses));
-    } else {
-      rec.message(fmt::format("{} is not reusable ({}); rebuilding", opt.path.string(),
-                              !meta ? "not a complete drivelab database"
-                              : !meta->complete ? "its load did not finish"
-                                                : fmt::format("it has {} warehouses and {} items",
-                                                              meta->scale.warehouses, meta->scale.items)));
-    }
-  }
+  backend_->destroy();
+  check_free_space(ctx);
+  Rng c_rng = rng.split(kStreamCLoad);
+  c_load_ = tpcc::make_c_load(c_rng);
+  tpcc::LoadOptions lo;
+  lo.threads = config_.load_threads;
+  lo.progress = [&](const tpcc::LoadProgress& p) {
+    rec.message(fmt::format("loaded warehouse {}/{}, ETA {:.0f}s", p.warehouses_done, p.warehouses_total, p.eta_s));
+  };
+  lo.stop = [&] { return ctx.stop_requested(); };
+  const tpcc::LoadStats stats = tpcc::load_database(*backend_, scale_, c_load_, rng.split(kStreamLoad), lo);
+  if (!stats.complete) return false;  // stopped: the runner skips the other phases
+  const double bytes = static_cast<double>(backend_->size_bytes().value_or(0));
+  const double rate_mb_s = stats.seconds > 0 ? bytes / 1e6 / stats.seconds : 0.0;
+  rec.message(fmt::format("loaded {} warehouse(s), {} rows, {:.1f} MB in {:.1f}s ({:.1f} MB/s, {} thread(s))",
+                          scale_.warehouses, stats.rows, bytes / 1e6, stats.seconds, rate_mb_s, stats.threads));
+  rec.detail("load", {{"seconds", stats.seconds},
+                      {"rows", stats.rows},
+                      {"threads", stats.threads},
+                      {"rate_mb_s", rate_mb_s},
+                      {"rate_rows_s", stats.seconds > 0 ? static_cast<double>(stats.rows) / stats.seconds : 0.0}});
+  return true;
+}
 
-  results::Json load = results::Json::object();
-  if (!reused) {
-    backend_->destroy();
-    Rng c_rng = rng.split(kStreamCLoad);
-    c_load_ = tpcc::make_c_load(c_rng);
-    const auto stats = tpcc::load_database(
-        *backend_, scale_, c_load_, rng.split(kStreamLoad),
-        [&](const tpcc::LoadProgress& p) {
-          rec.message(fmt::format("loaded warehouse {}/{}, ETA {:.0f}s", p.warehouses_done,
-                                  p.warehouses_total, p.eta_s));
-        },
-        [&] { return ctx.stop_requested(); });
-    if (!stats.complete) return;  // stopped: the runner skips the other phases
-    const double bytes = static_cast<double>(backend_->size_bytes().value_or(0));
-    const double rate_mb_s = stats.seconds > 0 ? bytes / 1e6 / stats.seconds : 0.0;
-    rec.message(fmt::format("loaded {} warehouse(s), {} rows, {:.1f} MB in {:.1f}s ({:.1f} MB/s)",
-                            scale_.warehouses, stats.rows, bytes / 1e6, stats.seconds, rate_mb_s));
-    load = {{"seconds", stats.seconds}, {"rows", stats.rows}, {"rate_mb_s", rate_mb_s},
-            {"rate_rows_s", stats.seconds > 0 ? static_cast<double>(stats.rows) / stats.seconds : 0.0}};
+void TpccEmulator::prepare(runner::TestContext& ctx) {
+  auto& rec = *ctx.recorder;
+  warn_about_configuration(ctx);
+  OpenRequest req;
+  req.target_dir = ctx.target_dir;
+  req.test_name = settings_.name;
+  req.workload = "tpcc";
+  req.connections = sessions_needed();
+  req.message = [&rec](const std::string& m) { rec.message(m); };
+  req.warning = [&rec](const std::string& m) { rec.warning(m); };
+  prepared_ = true;  // from here on cleanup() owns what was created
+  database_ = open_database(config_.database, req);
+  backend_ = &database_->backend();
+  rec.detail("database", database_->describe());
+  check_max_connections();
+
+  reused_ = try_reuse(ctx);
+  if (!reused_) {
+    rec.detail("load", results::Json::object());
+    if (!load(ctx)) return;
   }
+  const Rng rng(ctx.seed);
   Rng c_rng = rng.split(kStreamCRun);
   c_run_ = tpcc::make_c_run(c_rng, c_load_);
 
-  rec.detail("backend", backend_->describe());
-  rec.detail("database_path", opt.path.string());
-  rec.detail("database_reused", reused);
+  rec.detail("database_reused", reused_);
   rec.detail("database_size_bytes_after_load", backend_->size_bytes().value_or(0));
-  rec.detail("load", load);
   rec.detail("nurand_c_load", to_json(c_load_));
   rec.detail("nurand_c_run", to_json(c_run_));
-  rec.detail("scale", {{"warehouses", scale_.warehouses}, {"items", scale_.items}, {"tpcc_conformant_scale", scale_.items == tpcc::kItems}});
+  rec.detail("scale", {{"warehouses", scale_.warehouses},
+                       {"items", scale_.items},
+                       {"tpcc_conformant_scale", scale_.items == tpcc::kItems}});
 }
 
 void TpccEmulator::start_driver(runner::TestContext& ctx) {
@@ -120,12 +189,28 @@ void TpccEmulator::start_driver(runner::TestContext& ctx) {
   opt.c_run = c_run_;
   opt.users = config_.users;
   opt.think = config_.think;
+  opt.terminals = config_.terminals;
+  opt.connections = config_.connections;
+  opt.rate_per_s = config_.rate_per_s;
+  opt.login_rate_per_s = config_.login_rate_per_s;
+  opt.think_scale = config_.think_scale;
+  opt.reconnect_timeout = config_.reconnect_timeout;
   opt.seed = Rng(ctx.seed).split(kStreamTerminals)();
   driver_ = std::make_unique<tpcc::Driver>(*backend_, opt);
   driver_->start();
-  ctx.recorder->detail("terminals", {{"users", config_.users},
-                                     {"per_warehouse", static_cast<double>(config_.users) / scale_.warehouses},
-                                     {"think", config_.think == tpcc::ThinkMode::tpcc ? "tpcc" : "none"}});
+  const bool dedicated = config_.terminals == tpcc::TerminalMode::dedicated;
+  results::Json t{{"mode", tpcc::to_string(config_.terminals)},
+                  {"users", config_.users},
+                  {"per_warehouse", static_cast<double>(config_.users) / scale_.warehouses},
+                  {"think", tpcc::to_string(config_.think)},
+                  {"connections", dedicated ? config_.users : config_.connections}};
+  if (config_.think == tpcc::ThinkMode::tpcc) {
+    t["think_scale"] = config_.think_scale;
+    t["tpcc_conformant_think"] = config_.think_scale == 1.0;
+  }
+  if (config_.rate_per_s > 0) t["rate"] = config_.rate_per_s;
+  if (dedicated) t["login_rate"] = config_.login_rate_per_s;
+  ctx.recorder->detail("terminals", t);
 }
 
 bool TpccEmulator::wait_until(const runner::TestContext& ctx, std::int64_t deadline_ns) const {
@@ -140,7 +225,17 @@ bool TpccEmulator::wait_until(const runner::TestContext& ctx, std::int64_t deadl
 void TpccEmulator::warmup(runner::TestContext& ctx) {
   const std::int64_t t0 = monotonic_ns();
   start_driver(ctx);
-  wait_until(ctx, t0 + settings_.warmup.count());
+  const bool ramp = config_.terminals == tpcc::TerminalMode::dedicated && config_.login_rate_per_s > 0;
+  int reported = 0;
+  for (std::int64_t next = t0;;) {
+    next = std::min(next + 5'000'000'000, t0 + settings_.warmup.count());
+    const bool reached = wait_until(ctx, next);
+    if (ramp && driver_->users_logged_in() > reported) {
+      reported = driver_->users_logged_in();
+      ctx.recorder->message(fmt::format("users logged in: {}/{}", reported, config_.users));
+    }
+    if (!reached || next >= t0 + settings_.warmup.count()) break;
+  }
   warmup_s_ = static_cast<double>(monotonic_ns() - t0) / 1e9;
   if (driver_->failed()) {
     driver_->finish();
@@ -148,9 +243,28 @@ void TpccEmulator::warmup(runner::TestContext& ctx) {
   }
 }
 
+results::Json TpccEmulator::counters_or_warn(runner::TestContext& ctx, const char* when) {
+  try {
+    return backend_->server_counters();
+  } catch (const std::exception& ex) {
+    ctx.recorder->warning(fmt::format("server counters {} the measured phase unavailable: {}", when, ex.what()));
+    return nullptr;
+  }
+}
+
 void TpccEmulator::run(runner::TestContext& ctx) {
   if (!driver_) start_driver(ctx);
+  RunFacts facts;
+  facts.config = &config_;
+  facts.counters_before = counters_or_warn(ctx, "before");
+  const CpuTimes cpu0 = process_cpu_times();
   driver_->begin_measurement();
+  const int logged_in = driver_->users_logged_in();
+  if (config_.terminals == tpcc::TerminalMode::dedicated && logged_in < config_.users)
+    ctx.recorder->warning(fmt::format(
+        "only {} of {} users were logged in when the measured phase began (login_rate {}/s); make "
+        "warmup at least users / login_rate = {:.0f} s",
+        logged_in, config_.users, config_.login_rate_per_s, config_.users / std::max(config_.login_rate_per_s, 1e-9)));
   const std::int64_t t0 = monotonic_ns();
   const std::int64_t end = t0 + settings_.duration.count();
   const std::int64_t step = std::max<std::int64_t>(settings_.interval.count(), 1'000'000);
@@ -158,105 +272,53 @@ void TpccEmulator::run(runner::TestContext& ctx) {
     const std::int64_t deadline = std::min(next, end);
     const bool reached = wait_until(ctx, deadline);
     const tpcc::IntervalStats iv = driver_->take_interval();
-    if (iv.duration_s > 0.001) {
-      results::Interval out;
-      out.t_s = static_cast<double>(monotonic_ns() - t0) / 1e9;
-      out.duration_s = iv.duration_s;
-      const auto& h = iv.response_time;
-      out.values = {{"tps", static_cast<double>(iv.commits) / iv.duration_s},
-                    {"tpm_c", static_cast<double>(iv.new_order_commits) * 60.0 / iv.duration_s},
-                    {"lat_avg_ms", ms(h.mean())},
-                    {"lat_p95_ms", ms(h.percentile(95))},
-                    {"lat_p99_ms", ms(h.percentile(99))},
-                    {"retries", static_cast<double>(iv.retries)}};
-      ctx.recorder->interval(std::move(out));
-    }
+    if (iv.duration_s > 0.001) ctx.recorder->interval(to_interval(iv, static_cast<double>(monotonic_ns() - t0) / 1e9));
     if (!reached || deadline == end) break;
   }
   driver_->finish();
+  facts.cpu = process_cpu_times() - cpu0;
+  facts.peak_rss_bytes = peak_rss_bytes();
+  if (!driver_->failed()) facts.counters_after = counters_or_warn(ctx, "after");
   const tpcc::DriverTotals totals = driver_->totals();
-  record_results(ctx, totals);
+  record_tpcc_results(*ctx.recorder, totals, facts);
   ctx.recorder->set_phase_times(warmup_s_, totals.measured_s);
   if (auto err = driver_->fatal_error()) throw BackendError(*err);
 }
 
-void TpccEmulator::record_results(runner::TestContext& ctx, const tpcc::DriverTotals& totals) {
-  auto& rec = *ctx.recorder;
-  const double secs = totals.measured_s > 0 ? totals.measured_s : 1e-9;
-  tpcc::TypeStats all;
-  for (const auto& s : totals.by_type) all.merge(s);
-  const auto& no = totals.by_type[static_cast<std::size_t>(TxType::new_order)];
-  const double tpm_c = static_cast<double>(no.commits) * 60.0 / secs;
-  const auto& h = all.response_time;
-
-  rec.metric("tps", static_cast<double>(all.commits) / secs, "1/s",
-             "committed transactions of all five types per second of the measured phase");
-  rec.metric("tpm_c", tpm_c, "1/min", "committed New-Order transactions per minute (tpmC-like)");
-  rec.metric("latency_avg_ms", ms(h.mean()), "ms", "mean response time at the terminal, all types");
-  rec.metric("latency_p95_ms", ms(h.percentile(95)), "ms", "95th percentile response time, all types");
-  rec.metric("latency_p99_ms", ms(h.percentile(99)), "ms", "99th percentile response time, all types");
-  rec.metric("nopm", tpm_c, "1/min", "New-Orders per minute: the same count under HammerDB's name");
-  rec.metric("latency_p50_ms", ms(h.percentile(50)), "ms", "median response time, all types");
-  rec.metric("latency_max_ms", ms(h.max()), "ms", "largest response time, all types");
-  rec.metric("transactions", static_cast<double>(all.commits), "count", "committed transactions");
-  rec.metric("new_orders", static_cast<double>(no.commits), "count", "committed New-Orders");
-  rec.metric("rollbacks", static_cast<double>(all.rollbacks), "count",
-             "New-Order business rollbacks (1% by design, clause 2.4.1.4)");
-  rec.metric("retries", static_cast<double>(all.retries), "count",
-             "reruns after a retryable failure (lock timeout, busy, deadlock, serialization)");
-  rec.metric("errors", static_cast<double>(all.errors), "count",
-             "transactions that failed (in doubt, fatal, or retries exhausted)");
-  rec.metric("efficiency_pct", tpm_c / (kMaxTpmCPerWarehouse * scale_.warehouses) * 100.0, "%",
-             "tpm_c / (12.86 x warehouses); meaningful only with think: tpcc");
-
-  for (TxType t : tpcc::kAllTxTypes) {
-    const auto& s = totals.by_type[static_cast<std::size_t>(t)];
-    const std::string g(tpcc::to_string(t));
-    const auto& th = s.response_time;
-    rec.group_metric(g, "count", static_cast<double>(s.commits + s.rollbacks), "count",
-                     "completed transactions (commits + business rollbacks)");
-    rec.group_metric(g, "tps", static_cast<double>(s.commits) / secs, "1/s", "commits per second");
-    rec.group_metric(g, "latency_avg_ms", ms(th.mean()), "ms");
-    rec.group_metric(g, "latency_p50_ms", ms(th.percentile(50)), "ms");
-    rec.group_metric(g, "latency_p95_ms", ms(th.percentile(95)), "ms");
-    rec.group_metric(g, "latency_p99_ms", ms(th.percentile(99)), "ms");
-    rec.group_metric(g, "latency_max_ms", ms(th.max()), "ms");
-    rec.group_metric(g, "rollbacks", static_cast<double>(s.rollbacks), "count");
-    rec.group_metric(g, "retries", static_cast<double>(s.retries), "count");
-    rec.group_metric(g, "errors", static_cast<double>(s.errors), "count");
-    rec.histogram("response_time." + g, th);
-  }
-  rec.histogram("response_time", h);
-  rec.detail("in_doubt", totals.in_doubt);
-  rec.detail("delivery_skipped_districts", totals.delivery_skipped_districts);
-  const std::uint64_t completed = all.commits + all.rollbacks;
-  if (completed > 0) {
-    results::Json mix = results::Json::object();
-    for (TxType t : tpcc::kAllTxTypes) {
-      const auto& s = totals.by_type[static_cast<std::size_t>(t)];
-      mix[std::string(tpcc::to_string(t))] =
-          100.0 * static_cast<double>(s.commits + s.rollbacks) / static_cast<double>(completed);
-    }
-    rec.detail("mix_pct", mix);
-  }
-}
-
 void TpccEmulator::verify(runner::TestContext& ctx) {
-  if (!backend_) return;
+  if (!backend_ || (driver_ && driver_->failed())) return;  // a dead server cannot be checked
   auto conn = backend_->connect();
-  for (const auto& c : tpcc::check_consistency(*conn)) ctx.recorder->check(c.name, c.passed, c.detail);
+  results::Json not_run = results::Json::array();
+  for (const auto& c : tpcc::check_consistency(*conn)) {
+    if (c.status == tpcc::CheckStatus::not_run) not_run.push_back({{"name", c.name}, {"reason", c.detail}});
+    else ctx.recorder->check(c.name, c.passed, c.detail);
+  }
+  if (!not_run.empty()) ctx.recorder->detail("consistency_not_run", not_run);
   ctx.recorder->detail("database_size_bytes_after_run", backend_->size_bytes().value_or(0));
 }
 
 void TpccEmulator::cleanup(runner::TestContext& ctx) noexcept {
-  try {
-    driver_.reset();  // stops and joins the terminals
-    if (prepared_ && backend_ && !config_.keep_database && !config_.reuse) backend_->destroy();
-  } catch (const std::exception& ex) {
+  const auto warn = [&](const std::string& what) {
     try {
-      ctx.recorder->warning(fmt::format("cleanup: {}", ex.what()));
+      ctx.recorder->warning(fmt::format("cleanup: {}", what));
     } catch (...) {
     }
+  };
+  try {
+    driver_.reset();  // stops and joins the terminals
+  } catch (const std::exception& ex) {
+    warn(ex.what());
+  }
+  try {
+    if (prepared_ && backend_ && !config_.keep_database && !config_.reuse) backend_->destroy();
+  } catch (const std::exception& ex) {
+    warn(ex.what());
+  }
+  try {
+    backend_ = nullptr;
+    database_.reset();  // stops a managed server (removed unless server.keep)
+  } catch (const std::exception& ex) {
+    warn(ex.what());
   }
 }
 
@@ -267,12 +329,14 @@ namespace drivelab::oltp {
 void register_emulators(runner::Registry& registry) {
   registry.add({.kind = "tpcc",
                 .summary = "TPC-C-like OLTP (New-Order, Payment, Order-Status, Delivery, Stock-Level) "
-                           "on SQLite in the target: tpmC/NOPM, TPS, response times",
+                           "on SQLite, PostgreSQL, MySQL/MariaDB or ODBC: tpmC/NOPM, TPS, response "
+                           "times (queue wait + service)",
                 .decode = [](const config::Node& section,
                              const runner::TestSettings& settings) -> std::unique_ptr<runner::Emulator> {
                   return std::make_unique<detail::TpccEmulator>(tpcc::decode_tpcc_config(section),
                                                                 settings);
                 }});
+  register_sysbench(registry);  // sysbench_emulator.cpp
 }
 
 }  // namespace drivelab::oltp

@@ -1,15 +1,20 @@
 #pragma once
 // The `tpcc` emulator: phases of runner::Emulator over the TPC-C pieces of this component.
-//   prepare  database file <target>/drivelab-<test>-tpcc.db: rebuilt and loaded (or reused when
-//            `reuse: true` finds a complete one of the same scale); C-Load/C-Run chosen
-//   warmup   starts the terminals, unrecorded
-//   run      records from now on without stopping them; one interval per settings.interval;
-//            then headline metrics, per-type groups and histograms
-//   verify   consistency conditions 1-4 (clause 3.3.2)
-//   cleanup  stops terminals, removes the database unless keep_database or reuse
+//   prepare  opens the database (database.hpp: SQLite file in the target, a managed server
+//            created in the target, or an existing server); unless `reuse` finds a complete one
+//            of the same scale: free-space check, then a fresh load with load_threads;
+//            C-Load/C-Run chosen
+//   warmup   starts the terminals (tpcc_driver.hpp), unrecorded
+//   run      server counters and CPU before; records from now on without stopping the
+//            terminals; one interval per settings.interval; then metrics, groups, histograms,
+//            server counter differences (tpcc_report.cpp)
+//   verify   consistency conditions (tpcc_checks.hpp)
+//   cleanup  stops terminals, removes the database unless keep_database or reuse, stops a
+//            managed server (removed unless server.keep)
 #include <memory>
 
-#include "drivelab/oltp/backend.hpp"
+#include "drivelab/core/cpu_usage.hpp"
+#include "drivelab/oltp/database.hpp"
 #include "drivelab/oltp/tpcc_config.hpp"
 #include "drivelab/oltp/tpcc_driver.hpp"
 #include "drivelab/runner/emulator.hpp"
@@ -29,19 +34,29 @@ class TpccEmulator final : public runner::Emulator {
   void cleanup(runner::TestContext& ctx) noexcept override;
 
  private:
+  /// Sessions this test opens at most (terminals + loaders + verify), for max_connections.
+  int sessions_needed() const noexcept;
+  void warn_about_configuration(runner::TestContext& ctx) const;
+  /// Dedicated terminals on an existing server: the server's max_connections against users.
+  void check_max_connections() const;
+  void check_free_space(const runner::TestContext& ctx) const;
+  bool try_reuse(runner::TestContext& ctx);
+  bool load(runner::TestContext& ctx);
   void start_driver(runner::TestContext& ctx);
   /// Sleeps until `deadline_ns`; false if a stop was requested or the terminals failed first.
   bool wait_until(const runner::TestContext& ctx, std::int64_t deadline_ns) const;
-  void record_results(runner::TestContext& ctx, const tpcc::DriverTotals& totals);
+  results::Json counters_or_warn(runner::TestContext& ctx, const char* when);
 
   tpcc::TpccConfig config_;
   runner::TestSettings settings_;
   tpcc::Scale scale_;
-  std::unique_ptr<Backend> backend_;
+  std::unique_ptr<Database> database_;
+  Backend* backend_ = nullptr;
   std::unique_ptr<tpcc::Driver> driver_;
   tpcc::CConstants c_load_;
   tpcc::CConstants c_run_;
   bool prepared_ = false;
+  bool reused_ = false;
   double warmup_s_ = 0;
 };
 

@@ -10,28 +10,42 @@ struct Decoded {
   std::string errors;
 };
 
-Decoded decode(const std::string& yaml) {
+// Decoded as on a 2-CPU machine, so the CPU-dependent defaults are fixed.
+Decoded decode(const std::string& yaml, int cpus = 2) {
   config::Diagnostics diags;
   const auto doc = config::Document::load_string(yaml, "t.yaml", diags);
   const config::Node root = doc.root(diags);
   Decoded d;
-  d.config = decode_tpcc_config(root.child("tpcc"));
+  d.config = decode_tpcc_config(root.child("tpcc"), cpus);
   d.errors = diags.to_string();
   return d;
+}
+
+void expect_error(const std::string& yaml, const std::string& needle) {
+  const auto d = decode(yaml);
+  EXPECT_NE(d.errors.find(needle), std::string::npos) << "yaml: " << yaml << "\nwanted: " << needle
+                                                      << "\ngot: " << d.errors;
 }
 
 TEST(TpccConfig, DefaultsWhenTheSectionIsAbsent) {
   const auto d = decode("other: 1\n");
   EXPECT_EQ(d.errors, "");
-  EXPECT_EQ(d.config.backend, "sqlite");
+  EXPECT_EQ(d.config.database.backend, BackendKind::sqlite);
   EXPECT_EQ(d.config.warehouses, 1);
   EXPECT_EQ(d.config.users, 10);
   EXPECT_EQ(d.config.think, ThinkMode::none);
-  EXPECT_EQ(d.config.journal_mode, "WAL");
-  EXPECT_EQ(d.config.synchronous, "FULL");
-  EXPECT_EQ(d.config.cache_size_bytes, 64u << 20);
+  EXPECT_EQ(d.config.terminals, TerminalMode::dedicated);  // think: none measures the drive
+  EXPECT_EQ(d.config.connections, 10);                     // dedicated: one per user
+  EXPECT_EQ(d.config.rate_per_s, 0.0);
+  EXPECT_EQ(d.config.login_rate_per_s, 50.0);
+  EXPECT_EQ(d.config.think_scale, 1.0);
+  EXPECT_EQ(d.config.reconnect_timeout, std::chrono::seconds(10));
+  EXPECT_EQ(d.config.database.journal_mode, "WAL");
+  EXPECT_EQ(d.config.database.synchronous, "FULL");
+  EXPECT_EQ(d.config.database.cache_size_bytes, 64u << 20);
   EXPECT_FALSE(d.config.reuse);
   EXPECT_FALSE(d.config.keep_database);
+  EXPECT_EQ(d.config.load_threads, 1);
   EXPECT_EQ(d.config.scale_items, kItems);
 }
 
@@ -41,21 +55,86 @@ TEST(TpccConfig, KeysDecodeAndUsersDefaultToTenPerWarehouse) {
   EXPECT_EQ(d.errors, "");
   EXPECT_EQ(d.config.users, 30);
   EXPECT_EQ(d.config.think, ThinkMode::tpcc);
-  EXPECT_EQ(d.config.cache_size_bytes, 8u << 20);
-  EXPECT_EQ(d.config.busy_timeout, std::chrono::milliseconds(250));
+  EXPECT_EQ(d.config.database.cache_size_bytes, 8u << 20);
+  EXPECT_EQ(d.config.database.busy_timeout, std::chrono::milliseconds(250));
   EXPECT_TRUE(d.config.reuse);
   const auto j = to_json(d.config);
+  EXPECT_EQ(j["backend"], "sqlite");
   EXPECT_EQ(j["users"], 30);
   EXPECT_EQ(j["think"], "tpcc");
+  EXPECT_EQ(j["terminals"], "pooled");
+  EXPECT_EQ(j["think_scale"], 1.0);
   d = decode("tpcc: {warehouses: 2, users: 4}\n");
   EXPECT_EQ(d.config.users, 4);
 }
 
-TEST(TpccConfig, PlannedBackendsAreAClearConfigError) {
+TEST(TpccConfig, ThinkTimesDefaultToAPoolSizedByTheMachine) {
+  // max(8, 4 x CPUs), at most users.
+  EXPECT_EQ(default_connections(15'000, 2), 8);
+  EXPECT_EQ(default_connections(15'000, 16), 64);
+  EXPECT_EQ(default_connections(5, 16), 5);
+  auto d = decode("tpcc: {warehouses: 50, users: 15000, think: tpcc}\n", 4);
+  EXPECT_EQ(d.errors, "");
+  EXPECT_EQ(d.config.terminals, TerminalMode::pooled);
+  EXPECT_EQ(d.config.connections, 16);
+  d = decode("tpcc: {warehouses: 2, think: tpcc, connections: 5, think_scale: 0.01}\n");
+  EXPECT_EQ(d.errors, "");
+  EXPECT_EQ(d.config.connections, 5);
+  EXPECT_EQ(d.config.think_scale, 0.01);
+}
+
+TEST(TpccConfig, DedicatedTerminalsAndOpenLoop) {
+  auto d = decode("tpcc: {warehouses: 2, think: tpcc, terminals: dedicated, login_rate: 10}\n");
+  EXPECT_EQ(d.errors, "");
+  EXPECT_EQ(d.config.terminals, TerminalMode::dedicated);
+  EXPECT_EQ(d.config.connections, 20);
+  EXPECT_EQ(d.config.login_rate_per_s, 10.0);
+  EXPECT_EQ(to_json(d.config)["login_rate"], 10.0);
+  d = decode("tpcc: {rate: 500, connections: 32}\n");
+  EXPECT_EQ(d.errors, "");
+  EXPECT_EQ(d.config.terminals, TerminalMode::pooled);  // rate implies the pool
+  EXPECT_EQ(d.config.rate_per_s, 500.0);
+  EXPECT_EQ(d.config.connections, 32);  // open loop: more connections than users is fine
+  EXPECT_EQ(to_json(d.config)["rate"], 500.0);
+}
+
+TEST(TpccConfig, ServerBackendsTakeTheSharedDatabaseKeys) {
+  const auto d = decode("tpcc:\n  backend: postgres\n  warehouses: 10\n  server: {managed: postgres, buffer: 256MiB}\n", 2);
+  EXPECT_EQ(d.errors, "");
+  EXPECT_EQ(d.config.database.backend, BackendKind::postgres);
+  ASSERT_TRUE(d.config.database.managed.has_value());
+  EXPECT_EQ(d.config.load_threads, 4);  // min(warehouses, 2 x CPUs)
+  const auto j = to_json(d.config);
+  EXPECT_EQ(j["backend"], "postgres");
+  EXPECT_EQ(j["server"]["managed"], "postgres");
+  EXPECT_EQ(decode("tpcc: {backend: mysql, warehouses: 2, server: {managed: mariadb}}\n", 8).config.load_threads, 2);
+}
+
+TEST(TpccConfig, DatabaseKeyErrorsAreReportedAtTheirKeys) {
   const auto d = decode("tpcc:\n  backend: postgres\n");
   EXPECT_NE(d.errors.find("t.yaml:2:"), std::string::npos) << d.errors;
-  EXPECT_NE(d.errors.find("tpcc.backend: backend 'postgres' is not built yet"), std::string::npos) << d.errors;
-  EXPECT_NE(decode("tpcc: {backend: oracle}\n").errors.find("unknown backend 'oracle'"), std::string::npos);
+  EXPECT_NE(d.errors.find("needs a 'server:' section"), std::string::npos) << d.errors;
+  expect_error("tpcc: {backend: oracle}\n", "tpcc.backend");
+  expect_error("tpcc: {backend: postgres, server: {managed: postgres}, synchronous: OFF}\n",
+               "'synchronous' is a sqlite setting");
+}
+
+TEST(TpccConfig, EveryNewKeyHasItsErrors) {
+  expect_error("tpcc: {terminals: shared}\n", "tpcc.terminals");
+  expect_error("tpcc: {terminals: dedicated, connections: 4}\n", "connections sizes the pool of terminals: pooled");
+  expect_error("tpcc: {terminals: pooled, users: 4, connections: 8}\n", "connections (8) must not exceed users (4)");
+  expect_error("tpcc: {connections: 0}\n", "tpcc.connections");
+  expect_error("tpcc: {rate: 0}\n", "tpcc.rate");
+  expect_error("tpcc: {rate: lots}\n", "tpcc.rate");
+  expect_error("tpcc: {rate: 100, think: tpcc}\n", "rate (open loop");
+  expect_error("tpcc: {rate: 100, terminals: dedicated}\n", "rate needs terminals: pooled");
+  expect_error("tpcc: {think: tpcc, login_rate: 10}\n", "login_rate staggers the logins of terminals: dedicated");
+  expect_error("tpcc: {login_rate: -1}\n", "tpcc.login_rate");
+  expect_error("tpcc: {think_scale: 0.5}\n", "think_scale scales the keying and think times of think: tpcc");
+  expect_error("tpcc: {think: tpcc, think_scale: 2}\n", "tpcc.think_scale");
+  expect_error("tpcc: {think: tpcc, think_scale: 0}\n", "tpcc.think_scale");
+  expect_error("tpcc: {reconnect_timeout: 10ms}\n", "tpcc.reconnect_timeout");
+  expect_error("tpcc: {reconnect_timeout: soon}\n", "tpcc.reconnect_timeout");
 }
 
 TEST(TpccConfig, BadValuesAreAllReported) {

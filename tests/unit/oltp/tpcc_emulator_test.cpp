@@ -56,13 +56,17 @@ TEST_F(EmulatorFixture, ShortRunOnOneWarehouseMeasuresAndPassesTheChecks) {
   EXPECT_NEAR(metric(t, "nopm"), metric(t, "tpm_c"), 1e-9);
   EXPECT_GE(metric(t, "latency_p99_ms"), metric(t, "latency_p50_ms"));
   EXPECT_GE(metric(t, "latency_max_ms"), metric(t, "latency_p99_ms"));
-  ASSERT_EQ(t.checks.size(), 4u);
+  ASSERT_GE(t.checks.size(), 4u);
   for (const auto& c : t.checks) EXPECT_TRUE(c.passed) << c.name << ": " << c.detail;
   EXPECT_GE(t.intervals.size(), 2u);
   ASSERT_FALSE(t.intervals.empty());
-  EXPECT_EQ(t.intervals[0].values[0].first, "tps");
-  EXPECT_EQ(t.intervals[0].values[1].first, "tpm_c");
-  EXPECT_EQ(t.intervals[0].values[5].first, "retries");
+  const auto& v = t.intervals[0].values;
+  ASSERT_EQ(v.size(), 11u);
+  EXPECT_EQ(v[0].first, "tps");
+  EXPECT_EQ(v[1].first, "tpm_c");
+  EXPECT_EQ(v[5].first, "retries");
+  EXPECT_EQ(v[8].first, "queue_len_avg");
+  EXPECT_EQ(v[10].first, "pool_util_pct");
   ASSERT_EQ(t.groups.size(), 5u);
   EXPECT_EQ(t.groups[0].name, "new_order");
   EXPECT_EQ(t.groups[4].name, "stock_level");
@@ -73,6 +77,10 @@ TEST_F(EmulatorFixture, ShortRunOnOneWarehouseMeasuresAndPassesTheChecks) {
   const int c_run = t.details["nurand_c_run"]["c_last"];
   EXPECT_TRUE(tpcc::c_last_run_is_valid(test::cached_c_load().c_last, c_run));
   EXPECT_EQ(t.config["users"], 2);
+  EXPECT_EQ(t.config["terminals"], "dedicated");  // think: none keeps HammerDB's one connection per user
+  EXPECT_EQ(t.details["terminals"]["mode"], "dedicated");
+  EXPECT_EQ(metric(t, "queue_wait_max_ms"), 0.0);
+  EXPECT_EQ(t.details["database"]["backend"]["backend"], "sqlite");
   // reuse keeps the database for the next run.
   EXPECT_TRUE(fs::exists(dir.path() / "target" / "drivelab-oltp-tpcc.db"));
 }
@@ -114,6 +122,67 @@ TEST_F(EmulatorFixture, StopDuringTheMeasuredPhaseKeepsWhatWasMeasured) {
   EXPECT_LT(t.measured_s, 60.0);
   EXPECT_GT(metric(t, "transactions"), 0.0);
   EXPECT_FALSE(t.intervals.empty());
+}
+
+TEST_F(EmulatorFixture, PooledTerminalsReportQueueWaitServiceTimeAndTheirWarnings) {
+  test::copy_of_cached_database(dir.path() / "target", "drivelab-oltp-tpcc.db");
+  runner::StopFlag stop;
+  // 20 terminals on 1 warehouse with scaled think times: two non-TPC-C settings, both flagged.
+  const auto r = run("protocol: p\nseed: 3\ntests:\n"
+                     "  - {name: oltp, kind: tpcc, warmup: 0s, duration: 2s, interval: 1s,\n"
+                     "     tpcc: {warehouses: 1, users: 20, think: tpcc, think_scale: 0.002, connections: 2, reuse: true}}\n",
+                     stop);
+  const auto& t = r.record.tests.at(0);
+  ASSERT_EQ(t.status, results::Status::complete) << t.reason << "\n" << out.str();
+  EXPECT_EQ(t.config["terminals"], "pooled");
+  EXPECT_EQ(t.config["connections"], 2);
+  EXPECT_EQ(t.details["terminals"]["tpcc_conformant_think"], false);
+  const auto has_warning = [&](std::string_view needle) {
+    for (const auto& w : t.warnings)
+      if (w.find(needle) != std::string::npos) return true;
+    return false;
+  };
+  EXPECT_TRUE(has_warning("think_scale = 0.002")) << out.str();
+  EXPECT_TRUE(has_warning("users = 20 is more than 10 x warehouses = 10"));
+  EXPECT_GT(metric(t, "transactions"), 0.0);
+  // Response = queue wait + service, transaction by transaction, so the exact means add up.
+  EXPECT_NEAR(metric(t, "queue_wait_avg_ms") + metric(t, "service_time_avg_ms"), metric(t, "latency_avg_ms"),
+              0.01 * metric(t, "latency_avg_ms"));
+  EXPECT_GE(metric(t, "timer_lateness_p99_ms"), 0.0);
+  EXPECT_GT(metric(t, "pool_utilisation_pct"), 0.0);
+  EXPECT_LE(metric(t, "pool_utilisation_pct"), 100.0 + 1e-6);
+  EXPECT_GT(metric(t, "driver_rss_peak_mib"), 0.0);
+  EXPECT_GE(metric(t, "driver_cpu_pct"), 0.0);
+  ASSERT_EQ(t.groups.size(), 5u);
+  const auto group_has = [&](std::size_t g, std::string_view name) {
+    for (const auto& m : t.groups[g].metrics)
+      if (m.name == name) return true;
+    return false;
+  };
+  for (const char* m : {"latency_p99_9_ms", "queue_wait_p50_ms", "service_time_p90_ms", "reconnects"})
+    EXPECT_TRUE(group_has(1, m)) << m;
+  EXPECT_TRUE(t.histograms.count("queue_wait.payment"));
+  EXPECT_TRUE(t.histograms.count("service_time"));
+  EXPECT_TRUE(t.histograms.count("timer_lateness"));
+  EXPECT_TRUE(t.details.contains("pool"));
+  for (const auto& c : t.checks) EXPECT_TRUE(c.passed) << c.name << ": " << c.detail;
+}
+
+TEST_F(EmulatorFixture, OpenLoopRateIsRecorded) {
+  test::copy_of_cached_database(dir.path() / "target", "drivelab-oltp-tpcc.db");
+  runner::StopFlag stop;
+  const auto r = run("protocol: p\ntests:\n"
+                     "  - {name: oltp, kind: tpcc, warmup: 0s, duration: 2s, interval: 1s,\n"
+                     "     tpcc: {warehouses: 1, rate: 100, connections: 4, reuse: true, synchronous: OFF}}\n",
+                     stop);
+  const auto& t = r.record.tests.at(0);
+  ASSERT_EQ(t.status, results::Status::complete) << t.reason << "\n" << out.str();
+  EXPECT_EQ(t.config["rate"], 100.0);
+  // ~200 arrivals (Poisson, sd 14); generous bounds.
+  EXPECT_GT(metric(t, "arrival_rate"), 50.0);
+  EXPECT_LT(metric(t, "arrival_rate"), 200.0);
+  EXPECT_EQ(metric(t, "arrivals_dropped"), 0.0);
+  EXPECT_GT(metric(t, "tps"), 30.0);
 }
 
 }  // namespace

@@ -1,0 +1,161 @@
+// The tpcc emulator against real PostgreSQL servers (ctest fixture db_services, and a managed
+// server of the test's own): reconnect after the server killed the sessions (with server counters
+// and consistency checks of a complete run), and a server that dies mid-run ending the test
+// cleanly with its intervals kept.
+#include <signal.h>
+#include <stdlib.h>
+
+#include <atomic>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include "drivelab/oltp/register.hpp"
+#include "drivelab/runner/protocol.hpp"
+#include "drivelab/runner/run.hpp"
+#include "postgres_test_db.hpp"
+
+namespace drivelab::oltp {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+
+/// A fresh directory in /tmp the postgres user can reach, removed at the end.
+class TmpTarget {
+ public:
+  TmpTarget() {
+    std::string tmpl = "/tmp/drivelab-tpcc-srv-XXXXXX";
+    if (::mkdtemp(tmpl.data()) == nullptr) throw std::runtime_error("mkdtemp");
+    path_ = tmpl;
+    fs::permissions(path_, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
+                               fs::perms::others_read | fs::perms::others_exec);
+  }
+  ~TmpTarget() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  const fs::path& path() const { return path_; }
+
+ private:
+  fs::path path_;
+};
+
+/// Runs a protocol with the tpcc emulator, and watches its journal from another thread.
+struct ProtocolRun {
+  fs::path out_dir;
+  std::ostringstream out;
+  std::atomic<bool> finished{false};
+
+  /// True once the run's journal holds an interval event (read from the file: the runner
+  /// appends and fdatasyncs each event as it happens).
+  bool journal_has_interval() const {
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator(out_dir, ec)) {
+      if (e.path().string().ends_with(".journal.jsonl")) {
+        std::ifstream in(e.path());
+        const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        if (text.find("\"event\":\"interval\"") != std::string::npos) return true;
+      }
+    }
+    return false;
+  }
+  void wait_for_measured_phase() const {
+    while (!finished && !journal_has_interval()) std::this_thread::sleep_for(100ms);
+  }
+
+  runner::RunOutcome run(const std::string& yaml, const fs::path& target) {
+    runner::Registry reg;
+    register_emulators(reg);
+    config::Diagnostics diags;
+    config::Document doc = config::Document::load_string(yaml, "p.yaml", diags);
+    runner::Protocol p = runner::decode_protocol(doc, reg, diags);
+    EXPECT_TRUE(diags.empty()) << diags.to_string();
+    runner::RunOptions o;
+    o.target = target;
+    o.out_dir = out_dir;
+    o.out = &out;
+    runner::StopFlag stop;
+    runner::RunOutcome outcome = runner::run_protocol(p, o, stop);
+    finished = true;
+    return outcome;
+  }
+};
+
+class TpccOnPostgres : public test::PgTest {};
+
+TEST_F(TpccOnPostgres, PooledTerminalsReconnectAfterTheServerKilledTheirSessions) {
+  // The emulator on the test server (an existing server: `connection:`), pooled closed loop;
+  // after the first interval every session of the test's database is terminated by the server.
+  TmpTarget target;
+  ProtocolRun r;
+  r.out_dir = target.path() / "out";
+  const std::string yaml = fmt::format(
+      "protocol: p\nseed: 4\ntests:\n"
+      "  - name: pg\n    kind: tpcc\n    warmup: 0s\n    duration: 4s\n    interval: 1s\n"
+      "    tpcc:\n      backend: postgres\n      database: {}\n"
+      "      server: {{connection: \"host={} port={}\", user: {}}}\n"
+      "      warehouses: 1\n      scale_items: 1000\n      users: 4\n      terminals: pooled\n"
+      "      connections: 2\n      reconnect_timeout: 5s\n",
+      name, svc.pg_socket_dir, svc.pg_port, svc.pg_user);
+  std::thread killer([&] {
+    r.wait_for_measured_phase();
+    admin->execute_immediate("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '" + name +
+                             "' AND pid <> pg_backend_pid()");
+  });
+  const auto outcome = r.run(yaml, target.path());
+  killer.join();
+  const auto& t = outcome.record.tests.at(0);
+  ASSERT_EQ(t.status, results::Status::complete) << t.reason << "\n" << r.out.str();
+  // Each of the two connections reconnects when it next talks to the server.
+  EXPECT_GE(t.find_metric("reconnects")->value, 1.0);
+  EXPECT_LE(t.find_metric("reconnects")->value, 2.0);
+  EXPECT_GT(t.find_metric("transactions")->value, 0.0);
+  double late_commits = 0;  // the terminals went on after reconnecting
+  for (std::size_t i = 1; i < t.intervals.size(); ++i) late_commits += t.intervals[i].values[0].second;
+  EXPECT_GT(late_commits, 0.0);
+  ASSERT_NE(t.find_metric("server_commits"), nullptr);  // pg_stat_database difference
+  EXPECT_GT(t.find_metric("server_commits")->value, 0.0);
+  EXPECT_TRUE(t.details.contains("server_counters"));
+  EXPECT_EQ(t.details["database"]["backend"]["backend"], "postgres");
+  EXPECT_GE(t.checks.size(), 4u);
+  for (const auto& c : t.checks) EXPECT_TRUE(c.passed) << c.name << ": " << c.detail;
+}
+
+TEST(TpccManagedPostgres, AServerThatDiesMidRunFailsTheTestClearlyAndKeepsTheIntervals) {
+  TmpTarget target;
+  ProtocolRun r;
+  r.out_dir = target.path() / "out";
+  const fs::path server_dir = target.path() / "drivelab-pg-postgres";
+  std::thread killer([&] {
+    r.wait_for_measured_phase();
+    std::ifstream in(server_dir / "postmaster.pid");
+    pid_t pid = 0;
+    if (in >> pid && pid > 0) ::kill(pid, SIGQUIT);  // immediate shutdown: every session is cut
+  });
+  const auto outcome = r.run(
+      "protocol: p\nseed: 2\ntests:\n"
+      "  - name: pg\n    kind: tpcc\n    warmup: 1s\n    duration: 60s\n    interval: 1s\n"
+      "    tpcc:\n      backend: postgres\n      server: {managed: postgres, buffer: 64MiB}\n"
+      "      warehouses: 1\n      scale_items: 1000\n      users: 4\n      reconnect_timeout: 1s\n",
+      target.path());
+  killer.join();
+  const auto& t = outcome.record.tests.at(0);
+  EXPECT_EQ(t.status, results::Status::failed) << r.out.str();
+  EXPECT_NE(t.reason.find("server connection lost"), std::string::npos) << t.reason;
+  EXPECT_LT(t.measured_s, 30.0);  // ended by the failure, not by the 60 s duration
+  EXPECT_FALSE(t.intervals.empty());
+  ASSERT_NE(t.find_metric("transactions"), nullptr);  // what was measured is kept
+  EXPECT_GT(t.find_metric("transactions")->value, 0.0);
+  EXPECT_EQ(t.details["database"]["backend"]["backend"], "postgres");
+  EXPECT_GT(t.details["load"]["rate_mb_s"].get<double>(), 0.0);
+  EXPECT_FALSE(fs::exists(server_dir));  // cleanup removed the dead server's directory
+}
+
+}  // namespace
+}  // namespace drivelab::oltp
