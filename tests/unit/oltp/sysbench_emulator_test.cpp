@@ -1,0 +1,128 @@
+// kind: sysbench through the protocol runner on SQLite in a temp directory: prepare (load),
+// run, report fields, verify, cleanup.
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "drivelab/oltp/register.hpp"
+#include "drivelab/runner/protocol.hpp"
+#include "drivelab/runner/run.hpp"
+#include "test_db.hpp"
+
+namespace drivelab::oltp {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct SysbenchEmulatorTest : ::testing::Test {
+  test::TempDir dir;
+  std::ostringstream out;
+
+  void SetUp() override { fs::create_directories(dir.path() / "target"); }
+
+  runner::RunOutcome run(const std::string& yaml) {
+    runner::Registry reg;
+    register_emulators(reg);
+    config::Diagnostics diags;
+    config::Document doc = config::Document::load_string(yaml, "p.yaml", diags);
+    runner::Protocol p = runner::decode_protocol(doc, reg, diags);
+    EXPECT_TRUE(diags.empty()) << diags.to_string();
+    runner::RunOptions o;
+    o.target = dir.path() / "target";
+    o.out_dir = dir.path() / "out";
+    o.out = &out;
+    runner::StopFlag stop;
+    return runner::run_protocol(p, o, stop);
+  }
+  static double metric(const results::TestRecord& t, std::string_view name) {
+    const auto* m = t.find_metric(name);
+    EXPECT_NE(m, nullptr) << name;
+    return m ? m->value : -1;
+  }
+};
+
+TEST_F(SysbenchEmulatorTest, ReadWriteOnSqliteReportsSysbenchsFields) {
+  const auto r = run("protocol: p\nseed: 3\ntests:\n"
+                     "  - {name: sb, kind: sysbench, warmup: 0s, duration: 2s, interval: 500ms,\n"
+                     "     sysbench: {tables: 2, table_size: 3000, threads: 2, synchronous: 'OFF'}}\n");
+  ASSERT_EQ(r.record.tests.size(), 1u);
+  const auto& t = r.record.tests[0];
+  ASSERT_EQ(t.status, results::Status::complete) << t.reason << "\n" << out.str();
+  // Headline first: what sysbench prints first.
+  ASSERT_GE(t.metrics.size(), 5u);
+  EXPECT_EQ(t.metrics[0].name, "tps");
+  EXPECT_EQ(t.metrics[1].name, "qps");
+  EXPECT_EQ(t.metrics[2].name, "latency_avg_ms");
+  EXPECT_EQ(t.metrics[3].name, "latency_p95_ms");
+  EXPECT_EQ(t.metrics[4].name, "latency_p99_ms");
+  const double tx = metric(t, "transactions");
+  EXPECT_GT(tx, 0);
+  EXPECT_DOUBLE_EQ(metric(t, "events"), tx);
+  EXPECT_DOUBLE_EQ(metric(t, "queries"), 20 * tx);  // no ignored errors on SQLite
+  EXPECT_DOUBLE_EQ(metric(t, "reads"), 14 * tx);
+  EXPECT_DOUBLE_EQ(metric(t, "writes"), 4 * tx);
+  EXPECT_DOUBLE_EQ(metric(t, "other"), 2 * tx);
+  EXPECT_NEAR(metric(t, "qps"), 20 * metric(t, "tps"), 1e-6 * metric(t, "qps"));
+  EXPECT_EQ(metric(t, "errors_s"), 0.0);
+  EXPECT_EQ(metric(t, "reconnects_s"), 0.0);
+  EXPECT_LE(metric(t, "latency_min_ms"), metric(t, "latency_avg_ms"));
+  EXPECT_LE(metric(t, "latency_p95_ms"), metric(t, "latency_p99_ms"));
+  EXPECT_LE(metric(t, "latency_p99_ms"), metric(t, "latency_max_ms"));
+  EXPECT_GT(metric(t, "total_time_s"), 1.9);
+  EXPECT_TRUE(t.histograms.count("latency"));
+  ASSERT_EQ(t.groups.size(), 1u);
+  EXPECT_EQ(t.groups[0].name, "threads_fairness");
+  // Interval lines as sysbench --report-interval prints them.
+  ASSERT_GE(t.intervals.size(), 3u);
+  const std::vector<std::string> names = {"tps", "qps", "reads_s", "writes_s", "other_s",
+                                          "lat_p95_ms", "err_s", "reconn_s"};
+  for (std::size_t i = 0; i < names.size(); ++i) EXPECT_EQ(t.intervals[0].values[i].first, names[i]);
+  // Verification: every table still has its rows.
+  ASSERT_EQ(t.checks.size(), 2u);
+  for (const auto& c : t.checks) EXPECT_TRUE(c.passed) << c.name << ": " << c.detail;
+  // The effective config and the equivalent sysbench command are recorded.
+  EXPECT_EQ(t.config["workload"], "oltp_read_write");
+  EXPECT_EQ(t.config["rand_type"], "special");
+  EXPECT_EQ(t.config["tables"], 2);
+  EXPECT_EQ(t.details["prepared_statements_per_connection"], 18);
+  EXPECT_EQ(t.details["database_reused"], false);
+  EXPECT_EQ(t.details["load"]["rows"], 6000);
+  EXPECT_NE(t.details["sysbench_command"].get<std::string>().find(
+                "sysbench oltp_read_write --tables=2 --table-size=3000 --threads=2 --time=2"),
+            std::string::npos);
+  // Cleanup removed the database (neither keep_database nor reuse).
+  EXPECT_FALSE(fs::exists(dir.path() / "target" / "drivelab-sb-sysbench.db"));
+}
+
+TEST_F(SysbenchEmulatorTest, ReuseKeepsTheTablesAndTheSecondRunSkipsTheLoad) {
+  const std::string yaml =
+      "protocol: p\ntests:\n"
+      "  - {name: sb, kind: sysbench, warmup: 0s, duration: 1s, interval: 1s,\n"
+      "     sysbench: {workload: oltp_read_only, tables: 1, table_size: 2000, threads: 2, reuse: true,\n"
+      "                rand_type: uniform}}\n";
+  const auto first = run(yaml);
+  ASSERT_EQ(first.record.tests[0].status, results::Status::complete) << first.record.tests[0].reason;
+  EXPECT_EQ(first.record.tests[0].details["database_reused"], false);
+  EXPECT_TRUE(fs::exists(dir.path() / "target" / "drivelab-sb-sysbench.db"));
+  const auto second = run(yaml);
+  const auto& t = second.record.tests[0];
+  ASSERT_EQ(t.status, results::Status::complete) << t.reason;
+  EXPECT_EQ(t.details["database_reused"], true);
+  EXPECT_DOUBLE_EQ(metric(t, "writes"), 0.0);
+  EXPECT_DOUBLE_EQ(metric(t, "reads"), 14 * metric(t, "transactions"));
+}
+
+TEST_F(SysbenchEmulatorTest, WriteOnlyRunsFourWritesPerTransaction) {
+  const auto r = run("protocol: p\ntests:\n"
+                     "  - {name: sb, kind: sysbench, warmup: 200ms, duration: 1s, interval: 1s,\n"
+                     "     sysbench: {workload: oltp_write_only, tables: 1, table_size: 1000, synchronous: 'OFF'}}\n");
+  const auto& t = r.record.tests[0];
+  ASSERT_EQ(t.status, results::Status::complete) << t.reason;
+  EXPECT_GT(metric(t, "transactions"), 0);
+  EXPECT_DOUBLE_EQ(metric(t, "writes"), 4 * metric(t, "transactions"));
+  EXPECT_DOUBLE_EQ(metric(t, "reads"), 0.0);
+  EXPECT_GT(t.warmup_s, 0.15);
+}
+
+}  // namespace
+}  // namespace drivelab::oltp

@@ -1,0 +1,149 @@
+// kind: sysbench on the real PostgreSQL and MariaDB test servers (db_services fixture): a short
+// oltp_read_write run with sysbench's `special` distribution (hot rows: deadlocks and duplicate
+// keys happen and must be ignored and retried), and the prepared-statement pre-flight.
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "drivelab/oltp/mysql_backend.hpp"
+#include "drivelab/oltp/postgres_backend.hpp"
+#include "drivelab/oltp/register.hpp"
+#include "drivelab/runner/protocol.hpp"
+#include "drivelab/runner/run.hpp"
+#include "services.hpp"
+#include "test_db.hpp"
+
+namespace drivelab::oltp {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct SysbenchServerTest : ::testing::Test {
+  test::TempDir dir;
+  std::ostringstream out;
+  testing::Services svc;
+  std::string database = testing::unique_database_name();
+
+  void SetUp() override {
+    auto s = testing::services();
+    ASSERT_TRUE(s.has_value());
+    svc = *s;
+    fs::create_directories(dir.path() / "target");
+  }
+
+  std::unique_ptr<Backend> pg_admin() {
+    PostgresOptions o;
+    o.endpoint.socket_path = svc.pg_socket_dir;
+    o.endpoint.port = svc.pg_port;
+    o.endpoint.user = svc.pg_user;
+    o.database = svc.pg_database;
+    return make_postgres_backend(o);
+  }
+  std::unique_ptr<Backend> mysql_admin() {
+    MysqlOptions o;
+    o.endpoint.socket_path = svc.mysql_socket;
+    o.endpoint.user = svc.mysql_user;
+    o.database = "mysql";
+    return make_mysql_backend(o);
+  }
+  void drop_databases() {
+    pg_admin()->connect()->execute_immediate(fmt::format("DROP DATABASE IF EXISTS \"{}\" WITH (FORCE)", database));
+    mysql_admin()->connect()->execute_immediate(fmt::format("DROP DATABASE IF EXISTS `{}`", database));
+  }
+  void TearDown() override {
+    if (!svc.pg_socket_dir.empty()) drop_databases();
+  }
+
+  std::string pg_section() const {
+    return fmt::format("backend: postgres, database: {}, server: {{connection: 'host={} port={}', user: {}}}",
+                       database, svc.pg_socket_dir, svc.pg_port, svc.pg_user);
+  }
+  std::string mysql_section() const {
+    return fmt::format("backend: mysql, database: {}, server: {{connection: 'unix://{}', user: {}}}", database,
+                       svc.mysql_socket, svc.mysql_user);
+  }
+
+  runner::RunOutcome run(const std::string& sysbench_keys, const std::string& duration = "2s") {
+    runner::Registry reg;
+    register_emulators(reg);
+    config::Diagnostics diags;
+    const std::string yaml = fmt::format(
+        "protocol: p\nseed: 9\ntests:\n  - {{name: sb, kind: sysbench, warmup: 0s, duration: {}, interval: 1s,\n"
+        "     sysbench: {{{}}}}}\n",
+        duration, sysbench_keys);
+    config::Document doc = config::Document::load_string(yaml, "p.yaml", diags);
+    runner::Protocol p = runner::decode_protocol(doc, reg, diags);
+    EXPECT_TRUE(diags.empty()) << diags.to_string() << "\n" << yaml;
+    runner::RunOptions o;
+    o.target = dir.path() / "target";
+    o.out_dir = dir.path() / "out";
+    o.out = &out;
+    runner::StopFlag stop;
+    return runner::run_protocol(p, o, stop);
+  }
+
+  static double metric(const results::TestRecord& t, std::string_view name) {
+    const auto* m = t.find_metric(name);
+    EXPECT_NE(m, nullptr) << name;
+    return m ? m->value : -1;
+  }
+
+  /// A short special-distribution run: complete, sysbench's query mix, tables intact.
+  void expect_good_run(const results::TestRecord& t) {
+    ASSERT_EQ(t.status, results::Status::complete) << t.reason << "\n" << out.str();
+    const double tx = metric(t, "transactions");
+    EXPECT_GT(tx, 10);
+    // Restarted transactions add the queries of their failed attempts: >= 20 per transaction.
+    EXPECT_GE(metric(t, "queries"), 20 * tx);
+    EXPECT_GE(metric(t, "reads"), 14 * tx);
+    EXPECT_GE(metric(t, "other"), 2 * tx);
+    EXPECT_EQ(metric(t, "reconnects"), 0.0);
+    ASSERT_EQ(t.checks.size(), 2u);
+    for (const auto& c : t.checks) EXPECT_TRUE(c.passed) << c.name << ": " << c.detail;
+    EXPECT_GE(t.intervals.size(), 2u);
+  }
+};
+
+TEST_F(SysbenchServerTest, ReadWriteOnPostgres) {
+  pg_admin()->connect()->execute_immediate(fmt::format("CREATE DATABASE \"{}\"", database));
+  const auto r = run(fmt::format("{}, tables: 2, table_size: 2000, threads: 4", pg_section()));
+  const auto& t = r.record.tests[0];
+  expect_good_run(t);
+  EXPECT_EQ(t.details["preflight"]["max_connections"], 300);
+  EXPECT_NE(t.details["sysbench_command"].get<std::string>().find("--db-driver=pgsql"), std::string::npos);
+  // cleanup dropped the tables (they were drivelab's).
+  PostgresOptions o;
+  o.endpoint.socket_path = svc.pg_socket_dir;
+  o.endpoint.port = svc.pg_port;
+  o.endpoint.user = svc.pg_user;
+  o.database = database;
+  EXPECT_FALSE(make_postgres_backend(o)->exists());
+}
+
+TEST_F(SysbenchServerTest, ReadWriteOnMariadb) {
+  const auto r = run(fmt::format("{}, tables: 2, table_size: 2000, threads: 4", mysql_section()));
+  const auto& t = r.record.tests[0];
+  expect_good_run(t);
+  EXPECT_EQ(t.details["preflight"]["prepared_statements_needed"], 4 * 18);
+  EXPECT_NE(t.details["sysbench_command"].get<std::string>().find("--db-driver=mysql"), std::string::npos);
+}
+
+TEST_F(SysbenchServerTest, MariadbPreflightRefusesMorePreparedStatementsThanTheServerAllows) {
+  // The test server allows 100,000; 1,200 tables x 9 x 10 threads = 108,000. Checked before any
+  // table is created.
+  const auto r = run(fmt::format("{}, tables: 1200, table_size: 10, threads: 10", mysql_section()));
+  const auto& t = r.record.tests[0];
+  EXPECT_EQ(t.status, results::Status::failed);
+  EXPECT_NE(t.reason.find("max_prepared_stmt_count is 100000"), std::string::npos) << t.reason;
+  EXPECT_NE(t.reason.find("prepares 108000 server-side statements"), std::string::npos) << t.reason;
+  MysqlOptions o;
+  o.endpoint.socket_path = svc.mysql_socket;
+  o.endpoint.user = svc.mysql_user;
+  o.database = database;
+  EXPECT_FALSE(make_mysql_backend(o)->exists());
+}
+
+}  // namespace
+}  // namespace drivelab::oltp
