@@ -1,0 +1,240 @@
+#!/usr/bin/env bash
+# Side-by-side: drivelab's `sysbench` kind against Debian's sysbench 1.0.20 on the SAME server and
+# the SAME data, back to back: oltp_read_write, 4 tables x 100,000 rows, 8 threads, 60 s, for
+# --rand-type special (sysbench's default) and uniform, on PostgreSQL and MariaDB.
+#
+#   bench/oltp_vs_sysbench.sh [options] [BUILD_DIR]          (BUILD_DIR default: ./build)
+#     --duration S        measured seconds per run (default 60; e.g. 10 for a quick check)
+#     --tables N          default 4
+#     --table-size N      default 100000
+#     --threads N         default 8
+#     --databases LIST    default "postgres mariadb"
+#     --rand-types LIST   default "special uniform"
+#     --services-env FILE use running servers described by FILE (scripts/test-services.sh format);
+#                         default: start a private PostgreSQL + MariaDB with scripts/test-services.sh
+#                         in a temporary directory and stop them at the end
+#
+# What it does, per database:
+#   1. creates the database `drivelab_sbbench` and loads it ONCE with `sysbench oltp_read_write
+#      prepare` (sysbench's own tables: drivelab reuses them, reuse: true, checked by MAX(id));
+#   2. per rand type: `sysbench oltp_read_write run`, then drivelab's oltp_read_write on the same
+#      tables, back to back, same options (threads, duration, rand type, report interval);
+#   3. prints TPS, p95 latency and client CPU per transaction (user + sys CPU seconds of the
+#      client process, from wait4(2) rusage, divided by its transactions) for both, the ratios
+#      ours/sysbench, and PASS/FAIL against the targets: TPS >= 1.0x, CPU/transaction <= 1.0x.
+# The client CPU of each tool is its whole process (start-up, statement preparation, the run and
+# its reports); the servers' CPU is not included. p95: sysbench's histogram has ~1.8% wide buckets,
+# ours <= 0.2% (docs/oltp-sysbench.md). Use a Release build of drivelab: a Debug build is flagged.
+set -euo pipefail
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+SCRIPT="${BASH_SOURCE[0]}"
+export REPO SCRIPT
+exec python3 - "$@" <<'PY'
+import json, os, resource, shlex, shutil, subprocess, sys, tempfile, time
+
+args = sys.argv[1:]
+opt = {"duration": 60, "tables": 4, "table_size": 100000, "threads": 8,
+       "databases": "postgres mariadb", "rand_types": "special uniform", "services_env": "", "build": "./build"}
+i = 0
+while i < len(args):
+    a = args[i]
+    key = a[2:].replace("-", "_") if a.startswith("--") else None
+    if key in opt and i + 1 < len(args):
+        opt[key] = type(opt[key])(args[i + 1]) if isinstance(opt[key], int) else args[i + 1]
+        i += 2
+    elif a in ("-h", "--help"):
+        for line in open(os.environ["SCRIPT"]):
+            if line.startswith("#!"):
+                continue
+            if not line.startswith("#"):
+                break
+            print(line.rstrip()[2:])
+        sys.exit(0)
+    elif not a.startswith("--"):
+        opt["build"] = a
+        i += 1
+    else:
+        sys.exit(f"oltp_vs_sysbench: unknown option {a} (see the header of the script)")
+
+repo = os.environ["REPO"]
+drivelab = os.path.join(opt["build"], "apps", "drivelab")
+if not os.access(drivelab, os.X_OK):
+    sys.exit(f"oltp_vs_sysbench: {drivelab} not found: build the 'drivelab' target first")
+if not shutil.which("sysbench"):
+    sys.exit("oltp_vs_sysbench: sysbench not found (apt-get install sysbench)")
+
+work = tempfile.mkdtemp(prefix="drivelab-oltp-vs-sysbench-")
+DB = "drivelab_sbbench"
+started_services = False
+
+
+def run(cmd, what, env=None):
+    """Runs cmd; returns (stdout, cpu seconds user+sys of the process and its children)."""
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
+    out = p.stdout.read()
+    _, status, ru = os.wait4(p.pid, 0)
+    p.returncode = os.waitstatus_to_exitcode(status)
+    if p.returncode != 0:
+        sys.stderr.write(out[-6000:])
+        raise SystemExit(f"oltp_vs_sysbench: {what} failed (exit {p.returncode}): {shlex.join(cmd)}")
+    return out, ru.ru_utime + ru.ru_stime
+
+
+def version(cmd):
+    try:
+        return subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True).stdout.strip().splitlines()[0]
+    except (OSError, IndexError):
+        return "?"
+
+
+env_file = opt["services_env"]
+if not env_file:
+    env_file = os.path.join(work, "services.env")
+    print(f"== starting private PostgreSQL and MariaDB servers (scripts/test-services.sh start {env_file})")
+    run([os.path.join(repo, "scripts", "test-services.sh"), "start", env_file], "starting the servers")
+    started_services = True
+svc = dict(line.strip().split("=", 1) for line in open(env_file) if "=" in line)
+
+
+def sql_admin(db, statements):
+    if db == "postgres":
+        cmd = ["psql", "-X", "-q", "-h", svc["PG_SOCKET_DIR"], "-p", svc["PG_PORT"], "-U", svc["PG_USER"],
+               "-d", svc["PG_DATABASE"]]
+        for s in statements:
+            cmd += ["-c", s]
+    else:
+        cmd = ["mariadb", "--no-defaults", "-S", svc["MYSQL_SOCKET"], "-u", svc["MYSQL_USER"], "-e", ";".join(statements)]
+    run(cmd, f"{db} admin")
+
+
+def sysbench_conn(db):
+    if db == "postgres":
+        return ["--db-driver=pgsql", f"--pgsql-host={svc['PG_SOCKET_DIR']}", f"--pgsql-port={svc['PG_PORT']}",
+                f"--pgsql-user={svc['PG_USER']}", f"--pgsql-db={DB}"]
+    return ["--db-driver=mysql", f"--mysql-socket={svc['MYSQL_SOCKET']}", f"--mysql-user={svc['MYSQL_USER']}",
+            f"--mysql-db={DB}"]
+
+
+def scale_opts():
+    return [f"--tables={opt['tables']}", f"--table-size={opt['table_size']}"]
+
+
+def interval_s():
+    return max(1, min(10, opt["duration"] // 6))
+
+
+def theirs(db, rand):
+    cmd = ["sysbench", "oltp_read_write"] + sysbench_conn(db) + scale_opts() + [
+        f"--threads={opt['threads']}", f"--time={opt['duration']}", f"--report-interval={interval_s()}",
+        f"--rand-type={rand}", "run"]
+    print("   sysbench: " + shlex.join(cmd))
+    out, cpu = run(cmd, "sysbench run")
+    tx = p95 = None
+    tps = err_s = 0.0
+    for line in out.splitlines():
+        w = line.split()
+        if line.strip().startswith("transactions:"):
+            tx = int(w[1])
+            tps = float(w[2].lstrip("("))
+        elif "95th percentile:" in line:
+            p95 = float(w[-1])
+        elif line.strip().startswith("ignored errors:"):
+            err_s = float(w[3].lstrip("("))
+    if tx is None or p95 is None:
+        sys.stderr.write(out)
+        sys.exit("oltp_vs_sysbench: cannot parse sysbench's report")
+    return {"tps": tps, "p95": p95, "tx": tx, "cpu": cpu, "err_s": err_s}
+
+
+def ours(db, rand, tag):
+    if db == "postgres":
+        server = {"connection": f"host={svc['PG_SOCKET_DIR']} port={svc['PG_PORT']}", "user": svc["PG_USER"]}
+        backend = "postgres"
+    else:
+        server = {"connection": f"unix://{svc['MYSQL_SOCKET']}", "user": svc["MYSQL_USER"]}
+        backend = "mysql"
+    protocol = {"protocol": "oltp-vs-sysbench", "tests": [{
+        "name": "sb", "kind": "sysbench", "warmup": "0s", "duration": f"{opt['duration']}s",
+        "interval": f"{interval_s()}s",
+        "sysbench": {"workload": "oltp_read_write", "tables": opt["tables"], "table_size": opt["table_size"],
+                     "threads": opt["threads"], "rand_type": rand, "reuse": True, "backend": backend,
+                     "database": DB, "server": server}}]}
+    pfile = os.path.join(work, f"ours-{tag}.yaml")
+    with open(pfile, "w") as f:
+        json.dump(protocol, f)  # JSON is YAML
+    target = os.path.join(work, "target")
+    os.makedirs(target, exist_ok=True)
+    out_dir = os.path.join(work, f"ours-{tag}")
+    cmd = [drivelab, "run", pfile, "--target", target, "--out", out_dir, "--quiet"]
+    print("   drivelab: " + shlex.join(cmd))
+    _, cpu = run(cmd, "drivelab run")
+    rec = json.load(open(os.path.join(out_dir, "latest.json")))
+    t = rec["tests"][0]
+    if t["status"] != "complete":
+        sys.exit(f"oltp_vs_sysbench: drivelab test status {t['status']}: {t.get('reason', '')}")
+    m = {k: v["value"] for k, v in t["metrics"].items()}
+    if not t["details"].get("database_reused"):
+        sys.exit("oltp_vs_sysbench: drivelab did not reuse sysbench's tables")
+    return {"tps": m["tps"], "p95": m["latency_p95_ms"], "tx": m["transactions"], "cpu": cpu,
+            "err_s": m["errors_s"], "build": rec.get("tool", {}).get("build_type", "?")}
+
+
+print(f"drivelab: {drivelab} ({version([drivelab, '--version'])});  sysbench: {version(['sysbench', '--version'])}")
+if "1.0.20" not in version(["sysbench", "--version"]):
+    print("warning: the reference is sysbench 1.0.20 (Debian 12); this sysbench differs")
+print(f"oltp_read_write, {opt['tables']} tables x {opt['table_size']} rows, {opt['threads']} threads, "
+      f"{opt['duration']} s per run; servers from {env_file}")
+
+rows = []
+try:
+    for db in opt["databases"].split():
+        if db not in ("postgres", "mariadb"):
+            sys.exit(f"oltp_vs_sysbench: unknown database '{db}' (postgres, mariadb)")
+        print(f"== {db}: sysbench prepare into {DB}")
+        if db == "postgres":
+            sql_admin(db, [f'DROP DATABASE IF EXISTS "{DB}" WITH (FORCE)', f'CREATE DATABASE "{DB}"'])
+        else:
+            sql_admin(db, [f"DROP DATABASE IF EXISTS `{DB}`", f"CREATE DATABASE `{DB}`"])
+        t0 = time.monotonic()
+        run(["sysbench", "oltp_read_write"] + sysbench_conn(db) + scale_opts() +
+            [f"--threads={min(opt['threads'], opt['tables'])}", "prepare"], "sysbench prepare")
+        print(f"   loaded in {time.monotonic() - t0:.1f} s")
+        for rand in opt["rand_types"].split():
+            print(f"== {db}, rand_type {rand}")
+            a = theirs(db, rand)
+            b = ours(db, rand, f"{db}-{rand}")
+            if b["build"] == "Debug":
+                print(f"warning: {drivelab} is a Debug build; use -DCMAKE_BUILD_TYPE=Release for representative numbers")
+            rows.append((db, rand, a, b))
+        if db == "postgres":
+            sql_admin(db, [f'DROP DATABASE IF EXISTS "{DB}" WITH (FORCE)'])
+        else:
+            sql_admin(db, [f"DROP DATABASE IF EXISTS `{DB}`"])
+finally:
+    if started_services:
+        subprocess.run([os.path.join(repo, "scripts", "test-services.sh"), "stop", env_file])
+    shutil.rmtree(work, ignore_errors=True)
+
+ok_all = True
+print()
+print(f"{'database':9} {'rand':8} {'':22} {'sysbench':>10} {'drivelab':>10} {'ours/sb':>8}  {'target':8} verdict")
+for db, rand, a, b in rows:
+    cpu_a = a["cpu"] / a["tx"] * 1e6 if a["tx"] else float("nan")
+    cpu_b = b["cpu"] / b["tx"] * 1e6 if b["tx"] else float("nan")
+    tps_ratio = b["tps"] / a["tps"] if a["tps"] else float("nan")
+    cpu_ratio = cpu_b / cpu_a if cpu_a else float("nan")
+    tps_ok = tps_ratio >= 1.0
+    cpu_ok = cpu_ratio <= 1.0
+    ok_all = ok_all and tps_ok and cpu_ok
+    print(f"{db:9} {rand:8} {'TPS':22} {a['tps']:10.1f} {b['tps']:10.1f} {tps_ratio:7.2f}x  {'>= 1.0x':8} "
+          f"{'PASS' if tps_ok else 'FAIL'}")
+    print(f"{'':9} {'':8} {'p95 latency (ms)':22} {a['p95']:10.2f} {b['p95']:10.2f} {b['p95'] / a['p95']:7.2f}x")
+    print(f"{'':9} {'':8} {'client CPU/tx (us)':22} {cpu_a:10.1f} {cpu_b:10.1f} {cpu_ratio:7.2f}x  {'<= 1.0x':8} "
+          f"{'PASS' if cpu_ok else 'FAIL'}")
+    print(f"{'':9} {'':8} {'client CPU (s)':22} {a['cpu']:10.2f} {b['cpu']:10.2f}")
+    print(f"{'':9} {'':8} {'ignored errors/s':22} {a['err_s']:10.2f} {b['err_s']:10.2f}")
+print()
+print("overall: " + ("PASS" if ok_all else "FAIL") +
+      " (targets: drivelab TPS >= 1.0x sysbench's, client CPU per transaction <= 1.0x)")
+sys.exit(0 if ok_all else 1)
+PY
