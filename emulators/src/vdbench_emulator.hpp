@@ -68,6 +68,7 @@ class VdbenchEmulator final : public runner::Emulator {
   std::int64_t run_start_ns_ = 0;
   std::uint64_t measured_ios_ = 0;
   std::uint64_t interval_ios_sum_ = 0;
+  std::uint64_t drained_ios_ = 0;  // reaped after a run's window closed, not counted
   std::vector<PointResult> points_;
 };
 
