@@ -42,6 +42,7 @@ WorkloadStream::WorkloadStream(const std::vector<WorkloadDef>& workloads, Region
   for (double s : skews) total += s;
   for (std::size_t i = 0; i < workloads.size(); ++i) {
     const WorkloadDef& w = workloads[i];
+    if (w.xfersize.empty()) throw ConfigError(fmt::format("workloads[{}] ({}): no xfersize", i, w.name));
     Def d;
     double xc = 0, xt = 0;
     for (const auto& x : w.xfersize) xt += x.pct;
@@ -54,7 +55,7 @@ WorkloadStream::WorkloadStream(const std::vector<WorkloadDef>& workloads, Region
       d.xfer_cdf.push_back(xc);
       d.xfer_bytes.push_back(static_cast<std::uint32_t>(x.size_bytes));
     }
-    d.xfer_cdf.back() = 1.0;
+    if (!d.xfer_cdf.empty()) d.xfer_cdf.back() = 1.0;  // exactly 1: rounding never leaves a gap
     d.read_p = w.rdpct / 100.0;
     d.random_p = w.seekpct / 100.0;
     const auto pct_of = [&](double pct) {
