@@ -81,7 +81,7 @@ int main(int argc, char** argv) {
 
   // run
   std::string protocol_file;
-  auto* run = app.add_subcommand("run", "Run a protocol file against a target directory");
+  auto* run = app.add_subcommand("run", "Run a protocol file against a target directory or block device");
   run->add_option("protocol", protocol_file, "Protocol YAML (e.g. config/quick.yaml)")
       ->required()->check(CLI::ExistingFile);
   add_run_options(*run, args);
