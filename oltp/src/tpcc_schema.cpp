@@ -9,7 +9,8 @@ namespace drivelab::oltp::tpcc {
 namespace {
 
 // Column types and primary keys of clause 1.3. DECIMAL(p,s) as listed there; numeric ids as
-// INTEGER (the spec's "unique IDs" of 2*W, 20, 96,000 ... fit in 32 bits).
+// INTEGER (the spec's "unique IDs" of 2*W, 20, 96,000 ... fit in 32 bits); date-times as the
+// dialect's {timestamp} type.
 struct TableDdl {
   bool small_rows;  // rows far smaller than a page: clustered on the key where the dialect can
   std::string_view sql;
@@ -28,7 +29,7 @@ constexpr TableDdl kDdl[] = {
     {false, R"(CREATE TABLE customer (
   c_id INTEGER NOT NULL, c_d_id INTEGER NOT NULL, c_w_id INTEGER NOT NULL, c_first VARCHAR(16),
   c_middle CHAR(2), c_last VARCHAR(16), c_street_1 VARCHAR(20), c_street_2 VARCHAR(20),
-  c_city VARCHAR(20), c_state CHAR(2), c_zip CHAR(9), c_phone CHAR(16), c_since TIMESTAMP,
+  c_city VARCHAR(20), c_state CHAR(2), c_zip CHAR(9), c_phone CHAR(16), c_since {timestamp},
   c_credit CHAR(2), c_credit_lim DECIMAL(12,2), c_discount DECIMAL(4,4), c_balance DECIMAL(12,2),
   c_ytd_payment DECIMAL(12,2), c_payment_cnt INTEGER, c_delivery_cnt INTEGER,
   c_data VARCHAR(500),
@@ -36,17 +37,17 @@ constexpr TableDdl kDdl[] = {
     // HISTORY has no primary key in TPC-C (clause 1.3: "rows ... do not require a unique key").
     {false, R"(CREATE TABLE history (
   h_c_id INTEGER, h_c_d_id INTEGER, h_c_w_id INTEGER, h_d_id INTEGER, h_w_id INTEGER,
-  h_date TIMESTAMP, h_amount DECIMAL(6,2), h_data VARCHAR(24)))"},
+  h_date {timestamp}, h_amount DECIMAL(6,2), h_data VARCHAR(24)))"},
     {true, R"(CREATE TABLE new_order (
   no_o_id INTEGER NOT NULL, no_d_id INTEGER NOT NULL, no_w_id INTEGER NOT NULL,
   PRIMARY KEY (no_w_id, no_d_id, no_o_id)))"},
     {true, R"(CREATE TABLE orders (
   o_id INTEGER NOT NULL, o_d_id INTEGER NOT NULL, o_w_id INTEGER NOT NULL, o_c_id INTEGER,
-  o_entry_d TIMESTAMP, o_carrier_id INTEGER, o_ol_cnt INTEGER, o_all_local INTEGER,
+  o_entry_d {timestamp}, o_carrier_id INTEGER, o_ol_cnt INTEGER, o_all_local INTEGER,
   PRIMARY KEY (o_w_id, o_d_id, o_id)))"},
     {true, R"(CREATE TABLE order_line (
   ol_o_id INTEGER NOT NULL, ol_d_id INTEGER NOT NULL, ol_w_id INTEGER NOT NULL,
-  ol_number INTEGER NOT NULL, ol_i_id INTEGER, ol_supply_w_id INTEGER, ol_delivery_d TIMESTAMP,
+  ol_number INTEGER NOT NULL, ol_i_id INTEGER, ol_supply_w_id INTEGER, ol_delivery_d {timestamp},
   ol_quantity INTEGER, ol_amount DECIMAL(6,2), ol_dist_info CHAR(24),
   PRIMARY KEY (ol_w_id, ol_d_id, ol_o_id, ol_number)))"},
     {true, R"(CREATE TABLE item (
@@ -74,15 +75,24 @@ constexpr int kMetaVersion = 1;
 
 }  // namespace
 
-void create_schema(Connection& conn, const Dialect& dialect) {
+std::vector<std::string> schema_ddl(const Dialect& dialect) {
+  std::vector<std::string> out;
   for (const TableDdl& t : kDdl) {
-    conn.execute_immediate(fmt::format("{}{}{}", t.sql, dialect.table_options,
-                                       t.small_rows ? dialect.clustered_small_table_options : ""));
+    // {timestamp}: the dialect's date-time type (T-SQL's TIMESTAMP is rowversion).
+    out.push_back(fmt::format(fmt::runtime(t.sql), fmt::arg("timestamp", dialect.timestamp_type)) +
+                  dialect.table_options + (t.small_rows ? dialect.clustered_small_table_options : ""));
   }
+  return out;
+}
+
+std::vector<std::string> index_ddl() { return {std::begin(kIndexes), std::end(kIndexes)}; }
+
+void create_schema(Connection& conn, const Dialect& dialect) {
+  for (const std::string& sql : schema_ddl(dialect)) conn.execute_immediate(sql);
 }
 
 void create_indexes(Connection& conn) {
-  for (std::string_view sql : kIndexes) conn.execute_immediate(sql);
+  for (const std::string& sql : index_ddl()) conn.execute_immediate(sql);
 }
 
 void write_meta(Connection& conn, const LoadMeta& meta) {

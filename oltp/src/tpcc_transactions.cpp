@@ -102,88 +102,162 @@ StockLevelInput InputGenerator::stock_level(Rng& rng, int w_id, int d_id) const 
   return {.w_id = w_id, .d_id = d_id, .threshold = static_cast<int>(rng.uniform(10, 20))};
 }
 
+// ---- SQL text ----------------------------------------------------------------------------------
+
+TransactionSql transaction_sql(const Dialect& dialect) {
+  TransactionSql q;
+  // New-Order (2.4.2.2)
+  q.no_warehouse = "SELECT w_tax FROM warehouse WHERE w_id = ?";
+  // D_NEXT_O_ID is read and then incremented: a locking read, so that two New-Orders of one
+  // district queue here instead of both reading the same value.
+  q.no_district = render_select(dialect, {.columns = "d_tax, d_next_o_id",
+                                          .table = "district",
+                                          .where = "d_w_id = ? AND d_id = ?",
+                                          .lock_rows = true});
+  q.no_district_update = "UPDATE district SET d_next_o_id = ? WHERE d_w_id = ? AND d_id = ?";
+  q.no_customer =
+      "SELECT c_discount, c_last, c_credit FROM customer WHERE c_w_id = ? AND c_d_id = ? AND c_id = ?";
+  q.no_insert_order =
+      "INSERT INTO orders (o_id, o_d_id, o_w_id, o_c_id, o_entry_d, o_carrier_id, o_ol_cnt, "
+      "o_all_local) VALUES (?, ?, ?, ?, ?, NULL, ?, ?)";
+  q.no_insert_new_order = "INSERT INTO new_order (no_o_id, no_d_id, no_w_id) VALUES (?, ?, ?)";
+  q.no_item = "SELECT i_price, i_name, i_data FROM item WHERE i_id = ?";
+  for (int d = 1; d <= kDistrictsPerWarehouse; ++d) {
+    // S_DIST_xx is chosen by the district: one statement per district keeps them static.
+    const std::string columns = fmt::format("s_quantity, s_data, s_dist_{:02d}", d);
+    q.no_stock[static_cast<std::size_t>(d - 1)] = render_select(
+        dialect, {.columns = columns, .table = "stock", .where = "s_i_id = ? AND s_w_id = ?", .lock_rows = true});
+  }
+  q.no_stock_update =
+      "UPDATE stock SET s_quantity = ?, s_ytd = s_ytd + ?, s_order_cnt = s_order_cnt + 1, "
+      "s_remote_cnt = s_remote_cnt + ? WHERE s_i_id = ? AND s_w_id = ?";
+  q.no_insert_order_line =
+      "INSERT INTO order_line (ol_o_id, ol_d_id, ol_w_id, ol_number, ol_i_id, ol_supply_w_id, "
+      "ol_delivery_d, ol_quantity, ol_amount, ol_dist_info) VALUES (?, ?, ?, ?, ?, ?, NULL, ?, ?, ?)";
+  // Payment (2.5.2.2)
+  q.p_warehouse_update = "UPDATE warehouse SET w_ytd = w_ytd + ? WHERE w_id = ?";
+  q.p_warehouse =
+      "SELECT w_name, w_street_1, w_street_2, w_city, w_state, w_zip FROM warehouse WHERE w_id = ?";
+  q.p_district_update = "UPDATE district SET d_ytd = d_ytd + ? WHERE d_w_id = ? AND d_id = ?";
+  q.p_district =
+      "SELECT d_name, d_street_1, d_street_2, d_city, d_state, d_zip FROM district "
+      "WHERE d_w_id = ? AND d_id = ?";
+  q.customers_by_name =
+      "SELECT c_id FROM customer WHERE c_w_id = ? AND c_d_id = ? AND c_last = ? ORDER BY c_first";
+  q.p_customer = render_select(
+      dialect, {.columns = "c_first, c_middle, c_last, c_street_1, c_street_2, c_city, c_state, c_zip, "
+                           "c_phone, c_since, c_credit, c_credit_lim, c_discount, c_balance, c_data",
+                .table = "customer",
+                .where = "c_w_id = ? AND c_d_id = ? AND c_id = ?",
+                .lock_rows = true});
+  q.p_customer_update =
+      "UPDATE customer SET c_balance = c_balance - ?, c_ytd_payment = c_ytd_payment + ?, "
+      "c_payment_cnt = c_payment_cnt + 1 WHERE c_w_id = ? AND c_d_id = ? AND c_id = ?";
+  q.p_customer_update_bc =
+      "UPDATE customer SET c_balance = c_balance - ?, c_ytd_payment = c_ytd_payment + ?, "
+      "c_payment_cnt = c_payment_cnt + 1, c_data = ? WHERE c_w_id = ? AND c_d_id = ? AND c_id = ?";
+  q.p_insert_history =
+      "INSERT INTO history (h_c_id, h_c_d_id, h_c_w_id, h_d_id, h_w_id, h_date, h_amount, h_data) "
+      "VALUES (?, ?, ?, ?, ?, ?, ?, ?)";
+  // Order-Status (2.6.2.2)
+  q.os_customer =
+      "SELECT c_balance, c_first, c_middle, c_last FROM customer "
+      "WHERE c_w_id = ? AND c_d_id = ? AND c_id = ?";
+  // "The row in the ORDER table with matching O_W_ID, O_D_ID, O_C_ID and the largest O_ID";
+  // a MAX subquery keeps the text portable and uses the orders_customer index.
+  q.os_order =
+      "SELECT o_id, o_entry_d, o_carrier_id FROM orders WHERE o_w_id = ? AND o_d_id = ? AND "
+      "o_id = (SELECT MAX(o_id) FROM orders WHERE o_w_id = ? AND o_d_id = ? AND o_c_id = ?)";
+  q.os_order_lines =
+      "SELECT ol_i_id, ol_supply_w_id, ol_quantity, ol_amount, ol_delivery_d FROM order_line "
+      "WHERE ol_w_id = ? AND ol_d_id = ? AND ol_o_id = ?";
+  // Delivery (2.7.4.2): "the row with the lowest NO_O_ID", locked, so that a concurrent Delivery
+  // of the same warehouse waits and then takes the next order (PostgreSQL re-checks the locked
+  // row and moves on; InnoDB and SQL Server read the latest committed rows under a lock) instead
+  // of both picking the same order and one failing on the DELETE.
+  q.d_oldest_new_order = render_select(dialect, {.columns = "no_o_id",
+                                                 .table = "new_order",
+                                                 .where = "no_w_id = ? AND no_d_id = ?",
+                                                 .order_by = "no_o_id",
+                                                 .first_row_only = true,
+                                                 .lock_rows = true});
+  q.d_delete_new_order = "DELETE FROM new_order WHERE no_w_id = ? AND no_d_id = ? AND no_o_id = ?";
+  q.d_order = "SELECT o_c_id FROM orders WHERE o_w_id = ? AND o_d_id = ? AND o_id = ?";
+  q.d_order_update = "UPDATE orders SET o_carrier_id = ? WHERE o_w_id = ? AND o_d_id = ? AND o_id = ?";
+  q.d_order_line_update =
+      "UPDATE order_line SET ol_delivery_d = ? WHERE ol_w_id = ? AND ol_d_id = ? AND ol_o_id = ?";
+  q.d_order_line_sum =
+      "SELECT SUM(ol_amount) FROM order_line WHERE ol_w_id = ? AND ol_d_id = ? AND ol_o_id = ?";
+  q.d_customer_update =
+      "UPDATE customer SET c_balance = c_balance + ?, c_delivery_cnt = c_delivery_cnt + 1 "
+      "WHERE c_w_id = ? AND c_d_id = ? AND c_id = ?";
+  // Stock-Level (2.8.2.2)
+  q.sl_district = "SELECT d_next_o_id FROM district WHERE d_w_id = ? AND d_id = ?";
+  q.sl_count =
+      "SELECT COUNT(DISTINCT s_i_id) FROM order_line, stock WHERE ol_w_id = ? AND ol_d_id = ? "
+      "AND ol_o_id < ? AND ol_o_id >= ? AND s_w_id = ? AND s_i_id = ol_i_id AND s_quantity < ?";
+  return q;
+}
+
+std::vector<std::pair<std::string, std::string>> TransactionSql::all() const {
+  std::vector<std::pair<std::string, std::string>> out{
+      {"no_warehouse", no_warehouse}, {"no_district", no_district},
+      {"no_district_update", no_district_update}, {"no_customer", no_customer},
+      {"no_insert_order", no_insert_order}, {"no_insert_new_order", no_insert_new_order},
+      {"no_item", no_item}};
+  for (std::size_t d = 0; d < no_stock.size(); ++d) out.emplace_back(fmt::format("no_stock[{}]", d + 1), no_stock[d]);
+  const std::pair<std::string, std::string> rest[] = {
+      {"no_stock_update", no_stock_update}, {"no_insert_order_line", no_insert_order_line},
+      {"p_warehouse_update", p_warehouse_update}, {"p_warehouse", p_warehouse},
+      {"p_district_update", p_district_update}, {"p_district", p_district},
+      {"customers_by_name", customers_by_name}, {"p_customer", p_customer},
+      {"p_customer_update", p_customer_update}, {"p_customer_update_bc", p_customer_update_bc},
+      {"p_insert_history", p_insert_history}, {"os_customer", os_customer}, {"os_order", os_order},
+      {"os_order_lines", os_order_lines}, {"d_oldest_new_order", d_oldest_new_order},
+      {"d_delete_new_order", d_delete_new_order}, {"d_order", d_order},
+      {"d_order_update", d_order_update}, {"d_order_line_update", d_order_line_update},
+      {"d_order_line_sum", d_order_line_sum}, {"d_customer_update", d_customer_update},
+      {"sl_district", sl_district}, {"sl_count", sl_count}};
+  out.insert(out.end(), std::begin(rest), std::end(rest));
+  return out;
+}
+
 // ---- prepared statements -----------------------------------------------------------------------
 
 struct Transactions::Prepared {
   Prepared(Connection& c, const Dialect& dialect) {
-    const std::string& fu = dialect.for_update;
-    // New-Order (2.4.2.2)
-    no_warehouse = c.prepare("SELECT w_tax FROM warehouse WHERE w_id = ?");
-    no_district = c.prepare("SELECT d_tax, d_next_o_id FROM district WHERE d_w_id = ? AND d_id = ?" + fu);
-    no_district_update = c.prepare("UPDATE district SET d_next_o_id = ? WHERE d_w_id = ? AND d_id = ?");
-    no_customer = c.prepare(
-        "SELECT c_discount, c_last, c_credit FROM customer WHERE c_w_id = ? AND c_d_id = ? AND c_id = ?");
-    no_insert_order = c.prepare(
-        "INSERT INTO orders (o_id, o_d_id, o_w_id, o_c_id, o_entry_d, o_carrier_id, o_ol_cnt, "
-        "o_all_local) VALUES (?, ?, ?, ?, ?, NULL, ?, ?)");
-    no_insert_new_order = c.prepare("INSERT INTO new_order (no_o_id, no_d_id, no_w_id) VALUES (?, ?, ?)");
-    no_item = c.prepare("SELECT i_price, i_name, i_data FROM item WHERE i_id = ?");
-    for (int d = 1; d <= kDistrictsPerWarehouse; ++d) {
-      // S_DIST_xx is chosen by the district: one statement per district keeps them static.
-      no_stock[static_cast<std::size_t>(d - 1)] = c.prepare(fmt::format(
-          "SELECT s_quantity, s_data, s_dist_{:02d} FROM stock WHERE s_i_id = ? AND s_w_id = ?{}", d, fu));
-    }
-    no_stock_update = c.prepare(
-        "UPDATE stock SET s_quantity = ?, s_ytd = s_ytd + ?, s_order_cnt = s_order_cnt + 1, "
-        "s_remote_cnt = s_remote_cnt + ? WHERE s_i_id = ? AND s_w_id = ?");
-    no_insert_order_line = c.prepare(
-        "INSERT INTO order_line (ol_o_id, ol_d_id, ol_w_id, ol_number, ol_i_id, ol_supply_w_id, "
-        "ol_delivery_d, ol_quantity, ol_amount, ol_dist_info) VALUES (?, ?, ?, ?, ?, ?, NULL, ?, ?, ?)");
-    // Payment (2.5.2.2)
-    p_warehouse_update = c.prepare("UPDATE warehouse SET w_ytd = w_ytd + ? WHERE w_id = ?");
-    p_warehouse = c.prepare(
-        "SELECT w_name, w_street_1, w_street_2, w_city, w_state, w_zip FROM warehouse WHERE w_id = ?");
-    p_district_update = c.prepare("UPDATE district SET d_ytd = d_ytd + ? WHERE d_w_id = ? AND d_id = ?");
-    p_district = c.prepare(
-        "SELECT d_name, d_street_1, d_street_2, d_city, d_state, d_zip FROM district "
-        "WHERE d_w_id = ? AND d_id = ?");
-    customers_by_name = c.prepare(
-        "SELECT c_id FROM customer WHERE c_w_id = ? AND c_d_id = ? AND c_last = ? ORDER BY c_first");
-    p_customer = c.prepare(
-        "SELECT c_first, c_middle, c_last, c_street_1, c_street_2, c_city, c_state, c_zip, c_phone, "
-        "c_since, c_credit, c_credit_lim, c_discount, c_balance, c_data FROM customer "
-        "WHERE c_w_id = ? AND c_d_id = ? AND c_id = ?" + fu);
-    p_customer_update = c.prepare(
-        "UPDATE customer SET c_balance = c_balance - ?, c_ytd_payment = c_ytd_payment + ?, "
-        "c_payment_cnt = c_payment_cnt + 1 WHERE c_w_id = ? AND c_d_id = ? AND c_id = ?");
-    p_customer_update_bc = c.prepare(
-        "UPDATE customer SET c_balance = c_balance - ?, c_ytd_payment = c_ytd_payment + ?, "
-        "c_payment_cnt = c_payment_cnt + 1, c_data = ? WHERE c_w_id = ? AND c_d_id = ? AND c_id = ?");
-    p_insert_history = c.prepare(
-        "INSERT INTO history (h_c_id, h_c_d_id, h_c_w_id, h_d_id, h_w_id, h_date, h_amount, h_data) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
-    // Order-Status (2.6.2.2)
-    os_customer = c.prepare(
-        "SELECT c_balance, c_first, c_middle, c_last FROM customer "
-        "WHERE c_w_id = ? AND c_d_id = ? AND c_id = ?");
-    // "The row in the ORDER table with matching O_W_ID, O_D_ID, O_C_ID and the largest O_ID";
-    // a MAX subquery instead of LIMIT/TOP keeps the text portable.
-    os_order = c.prepare(
-        "SELECT o_id, o_entry_d, o_carrier_id FROM orders WHERE o_w_id = ? AND o_d_id = ? AND "
-        "o_id = (SELECT MAX(o_id) FROM orders WHERE o_w_id = ? AND o_d_id = ? AND o_c_id = ?)");
-    os_order_lines = c.prepare(
-        "SELECT ol_i_id, ol_supply_w_id, ol_quantity, ol_amount, ol_delivery_d FROM order_line "
-        "WHERE ol_w_id = ? AND ol_d_id = ? AND ol_o_id = ?");
-    // Delivery (2.7.4.2)
-    d_oldest_new_order = c.prepare(
-        "SELECT MIN(no_o_id) FROM new_order WHERE no_w_id = ? AND no_d_id = ?");
-    d_delete_new_order = c.prepare(
-        "DELETE FROM new_order WHERE no_w_id = ? AND no_d_id = ? AND no_o_id = ?");
-    d_order = c.prepare("SELECT o_c_id FROM orders WHERE o_w_id = ? AND o_d_id = ? AND o_id = ?");
-    d_order_update = c.prepare(
-        "UPDATE orders SET o_carrier_id = ? WHERE o_w_id = ? AND o_d_id = ? AND o_id = ?");
-    d_order_line_update = c.prepare(
-        "UPDATE order_line SET ol_delivery_d = ? WHERE ol_w_id = ? AND ol_d_id = ? AND ol_o_id = ?");
-    d_order_line_sum = c.prepare(
-        "SELECT SUM(ol_amount) FROM order_line WHERE ol_w_id = ? AND ol_d_id = ? AND ol_o_id = ?");
-    d_customer_update = c.prepare(
-        "UPDATE customer SET c_balance = c_balance + ?, c_delivery_cnt = c_delivery_cnt + 1 "
-        "WHERE c_w_id = ? AND c_d_id = ? AND c_id = ?");
-    // Stock-Level (2.8.2.2)
-    sl_district = c.prepare("SELECT d_next_o_id FROM district WHERE d_w_id = ? AND d_id = ?");
-    sl_count = c.prepare(
-        "SELECT COUNT(DISTINCT s_i_id) FROM order_line, stock WHERE ol_w_id = ? AND ol_d_id = ? "
-        "AND ol_o_id < ? AND ol_o_id >= ? AND s_w_id = ? AND s_i_id = ol_i_id AND s_quantity < ?");
+    const TransactionSql q = transaction_sql(dialect);
+    no_warehouse = c.prepare(q.no_warehouse);
+    no_district = c.prepare(q.no_district);
+    no_district_update = c.prepare(q.no_district_update);
+    no_customer = c.prepare(q.no_customer);
+    no_insert_order = c.prepare(q.no_insert_order);
+    no_insert_new_order = c.prepare(q.no_insert_new_order);
+    no_item = c.prepare(q.no_item);
+    for (std::size_t d = 0; d < no_stock.size(); ++d) no_stock[d] = c.prepare(q.no_stock[d]);
+    no_stock_update = c.prepare(q.no_stock_update);
+    no_insert_order_line = c.prepare(q.no_insert_order_line);
+    p_warehouse_update = c.prepare(q.p_warehouse_update);
+    p_warehouse = c.prepare(q.p_warehouse);
+    p_district_update = c.prepare(q.p_district_update);
+    p_district = c.prepare(q.p_district);
+    customers_by_name = c.prepare(q.customers_by_name);
+    p_customer = c.prepare(q.p_customer);
+    p_customer_update = c.prepare(q.p_customer_update);
+    p_customer_update_bc = c.prepare(q.p_customer_update_bc);
+    p_insert_history = c.prepare(q.p_insert_history);
+    os_customer = c.prepare(q.os_customer);
+    os_order = c.prepare(q.os_order);
+    os_order_lines = c.prepare(q.os_order_lines);
+    d_oldest_new_order = c.prepare(q.d_oldest_new_order);
+    d_delete_new_order = c.prepare(q.d_delete_new_order);
+    d_order = c.prepare(q.d_order);
+    d_order_update = c.prepare(q.d_order_update);
+    d_order_line_update = c.prepare(q.d_order_line_update);
+    d_order_line_sum = c.prepare(q.d_order_line_sum);
+    d_customer_update = c.prepare(q.d_customer_update);
+    sl_district = c.prepare(q.sl_district);
+    sl_count = c.prepare(q.sl_count);
   }
 
   std::unique_ptr<Statement> no_warehouse, no_district, no_district_update, no_customer,
@@ -474,8 +548,9 @@ TxResult Transactions::delivery(const DeliveryInput& in, DeliveryOutput& out) {
     Statement& nq = *p.d_oldest_new_order;
     nq.bind_int64(1, in.w_id);
     nq.bind_int64(2, d);
-    if (DbStatus s = one_row(nq, "MIN(no_o_id)"); !s.ok()) return failed(std::move(s));
-    if (nq.is_null(0)) {
+    bool found = false;
+    if (DbStatus s = first_row(nq, found); !s.ok()) return failed(std::move(s));
+    if (!found) {
       ++out.skipped;  // no undelivered order in this district: skipped (clause 2.7.4.2)
       continue;
     }
@@ -487,8 +562,8 @@ TxResult Transactions::delivery(const DeliveryInput& in, DeliveryOutput& out) {
     del.bind_int64(3, o_id);
     if (DbStatus s = del.execute(); !s.ok()) return failed(std::move(s));
     if (del.affected_rows() != 1) {
-      // Another Delivery took this order between our SELECT and DELETE (possible on backends
-      // without serialised writers): rerun the transaction.
+      // Another Delivery took this order between our SELECT and DELETE (the SELECT locks the row
+      // where the dialect can; this is the safety net where it cannot): rerun the transaction.
       DbStatus s;
       s.outcome = Outcome::retryable;
       s.message = fmt::format("new order {}/{}/{} delivered concurrently", in.w_id, d, o_id);

@@ -69,11 +69,27 @@ struct DbStatus {
 /// that never waits for writers). Server backends: START TRANSACTION [READ ONLY].
 enum class TxMode { read_write, read_only };
 
-/// Differences of SQL text between databases that the workload cannot write around.
+/// Differences of SQL text between databases that the workload cannot write around. The
+/// defaults are the text SQLite, PostgreSQL and MySQL share, so a default-constructed Dialect
+/// renders exactly what the SQLite backend always ran. make_dialect() fills in the rest; each
+/// hook's rendering per dialect and its source are in docs/backend-odbc.md.
 struct Dialect {
-  std::string name;              ///< "sqlite", "postgres", "mysql", "odbc"
-  /// Appended to a SELECT that reads rows it will update (" FOR UPDATE"); empty for SQLite.
+  std::string name;              ///< "sqlite", "postgres", "mysql", "sqlserver"
+  /// Appended to a SELECT that reads rows it will update (" FOR UPDATE"); empty for SQLite
+  /// (writers are serialised by BEGIN IMMEDIATE) and T-SQL (no FOR UPDATE outside cursors).
   std::string for_update;
+  /// Placed right after the table name of such a SELECT: T-SQL's table hint
+  /// " WITH (UPDLOCK, ROWLOCK)" (update locks taken while reading, held to the end of the
+  /// transaction, at row granularity); empty elsewhere.
+  std::string lock_hint;
+  /// First-row limiting of an ordered SELECT: `first_row_prefix` goes right after SELECT
+  /// (T-SQL "TOP (1) "), `first_row_suffix` after ORDER BY (" LIMIT 1" elsewhere).
+  std::string first_row_prefix;
+  std::string first_row_suffix = " LIMIT 1";
+  /// Column type of date-times (C_SINCE, H_DATE, O_ENTRY_D, OL_DELIVERY_D): "TIMESTAMP";
+  /// T-SQL "DATETIME2" (its TIMESTAMP is rowversion, not a date); MySQL "DATETIME" (its
+  /// TIMESTAMP ends in 2038 and may auto-update on UPDATE).
+  std::string timestamp_type = "TIMESTAMP";
   /// Appended to CREATE TABLE (MySQL: " ENGINE=InnoDB"); empty for SQLite and PostgreSQL.
   std::string table_options;
   /// Appended to CREATE TABLE of tables whose rows are small next to a page (NEW-ORDER,
@@ -81,6 +97,20 @@ struct Dialect {
   /// on the primary key (one B-tree instead of table + key index), as InnoDB always does.
   std::string clustered_small_table_options;
 };
+
+/// A single-table SELECT for render_select(). Texts are SQL fragments with `?` placeholders.
+struct SelectSql {
+  std::string_view columns = {};      ///< "d_tax, d_next_o_id"
+  std::string_view table = {};        ///< "district"
+  std::string_view where = {};        ///< "d_w_id = ? AND d_id = ?" (required)
+  std::string_view order_by = {};     ///< "no_o_id" or empty
+  bool first_row_only = false;   ///< only the first row in ORDER BY order (TOP (1) / LIMIT 1)
+  bool lock_rows = false;        ///< the transaction will update the rows read (FOR UPDATE / UPDLOCK)
+};
+
+/// "SELECT [TOP (1) ]<columns> FROM <table>[ WITH (UPDLOCK, ROWLOCK)] WHERE <where>
+/// [ORDER BY <order_by>][ LIMIT 1][ FOR UPDATE]" with the hooks of `d` (dialect.cpp).
+std::string render_select(const Dialect& d, const SelectSql& s);
 
 /// The SQL dialects the workloads are written for. The native backends use theirs; the ODBC
 /// backend takes it from the protocol (`dialect:`).

@@ -4,18 +4,33 @@
 /// Microsoft's ODBC Driver 18 (the review labs' TPC-C target), PostgreSQL with psqlODBC,
 /// MySQL/MariaDB with MariaDB Connector/ODBC. One HDBC per Connection, SQLPrepare'd statements
 /// with SQLBindParameter, manual commit mode (SQL_AUTOCOMMIT_OFF). The SQL `dialect` picks the
-/// statement text the workload cannot write portably (row locks, TOP/LIMIT, table options):
-///   sqlserver  T-SQL: `WITH (UPDLOCK, ROWLOCK)` table hints, `SELECT TOP (n)`
+/// statement text the workload cannot write portably (row locks, TOP/LIMIT, types, table options):
+///   sqlserver  T-SQL: `WITH (UPDLOCK, ROWLOCK)` table hints, `SELECT TOP (n)`, DATETIME2
 ///   postgres   `FOR UPDATE`, `LIMIT n`
-///   mysql      `FOR UPDATE`, `LIMIT n`, `ENGINE=InnoDB`
-/// The initial population binds parameter arrays (SQL_ATTR_PARAMSET_SIZE) to a prepared INSERT.
+///   mysql      `FOR UPDATE`, `LIMIT n`, `ENGINE=InnoDB`, DATETIME
+/// The initial population binds parameter arrays (SQL_ATTR_PARAMSET_SIZE, column-wise) to a
+/// prepared INSERT, `bulk_rows` rows per execution; row at a time if the driver refuses arrays.
+/// Text crosses the API as UTF-16 (SQL_C_WCHAR) into VARCHAR parameters, so no driver depends on
+/// the process locale. Everything is documented in docs/backend-odbc.md.
 ///
 /// Error classification by SQLSTATE (ODBC 3 and the drivers' native codes):
-///   40001 (serialization failure / deadlock victim; SQL Server 1205), 40P01, HYT00 (timeout),
-///   MySQL native 1213/1205/1020                        -> retryable
-///   08S01 / 08003 / 08007 (communication link failure) -> in_doubt during COMMIT, else retryable;
-///                                                          both with connection_lost = true
-///   everything else                                    -> fatal
+///   40001 (serialization failure / deadlock victim; SQL Server 1205), 40P01, 55P03, 57014
+///   (cancelled), HYT00 (timeout), HY008 (cancelled), MySQL native 1213/1205/1020/1317,
+///   SQL Server native 1205/1222                         -> retryable
+///   08xxx (08S01 / 08003 / 08007: communication link failure), 57P01-57P03 (PostgreSQL
+///   terminated the session), MySQL native 2006/2013, SQL_ATTR_CONNECTION_DEAD
+///                                                        -> in_doubt during COMMIT, else
+///                                                           retryable; both with connection_lost
+///   everything else                                      -> fatal
+///
+/// Statements run outside begin()...commit() (DDL, bookkeeping) are committed as they run, as in
+/// SQLite: the connection switches to autocommit for them and back to manual commit at begin().
+///
+/// Cancel flag and timeouts: a watcher thread per backend calls SQLCancel on a connection's
+/// running statement when its cancel flag is set (checked every 50 ms) or when the statement has
+/// run query_timeout_s + 2 s; SQL_ATTR_QUERY_TIMEOUT = query_timeout_s is also set so that
+/// drivers with a client-side timeout (Microsoft's) enforce it themselves. Both end the call with
+/// `retryable`. A server that died closes the socket: the call fails with 08S01/57P01 at once.
 #include <memory>
 #include <string>
 
@@ -32,12 +47,28 @@ struct OdbcOptions {
   std::string user;
   std::string password;
   SqlDialect dialect = SqlDialect::sqlserver;
+  /// Seconds a statement of a run session (connect()) may take before it is cancelled and
+  /// reported `retryable`; 0 = no limit. Load sessions and DDL have no limit.
+  int query_timeout_s = 60;
+  /// Rows per parameter-array execution of the BulkLoader.
+  int bulk_rows = 1000;
 };
 
+/// Throws ConfigError for an empty connection string or bad numbers. Connects lazily: the first
+/// connect() reports a missing DSN/driver (IM002, naming it and `odbcinst -q -s` / `-q -d`),
+/// failed authentication (naming the user), an unknown database or an unreachable server
+/// (naming it) as BackendError.
 std::unique_ptr<Backend> make_odbc_backend(OdbcOptions options);
 
 /// A DSN-less connection string for a (managed or existing) server reached at `endpoint` through
-/// Debian's driver for `kind` ("PostgreSQL Unicode" / "MariaDB Unicode" in odbcinst.ini).
+/// Debian's driver for `kind` ("PostgreSQL Unicode" / "MariaDB Unicode" in odbcinst.ini):
+///   postgres: Driver={PostgreSQL Unicode};Servername=<socket dir or host>;Port=<port>;
+///             Database=<database>;Username=<user>;Protocol=7.4-1
+///   mariadb:  Driver={MariaDB Unicode};Socket=<socket> (or Server=<host>;Port=<port>);
+///             Database=<database>;User=<user>
+/// The password is not put in the string (make_odbc_backend appends it from OdbcOptions).
+/// Protocol=7.4-1: psqlODBC rolls back the transaction on an error instead of wrapping every
+/// statement in a SAVEPOINT (its default, -2, adds two statements per statement).
 std::string odbc_connection_string(ServerKind kind, const Endpoint& endpoint, const std::string& database);
 
 }  // namespace drivelab::oltp

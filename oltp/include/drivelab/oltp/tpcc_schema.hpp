@@ -15,6 +15,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "drivelab/core/rng.hpp"
 #include "drivelab/oltp/backend.hpp"
@@ -26,6 +27,12 @@ namespace drivelab::oltp::tpcc {
 inline constexpr std::array<std::string_view, 9> kTables{
     "warehouse", "district", "customer", "history", "new_order",
     "orders",    "order_line", "item",   "stock"};
+
+/// The CREATE TABLE statements of the nine tables and drivelab_meta in `dialect` (its date-time
+/// type and table options). Pure function: tests render it for every dialect without a server.
+std::vector<std::string> schema_ddl(const Dialect& dialect);
+/// The CREATE INDEX statements of the secondary indexes (portable in every dialect).
+std::vector<std::string> index_ddl();
 
 /// Creates the nine tables and drivelab_meta. Throws BackendError (e.g. tables already exist).
 void create_schema(Connection& conn, const Dialect& dialect);

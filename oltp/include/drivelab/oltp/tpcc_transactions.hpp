@@ -15,6 +15,8 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "drivelab/core/rng.hpp"
 #include "drivelab/oltp/backend.hpp"
@@ -130,6 +132,35 @@ struct TxResult {
   TxEnd end = TxEnd::committed;
   DbStatus status;  ///< meaningful when end == failed
 };
+
+// ---- SQL text ----------------------------------------------------------------------------------
+
+/// The text of every statement of the five transactions in one dialect, with `?` placeholders.
+/// Portable SQL except where a Dialect hook renders it (render_select): the locking reads of
+/// New-Order (DISTRICT, STOCK), Payment (CUSTOMER) and Delivery (the oldest NEW-ORDER row, first
+/// row only). Pure function: tests render it for every dialect without a server.
+struct TransactionSql {
+  // New-Order (2.4.2.2)
+  std::string no_warehouse, no_district, no_district_update, no_customer, no_insert_order,
+      no_insert_new_order, no_item, no_stock_update, no_insert_order_line;
+  std::array<std::string, kDistrictsPerWarehouse> no_stock;  ///< by district: S_DIST_01 .. S_DIST_10
+  // Payment (2.5.2.2)
+  std::string p_warehouse_update, p_warehouse, p_district_update, p_district, customers_by_name,
+      p_customer, p_customer_update, p_customer_update_bc, p_insert_history;
+  // Order-Status (2.6.2.2)
+  std::string os_customer, os_order, os_order_lines;
+  // Delivery (2.7.4.2)
+  std::string d_oldest_new_order, d_delete_new_order, d_order, d_order_update, d_order_line_update,
+      d_order_line_sum, d_customer_update;
+  // Stock-Level (2.8.2.2)
+  std::string sl_district, sl_count;
+
+  /// (name, text) of every statement above, in declaration order.
+  std::vector<std::pair<std::string, std::string>> all() const;
+};
+
+/// Renders the statements of the five transactions for `dialect`.
+TransactionSql transaction_sql(const Dialect& dialect);
 
 /// The prepared statements of one connection and the five transactions over them.
 /// Not thread-safe (one terminal). Throws BackendError from the constructor if a statement does

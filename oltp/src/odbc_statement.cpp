@@ -1,0 +1,694 @@
+// Statement and BulkLoader of the ODBC backend (odbc_backend.hpp).
+#include <sqlext.h>
+
+#include <algorithm>
+#include <array>
+#include <charconv>
+#include <cmath>
+#include <limits>
+
+#include <fmt/format.h>
+
+#include "drivelab/core/errors.hpp"
+#include "odbc_session.hpp"
+
+namespace drivelab::oltp::odbc {
+namespace {
+
+/// VARCHAR parameters are declared this long (SQL Server's largest non-MAX varchar) whatever
+/// the value's length, so the declared parameter types of a prepared statement never change
+/// between executions (Microsoft's driver re-prepares when they do); longer values are
+/// LONGVARCHAR (varchar(max)).
+constexpr SQLULEN kVarcharColumnSize = 8000;
+
+bool is_character_type(SQLSMALLINT t) noexcept {
+  switch (t) {
+    case SQL_CHAR: case SQL_VARCHAR: case SQL_LONGVARCHAR:
+    case SQL_WCHAR: case SQL_WVARCHAR: case SQL_WLONGVARCHAR:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool fits_int32(std::int64_t v) noexcept {
+  return v >= std::numeric_limits<std::int32_t>::min() && v <= std::numeric_limits<std::int32_t>::max();
+}
+
+/// Counts `?` outside quotes (fallback when SQLNumParams fails).
+SQLSMALLINT count_markers(std::string_view sql) {
+  SQLSMALLINT n = 0;
+  char quote = 0;
+  for (char c : sql) {
+    if (quote != 0) {
+      if (c == quote) quote = 0;
+    } else if (c == '\'' || c == '"') {
+      quote = c;
+    } else if (c == '?') {
+      ++n;
+    }
+  }
+  return n;
+}
+
+}  // namespace
+
+// ---- Statement ---------------------------------------------------------------------------------
+
+class OdbcStatement final : public Statement, public CursorOwner {
+ public:
+  OdbcStatement(OdbcSession& session, std::string_view sql)
+      : session_(session), h_(make_stmt(session.dbc())), sql_(sql) {
+    if (session_.query_timeout_s() > 0) {
+      // psqlODBC turns it into SET statement_timeout (once per session), Microsoft's driver
+      // into a client-side timer; MariaDB's ignores it for lock waits (the watcher backs it up).
+      SQLSetStmtAttr(h_.get(), SQL_ATTR_QUERY_TIMEOUT,
+                     reinterpret_cast<SQLPOINTER>(static_cast<SQLULEN>(session_.query_timeout_s())), 0);
+    }
+    const SQLRETURN rc = SQLPrepare(h_.get(), reinterpret_cast<SQLCHAR*>(sql_.data()),
+                                    static_cast<SQLINTEGER>(sql_.size()));
+    if (!SQL_SUCCEEDED(rc)) session_.throw_failure(SQL_HANDLE_STMT, h_.get(), fmt::format("prepare '{}'", sql_));
+    SQLSMALLINT n = 0;
+    if (!SQL_SUCCEEDED(SQLNumParams(h_.get(), &n))) n = count_markers(sql_);
+    // Sized once: SQLBindParameter keeps pointers into these elements.
+    params_.resize(static_cast<std::size_t>(std::max<SQLSMALLINT>(n, 0)));
+  }
+
+  ~OdbcStatement() override { session_.cursor_closed(this); }
+
+  void bind_int64(int index, std::int64_t value) override {
+    Param& p = param(index);
+    p.i = value;
+    p.ind = 0;
+    bind(index, p, SQL_C_SBIGINT, fits_int32(value) ? SQL_INTEGER : SQL_BIGINT, 0, &p.i, 0);
+  }
+  void bind_double(int index, double value) override {
+    Param& p = param(index);
+    p.d = value;
+    p.ind = 0;
+    bind(index, p, SQL_C_DOUBLE, SQL_DOUBLE, 0, &p.d, 0);
+  }
+  void bind_text(int index, std::string_view value) override {
+    Param& p = param(index);
+    utf8_to_utf16(value, p.text);
+    p.ind = static_cast<SQLLEN>(p.text.size() * sizeof(char16_t));
+    const bool longer = p.text.size() > kVarcharColumnSize;
+    bind(index, p, SQL_C_WCHAR, longer ? SQL_LONGVARCHAR : SQL_VARCHAR, longer ? p.text.size() : kVarcharColumnSize,
+         p.text.data(), static_cast<SQLLEN>(p.text.size() * sizeof(char16_t)));
+  }
+  void bind_null(int index) override {
+    Param& p = param(index);
+    p.ind = SQL_NULL_DATA;
+    bind(index, p, SQL_C_CHAR, SQL_VARCHAR, 1, &p.null_byte, 0);
+  }
+
+  DbStatus execute() override {
+    close_cursor();
+    if (DbStatus s = session_.before_execute(); !s.ok()) return s;
+    affected_ = 0;
+    SQLRETURN rc = SQL_ERROR;
+    CancelReason why = CancelReason::none;
+    {
+      RunningCall call(session_.slot(), h_.get(), session_.call_deadline_ns());
+      rc = SQLExecute(h_.get());
+      why = call.finish();
+    }
+    if (rc == SQL_NO_DATA) return {};  // a searched UPDATE/DELETE that changed no row (ODBC 3)
+    if (!SQL_SUCCEEDED(rc)) return session_.failure(SQL_HANDLE_STMT, h_.get(), false, why);
+    SQLLEN rows = 0;
+    if (SQL_SUCCEEDED(SQLRowCount(h_.get(), &rows)) && rows > 0) affected_ = rows;
+    if (!described_) {
+      if (DbStatus s = describe(); !s.ok()) return s;
+    }
+    if (!columns_.empty()) {
+      cursor_open_ = true;
+      closed_by_session_ = false;
+      session_.cursor_opened(this);
+    }
+    return {};
+  }
+
+  bool next(DbStatus& status) override {
+    status = {};
+    if (!cursor_open_) {
+      if (closed_by_session_) {
+        closed_by_session_ = false;
+        status.outcome = Outcome::fatal;
+        status.message = fmt::format(
+            "odbc: the rows of '{}' were discarded when another statement ran on the same connection "
+            "(the driver serves one active statement per connection: read all rows first, or enable MARS)",
+            sql_);
+      }
+      return false;
+    }
+    SQLRETURN rc = SQL_ERROR;
+    CancelReason why = CancelReason::none;
+    {
+      RunningCall call(session_.slot(), h_.get(), session_.call_deadline_ns());
+      rc = SQLFetch(h_.get());
+      why = call.finish();
+    }
+    if (rc == SQL_NO_DATA) {
+      close_cursor();
+      return false;
+    }
+    if (!SQL_SUCCEEDED(rc)) {
+      status = session_.failure(SQL_HANDLE_STMT, h_.get(), false, why);
+      close_cursor();
+      return false;
+    }
+    for (std::size_t c = 0; c < columns_.size(); ++c) {
+      if (!read_column(c, status)) {
+        close_cursor();
+        return false;
+      }
+    }
+    return true;
+  }
+
+  std::int64_t affected_rows() const override { return affected_; }
+
+  bool is_null(int column) const override { return col(column).null; }
+
+  std::int64_t column_int64(int column) const override {
+    const Column& c = col(column);
+    if (c.null) return 0;
+    const char* b = c.text.data();
+    const char* e = b + c.text.size();
+    std::int64_t v = 0;
+    if (const auto [p, ec] = std::from_chars(b, e, v); ec == std::errc() && p == e) return v;
+    return std::llround(column_double(column));  // "12.0", "1e3" from some drivers
+  }
+
+  double column_double(int column) const override {
+    const Column& c = col(column);
+    if (c.null) return 0;
+    double v = 0;
+    // from_chars takes ".50" (Microsoft's driver renders DECIMAL(4,4) 0.5 so) and "-.5".
+    const char* b = c.text.data();
+    while (b < c.text.data() + c.text.size() && *b == ' ') ++b;
+    std::from_chars(b, c.text.data() + c.text.size(), v);
+    return v;
+  }
+
+  std::string_view column_text(int column) const override { return col(column).text; }
+
+  void close_cursor_for_session() noexcept override {
+    close_cursor();
+    closed_by_session_ = true;
+  }
+
+ private:
+  struct Param {
+    SQLSMALLINT c_type = 0, sql_type = 0;
+    SQLULEN column_size = 0;
+    SQLPOINTER bound = nullptr;
+    SQLLEN buffer_length = -1;
+    std::int64_t i = 0;
+    double d = 0;
+    std::u16string text;
+    char null_byte = 0;
+    SQLLEN ind = 0;
+  };
+  struct Column {
+    bool wide = false;  ///< character data: fetched as SQL_C_WCHAR
+    bool null = false;
+    std::string text;   ///< the value as text (UTF-8)
+  };
+
+  Param& param(int index) {
+    if (index < 1 || static_cast<std::size_t>(index) > params_.size())
+      throw InternalError(fmt::format("odbc: bind index {} out of range 1..{} for '{}'", index, params_.size(), sql_));
+    return params_[static_cast<std::size_t>(index - 1)];
+  }
+
+  const Column& col(int column) const {
+    if (column < 0 || static_cast<std::size_t>(column) >= columns_.size())
+      throw InternalError(fmt::format("odbc: column {} out of range 0..{} for '{}'", column,
+                                      static_cast<int>(columns_.size()) - 1, sql_));
+    return columns_[static_cast<std::size_t>(column)];
+  }
+
+  /// SQLBindParameter only when the binding changed (type, size or buffer address); the value
+  /// and its length indicator are read at SQLExecute.
+  void bind(int index, Param& p, SQLSMALLINT c_type, SQLSMALLINT sql_type, SQLULEN column_size, SQLPOINTER buffer,
+            SQLLEN buffer_length) {
+    if (p.c_type == c_type && p.sql_type == sql_type && p.column_size == column_size && p.bound == buffer &&
+        p.buffer_length == buffer_length)
+      return;
+    const SQLRETURN rc = SQLBindParameter(h_.get(), static_cast<SQLUSMALLINT>(index), SQL_PARAM_INPUT, c_type, sql_type,
+                                          column_size, 0, buffer, buffer_length, &p.ind);
+    if (!SQL_SUCCEEDED(rc))
+      session_.throw_failure(SQL_HANDLE_STMT, h_.get(), fmt::format("bind parameter {} of '{}'", index, sql_));
+    p.c_type = c_type;
+    p.sql_type = sql_type;
+    p.column_size = column_size;
+    p.bound = buffer;
+    p.buffer_length = buffer_length;
+  }
+
+  /// Learns the result columns once (the text of a prepared statement does not change).
+  DbStatus describe() {
+    SQLSMALLINT n = 0;
+    if (!SQL_SUCCEEDED(SQLNumResultCols(h_.get(), &n))) return session_.failure(SQL_HANDLE_STMT, h_.get(), false, {});
+    columns_.assign(static_cast<std::size_t>(std::max<SQLSMALLINT>(n, 0)), Column{});
+    for (SQLSMALLINT c = 1; c <= n; ++c) {
+      SQLSMALLINT type = 0, digits = 0, nullable = 0, name_length = 0;
+      SQLULEN size = 0;
+      std::array<SQLCHAR, 128> name{};
+      if (!SQL_SUCCEEDED(SQLDescribeCol(h_.get(), static_cast<SQLUSMALLINT>(c), name.data(),
+                                        static_cast<SQLSMALLINT>(name.size()), &name_length, &type, &size, &digits,
+                                        &nullable)))
+        return session_.failure(SQL_HANDLE_STMT, h_.get(), false, {});
+      columns_[static_cast<std::size_t>(c - 1)].wide = is_character_type(type);
+    }
+    described_ = true;
+    return {};
+  }
+
+  /// SQLGetData of one column of the current row into its text, in pieces when long.
+  bool read_column(std::size_t index, DbStatus& status) {
+    Column& c = columns_[index];
+    c.null = false;
+    c.text.clear();
+    const auto column = static_cast<SQLUSMALLINT>(index + 1);
+    if (c.wide) {
+      wide_.clear();
+      std::array<char16_t, 256> buf;
+      const std::size_t capacity = buf.size() - 1;  // one unit for the terminator
+      for (;;) {
+        SQLLEN ind = 0;
+        const SQLRETURN rc = SQLGetData(h_.get(), column, SQL_C_WCHAR, buf.data(),
+                                        static_cast<SQLLEN>(buf.size() * sizeof(char16_t)), &ind);
+        if (rc == SQL_NO_DATA) break;
+        if (!SQL_SUCCEEDED(rc)) {
+          status = session_.failure(SQL_HANDLE_STMT, h_.get(), false, {});
+          return false;
+        }
+        if (ind == SQL_NULL_DATA) {
+          c.null = true;
+          break;
+        }
+        const bool complete = ind != SQL_NO_TOTAL && static_cast<std::size_t>(ind) / sizeof(char16_t) <= capacity;
+        wide_.append(buf.data(), complete ? static_cast<std::size_t>(ind) / sizeof(char16_t) : capacity);
+        if (complete) break;  // else 01004: the rest comes with the next call
+      }
+      utf16_to_utf8(wide_, c.text);
+    } else {
+      std::array<char, 128> buf;
+      const std::size_t capacity = buf.size() - 1;
+      for (;;) {
+        SQLLEN ind = 0;
+        const SQLRETURN rc = SQLGetData(h_.get(), column, SQL_C_CHAR, buf.data(), static_cast<SQLLEN>(buf.size()), &ind);
+        if (rc == SQL_NO_DATA) break;
+        if (!SQL_SUCCEEDED(rc)) {
+          status = session_.failure(SQL_HANDLE_STMT, h_.get(), false, {});
+          return false;
+        }
+        if (ind == SQL_NULL_DATA) {
+          c.null = true;
+          break;
+        }
+        const bool complete = ind != SQL_NO_TOTAL && static_cast<std::size_t>(ind) <= capacity;
+        c.text.append(buf.data(), complete ? static_cast<std::size_t>(ind) : capacity);
+        if (complete) break;
+      }
+    }
+    return true;
+  }
+
+  void close_cursor() noexcept {
+    if (!cursor_open_) return;
+    SQLFreeStmt(h_.get(), SQL_CLOSE);
+    cursor_open_ = false;
+    session_.cursor_closed(this);
+  }
+
+  OdbcSession& session_;
+  StmtHandle h_;
+  std::string sql_;
+  std::vector<Param> params_;
+  std::vector<Column> columns_;
+  bool described_ = false;
+  bool cursor_open_ = false;
+  bool closed_by_session_ = false;
+  std::int64_t affected_ = 0;
+  std::u16string wide_;  // scratch of read_column
+};
+
+// ---- BulkLoader --------------------------------------------------------------------------------
+
+/// Rows buffered column by column and inserted a batch (`bulk_rows`) at a time:
+///   - PostgreSQL: one prepared multi-row INSERT ... VALUES (...), (...) of a whole batch.
+///     psqlODBC sends a parameter array as one Bind/Execute per row (pipelined), and the server's
+///     per-execution cost dominates: measured here, 100 rows per statement load 4x faster than
+///     arrays of 1-row INSERTs, 1,000 rows 6x (20,000 rows of 3 columns);
+///   - others: one SQLExecute of a 1-row INSERT over parameter arrays (SQL_ATTR_PARAMSET_SIZE,
+///     column-wise binding): MariaDB Connector/ODBC turns it into one COM_STMT_BULK_EXECUTE,
+///     Microsoft's driver into one batch of RPCs;
+///   - row at a time if the driver refuses arrays (describe() says so).
+/// A partial batch (at commit) goes through the 1-row INSERT with arrays. Each column's C type is
+/// chosen per batch from its values (integers, reals, text; all-NULL columns as VARCHAR NULLs);
+/// the buffers keep their addresses between batches so a multi-row statement is rebound only
+/// when a column's type or text width changes.
+class OdbcBulkLoader final : public BulkLoader {
+ public:
+  OdbcBulkLoader(OdbcSession& session, std::string_view table, const std::vector<std::string>& columns)
+      : session_(session),
+        single_(make_stmt(session.dbc())),
+        table_(table),
+        columns_(columns.size()),
+        batch_rows_(std::max(1, session.shared().options.bulk_rows)) {
+    const std::string head = fmt::format("INSERT INTO {} ({}) VALUES ", table, fmt::join(columns, ", "));
+    std::string row = "(";
+    for (std::size_t i = 0; i < columns.size(); ++i) row += i == 0 ? "?" : ", ?";
+    row += ")";
+    prepare(single_, head + row);
+    if (session_.dialect().name == "postgres" && !columns.empty() && batch_rows_ > 1) {
+      // At most 65,535 parameters per statement in PostgreSQL's protocol.
+      multi_rows_ = std::min<std::size_t>(static_cast<std::size_t>(batch_rows_), 65'000 / columns.size());
+      batch_rows_ = static_cast<int>(multi_rows_);
+      std::string sql = head;
+      sql.reserve(head.size() + multi_rows_ * (row.size() + 2));
+      for (std::size_t r = 0; r < multi_rows_; ++r) {
+        if (r > 0) sql += ", ";
+        sql += row;
+      }
+      multi_ = make_stmt(session.dbc());
+      prepare(multi_, sql);
+      multi_bound_.assign(columns.size(), Binding{});
+    }
+    // Arrays if the driver takes them: it must keep the size we set (01S02 = "changed it").
+    arrays_ = session_.shared().bulk_mode.load() != BulkMode::rows && batch_rows_ > 1 &&
+              try_paramset_size(static_cast<SQLULEN>(batch_rows_));
+    session_.shared().bulk_mode.store(multi_ ? BulkMode::multi_row : arrays_ ? BulkMode::arrays : BulkMode::rows);
+    const auto capacity = static_cast<std::size_t>(batch_rows_);
+    for (Column& c : columns_) {
+      c.cells.reserve(capacity);
+      c.ints.reserve(capacity);
+      c.reals.reserve(capacity);
+      c.nulls.reserve(capacity);
+      c.ind.reserve(capacity);
+    }
+  }
+
+  ~OdbcBulkLoader() override { session_.forget_loader(this); }
+
+  void add_int64(std::int64_t v) override { next_cell({.kind = Kind::integer, .i = v}); }
+  void add_double(double v) override { next_cell({.kind = Kind::real, .d = v}); }
+  void add_text(std::string_view v) override {
+    Column& c = current_column();
+    const std::size_t offset = c.pool.size();
+    append_utf16(v, c.pool);
+    c.cells.push_back({.kind = Kind::text, .offset = offset, .length = c.pool.size() - offset});
+    ++next_column_;
+  }
+  void add_null() override { next_cell({.kind = Kind::null}); }
+
+  void end_row() override {
+    if (next_column_ != columns_.size())
+      throw InternalError(fmt::format("odbc: bulk row for {} has {} values for {} columns", table_, next_column_,
+                                      columns_.size()));
+    next_column_ = 0;
+    if (++rows_ >= static_cast<std::size_t>(batch_rows_)) flush();
+  }
+
+  void flush() override {
+    if (rows_ == 0) return;
+    if (session_.before_execute().outcome != Outcome::ok)
+      session_.throw_failure(SQL_HANDLE_DBC, session_.dbc(), "bulk insert: switch transaction mode");
+    fill_arrays();
+    if (multi_ && rows_ == multi_rows_) execute_multi();
+    else if (arrays_) execute_arrays();
+    else execute_rows();
+    discard();
+  }
+
+  /// Drops the buffered rows (their transaction was rolled back).
+  void discard() noexcept {
+    for (Column& c : columns_) {
+      c.cells.clear();
+      c.pool.clear();
+    }
+    rows_ = 0;
+    next_column_ = 0;
+  }
+
+ private:
+  enum class Kind : std::uint8_t { null, integer, real, text };
+  struct Cell {
+    Kind kind = Kind::null;
+    std::int64_t i = 0;
+    double d = 0;
+    std::size_t offset = 0, length = 0;  // text: UTF-16 units in the column's pool
+  };
+  /// What a column is bound with; equal bindings need no SQLBindParameter.
+  struct Binding {
+    SQLSMALLINT c_type = 0, sql_type = 0;
+    SQLULEN column_size = 0;
+    const void* data = nullptr;
+    SQLLEN element = 0;
+    const SQLLEN* ind = nullptr;
+    bool operator==(const Binding&) const = default;
+  };
+  struct Column {
+    std::vector<Cell> cells;
+    std::u16string pool;
+    // The arrays of the current batch (capacity kept between batches):
+    Kind kind = Kind::null;
+    std::vector<std::int64_t> ints;
+    std::vector<double> reals;
+    std::vector<char16_t> texts;  // rows x width
+    std::size_t width = 0;        // UTF-16 units per row incl. the terminator; only grows
+    std::vector<char> nulls;
+    std::vector<SQLLEN> ind;
+    SQLSMALLINT c_type = 0, sql_type = 0;
+    SQLULEN column_size = 0;
+  };
+
+  void prepare(const StmtHandle& h, std::string sql) {
+    if (!SQL_SUCCEEDED(SQLPrepare(h.get(), reinterpret_cast<SQLCHAR*>(sql.data()), static_cast<SQLINTEGER>(sql.size()))))
+      session_.throw_failure(SQL_HANDLE_STMT, h.get(), fmt::format("prepare bulk insert into {}", table_));
+  }
+
+  Column& current_column() {
+    if (next_column_ >= columns_.size())
+      throw InternalError(fmt::format("odbc: bulk row for {} has more than {} values", table_, columns_.size()));
+    return columns_[next_column_];
+  }
+  void next_cell(Cell cell) {
+    current_column().cells.push_back(cell);
+    ++next_column_;
+  }
+
+  bool try_paramset_size(SQLULEN n) {
+    const SQLRETURN rc = SQLSetStmtAttr(single_.get(), SQL_ATTR_PARAMSET_SIZE, reinterpret_cast<SQLPOINTER>(n), 0);
+    if (!SQL_SUCCEEDED(rc)) return false;
+    SQLULEN got = 0;
+    if (!SQL_SUCCEEDED(SQLGetStmtAttr(single_.get(), SQL_ATTR_PARAMSET_SIZE, &got, 0, nullptr))) return false;
+    return got == n;
+  }
+
+  /// Fills each column's array from its cells and picks its types.
+  void fill_arrays() {
+    const std::size_t n = rows_;
+    for (Column& c : columns_) {
+      bool any_text = false, any_real = false, any_int = false, all_int32 = true;
+      std::size_t longest = 0;
+      for (const Cell& cell : c.cells) {
+        any_text = any_text || cell.kind == Kind::text;
+        any_real = any_real || cell.kind == Kind::real;
+        any_int = any_int || cell.kind == Kind::integer;
+        if (cell.kind == Kind::integer) all_int32 = all_int32 && fits_int32(cell.i);
+        if (cell.kind == Kind::text) longest = std::max(longest, cell.length);
+      }
+      c.ind.assign(n, 0);
+      if (any_text) {
+        // Numbers in a text column (not done by drivelab's loaders) are sent as their text.
+        std::vector<std::u16string> numbers(n);
+        for (std::size_t r = 0; r < n; ++r) {
+          const Cell& cell = c.cells[r];
+          if (cell.kind == Kind::integer || cell.kind == Kind::real) {
+            utf8_to_utf16(cell.kind == Kind::integer ? std::to_string(cell.i) : fmt::format("{}", cell.d), numbers[r]);
+            longest = std::max(longest, numbers[r].size());
+          }
+        }
+        c.kind = Kind::text;
+        if (longest + 1 > c.width) {
+          c.width = longest + 1;
+          c.texts.reserve(static_cast<std::size_t>(batch_rows_) * c.width);
+        }
+        c.texts.assign(n * c.width, u'\0');
+        for (std::size_t r = 0; r < n; ++r) {
+          const Cell& cell = c.cells[r];
+          char16_t* dst = c.texts.data() + r * c.width;
+          if (cell.kind == Kind::null) {
+            c.ind[r] = SQL_NULL_DATA;
+          } else if (cell.kind == Kind::text) {
+            std::copy_n(c.pool.data() + cell.offset, cell.length, dst);
+            c.ind[r] = static_cast<SQLLEN>(cell.length * sizeof(char16_t));
+          } else {
+            std::copy(numbers[r].begin(), numbers[r].end(), dst);
+            c.ind[r] = static_cast<SQLLEN>(numbers[r].size() * sizeof(char16_t));
+          }
+        }
+        const bool is_long = c.width - 1 > kVarcharColumnSize;
+        c.c_type = SQL_C_WCHAR;
+        c.sql_type = is_long ? SQL_LONGVARCHAR : SQL_VARCHAR;
+        c.column_size = is_long ? c.width - 1 : kVarcharColumnSize;
+      } else if (any_real) {
+        c.kind = Kind::real;
+        c.reals.assign(n, 0.0);
+        for (std::size_t r = 0; r < n; ++r) {
+          const Cell& cell = c.cells[r];
+          if (cell.kind == Kind::null) c.ind[r] = SQL_NULL_DATA;
+          else c.reals[r] = cell.kind == Kind::real ? cell.d : static_cast<double>(cell.i);
+        }
+        c.c_type = SQL_C_DOUBLE;
+        c.sql_type = SQL_DOUBLE;
+        c.column_size = 0;
+      } else if (any_int) {
+        c.kind = Kind::integer;
+        c.ints.assign(n, 0);
+        for (std::size_t r = 0; r < n; ++r) {
+          if (c.cells[r].kind == Kind::null) c.ind[r] = SQL_NULL_DATA;
+          else c.ints[r] = c.cells[r].i;
+        }
+        c.c_type = SQL_C_SBIGINT;
+        c.sql_type = all_int32 ? SQL_INTEGER : SQL_BIGINT;
+        c.column_size = 0;
+      } else {
+        c.kind = Kind::null;
+        c.nulls.assign(n, 0);
+        std::fill(c.ind.begin(), c.ind.end(), SQL_NULL_DATA);
+        c.c_type = SQL_C_CHAR;
+        c.sql_type = SQL_VARCHAR;
+        c.column_size = 1;
+      }
+    }
+  }
+
+  /// Column `k`'s array as a binding (element 0).
+  Binding binding(std::size_t k) const {
+    const Column& c = columns_[k];
+    Binding b{.c_type = c.c_type, .sql_type = c.sql_type, .column_size = c.column_size, .ind = c.ind.data()};
+    switch (c.kind) {
+      case Kind::integer: b.data = c.ints.data(); b.element = sizeof(std::int64_t); break;
+      case Kind::real: b.data = c.reals.data(); b.element = sizeof(double); break;
+      case Kind::text: b.data = c.texts.data(); b.element = static_cast<SQLLEN>(c.width * sizeof(char16_t)); break;
+      case Kind::null: b.data = c.nulls.data(); b.element = 1; break;
+    }
+    return b;
+  }
+
+  /// Binds parameter `param` of `h` to row `row` of binding `b`.
+  void bind(SQLHSTMT h, std::size_t param, const Binding& b, std::size_t row) {
+    auto* data = static_cast<char*>(const_cast<void*>(b.data)) + row * static_cast<std::size_t>(b.element);
+    auto* ind = const_cast<SQLLEN*>(b.ind) + row;
+    const SQLRETURN rc = SQLBindParameter(h, static_cast<SQLUSMALLINT>(param), SQL_PARAM_INPUT, b.c_type, b.sql_type,
+                                          b.column_size, 0, data, b.element, ind);
+    if (!SQL_SUCCEEDED(rc))
+      session_.throw_failure(SQL_HANDLE_STMT, h, fmt::format("bulk insert into {}: bind parameter {}", table_, param));
+  }
+
+  SQLRETURN run(SQLHSTMT h, CancelReason& why) {
+    RunningCall call(session_.slot(), h, 0);  // no deadline: a load may wait on I/O for long
+    const SQLRETURN rc = SQLExecute(h);
+    why = call.finish();
+    return rc;
+  }
+
+  void execute_multi() {
+    const std::size_t ncols = columns_.size();
+    for (std::size_t k = 0; k < ncols; ++k) {
+      const Binding b = binding(k);
+      if (b == multi_bound_[k]) continue;  // same buffers: the parameters still point at them
+      for (std::size_t r = 0; r < multi_rows_; ++r) bind(multi_.get(), r * ncols + k + 1, b, r);
+      multi_bound_[k] = b;
+    }
+    CancelReason why = CancelReason::none;
+    const SQLRETURN rc = run(multi_.get(), why);
+    if (!SQL_SUCCEEDED(rc) && rc != SQL_NO_DATA) fail(read_diagnostics(SQL_HANDLE_STMT, multi_.get()), rows_, why);
+  }
+
+  void execute_arrays() {
+    const std::size_t n = rows_;
+    for (std::size_t k = 0; k < columns_.size(); ++k) bind(single_.get(), k + 1, binding(k), 0);
+    // No SQL_ATTR_PARAM_STATUS_PTR: with it MariaDB Connector/ODBC executes row by row (2x slower
+    // here); the failing row is found from the diagnostics instead.
+    SQLSetStmtAttr(single_.get(), SQL_ATTR_PARAM_BIND_TYPE, reinterpret_cast<SQLPOINTER>(SQL_PARAM_BIND_BY_COLUMN), 0);
+    if (!try_paramset_size(n)) {
+      fall_back_to_rows();
+      return;
+    }
+    CancelReason why = CancelReason::none;
+    const SQLRETURN rc = run(single_.get(), why);
+    if (SQL_SUCCEEDED(rc) || rc == SQL_NO_DATA) return;
+    const auto records = read_diagnostics(SQL_HANDLE_STMT, single_.get());
+    if (std::any_of(records.begin(), records.end(), [](const DiagRecord& r) { return r.sqlstate == "HYC00"; })) {
+      fall_back_to_rows();  // "optional feature not implemented"
+      return;
+    }
+    fail(records, n, why);
+  }
+
+  void execute_rows() {
+    try_paramset_size(1);
+    for (std::size_t r = 0; r < rows_; ++r) {
+      for (std::size_t k = 0; k < columns_.size(); ++k) bind(single_.get(), k + 1, binding(k), r);
+      CancelReason why = CancelReason::none;
+      const SQLRETURN rc = run(single_.get(), why);
+      if (!SQL_SUCCEEDED(rc) && rc != SQL_NO_DATA) fail(read_diagnostics(SQL_HANDLE_STMT, single_.get()), r, why);
+    }
+  }
+
+  /// The driver refused parameter arrays: this batch and the next ones row by row (describe()
+  /// of the backend says so).
+  void fall_back_to_rows() {
+    arrays_ = false;
+    if (!multi_) session_.shared().bulk_mode.store(BulkMode::rows);
+    execute_rows();
+  }
+
+  /// `row` < rows_: the row that failed (row at a time); else the whole batch.
+  [[noreturn]] void fail(const std::vector<DiagRecord>& records, std::size_t row, CancelReason why) {
+    const std::string where = row < rows_ ? fmt::format(" (row {} of a batch of {})", row + 1, rows_)
+                                          : fmt::format(" (a batch of {} rows)", rows_);
+    const std::string cancelled = why == CancelReason::stop_requested ? " (cancelled: stop requested)" : "";
+    const DiagRecord* first = records.empty() ? nullptr : &records.front();
+    const std::string state = first != nullptr ? first->sqlstate : std::string();
+    const int native = first != nullptr ? first->native : 0;
+    const std::string message = session_.shared().scrub(
+        fmt::format("odbc: bulk insert into {}{}{}: {}", table_, where, cancelled, format_diagnostics(records)));
+    discard();  // the transaction has to roll back; never insert these rows in the next one
+    throw BackendError(message, state, native);
+  }
+
+  OdbcSession& session_;
+  StmtHandle single_;          ///< INSERT of one row (arrays, row at a time, partial batches)
+  StmtHandle multi_;           ///< INSERT of multi_rows_ rows (PostgreSQL), or null
+  std::size_t multi_rows_ = 0;
+  std::vector<Binding> multi_bound_;  ///< per column: what multi_'s parameters point at
+  std::string table_;
+  std::vector<Column> columns_;
+  int batch_rows_;
+  bool arrays_ = false;
+  std::size_t rows_ = 0;
+  std::size_t next_column_ = 0;
+};
+
+std::unique_ptr<Statement> make_statement(OdbcSession& session, std::string_view sql) {
+  return std::make_unique<OdbcStatement>(session, sql);
+}
+
+std::unique_ptr<BulkLoader> make_bulk_loader(OdbcSession& session, std::string_view table,
+                                             const std::vector<std::string>& columns, OdbcBulkLoader*& raw) {
+  auto loader = std::make_unique<OdbcBulkLoader>(session, table, columns);
+  raw = loader.get();
+  return loader;
+}
+
+void flush_loader(OdbcBulkLoader& loader) { loader.flush(); }
+void discard_loader(OdbcBulkLoader& loader) noexcept { loader.discard(); }
+
+}  // namespace drivelab::oltp::odbc
