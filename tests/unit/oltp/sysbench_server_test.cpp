@@ -3,10 +3,16 @@
 // keys happen and must be ignored and retried), and the prepared-statement pre-flight.
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
+#include <functional>
 #include <sstream>
+#include <thread>
+#include <vector>
 
 #include <fmt/format.h>
 
+#include "drivelab/core/errors.hpp"
 #include "drivelab/oltp/mysql_backend.hpp"
 #include "drivelab/oltp/postgres_backend.hpp"
 #include "drivelab/oltp/register.hpp"
@@ -128,6 +134,87 @@ TEST_F(SysbenchServerTest, ReadWriteOnMariadb) {
   expect_good_run(t);
   EXPECT_EQ(t.details["preflight"]["prepared_statements_needed"], 4 * 18);
   EXPECT_NE(t.details["sysbench_command"].get<std::string>().find("--db-driver=mysql"), std::string::npos);
+}
+
+/// Waits until `threads` worker sessions are connected to the test's database, lets them run for
+/// a moment, then kills every session of that database once (as a server restart or a network
+/// cut would), from another thread while the run goes on.
+class SessionKiller {
+ public:
+  /// `list` returns the ids of the database's sessions; `kill` kills one.
+  SessionKiller(int threads, std::function<std::vector<std::string>()> list,
+                std::function<void(const std::string&)> kill)
+      : thread_([=, this] {
+          const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+          while (std::chrono::steady_clock::now() < give_up) {
+            if (static_cast<int>(list().size()) >= threads) {
+              std::this_thread::sleep_for(std::chrono::milliseconds(700));
+              for (const auto& id : list()) kill(id);
+              killed_ = true;
+              return;
+            }
+            std::this_thread::sleep_for(std::chrono::milliseconds(50));
+          }
+        }) {}
+  ~SessionKiller() { join(); }
+  /// Waits for the killer; true if it found the sessions and killed them.
+  bool join() {
+    if (thread_.joinable()) thread_.join();
+    return killed_;
+  }
+
+ private:
+  std::atomic<bool> killed_{false};
+  std::thread thread_;
+};
+
+std::vector<std::string> ids_of(Connection& c, const std::string& sql) {
+  std::vector<std::string> out;
+  auto q = c.prepare(sql);
+  DbStatus st = q->execute();
+  while (st.ok() && q->next(st)) out.emplace_back(q->column_text(0));
+  return out;
+}
+
+TEST_F(SysbenchServerTest, PostgresSessionsKilledMidRunAreReconnectedAndCounted) {
+  pg_admin()->connect()->execute_immediate(fmt::format("CREATE DATABASE \"{}\"", database));
+  auto admin_backend = pg_admin();
+  auto admin = admin_backend->connect();
+  const std::string list_sql = fmt::format(
+      "SELECT pid FROM pg_stat_activity WHERE datname = '{}' AND pid <> pg_backend_pid()", database);
+  SessionKiller killer(
+      4, [&] { return ids_of(*admin, list_sql); },
+      [&](const std::string& pid) { ids_of(*admin, "SELECT pg_terminate_backend(" + pid + ")"); });
+  const auto r = run(fmt::format("{}, tables: 2, table_size: 2000, threads: 4", pg_section()), "4s");
+  ASSERT_TRUE(killer.join());
+  const auto& t = r.record.tests[0];
+  ASSERT_EQ(t.status, results::Status::complete) << t.reason << "\n" << out.str();
+  EXPECT_GE(metric(t, "reconnects"), 1.0);
+  EXPECT_GT(metric(t, "reconnects_s"), 0.0);
+  EXPECT_GE(metric(t, "ignored_errors"), metric(t, "reconnects"));  // the query that found the session gone
+  for (const auto& c : t.checks) EXPECT_TRUE(c.passed) << c.name << ": " << c.detail;
+}
+
+TEST_F(SysbenchServerTest, MariadbSessionsKilledMidRunAreReconnectedAndCounted) {
+  auto admin_backend = mysql_admin();
+  auto admin = admin_backend->connect();
+  const std::string list_sql = fmt::format(
+      "SELECT id FROM information_schema.processlist WHERE db = '{}' AND id <> CONNECTION_ID()", database);
+  SessionKiller killer(
+      4, [&] { return ids_of(*admin, list_sql); },
+      [&](const std::string& id) {
+        try {
+          admin->execute_immediate("KILL CONNECTION " + id);
+        } catch (const BackendError&) {
+          // already gone
+        }
+      });
+  const auto r = run(fmt::format("{}, tables: 2, table_size: 2000, threads: 4", mysql_section()), "4s");
+  ASSERT_TRUE(killer.join());
+  const auto& t = r.record.tests[0];
+  ASSERT_EQ(t.status, results::Status::complete) << t.reason << "\n" << out.str();
+  EXPECT_GE(metric(t, "reconnects"), 1.0);
+  for (const auto& c : t.checks) EXPECT_TRUE(c.passed) << c.name << ": " << c.detail;
 }
 
 TEST_F(SysbenchServerTest, MariadbPreflightRefusesMorePreparedStatementsThanTheServerAllows) {
