@@ -10,6 +10,7 @@
 #     --threads N         default 8
 #     --databases LIST    default "postgres mariadb"
 #     --rand-types LIST   default "special uniform"
+#     --repeat N          runs per tool and case, order alternating, medians reported (default 1)
 #     --services-env FILE use running servers described by FILE (scripts/test-services.sh format);
 #                         default: start a private PostgreSQL + MariaDB with scripts/test-services.sh
 #                         in a temporary directory and stop them at the end
@@ -17,8 +18,11 @@
 # What it does, per database:
 #   1. creates the database `drivelab_sbbench` and loads it ONCE with `sysbench oltp_read_write
 #      prepare` (sysbench's own tables: drivelab reuses them, reuse: true, checked by MAX(id));
-#   2. per rand type: `sysbench oltp_read_write run`, then drivelab's oltp_read_write on the same
-#      tables, back to back, same options (threads, duration, rand type, report interval);
+#   2. per rand type: `sysbench oltp_read_write run` and drivelab's oltp_read_write on the same
+#      tables, back to back, same options (threads, duration, rand type, report interval); the
+#      order alternates between rand types (special: sysbench first; uniform: drivelab first)
+#      and repetitions, so that what the first run leaves (dead rows, autovacuum or purge still
+#      running, warmer caches) does not always land on the same tool;
 #   3. prints TPS, p95 latency and client CPU per transaction (user + sys CPU seconds of the
 #      client process, from wait4(2) rusage, divided by its transactions) for both, the ratios
 #      ours/sysbench, and PASS/FAIL against the targets: TPS >= 1.0x, CPU/transaction <= 1.0x.
@@ -30,11 +34,12 @@ REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 SCRIPT="${BASH_SOURCE[0]}"
 export REPO SCRIPT
 exec python3 - "$@" <<'PY'
-import json, os, resource, shlex, shutil, subprocess, sys, tempfile, time
+import json, os, shlex, shutil, statistics, subprocess, sys, tempfile, time
 
 args = sys.argv[1:]
 opt = {"duration": 60, "tables": 4, "table_size": 100000, "threads": 8,
-       "databases": "postgres mariadb", "rand_types": "special uniform", "services_env": "", "build": "./build"}
+       "databases": "postgres mariadb", "rand_types": "special uniform", "services_env": "", "build": "./build",
+       "repeat": 1}
 i = 0
 while i < len(args):
     a = args[i]
@@ -179,6 +184,15 @@ def ours(db, rand, tag):
             "err_s": m["errors_s"], "build": rec.get("tool", {}).get("build_type", "?")}
 
 
+def median_run(runs):
+    """Per-field median over repetitions (CPU per transaction is taken from the median run's ratio)."""
+    out = {k: statistics.median(r[k] for r in runs) for k in ("tps", "p95", "err_s")}
+    per_tx = sorted(runs, key=lambda r: r["cpu"] / r["tx"] if r["tx"] else float("inf"))
+    mid = per_tx[len(per_tx) // 2]
+    out.update(cpu=mid["cpu"], tx=mid["tx"])
+    return out
+
+
 print(f"drivelab: {drivelab} ({version([drivelab, '--version'])});  sysbench: {version(['sysbench', '--version'])}")
 if "1.0.20" not in version(["sysbench", "--version"]):
     print("warning: the reference is sysbench 1.0.20 (Debian 12); this sysbench differs")
@@ -199,13 +213,24 @@ try:
         run(["sysbench", "oltp_read_write"] + sysbench_conn(db) + scale_opts() +
             [f"--threads={min(opt['threads'], opt['tables'])}", "prepare"], "sysbench prepare")
         print(f"   loaded in {time.monotonic() - t0:.1f} s")
-        for rand in opt["rand_types"].split():
-            print(f"== {db}, rand_type {rand}")
-            a = theirs(db, rand)
-            b = ours(db, rand, f"{db}-{rand}")
-            if b["build"] == "Debug":
-                print(f"warning: {drivelab} is a Debug build; use -DCMAKE_BUILD_TYPE=Release for representative numbers")
-            rows.append((db, rand, a, b))
+        for k, rand in enumerate(opt["rand_types"].split()):
+            runs_a, runs_b = [], []
+            for rep in range(opt["repeat"]):
+                # The order alternates (by rand type and repetition), so that what the first run
+                # leaves behind (dead row versions, a warmer cache, a purge or autovacuum still
+                # running) does not always fall on the same tool.
+                sysbench_first = (k + rep) % 2 == 0
+                print(f"== {db}, rand_type {rand}" + (f", run {rep + 1}/{opt['repeat']}" if opt["repeat"] > 1 else "")
+                      + (": sysbench, then drivelab" if sysbench_first else ": drivelab, then sysbench"))
+                if sysbench_first:
+                    runs_a.append(theirs(db, rand))
+                    runs_b.append(ours(db, rand, f"{db}-{rand}-{rep}"))
+                else:
+                    runs_b.append(ours(db, rand, f"{db}-{rand}-{rep}"))
+                    runs_a.append(theirs(db, rand))
+                if runs_b[-1]["build"] == "Debug":
+                    print(f"warning: {drivelab} is a Debug build; use -DCMAKE_BUILD_TYPE=Release for representative numbers")
+            rows.append((db, rand, median_run(runs_a), median_run(runs_b)))
         if db == "postgres":
             sql_admin(db, [f'DROP DATABASE IF EXISTS "{DB}" WITH (FORCE)'])
         else:
