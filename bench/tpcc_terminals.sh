@@ -82,6 +82,9 @@ if ! "$DRIVELAB" run "$WORK/protocol.yaml" --target "$TARGET_DIR" --out "$WORK/o
   [[ -f "$WORK/out/latest.json" ]] || die "drivelab run failed without a record"
 fi
 echo "tpcc_terminals: run took $(( $(date +%s) - started )) s in total (load + warm-up + measured + checks)"
+RECORD="$TARGET_DIR/drivelab-bench-tpcc-terminals.json"
+cp "$WORK/out/latest.json" "$RECORD"
+echo "tpcc_terminals: record kept as $RECORD"
 
 python3 - "$WORK/out/latest.json" "$WORK/run.log" <<'PY'
 import json, sys
@@ -100,6 +103,7 @@ if load:
 print(f"context: tps {m.get('tps', 0):.1f}, tpm_c {m.get('tpm_c', 0):.0f}, efficiency {m.get('efficiency_pct', 0):.0f}%, "
       f"response p50/p99 {m.get('latency_p50_ms', 0):.1f}/{m.get('latency_p99_ms', 0):.1f} ms, "
       f"queue wait p50/p99 {m.get('queue_wait_p50_ms', 0):.2f}/{m.get('queue_wait_p99_ms', 0):.2f} ms, "
+      f"service p50/p99 {m.get('service_time_p50_ms', 0):.1f}/{m.get('service_time_p99_ms', 0):.1f} ms, "
       f"pool {t.get('details', {}).get('pool', {}).get('workers', '?')} connections "
       f"{m.get('pool_utilisation_pct', 0):.0f}% busy, errors {m.get('errors', 0):.0f}, build {build}")
 for w in t.get("warnings", []):

@@ -188,6 +188,8 @@ DriverTotals Driver::totals() const {
   if (!engine_) return out;
   state_->stats.totals(out);
   out.workers = engine_->executors();
+  out.timer_thread_nice = engine_->timer_thread_nice();
+  if (finished_) engine_->merge_lateness(out.timer_lateness);  // the engine's threads are joined
   std::lock_guard lock(book_->mu);
   out.users_logged_in = book_->logged_in_at_start;
   if (!book_->ended) return out;

@@ -78,6 +78,10 @@ class TerminalEngine {
   virtual std::uint64_t arrivals_dropped() const noexcept { return 0; }
   /// Executors connected so far.
   virtual int logged_in() const noexcept = 0;
+  /// Nice value of the timer thread (0 without one or when it could not be raised).
+  virtual int timer_thread_nice() const noexcept { return 0; }
+  /// Adds lateness samples the engine keeps outside StatsShards (call after join()).
+  virtual void merge_lateness(LatencyHistogram&) const {}
 };
 
 std::unique_ptr<TerminalEngine> make_tp_monitor(DriverState& state);

@@ -38,6 +38,8 @@
 /// terminal's worker, not deferred (clause 2.7.2 allows deferral; this is stricter).
 /// Timer lateness: how late a keying/think/arrival timer (or a dedicated user's sleep) woke
 /// relative to its schedule; high lateness means the driver machine, not the database, is slow.
+/// The pooled timer thread runs at nice -10 where the process may raise priorities (root or
+/// CAP_SYS_NICE), so busy cores delay it less; DriverTotals::timer_thread_nice says if it did.
 ///
 /// Errors, retries, reconnects (the one retry loop, tpcc_terminal.cpp): `retryable` -> roll back
 /// and rerun with the same inputs (up to kMaxRetries, each a retry); `in_doubt` is never rerun and
@@ -135,6 +137,7 @@ struct DriverTotals {
   std::uint64_t arrivals_dropped = 0;     ///< open loop: arrivals dropped (queue full)
   int workers = 0;                        ///< connections executing transactions
   int users_logged_in = 0;                ///< dedicated: users connected at begin_measurement
+  int timer_thread_nice = 0;              ///< pooled: the timer thread's nice (-10 where allowed)
 };
 
 /// One reporting interval (all types together).
