@@ -121,7 +121,10 @@ void IoEmulator::run(runner::TestContext& ctx) {
   IoSample sample;
   // Whatever completed during warm-up is dropped here: the measured phase starts now.
   const std::int64_t t0 = monotonic_ns();
-  for (auto& w : workers_) w->take(sample);
+  for (auto& w : workers_) {
+    w->take(sample);
+    w->mark_cpu();
+  }
   const CpuTimes cpu0 = process_cpu_times();
 
   const std::int64_t interval_ns = ctx.settings.interval.count();
@@ -159,6 +162,8 @@ void IoEmulator::run(runner::TestContext& ctx) {
     next += interval_ns;
   }
   const CpuTimes cpu = process_cpu_times() - cpu0;
+  CpuTimes jobs_cpu;  // the workers have been joined: their thread figures are final
+  for (const auto& w : workers_) jobs_cpu = jobs_cpu + w->thread_cpu();
   const double measured_s = seconds_since(t0, prev);
   rec.set_phase_times(warmup_s_, measured_s);
 
@@ -182,6 +187,11 @@ void IoEmulator::run(runner::TestContext& ctx) {
   rec.metric("cpu_sys_pct", cpu.system_pct(measured_s), "%", "system CPU time / measured time, percent of one core");
   rec.metric("iops_per_cpu_s", cpu.total_s() > 0 ? static_cast<double>(measured_ios_) / cpu.total_s() : 0.0,
              "1/cpu-s", "I/Os completed per CPU-second (user + system): IOPS per fully busy core");
+  // fio reads RUSAGE_THREAD for each job: the job threads alone, without io-wq / SQPOLL threads.
+  rec.metric("cpu_jobs_usr_pct", jobs_cpu.user_pct(measured_s), "%",
+             "user CPU of the job threads only (RUSAGE_THREAD, summed), percent of one core: fio's usr_cpu x jobs");
+  rec.metric("cpu_jobs_sys_pct", jobs_cpu.system_pct(measured_s), "%",
+             "system CPU of the job threads only (RUSAGE_THREAD, summed), percent of one core: fio's sys_cpu x jobs");
   rec.histogram("latency", total);
 
   // Little's law: mean outstanding I/Os = throughput x mean time in the system.
@@ -201,7 +211,9 @@ void IoEmulator::run(runner::TestContext& ctx) {
                                             {"complete_max", job_.complete_max()}});
   rec.detail("cpu_usr_s", cpu.user_s());
   rec.detail("cpu_sys_s", cpu.system_s());
-  rec.detail("cpu_measured", "getrusage(RUSAGE_SELF) over the measured phase: all threads of the process");
+  rec.detail("cpu_measured", "cpu_usr/sys_pct: getrusage(RUSAGE_SELF) over the measured phase, all threads of the "
+                             "process incl. io_uring io-wq/SQPOLL threads; cpu_jobs_*: RUSAGE_THREAD of the job "
+                             "threads (fio's definition)");
   rec.detail("latency_measured", "from just before the I/O is queued to the reap that returned it (fio: lat)");
   if (file_)
     rec.detail("file", results::Json{{"path", file_->path().string()},

@@ -109,9 +109,14 @@ void IoWorker::loop() {
   std::size_t staged = 0;  // queued since the last submit
   const std::size_t complete_min = job_.iodepth_batch_complete_min;
   std::vector<io::IoCompletion> done(std::min<std::size_t>(job_.complete_max(), depth_));
+  cpu_at_mark_ = thread_cpu_times();
 
   try {
     for (;;) {
+      if (cpu_mark_requested_.load(std::memory_order_relaxed)) {
+        cpu_mark_requested_.store(false, std::memory_order_relaxed);
+        cpu_at_mark_ = thread_cpu_times();
+      }
       const bool stopping = stop_.load(std::memory_order_relaxed);
       if (!stopping) {
         while (!free_slots.empty()) {
@@ -174,6 +179,7 @@ void IoWorker::loop() {
   } catch (const std::exception& e) {
     fail(fmt::format("engine {}: {}", engine_->name(), e.what()));
   }
+  cpu_at_end_ = thread_cpu_times();
 }
 
 }  // namespace drivelab::emulators::detail

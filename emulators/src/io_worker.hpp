@@ -24,6 +24,7 @@
 #include <string>
 #include <thread>
 
+#include "drivelab/core/cpu_usage.hpp"
 #include "drivelab/core/fd.hpp"
 #include "drivelab/core/histogram.hpp"
 #include "drivelab/core/rng.hpp"
@@ -55,6 +56,13 @@ class IoWorker {
 
   /// Moves what was measured since the last call into `out` (whose old contents are dropped).
   void take(IoSample& out);
+  /// Asks the worker to snapshot its own thread's CPU time (getrusage RUSAGE_THREAD can only be
+  /// read by the thread itself) at its next loop pass: the start of the measured phase.
+  void mark_cpu() noexcept { cpu_mark_requested_.store(true, std::memory_order_relaxed); }
+  /// This thread's CPU time from the mark (or its start) to its end; valid after join(). It is
+  /// what fio reports per job (fio reads RUSAGE_THREAD), without the kernel threads that work for
+  /// the job (io_uring io-wq workers, SQPOLL), which the process-wide figure includes.
+  CpuTimes thread_cpu() const noexcept { return cpu_at_end_ - cpu_at_mark_; }
 
   bool failed() const noexcept { return failed_.load(std::memory_order_relaxed); }
   /// The first error (device error, short transfer, engine failure); valid after join().
@@ -89,6 +97,10 @@ class IoWorker {
   std::string error_;
   std::uint64_t issued_ = 0;
   std::uint64_t completed_ = 0;
+
+  std::atomic<bool> cpu_mark_requested_{false};
+  CpuTimes cpu_at_mark_;  // written by the worker thread; read after join()
+  CpuTimes cpu_at_end_;
 
   std::mutex mu_;
   IoSample interval_;

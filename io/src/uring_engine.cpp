@@ -50,12 +50,12 @@ class Ring {
   int init(const EngineOptions& options) {
     io_uring_params p{};
     // CLAMP: depths above the kernel maximum (32768 SQ entries) get the maximum, not EINVAL.
-    p.flags = IORING_SETUP_CLAMP | IORING_SETUP_CQSIZE | IORING_SETUP_COOP_TASKRUN | IORING_SETUP_SINGLE_ISSUER |
-              IORING_SETUP_R_DISABLED;
+    p.flags = IORING_SETUP_CLAMP | IORING_SETUP_CQSIZE | IORING_SETUP_R_DISABLED;
     p.cq_entries = options.queue_depth;
     if (options.sqthread_poll) {
-      // DEFER_TASKRUN needs the submitter to reap in the kernel; with SQPOLL the kernel thread
-      // submits, so the two exclude each other (EINVAL).
+      // The kernel rejects the task-work flags with SQPOLL (the SQ thread submits and runs the
+      // completion work); fio asks for them and is left, after its EINVAL retries, with exactly
+      // CQSIZE | SQPOLL — the same ring as this one.
       p.flags |= IORING_SETUP_SQPOLL;
       p.sq_thread_idle = options.sq_thread_idle_ms;
       if (options.sqthread_poll_cpu >= 0) {
@@ -63,7 +63,7 @@ class Ring {
         p.sq_thread_cpu = static_cast<std::uint32_t>(options.sqthread_poll_cpu);
       }
     } else {
-      p.flags |= IORING_SETUP_DEFER_TASKRUN;
+      p.flags |= IORING_SETUP_COOP_TASKRUN | IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN;
     }
     for (;;) {
       io_uring_params attempt = p;
@@ -75,9 +75,7 @@ class Ring {
       // Older kernels: retry without the newest flag, in fio's order.
       if (ret != -EINVAL) return ret;
       if (p.flags & IORING_SETUP_DEFER_TASKRUN) {
-        p.flags &= ~IORING_SETUP_DEFER_TASKRUN;
-      } else if (p.flags & IORING_SETUP_SINGLE_ISSUER) {
-        p.flags &= ~IORING_SETUP_SINGLE_ISSUER;
+        p.flags &= ~(IORING_SETUP_DEFER_TASKRUN | IORING_SETUP_SINGLE_ISSUER);  // both 6.1 (fio drops both)
       } else if (p.flags & IORING_SETUP_COOP_TASKRUN) {
         p.flags &= ~IORING_SETUP_COOP_TASKRUN;
       } else if (p.flags & IORING_SETUP_CQSIZE) {

@@ -12,8 +12,9 @@
 ///  - process_cpu_times() (RUSAGE_SELF): every thread of the process, including the kernel threads
 ///    that work for it and belong to it — io_uring's SQPOLL thread and io-wq workers (Linux >= 5.12
 ///    creates them as threads of the process) — so it is the honest cost of a whole test.
-///    fio, which runs each job as a process by default, reports usr_cpu/sys_cpu the same way.
-///  - thread_cpu_times() (RUSAGE_THREAD, Linux >= 2.6.26): the calling thread only (fio --thread).
+///  - thread_cpu_times() (RUSAGE_THREAD, Linux >= 2.6.26): the calling thread only. This is what fio
+///    reports as a job's usr_cpu/sys_cpu (fio lib/getrusage.c prefers RUSAGE_THREAD, in process
+///    and thread mode alike), so fio's figures leave out io-wq and SQPOLL threads.
 ///
 /// Resolution: the kernel accounts these times at scheduler-tick granularity on some
 /// configurations (CONFIG_TICK_CPU_ACCOUNTING: 1/HZ, often 1-4 ms) and exactly with
