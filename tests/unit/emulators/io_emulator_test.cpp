@@ -130,6 +130,10 @@ TEST(IoEmulator, LibaioBufferedWarnsAndRecordsCpu) {
   EXPECT_GE(t.metric("cpu_sys_pct"), 0);
   EXPECT_GT(t.metric("cpu_usr_pct") + t.metric("cpu_sys_pct"), 0) << "a 300 ms run of I/O uses some CPU";
   EXPECT_GT(t.metric("iops_per_cpu_s"), 0);
+  // fio's definition (the job threads alone) is a part of the process-wide figure.
+  const double jobs = t.metric("cpu_jobs_usr_pct") + t.metric("cpu_jobs_sys_pct");
+  EXPECT_GT(jobs, 0);
+  EXPECT_LE(jobs, t.metric("cpu_usr_pct") + t.metric("cpu_sys_pct") + 5.0);
   EXPECT_EQ(t.record.details.at("engine"), "libaio");
   EXPECT_EQ(t.record.details.at("iodepth_batch").at("complete_max"), 1);
   for (const auto& c : t.record.checks) EXPECT_TRUE(c.passed) << c.name << ": " << c.detail;
