@@ -1,103 +1,256 @@
 #!/usr/bin/env bash
-# Side-by-side: drivelab's `io` emulator against fio 3.x on the SAME file, same job:
-# 4 KiB random read, QD 32, O_DIRECT, io_uring, one job.
+# Side-by-side: drivelab's `io` emulator against fio 3.33 (Debian 12) on the SAME files with the
+# SAME job settings, each case back to back, and a PASS/FAIL verdict per case.
 #
-#   bench/io_vs_fio.sh [TARGET_DIR] [BUILD_DIR]      (defaults: ./drivelab-target, ./build)
-#   RUNTIME=20 (seconds per measured run) may be set in the environment for a quick check.
+#   bench/io_vs_fio.sh [TARGET_DIR] [BUILD_DIR]        (defaults: ./drivelab-target, ./build)
 #
-# What it does:
-#   1. creates (once; later runs reuse it) the 2 GiB file TARGET_DIR/drivelab-bench.dat, filled
-#      with incompressible data by drivelab itself;
-#   2. runs ours then fio back to back, then fio then ours: the second order exposes any bias
-#      from caches warmed by the first run (device, host or hypervisor caches; O_DIRECT only
-#      bypasses this machine's page cache);
-#   3. prints IOPS, mean and p99 latency of each run and the ratios ours/fio.
-# Latency: ours is measured from submission to reap (fio's `lat` = slat + clat); fio's mean is
-# its lat_ns mean, its p99 the clat_ns p99 (fio reports percentiles of clat by default).
+# Environment (all optional):
+#   RUNTIME=20      measured seconds per run (fio --runtime with --time_based; ours --duration)
+#   RAMP=2          warm-up seconds per run (fio --ramp_time; ours --warmup)
+#   REPEAT=1        runs per tool and case; the median of each value is compared
+#   CASES="null tmpfs direct"       which groups to run
+#   ENGINES="psync libaio io_uring" engines of the tmpfs and direct groups
+#   QDS="1 32 128"                  queue depths of the tmpfs and direct groups
+#   FILE_SIZE=2GiB  the O_DIRECT file in TARGET_DIR;  SHM_SIZE=1GiB  the tmpfs file
+#   SHM_DIR=/dev/shm/drivelab-io-vs-fio   where the tmpfs file lives
+#   KEEP_OUTPUT=dir keep every fio JSON and drivelab record in this directory
+#   FIO_THREAD=1    run fio's jobs as threads of one process (--thread) instead of processes; see
+#                   "scheduler share" below — use it on a machine that is not quiet
+#   A quick check: RUNTIME=3 RAMP=1 QDS="1 32" bench/io_vs_fio.sh /mnt/x build
+#
+# The cases (4 KiB random reads, one file per target, norandommap, every I/O submitted as soon as
+# it is queued and one completion reaped at a time — fio's defaults, spelled out on both sides):
+#   null    fio's null ioengine vs our null engine, QD 32, one job: the tools' own cost per I/O.
+#           Verdict: ours >= 1.0x fio's IOPS per core (IOPS / ((usr+sys)% / 100)).
+#   tmpfs   a buffered file on tmpfs (page cache only, no device): the engines' CPU paths.
+#   direct  an O_DIRECT file in TARGET_DIR: the device path.
+#           Verdict for tmpfs and direct: ours >= 0.95x fio's IOPS, mean and p99 latency within
+#           +-5% of fio's.
+# psync is synchronous (one I/O in flight per job whatever iodepth says), so, as fio users do,
+# QD n with psync means numjobs=n, iodepth=1 (fio --group_reporting; ours jobs: n).
+#
+# What is compared: IOPS; mean and p99 of the TOTAL latency — fio's lat_ns (--lat_percentiles=1)
+# and ours, both from just before the I/O is queued to its reap; CPU with fio's definition on both
+# sides: the job threads' own getrusage(RUSAGE_THREAD) (fio: usr_cpu + sys_cpu, percent of one core
+# over the measured phase; with numjobs n fio prints the per-job average, so it is multiplied by n;
+# ours: cpu_jobs_usr_pct + cpu_jobs_sys_pct). That leaves out kernel threads working for the job —
+# io_uring's io-wq workers (buffered reads on tmpfs are punted to them) and the SQPOLL thread — so
+# the column "proc CPU" also shows our whole-process figure (cpu_usr_pct + cpu_sys_pct).
+# QD = IOPS x mean latency (Little's law: the outstanding I/Os each tool really kept).
+# Scheduler share: each fio job process calls setsid(), so with kernel.sched_autogroup_enabled=1
+# every fio job is an autogroup of its own and, on a busy machine, n fio jobs get n shares of the
+# CPU against our one process's one share. That is not a cost difference; FIO_THREAD=1 (fio
+# --thread: one process) removes it. On a quiet machine it makes no difference.
+# Orders alternate per case (ours first, then fio first, ...), so a cache warmed by the first run
+# shows up as noise instead of a bias. On shared or virtual machines run it more than once.
 set -euo pipefail
 
 TARGET_DIR=${1:-./drivelab-target}
 BUILD_DIR=${2:-./build}
-RUNTIME=${RUNTIME:-20}
 DRIVELAB="$BUILD_DIR/apps/drivelab"
-FILE="$TARGET_DIR/drivelab-bench.dat"
 
 die() { echo "io_vs_fio: $*" >&2; exit 1; }
 [[ -x "$DRIVELAB" ]] || die "$DRIVELAB not found: build the 'drivelab' target first (cmake --build $BUILD_DIR --target drivelab)"
 command -v fio >/dev/null || die "fio not found (apt-get install fio)"
 command -v python3 >/dev/null || die "python3 not found"
 mkdir -p "$TARGET_DIR"
-WORK=$(mktemp -d)
-trap 'rm -rf "$WORK"' EXIT
 
-# ours LABEL WARMUP DURATION: one drivelab run; prints "iops mean_us p99_us build_type".
-ours() {
-  local out="$WORK/ours-$1"
-  if ! "$DRIVELAB" io --target "$TARGET_DIR" --name bench --engine io_uring --rw randread --xfersize 4k \
-      --iodepth 32 --file-size 2GiB --direct true --warmup "$2" --duration "$3" --out "$out" --quiet \
-      >"$out.log" 2>&1; then
-    cat "$out.log" >&2
-    die "drivelab run '$1' failed"
-  fi
-  python3 - "$out/latest.json" <<'PY'
-import json, sys
-r = json.load(open(sys.argv[1]))
-t = r["tests"][0]
-if t["status"] != "complete":
-    sys.exit(f"drivelab test status {t['status']}: {t.get('reason', '')}")
-m = t["metrics"]
-print(m["iops"]["value"], m["latency_avg_us"]["value"], m["latency_p99_us"]["value"],
-      r.get("tool", {}).get("build_type", "?"))
-PY
-}
+export DRIVELAB TARGET_DIR
+exec python3 - <<'PY'
+import json, os, shlex, statistics, subprocess, sys, tempfile
 
-# theirs LABEL: one fio run with the reference command line; prints "iops mean_us p99_us".
-theirs() {
-  local out="$WORK/fio-$1.json"
-  fio --name=randread --filename="$FILE" --ioengine=io_uring --direct=1 --rw=randread --bs=4k \
-      --iodepth=32 --runtime="$RUNTIME" --time_based --output-format=json >"$out" 2>"$out.err" ||
-    { cat "$out.err" >&2; die "fio run '$1' failed"; }
-  python3 - "$out" <<'PY'
-import json, sys
-j = json.load(open(sys.argv[1]))["jobs"][0]["read"]
-print(j["iops"], j["lat_ns"]["mean"] / 1e3, j["clat_ns"]["percentile"]["99.000000"] / 1e3)
-PY
-}
+env = os.environ
+drivelab = env["DRIVELAB"]
+target_dir = os.path.abspath(env["TARGET_DIR"])
+runtime = int(env.get("RUNTIME", "20"))
+ramp = int(env.get("RAMP", "2"))
+repeat = max(1, int(env.get("REPEAT", "1")))
+groups = env.get("CASES", "null tmpfs direct").split()
+engines = env.get("ENGINES", "psync libaio io_uring").split()
+qds = [int(q) for q in env.get("QDS", "1 32 128").split()]
+file_size = env.get("FILE_SIZE", "2GiB")
+shm_size = env.get("SHM_SIZE", "1GiB")
+shm_dir = env.get("SHM_DIR", "/dev/shm/drivelab-io-vs-fio")
+keep = env.get("KEEP_OUTPUT")
+fio_thread = env.get("FIO_THREAD", "0") not in ("", "0")
+work = keep or tempfile.mkdtemp(prefix="io-vs-fio-")
+os.makedirs(work, exist_ok=True)
+NAME = "bench"  # both targets hold drivelab-bench.dat
 
-echo "== preparing $FILE (2 GiB; filled once, then reused)"
-res=$(ours prepare 0s 1s)
-read -r _ _ _ build_type <<<"$res"
-if [[ "$build_type" == "Debug" ]]; then
-  echo "warning: $DRIVELAB is a Debug build; configure with -DCMAKE_BUILD_TYPE=Release for representative numbers"
-fi
-[[ -f "$FILE" ]] || die "drivelab did not leave $FILE"
 
-echo "== order A: drivelab, then fio (${RUNTIME}s each)"
-res=$(ours A 2s "${RUNTIME}s")
-read -r a_ours_iops a_ours_mean a_ours_p99 _ <<<"$res"
-res=$(theirs A)
-read -r a_fio_iops a_fio_mean a_fio_p99 <<<"$res"
-echo "== order B: fio, then drivelab"
-res=$(theirs B)
-read -r b_fio_iops b_fio_mean b_fio_p99 <<<"$res"
-res=$(ours B 2s "${RUNTIME}s")
-read -r b_ours_iops b_ours_mean b_ours_p99 _ <<<"$res"
+def fio_size(text):
+    # drivelab sizes are binary ("2GiB" = 2 * 2^30); fio's "2g" is binary too (kb_base=1024).
+    t = text.strip().lower().replace("ib", "").replace("b", "")
+    return t
 
-python3 - "$a_ours_iops" "$a_ours_mean" "$a_ours_p99" "$a_fio_iops" "$a_fio_mean" "$a_fio_p99" \
-  "$b_fio_iops" "$b_fio_mean" "$b_fio_p99" "$b_ours_iops" "$b_ours_mean" "$b_ours_p99" <<'PY'
-import sys
-v = [float(x) for x in sys.argv[1:]]
-rows = [("A1 drivelab", v[0:3]), ("A2 fio", v[3:6]), ("B1 fio", v[6:9]), ("B2 drivelab", v[9:12])]
+
+def run(cmd, what):
+    r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    if r.returncode != 0:
+        sys.stderr.write(r.stdout[-4000:] + r.stderr[-4000:])
+        sys.exit(f"io_vs_fio: {what} failed (exit {r.returncode}): {shlex.join(cmd)}")
+    return r
+
+
+def version(cmd):
+    try:
+        return subprocess.run(cmd, stdout=subprocess.PIPE, text=True).stdout.strip()
+    except OSError:
+        return "?"
+
+
+class Case:
+    def __init__(self, group, engine, qd):
+        self.group, self.engine, self.qd = group, engine, qd
+        self.jobs, self.iodepth = (qd, 1) if engine == "psync" else (1, qd)
+        self.direct = group == "direct"
+        self.dir = {"direct": target_dir, "tmpfs": shm_dir}.get(group)
+        self.size = {"direct": file_size, "tmpfs": shm_size}.get(group, file_size)
+        self.label = (f"{group} QD{qd}" if group == engine else f"{group} {engine} QD{qd}") + \
+            (f" ({qd} jobs)" if self.jobs > 1 else "")
+
+    @property
+    def file(self):
+        return os.path.join(self.dir, f"drivelab-{NAME}.dat") if self.dir else None
+
+    def fio_cmd(self, out):
+        c = ["fio", f"--name={self.group}-{self.engine}-qd{self.qd}", f"--ioengine={self.engine}",
+             "--rw=randread", "--bs=4k", f"--iodepth={self.iodepth}", f"--numjobs={self.jobs}",
+             f"--size={fio_size(self.size)}", f"--direct={int(self.direct)}",
+             "--iodepth_batch_submit=1", "--iodepth_batch_complete_min=1", "--iodepth_batch_complete_max=1",
+             "--randrepeat=1", "--norandommap", "--time_based", f"--runtime={runtime}", f"--ramp_time={ramp}",
+             "--lat_percentiles=1", "--output-format=json", f"--output={out}"]
+        if self.file:
+            c.insert(2, f"--filename={self.file}")
+        if self.jobs > 1:
+            c.append("--group_reporting")
+        if fio_thread:
+            c.append("--thread")
+        return c
+
+    def ours_cmd(self, out, warmup=None, duration=None):
+        c = [drivelab, "io", "--target", self.dir or work, "--name", NAME, "--engine", self.engine,
+             "--rw", "randread", "--xfersize", "4k", "--iodepth", str(self.iodepth), "--jobs", str(self.jobs),
+             "--file-size", self.size, "--direct", "true" if self.direct else "false",
+             "--iodepth-batch-submit", "1", "--iodepth-batch-complete-min", "1",
+             "--iodepth-batch-complete-max", "1",
+             "--warmup", f"{ramp if warmup is None else warmup}s",
+             "--duration", f"{runtime if duration is None else duration}s",
+             "--interval", f"{runtime if duration is None else duration}s", "--out", out, "--quiet"]
+        return c
+
+
+def parse_fio(path, case):
+    j = json.load(open(path))["jobs"][0]
+    r = j["read"]
+    cpu = (j["usr_cpu"] + j["sys_cpu"]) * case.jobs  # group_reporting averages over the jobs
+    return {"iops": r["iops"], "mean_us": r["lat_ns"]["mean"] / 1e3,
+            "p99_us": r["lat_ns"]["percentile"]["99.000000"] / 1e3, "cpu_pct": cpu, "proc_cpu_pct": float("nan")}
+
+
+def parse_ours(out_dir):
+    rec = json.load(open(os.path.join(out_dir, "latest.json")))
+    t = rec["tests"][0]
+    if t["status"] != "complete":
+        sys.exit(f"io_vs_fio: drivelab test status {t['status']}: {t.get('reason', '')}")
+    m = {k: v["value"] for k, v in t["metrics"].items()} if isinstance(t["metrics"], dict) else \
+        {x["name"]: x["value"] for x in t["metrics"]}
+    return {"iops": m["iops"], "mean_us": m["latency_avg_us"], "p99_us": m["latency_p99_us"],
+            "cpu_pct": m["cpu_jobs_usr_pct"] + m["cpu_jobs_sys_pct"],
+            "proc_cpu_pct": m["cpu_usr_pct"] + m["cpu_sys_pct"], "build": rec.get("tool", {}).get("build_type", "?")}
+
+
+def derived(v):
+    v["qd"] = v["iops"] * v["mean_us"] / 1e6
+    v["iops_core"] = v["iops"] / (v["cpu_pct"] / 100) if v["cpu_pct"] > 0 else float("nan")
+    return v
+
+
+def median_of(runs):
+    # Each run's own QD and IOPS/core first, then the median of every value over the runs.
+    runs = [derived(dict(r)) for r in runs]
+    keys = ("iops", "mean_us", "p99_us", "cpu_pct", "proc_cpu_pct", "qd", "iops_core")
+    return {k: statistics.median(r[k] for r in runs) for k in keys}
+
+
+cases = []
+for g in groups:
+    if g == "null":
+        cases.append(Case("null", "null", 32))
+    elif g in ("tmpfs", "direct"):
+        cases += [Case(g, e, q) for e in engines for q in qds]
+    else:
+        sys.exit(f"io_vs_fio: unknown case group '{g}' (null, tmpfs, direct)")
+
+print(f"drivelab: {drivelab} ({version([drivelab, '--version'])});  fio: {version(['fio', '--version'])}")
+if "fio-3.33" not in version(["fio", "--version"]):
+    print("warning: the reference is fio 3.33 (Debian 12); this fio differs")
+load1 = os.getloadavg()[0]
+if load1 > 0.5 * (os.cpu_count() or 1):
+    print(f"warning: load average {load1:.1f} on {os.cpu_count()} CPUs: IOPS and latency will be noisy; "
+          "compare the IOPS/core column" + ("" if fio_thread else ", and consider FIO_THREAD=1"))
+print(f"target: {target_dir} (O_DIRECT file {file_size});  tmpfs: {shm_dir} ({shm_size});  "
+      f"{runtime}s measured + {ramp}s ramp per run, {repeat} run(s) per tool and case")
+
+# Lay out the files once with drivelab (filled with incompressible data; fio reuses them as-is).
+for group, d, size, direct in (("direct", target_dir, file_size, True), ("tmpfs", shm_dir, shm_size, False)):
+    if group in groups:
+        os.makedirs(d, exist_ok=True)
+        c = Case(group, "psync", 1)
+        out = os.path.join(work, f"prepare-{group}")
+        print(f"== preparing {c.file} ({size})")
+        run(c.ours_cmd(out, warmup=0, duration=1), f"drivelab prepare {group}")
+        if parse_ours(out)["build"] == "Debug":
+            print(f"warning: {drivelab} is a Debug build; use -DCMAKE_BUILD_TYPE=Release for representative numbers")
+
+results = []
+for i, case in enumerate(cases):
+    print(f"== {case.label}")
+    ours_runs, fio_runs = [], []
+    for rep in range(repeat):
+        order = ("ours", "fio") if (i + rep) % 2 == 0 else ("fio", "ours")
+        for tool in order:
+            tag = f"{i:02d}-{case.group}-{case.engine}-qd{case.qd}-{rep}"
+            if tool == "fio":
+                out = os.path.join(work, f"fio-{tag}.json")
+                cmd = case.fio_cmd(out)
+                print("   fio:  " + shlex.join(cmd))
+                run(cmd, "fio")
+                fio_runs.append(parse_fio(out, case))
+            else:
+                out = os.path.join(work, f"ours-{tag}")
+                cmd = case.ours_cmd(out)
+                print("   ours: " + shlex.join(cmd))
+                run(cmd, "drivelab")
+                ours_runs.append(parse_ours(out))
+    results.append((case, median_of(ours_runs), median_of(fio_runs)))
+
 print()
-print(f"{'run':<14}{'IOPS':>12}{'mean us':>10}{'p99 us':>10}")
-for name, (iops, mean, p99) in rows:
-    print(f"{name:<14}{iops:>12,.0f}{mean:>10.1f}{p99:>10.1f}")
+hdr = (f"{'case':<30}{'tool':<6}{'IOPS':>11}{'mean us':>10}{'p99 us':>10}{'CPU %':>8}{'QD':>7}{'IOPS/core':>12}"
+       f"{'proc CPU %':>12}")
+print(hdr)
+print("-" * len(hdr))
+for case, o, f in results:
+    for tool, v in (("fio", f), ("ours", o)):
+        print(f"{case.label if tool == 'fio' else '':<30}{tool:<6}{v['iops']:>11,.0f}{v['mean_us']:>10.1f}"
+              f"{v['p99_us']:>10.1f}{v['cpu_pct']:>8.1f}{v['qd']:>7.1f}{v['iops_core']:>12,.0f}"
+              + (f"{v['proc_cpu_pct']:>12.1f}" if tool == "ours" else ""))
+
 print()
-print(f"{'ours/fio':<14}{'IOPS':>12}{'mean':>10}{'p99':>10}")
-for name, o, f in (("order A", v[0:3], v[3:6]), ("order B", v[9:12], v[6:9])):
-    print(f"{name:<14}{o[0] / f[0]:>12.3f}{o[1] / f[1]:>10.3f}{o[2] / f[2]:>10.3f}")
-ours_iops = (v[0] + v[9]) / 2
-fio_iops = (v[3] + v[6]) / 2
-print(f"{'both orders':<14}{ours_iops / fio_iops:>12.3f}{((v[1] + v[10]) / 2) / ((v[4] + v[7]) / 2):>10.3f}"
-      f"{((v[2] + v[11]) / 2) / ((v[5] + v[8]) / 2):>10.3f}")
+print(f"{'ours / fio':<30}{'IOPS':>8}{'mean':>8}{'p99':>8}{'CPU':>8}{'IOPS/core':>11}  verdict")
+failed = 0
+for case, o, f in results:
+    r = {k: (o[k] / f[k] if f[k] else float("nan")) for k in ("iops", "mean_us", "p99_us", "cpu_pct", "iops_core")}
+    if case.group == "null":
+        ok = r["iops_core"] >= 1.0
+        why = "IOPS/core >= 1.0x"
+    else:
+        ok = r["iops"] >= 0.95 and abs(r["mean_us"] - 1) <= 0.05 and abs(r["p99_us"] - 1) <= 0.05
+        why = "IOPS >= 0.95x, mean and p99 within 5%"
+    failed += not ok
+    print(f"{case.label:<30}{r['iops']:>8.3f}{r['mean_us']:>8.3f}{r['p99_us']:>8.3f}{r['cpu_pct']:>8.3f}"
+          f"{r['iops_core']:>11.3f}  {'PASS' if ok else 'FAIL'} ({why})")
+print()
+print(f"{len(results) - failed} of {len(results)} cases PASS" + (f"; outputs kept in {work}" if keep else ""))
+sys.exit(1 if failed else 0)
 PY
