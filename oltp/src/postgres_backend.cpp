@@ -7,14 +7,19 @@
 #include "drivelab/oltp/postgres_backend.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cstdlib>
 #include <cstring>
+#include <exception>
+#include <mutex>
+#include <thread>
 
 #include <fmt/format.h>
 
 #include "drivelab/core/errors.hpp"
 #include "pg_common.hpp"
+#include "pg_copy.hpp"
 #include "pg_sql.hpp"
 
 namespace drivelab::oltp {
@@ -239,20 +244,25 @@ class PgStatement final : public Statement {
   std::int64_t affected_ = 0;
 };
 
-// ---- BulkLoader (COPY ... FROM STDIN, text format) -------------------------------------------
+// ---- BulkLoader (COPY ... FROM STDIN) --------------------------------------------------------
 
 /// Rows are encoded into a buffer per table; a full buffer (kCopyChunkBytes) is sent with
 /// PQputCopyData inside this table's COPY, which is started on first use and ended by flush()
 /// or when another table of the same connection needs the connection (one COPY at a time per
 /// session). The loader of TPC-C interleaves ORDERS and ORDER-LINE rows; the buffers turn that
 /// into one COPY switch per 256 KiB instead of one per row.
+///
+/// Format: binary (pg_copy.hpp) when every column has a type with a binary encoder (integers,
+/// floats, NUMERIC(p,s), text types, TIMESTAMP; read from pg_attribute when the loader is
+/// made), else text with COPY's escapes (pg_sql.hpp).
 class PgBulkLoader final : public BulkLoader {
  public:
   PgBulkLoader(PgConnection& conn, std::string table, const std::vector<std::string>& columns)
       : conn_(conn), table_(std::move(table)), columns_(static_cast<int>(columns.size())) {
+    binary_ = binary_columns(columns);
     std::string cols;
     for (const std::string& c : columns) cols += (cols.empty() ? "" : ", ") + c;
-    copy_sql_ = fmt::format("COPY {} ({}) FROM STDIN", table_, cols);
+    copy_sql_ = fmt::format("COPY {} ({}) FROM STDIN{}", table_, cols, binary_.empty() ? "" : " (FORMAT binary)");
     buffer_.reserve(kCopyChunkBytes + 4096);
     conn_.add_loader(this);
   }
@@ -262,25 +272,25 @@ class PgBulkLoader final : public BulkLoader {
   }
 
   void add_int64(std::int64_t v) override {
-    separator();
-    pg::append_int64(buffer_, v);
+    if (const pg::CopyColumn* c = next_column()) pg::put_int64(buffer_, *c, v);
+    else pg::append_int64(buffer_, v);
   }
   void add_double(double v) override {
-    separator();
-    pg::append_double(buffer_, v);
+    if (const pg::CopyColumn* c = next_column()) pg::put_double(buffer_, *c, v);
+    else pg::append_double(buffer_, v);
   }
   void add_text(std::string_view v) override {
-    separator();
-    pg::append_copy_text(buffer_, v);
+    if (const pg::CopyColumn* c = next_column()) pg::put_text(buffer_, *c, v);
+    else pg::append_copy_text(buffer_, v);
   }
   void add_null() override {
-    separator();
-    buffer_ += "\\N";
+    if (next_column() != nullptr) pg::put_null(buffer_);
+    else buffer_ += "\\N";
   }
   void end_row() override {
     if (column_ != columns_)
       throw InternalError(fmt::format("postgres: COPY {}: row with {} values for {} columns", table_, column_, columns_));
-    buffer_ += '\n';
+    if (binary_.empty()) buffer_ += '\n';
     column_ = 0;
     if (buffer_.size() >= kCopyChunkBytes) send();
   }
@@ -289,9 +299,12 @@ class PgBulkLoader final : public BulkLoader {
     if (conn_.copy_owner() == this) end_copy();
   }
 
+  bool binary() const noexcept { return !binary_.empty(); }
+
   /// Ends this table's COPY (the server then checks and stores the rows). Throws BackendError.
   void end_copy() {
     conn_.set_copy_owner(nullptr);
+    if (!binary_.empty()) put(pg::binary_copy_trailer());
     if (PQputCopyEnd(conn_.raw(), nullptr) != 1) fail(PQerrorMessage(conn_.raw()));
     pg::Collected c = pg::collect(conn_.raw(), {});
     if (c.lost) conn_.mark_broken(c.lost_message);
@@ -306,8 +319,42 @@ class PgBulkLoader final : public BulkLoader {
   }
 
  private:
-  void separator() {
-    if (column_++ > 0) buffer_ += '\t';
+  /// The binary encoders of `columns`, or none when some column's type has none (text format).
+  std::vector<pg::CopyColumn> binary_columns(const std::vector<std::string>& columns) {
+    conn_.ready_for_command();
+    const pg::ResultHandle r = pg::exec_or_throw(
+        conn_.raw(),
+        "SELECT lower(attname), atttypid, atttypmod FROM pg_attribute WHERE attrelid = to_regclass(" +
+            pg::quote_literal(table_) + ") AND attnum > 0 AND NOT attisdropped",
+        "column types of " + table_);
+    std::vector<pg::CopyColumn> out;
+    for (const std::string& name : columns) {
+      std::string lower = name;
+      for (char& ch : lower) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+      std::optional<pg::CopyColumn> col;
+      for (int i = 0; i < PQntuples(r.get()) && !col; ++i) {
+        if (lower != PQgetvalue(r.get(), i, 0)) continue;
+        col = pg::copy_column(name, static_cast<unsigned>(std::strtoul(PQgetvalue(r.get(), i, 1), nullptr, 10)),
+                              std::atoi(PQgetvalue(r.get(), i, 2)));
+        if (!col) return {};  // a type without a binary encoder
+      }
+      if (!col) return {};  // unknown column: the text COPY will report it
+      out.push_back(std::move(*col));
+    }
+    return out;
+  }
+
+  /// Binary: the column the next value goes to (and the row's field count first); text: the
+  /// separator, and nullptr.
+  const pg::CopyColumn* next_column() {
+    if (column_ >= columns_)
+      throw InternalError(fmt::format("postgres: COPY {}: more than {} values in a row", table_, columns_));
+    if (binary_.empty()) {
+      if (column_++ > 0) buffer_ += '\t';
+      return nullptr;
+    }
+    if (column_ == 0) pg::put_field_count(buffer_, columns_);
+    return &binary_[static_cast<std::size_t>(column_++)];
   }
 
   void send() {
@@ -322,10 +369,15 @@ class PgBulkLoader final : public BulkLoader {
         throw BackendError(fmt::format("postgres: {}: {}", copy_sql_, s.message), s.sqlstate);
       }
       conn_.set_copy_owner(this);
+      if (!binary_.empty()) put(pg::binary_copy_header());
     }
-    // Blocking mode: PQputCopyData waits while the socket is full (the server is parsing).
-    if (PQputCopyData(conn_.raw(), buffer_.data(), static_cast<int>(buffer_.size())) != 1) fail(PQerrorMessage(conn_.raw()));
+    put(buffer_);
     buffer_.clear();
+  }
+
+  /// Blocking mode: PQputCopyData waits while the socket is full (the server is parsing).
+  void put(std::string_view data) {
+    if (PQputCopyData(conn_.raw(), data.data(), static_cast<int>(data.size())) != 1) fail(PQerrorMessage(conn_.raw()));
   }
 
   void abort_copy(const char* why) noexcept {
@@ -345,6 +397,7 @@ class PgBulkLoader final : public BulkLoader {
   std::string table_;
   int columns_;
   int column_ = 0;
+  std::vector<pg::CopyColumn> binary_;
   std::string copy_sql_;
   std::string buffer_;
 };
@@ -438,13 +491,12 @@ class PgBackend final : public Backend {
 
   void finish_load() override {
     const pg::ConnHandle c = pg::connect(opt_);
-    // Statistics for the planner before the first transaction (autovacuum would take minutes).
-    pg::exec_or_throw(c.get(), "ANALYZE", "analyze after the load");
+    analyze_in_parallel(c.get());
     try {
       pg::exec_or_throw(c.get(), "CHECKPOINT", "checkpoint after the load");
     } catch (const BackendError& e) {
-      // Needs superuser or pg_checkpoint: without it the WAL written by the load is durable
-      // anyway (the loader's last commits are flushed by the next synchronous commit).
+      // Needs superuser or pg_checkpoint: without it the load is durable anyway (the first
+      // synchronous commit after it flushed its WAL), only not yet written to the tables' files.
       if (e.sqlstate() != "42501") throw;
     }
   }
@@ -567,6 +619,39 @@ class PgBackend final : public Backend {
     for (int i = 0; i < PQntuples(r.get()); ++i) t.tables.emplace_back(PQgetvalue(r.get(), i, 0));
     return t;
   }
+
+  /// Planner statistics of every table of the current schema before the first transaction
+  /// (autovacuum would take minutes to get there): one ANALYZE per table, biggest first, on up
+  /// to kAnalyzeSessions sessions at once (the tables are independent).
+  void analyze_in_parallel(PGconn* c) const {
+    const pg::ResultHandle r = pg::exec_or_throw(
+        c,
+        "SELECT quote_ident(relname) FROM pg_class WHERE relkind IN ('r', 'p') AND "
+        "relnamespace = current_schema()::regnamespace ORDER BY relpages DESC",
+        "list the tables to analyze");
+    std::vector<std::string> tables;
+    for (int i = 0; i < PQntuples(r.get()); ++i) tables.emplace_back(PQgetvalue(r.get(), i, 0));
+    std::atomic<std::size_t> next{0};
+    std::mutex mu;
+    std::exception_ptr error;
+    const auto work = [&] {
+      try {
+        const pg::ConnHandle own = pg::connect(opt_);
+        for (std::size_t i = next++; i < tables.size(); i = next++)
+          pg::exec_or_throw(own.get(), "ANALYZE " + tables[i], "analyze " + tables[i]);
+      } catch (...) {
+        std::lock_guard lock(mu);
+        if (!error) error = std::current_exception();
+      }
+    };
+    std::vector<std::thread> threads;
+    const std::size_t sessions = std::min<std::size_t>(tables.size(), kAnalyzeSessions);
+    for (std::size_t t = 0; t < sessions; ++t) threads.emplace_back(work);
+    for (std::thread& t : threads) t.join();
+    if (error) std::rethrow_exception(error);
+  }
+
+  static constexpr std::size_t kAnalyzeSessions = 4;
 
   PostgresOptions opt_;
   Dialect dialect_;

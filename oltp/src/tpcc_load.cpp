@@ -1,6 +1,11 @@
 // Initial population of TPC-C (clause 4.3.3.1), one pass per warehouse. Rows are generated in
 // primary-key order so every B-tree insert is an append.
+#include <algorithm>
 #include <array>
+#include <atomic>
+#include <exception>
+#include <mutex>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -220,50 +225,223 @@ class Loader {
       order_line_, item_, stock_;
 };
 
+/// Seconds since `t0_ns`.
+double seconds_since(std::int64_t t0_ns) { return static_cast<double>(monotonic_ns() - t0_ns) / 1e9; }
+
+/// The tables whose primary key is built after the load on PostgreSQL, biggest first (the
+/// builds run in parallel; starting the longest first finishes soonest).
+constexpr std::array<std::string_view, 8> kKeyedTablesBySize{"order_line", "stock", "customer", "orders",
+                                                              "new_order", "item", "district", "warehouse"};
+
+/// PostgreSQL: drops the primary keys of the TPC-C tables just created and returns the
+/// statements that add them back (names and definitions from the catalog, so the DDL stays
+/// the one of create_schema()). COPY into a table without indexes only appends to the heap; one
+/// sorted build per key at the end replaces ~10 random B-tree descents per row (measured:
+/// docs/backend-postgres.md). Other dialects keep their keys (InnoDB and SQLite WITHOUT ROWID
+/// tables are clustered on them, and rows arrive in key order anyway).
+std::vector<std::string> defer_primary_keys(Connection& conn, const Dialect& dialect) {
+  std::vector<std::string> add;
+  if (dialect.name != "postgres") return add;
+  auto q = conn.prepare(
+      "SELECT conname, pg_get_constraintdef(oid) FROM pg_constraint WHERE contype = 'p' AND conrelid = to_regclass(?)");
+  for (std::string_view table : kKeyedTablesBySize) {
+    q->bind_text(1, table);
+    DbStatus st = q->execute();
+    if (!st.ok()) throw BackendError("load: read the primary key of " + std::string(table) + ": " + st.to_string(), st.sqlstate);
+    std::string name, definition;
+    if (q->next(st)) {
+      name = std::string(q->column_text(0));
+      definition = std::string(q->column_text(1));
+    }
+    if (name.empty()) continue;
+    conn.execute_immediate(fmt::format("ALTER TABLE {} DROP CONSTRAINT {}", table, name));
+    add.push_back(fmt::format("ALTER TABLE {} ADD CONSTRAINT {} {}", table, name, definition));
+  }
+  return add;
+}
+
+/// Shared state of the loader threads.
+struct LoadShared {
+  LoadShared(const Scale& s, const CConstants& c, const Rng& r, const LoadOptions& o, std::int64_t t0)
+      : scale(s), c_load(c), rng(r), options(o), t0_ns(t0) {}
+  const Scale& scale;
+  const CConstants& c_load;
+  const Rng& rng;
+  const LoadOptions& options;
+  std::int64_t t0_ns;
+  std::atomic<int> next_job{0};  // 0 = ITEM, w = warehouse w
+  std::atomic<bool> abort{false};
+  std::atomic<std::uint64_t> rows{0};
+  std::mutex mu;  // guards the rest and serialises the callbacks
+  int warehouses_done = 0;
+  bool stopped = false;
+  std::exception_ptr error;
+
+  /// Polls `stop` (serialised); true once any worker saw a stop or an error.
+  bool should_stop() {
+    if (abort.load()) return true;
+    std::lock_guard lock(mu);
+    if (options.stop && options.stop()) {
+      stopped = true;
+      abort = true;
+    }
+    return abort.load();
+  }
+  void warehouse_finished() {
+    std::lock_guard lock(mu);
+    ++warehouses_done;
+    if (!options.progress) return;
+    LoadProgress p;
+    p.warehouses_done = warehouses_done;
+    p.warehouses_total = scale.warehouses;
+    p.elapsed_s = seconds_since(t0_ns);
+    p.eta_s = p.elapsed_s / warehouses_done * (scale.warehouses - warehouses_done);
+    options.progress(p);
+  }
+  void fail(std::exception_ptr e) {
+    std::lock_guard lock(mu);
+    if (!error) error = e;
+    abort = true;
+  }
+};
+
+/// One loader connection: takes jobs (ITEM, then warehouses) until none are left.
+void load_worker(Connection& conn, LoadShared& sh) {
+  try {
+    Loader loader(conn, sh.scale, sh.c_load);
+    for (;;) {
+      const int job = sh.next_job++;
+      if (job > sh.scale.warehouses || sh.abort.load()) break;
+      if (job == 0) {
+        Rng item_rng = sh.rng.split(0);
+        loader.items(item_rng);
+        continue;
+      }
+      // One stream per warehouse: its content depends neither on W nor on the thread count.
+      Rng wrng = sh.rng.split(static_cast<std::uint64_t>(job));
+      loader.warehouse_and_stock(wrng, job);
+      bool stopped = false;
+      for (int d = 1; d <= kDistrictsPerWarehouse && !stopped; ++d) {
+        stopped = sh.should_stop();
+        if (!stopped) loader.district(wrng, job, d);
+      }
+      if (stopped) break;
+      sh.warehouse_finished();
+    }
+    sh.rows += loader.rows();
+  } catch (...) {
+    sh.fail(std::current_exception());
+  }
+}
+
+/// Runs `statements` on the connections in parallel (each takes the next one). Throws the first
+/// error after all have finished.
+void run_in_parallel(std::vector<std::unique_ptr<Connection>>& conns, const std::vector<std::string>& statements) {
+  std::atomic<std::size_t> next{0};
+  std::mutex mu;
+  std::exception_ptr error;
+  const auto work = [&](Connection& c) {
+    try {
+      for (std::size_t i = next++; i < statements.size(); i = next++) c.execute_immediate(statements[i]);
+    } catch (...) {
+      std::lock_guard lock(mu);
+      if (!error) error = std::current_exception();
+      next = statements.size();
+    }
+  };
+  std::vector<std::thread> threads;
+  for (std::size_t t = 1; t < conns.size(); ++t) threads.emplace_back(work, std::ref(*conns[t]));
+  work(*conns[0]);
+  for (std::thread& t : threads) t.join();
+  if (error) std::rethrow_exception(error);
+}
+
 }  // namespace
 
-LoadStats load_database(Backend& backend, const Scale& scale, const CConstants& c_load,
-                        const Rng& rng, const std::function<void(const LoadProgress&)>& progress,
-                        const std::function<bool()>& stop) {
+LoadStats load_database(Backend& backend, const Scale& scale, const CConstants& c_load, const Rng& rng,
+                        const LoadOptions& options) {
   const std::int64_t t0 = monotonic_ns();
   LoadStats stats;
+  stats.threads = std::clamp(std::min(options.threads, backend.capabilities().max_load_threads), 1,
+                             std::max(scale.warehouses, 1));
   {
-    auto conn = backend.connect_for_load();
-    create_schema(*conn, backend.dialect());
-    write_meta(*conn, {.scale = scale, .c_load = c_load, .complete = false});
+    std::vector<std::unique_ptr<Connection>> conns;
+    conns.push_back(backend.connect_for_load());
+    create_schema(*conns[0], backend.dialect());
+    write_meta(*conns[0], {.scale = scale, .c_load = c_load, .complete = false});
+    std::vector<std::string> finish = defer_primary_keys(*conns[0], backend.dialect());
+    for (int t = 1; t < stats.threads; ++t) conns.push_back(backend.connect_for_load());
 
-    Loader loader(*conn, scale, c_load);
-    Rng item_rng = rng.split(0);
-    loader.items(item_rng);
-    for (int w = 1; w <= scale.warehouses; ++w) {
-      // One stream per warehouse: the content of warehouse w does not depend on W.
-      Rng wrng = rng.split(static_cast<std::uint64_t>(w));
-      loader.warehouse_and_stock(wrng, w);
-      for (int d = 1; d <= kDistrictsPerWarehouse; ++d) {
-        if (stop && stop()) {
-          stats.rows = loader.rows();
-          stats.seconds = static_cast<double>(monotonic_ns() - t0) / 1e9;
-          return stats;
-        }
-        loader.district(wrng, w, d);
-      }
-      if (progress) {
-        LoadProgress p;
-        p.warehouses_done = w;
-        p.warehouses_total = scale.warehouses;
-        p.elapsed_s = static_cast<double>(monotonic_ns() - t0) / 1e9;
-        p.eta_s = p.elapsed_s / w * (scale.warehouses - w);
-        progress(p);
-      }
+    LoadShared sh(scale, c_load, rng, options, t0);
+    std::vector<std::thread> threads;
+    for (std::size_t t = 1; t < conns.size(); ++t) threads.emplace_back(load_worker, std::ref(*conns[t]), std::ref(sh));
+    load_worker(*conns[0], sh);  // the calling thread is worker 0 (the only one for SQLite)
+    for (std::thread& t : threads) t.join();
+    if (sh.error) std::rethrow_exception(sh.error);
+    stats.rows = sh.rows.load();
+    if (sh.stopped) {
+      stats.seconds = seconds_since(t0);
+      return stats;
     }
-    stats.rows = loader.rows();
-    create_indexes(*conn);
-    write_meta(*conn, {.scale = scale, .c_load = c_load, .complete = true});
+
+    // Keys first (the biggest tables' first), then the secondary indexes.
+    for (const std::string& sql : index_ddl()) finish.push_back(sql);
+    run_in_parallel(conns, finish);
+    write_meta(*conns[0], {.scale = scale, .c_load = c_load, .complete = true});
   }
   backend.finish_load();
   stats.complete = true;
-  stats.seconds = static_cast<double>(monotonic_ns() - t0) / 1e9;
+  stats.seconds = seconds_since(t0);
   return stats;
+}
+
+std::string reuse_problem(Connection& conn, const Scale& scale, std::optional<LoadMeta>& meta) {
+  meta = read_meta(conn);
+  if (!meta) return "not a complete drivelab database (no readable drivelab_meta)";
+  if (!meta->complete) return "its load did not finish";
+  if (meta->scale.warehouses != scale.warehouses || meta->scale.items != scale.items)
+    return fmt::format("it has {} warehouses and {} items", meta->scale.warehouses, meta->scale.items);
+  const std::pair<std::string_view, std::int64_t> expected[] = {
+      {"warehouse", scale.warehouses},
+      {"district", std::int64_t{kDistrictsPerWarehouse} * scale.warehouses},
+      {"item", scale.items}};
+  for (const auto& [table, rows] : expected) {
+    std::unique_ptr<Statement> q;
+    try {
+      q = conn.prepare(fmt::format("SELECT COUNT(*) FROM {}", table));
+    } catch (const BackendError&) {
+      return fmt::format("table {} is missing", table);
+    }
+    DbStatus st = q->execute();
+    if (!st.ok() || !q->next(st)) return fmt::format("table {} cannot be read ({})", table, st.to_string());
+    const std::int64_t n = q->column_int64(0);
+    if (n != rows) return fmt::format("table {} has {} rows instead of {}", table, n, rows);
+  }
+  return {};
+}
+
+std::uint64_t estimated_database_bytes(const Scale& scale, std::string_view backend) {
+  // Fitted to complete loads of 1 and 2 warehouses with 1,000 and 100,000 items (tables +
+  // indexes; docs/backend-postgres.md "Database size"): a fixed part, per warehouse everything
+  // but STOCK, STOCK per item and warehouse, ITEM per item. Fits the measurements within 1.5%.
+  struct Size {
+    double base_bytes, per_warehouse_bytes, stock_per_item_bytes, item_per_item_bytes;
+  };
+  constexpr Size kSqlite{0, 44.68e6, 336, 87};         // file + WAL after the load (WAL mode)
+  constexpr Size kPostgres{8.22e6, 66.67e6, 379, 129};  // pg_database_size (incl. ~8 MB catalog)
+  const Size& s = backend == "sqlite" ? kSqlite : kPostgres;
+  const double w = std::max(scale.warehouses, 0);
+  const double items = std::max(scale.items, 0);
+  return static_cast<std::uint64_t>(s.base_bytes + w * (s.per_warehouse_bytes + items * s.stock_per_item_bytes) +
+                                    items * s.item_per_item_bytes);
+}
+
+LoadStats load_database(Backend& backend, const Scale& scale, const CConstants& c_load, const Rng& rng,
+                        const std::function<void(const LoadProgress&)>& progress, const std::function<bool()>& stop) {
+  LoadOptions o;
+  o.progress = progress;
+  o.stop = stop;
+  return load_database(backend, scale, c_load, rng, o);
 }
 
 }  // namespace drivelab::oltp::tpcc

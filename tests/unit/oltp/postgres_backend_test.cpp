@@ -189,53 +189,115 @@ TEST_F(PgTest, TerminatedSessionIsConnectionLostAndConnectGivesAFreshOne) {
   EXPECT_EQ(c2.outcome, Outcome::in_doubt);
 }
 
-TEST_F(PgTest, CopyLoaderKeepsAwkwardTextAndInterleavedTables) {
+/// The format of the last COPY of the test database's sessions, from pg_stat_activity.
+std::string last_copy(Connection& admin, const std::string& db) {
+  return pg_value(admin, "SELECT COALESCE(MAX(query), '') FROM pg_stat_activity WHERE datname = '" + db +
+                             "' AND query LIKE 'COPY%'");
+}
+
+TEST_F(PgTest, CopyLoaderKeepsAwkwardTextAndInterleavedTablesInBothFormats) {
   auto c = backend->connect();
-  c->execute_immediate("CREATE TABLE a (id INTEGER, s VARCHAR(100), x DECIMAL(6,2), n INTEGER)");
+  // Table a2 has a DATE column, which has no binary encoder: the whole table goes as text.
+  c->execute_immediate("CREATE TABLE a1 (id INTEGER, s VARCHAR(100), x DECIMAL(6,2), n INTEGER)");
+  c->execute_immediate("CREATE TABLE a2 (id INTEGER, s VARCHAR(100), x DECIMAL(6,2), n INTEGER, d DATE)");
   c->execute_immediate("CREATE TABLE b (id INTEGER, pad CHAR(200))");
   const std::vector<std::string> awkward = {"tab\there", "back\\slash", "new\nline", "cr\rhere", "\\N",
                                             "\\.", "", "end\\", "quote'\"", "utf8 \xC3\xA9\xE2\x82\xAC"};
-  auto la = c->bulk_loader("a", {"id", "s", "x", "n"});
-  auto lb = c->bulk_loader("b", {"id", "pad"});
-  const std::string pad(200, 'p');
-  ASSERT_TRUE(c->begin(TxMode::read_write).ok());
-  // Enough rows of b (~2 MB) that both tables' buffers are sent several times, interleaved.
-  for (int i = 0; i < 10'000; ++i) {
-    la->add_int64(i);
-    la->add_text(awkward[static_cast<std::size_t>(i) % awkward.size()]);
-    la->add_double(i % 7 == 0 ? -0.5 : 12.25);
-    if (i % 3 == 0) la->add_null();
-    else la->add_int64(i);
-    la->end_row();
-    lb->add_int64(i);
-    lb->add_text(pad);
+  for (const std::string table : {"a1", "a2"}) {
+    SCOPED_TRACE(table);
+    const bool text = table == "a2";
+    std::vector<std::string> cols = {"id", "s", "x", "n"};
+    if (text) cols.push_back("d");
+    auto la = c->bulk_loader(table, cols);
+    auto lb = c->bulk_loader("b", {"id", "pad"});
+    const std::string pad(200, 'p');
+    ASSERT_TRUE(c->begin(TxMode::read_write).ok());
+    // Enough rows of b (~2 MB) that both tables' buffers are sent several times, interleaved.
+    for (int i = 0; i < 10'000; ++i) {
+      la->add_int64(i);
+      la->add_text(awkward[static_cast<std::size_t>(i) % awkward.size()]);
+      la->add_double(i % 7 == 0 ? -0.5 : 12.25);
+      if (i % 3 == 0) la->add_null();
+      else la->add_int64(i);
+      if (text) la->add_null();
+      la->end_row();
+      lb->add_int64(i);
+      lb->add_text(pad);
+      lb->end_row();
+    }
+    la->flush();
+    EXPECT_EQ(last_copy(*admin, name).find("FORMAT binary") == std::string::npos, text) << last_copy(*admin, name);
+    lb->flush();
+    ASSERT_TRUE(c->commit().ok());
+
+    EXPECT_EQ(pg_value(*c, "SELECT COUNT(*) FROM " + table), "10000");
+    EXPECT_EQ(pg_value(*c, "SELECT COUNT(*) FROM " + table + " WHERE n IS NULL"), "3334");
+    auto q = c->prepare("SELECT s FROM " + table + " WHERE id = ?");
+    for (std::size_t k = 0; k < awkward.size(); ++k) {
+      q->bind_int64(1, static_cast<std::int64_t>(k + 10 * awkward.size()));
+      ASSERT_TRUE(q->execute().ok());
+      DbStatus st;
+      ASSERT_TRUE(q->next(st));
+      EXPECT_FALSE(q->is_null(0)) << k;  // the text "\N" is text, not NULL
+      EXPECT_EQ(q->column_text(0), awkward[k]) << k;
+    }
+    EXPECT_EQ(pg_value(*c, "SELECT SUM(x) FROM " + table + " WHERE id < 14"), "146.00");
+
+    // Rolled-back loads leave nothing, and the loaders stay usable.
+    ASSERT_TRUE(c->begin(TxMode::read_write).ok());
+    lb->add_int64(-1);
+    lb->add_text("x");
     lb->end_row();
+    ASSERT_TRUE(c->rollback().ok());
+    EXPECT_EQ(pg_value(*c, "SELECT COUNT(*) FROM b WHERE id = -1"), "0");
   }
-  la->flush();
-  lb->flush();
+  EXPECT_EQ(pg_value(*c, "SELECT COUNT(*) FROM b"), "20000");
+}
+
+TEST_F(PgTest, BinaryCopyRoundTripsEveryColumnTypeItEncodes) {
+  auto c = backend->connect();
+  c->execute_immediate(
+      "CREATE TABLE v (k INTEGER, i2 SMALLINT, i8 BIGINT, f4 REAL, f8 DOUBLE PRECISION, n4 DECIMAL(4,4), "
+      "n12 DECIMAL(12,2), t TEXT, ch CHAR(5), ts TIMESTAMP)");
+  auto l = c->bulk_loader("v", {"k", "i2", "i8", "f4", "f8", "n4", "n12", "t", "ch", "ts"});
+  ASSERT_TRUE(c->begin(TxMode::read_write).ok());
+  const auto row = [&](int k, auto... values) {
+    l->add_int64(k);
+    (values(*l), ...);
+    l->end_row();
+  };
+  const auto i = [](std::int64_t v) { return [v](BulkLoader& b) { b.add_int64(v); }; };
+  const auto d = [](double v) { return [v](BulkLoader& b) { b.add_double(v); }; };
+  const auto t = [](std::string_view v) { return [v](BulkLoader& b) { b.add_text(v); }; };
+  const auto null = [](BulkLoader& b) { b.add_null(); };
+  row(1, i(-32768), i(-9'000'000'000'000'000'000LL), d(1.5), d(-2.25), d(0.12345), d(12.345), t("x"), t("ab"),
+      t("2024-02-29 23:59:58.5"));
+  row(2, i(7), i(0), i(3), i(-4), d(1e-05), d(-0.005), t(""), t("abcde"), t("1999-12-31 00:00:00"));
+  row(3, t("12"), t("-5"), t("0.25"), t("1e3"), t("0.00005"), i(42), i(17), d(0.1), t("1970-01-01T00:00:01.000001"));
+  row(4, null, null, null, null, null, null, null, null, null);
+  l->flush();
+  EXPECT_NE(last_copy(*admin, name).find("FORMAT binary"), std::string::npos);
   ASSERT_TRUE(c->commit().ok());
 
-  EXPECT_EQ(pg_value(*c, "SELECT COUNT(*) FROM a"), "10000");
-  EXPECT_EQ(pg_value(*c, "SELECT COUNT(*) FROM b"), "10000");
-  EXPECT_EQ(pg_value(*c, "SELECT COUNT(*) FROM a WHERE n IS NULL"), "3334");
-  auto q = c->prepare("SELECT s FROM a WHERE id = ?");
-  for (std::size_t k = 0; k < awkward.size(); ++k) {
-    q->bind_int64(1, static_cast<std::int64_t>(k + 10 * awkward.size()));
-    ASSERT_TRUE(q->execute().ok());
-    DbStatus st;
-    ASSERT_TRUE(q->next(st));
-    EXPECT_FALSE(q->is_null(0)) << k;  // the text "\N" is text, not NULL
-    EXPECT_EQ(q->column_text(0), awkward[k]) << k;
-  }
-  EXPECT_EQ(pg_value(*c, "SELECT SUM(x) FROM a WHERE id < 14"), "146.00");
+  const std::string sql = "SELECT concat_ws('|', i2, i8, f4, f8, n4, n12, t, ch || '<', ts) FROM v WHERE k = ";
+  // NUMERIC rounds the decimal value half away from zero (12.345 -> 12.35), as in text format.
+  EXPECT_EQ(pg_value(*c, sql + "1"), "-32768|-9000000000000000000|1.5|-2.25|0.1235|12.35|x|ab<|2024-02-29 23:59:58.5");
+  EXPECT_EQ(pg_value(*c, sql + "2"), "7|0|3|-4|0.0000|-0.01||abcde<|1999-12-31 00:00:00");
+  EXPECT_EQ(pg_value(*c, sql + "3"), "12|-5|0.25|1000|0.0001|42.00|17|0.1<|1970-01-01 00:00:01.000001");
+  EXPECT_EQ(pg_value(*c, "SELECT COUNT(*) FROM v WHERE k = 4 AND i2 IS NULL AND ts IS NULL AND t IS NULL"), "1");
 
-  // Rolled-back loads leave nothing, and the loaders stay usable.
+  // A value that does not fit its column is refused before it is sent, naming the column.
   ASSERT_TRUE(c->begin(TxMode::read_write).ok());
-  lb->add_int64(-1);
-  lb->add_text("x");
-  lb->end_row();
-  ASSERT_TRUE(c->rollback().ok());
-  EXPECT_EQ(pg_value(*c, "SELECT COUNT(*) FROM b WHERE id = -1"), "0");
+  l->add_int64(5);
+  try {
+    l->add_int64(40'000);  // beyond SMALLINT
+    FAIL() << "40000 accepted into a SMALLINT column";
+  } catch (const BackendError& e) {
+    EXPECT_NE(std::string(e.what()).find("i2"), std::string::npos) << e.what();
+  }
+  EXPECT_TRUE(c->rollback().ok());
+  l.reset();
+  EXPECT_EQ(pg_value(*c, "SELECT COUNT(*) FROM v"), "4");
 }
 
 TEST_F(PgTest, CopyErrorThrowsNamingTheTable) {

@@ -55,6 +55,20 @@ std::optional<LoadMeta> read_meta(Connection& conn);
 /// accepts (O_ENTRY_D, H_DATE, C_SINCE, OL_DELIVERY_D).
 std::string sql_timestamp_now();
 
+/// Why a database cannot be reused for a run at `scale`, or "" when it can: drivelab_meta says
+/// complete with the same warehouses and items, and cheap row counts agree (WAREHOUSE = W,
+/// DISTRICT = 10 W, ITEM = items), which catches a foreign or damaged database behind a valid
+/// meta table. `meta` receives the meta rows when present (C-Load is needed to pick C-Run).
+/// Never throws for missing tables.
+std::string reuse_problem(Connection& conn, const Scale& scale, std::optional<LoadMeta>& meta);
+
+/// Bytes a loaded database takes on the drive (tables + indexes, after the load), for the
+/// free-space check before building. Measured here per warehouse with the full 100,000 items
+/// (docs/backend-postgres.md, "Database size"): sqlite (WAL mode, after the load) and postgres
+/// (pg_database_size); mysql/mariadb and odbc use the PostgreSQL figure until measured. STOCK
+/// and ITEM scale with `scale.items`. `backend`: "sqlite", "postgres", "mysql", "odbc".
+std::uint64_t estimated_database_bytes(const Scale& scale, std::string_view backend);
+
 /// Progress of a load, reported after each warehouse.
 struct LoadProgress {
   int warehouses_done = 0;
@@ -67,15 +81,40 @@ struct LoadProgress {
 struct LoadStats {
   double seconds = 0;
   std::uint64_t rows = 0;
+  int threads = 1;        ///< loader connections used
   bool complete = false;  ///< false when stopped early by `stop`
 };
 
+/// How to load.
+struct LoadOptions {
+  /// Loader connections, each a Backend::connect_for_load() session that takes whole warehouses
+  /// from a shared counter. Capped by Capabilities::max_load_threads (SQLite: 1) and by the
+  /// number of warehouses.
+  int threads = 1;
+  /// Called after each warehouse (from the worker that finished it; calls are serialised).
+  std::function<void(const LoadProgress&)> progress;
+  /// Polled before each district by every worker (calls are serialised); true stops the load.
+  std::function<bool()> stop;
+};
+
 /// Populates an empty database per clause 4.3.3.1 at `scale` with the C-Load constants `c_load`
-/// (C_LAST: NURand(255, 0, 999) for customers 1,001..3,000). One pass per warehouse, in large
-/// transactions through the backend's BulkLoader, on a load connection (Backend::connect_for_load),
-/// then indexes, meta (complete = true) and Backend::finish_load(). Row content is reproducible
-/// for a given `rng` seed. `stop` is polled between districts; a stopped load returns
-/// complete = false and leaves meta.complete = false. Throws BackendError / EnvironmentError.
+/// (C_LAST: NURand(255, 0, 999) for customers 1,001..3,000):
+///   1. schema and meta (complete = false) on a load connection (Backend::connect_for_load);
+///      on PostgreSQL the primary keys are dropped again, to be built once after the COPY
+///      (a sorted build instead of row-by-row B-tree inserts; measured in docs/backend-postgres.md);
+///   2. ITEM once, then one pass per warehouse (STOCK in one transaction, then each DISTRICT with
+///      its CUSTOMERs, HISTORY, ORDERS, ORDER-LINEs and NEW-ORDERs in one transaction) through
+///      the BulkLoader, by `options.threads` parallel connections;
+///   3. primary keys (PostgreSQL) and secondary indexes, built in parallel by the same
+///      connections; meta (complete = true); Backend::finish_load().
+/// Row content depends only on `rng` and the warehouse number (one split stream per warehouse,
+/// stream 0 for ITEM), never on the thread count or the order the warehouses are taken in.
+/// A stopped load returns complete = false and leaves meta.complete = false. Throws
+/// BackendError / EnvironmentError (the first error of any worker, after all have stopped).
+LoadStats load_database(Backend& backend, const Scale& scale, const CConstants& c_load,
+                        const Rng& rng, const LoadOptions& options);
+
+/// The single-connection form (threads = 1) of the above.
 LoadStats load_database(Backend& backend, const Scale& scale, const CConstants& c_load,
                         const Rng& rng, const std::function<void(const LoadProgress&)>& progress,
                         const std::function<bool()>& stop);
