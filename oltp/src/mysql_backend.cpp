@@ -248,6 +248,9 @@ class MysqlConnection final : public Connection {
     }
     watcher_->add(slot_);
   }
+  ~MysqlConnection() override { slot_->release(); }
+  MysqlConnection(const MysqlConnection&) = delete;
+  MysqlConnection& operator=(const MysqlConnection&) = delete;
 
   DbStatus begin(TxMode mode) override {
     mysql::ensure_thread_init();

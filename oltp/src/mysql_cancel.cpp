@@ -96,9 +96,12 @@ void CancelWatcher::tick(std::unique_ptr<sql::Connection>& side) {
   }
   const std::int64_t now = monotonic_ns();
   for (const auto& slot : slots) {
+    if (slot->cancel.load(std::memory_order_relaxed) == nullptr) continue;
+    // The flag is read under the slot's mutex: a closing session clears it under the same
+    // mutex, so a flag that dies with its session is never read afterwards.
+    std::lock_guard lock(slot->mu);
     const std::atomic<bool>* flag = slot->cancel.load(std::memory_order_relaxed);
     if (flag == nullptr || !flag->load(std::memory_order_relaxed)) continue;
-    std::lock_guard lock(slot->mu);
     if (!slot->busy || slot->kill_sent || now - slot->busy_since_ns < kMinCallAgeNs) continue;
     try {
       if (!side) side = connect(params_);

@@ -35,7 +35,14 @@ namespace drivelab::oltp::mysql {
 struct CallSlot {
   std::mutex mu;
   std::uint64_t connection_id = 0;                   ///< server thread id (CONNECTION_ID())
+  /// The session's cancel flag; cleared under `mu` when the session closes (release()).
   std::atomic<const std::atomic<bool>*> cancel{nullptr};
+
+  /// Called by the closing session: the watcher no longer reads its flag after this returns.
+  void release() noexcept {
+    std::lock_guard lock(mu);
+    cancel.store(nullptr, std::memory_order_relaxed);
+  }
   bool busy = false;                                 ///< inside a call that may be interrupted
   std::int64_t busy_since_ns = 0;
   bool kill_sent = false;

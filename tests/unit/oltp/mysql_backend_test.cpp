@@ -186,13 +186,13 @@ TEST_F(MysqlBackendTest, LockWaitTimeoutIsRetryable) {
 }
 
 TEST_F(MysqlBackendTest, CancelFlagEndsALockWaitWithRetryable) {
+  std::atomic<bool> cancel{false};  // outlives the sessions that watch it
   auto a = backend->connect();
   auto b = backend->connect();
   auto observer = backend->connect();
   make_two_rows(*a);
   b->execute_immediate("SET SESSION innodb_lock_wait_timeout = 40");
   const auto b_id = mysql_int(*b, "SELECT CONNECTION_ID()");
-  std::atomic<bool> cancel{false};
   b->set_cancel_flag(&cancel);
   ASSERT_TRUE(a->begin(TxMode::read_write).ok());
   auto lock = a->prepare("UPDATE t SET v = 1 WHERE id = 1");
