@@ -199,9 +199,12 @@ void record_tpcc_results(results::TestRecorder& rec, const tpcc::DriverTotals& t
     rec.warning(fmt::format(
         "queue wait is {:.0f}% of the response time at p50 ({:.2f} of {:.2f} ms): transactions waited "
         "for a free connection of the pool ({} connections, {:.0f}% busy), so the driver, not the "
-        "drive, shaped the response times{}",
+        "drive, shaped the response times; {}",
         100.0 * qw_p50 / rt_p50, qw_p50, rt_p50, totals.workers, totals.pool_utilisation * 100.0,
-        cfg.rate_per_s > 0 ? "; lower rate or raise connections" : "; raise connections"));
+        cfg.rate_per_s > 0 ? "lower rate, or raise connections if the database has capacity left"
+                           : "raise connections if the database has capacity left (service times "
+                             "stay flat as connections grow), otherwise the terminals offer more "
+                             "than this database serves"));
   if (totals.arrivals_dropped > 0)
     rec.warning(fmt::format("{} of {} arrivals were dropped (more than {} queued): rate {:.0f}/s is "
                             "above what this database delivers",
