@@ -174,8 +174,15 @@ void VdbenchJob::loop(double rate_per_s, std::uint64_t schedule_seed) {
           slot.spec = stream_->next();
           slot.intended_ns = intended;
           std::byte* buf = buffers_.data() + static_cast<std::size_t>(s) * slot_bytes_;
-          if (slot.spec.op == io::Op::write)
-            fillers_[slot.spec.workload].fill({buf, slot.spec.length_bytes});
+          if (slot.spec.op == io::Op::write) {
+            const int w = static_cast<int>(slot.spec.workload);
+            const bool laid_out = slot.laid_out_workload == w && slot.laid_out_bytes == slot.spec.length_bytes;
+            fillers_[slot.spec.workload].fill({buf, slot.spec.length_bytes}, laid_out);
+            slot.laid_out_workload = w;
+            slot.laid_out_bytes = slot.spec.length_bytes;
+          } else {
+            slot.laid_out_workload = -1;  // the read overwrites the buffer
+          }
           const io::IoRequest req{.op = slot.spec.op, .file_index = 0, .offset_bytes = slot.spec.offset_bytes,
                                   .length_bytes = slot.spec.length_bytes, .buffer = buf, .buffer_index = 0,
                                   .user_data = s, .intended_ns = intended};

@@ -97,6 +97,11 @@ class VdbenchJob {
     std::int64_t intended_ns = 0;
     std::int64_t issue_ns = 0;
     IoSpec spec;
+    /// What the slot's buffer holds: the workload whose filler laid it out and its length, or
+    /// -1 after a read (or before the first write). Same workload and length: a write only
+    /// restamps the units' identities (WriteFiller::fill, laid_out = true).
+    int laid_out_workload = -1;
+    std::uint32_t laid_out_bytes = 0;
   };
   enum class Command { idle, run, exit };
   void thread_main();

@@ -145,7 +145,24 @@ void WriteFiller::fill_unit(std::byte* dst, std::size_t len, std::uint64_t ident
   if (len > head) std::memset(dst + head, 0, len - head);
 }
 
-void WriteFiller::fill(std::span<std::byte> buffer) noexcept {
+void WriteFiller::fill(std::span<std::byte> buffer, bool laid_out) noexcept {
+  if (laid_out && unique_p_ >= 1.0) {
+    // Same layout as last time (head from the pool, zero tail): a new identity per unit.
+    for (std::size_t at = 0; at < buffer.size(); at += unit_) {
+      const std::size_t len = std::min<std::size_t>(unit_, buffer.size() - at);
+      ++units_;
+      const std::uint64_t identity = splitmix(tag_ + unique_units_);
+      ++unique_units_;
+      if (len < 16) {
+        fill_unit(buffer.data() + at, len, identity);
+        continue;
+      }
+      const std::uint64_t id2 = splitmix(identity);
+      std::memcpy(buffer.data() + at, &identity, 8);
+      std::memcpy(buffer.data() + at + 8, &id2, 8);
+    }
+    return;
+  }
   for (std::size_t at = 0; at < buffer.size(); at += unit_) {
     const std::size_t len = std::min<std::size_t>(unit_, buffer.size() - at);
     ++units_;

@@ -162,16 +162,25 @@ TEST(WriteFiller, UniqueDataNeverRepeats) {
     seen.emplace(reinterpret_cast<const char*>(buf.data() + 4096), 4096);
   }
   EXPECT_EQ(seen.size(), 2000u);
+  // Refills of a buffer laid out before only restamp the identities: still never a repeat.
+  for (int i = 0; i < 1000; ++i) {
+    f.fill(buf, /*laid_out=*/true);
+    seen.emplace(reinterpret_cast<const char*>(buf.data()), 4096);
+    seen.emplace(reinterpret_cast<const char*>(buf.data() + 4096), 4096);
+  }
+  EXPECT_EQ(seen.size(), 4000u);
+  EXPECT_EQ(f.unique_units(), 4000u);
 }
 
 #ifdef DRIVELAB_HAVE_ZSTD
-double zstd_ratio(double compratio, std::uint32_t block) {
+/// `laid_out`: after the first fill, refill as the job does for a slot that wrote before.
+double zstd_ratio(double compratio, std::uint32_t block, bool laid_out = false) {
   WriteFiller f(compratio, 1.0, 4096, Rng(4));
   std::vector<std::byte> buf(block);
   std::vector<char> out(ZSTD_compressBound(block));
   double in = 0, compressed = 0;
   for (int i = 0; i < 256; ++i) {
-    f.fill(buf);
+    f.fill(buf, laid_out && i > 0);
     // Each block on its own, as a compressing drive or filesystem does (level 1: lz4-like speed).
     const std::size_t n = ZSTD_compress(out.data(), out.size(), buf.data(), buf.size(), 1);
     EXPECT_FALSE(ZSTD_isError(n));
@@ -186,6 +195,10 @@ TEST(WriteFiller, ZstdCompressesToAboutCompratio) {
   EXPECT_NEAR(zstd_ratio(2.0, 4096), 2.0, 0.2);
   EXPECT_NEAR(zstd_ratio(4.0, 8192), 4.0, 0.4);
   EXPECT_NEAR(zstd_ratio(3.0, 65536), 3.0, 0.3);
+  // The same with restamped buffers (each block is compressed on its own).
+  EXPECT_NEAR(zstd_ratio(1.0, 4096, true), 1.0, 0.05);
+  EXPECT_NEAR(zstd_ratio(2.0, 4096, true), 2.0, 0.2);
+  EXPECT_NEAR(zstd_ratio(3.0, 65536, true), 3.0, 0.3);
 }
 #endif
 
