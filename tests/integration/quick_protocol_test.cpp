@@ -20,7 +20,9 @@ TEST(QuickProtocol, RunsAndWritesACompleteRecord) {
       {DRIVELAB_EXE, "run", std::string(DRIVELAB_SOURCE_DIR) + "/config/quick.yaml", "--target", target.string(),
        "--out", out.string(), "--set", "tests[*].warmup=1s", "--set", "tests[*].duration=4s", "--set",
        "tests[*].interval=1s", "--set", "tests[0].tpcc.warehouses=1", "--set", "tests[0].tpcc.users=2", "--set",
-       "tests[1].io.file_size=64MiB", "--set", "tests[2].io.file_size=64MiB"},
+       "tests[1].io.file_size=64MiB", "--set", "tests[2].io.file_size=64MiB", "--set",
+       "tests[3].vdbench.file_size=64MiB", "--set", "tests[4].vdbench.file_size=64MiB", "--set",
+       "tests[5].video.file_size=256MiB"},
       dir.path());
   ASSERT_EQ(r.status, 0) << r.out << r.err;
 
@@ -34,7 +36,7 @@ TEST(QuickProtocol, RunsAndWritesACompleteRecord) {
   EXPECT_FALSE(rec["target"]["filesystem"].is_null());
   // The effective config shows the overrides.
   EXPECT_EQ(rec["config"]["tests"][0]["tpcc"]["warehouses"], 1);
-  ASSERT_EQ(rec["tests"].size(), 3u);
+  ASSERT_EQ(rec["tests"].size(), 6u);
 
   const json& oltp = rec["tests"][0];
   EXPECT_EQ(oltp["kind"], "tpcc");
@@ -54,11 +56,26 @@ TEST(QuickProtocol, RunsAndWritesACompleteRecord) {
     EXPECT_GT(io["histograms"]["latency"]["count"].get<double>(), 0.0);
   }
 
+  // The short synthetic forms: a curve (max run + 3 points), a mix at max, a video test.
+  const json& curve = rec["tests"][3];
+  EXPECT_EQ(curve["kind"], "vdbench");
+  EXPECT_EQ(curve["status"], "complete") << curve["reason"];
+  EXPECT_GT(curve["metrics"]["iops"]["value"].get<double>(), 0.0);
+  EXPECT_EQ(curve["details"]["points"].size(), 4u) << curve["details"]["points"].dump();
+  const json& mix = rec["tests"][4];
+  EXPECT_EQ(mix["status"], "complete") << mix["reason"];
+  EXPECT_GT(mix["metrics"]["iops"]["value"].get<double>(), 0.0);
+  const json& video = rec["tests"][5];
+  EXPECT_EQ(video["kind"], "video");
+  EXPECT_EQ(video["status"], "complete") << video["reason"];
+  EXPECT_GT(video["metrics"]["write_mb_s"]["value"].get<double>(), 0.0);
+  EXPECT_GT(video["metrics"]["read_mb_s"]["value"].get<double>(), 0.0);
+
   // The journal ends with run_end, and the summary names every test.
   const std::string run_id = rec["run_id"];
   const std::string journal = read_file(out / (run_id + ".journal.jsonl"));
   EXPECT_NE(journal.find("\"run_end\""), std::string::npos);
-  for (const char* name : {"oltp", "4k-random-read", "4k-random-write"}) EXPECT_NE(r.out.find(name), std::string::npos);
+  for (const char* name : {"oltp", "4k-random-read", "4k-random-write", "4k-random-read-curve", "sql-mix", "video"}) EXPECT_NE(r.out.find(name), std::string::npos);
   // Files were created only inside the target directory, with the drivelab- prefix.
   for (const auto& e : std::filesystem::directory_iterator(target))
     EXPECT_EQ(e.path().filename().string().rfind("drivelab-", 0), 0u) << e.path();
