@@ -155,7 +155,10 @@ void IoWorker::loop() {
       }
 
       // Stopping: wait for at least one (the in-flight I/Os drain); otherwise fio's minimum.
-      const std::size_t n = engine_->reap(stopping ? 1 : complete_min, done, kReapTimeout);
+      // With I/Os in flight, fio's untimed wait (no hrtimer per call); a stop request is then
+      // seen at the next completion.
+      const std::size_t n = engine_->reap(stopping ? 1 : complete_min, done,
+                                          engine_->in_flight() > 0 ? io::IoEngine::kNoTimeout : kReapTimeout);
       if (n == 0) continue;
       const std::int64_t now = monotonic_ns();
       std::lock_guard lock(mu_);

@@ -222,7 +222,9 @@ void VdbenchJob::loop(double rate_per_s, std::uint64_t schedule_seed) {
         if (wait_ns > 0) sleep_until_ns(monotonic_ns() + wait_ns);
         continue;
       }
-      const std::size_t n = engine_->reap(wait_ns > 0 ? 1 : 0, done, std::chrono::nanoseconds(wait_ns));
+      // Closed loop: fio's untimed wait for the next completion (no hrtimer per call).
+      const std::size_t n = engine_->reap(wait_ns > 0 ? 1 : 0, done,
+                                          schedule ? std::chrono::nanoseconds(wait_ns) : io::IoEngine::kNoTimeout);
       if (n == 0) continue;
       const std::int64_t t_done = monotonic_ns();
       std::lock_guard lock(mu_);

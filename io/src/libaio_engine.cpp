@@ -95,7 +95,8 @@ class LibaioEngine final : public IoEngine {
     const std::size_t want = min_events > got ? std::min({min_events - got, submitted_, max}) : 0;
     const auto ns = std::max<std::int64_t>(timeout.count(), 0);
     timespec ts{static_cast<time_t>(ns / 1'000'000'000), static_cast<long>(ns % 1'000'000'000)};
-    const int ret = io_getevents(ctx_, static_cast<long>(want), static_cast<long>(max), events_.data(), &ts);
+    const int ret = io_getevents(ctx_, static_cast<long>(want), static_cast<long>(max), events_.data(),
+                                 timeout == kNoTimeout ? nullptr : &ts);
     if (ret < 0) {
       if (ret == -EINTR) return got;
       throw EnvironmentError(fmt::format("io_getevents failed: {}", errno_text(-ret)));

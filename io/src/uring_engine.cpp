@@ -21,6 +21,7 @@
 #include <liburing.h>
 
 #include <algorithm>
+#include <limits>
 #include <cerrno>
 #include <cstring>
 #include <vector>
@@ -217,7 +218,8 @@ class UringEngine final : public IoEngine {
     __kernel_timespec ts{ns / 1'000'000'000, ns % 1'000'000'000};
     io_uring_cqe* cqe = nullptr;
     // Sleeps until `want - got` more CQEs are posted, the timeout passes or a signal arrives.
-    const int ret = io_uring_wait_cqes(ring_.get(), &cqe, static_cast<unsigned>(want - got), &ts, nullptr);
+    const int ret = io_uring_wait_cqes(ring_.get(), &cqe, static_cast<unsigned>(want - got),
+                                       timeout == kNoTimeout ? nullptr : &ts, nullptr);
     if (ret < 0 && ret != -ETIME && ret != -EINTR && ret != -EAGAIN)
       throw EnvironmentError(fmt::format("io_uring_enter (wait) failed: {}", errno_text(-ret)));
     got += drain(out.subspan(got));
@@ -250,7 +252,8 @@ class UringEngine final : public IoEngine {
   // than sleeping in the kernel (that is the point of the mode), until `want` arrive or timeout.
   std::size_t spin(std::span<IoCompletion> out, std::size_t want, std::chrono::nanoseconds timeout) {
     std::size_t got = 0;
-    const std::int64_t deadline = monotonic_ns() + timeout.count();
+    const std::int64_t deadline = timeout == kNoTimeout ? std::numeric_limits<std::int64_t>::max()
+                                                        : monotonic_ns() + timeout.count();
     for (unsigned i = 0; got < want; ++i) {
       got += drain(out.subspan(got));
       if ((i & 255) == 255 && monotonic_ns() >= deadline) break;

@@ -21,15 +21,16 @@ namespace drivelab::io::test {
 
 /// Queues every request, submits once, and reaps until all are back; returns the results indexed
 /// by user_data (which must be 0..requests.size()-1).
-inline std::vector<std::int64_t> run_batch(IoEngine& engine, const std::vector<IoRequest>& requests) {
-  using namespace std::chrono_literals;
+/// `timeout`: of each reap (IoEngine::kNoTimeout: untimed waits, as the closed-loop workers use).
+inline std::vector<std::int64_t> run_batch(IoEngine& engine, const std::vector<IoRequest>& requests,
+                                           std::chrono::nanoseconds timeout = std::chrono::milliseconds(100)) {
   std::vector<std::int64_t> results(requests.size(), 1);
   for (const IoRequest& r : requests) EXPECT_NE(engine.queue(r), QueueStatus::busy);
   engine.submit();
   std::vector<IoCompletion> done(requests.size());
   std::size_t got = 0;
   for (int tries = 0; got < requests.size() && tries < 1000; ++tries)
-    got += engine.reap(requests.size() - got, std::span(done).subspan(got), 100ms);
+    got += engine.reap(requests.size() - got, std::span(done).subspan(got), timeout);
   EXPECT_EQ(got, requests.size());
   for (std::size_t i = 0; i < got; ++i) results.at(done[i].user_data) = done[i].result;
   EXPECT_EQ(engine.in_flight(), 0u);
