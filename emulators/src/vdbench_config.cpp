@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "drivelab/core/units.hpp"
+#include "drivelab/emulators/region.hpp"
 #include "drivelab/io/engine.hpp"
 
 namespace drivelab::emulators {
@@ -257,6 +258,7 @@ VdbenchConfig decode_vdbench(const config::Node& section) {
   if (r.size("file_size", c.file_size_bytes, {.min = std::uint64_t{1} << 20}) && c.file_size_bytes % 4096 != 0)
     section.child("file_size").error(fmt::format("file_size must be a multiple of 4 KiB, found {}",
                                                  format_size(c.file_size_bytes)));
+  c.region = decode_region(r.section("region"));
   r.boolean("direct", c.direct);
   r.boolean("keep_file", c.keep_file);
   if (const config::Node rate = r.section("iorate"); rate.defined()) {
@@ -371,6 +373,7 @@ results::Json to_json(const VdbenchConfig& c) {
          {"direct", c.direct},
          {"keep_file", c.keep_file},
          {"iorate", rate}};
+  if (c.region) j["region"] = region_json(c.region);
   if (c.iorate == IorateMode::curve) {
     j["curve"] = c.curve;
     if (c.stopcurve_ms > 0) j["stopcurve"] = c.stopcurve_ms;

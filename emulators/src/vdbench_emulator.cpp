@@ -9,6 +9,7 @@
 #include "drivelab/core/cpu_usage.hpp"
 #include "drivelab/core/errors.hpp"
 #include "drivelab/core/units.hpp"
+#include "drivelab/io/target_safety.hpp"
 
 namespace drivelab::emulators::detail {
 namespace {
@@ -69,9 +70,12 @@ void VdbenchEmulator::prepare(runner::TestContext& ctx) {
   std::filesystem::path path;
   std::uint32_t alignment = 512;
   if (!no_io) {
+    // On a device with a region, the region is the target; otherwise the first file_size bytes
+    // (of the device, or the file), or the region of that file.
+    const bool sized = !(io::is_block_device(ctx.target_dir) && cfg_.region);
     const io::TargetFileSpec spec{.dir = ctx.target_dir, .test_name = ctx.settings.name,
-                                  .size_bytes = cfg_.file_size_bytes, .direct = cfg_.direct, .fill = true,
-                                  .seed = ctx.seed};
+                                  .size_bytes = sized ? cfg_.file_size_bytes : 0, .direct = cfg_.direct,
+                                  .fill = true, .seed = ctx.seed, .region = cfg_.region};
     const std::string name = io::target_file_path(spec.dir, spec.test_name).filename().string();
     rec.message(fmt::format("preparing {} ({})", name, format_size(spec.size_bytes)));
     std::int64_t last_ns = 0;
@@ -411,6 +415,8 @@ void VdbenchEmulator::run(runner::TestContext& ctx) {
     rec.detail("file", results::Json{{"path", file_->path().string()},
                                      {"size_bytes", file_->size_bytes()},
                                      {"reused", file_->reused()},
+                                     {"region_offset_bytes", file_->region_offset()},
+                                     {"region_length_bytes", file_->region_length()},
                                      {"direct", file_->direct()},
                                      {"direct_alignment_bytes", file_->direct_alignment_bytes()}});
   double measured = 0;

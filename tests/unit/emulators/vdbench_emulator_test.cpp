@@ -156,6 +156,19 @@ TEST(VdbenchEmulator, MixedCurveOnADirectFileCompletes) {
   }
 }
 
+TEST(VdbenchEmulator, RegionOfTheFileIsWhatTheWorkloadsAddress) {
+  ScratchDir dir;
+  VdbTest t(dir.path(),
+            "{engine: psync, threads: 2, file_size: 16MiB, keep_file: false, region: {offset: 50%, size: 25%},"
+            " workloads: [{name: w, xfersize: 4k, rdpct: 50}]}",
+            100ms, 500ms, 500ms);
+  t.run_all();
+  const auto& file = t.record.details["file"];
+  EXPECT_EQ(file["region_offset_bytes"].get<std::uint64_t>(), 8u << 20) << file.dump();
+  EXPECT_EQ(file["region_length_bytes"].get<std::uint64_t>(), 4u << 20) << file.dump();
+  EXPECT_GT(t.gm("max", "ios"), 0);
+}
+
 TEST(VdbenchEmulator, SteadyStateEndsTheMaxRunEarly) {
   ScratchDir dir;
   VdbTest t(dir.path(), "{engine: null, threads: 4, ss: \"iops:100%\", ss_dur: 2s, ss_stop: true}", 0s, 30s, 1s);

@@ -1,6 +1,6 @@
 #pragma once
 /// \file region.hpp
-/// The `region:` key of the kinds that can test a part of their target (precondition, video;
+/// The `region:` key of the kinds that can test a part of their target (precondition, video, vdbench;
 /// docs/targets.md): where in the file or block device the test's I/O goes.
 ///
 ///     region: first 25%                    # or "all", "first 10GiB", "25%" (= first 25%)

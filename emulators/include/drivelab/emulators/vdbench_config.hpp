@@ -33,6 +33,7 @@
 #include "drivelab/config/yaml.hpp"
 #include "drivelab/core/pacing.hpp"
 #include "drivelab/core/steady_state.hpp"
+#include "drivelab/io/target_file.hpp"
 #include "drivelab/results/record.hpp"
 
 namespace drivelab::emulators {
@@ -66,6 +67,10 @@ struct VdbenchConfig {
   std::uint32_t threads = 8;                ///< outstanding I/Os of the test (vdbench threads=)
   std::uint32_t jobs = 0;                   ///< engine threads; 0 = auto (async 1, sync = threads)
   std::uint64_t file_size_bytes = std::uint64_t{1} << 30;
+  /// The part of the target the workloads address (emulators/region.hpp: `region: first 25%`):
+  /// of the device on a block device (file_size is then unused), of the file otherwise; unset:
+  /// the first file_size bytes. vdbench's sd= `offset=` + `size=` (or `range=` on the SD).
+  std::optional<io::Region> region;
   bool direct = true;
   bool keep_file = true;
   IorateMode iorate = IorateMode::max;
