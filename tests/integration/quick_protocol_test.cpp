@@ -20,7 +20,8 @@ TEST(QuickProtocol, RunsAndWritesACompleteRecord) {
       {DRIVELAB_EXE, "run", std::string(DRIVELAB_SOURCE_DIR) + "/config/quick.yaml", "--target", target.string(),
        "--out", out.string(), "--set", "tests[*].warmup=1s", "--set", "tests[*].duration=4s", "--set",
        "tests[*].interval=1s", "--set", "tests[0].tpcc.warehouses=1", "--set", "tests[0].tpcc.users=2", "--set",
-       "tests[1].io.file_size=64MiB", "--set", "tests[2].io.file_size=64MiB"},
+       "tests[1].io.file_size=64MiB", "--set", "tests[2].io.file_size=64MiB", "--set",
+       "tests[3].render.memory_budget=16MiB"},
       dir.path());
   ASSERT_EQ(r.status, 0) << r.out << r.err;
 
@@ -34,7 +35,7 @@ TEST(QuickProtocol, RunsAndWritesACompleteRecord) {
   EXPECT_FALSE(rec["target"]["filesystem"].is_null());
   // The effective config shows the overrides.
   EXPECT_EQ(rec["config"]["tests"][0]["tpcc"]["warehouses"], 1);
-  ASSERT_EQ(rec["tests"].size(), 3u);
+  ASSERT_EQ(rec["tests"].size(), 4u);
 
   const json& oltp = rec["tests"][0];
   EXPECT_EQ(oltp["kind"], "tpcc");
@@ -54,11 +55,17 @@ TEST(QuickProtocol, RunsAndWritesACompleteRecord) {
     EXPECT_GT(io["histograms"]["latency"]["count"].get<double>(), 0.0);
   }
 
+  const json& render = rec["tests"][3];
+  EXPECT_EQ(render["kind"], "render");
+  EXPECT_EQ(render["status"], "complete") << render["reason"];
+  EXPECT_GT(render["metrics"]["total_s"]["value"].get<double>(), 0.0);
+  for (const auto& c : render["checks"]) EXPECT_TRUE(c["passed"].get<bool>()) << c.dump();
+
   // The journal ends with run_end, and the summary names every test.
   const std::string run_id = rec["run_id"];
   const std::string journal = read_file(out / (run_id + ".journal.jsonl"));
   EXPECT_NE(journal.find("\"run_end\""), std::string::npos);
-  for (const char* name : {"oltp", "4k-random-read", "4k-random-write"}) EXPECT_NE(r.out.find(name), std::string::npos);
+  for (const char* name : {"oltp", "4k-random-read", "4k-random-write", "render"}) EXPECT_NE(r.out.find(name), std::string::npos);
   // Files were created only inside the target directory, with the drivelab- prefix.
   for (const auto& e : std::filesystem::directory_iterator(target))
     EXPECT_EQ(e.path().filename().string().rfind("drivelab-", 0), 0u) << e.path();
