@@ -130,6 +130,21 @@ TEST_F(RenderSwap, PagesToTheSwapFileAndRemovesItAndTheCgroup) {
   EXPECT_EQ(leftovers(dir.path()), "");
 }
 
+TEST_F(RenderSwap, RefusesWhileAnotherSwapIsActiveNamingIt) {
+  const fs::path other = dir.path() / "other.swap";
+  {
+    SwapFile swap(other, 16 << 20, [] { return false; });
+    const std::string why = testing::swap_mode_unavailable(dir.path());
+    EXPECT_NE(why.find("another swap file is active (" + other.string() + ")"), std::string::npos) << why;
+    RenderTest t(dir.path(), kSection);
+    EXPECT_THROW(t.emulator->prepare(t.ctx), EnvironmentError);
+    t.emulator->cleanup(t.ctx);
+    EXPECT_FALSE(fs::exists(dir.path() / "drivelab-unit.bgeo.zst")) << "refused before writing the scene";
+  }
+  EXPECT_FALSE(fs::exists(other)) << "SwapFile is RAII: swapoff + unlink";
+  EXPECT_EQ(testing::swap_mode_unavailable(dir.path()), "");
+}
+
 TEST_F(RenderSwap, InjectedErrorInPrepareLeavesNothing) {
   RenderTest t(dir.path(), config("prepare"));
   EXPECT_THROW(t.emulator->prepare(t.ctx), EnvironmentError);
