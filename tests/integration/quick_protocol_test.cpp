@@ -22,7 +22,7 @@ TEST(QuickProtocol, RunsAndWritesACompleteRecord) {
        "tests[*].interval=1s", "--set", "tests[0].tpcc.warehouses=1", "--set", "tests[0].tpcc.users=2", "--set",
        "tests[1].io.file_size=64MiB", "--set", "tests[2].io.file_size=64MiB", "--set",
        "tests[3].vdbench.file_size=64MiB", "--set", "tests[4].vdbench.file_size=64MiB", "--set",
-       "tests[5].video.file_size=256MiB"},
+       "tests[5].video.file_size=256MiB", "--set", "tests[6].render.memory_budget=16MiB"},
       dir.path());
   ASSERT_EQ(r.status, 0) << r.out << r.err;
 
@@ -36,7 +36,7 @@ TEST(QuickProtocol, RunsAndWritesACompleteRecord) {
   EXPECT_FALSE(rec["target"]["filesystem"].is_null());
   // The effective config shows the overrides.
   EXPECT_EQ(rec["config"]["tests"][0]["tpcc"]["warehouses"], 1);
-  ASSERT_EQ(rec["tests"].size(), 6u);
+  ASSERT_EQ(rec["tests"].size(), 7u);
 
   const json& oltp = rec["tests"][0];
   EXPECT_EQ(oltp["kind"], "tpcc");
@@ -70,12 +70,18 @@ TEST(QuickProtocol, RunsAndWritesACompleteRecord) {
   EXPECT_EQ(video["status"], "complete") << video["reason"];
   EXPECT_GT(video["metrics"]["write_mb_s"]["value"].get<double>(), 0.0);
   EXPECT_GT(video["metrics"]["read_mb_s"]["value"].get<double>(), 0.0);
+  const json& render = rec["tests"][6];
+  EXPECT_EQ(render["kind"], "render");
+  EXPECT_EQ(render["status"], "complete") << render["reason"];
+  EXPECT_GT(render["metrics"]["total_s"]["value"].get<double>(), 0.0);
+  for (const auto& c : render["checks"]) EXPECT_TRUE(c["passed"].get<bool>()) << c.dump();
 
   // The journal ends with run_end, and the summary names every test.
   const std::string run_id = rec["run_id"];
   const std::string journal = read_file(out / (run_id + ".journal.jsonl"));
   EXPECT_NE(journal.find("\"run_end\""), std::string::npos);
-  for (const char* name : {"oltp", "4k-random-read", "4k-random-write", "4k-random-read-curve", "sql-mix", "video"}) EXPECT_NE(r.out.find(name), std::string::npos);
+  for (const char* name : {"oltp", "4k-random-read", "4k-random-write", "4k-random-read-curve", "sql-mix", "video", "render"})
+    EXPECT_NE(r.out.find(name), std::string::npos);
   // Files were created only inside the target directory, with the drivelab- prefix.
   for (const auto& e : std::filesystem::directory_iterator(target))
     EXPECT_EQ(e.path().filename().string().rfind("drivelab-", 0), 0u) << e.path();

@@ -1,0 +1,339 @@
+#include "drivelab/render/pipeline.hpp"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <cstring>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "drivelab/core/clock.hpp"
+#include "drivelab/core/errors.hpp"
+#include "drivelab/core/fd.hpp"
+
+namespace drivelab::render {
+namespace fs = std::filesystem;
+namespace {
+
+constexpr std::uint64_t kPage = 4096;
+constexpr std::uint64_t kChunk = 16 << 20;
+
+/// Runs fn(t) on `n` threads (t = 0 on the caller); rethrows the first exception.
+template <class F>
+void parallel(unsigned n, F&& fn) {
+  std::vector<std::exception_ptr> errors(n);
+  {
+    std::vector<std::jthread> pool;
+    for (unsigned t = 1; t < n; ++t)
+      pool.emplace_back([&, t] {
+        try { fn(t); } catch (...) { errors[t] = std::current_exception(); }
+      });
+    try { fn(0u); } catch (...) { errors[0] = std::current_exception(); }
+  }
+  for (auto& e : errors)
+    if (e) std::rethrow_exception(e);
+}
+
+/// The flat point array: anonymous memory, or a shared mapping of a file with a limited resident set.
+class FlatArray {
+ public:
+  FlatArray(std::uint64_t bytes, const fs::path& file, std::uint64_t resident_limit)
+      : bytes_(std::max<std::uint64_t>(bytes, kPage)), file_(file), limit_(resident_limit) {
+    int flags = MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE;
+    if (!file_.empty()) {
+      fd_.reset(::open(file_.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600));
+      if (!fd_) throw_errno("render: create " + file_.string(), errno);
+      if (::ftruncate(fd_.get(), static_cast<off_t>(bytes_)) != 0) throw_errno("render: size " + file_.string(), errno);
+      flags = MAP_SHARED;
+    }
+    void* p = ::mmap(nullptr, bytes_, PROT_READ | PROT_WRITE, flags, fd_.get(), 0);
+    if (p == MAP_FAILED) throw_errno(fmt::format("render: map {} for the flat array", bytes_), errno);
+    data_ = static_cast<std::byte*>(p);
+    if (fd_ && limit_ > 0) limiter_ = std::jthread([this](std::stop_token st) { limit_loop(st); });
+  }
+  ~FlatArray() {
+    if (limiter_.joinable()) {
+      limiter_.request_stop();
+      limiter_.join();
+    }
+    ::munmap(data_, bytes_);
+    if (fd_) {
+      fd_.reset();
+      std::error_code ec;
+      fs::remove(file_, ec);
+    }
+  }
+  FlatArray(const FlatArray&) = delete;
+  FlatArray& operator=(const FlatArray&) = delete;
+  std::byte* data() noexcept { return data_; }
+  std::uint64_t evicted_bytes() const noexcept { return evicted_.load(); }
+
+  /// Brings the array's resident set to at most the limit now (also called at each phase start).
+  void enforce() {
+    if (!fd_ || limit_ == 0) return;
+    std::lock_guard lock(mu_);
+    const std::uint64_t pages = (bytes_ + kPage - 1) / kPage;
+    vec_.resize(pages);
+    if (::mincore(data_, bytes_, vec_.data()) != 0) return;
+    std::uint64_t resident = 0;
+    for (unsigned char v : vec_) resident += v & 1;
+    resident *= kPage;
+    if (resident <= limit_) return;
+    // Write back and drop 16 MiB chunks, in address order from where the last round stopped
+    // (a clock hand, as the kernel's reclaim), down to 90% of the limit.
+    const std::uint64_t goal = limit_ / 10 * 9;
+    const std::uint64_t chunks = (bytes_ + kChunk - 1) / kChunk;
+    for (std::uint64_t n = 0; n < chunks && resident > goal; ++n) {
+      const std::uint64_t c = cursor_;
+      cursor_ = (cursor_ + 1) % chunks;
+      const std::uint64_t off = c * kChunk, len = std::min(kChunk, bytes_ - off);
+      std::uint64_t in = 0;
+      for (std::uint64_t p = off / kPage; p < (off + len + kPage - 1) / kPage; ++p) in += vec_[p] & 1;
+      if (in == 0) continue;
+      ::msync(data_ + off, len, MS_SYNC);
+      ::madvise(data_ + off, len, MADV_DONTNEED);
+      ::posix_fadvise(fd_.get(), static_cast<off_t>(off), static_cast<off_t>(len), POSIX_FADV_DONTNEED);
+      resident -= std::min(resident, in * kPage);
+      evicted_ += in * kPage;
+    }
+  }
+
+ private:
+  /// Every 10 ms: enforce().
+  void limit_loop(const std::stop_token& st) {
+    while (!st.stop_requested()) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      enforce();
+    }
+  }
+
+  std::uint64_t bytes_;
+  fs::path file_;
+  std::uint64_t limit_;
+  UniqueFd fd_;
+  std::byte* data_ = nullptr;
+  std::atomic<std::uint64_t> evicted_{0};
+  std::mutex mu_;  // guards vec_ and cursor_
+  std::vector<unsigned char> vec_;
+  std::uint64_t cursor_ = 0;
+  std::jthread limiter_;
+};
+
+struct StopRequested {};
+
+void read_all(int fd, std::byte* p, std::size_t n, std::uint64_t off) {
+  while (n > 0) {
+    const ssize_t r = ::pread(fd, p, n, static_cast<off_t>(off));
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) throw_errno("render: read scene", r < 0 ? errno : EIO);
+    p += r;
+    n -= static_cast<std::size_t>(r);
+    off += static_cast<std::uint64_t>(r);
+  }
+}
+
+float get_f32(const std::byte* p) noexcept {
+  float v;
+  std::memcpy(&v, p, 4);
+  return v;
+}
+
+void run_phases(const PipelineOptions& o, PipelineResult& r) {
+  const auto stop = [&] { return o.stop && o.stop(); };
+  const SceneHeader scene = read_scene_header(o.scene);
+  const std::uint32_t bpp = scene.bytes_per_point;
+  const unsigned threads = std::max(1u, o.threads);
+  r.points = scene.points;
+  r.blocks_in = scene.blocks.size();
+  r.array_bytes = scene.points * bpp;
+  FlatArray array(r.array_bytes, o.array_file, o.resident_limit_bytes);
+  std::byte* flat = array.data();
+
+  const auto timed = [&](Phase phase, auto&& body) {
+    PhaseStats& s = r.phases[static_cast<int>(phase)];
+    const PagingCounters before = PagingCounters::sample(o.device_stat);
+    const std::int64_t t0 = monotonic_ns();
+    array.enforce();
+    body();
+    s.seconds = static_cast<double>(monotonic_ns() - t0) / 1e9;
+    s.paging = PagingCounters::sample(o.device_stat) - before;
+    s.ran = true;
+    r.total_seconds += s.seconds;
+    if (stop()) throw StopRequested{};
+  };
+
+  // 1 load: one thread reads every packed block.
+  std::vector<std::vector<std::byte>> packed(scene.blocks.size());
+  timed(Phase::load, [&] {
+    UniqueFd fd(::open(o.scene.c_str(), O_RDONLY | O_CLOEXEC));
+    if (!fd) throw_errno("render: open " + o.scene.string(), errno);
+    ::posix_fadvise(fd.get(), 0, 0, POSIX_FADV_SEQUENTIAL);
+    for (std::size_t b = 0; b < scene.blocks.size() && !stop(); ++b) {
+      packed[b].resize(scene.blocks[b].compressed_bytes);
+      read_all(fd.get(), packed[b].data(), packed[b].size(), scene.blocks[b].offset);
+      r.packed_in_bytes += packed[b].size();
+    }
+  });
+
+  // 2 unpack: threads take blocks; each block is freed once unpacked.
+  timed(Phase::unpack, [&] {
+    std::atomic<std::size_t> next{0};
+    parallel(threads, [&](unsigned) {
+      for (std::size_t b; (b = next.fetch_add(1)) < packed.size() && !stop();) {
+        if (o.inject_unpack_failure && b == packed.size() / 2)
+          throw InternalError("render: injected failure in the unpack phase (test)");
+        const BlockEntry& e = scene.blocks[b];
+        decompress_block(packed[b].data(), packed[b].size(), flat + e.first_point * bpp, e.points * bpp);
+        std::vector<std::byte>().swap(packed[b]);
+      }
+    });
+  });
+
+  const auto ranges = [&](unsigned t) {
+    const std::uint64_t per = (r.points + threads - 1) / threads;
+    return std::pair{std::min(r.points, t * per), std::min(r.points, (t + 1) * per)};
+  };
+
+  // 3 process: advect every point by one 1/24 s frame.
+  if (o.process)
+    timed(Phase::process, [&] {
+      parallel(threads, [&](unsigned t) {
+        const auto [lo, hi] = ranges(t);
+        constexpr float dt = 1.0f / 24;
+        for (std::uint64_t i = lo; i < hi; ++i) {
+          if ((i & 0xFFFF) == 0 && stop()) return;
+          std::byte* p = flat + i * bpp;
+          for (int a = 0; a < 3; ++a) {
+            const float x = get_f32(p + 4 * a) + get_f32(p + 12 + 4 * a) * dt;
+            std::memcpy(p + 4 * a, &x, 4);
+          }
+          const float age = get_f32(p + 28) + dt;
+          std::memcpy(p + 28, &age, 4);
+        }
+      });
+    });
+
+  // 4 repack: counting sort by bucket (stable: load order within a bucket), then gather by bucket.
+  const std::uint64_t nbuckets = std::uint64_t{o.bucket_grid} * o.bucket_grid * o.bucket_grid;
+  const std::uint64_t ppb = std::max<std::uint64_t>(1, o.points_per_block);
+  const std::uint64_t nout = (r.points + ppb - 1) / ppb;
+  std::vector<std::vector<std::byte>> out(nout);
+  timed(Phase::repack, [&] {
+    std::vector<std::uint32_t> bucket(r.points);
+    std::vector<std::vector<std::uint64_t>> counts(threads, std::vector<std::uint64_t>(nbuckets, 0));
+    parallel(threads, [&](unsigned t) {
+      const auto [lo, hi] = ranges(t);
+      for (std::uint64_t i = lo; i < hi; ++i) {
+        float pos[3];
+        std::memcpy(pos, flat + i * bpp, 12);
+        bucket[i] = bucket_of(pos, o.bucket_grid);
+        ++counts[t][bucket[i]];
+      }
+    });
+    std::uint64_t sum = 0;  // counts -> start offsets, bucket-major, thread-minor
+    for (std::uint64_t b = 0; b < nbuckets; ++b)
+      for (unsigned t = 0; t < threads; ++t) sum += std::exchange(counts[t][b], sum);
+    std::vector<std::uint32_t> order(r.points);
+    parallel(threads, [&](unsigned t) {
+      const auto [lo, hi] = ranges(t);
+      for (std::uint64_t i = lo; i < hi; ++i) order[counts[t][bucket[i]]++] = static_cast<std::uint32_t>(i);
+    });
+    std::vector<std::uint32_t>().swap(bucket);
+    counts.clear();
+    std::atomic<std::uint64_t> next{0};
+    std::atomic<std::uint64_t> bytes{0};
+    parallel(threads, [&](unsigned) {
+      std::vector<std::byte> staging(ppb * bpp);
+      for (std::uint64_t b; (b = next.fetch_add(1)) < nout && !stop();) {
+        const std::uint64_t first = b * ppb, n = std::min(ppb, r.points - first);
+        for (std::uint64_t k = 0; k < n; ++k)
+          std::memcpy(&staging[k * bpp], flat + std::uint64_t{order[first + k]} * bpp, bpp);
+        out[b] = compress_block(staging.data(), n * bpp, o.zstd_level);
+        bytes += out[b].size();
+      }
+    });
+    r.repacked_bytes = bytes.load();
+    r.blocks_out = nout;
+  });
+
+  // 5 write: the bucketed blocks, in order, to one file; fdatasync.
+  if (o.write)
+    timed(Phase::write, [&] {
+      UniqueFd fd(::open(o.output.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+      if (!fd) throw_errno("render: create " + o.output.string(), errno);
+      for (const auto& b : out) {
+        for (std::size_t off = 0; off < b.size();) {
+          const ssize_t w = ::write(fd.get(), b.data() + off, b.size() - off);
+          if (w < 0 && errno == EINTR) continue;
+          if (w < 0) throw_errno("render: write " + o.output.string(), errno);
+          off += static_cast<std::size_t>(w);
+        }
+        r.written_bytes += b.size();
+      }
+      if (::fdatasync(fd.get()) != 0) throw_errno("render: fdatasync " + o.output.string(), errno);
+    });
+  r.completed = true;
+  r.evicted_bytes = array.evicted_bytes();
+
+  // Untimed: checksums over the flat array and over every point of the bucketed blocks.
+  std::vector<PointChecksum> flat_sums(threads), out_sums(threads);
+  std::vector<std::uint32_t> first_bucket(nout), last_bucket(nout);
+  std::atomic<bool> in_order{true};
+  std::atomic<std::uint64_t> next{0};
+  parallel(threads, [&](unsigned t) {
+    const auto [lo, hi] = ranges(t);
+    flat_sums[t].add(flat + lo * bpp, hi - lo, bpp);
+    std::vector<std::byte> staging(ppb * bpp);
+    for (std::uint64_t b; (b = next.fetch_add(1)) < nout;) {
+      const std::uint64_t n = std::min(ppb, r.points - b * ppb);
+      decompress_block(out[b].data(), out[b].size(), staging.data(), n * bpp);
+      out_sums[t].add(staging.data(), n, bpp);
+      std::uint32_t prev = 0;
+      for (std::uint64_t k = 0; k < n; ++k) {
+        float pos[3];
+        std::memcpy(pos, &staging[k * bpp], 12);
+        const std::uint32_t bk = bucket_of(pos, o.bucket_grid);
+        if (k == 0) first_bucket[b] = bk;
+        if (k > 0 && bk < prev) in_order = false;
+        prev = bk;
+      }
+      last_bucket[b] = prev;
+    }
+  });
+  for (std::uint64_t b = 1; b < nout; ++b)
+    if (first_bucket[b] < last_bucket[b - 1]) in_order = false;
+  for (unsigned t = 0; t < threads; ++t) {
+    r.flat_checksum.merge(flat_sums[t]);
+    r.repacked_checksum.merge(out_sums[t]);
+  }
+  r.buckets_in_order = in_order.load();
+}
+
+}  // namespace
+
+PipelineResult run_pipeline(const PipelineOptions& options) noexcept {
+  PipelineResult r;
+  try {
+    run_phases(options, r);
+  } catch (const StopRequested&) {
+  } catch (const std::exception& e) {
+    r.failed = true;
+    std::snprintf(r.error, sizeof r.error, "%s", e.what());
+  } catch (...) {
+    r.failed = true;
+    std::snprintf(r.error, sizeof r.error, "unknown exception");
+  }
+  rusage ru{};
+  if (::getrusage(RUSAGE_SELF, &ru) == 0) r.peak_rss_bytes = static_cast<std::uint64_t>(ru.ru_maxrss) * 1024;
+  return r;
+}
+
+}  // namespace drivelab::render

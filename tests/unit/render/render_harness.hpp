@@ -1,0 +1,137 @@
+#pragma once
+// A test of kind `render` driven through the Emulator interface as the runner drives it, on a real
+// temp directory (ext4 here: swap files need a filesystem that supports them).
+#include <gtest/gtest.h>
+
+#include <fcntl.h>
+#include <stdlib.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <string>
+
+#include "drivelab/config/yaml.hpp"
+#include "drivelab/render/pressure.hpp"
+#include "drivelab/render/render.hpp"
+#include "drivelab/results/recorder.hpp"
+#include "drivelab/runner/emulator.hpp"
+
+namespace drivelab::render::testing {
+
+class TempDir {
+ public:
+  TempDir() {
+    // Not /tmp if it is tmpfs: the swap tests need a real filesystem; the build tree's is one.
+    std::string tmpl = (std::filesystem::path(DRIVELAB_BINARY_DIR) / "drivelab-render-test-XXXXXX").string();
+    if (::mkdtemp(tmpl.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
+    path_ = tmpl;
+  }
+  ~TempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  std::filesystem::path path_;
+};
+
+struct RenderTest {
+  runner::Registry registry;
+  config::Diagnostics diags;
+  std::unique_ptr<runner::Emulator> emulator;
+  results::TestRecord record;
+  results::TestRecorder recorder{record, nullptr};
+  runner::StopFlag stop;
+  runner::TestContext ctx;
+
+  /// From a `render:` section in YAML ("{mode: none, points: 100000}").
+  RenderTest(const std::filesystem::path& target, const std::string& section_yaml) {
+    register_emulators(registry);
+    const runner::EmulatorType* type = registry.find("render");
+    EXPECT_NE(type, nullptr);
+    const config::Document doc = config::Document::load_string("render: " + section_yaml, "t.yaml", diags);
+    init(target);
+    if (type) emulator = type->decode(doc.root(diags).child("render"), ctx.settings);
+    EXPECT_TRUE(diags.empty()) << diags.to_string();
+  }
+  /// From a config (for the test-only failure injection).
+  RenderTest(const std::filesystem::path& target, RenderConfig config) {
+    init(target);
+    emulator = make_render_emulator(std::move(config));
+  }
+  void init(const std::filesystem::path& target) {
+    ctx.settings = {.name = "unit", .kind = "render"};
+    ctx.target_dir = target;
+    ctx.seed = 42;
+    ctx.stop = &stop;
+    ctx.recorder = &recorder;
+  }
+
+  void run_all() {
+    emulator->prepare(ctx);
+    emulator->warmup(ctx);
+    emulator->run(ctx);
+    emulator->verify(ctx);
+    emulator->cleanup(ctx);
+  }
+  double metric(const std::string& name) const {
+    const results::Metric* m = record.find_metric(name);
+    EXPECT_NE(m, nullptr) << name;
+    return m ? m->value : -1;
+  }
+  void expect_checks_pass() const {
+    EXPECT_FALSE(record.checks.empty());
+    for (const auto& c : record.checks) EXPECT_TRUE(c.passed) << c.name << ": " << c.detail;
+  }
+};
+
+/// Why swap mode cannot run here ("" when it can).
+inline std::string swap_mode_unavailable(const std::filesystem::path& dir) {
+  try {
+    check_swap_mode(dir);
+    return {};
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+}
+
+/// Every drivelab file in `dir`, and the swap file in /proc/swaps and the cgroup of process `pid`
+/// (the test process by default; other test processes may run swap tests at the same time).
+inline std::string leftovers(const std::filesystem::path& dir, int pid = ::getpid()) {
+  const std::string mine = "drivelab-render." + std::to_string(pid);
+  std::string out;
+  for (const SwapEntry& s : active_swaps())
+    if (s.path.find(mine + ".") != std::string::npos) out += "active swap " + s.path + "\n";
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(dir, ec))
+    if (e.path().filename().string().rfind("drivelab-", 0) == 0) out += "file " + e.path().string() + "\n";
+  const std::filesystem::path parent = cgroup_path_for("x").parent_path();
+  if (!parent.empty())
+    for (const auto& e : std::filesystem::directory_iterator(parent, ec))
+      if (e.path().filename().string() == mine) out += "cgroup " + e.path().string() + "\n";
+  return out;
+}
+
+/// Serialises swap-mode tests across test processes (ctest -j): one swap file at a time, since
+/// swap mode refuses to start while another swap is active.
+class SwapTestLock {
+ public:
+  SwapTestLock() : fd_(::open(DRIVELAB_BINARY_DIR "/render-swap-tests.lock", O_RDWR | O_CREAT | O_CLOEXEC, 0644)) {
+    if (fd_ >= 0) ::flock(fd_, LOCK_EX);
+  }
+  ~SwapTestLock() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  SwapTestLock(const SwapTestLock&) = delete;
+  SwapTestLock& operator=(const SwapTestLock&) = delete;
+
+ private:
+  int fd_;
+};
+
+}  // namespace drivelab::render::testing
