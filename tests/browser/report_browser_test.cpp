@@ -9,8 +9,12 @@
 #include <gtest/gtest.h>
 #include <png.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <fstream>
+#include <iostream>
 #include <regex>
+#include <sstream>
 
 #include "drivelab/report/report.hpp"
 #include "report_test_util.hpp"
@@ -60,14 +64,16 @@ TEST(ReportBrowser, ChartsDrawAndConsoleHasNoErrors) {
   }
   if (!find_program("gnuplot")) GTEST_SKIP() << "gnuplot is not installed (Debian package gnuplot-nox)";
   TempDir dir;
-  std::vector<std::string> args{DRIVELAB_EXE, "report"};
-  for (const auto& i : testing::golden_records()) args.push_back(i.string());
+  // The page `drivelab report RECORDS... --published CSV --html` writes (apps/commands.cpp).
+  Dataset data;
+  for (const auto& i : testing::golden_records()) add_file(data, i, {});
   const auto published = std::filesystem::path(DRIVELAB_SOURCE_DIR) / "../shared/data/published_results.csv";
-  if (std::filesystem::exists(published)) args.insert(args.end(), {"--published", published.string()});
-  args.insert(args.end(), {"--html", (dir / "report.html").string()});
-  ASSERT_EQ(run_command(args, {}, dir / "report.err"), 0) << read_text(dir / "report.err");
+  if (std::filesystem::exists(published)) add_file(data, published, {});
+  const Report rep = build_report(std::move(data));
+  const auto charts = draw_charts(rep, {.dir = dir / "report_charts"});
+  std::ofstream(dir / "report.html", std::ios::binary) << to_html(rep, charts, "");
   const std::string url = "file://" + (dir / "report.html").string();
-  const std::vector<std::string> common{"timeout", "120", chromium->string(), "--headless=new", "--no-sandbox",
+  const std::vector<std::string> common{"timeout", "-k", "5", "90", chromium->string(), "--headless=new", "--no-sandbox",
                                         "--disable-gpu", "--hide-scrollbars", "--force-device-scale-factor=1",
                                         "--user-data-dir=" + (dir / "profile").string(), "--enable-logging=stderr", "--v=0"};
 
@@ -88,6 +94,7 @@ TEST(ReportBrowser, ChartsDrawAndConsoleHasNoErrors) {
       boxes.push_back(b);
     }
   }
+  ASSERT_EQ(boxes.size(), charts.size());
   ASSERT_GE(boxes.size(), 8u);
 
   // 2. Screenshot of the whole page.
@@ -97,8 +104,9 @@ TEST(ReportBrowser, ChartsDrawAndConsoleHasNoErrors) {
   ASSERT_EQ(run_command(shot, dir / "shot.out", dir / "shot.err"), 0) << read_text(dir / "shot.err");
   const std::string log = read_text(dir / "shot.err") + read_text(dir / "dump.err");
   EXPECT_EQ(log.find("Uncaught"), std::string::npos) << log;
-  const std::regex console_error(R"(:(ERROR|WARNING):CONSOLE\(|CONSOLE\(\d+\)\] "(Error|TypeError|ReferenceError))");
-  EXPECT_FALSE(std::regex_search(log, console_error)) << log;
+  // The page logs nothing itself: any console message (Chromium logs them as "...:CONSOLE...")
+  // is an error or warning of the page.
+  EXPECT_EQ(log.find(":CONSOLE"), std::string::npos) << log;
 
   const Image img = read_png(png);
   ASSERT_EQ(img.width, 1280);

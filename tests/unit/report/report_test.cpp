@@ -7,7 +7,10 @@
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
+#include <iostream>
 #include <sstream>
+
+#include <fmt/format.h>
 
 #include "drivelab/core/errors.hpp"
 #include "drivelab/report/report.hpp"
@@ -222,8 +225,8 @@ TEST(ReportImport, PartialAndInterruptedRunsAreMarked) {
   add_record(d, rec, "partial.json", "Drive P");
   for (std::size_t i = 1; i < records.size(); ++i) add_file(d, records[i], {});
   const Report r = build_report(std::move(d));
-  const std::string test1 = test_key(rec.tests[1].name);
-  const Cell* c = cell_of(r, test1, r.tables.front().test == test1 ? r.tables.front().metric : "iops", "Drive P");
+  ASSERT_EQ(rec.tests[1].name, "4k-random-read");
+  const Cell* c = cell_of(r, "4k_random_read", "iops", "Drive P");
   ASSERT_NE(c, nullptr);
   EXPECT_TRUE(c->partial);
   const std::string md = to_markdown(r);
@@ -269,11 +272,10 @@ TEST_P(FioImport, ShowsExactlyFiosIopsAndP99) {
   // The CSV carries the same numbers with every digit (shortest round-trip text).
   const Report rep = build_report(std::move(d));
   const std::string csv = to_csv(rep);
-  std::ostringstream iops_text, p99_text;
   EXPECT_NE(csv.find(fmt::format(",{},{},{},1,", fio_iops, fio_iops, fio_iops)), std::string::npos) << csv;
   const double p99_us = fio_p99_ns / 1000.0;
   EXPECT_NE(csv.find(fmt::format(",{},{},{},1,", p99_us, p99_us, p99_us)), std::string::npos) << csv;
-  std::cout << "fio " << GetParam() << ": iops " << fmt::format("{}", fio_iops) << ", clat p99 " << fio_p99_ns
+  std::cout << "fio " << GetParam() << ": iops " << fmt::format("{}", fio_iops) << ", clat p99 " << fmt::format("{}", fio_p99_ns)
             << " ns; imported iops " << fmt::format("{}", rep.tables.front().cells.front().median) << '\n';
 }
 
