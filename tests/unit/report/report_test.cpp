@@ -280,7 +280,7 @@ TEST_P(FioImport, ShowsExactlyFiosIopsAndP99) {
 }
 
 INSTANTIATE_TEST_SUITE_P(JsonAndJsonPlus, FioImport, ::testing::Values("json", "json+"),
-                         [](const auto& info) { return info.param == "json" ? std::string("json") : std::string("json_plus"); });
+                         [](const auto& param_info) { return param_info.param == "json" ? std::string("json") : std::string("json_plus"); });
 
 TEST(FioImport, MixedJobsGetReadAndWritePrefixes) {
   if (!find_program("fio")) GTEST_SKIP() << "fio is not installed (Debian package fio)";
