@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <fstream>
 #include <iostream>
 #include <optional>
 
@@ -10,6 +11,7 @@
 #include "drivelab/config/yaml.hpp"
 #include "drivelab/core/errors.hpp"
 #include "drivelab/io/engine.hpp"
+#include "drivelab/report/report.hpp"
 #include "drivelab/results/journal.hpp"
 #include "drivelab/runner/protocol.hpp"
 #include "drivelab/runner/run.hpp"
@@ -122,6 +124,46 @@ int cmd_recover(const std::filesystem::path& journal, const std::filesystem::pat
     std::cerr << "drivelab: " << e.what() << '\n';
     return kExitEnvironment;
   }
+}
+
+int cmd_report(const ReportArgs& args) {
+  report::Dataset data;
+  try {
+    for (std::size_t i = 0; i < args.inputs.size(); ++i)
+      report::add_file(data, args.inputs[i], i < args.labels.size() ? args.labels[i] : std::string());
+    if (!args.published.empty()) report::add_file(data, args.published, {});
+  } catch (const ConfigError& e) {
+    std::cerr << "drivelab: " << e.what() << '\n';
+    return kExitBadInput;
+  }
+  if (args.labels.size() > args.inputs.size())
+    std::cerr << fmt::format("drivelab: warning: {} labels for {} inputs; the extra labels are unused\n",
+                             args.labels.size(), args.inputs.size());
+  const report::Report rep = report::build_report(std::move(data));
+  const auto write = [](const std::filesystem::path& p, const std::string& text) {
+    if (p.has_parent_path()) std::filesystem::create_directories(p.parent_path());
+    std::ofstream out(p, std::ios::binary);
+    out << text;
+    out.close();
+    if (!out) throw EnvironmentError(fmt::format("cannot write {}", p.string()));
+  };
+  if (!args.csv.empty()) write(args.csv, report::to_csv(rep));
+  if (!args.md.empty()) write(args.md, report::to_markdown(rep));
+  if (!args.html.empty()) {
+    std::vector<report::Chart> charts;
+    std::string note;
+    if (args.no_charts) {
+      note = "Charts not drawn (--no-charts).";
+    } else {
+      report::ChartOptions opt;
+      opt.dir = args.charts_dir.empty() ? args.html.parent_path() / (args.html.stem().string() + "_charts") : args.charts_dir;
+      charts = report::draw_charts(rep, opt);  // EnvironmentError if gnuplot is missing or fails
+    }
+    write(args.html, report::to_html(rep, charts, note));
+  }
+  if (args.csv.empty() && args.md.empty() && args.html.empty()) std::cout << report::to_markdown(rep);
+  for (const auto& n : rep.data.notes) std::cerr << "drivelab: note: " << n << '\n';
+  return kExitOk;
 }
 
 int cmd_list() {

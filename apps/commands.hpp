@@ -33,6 +33,16 @@ int cmd_validate(const std::filesystem::path& protocol_file, const std::vector<s
 int cmd_run_generated(const std::string& yaml_text, const std::string& origin, const RunArgs& args);
 /// `drivelab results recover JOURNAL [-o FILE]`.
 int cmd_recover(const std::filesystem::path& journal, const std::filesystem::path& out);
+/// `drivelab report RESULT... --html/--md/--csv FILE`: ranks drives side by side (docs/reporter.md).
+struct ReportArgs {
+  std::vector<std::filesystem::path> inputs;   ///< drivelab records, fio JSON, sysbench text, published CSV
+  std::vector<std::string> labels;             ///< drive names for the inputs, in order
+  std::filesystem::path published;             ///< --published CSV
+  std::filesystem::path html, md, csv;         ///< outputs (none given: Markdown on stdout)
+  std::filesystem::path charts_dir;            ///< default: <html stem>_charts beside the HTML
+  bool no_charts = false;
+};
+int cmd_report(const ReportArgs& args);
 /// `drivelab list`: the emulator kinds, and the I/O engines with what each can do here.
 int cmd_list();
 

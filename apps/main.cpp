@@ -141,6 +141,21 @@ int main(int argc, char** argv) {
   recover->add_option("journal", journal_file, "<run_id>.journal.jsonl")->required()->check(CLI::ExistingFile);
   recover->add_option("-o,--output", recover_out, "Record to write (default: <run_id>.recovered.json)");
 
+  // report
+  ReportArgs report_args;
+  auto* report_cmd = app.add_subcommand("report", "Rank drives side by side from result records and imports (HTML, Markdown, CSV)");
+  report_cmd->add_option("inputs", report_args.inputs,
+                         "drivelab result records (.json), fio JSON (json/json+), sysbench text output, published-results CSV")
+      ->required()->check(CLI::ExistingFile);
+  report_cmd->add_option("--published", report_args.published, "Published-results CSV (e.g. ../shared/data/published_results.csv)")
+      ->check(CLI::ExistingFile);
+  report_cmd->add_option("--label", report_args.labels, "Drive name for the inputs, in order (repeat: first --label names the first input)");
+  report_cmd->add_option("--html", report_args.html, "Self-contained HTML page with charts");
+  report_cmd->add_option("--md", report_args.md, "Markdown tables");
+  report_cmd->add_option("--csv", report_args.csv, "CSV: one row per test, metric and drive");
+  report_cmd->add_option("--charts-dir", report_args.charts_dir, "Where the charts' SVG, PNG and gnuplot files go (default: <html>_charts)");
+  report_cmd->add_flag("--no-charts", report_args.no_charts, "Do not draw charts (no gnuplot needed)");
+
   auto* list = app.add_subcommand("list", "List the test kinds, and the I/O engines with what each can do here");
   auto* version = app.add_subcommand("version", "Print version and build information");
 
@@ -159,6 +174,7 @@ int main(int argc, char** argv) {
     if (*io_cmd) return cmd_run_generated(single_test_yaml("io", io), "<drivelab io options>", args);
     if (*tpcc_cmd) return cmd_run_generated(single_test_yaml("tpcc", tpcc), "<drivelab oltp tpcc options>", args);
     if (*recover) return cmd_recover(journal_file, recover_out);
+    if (*report_cmd) return cmd_report(report_args);
     if (*list) return cmd_list();
     if (*version) {
       std::cout << drivelab::results::probe_tool().dump(2) << '\n';

@@ -11,6 +11,7 @@ packages=(
   libpq-dev libmysqlcppconn-dev unixodbc-dev unixodbc libboost-dev
   postgresql-15 mariadb-server mariadb-client odbc-postgresql odbc-mariadb
   fio sysbench
+  gnuplot-nox chromium libpng-dev
 )
 
 missing=()

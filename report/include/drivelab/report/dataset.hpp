@@ -1,0 +1,97 @@
+#pragma once
+/// \file dataset.hpp
+/// What the reporter reads: drivelab result records (`drivelab.run/1`, docs/results.md), fio JSON
+/// (`--output-format=json` and `json+`), sysbench 1.0 text output and the published-results CSV
+/// (../shared/data/published_results.csv). Every input becomes Results: one test on one drive
+/// from one source (one repetition). Model and sources of every rule: docs/reporter.md.
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "drivelab/results/record.hpp"
+
+namespace drivelab::report {
+
+/// Which way a metric is better. The result record's metric model has a unit but no direction,
+/// so the reporter derives it from the unit alone (one rule, docs/reporter.md): rates
+/// (`1/s`, `1/min`, `MB/s`, `MiB/s`) are better higher; times (`s`, `ms`, `us`, `ns`) lower;
+/// everything else (counts, bytes, %, ratios) is shown but not ranked.
+enum class Better { higher, lower, unranked };
+Better better_for_unit(std::string_view unit) noexcept;
+std::string_view to_string(Better b) noexcept;
+
+/// Where a result came from.
+enum class Origin { measured, published, fio, sysbench };
+std::string_view to_string(Origin o) noexcept;
+
+/// One point of a latency-vs-IOPS curve (vdbench-style curve tests; a published peak is one point).
+struct CurvePoint {
+  double iops = 0;
+  double latency_avg_us = 0;
+};
+
+/// One test on one drive from one source.
+struct Result {
+  std::string drive;      ///< display name: label, or target model + serial, or device/filesystem
+  std::string test;       ///< test key for grouping: lower case, '-' and ' ' become '_'
+  std::string kind;       ///< emulator kind (`io`, `tpcc`, `vdbench`, ...), `fio`, `sysbench`, `published`
+  Origin origin = Origin::measured;
+  std::string status = "complete";  ///< the test's status (docs/results.md), or the run's if worse
+  std::string reason;               ///< why not complete
+  std::string source;               ///< input file as given (CSV: file:line)
+  std::string run_id;               ///< drivelab run id; empty for other sources
+  std::vector<results::Metric> metrics;        ///< units as in the record (fio/published mapped)
+  std::vector<results::Interval> intervals;    ///< per-interval time series (may be empty)
+  std::vector<CurvePoint> curve;               ///< curve points in run order (may be empty)
+
+  const results::Metric* find_metric(std::string_view name) const noexcept;
+  bool partial() const noexcept { return status != "complete"; }
+};
+
+struct Dataset {
+  std::vector<Result> results;
+  /// Input-level notes shown in the report: interrupted runs, skipped tests, recovered journals.
+  std::vector<std::string> notes;
+};
+
+/// Test key: lower case, '-' and ' ' become '_' ("4k-random-read" -> "4k_random_read"), so
+/// drivelab test names meet the published CSV's names.
+std::string test_key(std::string_view name);
+
+/// Display name of the drive behind a record's `target` object: "MODEL (SN SERIAL)", "MODEL",
+/// "disk SERIAL" (virtio disks have a serial but no model), else "<block_device|mount_source>
+/// (<filesystem>)", else the filesystem or "unknown target".
+std::string drive_name(const results::Json& target);
+
+/// Adds every test of a drivelab record. `label` (if not empty) replaces the drive name.
+/// Tests with status `skipped` add no result, only a note. A run that is not complete marks each
+/// of its complete tests with the run's status only when the test itself is not complete.
+void add_record(Dataset& data, const results::RunRecord& record, const std::string& source,
+                const std::string& label);
+/// Adds one result per fio job (`jobs[]`, both json and json+): metrics `iops` (fio's `iops`),
+/// `throughput_mb_s` (fio's `bw` KiB/s x 0.001024), `latency_avg_us` (`lat_ns.mean` / 1000),
+/// `latency_p99_us` (`lat_ns.percentile["99.000000"]`, else `clat_ns`'s, / 1000; fio reports
+/// clat percentiles unless lat_percentiles=1). A job with reads and writes gets `read_`/`write_`
+/// prefixes. Throws ConfigError naming the source if it is not fio JSON.
+void add_fio_json(Dataset& data, const results::Json& fio, const std::string& source, const std::string& label);
+/// Adds sysbench 1.0 text output as test `sysbench_oltp` (or `sysbench_<test>` for non-OLTP
+/// output): `tps` (transactions per sec.), `qps`, `latency_avg_ms`, `latency_max_ms`,
+/// `latency_pNN_ms` (the "NNth percentile" line), and the `--report-interval` lines as intervals.
+/// Throws ConfigError if no sysbench statistics are found.
+void add_sysbench_text(Dataset& data, const std::string& text, const std::string& source, const std::string& label);
+/// Adds the published-results CSV (header `drive,capacity,source,test,metric,value,unit,vms,note`).
+/// Metrics are renamed to drivelab's names (peak_iops -> iops, latency_avg_at_peak ->
+/// latency_avg_us, tps -> tps, latency_avg -> latency_avg_ms, latency_p99 -> latency_p99_ms,
+/// throughput -> throughput_mb_s); a peak point also becomes a one-point curve. Drive name
+/// "<drive> <capacity>". Throws ConfigError naming file:line on a malformed row.
+void add_published_csv(Dataset& data, const std::string& text, const std::string& source);
+
+/// Reads a file and dispatches on its content: JSON with `schema` -> drivelab record (an unknown
+/// schema is a ConfigError: "FILE: unsupported result schema 'X' (this drivelab reads
+/// drivelab.run/1)"); JSON with `fio version` -> fio; text with "SQL statistics:" or "General
+/// statistics:" -> sysbench; a CSV with the published header -> published. Throws ConfigError for
+/// anything else, EnvironmentError if unreadable.
+void add_file(Dataset& data, const std::filesystem::path& path, const std::string& label);
+
+}  // namespace drivelab::report

@@ -1,0 +1,92 @@
+#pragma once
+/// \file report.hpp
+/// Ranking and output of `drivelab report`: results grouped by test and drive, each drive ranked
+/// per metric in the metric's direction ("2nd of 9", as reviews say), repetitions summarised as
+/// min/median/max, and differences flagged when they are within run-to-run noise. Writers for
+/// CSV, Markdown and one self-contained HTML page with charts (gnuplot, inlined SVG; PNG and SVG
+/// files beside it). Model and every rule: docs/reporter.md.
+#include <cstddef>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "drivelab/report/dataset.hpp"
+
+namespace drivelab::report {
+
+/// One drive's value of one metric of one test, over its repetitions (results of the same test
+/// on the same drive).
+struct Cell {
+  std::string drive;
+  Origin origin = Origin::measured;
+  double median = 0;  ///< median of the repetitions (mean of the middle two for an even count)
+  double min = 0;
+  double max = 0;
+  std::size_t n = 0;        ///< repetitions with a finite value
+  bool partial = false;     ///< at least one repetition is not complete
+  int rank = 0;             ///< 1 = best; equal medians share a rank; 0 = not ranked
+  int of = 0;               ///< ranked drives in this table
+  std::vector<std::string> sources;
+};
+
+/// "1st", "2nd", "3rd", "4th", "11th", "21st", ...
+std::string ordinal(int n);
+/// "2nd of 9"; "" when not ranked.
+std::string place(const Cell& c);
+
+struct MetricTable {
+  std::string test;
+  std::string metric;
+  std::string unit;
+  Better better = Better::unranked;
+  std::vector<Cell> cells;  ///< best first; unranked (no finite value) last
+};
+
+/// A drive against the leader of a table. Noise is the spread of repetitions: the difference is
+/// "within noise" when the two [min, max] ranges overlap; with fewer than two repetitions on
+/// either side the noise is unknown.
+struct Comparison {
+  std::string test, metric, unit;
+  std::string leader, other;
+  double diff_pct = 0;   ///< (other.median - leader.median) / leader.median x 100
+  bool noise_known = false;
+  bool within_noise = false;
+};
+
+struct Report {
+  std::vector<std::string> tests;         ///< test keys in first-seen order
+  std::vector<MetricTable> tables;        ///< per test, ranked metrics in order
+  std::vector<Comparison> comparisons;    ///< measured drives only (each against the table's best)
+  Dataset data;
+};
+
+/// Groups and ranks. Metrics in a test's tables: the first five headline metrics of its
+/// measured results that have a direction, then every other directed metric of imported
+/// (fio, sysbench, published) results of the same test.
+Report build_report(Dataset data);
+
+std::string to_csv(const Report& r);
+std::string to_markdown(const Report& r);
+
+struct ChartOptions {
+  std::filesystem::path dir;      ///< where NAME.svg, NAME.png and NAME.gp are written
+  std::string gnuplot = "gnuplot";  ///< program (PATH search)
+};
+/// One drawn chart.
+struct Chart {
+  std::string name;     ///< file stem
+  std::string title;
+  std::string svg;      ///< SVG markup, ready to inline (XML prolog removed)
+};
+/// Draws every chart (latency-vs-IOPS curves, bars, time series) with gnuplot. Throws
+/// EnvironmentError if gnuplot cannot be run or fails (its stderr in the message).
+std::vector<Chart> draw_charts(const Report& r, const ChartOptions& opt);
+/// Finds `program` on PATH (or as given if it has a slash); nullopt if not executable.
+std::optional<std::filesystem::path> find_program(const std::string& program);
+
+/// The HTML page: tables, comparisons, partial runs and the charts' SVG inline; opens offline.
+/// `charts_note` is shown instead of charts when they were not drawn.
+std::string to_html(const Report& r, const std::vector<Chart>& charts, const std::string& charts_note);
+
+}  // namespace drivelab::report

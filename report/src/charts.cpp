@@ -1,0 +1,262 @@
+// Charts drawn by gnuplot (Debian gnuplot-nox), one process per chart: NAME.gp is written and
+// kept (so an author can restyle it), gnuplot writes NAME.svg and NAME.png beside it.
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <map>
+#include <cstdlib>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "drivelab/core/errors.hpp"
+#include "drivelab/report/report.hpp"
+
+extern char** environ;
+
+namespace drivelab::report {
+namespace {
+
+std::string read_all(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+/// A gnuplot single-quoted string ('' is a quote inside).
+std::string gp_quote(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) {
+    if (c == '\'') out += "''";
+    else if (c != '\n') out += c;
+  }
+  return out + "'";
+}
+
+/// A datablock field: double-quoted, without quotes inside.
+std::string gp_field(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) out += (c == '"' || c == '\n') ? '\'' : c;
+  return out + "\"";
+}
+
+std::string gp_num(double v) { return std::isfinite(v) ? fmt::format("{}", v) : std::string("NaN"); }
+
+/// File-name safe stem.
+std::string stem(const std::string& s) {
+  std::string out;
+  for (char c : s) out += (std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_') ? c : '_';
+  return out;
+}
+
+/// Colours: measured drives blue, imports green, published grey (bars); lines use gnuplot's cycle.
+int colour_index(Origin o) {
+  switch (o) {
+    case Origin::measured: return 1;
+    case Origin::published: return 3;
+    default: return 2;
+  }
+}
+
+struct ChartScript {
+  std::string name, title;
+  std::string body;  ///< datablocks + settings + plot command (terminal and output set around it)
+};
+
+void run_gnuplot(const ChartOptions& opt, const std::string& program, const ChartScript& c) {
+  const std::filesystem::path gp = opt.dir / (c.name + ".gp");
+  {
+    std::ofstream out(gp);
+    out << "# drivelab report chart: " << c.title << "\n"
+        << "# gnuplot " << c.name << ".gp writes " << c.name << ".svg and " << c.name << ".png\n"
+        << "set terminal svg size 760,360 fixed noenhanced font 'sans,11' background rgb 'white'\n"
+        << "set output '" << c.name << ".svg'\n"
+        << c.body << "\n"
+        << "set terminal pngcairo size 1520,720 noenhanced font 'sans,20' background rgb 'white'\n"
+        << "set output '" << c.name << ".png'\n"
+        << "replot\n"
+        << "unset output\n";
+    if (!out) throw EnvironmentError(fmt::format("cannot write {}", gp.string()));
+  }
+  const std::filesystem::path err = opt.dir / (c.name + ".gnuplot-stderr");
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addchdir_np(&fa, opt.dir.c_str());
+  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_addopen(&fa, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  std::string arg0 = program, arg1 = c.name + ".gp";
+  char* argv[] = {arg0.data(), arg1.data(), nullptr};
+  pid_t pid = -1;
+  const int rc = posix_spawn(&pid, program.c_str(), &fa, nullptr, argv, environ);
+  posix_spawn_file_actions_destroy(&fa);
+  if (rc != 0) throw EnvironmentError(fmt::format("cannot start gnuplot ({}): {}", program, std::strerror(rc)));
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  const std::string messages = read_all(err);
+  std::filesystem::remove(err);
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+    throw EnvironmentError(fmt::format("gnuplot failed on {}: {}", gp.string(), messages));
+}
+
+std::string strip_prolog(std::string svg) {
+  const auto pos = svg.find("<svg");
+  if (pos != std::string::npos) svg.erase(0, pos);
+  return svg;
+}
+
+/// Bars: one per drive, best first (the table's ranking), colour by origin.
+ChartScript bars(const MetricTable& t) {
+  ChartScript c;
+  c.name = stem(t.test + "_" + t.metric + "_bars");
+  c.title = fmt::format("{}: {} ({}, {} is better)", t.test, t.metric, t.unit, to_string(t.better));
+  std::string data = "$bars << EOD\n";
+  int i = 0;
+  for (const auto& cell : t.cells) {
+    if (cell.n == 0) continue;
+    data += fmt::format("{} {} {} {}\n", i++, gp_num(cell.median), colour_index(cell.origin), gp_field(cell.drive));
+  }
+  data += "EOD\n";
+  c.body = data + fmt::format(
+      "set title {}\nset style fill solid 0.85 border -1\nset boxwidth 0.6\nset yrange [0:*]\n"
+      "set xrange [-0.5:{}]\nset xtics rotate by -20 nomirror\nset grid ytics\nset ylabel {}\n"
+      "set linetype 1 lc rgb '#1f77b4'\nset linetype 2 lc rgb '#2ca02c'\nset linetype 3 lc rgb '#9a9a9a'\n"
+      "set key off\nset bmargin 7\n"
+      "plot $bars using 1:2:3:xtic(4) with boxes lc variable notitle",
+      gp_quote(c.title), i - 0.5, gp_quote(t.unit));
+  return c;
+}
+
+}  // namespace
+
+std::optional<std::filesystem::path> find_program(const std::string& program) {
+  if (program.find('/') != std::string::npos)
+    return ::access(program.c_str(), X_OK) == 0 ? std::optional<std::filesystem::path>(program) : std::nullopt;
+  const char* path = std::getenv("PATH");
+  std::stringstream ss(path != nullptr ? path : "/usr/bin:/bin");
+  std::string dir;
+  while (std::getline(ss, dir, ':')) {
+    if (dir.empty()) continue;
+    const std::filesystem::path p = std::filesystem::path(dir) / program;
+    if (::access(p.c_str(), X_OK) == 0) return p;
+  }
+  return std::nullopt;
+}
+
+std::vector<Chart> draw_charts(const Report& r, const ChartOptions& opt) {
+  const auto program = find_program(opt.gnuplot);
+  if (!program) throw EnvironmentError(fmt::format("gnuplot not found ('{}' on PATH); install gnuplot-nox", opt.gnuplot));
+  std::filesystem::create_directories(opt.dir);
+  std::vector<ChartScript> scripts;
+
+  for (const std::string& test : r.tests) {
+    std::vector<const Result*> results;
+    bool charted = false, has_curve = false;
+    for (const auto& res : r.data.results) {
+      if (res.test != test) continue;
+      results.push_back(&res);
+      charted = charted || res.origin != Origin::published;
+      has_curve = has_curve || !res.curve.empty();
+    }
+    if (!charted) continue;  // published-only tests are in the tables, not charted
+
+    // 1. Latency vs IOPS: curves, published peaks and measured single points.
+    if (has_curve) {
+      ChartScript c;
+      c.name = stem(test + "_curve");
+      c.title = fmt::format("{}: average latency vs IOPS", test);
+      std::string data, plot;
+      int k = 0;
+      for (const Result* res : results) {
+        std::vector<CurvePoint> pts = res->curve;
+        if (pts.empty()) {
+          const auto* iops = res->find_metric("iops");
+          const auto* lat = res->find_metric("latency_avg_us");
+          if (iops == nullptr || lat == nullptr) continue;
+          pts.push_back({iops->value, lat->value});
+        }
+        data += fmt::format("$c{} << EOD\n", k);
+        for (const auto& p : pts) data += fmt::format("{} {}\n", gp_num(p.iops), gp_num(p.latency_avg_us));
+        data += "EOD\n";
+        const std::string style = pts.size() > 1 ? "linespoints pt 7 ps 0.6" : (res->origin == Origin::published ? "points pt 5 ps 1.2" : "points pt 7 ps 1.4");
+        const std::string label = res->drive + (res->origin == Origin::published ? " (published)" : "");
+        plot += fmt::format("{}$c{} using 1:2 with {} title {}", plot.empty() ? "plot " : ", ", k, style, gp_quote(label));
+        ++k;
+      }
+      if (k > 0) {
+        c.body = data + fmt::format(
+            "set title {}\nset xlabel 'IOPS'\nset ylabel 'average latency (us)'\nset grid\nset key outside right top\n"
+            "set xrange [0:*]\nset yrange [0:*]\n{}",
+            gp_quote(c.title), plot);
+        scripts.push_back(std::move(c));
+      }
+    }
+    // 2. Bars: the first ranked metric; OLTP also average latency.
+    bool first = true;
+    for (const auto& t : r.tables) {
+      if (t.test != test) continue;
+      const bool wanted = first || t.metric == "latency_avg_ms" || t.metric == "seconds";
+      first = false;
+      if (wanted) scripts.push_back(bars(t));
+    }
+    // 3. Time series per interval: throughput and p99.
+    std::vector<std::string> series;
+    for (const Result* res : results)
+      for (const auto& iv : res->intervals)
+        for (const auto& [name, v] : iv.values)
+          if ((name == "tps" || name == "iops" || name == "eps" || name.starts_with("lat_p99")) &&
+              std::find(series.begin(), series.end(), name) == series.end())
+            series.push_back(name);
+    for (const std::string& name : series) {
+      ChartScript c;
+      c.name = stem(test + "_" + name + "_series");
+      c.title = fmt::format("{}: {} per interval", test, name);
+      std::string data, plot;
+      std::map<std::string, int> reps;
+      int k = 0;
+      for (const Result* res : results) {
+        if (res->intervals.empty()) continue;
+        data += fmt::format("$s{} << EOD\n", k);
+        for (const auto& iv : res->intervals)
+          for (const auto& [n, v] : iv.values)
+            if (n == name) data += fmt::format("{} {}\n", gp_num(iv.t_s), gp_num(v));
+        data += "EOD\n";
+        const int rep = ++reps[res->drive];
+        const std::string label = fmt::format("{} #{}{}", res->drive, rep, res->partial() ? " (partial)" : "");
+        plot += fmt::format("{}$s{} using 1:2 with linespoints pt 7 ps 0.5 title {}", plot.empty() ? "plot " : ", ", k,
+                            gp_quote(label));
+        ++k;
+      }
+      c.body = data + fmt::format(
+          "set title {}\nset xlabel 'seconds into the measured phase'\nset ylabel {}\nset grid\n"
+          "set key outside right top\nset yrange [0:*]\n{}",
+          gp_quote(c.title), gp_quote(name), plot);
+      scripts.push_back(std::move(c));
+    }
+  }
+
+  std::vector<Chart> charts;
+  std::set<std::string> used;
+  for (auto& s : scripts) {
+    std::string name = s.name;
+    for (int i = 2; !used.insert(name).second; ++i) name = fmt::format("{}_{}", s.name, i);
+    s.name = name;
+    run_gnuplot(opt, program->string(), s);
+    charts.push_back({s.name, s.title, strip_prolog(read_all(opt.dir / (s.name + ".svg")))});
+  }
+  return charts;
+}
+
+}  // namespace drivelab::report

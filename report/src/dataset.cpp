@@ -1,0 +1,115 @@
+#include <cctype>
+
+#include <fmt/format.h>
+
+#include "drivelab/report/dataset.hpp"
+
+namespace drivelab::report {
+
+Better better_for_unit(std::string_view unit) noexcept {
+  if (unit == "1/s" || unit == "1/min" || unit == "MB/s" || unit == "MiB/s") return Better::higher;
+  if (unit == "s" || unit == "ms" || unit == "us" || unit == "ns") return Better::lower;
+  return Better::unranked;
+}
+
+std::string_view to_string(Better b) noexcept {
+  switch (b) {
+    case Better::higher: return "higher";
+    case Better::lower: return "lower";
+    case Better::unranked: break;
+  }
+  return "unranked";
+}
+
+std::string_view to_string(Origin o) noexcept {
+  switch (o) {
+    case Origin::measured: return "measured";
+    case Origin::published: return "published";
+    case Origin::fio: return "fio";
+    case Origin::sysbench: return "sysbench";
+  }
+  return "?";
+}
+
+const results::Metric* Result::find_metric(std::string_view name) const noexcept {
+  for (const auto& m : metrics)
+    if (m.name == name) return &m;
+  return nullptr;
+}
+
+std::string test_key(std::string_view name) {
+  std::string k;
+  k.reserve(name.size());
+  for (char c : name) {
+    if (c == '-' || c == ' ') k += '_';
+    else k += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  return k;
+}
+
+namespace {
+
+std::string str_or_empty(const results::Json& j, const char* key) {
+  if (!j.is_object()) return {};
+  const auto it = j.find(key);
+  if (it == j.end() || !it->is_string()) return {};
+  std::string s = it->get<std::string>();
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back())) != 0) s.pop_back();
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front())) != 0) s.erase(s.begin());
+  return s;
+}
+
+}  // namespace
+
+std::string drive_name(const results::Json& target) {
+  const std::string model = str_or_empty(target, "model");
+  const std::string serial = str_or_empty(target, "serial");
+  if (!model.empty() && !serial.empty()) return fmt::format("{} (SN {})", model, serial);
+  if (!model.empty()) return model;
+  if (!serial.empty()) return fmt::format("disk {}", serial);
+  const std::string fs = str_or_empty(target, "filesystem");
+  std::string dev = str_or_empty(target, "block_device");
+  if (dev.empty()) dev = str_or_empty(target, "mount_source");
+  if (!dev.empty() && !fs.empty()) return fmt::format("{} ({})", dev, fs);
+  if (!dev.empty()) return dev;
+  if (!fs.empty()) return fs;
+  return "unknown target";
+}
+
+void add_record(Dataset& data, const results::RunRecord& record, const std::string& source,
+                const std::string& label) {
+  const std::string drive = label.empty() ? drive_name(record.target) : label;
+  if (record.status != results::Status::complete)
+    data.notes.push_back(fmt::format("{}: run {} is {}: {}", source, record.run_id, results::to_string(record.status),
+                                     record.reason));
+  for (const auto& t : record.tests) {
+    if (t.status == results::Status::skipped) {
+      data.notes.push_back(fmt::format("{}: test {} was skipped: {}", source, t.name, t.reason));
+      continue;
+    }
+    Result r;
+    r.drive = drive;
+    r.test = test_key(t.name);
+    r.kind = t.kind;
+    r.origin = Origin::measured;
+    r.status = std::string(results::to_string(t.status));
+    r.reason = t.reason;
+    r.source = source;
+    r.run_id = record.run_id;
+    r.metrics = t.metrics;
+    r.intervals = t.intervals;
+    if (t.details.is_object() && t.details.contains("points") && t.details["points"].is_array()) {
+      for (const auto& p : t.details["points"]) {
+        if (!p.is_object() || !p.contains("achieved_iops") || !p.contains("latency_avg_us")) continue;
+        if (!p["achieved_iops"].is_number() || !p["latency_avg_us"].is_number()) continue;
+        r.curve.push_back({p["achieved_iops"].get<double>(), p["latency_avg_us"].get<double>()});
+      }
+    }
+    if (r.partial())
+      data.notes.push_back(fmt::format("{}: test {} on {} is {}{}{}", source, t.name, drive, r.status,
+                                       t.reason.empty() ? "" : ": ", t.reason));
+    data.results.push_back(std::move(r));
+  }
+}
+
+}  // namespace drivelab::report

@@ -1,0 +1,26 @@
+#pragma once
+// Private: the per-test view shared by the Markdown and HTML writers.
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "drivelab/report/report.hpp"
+
+namespace drivelab::report {
+
+/// One test: its metric tables and its drives in display order (first table's ranking first).
+struct TestView {
+  std::string test;
+  std::vector<const MetricTable*> tables;
+  std::vector<std::string> drives;
+};
+
+std::vector<TestView> test_views(const Report& r);
+const Cell* find_cell(const MetricTable& t, const std::string& drive);
+/// "12346 (1st of 3) [min 12000, max 12500, n=2]"; "-" without a value.
+std::string cell_text(const Cell& c);
+std::string comparison_verdict(const Comparison& c);
+/// "iops (1/s, higher is better)"
+std::string header_text(const MetricTable& t);
+
+}  // namespace drivelab::report

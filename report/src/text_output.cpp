@@ -1,0 +1,133 @@
+// CSV and Markdown writers (sinks only format a finished Report).
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "drivelab/report/report.hpp"
+#include "drivelab/results/summary.hpp"
+#include "table_view.hpp"
+
+namespace drivelab::report {
+namespace {
+
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  return out + '"';
+}
+
+std::string csv_number(double v) { return std::isfinite(v) ? fmt::format("{}", v) : std::string(); }
+
+std::string md_escape(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '|') out += "\\|";
+    else if (c == '\n') out += ' ';
+    else out += c;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<TestView> test_views(const Report& r) {
+  std::vector<TestView> views;
+  for (const std::string& test : r.tests) {
+    TestView v;
+    v.test = test;
+    for (const auto& t : r.tables)
+      if (t.test == test) v.tables.push_back(&t);
+    if (v.tables.empty()) continue;
+    // Row order: the first table's ranking, then drives only in later tables.
+    for (const auto* t : v.tables)
+      for (const auto& c : t->cells)
+        if (std::find(v.drives.begin(), v.drives.end(), c.drive) == v.drives.end()) v.drives.push_back(c.drive);
+    views.push_back(std::move(v));
+  }
+  return views;
+}
+
+const Cell* find_cell(const MetricTable& t, const std::string& drive) {
+  for (const auto& c : t.cells)
+    if (c.drive == drive) return &c;
+  return nullptr;
+}
+
+std::string cell_text(const Cell& c) {
+  if (c.n == 0) return "-";
+  std::string s = results::format_number(c.median);
+  if (c.rank > 0) s += fmt::format(" ({})", place(c));
+  if (c.n >= 2)
+    s += fmt::format(" [min {}, max {}, n={}]", results::format_number(c.min), results::format_number(c.max), c.n);
+  return s;
+}
+
+std::string comparison_verdict(const Comparison& c) {
+  if (!c.noise_known) return "noise unknown (needs 2+ repetitions on both)";
+  return c.within_noise ? "within noise" : "beyond noise";
+}
+
+std::string header_text(const MetricTable& t) {
+  return fmt::format("{} ({}, {} is better)", t.metric, t.unit, to_string(t.better));
+}
+
+std::string to_csv(const Report& r) {
+  std::string out = "test,metric,unit,better,drive,origin,rank,of,place,median,min,max,n,status,sources\n";
+  for (const auto& t : r.tables) {
+    for (const auto& c : t.cells) {
+      std::string sources;
+      for (const auto& s : c.sources) sources += (sources.empty() ? "" : ";") + s;
+      out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", csv_field(t.test), csv_field(t.metric),
+                         csv_field(t.unit), to_string(t.better), csv_field(c.drive), to_string(c.origin),
+                         c.rank > 0 ? std::to_string(c.rank) : "", c.rank > 0 ? std::to_string(c.of) : "",
+                         csv_field(place(c)), csv_number(c.median), csv_number(c.min), csv_number(c.max), c.n,
+                         c.partial ? "partial" : "complete", csv_field(sources));
+    }
+  }
+  return out;
+}
+
+std::string to_markdown(const Report& r) {
+  std::string out = "# drivelab report\n\n";
+  out += "Drives ranked per metric in its direction (rates: higher is better; times: lower is better). "
+         "Each cell: median over repetitions, place among the drives with a value, and min/max when "
+         "there are repetitions. Model and rules: docs/reporter.md.\n";
+  for (const auto& v : test_views(r)) {
+    out += fmt::format("\n## {}\n\n| Drive | Source |", md_escape(v.test));
+    for (const auto* t : v.tables) out += fmt::format(" {} |", md_escape(header_text(*t)));
+    out += "\n|---|---|";
+    for (std::size_t i = 0; i < v.tables.size(); ++i) out += "---|";
+    out += '\n';
+    for (const auto& d : v.drives) {
+      const Cell* any = nullptr;
+      for (const auto* t : v.tables)
+        if ((any = find_cell(*t, d)) != nullptr) break;
+      out += fmt::format("| {}{} | {} |", md_escape(d), any != nullptr && any->partial ? " (partial)" : "",
+                         any != nullptr ? to_string(any->origin) : "");
+      for (const auto* t : v.tables) {
+        const Cell* c = find_cell(*t, d);
+        out += fmt::format(" {} |", c != nullptr ? md_escape(cell_text(*c)) : "");
+      }
+      out += '\n';
+    }
+  }
+  if (!r.comparisons.empty()) {
+    out += "\n## Comparisons\n\nEach measured drive against the best measured drive of the same test and metric. "
+           "Noise is the run-to-run spread of the repetitions (min to max); a difference whose ranges overlap is "
+           "within noise.\n\n| Test | Metric | Drive | Against | Difference | Verdict |\n|---|---|---|---|---|---|\n";
+    for (const auto& c : r.comparisons)
+      out += fmt::format("| {} | {} | {} | {} | {}% | {} |\n", md_escape(c.test), md_escape(c.metric), md_escape(c.other),
+                         md_escape(c.leader), results::format_number(c.diff_pct), comparison_verdict(c));
+  }
+  if (!r.data.notes.empty()) {
+    out += "\n## Partial and interrupted runs\n\n";
+    for (const auto& n : r.data.notes) out += fmt::format("- {}\n", md_escape(n));
+  }
+  return out;
+}
+
+}  // namespace drivelab::report

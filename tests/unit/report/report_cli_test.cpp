@@ -1,0 +1,74 @@
+// `drivelab report` through the real binary: exit statuses, the gnuplot decision, --label and
+// --published on the checked-in real records (tests/golden/report_run_*.json).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "drivelab/report/report.hpp"
+#include "report_test_util.hpp"
+
+namespace drivelab::report {
+namespace {
+
+using testing::golden_record_args;
+using testing::read_text;
+using testing::run_command;
+using testing::TempDir;
+
+const std::filesystem::path kSource = DRIVELAB_SOURCE_DIR;
+
+TEST(ReportCli, UnknownSchemaExitsWithBadInput) {
+  TempDir dir;
+  const auto p = dir / "future.json";
+  std::ofstream(p) << R"({"schema": "drivelab.run/2", "run_id": "x", "status": "complete", "tests": []})";
+  const int rc = run_command({DRIVELAB_EXE, "report", p.string(), "--md", (dir / "o.md").string()}, dir / "out", dir / "err");
+  EXPECT_EQ(rc, 2);
+  EXPECT_NE(read_text(dir / "err").find("unsupported result schema 'drivelab.run/2'"), std::string::npos)
+      << read_text(dir / "err");
+}
+
+TEST(ReportCli, MissingGnuplotIsAClearErrorAndNoChartsWorksWithout) {
+  TempDir dir;
+  std::vector<std::string> args{DRIVELAB_EXE, "report"};
+  for (const auto& i : testing::golden_records()) args.push_back(i.string());
+  args.insert(args.end(), {"--html", (dir / "r.html").string()});
+  // env -i PATH=<empty dir>: no gnuplot anywhere.
+  std::vector<std::string> env_args{"env", "-i", "PATH=" + dir.path().string()};
+  env_args.insert(env_args.end(), args.begin(), args.end());
+  EXPECT_EQ(run_command(env_args, dir / "out", dir / "err"), 3);
+  EXPECT_NE(read_text(dir / "err").find("gnuplot not found"), std::string::npos) << read_text(dir / "err");
+  env_args.push_back("--no-charts");
+  EXPECT_EQ(run_command(env_args, dir / "out", dir / "err"), 0) << read_text(dir / "err");
+  const std::string html = read_text(dir / "r.html");
+  EXPECT_NE(html.find("Charts not drawn (--no-charts)."), std::string::npos);
+  EXPECT_EQ(html.find("<svg"), std::string::npos);
+}
+
+TEST(ReportCli, PublishedDrivesBesideMeasuredAndLabels) {
+  const auto csv = kSource / "../shared/data/published_results.csv";
+  if (!std::filesystem::exists(csv)) GTEST_SKIP() << "no " << csv;
+  TempDir dir;
+  std::vector<std::string> args{DRIVELAB_EXE, "report"};
+  for (const auto& i : testing::golden_records()) args.push_back(i.string());
+  args.insert(args.end(), {"--label", "Disk A", "--label", "Disk A", "--label", "Loop B", "--label", "Loop B",
+                           "--published", csv.string(), "--md", (dir / "r.md").string(), "--csv", (dir / "r.csv").string()});
+  ASSERT_EQ(run_command(args, dir / "out", dir / "err"), 0) << read_text(dir / "err");
+  const std::string md = read_text(dir / "r.md");
+  const auto sec = md.find("\n## 4k_random_read\n");
+  ASSERT_NE(sec, std::string::npos);
+  const std::string table = md.substr(sec, md.find("\n## ", sec + 5) - sec);
+  for (const std::string d : {"| Disk A |", "| Loop B |", "| Toshiba XG6 1TB |", "| Sabrent Rocket NVMe 4.0 2TB |",
+                              "| KIOXIA XG8 2TB |"})
+    EXPECT_NE(table.find(d), std::string::npos) << d << "\n" << table;
+  EXPECT_NE(table.find(" of 6)"), std::string::npos) << table;
+  EXPECT_NE(read_text(dir / "r.csv").find("4k_random_read,iops,1/s,higher,Toshiba XG6 1TB,published,"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace drivelab::report
