@@ -89,7 +89,9 @@ class RenderSwap : public ::testing::Test {
     if (const std::string why = testing::swap_mode_unavailable(dir.path()); !why.empty()) GTEST_SKIP() << why;
   }
   /// 16 MiB cgroup, 48 MiB array: most of the array must go to the swap file.
-  static constexpr const char* kSection = "{mode: swap, memory_budget: 16MiB, working_set_factor: 3, threads: 2, "
+  // swap_file_size: room for the sanitizer build too (ASan keeps up to 256 MiB of freed memory in
+  // quarantine, which the cgroup pushes to swap as well).
+  static constexpr const char* kSection = "{mode: swap, memory_budget: 16MiB, working_set_factor: 3, threads: 2, swap_file_size: 768MiB, "
                                           "block_size: 1MB}";
   static RenderConfig config(const std::string& failure) {
     RenderConfig c;
