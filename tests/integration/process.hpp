@@ -15,26 +15,16 @@
 #include <thread>
 #include <vector>
 
+#include "temp_dir.hpp"  // tests/support
+
 extern char** environ;
 
 namespace drivelab::testing {
 
-/// A fresh directory under the build tree for one test, removed on destruction.
-class ScratchDir {
- public:
-  explicit ScratchDir(const std::string& name)
-      : path_(std::filesystem::path(DRIVELAB_BINARY_DIR) / "test-scratch" / name) {
-    std::filesystem::remove_all(path_);
-    std::filesystem::create_directories(path_);
-  }
-  ~ScratchDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  const std::filesystem::path& path() const { return path_; }
-
- private:
-  std::filesystem::path path_;
+/// A fresh directory under the build tree for one test (<build>/test-scratch/<name>-XXXXXX),
+/// removed on destruction.
+struct ScratchDir : test_support::TempDir {
+  explicit ScratchDir(const std::string& name) : test_support::TempDir(name, test_support::TempBase::build_tree) {}
 };
 
 inline std::string read_file(const std::filesystem::path& p) {

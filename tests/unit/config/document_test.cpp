@@ -7,36 +7,14 @@
 
 #include "drivelab/config/yaml.hpp"
 #include "drivelab/core/errors.hpp"
+#include "temp_dir.hpp"  // tests/support
 
 namespace drivelab::config {
 namespace {
 
 namespace fs = std::filesystem;
 
-// A fresh directory per test, removed afterwards.
-class TempDir {
- public:
-  TempDir() {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    path_ = fs::temp_directory_path() / (std::string("drivelab_config_") + info->name() + "_" +
-                                         std::to_string(reinterpret_cast<std::uintptr_t>(this)));
-    fs::remove_all(path_);
-    fs::create_directories(path_);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  fs::path write(const std::string& name, const std::string& text) const {
-    const fs::path p = path_ / name;
-    std::ofstream(p) << text;
-    return p;
-  }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
+using drivelab::test_support::TempDir;
 
 TEST(Diagnostic, ToStringHasFileLineColumnPathMessage) {
   EXPECT_EQ((Diagnostic{{"a.yaml", 3, 5}, "tests[1].io.xfersize", "bad"}.to_string()),

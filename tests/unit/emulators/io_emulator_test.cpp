@@ -13,6 +13,8 @@
 #include "drivelab/io/engine.hpp"
 #include "drivelab/results/recorder.hpp"
 #include "drivelab/runner/emulator.hpp"
+#include "emulator_harness.hpp"
+#include "temp_dir.hpp"
 
 namespace drivelab::emulators {
 namespace {
@@ -20,57 +22,14 @@ namespace {
 using namespace std::chrono_literals;
 namespace fs = std::filesystem;
 
-class TempDir {
- public:
-  TempDir() {
-    std::string tmpl = (fs::temp_directory_path() / "drivelab-emu-test-XXXXXX").string();
-    if (::mkdtemp(tmpl.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-    path_ = tmpl;
-  }
-  ~TempDir() { fs::remove_all(path_); }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
+using drivelab::test_support::TempDir;
 
 // One test of kind `io` driven through the Emulator interface, as the runner drives it.
-struct IoTest {
-  runner::Registry registry;
-  config::Diagnostics diags;
-  std::unique_ptr<runner::Emulator> emulator;
-  results::TestRecord record;
-  results::TestRecorder recorder{record, nullptr};
-  runner::StopFlag stop;
-  runner::TestContext ctx;
-
+struct IoTest : drivelab::test_support::EmulatorHarness {
   IoTest(const fs::path& target, const std::string& io_yaml, std::chrono::nanoseconds warmup,
-         std::chrono::nanoseconds duration, std::chrono::nanoseconds interval) {
-    register_emulators(registry);
-    const runner::EmulatorType* type = registry.find("io");
-    EXPECT_NE(type, nullptr);
-    const config::Document doc = config::Document::load_string("io: " + io_yaml, "t.yaml", diags);
-    ctx.settings = {.name = "unit", .kind = "io", .warmup = warmup, .duration = duration, .interval = interval};
-    emulator = type->decode(doc.root(diags).child("io"), ctx.settings);
-    EXPECT_TRUE(diags.empty()) << diags.to_string();
-    ctx.target_dir = target;
-    ctx.seed = 42;
-    ctx.stop = &stop;
-    ctx.recorder = &recorder;
-  }
-
-  double metric(const std::string& name) const {
-    const results::Metric* m = record.find_metric(name);
-    EXPECT_NE(m, nullptr) << name;
-    return m ? m->value : -1;
-  }
-  double interval_ios_sum() const {
-    double sum = 0;
-    for (const auto& iv : record.intervals)
-      for (const auto& [k, v] : iv.values)
-        if (k == "ios") sum += v;
-    return sum;
-  }
+         std::chrono::nanoseconds duration, std::chrono::nanoseconds interval)
+      : EmulatorHarness(&register_emulators, "io", target, io_yaml, warmup, duration, interval) {}
+  double interval_ios_sum() const { return interval_sum("ios"); }
 };
 
 std::string usable_engine() { return io::probe_engine("io_uring").usable ? "io_uring" : "psync"; }

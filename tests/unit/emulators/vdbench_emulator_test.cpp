@@ -13,6 +13,8 @@
 #include "drivelab/io/engine.hpp"
 #include "drivelab/results/recorder.hpp"
 #include "drivelab/runner/emulator.hpp"
+#include "emulator_harness.hpp"
+#include "temp_dir.hpp"
 
 namespace drivelab::emulators {
 namespace {
@@ -21,71 +23,15 @@ using namespace std::chrono_literals;
 namespace fs = std::filesystem;
 
 // Under the build tree: the same filesystem as the checkout, where O_DIRECT works if the disk allows.
-class ScratchDir {
- public:
-  ScratchDir() {
-    const fs::path base = fs::path(DRIVELAB_BINARY_DIR) / "test-scratch";
-    fs::create_directories(base);
-    std::string tmpl = (base / "vdbench-XXXXXX").string();
-    if (::mkdtemp(tmpl.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-    path_ = tmpl;
-  }
-  ~ScratchDir() { fs::remove_all(path_); }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
+struct ScratchDir : drivelab::test_support::TempDir {
+  ScratchDir() : drivelab::test_support::TempDir("vdbench", drivelab::test_support::TempBase::build_tree) {}
 };
 
-struct VdbTest {
-  runner::Registry registry;
-  config::Diagnostics diags;
-  std::unique_ptr<runner::Emulator> emulator;
-  results::TestRecord record;
-  results::TestRecorder recorder{record, nullptr};
-  runner::StopFlag stop;
-  runner::TestContext ctx;
-
+struct VdbTest : drivelab::test_support::EmulatorHarness {
   VdbTest(const fs::path& target, const std::string& yaml, std::chrono::nanoseconds warmup,
-          std::chrono::nanoseconds duration, std::chrono::nanoseconds interval) {
-    register_emulators(registry);
-    const runner::EmulatorType* type = registry.find("vdbench");
-    EXPECT_NE(type, nullptr);
-    const config::Document doc = config::Document::load_string("vdbench: " + yaml, "t.yaml", diags);
-    ctx.settings = {.name = "unit", .kind = "vdbench", .warmup = warmup, .duration = duration, .interval = interval};
-    emulator = type->decode(doc.root(diags).child("vdbench"), ctx.settings);
-    EXPECT_TRUE(diags.empty()) << diags.to_string();
-    ctx.target_dir = target;
-    ctx.seed = 7;
-    ctx.stop = &stop;
-    ctx.recorder = &recorder;
-  }
-  void run_all() {
-    emulator->prepare(ctx);
-    emulator->warmup(ctx);
-    emulator->run(ctx);
-    emulator->verify(ctx);
-    emulator->cleanup(ctx);
-  }
-  const results::MetricGroup* group(const std::string& name) const {
-    for (const auto& g : record.groups)
-      if (g.name == name) return &g;
-    return nullptr;
-  }
-  double gm(const std::string& g, const std::string& name) const {
-    const results::MetricGroup* grp = group(g);
-    EXPECT_NE(grp, nullptr) << g;
-    if (grp == nullptr) return -1;
-    for (const auto& m : grp->metrics)
-      if (m.name == name) return m.value;
-    ADD_FAILURE() << g << "." << name << " missing";
-    return -1;
-  }
-  const results::Check* check(const std::string& name) const {
-    for (const auto& c : record.checks)
-      if (c.name == name) return &c;
-    return nullptr;
-  }
+          std::chrono::nanoseconds duration, std::chrono::nanoseconds interval)
+      : EmulatorHarness(&register_emulators, "vdbench", target, yaml, warmup, duration, interval, 7) {}
+  double gm(const std::string& g, const std::string& name) const { return group_metric(g, name); }
 };
 
 std::string real_engine() { return io::probe_engine("io_uring").usable ? "io_uring" : "psync"; }

@@ -39,7 +39,7 @@ class EngineRoundTrip : public testing::TestWithParam<EngineCase> {};
 TEST_P(EngineRoundTrip, WritesThenReadsBackEveryBlock) {
   const EngineCase c = GetParam();
   SKIP_UNLESS_USABLE(c.engine);
-  test::TempDir dir;
+  drivelab::test_support::TempDir dir;
   TargetFile file = TargetFile::open({.dir = dir.path(), .test_name = "rt", .size_bytes = kBlock * kBlocks,
                                       .direct = c.direct, .fill = false});
   ASSERT_EQ(kBlock % file.direct_alignment_bytes(), 0u);
@@ -115,7 +115,7 @@ TEST(NullEngine, CompletesEverythingAtSubmitUpToItsQueueDepth) {
 }
 
 TEST(PsyncEngine, IsSynchronousSoItsDepthIsOnePerJob) {
-  test::TempDir dir;
+  drivelab::test_support::TempDir dir;
   TargetFile file = TargetFile::open({.dir = dir.path(), .test_name = "ps", .size_bytes = 64 * 1024,
                                       .direct = false, .fill = false});
   auto engine = make_engine("psync", {.queue_depth = 4});

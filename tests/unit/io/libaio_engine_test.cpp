@@ -34,7 +34,7 @@ TEST(LibaioEngine, DeclaresAnAsynchronousBatchedEngine) {
 
 TEST(LibaioEngine, StagesUpToItsDepthAndSubmitsTheWholeBatchAtOnce) {
   SKIP_UNLESS_USABLE("libaio");
-  test::TempDir dir;
+  drivelab::test_support::TempDir dir;
   TargetFile file = TargetFile::open({.dir = dir.path(), .test_name = "b", .size_bytes = 32 * kBlock,
                                       .direct = true, .fill = true});
   auto engine = make_engine("libaio", {.queue_depth = 32});
@@ -68,7 +68,7 @@ TEST(LibaioEngine, StagesUpToItsDepthAndSubmitsTheWholeBatchAtOnce) {
 
 TEST(LibaioEngine, ReapNeverReturnsMoreThanAskedAndPollingDoesNotWait) {
   SKIP_UNLESS_USABLE("libaio");
-  test::TempDir dir;
+  drivelab::test_support::TempDir dir;
   TargetFile file = TargetFile::open({.dir = dir.path(), .test_name = "m", .size_bytes = 8 * kBlock,
                                       .direct = true, .fill = true});
   auto engine = make_engine("libaio", {.queue_depth = 8});
@@ -99,7 +99,7 @@ TEST(LibaioEngine, ReapNeverReturnsMoreThanAskedAndPollingDoesNotWait) {
 // exception, and the engine stays usable.
 TEST(LibaioEngine, MisalignedDirectRequestsCompleteWithEinval) {
   SKIP_UNLESS_USABLE("libaio");
-  test::TempDir dir;
+  drivelab::test_support::TempDir dir;
   if (filesystem_type(dir.path()) == "tmpfs") GTEST_SKIP() << "tmpfs accepts any alignment with O_DIRECT";
   TargetFile file = TargetFile::open({.dir = dir.path(), .test_name = "al", .size_bytes = 16 * kBlock,
                                       .direct = true, .fill = true});
@@ -127,7 +127,7 @@ TEST(LibaioEngine, MisalignedDirectRequestsCompleteWithEinval) {
 // queueing it); the engine turns that into the request's completion and still submits the rest.
 TEST(LibaioEngine, ARequestIoSubmitRefusesBecomesItsCompletion) {
   SKIP_UNLESS_USABLE("libaio");
-  test::TempDir dir;
+  drivelab::test_support::TempDir dir;
   TargetFile file = TargetFile::open({.dir = dir.path(), .test_name = "bad", .size_bytes = 4 * kBlock,
                                       .direct = false, .fill = true});
   auto engine = make_engine("libaio", {.queue_depth = 4});

@@ -24,7 +24,7 @@ std::vector<char> read_head(const std::filesystem::path& p, std::size_t n) {
 }
 
 TEST(TargetFile, FillsWithIncompressibleDataThenReusesTheFilledFile) {
-  test::TempDir dir;
+  drivelab::test_support::TempDir dir;
   const TargetFileSpec spec{.dir = dir.path(), .test_name = "fill", .size_bytes = 3 * kMiB + 512};
   std::uint64_t last_done = 0, calls = 0;
   {
@@ -60,7 +60,7 @@ TEST(TargetFile, FillsWithIncompressibleDataThenReusesTheFilledFile) {
 }
 
 TEST(TargetFile, AnAbortedFillLeavesNoMarkerSoTheNextOpenRefills) {
-  test::TempDir dir;
+  drivelab::test_support::TempDir dir;
   const TargetFileSpec spec{.dir = dir.path(), .test_name = "abort", .size_bytes = 4 * kMiB, .direct = false};
   TargetFile cut = TargetFile::open(spec, [](std::uint64_t done, std::uint64_t) { return done < kMiB; });
   EXPECT_FALSE(cut.filled());
@@ -70,7 +70,7 @@ TEST(TargetFile, AnAbortedFillLeavesNoMarkerSoTheNextOpenRefills) {
 }
 
 TEST(TargetFile, RefusesWhatDoesNotFitWithTheSizesInTheMessage) {
-  test::TempDir dir;
+  drivelab::test_support::TempDir dir;
   try {
     TargetFile::open({.dir = dir.path(), .test_name = "huge", .size_bytes = std::uint64_t{1} << 60});
     FAIL() << "expected EnvironmentError";
@@ -88,7 +88,7 @@ TEST(TargetFile, MissingTargetDirectoryIsAnEnvironmentError) {
 }
 
 TEST(TargetFile, DirectAlignmentIsAPowerOfTwoOfAtLeast512) {
-  test::TempDir dir;
+  drivelab::test_support::TempDir dir;
   TargetFile f = TargetFile::open({.dir = dir.path(), .test_name = "align", .size_bytes = kMiB, .fill = false});
   const std::uint32_t a = f.direct_alignment_bytes();
   EXPECT_GE(a, 512u);
@@ -115,7 +115,7 @@ TEST(TargetFile, ODirectOnTmpfsNamesTheFilesystem) {
 }
 
 TEST(TargetFile, RemoveDeletesTheFile) {
-  test::TempDir dir;
+  drivelab::test_support::TempDir dir;
   TargetFile f = TargetFile::open({.dir = dir.path(), .test_name = "rm", .size_bytes = 8192, .fill = false});
   const auto p = f.path();
   EXPECT_TRUE(std::filesystem::exists(p));

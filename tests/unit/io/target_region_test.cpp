@@ -75,7 +75,7 @@ TEST(Region, EmptyOrOutsideRegionsAreConfigErrors) {
 }
 
 TEST(TargetFileRegion, FileWithoutRegionAddressesAllOfIt) {
-  test::TempDir dir;
+  drivelab::test_support::TempDir dir;
   const TargetFile f = TargetFile::open({.dir = dir.path(), .test_name = "r", .size_bytes = 3 * kMiB + 512, .fill = false});
   EXPECT_FALSE(f.is_device());
   EXPECT_EQ(f.region_offset(), 0u);
@@ -83,7 +83,7 @@ TEST(TargetFileRegion, FileWithoutRegionAddressesAllOfIt) {
 }
 
 TEST(TargetFileRegion, FileWithRegion) {
-  test::TempDir dir;
+  drivelab::test_support::TempDir dir;
   TargetFile f = TargetFile::open({.dir = dir.path(), .test_name = "r", .size_bytes = 64 * kMiB, .fill = false,
                                    .region = parse_region("first 25%")});
   EXPECT_EQ(f.region_offset(), 0u);

@@ -47,7 +47,7 @@ class Safety : public ::testing::Test {
 };
 
 TEST(SafetyPlain, RegularFileIsNotABlockDevice) {
-  test::TempDir dir;
+  drivelab::test_support::TempDir dir;
   EXPECT_FALSE(is_block_device(dir.path()));
   EXPECT_THROW(probe_block_device(dir.path()), EnvironmentError);
   EXPECT_TRUE(consent_lifts(Hazard::signature));

@@ -29,7 +29,7 @@ bool uses(const IoEngine& engine, const char* feature) {
 
 TEST(UringEngine, SubmitsABatchOf32InOneCallAndReapsThemAll) {
   SKIP_UNLESS_USABLE("io_uring");
-  test::TempDir dir;
+  drivelab::test_support::TempDir dir;
   TargetFile file = TargetFile::open({.dir = dir.path(), .test_name = "b32", .size_bytes = 32 * kBlock,
                                       .direct = true, .fill = true});
   auto engine = make_engine("io_uring", {.queue_depth = 32});
@@ -61,7 +61,7 @@ TEST(UringEngine, SubmitsABatchOf32InOneCallAndReapsThemAll) {
 // is closed. Without registration the same request fails with EBADF. So the flag is used.
 TEST(UringEngine, RegisteredFilesAreUsedWhenAsked) {
   SKIP_UNLESS_USABLE("io_uring");
-  test::TempDir dir;
+  drivelab::test_support::TempDir dir;
   TargetFile file = TargetFile::open({.dir = dir.path(), .test_name = "rf", .size_bytes = 4 * kBlock,
                                       .direct = false, .fill = true});
   AlignedBuffer buf(kBlock);
@@ -84,7 +84,7 @@ TEST(UringEngine, RegisteredFilesAreUsedWhenAsked) {
 // -EFAULT. A plain READ of the same address works. So registered buffers are used when asked.
 TEST(UringEngine, RegisteredBuffersAreUsedWhenAsked) {
   SKIP_UNLESS_USABLE("io_uring");
-  test::TempDir dir;
+  drivelab::test_support::TempDir dir;
   TargetFile file = TargetFile::open({.dir = dir.path(), .test_name = "rb", .size_bytes = 4 * kBlock,
                                       .direct = true, .fill = true});
   AlignedBuffer registered_buf(2 * kBlock), other(kBlock);
@@ -107,7 +107,7 @@ TEST(UringEngine, RegisteredBuffersAreUsedWhenAsked) {
 
 TEST(UringEngine, SqpollRegistersTheFilesAndCompletesIo) {
   SKIP_UNLESS_USABLE("io_uring");
-  test::TempDir dir;
+  drivelab::test_support::TempDir dir;
   TargetFile file = TargetFile::open({.dir = dir.path(), .test_name = "sq", .size_bytes = 16 * kBlock,
                                       .direct = true, .fill = true});
   auto engine = make_engine("io_uring", {.queue_depth = 16, .sqthread_poll = true, .sq_thread_idle_ms = 10});
@@ -128,7 +128,7 @@ TEST(UringEngine, SqpollRegistersTheFilesAndCompletesIo) {
 // the ring binds to the thread of its first submit, so this must work (and keep working there).
 TEST(UringEngine, CreatedOnOneThreadRunOnAnother) {
   SKIP_UNLESS_USABLE("io_uring");
-  test::TempDir dir;
+  drivelab::test_support::TempDir dir;
   TargetFile file = TargetFile::open({.dir = dir.path(), .test_name = "thr", .size_bytes = 8 * kBlock,
                                       .direct = true, .fill = true});
   auto engine = make_engine("io_uring", {.queue_depth = 8, .register_files = true, .register_buffers = true});
@@ -156,7 +156,7 @@ TEST(UringEngine, CreatedOnOneThreadRunOnAnother) {
 // must enter the kernel to have completions posted at all).
 TEST(UringEngine, PollingReapsCollectEverything) {
   SKIP_UNLESS_USABLE("io_uring");
-  test::TempDir dir;
+  drivelab::test_support::TempDir dir;
   TargetFile file = TargetFile::open({.dir = dir.path(), .test_name = "poll", .size_bytes = 8 * kBlock,
                                       .direct = true, .fill = true});
   auto engine = make_engine("io_uring", {.queue_depth = 8});

@@ -16,6 +16,7 @@
 #include "drivelab/core/fd.hpp"
 #include "drivelab/oltp/sqlite_backend.hpp"
 #include "drivelab/oltp/tpcc_schema.hpp"
+#include "temp_dir.hpp"  // tests/support
 
 namespace drivelab::oltp::test {
 
@@ -23,25 +24,8 @@ namespace fs = std::filesystem;
 
 /// A temporary directory, in memory (/dev/shm) when available: these tests check logic, not the
 /// drive, and copying an 86 MB database per test to a slow disk would dominate the suite's time.
-class TempDir {
- public:
-  TempDir() {
-    std::error_code ec;
-    const fs::path base = fs::is_directory("/dev/shm", ec) ? fs::path("/dev/shm") : fs::temp_directory_path();
-    std::string tmpl = (base / "drivelab-oltp-test-XXXXXX").string();
-    if (::mkdtemp(tmpl.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-    path_ = tmpl;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  const fs::path& path() const noexcept { return path_; }
-
- private:
-  fs::path path_;
+struct TempDir : drivelab::test_support::TempDir {
+  TempDir() : drivelab::test_support::TempDir("drivelab-oltp-test", drivelab::test_support::TempBase::memory) {}
 };
 
 inline constexpr std::uint64_t kLoadSeed = 42;

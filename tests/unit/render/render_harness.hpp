@@ -19,75 +19,23 @@
 #include "drivelab/render/render.hpp"
 #include "drivelab/results/recorder.hpp"
 #include "drivelab/runner/emulator.hpp"
+#include "emulator_harness.hpp"
+#include "temp_dir.hpp"
 
 namespace drivelab::render::testing {
 
-class TempDir {
- public:
-  TempDir() {
-    // Not /tmp if it is tmpfs: the swap tests need a real filesystem; the build tree's is one.
-    std::string tmpl = (std::filesystem::path(DRIVELAB_BINARY_DIR) / "drivelab-render-test-XXXXXX").string();
-    if (::mkdtemp(tmpl.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-    path_ = tmpl;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  const std::filesystem::path& path() const { return path_; }
-
- private:
-  std::filesystem::path path_;
+/// On the build tree's filesystem, not /tmp (a tmpfs here): swap files need a real filesystem.
+struct TempDir : drivelab::test_support::TempDir {
+  TempDir() : drivelab::test_support::TempDir("drivelab-render-test", drivelab::test_support::TempBase::build_tree) {}
 };
 
-struct RenderTest {
-  runner::Registry registry;
-  config::Diagnostics diags;
-  std::unique_ptr<runner::Emulator> emulator;
-  results::TestRecord record;
-  results::TestRecorder recorder{record, nullptr};
-  runner::StopFlag stop;
-  runner::TestContext ctx;
-
+struct RenderTest : drivelab::test_support::EmulatorHarness {
   /// From a `render:` section in YAML ("{mode: none, points: 100000}").
-  RenderTest(const std::filesystem::path& target, const std::string& section_yaml) {
-    register_emulators(registry);
-    const runner::EmulatorType* type = registry.find("render");
-    EXPECT_NE(type, nullptr);
-    const config::Document doc = config::Document::load_string("render: " + section_yaml, "t.yaml", diags);
-    init(target);
-    if (type) emulator = type->decode(doc.root(diags).child("render"), ctx.settings);
-    EXPECT_TRUE(diags.empty()) << diags.to_string();
-  }
+  RenderTest(const std::filesystem::path& target, const std::string& section_yaml)
+      : EmulatorHarness(&register_emulators, "render", target, section_yaml) {}
   /// From a config (for the test-only failure injection).
-  RenderTest(const std::filesystem::path& target, RenderConfig config) {
-    init(target);
-    emulator = make_render_emulator(std::move(config));
-  }
-  void init(const std::filesystem::path& target) {
-    ctx.settings = {.name = "unit", .kind = "render"};
-    ctx.target_dir = target;
-    ctx.seed = 42;
-    ctx.stop = &stop;
-    ctx.recorder = &recorder;
-  }
-
-  void run_all() {
-    emulator->prepare(ctx);
-    emulator->warmup(ctx);
-    emulator->run(ctx);
-    emulator->verify(ctx);
-    emulator->cleanup(ctx);
-  }
-  double metric(const std::string& name) const {
-    const results::Metric* m = record.find_metric(name);
-    EXPECT_NE(m, nullptr) << name;
-    return m ? m->value : -1;
-  }
-  void expect_checks_pass() const {
-    EXPECT_FALSE(record.checks.empty());
-    for (const auto& c : record.checks) EXPECT_TRUE(c.passed) << c.name << ": " << c.detail;
-  }
+  RenderTest(const std::filesystem::path& target, RenderConfig config)
+      : EmulatorHarness("render", target, make_render_emulator(std::move(config))) {}
 };
 
 /// Why swap mode cannot run here ("" when it can).

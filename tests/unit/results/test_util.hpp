@@ -9,31 +9,13 @@
 #include <limits>
 #include <string>
 
+#include "temp_dir.hpp"  // tests/support
+
 #include "drivelab/results/record.hpp"
 
 namespace drivelab::results::testing {
 
-/// mkdtemp under $TMPDIR (or /tmp), removed with its content on destruction.
-class TempDir {
- public:
-  TempDir() {
-    const char* base = std::getenv("TMPDIR");
-    std::string tmpl = std::string(base && *base ? base : "/tmp") + "/drivelab-results-XXXXXX";
-    if (::mkdtemp(tmpl.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-    path_ = tmpl;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  const std::filesystem::path& path() const { return path_; }
-  std::filesystem::path operator/(const std::string& name) const { return path_ / name; }
-
- private:
-  std::filesystem::path path_;
-};
+using drivelab::test_support::TempDir;
 
 inline LatencyHistogram sample_histogram(std::int64_t scale_ns, int n) {
   LatencyHistogram h;
