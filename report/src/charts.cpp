@@ -159,6 +159,9 @@ std::vector<Chart> draw_charts(const Report& r, const ChartOptions& opt) {
   const auto program = find_program(opt.gnuplot);
   if (!program) throw EnvironmentError(fmt::format("gnuplot not found ('{}' on PATH); install gnuplot-nox", opt.gnuplot));
   std::filesystem::create_directories(opt.dir);
+  // gnuplot runs in the charts directory; every path handed to it must not depend on our cwd.
+  ChartOptions abs_opt = opt;
+  abs_opt.dir = std::filesystem::absolute(opt.dir);
   std::vector<ChartScript> scripts;
 
   for (const std::string& test : r.tests) {
@@ -179,6 +182,7 @@ std::vector<Chart> draw_charts(const Report& r, const ChartOptions& opt) {
       c.title = fmt::format("{}: average latency vs IOPS", test);
       std::string data, plot;
       int k = 0;
+      double lo_iops = 0, hi_iops = 0;
       for (const Result* res : results) {
         std::vector<CurvePoint> pts = res->curve;
         if (pts.empty()) {
@@ -188,7 +192,13 @@ std::vector<Chart> draw_charts(const Report& r, const ChartOptions& opt) {
           pts.push_back({iops->value, lat->value});
         }
         data += fmt::format("$c{} << EOD\n", k);
-        for (const auto& p : pts) data += fmt::format("{} {}\n", gp_num(p.iops), gp_num(p.latency_avg_us));
+        for (const auto& p : pts) {
+          data += fmt::format("{} {}\n", gp_num(p.iops), gp_num(p.latency_avg_us));
+          if (p.iops > 0) {
+            lo_iops = lo_iops == 0 ? p.iops : std::min(lo_iops, p.iops);
+            hi_iops = std::max(hi_iops, p.iops);
+          }
+        }
         data += "EOD\n";
         const std::string style = pts.size() > 1 ? "linespoints pt 7 ps 0.6" : (res->origin == Origin::published ? "points pt 5 ps 1.2" : "points pt 7 ps 1.4");
         const std::string label = res->drive + (res->origin == Origin::published ? " (published)" : "");
@@ -196,10 +206,16 @@ std::vector<Chart> draw_charts(const Report& r, const ChartOptions& opt) {
         ++k;
       }
       if (k > 0) {
+        // Tick labels with SI suffixes (100k, 1.5M) so they never run together; the legend below
+        // the plot, not beside it; a logarithmic IOPS axis when the drives span more than 20x
+        // (a published NVMe peak beside a measured VM disk would squash the measured curve
+        // against the y axis on a linear one).
+        const bool log_x = lo_iops > 0 && hi_iops / lo_iops > 20;
         c.body = data + fmt::format(
-            "set title {}\nset xlabel 'IOPS'\nset ylabel 'average latency (us)'\nset grid\nset key outside right top\n"
-            "set xrange [0:*]\nset yrange [0:*]\n{}",
-            gp_quote(c.title), plot);
+            "set title {}\nset xlabel {}\nset ylabel 'average latency (us)'\nset grid\n"
+            "set key below horizontal\nset format x '%.1s%c'\nset xtics nomirror\n{}set yrange [0:*]\n{}",
+            gp_quote(c.title), gp_quote(log_x ? "IOPS (log scale)" : "IOPS"),
+            log_x ? "set logscale x 10\n" : "set xrange [0:*]\n", plot);
         scripts.push_back(std::move(c));
       }
     }
@@ -253,7 +269,7 @@ std::vector<Chart> draw_charts(const Report& r, const ChartOptions& opt) {
     std::string name = s.name;
     for (int i = 2; !used.insert(name).second; ++i) name = fmt::format("{}_{}", s.name, i);
     s.name = name;
-    run_gnuplot(opt, program->string(), s);
+    run_gnuplot(abs_opt, program->string(), s);
     charts.push_back({s.name, s.title, strip_prolog(read_all(opt.dir / (s.name + ".svg")))});
   }
   return charts;

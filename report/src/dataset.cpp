@@ -76,8 +76,77 @@ std::string drive_name(const results::Json& target) {
   return "unknown target";
 }
 
+namespace {
+
+/// What the workload is: the test's configuration without the keys that only say what happens
+/// to the files or the database afterwards.
+results::Json workload_config(const results::Json& config) {
+  if (!config.is_object()) return config;
+  results::Json out = results::Json::object();
+  for (const auto& [k, v] : config.items())
+    if (!k.starts_with("keep_") && k != "reuse") out[k] = v;
+  return out;
+}
+
+/// Up to three top-level keys whose values differ ("rw randwrite vs randread").
+std::string config_difference(const results::Json& a, const results::Json& b) {
+  if (!a.is_object() || !b.is_object()) return {};
+  std::vector<std::string> diffs;
+  for (const auto& [k, v] : a.items()) {
+    const auto it = b.find(k);
+    if (it == b.end()) diffs.push_back(fmt::format("{} {} vs none", k, v.dump()));
+    else if (*it != v) diffs.push_back(fmt::format("{} {} vs {}", k, v.dump(), it->dump()));
+  }
+  for (const auto& [k, v] : b.items())
+    if (!a.contains(k)) diffs.push_back(fmt::format("{} none vs {}", k, v.dump()));
+  if (diffs.size() > 3) {
+    const std::size_t more = diffs.size() - 3;
+    diffs.resize(3);
+    diffs.push_back(fmt::format("{} more", more));
+  }
+  std::string out;
+  for (const auto& d : diffs) out += (out.empty() ? "" : ", ") + d;
+  return out;
+}
+
+/// The test key a measured test gets: the first workload of a name keeps the name; another kind
+/// becomes "name (kind)", another configuration of the same kind "name (config N)", with a note.
+std::string assign_variant(Dataset& data, const std::string& key, const std::string& name, const std::string& kind,
+                           const results::Json& config, const std::string& source) {
+  const TestVariant* first = nullptr;
+  bool kind_seen = false;
+  int count = 0;
+  for (const TestVariant& v : data.variants) {
+    if (v.key != key) continue;
+    if (v.kind == kind && v.config == config) return v.as;
+    if (first == nullptr) first = &v;
+    kind_seen = kind_seen || v.kind == kind;
+    ++count;
+  }
+  std::string as = key;
+  if (first != nullptr) {
+    as = kind_seen ? fmt::format("{} (config {})", key, count + 1) : fmt::format("{} ({})", key, kind);
+    const std::string diff = first->kind == kind ? config_difference(config, first->config) : std::string();
+    data.notes.push_back(fmt::format(
+        "{}: test {} ({}) is not the workload of test {} ({}) in {}{}{}: reported apart as {}, not ranked against it",
+        source, name, kind, name, first->kind, first->source, diff.empty() ? "" : ": ", diff, as));
+  }
+  data.variants.push_back({key, kind, config, source, as});
+  return as;
+}
+
+}  // namespace
+
 void add_record(Dataset& data, const results::RunRecord& record, const std::string& source,
                 const std::string& label) {
+  // The same run given twice (e.g. `results/*.json` matches both <run_id>.json and latest.json,
+  // its copy) would count as two repetitions and fake the run-to-run noise.
+  for (const Result& r : data.results)
+    if (!record.run_id.empty() && r.run_id == record.run_id) {
+      data.notes.push_back(fmt::format("{}: run {} was already read from {}: not counted twice", source,
+                                       record.run_id, r.source));
+      return;
+    }
   const std::string drive = label.empty() ? drive_name(record.target) : label;
   if (record.status != results::Status::complete)
     data.notes.push_back(fmt::format("{}: run {} is {}: {}", source, record.run_id, results::to_string(record.status),
@@ -89,7 +158,7 @@ void add_record(Dataset& data, const results::RunRecord& record, const std::stri
     }
     Result r;
     r.drive = drive;
-    r.test = test_key(t.name);
+    r.test = assign_variant(data, test_key(t.name), t.name, t.kind, workload_config(t.config), source);
     r.kind = t.kind;
     r.origin = Origin::measured;
     r.status = std::string(results::to_string(t.status));

@@ -202,11 +202,17 @@ void add_published_csv(Dataset& data, const std::string& text, const std::string
     } catch (const std::exception&) {
       throw ConfigError(fmt::format("{}:{}: value '{}' is not a number", source, line_no, f[5]));
     }
+    if (!std::isfinite(value) || value < 0)
+      throw ConfigError(fmt::format("{}:{}: value '{}' must be a finite number >= 0 (published rates, times and sizes)",
+                                    source, line_no, f[5]));
     std::string metric = f[4], unit = f[6];
     if (const auto it = rename.find(metric); it != rename.end()) {
       metric = it->second.first;
       unit = it->second.second;
     }
+    if (better_for_unit(unit) == Better::unranked)
+      data.notes.push_back(fmt::format("{}:{}: {} in unit '{}' is neither a rate nor a time: shown, not ranked",
+                                       source, line_no, metric, unit));
     std::string test = test_key(f[3]);
     if (!f[7].empty() && f[7] != "1") test += "_" + f[7] + "vms";
     const std::string drive = f[1].empty() ? f[0] : f[0] + " " + f[1];

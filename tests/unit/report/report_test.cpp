@@ -168,6 +168,79 @@ TEST(ReportImport, GoldenRecordsGroupByTargetIdentity) {
   EXPECT_EQ(curves, 4);
 }
 
+// latest.json is a copy of the newest record: given both, the run must count once, not as two
+// repetitions with zero spread.
+TEST(ReportImport, TheSameRunGivenTwiceCountsOnce) {
+  const auto records = golden_records();
+  ASSERT_FALSE(records.empty());
+  Dataset d;
+  add_file(d, records[0], {});
+  const std::size_t once = d.results.size();
+  add_file(d, records[0], {});
+  EXPECT_EQ(d.results.size(), once);
+  ASSERT_FALSE(d.notes.empty());
+  EXPECT_NE(d.notes.back().find("was already read from"), std::string::npos) << d.notes.back();
+  const Report r = build_report(std::move(d));
+  const auto* t = table_of(r, "4k_random_read", "iops");
+  ASSERT_NE(t, nullptr);
+  ASSERT_EQ(t->cells.size(), 1u);
+  EXPECT_EQ(t->cells[0].n, 1u);
+}
+
+// Same test name, another workload: another kind is reported as "name (kind)", another
+// configuration of the same kind as "name (config N)"; neither is ranked against the first.
+TEST(ReportImport, SameNameOtherWorkloadIsReportedApart) {
+  const auto records = golden_records();
+  ASSERT_GE(records.size(), 3u);
+  TempDir dir;
+  auto variant = [&](const std::filesystem::path& from, const std::string& run_id, auto&& edit) {
+    auto j = results::Json::parse(read_text(from));
+    j["run_id"] = run_id;
+    for (auto& t : j["tests"]) edit(t);
+    const auto out = dir / (run_id + ".json");
+    std::ofstream(out) << j.dump();
+    return out;
+  };
+  Dataset d;
+  add_file(d, records[0], {});
+  // The oltp test as another kind (a sysbench run named "oltp"), the io test as writes.
+  add_file(d, variant(records[1], "other-kind", [](auto& t) { if (t["name"] == "oltp") t["kind"] = "sysbench"; }), {});
+  add_file(d, variant(records[2], "other-config", [](auto& t) { if (t["kind"] == "io") t["config"]["rw"] = "randwrite"; }), {});
+  const Report r = build_report(std::move(d));
+  ASSERT_NE(table_of(r, "oltp", "tps"), nullptr);
+  ASSERT_NE(table_of(r, "oltp (sysbench)", "tps"), nullptr);
+  // oltp: disk (records[0]) and loop (records[2], unchanged); the sysbench one is apart.
+  EXPECT_EQ(table_of(r, "oltp", "tps")->cells.size(), 2u);
+  ASSERT_NE(table_of(r, "4k_random_read (config 2)", "iops"), nullptr);
+  // 4k_random_read: the disk's two runs (records[0], records[1]) only; the loop's randwrite is apart.
+  const auto* reads = table_of(r, "4k_random_read", "iops");
+  ASSERT_EQ(reads->cells.size(), 1u);
+  EXPECT_EQ(reads->cells[0].n, 2u);
+  std::string notes;
+  for (const auto& n : r.data.notes) notes += n + "\n";
+  EXPECT_NE(notes.find("reported apart as oltp (sysbench)"), std::string::npos) << notes;
+  EXPECT_NE(notes.find("rw \"randwrite\" vs \"randread\""), std::string::npos) << notes;
+}
+
+// A published row with a negative value is an error at its line; an unknown unit is a note.
+TEST(ReportImport, PublishedCsvRejectsNegativeValuesAndNotesUnknownUnits) {
+  TempDir dir;
+  const std::string header = "drive,capacity,source,test,metric,value,unit,vms,note\n";
+  const auto bad = dir.write("bad.csv", header + "Drive A,1TB,x,4k_random_read,iops,-5,iops,,\n");
+  Dataset d;
+  try {
+    add_file(d, bad, {});
+    FAIL() << "a negative value was accepted";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("bad.csv:2: value '-5'"), std::string::npos) << e.what();
+  }
+  const auto odd = dir.write("odd.csv", header + "Drive A,1TB,x,4k_random_read,distance,3,furlongs,,\n");
+  Dataset d2;
+  add_file(d2, odd, {});
+  ASSERT_EQ(d2.notes.size(), 1u);
+  EXPECT_NE(d2.notes[0].find("odd.csv:2: distance in unit 'furlongs'"), std::string::npos) << d2.notes[0];
+}
+
 TEST(ReportImport, PublishedDrivesAppearBesideMeasuredOnes) {
   const auto csv = std::filesystem::path(DRIVELAB_SOURCE_DIR) / "../shared/data/published_results.csv";
   if (!std::filesystem::exists(csv)) GTEST_SKIP() << "no " << csv;

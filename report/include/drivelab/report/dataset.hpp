@@ -49,8 +49,20 @@ struct Result {
   bool partial() const noexcept { return status != "complete"; }
 };
 
+/// One workload seen under a test key: a measured test of the same name but another kind or
+/// another configuration is another workload, never a repetition of the first (docs/reporter.md).
+struct TestVariant {
+  std::string key;       ///< test_key of the test's name
+  std::string kind;      ///< emulator kind
+  results::Json config;  ///< the test's configuration without keep_* / reuse (what the workload is)
+  std::string source;    ///< where it was first seen
+  std::string as;        ///< the test key its results get: `key`, `key (kind)` or `key (config N)`
+};
+
 struct Dataset {
   std::vector<Result> results;
+  /// Workloads by test key, in input order (measured drivelab records only).
+  std::vector<TestVariant> variants;
   /// Input-level notes shown in the report: interrupted runs, skipped tests, recovered journals.
   std::vector<std::string> notes;
 };
