@@ -81,10 +81,15 @@ int cmd_validate(const std::filesystem::path& protocol_file, const std::vector<s
   if (!load_protocol(read_document(protocol_file, {}), registry, overrides, protocol)) return kExitBadInput;
   std::cout << fmt::format("{}: ok — protocol '{}', {} test{}\n", protocol_file.string(), protocol.name,
                            protocol.tests.size(), protocol.tests.size() == 1 ? "" : "s");
-  for (const auto& t : protocol.tests)
-    std::cout << fmt::format("  {:<20} {:<8} warm-up {:>6.0f} s, measured {:>6.0f} s\n", t.settings.name,
-                             t.settings.kind, std::chrono::duration<double>(t.settings.warmup).count(),
-                             std::chrono::duration<double>(t.settings.duration).count());
+  for (const auto& t : protocol.tests) {
+    const std::string schedule = t.emulator ? t.emulator->schedule(t.settings) : std::string();
+    if (!schedule.empty())
+      std::cout << fmt::format("  {:<20} {:<12} {}\n", t.settings.name, t.settings.kind, schedule);
+    else
+      std::cout << fmt::format("  {:<20} {:<12} warm-up {:>6.0f} s, measured {:>6.0f} s\n", t.settings.name,
+                               t.settings.kind, std::chrono::duration<double>(t.settings.warmup).count(),
+                               std::chrono::duration<double>(t.settings.duration).count());
+  }
   return kExitOk;
 }
 
@@ -107,9 +112,13 @@ int cmd_recover(const std::filesystem::path& journal, const std::filesystem::pat
     const results::RunRecord record = results::recover_from_journal(journal);
     std::filesystem::path dest = out;
     if (dest.empty()) {
-      std::string name = journal.filename().string();
-      const std::string suffix = ".journal.jsonl";
-      if (name.size() > suffix.size() && name.ends_with(suffix)) name.resize(name.size() - suffix.size());
+      // <run_id>.recovered.json beside the journal, whatever the journal file is called.
+      std::string name = record.run_id;
+      if (name.empty()) {
+        name = journal.filename().string();
+        const std::string suffix = ".journal.jsonl";
+        if (name.size() > suffix.size() && name.ends_with(suffix)) name.resize(name.size() - suffix.size());
+      }
       dest = journal.parent_path() / (name + ".recovered.json");
     }
     results::write_record(dest, record);

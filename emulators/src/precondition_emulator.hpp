@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
+
 #include "drivelab/emulators/precondition.hpp"
 #include "drivelab/io/target_file.hpp"
 #include "drivelab/runner/emulator.hpp"
@@ -23,6 +25,10 @@ class PreconditionEmulator final : public runner::Emulator {
   void verify(runner::TestContext& ctx) override;
   void cleanup(runner::TestContext&) noexcept override { file_.reset(); }
   runner::DeviceAccess device_access() const override { return runner::DeviceAccess::read_write; }
+  std::string schedule(const runner::TestSettings&) const override {
+    return fmt::format("runs to completion: a sequential fill + {} random pass{} of the whole region",
+                       config_.random_passes, config_.random_passes == 1 ? "" : "es");
+  }
 
   /// One pass as recorded.
   struct PassResult {

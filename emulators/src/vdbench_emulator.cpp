@@ -54,6 +54,16 @@ runner::DeviceAccess VdbenchEmulator::device_access() const {
   return writes ? runner::DeviceAccess::read_write : runner::DeviceAccess::read_only;
 }
 
+std::string VdbenchEmulator::schedule(const runner::TestSettings& settings) const {
+  if (cfg_.iorate != IorateMode::curve) return {};
+  const double w = std::chrono::duration<double>(settings.warmup).count();
+  const double d = std::chrono::duration<double>(settings.duration).count();
+  const std::size_t runs = 1 + cfg_.curve.size();
+  return fmt::format("curve: max run + {} points, each warm-up {:.0f} s + measured {:.0f} s: {:.0f} s at most "
+                     "(stopcurve or steady state may end it sooner)",
+                     cfg_.curve.size(), w, d, static_cast<double>(runs) * (w + d));
+}
+
 void VdbenchEmulator::prepare(runner::TestContext& ctx) {
   auto& rec = *ctx.recorder;
   // Is the engine synchronous (one I/O per thread, like vdbench's own threads)?

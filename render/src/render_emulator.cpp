@@ -250,16 +250,22 @@ void RenderEmulator::record(runner::TestContext& ctx, const PipelineResult& r) {
     if (r.phases[i].ran)
       rec.metric(fmt::format("{}_s", kPhaseNames[i]), r.phases[i].seconds, "s",
                  fmt::format("phase {} ({})", i + 1, kPhaseNames[i]));
-  rec.metric("swap_out_bytes", static_cast<double>(total.pswpout_pages) * 4096, "bytes",
-             "/proc/vmstat pswpout x 4 KiB over the phases (whole host)");
-  rec.metric("swap_in_bytes", static_cast<double>(total.pswpin_pages) * 4096, "bytes",
-             "/proc/vmstat pswpin x 4 KiB over the phases (whole host)");
+  // The paging evidence of the mode first (the summary shows the first five metrics): swap
+  // traffic for swap, the mapping's major faults and device reads for mmap.
+  const auto swap_metrics = [&] {
+    rec.metric("swap_out_bytes", static_cast<double>(total.pswpout_pages) * 4096, "bytes",
+               "/proc/vmstat pswpout x 4 KiB over the phases (whole host)");
+    rec.metric("swap_in_bytes", static_cast<double>(total.pswpin_pages) * 4096, "bytes",
+               "/proc/vmstat pswpin x 4 KiB over the phases (whole host)");
+  };
+  if (config_.mode == MemoryMode::swap) swap_metrics();
   rec.metric("major_faults", static_cast<double>(total.process_major_faults), "count",
              "major page faults of the pipeline process (getrusage)");
   rec.metric("device_read_bytes", static_cast<double>(total.device_read_bytes), "bytes",
              "read from the target's block device over the phases (/sys/dev/block/*/stat)");
   rec.metric("device_write_bytes", static_cast<double>(total.device_write_bytes), "bytes",
              "written to the target's block device over the phases");
+  if (config_.mode != MemoryMode::swap) swap_metrics();
   for (std::size_t i = 0; i < r.phases.size(); ++i) {
     const PhaseStats& p = r.phases[i];
     if (!p.ran) continue;

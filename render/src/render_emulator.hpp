@@ -16,6 +16,9 @@ class RenderEmulator final : public runner::Emulator {
   ~RenderEmulator() override;
 
   results::Json effective_config() const override { return to_json(config_); }
+  std::string schedule(const runner::TestSettings&) const override {
+    return "runs to completion (the score is its seconds; duration does not apply)";
+  }
   void prepare(runner::TestContext& ctx) override;
   void warmup(runner::TestContext&) override {}
   void run(runner::TestContext& ctx) override;

@@ -97,6 +97,13 @@ class Emulator {
   /// What this test (with its configuration) would do to a block-device target; asked before
   /// the run starts, so a protocol that cannot run on a device fails before anything is written.
   virtual DeviceAccess device_access() const { return DeviceAccess::unsupported; }
+  /// How long the test runs when that is not simply `warmup:` + `duration:` (`drivelab validate`
+  /// prints it): a curve runs the max run and each point with its own warm-up and duration; a
+  /// render or a preconditioning runs to completion. Empty: warm-up + duration.
+  virtual std::string schedule(const TestSettings& settings) const {
+    (void)settings;
+    return {};
+  }
 };
 
 /// One kind of test a protocol can name (`kind: tpcc`).
