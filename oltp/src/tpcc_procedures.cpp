@@ -433,6 +433,13 @@ DbStatus call(Statement& q, std::int64_t& value) {
   return s;
 }
 
+/// Binds `values` as integers to the parameters first, first + 1, ...
+template <typename... Ints>
+void bind_ints(Statement& q, int first, Ints... values) {
+  int index = first;
+  (q.bind_int64(index++, values), ...);
+}
+
 template <typename T>
 std::string join(const NewOrderInput& in, T OrderLineInput::*field) {
   std::string out;
@@ -512,10 +519,7 @@ TxResult ProcedureCalls::new_order(const NewOrderInput& in, NewOrderOutput& out)
   Statement& q = *p.new_order;
   p.lines = pack_lines(in);
   p.timestamp = sql_timestamp_now();
-  q.bind_int64(1, in.w_id);
-  q.bind_int64(2, in.d_id);
-  q.bind_int64(3, in.c_id);
-  q.bind_int64(4, in.ol_cnt);
+  bind_ints(q, 1, in.w_id, in.d_id, in.c_id, in.ol_cnt);
   q.bind_text(5, p.lines.i_ids);
   q.bind_text(6, p.lines.supply_w_ids);
   q.bind_text(7, p.lines.quantities);
@@ -538,12 +542,7 @@ TxResult ProcedureCalls::payment(const PaymentInput& in, PaymentOutput& out) {
   Prepared& p = *p_;
   Statement& q = *p.payment;
   p.timestamp = sql_timestamp_now();
-  q.bind_int64(1, in.w_id);
-  q.bind_int64(2, in.d_id);
-  q.bind_int64(3, in.c_w_id);
-  q.bind_int64(4, in.c_d_id);
-  q.bind_int64(5, in.c_id);
-  q.bind_int64(6, in.by_last_name ? 1 : 0);
+  bind_ints(q, 1, in.w_id, in.d_id, in.c_w_id, in.c_d_id, in.c_id, in.by_last_name ? 1 : 0);
   q.bind_text(7, in.c_last);
   q.bind_double(8, in.h_amount);
   q.bind_text(9, p.timestamp);
@@ -556,10 +555,7 @@ TxResult ProcedureCalls::payment(const PaymentInput& in, PaymentOutput& out) {
 TxResult ProcedureCalls::order_status(const OrderStatusInput& in, OrderStatusOutput& out) {
   out = {};
   Statement& q = *p_->order_status;
-  q.bind_int64(1, in.w_id);
-  q.bind_int64(2, in.d_id);
-  q.bind_int64(3, in.c_id);
-  q.bind_int64(4, in.by_last_name ? 1 : 0);
+  bind_ints(q, 1, in.w_id, in.d_id, in.c_id, in.by_last_name ? 1 : 0);
   q.bind_text(5, in.c_last);
   std::int64_t c_id = 0;
   if (DbStatus s = call(q, c_id); !s.ok()) return failed(std::move(s));
@@ -572,8 +568,7 @@ TxResult ProcedureCalls::delivery(const DeliveryInput& in, DeliveryOutput& out) 
   Prepared& p = *p_;
   Statement& q = *p.delivery;
   p.timestamp = sql_timestamp_now();
-  q.bind_int64(1, in.w_id);
-  q.bind_int64(2, in.o_carrier_id);
+  bind_ints(q, 1, in.w_id, in.o_carrier_id);
   q.bind_text(3, p.timestamp);
   std::int64_t delivered = 0;
   if (DbStatus s = call(q, delivered); !s.ok()) return failed(std::move(s));
@@ -585,9 +580,7 @@ TxResult ProcedureCalls::delivery(const DeliveryInput& in, DeliveryOutput& out) 
 TxResult ProcedureCalls::stock_level(const StockLevelInput& in, StockLevelOutput& out) {
   out = {};
   Statement& q = *p_->stock_level;
-  q.bind_int64(1, in.w_id);
-  q.bind_int64(2, in.d_id);
-  q.bind_int64(3, in.threshold);
+  bind_ints(q, 1, in.w_id, in.d_id, in.threshold);
   std::int64_t low = 0;
   if (DbStatus s = call(q, low); !s.ok()) return failed(std::move(s));
   out.low_stock = static_cast<int>(low);
