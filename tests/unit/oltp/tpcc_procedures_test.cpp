@@ -251,7 +251,7 @@ void expect_retried_and_counted(Backend& db, const std::function<int()>& provoke
 // ---- PostgreSQL --------------------------------------------------------------------------------
 
 struct PgProcedures : test::PgTest {
-  std::string copy = name + "_p";
+  std::string copy = name.substr(0, 48) + "_p";  // identifiers are at most 63 characters
   void TearDown() override {
     if (admin) admin->execute_immediate("DROP DATABASE IF EXISTS \"" + copy + "\" WITH (FORCE)");
     PgTest::TearDown();
@@ -281,7 +281,7 @@ TEST_F(PgProcedures, SameResultsAsStatementsThenALockTimeoutIsRetried) {
 // ---- MariaDB -----------------------------------------------------------------------------------
 
 struct MysqlProcedures : test::MysqlFixture {
-  std::string copy = database + "_p";
+  std::string copy = database.substr(0, 48) + "_p";  // database names are at most 64 characters
   void TearDown() override {
     if (backend) {
       auto system = make_mysql_backend(test::mysql_options("mysql"));
