@@ -8,12 +8,14 @@
 #                        phase (the server's processes are not ours)
 #   timer lateness p99   ms, how late keying/think timers fired         target <= 5 ms
 #
-# and, for context, TPS, tpmC, efficiency, response/queue-wait p50/p99 and pool utilisation.
+# and, for context, TPS, tpmC, efficiency, response/queue-wait p50/p99, pool utilisation and
+# the driver's CPU per transaction (ms of CPU / transaction = CPU% / 100 / TPS).
 #
 #   bench/tpcc_terminals.sh [--duration S] [--warmup S] [--warehouses N] [--terminals N]
-#                           [--connections N] [--target DIR] [--build DIR]
+#                           [--connections N] [--transactions procedures|statements]
+#                           [--target DIR] [--build DIR]
 #   defaults: 600 s measured, 60 s warm-up, 50 warehouses, 15000 terminals, the default pool,
-#             ./drivelab-target, ./build
+#             the default transactions (procedures on PostgreSQL), ./drivelab-target, ./build
 #   A short check: bench/tpcc_terminals.sh --duration 60 --warmup 20 --warehouses 5 --terminals 1500
 #
 # Needs: a Release build of `drivelab` (a Debug build works but its CPU figure means little),
@@ -28,6 +30,7 @@ WARMUP=60
 WAREHOUSES=50
 TERMINALS=15000
 CONNECTIONS=""
+TRANSACTIONS=""
 TARGET_DIR=./drivelab-target
 BUILD_DIR=./build
 
@@ -39,9 +42,10 @@ while [[ $# -gt 0 ]]; do
     --warehouses) WAREHOUSES=$2; shift 2 ;;
     --terminals) TERMINALS=$2; shift 2 ;;
     --connections) CONNECTIONS=$2; shift 2 ;;
+    --transactions) TRANSACTIONS=$2; shift 2 ;;
     --target) TARGET_DIR=$2; shift 2 ;;
     --build) BUILD_DIR=$2; shift 2 ;;
-    -h|--help) sed -n '2,25p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,28p' "$0"; exit 0 ;;
     *) die "unknown argument '$1' (see --help)" ;;
   esac
 done
@@ -55,6 +59,8 @@ trap 'rm -rf "$WORK"' EXIT
 
 POOL_LINE=""
 [[ -n "$CONNECTIONS" ]] && POOL_LINE="      connections: $CONNECTIONS"
+TX_LINE=""
+[[ -n "$TRANSACTIONS" ]] && TX_LINE="      transactions: $TRANSACTIONS"
 cat >"$WORK/protocol.yaml" <<EOF
 protocol: bench-tpcc-terminals
 description: $TERMINALS TPC-C terminals with keying and think times on $WAREHOUSES warehouses, managed PostgreSQL
@@ -73,6 +79,7 @@ tests:
       think: tpcc
       terminals: pooled
 $POOL_LINE
+$TX_LINE
 EOF
 
 echo "tpcc_terminals: $TERMINALS terminals, $WAREHOUSES warehouses, warm-up ${WARMUP}s, measured ${DURATION}s, target $TARGET_DIR"
@@ -106,6 +113,11 @@ print(f"context: tps {m.get('tps', 0):.1f}, tpm_c {m.get('tpm_c', 0):.0f}, effic
       f"service p50/p99 {m.get('service_time_p50_ms', 0):.1f}/{m.get('service_time_p99_ms', 0):.1f} ms, "
       f"pool {t.get('details', {}).get('pool', {}).get('workers', '?')} connections "
       f"{m.get('pool_utilisation_pct', 0):.0f}% busy, errors {m.get('errors', 0):.0f}, build {build}")
+tps = m.get("tps", 0)
+cpu = m.get("driver_cpu_pct")
+tx = t.get("details", {}).get("transactions", "statements (before transactions: existed)")
+if cpu is not None and tps > 0:
+    print(f"transactions: {tx}; driver CPU per transaction {cpu / 100 / tps * 1000:.3f} ms")
 for w in t.get("warnings", []):
     print(f"warning: {w}")
 checks = [

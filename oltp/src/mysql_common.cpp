@@ -189,6 +189,17 @@ void append_quoted(std::string& out, std::string_view text, bool no_backslash_es
 
 std::vector<std::string> split_statements(std::string_view sql) {
   std::vector<std::string> out;
+  {
+    // Stored programs: the body's semicolons belong to it (the mysql client's DELIMITER case).
+    std::string head;
+    for (char ch : sql.substr(0, 64)) head += static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+    const auto first = head.find_first_not_of(" \t\r\n");
+    if (first != std::string::npos) {
+      const std::string_view h = std::string_view(head).substr(first);
+      for (std::string_view kind : {"CREATE FUNCTION ", "CREATE PROCEDURE ", "CREATE TRIGGER "})
+        if (h.substr(0, kind.size()) == kind) return {std::string(sql.substr(first))};
+    }
+  }
   std::size_t start = 0;
   const auto emit = [&](std::size_t end) {
     std::string_view s = sql.substr(start, end - start);

@@ -73,7 +73,9 @@ void append_quoted(std::string& out, std::string_view text, bool no_backslash_es
 
 /// Splits `sql` into statements at semicolons outside quotes ('...', "...", `...`) and comments
 /// (-- , #, /* */). Empty statements are dropped. Used instead of CLIENT_MULTI_STATEMENTS, whose
-/// Connector/C++ 1.1 result handling leaves later errors unread.
+/// Connector/C++ 1.1 result handling leaves later errors unread. A text that starts with
+/// CREATE FUNCTION / CREATE PROCEDURE / CREATE TRIGGER is one statement whose BEGIN ... END
+/// body holds semicolons: it is returned whole (pass such a statement alone).
 std::vector<std::string> split_statements(std::string_view sql);
 
 /// "1.1.12" (Connector/C++ version of the linked library).

@@ -27,6 +27,9 @@ TpccConfig decode_tpcc_config(const config::Node& section, int cpus) {
   const bool has_rate = r.number("rate", c.rate_per_s, {.min = 0.001, .max = 10'000'000.0});
   const bool has_login_rate = r.number("login_rate", c.login_rate_per_s, {.min = 0.0, .max = 100'000.0});
   const bool has_think_scale = r.number("think_scale", c.think_scale, {.min = 1e-6, .max = 1.0});
+  const bool has_transactions = r.choice(
+      "transactions", c.transactions,
+      {{"procedures", TxProtocol::procedures}, {"statements", TxProtocol::statements}});
   r.duration("reconnect_timeout", c.reconnect_timeout,
              {.min = std::chrono::milliseconds(100), .max = std::chrono::hours(1)});
   r.boolean("reuse", c.reuse);
@@ -70,6 +73,19 @@ TpccConfig decode_tpcc_config(const config::Node& section, int cpus) {
     c.think_scale = 1.0;
   }
 
+  // Procedures exist for the native PostgreSQL and MySQL/MariaDB backends (HammerDB's default
+  // there); SQLite has no stored procedures and the ODBC path runs portable statements.
+  const bool has_procs = c.database.backend == BackendKind::postgres || c.database.backend == BackendKind::mysql;
+  if (!has_transactions) {
+    c.transactions = has_procs ? TxProtocol::procedures : TxProtocol::statements;
+  } else if (c.transactions == TxProtocol::procedures && !has_procs) {
+    section.child("transactions").error(fmt::format(
+        "transactions: procedures needs backend: postgres or mysql (server-side functions); "
+        "the {} backend runs transactions: statements",
+        to_string(c.database.backend)));
+    c.transactions = TxProtocol::statements;
+  }
+
   const bool sqlite = c.database.backend == BackendKind::sqlite;
   if (has_load_threads && sqlite && c.load_threads != 1) {
     section.child("load_threads").error(
@@ -91,6 +107,7 @@ results::Json to_json(const TpccConfig& c) {
   if (c.rate_per_s > 0) j["rate"] = c.rate_per_s;
   if (c.terminals == TerminalMode::dedicated) j["login_rate"] = c.login_rate_per_s;
   if (c.think == ThinkMode::tpcc) j["think_scale"] = c.think_scale;
+  j["transactions"] = to_string(c.transactions);
   j["reconnect_timeout"] = format_duration(c.reconnect_timeout);
   j["reuse"] = c.reuse;
   j["keep_database"] = c.keep_database;

@@ -51,8 +51,9 @@ bool StopSignal::sleep_until(std::int64_t deadline_ns) const {
 
 // ---- Session -----------------------------------------------------------------------------------
 
-Session::Session(Backend& backend, const StopSignal& stop, std::chrono::nanoseconds reconnect_timeout)
-    : backend_(backend), stop_(stop), reconnect_timeout_(reconnect_timeout) {
+Session::Session(Backend& backend, const StopSignal& stop, std::chrono::nanoseconds reconnect_timeout,
+                 TxProtocol protocol)
+    : backend_(backend), stop_(stop), reconnect_timeout_(reconnect_timeout), protocol_(protocol) {
   open();
 }
 
@@ -61,7 +62,7 @@ Session::~Session() = default;
 void Session::open() {
   auto conn = backend_.connect();
   conn->set_cancel_flag(stop_.flag());
-  tx_ = std::make_unique<Transactions>(*conn, backend_.dialect());
+  tx_ = std::make_unique<Transactions>(*conn, backend_.dialect(), protocol_);
   conn_ = std::move(conn);
 }
 

@@ -75,8 +75,10 @@ struct ExecResult {
 /// One session with the database. Not thread-safe: one worker (or one dedicated user) owns it.
 class Session {
  public:
-  /// Connects and prepares (throws BackendError / EnvironmentError).
-  Session(Backend& backend, const StopSignal& stop, std::chrono::nanoseconds reconnect_timeout);
+  /// Connects and prepares the statements or procedure calls of `protocol` (throws
+  /// BackendError / EnvironmentError).
+  Session(Backend& backend, const StopSignal& stop, std::chrono::nanoseconds reconnect_timeout,
+          TxProtocol protocol = TxProtocol::statements);
   ~Session();
   Session(const Session&) = delete;
   Session& operator=(const Session&) = delete;
@@ -95,6 +97,7 @@ class Session {
   Backend& backend_;
   const StopSignal& stop_;
   std::chrono::nanoseconds reconnect_timeout_;
+  TxProtocol protocol_;
   std::unique_ptr<Connection> conn_;
   std::unique_ptr<Transactions> tx_;
 };

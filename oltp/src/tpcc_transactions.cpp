@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "drivelab/core/errors.hpp"
+#include "drivelab/oltp/tpcc_procedures.hpp"
 #include "drivelab/oltp/tpcc_schema.hpp"
 
 namespace drivelab::oltp::tpcc {
@@ -272,8 +274,20 @@ struct Transactions::Prepared {
   std::vector<int> ids;  // scratch for by-last-name lookups
 };
 
-Transactions::Transactions(Connection& conn, const Dialect& dialect)
-    : conn_(conn), p_(std::make_unique<Prepared>(conn, dialect)) {}
+std::string_view to_string(TxProtocol p) noexcept {
+  return p == TxProtocol::procedures ? "procedures" : "statements";
+}
+
+Transactions::Transactions(Connection& conn, const Dialect& dialect, TxProtocol protocol) : conn_(conn) {
+  if (protocol == TxProtocol::statements) {
+    p_ = std::make_unique<Prepared>(conn, dialect);
+  } else {
+    if (!has_procedures(dialect))
+      throw InternalError(fmt::format("tpcc: transactions: procedures is not available with the {} dialect",
+                                      dialect.name));
+    calls_ = std::make_unique<ProcedureCalls>(conn, dialect);
+  }
+}
 
 Transactions::~Transactions() = default;
 
@@ -302,6 +316,7 @@ DbStatus customer_by_last_name(Statement& q, std::vector<int>& ids, int w_id, in
 // ---- New-Order (clause 2.4.2.2) ----------------------------------------------------------------
 
 TxResult Transactions::new_order(const NewOrderInput& in, NewOrderOutput& out) {
+  if (calls_) return calls_->new_order(in, out);
   Prepared& p = *p_;
   out = {};
   if (DbStatus s = conn_.begin(TxMode::read_write); !s.ok()) return failed(std::move(s));
@@ -409,6 +424,7 @@ TxResult Transactions::new_order(const NewOrderInput& in, NewOrderOutput& out) {
 // ---- Payment (clause 2.5.2.2) ------------------------------------------------------------------
 
 TxResult Transactions::payment(const PaymentInput& in, PaymentOutput& out) {
+  if (calls_) return calls_->payment(in, out);
   Prepared& p = *p_;
   out = {};
   if (DbStatus s = conn_.begin(TxMode::read_write); !s.ok()) return failed(std::move(s));
@@ -492,6 +508,7 @@ TxResult Transactions::payment(const PaymentInput& in, PaymentOutput& out) {
 // ---- Order-Status (clause 2.6.2.2) -------------------------------------------------------------
 
 TxResult Transactions::order_status(const OrderStatusInput& in, OrderStatusOutput& out) {
+  if (calls_) return calls_->order_status(in, out);
   Prepared& p = *p_;
   out = {};
   if (DbStatus s = conn_.begin(TxMode::read_only); !s.ok()) return failed(std::move(s));
@@ -538,6 +555,7 @@ TxResult Transactions::order_status(const OrderStatusInput& in, OrderStatusOutpu
 // ---- Delivery (clause 2.7.4.2) -----------------------------------------------------------------
 
 TxResult Transactions::delivery(const DeliveryInput& in, DeliveryOutput& out) {
+  if (calls_) return calls_->delivery(in, out);
   Prepared& p = *p_;
   out = {};
   // All ten districts in one database transaction (clause 2.7.4.1 allows one to ten).
@@ -613,6 +631,7 @@ TxResult Transactions::delivery(const DeliveryInput& in, DeliveryOutput& out) {
 // ---- Stock-Level (clause 2.8.2.2) --------------------------------------------------------------
 
 TxResult Transactions::stock_level(const StockLevelInput& in, StockLevelOutput& out) {
+  if (calls_) return calls_->stock_level(in, out);
   Prepared& p = *p_;
   out = {};
   // Read-only; clause 3.4 lets Stock-Level run at a weaker isolation level.

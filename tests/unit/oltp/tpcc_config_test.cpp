@@ -110,6 +110,33 @@ TEST(TpccConfig, ServerBackendsTakeTheSharedDatabaseKeys) {
   EXPECT_EQ(decode("tpcc: {backend: mysql, warehouses: 2, server: {managed: mariadb}}\n", 8).config.load_threads, 2);
 }
 
+TEST(TpccConfig, TransactionsDefaultToProceduresOnServersAndStatementsElsewhere) {
+  const auto pg = decode("tpcc: {backend: postgres, server: {managed: postgres}}\n");
+  EXPECT_EQ(pg.errors, "");
+  EXPECT_EQ(pg.config.transactions, TxProtocol::procedures);  // HammerDB's way on PostgreSQL
+  EXPECT_EQ(to_json(pg.config)["transactions"], "procedures");
+  EXPECT_EQ(decode("tpcc: {backend: mysql, server: {managed: mariadb}}\n").config.transactions,
+            TxProtocol::procedures);
+  const auto lite = decode("tpcc: {warehouses: 1}\n");
+  EXPECT_EQ(lite.config.transactions, TxProtocol::statements);
+  EXPECT_EQ(to_json(lite.config)["transactions"], "statements");
+  const auto chosen = decode("tpcc: {backend: postgres, server: {managed: postgres}, transactions: statements}\n");
+  EXPECT_EQ(chosen.errors, "");
+  EXPECT_EQ(chosen.config.transactions, TxProtocol::statements);
+}
+
+TEST(TpccConfig, ABadTransactionsValueIsReportedAtItsKey) {
+  const auto d = decode("tpcc:\n  backend: postgres\n  server: {managed: postgres}\n  transactions: stored\n");
+  EXPECT_NE(d.errors.find("t.yaml:4:17"), std::string::npos) << d.errors;
+  EXPECT_NE(d.errors.find("tpcc.transactions"), std::string::npos) << d.errors;
+  EXPECT_NE(d.errors.find("procedures, statements"), std::string::npos) << d.errors;
+  const auto lite = decode("tpcc:\n  warehouses: 1\n  transactions: procedures\n");
+  EXPECT_NE(lite.errors.find("t.yaml:3:17"), std::string::npos) << lite.errors;
+  EXPECT_NE(lite.errors.find("transactions: procedures needs backend: postgres or mysql"), std::string::npos)
+      << lite.errors;
+  EXPECT_EQ(lite.config.transactions, TxProtocol::statements);
+}
+
 TEST(TpccConfig, DatabaseKeyErrorsAreReportedAtTheirKeys) {
   const auto d = decode("tpcc:\n  backend: postgres\n");
   EXPECT_NE(d.errors.find("t.yaml:2:"), std::string::npos) << d.errors;

@@ -27,6 +27,11 @@
 ///                                         HammerDB also ramps its virtual users)
 ///   think_scale:   1                      TESTING ONLY, NOT TPC-C: multiplies keying and think
 ///                                         times (0 < x <= 1; needs think: tpcc); flagged in the record
+///   transactions:  postgres, mysql: procedures; sqlite, odbc: statements
+///                                         procedures: one server-side procedure call per
+///                                         transaction (HammerDB's way, tpcc_procedures.hpp);
+///                                         statements: each SQL statement of a transaction one by
+///                                         one between BEGIN and COMMIT (~28 round trips)
 ///   reconnect_timeout: 10s                how long reconnecting after a lost connection may fail
 ///                                         before the test fails with "server connection lost"
 ///   reuse:         false                  keep a complete database of the same scale from a
@@ -39,7 +44,7 @@
 ///
 /// Errors, each at its key: a key that does not apply to the chosen mode (connections with
 /// dedicated terminals, login_rate with pooled ones, think_scale without think: tpcc, rate with
-/// think: tpcc or dedicated terminals), connections above users in a closed loop, load_threads
+/// think: tpcc or dedicated terminals, transactions: procedures with sqlite or odbc), connections above users in a closed loop, load_threads
 /// other than 1 with SQLite, and the database keys' own errors (database.hpp).
 #include <chrono>
 #include <cstdint>
@@ -62,6 +67,7 @@ struct TpccConfig {
   double rate_per_s = 0;       ///< 0 = closed loop
   double login_rate_per_s = 50;
   double think_scale = 1.0;
+  TxProtocol transactions = TxProtocol::statements;  ///< resolved by decode
   std::chrono::nanoseconds reconnect_timeout = std::chrono::seconds(10);
   bool reuse = false;
   bool keep_database = false;

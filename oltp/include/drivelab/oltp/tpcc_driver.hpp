@@ -64,6 +64,7 @@
 #include "drivelab/core/rng.hpp"
 #include "drivelab/oltp/backend.hpp"
 #include "drivelab/oltp/tpcc_random.hpp"
+#include "drivelab/oltp/tpcc_transactions.hpp"
 
 namespace drivelab::oltp::tpcc {
 
@@ -107,6 +108,9 @@ struct DriverOptions {
   /// Open loop: arrivals beyond this many queued transactions are dropped and counted (the
   /// offered rate is then above what the database delivers; memory stays bounded).
   std::size_t max_queued = 100'000;
+  /// Statements one by one, or one server-side procedure call per transaction
+  /// (tpcc_procedures.hpp; the procedures must exist: create_procedures).
+  TxProtocol protocol = TxProtocol::statements;
   std::uint64_t seed = 1;
 };
 

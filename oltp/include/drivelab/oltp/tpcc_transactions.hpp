@@ -4,7 +4,12 @@
 /// generation (the "terminal input" of clauses 2.x.1) and their database profile (2.x.2), with
 /// the real business logic. SQL is portable text prepared once per connection.
 ///
-/// A transaction function runs BEGIN ... COMMIT and returns a TxResult:
+/// Two protocols (`transactions:` in the tpcc config, TxProtocol): `statements` prepares the
+/// statements below and runs them one by one between BEGIN and COMMIT (one client/server round
+/// trip each); `procedures` calls one server-side procedure per transaction
+/// (tpcc_procedures.hpp: PostgreSQL and MariaDB only).
+///
+/// A transaction function runs BEGIN ... COMMIT (or the one call) and returns a TxResult:
 ///   committed    done;
 ///   rolled_back  the business rollback of New-Order (clause 2.4.1.4: 1% of orders name an
 ///                unused item on their last line); the function has rolled back itself;
@@ -15,6 +20,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -128,6 +134,10 @@ struct StockLevelOutput {
 
 enum class TxEnd { committed, rolled_back, failed };
 
+/// How a transaction reaches the database (see the file comment).
+enum class TxProtocol { statements, procedures };
+std::string_view to_string(TxProtocol p) noexcept;
+
 struct TxResult {
   TxEnd end = TxEnd::committed;
   DbStatus status;  ///< meaningful when end == failed
@@ -162,12 +172,19 @@ struct TransactionSql {
 /// Renders the statements of the five transactions for `dialect`.
 TransactionSql transaction_sql(const Dialect& dialect);
 
-/// The prepared statements of one connection and the five transactions over them.
-/// Not thread-safe (one terminal). Throws BackendError from the constructor if a statement does
-/// not prepare (schema missing).
+class ProcedureCalls;
+
+/// The prepared statements (or procedure calls) of one connection and the five transactions
+/// over them. Not thread-safe (one terminal). Throws BackendError from the constructor if a
+/// statement does not prepare (schema or procedures missing), InternalError for `procedures`
+/// in a dialect without them.
+///
+/// With `procedures` the outputs hold only what the procedures return (tpcc_procedures.hpp):
+/// NewOrderOutput o_id and all_local, Payment/OrderStatusOutput c_id, DeliveryOutput delivered
+/// and skipped, StockLevelOutput low_stock; the rest stays at its default.
 class Transactions {
  public:
-  Transactions(Connection& conn, const Dialect& dialect);
+  Transactions(Connection& conn, const Dialect& dialect, TxProtocol protocol = TxProtocol::statements);
   ~Transactions();
   Transactions(const Transactions&) = delete;
   Transactions& operator=(const Transactions&) = delete;
@@ -179,11 +196,13 @@ class Transactions {
   TxResult stock_level(const StockLevelInput& in, StockLevelOutput& out);
 
   Connection& connection() noexcept { return conn_; }
+  TxProtocol protocol() const noexcept { return calls_ ? TxProtocol::procedures : TxProtocol::statements; }
 
  private:
   struct Prepared;
   Connection& conn_;
-  std::unique_ptr<Prepared> p_;
+  std::unique_ptr<Prepared> p_;               // statements
+  std::unique_ptr<ProcedureCalls> calls_;     // procedures
 };
 
 }  // namespace drivelab::oltp::tpcc
