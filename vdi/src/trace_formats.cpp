@@ -54,13 +54,3 @@ TraceFormatError::TraceFormatError(const std::filesystem::path& file, std::uint6
 
 }  // namespace drivelab::vdi
 
-// Interim until the readers land on this branch: keeps the library linkable for part B.
-namespace drivelab::vdi {
-TraceFormat detect_trace_format(const std::filesystem::path& file) {
-  throw TraceFormatError(file, 1, "format detection not built yet");
-}
-std::unique_ptr<TraceSource> open_trace(const std::filesystem::path& file, TraceFormat,
-                                        const TraceReadOptions&) {
-  throw TraceFormatError(file, 1, "trace readers not built yet");
-}
-}  // namespace drivelab::vdi
