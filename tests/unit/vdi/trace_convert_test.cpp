@@ -36,7 +36,7 @@ TEST(NativeTrace, RoundTripsEverySampleLosslessly) {
     auto native = open_trace(out);
     const auto got = read_all(*native);
     ASSERT_EQ(got.size(), expected.size()) << name;
-    for (std::size_t i = 0; i < got.size(); ++i) EXPECT_TRUE(got[i] == expected[i]) << name << " #" << i;
+    for (std::size_t i = 0; i < got.size(); ++i) EXPECT_TRUE(testing::same_io(got[i], expected[i])) << name << " #" << i;
     EXPECT_EQ(native->devices(), original->devices()) << name;
     EXPECT_EQ(native->tick_ns(), original->tick_ns()) << name;
   }

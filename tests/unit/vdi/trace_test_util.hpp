@@ -48,7 +48,8 @@ class VectorSource final : public TraceSource {
   std::size_t pos_ = 0;
 };
 
-inline bool operator==(const TraceIo& a, const TraceIo& b) {
+/// Field-by-field equality of two requests.
+inline bool same_io(const TraceIo& a, const TraceIo& b) {
   return a.time_ns == b.time_ns && a.offset_bytes == b.offset_bytes && a.size_bytes == b.size_bytes &&
          a.device == b.device && a.op == b.op;
 }
