@@ -244,9 +244,23 @@ class MsrSource final : public TextTraceSource {
     (void)parse_u64(lines_, f[6], "ResponseTime");
     if (f[1].empty()) lines_.fail("Hostname is empty");
     io.device = device(fmt::format("{},{}", f[1], f[2]));
-    set_time(io, ticks_to_ns(lines_, parse_u64(lines_, f[0], "Timestamp"), 100, "Timestamp"));
+    // FILETIME counts from 1601: today's values (~1.3e17 ticks) overflow int64 ns, so the time is
+    // taken relative to the first request in ticks before scaling.
+    const std::uint64_t ticks = parse_u64(lines_, f[0], "Timestamp");
+    if (!have_first_tick_) {
+      first_tick_ = ticks;
+      have_first_tick_ = true;
+    }
+    const bool later = ticks >= first_tick_;
+    const std::int64_t magnitude_ns =
+        ticks_to_ns(lines_, later ? ticks - first_tick_ : first_tick_ - ticks, 100, "Timestamp");
+    const std::int64_t ns = later ? magnitude_ns : -magnitude_ns;
+    set_time(io, ns);
     return true;
   }
+
+  std::uint64_t first_tick_ = 0;
+  bool have_first_tick_ = false;
 };
 
 // ---- CloudPhysics vSCSI CSV --------------------------------------------------------------------
