@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # Builds the trace-reader fuzz targets (tests/fuzz/) with clang and libFuzzer, then runs each for
-# DRIVELAB_FUZZ_SECONDS (default 10) from a seed corpus of tests/data/traces. Fails on any crash,
+# DRIVELAB_FUZZ_SECONDS (default 8) from a seed corpus of tests/data/traces. Fails on any crash,
 # uncaught exception, timeout or sanitizer report. Budget: build + run about 3 minutes on 2 cores.
 # Usage: scripts/fuzz.sh [BUILD_DIR]   (default build-fuzz)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$root/build-fuzz}
-seconds=${DRIVELAB_FUZZ_SECONDS:-10}
+seconds=${DRIVELAB_FUZZ_SECONDS:-8}
 
 if ! command -v clang++ >/dev/null; then
   echo "fuzz: clang++ not found (scripts/install-deps.sh installs clang)" >&2
