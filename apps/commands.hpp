@@ -43,6 +43,18 @@ struct ReportArgs {
   bool no_charts = false;
 };
 int cmd_report(const ReportArgs& args);
+/// `drivelab trace stat FILE` / `drivelab trace convert IN OUT --to native|fio-iolog-v3`
+/// (docs/vdi.md). Malformed traces exit 2 with "file:line: reason".
+struct TraceArgs {
+  std::filesystem::path input, output;
+  std::string format = "auto";        ///< --format (trace_readers.hpp names)
+  std::string blkparse_event = "Q";   ///< --blkparse-event Q|D
+  std::string to;                     ///< --to native|fio-iolog-v3
+  std::string fio_file;               ///< --fio-file: one fio file name for every trace device
+  bool json = false;                  ///< stat --json
+};
+int cmd_trace_stat(const TraceArgs& args);
+int cmd_trace_convert(const TraceArgs& args);
 /// `drivelab list`: the emulator kinds, and the I/O engines with what each can do here.
 int cmd_list();
 

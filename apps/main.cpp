@@ -156,6 +156,24 @@ int main(int argc, char** argv) {
   report_cmd->add_option("--charts-dir", report_args.charts_dir, "Where the charts' SVG, PNG and gnuplot files go (default: <html>_charts)");
   report_cmd->add_flag("--no-charts", report_args.no_charts, "Do not draw charts (no gnuplot needed)");
 
+  // trace stat | convert
+  drivelab::app::TraceArgs trace_args;
+  auto* trace_cmd = app.add_subcommand("trace", "Block traces: statistics and conversion (docs/vdi.md)");
+  trace_cmd->require_subcommand(1);
+  auto* trace_stat = trace_cmd->add_subcommand("stat", "I/O count, reads/writes, bytes, sizes, duration, IOPS over time, devices, LBA span");
+  auto* trace_convert = trace_cmd->add_subcommand("convert", "Convert a trace to drivelab's native format or a fio iolog v3");
+  for (auto* c : {trace_stat, trace_convert}) {
+    c->add_option("input", trace_args.input, "Trace file")->required()->check(CLI::ExistingFile);
+    c->add_option("--format", trace_args.format, "auto (default), fio-iolog-v2, fio-iolog-v3, blkparse, msr-cambridge, "
+                  "cloudphysics-csv, cloudphysics-binary, umass, alibaba, tencent, native");
+    c->add_option("--blkparse-event", trace_args.blkparse_event, "blkparse: Q (queued, default) or D (issued to the driver)");
+  }
+  trace_stat->add_flag("--json", trace_args.json, "Print JSON");
+  trace_convert->add_option("output", trace_args.output, "File to write")->required();
+  trace_convert->add_option("--to", trace_args.to, "native or fio-iolog-v3")->required();
+  trace_convert->add_option("--fio-file", trace_args.fio_file, "fio-iolog-v3: one file name for every trace device "
+                            "(default: trace-dev<N> per device; fio --replay_redirect also works)");
+
   auto* list = app.add_subcommand("list", "List the test kinds, and the I/O engines with what each can do here");
   auto* version = app.add_subcommand("version", "Print version and build information");
 
@@ -175,6 +193,8 @@ int main(int argc, char** argv) {
     if (*tpcc_cmd) return cmd_run_generated(single_test_yaml("tpcc", tpcc), "<drivelab oltp tpcc options>", args);
     if (*recover) return cmd_recover(journal_file, recover_out);
     if (*report_cmd) return cmd_report(report_args);
+    if (*trace_stat) return drivelab::app::cmd_trace_stat(trace_args);
+    if (*trace_convert) return drivelab::app::cmd_trace_convert(trace_args);
     if (*list) return cmd_list();
     if (*version) {
       std::cout << drivelab::results::probe_tool().dump(2) << '\n';

@@ -14,3 +14,5 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 cd "$build"
 ctest --output-on-failure --timeout 600 -j 2
+# libFuzzer targets of the trace readers, a few seconds each (scripts/fuzz.sh, docs/vdi.md).
+"$here/scripts/fuzz.sh" "$build-fuzz"

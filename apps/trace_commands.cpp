@@ -1,0 +1,65 @@
+// `drivelab trace stat|convert` (docs/vdi.md "drivelab trace").
+#include <iostream>
+
+#include <fmt/format.h>
+
+#include "commands.hpp"
+#include "drivelab/core/errors.hpp"
+#include "drivelab/vdi/trace_convert.hpp"
+#include "drivelab/vdi/trace_native.hpp"
+#include "drivelab/vdi/trace_readers.hpp"
+#include "drivelab/vdi/trace_stat.hpp"
+
+namespace drivelab::app {
+namespace {
+
+vdi::TraceReadOptions read_options(const TraceArgs& args) {
+  vdi::TraceReadOptions options;
+  if (args.blkparse_event == "D" || args.blkparse_event == "d") {
+    options.blkparse_event = vdi::BlkparseEvent::dispatch;
+  } else if (args.blkparse_event != "Q" && args.blkparse_event != "q") {
+    throw ConfigError(fmt::format("--blkparse-event: expected Q or D, got '{}'", args.blkparse_event));
+  }
+  return options;
+}
+
+}  // namespace
+
+int cmd_trace_stat(const TraceArgs& args) {
+  try {
+    auto source = vdi::open_trace(args.input, vdi::parse_trace_format(args.format), read_options(args));
+    const vdi::TraceStats stats = vdi::compute_trace_stats(*source);
+    std::cout << (args.json ? vdi::trace_stats_json(stats) : vdi::format_trace_stats(stats));
+    return kExitOk;
+  } catch (const vdi::TraceFormatError& e) {
+    std::cerr << "drivelab: " << e.what() << '\n';
+    return kExitBadInput;
+  }
+}
+
+int cmd_trace_convert(const TraceArgs& args) {
+  try {
+    auto source = vdi::open_trace(args.input, vdi::parse_trace_format(args.format), read_options(args));
+    if (args.to == "native") {
+      const std::uint64_t records = vdi::write_native_trace(*source, args.output);
+      std::cerr << fmt::format("drivelab: wrote {} requests on {} devices to {} (native)\n", records,
+                               source->devices().size(), args.output.string());
+    } else if (args.to == "fio-iolog-v3") {
+      vdi::FioIologOptions options;
+      options.file_name = args.fio_file;
+      const vdi::ConvertSummary summary = vdi::write_fio_iolog_v3(*source, args.output, options);
+      std::cerr << fmt::format("drivelab: wrote {} requests on {} devices to {} (fio iolog v3)", summary.ios_written,
+                               summary.devices, args.output.string());
+      if (summary.skipped_empty) std::cerr << fmt::format("; skipped {} zero-length reads/writes", summary.skipped_empty);
+      std::cerr << '\n';
+    } else {
+      throw ConfigError(fmt::format("--to: expected native or fio-iolog-v3, got '{}'", args.to));
+    }
+    return kExitOk;
+  } catch (const vdi::TraceFormatError& e) {
+    std::cerr << "drivelab: " << e.what() << '\n';
+    return kExitBadInput;
+  }
+}
+
+}  // namespace drivelab::app

@@ -1,0 +1,146 @@
+// Conversion: native round trips from every reader (lossless), native format errors, and the fio
+// iolog v3 writer read back by our reader and replayed by the real fio.
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "drivelab/vdi/trace_convert.hpp"
+#include "drivelab/vdi/trace_native.hpp"
+#include "drivelab/vdi/trace_readers.hpp"
+#include "temp_dir.hpp"
+#include "trace_test_util.hpp"
+
+namespace drivelab::vdi {
+namespace {
+
+using testing::read_all;
+using testing::sample;
+
+TEST(NativeTrace, RoundTripsEverySampleLosslessly) {
+  drivelab::test_support::TempDir dir("drivelab-vdi");
+  for (const std::string name : {"fio_v2.iolog", "fio_v3.iolog", "blkparse.txt", "msr_cambridge.csv",
+                                 "cloudphysics_small.csv", "umass_small.trace", "umass_spc.csv", "alibaba.csv",
+                                 "tencent.csv"}) {
+    auto original = open_trace(sample(name));
+    const auto expected = read_all(*original);
+    auto again = open_trace(sample(name));
+    const auto out = dir / (name + ".dltrace");
+    EXPECT_EQ(write_native_trace(*again, out), expected.size()) << name;
+    EXPECT_EQ(detect_trace_format(out), TraceFormat::native);
+    auto native = open_trace(out);
+    const auto got = read_all(*native);
+    ASSERT_EQ(got.size(), expected.size()) << name;
+    for (std::size_t i = 0; i < got.size(); ++i) EXPECT_TRUE(testing::same_io(got[i], expected[i])) << name << " #" << i;
+    EXPECT_EQ(native->devices(), original->devices()) << name;
+    EXPECT_EQ(native->tick_ns(), original->tick_ns()) << name;
+  }
+}
+
+TEST(NativeTrace, RecordsAre24BytesAndTruncationIsAnError) {
+  drivelab::test_support::TempDir dir("drivelab-vdi");
+  testing::VectorSource source({{0, 0, 4096, 0, TraceOp::read}, {10, 4096, 4096, 0, TraceOp::write}}, {"sda"});
+  ASSERT_EQ(write_native_trace(source, dir / "t.dltrace"), 2u);
+  // header 32 + device definition 24 + name padded to 24 + two records
+  EXPECT_EQ(std::filesystem::file_size(dir / "t.dltrace"), 32u + 24 + 24 + 2 * 24);
+  std::string bytes;
+  {
+    std::ifstream in(dir / "t.dltrace", std::ios::binary);
+    bytes.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  testing::write_file(dir / "cut.dltrace", bytes.substr(0, bytes.size() - 24));
+  auto cut = open_trace(dir / "cut.dltrace");
+  TraceIo io;
+  ASSERT_TRUE(cut->next(io));
+  EXPECT_THROW(
+      {
+        try {
+          (void)cut->next(io);
+        } catch (const TraceFormatError& e) {
+          EXPECT_NE(std::string(e.what()).find(":3: trace ends after 1 I/O records, the header announces 2"),
+                    std::string::npos) << e.what();
+          throw;
+        }
+      },
+      TraceFormatError);
+  std::string bad_version = bytes;
+  bad_version[8] = 9;
+  testing::write_file(dir / "v9.dltrace", bad_version);
+  EXPECT_THROW((void)open_trace(dir / "v9.dltrace"), TraceFormatError);
+}
+
+TEST(FioIologV3, WrittenLogReadsBackWithMicrosecondTimes) {
+  drivelab::test_support::TempDir dir("drivelab-vdi");
+  auto source = open_trace(sample("blkparse.txt"));
+  const ConvertSummary summary = write_fio_iolog_v3(*source, dir / "out.iolog");
+  EXPECT_EQ(summary.ios_written, 6u);
+  EXPECT_EQ(summary.devices, 2u);
+  auto original = open_trace(sample("blkparse.txt"));
+  const auto expected = read_all(*original);
+  auto back = open_trace(dir / "out.iolog");
+  const auto got = read_all(*back);
+  ASSERT_EQ(got.size(), expected.size());
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    EXPECT_EQ(got[i].op, expected[i].op);
+    EXPECT_EQ(got[i].offset_bytes, expected[i].offset_bytes);
+    EXPECT_EQ(got[i].size_bytes, expected[i].size_bytes);
+    EXPECT_EQ(got[i].time_ns, expected[i].time_ns / 1000 * 1000);  // truncated to whole µs
+  }
+  EXPECT_EQ(back->devices(), (std::vector<std::string>{"trace-dev0", "trace-dev1"}));
+  std::ifstream in(dir / "out.iolog");
+  std::string first, second;
+  std::getline(in, first);
+  std::getline(in, second);
+  EXPECT_EQ(first, "fio version 3 iolog");
+  EXPECT_EQ(second, "1 trace-dev0 add");  // no request at time 0 (fio ignores the gap after it)
+}
+
+/// Runs a shell command; returns its exit status and stdout.
+std::pair<int, std::string> run(const std::string& command) {
+  std::string out;
+  FILE* pipe = ::popen(command.c_str(), "r");
+  if (pipe == nullptr) return {-1, out};
+  char buf[4096];
+  std::size_t n = 0;
+  while ((n = std::fread(buf, 1, sizeof buf, pipe)) > 0) out.append(buf, n);
+  const int status = ::pclose(pipe);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+}
+
+TEST(FioIologV3, Fio333ReplaysTheConvertedAlibabaSample) {
+  if (run("fio --version >/dev/null 2>&1").first != 0) GTEST_SKIP() << "fio is not installed";
+  drivelab::test_support::TempDir dir("drivelab-vdi");
+  // The sample's offsets reach 8 GB; fold them into a 16 MiB file as the replayer would.
+  auto source = open_trace(sample("alibaba.csv"));
+  std::vector<TraceIo> ios = read_all(*source);
+  for (TraceIo& io : ios) io.offset_bytes %= (16u << 20) - 65536;
+  ios.push_back({200'000, 4096, 0, 0, TraceOp::flush});
+  testing::VectorSource folded(ios, source->devices());
+  FioIologOptions options;
+  options.file_name = (dir / "target.dat").string();
+  const ConvertSummary summary = write_fio_iolog_v3(folded, dir / "replay.iolog", options);
+  ASSERT_EQ(summary.ios_written, 5u);
+  {
+    std::ofstream target(dir / "target.dat", std::ios::binary);
+    target.seekp((16 << 20) - 1);
+    target.put('\0');
+  }
+  const auto [status, out] = run("fio --name=replay --read_iolog=" + (dir / "replay.iolog").string() +
+                                 " --ioengine=psync --output-format=json 2>&1");
+  ASSERT_EQ(status, 0) << out;
+  const auto j = nlohmann::json::parse(out.substr(out.find('{')));
+  const auto& job = j["jobs"][0];
+  EXPECT_EQ(job["error"], 0);
+  EXPECT_EQ(job["read"]["total_ios"], 2);
+  EXPECT_EQ(job["write"]["total_ios"], 2);
+  EXPECT_EQ(job["read"]["io_bytes"], 8192 + 4096);
+  EXPECT_EQ(job["write"]["io_bytes"], 4096 + 65536);
+}
+
+}  // namespace
+}  // namespace drivelab::vdi

@@ -1,0 +1,293 @@
+// The trace readers on hand-written samples of every format (tests/data/traces/README.md cites
+// each layout's source): detection, units, skipped events, and "file:line: reason" errors.
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+#include "drivelab/core/errors.hpp"
+#include "drivelab/vdi/trace_readers.hpp"
+#include "temp_dir.hpp"
+#include "trace_input.hpp"
+#include "trace_test_util.hpp"
+
+namespace drivelab::vdi {
+namespace {
+
+using testing::read_all;
+using testing::sample;
+
+std::vector<TraceIo> read_sample(const std::string& name, TraceFormat format = TraceFormat::automatic,
+                                 const TraceReadOptions& options = {}) {
+  auto source = open_trace(sample(name), format, options);
+  return read_all(*source);
+}
+
+std::size_t count_op(const std::vector<TraceIo>& ios, TraceOp op) {
+  std::size_t n = 0;
+  for (const TraceIo& io : ios) n += io.op == op ? 1 : 0;
+  return n;
+}
+
+/// The message of the TraceFormatError that reading `text` as `format` throws.
+std::string error_of(const std::string& text, TraceFormat format) {
+  try {
+    auto source = detail::open_trace_memory(text, "bad.trace", format);
+    TraceIo io;
+    while (source->next(io)) {
+    }
+  } catch (const TraceFormatError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+TEST(TraceFormats, NamesRoundTripAndUnknownNamesAreConfigErrors) {
+  for (TraceFormat f : {TraceFormat::automatic, TraceFormat::fio_iolog_v2, TraceFormat::fio_iolog_v3,
+                        TraceFormat::blkparse, TraceFormat::msr_cambridge, TraceFormat::cloudphysics_csv,
+                        TraceFormat::cloudphysics_binary, TraceFormat::umass, TraceFormat::alibaba,
+                        TraceFormat::tencent, TraceFormat::native}) {
+    EXPECT_EQ(parse_trace_format(to_string(f)), f) << to_string(f);
+  }
+  EXPECT_EQ(parse_trace_format("fio_iolog_v3"), TraceFormat::fio_iolog_v3);
+  EXPECT_THROW((void)parse_trace_format("spc"), ConfigError);
+}
+
+TEST(TraceFormats, DetectsEverySampleFromItsContent) {
+  const std::vector<std::pair<std::string, TraceFormat>> expected{
+      {"fio_v2.iolog", TraceFormat::fio_iolog_v2},   {"fio_v3.iolog", TraceFormat::fio_iolog_v3},
+      {"blkparse.txt", TraceFormat::blkparse},        {"msr_cambridge.csv", TraceFormat::msr_cambridge},
+      {"cloudphysics_small.csv", TraceFormat::cloudphysics_csv}, {"umass_small.trace", TraceFormat::umass},
+      {"umass_spc.csv", TraceFormat::umass},          {"alibaba.csv", TraceFormat::alibaba},
+      {"tencent.csv", TraceFormat::tencent}};
+  for (const auto& [name, format] : expected) {
+    EXPECT_EQ(detect_trace_format(sample(name)), format) << name;
+  }
+  EXPECT_EQ(detect_trace_format(testing::shared_trace("cloudphysics_vm_vscsi.csv")), TraceFormat::cloudphysics_csv);
+  EXPECT_EQ(detect_trace_format(testing::shared_trace("umass_tpcc_small.trace")), TraceFormat::umass);
+  // Without a header the CSV formats are told apart by their fields.
+  EXPECT_EQ(detail::detect_format_from_head("1,5633898,2a,512,42932745\n", 26), TraceFormat::cloudphysics_csv);
+  EXPECT_EQ(detail::detect_format_from_head("hello world\n", 12), TraceFormat::automatic);
+}
+
+TEST(TraceFormats, UnrecognisedContentNamesTheFile) {
+  drivelab::test_support::TempDir dir("drivelab-vdi");
+  testing::write_file(dir / "x.txt", "this is not a trace\n");
+  try {
+    (void)open_trace(dir / "x.txt");
+    FAIL() << "expected TraceFormatError";
+  } catch (const TraceFormatError& e) {
+    EXPECT_EQ(std::string(e.what()).rfind((dir / "x.txt").string() + ":1: unrecognised trace format", 0), 0u) << e.what();
+  }
+  EXPECT_THROW((void)open_trace(dir / "missing.csv"), EnvironmentError);
+}
+
+TEST(FioIolog, Version2WaitAdvancesTheClockAndSyncTrimAreKept) {
+  auto source = open_trace(sample("fio_v2.iolog"));
+  const auto ios = read_all(*source);
+  ASSERT_EQ(ios.size(), 4u);
+  EXPECT_EQ(ios[0].op, TraceOp::read);
+  EXPECT_EQ(ios[0].size_bytes, 4096u);
+  EXPECT_EQ(ios[1].op, TraceOp::write);
+  EXPECT_EQ(ios[1].offset_bytes, 8192u);
+  EXPECT_EQ(ios[1].time_ns, 1'000'000);  // wait 1000 µs
+  EXPECT_EQ(ios[2].op, TraceOp::flush);
+  EXPECT_EQ(ios[3].op, TraceOp::discard);
+  EXPECT_EQ(ios[3].offset_bytes, 1048576u);
+  EXPECT_EQ(ios[3].size_bytes, 65536u);
+  EXPECT_EQ(source->devices(), std::vector<std::string>{"/dev/sdb"});
+}
+
+TEST(FioIolog, Version3TimestampsAreMicroseconds) {
+  const auto ios = read_sample("fio_v3.iolog");
+  ASSERT_EQ(ios.size(), 4u);
+  EXPECT_EQ(ios[0].time_ns, 0);
+  EXPECT_EQ(ios[1].time_ns, 1'000'000);
+  EXPECT_EQ(ios[2].time_ns, 2'000'000);
+  EXPECT_EQ(ios[2].size_bytes, 16384u);
+  EXPECT_EQ(ios[3].op, TraceOp::flush);
+  EXPECT_EQ(ios[3].time_ns, 2'400'000);
+}
+
+TEST(Blkparse, QueueEventsSkipMergesCompletionsAndSummaries) {
+  auto source = open_trace(sample("blkparse.txt"));
+  const auto ios = read_all(*source);
+  ASSERT_EQ(ios.size(), 6u);  // Q: R, W, W, FWS, D, RA
+  EXPECT_EQ(count_op(ios, TraceOp::read), 2u);
+  EXPECT_EQ(count_op(ios, TraceOp::write), 2u);
+  EXPECT_EQ(count_op(ios, TraceOp::flush), 1u);
+  EXPECT_EQ(count_op(ios, TraceOp::discard), 1u);
+  EXPECT_EQ(ios[0].offset_bytes, 2048u * 512);
+  EXPECT_EQ(ios[0].size_bytes, 8u * 512);
+  EXPECT_EQ(ios[2].time_ns, 1'000'500);
+  EXPECT_EQ(ios[4].size_bytes, 2048u * 512);
+  EXPECT_EQ(source->devices(), (std::vector<std::string>{"8,16", "8,32"}));
+  EXPECT_EQ(ios[5].device, 1u);
+}
+
+TEST(Blkparse, DispatchEventsSeeTheMergedRequestAndTheRequeue) {
+  TraceReadOptions options;
+  options.blkparse_event = BlkparseEvent::dispatch;
+  const auto ios = read_sample("blkparse.txt", TraceFormat::blkparse, options);
+  ASSERT_EQ(ios.size(), 6u);  // D: R, W (merged 32 sectors), W again after the requeue, FN, D, RA
+  EXPECT_EQ(ios[1].op, TraceOp::write);
+  EXPECT_EQ(ios[1].size_bytes, 32u * 512);
+  EXPECT_EQ(ios[2].offset_bytes, ios[1].offset_bytes);
+  EXPECT_EQ(ios[3].op, TraceOp::flush);
+  EXPECT_EQ(ios[0].time_ns, 0);  // relative to the first D event
+  EXPECT_EQ(ios[1].time_ns, 1'002'000 - 5'000);
+}
+
+TEST(MsrCambridge, FiletimeTicksAndHostDiskDevices) {
+  auto source = open_trace(sample("msr_cambridge.csv"));
+  const auto ios = read_all(*source);
+  ASSERT_EQ(ios.size(), 4u);
+  EXPECT_EQ(count_op(ios, TraceOp::read), 2u);
+  EXPECT_EQ(ios[1].time_ns, (128166372016382155LL - 128166372003061629LL) * 100);
+  EXPECT_EQ(ios[2].offset_bytes, 2909716480u);
+  EXPECT_EQ(ios[2].size_bytes, 16384u);
+  EXPECT_EQ(source->devices(), (std::vector<std::string>{"mds,1", "mds,0"}));
+  EXPECT_EQ(source->tick_ns(), 100);
+}
+
+TEST(CloudPhysics, CsvOpcodesSectorsAndSeconds) {
+  const auto ios = read_sample("cloudphysics_small.csv");
+  ASSERT_EQ(ios.size(), 5u);  // INQUIRY (0x12) moves no data and is skipped
+  EXPECT_EQ(ios[0].op, TraceOp::write);
+  EXPECT_EQ(ios[0].offset_bytes, 42932745ULL * 512);
+  EXPECT_EQ(ios[1].op, TraceOp::read);
+  EXPECT_EQ(ios[2].op, TraceOp::read);  // READ(16)
+  EXPECT_EQ(ios[2].offset_bytes, 2000000000ULL * 512);
+  EXPECT_EQ(ios[2].time_ns, 1'000'000'000);
+  EXPECT_EQ(ios[3].op, TraceOp::flush);
+  EXPECT_EQ(ios[4].op, TraceOp::discard);
+}
+
+TEST(CloudPhysics, BinaryV1Records) {
+  drivelab::test_support::TempDir dir("drivelab-vdi");
+  std::string bytes;
+  const auto record = [&](std::uint32_t len, std::uint16_t cmd, std::uint64_t lbn, std::uint64_t ts_us) {
+    char r[32] = {};
+    std::uint16_t ver = 1;
+    std::memcpy(r + 4, &len, 4);
+    std::memcpy(r + 12, &cmd, 2);
+    std::memcpy(r + 14, &ver, 2);
+    std::memcpy(r + 16, &lbn, 8);
+    std::memcpy(r + 24, &ts_us, 8);
+    bytes.append(r, 32);
+  };
+  record(4096, 0x28, 100, 5'000'000);
+  record(8192, 0x2a, 200, 5'000'250);
+  record(36, 0x12, 0, 5'000'300);  // INQUIRY: skipped
+  testing::write_file(dir / "w01.vscsi", bytes);
+  auto source = open_trace(dir / "w01.vscsi");
+  const auto ios = read_all(*source);
+  ASSERT_EQ(ios.size(), 2u);
+  EXPECT_EQ(ios[1].op, TraceOp::write);
+  EXPECT_EQ(ios[1].offset_bytes, 200u * 512);
+  EXPECT_EQ(ios[1].size_bytes, 8192u);
+  EXPECT_EQ(ios[1].time_ns, 250'000);
+  // A partial record names its record number.
+  testing::write_file(dir / "cut.vscsi", bytes.substr(0, 80));  // two records and half of the third
+  auto cut = open_trace(dir / "cut.vscsi", TraceFormat::cloudphysics_binary);
+  TraceIo io;
+  EXPECT_TRUE(cut->next(io));
+  EXPECT_TRUE(cut->next(io));
+  try {
+    (void)cut->next(io);
+    FAIL();
+  } catch (const TraceFormatError& e) {
+    EXPECT_EQ(e.line(), 3u);
+    EXPECT_NE(std::string(e.what()).find("truncated record (16 of 32 bytes)"), std::string::npos);
+  }
+}
+
+TEST(Umass, WhitespaceFormIsMicrosecondsSectorsAndReadFlagOne) {
+  auto source = open_trace(sample("umass_small.trace"));
+  const auto ios = read_all(*source);
+  ASSERT_EQ(ios.size(), 4u);
+  EXPECT_EQ(count_op(ios, TraceOp::read), 2u);
+  EXPECT_EQ(ios[0].op, TraceOp::write);
+  EXPECT_EQ(ios[0].offset_bytes, 264719034ULL * 512);
+  EXPECT_EQ(ios[2].size_bytes, 32u * 512);
+  EXPECT_EQ(ios[1].time_ns, 315'000'000);
+  EXPECT_EQ(source->devices(), (std::vector<std::string>{"4", "3", "13"}));
+}
+
+TEST(Umass, SpcFormIsBytesAndSeconds) {
+  const auto ios = read_sample("umass_spc.csv");
+  ASSERT_EQ(ios.size(), 4u);
+  EXPECT_EQ(count_op(ios, TraceOp::read), 2u);
+  EXPECT_EQ(ios[0].offset_bytes, 20941264ULL * 512);
+  EXPECT_EQ(ios[2].size_bytes, 15872u);
+  EXPECT_EQ(ios[1].time_ns, 2'335'000);
+}
+
+TEST(Alibaba, BytesAndMicroseconds) {
+  auto source = open_trace(sample("alibaba.csv"));
+  const auto ios = read_all(*source);
+  ASSERT_EQ(ios.size(), 4u);
+  EXPECT_EQ(count_op(ios, TraceOp::read), 2u);
+  EXPECT_EQ(ios[1].offset_bytes, 8653365248u);
+  EXPECT_EQ(ios[1].time_ns, 98'000);
+  EXPECT_EQ(source->devices(), (std::vector<std::string>{"419", "7"}));
+}
+
+TEST(Tencent, SectorsSecondsAndVolumes) {
+  auto source = open_trace(sample("tencent.csv"));
+  const auto ios = read_all(*source);
+  ASSERT_EQ(ios.size(), 4u);
+  EXPECT_EQ(count_op(ios, TraceOp::read), 2u);
+  EXPECT_EQ(ios[0].op, TraceOp::write);
+  EXPECT_EQ(ios[0].offset_bytes, 12910952ULL * 512);
+  EXPECT_EQ(ios[2].size_bytes, 256u * 512);
+  EXPECT_EQ(ios[3].time_ns, 3'000'000'000);
+  EXPECT_EQ(source->devices(), (std::vector<std::string>{"1283", "2024"}));
+}
+
+TEST(TraceErrors, MalformedLinesNameFileAndLine) {
+  struct Case {
+    std::string text;
+    TraceFormat format;
+    std::string expected;
+  };
+  const std::vector<Case> cases{
+      {"fio version 2 iolog\nf add\nf read 0\n", TraceFormat::fio_iolog_v2, "bad.trace:3: 'read' needs OFFSET LENGTH"},
+      {"fio version 1 iolog\n", TraceFormat::fio_iolog_v2, "bad.trace:1: expected the header 'fio version 2 iolog'"},
+      {"fio version 3 iolog\n0 f wait 10 0\n", TraceFormat::fio_iolog_v3, "bad.trace:2: 'wait' is not allowed"},
+      {"  8,0 0 1 0.0 1 Q R x + 8 [a]\n", TraceFormat::blkparse, "bad.trace:1: sector: expected an unsigned integer, got 'x'"},
+      {"1,h,0,Read,0,4096,1\n2,h,0,Erase,0,4096,1\n", TraceFormat::msr_cambridge, "bad.trace:2: Type: expected Read or Write"},
+      {"version,time,op,size,lbn\n1,2,zz,512,0\n", TraceFormat::cloudphysics_csv, "bad.trace:2: op: expected an unsigned hexadecimal integer"},
+      {"1 2 3 4 0\n# comment\n1 2 3 4\n", TraceFormat::umass, "bad.trace:3: expected 5 fields"},
+      {"1 2 3 4 7\n", TraceFormat::umass, "bad.trace:1: TYPE: expected 1 (read) or 0 (write), got 7"},
+      {"1 2 3 99999999999 1\n", TraceFormat::umass, "bad.trace:1: SIZE: 51199999999488 bytes is larger than the 4 GiB"},
+      {"1,X,0,4096,10\n", TraceFormat::alibaba, "bad.trace:1: opcode: expected R or W"},
+      {"1,0,8,2,5\n", TraceFormat::tencent, "bad.trace:1: IOType: expected 0 (read) or 1 (write), got 2"},
+      {"99999999999999999999,0,8,0,5\n", TraceFormat::tencent, "bad.trace:1: Timestamp: expected an unsigned integer"},
+      {"18446744073709551615,0,8,0,5\n", TraceFormat::tencent, "bad.trace:1: Timestamp: 18446744073709551615 is out of range"},
+      {"1 2 3 4 1\n" + std::string(5000, '1') + "\n", TraceFormat::umass, "bad.trace:2: line longer than 4096 bytes"},
+  };
+  for (const Case& c : cases) {
+    const std::string what = error_of(c.text, c.format);
+    EXPECT_EQ(what.rfind(c.expected, 0), 0u) << "got: " << what << "\nexpected prefix: " << c.expected;
+  }
+}
+
+TEST(TraceErrors, FileErrorsCarryThePath) {
+  drivelab::test_support::TempDir dir("drivelab-vdi");
+  testing::write_file(dir / "t.csv", "1,W,0,4096,10\n1,W,0,4096,11\n1,W,0,-5,12\n");
+  auto source = open_trace(dir / "t.csv");
+  TraceIo io;
+  ASSERT_TRUE(source->next(io));
+  ASSERT_TRUE(source->next(io));
+  try {
+    (void)source->next(io);
+    FAIL();
+  } catch (const TraceFormatError& e) {
+    EXPECT_EQ(e.line(), 3u);
+    EXPECT_EQ(e.file(), dir / "t.csv");
+    EXPECT_EQ(std::string(e.what()), (dir / "t.csv").string() + ":3: length: expected an unsigned integer, got '-5'");
+  }
+}
+
+}  // namespace
+}  // namespace drivelab::vdi

@@ -1,0 +1,87 @@
+// `trace stat` numbers: the issue's done-when counts on the shared real traces, and the bounded
+// IOPS-over-time buckets.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "drivelab/vdi/trace_readers.hpp"
+#include "drivelab/vdi/trace_stat.hpp"
+#include "trace_test_util.hpp"
+
+namespace drivelab::vdi {
+namespace {
+
+TEST(TraceStat, CloudPhysicsSharedTraceMatchesTheIssue) {
+  auto source = open_trace(testing::shared_trace("cloudphysics_vm_vscsi.csv"));
+  const TraceStats s = compute_trace_stats(*source);
+  EXPECT_EQ(s.ios, 113'872u);
+  EXPECT_EQ(s.ops[static_cast<std::size_t>(TraceOp::read)].count, 46'974u);
+  EXPECT_EQ(s.ops[static_cast<std::size_t>(TraceOp::write)].count, 113'872u - 46'974u);
+  EXPECT_EQ(s.bytes, 4'205'978'112u);
+  EXPECT_EQ(s.duration_ns(), 7'200'000'000'000);  // 7,200 s: the time column is whole seconds
+  EXPECT_EQ(s.devices.size(), 1u);
+  EXPECT_EQ(s.out_of_order, 0u);
+  std::uint64_t bucketed = 0;
+  for (std::uint64_t c : s.iops_buckets) bucketed += c;
+  EXPECT_EQ(bucketed, s.ios);
+  EXPECT_EQ(s.iops_buckets.size(), 3601u);  // 7,201 one-second buckets merged once to 2 s
+  EXPECT_EQ(s.rate_bucket_ns, 2'000'000'000);
+}
+
+TEST(TraceStat, UmassSharedTraceMatchesTheIssue) {
+  auto source = open_trace(testing::shared_trace("umass_tpcc_small.trace"));
+  const TraceStats s = compute_trace_stats(*source);
+  EXPECT_EQ(s.ios, 6'999u);
+  EXPECT_EQ(s.ops[static_cast<std::size_t>(TraceOp::read)].count, 4'381u);
+  EXPECT_EQ(s.devices.size(), 16u);
+  std::uint64_t device_ios = 0;
+  for (const DeviceStats& d : s.devices) {
+    device_ios += d.ios;
+    EXPECT_TRUE(d.has_span);
+    EXPECT_LT(d.min_offset_bytes, d.max_end_bytes);
+  }
+  EXPECT_EQ(device_ios, s.ios);
+  // 8 KiB (16 sectors) dominates, as TPC-C's database pages would: 6,748 requests of exactly
+  // 16 sectors, plus the 9..15-sector ones in the same (4 KiB, 8 KiB] bucket.
+  EXPECT_EQ(s.size_histogram[13], 6'767u);
+}
+
+TEST(TraceStat, HistogramSpanAndJson) {
+  testing::VectorSource source(
+      {{0, 4096, 4096, 0, TraceOp::read},
+       {500'000'000, 0, 512, 0, TraceOp::write},
+       {1'500'000'000, 0, 0, 1, TraceOp::flush},
+       {2'000'000'000, 1 << 20, 65536, 1, TraceOp::discard}},
+      {"a", "b"});
+  const TraceStats s = compute_trace_stats(source);
+  EXPECT_EQ(s.ios, 4u);
+  EXPECT_EQ(s.bytes, 4096u + 512 + 65536);
+  EXPECT_EQ(s.size_histogram[12], 1u);  // 4 KiB
+  EXPECT_EQ(s.size_histogram[9], 1u);   // 512 B
+  EXPECT_EQ(s.size_histogram[16], 1u);  // 64 KiB
+  EXPECT_EQ(s.iops_buckets, (std::vector<std::uint64_t>{2, 1, 1}));
+  EXPECT_EQ(s.devices[0].min_offset_bytes, 0u);
+  EXPECT_EQ(s.devices[0].max_end_bytes, 8192u);
+  EXPECT_EQ(s.devices[1].min_offset_bytes, 1u << 20);  // the flush has no span
+  EXPECT_DOUBLE_EQ(s.mean_iops(), 2.0);
+  const auto j = nlohmann::json::parse(trace_stats_json(s));
+  EXPECT_EQ(j["ios"], 4);
+  EXPECT_EQ(j["flushes"]["count"], 1);
+  EXPECT_EQ(j["devices"][1]["name"], "b");
+  EXPECT_NE(format_trace_stats(s).find("devices    2"), std::string::npos);
+}
+
+TEST(TraceStat, RateBucketsStayBoundedOnLongTraces) {
+  std::vector<TraceIo> ios;
+  for (std::int64_t s = 0; s < 100'000; s += 7) ios.push_back({s * 1'000'000'000, 0, 4096, 0, TraceOp::read});
+  testing::VectorSource source(ios, {"0"});
+  const TraceStats s = compute_trace_stats(source);
+  EXPECT_LE(s.iops_buckets.size(), TraceStats::kMaxRateBuckets);
+  EXPECT_EQ(s.rate_bucket_ns, 32'000'000'000);  // 100,000 s / 4,096 buckets -> 32 s buckets
+  std::uint64_t total = 0;
+  for (std::uint64_t c : s.iops_buckets) total += c;
+  EXPECT_EQ(total, ios.size());
+}
+
+}  // namespace
+}  // namespace drivelab::vdi
