@@ -43,11 +43,13 @@ struct KindTest {
   runner::StopFlag stop;
   runner::TestContext ctx;
 
-  /// `section_yaml` is the `<kind>:` section ("{random_passes: 1}").
+  /// `section_yaml` is the `<kind>:` section ("{random_passes: 1}"); `add_kinds` registers the
+  /// kinds of the component under test (tests of other components pass their own).
   KindTest(const std::string& kind, const std::filesystem::path& target, const std::string& section_yaml,
            std::chrono::nanoseconds duration = std::chrono::milliseconds(300),
-           std::chrono::nanoseconds interval = std::chrono::milliseconds(100)) {
-    register_emulators(registry);
+           std::chrono::nanoseconds interval = std::chrono::milliseconds(100),
+           void (*add_kinds)(runner::Registry&) = register_emulators) {
+    add_kinds(registry);
     const runner::EmulatorType* type = registry.find(kind);
     EXPECT_NE(type, nullptr) << kind;
     const config::Document doc = config::Document::load_string(kind + ": " + section_yaml, "t.yaml", diags);
@@ -82,9 +84,10 @@ struct KindTest {
 };
 
 /// Problems that decoding `<kind>: <yaml>` reports, one per line ("" if none).
-inline std::string decode_problems(const std::string& kind, const std::string& section_yaml) {
+inline std::string decode_problems(const std::string& kind, const std::string& section_yaml,
+                                   void (*add_kinds)(runner::Registry&) = register_emulators) {
   runner::Registry registry;
-  register_emulators(registry);
+  add_kinds(registry);
   config::Diagnostics diags;
   const config::Document doc = config::Document::load_string(kind + ": " + section_yaml, "t.yaml", diags);
   const runner::TestSettings settings{.name = "unit", .kind = kind};
