@@ -1,0 +1,174 @@
+// The binary trace readers: drivelab native (trace_native.hpp) and CloudPhysics vscsi v1 records.
+#include <array>
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "drivelab/vdi/trace_native.hpp"
+#include "text_readers.hpp"
+
+namespace drivelab::vdi::detail {
+namespace {
+
+template <typename T>
+T load_le(const unsigned char* p) {
+  T value = 0;
+  for (std::size_t i = 0; i < sizeof(T); ++i) value = static_cast<T>(value | (static_cast<T>(p[i]) << (8 * i)));
+  return value;
+}
+
+/// Reads fixed-size records; errors name the 1-based record number.
+class RecordSource : public TraceSource {
+ public:
+  RecordSource(std::unique_ptr<ByteInput> input, std::filesystem::path name, TraceFormat format)
+      : input_(std::move(input)), name_(std::move(name)), format_(format) {}
+  [[nodiscard]] const std::vector<std::string>& devices() const final { return devices_.names(); }
+  [[nodiscard]] std::string describe() const final {
+    return fmt::format("{} ({})", name_.filename().string(), to_string(format_));
+  }
+
+ protected:
+  /// Reads the next `size`-byte record; false at a clean end; fails on a partial record.
+  bool read_record(unsigned char* out, std::size_t size) {
+    const std::size_t got = read_full(*input_, reinterpret_cast<char*>(out), size);
+    if (got == 0) return false;
+    ++record_;
+    if (got != size) fail(fmt::format("truncated record ({} of {} bytes)", got, size));
+    return true;
+  }
+  [[noreturn]] void fail(const std::string& reason) const { throw TraceFormatError(name_, record_, reason); }
+
+  std::unique_ptr<ByteInput> input_;
+  std::filesystem::path name_;
+  DeviceTable devices_;
+  std::uint64_t record_ = 0;
+
+ private:
+  TraceFormat format_;
+};
+
+class NativeSource final : public RecordSource {
+ public:
+  NativeSource(std::unique_ptr<ByteInput> input, const std::filesystem::path& name)
+      : RecordSource(std::move(input), name, TraceFormat::native) {
+    std::array<unsigned char, kNativeHeaderBytes> header{};
+    if (read_full(*input_, reinterpret_cast<char*>(header.data()), header.size()) != header.size() ||
+        std::memcmp(header.data(), kNativeMagic.data(), kNativeMagic.size()) != 0) {
+      throw TraceFormatError(name_, 0, "not a drivelab native trace (no DLVDITRC header)");
+    }
+    const auto version = load_le<std::uint32_t>(header.data() + 8);
+    const auto header_bytes = load_le<std::uint32_t>(header.data() + 12);
+    if (version != kNativeVersion) {
+      throw TraceFormatError(name_, 0, fmt::format("native trace version {} (this drivelab reads {})", version, kNativeVersion));
+    }
+    if (header_bytes < kNativeHeaderBytes || header_bytes > 4096) {
+      throw TraceFormatError(name_, 0, fmt::format("native header size {} out of range [32, 4096]", header_bytes));
+    }
+    tick_ns_ = load_le<std::int64_t>(header.data() + 16);
+    if (tick_ns_ < 1) throw TraceFormatError(name_, 0, fmt::format("native tick_ns {} is not positive", tick_ns_));
+    expected_records_ = load_le<std::uint64_t>(header.data() + 24);
+    std::array<char, 4096> skip{};
+    const std::size_t extra = header_bytes - kNativeHeaderBytes;
+    if (read_full(*input_, skip.data(), extra) != extra) throw TraceFormatError(name_, 0, "truncated header");
+  }
+  [[nodiscard]] std::int64_t tick_ns() const override { return tick_ns_; }
+
+  bool next(TraceIo& io) override {
+    std::array<unsigned char, kNativeRecordBytes> r{};
+    for (;;) {
+      if (!read_record(r.data(), r.size())) {
+        if (expected_records_ != 0 && io_records_ != expected_records_) {
+          fail(fmt::format("trace ends after {} I/O records, the header announces {}", io_records_, expected_records_));
+        }
+        return false;
+      }
+      const auto device = load_le<std::uint16_t>(r.data() + 20);
+      const std::uint8_t op = r[22];
+      if (op == kNativeDeviceDefinition) {
+        define_device(device, load_le<std::uint32_t>(r.data() + 16));
+        continue;
+      }
+      if (op > static_cast<std::uint8_t>(TraceOp::discard)) fail(fmt::format("unknown op {}", op));
+      if (device >= devices_.names().size()) fail(fmt::format("device {} used before its definition", device));
+      io.time_ns = load_le<std::int64_t>(r.data());
+      io.offset_bytes = load_le<std::uint64_t>(r.data() + 8);
+      io.size_bytes = load_le<std::uint32_t>(r.data() + 16);
+      io.device = device;
+      io.op = static_cast<TraceOp>(op);
+      ++io_records_;
+      return true;
+    }
+  }
+
+ private:
+  void define_device(std::uint16_t index, std::uint32_t length) {
+    if (index != devices_.names().size()) {
+      fail(fmt::format("device definition {} out of order (expected {})", index, devices_.names().size()));
+    }
+    if (length == 0 || length > 255) fail(fmt::format("device name length {} out of range [1, 255]", length));
+    const std::size_t padded = (length + kNativeRecordBytes - 1) / kNativeRecordBytes * kNativeRecordBytes;
+    std::array<char, 264> name{};
+    const std::size_t got = read_full(*input_, name.data(), padded);
+    record_ += padded / kNativeRecordBytes;
+    if (got != padded) fail("truncated device name");
+    std::uint32_t assigned = 0;
+    if (!devices_.index_of(std::string_view(name.data(), length), assigned) || assigned != index) {
+      fail("duplicate device name");
+    }
+  }
+
+  std::int64_t tick_ns_ = 1;
+  std::uint64_t expected_records_ = 0;
+  std::uint64_t io_records_ = 0;
+};
+
+// vscsi v1 record (CloudPhysics tools; libCacheSim trace_v1_record_t): u32 serial, u32 length,
+// u32 scatter-gather count, u16 opcode, u16 version, u64 lbn, u64 time µs.
+class CloudPhysicsBinarySource final : public RecordSource {
+ public:
+  CloudPhysicsBinarySource(std::unique_ptr<ByteInput> input, const std::filesystem::path& name)
+      : RecordSource(std::move(input), name, TraceFormat::cloudphysics_binary) {}
+  [[nodiscard]] std::int64_t tick_ns() const override { return 1000; }
+
+  bool next(TraceIo& io) override {
+    std::array<unsigned char, 32> r{};
+    while (read_record(r.data(), r.size())) {
+      const auto opcode = load_le<std::uint16_t>(r.data() + 12);
+      if (!scsi_opcode_op(opcode, io.op)) continue;
+      const auto lbn = load_le<std::uint64_t>(r.data() + 16);
+      const auto time_us = load_le<std::uint64_t>(r.data() + 24);
+      if (lbn > UINT64_MAX / 512) fail(fmt::format("lbn {} out of range", lbn));
+      if (time_us > static_cast<std::uint64_t>(INT64_MAX / 1000)) fail(fmt::format("time {} µs out of range", time_us));
+      io.size_bytes = load_le<std::uint32_t>(r.data() + 4);
+      io.offset_bytes = lbn * 512;
+      std::uint32_t device = 0;
+      (void)devices_.index_of("0", device);
+      io.device = device;
+      const auto absolute_ns = static_cast<std::int64_t>(time_us * 1000);
+      if (!have_first_) {
+        first_ns_ = absolute_ns;
+        have_first_ = true;
+      }
+      io.time_ns = absolute_ns - first_ns_;
+      return true;
+    }
+    return false;
+  }
+
+ private:
+  std::int64_t first_ns_ = 0;
+  bool have_first_ = false;
+};
+
+}  // namespace
+
+std::unique_ptr<TraceSource> make_binary_reader(std::unique_ptr<ByteInput> input,
+                                                const std::filesystem::path& name, TraceFormat format) {
+  if (format == TraceFormat::native) return std::make_unique<NativeSource>(std::move(input), name);
+  if (format == TraceFormat::cloudphysics_binary) {
+    return std::make_unique<CloudPhysicsBinarySource>(std::move(input), name);
+  }
+  throw InternalError(fmt::format("{} is not a binary trace format", to_string(format)));
+}
+
+}  // namespace drivelab::vdi::detail
