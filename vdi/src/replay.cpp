@@ -14,6 +14,7 @@
 #include "drivelab/core/fd.hpp"
 #include "drivelab/core/rng.hpp"
 #include "drivelab/core/units.hpp"
+#include "drivelab/vdi/trace_stat.hpp"
 
 namespace drivelab::vdi {
 namespace {
@@ -49,34 +50,30 @@ double TraceSummary::iops() const noexcept {
 }
 
 TraceSummary summarize(TraceSource& source) {
+  // One pass with the trace statistics of `drivelab trace stat` (trace_stat.hpp).
+  const TraceStats st = compute_trace_stats(source);
   TraceSummary s;
-  TraceIo io;
-  bool first = true;
-  while (source.next(io)) {
-    if (first) s.first_ns = io.time_ns;
-    first = false;
-    s.last_ns = std::max(s.last_ns, io.time_ns);
-    ++s.ios;
-    if (s.device_end_bytes.size() <= io.device) s.device_end_bytes.resize(io.device + 1, 0);
-    s.device_end_bytes[io.device] = std::max(s.device_end_bytes[io.device], io.offset_bytes + io.size_bytes);
-    switch (io.op) {
-      case TraceOp::read:
-        ++s.reads;
-        s.read_bytes += io.size_bytes;
-        s.max_size_bytes = std::max(s.max_size_bytes, io.size_bytes);
-        break;
-      case TraceOp::write:
-        ++s.writes;
-        s.write_bytes += io.size_bytes;
-        s.max_size_bytes = std::max(s.max_size_bytes, io.size_bytes);
-        break;
-      default: ++s.other; break;
+  s.ios = st.ios;
+  s.reads = st.ops[static_cast<int>(TraceOp::read)].count;
+  s.writes = st.ops[static_cast<int>(TraceOp::write)].count;
+  s.other = st.ios - s.reads - s.writes;
+  s.read_bytes = st.ops[static_cast<int>(TraceOp::read)].bytes;
+  s.write_bytes = st.ops[static_cast<int>(TraceOp::write)].bytes;
+  s.first_ns = st.first_time_ns;
+  s.last_ns = st.last_time_ns;
+  // The size histogram's bucket i holds sizes in (2^(i-1), 2^i]: the highest non-empty bucket's
+  // bound is at least the largest request (and at most twice it): the slot buffers' size.
+  for (std::size_t i = st.size_histogram.size(); i-- > 0;)
+    if (st.size_histogram[i] > 0) {
+      s.max_size_bytes = static_cast<std::uint32_t>(std::min<std::uint64_t>(std::uint64_t{1} << i, 0xFFFFFFFFu));
+      break;
     }
+  for (const auto& d : st.devices) {
+    s.devices.push_back(d.name);
+    s.device_end_bytes.push_back(d.max_end_bytes);
   }
-  s.devices = source.devices();
-  if (s.device_end_bytes.size() < s.devices.size()) s.device_end_bytes.resize(s.devices.size(), 0);
-  s.tick_ns = std::max<std::int64_t>(1, source.tick_ns());
-  s.description = source.describe();
+  s.tick_ns = std::max<std::int64_t>(1, st.tick_ns);
+  s.description = st.source;
   return s;
 }
 

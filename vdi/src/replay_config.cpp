@@ -149,7 +149,7 @@ results::Json to_json(const VdiConfig& c) {
   j["image_size"] = size_json(c.model.image_bytes);
   j["stagger"] = format_duration(std::chrono::nanoseconds(std::llround(c.model.stagger_s * 1e9)));
   j["phase_length"] = format_duration(std::chrono::nanoseconds(std::llround(c.model.phase_s * 1e9)));
-  j["seed"] = c.model.seed;
+  if (c.seed_given) j["seed"] = c.model.seed;  // else the test's seed (in the record's tests[].seed)
   return j;
 }
 

@@ -224,5 +224,25 @@ TEST(VdiKind, CurveReplaysAtPercentagesOfTheRecordedRate) {
   EXPECT_TRUE(verified);
 }
 
+// ---- the `replay` kind on a shared real trace ------------------------------------------------
+
+TEST(ReplayKind, UmassTpccTraceReplaysExactlyOnODirect) {
+  const std::filesystem::path trace = std::filesystem::path(DRIVELAB_SOURCE_DIR) / "../shared/data/traces/umass_tpcc_small.trace";
+  if (!std::filesystem::exists(trace)) GTEST_SKIP() << "no " << trace;
+  TempDir dir;
+  // 16 trace devices folded onto one 64 MiB O_DIRECT file, as fast as 32 slots allow.
+  KindTest t("replay", dir.path(),
+             "{trace: '" + trace.string() + "', format: umass, file_size: 64MiB, queue_depth: 32, no_stall: true, engine: " +
+                 engine() + ", keep_file: false}",
+             std::chrono::seconds(60), std::chrono::milliseconds(100), register_emulators);
+  t.run_all();
+  t.expect_checks_pass();
+  const auto& tr = t.record.details.at("trace");
+  EXPECT_EQ(tr.at("ios"), 6999);
+  EXPECT_EQ(tr.at("reads"), 4381);
+  EXPECT_EQ(tr.at("devices"), 16);
+  EXPECT_EQ(t.metric("ios"), 6999);
+}
+
 }  // namespace
 }  // namespace drivelab::vdi

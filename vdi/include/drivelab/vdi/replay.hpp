@@ -51,7 +51,7 @@ struct TraceSummary {
   std::uint64_t write_bytes = 0;
   std::int64_t first_ns = 0;         ///< time of the first request
   std::int64_t last_ns = 0;          ///< time of the last request
-  std::uint32_t max_size_bytes = 0;
+  std::uint32_t max_size_bytes = 0;  ///< at least the largest read or write (a power-of-two bound)
   std::int64_t tick_ns = 1;
   std::vector<std::string> devices;
   std::vector<std::uint64_t> device_end_bytes;  ///< per device: highest offset + size seen
@@ -62,7 +62,8 @@ struct TraceSummary {
   double duration_s() const noexcept { return static_cast<double>(last_ns - first_ns) / 1e9; }
 };
 
-/// Reads `source` to its end. Throws what the source throws (TraceFormatError).
+/// Reads `source` to its end (compute_trace_stats, trace_stat.hpp). Throws what the source throws
+/// (TraceFormatError).
 TraceSummary summarize(TraceSource& source);
 
 /// A factory that opens the trace again from its start (a replay reads it twice: summary, replay).
@@ -86,9 +87,7 @@ struct ReplayOptions {
   bool verify = false;                    ///< headers on writes, checked on reads
   std::uint64_t seed = 1;                 ///< in the verify headers and the write data
   std::int64_t max_duration_ns = 0;       ///< stop issuing after this long; 0 = the whole trace
-  /// Called about every interval_ns with what completed since the last call (for the recorder's
-  /// intervals); also the place to ask for a stop: return false to end the replay early.
-  std::int64_t interval_ns = 1'000'000'000;
+  std::int64_t interval_ns = 1'000'000'000;  ///< period of replay()'s on_interval calls
 };
 
 /// What one replay measured.

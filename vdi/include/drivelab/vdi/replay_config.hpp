@@ -22,7 +22,8 @@
 /// `curve` percentages (vdbench style, e.g. [10, 50, 70, 80, 90, 100, 110, 120]) replay the
 /// trace once at no_stall (the max run) and then once per point at pct % of `curve_of`: `max`
 /// (the max run's IOPS, rounded as vdbench does, runner/curve.hpp) or `recorded` (the trace's own
-/// rate). Errors are reported at file:line:column with the key path; unknown keys are errors.
+/// rate). Targets are files in a target directory (a block device is refused: device_access()
+/// is `unsupported`). Errors are reported at file:line:column with the key path; unknown keys are errors.
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -55,7 +56,7 @@ struct ReplaySettings {
 };
 
 struct ReplayConfig {
-  std::string trace;                  ///< path of the trace file
+  std::string trace;                  ///< path of the trace file (relative: to the working directory)
   std::string format = "auto";        ///< trace_readers.hpp names
   ReplaySettings replay;
 };
