@@ -217,19 +217,6 @@ std::vector<double> effective_skews(const std::vector<WorkloadDef>& workloads) {
   return out;
 }
 
-std::uint64_t curve_rate(double max_iops, double pct) noexcept {
-  if (!(max_iops > 0) || !(pct > 0)) return 0;
-  // vdbench: newrate = (int) max * (int) pct / 100 in integer arithmetic; fractional percentages
-  // (which vdbench truncates) keep their fraction here.
-  const double raw = std::floor(std::floor(max_iops) * pct / 100.0 + 1e-9);
-  auto r = static_cast<std::uint64_t>(raw);
-  if (r > 1000)
-    r = (r + 99) / 100 * 100;
-  else
-    r = (r + 9) / 10 * 10;
-  return r;
-}
-
 VdbenchConfig decode_vdbench(const config::Node& section) {
   VdbenchConfig c;
   config::MapReader r(section);

@@ -102,4 +102,17 @@ TEST(Profiles, FioSpotChecksShortFormRuns) {
   ASSERT_EQ(rec["tests"].size(), 6u);
 }
 
+// config/vdi.yaml in short form: all six phases of 50 desktops, 400 ms each, a max run and 120%.
+TEST(Profiles, VdiShortFormRuns) {
+  const json rec = run_short("vdi", {"tests[*].duration=60s", "tests[*].interval=1s", "tests[*].vdi.phase_length=400ms",
+                                     "tests[*].vdi.stagger=4ms", "tests[*].vdi.file_size=64MiB",
+                                     "tests[*].vdi.image_size=16MiB", "tests[*].vdi.curve=[120]"});
+  ASSERT_EQ(rec["tests"].size(), 6u);
+  for (const auto& t : rec["tests"]) {
+    EXPECT_TRUE(t["groups"].contains("max")) << t["name"];
+    EXPECT_TRUE(t["groups"].contains("point_120")) << t["name"];
+    for (const auto& c : t["checks"]) EXPECT_TRUE(c["passed"].get<bool>()) << t["name"] << ": " << c.dump();
+  }
+}
+
 }  // namespace

@@ -22,7 +22,8 @@ TEST(QuickProtocol, RunsAndWritesACompleteRecord) {
        "tests[*].interval=1s", "--set", "tests[0].tpcc.warehouses=1", "--set", "tests[0].tpcc.users=2", "--set",
        "tests[1].io.file_size=64MiB", "--set", "tests[2].io.file_size=64MiB", "--set",
        "tests[3].vdbench.file_size=64MiB", "--set", "tests[4].vdbench.file_size=64MiB", "--set",
-       "tests[5].video.file_size=256MiB", "--set", "tests[6].render.memory_budget=16MiB"},
+       "tests[5].video.file_size=256MiB", "--set", "tests[6].render.memory_budget=16MiB", "--set", "tests[7].vdi.phase_length=1s", "--set",
+       "tests[7].vdi.stagger=20ms", "--set", "tests[7].vdi.file_size=64MiB"},
       dir.path());
   ASSERT_EQ(r.status, 0) << r.out << r.err;
 
@@ -36,7 +37,7 @@ TEST(QuickProtocol, RunsAndWritesACompleteRecord) {
   EXPECT_FALSE(rec["target"]["filesystem"].is_null());
   // The effective config shows the overrides.
   EXPECT_EQ(rec["config"]["tests"][0]["tpcc"]["warehouses"], 1);
-  ASSERT_EQ(rec["tests"].size(), 7u);
+  ASSERT_EQ(rec["tests"].size(), 8u);
 
   const json& oltp = rec["tests"][0];
   EXPECT_EQ(oltp["kind"], "tpcc");
@@ -75,12 +76,20 @@ TEST(QuickProtocol, RunsAndWritesACompleteRecord) {
   EXPECT_EQ(render["status"], "complete") << render["reason"];
   EXPECT_GT(render["metrics"]["total_s"]["value"].get<double>(), 0.0);
   for (const auto& c : render["checks"]) EXPECT_TRUE(c["passed"].get<bool>()) << c.dump();
+  // The short VDI boot storm: replayed whole, counts and bytes equal the model's.
+  const json& vdi = rec["tests"][7];
+  EXPECT_EQ(vdi["kind"], "vdi");
+  EXPECT_EQ(vdi["status"], "complete") << vdi["reason"];
+  EXPECT_GT(vdi["metrics"]["iops"]["value"].get<double>(), 0.0);
+  EXPECT_EQ(vdi["details"]["trace"]["ios"], 50 * 150);  // 150 IOPS x 1 s per linked clone
+  ASSERT_GE(vdi["checks"].size(), 3u);
+  for (const auto& c : vdi["checks"]) EXPECT_TRUE(c["passed"].get<bool>()) << c.dump();
 
   // The journal ends with run_end, and the summary names every test.
   const std::string run_id = rec["run_id"];
   const std::string journal = read_file(out / (run_id + ".journal.jsonl"));
   EXPECT_NE(journal.find("\"run_end\""), std::string::npos);
-  for (const char* name : {"oltp", "4k-random-read", "4k-random-write", "4k-random-read-curve", "sql-mix", "video", "render"})
+  for (const char* name : {"oltp", "4k-random-read", "4k-random-write", "4k-random-read-curve", "sql-mix", "video", "render", "vdi-boot"})
     EXPECT_NE(r.out.find(name), std::string::npos);
   // Files were created only inside the target directory, with the drivelab- prefix.
   for (const auto& e : std::filesystem::directory_iterator(target))

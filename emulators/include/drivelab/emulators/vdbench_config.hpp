@@ -35,6 +35,7 @@
 #include "drivelab/core/steady_state.hpp"
 #include "drivelab/io/target_file.hpp"
 #include "drivelab/results/record.hpp"
+#include "drivelab/runner/curve.hpp"
 
 namespace drivelab::emulators {
 
@@ -98,10 +99,8 @@ results::Json to_json(const VdbenchConfig& c);
 /// HandleSkew). Sums to 100 when decode_vdbench accepted the workloads.
 std::vector<double> effective_skews(const std::vector<WorkloadDef>& workloads);
 
-/// vdbench's curve rate: pct % of the max run's average IOPS (both truncated to integers, as
-/// vdbench computes it), rounded UP to a multiple of 100 when above 1,000 IOPS, else of 10.
-/// curve_rate(12345.6, 10) = 1300, curve_rate(950, 50) = 480, curve_rate(2000, 50) = 1000.
-std::uint64_t curve_rate(double max_iops, double pct) noexcept;
+/// vdbench's curve rate (runner/curve.hpp, shared with the VDI replay curves).
+using runner::curve_rate;
 
 /// "(4k,25,8k,75)" -> {{4096,25},{8192,75}}; "8k" -> {{8192,100}}. Throws std::invalid_argument.
 std::vector<XferShare> parse_xfersize(std::string_view text);

@@ -1,0 +1,257 @@
+// The timed replayer on real O_DIRECT files in temp dirs: mapping (fold, shift, alignment, several
+// targets), exact counts and bytes, overflow of a bounded queue, verify headers catching a
+// corrupted block; and the `vdi` kind end to end (a linked-clone boot of 50 desktops in short
+// form, a curve), with its config decoding.
+#include <gtest/gtest.h>
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cstring>
+
+#include "../emulators/target_kind_harness.hpp"  // usable_engine
+#include "emulator_harness.hpp"
+#include "temp_dir.hpp"
+#include "drivelab/core/errors.hpp"
+#include "drivelab/core/fd.hpp"
+#include "drivelab/io/target_file.hpp"
+#include "drivelab/vdi/register.hpp"
+#include "drivelab/vdi/replay.hpp"
+#include "drivelab/vdi/vdi_model.hpp"
+
+namespace drivelab::vdi {
+namespace {
+
+using test_support::TempDir;
+
+/// A test of a vdi kind driven through the Emulator interface as the runner drives it.
+struct KindTest : test_support::EmulatorHarness {
+  KindTest(const std::string& kind, const std::filesystem::path& target, const std::string& section_yaml,
+           std::chrono::nanoseconds duration, std::chrono::nanoseconds interval)
+      : EmulatorHarness(&register_emulators, kind, target, section_yaml, std::chrono::nanoseconds(0), duration,
+                        interval) {}
+};
+constexpr std::uint64_t kMiB = std::uint64_t{1} << 20;
+
+/// A trace held in memory.
+class VectorSource final : public TraceSource {
+ public:
+  VectorSource(std::vector<TraceIo> ios, std::vector<std::string> devices, std::int64_t tick_ns = 1)
+      : ios_(std::move(ios)), devices_(std::move(devices)), tick_(tick_ns) {}
+  bool next(TraceIo& io) override {
+    if (i_ >= ios_.size()) return false;
+    io = ios_[i_++];
+    return true;
+  }
+  const std::vector<std::string>& devices() const override { return devices_; }
+  std::int64_t tick_ns() const override { return tick_; }
+  std::string describe() const override { return "vector"; }
+  void rewind() { i_ = 0; }
+
+ private:
+  std::vector<TraceIo> ios_;
+  std::vector<std::string> devices_;
+  std::int64_t tick_;
+  std::size_t i_ = 0;
+};
+
+std::string engine() { return emulators::testing::usable_engine(); }
+
+io::TargetFile open_file(const TempDir& dir, const std::string& name, std::uint64_t size) {
+  return io::TargetFile::open({.dir = dir.path(), .test_name = name, .size_bytes = size, .direct = true, .seed = 9});
+}
+
+TEST(ReplayMapping, FoldsShiftsAlignsAndSpreadsDevicesOverTargets) {
+  TraceSummary s;
+  s.devices = {"a", "b", "c"};
+  s.max_size_bytes = 8192;
+  const std::vector<ReplayTarget> two{{-1, 0, 16 * kMiB}, {-1, 1 * kMiB, 8 * kMiB}};
+  Replayer r({.engine = "null", .queue_depth = 4, .align_bytes = 4096}, two, s);
+  // 3 devices on 2 targets: 2 slots per target, each min(16, 8) MiB / 2 = 4 MiB.
+  EXPECT_EQ(r.slots_per_target(), 2u);
+  EXPECT_EQ(r.slot_length_bytes(), 4 * kMiB);
+  auto m = r.map(0, 4096, 4096);  // device 0 -> target 0, slot 0
+  EXPECT_EQ(m.target, 0u);
+  EXPECT_EQ(m.offset_bytes, 4096u);
+  m = r.map(1, 10 * kMiB + 5000, 1000);  // device 1 -> target 1, slot 0; folded, aligned down, length up
+  EXPECT_EQ(m.target, 1u);
+  EXPECT_EQ(m.offset_bytes, 1 * kMiB + (10 * kMiB + 5000) % (4 * kMiB) / 4096 * 4096);
+  EXPECT_EQ(m.length_bytes, 4096u);
+  m = r.map(2, 4 * kMiB - 4096, 8192);  // device 2 -> target 0, slot 1; would cross the slot end
+  EXPECT_EQ(m.target, 0u);
+  EXPECT_EQ(m.offset_bytes, 4 * kMiB + 4 * kMiB - 8192);
+  Replayer shifted({.engine = "null", .queue_depth = 4, .align_bytes = 512, .offset_shift_bytes = 1024}, two, s);
+  EXPECT_EQ(shifted.map(0, 512, 512).offset_bytes, 1536u);
+  s.max_size_bytes = 8 * kMiB;
+  EXPECT_THROW(Replayer({.engine = "null"}, two, s), ConfigError) << "a request larger than a slot";
+}
+
+TEST(Replay, IssuesExactlyTheTracesCountsAndBytesOnODirect) {
+  TempDir dir;
+  io::TargetFile f = open_file(dir, "exact", 16 * kMiB);
+  std::vector<TraceIo> ios;
+  for (int i = 0; i < 200; ++i)
+    ios.push_back({.time_ns = i * 20'000, .offset_bytes = static_cast<std::uint64_t>(i) * 40960 % (64 * kMiB),
+                   .size_bytes = static_cast<std::uint32_t>(4096 * (1 + i % 4)), .device = static_cast<std::uint32_t>(i % 2),
+                   .op = i % 3 == 0 ? TraceOp::write : TraceOp::read});
+  ios.push_back({.time_ns = 4'000'000, .device = 0, .op = TraceOp::flush});
+  VectorSource src(ios, {"0", "1"});
+  const TraceSummary s = summarize(src);
+  EXPECT_EQ(s.ios, 201u);
+  EXPECT_EQ(s.other, 1u);
+  src.rewind();
+  Replayer r({.engine = engine(), .queue_depth = 8, .align_bytes = f.direct_alignment_bytes()},
+             {{f.fd(), f.region_offset(), f.region_length()}}, s);
+  const ReplayResult res = r.replay(src, 1.0, false);
+  EXPECT_TRUE(res.complete);
+  EXPECT_EQ(res.total.reads, s.reads);
+  EXPECT_EQ(res.total.writes, s.writes);
+  EXPECT_EQ(res.total.read_bytes, s.read_bytes);
+  EXPECT_EQ(res.total.write_bytes, s.write_bytes);
+  EXPECT_EQ(res.skipped, 1u);
+  EXPECT_EQ(res.total.errors, 0u) << res.first_error;
+  EXPECT_EQ(res.rounded_ios, 0u);
+  EXPECT_EQ(res.total.lateness.count(), 200u);
+  EXPECT_EQ(res.total.latency.count(), 200u);
+  // The intended schedule spans 3.98 ms: the replay cannot finish before it.
+  EXPECT_GE(res.elapsed_s, 0.00398 - 0.0001);
+}
+
+TEST(Replay, ABoundedQueueCountsTheOverflow) {
+  TempDir dir;
+  io::TargetFile f = open_file(dir, "overflow", 4 * kMiB);
+  std::vector<TraceIo> ios;
+  for (int i = 0; i < 64; ++i) ios.push_back({.time_ns = 0, .offset_bytes = 4096u * i, .size_bytes = 4096, .op = TraceOp::read});
+  VectorSource src(ios, {"0"}, 1);  // 64 requests due at once, 1 ns tick
+  const TraceSummary s = summarize(src);
+  src.rewind();
+  Replayer r({.engine = engine(), .queue_depth = 2, .align_bytes = 4096}, {{f.fd(), 0, f.region_length()}}, s);
+  const ReplayResult res = r.replay(src, 1.0, false);
+  EXPECT_EQ(res.total.ios, 64u);
+  EXPECT_GT(res.overflow_ios, 0u) << "an open-loop replay that cannot keep up says so";
+  EXPECT_GT(res.max_backlog, 0u);
+  // no_stall issues in order as slots free up: nothing is late, nothing overflows.
+  src.rewind();
+  const ReplayResult fast = r.replay(src, 1.0, true);
+  EXPECT_EQ(fast.total.ios, 64u);
+  EXPECT_EQ(fast.overflow_ios, 0u);
+}
+
+TEST(Replay, VerifyHeadersCatchACorruptedBlock) {
+  TempDir dir;
+  io::TargetFile f = open_file(dir, "verify", 4 * kMiB);
+  std::vector<TraceIo> writes, reads;
+  for (int i = 0; i < 32; ++i) {
+    writes.push_back({.time_ns = i * 1000, .offset_bytes = 8192u * i, .size_bytes = 8192, .op = TraceOp::write});
+    reads.push_back({.time_ns = i * 1000, .offset_bytes = 8192u * i, .size_bytes = 8192, .op = TraceOp::read});
+  }
+  VectorSource w(writes, {"0"}), rd(reads, {"0"});
+  TraceSummary s = summarize(w);
+  w.rewind();
+  const std::uint32_t a = f.direct_alignment_bytes();
+  Replayer r({.engine = engine(), .queue_depth = 4, .align_bytes = a, .verify = true, .seed = 77},
+             {{f.fd(), f.region_offset(), f.region_length()}}, s);
+  ReplayResult res = r.replay(w, 1.0, true);
+  EXPECT_EQ(res.total.writes, 32u);
+  EXPECT_EQ(r.verify_written(res), 0u) << (res.verify_errors.empty() ? "" : res.verify_errors.front());
+  EXPECT_EQ(res.verify_checked_units, 32u * 8192 / a);
+  ReplayResult clean = r.replay(rd, 1.0, true);
+  EXPECT_EQ(clean.verify_mismatches, 0u);
+  EXPECT_EQ(clean.verify_checked_units, 32u * 8192 / a) << "reads check every unit this replay wrote";
+
+  // Corrupt the unit at 5 x 8192 behind the replayer's back (a buffered descriptor, then sync).
+  {
+    UniqueFd raw(::open(f.path().c_str(), O_WRONLY));
+    ASSERT_GE(raw.get(), 0);
+    std::vector<char> junk(a, 'x');
+    ASSERT_EQ(::pwrite(raw.get(), junk.data(), junk.size(), 5 * 8192), static_cast<ssize_t>(a));
+    ASSERT_EQ(::fsync(raw.get()), 0);
+  }
+  ReplayResult after;
+  EXPECT_EQ(r.verify_written(after), 1u);
+  ASSERT_FALSE(after.verify_errors.empty());
+  EXPECT_NE(after.verify_errors.front().find("offset 40960"), std::string::npos) << after.verify_errors.front();
+  rd.rewind();
+  const ReplayResult bad = r.replay(rd, 1.0, true);
+  EXPECT_EQ(bad.verify_mismatches, 1u) << "a read during the replay catches it too";
+}
+
+// ---- the `vdi` kind --------------------------------------------------------------------------
+
+std::string problems(const std::string& kind, const std::string& yaml) {
+  return test_support::decode_problems(&register_emulators, kind, yaml);
+}
+
+TEST(VdiKind, DecodeReportsBadKeysWithTheirPlace) {
+  EXPECT_EQ(problems("vdi", "{phase: boot, clones: full, desktops: 50, curve: [50, 100], curve_of: recorded}"), "");
+  const std::string p = problems("vdi", "{phase: lunch, clones: linked, desktop: 5, align: 3000, curve: [0]}");
+  EXPECT_NE(p.find("t.yaml:1:"), std::string::npos) << p;
+  EXPECT_NE(p.find("vdi.phase: phase must be one of: boot, initial_login, monday_login; found 'lunch'"), std::string::npos) << p;
+  EXPECT_NE(p.find("unknown key 'desktop' (did you mean 'desktops'?)"), std::string::npos) << p;
+  EXPECT_NE(p.find("align must be 'auto' or a power of two"), std::string::npos) << p;
+  EXPECT_NE(p.find("curve points must be above 0"), std::string::npos) << p;
+}
+
+TEST(VdiKind, LinkedCloneBootOf50DesktopsReplaysExactlyOnODirect) {
+  TempDir dir;
+  KindTest t("vdi", dir.path(),
+             "{phase: boot, clones: linked, desktops: 50, phase_length: 200ms, stagger: 4ms, image_size: 4MiB, "
+             "file_size: 64MiB, queue_depth: 32, engine: " + engine() + ", keep_file: false}",
+             std::chrono::seconds(60), std::chrono::milliseconds(100));
+  t.run_all();
+  t.expect_checks_pass();
+  const auto& trace = t.record.details.at("trace");
+  EXPECT_EQ(trace.at("ios"), 50 * 30);  // 150 IOPS x 0.2 s per desktop
+  EXPECT_EQ(trace.at("devices"), 51);   // the replica and 50 delta disks
+  EXPECT_EQ(t.metric("ios"), 1500);
+  EXPECT_GT(t.metric("iops"), 0);
+  double reads = -1;
+  for (const auto& g : t.record.groups)
+    for (const auto& m : g.metrics)
+      if (g.name == "replay" && m.name == "read_ios") reads = m.value;
+  EXPECT_EQ(reads, trace.at("reads").get<double>());
+  EXPECT_FALSE(std::filesystem::exists(dir.path() / "drivelab-unit.dat"));
+}
+
+TEST(VdiKind, CurveReplaysAtPercentagesOfTheRecordedRate) {
+  TempDir dir;
+  KindTest t("vdi", dir.path(),
+             "{phase: monday_login, clones: full, desktops: 10, phase_length: 200ms, stagger: 0s, image_size: 2MiB, "
+             "file_size: 32MiB, engine: " + engine() + ", curve: [50, 100], curve_of: recorded, verify: true}",
+             std::chrono::seconds(60), std::chrono::milliseconds(100));
+  t.run_all();
+  t.expect_checks_pass();
+  const auto& pts = t.record.details.at("points");
+  ASSERT_EQ(pts.size(), 3u);
+  EXPECT_EQ(pts[0].at("group"), "max");
+  EXPECT_EQ(pts[1].at("group"), "point_050");
+  EXPECT_EQ(pts[2].at("group"), "point_100");
+  const double trace_iops = t.record.details.at("trace").at("iops").get<double>();
+  EXPECT_NEAR(pts[1].at("requested_iops").get<double>(), trace_iops / 2, 1e-6 * trace_iops);
+  bool verified = false;
+  for (const auto& c : t.record.checks) verified |= c.name == "verify: every written unit reads back with its header";
+  EXPECT_TRUE(verified);
+}
+
+// ---- the `replay` kind on a shared real trace ------------------------------------------------
+
+TEST(ReplayKind, UmassTpccTraceReplaysExactlyOnODirect) {
+  const std::filesystem::path trace = std::filesystem::path(DRIVELAB_SOURCE_DIR) / "../shared/data/traces/umass_tpcc_small.trace";
+  if (!std::filesystem::exists(trace)) GTEST_SKIP() << "no " << trace;
+  TempDir dir;
+  // 16 trace devices folded onto one 64 MiB O_DIRECT file, as fast as 32 slots allow.
+  KindTest t("replay", dir.path(),
+             "{trace: '" + trace.string() + "', format: umass, file_size: 64MiB, queue_depth: 32, no_stall: true, engine: " +
+                 engine() + ", keep_file: false}",
+             std::chrono::seconds(60), std::chrono::milliseconds(100));
+  t.run_all();
+  t.expect_checks_pass();
+  const auto& tr = t.record.details.at("trace");
+  EXPECT_EQ(tr.at("ios"), 6999);
+  EXPECT_EQ(tr.at("reads"), 4381);
+  EXPECT_EQ(tr.at("devices"), 16);
+  EXPECT_EQ(t.metric("ios"), 6999);
+}
+
+}  // namespace
+}  // namespace drivelab::vdi

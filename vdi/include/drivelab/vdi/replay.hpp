@@ -1,0 +1,176 @@
+#pragma once
+/// \file replay.hpp
+/// The timed replayer: a TraceSource (trace_io.hpp: a trace file or a VDI model) issued onto one
+/// or several target files through an I/O engine (io/engine.hpp), open loop, as docs/vdi.md
+/// "## Replay" describes.
+///
+///  - Timing: each I/O has an intended start = replay start + trace time x `time_scale` (1 = as
+///    recorded, 0.5 = twice as fast; fitted from `target_iops` when that is given: time_scale =
+///    trace IOPS / target IOPS). I/Os that share one timestamp of a coarse trace are spread evenly
+///    within TraceSource::tick_ns() (k I/Os at t get t, t + tick/k, ...). It is issued when that
+///    time has come AND one of the `queue_depth` slots is free; it is never dropped or re-timed
+///    (no coordinated omission). `no_stall` issues every I/O as soon as a slot is free, in trace
+///    order (fio: replay_no_stall), and then measures the maximum sustained rate.
+///  - Measured per I/O: latency = completion - intended start; service latency = completion -
+///    submission (fio's `lat`); lateness = submission - intended start. An I/O that finds every
+///    slot busy at its intended start is counted in `overflow_ios`: an open-loop replay that
+///    cannot keep up says so.
+///  - Mapping: trace device d is given a slot of the targets: device d goes to target d mod N
+///    (N = number of target files), and within it to slot d div N of ceil(D / N) equal slots
+///    (D = number of trace devices). A trace offset is shifted by `offset_shift_bytes`, folded into
+///    its slot (modulo the slot length), aligned down to `align_bytes`; the length is rounded up to
+///    `align_bytes` (O_DIRECT needs both; the record counts the rounded I/Os) and an I/O that would
+///    cross the slot's end is moved back to end there.
+///  - Operations: reads and writes are replayed; flush and discard are counted and skipped.
+///  - Verification: with `verify`, every aligned unit a write covers starts with a header
+///    {magic, unit offset, seed}; a read of a unit that this replay wrote checks it, and
+///    verify_written() re-reads every written unit afterwards. Mismatches are counted, the first
+///    few described ("offset 8192: header offset 0 (seed 42), expected 8192").
+///
+/// Threading: a Replayer is used by one thread (the engine binds to the thread of its first
+/// submit); replay() runs on the caller's thread.
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "drivelab/core/histogram.hpp"
+#include "drivelab/io/engine.hpp"
+#include "drivelab/vdi/trace_io.hpp"
+
+namespace drivelab::vdi {
+
+/// What a whole trace holds, from one streaming pass (summarize()).
+struct TraceSummary {
+  std::uint64_t ios = 0;             ///< every request, flush and discard included
+  std::uint64_t reads = 0;
+  std::uint64_t writes = 0;
+  std::uint64_t other = 0;           ///< flush + discard (not replayed)
+  std::uint64_t read_bytes = 0;
+  std::uint64_t write_bytes = 0;
+  std::int64_t first_ns = 0;         ///< time of the first request
+  std::int64_t last_ns = 0;          ///< time of the last request
+  std::uint32_t max_size_bytes = 0;  ///< at least the largest read or write (a power-of-two bound)
+  std::int64_t tick_ns = 1;
+  std::vector<std::string> devices;
+  std::vector<std::uint64_t> device_end_bytes;  ///< per device: highest offset + size seen
+  std::string description;
+
+  /// Replayed (read + write) I/Os per second of trace time; 0 for a trace shorter than a tick.
+  double iops() const noexcept;
+  double duration_s() const noexcept { return static_cast<double>(last_ns - first_ns) / 1e9; }
+};
+
+/// Reads `source` to its end (compute_trace_stats, trace_stat.hpp). Throws what the source throws
+/// (TraceFormatError).
+TraceSummary summarize(TraceSource& source);
+
+/// A factory that opens the trace again from its start (a replay reads it twice: summary, replay).
+using SourceFactory = std::function<std::unique_ptr<TraceSource>()>;
+
+/// One target file the trace devices are mapped onto: an open descriptor and the byte range the
+/// replay may use (the file's region).
+struct ReplayTarget {
+  int fd = -1;
+  std::uint64_t region_offset_bytes = 0;
+  std::uint64_t region_length_bytes = 0;
+};
+
+struct ReplayOptions {
+  std::string engine = "io_uring";        ///< io::make_engine name
+  std::uint32_t queue_depth = 32;         ///< slots (outstanding I/Os), 1..65536
+  double time_scale = 1.0;                ///< multiplies trace times (> 0)
+  bool no_stall = false;                  ///< issue as fast as the slots allow, in order
+  std::uint32_t align_bytes = 4096;       ///< offsets and lengths aligned to this (power of two >= 512)
+  std::uint64_t offset_shift_bytes = 0;   ///< added to every trace offset before folding
+  bool verify = false;                    ///< headers on writes, checked on reads
+  std::uint64_t seed = 1;                 ///< in the verify headers and the write data
+  std::int64_t max_duration_ns = 0;       ///< stop issuing after this long; 0 = the whole trace
+  std::int64_t interval_ns = 1'000'000'000;  ///< period of replay()'s on_interval calls
+};
+
+/// What one replay measured.
+struct ReplaySample {
+  LatencyHistogram latency;   ///< completion - intended start
+  LatencyHistogram service;   ///< completion - submission
+  LatencyHistogram lateness;  ///< submission - intended start
+  std::uint64_t ios = 0;
+  std::uint64_t reads = 0;
+  std::uint64_t writes = 0;
+  std::uint64_t read_bytes = 0;
+  std::uint64_t write_bytes = 0;
+  std::uint64_t errors = 0;   ///< negative or short results
+  void clear();
+  void merge(const ReplaySample& other);
+};
+
+struct ReplayResult {
+  ReplaySample total;
+  std::uint64_t issued = 0;           ///< I/Os handed to the engine (reads + writes)
+  std::uint64_t skipped = 0;          ///< flush / discard requests of the trace
+  std::uint64_t trace_read_bytes = 0; ///< bytes of the replayed requests as the trace gives them
+  std::uint64_t trace_write_bytes = 0;
+  std::uint64_t rounded_ios = 0;      ///< I/Os whose offset or length was changed by align_bytes
+  std::uint64_t overflow_ios = 0;     ///< I/Os that found every slot busy at their intended start
+  std::uint64_t max_backlog = 0;      ///< most I/Os due but not issued at once
+  std::uint64_t verify_checked_units = 0;
+  std::uint64_t verify_mismatches = 0;
+  std::vector<std::string> verify_errors;  ///< the first few mismatches
+  double time_scale = 1.0;            ///< as used
+  double elapsed_s = 0;               ///< first submission to last completion
+  bool complete = true;               ///< false: stopped (stop request or max_duration) before the end
+  std::string first_error;            ///< first failed I/O ("read of 4096 B at 8192: EIO ...")
+  double iops() const noexcept { return elapsed_s > 0 ? static_cast<double>(total.ios) / elapsed_s : 0.0; }
+};
+
+/// Replays traces onto targets. Construction creates the engine and the buffers (throws
+/// ConfigError / NotCompiledIn / EnvironmentError as io::make_engine, ConfigError for options out
+/// of range or a slot smaller than an aligned I/O).
+class Replayer {
+ public:
+  Replayer(ReplayOptions options, std::vector<ReplayTarget> targets, const TraceSummary& summary);
+  ~Replayer();
+  Replayer(const Replayer&) = delete;
+  Replayer& operator=(const Replayer&) = delete;
+
+  /// Where trace device `device`'s byte `offset` of `size` bytes goes: target index, offset and
+  /// aligned length. Pure; used by replay() and by tests.
+  struct Mapped {
+    std::uint32_t target = 0;
+    std::uint64_t offset_bytes = 0;
+    std::uint32_t length_bytes = 0;
+  };
+  Mapped map(std::uint32_t device, std::uint64_t offset_bytes, std::uint32_t size_bytes) const noexcept;
+
+  /// Replays `source` from its start. `on_interval(sample, now_ns)` is called every interval_ns
+  /// with what completed since the last call; returning false stops the replay (a stop request).
+  /// `time_scale` overrides options.time_scale for this replay (curve points); no_stall as given.
+  /// Throws EnvironmentError on an engine failure (not for I/O errors: those are counted).
+  ReplayResult replay(TraceSource& source, double time_scale, bool no_stall,
+                      const std::function<bool(ReplaySample&, std::int64_t)>& on_interval = {});
+
+  /// With verify: re-reads every unit this Replayer wrote and checks its header. Adds to
+  /// `result`'s verify counters. Returns the number of mismatches found now.
+  std::uint64_t verify_written(ReplayResult& result);
+
+  const io::IoEngine& engine() const noexcept { return *engine_; }
+  std::uint64_t slot_length_bytes() const noexcept { return slot_bytes_; }
+  std::uint32_t slots_per_target() const noexcept { return slots_per_target_; }
+
+ private:
+  struct Impl;
+  ReplayOptions options_;
+  std::vector<ReplayTarget> targets_;
+  std::uint32_t devices_ = 1;
+  std::uint32_t slots_per_target_ = 1;
+  std::uint64_t slot_bytes_ = 0;
+  std::uint32_t buffer_bytes_ = 0;
+  std::unique_ptr<Impl> impl_;
+  std::unique_ptr<io::IoEngine> engine_;
+};
+
+/// The header a verified write puts at the start of each aligned unit (docs/vdi.md).
+inline constexpr std::uint64_t kVerifyMagic = 0x64726976656C6176ull;  // "drivelav" little-endian-ish tag
+
+}  // namespace drivelab::vdi

@@ -1,0 +1,79 @@
+#pragma once
+/// \file replay_config.hpp
+/// The `replay:` and `vdi:` sections of tests of kinds `replay` (a trace file) and `vdi` (a VDI
+/// model, vdi_model.hpp). Both share the replay keys (replay.hpp has the model, docs/vdi.md the
+/// details):
+///
+///     - name: vdi-boot-linked
+///       kind: vdi
+///       duration: 10m          # longest a single replay may run; a replay cut short is reported
+///       vdi: {phase: boot, clones: linked, desktops: 50, stagger: 1s, phase_length: 0s,
+///             image_size: 256MiB, seed: 7,
+///             engine: io_uring, queue_depth: 64, file_size: 4GiB, targets: 1, direct: true,
+///             keep_file: true, time_scale: 1, target_iops: 0, no_stall: false, align: auto,
+///             offset_shift: 0, verify: false, curve: [], curve_of: max}
+///     - name: tpcc-trace
+///       kind: replay
+///       replay: {trace: traces/umass_tpcc_small.trace, format: auto, time_scale: 0.5}
+///
+/// Replay keys: `time_scale` multiplies trace times (0.5 = twice as fast); `target_iops` > 0 fits
+/// the time scale to that rate instead; `no_stall` issues as fast as `queue_depth` allows;
+/// `align` (auto = the target's O_DIRECT alignment, else a power of two >= 512, e.g. 4k);
+/// `curve` percentages (vdbench style, e.g. [10, 50, 70, 80, 90, 100, 110, 120]) replay the
+/// trace once at no_stall (the max run) and then once per point at pct % of `curve_of`: `max`
+/// (the max run's IOPS, rounded as vdbench does, runner/curve.hpp) or `recorded` (the trace's own
+/// rate). Targets are files in a target directory (a block device is refused: device_access()
+/// is `unsupported`). Errors are reported at file:line:column with the key path; unknown keys are errors.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "drivelab/config/yaml.hpp"
+#include "drivelab/results/record.hpp"
+#include "drivelab/vdi/vdi_model.hpp"
+
+namespace drivelab::vdi {
+
+enum class CurveOf { max, recorded };
+
+/// The keys both kinds share.
+struct ReplaySettings {
+  std::string engine = "io_uring";
+  std::uint32_t queue_depth = 64;
+  std::uint64_t file_size_bytes = std::uint64_t{1} << 30;  ///< each target file
+  std::uint32_t targets = 1;                               ///< target files, 1..64
+  bool direct = true;
+  bool keep_file = true;
+  double time_scale = 1.0;
+  double target_iops = 0;             ///< > 0: fit the time scale to this rate
+  bool no_stall = false;
+  std::uint32_t align_bytes = 0;      ///< 0 = auto
+  std::uint64_t offset_shift_bytes = 0;
+  bool verify = false;
+  std::vector<double> curve;          ///< empty: one replay
+  CurveOf curve_of = CurveOf::max;
+};
+
+struct ReplayConfig {
+  std::string trace;                  ///< path of the trace file (relative: to the working directory)
+  std::string format = "auto";        ///< trace_readers.hpp names
+  ReplaySettings replay;
+};
+
+struct VdiConfig {
+  VdiModelParams model;
+  bool seed_given = false;            ///< false: the test's seed is used
+  ReplaySettings replay;
+};
+
+/// Decode a `replay:` / `vdi:` section (undefined: defaults; `replay` needs `trace`). Problems go
+/// to the section's diagnostics.
+ReplayConfig decode_replay(const config::Node& section);
+VdiConfig decode_vdi(const config::Node& section);
+
+results::Json to_json(const ReplaySettings& s);
+results::Json to_json(const ReplayConfig& c);
+results::Json to_json(const VdiConfig& c);
+
+}  // namespace drivelab::vdi

@@ -1,0 +1,40 @@
+#include "drivelab/vdi/register.hpp"
+
+#include "drivelab/vdi/replay_config.hpp"
+#include "drivelab/vdi/trace_readers.hpp"
+#include "drivelab/vdi/vdi_model.hpp"
+#include "replay_emulator.hpp"
+
+namespace drivelab::vdi {
+
+void register_emulators(runner::Registry& registry) {
+  registry.add({.kind = "replay",
+                .summary = "replay a block trace (fio iolog, blkparse, MSR, CloudPhysics, UMass, ...) open loop, or as a curve",
+                .decode = [](const config::Node& section, const runner::TestSettings&) -> std::unique_ptr<runner::Emulator> {
+                  ReplayConfig c = decode_replay(section);
+                  TraceFormat format = TraceFormat::automatic;
+                  try {
+                    format = parse_trace_format(c.format);
+                  } catch (const ConfigError& e) {
+                    section.child("format").error(e.what());
+                  }
+                  std::string path = c.trace;
+                  return std::make_unique<detail::ReplayEmulator>(
+                      c.replay, to_json(c), [path, format](std::uint64_t) { return open_trace(path, format); });
+                }});
+  registry.add({.kind = "vdi",
+                .summary = "VDI boot / initial login / Monday login of N full or linked clones, replayed open loop or as a curve",
+                .decode = [](const config::Node& section, const runner::TestSettings&) -> std::unique_ptr<runner::Emulator> {
+                  VdiConfig c = decode_vdi(section);
+                  const VdiModelParams model = c.model;
+                  const bool seed_given = c.seed_given;
+                  return std::make_unique<detail::ReplayEmulator>(
+                      c.replay, to_json(c), [model, seed_given](std::uint64_t test_seed) {
+                        VdiModelParams m = model;
+                        if (!seed_given) m.seed = test_seed;
+                        return std::make_unique<VdiModelSource>(m);
+                      });
+                }});
+}
+
+}  // namespace drivelab::vdi

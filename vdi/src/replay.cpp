@@ -1,0 +1,452 @@
+#include "drivelab/vdi/replay.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <bit>
+#include <cerrno>
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "drivelab/core/clock.hpp"
+#include "drivelab/core/errors.hpp"
+#include "drivelab/core/fd.hpp"
+#include "drivelab/core/rng.hpp"
+#include "drivelab/core/units.hpp"
+#include "drivelab/vdi/trace_stat.hpp"
+
+namespace drivelab::vdi {
+namespace {
+
+// Below this the replayer polls for the intended start instead of sleeping: a timed wait on this
+// VM wakes 50-100 us late, spinning the last stretch keeps lateness at a few us (docs/vdi.md).
+constexpr std::int64_t kSpinNs = 100'000;
+// Requests sharing one timestamp are spread over the tick; at most this many are read ahead.
+constexpr std::size_t kMaxGroup = 65536;
+constexpr std::size_t kMaxVerifyErrors = 5;
+
+struct Header {
+  std::uint64_t magic;
+  std::uint64_t offset;
+  std::uint64_t seed;
+  std::uint64_t target;
+};
+
+std::uint64_t align_down(std::uint64_t v, std::uint64_t a) { return v / a * a; }
+std::uint64_t align_up(std::uint64_t v, std::uint64_t a) { return (v + a - 1) / a * a; }
+
+std::string errno_text(std::int64_t negative) {
+  const int e = static_cast<int>(-negative);
+  const char* name = strerrorname_np(e);
+  return fmt::format("{} ({})", std::strerror(e), name ? name : std::to_string(e).c_str());
+}
+
+}  // namespace
+
+double TraceSummary::iops() const noexcept {
+  const double d = duration_s();
+  return d > 0 ? static_cast<double>(reads + writes) / d : 0.0;
+}
+
+TraceSummary summarize(TraceSource& source) {
+  // One pass with the trace statistics of `drivelab trace stat` (trace_stat.hpp).
+  const TraceStats st = compute_trace_stats(source);
+  TraceSummary s;
+  s.ios = st.ios;
+  s.reads = st.ops[static_cast<int>(TraceOp::read)].count;
+  s.writes = st.ops[static_cast<int>(TraceOp::write)].count;
+  s.other = st.ios - s.reads - s.writes;
+  s.read_bytes = st.ops[static_cast<int>(TraceOp::read)].bytes;
+  s.write_bytes = st.ops[static_cast<int>(TraceOp::write)].bytes;
+  s.first_ns = st.first_time_ns;
+  s.last_ns = st.last_time_ns;
+  // The size histogram's bucket i holds sizes in (2^(i-1), 2^i]: the highest non-empty bucket's
+  // bound is at least the largest request (and at most twice it): the slot buffers' size.
+  for (std::size_t i = st.size_histogram.size(); i-- > 0;)
+    if (st.size_histogram[i] > 0) {
+      s.max_size_bytes = static_cast<std::uint32_t>(std::min<std::uint64_t>(std::uint64_t{1} << i, 0xFFFFFFFFu));
+      break;
+    }
+  for (const auto& d : st.devices) {
+    s.devices.push_back(d.name);
+    s.device_end_bytes.push_back(d.max_end_bytes);
+  }
+  s.tick_ns = std::max<std::int64_t>(1, st.tick_ns);
+  s.description = st.source;
+  return s;
+}
+
+void ReplaySample::clear() {
+  latency.reset();
+  service.reset();
+  lateness.reset();
+  ios = reads = writes = read_bytes = write_bytes = errors = 0;
+}
+
+void ReplaySample::merge(const ReplaySample& o) {
+  latency.merge(o.latency);
+  service.merge(o.service);
+  lateness.merge(o.lateness);
+  ios += o.ios;
+  reads += o.reads;
+  writes += o.writes;
+  read_bytes += o.read_bytes;
+  write_bytes += o.write_bytes;
+  errors += o.errors;
+}
+
+struct Replayer::Impl {
+  struct Slot {
+    io::Op op = io::Op::read;
+    std::uint32_t target = 0;
+    std::uint64_t offset = 0;
+    std::uint32_t length = 0;
+    std::int64_t intended_ns = 0;
+    std::int64_t issue_ns = 0;
+    std::vector<std::uint8_t> check;  // per unit of a read: written before the read was issued
+  };
+  AlignedBuffer buffers;
+  std::vector<Slot> slots;
+  std::vector<std::uint32_t> free_slots;
+  std::vector<std::vector<std::uint64_t>> written;  // per target: bitmap of written units
+  std::uint64_t stamp = 0;
+};
+
+Replayer::Replayer(ReplayOptions options, std::vector<ReplayTarget> targets, const TraceSummary& summary)
+    : options_(std::move(options)), targets_(std::move(targets)), impl_(std::make_unique<Impl>()) {
+  const std::uint32_t a = options_.align_bytes;
+  if (a < 512 || !std::has_single_bit(a)) throw ConfigError(fmt::format("align must be a power of two >= 512, found {}", a));
+  if (options_.queue_depth < 1 || options_.queue_depth > 65536)
+    throw ConfigError(fmt::format("queue_depth must be between 1 and 65536, found {}", options_.queue_depth));
+  if (!(options_.time_scale > 0)) throw ConfigError("time_scale must be positive");
+  if (targets_.empty()) throw InternalError("replay: no target");
+  devices_ = std::max<std::uint32_t>(1, static_cast<std::uint32_t>(summary.devices.size()));
+  const auto n = static_cast<std::uint32_t>(targets_.size());
+  slots_per_target_ = (devices_ + n - 1) / n;
+  std::uint64_t shortest = targets_.front().region_length_bytes;
+  for (const auto& t : targets_) shortest = std::min(shortest, t.region_length_bytes);
+  slot_bytes_ = align_down(shortest / slots_per_target_, a);
+  buffer_bytes_ = static_cast<std::uint32_t>(align_up(std::max<std::uint32_t>(summary.max_size_bytes, 1), a));
+  if (slot_bytes_ < buffer_bytes_)
+    throw ConfigError(fmt::format("the target is too small for this trace: {} trace devices in {} slots of {} per "
+                                  "target, but the largest request needs {}; make file_size larger",
+                                  devices_, slots_per_target_, format_size(slot_bytes_), format_size(buffer_bytes_)));
+
+  engine_ = io::make_engine(options_.engine, {.queue_depth = options_.queue_depth});
+  if (!engine_->capabilities().has(io::Capability::async)) options_.queue_depth = 1;  // psync: one at a time
+  std::vector<int> fds;
+  for (const auto& t : targets_) fds.push_back(t.fd);
+  if (!engine_->capabilities().has(io::Capability::no_io)) engine_->register_files(fds);
+
+  const std::uint32_t depth = options_.queue_depth;
+  impl_->buffers = AlignedBuffer(static_cast<std::size_t>(buffer_bytes_) * depth);
+  Rng rng(options_.seed);
+  for (std::size_t i = 0; i + 8 <= impl_->buffers.size(); i += 8) {
+    const std::uint64_t w = rng();
+    std::memcpy(impl_->buffers.data() + i, &w, 8);
+  }
+  impl_->slots.resize(depth);
+  for (auto& s : impl_->slots) s.check.resize(buffer_bytes_ / a);
+  for (std::uint32_t i = depth; i-- > 0;) impl_->free_slots.push_back(i);
+  if (options_.verify)
+    for (const auto& t : targets_) impl_->written.emplace_back((t.region_length_bytes / a + 63) / 64, 0);
+}
+
+Replayer::~Replayer() {
+  // Reap what is still in flight before the buffers go (an exception may leave I/Os queued).
+  if (engine_) {
+    std::vector<io::IoCompletion> done(64);
+    while (engine_->in_flight() > 0)
+      if (engine_->reap(1, done, std::chrono::seconds(5)) == 0) break;
+  }
+}
+
+Replayer::Mapped Replayer::map(std::uint32_t device, std::uint64_t offset_bytes, std::uint32_t size_bytes) const noexcept {
+  const std::uint64_t a = options_.align_bytes;
+  const auto n = static_cast<std::uint32_t>(targets_.size());
+  const std::uint32_t d = device % devices_;
+  const std::uint32_t t = d % n;
+  const std::uint32_t s = d / n;
+  const std::uint64_t len = std::min<std::uint64_t>(align_up(std::max<std::uint32_t>(size_bytes, 1), a), buffer_bytes_);
+  std::uint64_t o = align_down((offset_bytes + options_.offset_shift_bytes) % slot_bytes_, a);
+  if (o + len > slot_bytes_) o = slot_bytes_ - len;
+  return {t, targets_[t].region_offset_bytes + s * slot_bytes_ + o, static_cast<std::uint32_t>(len)};
+}
+
+ReplayResult Replayer::replay(TraceSource& source, double time_scale, bool no_stall,
+                              const std::function<bool(ReplaySample&, std::int64_t)>& on_interval) {
+  if (!(time_scale > 0)) throw ConfigError("time_scale must be positive");
+  Impl& im = *impl_;
+  const std::uint32_t a = options_.align_bytes;
+  const bool verify = options_.verify;
+  ReplayResult r;
+  r.time_scale = time_scale;
+  ReplaySample interval;
+  std::vector<io::IoCompletion> done(std::max<std::uint32_t>(options_.queue_depth, 1));
+
+  // The lookahead: requests of one timestamp with their intended starts.
+  std::vector<TraceIo> group;
+  std::vector<std::int64_t> group_intended;
+  std::size_t gi = 0;
+  TraceIo held;
+  bool have_held = false, source_done = false;
+  const std::int64_t tick = std::max<std::int64_t>(1, source.tick_ns());
+  const std::int64_t start_ns = monotonic_ns() + 1'000'000;  // 1 ms to get going
+  std::int64_t trace_t0 = 0;
+  bool first_io = true;
+  const auto refill = [&] {
+    group.clear();
+    group_intended.clear();
+    gi = 0;
+    if (!have_held) {
+      if (!source.next(held)) {
+        source_done = true;
+        return;
+      }
+      have_held = true;
+    }
+    if (first_io) {
+      trace_t0 = held.time_ns;
+      first_io = false;
+    }
+    const std::int64_t t = held.time_ns;
+    group.push_back(held);
+    have_held = false;
+    while (group.size() < kMaxGroup) {
+      if (!source.next(held)) {
+        source_done = true;
+        break;
+      }
+      if (held.time_ns != t) {
+        have_held = true;
+        break;
+      }
+      group.push_back(held);
+    }
+    const auto k = static_cast<std::int64_t>(group.size());
+    for (std::int64_t i = 0; i < k; ++i) {
+      const double trace_ns = static_cast<double>(t - trace_t0) + static_cast<double>(tick) * static_cast<double>(i) / static_cast<double>(k);
+      group_intended.push_back(start_ns + static_cast<std::int64_t>(trace_ns * time_scale));
+    }
+  };
+
+  std::int64_t first_submit = 0, last_complete = 0;
+  std::int64_t next_interval = start_ns + options_.interval_ns;
+  bool stopping = false;
+  bool overflow_counted = false;  // for the request at group[gi]
+  const auto process = [&](std::size_t n, std::int64_t now) {
+    for (std::size_t i = 0; i < n; ++i) {
+      const auto s = static_cast<std::uint32_t>(done[i].user_data);
+      Impl::Slot& slot = im.slots[s];
+      ReplaySample& iv = interval;
+      iv.latency.record(now - slot.intended_ns);
+      iv.service.record(now - slot.issue_ns);
+      ++iv.ios;
+      if (done[i].result != static_cast<std::int64_t>(slot.length)) {
+        ++iv.errors;
+        if (r.first_error.empty())
+          r.first_error = fmt::format("{} of {} B at {} (target {}): {}", io::to_string(slot.op), slot.length, slot.offset,
+                                      slot.target,
+                                      done[i].result < 0 ? errno_text(done[i].result)
+                                                         : fmt::format("short transfer of {} B", done[i].result));
+      }
+      std::byte* buf = im.buffers.data() + static_cast<std::size_t>(s) * buffer_bytes_;
+      const std::uint64_t base = targets_[slot.target].region_offset_bytes;
+      if (slot.op == io::Op::read) {
+        ++iv.reads;
+        iv.read_bytes += slot.length;
+        if (verify && done[i].result == static_cast<std::int64_t>(slot.length)) {
+          for (std::uint32_t u = 0; u < slot.length / a; ++u) {
+            if (!slot.check[u]) continue;
+            Header h;
+            std::memcpy(&h, buf + static_cast<std::size_t>(u) * a, sizeof h);
+            const std::uint64_t off = slot.offset + std::uint64_t{u} * a;
+            ++r.verify_checked_units;
+            if (h.magic != kVerifyMagic || h.offset != off || h.seed != options_.seed || h.target != slot.target) {
+              ++r.verify_mismatches;
+              if (r.verify_errors.size() < kMaxVerifyErrors)
+                r.verify_errors.push_back(fmt::format("target {} offset {}: header magic {:#x} offset {} seed {}, "
+                                                      "expected offset {} seed {}",
+                                                      slot.target, off, h.magic, h.offset, h.seed, off, options_.seed));
+            }
+          }
+        }
+      } else {
+        ++iv.writes;
+        iv.write_bytes += slot.length;
+        if (verify && done[i].result == static_cast<std::int64_t>(slot.length)) {
+          auto& bits = im.written[slot.target];
+          for (std::uint64_t u = (slot.offset - base) / a, e = u + slot.length / a; u < e; ++u) bits[u / 64] |= 1ull << (u % 64);
+        }
+      }
+      im.free_slots.push_back(s);
+    }
+    if (n > 0) last_complete = now;
+  };
+
+  for (;;) {
+    std::int64_t now = monotonic_ns();
+    if (options_.max_duration_ns > 0 && now - start_ns >= options_.max_duration_ns && !stopping) {
+      stopping = true;
+      r.complete = false;
+    }
+    // Issue every request that is due and has a slot.
+    std::size_t staged = 0;
+    while (!stopping) {
+      if (gi >= group.size()) {
+        if (source_done) break;
+        refill();
+        overflow_counted = false;
+        if (gi >= group.size()) break;
+      }
+      const TraceIo& t = group[gi];
+      if (t.op == TraceOp::flush || t.op == TraceOp::discard) {
+        ++r.skipped;
+        ++gi;
+        overflow_counted = false;
+        continue;
+      }
+      const std::int64_t intended = no_stall ? now : group_intended[gi];
+      if (intended > now) break;
+      if (im.free_slots.empty()) {
+        if (!overflow_counted && !no_stall) ++r.overflow_ios;
+        overflow_counted = true;
+        std::uint64_t due = 0;
+        for (std::size_t j = gi; j < group.size() && group_intended[j] <= now; ++j) ++due;
+        r.max_backlog = std::max(r.max_backlog, due);
+        break;
+      }
+      const std::uint32_t s = im.free_slots.back();
+      im.free_slots.pop_back();
+      Impl::Slot& slot = im.slots[s];
+      const Mapped m = map(t.device, t.offset_bytes, t.size_bytes);
+      if (m.length_bytes != t.size_bytes || (t.offset_bytes + options_.offset_shift_bytes) % a != 0) ++r.rounded_ios;
+      slot.op = t.op == TraceOp::write ? io::Op::write : io::Op::read;
+      slot.target = m.target;
+      slot.offset = m.offset_bytes;
+      slot.length = m.length_bytes;
+      slot.intended_ns = intended;
+      std::byte* buf = im.buffers.data() + static_cast<std::size_t>(s) * buffer_bytes_;
+      const std::uint64_t base = targets_[m.target].region_offset_bytes;
+      if (slot.op == io::Op::write) {
+        r.trace_write_bytes += t.size_bytes;
+        if (verify) {
+          for (std::uint32_t u = 0; u < m.length_bytes / a; ++u) {
+            const Header h{kVerifyMagic, m.offset_bytes + std::uint64_t{u} * a, options_.seed, m.target};
+            std::memcpy(buf + static_cast<std::size_t>(u) * a, &h, sizeof h);
+          }
+        } else {
+          ++im.stamp;  // unique first bytes per write, so blocks never dedupe (fio: scramble_buffers)
+          std::memcpy(buf, &im.stamp, sizeof im.stamp);
+        }
+      } else {
+        r.trace_read_bytes += t.size_bytes;
+        if (verify) {
+          const auto& bits = im.written[m.target];
+          for (std::uint32_t u = 0; u < m.length_bytes / a; ++u) {
+            const std::uint64_t unit = (m.offset_bytes - base) / a + u;
+            slot.check[u] = (bits[unit / 64] >> (unit % 64)) & 1u;
+          }
+        }
+      }
+      const io::IoRequest req{.op = slot.op, .file_index = m.target, .offset_bytes = m.offset_bytes,
+                              .length_bytes = m.length_bytes, .buffer = buf, .user_data = s,
+                              .intended_ns = intended};
+      slot.issue_ns = monotonic_ns();
+      io::QueueStatus st = engine_->queue(req);
+      if (st == io::QueueStatus::busy && staged > 0) {
+        engine_->submit();
+        staged = 0;
+        st = engine_->queue(req);
+      }
+      if (st == io::QueueStatus::busy) throw InternalError("replay: the engine refused a request with a free slot");
+      ++staged;
+      if (first_submit == 0) first_submit = slot.issue_ns;
+      interval.lateness.record(slot.issue_ns - intended);
+      ++r.issued;
+      ++gi;
+      overflow_counted = false;
+      now = slot.issue_ns;
+    }
+    if (staged > 0) engine_->submit();
+
+    const bool more = !stopping && (gi < group.size() || !source_done);
+    if (!more && engine_->in_flight() == 0) break;
+
+    // Wait: for a completion when every slot is busy (or nothing is left to issue, or no_stall);
+    // otherwise until the next intended start, reaping what completes meanwhile.
+    std::size_t n = 0;
+    now = monotonic_ns();
+    if (!more || im.free_slots.empty() || no_stall) {
+      if (engine_->in_flight() > 0) n = engine_->reap(1, done, more ? io::IoEngine::kNoTimeout : std::chrono::nanoseconds(kSpinNs * 10));
+    } else {
+      std::int64_t next = now;
+      if (gi < group.size()) next = group_intended[gi];
+      const std::int64_t wait = next - now;
+      if (engine_->in_flight() > 0) {
+        n = engine_->reap(wait > kSpinNs ? 1 : 0, done,
+                          wait > kSpinNs ? std::chrono::nanoseconds(wait - kSpinNs) : std::chrono::nanoseconds(0));
+      } else if (wait > kSpinNs) {
+        sleep_until_ns(next - kSpinNs);
+      }
+    }
+    now = monotonic_ns();
+    process(n, now);
+
+    if (now >= next_interval) {
+      if (on_interval) {
+        ReplaySample copy = interval;
+        r.total.merge(interval);
+        interval.clear();
+        if (!on_interval(copy, now) && !stopping) {
+          stopping = true;
+          r.complete = false;
+        }
+      } else {
+        r.total.merge(interval);
+        interval.clear();
+      }
+      while (next_interval <= now) next_interval += options_.interval_ns;
+    }
+  }
+  r.total.merge(interval);
+  if (on_interval && interval.ios > 0) on_interval(interval, monotonic_ns());
+  if (!source_done || gi < group.size()) r.complete = false;
+  r.elapsed_s = first_submit > 0 ? static_cast<double>(last_complete - first_submit) / 1e9 : 0.0;
+  return r;
+}
+
+std::uint64_t Replayer::verify_written(ReplayResult& result) {
+  if (!options_.verify) return 0;
+  const std::uint64_t a = options_.align_bytes;
+  AlignedBuffer buf(a);
+  std::uint64_t found = 0;
+  for (std::size_t t = 0; t < targets_.size(); ++t) {
+    const auto& bits = impl_->written[t];
+    for (std::size_t w = 0; w < bits.size(); ++w) {
+      for (std::uint64_t word = bits[w]; word != 0; word &= word - 1) {
+        const std::uint64_t unit = w * 64 + static_cast<std::uint64_t>(std::countr_zero(word));
+        const std::uint64_t off = targets_[t].region_offset_bytes + unit * a;
+        const ssize_t got = ::pread(targets_[t].fd, buf.data(), a, static_cast<off_t>(off));
+        ++result.verify_checked_units;
+        Header h{};
+        if (got == static_cast<ssize_t>(a)) std::memcpy(&h, buf.data(), sizeof h);
+        if (got != static_cast<ssize_t>(a) || h.magic != kVerifyMagic || h.offset != off || h.seed != options_.seed ||
+            h.target != t) {
+          ++found;
+          if (result.verify_errors.size() < kMaxVerifyErrors)
+            result.verify_errors.push_back(
+                got != static_cast<ssize_t>(a)
+                    ? fmt::format("target {} offset {}: read back failed ({})", t, off, got < 0 ? errno_text(-errno) : "short")
+                    : fmt::format("target {} offset {}: header magic {:#x} offset {} seed {}, expected offset {} seed {}",
+                                  t, off, h.magic, h.offset, h.seed, off, options_.seed));
+        }
+      }
+    }
+  }
+  result.verify_mismatches += found;
+  return found;
+}
+
+}  // namespace drivelab::vdi

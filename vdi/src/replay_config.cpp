@@ -1,0 +1,156 @@
+#include "drivelab/vdi/replay_config.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "drivelab/core/units.hpp"
+#include "drivelab/io/engine.hpp"
+
+namespace drivelab::vdi {
+namespace {
+
+results::Json size_json(std::uint64_t bytes) {
+  const std::string text = format_size(bytes);
+  if (text.find('.') != std::string::npos) return bytes;
+  return text;
+}
+
+// The keys of ReplaySettings, read from the same mapping as the kind's own keys.
+void decode_settings(config::MapReader& r, const config::Node& section, ReplaySettings& s) {
+  if (r.string("engine", s.engine)) {
+    const auto names = io::engine_names();
+    if (std::find(names.begin(), names.end(), s.engine) == names.end()) {
+      std::string list;
+      for (auto n : names) list += (list.empty() ? "" : ", ") + std::string(n);
+      section.child("engine").error(fmt::format("engine must be one of: {}; found '{}'", list, s.engine));
+      s.engine = "io_uring";
+    }
+  }
+  r.integer("queue_depth", s.queue_depth, {.min = 1, .max = 65536});
+  if (r.size("file_size", s.file_size_bytes, {.min = std::uint64_t{1} << 20}) && s.file_size_bytes % 4096 != 0)
+    section.child("file_size").error(fmt::format("file_size must be a multiple of 4 KiB, found {}", format_size(s.file_size_bytes)));
+  r.integer("targets", s.targets, {.min = 1, .max = 64});
+  r.boolean("direct", s.direct);
+  r.boolean("keep_file", s.keep_file);
+  r.number("time_scale", s.time_scale, {.min = 1e-6, .max = 1e6});
+  r.number("target_iops", s.target_iops, {.min = 0, .max = 1e9});
+  r.boolean("no_stall", s.no_stall);
+  if (const config::Node a = r.section("align"); a.defined()) {
+    const std::string text = a.scalar();
+    if (text == "auto") {
+      s.align_bytes = 0;
+    } else {
+      try {
+        const std::uint64_t v = parse_size(text);
+        if (v < 512 || v > (1u << 20) || !std::has_single_bit(v))
+          a.error(fmt::format("align must be 'auto' or a power of two from 512 B to 1 MiB, found '{}'", text));
+        else
+          s.align_bytes = static_cast<std::uint32_t>(v);
+      } catch (const std::invalid_argument& e) {
+        a.error(fmt::format("align must be 'auto' or a size: {}", e.what()));
+      }
+    }
+  }
+  r.size("offset_shift", s.offset_shift_bytes);
+  r.boolean("verify", s.verify);
+  if (const config::Node curve = r.section("curve"); curve.defined() && !curve.is_null()) {
+    if (!curve.is_sequence()) {
+      curve.error("expected a list of percentages, e.g. [10, 50, 70, 80, 90, 100, 110, 120]");
+    } else {
+      for (const config::Node& e : curve.elements()) {
+        double v = 0;
+        std::size_t used = 0;
+        const std::string text = e.scalar();
+        try {
+          v = std::stod(text, &used);
+        } catch (const std::exception&) {
+          used = 0;
+        }
+        if (used == 0 || used != text.size())
+          e.error(fmt::format("expected a percentage, found '{}'", text));
+        else if (!(v > 0) || v > 1000)
+          e.error(fmt::format("curve points must be above 0 and at most 1000%, found {}", v));
+        else
+          s.curve.push_back(v);
+      }
+    }
+  }
+  r.choice("curve_of", s.curve_of, {{"max", CurveOf::max}, {"recorded", CurveOf::recorded}});
+}
+
+}  // namespace
+
+ReplayConfig decode_replay(const config::Node& section) {
+  ReplayConfig c;
+  config::MapReader r(section);
+  r.string("trace", c.trace, true);
+  r.string("format", c.format);
+  decode_settings(r, section, c.replay);
+  r.finish();
+  return c;
+}
+
+VdiConfig decode_vdi(const config::Node& section) {
+  VdiConfig c;
+  config::MapReader r(section);
+  r.choice("phase", c.model.phase,
+           {{"boot", VdiPhase::boot}, {"initial_login", VdiPhase::initial_login}, {"monday_login", VdiPhase::monday_login}});
+  r.choice("clones", c.model.clones, {{"full", CloneKind::full}, {"linked", CloneKind::linked}});
+  r.integer("desktops", c.model.desktops, {.min = 1, .max = 100000});
+  r.size("image_size", c.model.image_bytes, {.min = std::uint64_t{1} << 20});
+  std::chrono::nanoseconds d{static_cast<std::int64_t>(c.model.stagger_s * 1e9)};
+  if (r.duration("stagger", d)) c.model.stagger_s = static_cast<double>(d.count()) / 1e9;
+  d = std::chrono::nanoseconds(0);
+  if (r.duration("phase_length", d)) c.model.phase_s = static_cast<double>(d.count()) / 1e9;
+  std::int64_t seed = 0;
+  if (r.integer("seed", seed, {.min = 0})) {
+    c.model.seed = static_cast<std::uint64_t>(seed);
+    c.seed_given = true;
+  }
+  decode_settings(r, section, c.replay);
+  r.finish();
+  return c;
+}
+
+results::Json to_json(const ReplaySettings& s) {
+  results::Json j{{"engine", s.engine},
+                  {"queue_depth", s.queue_depth},
+                  {"file_size", size_json(s.file_size_bytes)},
+                  {"targets", s.targets},
+                  {"direct", s.direct},
+                  {"keep_file", s.keep_file},
+                  {"time_scale", s.time_scale},
+                  {"target_iops", s.target_iops},
+                  {"no_stall", s.no_stall},
+                  {"align", s.align_bytes == 0 ? results::Json("auto") : size_json(s.align_bytes)},
+                  {"offset_shift", size_json(s.offset_shift_bytes)},
+                  {"verify", s.verify},
+                  {"curve", s.curve},
+                  {"curve_of", s.curve_of == CurveOf::max ? "max" : "recorded"}};
+  return j;
+}
+
+results::Json to_json(const ReplayConfig& c) {
+  results::Json j = to_json(c.replay);
+  j["trace"] = c.trace;
+  j["format"] = c.format;
+  return j;
+}
+
+results::Json to_json(const VdiConfig& c) {
+  results::Json j = to_json(c.replay);
+  j["phase"] = std::string(to_string(c.model.phase));
+  j["clones"] = std::string(to_string(c.model.clones));
+  j["desktops"] = c.model.desktops;
+  j["image_size"] = size_json(c.model.image_bytes);
+  j["stagger"] = format_duration(std::chrono::nanoseconds(std::llround(c.model.stagger_s * 1e9)));
+  j["phase_length"] = format_duration(std::chrono::nanoseconds(std::llround(c.model.phase_s * 1e9)));
+  if (c.seed_given) j["seed"] = c.model.seed;  // else the test's seed (in the record's tests[].seed)
+  return j;
+}
+
+}  // namespace drivelab::vdi

@@ -1,0 +1,128 @@
+#include "drivelab/vdi/vdi_model.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "drivelab/core/errors.hpp"
+#include "drivelab/core/units.hpp"
+
+namespace drivelab::vdi {
+namespace {
+
+// Every number below is explained, with its source, in docs/vdi.md "## VDI models".
+// Boot: block sizes average ~19 KB, most reads small (hIOmon boot study: 20,000 bytes average).
+const std::vector<SizeShare> kBootSizes{{4096, 50}, {8192, 10}, {16384, 10}, {32768, 15}, {65536, 15}};
+// Logins: small profile and registry writes dominate (drivelab assumption, docs/vdi.md).
+const std::vector<SizeShare> kLoginSizes{{4096, 60}, {8192, 15}, {16384, 10}, {32768, 10}, {65536, 5}};
+
+// [phase][clones]
+const PhaseProfile kProfiles[3][2] = {
+    // boot: full clones = personal desktops (Citrix CTX135986: 400-450 IOPS; Klein 2013: 84% reads),
+    //       linked clones = pooled desktops (CTX135986: ~150 IOPS, 60-70% reads). 300 s (Seaman 2011).
+    {{84, 400, 300, kBootSizes}, {65, 150, 300, kBootSizes}},
+    // initial login: the profile is created (write storm): 40% reads, 50 IOPS, 60 s.
+    {{40, 50, 60, kLoginSizes}, {40, 50, 60, kLoginSizes}},
+    // Monday login: the profile exists, caches are cold after the weekend: 55% reads, 30 IOPS, 45 s.
+    {{55, 30, 45, kLoginSizes}, {55, 30, 45, kLoginSizes}},
+};
+
+}  // namespace
+
+std::string_view to_string(VdiPhase p) noexcept {
+  switch (p) {
+    case VdiPhase::boot: return "boot";
+    case VdiPhase::initial_login: return "initial_login";
+    case VdiPhase::monday_login: return "monday_login";
+  }
+  return "?";
+}
+
+std::string_view to_string(CloneKind c) noexcept { return c == CloneKind::full ? "full" : "linked"; }
+
+double PhaseProfile::mean_size_bytes() const noexcept {
+  double m = 0;
+  for (const auto& s : sizes) m += s.pct / 100.0 * s.size_bytes;
+  return m;
+}
+
+const PhaseProfile& phase_profile(VdiPhase phase, CloneKind clones) noexcept {
+  return kProfiles[static_cast<int>(phase)][clones == CloneKind::full ? 0 : 1];
+}
+
+VdiModelSource::VdiModelSource(const VdiModelParams& params)
+    : params_(params), profile_(&phase_profile(params.phase, params.clones)) {
+  if (params_.desktops < 1) throw ConfigError("desktops must be at least 1");
+  std::uint32_t largest = 0;
+  for (const auto& s : profile_->sizes) largest = std::max(largest, s.size_bytes);
+  if (params_.image_bytes < 2 * std::uint64_t{largest})
+    throw ConfigError(fmt::format("image_size must be at least {}", format_size(2 * std::uint64_t{largest})));
+  phase_s_ = params_.phase_s > 0 ? params_.phase_s : profile_->phase_s;
+  per_desktop_ = static_cast<std::uint64_t>(std::llround(profile_->iops_per_desktop * phase_s_));
+  if (params_.clones == CloneKind::linked) devices_.push_back("replica");
+  for (std::uint32_t i = 0; i < params_.desktops; ++i)
+    devices_.push_back(fmt::format("{}-{}", params_.clones == CloneKind::linked ? "delta" : "desktop", i));
+  const Rng root(params_.seed);
+  desktops_.resize(params_.desktops);
+  for (std::uint32_t i = 0; i < params_.desktops; ++i) {
+    desktops_[i].rng = root.split(i);
+    desktops_[i].op_phase = desktops_[i].rng.uniform01();
+    desktops_[i].size_phase = desktops_[i].rng.uniform01();
+    if (per_desktop_ > 0) heap_.emplace_back(arrival(desktops_[i], i), i);
+  }
+  std::make_heap(heap_.begin(), heap_.end(), std::greater<>());
+}
+
+std::int64_t VdiModelSource::arrival(Desktop& d, std::uint32_t index) {
+  // Request k of desktop i: at start_i + (k + U) x phase / n, one per equal sub-interval.
+  const double start_ns = static_cast<double>(index) * params_.stagger_s * 1e9;
+  const double gap_ns = phase_s_ * 1e9 / static_cast<double>(per_desktop_);
+  return static_cast<std::int64_t>(start_ns + (static_cast<double>(d.done) + d.rng.uniform01()) * gap_ns);
+}
+
+bool VdiModelSource::next(TraceIo& io) {
+  if (heap_.empty()) return false;
+  std::pop_heap(heap_.begin(), heap_.end(), std::greater<>());
+  const auto [t, i] = heap_.back();
+  heap_.pop_back();
+  Desktop& d = desktops_[i];
+  io.time_ns = t;
+  // Weyl sequences (see the header): the ratios hold over any stretch of a desktop's requests.
+  constexpr double kGolden = 0.61803398874989484820;
+  constexpr double kSilver = 0.41421356237309504880;
+  const double k = static_cast<double>(d.done);
+  const double u_op = d.op_phase + k * kGolden;
+  const double u_size = d.size_phase + k * kSilver;
+  const bool read = (u_op - std::floor(u_op)) * 100.0 < profile_->read_pct;
+  io.op = read ? TraceOp::read : TraceOp::write;
+  double pick = (u_size - std::floor(u_size)) * 100.0;
+  io.size_bytes = profile_->sizes.back().size_bytes;
+  for (const auto& s : profile_->sizes) {
+    if (pick < s.pct) {
+      io.size_bytes = s.size_bytes;
+      break;
+    }
+    pick -= s.pct;
+  }
+  const std::uint64_t unit = std::max<std::uint64_t>(io.size_bytes, 4096);
+  const std::uint64_t units = params_.image_bytes / unit;
+  io.offset_bytes = static_cast<std::uint64_t>(d.rng.uniform(0, static_cast<std::int64_t>(units) - 1)) * unit;
+  if (params_.clones == CloneKind::linked)
+    io.device = read ? 0 : i + 1;  // the shared replica, or this desktop's delta disk
+  else
+    io.device = i;
+  ++d.done;
+  if (d.done < per_desktop_) {
+    heap_.emplace_back(arrival(d, i), i);
+    std::push_heap(heap_.begin(), heap_.end(), std::greater<>());
+  }
+  return true;
+}
+
+std::string VdiModelSource::describe() const {
+  return fmt::format("{}, {} clones, {} desktops, {:g} s each, stagger {:g} s, seed {}", to_string(params_.phase),
+                     to_string(params_.clones), params_.desktops, phase_s_, params_.stagger_s, params_.seed);
+}
+
+}  // namespace drivelab::vdi
