@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
+
 #include "drivelab/io/target_file.hpp"
 #include "drivelab/runner/emulator.hpp"
 #include "drivelab/vdi/replay.hpp"
@@ -24,6 +26,13 @@ class ReplayEmulator final : public runner::Emulator {
 
   results::Json effective_config() const override { return effective_; }
   runner::DeviceAccess device_access() const override { return runner::DeviceAccess::unsupported; }
+  /// The whole trace once, or the max run + one replay per curve point; `duration:` caps each.
+  std::string schedule(const runner::TestSettings& settings) const override {
+    const double cap = std::chrono::duration<double>(settings.duration).count();
+    if (cfg_.curve.empty()) return fmt::format("replays the whole trace once (at most {:.0f} s)", cap);
+    return fmt::format("curve: max run + {} points, each a whole replay of the trace (at most {:.0f} s each)",
+                       cfg_.curve.size(), cap);
+  }
   void prepare(runner::TestContext& ctx) override;
   void warmup(runner::TestContext& ctx) override;
   void run(runner::TestContext& ctx) override;
