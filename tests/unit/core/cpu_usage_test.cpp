@@ -59,9 +59,13 @@ TEST(CpuUsage, ProcessTimesIncludeOtherThreadsThreadTimesDoNot) {
   const CpuTimes main_used = thread_cpu_times() - main0;
   ASSERT_GE(worker_used.user_ns, 2 * kWantNs);
   // The process saw the worker's time (exited threads stay in RUSAGE_SELF); the main thread,
-  // blocked in join(), did not.
-  EXPECT_GE(process_used.user_ns, worker_used.user_ns);
-  EXPECT_LT(main_used.user_ns, worker_used.user_ns);
+  // blocked in join(), did not. Compared as user + system: the kernel splits each task's exact
+  // runtime into user and system by its own tick samples (cputime_adjust), per thread and per
+  // process separately, so the process's *user* share can come out below one thread's (seen:
+  // 38.3 ms vs 41.6 ms under load), while the totals keep the order. 1 ms of rounding allowed.
+  const auto total = [](const CpuTimes& t) { return t.user_ns + t.system_ns; };
+  EXPECT_GE(total(process_used) + 1'000'000, total(worker_used));
+  EXPECT_LT(total(main_used), total(worker_used));
 }
 
 TEST(CpuUsage, PercentIsOfOneCoreAndDifferencesSubtractFieldwise) {
