@@ -12,6 +12,7 @@ namespace drivelab::vdi {
 namespace {
 
 TEST(TraceStat, CloudPhysicsSharedTraceMatchesTheIssue) {
+  SKIP_WITHOUT_SHARED_TRACE("cloudphysics_vm_vscsi.csv");
   auto source = open_trace(testing::shared_trace("cloudphysics_vm_vscsi.csv"));
   const TraceStats s = compute_trace_stats(*source);
   EXPECT_EQ(s.ios, 113'872u);
@@ -29,6 +30,7 @@ TEST(TraceStat, CloudPhysicsSharedTraceMatchesTheIssue) {
 }
 
 TEST(TraceStat, UmassSharedTraceMatchesTheIssue) {
+  SKIP_WITHOUT_SHARED_TRACE("umass_tpcc_small.trace");
   auto source = open_trace(testing::shared_trace("umass_tpcc_small.trace"));
   const TraceStats s = compute_trace_stats(*source);
   EXPECT_EQ(s.ios, 6'999u);

@@ -12,9 +12,14 @@ namespace drivelab::vdi::testing {
 inline std::filesystem::path sample(const std::string& name) {
   return std::filesystem::path(DRIVELAB_SOURCE_DIR) / "tests/data/traces" / name;
 }
+/// The project's shared real traces live beside the checkout (../shared/data/traces), not in it:
+/// a clone elsewhere has none, and the tests that read them skip (SKIP_WITHOUT_SHARED_TRACE).
 inline std::filesystem::path shared_trace(const std::string& name) {
   return std::filesystem::path(DRIVELAB_SOURCE_DIR) / "../shared/data/traces" / name;
 }
+#define SKIP_WITHOUT_SHARED_TRACE(name)                                          \
+  if (!std::filesystem::exists(::drivelab::vdi::testing::shared_trace(name))) \
+  GTEST_SKIP() << "no " << ::drivelab::vdi::testing::shared_trace(name) << " beside this checkout"
 
 inline std::vector<TraceIo> read_all(TraceSource& source) {
   std::vector<TraceIo> out;
