@@ -3,8 +3,14 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <exception>
 #include <iostream>
 #include <mutex>
+#include <optional>
+#include <thread>
+#include <utility>
 #include <random>
 
 #include <fmt/format.h>
@@ -37,57 +43,156 @@ std::string make_run_id() {
 }
 
 /// Journals intervals, prints progress and keeps the on-disk record current.
+///
+/// The emulator's thread only queues: a writer thread does the journal append (write + fdatasync),
+/// the progress line and the record rewrite (fsync + rename + directory fsync), which together take
+/// milliseconds on a real disk. Done on the emulator's thread they made every open-loop emulator
+/// (trace replay, vdbench rates, TPC-C timers) issue late once per interval. Events keep their
+/// order; when intervals queue up, the record is rewritten once with the newest snapshot. flush()
+/// waits until everything queued is on disk (called before a test's end is journaled and before
+/// any direct write). A failure of the writer is reported to the emulator at its next interval
+/// and to run_one by flush(). What a crash can lose: intervals queued in the last few ms.
 class RunState final : public results::TestRecorder::Listener {
  public:
   RunState(results::RunRecord& record, fs::path record_path, results::Journal& journal,
            std::ostream& out, const RunOptions& options)
       : record_(record), record_path_(std::move(record_path)), journal_(journal), out_(out),
-        options_(options) {}
+        options_(options) {
+    writer_ = std::thread([this] { writer_loop(); });
+  }
+  ~RunState() override {
+    {
+      std::lock_guard lock(q_mu_);
+      closing_ = true;
+    }
+    q_cv_.notify_all();
+    writer_.join();
+  }
+  RunState(const RunState&) = delete;
+  RunState& operator=(const RunState&) = delete;
 
   void on_interval(const results::TestRecord& test, const results::Interval& interval) override {
-    journal_.append(results::journal_interval(test.name, interval));
-    std::lock_guard lock(mu_);
-    if (!options_.quiet) {
-      clear_live_line();
-      out_ << results::format_interval_line(test.name, interval) << '\n' << std::flush;
+    std::unique_lock lock(q_mu_);
+    if (error_) {
+      // Once: the emulator's phase fails with the writer's error (as a synchronous write would).
+      std::exception_ptr e = std::exchange(error_, nullptr);
+      error_reported_ = true;
+      std::rethrow_exception(e);
     }
-    write_with_current(test);
+    queue_.push_back(Event{test.name, interval, {}});
+    latest_ = test;
+    has_latest_ = true;
+    lock.unlock();
+    q_cv_.notify_all();
   }
 
   void on_message(const results::TestRecord& test, std::string_view message) override {
-    std::lock_guard lock(mu_);
     if (options_.quiet) return;
-    if (options_.live_line) {
-      out_ << "\r\033[K" << fmt::format("[{}] {}", test.name, message) << std::flush;
-      live_line_open_ = true;
-    } else {
-      out_ << fmt::format("[{}] {}", test.name, message) << '\n' << std::flush;
+    {
+      std::lock_guard lock(q_mu_);
+      queue_.push_back(Event{test.name, std::nullopt, std::string(message)});
+    }
+    q_cv_.notify_all();
+  }
+
+  /// Waits until every queued event is journaled, printed and the record rewritten. Returns the
+  /// writer's error not yet reported to an emulator (empty if none).
+  std::string flush() {
+    std::unique_lock lock(q_mu_);
+    q_cv_.wait(lock, [&] { return queue_.empty() && !has_latest_ && !busy_; });
+    if (!error_) return {};
+    std::exception_ptr e = std::exchange(error_, nullptr);
+    try {
+      std::rethrow_exception(e);
+    } catch (const std::exception& ex) {
+      return ex.what();
     }
   }
 
   void say(const std::string& line) {
+    flush();
     std::lock_guard lock(mu_);
     clear_live_line();
     out_ << line << '\n' << std::flush;
   }
 
-  /// Writes the record as it stands plus the running test (a copy, so the emulator may go on).
-  void write_with_current(const results::TestRecord& current) {
-    results::RunRecord snapshot = record_;
-    snapshot.tests.push_back(current);
-    write(snapshot);
-  }
   void write_record() {
+    flush();
     std::lock_guard lock(mu_);
     write(record_);
   }
   /// The final write: an error here is the run's error (the record on disk would be stale).
   void write_final_record() {
+    flush();
     std::lock_guard lock(mu_);
     results::write_record(record_path_, record_);
   }
 
  private:
+  struct Event {
+    std::string test;
+    std::optional<results::Interval> interval;  ///< an interval, or else
+    std::string message;                        ///< a progress message
+  };
+
+  void writer_loop() {
+    std::unique_lock lock(q_mu_);
+    for (;;) {
+      q_cv_.wait(lock, [&] { return closing_ || !queue_.empty() || has_latest_; });
+      if (queue_.empty() && !has_latest_) return;  // closing with nothing left
+      std::deque<Event> events;
+      events.swap(queue_);
+      std::optional<results::TestRecord> snapshot;
+      if (has_latest_) snapshot = std::move(latest_);
+      has_latest_ = false;
+      busy_ = true;
+      lock.unlock();
+      std::exception_ptr failed;
+      try {
+        for (const Event& e : events) {
+          if (e.interval) {
+            journal_.append(results::journal_interval(e.test, *e.interval));
+            print_interval(e.test, *e.interval);
+          } else {
+            print_message(e.test, e.message);
+          }
+        }
+        if (snapshot) write_with_current(*snapshot);
+      } catch (...) {
+        failed = std::current_exception();
+      }
+      lock.lock();
+      busy_ = false;
+      if (failed && !error_ && !error_reported_) error_ = failed;
+      q_cv_.notify_all();
+    }
+  }
+
+  void print_interval(const std::string& test, const results::Interval& interval) {
+    std::lock_guard lock(mu_);
+    if (options_.quiet) return;
+    clear_live_line();
+    out_ << results::format_interval_line(test, interval) << '\n' << std::flush;
+  }
+
+  void print_message(const std::string& test, const std::string& message) {
+    std::lock_guard lock(mu_);
+    if (options_.live_line) {
+      out_ << "\r\033[K" << fmt::format("[{}] {}", test, message) << std::flush;
+      live_line_open_ = true;
+    } else {
+      out_ << fmt::format("[{}] {}", test, message) << '\n' << std::flush;
+    }
+  }
+
+  /// Writes the record as it stands plus the running test.
+  void write_with_current(const results::TestRecord& current) {
+    std::lock_guard lock(mu_);
+    results::RunRecord snapshot = record_;
+    snapshot.tests.push_back(current);
+    write(snapshot);
+  }
+
   void write(const results::RunRecord& r) {
     try {
       results::write_record(record_path_, r);
@@ -103,13 +208,24 @@ class RunState final : public results::TestRecorder::Listener {
     }
   }
 
-  std::mutex mu_;
+  std::mutex mu_;  ///< the output stream and record_ reads by the writer
   results::RunRecord& record_;
   fs::path record_path_;
   results::Journal& journal_;
   std::ostream& out_;
   const RunOptions& options_;
   bool live_line_open_ = false;
+
+  std::mutex q_mu_;  ///< everything below
+  std::condition_variable q_cv_;
+  std::deque<Event> queue_;
+  results::TestRecord latest_;  ///< the newest snapshot not yet written (has_latest_)
+  bool has_latest_ = false;
+  bool busy_ = false;     ///< the writer is working on events taken off the queue
+  bool closing_ = false;
+  std::exception_ptr error_;
+  bool error_reported_ = false;
+  std::thread writer_;
 };
 
 void run_one(PlannedTest& test, std::size_t index, results::RunRecord& record, RunState& state,
@@ -168,6 +284,8 @@ void run_one(PlannedTest& test, std::size_t index, results::RunRecord& record, R
     }
   }
   e.cleanup(ctx);
+  // Every interval journaled before the test's end (the writer thread may still hold some).
+  if (std::string err = state.flush(); !err.empty() && failure.empty()) failure = fmt::format("recording results failed: {}", err);
 
   recorder.with_record([&](results::TestRecord& r) {
     if (r.warmup_s == 0 && r.measured_s == 0) {

@@ -61,6 +61,34 @@ TEST_F(RunFixture, CompleteRunWritesRecordJournalAndPhasesInOrder) {
   EXPECT_NE(out.str().find("a"), std::string::npos);
 }
 
+TEST_F(RunFixture, IntervalsRecordedFasterThanTheDiskKeepTheirOrderEverywhere) {
+  // The emulator's thread only queues intervals; the runner's writer journals, prints and rewrites
+  // the record behind it. 300 back to back: all of them reach the journal, the record and the
+  // output, in order, before the test's end and before the next phase's line.
+  StopFlag stop;
+  auto r = run("protocol: p\ntests: [{name: a, kind: tick, duration: 1s, tick: {burst: 300}}]\n", stop);
+  ASSERT_EQ(r.record.status, results::Status::complete);
+  const auto check = [](const std::vector<results::Interval>& v, const char* where) {
+    ASSERT_EQ(v.size(), 300u) << where;
+    for (std::size_t i = 0; i < v.size(); ++i) ASSERT_EQ(v[i].values.at(0).second, static_cast<double>(i + 1)) << where;
+  };
+  check(r.record.tests[0].intervals, "record in memory");
+  check(results::read_record(r.record_path).tests[0].intervals, "record on disk");
+  const auto recovered = results::recover_from_journal(r.journal_path);
+  EXPECT_EQ(recovered.tests[0].status, results::Status::complete);
+  check(recovered.tests[0].intervals, "journal");
+  const std::string text = out.str();
+  std::size_t at = 0, lines = 0;
+  for (std::string line; at != std::string::npos;) {
+    const std::size_t next = text.find('\n', at);
+    line = text.substr(at, next == std::string::npos ? std::string::npos : next - at);
+    at = next == std::string::npos ? next : next + 1;
+    if (line.find("ticks ") != std::string::npos) ++lines;
+    if (line.find(": verify") != std::string::npos) EXPECT_EQ(lines, 300u) << "every interval line before verify";
+  }
+  EXPECT_EQ(lines, 300u);
+}
+
 TEST_F(RunFixture, FailureInAPhaseIsRecordedAndCleanupStillRuns) {
   StopFlag stop;
   auto r = run("protocol: p\ntests:\n  - {name: a, kind: tick, duration: 1s, tick: {fail_in: warmup}}\n"

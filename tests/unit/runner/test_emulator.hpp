@@ -17,14 +17,21 @@ struct PhaseLog {
 
 class TickEmulator final : public Emulator {
  public:
-  TickEmulator(std::string fail_in, PhaseLog* log, std::int64_t ticks_before_stop = -1)
-      : fail_in_(std::move(fail_in)), log_(log), ticks_before_stop_(ticks_before_stop) {}
+  TickEmulator(std::string fail_in, PhaseLog* log, std::int64_t ticks_before_stop = -1, std::int64_t burst = 0)
+      : fail_in_(std::move(fail_in)), log_(log), ticks_before_stop_(ticks_before_stop), burst_(burst) {}
 
   results::Json effective_config() const override { return {{"fail_in", fail_in_}}; }
   void prepare(TestContext&) override { step("prepare"); }
   void warmup(TestContext&) override { step("warmup"); }
   void run(TestContext& ctx) override {
     step("run");
+    if (burst_ > 0) {
+      // `burst` intervals back to back, faster than the runner's writer can put each on disk.
+      for (std::int64_t n = 1; n <= burst_; ++n)
+        ctx.recorder->interval({static_cast<double>(n) / 1000.0, 0.001, {{"ticks", static_cast<double>(n)}}});
+      ctx.recorder->metric("ticks", static_cast<double>(burst_), "count");
+      return;
+    }
     const std::int64_t start = monotonic_ns();
     const std::int64_t period = ctx.settings.interval.count();
     const std::int64_t end = start + ctx.settings.duration.count();
@@ -53,19 +60,21 @@ class TickEmulator final : public Emulator {
   std::string fail_in_;
   PhaseLog* log_;
   std::int64_t ticks_before_stop_;
+  std::int64_t burst_;
 };
 
-/// A registry with kind "tick": `tick: {fail_in: run, stop_after: 2}`.
+/// A registry with kind "tick": `tick: {fail_in: run, stop_after: 2, burst: 300}`.
 inline Registry make_test_registry(PhaseLog* log) {
   Registry r;
   r.add({"tick", "test emulator", [log](const config::Node& section, const TestSettings&) {
            config::MapReader m(section);
            std::string fail_in;
-           std::int64_t stop_after = -1;
+           std::int64_t stop_after = -1, burst = 0;
            m.string("fail_in", fail_in);
            m.integer("stop_after", stop_after, {.min = 0});
+           m.integer("burst", burst, {.min = 0});
            m.finish();
-           return std::make_unique<TickEmulator>(fail_in, log, stop_after);
+           return std::make_unique<TickEmulator>(fail_in, log, stop_after, burst);
          }});
   return r;
 }

@@ -5,7 +5,9 @@
 /// Files (in options.out_dir, created if missing):
 ///   <run_id>.json           the record; rewritten atomically after every interval and test, so
 ///                           at any moment it is a valid record (status "interrupted", reason
-///                           "run in progress or killed" until the run ends)
+///                           "run in progress or killed" until the run ends). Interval writes
+///                           (journal, progress line, record) happen on a writer thread, never on
+///                           the emulator's: TestRecorder::interval() only queues.
 ///   <run_id>.journal.jsonl  the append-only journal (results/journal.hpp)
 ///   latest.json             a symlink to the newest record
 #include <filesystem>
