@@ -1,5 +1,6 @@
 #include "drivelab/vdi/replay.hpp"
 
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -25,6 +26,25 @@ constexpr std::int64_t kSpinNs = 100'000;
 // Requests sharing one timestamp are spread over the tick; at most this many are read ahead.
 constexpr std::size_t kMaxGroup = 65536;
 constexpr std::size_t kMaxVerifyErrors = 5;
+// Timer slack of the replaying thread (ns) while it replays: the default 50 us makes every timed
+// wait return up to 50 us late (prctl(2) PR_SET_TIMERSLACK; vdbench_job.cpp does the same).
+constexpr unsigned long kTimerSlackNs = 1'000;
+
+/// Sets the calling thread's timer slack for its lifetime, restoring the old value.
+class TimerSlack {
+ public:
+  explicit TimerSlack(unsigned long ns) : old_(prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0)) {
+    prctl(PR_SET_TIMERSLACK, ns, 0, 0, 0);
+  }
+  ~TimerSlack() {
+    if (old_ > 0) prctl(PR_SET_TIMERSLACK, static_cast<unsigned long>(old_), 0, 0, 0);
+  }
+  TimerSlack(const TimerSlack&) = delete;
+  TimerSlack& operator=(const TimerSlack&) = delete;
+
+ private:
+  int old_;
+};
 
 struct Header {
   std::uint64_t magic;
@@ -177,6 +197,7 @@ Replayer::Mapped Replayer::map(std::uint32_t device, std::uint64_t offset_bytes,
 ReplayResult Replayer::replay(TraceSource& source, double time_scale, bool no_stall,
                               const std::function<bool(ReplaySample&, std::int64_t)>& on_interval) {
   if (!(time_scale > 0)) throw ConfigError("time_scale must be positive");
+  const TimerSlack slack(kTimerSlackNs);
   Impl& im = *impl_;
   const std::uint32_t a = options_.align_bytes;
   const bool verify = options_.verify;
