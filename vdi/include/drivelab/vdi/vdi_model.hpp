@@ -13,7 +13,7 @@
 ///  - Each desktop issues exactly round(iops x phase) requests in [start, start + phase), one per
 ///    equal sub-interval at a uniformly random point inside it (so the per-desktop rate is exact
 ///    and arrivals are not synchronised). Read or write and the block size are picked with the
-///    phase's read ratio and size mix from two low-discrepancy (Weyl) sequences, u_k = frac(u_0 +
+///    phase's read ratio and the reads' or writes' size mix from two low-discrepancy (Weyl) sequences, u_k = frac(u_0 +
 ///    k x alpha) with alpha = golden ratio - 1 and sqrt(2) - 1 and a random u_0 per desktop, so
 ///    that even a short phase has the documented ratios to well under 1%, not within random
 ///    sampling error. Offsets are uniform over the image (aligned to the size, 4 KiB at least).
@@ -47,7 +47,9 @@ struct PhaseProfile {
   double read_pct = 0;            ///< % of requests that are reads
   double iops_per_desktop = 0;    ///< requests per second of one desktop during the phase
   double phase_s = 0;             ///< how long one desktop's phase lasts, s
-  std::vector<SizeShare> sizes;   ///< block-size mix, shares add up to 100
+  std::vector<SizeShare> read_sizes;   ///< block-size mix of the reads, shares add up to 100
+  std::vector<SizeShare> write_sizes;  ///< block-size mix of the writes, shares add up to 100
+  /// Mean request size over reads and writes, bytes.
   double mean_size_bytes() const noexcept;
 };
 
