@@ -253,5 +253,24 @@ TEST(ReplayKind, UmassTpccTraceReplaysExactlyOnODirect) {
   EXPECT_EQ(t.metric("ios"), 6999);
 }
 
+TEST(ReplayKind, CloudPhysicsTraceReplaysExactlyOnODirect) {
+  const std::filesystem::path trace = std::filesystem::path(DRIVELAB_SOURCE_DIR) / "../shared/data/traces/cloudphysics_vm_vscsi.csv";
+  if (!std::filesystem::exists(trace)) GTEST_SKIP() << "no " << trace;
+  TempDir dir;
+  // 113,872 I/Os, 3.9 GiB over a 31 GiB LBA span, folded onto one 128 MiB O_DIRECT file.
+  KindTest t("replay", dir.path(),
+             "{trace: '" + trace.string() + "', file_size: 128MiB, queue_depth: 32, no_stall: true, engine: " + engine() +
+                 ", keep_file: false}",
+             std::chrono::seconds(300), std::chrono::seconds(1));
+  t.run_all();
+  t.expect_checks_pass();
+  const auto& tr = t.record.details.at("trace");
+  EXPECT_EQ(tr.at("ios"), 113872);
+  EXPECT_EQ(tr.at("reads"), 46974);
+  EXPECT_EQ(t.metric("ios"), 113872);
+  EXPECT_EQ(t.group_metric("replay", "read_ios"), 46974);
+  EXPECT_EQ(t.group_metric("replay", "read_bytes") + t.group_metric("replay", "write_bytes"), 4205978112.0);
+}
+
 }  // namespace
 }  // namespace drivelab::vdi
