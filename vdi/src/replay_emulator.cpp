@@ -216,6 +216,7 @@ void ReplayEmulator::run(runner::TestContext& ctx) {
 void ReplayEmulator::verify(runner::TestContext& ctx) {
   if (!replayer_) return;
   auto& rec = *ctx.recorder;
+  if (summary_check_) summary_check_(rec, summary_);
   for (auto& p : points_) {
     const auto& r = p.result;
     if (!r.complete) continue;  // cut short (stop request or duration): replay_once warned; nothing to compare

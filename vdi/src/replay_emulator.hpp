@@ -39,6 +39,11 @@ class ReplayEmulator final : public runner::Emulator {
   void verify(runner::TestContext& ctx) override;
   void cleanup(runner::TestContext& ctx) noexcept override;
 
+  /// Called in verify() with the summary of the stream that was replayed: kind `vdi` compares the
+  /// generated workload with its documented profile there (register.cpp).
+  using SummaryCheck = std::function<void(results::TestRecorder&, const TraceSummary&)>;
+  void set_summary_check(SummaryCheck check) { summary_check_ = std::move(check); }
+
  private:
   struct Point {
     std::string group;
@@ -58,6 +63,7 @@ class ReplayEmulator final : public runner::Emulator {
   std::unique_ptr<Replayer> replayer_;
   std::vector<Point> points_;
   std::int64_t run_start_ns_ = 0;
+  SummaryCheck summary_check_;
 };
 
 }  // namespace drivelab::vdi::detail

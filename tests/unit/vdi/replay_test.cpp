@@ -213,6 +213,24 @@ TEST(VdiKind, LinkedCloneBootOf50DesktopsReplaysExactlyOnODirect) {
   EXPECT_FALSE(std::filesystem::exists(dir.path() / "drivelab-unit.dat"));
 }
 
+TEST(VdiKind, TheGeneratedWorkloadIsCheckedAgainstItsDocumentedProfile) {
+  TempDir dir;
+  // 20 desktops x 12 IOPS x 10 s = 120 requests each (the check needs 100), replayed unpaced.
+  KindTest t("vdi", dir.path(),
+             "{phase: initial_login, clones: linked, desktops: 20, phase_length: 10s, stagger: 0s, image_size: 4MiB, "
+             "file_size: 64MiB, no_stall: true, engine: " + engine() + ", keep_file: false}",
+             std::chrono::seconds(60), std::chrono::milliseconds(100));
+  t.run_all();
+  t.expect_checks_pass();
+  bool checked = false;
+  for (const auto& c : t.record.checks) checked |= c.name.starts_with("model: the generated workload matches");
+  EXPECT_TRUE(checked);
+  const PhaseProfile& prof = phase_profile(VdiPhase::initial_login, CloneKind::linked);
+  EXPECT_NEAR(t.group_metric("model", "read_pct"), prof.read_pct, 0.05 * prof.read_pct);
+  EXPECT_NEAR(t.group_metric("model", "mean_size_bytes"), prof.mean_size_bytes(), 0.05 * prof.mean_size_bytes());
+  EXPECT_DOUBLE_EQ(t.group_metric("model", "iops_per_desktop"), prof.iops_per_desktop);
+}
+
 TEST(VdiKind, CurveReplaysAtPercentagesOfTheRecordedRate) {
   TempDir dir;
   KindTest t("vdi", dir.path(),
