@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <fstream>
 #include <iostream>
 #include <optional>
@@ -93,10 +94,28 @@ int cmd_validate(const std::filesystem::path& protocol_file, const std::vector<s
   return kExitOk;
 }
 
+/// Keeps the tests named by --only (in the protocol's order). False, with the names the protocol
+/// has, if a name matches no test.
+bool select_tests(runner::Protocol& protocol, const std::vector<std::string>& only, const std::string& file) {
+  if (only.empty()) return true;
+  std::string names;
+  for (const auto& t : protocol.tests) names += (names.empty() ? "" : ", ") + t.settings.name;
+  bool ok = true;
+  for (const auto& n : only) {
+    if (std::none_of(protocol.tests.begin(), protocol.tests.end(), [&](const auto& t) { return t.settings.name == n; })) {
+      std::cerr << fmt::format("{}: --only: no test named '{}' (the protocol's tests: {})\n", file, n, names);
+      ok = false;
+    }
+  }
+  std::erase_if(protocol.tests, [&](const auto& t) { return std::find(only.begin(), only.end(), t.settings.name) == only.end(); });
+  return ok;
+}
+
 int cmd_run(const std::filesystem::path& protocol_file, const RunArgs& args) {
   const runner::Registry registry = make_registry();
   runner::Protocol protocol;
   if (!load_protocol(read_document(protocol_file, {}), registry, args.overrides, protocol)) return kExitBadInput;
+  if (!select_tests(protocol, args.only, protocol_file.string())) return kExitBadInput;
   return execute(protocol, args);
 }
 

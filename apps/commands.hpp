@@ -20,6 +20,7 @@ struct RunArgs {
   std::string destroy_data_on;  ///< --destroy-data-on SERIAL (docs/targets.md)
   std::filesystem::path out_dir = "drivelab-results";
   std::vector<std::string> overrides;  ///< --set key.path=value
+  std::vector<std::string> only;       ///< --only NAME[,NAME...]: run just these tests (protocol order)
   bool quiet = false;
   std::vector<std::string> command_line;
 };

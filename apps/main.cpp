@@ -85,6 +85,8 @@ int main(int argc, char** argv) {
   run->add_option("protocol", protocol_file, "Protocol YAML (e.g. config/quick.yaml)")
       ->required()->check(CLI::ExistingFile);
   add_run_options(*run, args);
+  run->add_option("--only", args.only, "Run only these tests of the protocol, by name (comma-separated or repeated)")
+      ->delimiter(',');
 
   // validate
   auto* validate = app.add_subcommand("validate", "Check a protocol file and report every problem");

@@ -97,3 +97,34 @@ TEST(QuickProtocol, RunsAndWritesACompleteRecord) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(QuickProtocol, OnlyRunsTheNamedTestsAndRejectsAnUnknownName) {
+  ScratchDir dir("quick-only");
+  const auto target = dir.path() / "target";
+  const auto out = dir.path() / "out";
+  std::filesystem::create_directories(target);
+  const std::string quick = std::string(DRIVELAB_SOURCE_DIR) + "/config/quick.yaml";
+  // An unknown name: exit 2 before anything runs, naming the protocol's tests.
+  const auto bad = drivelab::testing::run({DRIVELAB_EXE, "run", quick, "--target", target.string(), "--out", out.string(),
+                                           "--only", "video,no-such-test"},
+                                          dir.path());
+  EXPECT_EQ(bad.status, 2) << bad.out << bad.err;
+  EXPECT_NE(bad.err.find("no test named 'no-such-test'"), std::string::npos) << bad.err;
+  EXPECT_NE(bad.err.find("vdi-boot"), std::string::npos) << bad.err;
+  EXPECT_FALSE(std::filesystem::exists(out / "latest.json"));
+  // One test by name: the record holds it alone, its effective config too.
+  const auto r = drivelab::testing::run({DRIVELAB_EXE, "run", quick, "--target", target.string(), "--out", out.string(),
+                                         "--only", "video", "--set", "tests[5].video.file_size=64MiB", "--set",
+                                         "tests[*].warmup=0s", "--set", "tests[*].duration=2s", "--set", "tests[*].interval=1s"},
+                                        dir.path());
+  ASSERT_EQ(r.status, 0) << r.out << r.err;
+  const json rec = json::parse(read_file(out / "latest.json"));
+  ASSERT_EQ(rec["tests"].size(), 1u);
+  EXPECT_EQ(rec["tests"][0]["name"], "video");
+  EXPECT_EQ(rec["tests"][0]["status"], "complete") << rec["tests"][0]["reason"];
+  EXPECT_EQ(rec["config"]["tests"].size(), 1u);
+}
+
+}  // namespace
