@@ -4,9 +4,14 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <bit>
 #include <cerrno>
+#include <condition_variable>
 #include <cstring>
+#include <exception>
+#include <mutex>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -61,6 +66,82 @@ std::string errno_text(std::int64_t negative) {
   const char* name = strerrorname_np(e);
   return fmt::format("{} ({})", std::strerror(e), name ? name : std::to_string(e).c_str());
 }
+
+/// Closes intervals off the replaying thread: hand() swaps the finished sample for a cleared one
+/// (O(1): the histograms' buffers change owner) and a worker runs on_interval on it, merges it into
+/// the total and clears it. One sample in flight: hand() waits only if the worker is still busy
+/// with the previous interval (a whole interval later, it never is in practice).
+class IntervalCloser {
+ public:
+  IntervalCloser(ReplaySample& total, const std::function<bool(ReplaySample&, std::int64_t)>& on_interval)
+      : total_(total), on_interval_(on_interval), worker_([this] { loop(); }) {}
+  ~IntervalCloser() { finish(); }
+  IntervalCloser(const IntervalCloser&) = delete;
+  IntervalCloser& operator=(const IntervalCloser&) = delete;
+
+  /// Takes `sample` (left cleared) as the interval that ended at now_ns.
+  void hand(ReplaySample& sample, std::int64_t now_ns) {
+    std::unique_lock lock(mu_);
+    cv_.wait(lock, [&] { return !has_work_; });
+    std::swap(sample, pending_);
+    now_ns_ = now_ns;
+    has_work_ = true;
+    lock.unlock();
+    cv_.notify_all();
+  }
+  /// on_interval asked to stop (or threw).
+  bool stop_requested() const noexcept { return stop_.load(std::memory_order_relaxed); }
+  /// After finish(): rethrows what on_interval threw, if it did.
+  void rethrow_if_failed() const {
+    if (error_) std::rethrow_exception(error_);
+  }
+  /// Waits for the worker to finish what it has and ends it (idempotent).
+  void finish() {
+    {
+      std::lock_guard lock(mu_);
+      if (done_) return;
+      done_ = true;
+    }
+    cv_.notify_all();
+    worker_.join();
+  }
+
+ private:
+  void loop() {
+    std::unique_lock lock(mu_);
+    for (;;) {
+      cv_.wait(lock, [&] { return has_work_ || done_; });
+      if (!has_work_) return;
+      lock.unlock();
+      bool go_on = true;
+      try {
+        if (on_interval_) go_on = on_interval_(pending_, now_ns_);
+      } catch (...) {
+        // E.g. the recorder's journal failed: stop the replay, rethrow on the replaying thread.
+        go_on = false;
+        if (!error_) error_ = std::current_exception();
+      }
+      total_.merge(pending_);
+      pending_.clear();
+      if (!go_on) stop_.store(true, std::memory_order_relaxed);
+      lock.lock();
+      has_work_ = false;
+      cv_.notify_all();
+    }
+  }
+
+  ReplaySample& total_;
+  const std::function<bool(ReplaySample&, std::int64_t)>& on_interval_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  ReplaySample pending_;
+  std::int64_t now_ns_ = 0;
+  bool has_work_ = false;
+  bool done_ = false;
+  std::atomic<bool> stop_{false};
+  std::exception_ptr error_;  // written by the worker, read after finish()
+  std::thread worker_;  // last: starts after everything above exists
+};
 
 }  // namespace
 
@@ -204,6 +285,7 @@ ReplayResult Replayer::replay(TraceSource& source, double time_scale, bool no_st
   ReplayResult r;
   r.time_scale = time_scale;
   ReplaySample interval;
+  IntervalCloser closer(r.total, on_interval);  // r.total is the closer's until closer.finish()
   std::vector<io::IoCompletion> done(std::max<std::uint32_t>(options_.queue_depth, 1));
 
   // The lookahead: requests of one timestamp with their intended starts.
@@ -416,21 +498,16 @@ ReplayResult Replayer::replay(TraceSource& source, double time_scale, bool no_st
     process(n, now);
 
     if (now >= next_interval) {
-      if (on_interval) {
-        ReplaySample copy = interval;
-        r.total.merge(interval);
-        interval.clear();
-        if (!on_interval(copy, now) && !stopping) {
-          stopping = true;
-          r.complete = false;
-        }
-      } else {
-        r.total.merge(interval);
-        interval.clear();
-      }
+      closer.hand(interval, now);
       while (next_interval <= now) next_interval += options_.interval_ns;
     }
+    if (closer.stop_requested() && !stopping) {
+      stopping = true;
+      r.complete = false;
+    }
   }
+  closer.finish();
+  closer.rethrow_if_failed();
   r.total.merge(interval);
   if (on_interval && interval.ios > 0) on_interval(interval, monotonic_ns());
   if (!source_done || gi < group.size()) r.complete = false;

@@ -145,6 +145,10 @@ class Replayer {
 
   /// Replays `source` from its start. `on_interval(sample, now_ns)` is called every interval_ns
   /// with what completed since the last call; returning false stops the replay (a stop request).
+  /// It runs on a helper thread (the replaying thread only swaps the sample out, so closing an
+  /// interval — histogram copies, merges, percentiles, the recorder — never delays an issue);
+  /// calls are in order and never overlap; the last one comes from the calling thread after the
+  /// replay ends.
   /// `time_scale` overrides options.time_scale for this replay (curve points); no_stall as given.
   /// Throws EnvironmentError on an engine failure (not for I/O errors: those are counted).
   ReplayResult replay(TraceSource& source, double time_scale, bool no_stall,
