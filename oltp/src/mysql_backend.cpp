@@ -91,6 +91,14 @@ class MysqlStatement final : public Statement {
     return false;
   }
 
+  DbStatus discard_rows() override {
+    // executeQuery() stored the whole result (mysql_stmt_store_result): freeing it reads
+    // nothing more from the server and skips Connector/C++'s per-row fetch, which copies every
+    // value into the buffers it bound for the result.
+    rs_.reset();
+    return {};
+  }
+
   std::int64_t affected_rows() const override { return affected_; }
   bool is_null(int column) const override { return rs_->isNull(index(column)); }
   std::int64_t column_int64(int column) const override { return rs_->getInt64(index(column)); }
