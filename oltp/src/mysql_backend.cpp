@@ -262,7 +262,7 @@ class MysqlConnection final : public Connection {
 
   DbStatus begin(TxMode mode) override {
     mysql::ensure_thread_init();
-    return control(mode == TxMode::read_only ? "START TRANSACTION READ ONLY" : "START TRANSACTION", false);
+    return control(mode == TxMode::read_only ? begin_read_only_sql_ : begin_sql_, false);
   }
   DbStatus commit() override {
     // Rows a caller added but did not flush() belong to this transaction: send them first,
@@ -282,9 +282,9 @@ class MysqlConnection final : public Connection {
         return s;
       }
     }
-    return control("COMMIT", true);
+    return control(commit_sql_, true);
   }
-  DbStatus rollback() override { return control("ROLLBACK", false); }
+  DbStatus rollback() override { return control(rollback_sql_, false); }
 
   std::unique_ptr<Statement> prepare(std::string_view sql) override {
     mysql::ensure_thread_init();
@@ -333,7 +333,13 @@ class MysqlConnection final : public Connection {
   }
 
  private:
-  DbStatus control(const char* sql, bool is_commit) {
+  // The control statements as Connector strings, built once per session instead of per call.
+  const sql::SQLString begin_sql_{"START TRANSACTION"};
+  const sql::SQLString begin_read_only_sql_{"START TRANSACTION READ ONLY"};
+  const sql::SQLString commit_sql_{"COMMIT"};
+  const sql::SQLString rollback_sql_{"ROLLBACK"};
+
+  DbStatus control(const sql::SQLString& sql, bool is_commit) {
     try {
       ctl_->execute(sql);
     } catch (const sql::SQLException& e) {
