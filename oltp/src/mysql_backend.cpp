@@ -91,6 +91,14 @@ class MysqlStatement final : public Statement {
     return false;
   }
 
+  DbStatus discard_rows() override {
+    // executeQuery() stored the whole result (mysql_stmt_store_result): freeing it reads
+    // nothing more from the server and skips Connector/C++'s per-row fetch, which copies every
+    // value into the buffers it bound for the result.
+    rs_.reset();
+    return {};
+  }
+
   std::int64_t affected_rows() const override { return affected_; }
   bool is_null(int column) const override { return rs_->isNull(index(column)); }
   std::int64_t column_int64(int column) const override { return rs_->getInt64(index(column)); }
@@ -254,7 +262,7 @@ class MysqlConnection final : public Connection {
 
   DbStatus begin(TxMode mode) override {
     mysql::ensure_thread_init();
-    return control(mode == TxMode::read_only ? "START TRANSACTION READ ONLY" : "START TRANSACTION", false);
+    return control(mode == TxMode::read_only ? begin_read_only_sql_ : begin_sql_, false);
   }
   DbStatus commit() override {
     // Rows a caller added but did not flush() belong to this transaction: send them first,
@@ -274,9 +282,9 @@ class MysqlConnection final : public Connection {
         return s;
       }
     }
-    return control("COMMIT", true);
+    return control(commit_sql_, true);
   }
-  DbStatus rollback() override { return control("ROLLBACK", false); }
+  DbStatus rollback() override { return control(rollback_sql_, false); }
 
   std::unique_ptr<Statement> prepare(std::string_view sql) override {
     mysql::ensure_thread_init();
@@ -325,7 +333,13 @@ class MysqlConnection final : public Connection {
   }
 
  private:
-  DbStatus control(const char* sql, bool is_commit) {
+  // The control statements as Connector strings, built once per session instead of per call.
+  const sql::SQLString begin_sql_{"START TRANSACTION"};
+  const sql::SQLString begin_read_only_sql_{"START TRANSACTION READ ONLY"};
+  const sql::SQLString commit_sql_{"COMMIT"};
+  const sql::SQLString rollback_sql_{"ROLLBACK"};
+
+  DbStatus control(const sql::SQLString& sql, bool is_commit) {
     try {
       ctl_->execute(sql);
     } catch (const sql::SQLException& e) {

@@ -197,9 +197,9 @@ DbStatus execute_event(Connection& conn, const PreparedSet& stmts, const EventPl
       return st;
     }
     if (returns_rows(s.kind)) {
-      // sysbench buffers the whole result (mysql_stmt_store_result / PGresult): read every row.
-      while (q.next(st)) {
-      }
+      // sysbench buffers the whole result (mysql_stmt_store_result / PGresult) and walks it
+      // without decoding a value (mysql_stmt_fetch with no bound buffers): discard_rows.
+      st = q.discard_rows();
       if (!st.ok()) {
         ++counts.errors;
         return st;

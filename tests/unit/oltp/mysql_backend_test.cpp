@@ -90,6 +90,24 @@ TEST_F(MysqlBackendTest, ConnectCreatesTheDatabaseAndStatementsRoundTrip) {
   ASSERT_TRUE(sel->next(st));
   EXPECT_EQ(sel->column_int64(0), 1);
 
+  // discard_rows() frees a stored result unread: the same statement, another statement and
+  // COMMIT run next on the session (no "commands out of sync"), and next() then reports the end.
+  ASSERT_TRUE(c->begin(TxMode::read_write).ok());
+  ASSERT_TRUE(sel->execute().ok());
+  EXPECT_TRUE(sel->discard_rows().ok());
+  EXPECT_FALSE(sel->next(st));
+  EXPECT_TRUE(st.ok());
+  EXPECT_TRUE(sel->discard_rows().ok());  // twice, or with nothing to drop: harmless
+  sel->bind_int64(1, 3);
+  ASSERT_TRUE(sel->execute().ok());
+  ASSERT_TRUE(sel->next(st));
+  EXPECT_EQ(sel->column_int64(0), 3);
+  EXPECT_TRUE(sel->discard_rows().ok());  // the rest of a partly read result
+  ASSERT_TRUE(sel->execute().ok());
+  EXPECT_TRUE(sel->discard_rows().ok());
+  EXPECT_EQ(mysql_int(*c, "SELECT COUNT(*) FROM r"), 3);
+  ASSERT_TRUE(c->commit().ok());
+
   // Affected rows count matched rows, as SQLite and PostgreSQL do (CLIENT_FOUND_ROWS).
   auto upd = c->prepare("UPDATE r SET n = n WHERE id <> ?");
   upd->bind_int64(1, 1);

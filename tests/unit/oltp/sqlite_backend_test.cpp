@@ -70,6 +70,13 @@ TEST(SqliteBackend, StatementsBindExecuteFetchAndCountChanges) {
   EXPECT_EQ(q->column_int64(0), 5);
   EXPECT_FALSE(q->next(st));
   EXPECT_TRUE(st.ok());
+
+  // discard_rows() (the default: next() to the end) leaves the statement at its end.
+  q->bind_int64(1, 0);
+  ASSERT_TRUE(q->execute().ok());
+  EXPECT_TRUE(q->discard_rows().ok());
+  EXPECT_FALSE(q->next(st));
+  EXPECT_TRUE(st.ok());
 }
 
 TEST(SqliteBackend, BadSqlAndDdlThrowBackendErrorWithNativeCode) {

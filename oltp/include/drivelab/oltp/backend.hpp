@@ -146,6 +146,19 @@ class Statement {
   /// Advances to the next row. Returns true when a row is available; false at the end or on
   /// error, with `status` telling which (ok at the end).
   virtual bool next(DbStatus& status) = 0;
+  /// Drops the rest of the current result without decoding its values: what sysbench 1.0.20
+  /// does with every query result (it stores the result and walks it with mysql_stmt_fetch
+  /// without bound buffers, so no value is copied; PostgreSQL: PQclear of the whole PGresult).
+  /// Returns ok, or the error met while reading to the end. The default calls next() to the
+  /// end (right where rows are produced while they are read: SQLite steps the statement, ODBC
+  /// fetches from the server); a backend whose execute() already holds the whole result in
+  /// client memory may free it instead.
+  virtual DbStatus discard_rows() {
+    DbStatus st;
+    while (next(st)) {
+    }
+    return st;
+  }
   /// Rows changed by the last execute() of an INSERT/UPDATE/DELETE.
   virtual std::int64_t affected_rows() const = 0;
 
