@@ -96,8 +96,12 @@ int cmd_validate(const std::filesystem::path& protocol_file, const std::vector<s
 
 /// Keeps the tests named by --only (in the protocol's order). False, with the names the protocol
 /// has, if a name matches no test.
-bool select_tests(runner::Protocol& protocol, const std::vector<std::string>& only, const std::string& file) {
+bool select_tests(runner::Protocol& protocol, std::vector<std::string> only, const std::string& file) {
   if (only.empty()) return true;
+  for (auto& n : only) {  // --only 'a, b': names without the blanks around them
+    const auto first = n.find_first_not_of(" \t");
+    n = first == std::string::npos ? std::string() : n.substr(first, n.find_last_not_of(" \t") - first + 1);
+  }
   std::string names;
   for (const auto& t : protocol.tests) names += (names.empty() ? "" : ", ") + t.settings.name;
   bool ok = true;
@@ -169,7 +173,9 @@ int cmd_report(const ReportArgs& args) {
                              args.labels.size(), args.inputs.size());
   const report::Report rep = report::build_report(std::move(data));
   const auto write = [](const std::filesystem::path& p, const std::string& text) {
-    if (p.has_parent_path()) std::filesystem::create_directories(p.parent_path());
+    std::error_code ec;
+    if (p.has_parent_path()) std::filesystem::create_directories(p.parent_path(), ec);
+    if (ec) throw EnvironmentError(fmt::format("cannot create the directory of {}: {}", p.string(), ec.message()));
     std::ofstream out(p, std::ios::binary);
     out << text;
     out.close();

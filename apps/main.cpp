@@ -1,4 +1,5 @@
 // drivelab — application-level storage benchmarks. See README.md and docs/.
+#include <csignal>
 #include <iostream>
 #include <map>
 #include <string>
@@ -69,6 +70,15 @@ std::string single_test_yaml(const std::string& kind, const SingleTest& s) {
 
 int main(int argc, char** argv) {
   using namespace drivelab::app;
+  // `drivelab run ... | head`: a closed stdout must not kill a run (SIGPIPE's default); writes to
+  // it fail instead, and the run, its journal and its record go on. A handler that does nothing
+  // rather than SIG_IGN: exec resets a handled signal to its default, so the servers and tools we
+  // start do not inherit an ignored SIGPIPE.
+  struct sigaction pipe_action{};
+  pipe_action.sa_handler = [](int) {};
+  pipe_action.sa_flags = SA_RESTART;
+  sigemptyset(&pipe_action.sa_mask);
+  sigaction(SIGPIPE, &pipe_action, nullptr);
   CLI::App app{"drivelab — application-level storage benchmarks: TPC-C-like OLTP on a database in the target, fio-style I/O"};
   app.require_subcommand(1);
   app.set_version_flag("--version", [] {

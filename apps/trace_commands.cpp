@@ -1,4 +1,5 @@
 // `drivelab trace stat|convert` (docs/vdi.md "drivelab trace").
+#include <filesystem>
 #include <iostream>
 
 #include <fmt/format.h>
@@ -39,6 +40,11 @@ int cmd_trace_stat(const TraceArgs& args) {
 
 int cmd_trace_convert(const TraceArgs& args) {
   try {
+    // The writers truncate OUT before the reader has read IN: the same file would be lost.
+    std::error_code ec;
+    if (std::filesystem::equivalent(args.input, args.output, ec))
+      throw ConfigError(fmt::format("output '{}' is the input trace itself; write to another file",
+                                    args.output.string()));
     auto source = vdi::open_trace(args.input, vdi::parse_trace_format(args.format), read_options(args));
     if (args.to == "native") {
       const std::uint64_t records = vdi::write_native_trace(*source, args.output);

@@ -158,7 +158,9 @@ std::optional<std::filesystem::path> find_program(const std::string& program) {
 std::vector<Chart> draw_charts(const Report& r, const ChartOptions& opt) {
   const auto program = find_program(opt.gnuplot);
   if (!program) throw EnvironmentError(fmt::format("gnuplot not found ('{}' on PATH); install gnuplot-nox", opt.gnuplot));
-  std::filesystem::create_directories(opt.dir);
+  std::error_code ec;
+  std::filesystem::create_directories(opt.dir, ec);
+  if (ec) throw EnvironmentError(fmt::format("cannot create the charts directory '{}': {}", opt.dir.string(), ec.message()));
   // gnuplot runs in the charts directory; every path handed to it must not depend on our cwd.
   ChartOptions abs_opt = opt;
   abs_opt.dir = std::filesystem::absolute(opt.dir);

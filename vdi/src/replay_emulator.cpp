@@ -78,8 +78,11 @@ ReplayEmulator::Point ReplayEmulator::replay_once(runner::TestContext& ctx, std:
   if (target_iops > 0 && summary_.iops() > 0) scale = summary_.iops() / target_iops;
   p.requested_iops = no_stall ? 0.0 : (summary_.iops() > 0 ? summary_.iops() / scale : 0.0);
   auto source = make_source_(seed_);
+  // Each interval's real length (the last one of a replay is shorter than `interval`).
+  std::int64_t prev_ns = monotonic_ns();
   p.result = replayer_->replay(*source, scale, no_stall, [&](ReplaySample& s, std::int64_t now) {
-    const double d = static_cast<double>(ctx.settings.interval.count()) / 1e9;
+    const double d = static_cast<double>(std::max<std::int64_t>(now - prev_ns, 1)) / 1e9;
+    prev_ns = now;
     rec.interval({.t_s = static_cast<double>(now - run_start_ns_) / 1e9,
                   .duration_s = d,
                   .values = {{"iops", static_cast<double>(s.ios) / d},
