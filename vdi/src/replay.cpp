@@ -28,6 +28,28 @@ namespace {
 // Below this the replayer polls for the intended start instead of sleeping: a timed wait on this
 // VM wakes 50-100 us late, spinning the last stretch keeps lateness at a few us (docs/vdi.md).
 constexpr std::int64_t kSpinNs = 100'000;
+// On an idle VM a halted vCPU can wake a timed wait up to ~1 ms late: the polling stretch grows to
+// 1.5 x the recent worst overshoot, capped here (the CPU it costs: at most this per gap).
+constexpr std::int64_t kMaxSpinNs = 2'000'000;
+
+/// The polling stretch before each intended start: kSpinNs, or 1.5 x the worst recent overshoot of
+/// a timed wait (how late it woke), capped at kMaxSpinNs. The worst is a peak that decays by 0.2%
+/// per wait (half-life ~350 waits), so one late wake-up covers the bursts of late wake-ups that
+/// follow it on an idle VM.
+class SpinMargin {
+ public:
+  std::int64_t ns() const noexcept { return margin_; }
+  /// A timed wait meant to end at deadline_ns ended (by timeout) at woke_ns.
+  void woke(std::int64_t deadline_ns, std::int64_t woke_ns) noexcept {
+    peak_ = std::max(peak_ * 0.998, static_cast<double>(std::max<std::int64_t>(woke_ns - deadline_ns, 0)));
+    margin_ = std::clamp<std::int64_t>(static_cast<std::int64_t>(peak_ * 1.5), kSpinNs, kMaxSpinNs);
+  }
+
+ private:
+  double peak_ = 0;
+  std::int64_t margin_ = kSpinNs;
+};
+
 // Requests sharing one timestamp are spread over the tick; at most this many are read ahead.
 constexpr std::size_t kMaxGroup = 65536;
 constexpr std::size_t kMaxVerifyErrors = 5;
@@ -286,6 +308,7 @@ ReplayResult Replayer::replay(TraceSource& source, double time_scale, bool no_st
   r.time_scale = time_scale;
   ReplaySample interval;
   IntervalCloser closer(r.total, on_interval);  // r.total is the closer's until closer.finish()
+  SpinMargin margin;
   std::vector<io::IoCompletion> done(std::max<std::uint32_t>(options_.queue_depth, 1));
 
   // The lookahead: requests of one timestamp with their intended starts.
@@ -487,11 +510,13 @@ ReplayResult Replayer::replay(TraceSource& source, double time_scale, bool no_st
       std::int64_t next = now;
       if (gi < group.size()) next = group_intended[gi];
       const std::int64_t wait = next - now;
+      const std::int64_t spin = margin.ns();
       if (engine_->in_flight() > 0) {
-        n = engine_->reap(wait > kSpinNs ? 1 : 0, done,
-                          wait > kSpinNs ? std::chrono::nanoseconds(wait - kSpinNs) : std::chrono::nanoseconds(0));
-      } else if (wait > kSpinNs) {
-        sleep_until_ns(next - kSpinNs);
+        n = engine_->reap(wait > spin ? 1 : 0, done,
+                          wait > spin ? std::chrono::nanoseconds(wait - spin) : std::chrono::nanoseconds(0));
+        if (wait > spin && n == 0) margin.woke(next - spin, monotonic_ns());
+      } else if (wait > spin) {
+        margin.woke(next - spin, sleep_until_ns(next - spin));
       }
     }
     now = monotonic_ns();
