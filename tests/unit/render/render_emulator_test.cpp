@@ -166,7 +166,14 @@ TEST_F(RenderSwap, InjectedErrorInThePipelineLeavesNothing) {
     t.emulator->run(t.ctx);
     ADD_FAILURE() << "run should throw";
   } catch (const EnvironmentError& e) {
-    EXPECT_NE(std::string(e.what()).find("injected failure in the unpack phase"), std::string::npos) << e.what();
+    const std::string what = e.what();
+#if defined(__SANITIZE_ADDRESS__)
+    // Under ASan the pipeline is sometimes OOM-killed (cgroup v1) before it reaches the injected
+    // failure (see PagesToTheSwapFileAndRemovesItAndTheCgroup): that is also a pipeline failure, and
+    // what this test is about, nothing left behind, is checked below either way.
+    if (what.find("killed by signal 9") == std::string::npos || what.find("OOM") == std::string::npos)
+#endif
+      EXPECT_NE(what.find("injected failure in the unpack phase"), std::string::npos) << what;
   }
   t.emulator->cleanup(t.ctx);
   EXPECT_EQ(leftovers(dir.path()), "");
