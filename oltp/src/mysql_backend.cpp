@@ -21,11 +21,15 @@
 namespace drivelab::oltp {
 namespace {
 
-using mysql::InterruptibleCall;
+using mysql::WatchedCall;
 
-/// Read timeout of the sessions of a run (connect()) and of the load (connect_for_load(), whose
-/// index builds and 1 MiB inserts at review-lab scale take minutes). See ConnectParams.
-constexpr int kRunReadTimeoutS = 600;
+/// Client read timeouts (see ConnectParams). The sessions of a run (connect()) have none: the
+/// call watcher bounds a call to a server that stopped answering (mysql_cancel.hpp), and
+/// libmariadb waits for each reply without arming a kernel timer, as sysbench's sessions do.
+/// Short-lived administrative sessions keep 600 s; the load's (connect_for_load(): index builds
+/// and 1 MiB inserts at review-lab scale take minutes) 3,600 s.
+constexpr int kRunReadTimeoutS = 0;
+constexpr int kAdminReadTimeoutS = 600;
 constexpr int kLoadReadTimeoutS = 3600;
 /// Size at which a bulk loader sends its multi-row INSERT. Below MySQL 5.7's 4 MiB
 /// max_allowed_packet (MariaDB 10.11: 16 MiB); measured in docs/backend-mysql.md.
@@ -63,7 +67,7 @@ class MysqlStatement final : public Statement {
   DbStatus execute() override {
     rs_.reset();
     affected_ = 0;
-    InterruptibleCall call(slot_);
+    WatchedCall call(slot_, true);
     try {
       if (!texts_.empty()) {
         // Connector/C++ 1.1 stores the whole result (mysql_stmt_store_result): every wait
@@ -235,7 +239,9 @@ class MysqlConnection final : public Connection {
  public:
   MysqlConnection(std::unique_ptr<sql::Connection> conn, std::shared_ptr<mysql::CancelWatcher> watcher)
       : conn_(std::move(conn)), watcher_(std::move(watcher)) {
+    watcher_->add(slot_);  // the setup below is watched too (its connection id is not known yet)
     try {
+      WatchedCall call(slot_.get(), false);
       ctl_.reset(conn_->createStatement());
       // Autocommit stays ON (the server default), as in the SQLite and PostgreSQL backends:
       // begin() opens an explicit transaction (START TRANSACTION suspends autocommit until
@@ -250,11 +256,14 @@ class MysqlConnection final : public Connection {
       } catch (const sql::SQLException&) {
       }
       std::unique_ptr<sql::ResultSet> rs(ctl_->executeQuery("SELECT CONNECTION_ID()"));
-      if (rs->next()) slot_->connection_id = static_cast<std::uint64_t>(rs->getInt64(1));
+      if (rs->next()) {
+        const auto id = static_cast<std::uint64_t>(rs->getInt64(1));
+        std::lock_guard lock(slot_->mu);
+        slot_->connection_id = id;
+      }
     } catch (const sql::SQLException& e) {
       mysql::throw_backend(e, "session setup");
     }
-    watcher_->add(slot_);
   }
   ~MysqlConnection() override { slot_->release(); }
   MysqlConnection(const MysqlConnection&) = delete;
@@ -289,6 +298,7 @@ class MysqlConnection final : public Connection {
   std::unique_ptr<Statement> prepare(std::string_view sql) override {
     mysql::ensure_thread_init();
     const std::string text(sql);
+    WatchedCall call(slot_.get(), false);
     try {
       // Server-side prepared (COM_STMT_PREPARE): counts against max_prepared_stmt_count.
       std::unique_ptr<sql::PreparedStatement> ps(conn_->prepareStatement(text));
@@ -304,6 +314,7 @@ class MysqlConnection final : public Connection {
   void execute_immediate(std::string_view sql) override {
     mysql::ensure_thread_init();
     for (const std::string& s : mysql::split_statements(sql)) {
+      WatchedCall call(slot_.get(), false);
       try {
         // Statements that return rows (ANALYZE TABLE, SHOW ...) have them read and dropped.
         if (ctl_->execute(s)) std::unique_ptr<sql::ResultSet> rs(ctl_->getResultSet());
@@ -340,6 +351,7 @@ class MysqlConnection final : public Connection {
   const sql::SQLString rollback_sql_{"ROLLBACK"};
 
   DbStatus control(const sql::SQLString& sql, bool is_commit) {
+    WatchedCall call(slot_.get(), false);  // COMMIT/ROLLBACK are never killed
     try {
       ctl_->execute(sql);
     } catch (const sql::SQLException& e) {
@@ -378,7 +390,7 @@ class MysqlBackend final : public Backend {
  public:
   explicit MysqlBackend(MysqlOptions options)
       : opt_(std::move(options)), dialect_(make_dialect(SqlDialect::mysql)),
-        watcher_(std::make_shared<mysql::CancelWatcher>(params(kRunReadTimeoutS, false))) {
+        watcher_(std::make_shared<mysql::CancelWatcher>(params(kAdminReadTimeoutS, false))) {
     if (opt_.database.empty()) throw ConfigError("mysql: the database name is empty");
   }
 
@@ -470,7 +482,12 @@ class MysqlBackend final : public Backend {
       j["host"] = opt_.endpoint.host;
       j["port"] = opt_.endpoint.port > 0 ? opt_.endpoint.port : 3306;
     }
-    j["read_timeout_s"] = kRunReadTimeoutS;
+    // Run sessions: no client read timeout; a call to a server that stops answering is ended
+    // by the call watcher (mysql_cancel.hpp) after these.
+    const mysql::WatchLimits limits;
+    j["read_timeout_s"] = nullptr;
+    j["unresponsive_server"] = {{"after_stop_s", limits.unresponsive_after_ns / 1'000'000'000},
+                                {"deadline_s", limits.deadline_ns / 1'000'000'000}};
     j["bulk_statement_bytes"] = kBulkStatementBytes;
     try {
       auto c = admin();
@@ -535,7 +552,7 @@ class MysqlBackend final : public Backend {
 
   /// A session without a default database (which may not exist yet).
   std::unique_ptr<sql::Connection> admin() const {
-    return mysql::connect(params(kRunReadTimeoutS, false));
+    return mysql::connect(params(kAdminReadTimeoutS, false));
   }
 
   std::unique_ptr<Connection> open(int read_timeout_s) {

@@ -61,7 +61,7 @@ std::unique_ptr<sql::Connection> connect(const ConnectParams& p) {
   // A lost session must be seen as lost (and counted), never silently replaced mid-transaction.
   o["OPT_RECONNECT"] = false;
   o["OPT_CONNECT_TIMEOUT"] = p.connect_timeout_s;
-  o["OPT_READ_TIMEOUT"] = p.read_timeout_s;
+  if (p.read_timeout_s > 0) o["OPT_READ_TIMEOUT"] = p.read_timeout_s;
   o["OPT_WRITE_TIMEOUT"] = p.write_timeout_s;
   // Affected rows = rows matched, as SQLite and PostgreSQL count them (MySQL's default counts
   // only rows whose value changed, so an UPDATE that writes the same value would report 0).

@@ -35,7 +35,8 @@ struct ConnectParams {
   int connect_timeout_s = 10;
   /// Per read/write on the socket: a server that stops answering (hung, or a remote host gone
   /// without a TCP reset) fails the call after this long instead of hanging it. A crashed
-  /// server process is seen at once (the kernel closes its socket).
+  /// server process is seen at once (the kernel closes its socket). 0: no read timeout
+  /// (libmariadb then waits with poll(-1); the sessions of a run, bounded by the call watcher).
   int read_timeout_s = 600;
   int write_timeout_s = 120;
 };

@@ -3,9 +3,16 @@
 // sessions, the cancel flag, the bulk loader, destroy() safety and the server description.
 #include <gtest/gtest.h>
 
+#include <poll.h>
+#include <stdlib.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <cstring>
+#include <filesystem>
+#include <vector>
 #include <chrono>
 #include <cmath>
 #include <thread>
@@ -260,6 +267,118 @@ TEST_F(MysqlBackendTest, KilledSessionIsConnectionLostAndConnectWorksAgain) {
   a.reset();
   auto fresh = backend->connect();
   EXPECT_EQ(mysql_int(*fresh, "SELECT v FROM t WHERE id = 1"), 0);  // the killed work was rolled back
+}
+
+/// A Unix-socket proxy in front of the real server that can freeze: it then stops accepting and
+/// forwarding, but keeps every socket open — what a client sees of a SIGSTOPped server, without
+/// stopping the shared server of the other tests.
+class FreezingProxy {
+ public:
+  explicit FreezingProxy(std::string upstream) : upstream_(std::move(upstream)) {
+    std::string tmpl = (std::filesystem::temp_directory_path() / "drivelab-proxy-XXXXXX").string();
+    if (::mkdtemp(tmpl.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
+    dir_ = tmpl;
+    path_ = dir_ + "/s";
+    listener_ = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_un a{};
+    a.sun_family = AF_UNIX;
+    std::strncpy(a.sun_path, path_.c_str(), sizeof a.sun_path - 1);
+    if (::bind(listener_, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 || ::listen(listener_, 64) != 0)
+      throw std::runtime_error("proxy: bind/listen failed");
+    thread_ = std::thread([this] { run(); });
+  }
+  ~FreezingProxy() {
+    done_ = true;
+    thread_.join();
+    for (int fd : fds_) ::close(fd);
+    ::close(listener_);
+    std::filesystem::remove_all(dir_);
+  }
+  const std::string& path() const { return path_; }
+  void freeze() { frozen_ = true; }
+
+ private:
+  int connect_upstream() const {
+    const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_un a{};
+    a.sun_family = AF_UNIX;
+    std::strncpy(a.sun_path, upstream_.c_str(), sizeof a.sun_path - 1);
+    if (::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) throw std::runtime_error("proxy: upstream");
+    return fd;
+  }
+  void run() {
+    while (!done_) {
+      if (frozen_) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        continue;
+      }
+      std::vector<pollfd> p{{listener_, POLLIN, 0}};
+      for (int fd : fds_) p.push_back({fd, POLLIN, 0});
+      if (::poll(p.data(), p.size(), 10) <= 0) continue;
+      if (p[0].revents & POLLIN) {
+        const int client = ::accept4(listener_, nullptr, nullptr, SOCK_CLOEXEC);
+        if (client >= 0) {
+          fds_.push_back(client);
+          fds_.push_back(connect_upstream());  // pairs: (2k, 2k+1)
+        }
+      }
+      for (std::size_t i = 1; i < p.size(); ++i) {
+        if (!(p[i].revents & (POLLIN | POLLHUP))) continue;
+        const std::size_t k = i - 1;
+        const int to = fds_[k ^ 1u];
+        char buf[65536];
+        const ssize_t n = ::recv(p[i].fd, buf, sizeof buf, MSG_DONTWAIT);
+        if (n > 0) (void)::send(to, buf, static_cast<std::size_t>(n), MSG_NOSIGNAL);
+        else if (n == 0) ::shutdown(to, SHUT_WR);
+      }
+    }
+  }
+
+  std::string upstream_, dir_, path_;
+  int listener_ = -1;
+  std::vector<int> fds_;  // client, upstream, client, upstream, ...
+  std::atomic<bool> frozen_{false}, done_{false};
+  std::thread thread_;
+};
+
+TEST_F(MysqlBackendTest, AFrozenServerEndsTheCallsOfAStoppingRunAsLostConnections) {
+  // Run sessions have no client read timeout (mysql_backend.cpp): the call watcher bounds a
+  // call to a server that stopped answering. Here the server freezes under a running SELECT
+  // and a COMMIT, then the run stops: the KILL QUERY gets no answer, so the watcher shuts the
+  // sessions' sockets down and both calls end as lost connections, the COMMIT in doubt.
+  ASSERT_TRUE(drivelab::testing::services().has_value());
+  FreezingProxy proxy(drivelab::testing::services()->mysql_socket);
+  MysqlOptions o = test::mysql_options(database);
+  o.endpoint.socket_path = proxy.path();
+  auto via_proxy = make_mysql_backend(o);
+  std::atomic<bool> cancel{false};  // outlives the sessions that watch it
+  auto a = via_proxy->connect();
+  auto c = via_proxy->connect();
+  a->set_cancel_flag(&cancel);
+  c->set_cancel_flag(&cancel);
+  make_two_rows(*a);
+  ASSERT_TRUE(c->begin(TxMode::read_write).ok());
+  auto upd = c->prepare("UPDATE t SET v = 3 WHERE id = 2");
+  ASSERT_TRUE(upd->execute().ok());
+  auto q = a->prepare("SELECT v FROM t WHERE id = 1");
+
+  proxy.freeze();
+  DbStatus sq, sc;
+  std::thread ta([&] { sq = q->execute(); });
+  std::thread tc([&] { sc = c->commit(); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));  // both wait for replies
+  const auto t0 = std::chrono::steady_clock::now();
+  cancel = true;
+  ta.join();
+  tc.join();
+  const double waited_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_TRUE(sq.connection_lost) << sq.to_string();
+  EXPECT_EQ(sq.outcome, Outcome::retryable) << sq.to_string();
+  EXPECT_TRUE(sc.connection_lost) << sc.to_string();
+  EXPECT_EQ(sc.outcome, Outcome::in_doubt) << sc.to_string();
+  // The side connection's connect timeout (5 s) or read timeout (10 s), not a hang.
+  EXPECT_LT(waited_s, 30.0);
+  EXPECT_GE(waited_s, 1.0);  // the server got its chance to answer the KILL
 }
 
 /// Text that needs escaping in a SQL literal, and some that only looks like it does.
