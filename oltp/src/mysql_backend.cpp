@@ -552,17 +552,33 @@ class MysqlBackend final : public Backend {
 
   /// A session without a default database (which may not exist yet).
   std::unique_ptr<sql::Connection> admin() const {
-    return mysql::connect(params(kAdminReadTimeoutS, false));
+    return connect_noting(params(kAdminReadTimeoutS, false));
+  }
+
+  /// mysql::connect, whose error says so when the call watcher has already found the server
+  /// unresponsive: a verification or cleanup that cannot connect afterwards then names the cause.
+  std::unique_ptr<sql::Connection> connect_noting(const mysql::ConnectParams& p) const {
+    try {
+      return mysql::connect(p);
+    } catch (const BackendError& e) {
+      const std::uint64_t cut = watcher_->sockets_shut_down();
+      if (cut == 0) throw;
+      throw BackendError(fmt::format("{}; earlier the server stopped answering: a call got no reply and "
+                                     "neither did a side connection, so {} session socket(s) were cut "
+                                     "(docs/backend-mysql.md, section 3)",
+                                     e.what(), cut),
+                         e.sqlstate(), e.native_code());
+    }
   }
 
   std::unique_ptr<Connection> open(int read_timeout_s) {
     std::unique_ptr<sql::Connection> c;
     try {
-      c = mysql::connect(params(read_timeout_s, true));
+      c = connect_noting(params(read_timeout_s, true));
     } catch (const BackendError& e) {
       if (e.native_code() != 1049) throw;
       create_database();
-      c = mysql::connect(params(read_timeout_s, true));
+      c = connect_noting(params(read_timeout_s, true));
     }
     return std::make_unique<MysqlConnection>(std::move(c), watcher_);
   }

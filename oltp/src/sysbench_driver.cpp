@@ -197,14 +197,23 @@ void Driver::worker_main(Worker& w) {
         plan_event(opt_.workload, opt_.statements, opt_.scale, w.rnd, plan);
         const DbStatus st = execute_event(*w.conn, *w.stmts, plan, mode_, q);
         if (st.ok()) break;
-        if (!is_ignored_error(st, dialect)) {
+        const bool ignored = is_ignored_error(st, dialect);
+        if (ignored && st.outcome == Outcome::in_doubt && measuring_.load(std::memory_order_relaxed)) {
+          std::lock_guard lock(w.mu);
+          ++w.in_doubt;
+        }
+        if (stop_.load(std::memory_order_relaxed)) {
+          // Stopping: what ended this event (a KILL QUERY of the stop, or a server that stopped
+          // answering and whose sockets the backend cut) is not a failure of the run, and a
+          // reconnect would only wait for a server that may be gone. The open transaction ends
+          // with the session.
+          abandoned = true;
+          break;
+        }
+        if (!ignored) {
           w.conn->rollback();
           fail(fmt::format("thread {}: {}", w.index, st.to_string()));
           return;
-        }
-        if (st.outcome == Outcome::in_doubt && measuring_.load(std::memory_order_relaxed)) {
-          std::lock_guard lock(w.mu);
-          ++w.in_doubt;
         }
         if (st.connection_lost) {
           try {

@@ -271,7 +271,7 @@ void TpccEmulator::run(runner::TestContext& ctx) {
   if (config_.terminals == tpcc::TerminalMode::dedicated && logged_in < config_.users)
     ctx.recorder->warning(fmt::format(
         "only {} of {} users were logged in when the measured phase began (login_rate {}/s); make "
-        "warmup at least users / login_rate = {:.0f} s",
+        "warmup at least users / login_rate = {:.3g} s",
         logged_in, config_.users, config_.login_rate_per_s, config_.users / std::max(config_.login_rate_per_s, 1e-9)));
   const std::int64_t t0 = monotonic_ns();
   const std::int64_t end = t0 + settings_.duration.count();

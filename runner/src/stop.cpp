@@ -16,8 +16,11 @@ std::atomic<int> g_signals_seen{0};  // lock-free, so safe in a signal handler
 extern "C" void on_stop_signal(int signo) {
   StopFlag::global().request();
   if (g_signals_seen.fetch_add(1, std::memory_order_relaxed) >= 1) {
-    // Second Ctrl-C: give the user their terminal back even if something hangs.
+    // Second Ctrl-C: give the user their terminal back even if something hangs (a call blocked
+    // on a server that stopped answering, say). The signal is blocked while its handler runs,
+    // so the raise() is delivered with the default action (terminate) as soon as we return.
     std::signal(signo, SIG_DFL);
+    std::raise(signo);
   }
 }
 

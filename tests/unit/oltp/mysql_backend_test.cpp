@@ -379,6 +379,13 @@ TEST_F(MysqlBackendTest, AFrozenServerEndsTheCallsOfAStoppingRunAsLostConnection
   // The side connection's connect timeout (5 s) or read timeout (10 s), not a hang.
   EXPECT_LT(waited_s, 30.0);
   EXPECT_GE(waited_s, 1.0);  // the server got its chance to answer the KILL
+  // A later session (a verification, the cleanup) cannot connect either; its error says why.
+  try {
+    via_proxy->connect();
+    ADD_FAILURE() << "connected to a frozen server";
+  } catch (const BackendError& e) {
+    EXPECT_NE(std::string(e.what()).find("the server stopped answering"), std::string::npos) << e.what();
+  }
 }
 
 /// Text that needs escaping in a SQL literal, and some that only looks like it does.
