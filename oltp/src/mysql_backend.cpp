@@ -339,8 +339,7 @@ class MysqlConnection final : public Connection {
   }
 
   void set_cancel_flag(const std::atomic<bool>* flag) noexcept override {
-    slot_->cancel.store(flag, std::memory_order_relaxed);
-    if (flag != nullptr) watcher_->start();
+    slot_->cancel.store(flag, std::memory_order_relaxed);  // the watcher runs since add()
   }
 
  private:

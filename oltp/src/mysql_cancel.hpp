@@ -101,15 +101,15 @@ class CancelWatcher {
   /// Adds a session and starts the thread if not running; the slot is dropped once only the
   /// watcher holds it.
   void add(std::shared_ptr<CallSlot> slot);
-  /// Starts the thread if not running. Never throws (a watcher that cannot start leaves lock
-  /// waits to end by innodb_lock_wait_timeout and a frozen server to the write timeout).
-  void start() noexcept;
   /// KILL QUERY statements sent so far (for tests and the record).
   std::uint64_t kills_sent() const noexcept { return kills_.load(std::memory_order_relaxed); }
   /// Sockets shut down because the server did not answer (for tests and the record).
   std::uint64_t sockets_shut_down() const noexcept { return shut_down_.load(std::memory_order_relaxed); }
 
  private:
+  /// Starts the thread if not running. Never throws (a watcher that cannot start leaves lock
+  /// waits to end by innodb_lock_wait_timeout and a frozen server to the write timeout).
+  void start() noexcept;
   void run();
   void tick(std::unique_ptr<sql::Connection>& side);
   /// Runs `sql` on the side connection; false if the server did not answer (the connection is
