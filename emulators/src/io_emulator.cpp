@@ -102,7 +102,8 @@ bool IoEmulator::wait_until(const runner::TestContext& ctx, std::int64_t deadlin
 }
 
 void IoEmulator::warmup(runner::TestContext& ctx) {
-  if (workers_.empty()) return;
+  // No warm-up (fio's ramp_time=0): run() starts the workers, so every I/O is measured.
+  if (workers_.empty() || ctx.settings.warmup.count() <= 0) return;
   const std::int64_t start = monotonic_ns();
   start_workers();
   const bool reached = wait_until(ctx, start + ctx.settings.warmup.count());
@@ -117,13 +118,16 @@ void IoEmulator::warmup(runner::TestContext& ctx) {
 void IoEmulator::run(runner::TestContext& ctx) {
   if (workers_.empty()) return;
   auto& rec = *ctx.recorder;
-  start_workers();  // when warm-up was skipped
   IoSample sample;
-  // Whatever completed during warm-up is dropped here: the measured phase starts now.
   const std::int64_t t0 = monotonic_ns();
-  for (auto& w : workers_) {
-    w->take(sample);
-    w->mark_cpu();
+  if (started_) {
+    // Whatever completed during warm-up is dropped here: the measured phase starts now.
+    for (auto& w : workers_) {
+      w->take(sample);
+      w->mark_cpu();
+    }
+  } else {
+    start_workers();  // no warm-up: the workers start inside the measured phase, nothing is dropped
   }
   const CpuTimes cpu0 = process_cpu_times();
 
