@@ -23,6 +23,10 @@
 namespace drivelab::results {
 namespace fs = std::filesystem;
 
+namespace detail {
+extern const char* const kGitDescribe;  // generated at every build: results/src/git_describe.cpp.in
+}  // namespace detail
+
 namespace {
 
 std::string trim(std::string_view s) {
@@ -89,7 +93,7 @@ Json probe_tool() {
 #endif
   return Json{{"name", "drivelab"},
               {"version", DRIVELAB_VERSION},
-              {"git_describe", DRIVELAB_GIT_DESCRIBE},
+              {"git_describe", detail::kGitDescribe},
               {"build_type", DRIVELAB_BUILD_TYPE},
               {"compiler", compiler},
               {"sanitizers", DRIVELAB_SANITIZE != 0}};
