@@ -42,10 +42,14 @@ std::string range_text(std::string_view key, const std::optional<T>& lo, const s
 // and do not quote the input twice.
 std::string unit_error(std::string_view text, std::string_view what, const std::string& reason) {
   const std::string quoted = fmt::format("'{}'", trim(text));
+  std::string message;
   if (reason.rfind(quoted + ": ", 0) == 0)
-    return fmt::format("{} is not a {}: {}", quoted, what, reason.substr(quoted.size() + 2));
-  if (reason.rfind(quoted + " ", 0) == 0) return reason;
-  return fmt::format("{} is not a {}: {}", quoted, what, reason);
+    message = fmt::format("{} is not a {}: {}", quoted, what, reason.substr(quoted.size() + 2));
+  else if (reason.rfind(quoted + " ", 0) == 0)
+    message = reason;
+  else
+    message = fmt::format("{} is not a {}: {}", quoted, what, reason);
+  return detail::printable(message);  // the reason quotes the input, which may be binary
 }
 
 enum class IntParse { ok, not_integer, too_small, too_large };
@@ -163,7 +167,7 @@ void MapReader::report_duplicate_keys() {
     const Location loc = Node(key_node, here.path(), map_.file(), &map_.diagnostics()).location();
     std::string where;
     if (!first->second.is_null()) where = fmt::format(" (first given at {}:{})", first->second.line + 1, first->second.column + 1);
-    map_.diagnostics().error(loc, here.path(), fmt::format("duplicate key '{}'{}", key, where));
+    map_.diagnostics().error(loc, here.path(), fmt::format("duplicate key {}{}", detail::quote(key), where));
   }
 }
 
@@ -389,7 +393,7 @@ void MapReader::finish() {
     // Reported at the key itself, which is where the typo is.
     const std::string path = map_.path().empty() ? key : fmt::format("{}.{}", map_.path(), key);
     Node(it->first, path, map_.file(), &map_.diagnostics())
-        .error(fmt::format("unknown key '{}'{}", key, hint));
+        .error(fmt::format("unknown key {}{}", detail::quote(key), hint));
   }
 }
 

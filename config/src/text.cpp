@@ -18,7 +18,56 @@ bool starts_with_ci(std::string_view text, std::string_view prefix) {
   return true;
 }
 
+// Length of the well-formed UTF-8 sequence at text[i] (RFC 3629: no overlongs, no surrogates,
+// at most U+10FFFF), or 0 when the bytes there are not one.
+std::size_t utf8_length(std::string_view text, std::size_t i) {
+  const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(text[k]); };
+  const unsigned char b0 = byte(i);
+  std::size_t n = 0;
+  unsigned char lo = 0x80, hi = 0xBF;  // allowed range of the second byte
+  if (b0 >= 0xC2 && b0 <= 0xDF) n = 2;
+  else if (b0 >= 0xE0 && b0 <= 0xEF) {
+    n = 3;
+    if (b0 == 0xE0) lo = 0xA0;
+    if (b0 == 0xED) hi = 0x9F;
+  } else if (b0 >= 0xF0 && b0 <= 0xF4) {
+    n = 4;
+    if (b0 == 0xF0) lo = 0x90;
+    if (b0 == 0xF4) hi = 0x8F;
+  } else {
+    return 0;
+  }
+  if (i + n > text.size() || byte(i + 1) < lo || byte(i + 1) > hi) return 0;
+  for (std::size_t k = 2; k < n; ++k)
+    if (byte(i + k) < 0x80 || byte(i + k) > 0xBF) return 0;
+  return n;
+}
+
 }  // namespace
+
+// Control characters and bytes that are not UTF-8 become \xNN, so a message never carries raw
+// binary to the terminal; well-formed UTF-8 (names in any script) is kept.
+std::string printable(std::string_view text) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < text.size();) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c >= 0x20 && c < 0x7F) {
+      out += static_cast<char>(c);
+      ++i;
+    } else if (const std::size_t n = c >= 0x80 ? utf8_length(text, i) : 0; n > 0) {
+      out.append(text.substr(i, n));
+      i += n;
+    } else {
+      out += "\\x";
+      out += kHex[c >> 4];
+      out += kHex[c & 0xF];
+      ++i;
+    }
+  }
+  return out;
+}
 
 std::string quote(std::string_view text) {
   bool cut = false;
@@ -30,7 +79,7 @@ std::string quote(std::string_view text) {
     text = text.substr(0, kMaxQuoted);
     cut = true;
   }
-  return "'" + std::string(text) + (cut ? "...'" : "'");
+  return "'" + printable(text) + (cut ? "...'" : "'");
 }
 
 std::string describe(const YAML::Node& node) {

@@ -15,7 +15,12 @@ namespace drivelab::config::detail {
 /// the quoted scalar ('abc'), shortened to one line of at most 40 characters.
 std::string describe(const YAML::Node& node);
 
-/// `text` quoted for a message, cut to one line of at most 40 characters.
+/// `text` with control characters and bytes that are not well-formed UTF-8 written as \xNN, so a
+/// message never puts raw binary on a terminal (a file of random bytes, a binary key).
+std::string printable(std::string_view text);
+
+/// `text` quoted for a message, cut to one line of at most 40 bytes; control characters and bytes
+/// that are not well-formed UTF-8 are written as \xNN.
 std::string quote(std::string_view text);
 
 /// Optimal-string-alignment distance (Levenshtein plus adjacent transpositions, so "xfersiez"

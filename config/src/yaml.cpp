@@ -8,8 +8,11 @@
 #include <sstream>
 
 #include <fmt/format.h>
+#include <yaml-cpp/eventhandler.h>
+#include <yaml-cpp/parser.h>
 
 #include "drivelab/core/errors.hpp"
+#include "text.hpp"
 
 namespace drivelab::config {
 namespace {
@@ -18,6 +21,68 @@ namespace {
 Location location_of(const YAML::Mark& mark, const std::string& file) {
   if (mark.is_null() || mark.line < 0) return Location{file, 0, 0};
   return Location{file, mark.line + 1, mark.column + 1};
+}
+
+// Sees a stream's documents without building them: whether a document has content (an empty
+// one, or one whose root is null, gives a single OnNull) and where each begins.
+class DocumentScan final : public YAML::EventHandler {
+ public:
+  YAML::Mark begin;  // the document's first token
+  bool content = false;
+  YAML::Mark start;  // of the root node, when there is content
+
+  void OnDocumentStart(const YAML::Mark& mark) override {
+    begin = mark;
+    content = false;
+  }
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnAlias(const YAML::Mark& mark, YAML::anchor_t) override { saw(mark); }
+  void OnScalar(const YAML::Mark& mark, const std::string&, YAML::anchor_t, const std::string&) override {
+    saw(mark);
+  }
+  void OnSequenceStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t,
+                       YAML::EmitterStyle::value) override {
+    saw(mark);
+  }
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {
+    saw(mark);
+  }
+  void OnMapEnd() override {}
+
+ private:
+  void saw(const YAML::Mark& mark) {
+    if (!content) start = mark;
+    content = true;
+  }
+};
+
+struct DocumentCount {
+  std::size_t documents = 0;
+  YAML::Mark second;  // where the second one begins
+};
+
+bool same_place(const YAML::Mark& a, const YAML::Mark& b) { return a.pos == b.pos && a.line == b.line; }
+
+// Counts a stream's documents without building them. yaml-cpp 0.7 (Debian 12) never ends
+// YAML::LoadAll on a stream whose next token no document rule consumes (one that starts with
+// ',', a file of random bytes): each HandleNextDocument reports another empty document at the
+// same token (jbeder/yaml-cpp#1040, fixed upstream in 0.8.0 by #1319). An empty document that
+// begins where the previous one began consumed nothing, so the count stops there.
+// Throws YAML::ParserException on a syntax error.
+DocumentCount count_documents(const std::string& text) {
+  std::istringstream in(text);
+  YAML::Parser parser(in);
+  DocumentScan scan;
+  DocumentCount count;
+  YAML::Mark previous = YAML::Mark::null_mark();
+  while (parser.HandleNextDocument(scan)) {
+    if (!scan.content && count.documents > 0 && same_place(scan.begin, previous)) break;
+    if (++count.documents == 2) count.second = scan.content ? scan.start : scan.begin;
+    previous = scan.begin;
+  }
+  return count;
 }
 
 }  // namespace
@@ -34,7 +99,7 @@ std::string Diagnostic::to_string() const {
 }
 
 void Diagnostics::error(Location where, std::string key_path, std::string message) {
-  items_.push_back(Diagnostic{std::move(where), std::move(key_path), std::move(message)});
+  items_.push_back(Diagnostic{std::move(where), detail::printable(key_path), std::move(message)});
 }
 
 std::string Diagnostics::to_string() const {
@@ -89,18 +154,18 @@ Document Document::load_string(const std::string& text, std::string name, Diagno
   doc.name_ = std::move(name);
   doc.root_ = YAML::Node(YAML::NodeType::Undefined);
   try {
-    std::vector<YAML::Node> documents = YAML::LoadAll(text);
-    if (documents.size() > 1) {
-      diags.error(location_of(documents[1].Mark(), doc.name_), "",
-                  fmt::format("expected one YAML document, found {} (remove the '---' separators)",
-                              documents.size()));
+    const DocumentCount count = count_documents(text);
+    if (count.documents > 1) {
+      diags.error(location_of(count.second, doc.name_), "",
+                  fmt::format("expected one YAML document, found {} (remove the '---' separators)", count.documents));
       return doc;
     }
-    doc.root_ = documents.empty() ? YAML::Node(YAML::NodeType::Null) : documents.front();
+    doc.root_ = YAML::Load(text);  // the first document (one HandleNextDocument: no LoadAll loop)
+    if (!doc.root_.IsDefined()) doc.root_ = YAML::Node(YAML::NodeType::Null);
     doc.loaded_ = true;
   } catch (const YAML::Exception& e) {
     // ParserException (and its DeepRecursion) carry the position of the offending token.
-    diags.error(location_of(e.mark, doc.name_), "", fmt::format("YAML syntax error: {}", e.msg));
+    diags.error(location_of(e.mark, doc.name_), "", fmt::format("YAML syntax error: {}", detail::printable(e.msg)));
   }
   return doc;
 }

@@ -74,6 +74,22 @@ TEST(Document, SeveralDocumentsInOneStreamAreAnError) {
             "two.yaml:3:1: expected one YAML document, found 2 (remove the '---' separators)");
 }
 
+TEST(Document, AStreamNoDocumentRuleConsumesEnds) {
+  // yaml-cpp 0.7's LoadAll never returns on these (jbeder/yaml-cpp#1040): a leading ',' and a
+  // file of random bytes that starts with one.
+  for (const std::string& text : {std::string(","), std::string(",\n  "),
+                                 std::string(",\xdd\xe9N\xad\x96\x82p\x82\xf0" "b\xc8\x1eUx{\n\x92\xd4")}) {
+    Diagnostics diags;
+    const Document doc = Document::load_string(text, "comma.yaml", diags);
+    // Whatever yaml-cpp makes of it, the load ends with a document or a diagnostic.
+    EXPECT_TRUE(doc.loaded() || diags.size() == 1u) << diags.to_string();
+  }
+  Diagnostics diags;
+  const Document doc = Document::load_string("a: 1\n---\n---\nb: 2\n", "gap.yaml", diags);
+  EXPECT_FALSE(doc.loaded());  // an empty document between others is still counted
+  EXPECT_EQ(diags.to_string(), "gap.yaml:2:1: expected one YAML document, found 3 (remove the '---' separators)");
+}
+
 TEST(Document, EmptyTextIsAnEmptyDocument) {
   Diagnostics diags;
   const Document doc = Document::load_string("", "empty.yaml", diags);

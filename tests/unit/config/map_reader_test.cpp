@@ -360,6 +360,22 @@ TEST(MapReader, NotAMappingIsReportedOnce) {
                        }));
 }
 
+TEST(MapReader, ValuesInMessagesAreEscapedUnlessPrintableOrUtf8) {
+  // A file of random bytes must not put raw binary on the terminal; names in any script stay.
+  Loaded t("a: \"x\\x01\\tz\"\n"
+           "b: ab\xff\xfe" "cd\n"
+           "c: caf\xc3\xa9\n");
+  const Node root = t.root();
+  { MapReader r(root.child("a")); }
+  { MapReader r(root.child("b")); }
+  { MapReader r(root.child("c")); }
+  EXPECT_EQ(t.lines(), (Lines{
+                           "t.yaml:1:4: a: expected a mapping, found 'x\\x01\\x09z'",
+                           "t.yaml:2:4: b: expected a mapping, found 'ab\\xff\\xfecd'",
+                           "t.yaml:3:4: c: expected a mapping, found 'caf\xc3\xa9'",
+                       }));
+}
+
 TEST(MapReader, SequenceSection) {
   Loaded t("tests:\n  - a: 1\n  - a: 2\nnone:\nbad: {a: 1}\n");
   MapReader r(t.root());
