@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Builds the trace-reader fuzz targets (tests/fuzz/) with clang and libFuzzer, then runs each for
-# DRIVELAB_FUZZ_SECONDS (default 8) from a seed corpus of tests/data/traces. Fails on any crash,
+# Builds the fuzz targets (tests/fuzz/: the trace readers and the YAML config toolkit) with clang and libFuzzer, then runs each for
+# DRIVELAB_FUZZ_SECONDS (default 8) from a seed corpus (tests/data/traces, config/*.yaml). Fails on any crash,
 # uncaught exception, timeout or sanitizer report. Budget: build + run about 3 minutes on 2 cores.
 # Usage: scripts/fuzz.sh [BUILD_DIR]   (default build-fuzz)
 set -euo pipefail
@@ -27,19 +27,26 @@ declare -A corpus=(
   [automatic]="fio_v2.iolog fio_v3.iolog blkparse.txt msr_cambridge.csv cloudphysics_small.csv umass_small.trace umass_spc.csv alibaba.csv tencent.csv"
 )
 status=0
+# run NAME CORPUS_DIR: one target for $seconds; a crash, timeout or sanitizer report fails the run.
+run() {
+  local name=$1 dir=$2 log="$build/fuzz_$1.log"
+  if "$build/fuzz_$name" "$dir" -max_total_time="$seconds" -max_len=4096 -timeout=10 \
+       -rss_limit_mb=1024 -print_final_stats=1 >"$log" 2>&1; then
+    echo "fuzz: $name ok ($(grep -m1 -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$') runs in ${seconds}s)"
+  else
+    echo "fuzz: $name FAILED, log: $log" >&2
+    tail -40 "$log" >&2
+    status=1
+  fi
+}
 for format in fio_iolog_v2 fio_iolog_v3 blkparse msr_cambridge cloudphysics_csv umass alibaba tencent \
               cloudphysics_binary native automatic; do
   dir="$build/corpus/$format"
   rm -rf "$dir" && mkdir -p "$dir"
   for f in ${corpus[$format]}; do cp "$seeds/$f" "$dir/"; done
-  log="$build/fuzz_$format.log"
-  if "$build/fuzz_$format" "$dir" -max_total_time="$seconds" -max_len=4096 -timeout=10 \
-       -rss_limit_mb=1024 -print_final_stats=1 >"$log" 2>&1; then
-    echo "fuzz: $format ok ($(grep -m1 -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$') runs in ${seconds}s)"
-  else
-    echo "fuzz: $format FAILED, log: $log" >&2
-    tail -40 "$log" >&2
-    status=1
-  fi
+  run "$format" "$dir"
 done
+dir="$build/corpus/config_document"
+rm -rf "$dir" && mkdir -p "$dir" && cp "$root"/config/*.yaml "$dir/"
+run config_document "$dir"
 exit $status
