@@ -294,7 +294,22 @@ TargetFile TargetFile::open(const TargetFileSpec& spec, const FillProgress& prog
   tf.size_bytes_ = spec.size_bytes;
   tf.direct_ = spec.direct;
 
-  // I/O descriptor first: an O_DIRECT refusal must come before minutes of filling.
+  // A failed open leaves nothing behind: a file it created is removed, and so is one it had
+  // emptied to refill (its old contents are gone either way). A file it only reused is kept.
+  const bool existed = fs::exists(fs::symlink_status(tf.path_, ec));
+  bool emptied = false;
+  try {
+    open_file(tf, spec, progress, emptied);
+  } catch (...) {
+    if (!existed || emptied) ::unlink(tf.path_.c_str());
+    throw;
+  }
+  return tf;
+}
+
+void TargetFile::open_file(TargetFile& tf, const TargetFileSpec& spec, const FillProgress& progress, bool& emptied) {
+  // I/O descriptor first: an O_DIRECT refusal must come before minutes of filling. (Linux
+  // creates the file before it refuses O_DIRECT, on tmpfs for one: open() then removes it.)
   const int flags = O_RDWR | O_CREAT | O_CLOEXEC | (spec.direct ? O_DIRECT : 0);
   tf.fd_.reset(::open(tf.path_.c_str(), flags, 0644));
   if (!tf.fd_) {
@@ -318,6 +333,7 @@ TargetFile TargetFile::open(const TargetFileSpec& spec, const FillProgress& prog
     const std::uint64_t avail = static_cast<std::uint64_t>(vfs.f_bavail) * vfs.f_frsize + allocated;
     if (spec.size_bytes > avail) throw_no_space(spec.dir, tf.path_, spec.size_bytes, avail);
     ::fremovexattr(fd, kMarkerName);  // absent is fine
+    emptied = true;
     if (::ftruncate(fd, 0) != 0) throw_errno("truncate " + tf.path_.string(), errno);
     // Reserve every block up front: ENOSPC now rather than in the middle of the fill or the test.
     if (::fallocate(fd, 0, 0, static_cast<off_t>(spec.size_bytes)) != 0) {
@@ -336,7 +352,6 @@ TargetFile TargetFile::open(const TargetFileSpec& spec, const FillProgress& prog
   tf.region_ = spec.region ? resolve_region(*spec.region, spec.size_bytes, std::max<std::uint32_t>(tf.direct_alignment_bytes_, 512),
                                             tf.path_.string())
                            : ByteRange{0, spec.size_bytes};
-  return tf;
 }
 
 void TargetFile::mark_filled() {

@@ -80,6 +80,17 @@ TEST(TargetFile, RefusesWhatDoesNotFitWithTheSizesInTheMessage) {
     EXPECT_EQ(msg.substr(0, head.size()), head);
     EXPECT_EQ(msg.substr(msg.size() - 10), " available") << msg;
   }
+  // The refused open leaves nothing behind (it used to leave an empty drivelab-huge.dat).
+  EXPECT_FALSE(std::filesystem::exists(target_file_path(dir.path(), "huge")));
+  EXPECT_TRUE(std::filesystem::is_empty(dir.path()));
+
+  // A file that was there before is the user's to keep: refused before it is touched, it stays.
+  const auto old_file = target_file_path(dir.path(), "old");
+  { std::ofstream(old_file) << "an earlier, smaller target file"; }
+  EXPECT_THROW(TargetFile::open({.dir = dir.path(), .test_name = "old", .size_bytes = std::uint64_t{1} << 60}),
+               EnvironmentError);
+  ASSERT_TRUE(std::filesystem::exists(old_file));
+  EXPECT_EQ(std::filesystem::file_size(old_file), 31u);
 }
 
 TEST(TargetFile, MissingTargetDirectoryIsAnEnvironmentError) {

@@ -102,7 +102,9 @@ class TargetFile {
   /// target missing, no free space ("not enough free space in <dir> for drivelab-x.dat: need
   /// 2 GiB, 1.3 GiB available"), O_DIRECT unsupported, permission denied, write errors during
   /// the fill, a device smaller than size_bytes; ConfigError for an empty region. size_bytes may
-  /// be 0 only for a device (all of the region).
+  /// be 0 only for a device (all of the region). When it throws, a file it created (even one
+  /// the kernel created before refusing O_DIRECT) or emptied to refill is removed; a file it
+  /// found and left alone stays.
   static TargetFile open(const TargetFileSpec& spec, const FillProgress& progress = {});
 
   TargetFile() = default;
@@ -139,6 +141,8 @@ class TargetFile {
 
  private:
   static TargetFile open_device(const TargetFileSpec& spec);
+  // open()'s work on a file; sets `emptied` once it has truncated the file to refill it.
+  static void open_file(TargetFile& tf, const TargetFileSpec& spec, const FillProgress& progress, bool& emptied);
 
   std::filesystem::path path_;
   UniqueFd fd_;
