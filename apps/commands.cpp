@@ -34,18 +34,34 @@ LoadedDocument read_document(const std::filesystem::path& file, const std::optio
   return d;
 }
 
+/// One diagnostic as printed. For a protocol generated from options (`flags` not null), a
+/// problem at a key an option set names the option ("drivelab io: --xfersize/--bs: '4q' is not
+/// a size ..."), and any other names the key without a line of a document the user never saw.
+std::string describe(const config::Diagnostic& d, const std::string& origin,
+                     const std::map<std::string, std::string>* flags) {
+  if (flags == nullptr || d.where.file != origin) return d.to_string();
+  if (const auto it = flags->find(d.key_path); it != flags->end())
+    return fmt::format("{}: {}: {}", origin, it->second, d.message);
+  if (d.key_path.empty()) return fmt::format("{}: {}", origin, d.message);
+  return fmt::format("{}: {}: {}", origin, d.key_path, d.message);
+}
+
 /// Applies overrides and decodes; prints every diagnostic (reading, overrides, decoding) on
 /// stderr. Returns false on any problem.
 bool load_protocol(LoadedDocument loaded, const runner::Registry& registry,
-                   const std::vector<std::string>& overrides, runner::Protocol& out) {
+                   const std::vector<std::string>& overrides, runner::Protocol& out,
+                   const std::map<std::string, std::string>* flags = nullptr) {
   config::Document& doc = loaded.doc;
   config::Diagnostics& diags = loaded.diags;
   if (doc.loaded())
     for (const auto& o : overrides) doc.apply_override(o, diags);
   if (doc.loaded()) out = runner::decode_protocol(doc, registry, diags);  // report everything at once
   if (!diags.empty()) {
-    std::cerr << diags.to_string();
-    if (!diags.to_string().empty() && diags.to_string().back() != '\n') std::cerr << '\n';
+    for (const auto& d : diags.items()) {
+      const std::string line = describe(d, doc.name(), flags);
+      std::cerr << line;
+      if (line.empty() || line.back() != '\n') std::cerr << '\n';
+    }
     std::cerr << fmt::format("{}: {} problem{} found\n", doc.name(), diags.size(), diags.size() == 1 ? "" : "s");
     return false;
   }
@@ -123,10 +139,12 @@ int cmd_run(const std::filesystem::path& protocol_file, const RunArgs& args) {
   return execute(protocol, args);
 }
 
-int cmd_run_generated(const std::string& yaml_text, const std::string& origin, const RunArgs& args) {
+int cmd_run_generated(const std::string& yaml_text, const std::string& origin,
+                      const std::map<std::string, std::string>& flags, const RunArgs& args) {
   const runner::Registry registry = make_registry();
   runner::Protocol protocol;
-  if (!load_protocol(read_document(origin, yaml_text), registry, args.overrides, protocol)) return kExitBadInput;
+  if (!load_protocol(read_document(origin, yaml_text), registry, args.overrides, protocol, &flags))
+    return kExitBadInput;
   return execute(protocol, args);
 }
 

@@ -4,6 +4,7 @@
 ///   0 complete, 1 a test failed, 2 bad input (protocol/options), 3 environment (target, kernel,
 ///   permissions), 130 interrupted by SIGINT/SIGTERM (the partial record is still written).
 #include <filesystem>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -30,8 +31,12 @@ int cmd_run(const std::filesystem::path& protocol_file, const RunArgs& args);
 /// `drivelab validate PROTOCOL.yaml`: every problem, one per line, on stderr; 0 if none.
 int cmd_validate(const std::filesystem::path& protocol_file, const std::vector<std::string>& overrides);
 /// Runs a one-test protocol built from command-line options (`drivelab io`, `drivelab oltp tpcc`).
-/// `yaml_text` is the generated protocol; `origin` names it in error messages.
-int cmd_run_generated(const std::string& yaml_text, const std::string& origin, const RunArgs& args);
+/// `yaml_text` is the generated protocol; `origin` ("drivelab io") names it in error messages, and
+/// `flags` maps its key paths to the options that set them ("tests[0].io.xfersize" ->
+/// "--xfersize/--bs"), so a bad value is reported at the option the user typed, not at a line of
+/// a document they never saw.
+int cmd_run_generated(const std::string& yaml_text, const std::string& origin,
+                      const std::map<std::string, std::string>& flags, const RunArgs& args);
 /// `drivelab results recover JOURNAL [-o FILE]`.
 int cmd_recover(const std::filesystem::path& journal, const std::filesystem::path& out);
 /// `drivelab report RESULT... --html/--md/--csv FILE`: ranks drives side by side (docs/reporter.md).

@@ -41,17 +41,24 @@ struct SingleTest {
   std::string name;
   std::map<std::string, std::string> common;   // warmup, duration, interval
   std::map<std::string, std::string> section;  // kind-specific keys
+  std::map<std::string, std::string> flags;    // key path -> the option, "--xfersize/--bs", for messages
 };
 
-void add_key(CLI::App& cmd, std::map<std::string, std::string>& into, const std::string& flags,
+enum class Part { common, section };
+
+void add_key(CLI::App& cmd, SingleTest& s, const std::string& kind, Part part, const std::string& flags,
              const std::string& key, const std::string& help) {
+  auto& into = part == Part::common ? s.common : s.section;
   cmd.add_option_function<std::string>(flags, [&into, key](const std::string& v) { into[key] = v; }, help);
+  std::string label;  // "--xfersize,--bs" -> "--xfersize/--bs"; "--users,-u" -> "--users/-u"
+  for (const char c : flags) label += c == ',' ? '/' : c;
+  s.flags[part == Part::common ? "tests[0]." + key : "tests[0]." + kind + "." + key] = label;
 }
 
-void add_timing(CLI::App& cmd, SingleTest& s) {
-  add_key(cmd, s.common, "--warmup", "warmup", "Warm-up before measuring (e.g. 10s)");
-  add_key(cmd, s.common, "--duration,--runtime", "duration", "Measured time (e.g. 60s)");
-  add_key(cmd, s.common, "--interval", "interval", "Reporting interval (e.g. 5s)");
+void add_timing(CLI::App& cmd, SingleTest& s, const std::string& kind) {
+  add_key(cmd, s, kind, Part::common, "--warmup", "warmup", "Warm-up before measuring (e.g. 10s)");
+  add_key(cmd, s, kind, Part::common, "--duration,--runtime", "duration", "Measured time (e.g. 60s)");
+  add_key(cmd, s, kind, Part::common, "--interval", "interval", "Reporting interval (e.g. 5s)");
 }
 
 std::string single_test_yaml(const std::string& kind, const SingleTest& s) {
@@ -104,46 +111,46 @@ int main(int argc, char** argv) {
   validate->add_option("--set", args.overrides, "Override a protocol key (as for run)")->take_all();
 
   // io
-  SingleTest io{"io", {}, {}};
+  SingleTest io{"io", {}, {}, {{"tests[0].name", "--name"}}};
   auto* io_cmd = app.add_subcommand("io", "One fio-style I/O job on a file in the target (kind: io)");
   add_run_options(*io_cmd, args);
   io_cmd->add_option("--name", io.name, "Test name (names the file drivelab-<name>.dat)")->capture_default_str();
-  add_timing(*io_cmd, io);
-  add_key(*io_cmd, io.section, "--engine,--ioengine", "engine", "io_uring | libaio | psync | null");
-  add_key(*io_cmd, io.section, "--rw", "rw", "randread | randwrite | read | write");
-  add_key(*io_cmd, io.section, "--xfersize,--bs", "xfersize", "Transfer size (e.g. 4k)");
-  add_key(*io_cmd, io.section, "--iodepth", "iodepth", "Outstanding I/Os per job");
-  add_key(*io_cmd, io.section, "--jobs,--numjobs", "jobs", "Jobs (threads), each with its own queue");
-  add_key(*io_cmd, io.section, "--file-size,--size", "file_size", "Test file size (e.g. 2GiB)");
-  add_key(*io_cmd, io.section, "--direct", "direct", "O_DIRECT (true/false)");
-  add_key(*io_cmd, io.section, "--keep-file", "keep_file", "Keep the file for the next run (true/false)");
-  add_key(*io_cmd, io.section, "--iodepth-batch-submit,--iodepth_batch_submit", "iodepth_batch_submit",
+  add_timing(*io_cmd, io, "io");
+  add_key(*io_cmd, io, "io", Part::section, "--engine,--ioengine", "engine", "io_uring | libaio | psync | null");
+  add_key(*io_cmd, io, "io", Part::section, "--rw", "rw", "randread | randwrite | read | write");
+  add_key(*io_cmd, io, "io", Part::section, "--xfersize,--bs", "xfersize", "Transfer size (e.g. 4k)");
+  add_key(*io_cmd, io, "io", Part::section, "--iodepth", "iodepth", "Outstanding I/Os per job");
+  add_key(*io_cmd, io, "io", Part::section, "--jobs,--numjobs", "jobs", "Jobs (threads), each with its own queue");
+  add_key(*io_cmd, io, "io", Part::section, "--file-size,--size", "file_size", "Test file size (e.g. 2GiB)");
+  add_key(*io_cmd, io, "io", Part::section, "--direct", "direct", "O_DIRECT (true/false)");
+  add_key(*io_cmd, io, "io", Part::section, "--keep-file", "keep_file", "Keep the file for the next run (true/false)");
+  add_key(*io_cmd, io, "io", Part::section, "--iodepth-batch-submit,--iodepth_batch_submit", "iodepth_batch_submit",
           "I/Os per submit call (fio's name; default 1)");
-  add_key(*io_cmd, io.section, "--iodepth-batch-complete-min,--iodepth_batch_complete_min",
+  add_key(*io_cmd, io, "io", Part::section, "--iodepth-batch-complete-min,--iodepth_batch_complete_min",
           "iodepth_batch_complete_min", "Least completions per reap (fio's name; default 1, 0 = poll)");
-  add_key(*io_cmd, io.section, "--iodepth-batch-complete-max,--iodepth_batch_complete_max",
+  add_key(*io_cmd, io, "io", Part::section, "--iodepth-batch-complete-max,--iodepth_batch_complete_max",
           "iodepth_batch_complete_max", "Most completions per reap (fio's name; default = the min)");
-  add_key(*io_cmd, io.section, "--registerfiles", "registerfiles", "io_uring: registered files (true/false)");
-  add_key(*io_cmd, io.section, "--fixedbufs", "fixedbufs", "io_uring: registered buffers (true/false)");
-  add_key(*io_cmd, io.section, "--sqthread-poll,--sqthread_poll", "sqthread_poll",
+  add_key(*io_cmd, io, "io", Part::section, "--registerfiles", "registerfiles", "io_uring: registered files (true/false)");
+  add_key(*io_cmd, io, "io", Part::section, "--fixedbufs", "fixedbufs", "io_uring: registered buffers (true/false)");
+  add_key(*io_cmd, io, "io", Part::section, "--sqthread-poll,--sqthread_poll", "sqthread_poll",
           "io_uring: kernel SQ polling thread (true/false)");
 
   // oltp tpcc
-  SingleTest tpcc{"tpcc", {}, {}};
+  SingleTest tpcc{"tpcc", {}, {}, {{"tests[0].name", "--name"}}};
   auto* oltp = app.add_subcommand("oltp", "OLTP database workloads");
   oltp->require_subcommand(1);
   auto* tpcc_cmd = oltp->add_subcommand("tpcc", "TPC-C-like OLTP on a database in the target (kind: tpcc)");
   add_run_options(*tpcc_cmd, args);
   tpcc_cmd->add_option("--name", tpcc.name, "Test name")->capture_default_str();
-  add_timing(*tpcc_cmd, tpcc);
-  add_key(*tpcc_cmd, tpcc.section, "--backend", "backend", "sqlite (default)");
-  add_key(*tpcc_cmd, tpcc.section, "--warehouses,-w", "warehouses", "Warehouses (scale)");
-  add_key(*tpcc_cmd, tpcc.section, "--users,-u", "users", "Virtual users (terminals)");
-  add_key(*tpcc_cmd, tpcc.section, "--think", "think", "none | tpcc (keying and think times)");
-  add_key(*tpcc_cmd, tpcc.section, "--journal-mode", "journal_mode", "SQLite journal mode (wal)");
-  add_key(*tpcc_cmd, tpcc.section, "--synchronous", "synchronous", "SQLite synchronous (full)");
-  add_key(*tpcc_cmd, tpcc.section, "--cache-size", "cache_size", "Database buffer (e.g. 64MiB)");
-  add_key(*tpcc_cmd, tpcc.section, "--keep-database", "keep_database", "Keep the database (true/false)");
+  add_timing(*tpcc_cmd, tpcc, "tpcc");
+  add_key(*tpcc_cmd, tpcc, "tpcc", Part::section, "--backend", "backend", "sqlite (default)");
+  add_key(*tpcc_cmd, tpcc, "tpcc", Part::section, "--warehouses,-w", "warehouses", "Warehouses (scale)");
+  add_key(*tpcc_cmd, tpcc, "tpcc", Part::section, "--users,-u", "users", "Virtual users (terminals)");
+  add_key(*tpcc_cmd, tpcc, "tpcc", Part::section, "--think", "think", "none | tpcc (keying and think times)");
+  add_key(*tpcc_cmd, tpcc, "tpcc", Part::section, "--journal-mode", "journal_mode", "SQLite journal mode (wal)");
+  add_key(*tpcc_cmd, tpcc, "tpcc", Part::section, "--synchronous", "synchronous", "SQLite synchronous (full)");
+  add_key(*tpcc_cmd, tpcc, "tpcc", Part::section, "--cache-size", "cache_size", "Database buffer (e.g. 64MiB)");
+  add_key(*tpcc_cmd, tpcc, "tpcc", Part::section, "--keep-database", "keep_database", "Keep the database (true/false)");
 
   // results recover
   std::string journal_file, recover_out;
@@ -201,8 +208,8 @@ int main(int argc, char** argv) {
   try {
     if (*run) return cmd_run(protocol_file, args);
     if (*validate) return cmd_validate(protocol_file, args.overrides);
-    if (*io_cmd) return cmd_run_generated(single_test_yaml("io", io), "<drivelab io options>", args);
-    if (*tpcc_cmd) return cmd_run_generated(single_test_yaml("tpcc", tpcc), "<drivelab oltp tpcc options>", args);
+    if (*io_cmd) return cmd_run_generated(single_test_yaml("io", io), "drivelab io", io.flags, args);
+    if (*tpcc_cmd) return cmd_run_generated(single_test_yaml("tpcc", tpcc), "drivelab oltp tpcc", tpcc.flags, args);
     if (*recover) return cmd_recover(journal_file, recover_out);
     if (*report_cmd) return cmd_report(report_args);
     if (*trace_stat) return drivelab::app::cmd_trace_stat(trace_args);

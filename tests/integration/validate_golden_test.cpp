@@ -42,3 +42,37 @@ TEST(ValidateGolden, ShippedProtocolsAreValid) {
 }
 
 }  // namespace
+
+namespace {
+
+// `drivelab io` / `drivelab oltp tpcc` build a one-test protocol from their options: a bad value
+// is reported at the option as typed (both its names), never at a line of the generated YAML;
+// --set keeps its own origin. Exit 2, nothing run, no file in the target.
+TEST(ValidateOptions, ShorthandCommandsNameTheOptionNotTheGeneratedYaml) {
+  ScratchDir dir("validate-options");
+  const auto target = dir.path() / "target";
+  std::filesystem::create_directories(target);
+  const auto io = drivelab::testing::run({DRIVELAB_EXE, "io", "--target", target.string(), "--out",
+                                          (dir.path() / "out").string(), "--bs", "4q", "--iodepth", "x",
+                                          "--name", "a b", "--set", "tests[0].warmup=soon"},
+                                         dir.path());
+  EXPECT_EQ(io.status, 2) << io.out << io.err;
+  EXPECT_EQ(io.err,
+            "drivelab io: --name: test name 'a b' must be 1-64 characters of letters, digits, '-' or '_' (it names files)\n"
+            "<--set>: tests[0].warmup: 'soon' is not a duration (e.g. 30s, 250ms, 1h30m)\n"
+            "drivelab io: --xfersize/--bs: '4q' is not a size: unknown size unit 'q' (use b, k/KiB, m/MiB, g/GiB, "
+            "t/TiB, p/PiB)\n"
+            "drivelab io: --iodepth: expected an integer, found 'x'\n"
+            "drivelab io: 4 problems found\n");
+  const auto tpcc = drivelab::testing::run({DRIVELAB_EXE, "oltp", "tpcc", "--target", target.string(), "--out",
+                                            (dir.path() / "out").string(), "-w", "0", "--users", "lots"},
+                                           dir.path());
+  EXPECT_EQ(tpcc.status, 2) << tpcc.out << tpcc.err;
+  EXPECT_EQ(tpcc.err,
+            "drivelab oltp tpcc: --warehouses/-w: warehouses must be between 1 and 100000, found 0\n"
+            "drivelab oltp tpcc: --users/-u: expected an integer, found 'lots'\n"
+            "drivelab oltp tpcc: 2 problems found\n");
+  EXPECT_TRUE(std::filesystem::is_empty(target));
+}
+
+}  // namespace
