@@ -184,7 +184,7 @@ void IoEmulator::run(runner::TestContext& ctx) {
   rec.metric("latency_p50_us", us(static_cast<double>(total.percentile(50))), "us", "median completion latency");
   rec.metric("latency_max_us", us(static_cast<double>(total.max())), "us", "slowest I/O");
   rec.metric("ios", static_cast<double>(measured_ios_), "count", "I/Os completed in the measured phase");
-  rec.metric("bytes", static_cast<double>(total_bytes), "B", "bytes transferred in the measured phase");
+  rec.metric("bytes", static_cast<double>(total_bytes), "bytes", "bytes transferred in the measured phase");
   // fio's usr_cpu / sys_cpu: CPU time over the phase as a percent of one core (whole process:
   // every job thread, plus io_uring's SQPOLL and io-wq kernel threads, which belong to it).
   rec.metric("cpu_usr_pct", cpu.user_pct(measured_s), "%", "user CPU time / measured time, percent of one core");

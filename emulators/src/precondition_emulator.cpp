@@ -153,7 +153,7 @@ bool PreconditionEmulator::run_pass(runner::TestContext& ctx, std::size_t index,
 
   const double mb_s = result.seconds > 0 ? static_cast<double>(result.bytes) / 1e6 / result.seconds : 0.0;
   const std::string group = fmt::format("pass_{}_{}", index + 1, result.kind);
-  rec.group_metric(group, "bytes", static_cast<double>(result.bytes), "B", "bytes written in this pass");
+  rec.group_metric(group, "bytes", static_cast<double>(result.bytes), "bytes", "bytes written in this pass");
   rec.group_metric(group, "seconds", result.seconds, "s", "time of this pass");
   rec.group_metric(group, "mb_s", mb_s, "MB/s", "average write throughput of this pass, MB = 10^6 bytes");
   rec.group_metric(group, "iops", result.seconds > 0 ? static_cast<double>(result.ios) / result.seconds : 0.0, "1/s",
@@ -192,9 +192,9 @@ void PreconditionEmulator::run(runner::TestContext& ctx) {
   if (config_.random_passes > 0)
     rec.metric("random_mb_s", random_s > 0 ? static_cast<double>(random_bytes) / 1e6 / random_s : 0.0, "MB/s",
                "random-pass write throughput over all random passes, MB = 10^6 bytes");
-  rec.metric("bytes_written", static_cast<double>(bytes), "B", "bytes written by every pass");
+  rec.metric("bytes_written", static_cast<double>(bytes), "bytes", "bytes written by every pass");
   rec.metric("seconds", total_s, "s", "time of every pass");
-  rec.metric("region_bytes", static_cast<double>(file_->region_length()), "B", "bytes preconditioned (the region)");
+  rec.metric("region_bytes", static_cast<double>(file_->region_length()), "bytes", "bytes preconditioned (the region)");
   results::Json passes = results::Json::array();
   for (const PassResult& r : passes_)
     passes.push_back({{"kind", r.kind}, {"bytes", r.bytes}, {"seconds", r.seconds}, {"complete", r.complete}});
