@@ -27,6 +27,9 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 trace=${1:-$here/../shared/data/traces/umass_tpcc_small.trace}
+# Absolute: the protocol written below lives in $out, and a relative trace path in a protocol is
+# resolved against the protocol file's directory (docs/vdi.md "Trace paths").
+trace=$(realpath -e -- "$trace") || { echo "no trace file ${1:-}"; exit 2; }
 target=${2:-./drivelab-target}
 build=${3:-./build}
 engine=${ENGINE:-libaio}

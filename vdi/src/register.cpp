@@ -49,14 +49,9 @@ void register_emulators(runner::Registry& registry) {
   registry.add({.kind = "replay",
                 .summary = "replay a block trace (fio iolog, blkparse, MSR, CloudPhysics, UMass, ...) open loop, or as a curve",
                 .decode = [](const config::Node& section, const runner::TestSettings&) -> std::unique_ptr<runner::Emulator> {
-                  ReplayConfig c = decode_replay(section);
-                  TraceFormat format = TraceFormat::automatic;
-                  try {
-                    format = parse_trace_format(c.format);
-                  } catch (const ConfigError& e) {
-                    section.child("format").error(e.what());
-                  }
-                  std::string path = c.trace;
+                  ReplayConfig c = decode_replay(section);  // checks the trace file (replay_config.hpp)
+                  const TraceFormat format = c.trace_format;
+                  const std::filesystem::path path = c.trace_path;
                   return std::make_unique<detail::ReplayEmulator>(
                       c.replay, to_json(c), [path, format](std::uint64_t) { return open_trace(path, format); });
                 }});

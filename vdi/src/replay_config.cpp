@@ -1,14 +1,19 @@
 #include "drivelab/vdi/replay_config.hpp"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <bit>
+#include <cerrno>
 #include <cmath>
+#include <cstring>
 #include <stdexcept>
 
 #include <fmt/format.h>
 
 #include "drivelab/core/units.hpp"
 #include "drivelab/io/engine.hpp"
+#include "trace_input.hpp"
 
 namespace drivelab::vdi {
 namespace {
@@ -21,7 +26,13 @@ results::Json size_json(std::uint64_t bytes) {
 
 // The keys of ReplaySettings, read from the same mapping as the kind's own keys.
 void decode_settings(config::MapReader& r, const config::Node& section, ReplaySettings& s) {
-  if (r.string("engine", s.engine)) {
+  // `engine: null` is YAML's null value, not the word "null": take it as the null engine, as kinds
+  // io and vdbench do (emulators/src/io_job.cpp).
+  if (const config::Node engine = section.is_map() ? section.child("engine") : section;
+      section.is_map() && engine.defined() && engine.is_null()) {
+    r.accept("engine");
+    s.engine = "null";
+  } else if (r.string("engine", s.engine)) {
     const auto names = io::engine_names();
     if (std::find(names.begin(), names.end(), s.engine) == names.end()) {
       std::string list;
@@ -82,15 +93,85 @@ void decode_settings(config::MapReader& r, const config::Node& section, ReplaySe
   r.choice("curve_of", s.curve_of, {{"max", CurveOf::max}, {"recorded", CurveOf::recorded}});
 }
 
+/// The checks of the resolved trace file (replay_config.hpp): problems at `node`, naming the path
+/// as written and as resolved.
+void check_trace_file(const config::Node& node, const std::string& written, const std::filesystem::path& resolved,
+                      TraceFormat format, std::string_view base) {
+  const std::string where = written == resolved.string() ? fmt::format("'{}'", written)
+                                                         : fmt::format("'{}' (resolved to {})", written, resolved.string());
+  struct stat st {};
+  if (::stat(resolved.c_str(), &st) != 0) {
+    const int err = errno;
+    node.error(err == ENOENT || err == ENOTDIR
+                   ? fmt::format("trace file {} does not exist{}", where,
+                                 std::filesystem::path(written).is_relative()
+                                     ? fmt::format(" (a relative trace path is resolved against {})", base)
+                                     : std::string())
+                   : fmt::format("trace file {}: {}", where, std::strerror(err)));
+    return;
+  }
+  if (!S_ISREG(st.st_mode)) {
+    const std::string_view kind = detail::refused_file_kind(st.st_mode);
+    node.error(fmt::format("trace file {} is {}: a replay reads its trace twice (a summary pass, then the replay), so "
+                           "it must be a regular file",
+                           where, kind.empty() ? std::string_view("a pipe") : kind));
+    return;
+  }
+  try {
+    (void)open_trace(resolved, format);  // detects the format (first 4 KiB) or reads the header
+  } catch (const TraceFormatError& e) {
+    if (format == TraceFormat::automatic)
+      node.error(fmt::format("trace file {}: unrecognised trace format (give one with `format:`; the detection rules "
+                             "are in docs/vdi.md)", where));
+    else
+      node.error(fmt::format("trace file {} is not a valid {} trace: {}", where, to_string(format), e.what()));
+  } catch (const Error& e) {
+    node.error(fmt::format("trace file {} cannot be read: {}", where, e.what()));
+  }
+}
+
+/// True when a relative path at `node` resolves against its protocol file's directory, false when
+/// against the working directory (a --set value, a document that is not a file).
+bool relative_to_file(const config::Node& node) {
+  return node.location().file != "<--set>" && !node.file().empty() && node.file().front() != '<';
+}
+
 }  // namespace
+
+std::filesystem::path resolve_trace_path(const config::Node& node, const std::string& written) {
+  const std::filesystem::path p(written);
+  if (p.is_absolute()) return p.lexically_normal();
+  const std::filesystem::path base =
+      relative_to_file(node) ? std::filesystem::path(node.file()).parent_path() : std::filesystem::path();
+  return std::filesystem::absolute(base / p).lexically_normal();
+}
 
 ReplayConfig decode_replay(const config::Node& section) {
   ReplayConfig c;
   config::MapReader r(section);
-  r.string("trace", c.trace, true);
-  r.string("format", c.format);
+  const bool trace_ok = r.string("trace", c.trace, true);
+  bool format_ok = true;
+  if (r.string("format", c.format)) {
+    try {
+      c.trace_format = parse_trace_format(c.format);
+    } catch (const ConfigError& e) {
+      section.child("format").error(e.what());
+      format_ok = false;
+    }
+  }
   decode_settings(r, section, c.replay);
   r.finish();
+  if (trace_ok) {
+    const config::Node node = section.child("trace");
+    if (c.trace.empty()) {
+      node.error("expected the path of a trace file, found an empty string");
+    } else {
+      c.trace_path = resolve_trace_path(node, c.trace);
+      if (format_ok)
+        check_trace_file(node, c.trace, c.trace_path, c.trace_format,
+                         relative_to_file(node) ? "the protocol file's directory" : "the working directory");
+    }
+  }
   return c;
 }
 
@@ -137,6 +218,7 @@ results::Json to_json(const ReplaySettings& s) {
 results::Json to_json(const ReplayConfig& c) {
   results::Json j = to_json(c.replay);
   j["trace"] = c.trace;
+  j["trace_resolved"] = c.trace_path.string();
   j["format"] = c.format;
   return j;
 }

@@ -2,6 +2,7 @@
 #include "trace_input.hpp"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -12,9 +13,34 @@
 
 namespace drivelab::vdi::detail {
 
+std::string_view refused_file_kind(unsigned mode) noexcept {
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISSOCK(mode)) return "a socket";
+  return {};
+}
+
+namespace {
+
+[[noreturn]] void refuse(const std::filesystem::path& file, std::string_view kind) {
+  throw ConfigError(fmt::format("trace {} is {}, not a trace file (give a regular file, or a pipe)", file.string(), kind));
+}
+
+}  // namespace
+
 FileInput::FileInput(const std::filesystem::path& file) : file_(file) {
+  // Checked before open(): opening a device can have effects of its own (a tape rewinds).
+  struct stat st {};
+  if (::stat(file.c_str(), &st) == 0) {
+    if (const auto kind = refused_file_kind(st.st_mode); !kind.empty()) refuse(file, kind);
+  }
   fd_.reset(::open(file.c_str(), O_RDONLY | O_CLOEXEC));
   if (!fd_) throw_errno(fmt::format("open trace {}", file.string()), errno);
+  if (::fstat(fd_.get(), &st) != 0) throw_errno(fmt::format("stat trace {}", file.string()), errno);
+  if (const auto kind = refused_file_kind(st.st_mode); !kind.empty()) refuse(file, kind);  // replaced meanwhile
+  regular_ = S_ISREG(st.st_mode);
+  size_bytes_ = regular_ ? static_cast<std::uint64_t>(st.st_size) : 0;
 }
 
 std::size_t FileInput::read(char* out, std::size_t n) {
@@ -30,6 +56,16 @@ std::size_t MemoryInput::read(char* out, std::size_t n) {
   std::memcpy(out, data_.data() + pos_, count);
   pos_ += count;
   return count;
+}
+
+std::size_t PrefixedInput::read(char* out, std::size_t n) {
+  if (pos_ < head_.size()) {
+    const std::size_t count = std::min(n, head_.size() - pos_);
+    std::memcpy(out, head_.data() + pos_, count);
+    pos_ += count;
+    return count;
+  }
+  return rest_->read(out, n);
 }
 
 std::size_t read_full(ByteInput& input, char* out, std::size_t n) {

@@ -23,15 +23,40 @@ class ByteInput {
   virtual std::size_t read(char* out, std::size_t n) = 0;
 };
 
-/// A file read with read(2). Throws EnvironmentError if it cannot be opened.
+/// A file read with read(2): a regular file or a pipe (FIFO, `<(zcat t.gz)`, /dev/stdin on a
+/// pipe). A directory, a character or block device or a socket is refused with ConfigError before
+/// it is opened (/dev/zero would never end); EnvironmentError if it cannot be opened.
 class FileInput final : public ByteInput {
  public:
   explicit FileInput(const std::filesystem::path& file);
   std::size_t read(char* out, std::size_t n) override;
+  /// False for a pipe: it can be read once only.
+  [[nodiscard]] bool regular() const noexcept { return regular_; }
+  /// The file's size; 0 for a pipe.
+  [[nodiscard]] std::uint64_t size_bytes() const noexcept { return size_bytes_; }
 
  private:
   UniqueFd fd_;
   std::filesystem::path file_;
+  bool regular_ = false;
+  std::uint64_t size_bytes_ = 0;
+};
+
+/// "a directory", "a character device", "a block device", "a socket" for an st_mode that
+/// FileInput refuses; empty for a regular file or a FIFO.
+std::string_view refused_file_kind(unsigned mode) noexcept;
+
+/// `head` (bytes already read from `rest`), then the rest of `rest`: format detection reads the
+/// first bytes once, so a pipe loses nothing.
+class PrefixedInput final : public ByteInput {
+ public:
+  PrefixedInput(std::string head, std::unique_ptr<ByteInput> rest) : head_(std::move(head)), rest_(std::move(rest)) {}
+  std::size_t read(char* out, std::size_t n) override;
+
+ private:
+  std::string head_;
+  std::size_t pos_ = 0;
+  std::unique_ptr<ByteInput> rest_;
 };
 
 /// Bytes held in memory (tests, fuzz targets).

@@ -1,6 +1,4 @@
 // Format detection and the reader factory (trace_readers.hpp).
-#include <sys/stat.h>
-
 #include <algorithm>
 #include <array>
 #include <cerrno>
@@ -102,14 +100,16 @@ std::unique_ptr<TraceSource> open_trace_memory(std::string data, const std::file
 
 }  // namespace detail
 
-TraceFormat detect_trace_format(const std::filesystem::path& file) {
-  detail::FileInput input(file);
-  std::array<char, detail::kDetectBytes> head{};
-  const std::size_t got = detail::read_full(input, head.data(), head.size());
-  struct stat st {};
-  if (::stat(file.c_str(), &st) != 0) throw_errno(fmt::format("stat trace {}", file.string()), errno);
-  const TraceFormat format =
-      detail::detect_format_from_head(std::string_view(head.data(), got), static_cast<std::uint64_t>(st.st_size));
+namespace {
+
+/// Reads the first kDetectBytes of `input` and detects the format from them; the bytes read are
+/// returned in `head`. A pipe has no size: the bytes it gave stand for it (a stream shorter than
+/// the head is all there; a longer one passes the size rule, as 4,096 is a multiple of 32).
+TraceFormat detect_from_input(detail::FileInput& input, const std::filesystem::path& file, std::string& head) {
+  head.resize(detail::kDetectBytes);
+  head.resize(detail::read_full(input, head.data(), head.size()));
+  const std::uint64_t size_bytes = input.regular() ? input.size_bytes() : head.size();
+  const TraceFormat format = detail::detect_format_from_head(head, size_bytes);
   if (format == TraceFormat::automatic) {
     throw TraceFormatError(file, 1,
                            "unrecognised trace format (give one with --format; the detection rules "
@@ -118,10 +118,23 @@ TraceFormat detect_trace_format(const std::filesystem::path& file) {
   return format;
 }
 
+}  // namespace
+
+TraceFormat detect_trace_format(const std::filesystem::path& file) {
+  detail::FileInput input(file);
+  std::string head;
+  return detect_from_input(input, file, head);
+}
+
 std::unique_ptr<TraceSource> open_trace(const std::filesystem::path& file, TraceFormat format,
                                         const TraceReadOptions& options) {
-  if (format == TraceFormat::automatic) format = detect_trace_format(file);
-  return detail::open_trace_input(std::make_unique<detail::FileInput>(file), file, format, options);
+  auto input = std::make_unique<detail::FileInput>(file);
+  if (format != TraceFormat::automatic) return detail::open_trace_input(std::move(input), file, format, options);
+  // One open, the head read once: a pipe can be read only once.
+  std::string head;
+  format = detect_from_input(*input, file, head);
+  return detail::open_trace_input(std::make_unique<detail::PrefixedInput>(std::move(head), std::move(input)), file,
+                                  format, options);
 }
 
 }  // namespace drivelab::vdi

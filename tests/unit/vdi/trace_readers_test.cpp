@@ -2,7 +2,15 @@
 // each layout's source): detection, units, skipped events, and "file:line: reason" errors.
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <csignal>
 #include <cstring>
+#include <thread>
+
+#include <fmt/format.h>
 
 #include "drivelab/core/errors.hpp"
 #include "drivelab/vdi/trace_readers.hpp"
@@ -290,6 +298,63 @@ TEST(TraceErrors, FileErrorsCarryThePath) {
     EXPECT_EQ(e.file(), dir / "t.csv");
     EXPECT_EQ(std::string(e.what()), (dir / "t.csv").string() + ":3: length: expected an unsigned integer, got '-5'");
   }
+}
+
+
+// Devices and directories are refused before they are read (/dev/zero had been detected as
+// CloudPhysics binary, size 0 being a multiple of 32, and read without end).
+TEST(TraceInput, DevicesAndDirectoriesAreRefusedWithTheirKind) {
+  const auto message = [](const std::filesystem::path& p) {
+    try {
+      (void)open_trace(p);
+    } catch (const ConfigError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no ConfigError");
+  };
+  EXPECT_EQ(message("/dev/zero"), "trace /dev/zero is a character device, not a trace file (give a regular file, or a pipe)");
+  test_support::TempDir dir;
+  EXPECT_EQ(message(dir.path()),
+            "trace " + dir.path().string() + " is a directory, not a trace file (give a regular file, or a pipe)");
+  EXPECT_THROW((void)detect_trace_format("/dev/zero"), ConfigError);
+  EXPECT_THROW((void)open_trace("/dev/zero", TraceFormat::cloudphysics_binary), ConfigError);
+}
+
+// A pipe is read once, as it streams: format detection keeps the bytes it read (they had been
+// lost when the file was opened a second time for reading).
+TEST(TraceInput, APipeIsDetectedAndReadOnce) {
+  test_support::TempDir dir;
+  const std::filesystem::path fifo = dir / "trace.fifo";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0) << std::strerror(errno);
+  std::signal(SIGPIPE, SIG_IGN);  // a reader that fails early must not kill the test
+  std::string text;
+  for (int i = 0; i < 2000; ++i) text += fmt::format("{} 0 {} 16 {}\n", i * 1000, i * 16, i % 2);  // > 4 KiB
+  std::thread writer([&] {
+    const int fd = ::open(fifo.c_str(), O_WRONLY | O_CLOEXEC);  // waits for the reader
+    if (fd < 0) return;
+    std::size_t done = 0;
+    while (done < text.size()) {
+      const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+      if (n <= 0) break;
+      done += static_cast<std::size_t>(n);
+    }
+    ::close(fd);
+  });
+  std::vector<TraceIo> ios;
+  try {
+    auto source = open_trace(fifo);
+    ios = read_all(*source);
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << e.what();
+    const int fd = ::open(fifo.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);  // lets the writer's open return
+    if (fd >= 0) ::close(fd);
+  }
+  writer.join();
+  ASSERT_EQ(ios.size(), 2000u);
+  EXPECT_EQ(ios[0].op, TraceOp::write);
+  EXPECT_EQ(ios[1].op, TraceOp::read);
+  EXPECT_EQ(ios[1999].offset_bytes, 1999u * 16 * 512);
+  EXPECT_EQ(ios[1999].time_ns, 1999LL * 1000 * 1000);
 }
 
 }  // namespace

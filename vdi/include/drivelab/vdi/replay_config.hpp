@@ -14,7 +14,8 @@
 ///             offset_shift: 0, verify: false, curve: [], curve_of: max}
 ///     - name: tpcc-trace
 ///       kind: replay
-///       replay: {trace: traces/umass_tpcc_small.trace, format: auto, time_scale: 0.5}
+///       # relative to this protocol file's directory: config/ -> ../../shared/data/traces/...
+///       replay: {trace: ../../shared/data/traces/umass_tpcc_small.trace, format: auto, time_scale: 0.5}
 ///
 /// Replay keys: `time_scale` multiplies trace times (0.5 = twice as fast); `target_iops` > 0 fits
 /// the time scale to that rate instead; `no_stall` issues as fast as `queue_depth` allows;
@@ -24,13 +25,30 @@
 /// (the max run's IOPS, rounded as vdbench does, runner/curve.hpp) or `recorded` (the trace's own
 /// rate). Targets are files in a target directory (a block device is refused: device_access()
 /// is `unsupported`). Errors are reported at file:line:column with the key path; unknown keys are errors.
+///
+/// `engine: null` unquoted is YAML's null value; it selects the null engine, as for kinds `io`
+/// and `vdbench` (emulators/src/io_job.cpp).
+///
+/// The trace path (docs/vdi.md "Trace paths"): an absolute path is used as written; a relative
+/// one is resolved against the directory of the protocol file that names it (as docker compose,
+/// kustomize and vdbench include files do), so a protocol works from any working directory; a
+/// value given on the command line (`--set tests[0].replay.trace=...`, reported at "<--set>") and
+/// one in a document that is not a file (a name starting with '<') are resolved against the
+/// working directory. decode_replay checks the resolved file at once (a stat and the first 4 KiB,
+/// so `drivelab validate` and `drivelab run` report it before any work): it must exist, be a
+/// regular file (the replay reads it twice: a summary pass, then the replay; a pipe or a device is
+/// refused), be readable, and be in a format the reader recognises (`format: auto`: detected from
+/// its first 4 KiB; a named format: its header read). Each problem is reported at the `trace` key
+/// with the path as written and as resolved.
 #include <cstdint>
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "drivelab/config/yaml.hpp"
 #include "drivelab/results/record.hpp"
+#include "drivelab/vdi/trace_readers.hpp"
 #include "drivelab/vdi/vdi_model.hpp"
 
 namespace drivelab::vdi {
@@ -56,8 +74,10 @@ struct ReplaySettings {
 };
 
 struct ReplayConfig {
-  std::string trace;                  ///< path of the trace file (relative: to the working directory)
+  std::string trace;                  ///< the trace path as written
+  std::filesystem::path trace_path;   ///< resolved (absolute; see the rule above)
   std::string format = "auto";        ///< trace_readers.hpp names
+  TraceFormat trace_format = TraceFormat::automatic;  ///< `format` parsed
   ReplaySettings replay;
 };
 
@@ -67,8 +87,11 @@ struct VdiConfig {
   ReplaySettings replay;
 };
 
-/// Decode a `replay:` / `vdi:` section (undefined: defaults; `replay` needs `trace`). Problems go
-/// to the section's diagnostics.
+/// The trace path `written` at `node` resolved by the rule above (absolute, lexically normal).
+std::filesystem::path resolve_trace_path(const config::Node& node, const std::string& written);
+
+/// Decode a `replay:` / `vdi:` section (undefined: defaults; `replay` needs `trace`, and checks
+/// the trace file as described above). Problems go to the section's diagnostics.
 ReplayConfig decode_replay(const config::Node& section);
 VdiConfig decode_vdi(const config::Node& section);
 
