@@ -8,6 +8,10 @@
 ///
 ///   decode (no I/O) -> prepare -> warmup -> run -> verify -> cleanup
 ///
+/// decode touches nothing in the target and writes nothing; it may read an input file the
+/// protocol names, so that validate reports a bad one at its key (replay/vdi: the trace file's
+/// type, permissions and format, docs/vdi.md "Trace paths").
+///
 /// cleanup() is called on every path once prepare() was entered (normal end, exception, stop).
 /// A stop request (SIGINT) makes the current phase return early; the runner then skips the
 /// remaining phases except verify/cleanup and marks the test `interrupted`. An exception from any
