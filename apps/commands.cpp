@@ -189,7 +189,7 @@ int cmd_report(const ReportArgs& args) {
   if (args.labels.size() > args.inputs.size())
     std::cerr << fmt::format("drivelab: warning: {} labels for {} inputs; the extra labels are unused\n",
                              args.labels.size(), args.inputs.size());
-  const report::Report rep = report::build_report(std::move(data));
+  const report::Report rep = report::build_report(std::move(data), report::ReportOptions{args.include_partial});
   const auto write = [](const std::filesystem::path& p, const std::string& text) {
     std::error_code ec;
     if (p.has_parent_path()) std::filesystem::create_directories(p.parent_path(), ec);

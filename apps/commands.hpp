@@ -47,6 +47,7 @@ struct ReportArgs {
   std::filesystem::path html, md, csv;         ///< outputs (none given: Markdown on stdout)
   std::filesystem::path charts_dir;            ///< default: <html stem>_charts beside the HTML
   bool no_charts = false;
+  bool include_partial = false;                ///< --include-partial: rank partial tests with complete ones
 };
 int cmd_report(const ReportArgs& args);
 /// `drivelab trace stat FILE` / `drivelab trace convert IN OUT --to native|fio-iolog-v3`

@@ -174,6 +174,8 @@ int main(int argc, char** argv) {
   report_cmd->add_option("--csv", report_args.csv, "CSV: one row per test, metric and drive");
   report_cmd->add_option("--charts-dir", report_args.charts_dir, "Where the charts' SVG, PNG and gnuplot files go (default: <html>_charts)");
   report_cmd->add_flag("--no-charts", report_args.no_charts, "Do not draw charts (no gnuplot needed)");
+  report_cmd->add_flag("--include-partial", report_args.include_partial,
+                       "Rank interrupted/failed (partial) tests with complete ones (default: shown apart, not ranked)");
 
   // trace stat | convert
   drivelab::app::TraceArgs trace_args;

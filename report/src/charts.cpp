@@ -203,7 +203,8 @@ std::vector<Chart> draw_charts(const Report& r, const ChartOptions& opt) {
         }
         data += "EOD\n";
         const std::string style = pts.size() > 1 ? "linespoints pt 7 ps 0.6" : (res->origin == Origin::published ? "points pt 5 ps 1.2" : "points pt 7 ps 1.4");
-        const std::string label = res->drive + (res->origin == Origin::published ? " (published)" : "");
+        const std::string label = res->drive + (res->origin == Origin::published ? " (published)" : "") +
+                                  (res->partial() ? " (partial)" : "");
         plot += fmt::format("{}$c{} using 1:2 with {} title {}", plot.empty() ? "plot " : ", ", k, style, gp_quote(label));
         ++k;
       }
@@ -227,7 +228,9 @@ std::vector<Chart> draw_charts(const Report& r, const ChartOptions& opt) {
       if (t.test != test) continue;
       const bool wanted = first || t.metric == "latency_avg_ms" || t.metric == "seconds";
       first = false;
-      if (wanted) scripts.push_back(bars(t));
+      // Only ranked cells are drawn: a table of partial results only (left out) has no bar.
+      const bool any_bar = std::any_of(t.cells.begin(), t.cells.end(), [](const Cell& c) { return c.n > 0; });
+      if (wanted && any_bar) scripts.push_back(bars(t));
     }
     // 3. Time series per interval: throughput and p99.
     std::vector<std::string> series;

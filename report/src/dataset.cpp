@@ -163,6 +163,14 @@ void add_record(Dataset& data, const results::RunRecord& record, const std::stri
     r.origin = Origin::measured;
     r.status = std::string(results::to_string(t.status));
     r.reason = t.reason;
+    if (t.status == results::Status::running) {
+      // Only a provisional record (the `<run_id>.json` rewritten while the run goes) says
+      // `running`; read after the fact, its process was killed (SIGKILL, crash, power loss) or is
+      // still measuring. Either way the test did not finish: it is interrupted, as after Ctrl-C.
+      r.status = std::string(results::to_string(results::Status::interrupted));
+      r.reason = "the record ends before this test's end (its process was killed, or the run is still going); "
+                 "intervals so far are kept";
+    }
     r.source = source;
     r.run_id = record.run_id;
     r.metrics = t.metrics;
@@ -176,7 +184,7 @@ void add_record(Dataset& data, const results::RunRecord& record, const std::stri
     }
     if (r.partial())
       data.notes.push_back(fmt::format("{}: test {} on {} is {}{}{}", source, t.name, drive, r.status,
-                                       t.reason.empty() ? "" : ": ", t.reason));
+                                       r.reason.empty() ? "" : ": ", r.reason));
     data.results.push_back(std::move(r));
   }
 }

@@ -78,6 +78,18 @@ std::string to_html(const Report& r, const std::vector<Chart>& charts, const std
       }
       out += "</tr>\n";
     }
+    for (const auto& d : v.left_out) {
+      const Cell* any = nullptr;
+      for (const auto* t : v.tables)
+        if ((any = find_cell(*t, d, true)) != nullptr) break;
+      out += fmt::format("<tr class=\"measured partial not-ranked\"><td>{}{}</td><td>{}</td>", esc(d), kLeftOutSuffix,
+                         any != nullptr ? to_string(any->origin) : "");
+      for (const auto* t : v.tables) {
+        const Cell* c = find_cell(*t, d, true);
+        out += fmt::format("<td>{}</td>", c != nullptr ? esc(cell_text(*c)) : "");
+      }
+      out += "</tr>\n";
+    }
     out += "</table>\n";
     for (const auto& c : charts) {
       if (!c.name.starts_with(v.test + "_")) continue;

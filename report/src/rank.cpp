@@ -43,9 +43,44 @@ std::string place(const Cell& c) {
   return fmt::format("{} of {}", ordinal(c.rank), c.of);
 }
 
-Report build_report(Dataset data) {
+namespace {
+
+/// One cell per drive over the repetitions in `values` (drives in first-seen order).
+std::vector<Cell> make_cells(const std::vector<std::string>& drives, std::map<std::string, Cell>& cells,
+                             std::map<std::string, std::vector<double>>& values) {
+  std::vector<Cell> out;
+  for (const auto& d : drives) {
+    Cell c = cells[d];
+    const auto& v = values[d];
+    c.n = v.size();
+    if (!v.empty()) {
+      c.median = median_of(v);
+      c.min = *std::min_element(v.begin(), v.end());
+      c.max = *std::max_element(v.begin(), v.end());
+    } else {
+      c.median = c.min = c.max = NAN;
+    }
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+}  // namespace
+
+Report build_report(Dataset data, const ReportOptions& opt) {
   Report rep;
   for (const auto& r : data.results) add_unique(rep.tests, r.test);
+  const auto left_out = [&opt](const Result& r) { return r.partial() && !opt.include_partial; };
+  // Say once per partial result why it is not in the ranking (a killed test may have no metric
+  // at all, so this cannot wait for the tables).
+  std::vector<std::string> notes;
+  for (const auto& r : data.results)
+    if (left_out(r))
+      notes.push_back(fmt::format(
+          "{}: test {} on {} is {}: left out of the ranking, which compares complete tests only (shown apart "
+          "as \"{} (partial, not ranked)\"; --include-partial ranks it with them)",
+          r.source, r.test, r.drive, r.status, r.drive));
+  data.notes.insert(data.notes.end(), notes.begin(), notes.end());
 
   for (const std::string& test : rep.tests) {
     // Metrics of this test, in order: measured headline first, then imported ones.
@@ -74,36 +109,26 @@ Report build_report(Dataset data) {
       t.metric = metric;
       t.unit = unit_of[metric];
       t.better = better_for_unit(t.unit);
-      // Drives in first-seen order; repetitions collected.
-      std::vector<std::string> drives;
-      std::map<std::string, std::vector<double>> values;
-      std::map<std::string, Cell> cells;
+      // Drives in first-seen order; repetitions collected (partial ones apart unless included).
+      std::vector<std::string> drives, apart_drives;
+      std::map<std::string, std::vector<double>> values, apart_values;
+      std::map<std::string, Cell> cells, apart_cells;
       for (const auto& r : data.results) {
         if (r.test != test) continue;
         const auto* m = r.find_metric(metric);
         if (m == nullptr || m->unit != t.unit) continue;  // a different unit is a different metric
-        add_unique(drives, r.drive);
-        Cell& c = cells[r.drive];
+        const bool apart = left_out(r);
+        add_unique(apart ? apart_drives : drives, r.drive);
+        Cell& c = (apart ? apart_cells : cells)[r.drive];
         c.drive = r.drive;
         c.origin = r.origin;
         c.partial = c.partial || r.partial();
         add_unique(c.sources, r.source);
-        if (std::isfinite(m->value)) values[r.drive].push_back(m->value);
+        if (std::isfinite(m->value)) (apart ? apart_values : values)[r.drive].push_back(m->value);
       }
-      if (drives.empty()) continue;
-      for (const auto& d : drives) {
-        Cell c = cells[d];
-        const auto& v = values[d];
-        c.n = v.size();
-        if (!v.empty()) {
-          c.median = median_of(v);
-          c.min = *std::min_element(v.begin(), v.end());
-          c.max = *std::max_element(v.begin(), v.end());
-        } else {
-          c.median = c.min = c.max = NAN;
-        }
-        t.cells.push_back(std::move(c));
-      }
+      if (drives.empty() && apart_drives.empty()) continue;
+      t.cells = make_cells(drives, cells, values);
+      t.left_out = make_cells(apart_drives, apart_cells, apart_values);
       const bool higher = t.better == Better::higher;
       std::stable_sort(t.cells.begin(), t.cells.end(), [higher](const Cell& a, const Cell& b) {
         if (a.n == 0 || b.n == 0) return a.n != 0 && b.n == 0;

@@ -13,10 +13,15 @@ struct TestView {
   std::string test;
   std::vector<const MetricTable*> tables;
   std::vector<std::string> drives;
+  std::vector<std::string> left_out;  ///< drives with partial results kept out of the ranking
 };
 
+/// Row label suffix of a drive's partial results shown apart (ReportOptions::include_partial off).
+inline constexpr const char* kLeftOutSuffix = " (partial, not ranked)";
+
 std::vector<TestView> test_views(const Report& r);
-const Cell* find_cell(const MetricTable& t, const std::string& drive);
+/// The drive's cell in the ranked cells, or with `left_out` in MetricTable::left_out.
+const Cell* find_cell(const MetricTable& t, const std::string& drive, bool left_out = false);
 /// "12346 (1st of 3) [min 12000, max 12500, n=2]"; "-" without a value.
 std::string cell_text(const Cell& c);
 std::string comparison_verdict(const Comparison& c);

@@ -46,13 +46,16 @@ std::vector<TestView> test_views(const Report& r) {
     for (const auto* t : v.tables)
       for (const auto& c : t->cells)
         if (std::find(v.drives.begin(), v.drives.end(), c.drive) == v.drives.end()) v.drives.push_back(c.drive);
+    for (const auto* t : v.tables)
+      for (const auto& c : t->left_out)
+        if (std::find(v.left_out.begin(), v.left_out.end(), c.drive) == v.left_out.end()) v.left_out.push_back(c.drive);
     views.push_back(std::move(v));
   }
   return views;
 }
 
-const Cell* find_cell(const MetricTable& t, const std::string& drive) {
-  for (const auto& c : t.cells)
+const Cell* find_cell(const MetricTable& t, const std::string& drive, bool left_out) {
+  for (const auto& c : left_out ? t.left_out : t.cells)
     if (c.drive == drive) return &c;
   return nullptr;
 }
@@ -77,16 +80,18 @@ std::string header_text(const MetricTable& t) {
 
 std::string to_csv(const Report& r) {
   std::string out = "test,metric,unit,better,drive,origin,rank,of,place,median,min,max,n,status,sources\n";
+  const auto row = [&out](const MetricTable& t, const Cell& c, std::string_view status) {
+    std::string sources;
+    for (const auto& s : c.sources) sources += (sources.empty() ? "" : ";") + s;
+    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", csv_field(t.test), csv_field(t.metric),
+                       csv_field(t.unit), to_string(t.better), csv_field(c.drive), to_string(c.origin),
+                       c.rank > 0 ? std::to_string(c.rank) : "", c.rank > 0 ? std::to_string(c.of) : "",
+                       csv_field(place(c)), csv_number(c.median), csv_number(c.min), csv_number(c.max), c.n,
+                       status, csv_field(sources));
+  };
   for (const auto& t : r.tables) {
-    for (const auto& c : t.cells) {
-      std::string sources;
-      for (const auto& s : c.sources) sources += (sources.empty() ? "" : ";") + s;
-      out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", csv_field(t.test), csv_field(t.metric),
-                         csv_field(t.unit), to_string(t.better), csv_field(c.drive), to_string(c.origin),
-                         c.rank > 0 ? std::to_string(c.rank) : "", c.rank > 0 ? std::to_string(c.of) : "",
-                         csv_field(place(c)), csv_number(c.median), csv_number(c.min), csv_number(c.max), c.n,
-                         c.partial ? "partial" : "complete", csv_field(sources));
-    }
+    for (const auto& c : t.cells) row(t, c, c.partial ? "partial" : "complete");
+    for (const auto& c : t.left_out) row(t, c, "partial_not_ranked");
   }
   return out;
 }
@@ -110,6 +115,17 @@ std::string to_markdown(const Report& r) {
                          any != nullptr ? to_string(any->origin) : "");
       for (const auto* t : v.tables) {
         const Cell* c = find_cell(*t, d);
+        out += fmt::format(" {} |", c != nullptr ? md_escape(cell_text(*c)) : "");
+      }
+      out += '\n';
+    }
+    for (const auto& d : v.left_out) {
+      const Cell* any = nullptr;
+      for (const auto* t : v.tables)
+        if ((any = find_cell(*t, d, true)) != nullptr) break;
+      out += fmt::format("| {}{} | {} |", md_escape(d), kLeftOutSuffix, any != nullptr ? to_string(any->origin) : "");
+      for (const auto* t : v.tables) {
+        const Cell* c = find_cell(*t, d, true);
         out += fmt::format(" {} |", c != nullptr ? md_escape(cell_text(*c)) : "");
       }
       out += '\n';

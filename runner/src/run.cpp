@@ -370,6 +370,8 @@ RunOutcome run_protocol(Protocol& protocol, const RunOptions& options, const Sto
       skipped.status = Status::skipped;
       skipped.reason = "run interrupted before this test";
       skipped.config = t.emulator->effective_config();
+      // Journaled too (a test_end without a test_start), so `results recover` keeps it.
+      journal.append(results::journal_test_end(skipped));
       record.tests.push_back(std::move(skipped));
       continue;
     }

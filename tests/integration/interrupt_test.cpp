@@ -1,9 +1,15 @@
 // SIGINT during the OLTP test leaves a record marked interrupted that holds the finished intervals;
 // SIGKILL leaves a valid record and a journal that `drivelab results recover` turns into one.
+// On the null I/O engine (fast): a killed test is recovered as interrupted, never running; skipped
+// tests survive recovery; the reporter ranks an interrupted run apart from a complete one.
 #include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
 
 #include <nlohmann/json.hpp>
 
+#include "drivelab/results/record.hpp"
 #include "process.hpp"
 
 namespace {
@@ -88,6 +94,145 @@ TEST(Interrupt, SigkillLeavesAValidRecordAndARecoverableJournal) {
   ASSERT_EQ(rj["tests"].size(), 1u);
   EXPECT_EQ(rj["tests"][0]["status"], "interrupted");
   EXPECT_GE(rj["tests"][0]["intervals"].size(), 2u);
+}
+
+}  // namespace
+
+namespace {
+
+/// `drivelab io` on the null engine (no file, no disk: seconds to start even under ASan), measuring
+/// for far longer than the test waits.
+std::vector<std::string> long_null_io(const std::filesystem::path& target, const std::filesystem::path& out) {
+  return {DRIVELAB_EXE, "io",     "--target", target.string(), "--out",  out.string(), "--engine", "null",
+          "--warmup",   "0s",     "--duration", "300s",        "--interval", "200ms",  "--quiet"};
+}
+
+/// The CSV row of `drive` in the table of test `test`, metric `metric` ("" when absent).
+std::string csv_row(const std::string& csv, const std::string& test, const std::string& metric,
+                    const std::string& drive) {
+  std::istringstream in(csv);
+  for (std::string line; std::getline(in, line);)
+    if (line.starts_with(test + "," + metric + ",") && line.find("," + drive + ",") != std::string::npos) return line;
+  return {};
+}
+
+TEST(Interrupt, SigkillMidTestIsRecoveredAsInterruptedNeverRunning) {
+  ScratchDir dir("interrupt-sigkill-io");
+  const auto target = dir.path() / "target";
+  const auto out = dir.path() / "out";
+  std::filesystem::create_directories(target);
+  std::string run_id;
+  {
+    Child child(long_null_io(target, out), dir.path() / "stdout.txt", dir.path() / "stderr.txt");
+    const json live = wait_for_intervals(out, 3, std::chrono::seconds(120));
+    ASSERT_FALSE(live.is_null()) << child.out() << child.err();
+    run_id = live["run_id"];
+    child.signal(SIGKILL);
+    ASSERT_EQ(child.wait(std::chrono::seconds(30)), 128 + SIGKILL);
+  }
+  // What a killed writer leaves: the provisional record still says the test is running.
+  const auto provisional = out / (run_id + ".json");
+  ASSERT_EQ(json::parse(read_file(provisional))["tests"][0]["status"], "running");
+
+  const auto journal = out / (run_id + ".journal.jsonl");
+  const auto recovered = dir.path() / "recovered.json";
+  const auto r = drivelab::testing::run({DRIVELAB_EXE, "results", "recover", journal.string(), "-o", recovered.string()},
+                                        dir.path());
+  ASSERT_EQ(r.status, 0) << r.out << r.err;
+  // Valid drivelab.run/1 (the reader checks schema, required keys and types).
+  const drivelab::results::RunRecord rec = drivelab::results::read_record(recovered);
+  EXPECT_EQ(rec.status, drivelab::results::Status::interrupted);
+  EXPECT_EQ(rec.reason, "journal ends before run_end");
+  ASSERT_EQ(rec.tests.size(), 1u);
+  const auto& t = rec.tests[0];
+  EXPECT_EQ(t.kind, "io");
+  EXPECT_EQ(t.status, drivelab::results::Status::interrupted);
+  EXPECT_EQ(t.reason, "journal ends before test_end");
+  ASSERT_GE(t.intervals.size(), 3u);
+  EXPECT_EQ(t.measured_s, t.intervals.back().t_s);
+  EXPECT_NE(r.out.find("run status: interrupted"), std::string::npos) << r.out;
+
+  // The reporter reads the provisional record and the recovered one: interrupted, never running.
+  for (const auto& input : {provisional, recovered}) {
+    SCOPED_TRACE(input.string());
+    const auto md = dir.path() / "report.md";
+    const auto rep = drivelab::testing::run({DRIVELAB_EXE, "report", input.string(), "--md", md.string()}, dir.path());
+    ASSERT_EQ(rep.status, 0) << rep.out << rep.err;
+    const std::string text = read_file(md);
+    EXPECT_NE(text.find(": test io on "), std::string::npos) << text;
+    EXPECT_NE(text.find(" is interrupted: "), std::string::npos) << text;
+    EXPECT_EQ(text.find("running"), std::string::npos) << text;
+  }
+}
+
+TEST(Interrupt, SigintSkippedTestsSurviveRecoveryAndPartialRunsAreRankedApart) {
+  ScratchDir dir("interrupt-sigint-io");
+  const auto target = dir.path() / "target";
+  const auto out = dir.path() / "out";
+  std::filesystem::create_directories(target);
+  const auto protocol = dir.path() / "two.yaml";
+  std::ofstream(protocol) << "protocol: two\n"
+                             "tests:\n"
+                             "  - {name: a, kind: io, warmup: 0s, duration: 300s, interval: 200ms, io: {engine: 'null'}}\n"
+                             "  - {name: b, kind: io, warmup: 0s, duration: 1s, io: {engine: 'null'}}\n";
+  {
+    Child child({DRIVELAB_EXE, "run", protocol.string(), "--target", target.string(), "--out", out.string(), "--quiet"},
+                dir.path() / "stdout.txt", dir.path() / "stderr.txt");
+    ASSERT_FALSE(wait_for_intervals(out, 3, std::chrono::seconds(120)).is_null()) << child.out() << child.err();
+    child.signal(SIGINT);
+    ASSERT_EQ(child.wait(std::chrono::seconds(60)), 130) << child.out() << child.err();
+  }
+  const json final_record = json::parse(read_file(out / "latest.json"));
+  ASSERT_EQ(final_record["tests"].size(), 2u);
+  ASSERT_EQ(final_record["tests"][1]["status"], "skipped");
+
+  // `results recover` keeps the skipped test, with its status and reason: the journal names it.
+  const auto journal = out / (final_record["run_id"].get<std::string>() + ".journal.jsonl");
+  const auto recovered = dir.path() / "recovered.json";
+  const auto r = drivelab::testing::run({DRIVELAB_EXE, "results", "recover", journal.string(), "-o", recovered.string()},
+                                        dir.path());
+  ASSERT_EQ(r.status, 0) << r.out << r.err;
+  const drivelab::results::RunRecord rec = drivelab::results::read_record(recovered);
+  ASSERT_EQ(rec.tests.size(), 2u);
+  EXPECT_EQ(rec.tests[0].status, drivelab::results::Status::interrupted);
+  EXPECT_EQ(rec.tests[1].name, "b");
+  EXPECT_EQ(rec.tests[1].kind, "io");
+  EXPECT_EQ(rec.tests[1].status, drivelab::results::Status::skipped);
+  EXPECT_EQ(rec.tests[1].reason, "run interrupted before this test");
+  EXPECT_EQ(json::parse(read_file(recovered))["tests"], final_record["tests"]);
+
+  // A complete run of the same workload on another "drive", then the report of both.
+  const auto out2 = dir.path() / "out2";
+  const auto done = drivelab::testing::run({DRIVELAB_EXE, "run", protocol.string(), "--only", "a", "--set",
+                                            "tests[0].duration=1s", "--target", target.string(), "--out",
+                                            out2.string(), "--quiet"},
+                                           dir.path());
+  ASSERT_EQ(done.status, 0) << done.out << done.err;
+  const auto report = [&](std::vector<std::string> extra) {
+    std::vector<std::string> args{DRIVELAB_EXE, "report", (out2 / "latest.json").string(), (out / "latest.json").string(),
+                                  "--label", "complete", "--label", "interrupted",
+                                  "--csv", (dir.path() / "r.csv").string(), "--md", (dir.path() / "r.md").string()};
+    args.insert(args.end(), extra.begin(), extra.end());
+    const auto res = drivelab::testing::run(args, dir.path());
+    EXPECT_EQ(res.status, 0) << res.out << res.err;
+    return std::pair(read_file(dir.path() / "r.csv"), read_file(dir.path() / "r.md"));
+  };
+  // Default: the interrupted test is shown apart, unranked, and the note says why.
+  const auto [csv, md] = report({});
+  EXPECT_NE(csv_row(csv, "a", "iops", "complete").find(",1,1,1st of 1,"), std::string::npos) << csv;
+  const std::string apart = csv_row(csv, "a", "iops", "interrupted");
+  EXPECT_NE(apart.find(",partial_not_ranked,"), std::string::npos) << csv;
+  EXPECT_NE(apart.find(",,,,"), std::string::npos) << apart;  // no rank, of, place
+  EXPECT_NE(md.find("| interrupted (partial, not ranked) |"), std::string::npos) << md;
+  EXPECT_NE(md.find("left out of the ranking, which compares complete tests only"), std::string::npos) << md;
+  EXPECT_EQ(md.find("| a | iops | interrupted |"), std::string::npos) << md;  // not compared either
+  // --include-partial: ranked with the complete run, marked partial.
+  const auto [csv_all, md_all] = report({"--include-partial"});
+  const std::string pooled = csv_row(csv_all, "a", "iops", "interrupted");
+  EXPECT_NE(pooled.find(" of 2,"), std::string::npos) << csv_all;
+  EXPECT_NE(pooled.find(",partial,"), std::string::npos) << csv_all;
+  EXPECT_NE(md_all.find("| interrupted (partial) |"), std::string::npos) << md_all;
+  EXPECT_EQ(md_all.find("not ranked"), std::string::npos) << md_all;
 }
 
 }  // namespace

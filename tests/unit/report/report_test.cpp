@@ -284,6 +284,15 @@ TEST(ReportImport, PublishedCsvErrorsNameFileAndLine) {
   }
 }
 
+const Cell* left_out_cell_of(const Report& r, const std::string& test, const std::string& metric,
+                             const std::string& drive) {
+  for (const auto& t : r.tables)
+    if (t.test == test && t.metric == metric)
+      for (const auto& c : t.left_out)
+        if (c.drive == drive) return &c;
+  return nullptr;
+}
+
 TEST(ReportImport, PartialAndInterruptedRunsAreMarked) {
   const auto records = golden_records();
   ASSERT_FALSE(records.empty());
@@ -294,21 +303,90 @@ TEST(ReportImport, PartialAndInterruptedRunsAreMarked) {
   rec.tests[1].reason = "SIGINT";
   rec.tests[2].status = results::Status::skipped;
   rec.tests[2].reason = "the run was interrupted";
-  Dataset d;
-  add_record(d, rec, "partial.json", "Drive P");
-  for (std::size_t i = 1; i < records.size(); ++i) add_file(d, records[i], {});
-  const Report r = build_report(std::move(d));
   ASSERT_EQ(rec.tests[1].name, "4k-random-read");
-  const Cell* c = cell_of(r, "4k_random_read", "iops", "Drive P");
-  ASSERT_NE(c, nullptr);
-  EXPECT_TRUE(c->partial);
+  const auto dataset = [&] {
+    Dataset d;
+    add_record(d, rec, "partial.json", "Drive P");
+    for (std::size_t i = 1; i < records.size(); ++i) add_file(d, records[i], {});
+    return d;
+  };
+
+  // Default: the interrupted test is not ranked with the complete ones but shown apart.
+  {
+    const Report r = build_report(dataset());
+    EXPECT_EQ(cell_of(r, "4k_random_read", "iops", "Drive P"), nullptr);
+    const Cell* c = left_out_cell_of(r, "4k_random_read", "iops", "Drive P");
+    ASSERT_NE(c, nullptr);
+    EXPECT_TRUE(c->partial);
+    EXPECT_EQ(c->rank, 0);
+    EXPECT_EQ(c->n, 1u);
+    EXPECT_EQ(c->median, rec.tests[1].find_metric("iops")->value);
+    const MetricTable* t = table_of(r, "4k_random_read", "iops");
+    ASSERT_NE(t, nullptr);
+    for (const auto& ranked : t->cells) {
+      EXPECT_FALSE(ranked.partial) << ranked.drive;
+      EXPECT_EQ(ranked.of, static_cast<int>(t->cells.size())) << ranked.drive;
+    }
+    for (const auto& cmp : r.comparisons)  // complete tests only
+      if (cmp.test == "4k_random_read") EXPECT_NE(cmp.other, "Drive P") << cmp.metric;
+    // Its complete test (oltp) is ranked as usual.
+    const Cell* oltp = cell_of(r, rec.tests[0].name, "tps", "Drive P");
+    ASSERT_NE(oltp, nullptr);
+    EXPECT_GT(oltp->rank, 0);
+    const std::string md = to_markdown(r);
+    EXPECT_NE(md.find("| Drive P (partial, not ranked) |"), std::string::npos) << md;
+    EXPECT_NE(md.find("partial.json: test 4k_random_read on Drive P is interrupted: left out of the ranking, which "
+                      "compares complete tests only"),
+              std::string::npos)
+        << md;
+    EXPECT_NE(md.find("partial.json: run " + rec.run_id + " is interrupted: SIGINT"), std::string::npos) << md;
+    EXPECT_NE(md.find("partial.json: test " + rec.tests[2].name + " was skipped"), std::string::npos) << md;
+    EXPECT_NE(to_csv(r).find(",,,,"), std::string::npos);
+    EXPECT_NE(to_csv(r).find(",partial_not_ranked,partial.json"), std::string::npos);
+    EXPECT_EQ(to_csv(r).find(",partial,"), std::string::npos);
+    const std::string html = to_html(r, {}, "");
+    EXPECT_NE(html.find("<tr class=\"measured partial not-ranked\"><td>Drive P (partial, not ranked)</td>"),
+              std::string::npos);
+  }
+  // include_partial: pooled and ranked with the complete ones, marked partial.
+  {
+    const Report r = build_report(dataset(), ReportOptions{.include_partial = true});
+    const Cell* c = cell_of(r, "4k_random_read", "iops", "Drive P");
+    ASSERT_NE(c, nullptr);
+    EXPECT_TRUE(c->partial);
+    EXPECT_GT(c->rank, 0);
+    EXPECT_EQ(left_out_cell_of(r, "4k_random_read", "iops", "Drive P"), nullptr);
+    const std::string md = to_markdown(r);
+    EXPECT_NE(md.find("| Drive P (partial) |"), std::string::npos) << md;
+    EXPECT_EQ(md.find("not ranked"), std::string::npos) << md;
+    EXPECT_NE(to_csv(r).find(",partial,partial.json"), std::string::npos);
+    EXPECT_NE(to_html(r, {}, "").find("class=\"measured partial\""), std::string::npos);
+  }
+}
+
+TEST(ReportImport, ARunningTestOfAProvisionalRecordIsReportedInterrupted) {
+  // What a SIGKILLed run leaves in <run_id>.json: the run `interrupted` (in progress), its current
+  // test still `running`.
+  const auto records = golden_records();
+  ASSERT_FALSE(records.empty());
+  results::RunRecord rec = results::read_record(records.front());
+  rec.status = results::Status::interrupted;
+  rec.reason = "run in progress, or the process ended before the run finished";
+  rec.tests.resize(2);
+  rec.tests[1].status = results::Status::running;
+  rec.tests[1].finished_at.clear();
+  Dataset d;
+  add_record(d, rec, "live.json", "Drive K");
+  ASSERT_EQ(d.results.size(), 2u);
+  EXPECT_EQ(d.results[1].status, "interrupted");
+  EXPECT_TRUE(d.results[1].partial());
+  const Report r = build_report(std::move(d));
   const std::string md = to_markdown(r);
-  EXPECT_NE(md.find("| Drive P (partial) |"), std::string::npos) << md;
-  EXPECT_NE(md.find("partial.json: run " + rec.run_id + " is interrupted: SIGINT"), std::string::npos) << md;
-  EXPECT_NE(md.find("partial.json: test " + rec.tests[2].name + " was skipped"), std::string::npos) << md;
-  EXPECT_NE(to_csv(r).find(",partial,partial.json"), std::string::npos);
-  const std::string html = to_html(r, {}, "");
-  EXPECT_NE(html.find("class=\"measured partial\""), std::string::npos);
+  EXPECT_NE(md.find("live.json: test 4k-random-read on Drive K is interrupted: the record ends before this test's end"),
+            std::string::npos)
+      << md;
+  EXPECT_EQ(md.find("running"), std::string::npos) << md;
+  EXPECT_EQ(to_csv(r).find("running"), std::string::npos);
 }
 
 // fio 3.33 (Debian) for one second, json and json+: the import shows exactly fio's IOPS and p99.

@@ -117,6 +117,13 @@ TEST_F(RunFixture, StopDuringRunKeepsIntervalsAndSkipsTheRest) {
   // verify still ran after the interrupt, then cleanup
   EXPECT_EQ(log.phases, (std::vector<std::string>{"prepare", "warmup", "run", "verify", "cleanup"}));
   EXPECT_EQ(results::read_record(r.record_path).status, results::Status::interrupted);
+  // The journal names the skipped test too: recovery gives back every test, skipped one included.
+  const auto recovered = results::recover_from_journal(r.journal_path);
+  ASSERT_EQ(recovered.tests.size(), 2u);
+  EXPECT_EQ(recovered.tests[1].name, "b");
+  EXPECT_EQ(recovered.tests[1].status, results::Status::skipped);
+  EXPECT_EQ(recovered.tests[1].reason, "run interrupted before this test");
+  EXPECT_EQ(results::to_json(recovered), results::to_json(r.record));
 }
 
 TEST_F(RunFixture, ASecondRunOnTheSameTargetIsRefused) {

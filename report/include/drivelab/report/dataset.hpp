@@ -78,7 +78,9 @@ std::string drive_name(const results::Json& target);
 
 /// Adds every test of a drivelab record. `label` (if not empty) replaces the drive name.
 /// Tests with status `skipped` add no result, only a note. A run that is not complete marks each
-/// of its complete tests with the run's status only when the test itself is not complete.
+/// of its complete tests with the run's status only when the test itself is not complete. A test
+/// still `running` (a provisional record of a killed or still-going run) is reported as
+/// `interrupted`, never as running.
 void add_record(Dataset& data, const results::RunRecord& record, const std::string& source,
                 const std::string& label);
 /// Adds one result per fio job (`jobs[]`, both json and json+): metrics `iops` (fio's `iops`),

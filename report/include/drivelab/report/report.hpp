@@ -41,6 +41,10 @@ struct MetricTable {
   std::string unit;
   Better better = Better::unranked;
   std::vector<Cell> cells;  ///< best first; unranked (no finite value) last
+  /// Partial results kept out of the ranking (ReportOptions::include_partial off): one cell per
+  /// drive over its partial repetitions, in first-seen order, `partial` set, never ranked
+  /// (rank 0) and never compared. A drive can have a cell in both lists.
+  std::vector<Cell> left_out;
 };
 
 /// A drive against the leader of a table. Noise is the spread of repetitions: the difference is
@@ -61,10 +65,21 @@ struct Report {
   Dataset data;
 };
 
+struct ReportOptions {
+  /// Rank partial results (a test that is not `complete`: interrupted, failed, or cut short by a
+  /// killed process) together with the complete ones, as repetitions of their drive, marked
+  /// "(partial)" (`drivelab report --include-partial`). Off by default: a test stopped early ran
+  /// a shorter (and often colder) measured phase than a complete one, so like fio or vdbench
+  /// users expect, only like is ranked with like; partial results are shown apart, unranked, with
+  /// a note saying why (docs/reporter.md, "Partial runs").
+  bool include_partial = false;
+};
+
 /// Groups and ranks. Metrics in a test's tables: the first five headline metrics of its
 /// measured results that have a direction, then every other directed metric of imported
-/// (fio, sysbench, published) results of the same test.
-Report build_report(Dataset data);
+/// (fio, sysbench, published) results of the same test. Partial results go to
+/// MetricTable::left_out (with one note each in data.notes) unless `opt.include_partial`.
+Report build_report(Dataset data, const ReportOptions& opt = {});
 
 std::string to_csv(const Report& r);
 std::string to_markdown(const Report& r);
