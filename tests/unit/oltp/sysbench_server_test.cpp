@@ -232,5 +232,21 @@ TEST_F(SysbenchServerTest, MariadbPreflightRefusesMorePreparedStatementsThanTheS
   EXPECT_FALSE(make_mysql_backend(o)->exists());
 }
 
+TEST_F(SysbenchServerTest, MariadbPreflightSaysWhenNoValueOfTheVariableIsEnough) {
+  // MariaDB 10.11 accepts max_prepared_stmt_count up to 4,294,967,295 (it says so in
+  // information_schema.SYSTEM_VARIABLES); 100,000 tables x 9 x 5,000 threads = 4.5e9 is more.
+  // Refused by the pre-flight, before any session or table is made.
+  const auto r = run(fmt::format("{}, tables: 100000, table_size: 10, threads: 5000", mysql_section()));
+  const auto& t = r.record.tests[0];
+  EXPECT_EQ(t.status, results::Status::failed);
+  EXPECT_NE(t.reason.find("prepares 4500000000 server-side statements"), std::string::npos) << t.reason;
+  EXPECT_NE(t.reason.find("is above 4294967295, the largest value this server accepts for "
+                          "max_prepared_stmt_count, so raising it cannot help: use at most 4772 thread(s) with "
+                          "100000 table(s), or at most 95443 table(s) with 5000 thread(s)"),
+            std::string::npos)
+      << t.reason;
+  EXPECT_EQ(t.reason.find("SET GLOBAL"), std::string::npos) << t.reason;
+}
+
 }  // namespace
 }  // namespace drivelab::oltp
