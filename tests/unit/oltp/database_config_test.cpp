@@ -131,7 +131,7 @@ TEST(DatabaseConfig, UnreadablePasswordIsAnErrorAtItsKey) {
                   "    password_env: DRIVELAB_UT_NO_SUCH_PW\n");
   EXPECT_EQ(d.errors,
             "t.yaml:5:19: db.server.password_env: the environment variable DRIVELAB_UT_NO_SUCH_PW is not set (it "
-            "must hold the password)\n")
+            "must hold the password)")
       << d.errors;
   ::setenv("DRIVELAB_UT_EMPTY_PW", "", 1);
   d = decode("db: {backend: postgres, server: {connection: 'host=db1', password_env: DRIVELAB_UT_EMPTY_PW}}\n");
@@ -146,7 +146,7 @@ TEST(DatabaseConfig, UnreadablePasswordIsAnErrorAtItsKey) {
   test_support::TempDir dir("drivelab-pw-test", test_support::TempBase::memory);
   const auto missing = (dir.path() / "missing").string();
   d = decode("db:\n  backend: postgres\n  server:\n    connection: host=db1\n    password_file: " + missing + "\n");
-  EXPECT_EQ(d.errors, "t.yaml:5:20: db.server.password_file: " + missing + " does not exist\n") << d.errors;
+  EXPECT_EQ(d.errors, "t.yaml:5:20: db.server.password_file: " + missing + " does not exist") << d.errors;
 
   d = decode("db: {backend: postgres, server: {connection: 'host=db1', password_file: " + dir.path().string() + "}}\n");
   EXPECT_NE(d.errors.find("db.server.password_file: " + dir.path().string() + " is a directory"), std::string::npos)
