@@ -2,6 +2,11 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <regex>
 
 #include <fmt/format.h>
@@ -93,7 +98,59 @@ void decode_server(const config::Node& node, DatabaseConfig& out) {
   if (has_pw_env && !valid_identifier(out.password_env))
     node.child("password_env").error(
         fmt::format("'{}' is not an environment variable name", out.password_env));
+  // The password must be readable now: `validate` and the run's own validation report it before
+  // any work, at its key. Only the outcome is kept here; open_database() reads it again.
+  if (!out.managed && has_connection && has_pw_env != has_pw_file && (!has_pw_env || valid_identifier(out.password_env)))
+    if (const PasswordLookup pw = look_up_password(out); !pw.problem.empty()) node.child(pw.key).error(pw.problem);
 }
+
+}  // namespace
+
+PasswordLookup look_up_password(const DatabaseConfig& c) {
+  PasswordLookup out;
+  if (!c.password_env.empty()) {
+    out.key = "password_env";
+    const char* v = std::getenv(c.password_env.c_str());
+    if (v == nullptr)
+      out.problem = fmt::format("the environment variable {} is not set (it must hold the password)", c.password_env);
+    else if (*v == '\0')
+      out.problem = fmt::format("the environment variable {} is empty (it must hold the password)", c.password_env);
+    else
+      out.password = v;
+    return out;
+  }
+  if (c.password_file.empty()) return out;
+  out.key = "password_file";
+  std::string path = c.password_file;
+  if (path.starts_with("~/"))
+    if (const char* home = std::getenv("HOME")) path = std::string(home) + path.substr(1);
+  std::error_code ec;
+  const auto st = std::filesystem::status(path, ec);
+  if (st.type() == std::filesystem::file_type::not_found) {
+    out.problem = fmt::format("{} does not exist", path);
+    return out;
+  }
+  if (!ec && st.type() == std::filesystem::file_type::directory) {
+    out.problem = fmt::format("{} is a directory, not a file holding the password", path);
+    return out;
+  }
+  errno = 0;
+  std::ifstream in(path);
+  if (!in) {
+    const int err = errno;
+    out.problem = fmt::format("cannot read {}: {}", path, err != 0 ? std::strerror(err) : "cannot open it");
+    return out;
+  }
+  std::string line;
+  std::getline(in, line);
+  if (!line.empty() && line.back() == '\r') line.pop_back();
+  if (in.bad()) out.problem = fmt::format("cannot read {}", path);
+  else if (line.empty()) out.problem = fmt::format("the first line of {} is empty (it must hold the password)", path);
+  else out.password = std::move(line);
+  return out;
+}
+
+namespace {
 
 /// libpq conninfo / ODBC strings without their password (password=..., PWD=...).
 std::string redact(std::string text) {

@@ -3,7 +3,6 @@
 #include <unistd.h>
 
 #include <cstdlib>
-#include <fstream>
 
 #include <fmt/format.h>
 
@@ -25,29 +24,11 @@ std::uint64_t physical_memory_bytes() {
   return pages > 0 && page > 0 ? static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page) : 0;
 }
 
+/// The password, read again now (decode checked it); EnvironmentError if it went missing since.
 std::string read_password(const DatabaseConfig& c) {
-  if (!c.password_env.empty()) {
-    const char* v = std::getenv(c.password_env.c_str());
-    if (v == nullptr)
-      throw EnvironmentError(fmt::format(
-          "server.password_env names the environment variable {}, which is not set", c.password_env));
-    return v;
-  }
-  if (!c.password_file.empty()) {
-    std::string path = c.password_file;
-    if (path.starts_with("~/"))
-      if (const char* home = std::getenv("HOME")) path = std::string(home) + path.substr(1);
-    std::ifstream in(path);
-    if (!in)
-      throw EnvironmentError(fmt::format("server.password_file: cannot read {}", path));
-    std::string line;
-    std::getline(in, line);
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    if (line.empty())
-      throw EnvironmentError(fmt::format("server.password_file: the first line of {} is empty", path));
-    return line;
-  }
-  return {};
+  PasswordLookup pw = look_up_password(c);
+  if (!pw.problem.empty()) throw EnvironmentError(fmt::format("server.{}: {}", pw.key, pw.problem));
+  return std::move(pw.password);
 }
 
 /// "tcp://host:port" or "unix:///path/to.sock" (or a bare socket path) -> Endpoint.

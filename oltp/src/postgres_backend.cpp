@@ -564,6 +564,12 @@ class PgBackend final : public Backend {
     try {
       const pg::ConnHandle c = pg::connect(opt_);
       if (opt_.endpoint.user.empty()) d["user"] = PQuser(c.get());
+      // Where libpq connected when the endpoint left it to `connection` or libpq's defaults
+      // (PQhost: a host name, or the socket directory).
+      if (opt_.endpoint.socket_path.empty() && opt_.endpoint.host.empty())
+        if (const char* h = PQhost(c.get()); h != nullptr && *h != '\0') d[h[0] == '/' ? "socket_dir" : "host"] = h;
+      if (opt_.endpoint.port <= 0)
+        if (const char* p = PQport(c.get()); p != nullptr && *p != '\0') d["port"] = std::atoi(p);
       const pg::ResultHandle v = pg::exec_or_throw(c.get(), "SHOW server_version", "server version");
       d["server_version"] = PQgetvalue(v.get(), 0, 0);
       const pg::ResultHandle r = pg::exec_or_throw(

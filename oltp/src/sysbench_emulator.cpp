@@ -1,7 +1,10 @@
 #include "sysbench_emulator.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
+#include <cstring>
+#include <string_view>
 #include <tuple>
 
 #include <fmt/format.h>
@@ -21,8 +24,65 @@ double ms(std::int64_t ns) { return static_cast<double>(ns) / 1e6; }
 // Seeds of the independent random streams of one test.
 enum Stream : std::uint64_t { kStreamLoad = 1, kStreamWorkers = 2 };
 
-/// The sysbench command line that runs the same test (for people comparing the two).
-std::string sysbench_command(const SysbenchConfig& c, const runner::TestSettings& s, std::string_view dialect) {
+/// `s` as one shell word: as is when it is plain, else in single quotes.
+std::string shell_word(const std::string& s) {
+  const bool plain = !s.empty() && std::all_of(s.begin(), s.end(), [](unsigned char ch) {
+    return std::isalnum(ch) != 0 || std::strchr("-_./:+@%=,", ch) != nullptr;
+  });
+  if (plain) return s;
+  std::string out = "'";
+  for (char ch : s) out += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
+  return out + "'";
+}
+
+/// Whether the server takes a password from the configuration (password_env, password_file, or
+/// a libpq `password=` / ODBC `PWD=` inside `connection`).
+bool uses_password(const DatabaseConfig& d) {
+  if (!d.password_env.empty() || !d.password_file.empty()) return true;
+  if (d.managed) return false;
+  std::string text = d.connection;
+  std::transform(text.begin(), text.end(), text.begin(), [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
+  for (const std::string_view key : {"password", "pwd"}) {
+    for (auto at = text.find(key); at != std::string::npos; at = text.find(key, at + 1)) {
+      const bool starts_word = at == 0 || std::isspace(static_cast<unsigned char>(text[at - 1])) != 0 || text[at - 1] == ';';
+      auto end = at + key.size();
+      while (end < text.size() && std::isspace(static_cast<unsigned char>(text[end])) != 0) ++end;
+      if (starts_word && end < text.size() && text[end] == '=') return true;
+    }
+  }
+  return false;
+}
+
+/// sysbench 1.0.20's connection options (`sysbench --help`, "mysql options" / "pgsql options")
+/// for the server `backend` (Backend::describe()) names: socket or host and port, user,
+/// database; a password as kSysbenchPasswordPlaceholder.
+std::string connection_options(const results::Json& backend, std::string_view dialect, bool password) {
+  const char* prefix = dialect == "mysql" ? "mysql" : "pgsql";
+  std::string out;
+  const auto add = [&](std::string_view option, const results::Json& value) {
+    const std::string text = value.is_string() ? value.get<std::string>() : value.dump();
+    out += fmt::format(" --{}-{}={}", prefix, option, shell_word(text));
+  };
+  if (dialect == "mysql") {
+    if (backend.contains("socket")) add("socket", backend["socket"]);
+    if (backend.contains("host")) add("host", backend["host"]);
+  } else if (backend.contains("socket_dir")) {
+    add("host", backend["socket_dir"]);  // libpq takes a socket directory as the host
+  } else if (backend.contains("host")) {
+    add("host", backend["host"]);
+  }
+  if (backend.contains("port")) add("port", backend["port"]);
+  if (backend.contains("user") && backend["user"].is_string() && !backend["user"].get<std::string>().empty())
+    add("user", backend["user"]);
+  if (backend.contains("database")) add("db", backend["database"]);
+  if (password) out += fmt::format(" --{}-password={}", prefix, shell_word(std::string(kSysbenchPasswordPlaceholder)));
+  return out;
+}
+
+/// The sysbench command line that runs the same test on the same server and database (for
+/// people comparing the two); `backend` is Backend::describe().
+std::string sysbench_command(const SysbenchConfig& c, const runner::TestSettings& s, std::string_view dialect,
+                             const results::Json& backend) {
   std::string cmd = fmt::format("sysbench {} --tables={} --table-size={} --threads={} --time={} --report-interval={}",
                                 to_string(c.workload), c.tables, c.table_size, c.threads,
                                 std::chrono::duration_cast<std::chrono::seconds>(s.duration).count(),
@@ -50,6 +110,8 @@ std::string sysbench_command(const SysbenchConfig& c, const runner::TestSettings
   if (!o.range_selects) cmd += " --range_selects=off";
   if (dialect == "mysql") cmd += " --db-driver=mysql";
   else if (dialect == "postgres") cmd += " --db-driver=pgsql";
+  if (dialect == "mysql" || dialect == "postgres")
+    cmd += connection_options(backend, dialect, uses_password(c.database));
   return cmd + " run";
 }
 
@@ -115,13 +177,15 @@ void SysbenchEmulator::prepare(runner::TestContext& ctx) {
             {"rate_mb_s", rate_mb_s},
             {"rate_rows_s", stats.seconds > 0 ? static_cast<double>(stats.rows) / stats.seconds : 0.0}};
   }
-  rec.detail("database", db_->describe());
+  const results::Json described = db_->describe();
+  rec.detail("database", described);
   rec.detail("database_reused", reused);
   rec.detail("database_size_bytes_after_load", backend.size_bytes().value_or(0));
   rec.detail("load", load);
   rec.detail("prepared_statements_per_connection",
              prepared_per_connection(config_.workload, config_.statements, config_.tables));
-  rec.detail("sysbench_command", sysbench_command(config_, settings_, backend.dialect().name));
+  rec.detail("sysbench_command",
+             sysbench_command(config_, settings_, backend.dialect().name, described.value("backend", results::Json::object())));
 }
 
 void SysbenchEmulator::start_driver(runner::TestContext& ctx) {

@@ -1,9 +1,11 @@
 #include "drivelab/oltp/sysbench_preflight.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 #include <vector>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "drivelab/core/errors.hpp"
 #include "drivelab/oltp/sysbench_transactions.hpp"
@@ -53,19 +55,34 @@ std::string connection_problem(int threads, std::int64_t limit, std::int64_t res
 }  // namespace
 
 std::optional<std::string> prepared_statement_problem(const SysbenchConfig& c, std::int64_t limit,
-                                                      std::int64_t in_use) {
+                                                      std::int64_t in_use, std::int64_t server_max) {
   const std::int64_t per_conn = prepared_per_connection(c.workload, c.statements, c.tables);
   const std::int64_t need = per_conn * c.threads;
   if (need + in_use <= limit) return std::nullopt;
-  const auto per_table = prepared_kinds(c.workload, c.statements).size();
-  return fmt::format(
+  const auto per_table = static_cast<std::int64_t>(prepared_kinds(c.workload, c.statements).size());
+  const std::string what = fmt::format(
       "max_prepared_stmt_count is {} ({} already in use), but {} with {} table(s) and {} thread(s) "
       "prepares {} server-side statements ({} per table x {} table(s) = {} per connection, x {} "
-      "connections; sysbench prepares the same); raise it to at least {} (SET GLOBAL "
-      "max_prepared_stmt_count = {}, or server: {{settings: {{max_prepared_stmt_count: {}}}}} for a "
-      "managed server) or use fewer tables or threads",
-      limit, in_use, to_string(c.workload), c.tables, c.threads, need, per_table, c.tables, per_conn,
-      c.threads, need + in_use, need + in_use, need + in_use);
+      "connections; sysbench prepares the same)",
+      limit, in_use, to_string(c.workload), c.tables, c.threads, need, per_table, c.tables, per_conn, c.threads);
+  if (need + in_use <= server_max)
+    return fmt::format(
+        "{}; raise it to at least {} (SET GLOBAL max_prepared_stmt_count = {}, or server: {{settings: "
+        "{{max_prepared_stmt_count: {}}}}} for a managed server) or use fewer tables or threads",
+        what, need + in_use, need + in_use, need + in_use);
+  // No value of the variable can hold them: advise the sizes that fit under the server's maximum.
+  const std::int64_t room = std::max<std::int64_t>(0, server_max - in_use);
+  const std::int64_t threads_fit = per_conn > 0 ? room / per_conn : 0;
+  const std::int64_t tables_fit = per_table > 0 ? room / (per_table * c.threads) : 0;
+  std::vector<std::string> fits;
+  if (threads_fit >= 1) fits.push_back(fmt::format("at most {} thread(s) with {} table(s)", threads_fit, c.tables));
+  if (tables_fit >= 1) fits.push_back(fmt::format("at most {} table(s) with {} thread(s)", tables_fit, c.threads));
+  return fmt::format(
+      "{}; {} is above {}, the largest value this server accepts for max_prepared_stmt_count, so raising "
+      "it cannot help: use {}. drivelab always prepares its statements on the server (sysbench can "
+      "run this size only with --db-ps-mode=disable, statements sent as text, which is a different test)",
+      what, need + in_use, server_max,
+      fits.empty() ? std::string("fewer tables and threads") : fmt::format("{}", fmt::join(fits, ", or ")));
 }
 
 results::Json preflight(Backend& backend, const SysbenchConfig& c) {
@@ -92,13 +109,27 @@ results::Json preflight(Backend& backend, const SysbenchConfig& c) {
         break;
       }
     }
+    // The largest value the server accepts for the variable: MariaDB lists it in
+    // information_schema.SYSTEM_VARIABLES (10.11: 4294967295), MySQL 8 in
+    // performance_schema.variables_info; otherwise MySQL 5.7's documented maximum.
+    std::int64_t server_max = kDocumentedMaxPreparedStmtCount;
+    for (const char* sql : {"SELECT NUMERIC_MAX_VALUE FROM information_schema.SYSTEM_VARIABLES WHERE "
+                            "VARIABLE_NAME = 'MAX_PREPARED_STMT_COUNT'",
+                            "SELECT MAX_VALUE FROM performance_schema.variables_info WHERE "
+                            "VARIABLE_NAME = 'max_prepared_stmt_count'"}) {
+      if (const auto m = first_row(*conn, sql, 1); m && number((*m)[0]) > 0) {
+        server_max = number((*m)[0]);
+        break;
+      }
+    }
     const std::int64_t need = prepared_per_connection(c.workload, c.statements, c.tables) * c.threads;
     found = {{"max_prepared_stmt_count", limit},
+             {"max_prepared_stmt_count_server_max", server_max},
              {"prepared_stmt_count_in_use", stmts_in_use},
              {"prepared_statements_needed", need},
              {"max_connections", max_conn},
              {"threads_connected", threads_connected}};
-    if (auto problem = prepared_statement_problem(c, limit, stmts_in_use)) throw EnvironmentError(*problem);
+    if (auto problem = prepared_statement_problem(c, limit, stmts_in_use, server_max)) throw EnvironmentError(*problem);
     // Our own control session is one of threads_connected.
     if (auto p = connection_problem(c.threads, max_conn, 0, threads_connected - 1,
                                     " (SET GLOBAL max_connections = N)");

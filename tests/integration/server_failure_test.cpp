@@ -2,6 +2,8 @@
 // item 8): wrong credentials, an unreachable server and a missing ODBC data source fail before
 // anything is built, with exit status 1 and a reason in the record that names the problem; a
 // password never reaches the record. (A server that dies mid-run: tests/unit/oltp/tpcc_server_test.)
+// A password that cannot be read (variable not set, file missing or empty) is caught earlier, as a
+// configuration error of `validate` and `run` (exit status 2).
 // Runs against the real servers of the db_services fixture.
 #include <gtest/gtest.h>
 
@@ -111,6 +113,82 @@ TEST(ServerFailure, MissingOdbcDataSourceIsNamed) {
       "missing-dsn", "      backend: odbc\n      dialect: sqlserver\n      server:\n        connection: 'DSN=drivelab_no_such_dsn'\n");
   EXPECT_EQ(f.status, 1);
   EXPECT_NE(f.reason.find("drivelab_no_such_dsn"), std::string::npos) << f.reason;
+}
+
+// A password that cannot be read is a configuration error: `validate` and `run` report each at its
+// file:line:column and key path with exit status 2, before any work, and never print a password.
+// (No server is contacted: the checks run when the protocol is decoded.)
+std::string password_protocol(const std::filesystem::path& dir) {
+  return "protocol: pw\n"
+         "tests:\n"
+         "  - name: a\n"
+         "    kind: sysbench\n"
+         "    sysbench:\n"
+         "      backend: mysql\n"
+         "      server:\n"
+         "        connection: tcp://127.0.0.1:9\n"
+         "        password_env: DRIVELAB_IT_UNSET_PW\n"
+         "  - name: b\n"
+         "    kind: tpcc\n"
+         "    tpcc:\n"
+         "      backend: postgres\n"
+         "      server:\n"
+         "        connection: host=127.0.0.1 port=9\n"
+         "        password_file: " + (dir / "missing-pw").string() + "\n"
+         "  - name: c\n"
+         "    kind: sysbench\n"
+         "    sysbench:\n"
+         "      backend: postgres\n"
+         "      server:\n"
+         "        connection: host=127.0.0.1 port=9\n"
+         "        password_file: " + (dir / "empty-pw").string() + "\n";
+}
+
+void expect_password_errors(const drivelab::testing::Result& r, const std::filesystem::path& dir) {
+  EXPECT_EQ(r.status, 2) << r.out << r.err;
+  EXPECT_EQ(r.err,
+            "p.yaml:9:23: tests[0].sysbench.server.password_env: the environment variable DRIVELAB_IT_UNSET_PW is "
+            "not set (it must hold the password)\n"
+            "p.yaml:16:24: tests[1].tpcc.server.password_file: " + (dir / "missing-pw").string() + " does not exist\n"
+            "p.yaml:23:24: tests[2].sysbench.server.password_file: the first line of " + (dir / "empty-pw").string() +
+            " is empty (it must hold the password)\n"
+            "p.yaml: 3 problems found\n");
+  EXPECT_EQ((r.out + r.err).find("hunter2"), std::string::npos) << "a password was printed";
+}
+
+TEST(PasswordSource, ValidateReportsAnUnreadablePasswordAtItsKey) {
+  ScratchDir dir("pw-validate");
+  ::unsetenv("DRIVELAB_IT_UNSET_PW");
+  write(dir.path() / "p.yaml", password_protocol(dir.path()));
+  write(dir.path() / "empty-pw", "\nhunter2\n");
+  const auto r = drivelab::testing::run({DRIVELAB_EXE, "validate", "p.yaml"}, dir.path(), std::chrono::seconds(60),
+                                        dir.path());
+  expect_password_errors(r, dir.path());
+
+  // With the variable set and the files holding a password, the same protocol is valid.
+  ::setenv("DRIVELAB_IT_UNSET_PW", "hunter2-env", 1);
+  write(dir.path() / "missing-pw", "hunter2-file\n");
+  write(dir.path() / "empty-pw", "hunter2-file\n");
+  const auto ok = drivelab::testing::run({DRIVELAB_EXE, "validate", "p.yaml"}, dir.path(), std::chrono::seconds(60),
+                                         dir.path());
+  ::unsetenv("DRIVELAB_IT_UNSET_PW");
+  EXPECT_EQ(ok.status, 0) << ok.out << ok.err;
+  EXPECT_EQ((ok.out + ok.err).find("hunter2"), std::string::npos) << "a password was printed";
+}
+
+TEST(PasswordSource, RunReportsAnUnreadablePasswordBeforeAnyWork) {
+  ScratchDir dir("pw-run");
+  TmpTarget target;
+  ::unsetenv("DRIVELAB_IT_UNSET_PW");
+  write(dir.path() / "p.yaml", password_protocol(dir.path()));
+  write(dir.path() / "empty-pw", "\nhunter2\n");
+  const auto out = dir.path() / "out";
+  const auto r = drivelab::testing::run(
+      {DRIVELAB_EXE, "run", "p.yaml", "--target", target.path().string(), "--out", out.string()}, dir.path(),
+      std::chrono::seconds(60), dir.path());
+  expect_password_errors(r, dir.path());
+  EXPECT_FALSE(std::filesystem::exists(out)) << "the run wrote results";
+  EXPECT_TRUE(std::filesystem::is_empty(target.path())) << "the run touched the target";
 }
 
 }  // namespace

@@ -1,7 +1,12 @@
 // decode_database / to_json: the database keys shared by the OLTP workloads (database.hpp).
 #include <gtest/gtest.h>
 
+#include <stdlib.h>
+
+#include <fstream>
+
 #include "drivelab/oltp/database.hpp"
+#include "temp_dir.hpp"  // tests/support
 
 namespace drivelab::oltp {
 namespace {
@@ -102,6 +107,7 @@ TEST(DatabaseConfig, BadNamesAreRejected) {
 }
 
 TEST(DatabaseConfig, TheRecordNeverHoldsAPassword) {
+  ::setenv("PW", "s3cr;et", 1);
   auto d = decode(
       "db: {backend: odbc, dialect: sqlserver, server: {connection: "
       "'Driver={ODBC Driver 18 for SQL Server};Server=tcp:db1,1433;UID=sa;PWD={s3cr;et}', password_env: PW}}\n");
@@ -115,6 +121,50 @@ TEST(DatabaseConfig, TheRecordNeverHoldsAPassword) {
   const std::string pg = to_json(d.config).dump();
   EXPECT_EQ(pg.find("hunter2"), std::string::npos) << pg;
   EXPECT_NE(pg.find("user=bench"), std::string::npos) << pg;
+}
+
+// A password that cannot be read is a config error at its key, found by decode (so by
+// `validate` and before a run does any work), and the message never holds a password.
+TEST(DatabaseConfig, UnreadablePasswordIsAnErrorAtItsKey) {
+  ::unsetenv("DRIVELAB_UT_NO_SUCH_PW");
+  auto d = decode("db:\n  backend: mysql\n  server:\n    connection: tcp://db1:3306\n"
+                  "    password_env: DRIVELAB_UT_NO_SUCH_PW\n");
+  EXPECT_EQ(d.errors,
+            "t.yaml:5:19: db.server.password_env: the environment variable DRIVELAB_UT_NO_SUCH_PW is not set (it "
+            "must hold the password)")
+      << d.errors;
+  ::setenv("DRIVELAB_UT_EMPTY_PW", "", 1);
+  d = decode("db: {backend: postgres, server: {connection: 'host=db1', password_env: DRIVELAB_UT_EMPTY_PW}}\n");
+  EXPECT_NE(d.errors.find("db.server.password_env: the environment variable DRIVELAB_UT_EMPTY_PW is empty"),
+            std::string::npos)
+      << d.errors;
+  ::setenv("DRIVELAB_UT_PW", "hunter2-env", 1);
+  d = decode("db: {backend: postgres, server: {connection: 'host=db1', password_env: DRIVELAB_UT_PW}}\n");
+  EXPECT_EQ(d.errors, "");
+  EXPECT_EQ(look_up_password(d.config).password, "hunter2-env");
+
+  test_support::TempDir dir("drivelab-pw-test", test_support::TempBase::memory);
+  const auto missing = (dir.path() / "missing").string();
+  d = decode("db:\n  backend: postgres\n  server:\n    connection: host=db1\n    password_file: " + missing + "\n");
+  EXPECT_EQ(d.errors, "t.yaml:5:20: db.server.password_file: " + missing + " does not exist") << d.errors;
+
+  d = decode("db: {backend: postgres, server: {connection: 'host=db1', password_file: " + dir.path().string() + "}}\n");
+  EXPECT_NE(d.errors.find("db.server.password_file: " + dir.path().string() + " is a directory"), std::string::npos)
+      << d.errors;
+
+  const auto empty = dir.path() / "empty";
+  std::ofstream(empty) << "\nhunter2-second-line\n";
+  d = decode("db: {backend: postgres, server: {connection: 'host=db1', password_file: " + empty.string() + "}}\n");
+  EXPECT_NE(d.errors.find("db.server.password_file: the first line of " + empty.string() + " is empty"),
+            std::string::npos)
+      << d.errors;
+  EXPECT_EQ(d.errors.find("hunter2"), std::string::npos) << d.errors;
+
+  const auto good = dir.path() / "good";
+  std::ofstream(good) << "hunter2-file\r\nignored\n";
+  d = decode("db: {backend: postgres, server: {connection: 'host=db1', password_file: " + good.string() + "}}\n");
+  EXPECT_EQ(d.errors, "");
+  EXPECT_EQ(look_up_password(d.config).password, "hunter2-file");
 }
 
 }  // namespace

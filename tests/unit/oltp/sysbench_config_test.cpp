@@ -95,7 +95,7 @@ TEST(SysbenchPreflight, PreparedStatementShortageNamesTheVariableTheNeedAndTheLi
   SysbenchConfig c;
   c.tables = 100;
   c.threads = 32;
-  const auto msg = prepared_statement_problem(c, 16'382, 0);
+  const auto msg = prepared_statement_problem(c, 16'382, 0, kDocumentedMaxPreparedStmtCount);
   ASSERT_TRUE(msg.has_value());
   EXPECT_NE(msg->find("max_prepared_stmt_count is 16382"), std::string::npos) << *msg;
   EXPECT_NE(msg->find("prepares 28800 server-side statements"), std::string::npos) << *msg;
@@ -103,10 +103,47 @@ TEST(SysbenchPreflight, PreparedStatementShortageNamesTheVariableTheNeedAndTheLi
       << *msg;
   EXPECT_NE(msg->find("SET GLOBAL max_prepared_stmt_count = 28800"), std::string::npos) << *msg;
   // Statements other sessions hold count against the limit too.
-  EXPECT_EQ(prepared_statement_problem(c, 28'800, 0), std::nullopt);
-  EXPECT_TRUE(prepared_statement_problem(c, 28'800, 1).has_value());
+  EXPECT_EQ(prepared_statement_problem(c, 28'800, 0, kDocumentedMaxPreparedStmtCount), std::nullopt);
+  EXPECT_TRUE(prepared_statement_problem(c, 28'800, 1, kDocumentedMaxPreparedStmtCount).has_value());
   c.workload = Workload::oltp_read_only;  // 5 per table: 16,000
-  EXPECT_EQ(prepared_statement_problem(c, 16'382, 0), std::nullopt);
+  EXPECT_EQ(prepared_statement_problem(c, 16'382, 0, kDocumentedMaxPreparedStmtCount), std::nullopt);
+}
+
+TEST(SysbenchPreflight, ANeedAboveTheServersMaximumAdvisesSizesThatFitInsteadOfRaisingTheVariable) {
+  SysbenchConfig c;
+  c.tables = 1000;
+  c.threads = 200;  // 9 x 1000 = 9,000 per connection, 1,800,000 in all
+  const auto msg = prepared_statement_problem(c, 16'382, 576, 1'048'576);
+  ASSERT_TRUE(msg.has_value());
+  EXPECT_EQ(*msg,
+            "max_prepared_stmt_count is 16382 (576 already in use), but oltp_read_write with 1000 table(s) and "
+            "200 thread(s) prepares 1800000 server-side statements (9 per table x 1000 table(s) = 9000 per "
+            "connection, x 200 connections; sysbench prepares the same); 1800576 is above 1048576, the largest "
+            "value this server accepts for max_prepared_stmt_count, so raising it cannot help: use at most 116 "
+            "thread(s) with 1000 table(s), or at most 582 table(s) with 200 thread(s). drivelab always prepares "
+            "its statements on the server (sysbench can run this size only with --db-ps-mode=disable, "
+            "statements sent as text, which is a different test)");
+  EXPECT_EQ(msg->find("SET GLOBAL"), std::string::npos) << *msg;
+  // The advised sizes do fit: 116 x 9,000 + 576 and 582 x 9 x 200 + 576 are <= 1,048,576.
+  SysbenchConfig fewer_threads = c;
+  fewer_threads.threads = 116;
+  EXPECT_EQ(prepared_statement_problem(fewer_threads, 1'048'576, 576, 1'048'576), std::nullopt);
+  SysbenchConfig fewer_tables = c;
+  fewer_tables.tables = 582;
+  EXPECT_EQ(prepared_statement_problem(fewer_tables, 1'048'576, 576, 1'048'576), std::nullopt);
+  // Exactly at the maximum the variable can still be raised.
+  c.threads = 116;
+  const auto at_max = prepared_statement_problem(c, 16'382, 0, 1'044'000);
+  ASSERT_TRUE(at_max.has_value());
+  EXPECT_NE(at_max->find("SET GLOBAL max_prepared_stmt_count = 1044000"), std::string::npos) << *at_max;
+  // A single connection above the maximum: only fewer tables can help.
+  c.tables = 100'000;
+  c.threads = 2;
+  const auto one = prepared_statement_problem(c, 16'382, 200'000, 1'048'576);
+  ASSERT_TRUE(one.has_value());
+  EXPECT_NE(one->find("so raising it cannot help: use at most 47143 table(s) with 2 thread(s)."), std::string::npos)
+      << *one;
+  EXPECT_EQ(one->find("thread(s) with 100000 table(s)"), std::string::npos) << *one;
 }
 
 }  // namespace

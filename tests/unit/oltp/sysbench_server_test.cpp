@@ -3,8 +3,12 @@
 // keys happen and must be ignored and retried), and the prepared-statement pre-flight.
 #include <gtest/gtest.h>
 
+#include <stdio.h>
+#include <sys/wait.h>
+
 #include <atomic>
 #include <chrono>
+#include <fstream>
 #include <functional>
 #include <sstream>
 #include <thread>
@@ -16,6 +20,7 @@
 #include "drivelab/oltp/mysql_backend.hpp"
 #include "drivelab/oltp/postgres_backend.hpp"
 #include "drivelab/oltp/register.hpp"
+#include "drivelab/oltp/sysbench_config.hpp"
 #include "drivelab/runner/protocol.hpp"
 #include "drivelab/runner/run.hpp"
 #include "services.hpp"
@@ -136,6 +141,76 @@ TEST_F(SysbenchServerTest, ReadWriteOnMariadb) {
   EXPECT_NE(t.details["sysbench_command"].get<std::string>().find("--db-driver=mysql"), std::string::npos);
 }
 
+/// Runs `command` with /bin/sh: its exit status (-1 if it did not exit) and its output (stdout and
+/// stderr together).
+std::pair<int, std::string> run_shell(const std::string& command) {
+  FILE* p = ::popen((command + " 2>&1").c_str(), "r");
+  if (p == nullptr) return {-1, "popen failed"};
+  std::string output;
+  char buf[4096];
+  for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, p)) > 0;) output.append(buf, n);
+  const int st = ::pclose(p);
+  return {WIFEXITED(st) ? WEXITSTATUS(st) : -1, output};
+}
+
+std::string replaced(std::string text, std::string_view what, std::string_view with) {
+  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + with.size()))
+    text.replace(at, what.size(), with);
+  return text;
+}
+
+/// details.sysbench_command names the server and the database: with the password placeholder
+/// filled in, Debian's sysbench 1.0.20 runs it on the tables the test left (keep_database).
+void expect_sysbench_runs(const std::string& command) {
+  const auto [status, output] = run_shell(command);
+  EXPECT_EQ(status, 0) << command << "\n" << output;
+  EXPECT_NE(output.find("SQL statistics:"), std::string::npos) << command << "\n" << output;
+  EXPECT_NE(output.find("transactions:"), std::string::npos) << output;
+  EXPECT_EQ(output.find("FATAL"), std::string::npos) << output;
+}
+
+TEST_F(SysbenchServerTest, RecordedCommandRunsSysbenchOnTheSameMariadbDatabase) {
+  // A user with a password (password_file): the record holds the placeholder, never the password.
+  const std::string user = "dl_sb_command";
+  const std::string password = "Pw-sb-7731";
+  auto admin_backend = mysql_admin();
+  auto admin = admin_backend->connect();
+  admin->execute_immediate(fmt::format("CREATE DATABASE `{}`", database));
+  admin->execute_immediate(fmt::format("DROP USER IF EXISTS '{}'@'localhost'", user));
+  admin->execute_immediate(fmt::format("CREATE USER '{}'@'localhost' IDENTIFIED BY '{}'", user, password));
+  admin->execute_immediate(fmt::format("GRANT ALL ON `{}`.* TO '{}'@'localhost'", database, user));
+  std::ofstream(dir.path() / "pw") << password << "\n";
+  const auto r = run(fmt::format("backend: mysql, database: {}, server: {{connection: 'unix://{}', user: {}, "
+                                 "password_file: '{}'}}, tables: 2, table_size: 1000, threads: 2, "
+                                 "keep_database: true",
+                                 database, svc.mysql_socket, user, (dir.path() / "pw").string()),
+                     "1s");
+  const auto& t = r.record.tests[0];
+  ASSERT_EQ(t.status, results::Status::complete) << t.reason << "\n" << out.str();
+  const std::string cmd = t.details["sysbench_command"].get<std::string>();
+  EXPECT_EQ(cmd, fmt::format("sysbench oltp_read_write --tables=2 --table-size=1000 --threads=2 --time=1 "
+                             "--report-interval=1 --rand-type=special --db-driver=mysql --mysql-socket={} "
+                             "--mysql-user={} --mysql-db={} --mysql-password='{}' run",
+                             svc.mysql_socket, user, database, sysbench::kSysbenchPasswordPlaceholder));
+  EXPECT_EQ(results::to_json(r.record).dump().find(password), std::string::npos) << "the password reached the record";
+  expect_sysbench_runs(replaced(cmd, sysbench::kSysbenchPasswordPlaceholder, password));
+  admin->execute_immediate(fmt::format("DROP USER '{}'@'localhost'", user));
+}
+
+TEST_F(SysbenchServerTest, RecordedCommandRunsSysbenchOnTheSamePostgresDatabase) {
+  pg_admin()->connect()->execute_immediate(fmt::format("CREATE DATABASE \"{}\"", database));
+  const auto r = run(fmt::format("{}, tables: 2, table_size: 1000, threads: 2, keep_database: true", pg_section()), "1s");
+  const auto& t = r.record.tests[0];
+  ASSERT_EQ(t.status, results::Status::complete) << t.reason << "\n" << out.str();
+  const std::string cmd = t.details["sysbench_command"].get<std::string>();
+  // The connection's host (here the socket directory) and port come from where libpq connected.
+  EXPECT_EQ(cmd, fmt::format("sysbench oltp_read_write --tables=2 --table-size=1000 --threads=2 --time=1 "
+                             "--report-interval=1 --rand-type=special --db-driver=pgsql --pgsql-host={} "
+                             "--pgsql-port={} --pgsql-user={} --pgsql-db={} run",
+                             svc.pg_socket_dir, svc.pg_port, svc.pg_user, database));
+  expect_sysbench_runs(cmd);
+}
+
 /// Waits until `threads` worker sessions are connected to the test's database, lets them run for
 /// a moment, then kills every session of that database once (as a server restart or a network
 /// cut would), from another thread while the run goes on.
@@ -230,6 +305,22 @@ TEST_F(SysbenchServerTest, MariadbPreflightRefusesMorePreparedStatementsThanTheS
   o.endpoint.user = svc.mysql_user;
   o.database = database;
   EXPECT_FALSE(make_mysql_backend(o)->exists());
+}
+
+TEST_F(SysbenchServerTest, MariadbPreflightSaysWhenNoValueOfTheVariableIsEnough) {
+  // MariaDB 10.11 accepts max_prepared_stmt_count up to 4,294,967,295 (it says so in
+  // information_schema.SYSTEM_VARIABLES); 100,000 tables x 9 x 5,000 threads = 4.5e9 is more.
+  // Refused by the pre-flight, before any session or table is made.
+  const auto r = run(fmt::format("{}, tables: 100000, table_size: 10, threads: 5000", mysql_section()));
+  const auto& t = r.record.tests[0];
+  EXPECT_EQ(t.status, results::Status::failed);
+  EXPECT_NE(t.reason.find("prepares 4500000000 server-side statements"), std::string::npos) << t.reason;
+  EXPECT_NE(t.reason.find("is above 4294967295, the largest value this server accepts for "
+                          "max_prepared_stmt_count, so raising it cannot help: use at most 4772 thread(s) with "
+                          "100000 table(s), or at most 95443 table(s) with 5000 thread(s)"),
+            std::string::npos)
+      << t.reason;
+  EXPECT_EQ(t.reason.find("SET GLOBAL"), std::string::npos) << t.reason;
 }
 
 }  // namespace

@@ -24,7 +24,9 @@
 ///
 /// Errors: unknown words, a managed server with a backend that cannot speak to it (managed
 /// mariadb + backend postgres), `server` missing for a server backend, SQLite keys with a server
-/// backend, `connection` and `managed` together — each reported at its key by decode.
+/// backend, `connection` and `managed` together, a password that cannot be read (password_env
+/// not set or empty; password_file missing, unreadable or with an empty first line) — each
+/// reported at its key by decode.
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
@@ -72,6 +74,23 @@ struct DatabaseConfig {
 /// Reads the keys above from `r` (the workload's section reader; the workload reads its own keys
 /// from the same reader and calls finish()). `section` is the node `r` reads, for key errors.
 void decode_database(config::MapReader& r, const config::Node& section, DatabaseConfig& out);
+
+/// The password of an existing server, read from where `password_env` / `password_file` say.
+struct PasswordLookup {
+  std::string password;  ///< "" when neither key is set; never recorded or printed
+  /// Empty when the password could be read; else why not, naming the variable or the file (never
+  /// the password): variable not set or empty; file missing, not a regular file, unreadable, or
+  /// its first line empty. The key (`password_env` / `password_file`) is `key`.
+  std::string problem;
+  std::string key;
+};
+
+/// Reads the password (the first line of password_file, '~/' expanded from $HOME, a trailing
+/// '\r' dropped; or the value of the variable password_env). decode_database() reports a
+/// problem as a config error at the key, so `validate` and a run's own validation catch it
+/// before any work; open_database() reads it again when it connects (EnvironmentError if it
+/// changed in between).
+PasswordLookup look_up_password(const DatabaseConfig& c);
 
 /// The effective settings for the record (no password; the password's source is named).
 results::Json to_json(const DatabaseConfig& c);

@@ -71,6 +71,13 @@ struct SysbenchConfig {
   DatabaseConfig database;
 };
 
+/// What the record's `details.sysbench_command` holds in place of a password
+/// (--mysql-password='<password>' / --pgsql-password='<password>') when the server takes one
+/// from password_env, password_file or `connection`: the person rerunning sysbench fills it in.
+/// The command names the server and database the test used: --mysql-socket or --mysql-host and
+/// --mysql-port (--pgsql-host, a socket directory or host, and --pgsql-port), --*-user, --*-db.
+inline constexpr std::string_view kSysbenchPasswordPlaceholder = "<password>";
+
 /// Decodes `section` (undefined: all defaults). Problems go to section.diagnostics(); the
 /// returned config holds defaults where a key was invalid.
 SysbenchConfig decode_sysbench_config(const config::Node& section);
