@@ -216,19 +216,21 @@ TEST_F(SysbenchServerTest, RecordedCommandRunsSysbenchOnTheSamePostgresDatabase)
 /// cut would), from another thread while the run goes on.
 class SessionKiller {
  public:
-  /// `list` returns the ids of the database's sessions; `kill` kills one.
-  SessionKiller(int threads, std::function<std::vector<std::string>()> list,
+  /// `running` says whether the measured phase has begun (a run-only statement is executing:
+  /// the load and its ANALYZE/CHECKPOINT sessions must not be killed, or the test fails for the
+  /// wrong reason); `list` returns the ids of the database's sessions; `kill` kills one.
+  SessionKiller(std::function<bool()> running, std::function<std::vector<std::string>()> list,
                 std::function<void(const std::string&)> kill)
       : thread_([=, this] {
-          const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+          const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(120);
           while (std::chrono::steady_clock::now() < give_up) {
-            if (static_cast<int>(list().size()) >= threads) {
+            if (running()) {
               std::this_thread::sleep_for(std::chrono::milliseconds(700));
               for (const auto& id : list()) kill(id);
               killed_ = true;
               return;
             }
-            std::this_thread::sleep_for(std::chrono::milliseconds(50));
+            std::this_thread::sleep_for(std::chrono::milliseconds(20));
           }
         }) {}
   ~SessionKiller() { join(); }
@@ -257,8 +259,12 @@ TEST_F(SysbenchServerTest, PostgresSessionsKilledMidRunAreReconnectedAndCounted)
   auto admin = admin_backend->connect();
   const std::string list_sql = fmt::format(
       "SELECT pid FROM pg_stat_activity WHERE datname = '{}' AND pid <> pg_backend_pid()", database);
+  // sysbench's point select runs only in the measured phase (pg_stat_activity.query holds a
+  // session's current or last statement).
+  const std::string running_sql = fmt::format(
+      "SELECT pid FROM pg_stat_activity WHERE datname = '{}' AND query LIKE 'SELECT c FROM sbtest%'", database);
   SessionKiller killer(
-      4, [&] { return ids_of(*admin, list_sql); },
+      [&] { return !ids_of(*admin, running_sql).empty(); }, [&] { return ids_of(*admin, list_sql); },
       [&](const std::string& pid) { ids_of(*admin, "SELECT pg_terminate_backend(" + pid + ")"); });
   const auto r = run(fmt::format("{}, tables: 2, table_size: 2000, threads: 4", pg_section()), "4s");
   ASSERT_TRUE(killer.join());
@@ -275,8 +281,10 @@ TEST_F(SysbenchServerTest, MariadbSessionsKilledMidRunAreReconnectedAndCounted) 
   auto admin = admin_backend->connect();
   const std::string list_sql = fmt::format(
       "SELECT id FROM information_schema.processlist WHERE db = '{}' AND id <> CONNECTION_ID()", database);
+  const std::string running_sql = fmt::format(
+      "SELECT id FROM information_schema.processlist WHERE db = '{}' AND info LIKE 'SELECT c FROM sbtest%'", database);
   SessionKiller killer(
-      4, [&] { return ids_of(*admin, list_sql); },
+      [&] { return !ids_of(*admin, running_sql).empty(); }, [&] { return ids_of(*admin, list_sql); },
       [&](const std::string& id) {
         try {
           admin->execute_immediate("KILL CONNECTION " + id);
