@@ -37,7 +37,7 @@ struct Result {
   std::string test;       ///< test key for grouping: lower case, '-' and ' ' become '_'
   std::string kind;       ///< emulator kind (`io`, `tpcc`, `vdbench`, ...), `fio`, `sysbench`, `published`
   Origin origin = Origin::measured;
-  std::string status = "complete";  ///< the test's status (docs/results.md), or the run's if worse
+  std::string status = "complete";  ///< the test's status (docs/results.md); `running` is read as `interrupted`
   std::string reason;               ///< why not complete
   std::string source;               ///< input file as given (CSV: file:line)
   std::string run_id;               ///< drivelab run id; empty for other sources
@@ -77,8 +77,8 @@ std::string test_key(std::string_view name);
 std::string drive_name(const results::Json& target);
 
 /// Adds every test of a drivelab record. `label` (if not empty) replaces the drive name.
-/// Tests with status `skipped` add no result, only a note. A run that is not complete marks each
-/// of its complete tests with the run's status only when the test itself is not complete. A test
+/// Tests with status `skipped` add no result, only a note. A run that is not complete adds a
+/// note; its complete tests stay complete (each test carries its own status). A test
 /// still `running` (a provisional record of a killed or still-going run) is reported as
 /// `interrupted`, never as running.
 void add_record(Dataset& data, const results::RunRecord& record, const std::string& source,
