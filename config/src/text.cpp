@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdint>
 #include <limits>
+
+#include <fmt/format.h>
 
 namespace drivelab::config::detail {
 namespace {
@@ -57,7 +60,16 @@ std::string printable(std::string_view text) {
       out += static_cast<char>(c);
       ++i;
     } else if (const std::size_t n = c >= 0x80 ? utf8_length(text, i) : 0; n > 0) {
-      out.append(text.substr(i, n));
+      // C1 controls (U+0080-U+009F: 0x9B is a terminal's CSI) and the bidirectional controls
+      // (U+200E/F, U+202A-U+202E, U+2066-U+2069) would steer the terminal or reorder the line.
+      std::uint32_t cp = c & (n == 2 ? 0x1Fu : n == 3 ? 0x0Fu : 0x07u);
+      for (std::size_t k = 1; k < n; ++k) cp = (cp << 6) | (static_cast<unsigned char>(text[i + k]) & 0x3Fu);
+      if (cp <= 0x9F || cp == 0x200E || cp == 0x200F || (cp >= 0x202A && cp <= 0x202E) ||
+          (cp >= 0x2066 && cp <= 0x2069)) {
+        out += fmt::format("\\u{:04x}", cp);
+      } else {
+        out.append(text.substr(i, n));
+      }
       i += n;
     } else {
       out += "\\x";

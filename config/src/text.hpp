@@ -15,8 +15,9 @@ namespace drivelab::config::detail {
 /// the quoted scalar ('abc'), shortened to one line of at most 40 characters.
 std::string describe(const YAML::Node& node);
 
-/// `text` with control characters and bytes that are not well-formed UTF-8 written as \xNN, so a
-/// message never puts raw binary on a terminal (a file of random bytes, a binary key).
+/// `text` with control characters and bytes that are not well-formed UTF-8 written as \xNN, and C1
+/// and bidirectional control characters as \uNNNN, so a message never puts raw binary or terminal
+/// controls on a terminal (a file of random bytes, a binary key).
 std::string printable(std::string_view text);
 
 /// `text` quoted for a message, cut to one line of at most 40 bytes; control characters and bytes

@@ -2,6 +2,7 @@
 // Document::apply_override in override.cpp.
 #include "drivelab/config/yaml.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -16,6 +17,8 @@
 
 namespace drivelab::config {
 namespace {
+
+constexpr std::size_t kMaxConfigBytes = std::size_t{16} << 20;
 
 // yaml-cpp marks are 0-based; a null mark (-1) means "no position".
 Location location_of(const YAML::Mark& mark, const std::string& file) {
@@ -60,7 +63,9 @@ class DocumentScan final : public YAML::EventHandler {
 
 struct DocumentCount {
   std::size_t documents = 0;
-  YAML::Mark second;  // where the second one begins
+  YAML::Mark second;     // where the second one begins
+  bool stuck = false;    // a token no rule consumes (yaml-cpp 0.8 rejects such streams)
+  YAML::Mark stuck_at;   // where it is
 };
 
 bool same_place(const YAML::Mark& a, const YAML::Mark& b) { return a.pos == b.pos && a.line == b.line; }
@@ -78,7 +83,11 @@ DocumentCount count_documents(const std::string& text) {
   DocumentCount count;
   YAML::Mark previous = YAML::Mark::null_mark();
   while (parser.HandleNextDocument(scan)) {
-    if (!scan.content && count.documents > 0 && same_place(scan.begin, previous)) break;
+    if (!scan.content && count.documents > 0 && same_place(scan.begin, previous)) {
+      count.stuck = true;
+      count.stuck_at = scan.begin;
+      break;
+    }
     if (++count.documents == 2) count.second = scan.content ? scan.start : scan.begin;
     previous = scan.begin;
   }
@@ -119,14 +128,20 @@ void Diagnostics::throw_if_any() const {
 
 Document Document::load_file(const std::filesystem::path& path, Diagnostics& diags) {
   const std::string name = path.string();
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) {
+  const auto refuse = [&](const std::string& why) {
     Document doc;
     doc.name_ = name;
     doc.root_ = YAML::Node(YAML::NodeType::Undefined);
-    diags.error(Location{name, 0, 0}, "", "cannot read file: it is a directory");
+    diags.error(Location{name, 0, 0}, "", "cannot read file: " + why);
     return doc;
-  }
+  };
+  std::error_code ec;
+  const auto type = std::filesystem::status(path, ec).type();
+  if (type == std::filesystem::file_type::directory) return refuse("it is a directory");
+  // A device never ends (/dev/zero) or is not a protocol; a pipe (<(...)) is read up to the cap.
+  if (type == std::filesystem::file_type::character || type == std::filesystem::file_type::block ||
+      type == std::filesystem::file_type::socket)
+    return refuse("it is a device or socket, not a protocol file");
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     const int err = errno;
@@ -137,16 +152,16 @@ Document Document::load_file(const std::filesystem::path& path, Diagnostics& dia
                 fmt::format("cannot read file: {}", err != 0 ? std::strerror(err) : "open failed"));
     return doc;
   }
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) {
-    Document doc;
-    doc.name_ = name;
-    doc.root_ = YAML::Node(YAML::NodeType::Undefined);
-    diags.error(Location{name, 0, 0}, "", "cannot read file: read error");
-    return doc;
+  // Read at most kMaxConfigBytes: a protocol is a few KiB, and a pipe may never end.
+  std::string text;
+  char chunk[65536];
+  while (in.read(chunk, sizeof chunk) || in.gcount() > 0) {
+    text.append(chunk, static_cast<std::size_t>(in.gcount()));
+    if (text.size() > kMaxConfigBytes)
+      return refuse(fmt::format("larger than {} MiB; a protocol file is a few KiB", kMaxConfigBytes >> 20));
   }
-  return load_string(text.str(), name, diags);
+  if (in.bad()) return refuse("read error");
+  return load_string(text, name, diags);
 }
 
 Document Document::load_string(const std::string& text, std::string name, Diagnostics& diags) {
@@ -155,6 +170,13 @@ Document Document::load_string(const std::string& text, std::string name, Diagno
   doc.root_ = YAML::Node(YAML::NodeType::Undefined);
   try {
     const DocumentCount count = count_documents(text);
+    if (count.stuck) {
+      const auto pos = static_cast<std::size_t>(std::max(count.stuck_at.pos, 0));
+      diags.error(location_of(count.stuck_at, doc.name_), "",
+                  fmt::format("YAML syntax error: unexpected {}",
+                              pos < text.size() ? detail::quote(text.substr(pos, 1)) : "end of file"));
+      return doc;
+    }
     if (count.documents > 1) {
       diags.error(location_of(count.second, doc.name_), "",
                   fmt::format("expected one YAML document, found {} (remove the '---' separators)", count.documents));

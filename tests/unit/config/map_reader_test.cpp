@@ -364,15 +364,18 @@ TEST(MapReader, ValuesInMessagesAreEscapedUnlessPrintableOrUtf8) {
   // A file of random bytes must not put raw binary on the terminal; names in any script stay.
   Loaded t("a: \"x\\x01\\tz\"\n"
            "b: ab\xff\xfe" "cd\n"
-           "c: caf\xc3\xa9\n");
+           "c: caf\xc3\xa9\n"
+           "d: \"\\u202ekey\\u009b31m\"\n");
   const Node root = t.root();
   { MapReader r(root.child("a")); }
   { MapReader r(root.child("b")); }
   { MapReader r(root.child("c")); }
+  { MapReader r(root.child("d")); }
   EXPECT_EQ(t.lines(), (Lines{
                            "t.yaml:1:4: a: expected a mapping, found 'x\\x01\\x09z'",
                            "t.yaml:2:4: b: expected a mapping, found 'ab\\xff\\xfecd'",
                            "t.yaml:3:4: c: expected a mapping, found 'caf\xc3\xa9'",
+                           "t.yaml:4:4: d: expected a mapping, found '\\u202ekey\\u009b31m'",
                        }));
 }
 
