@@ -239,6 +239,11 @@ void add_published_csv(Dataset& data, const std::string& text, const std::string
 }
 
 void add_file(Dataset& data, const std::filesystem::path& path, const std::string& label) {
+  std::error_code ec;
+  const auto type = std::filesystem::status(path, ec).type();
+  if (type == std::filesystem::file_type::character || type == std::filesystem::file_type::block ||
+      type == std::filesystem::file_type::socket)  // /dev/zero would never end
+    throw ConfigError(fmt::format("{}: a device or socket, not a result file", path.string()));
   std::ifstream in(path, std::ios::binary);
   if (!in) throw EnvironmentError(fmt::format("{}: cannot read", path.string()));
   std::stringstream ss;

@@ -34,6 +34,10 @@ std::string read_file(const fs::path& path, std::string_view what) {
   struct stat st {};
   if (::fstat(fd.get(), &st) != 0) fail_read(errno);
   if (S_ISDIR(st.st_mode)) fail_read(EISDIR);
+  // A device never ends (/dev/zero) and is no record; a regular file or a pipe is read.
+  if (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) || S_ISSOCK(st.st_mode))
+    throw EnvironmentError("cannot read " + std::string(what) + " '" + path.string() +
+                           "': it is a device or socket, not a file");
   std::string text;
   text.reserve(static_cast<std::size_t>(st.st_size));
   char buf[65536];

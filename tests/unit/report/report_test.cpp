@@ -147,6 +147,13 @@ TEST(ReportImport, UnknownSchemaVersionIsAClearError) {
   const auto q = dir / "other.json";
   std::ofstream(q) << R"({"hello": 1})";
   EXPECT_THROW(add_file(d, q, {}), ConfigError);
+  // A device is refused before it is read (/dev/zero never ends).
+  try {
+    add_file(d, "/dev/zero", {});
+    FAIL() << "expected a ConfigError";
+  } catch (const ConfigError& e) {
+    EXPECT_STREQ(e.what(), "/dev/zero: a device or socket, not a result file");
+  }
 }
 
 TEST(ReportImport, GoldenRecordsGroupByTargetIdentity) {
@@ -327,8 +334,11 @@ TEST(ReportImport, PartialAndInterruptedRunsAreMarked) {
       EXPECT_FALSE(ranked.partial) << ranked.drive;
       EXPECT_EQ(ranked.of, static_cast<int>(t->cells.size())) << ranked.drive;
     }
-    for (const auto& cmp : r.comparisons)  // complete tests only
-      if (cmp.test == "4k_random_read") EXPECT_NE(cmp.other, "Drive P") << cmp.metric;
+    for (const auto& cmp : r.comparisons) {  // complete tests only
+      if (cmp.test == "4k_random_read") {
+        EXPECT_NE(cmp.other, "Drive P") << cmp.metric;
+      }
+    }
     // Its complete test (oltp) is ranked as usual.
     const Cell* oltp = cell_of(r, rec.tests[0].name, "tps", "Drive P");
     ASSERT_NE(oltp, nullptr);

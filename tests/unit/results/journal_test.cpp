@@ -351,6 +351,12 @@ TEST(Recovery, RejectsWhatIsNotADrivelabJournal) {
   const auto path = dir / "j.jsonl";
   write_all(path, "");
   EXPECT_THROW(recover_from_journal(path), ConfigError);
+  try {
+    recover_from_journal("/dev/zero");  // never ends: refused before reading
+    FAIL();
+  } catch (const EnvironmentError& e) {
+    EXPECT_STREQ(e.what(), "cannot read journal '/dev/zero': it is a device or socket, not a file");
+  }
   write_all(path, journal_test_start(started("a")).dump() + "\n");
   try {
     recover_from_journal(path);
