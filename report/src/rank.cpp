@@ -74,12 +74,18 @@ Report build_report(Dataset data, const ReportOptions& opt) {
   // Say once per partial result why it is not in the ranking (a killed test may have no metric
   // at all, so this cannot wait for the tables).
   std::vector<std::string> notes;
-  for (const auto& r : data.results)
-    if (left_out(r))
+  for (const auto& r : data.results) {
+    if (r.partial() && r.metrics.empty())  // killed before its end: only its intervals were kept
+      notes.push_back(fmt::format(
+          "{}: test {} on {} is {} and has no headline metrics (the record ends before the test did), so no "
+          "table can show it; its {} interval(s) are in the record",
+          r.source, r.test, r.drive, r.status, r.intervals.size()));
+    else if (left_out(r))
       notes.push_back(fmt::format(
           "{}: test {} on {} is {}: left out of the ranking, which compares complete tests only (shown apart "
           "as \"{} (partial, not ranked)\"; --include-partial ranks it with them)",
           r.source, r.test, r.drive, r.status, r.drive));
+  }
   data.notes.insert(data.notes.end(), notes.begin(), notes.end());
 
   for (const std::string& test : rep.tests) {

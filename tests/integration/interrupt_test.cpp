@@ -162,6 +162,9 @@ TEST(Interrupt, SigkillMidTestIsRecoveredAsInterruptedNeverRunning) {
     EXPECT_NE(text.find(": test io on "), std::string::npos) << text;
     EXPECT_NE(text.find(" is interrupted: "), std::string::npos) << text;
     EXPECT_EQ(text.find("running"), std::string::npos) << text;
+    // It has no headline metrics, so no table shows it, and the report says so (not "shown apart").
+    EXPECT_NE(text.find("has no headline metrics"), std::string::npos) << text;
+    EXPECT_EQ(text.find("shown apart"), std::string::npos) << text;
   }
 }
 
