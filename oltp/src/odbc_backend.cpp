@@ -397,6 +397,9 @@ class OdbcBackend final : public Backend {
       case BulkMode::rows: j["bulk_load"] = "row at a time (the driver refused parameter arrays)"; break;
       case BulkMode::unknown: j["bulk_load"] = "not used yet"; break;
     }
+    const BulkLimits limits = bulk_limits(shared_->options.dialect);
+    j["bulk_max_parameters"] = limits.max_parameters;
+    if (limits.max_array_bytes > 0) j["bulk_max_array_bytes"] = limits.max_array_bytes;
     j["query_timeout_s"] = shared_->options.query_timeout_s;
     j["cancel"] = "SQLCancel from a watcher thread (checked every 50 ms)";
     return j;
@@ -565,6 +568,16 @@ std::unique_ptr<Backend> make_odbc_backend(OdbcOptions options) {
   shared->options = std::move(options);
   shared->env = odbc::make_env();
   return std::make_unique<odbc::OdbcBackend>(std::move(shared));
+}
+
+BulkLimits bulk_limits(SqlDialect dialect) noexcept {
+  switch (dialect) {  // the sources of each number: odbc_backend.hpp
+    case SqlDialect::postgres: return {.max_parameters = 7'000, .max_array_bytes = 0};
+    case SqlDialect::mysql: return {.max_parameters = 65'535, .max_array_bytes = std::size_t{1} << 20};
+    case SqlDialect::sqlserver: return {.max_parameters = 2'100, .max_array_bytes = 0};
+    case SqlDialect::sqlite: return {.max_parameters = 32'766, .max_array_bytes = 0};
+  }
+  return {.max_parameters = 2'100, .max_array_bytes = 0};
 }
 
 std::string odbc_connection_string(ServerKind kind, const Endpoint& endpoint, const std::string& database) {

@@ -338,8 +338,10 @@ class OdbcStatement final : public Statement, public CursorOwner {
 
 // ---- BulkLoader --------------------------------------------------------------------------------
 
-/// Rows buffered column by column and inserted a batch (`bulk_rows`) at a time:
-///   - PostgreSQL: one prepared multi-row INSERT ... VALUES (...), (...) of a whole batch.
+/// Rows buffered column by column and inserted a batch (`bulk_rows`) at a time, never more than
+/// the dialect's client stack takes in one execution (bulk_limits(), odbc_backend.hpp):
+///   - PostgreSQL: one prepared multi-row INSERT ... VALUES (...), (...) of a whole batch, of at
+///     most max_parameters / columns rows (psqlODBC over libpq 15: 7,000 parameters).
 ///     psqlODBC sends a parameter array as one Bind/Execute per row (pipelined), and the server's
 ///     per-execution cost dominates: measured here, 100 rows per statement load 4x faster than
 ///     arrays of 1-row INSERTs, 1,000 rows 6x (20,000 rows of 3 columns);
@@ -358,15 +360,16 @@ class OdbcBulkLoader final : public BulkLoader {
         single_(make_stmt(session.dbc())),
         table_(table),
         columns_(columns.size()),
-        batch_rows_(std::max(1, session.shared().options.bulk_rows)) {
+        batch_rows_(std::max(1, session.shared().options.bulk_rows)),
+        limits_(bulk_limits(session.shared().options.dialect)) {
     const std::string head = fmt::format("INSERT INTO {} ({}) VALUES ", table, fmt::join(columns, ", "));
     std::string row = "(";
     for (std::size_t i = 0; i < columns.size(); ++i) row += i == 0 ? "?" : ", ?";
     row += ")";
     prepare(single_, head + row);
-    if (session_.dialect().name == "postgres" && !columns.empty() && batch_rows_ > 1) {
-      // At most 65,535 parameters per statement in PostgreSQL's protocol.
-      multi_rows_ = std::min<std::size_t>(static_cast<std::size_t>(batch_rows_), 65'000 / columns.size());
+    if (session_.shared().options.dialect == SqlDialect::postgres && !columns.empty() && batch_rows_ > 1) {
+      multi_rows_ = std::clamp<std::size_t>(limits_.max_parameters / columns.size(), 1,
+                                            static_cast<std::size_t>(batch_rows_));
       batch_rows_ = static_cast<int>(multi_rows_);
       std::string sql = head;
       sql.reserve(head.size() + multi_rows_ * (row.size() + 2));
@@ -394,14 +397,21 @@ class OdbcBulkLoader final : public BulkLoader {
 
   ~OdbcBulkLoader() override { session_.forget_loader(this); }
 
-  void add_int64(std::int64_t v) override { next_cell({.kind = Kind::integer, .i = v}); }
-  void add_double(double v) override { next_cell({.kind = Kind::real, .d = v}); }
+  void add_int64(std::int64_t v) override {
+    next_cell({.kind = Kind::integer, .i = v});
+    batch_bytes_ += sizeof v;
+  }
+  void add_double(double v) override {
+    next_cell({.kind = Kind::real, .d = v});
+    batch_bytes_ += sizeof v;
+  }
   void add_text(std::string_view v) override {
     Column& c = current_column();
     const std::size_t offset = c.pool.size();
     append_utf16(v, c.pool);
     c.cells.push_back({.kind = Kind::text, .offset = offset, .length = c.pool.size() - offset});
     ++next_column_;
+    batch_bytes_ += v.size();  // as the server receives it (UTF-8)
   }
   void add_null() override { next_cell({.kind = Kind::null}); }
 
@@ -410,7 +420,11 @@ class OdbcBulkLoader final : public BulkLoader {
       throw InternalError(fmt::format("odbc: bulk row for {} has {} values for {} columns", table_, next_column_,
                                       columns_.size()));
     next_column_ = 0;
-    if (++rows_ >= static_cast<std::size_t>(batch_rows_)) flush();
+    ++rows_;
+    // An array ends early at the dialect's byte limit (MariaDB: one execution must fit in
+    // max_allowed_packet); a multi-row statement is always whole.
+    const bool array_full = arrays_ && limits_.max_array_bytes > 0 && batch_bytes_ >= limits_.max_array_bytes;
+    if (rows_ >= static_cast<std::size_t>(batch_rows_) || array_full) flush();
   }
 
   void flush() override {
@@ -432,6 +446,7 @@ class OdbcBulkLoader final : public BulkLoader {
     }
     rows_ = 0;
     next_column_ = 0;
+    batch_bytes_ = 0;
   }
 
  private:
@@ -672,6 +687,8 @@ class OdbcBulkLoader final : public BulkLoader {
   std::string table_;
   std::vector<Column> columns_;
   int batch_rows_;
+  BulkLimits limits_;
+  std::size_t batch_bytes_ = 0;  ///< row data buffered in this batch, for limits_.max_array_bytes
   bool arrays_ = false;
   std::size_t rows_ = 0;
   std::size_t next_column_ = 0;

@@ -9,7 +9,9 @@
 ///   postgres   `FOR UPDATE`, `LIMIT n`
 ///   mysql      `FOR UPDATE`, `LIMIT n`, `ENGINE=InnoDB`, DATETIME
 /// The initial population binds parameter arrays (SQL_ATTR_PARAMSET_SIZE, column-wise) to a
-/// prepared INSERT, `bulk_rows` rows per execution; row at a time if the driver refuses arrays.
+/// prepared INSERT, `bulk_rows` rows per execution (PostgreSQL: one multi-row INSERT); row at a
+/// time if the driver refuses arrays. No execution exceeds what the dialect's client stack
+/// accepts (bulk_limits()).
 /// Text crosses the API as UTF-16 (SQL_C_WCHAR) into VARCHAR parameters, so no driver depends on
 /// the process locale. Everything is documented in docs/backend-odbc.md.
 ///
@@ -31,6 +33,7 @@
 /// run query_timeout_s + 2 s; SQL_ATTR_QUERY_TIMEOUT = query_timeout_s is also set so that
 /// drivers with a client-side timeout (Microsoft's) enforce it themselves. Both end the call with
 /// `retryable`. A server that died closes the socket: the call fails with 08S01/57P01 at once.
+#include <cstddef>
 #include <memory>
 #include <string>
 
@@ -50,9 +53,32 @@ struct OdbcOptions {
   /// Seconds a statement of a run session (connect()) may take before it is cancelled and
   /// reported `retryable`; 0 = no limit. Load sessions and DDL have no limit.
   int query_timeout_s = 60;
-  /// Rows per parameter-array execution of the BulkLoader.
+  /// Rows per execution of the BulkLoader (a parameter array, or PostgreSQL's multi-row
+  /// INSERT), at most; bulk_limits() of the dialect may make a table's batches smaller.
   int bulk_rows = 1000;
 };
+
+/// What one bulk execution may carry through a dialect's client stack (docs/backend-odbc.md,
+/// "Bulk path"). The BulkLoader sends at most min(bulk_rows, max_parameters / columns) rows in
+/// one multi-row statement, and ends a parameter array early once its rows hold
+/// max_array_bytes of data (0: no such limit).
+///   postgres   7,000 parameters: psqlODBC (13.02, UseServerSidePrepare=1, its default) has the
+///              server describe the prepared statement, and libpq 15 accepts a ParameterDescription
+///              ('t', 6 + 4 bytes per parameter) only up to 30,000 bytes (fe-protocol3.c: 't' is
+///              not a VALID_LONG_MESSAGE_TYPE), i.e. 7,498 parameters; beyond, the call fails with
+///              "lost synchronization with server" (as pyodbc issue 627 reports). The server's own
+///              limit is 65,535 (the protocol's Int16 count).
+///   mysql      65,535 parameters (COM_STMT_PREPARE's 2-byte count); an array of 1 MiB at most,
+///              the native MySQL backend's statement size, well below max_allowed_packet (MySQL
+///              5.7: 4 MiB, MariaDB 10.11: 16 MiB) that one bulk execution must fit in.
+///   sqlserver  2,100 parameters per request (SQL Server's "Maximum capacity specifications");
+///              Microsoft's driver sends an array as one RPC per row, so one row's parameters count.
+///   sqlite     32,766 (SQLITE_MAX_VARIABLE_NUMBER's default since SQLite 3.32).
+struct BulkLimits {
+  std::size_t max_parameters = 0;   ///< parameter markers in one statement
+  std::size_t max_array_bytes = 0;  ///< bytes of row data in one parameter-array execution; 0: none
+};
+BulkLimits bulk_limits(SqlDialect dialect) noexcept;
 
 /// Throws ConfigError for an empty connection string or bad numbers. Connects lazily: the first
 /// connect() reports a missing DSN/driver (IM002, naming it and `odbcinst -q -s` / `-q -d`),
