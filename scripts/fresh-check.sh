@@ -1,0 +1,196 @@
+#!/usr/bin/env bash
+# Both README commands on a fresh Debian root, so that "passes here" also means "passes on a new
+# machine": nothing installed, configured or left behind by hand on this machine can hide a
+# missing install step or a test that needs it.
+#
+#   scripts/fresh-check.sh [--only quick|test | --run 'COMMAND'] [--logs DIR] [--scratch PARENT] [--keep]
+#
+#   --only NAME runs one of the two; --run runs COMMAND instead of them (in /work/main of the root).
+#
+# As root, it
+#   1. builds a minimal root of this machine's Debian release (/etc/os-release) with debootstrap,
+#      from the same archive apt uses here (`apt-get indextargets`: the mirror of the release, and
+#      the updates and security suites of the same origin, as a fresh install has them);
+#   2. copies a clean clone of HEAD (committed work only) to /work/main in it and ../shared, read
+#      only as CI has it, to /work/shared;
+#   3. runs, inside it (chroot with /proc, /sys, /dev — loop devices, cgroups — and a /run of its
+#      own), the README's two commands in the README's order:
+#        ./scripts/quick.sh /work/target     (installs the packages, builds, runs config/quick.yaml)
+#        ./scripts/test.sh                   (installs, builds with sanitizers, ctest, fuzz)
+#      with an empty environment (HOME, PATH, LANG, CI only) and no standard input;
+#   4. prints each command's result, time and counts, and the log's tail when one fails.
+#
+# Nothing outside the scratch folder (default: a new folder under ${TMPDIR:-/var/tmp}) is
+# changed: debootstrap is unpacked there when this machine does not have it (`apt-get download`),
+# every mount is undone and the folder removed at the end, also on Ctrl-C or failure (--keep
+# leaves the root for a look; remove it with `umount -R` on its mounts first). Services the
+# packages would start on install are not started in the root (policy-rc.d, as Debian's chroot
+# builders do); the tests start their own (scripts/test-services.sh).
+#
+# Exit status: 0 both passed, 1 a command failed, 2 bad usage, 3 the root could not be built.
+# Time on 2 cores: about 3 min for the root, then the two commands (README: 10-15 min build each).
+set -euo pipefail
+
+usage() {
+  sed -n '6p' "$0" | sed 's/^#  *//' >&2
+  exit 2
+}
+
+here=$(cd "$(dirname "$0")/.." && pwd)
+only=""
+run_cmd=""
+logs=""
+scratch_parent=${TMPDIR:-/var/tmp}
+keep=0
+while [ $# -gt 0 ]; do
+  case $1 in
+    --only) only=${2:-}; [ "$only" = quick ] || [ "$only" = test ] || usage; shift 2 ;;
+    --run) run_cmd=${2:-}; [ -n "$run_cmd" ] || usage; shift 2 ;;
+    --logs) logs=${2:-}; [ -n "$logs" ] || usage; shift 2 ;;
+    --scratch) scratch_parent=${2:-}; [ -n "$scratch_parent" ] || usage; shift 2 ;;
+    --keep) keep=1; shift ;;
+    -h|--help) sed -n '2,31p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) usage ;;
+  esac
+done
+say() { printf 'fresh-check: %s\n' "$*"; }
+die() { printf 'fresh-check: %s\n' "$*" >&2; exit "${2:-3}"; }
+[ "$(id -u)" -eq 0 ] || die "must run as root (debootstrap, chroot, mounts)" 2
+git -C "$here" rev-parse --verify -q HEAD >/dev/null || die "$here is not a git checkout with a commit" 2
+[ -z "$logs" ] || mkdir -p "$logs"
+
+# ---- the archive apt uses here -------------------------------------------------------------------
+. /etc/os-release
+codename=${VERSION_CODENAME:?no VERSION_CODENAME in /etc/os-release}
+arch=$(dpkg --print-architecture)
+# One line per index target: site suite component origin. The release's own suite names the mirror.
+targets=$(apt-get indextargets --format '$(SITE) $(RELEASE) $(COMPONENT) $(ORIGIN)' \
+  'Created-By: Packages' "Architecture: $arch" 2>/dev/null | sort -u)
+mirror=$(awk -v s="$codename" '$2 == s && $4 == "Debian" {print $1; exit}' <<<"$targets")
+[ -n "$mirror" ] || die "apt here has no Debian index for '$codename' (run apt-get update first?)"
+sources=$(awk '$4 == "Debian" {print "deb " $1 " " $2 " " $3}' <<<"$targets")
+
+# ---- scratch: everything lives below it ------------------------------------------------------------
+scratch=$(mktemp -d "$scratch_parent/drivelab-fresh.XXXXXX")
+root=$scratch/root
+mounted=()
+cleanup() {
+  local rc=$?
+  set +e
+  if [ -d "$root" ]; then
+    # Processes left in the root (a server a test did not stop) would hold its mounts.
+    for p in /proc/[0-9]*; do
+      [ "$(readlink "$p/root" 2>/dev/null)" = "$root" ] && kill -9 "${p#/proc/}" 2>/dev/null
+    done
+    sleep 0.5
+  fi
+  local i
+  for ((i = ${#mounted[@]} - 1; i >= 0; i--)); do
+    umount -R "${mounted[$i]}" 2>/dev/null || umount -R -l "${mounted[$i]}" 2>/dev/null
+  done
+  if [ "$keep" -eq 1 ]; then
+    say "kept $scratch (its mounts are undone)"
+  elif findmnt -rn -o TARGET | grep -q "^$scratch"; then
+    say "NOT removing $scratch: something is still mounted below it" >&2
+  else
+    rm -rf --one-file-system "$scratch"
+  fi
+  exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+debootstrap_cmd=(debootstrap)
+if ! command -v debootstrap >/dev/null; then
+  # Unpacked into the scratch folder, not installed: this machine stays as it is.
+  (cd "$scratch" && apt-get download -qq debootstrap >/dev/null) || die "apt-get download debootstrap failed"
+  dpkg-deb -x "$scratch"/debootstrap_*.deb "$scratch/debootstrap"
+  debootstrap_cmd=(env "DEBOOTSTRAP_DIR=$scratch/debootstrap/usr/share/debootstrap"
+    "$scratch/debootstrap/usr/sbin/debootstrap")
+fi
+
+elapsed() { local s=$(($(date +%s) - $1)); printf '%dm%02ds' $((s / 60)) $((s % 60)); }
+
+t0=$(date +%s)
+say "building a fresh $codename root ($arch, minbase) from $mirror in $root"
+if ! "${debootstrap_cmd[@]}" --variant=minbase --arch="$arch" "$codename" "$root" "$mirror" \
+  >"$scratch/debootstrap.log" 2>&1; then
+  tail -20 "$scratch/debootstrap.log" >&2
+  [ -z "$logs" ] || cp "$scratch/debootstrap.log" "$logs/"
+  die "debootstrap failed"
+fi
+printf '%s\n' "$sources" >"$root/etc/apt/sources.list"
+printf '#!/bin/sh\nexit 101\n' >"$root/usr/sbin/policy-rc.d"
+chmod 755 "$root/usr/sbin/policy-rc.d"
+cp -L /etc/resolv.conf "$root/etc/resolv.conf" 2>/dev/null || true
+proxy=$(apt-config dump | grep -i '^Acquire::https\?::Proxy' || true)
+[ -z "$proxy" ] || apt-config dump | grep -i '^Acquire::https\?::Proxy' | sed 's/$/;/' >"$root/etc/apt/apt.conf.d/01proxy"
+say "root ready in $(elapsed "$t0")"
+
+mount_in() {  # mount_in TARGET MOUNT-ARGS...: mount below the root and remember it
+  local target=$root/$1
+  shift
+  mkdir -p "$target"
+  mount "$@" "$target"
+  mounted+=("$target")
+}
+mount_in proc -t proc proc
+mount_in sys --rbind /sys
+mount --make-rslave "$root/sys"
+mount_in dev --rbind /dev
+mount --make-rslave "$root/dev"
+mount_in run -t tmpfs -o mode=755 tmpfs
+
+# ---- the checkout, as a new user would get it --------------------------------------------------------
+mkdir -p "$root/work"
+git clone -q --no-hardlinks "$here" "$root/work/main"
+head=$(git -C "$root/work/main" rev-parse --short HEAD)
+if [ -d "$here/../shared" ]; then
+  cp -a "$here/../shared" "$root/work/shared"
+  chmod -R a-w "$root/work/shared"
+else
+  say "warning: no ../shared beside the checkout; the tests that need it will skip"
+fi
+say "clean clone of HEAD ($head) in /work/main"
+
+in_root() {  # in_root LOG COMMAND: run COMMAND in the root with an empty environment
+  local log=$1
+  shift
+  env -i HOME=/root PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 \
+    TERM=dumb ${CI:+CI=$CI} chroot "$root" /bin/bash -c "cd /work/main && $*" </dev/null >"$log" 2>&1
+}
+
+passed=0
+failed=0
+run_step() {  # run_step NAME COMMAND
+  local name=$1 cmd=$2 log=$scratch/$1.log t rc=0
+  t=$(date +%s)
+  say "running $cmd"
+  in_root "$log" "$cmd" || rc=$?
+  local took
+  took=$(elapsed "$t")
+  [ -z "$logs" ] || cp "$log" "$logs/$name.log"
+  if [ "$rc" -eq 0 ]; then
+    passed=$((passed + 1))
+    say "$cmd: passed in $took"
+  else
+    failed=$((failed + 1))
+    say "$cmd: FAILED (exit $rc) after $took; the log's last lines:"
+    tail -40 "$log" | sed 's/^/  | /'
+  fi
+  # The counts a reader wants: the quick run's summary, ctest's and the fuzzers' closing lines.
+  case $name in
+    quick) [ "$rc" -ne 0 ] || tail -14 "$log" | sed 's/^/  | /' ;;  # drivelab's summary table
+    command) [ "$rc" -ne 0 ] || tail -100 "$log" | sed 's/^/  | /' ;;
+    test) grep -E 'tests passed|tests failed out of|Total Test time|^fuzz: ' "$log" | sed 's/^/  | /' || true ;;
+  esac
+}
+if [ -n "$run_cmd" ]; then
+  run_step command "$run_cmd"
+else
+  [ "$only" = test ] || run_step quick "./scripts/quick.sh /work/target"
+  [ "$only" = quick ] || run_step test "./scripts/test.sh"
+fi
+say "total $(elapsed "$t0") for HEAD $head"
+echo "fresh-check: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
