@@ -5,7 +5,7 @@
 
 #include <fstream>
 
-#include "drivelab/oltp/database.hpp"
+#include "drivelab/oltp/database/database.hpp"
 #include "temp_dir.hpp"  // tests/support
 
 namespace drivelab::oltp {

@@ -6,9 +6,9 @@
 
 #include <fmt/format.h>
 
-#include "drivelab/oltp/backend.hpp"
-#include "drivelab/oltp/tpcc_schema.hpp"
-#include "drivelab/oltp/tpcc_transactions.hpp"
+#include "drivelab/oltp/backend/backend.hpp"
+#include "drivelab/oltp/tpcc/tpcc_schema.hpp"
+#include "drivelab/oltp/tpcc/tpcc_transactions.hpp"
 
 namespace drivelab::oltp {
 namespace {

@@ -12,8 +12,8 @@
 #include <fstream>
 
 #include "drivelab/core/errors.hpp"
-#include "drivelab/oltp/mysql_backend.hpp"
-#include "drivelab/oltp/server.hpp"
+#include "drivelab/oltp/backends/mysql/mysql_backend.hpp"
+#include "drivelab/oltp/backend/server.hpp"
 #include "mysql_test_util.hpp"
 
 namespace drivelab::oltp {

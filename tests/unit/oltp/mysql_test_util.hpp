@@ -6,7 +6,7 @@
 #include <memory>
 #include <string>
 
-#include "drivelab/oltp/mysql_backend.hpp"
+#include "drivelab/oltp/backends/mysql/mysql_backend.hpp"
 #include "services.hpp"
 
 namespace drivelab::oltp::test {

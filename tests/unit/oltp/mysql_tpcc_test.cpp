@@ -5,9 +5,9 @@
 
 #include <map>
 
-#include "drivelab/oltp/tpcc_checks.hpp"
-#include "drivelab/oltp/tpcc_schema.hpp"
-#include "drivelab/oltp/tpcc_transactions.hpp"
+#include "drivelab/oltp/tpcc/tpcc_checks.hpp"
+#include "drivelab/oltp/tpcc/tpcc_schema.hpp"
+#include "drivelab/oltp/tpcc/tpcc_transactions.hpp"
 #include "mysql_test_util.hpp"
 
 namespace drivelab::oltp::tpcc {

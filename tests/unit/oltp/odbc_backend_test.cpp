@@ -10,7 +10,7 @@
 #include <fmt/format.h>
 
 #include "drivelab/core/errors.hpp"
-#include "drivelab/oltp/tpcc_schema.hpp"
+#include "drivelab/oltp/tpcc/tpcc_schema.hpp"
 #include "odbc_test_db.hpp"
 #include "test_db.hpp"
 

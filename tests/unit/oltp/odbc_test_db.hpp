@@ -6,7 +6,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "drivelab/oltp/odbc_backend.hpp"
+#include "drivelab/oltp/backends/odbc/odbc_backend.hpp"
 #include "services.hpp"
 
 namespace drivelab::oltp::test {

@@ -8,9 +8,9 @@
 #include <fmt/format.h>
 
 #include "drivelab/core/clock.hpp"
-#include "drivelab/oltp/tpcc_checks.hpp"
-#include "drivelab/oltp/tpcc_schema.hpp"
-#include "drivelab/oltp/tpcc_transactions.hpp"
+#include "drivelab/oltp/tpcc/tpcc_checks.hpp"
+#include "drivelab/oltp/tpcc/tpcc_schema.hpp"
+#include "drivelab/oltp/tpcc/tpcc_transactions.hpp"
 #include "odbc_test_db.hpp"
 #include "test_db.hpp"
 

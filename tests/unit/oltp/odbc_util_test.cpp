@@ -1,7 +1,7 @@
 // ODBC backend helpers without a server: connection strings, redaction, classification, text.
 #include <gtest/gtest.h>
 
-#include "drivelab/oltp/odbc_backend.hpp"
+#include "drivelab/oltp/backends/odbc/odbc_backend.hpp"
 #include "odbc_util.hpp"
 
 namespace drivelab::oltp::odbc {

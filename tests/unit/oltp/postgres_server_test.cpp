@@ -12,8 +12,8 @@
 #include <gtest/gtest.h>
 
 #include "drivelab/core/errors.hpp"
-#include "drivelab/oltp/postgres_backend.hpp"
-#include "drivelab/oltp/server.hpp"
+#include "drivelab/oltp/backends/postgres/postgres_backend.hpp"
+#include "drivelab/oltp/backend/server.hpp"
 #include "postgres_test_db.hpp"
 
 namespace drivelab::oltp {

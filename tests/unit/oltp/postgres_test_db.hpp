@@ -7,7 +7,7 @@
 
 #include <gtest/gtest.h>
 
-#include "drivelab/oltp/postgres_backend.hpp"
+#include "drivelab/oltp/backends/postgres/postgres_backend.hpp"
 #include "services.hpp"
 
 namespace drivelab::oltp::test {

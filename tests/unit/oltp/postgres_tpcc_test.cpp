@@ -3,10 +3,10 @@
 // transactions, and the consistency conditions. One load per test (each load is ~0.8 M rows).
 #include <gtest/gtest.h>
 
-#include "drivelab/oltp/sqlite_backend.hpp"
-#include "drivelab/oltp/tpcc_checks.hpp"
-#include "drivelab/oltp/tpcc_schema.hpp"
-#include "drivelab/oltp/tpcc_transactions.hpp"
+#include "drivelab/oltp/backends/sqlite/sqlite_backend.hpp"
+#include "drivelab/oltp/tpcc/tpcc_checks.hpp"
+#include "drivelab/oltp/tpcc/tpcc_schema.hpp"
+#include "drivelab/oltp/tpcc/tpcc_transactions.hpp"
 #include "postgres_test_db.hpp"
 #include "test_db.hpp"
 

@@ -1,8 +1,8 @@
 // The `sysbench:` section: sysbench's option names and defaults, errors at file:line:col.
 #include <gtest/gtest.h>
 
-#include "drivelab/oltp/sysbench_config.hpp"
-#include "drivelab/oltp/sysbench_preflight.hpp"
+#include "drivelab/oltp/sysbench/sysbench_config.hpp"
+#include "drivelab/oltp/sysbench/sysbench_preflight.hpp"
 
 namespace drivelab::oltp::sysbench {
 namespace {

@@ -5,7 +5,7 @@
 
 #include "drivelab/core/clock.hpp"
 #include "drivelab/core/errors.hpp"
-#include "drivelab/oltp/sysbench_driver.hpp"
+#include "drivelab/oltp/sysbench/sysbench_driver.hpp"
 #include "test_db.hpp"
 
 namespace drivelab::oltp::sysbench {

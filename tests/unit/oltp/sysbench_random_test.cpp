@@ -5,7 +5,7 @@
 #include <cmath>
 #include <cstdint>
 
-#include "drivelab/oltp/sysbench_random.hpp"
+#include "drivelab/oltp/sysbench/sysbench_random.hpp"
 
 namespace drivelab::oltp::sysbench {
 namespace {

@@ -1,7 +1,7 @@
 // sysbench's tables (oltp_common.lua create_table) on a real SQLite database.
 #include <gtest/gtest.h>
 
-#include "drivelab/oltp/sysbench_schema.hpp"
+#include "drivelab/oltp/sysbench/sysbench_schema.hpp"
 #include "test_db.hpp"
 
 namespace drivelab::oltp::sysbench {

@@ -17,10 +17,10 @@
 #include <fmt/format.h>
 
 #include "drivelab/core/errors.hpp"
-#include "drivelab/oltp/mysql_backend.hpp"
-#include "drivelab/oltp/postgres_backend.hpp"
+#include "drivelab/oltp/backends/mysql/mysql_backend.hpp"
+#include "drivelab/oltp/backends/postgres/postgres_backend.hpp"
 #include "drivelab/oltp/register.hpp"
-#include "drivelab/oltp/sysbench_config.hpp"
+#include "drivelab/oltp/sysbench/sysbench_config.hpp"
 #include "drivelab/runner/protocol.hpp"
 #include "drivelab/runner/run.hpp"
 #include "services.hpp"

@@ -7,9 +7,9 @@
 #include <set>
 #include <sstream>
 
-#include "drivelab/oltp/sysbench_driver.hpp"
-#include "drivelab/oltp/sysbench_schema.hpp"
-#include "drivelab/oltp/sysbench_transactions.hpp"
+#include "drivelab/oltp/sysbench/sysbench_driver.hpp"
+#include "drivelab/oltp/sysbench/sysbench_schema.hpp"
+#include "drivelab/oltp/sysbench/sysbench_transactions.hpp"
 #include "test_db.hpp"
 
 namespace drivelab::oltp::sysbench {

@@ -14,8 +14,8 @@
 #include <fmt/format.h>
 
 #include "drivelab/core/fd.hpp"
-#include "drivelab/oltp/sqlite_backend.hpp"
-#include "drivelab/oltp/tpcc_schema.hpp"
+#include "drivelab/oltp/backends/sqlite/sqlite_backend.hpp"
+#include "drivelab/oltp/tpcc/tpcc_schema.hpp"
 #include "temp_dir.hpp"  // tests/support
 
 namespace drivelab::oltp::test {

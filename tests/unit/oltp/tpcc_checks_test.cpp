@@ -5,8 +5,8 @@
 #include <vector>
 
 #include "drivelab/core/errors.hpp"
-#include "drivelab/oltp/tpcc_checks.hpp"
-#include "drivelab/oltp/tpcc_transactions.hpp"
+#include "drivelab/oltp/tpcc/tpcc_checks.hpp"
+#include "drivelab/oltp/tpcc/tpcc_transactions.hpp"
 #include "test_db.hpp"
 
 namespace drivelab::oltp::tpcc {

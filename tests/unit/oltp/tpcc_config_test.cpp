@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "drivelab/oltp/tpcc_config.hpp"
+#include "drivelab/oltp/tpcc/tpcc_config.hpp"
 
 namespace drivelab::oltp::tpcc {
 namespace {

@@ -7,7 +7,7 @@
 #include <thread>
 
 #include "drivelab/core/errors.hpp"
-#include "drivelab/oltp/tpcc_driver.hpp"
+#include "drivelab/oltp/tpcc/tpcc_driver.hpp"
 #include "test_db.hpp"
 
 namespace drivelab::oltp::tpcc {

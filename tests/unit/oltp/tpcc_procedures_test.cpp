@@ -17,11 +17,11 @@
 
 #include <fmt/format.h>
 
-#include "drivelab/oltp/tpcc_checks.hpp"
-#include "drivelab/oltp/tpcc_driver.hpp"
-#include "drivelab/oltp/tpcc_procedures.hpp"
-#include "drivelab/oltp/tpcc_schema.hpp"
-#include "drivelab/oltp/tpcc_transactions.hpp"
+#include "drivelab/oltp/tpcc/tpcc_checks.hpp"
+#include "drivelab/oltp/tpcc/tpcc_driver.hpp"
+#include "drivelab/oltp/tpcc/tpcc_procedures.hpp"
+#include "drivelab/oltp/tpcc/tpcc_schema.hpp"
+#include "drivelab/oltp/tpcc/tpcc_transactions.hpp"
 #include "mysql_test_util.hpp"
 #include "postgres_test_db.hpp"
 

@@ -5,8 +5,8 @@
 #include <set>
 #include <vector>
 
-#include "drivelab/oltp/tpcc_driver.hpp"
-#include "drivelab/oltp/tpcc_random.hpp"
+#include "drivelab/oltp/tpcc/tpcc_driver.hpp"
+#include "drivelab/oltp/tpcc/tpcc_random.hpp"
 
 namespace drivelab::oltp::tpcc {
 namespace {

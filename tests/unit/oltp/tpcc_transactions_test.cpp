@@ -4,8 +4,8 @@
 
 #include <fmt/format.h>
 
-#include "drivelab/oltp/tpcc_checks.hpp"
-#include "drivelab/oltp/tpcc_transactions.hpp"
+#include "drivelab/oltp/tpcc/tpcc_checks.hpp"
+#include "drivelab/oltp/tpcc/tpcc_transactions.hpp"
 #include "test_db.hpp"
 
 namespace drivelab::oltp::tpcc {

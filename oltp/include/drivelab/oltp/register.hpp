@@ -11,12 +11,8 @@ namespace drivelab::oltp {
 ///    Payment, Order-Status, Delivery, Stock-Level; tpmC/NOPM, TPS, response times
 ///    (tpcc_config.hpp for the keys, docs/oltp-tpcc.md for the model).
 ///  - `sysbench`: sysbench 1.0.20's oltp_read_write / oltp_read_only / oltp_write_only
-///    (register_sysbench below).
-/// Throws InternalError if a kind is already registered.
+///    (sysbench_config.hpp for the keys, docs/oltp-sysbench.md for the model).
+/// Throws InternalError if a kind is already registered. Both in src/register.cpp.
 void register_emulators(runner::Registry& registry);
-
-/// Adds `sysbench` (sysbench_config.hpp for the keys, docs/oltp-sysbench.md for the model);
-/// called by register_emulators.
-void register_sysbench(runner::Registry& registry);
 
 }  // namespace drivelab::oltp

@@ -1,0 +1,79 @@
+#pragma once
+/// \file server.hpp
+/// Where a server database lives and how to reach it: either a *managed* server that drivelab
+/// creates inside the target directory for one test (so the database files are on the drive
+/// under test), or an *existing* server named by a connection string.
+///
+/// Managed servers (`server: {managed: postgres}` / `{managed: mariadb}`):
+///   - a fresh cluster in `<target>/drivelab-<test>-<kind>/` (initdb / mariadb-install-db);
+///   - started on a private Unix socket in that directory (no TCP port is opened);
+///   - with a documented settings profile (docs/oltp-servers.md): buffer size from the protocol,
+///     capped to half of the machine's RAM with a warning, durability settings left at the
+///     server's safe defaults (fsync on, full_page_writes on / innodb_flush_log_at_trx_commit=1,
+///     innodb_flush_method=O_DIRECT), max_connections sized for the test's users;
+///   - stopped at the end of the test and removed unless `keep: true`; a stale one left by a
+///     crashed run is stopped and removed on the next start;
+///   - when drivelab runs as root, the server processes run as the packages' system users
+///     (`postgres`, `mysql`), which must be able to reach the target directory.
+/// Existing servers (`server: {connection: ...}`): nothing is created or removed but the
+/// benchmark's tables (in `database:`). Passwords come from an environment variable or a file
+/// named in the protocol and never appear in records, journals or messages.
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <string>
+
+#include "drivelab/results/record.hpp"
+
+namespace drivelab::oltp {
+
+enum class ServerKind { postgres, mariadb };
+std::string_view to_string(ServerKind k) noexcept;
+
+/// How to reach a server (managed or existing). Fields a backend does not use are empty.
+struct Endpoint {
+  std::string socket_path;  ///< Unix socket: PostgreSQL: the socket *directory*; MariaDB: the socket file
+  std::string host;         ///< TCP host when no socket
+  int port = 0;             ///< TCP port, or PostgreSQL's port number of the socket file (.s.PGSQL.<port>)
+  std::string user;
+  std::string password;     ///< never recorded
+};
+
+/// Settings of a managed server.
+struct ManagedServerOptions {
+  ServerKind kind = ServerKind::postgres;
+  std::filesystem::path data_dir;      ///< created by start(); must be inside the target directory
+  std::uint64_t buffer_bytes = 1ull << 30;  ///< shared_buffers / innodb_buffer_pool_size (already capped)
+  int max_connections = 200;           ///< server's max_connections (users + loaders + margin)
+  /// Extra server parameters from the protocol (`settings:`), applied after the profile, recorded.
+  std::map<std::string, std::string> settings;
+  bool keep = false;                   ///< leave the data directory after stop()
+};
+
+/// A database server process owned by drivelab for the duration of one test.
+/// Thread-compatible (driven by the emulator thread).
+class ManagedServer {
+ public:
+  virtual ~ManagedServer() = default;  ///< implementations stop() and, unless keep, remove data_dir
+  /// Creates the cluster (removing a stale one first), writes the settings profile, starts the
+  /// server and waits until it accepts connections on its socket (at most 60 s). Throws
+  /// EnvironmentError naming the step and quoting the tail of the server's log.
+  virtual void start() = 0;
+  /// Fast, clean shutdown (SIGINT/`mariadb-admin shutdown`, then SIGKILL after 30 s). Removes
+  /// data_dir unless keep. Never throws; safe to call twice.
+  virtual void stop() noexcept = 0;
+  /// True while the server process is alive.
+  virtual bool running() const = 0;
+  /// Where to connect (valid after start()); the superuser of the fresh cluster.
+  virtual Endpoint endpoint() const = 0;
+  /// Creates database `name` if it does not exist. Throws BackendError.
+  virtual void create_database(const std::string& name) = 0;
+  /// {kind, version, data_dir, socket, settings profile as applied}. No passwords.
+  virtual results::Json describe() const = 0;
+};
+
+/// Each server's factory is in its backend's header: make_managed_postgres()
+/// (backends/postgres/postgres_backend.hpp), make_managed_mariadb() (backends/mysql/mysql_backend.hpp).
+
+}  // namespace drivelab::oltp

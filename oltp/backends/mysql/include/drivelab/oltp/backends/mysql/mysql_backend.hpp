@@ -1,0 +1,35 @@
+#pragma once
+/// \file mysql_backend.hpp
+/// MySQL and MariaDB through MySQL Connector/C++ (Debian 12: libmysqlcppconn 1.1.12, the JDBC-like
+/// `sql::` API). One sql::Connection per Connection; sql::PreparedStatement for statements
+/// (server-side prepared: the server's max_prepared_stmt_count applies); autocommit off and
+/// explicit START TRANSACTION [READ ONLY] / COMMIT. Tables are InnoDB. The initial population
+/// uses multi-row INSERT statements (about 1 MiB each) — the bulk path that needs no
+/// local_infile permission.
+///
+/// Error classification by MySQL error number (sysbench's ignored-and-retried set and more):
+///   1213 ER_LOCK_DEADLOCK, 1205 ER_LOCK_WAIT_TIMEOUT, 1020 ER_CHECKREAD, 1317 query interrupted
+///                                                     -> retryable
+///   2006 server gone away, 2013 lost connection, 2002/2003 cannot connect
+///                                                     -> in_doubt during COMMIT, else retryable;
+///                                                        both with connection_lost = true
+///   everything else                                   -> fatal
+#include <memory>
+#include <string>
+
+#include "drivelab/oltp/backend/backend.hpp"
+#include "drivelab/oltp/backend/server.hpp"
+
+namespace drivelab::oltp {
+
+struct MysqlOptions {
+  Endpoint endpoint;     ///< socket file or host/port, user, password
+  std::string database;  ///< created if missing
+};
+
+std::unique_ptr<Backend> make_mysql_backend(MysqlOptions options);
+
+/// A managed MariaDB server (server.hpp; mysql_server.cpp). Nothing is started until start().
+std::unique_ptr<ManagedServer> make_managed_mariadb(ManagedServerOptions options);
+
+}  // namespace drivelab::oltp

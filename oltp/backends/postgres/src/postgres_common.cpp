@@ -1,0 +1,227 @@
+#include "postgres_common.hpp"
+
+#include <poll.h>
+
+#include <array>
+#include <cerrno>
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "drivelab/core/clock.hpp"
+#include "drivelab/core/errors.hpp"
+
+namespace drivelab::oltp::pg {
+namespace {
+
+bool contains(std::string_view haystack, std::string_view needle) noexcept {
+  return haystack.find(needle) != std::string_view::npos;
+}
+
+/// libpq messages end in a newline and may hold several lines; one line reads better inside ours.
+std::string one_line(std::string_view text) {
+  std::string out;
+  for (char c : text) out += (c == '\n' || c == '\r') ? ' ' : c;
+  while (!out.empty() && out.back() == ' ') out.pop_back();
+  return out;
+}
+
+bool result_ok(const PGresult* r) noexcept {
+  switch (PQresultStatus(r)) {
+    case PGRES_COMMAND_OK:
+    case PGRES_TUPLES_OK:
+    case PGRES_COPY_IN:
+    case PGRES_EMPTY_QUERY:
+    case PGRES_SINGLE_TUPLE:
+      return true;
+    default:
+      return false;
+  }
+}
+
+}  // namespace
+
+std::string conninfo_quote(std::string_view value) {
+  std::string out = "'";
+  for (char c : value) {
+    if (c == '\'' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out + "'";
+}
+
+std::string quote_ident(std::string_view name) {
+  std::string out = "\"";
+  for (char c : name) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  return out + "\"";
+}
+
+std::string quote_literal(std::string_view text) {
+  std::string out = "'";
+  for (char c : text) {
+    if (c == '\'') out += '\'';
+    out += c;
+  }
+  return out + "'";
+}
+
+std::string describe_target(const PostgresOptions& o) {
+  const Endpoint& e = o.endpoint;
+  const std::string port = e.port > 0 ? fmt::format(" port {}", e.port) : std::string(" (default port)");
+  if (!e.socket_path.empty()) return fmt::format("socket directory {}{}", e.socket_path, port);
+  if (!e.host.empty()) return fmt::format("host {}{}", e.host, port);
+  return "libpq's default server (PGHOST or the default socket)" + (e.port > 0 ? port : std::string());
+}
+
+std::string conninfo(const PostgresOptions& o) {
+  const Endpoint& e = o.endpoint;
+  // Defaults first: a keyword given again in conninfo_extra overrides (libpq keeps the last).
+  std::string s = "connect_timeout=10 client_encoding=UTF8 keepalives=1 keepalives_idle=10 "
+                  "keepalives_interval=5 keepalives_count=3";
+  if (!e.socket_path.empty()) s += " host=" + conninfo_quote(e.socket_path);
+  else if (!e.host.empty()) s += " host=" + conninfo_quote(e.host);
+  if (e.port > 0) s += fmt::format(" port={}", e.port);
+  if (!o.database.empty()) s += " dbname=" + conninfo_quote(o.database);
+  if (!e.user.empty()) s += " user=" + conninfo_quote(e.user);
+  if (!e.password.empty()) s += " password=" + conninfo_quote(e.password);
+  if (!o.application_name.empty()) s += " application_name=" + conninfo_quote(o.application_name);
+  if (!o.conninfo_extra.empty()) s += " " + o.conninfo_extra;
+  return s;
+}
+
+ConnHandle connect(const PostgresOptions& o) {
+  ConnHandle conn(PQconnectdb(conninfo(o).c_str()));
+  if (!conn) throw BackendError("postgres: out of memory creating a connection");
+  if (PQstatus(conn.get()) == CONNECTION_OK) return conn;
+
+  // libpq gives no SQLSTATE for a failed connection (PG 15), only the server's text: recognise
+  // the three failures a person must fix differently.
+  const std::string detail = one_line(PQerrorMessage(conn.get()));
+  const std::string user = o.endpoint.user.empty() ? "(libpq default user)" : o.endpoint.user;
+  const std::string where = describe_target(o);
+  if (contains(detail, "password authentication failed") || contains(detail, "authentication failed") ||
+      contains(detail, "no password supplied") || contains(detail, "pg_hba.conf") ||
+      (contains(detail, "role \"") && contains(detail, "does not exist"))) {
+    throw BackendError(fmt::format("postgres: authentication failed for user \"{}\" at {}: {}", user, where, detail),
+                       contains(detail, "password") ? "28P01" : "28000");
+  }
+  if (contains(detail, "database \"") && contains(detail, "does not exist")) {
+    throw BackendError(fmt::format("postgres: database \"{}\" does not exist on the server at {} "
+                                   "(create it, or use a managed server): {}",
+                                   o.database, where, detail),
+                       "3D000");
+  }
+  if (contains(detail, "Connection refused") || contains(detail, "No such file or directory") ||
+      contains(detail, "could not connect") || contains(detail, "timeout expired") ||
+      contains(detail, "could not translate host name") || contains(detail, "unreachable") ||
+      contains(detail, "Connection timed out")) {
+    throw BackendError(fmt::format("postgres: server unreachable at {}: {}", where, detail), "08001");
+  }
+  throw BackendError(fmt::format("postgres: cannot connect to database \"{}\" as user \"{}\" at {}: {}",
+                                 o.database, user, where, detail),
+                     "08001");
+}
+
+Collected collect(PGconn* conn, const Wait& wait) {
+  Collected out;
+  const std::int64_t start_ns = monotonic_ns();
+  std::int64_t cancel_sent_ns = 0;
+  bool have_error = false;
+  const auto lose = [&](std::string message) {
+    out.lost = true;
+    out.lost_message = one_line(message);
+    return std::move(out);
+  };
+  for (;;) {
+    while (PQisBusy(conn) != 0) {
+      const int fd = PQsocket(conn);
+      if (fd < 0 || PQstatus(conn) == CONNECTION_BAD) return lose(PQerrorMessage(conn));
+      pollfd p{fd, POLLIN, 0};
+      const int rc = ::poll(&p, 1, static_cast<int>(kSliceNs / 1'000'000));
+      if (rc < 0 && errno != EINTR) return lose(fmt::format("poll: {}", std::strerror(errno)));
+      // EOF and errors show up as readable; PQconsumeInput then reports the closed connection.
+      if (rc > 0 && PQconsumeInput(conn) == 0) return lose(PQerrorMessage(conn));
+      if (wait.cancel != nullptr && wait.cancel->load(std::memory_order_relaxed)) {
+        const std::int64_t now = monotonic_ns();
+        if (cancel_sent_ns == 0 && now - start_ns >= kCancelAfterNs) {
+          std::array<char, 256> err{};
+          if (wait.canceller != nullptr) PQcancel(wait.canceller, err.data(), static_cast<int>(err.size()));
+          cancel_sent_ns = now;
+        } else if (cancel_sent_ns != 0 && now - cancel_sent_ns >= kCancelGiveUpNs) {
+          // The server neither answered nor honoured the cancel: the result still pending would
+          // confuse the next command, so the session is given up (the caller reconnects).
+          return lose("no answer from the server within 2 s of a cancel request; session abandoned");
+        }
+      }
+    }
+    ResultHandle r(PQgetResult(conn));
+    if (!r) break;
+    const ExecStatusType st = PQresultStatus(r.get());
+    if (st == PGRES_COPY_IN) {
+      out.result = std::move(r);
+      return out;
+    }
+    if (!result_ok(r.get())) {
+      if (!have_error) out.result = std::move(r);
+      have_error = true;
+    } else if (!have_error) {
+      out.result = std::move(r);
+    }
+  }
+  if (PQstatus(conn) == CONNECTION_BAD) {
+    out.lost = true;
+    out.lost_message = one_line(PQerrorMessage(conn));
+  }
+  return out;
+}
+
+bool is_connection_loss(std::string_view sqlstate) noexcept {
+  return sqlstate.rfind("08", 0) == 0 || sqlstate == "57P01" || sqlstate == "57P02" || sqlstate == "57P03";
+}
+
+bool is_retryable(std::string_view sqlstate) noexcept {
+  return sqlstate == "40001" || sqlstate == "40P01" || sqlstate == "55P03" || sqlstate == "57014";
+}
+
+DbStatus status_of(const Collected& c, bool in_commit) {
+  if (!c.lost && c.result && result_ok(c.result.get())) return {};
+  DbStatus s;
+  if (c.result) {
+    const char* state = PQresultErrorField(c.result.get(), PG_DIAG_SQLSTATE);
+    if (state != nullptr) s.sqlstate = state;
+    const char* primary = PQresultErrorField(c.result.get(), PG_DIAG_MESSAGE_PRIMARY);
+    s.message = one_line(primary != nullptr ? primary : PQresultErrorMessage(c.result.get()));
+  }
+  if (c.lost || is_connection_loss(s.sqlstate)) {
+    s.connection_lost = true;
+    s.outcome = in_commit ? Outcome::in_doubt : Outcome::retryable;
+    if (s.message.empty()) s.message = c.lost_message.empty() ? "connection lost" : c.lost_message;
+    s.message = "connection lost: " + s.message;
+  } else if (is_retryable(s.sqlstate)) {
+    s.outcome = Outcome::retryable;
+  } else {
+    s.outcome = Outcome::fatal;
+    if (s.message.empty()) s.message = "no result from the server";
+  }
+  return s;
+}
+
+ResultHandle exec_or_throw(PGconn* conn, std::string_view sql, std::string_view what) {
+  const std::string text(sql);
+  if (PQsendQuery(conn, text.c_str()) == 0)
+    throw BackendError(fmt::format("postgres: {}: {}", what, one_line(PQerrorMessage(conn))), "08006");
+  Collected c = collect(conn, {});
+  const DbStatus s = status_of(c, false);
+  if (!s.ok()) throw BackendError(fmt::format("postgres: {}: {}", what, s.message), s.sqlstate);
+  if (c.result && PQresultStatus(c.result.get()) == PGRES_COPY_IN) {
+    PQputCopyEnd(conn, "unexpected COPY");
+    collect(conn, {});
+    throw BackendError(fmt::format("postgres: {}: unexpected COPY FROM STDIN", what));
+  }
+  return std::move(c.result);
+}
+
+}  // namespace drivelab::oltp::pg

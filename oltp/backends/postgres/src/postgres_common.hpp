@@ -1,0 +1,93 @@
+#pragma once
+// libpq plumbing shared by the PostgreSQL backend (postgres_backend.cpp) and the managed server
+// (postgres_server.cpp): RAII owners, conninfo text, connecting with errors a person can act on,
+// waiting for results without ever blocking forever, and SQLSTATE classification.
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <libpq-fe.h>
+
+#include "drivelab/oltp/backend/backend.hpp"
+#include "drivelab/oltp/backends/postgres/postgres_backend.hpp"
+
+namespace drivelab::oltp::pg {
+
+struct ConnCloser {
+  void operator()(PGconn* c) const noexcept { PQfinish(c); }
+};
+using ConnHandle = std::unique_ptr<PGconn, ConnCloser>;
+
+struct ResultClearer {
+  void operator()(PGresult* r) const noexcept { PQclear(r); }
+};
+using ResultHandle = std::unique_ptr<PGresult, ResultClearer>;
+
+struct CancelFreer {
+  void operator()(PGcancel* c) const noexcept { PQfreeCancel(c); }
+};
+using CancelHandle = std::unique_ptr<PGcancel, CancelFreer>;
+
+/// `value` as a conninfo value: single-quoted, with \ and ' escaped (libpq's rule).
+std::string conninfo_quote(std::string_view value);
+/// SQL identifier in double quotes ("a""b").
+std::string quote_ident(std::string_view name);
+/// SQL string literal in single quotes ('it''s'); standard_conforming_strings is on since 9.1.
+std::string quote_literal(std::string_view text);
+
+/// Where a connection goes, for messages: `socket /dir (port 5432)` or `host db1 port 5432`.
+std::string describe_target(const PostgresOptions& o);
+
+/// The full conninfo of `o` (password included: never log it). TCP keepalives are on so a
+/// vanished remote server is noticed within ~30 s even while a call waits for a result.
+std::string conninfo(const PostgresOptions& o);
+
+/// Opens a session. Throws BackendError whose message says what to fix: authentication failed
+/// for user "u" (SQLSTATE 28P01/28000), server unreachable at <target> (08001), database "d"
+/// does not exist (3D000); libpq's own text is appended (it never contains the password).
+ConnHandle connect(const PostgresOptions& o);
+
+/// How a wait for results ended.
+struct Wait {
+  /// While *cancel is set and a call has waited `kCancelAfterNs`, a cancel request is sent
+  /// (PQcancel); the server then answers 57014. nullptr: never cancelled.
+  const std::atomic<bool>* cancel = nullptr;
+  PGcancel* canceller = nullptr;
+};
+
+/// Poll slice and cancel timing (ns). A call waiting on the server checks the cancel flag every
+/// slice; a cancel request that gets no answer within kCancelGiveUpNs abandons the session.
+inline constexpr std::int64_t kSliceNs = 100'000'000;
+inline constexpr std::int64_t kCancelAfterNs = 100'000'000;
+inline constexpr std::int64_t kCancelGiveUpNs = 2'000'000'000;
+
+/// Outcome of collecting the results of one sent command.
+struct Collected {
+  ResultHandle result;    ///< the last result (or the first error result)
+  bool lost = false;      ///< the session is unusable (socket closed, abandoned after a cancel)
+  std::string lost_message;
+};
+
+/// After a PQsend* call: waits (poll() on PQsocket in kSliceNs slices, honouring `wait`) and
+/// collects every result until PQgetResult returns null, keeping the first error result, else
+/// the last one. Stops at PGRES_COPY_IN (the caller then streams the data).
+Collected collect(PGconn* conn, const Wait& wait);
+
+/// True for SQLSTATEs that mean the session is gone: class 08 (connection exception), 57P01
+/// admin_shutdown (pg_terminate_backend), 57P02 crash_shutdown, 57P03 cannot_connect_now.
+bool is_connection_loss(std::string_view sqlstate) noexcept;
+/// True for 40001, 40P01, 55P03, 57014 (see postgres_backend.hpp).
+bool is_retryable(std::string_view sqlstate) noexcept;
+
+/// A DbStatus for `c` (ok when its result is a success). `in_commit`: losing the session now
+/// leaves the outcome unknown.
+DbStatus status_of(const Collected& c, bool in_commit);
+
+/// Runs `sql` (simple query protocol; several statements allowed) and throws BackendError with
+/// `what` and the server's message on failure. Returns the last result.
+ResultHandle exec_or_throw(PGconn* conn, std::string_view sql, std::string_view what);
+
+}  // namespace drivelab::oltp::pg

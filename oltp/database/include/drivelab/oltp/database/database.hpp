@@ -1,0 +1,133 @@
+#pragma once
+/// \file database.hpp
+/// The database keys shared by every OLTP workload (`tpcc:` and `sysbench:` sections) and the one
+/// function that turns them into a ready Backend, starting a managed server when asked.
+///
+///   backend:   sqlite                    sqlite | postgres | mysql | odbc
+///   database:  drivelab                  database (schema) name on a server backend
+///   dialect:   sqlserver                 odbc only: sqlserver | postgres | mysql
+///   server:                              server backends only (required for them)
+///     managed: postgres                  postgres | mariadb: a fresh server in the target directory
+///     buffer:  1GiB                      shared_buffers / innodb_buffer_pool_size, capped at half
+///                                        of the machine's RAM (with a warning in the record)
+///     max_connections: 0                 0 = users + load threads + 20
+///     settings: {key: value}             extra server parameters, applied after the profile
+///     keep:    false                     leave the server's data directory after the test
+///   -- or --
+///     connection: "host=db1 port=5432"   an existing server: libpq conninfo (postgres),
+///                                        tcp://host:port or unix:///path.sock (mysql), an ODBC
+///                                        connection string or "DSN=name" (odbc)
+///     user:    bench                     user name (also accepted inside an ODBC string)
+///     password_env: DRIVELAB_DB_PASSWORD the variable holding the password (never recorded)
+///     password_file: ~/.drivelab-pw      or a file holding it (first line)
+///   journal_mode, synchronous, cache_size, busy_timeout: sqlite only (sqlite_backend.hpp)
+///
+/// Errors: unknown words, a managed server with a backend that cannot speak to it (managed
+/// mariadb + backend postgres), `server` missing for a server backend, SQLite keys with a server
+/// backend, `connection` and `managed` together, a password that cannot be read (password_env
+/// not set or empty; password_file missing, unreadable or with an empty first line) — each
+/// reported at its key by decode.
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "drivelab/config/yaml.hpp"
+#include "drivelab/oltp/backend/backend.hpp"
+#include "drivelab/oltp/backend/server.hpp"
+#include "drivelab/results/record.hpp"
+
+namespace drivelab::oltp {
+
+enum class BackendKind { sqlite, postgres, mysql, odbc };
+std::string_view to_string(BackendKind k) noexcept;
+
+struct DatabaseConfig {
+  BackendKind backend = BackendKind::sqlite;
+  std::string database = "drivelab";
+  SqlDialect dialect = SqlDialect::sqlserver;  ///< odbc only
+
+  // sqlite
+  std::string journal_mode = "WAL";
+  std::string synchronous = "FULL";
+  std::uint64_t cache_size_bytes = 64ull << 20;
+  std::chrono::nanoseconds busy_timeout = std::chrono::seconds(5);
+
+  // managed server
+  std::optional<ServerKind> managed;
+  std::uint64_t buffer_bytes = 1ull << 30;
+  int max_connections = 0;
+  std::map<std::string, std::string> settings;
+  bool keep_server = false;
+
+  // existing server
+  std::string connection;
+  std::string user;
+  std::string password_env;
+  std::string password_file;
+};
+
+/// Reads the keys above from `r` (the workload's section reader; the workload reads its own keys
+/// from the same reader and calls finish()). `section` is the node `r` reads, for key errors.
+void decode_database(config::MapReader& r, const config::Node& section, DatabaseConfig& out);
+
+/// The password of an existing server, read from where `password_env` / `password_file` say.
+struct PasswordLookup {
+  std::string password;  ///< "" when neither key is set; never recorded or printed
+  /// Empty when the password could be read; else why not, naming the variable or the file (never
+  /// the password): variable not set or empty; file missing, not a regular file, unreadable, or
+  /// its first line empty. The key (`password_env` / `password_file`) is `key`.
+  std::string problem;
+  std::string key;
+};
+
+/// Reads the password (the first line of password_file, '~/' expanded from $HOME, a trailing
+/// '\r' dropped; or the value of the variable password_env). decode_database() reports a
+/// problem as a config error at the key, so `validate` and a run's own validation catch it
+/// before any work; open_database() reads it again when it connects (EnvironmentError if it
+/// changed in between).
+PasswordLookup look_up_password(const DatabaseConfig& c);
+
+/// The effective settings for the record (no password; the password's source is named).
+results::Json to_json(const DatabaseConfig& c);
+
+/// What open_database needs to know about the test.
+struct OpenRequest {
+  std::filesystem::path target_dir;  ///< files and managed servers go here
+  std::string test_name;             ///< names the files: drivelab-<test>-<workload>.db / -postgres/
+  std::string workload;              ///< "tpcc", "sysbench"
+  int connections = 1;               ///< the most sessions the workload opens at once
+  std::function<void(const std::string&)> message;  ///< progress lines
+  std::function<void(const std::string&)> warning;  ///< warnings for the record
+};
+
+/// A ready database: the backend, and the managed server behind it if any. Destroying it stops
+/// the managed server (and removes it unless keep).
+class Database {
+ public:
+  Database(std::unique_ptr<ManagedServer> server, std::unique_ptr<Backend> backend);
+  ~Database();
+  Database(const Database&) = delete;
+  Database& operator=(const Database&) = delete;
+
+  Backend& backend() noexcept { return *backend_; }
+  ManagedServer* server() noexcept { return server_.get(); }
+  /// {backend: describe(), server: describe() or {connection: redacted}}
+  results::Json describe() const;
+
+ private:
+  std::unique_ptr<ManagedServer> server_;
+  std::unique_ptr<Backend> backend_;
+};
+
+/// Opens (and for managed servers creates and starts) the database. Pre-flight checks with clear
+/// errors: password variable unset/empty file, server unreachable, authentication failed,
+/// database missing (existing servers), ODBC driver or DSN missing, max_connections below
+/// `connections`. Throws ConfigError / EnvironmentError / BackendError.
+std::unique_ptr<Database> open_database(const DatabaseConfig& config, const OpenRequest& request);
+
+}  // namespace drivelab::oltp

@@ -1,0 +1,93 @@
+#pragma once
+/// \file sysbench_config.hpp
+/// The `sysbench:` section of a test (kind: sysbench): sysbench 1.0.20's OLTP options under the
+/// same names (with '_' for '-'), the same defaults (sysbench --help, oltp_common.lua), plus the
+/// shared database keys of database.hpp (backend, database, server, SQLite settings).
+///
+///   workload:          oltp_read_write  oltp_read_write | oltp_read_only | oltp_write_only
+///   tables:            1                --tables, 1..100000
+///   table_size:        10000            --table-size, rows per table, 1..2^31-1
+///   threads:           1                --threads: worker threads, one connection each
+///   rand_type:         special          --rand-type: special | uniform | gaussian | pareto
+///   rand_spec_iter:    12               --rand-spec-iter, 1..1000
+///   rand_spec_pct:     1                --rand-spec-pct, 0..100
+///   rand_spec_res:     75               --rand-spec-res, 0..99
+///   rand_pareto_h:     0.2              --rand-pareto-h, (0, 1)
+///   point_selects:     10               statements per transaction, each 0..1000000
+///   simple_ranges:     1
+///   sum_ranges:        1
+///   order_ranges:      1
+///   distinct_ranges:   1
+///   index_updates:     1
+///   non_index_updates: 1
+///   delete_inserts:    1
+///   range_selects:     true             --range_selects: false drops the four range SELECTs
+///   range_size:        100              --range_size, 1..1000000
+///   skip_trx:          false            only false: our backends run every statement inside
+///                                       BEGIN/COMMIT (true is reported as an error)
+///   reuse:             false            use the tables already in the database when they are
+///                                       complete for tables x table_size (e.g. loaded by
+///                                       `sysbench ... prepare`); never reload them
+///   keep_database:     false            leave the tables after the test
+///
+/// Errors are reported at file:line:col with the key path, all at once (config/yaml.hpp).
+#include <cstdint>
+#include <memory>
+#include <string_view>
+
+#include "drivelab/config/yaml.hpp"
+#include "drivelab/oltp/database/database.hpp"
+#include "drivelab/oltp/sysbench/sysbench_random.hpp"
+#include "drivelab/results/record.hpp"
+#include "drivelab/runner/emulator.hpp"
+
+namespace drivelab::oltp::sysbench {
+
+/// The three sysbench scripts we reproduce (/usr/share/sysbench/oltp_*.lua).
+enum class Workload { oltp_read_write, oltp_read_only, oltp_write_only };
+std::string_view to_string(Workload w) noexcept;
+
+/// oltp_common.lua's per-transaction statement options and their defaults.
+struct StatementOptions {
+  int point_selects = 10;
+  int simple_ranges = 1;
+  int sum_ranges = 1;
+  int order_ranges = 1;
+  int distinct_ranges = 1;
+  int index_updates = 1;
+  int non_index_updates = 1;
+  int delete_inserts = 1;
+  bool range_selects = true;
+  std::int64_t range_size = 100;
+};
+
+struct SysbenchConfig {
+  Workload workload = Workload::oltp_read_write;
+  int tables = 1;
+  std::int64_t table_size = 10000;
+  int threads = 1;
+  RandOptions rand;
+  StatementOptions statements;
+  bool reuse = false;
+  bool keep_database = false;
+  DatabaseConfig database;
+};
+
+/// What the record's `details.sysbench_command` holds in place of a password
+/// (--mysql-password='<password>' / --pgsql-password='<password>') when the server takes one
+/// from password_env, password_file or `connection`: the person rerunning sysbench fills it in.
+/// The command names the server and database the test used: --mysql-socket or --mysql-host and
+/// --mysql-port (--pgsql-host, a socket directory or host, and --pgsql-port), --*-user, --*-db.
+inline constexpr std::string_view kSysbenchPasswordPlaceholder = "<password>";
+
+/// Decodes `section` (undefined: all defaults). Problems go to section.diagnostics(); the
+/// returned config holds defaults where a key was invalid.
+SysbenchConfig decode_sysbench_config(const config::Node& section);
+
+/// The `sysbench` emulator of a decoded test (sysbench_emulator.cpp); registered by register.cpp.
+std::unique_ptr<runner::Emulator> make_sysbench_emulator(SysbenchConfig config, runner::TestSettings settings);
+
+/// The effective configuration (every key, defaults resolved; no password) for the record.
+results::Json to_json(const SysbenchConfig& c);
+
+}  // namespace drivelab::oltp::sysbench

@@ -1,0 +1,90 @@
+#include "drivelab/oltp/sysbench/sysbench_config.hpp"
+
+namespace drivelab::oltp::sysbench {
+
+std::string_view to_string(Workload w) noexcept {
+  switch (w) {
+    case Workload::oltp_read_write: return "oltp_read_write";
+    case Workload::oltp_read_only: return "oltp_read_only";
+    case Workload::oltp_write_only: return "oltp_write_only";
+  }
+  return "unknown";
+}
+
+SysbenchConfig decode_sysbench_config(const config::Node& section) {
+  SysbenchConfig c;
+  config::MapReader r(section);
+  r.choice("workload", c.workload,
+           {{"oltp_read_write", Workload::oltp_read_write},
+            {"oltp_read_only", Workload::oltp_read_only},
+            {"oltp_write_only", Workload::oltp_write_only}});
+  r.integer("tables", c.tables, {.min = 1, .max = 100'000});
+  // Keys are sysbench's uint32 ids, bound as SQL INTEGER (signed 32-bit on every server).
+  r.integer("table_size", c.table_size, {.min = 1, .max = 2'147'483'647});
+  r.integer("threads", c.threads, {.min = 1, .max = 100'000});
+  r.choice("rand_type", c.rand.type,
+           {{"special", RandType::special},
+            {"uniform", RandType::uniform},
+            {"gaussian", RandType::gaussian},
+            {"pareto", RandType::pareto}});
+  r.integer("rand_spec_iter", c.rand.spec_iter, {.min = 1, .max = 1000});
+  r.integer("rand_spec_pct", c.rand.spec_pct, {.min = 0, .max = 100});
+  // 100 would divide by zero in sb_rand_special (100 / (100 - res)).
+  r.integer("rand_spec_res", c.rand.spec_res, {.min = 0, .max = 99});
+  r.number("rand_pareto_h", c.rand.pareto_h, {.min = 0.0001, .max = 0.9999});
+
+  auto& s = c.statements;
+  const config::Range<std::int64_t> per_trx{.min = 0, .max = 1'000'000};
+  r.integer("point_selects", s.point_selects, per_trx);
+  r.integer("simple_ranges", s.simple_ranges, per_trx);
+  r.integer("sum_ranges", s.sum_ranges, per_trx);
+  r.integer("order_ranges", s.order_ranges, per_trx);
+  r.integer("distinct_ranges", s.distinct_ranges, per_trx);
+  r.integer("index_updates", s.index_updates, per_trx);
+  r.integer("non_index_updates", s.non_index_updates, per_trx);
+  r.integer("delete_inserts", s.delete_inserts, per_trx);
+  r.boolean("range_selects", s.range_selects);
+  r.integer("range_size", s.range_size, {.min = 1, .max = 1'000'000});
+  bool skip_trx = false;
+  if (r.boolean("skip_trx", skip_trx) && skip_trx) {
+    section.child("skip_trx").error(
+        "skip_trx: true is not supported: drivelab's backends run every statement inside "
+        "BEGIN/COMMIT (sysbench's default, skip_trx: false)");
+  }
+  r.boolean("reuse", c.reuse);
+  r.boolean("keep_database", c.keep_database);
+  decode_database(r, section, c.database);
+  r.finish();
+  return c;
+}
+
+results::Json to_json(const SysbenchConfig& c) {
+  const auto& s = c.statements;
+  return results::Json{
+      {"workload", to_string(c.workload)},
+      {"tables", c.tables},
+      {"table_size", c.table_size},
+      {"threads", c.threads},
+      {"rand_type", to_string(c.rand.type)},
+      {"rand_spec_iter", c.rand.spec_iter},
+      {"rand_spec_pct", c.rand.spec_pct},
+      {"rand_spec_res", c.rand.spec_res},
+      {"rand_pareto_h", c.rand.pareto_h},
+      {"point_selects", s.point_selects},
+      {"simple_ranges", s.simple_ranges},
+      {"sum_ranges", s.sum_ranges},
+      {"order_ranges", s.order_ranges},
+      {"distinct_ranges", s.distinct_ranges},
+      {"index_updates", s.index_updates},
+      {"non_index_updates", s.non_index_updates},
+      {"delete_inserts", s.delete_inserts},
+      {"range_selects", s.range_selects},
+      {"range_size", s.range_size},
+      {"skip_trx", false},
+      {"reuse", c.reuse},
+      {"keep_database", c.keep_database},
+      {"database", to_json(c.database)},
+  };
+}
+
+}  // namespace drivelab::oltp::sysbench

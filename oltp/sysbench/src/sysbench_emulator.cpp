@@ -1,0 +1,361 @@
+#include "sysbench_emulator.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstring>
+#include <string_view>
+#include <tuple>
+
+#include <fmt/format.h>
+
+#include "drivelab/core/clock.hpp"
+#include "drivelab/core/errors.hpp"
+#include "drivelab/oltp/sysbench/sysbench_preflight.hpp"
+#include "drivelab/oltp/sysbench/sysbench_schema.hpp"
+
+namespace drivelab::oltp::sysbench::detail {
+namespace {
+
+double ms(double ns) { return ns / 1e6; }
+double ms(std::int64_t ns) { return static_cast<double>(ns) / 1e6; }
+
+// Seeds of the independent random streams of one test.
+enum Stream : std::uint64_t { kStreamLoad = 1, kStreamWorkers = 2 };
+
+/// `s` as one shell word: as is when it is plain, else in single quotes.
+std::string shell_word(const std::string& s) {
+  const bool plain = !s.empty() && std::all_of(s.begin(), s.end(), [](unsigned char ch) {
+    return std::isalnum(ch) != 0 || std::strchr("-_./:+@%=,", ch) != nullptr;
+  });
+  if (plain) return s;
+  std::string out = "'";
+  for (char ch : s) out += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
+  return out + "'";
+}
+
+/// Whether the server takes a password from the configuration (password_env, password_file, or
+/// a libpq `password=` / ODBC `PWD=` inside `connection`).
+bool uses_password(const DatabaseConfig& d) {
+  if (!d.password_env.empty() || !d.password_file.empty()) return true;
+  if (d.managed) return false;
+  std::string text = d.connection;
+  std::transform(text.begin(), text.end(), text.begin(), [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
+  for (const std::string_view key : {"password", "pwd"}) {
+    for (auto at = text.find(key); at != std::string::npos; at = text.find(key, at + 1)) {
+      const bool starts_word = at == 0 || std::isspace(static_cast<unsigned char>(text[at - 1])) != 0 || text[at - 1] == ';';
+      auto end = at + key.size();
+      while (end < text.size() && std::isspace(static_cast<unsigned char>(text[end])) != 0) ++end;
+      if (starts_word && end < text.size() && text[end] == '=') return true;
+    }
+  }
+  return false;
+}
+
+/// sysbench 1.0.20's connection options (`sysbench --help`, "mysql options" / "pgsql options")
+/// for the server `backend` (Backend::describe()) names: socket or host and port, user,
+/// database; a password as kSysbenchPasswordPlaceholder.
+std::string connection_options(const results::Json& backend, std::string_view dialect, bool password) {
+  const char* prefix = dialect == "mysql" ? "mysql" : "pgsql";
+  std::string out;
+  const auto add = [&](std::string_view option, const results::Json& value) {
+    const std::string text = value.is_string() ? value.get<std::string>() : value.dump();
+    out += fmt::format(" --{}-{}={}", prefix, option, shell_word(text));
+  };
+  if (dialect == "mysql") {
+    if (backend.contains("socket")) add("socket", backend["socket"]);
+    if (backend.contains("host")) add("host", backend["host"]);
+  } else if (backend.contains("socket_dir")) {
+    add("host", backend["socket_dir"]);  // libpq takes a socket directory as the host
+  } else if (backend.contains("host")) {
+    add("host", backend["host"]);
+  }
+  if (backend.contains("port")) add("port", backend["port"]);
+  if (backend.contains("user") && backend["user"].is_string() && !backend["user"].get<std::string>().empty())
+    add("user", backend["user"]);
+  if (backend.contains("database")) add("db", backend["database"]);
+  if (password) out += fmt::format(" --{}-password={}", prefix, shell_word(std::string(kSysbenchPasswordPlaceholder)));
+  return out;
+}
+
+/// The sysbench command line that runs the same test on the same server and database (for
+/// people comparing the two); `backend` is Backend::describe().
+std::string sysbench_command(const SysbenchConfig& c, const runner::TestSettings& s, std::string_view dialect,
+                             const results::Json& backend) {
+  std::string cmd = fmt::format("sysbench {} --tables={} --table-size={} --threads={} --time={} --report-interval={}",
+                                to_string(c.workload), c.tables, c.table_size, c.threads,
+                                std::chrono::duration_cast<std::chrono::seconds>(s.duration).count(),
+                                std::max<std::int64_t>(1, std::chrono::duration_cast<std::chrono::seconds>(s.interval).count()));
+  const RandOptions dr;
+  cmd += fmt::format(" --rand-type={}", to_string(c.rand.type));
+  if (c.rand.spec_iter != dr.spec_iter) cmd += fmt::format(" --rand-spec-iter={}", c.rand.spec_iter);
+  if (c.rand.spec_pct != dr.spec_pct) cmd += fmt::format(" --rand-spec-pct={}", c.rand.spec_pct);
+  if (c.rand.spec_res != dr.spec_res) cmd += fmt::format(" --rand-spec-res={}", c.rand.spec_res);
+  if (c.rand.pareto_h != dr.pareto_h) cmd += fmt::format(" --rand-pareto-h={}", c.rand.pareto_h);
+  const StatementOptions d;
+  const auto& o = c.statements;
+  const std::tuple<const char*, std::int64_t, std::int64_t> counts[] = {
+      {"point_selects", o.point_selects, d.point_selects},
+      {"simple_ranges", o.simple_ranges, d.simple_ranges},
+      {"sum_ranges", o.sum_ranges, d.sum_ranges},
+      {"order_ranges", o.order_ranges, d.order_ranges},
+      {"distinct_ranges", o.distinct_ranges, d.distinct_ranges},
+      {"index_updates", o.index_updates, d.index_updates},
+      {"non_index_updates", o.non_index_updates, d.non_index_updates},
+      {"delete_inserts", o.delete_inserts, d.delete_inserts},
+      {"range_size", o.range_size, d.range_size}};
+  for (const auto& [key, value, fallback] : counts)
+    if (value != fallback) cmd += fmt::format(" --{}={}", key, value);
+  if (!o.range_selects) cmd += " --range_selects=off";
+  if (dialect == "mysql") cmd += " --db-driver=mysql";
+  else if (dialect == "postgres") cmd += " --db-driver=pgsql";
+  if (dialect == "mysql" || dialect == "postgres")
+    cmd += connection_options(backend, dialect, uses_password(c.database));
+  return cmd + " run";
+}
+
+}  // namespace
+
+SysbenchEmulator::SysbenchEmulator(SysbenchConfig config, runner::TestSettings settings)
+    : config_(std::move(config)), settings_(std::move(settings)) {
+  scale_.tables = config_.tables;
+  scale_.table_size = config_.table_size;
+}
+
+SysbenchEmulator::~SysbenchEmulator() = default;
+
+results::Json SysbenchEmulator::effective_config() const { return to_json(config_); }
+
+void SysbenchEmulator::prepare(runner::TestContext& ctx) {
+  auto& rec = *ctx.recorder;
+  OpenRequest req;
+  req.target_dir = ctx.target_dir;
+  req.test_name = settings_.name;
+  req.workload = "sysbench";
+  req.connections = config_.threads + 1;
+  req.message = [&rec](const std::string& m) { rec.message(m); };
+  req.warning = [&rec](const std::string& m) { rec.warning(m); };
+  db_ = open_database(config_.database, req);
+  Backend& backend = db_->backend();
+  rec.detail("preflight", preflight(backend, config_));
+
+  bool reused = false;
+  if (config_.reuse && backend.exists()) {
+    std::optional<std::string> why;
+    {
+      auto conn = backend.connect();
+      why = check_reusable(*conn, scale_);
+    }
+    if (!why) {
+      reused = true;
+      rec.message(fmt::format("reusing {} table(s) of {} rows", scale_.tables, scale_.table_size));
+    } else {
+      rec.message(fmt::format("the tables are not reusable ({}); rebuilding", *why));
+    }
+  }
+
+  results::Json load = results::Json::object();
+  if (!reused) {
+    loaded_by_us_ = true;
+    backend.destroy();  // refuses (BackendError) to drop tables that are not drivelab's
+    const LoadStats stats = load_tables(
+        backend, scale_, config_.rand, Rng(ctx.seed).split(kStreamLoad), config_.threads,
+        [&](const LoadProgress& p) {
+          rec.message(fmt::format("loaded table {}/{} ({} rows), ETA {:.0f}s", p.tables_done, p.tables_total,
+                                  p.rows_done, p.eta_s));
+        },
+        [&] { return ctx.stop_requested(); });
+    if (!stats.complete) return;  // stopped: the runner skips the other phases
+    const double bytes = static_cast<double>(backend.size_bytes().value_or(0));
+    const double rate_mb_s = stats.seconds > 0 ? bytes / 1e6 / stats.seconds : 0.0;
+    rec.message(fmt::format("loaded {} table(s), {} rows, {:.1f} MB in {:.1f}s ({:.1f} MB/s, {} thread(s))",
+                            scale_.tables, stats.rows, bytes / 1e6, stats.seconds, rate_mb_s, stats.threads));
+    load = {{"seconds", stats.seconds},
+            {"rows", stats.rows},
+            {"threads", stats.threads},
+            {"rate_mb_s", rate_mb_s},
+            {"rate_rows_s", stats.seconds > 0 ? static_cast<double>(stats.rows) / stats.seconds : 0.0}};
+  }
+  const results::Json described = db_->describe();
+  rec.detail("database", described);
+  rec.detail("database_reused", reused);
+  rec.detail("database_size_bytes_after_load", backend.size_bytes().value_or(0));
+  rec.detail("load", load);
+  rec.detail("prepared_statements_per_connection",
+             prepared_per_connection(config_.workload, config_.statements, config_.tables));
+  rec.detail("sysbench_command",
+             sysbench_command(config_, settings_, backend.dialect().name, described.value("backend", results::Json::object())));
+}
+
+void SysbenchEmulator::start_driver(runner::TestContext& ctx) {
+  DriverOptions opt;
+  opt.workload = config_.workload;
+  opt.statements = config_.statements;
+  opt.rand = config_.rand;
+  opt.scale = scale_;
+  opt.threads = config_.threads;
+  opt.seed = Rng(ctx.seed).split(kStreamWorkers)();
+  driver_ = std::make_unique<Driver>(db_->backend(), opt);
+  driver_->start();
+  ctx.recorder->detail("threads", config_.threads);
+}
+
+bool SysbenchEmulator::wait_until(const runner::TestContext& ctx, std::int64_t deadline_ns) const {
+  for (;;) {
+    if (ctx.stop_requested() || (driver_ && driver_->failed())) return false;
+    const std::int64_t now = monotonic_ns();
+    if (now >= deadline_ns) return true;
+    sleep_until_ns(std::min(deadline_ns, now + runner::StopFlag::kPollSliceNs));
+  }
+}
+
+void SysbenchEmulator::warmup(runner::TestContext& ctx) {
+  const std::int64_t t0 = monotonic_ns();
+  start_driver(ctx);
+  wait_until(ctx, t0 + settings_.warmup.count());
+  warmup_s_ = static_cast<double>(monotonic_ns() - t0) / 1e9;
+  if (driver_->failed()) {
+    driver_->finish();
+    throw BackendError(driver_->fatal_error().value_or("a worker thread failed"));
+  }
+}
+
+void SysbenchEmulator::run(runner::TestContext& ctx) {
+  if (!driver_) start_driver(ctx);
+  driver_->begin_measurement();
+  const std::int64_t t0 = monotonic_ns();
+  const std::int64_t end = t0 + settings_.duration.count();
+  const std::int64_t step = std::max<std::int64_t>(settings_.interval.count(), 1'000'000);
+  for (std::int64_t next = t0 + step;; next += step) {
+    const std::int64_t deadline = std::min(next, end);
+    const bool reached = wait_until(ctx, deadline);
+    const IntervalStats iv = driver_->take_interval();
+    if (iv.duration_s > 0.001) {
+      // sysbench --report-interval: "tps: qps: (r/w/o: ) lat (ms,95%): err/s: reconn/s:"
+      const Counters& c = iv.counters;
+      const double s = iv.duration_s;
+      const auto per_s = [s](std::uint64_t n) { return static_cast<double>(n) / s; };
+      results::Interval out;
+      out.t_s = static_cast<double>(monotonic_ns() - t0) / 1e9;
+      out.duration_s = s;
+      out.values = {{"tps", per_s(c.events)},
+                    {"qps", per_s(c.queries.total())},
+                    {"reads_s", per_s(c.queries.reads)},
+                    {"writes_s", per_s(c.queries.writes)},
+                    {"other_s", per_s(c.queries.other)},
+                    {"lat_p95_ms", ms(c.latency.percentile(95))},
+                    {"err_s", per_s(c.queries.errors)},
+                    {"reconn_s", per_s(c.reconnects)},
+                    {"lat_avg_ms", ms(c.latency.mean())},
+                    {"lat_p99_ms", ms(c.latency.percentile(99))}};
+      ctx.recorder->interval(std::move(out));
+    }
+    if (!reached || deadline == end) break;
+  }
+  driver_->finish();
+  const DriverTotals totals = driver_->totals();
+  record_results(ctx, totals);
+  ctx.recorder->set_phase_times(warmup_s_, totals.measured_s);
+  if (auto err = driver_->fatal_error()) throw BackendError(*err);
+}
+
+void SysbenchEmulator::record_results(runner::TestContext& ctx, const DriverTotals& totals) {
+  auto& rec = *ctx.recorder;
+  const Counters& c = totals.counters;
+  const double secs = totals.measured_s > 0 ? totals.measured_s : 1e-9;
+  const auto per_s = [secs](std::uint64_t n) { return static_cast<double>(n) / secs; };
+  const auto& h = c.latency;
+  const auto n = [](std::uint64_t v) { return static_cast<double>(v); };
+
+  // sysbench's final report, field by field (src/sysbench.c sb_report_cumulative and the
+  // "SQL statistics" of db_driver.c), headline first.
+  rec.metric("tps", per_s(c.events), "1/s", "transactions (events) per second: sysbench's \"transactions\"");
+  rec.metric("qps", per_s(c.queries.total()), "1/s", "queries per second (read + write + other): sysbench's \"queries\"");
+  rec.metric("latency_avg_ms", ms(h.mean()), "ms", "mean transaction latency, restarts included");
+  rec.metric("latency_p95_ms", ms(h.percentile(95)), "ms", "95th percentile (sysbench's default --percentile=95)");
+  rec.metric("latency_p99_ms", ms(h.percentile(99)), "ms", "99th percentile");
+  rec.metric("errors_s", per_s(c.queries.errors), "1/s", "ignored errors per second (deadlocks, lock timeouts...; the transaction was restarted)");
+  rec.metric("reconnects_s", per_s(c.reconnects), "1/s", "reconnects per second after a lost connection");
+  rec.metric("reads_s", per_s(c.queries.reads), "1/s", "read queries per second (statements returning rows)");
+  rec.metric("writes_s", per_s(c.queries.writes), "1/s", "write queries per second (statements that changed rows)");
+  rec.metric("other_s", per_s(c.queries.other), "1/s", "other queries per second (BEGIN, COMMIT, writes that changed no row)");
+  rec.metric("transactions", n(c.events), "count", "transactions (events) completed in the measured phase");
+  rec.metric("queries", n(c.queries.total()), "count", "queries completed (read + write + other)");
+  rec.metric("reads", n(c.queries.reads), "count");
+  rec.metric("writes", n(c.queries.writes), "count");
+  rec.metric("other", n(c.queries.other), "count");
+  rec.metric("ignored_errors", n(c.queries.errors), "count", "failed queries whose transaction was restarted");
+  rec.metric("reconnects", n(c.reconnects), "count");
+  rec.metric("latency_min_ms", ms(h.min()), "ms");
+  rec.metric("latency_max_ms", ms(h.max()), "ms");
+  rec.metric("latency_sum_ms", ms(h.sum_ns()), "ms", "sum of all transaction latencies (sysbench's \"sum\")");
+  rec.metric("total_time_s", totals.measured_s, "s", "measured time (sysbench's \"total time\")");
+  rec.metric("events", n(c.events), "count", "sysbench's \"total number of events\"");
+  rec.histogram("latency", h);
+
+  // Threads fairness (sb_report_cumulative): population stddev over threads.
+  const double nthreads = static_cast<double>(std::max<std::size_t>(1, totals.threads.size()));
+  const double events_avg = n(c.events) / nthreads;
+  const double time_avg = ms(h.sum_ns()) / 1e3 / nthreads;
+  double events_var = 0, time_var = 0;
+  for (const ThreadShare& t : totals.threads) {
+    events_var += (n(t.events) - events_avg) * (n(t.events) - events_avg);
+    time_var += (t.execution_time_s - time_avg) * (t.execution_time_s - time_avg);
+  }
+  rec.group_metric("threads_fairness", "events_avg", events_avg, "count");
+  rec.group_metric("threads_fairness", "events_stddev", std::sqrt(events_var / nthreads), "count");
+  rec.group_metric("threads_fairness", "execution_time_avg_s", time_avg, "s");
+  rec.group_metric("threads_fairness", "execution_time_stddev_s", std::sqrt(time_var / nthreads), "s");
+  rec.detail("in_doubt", totals.in_doubt);
+  if (c.events > 0)
+    rec.detail("queries_per_transaction", n(c.queries.total()) / n(c.events));
+}
+
+void SysbenchEmulator::verify(runner::TestContext& ctx) {
+  if (!db_) return;
+  // Each DELETE is followed by the INSERT of the same id in the same transaction, so every table
+  // keeps exactly table_size rows. COUNT(*) scans the table: skipped for very large databases.
+  constexpr std::int64_t kMaxRowsToCount = 10'000'000;
+  Backend& backend = db_->backend();
+  if (static_cast<std::int64_t>(scale_.tables) * scale_.table_size > kMaxRowsToCount) {
+    ctx.recorder->detail("verify", fmt::format("row counts not checked: more than {} rows", kMaxRowsToCount));
+  } else {
+    auto conn = backend.connect();
+    for (int t = 1; t <= scale_.tables; ++t) {
+      auto q = conn->prepare(fmt::format("SELECT COUNT(*) FROM {}", table_name(t)));
+      if (DbStatus s = conn->begin(TxMode::read_only); !s.ok()) throw BackendError("verify: " + s.to_string());
+      std::int64_t rows = -1;
+      DbStatus st = q->execute();
+      if (st.ok() && q->next(st)) rows = q->column_int64(0);
+      while (st.ok() && q->next(st)) {
+      }
+      conn->rollback();
+      ctx.recorder->check(fmt::format("{} rows", table_name(t)), rows == scale_.table_size,
+                          fmt::format("{} rows, expected table_size = {}", rows, scale_.table_size));
+    }
+  }
+  ctx.recorder->detail("database_size_bytes_after_run", backend.size_bytes().value_or(0));
+}
+
+void SysbenchEmulator::cleanup(runner::TestContext& ctx) noexcept {
+  try {
+    driver_.reset();  // stops and joins the workers, closes their sessions
+    if (db_ && loaded_by_us_ && !config_.keep_database && !config_.reuse) db_->backend().destroy();
+  } catch (const std::exception& ex) {
+    try {
+      ctx.recorder->warning(fmt::format("cleanup: {}", ex.what()));
+    } catch (...) {
+    }
+  }
+  db_.reset();  // stops a managed server
+}
+
+}  // namespace drivelab::oltp::sysbench::detail
+
+namespace drivelab::oltp::sysbench {
+
+std::unique_ptr<runner::Emulator> make_sysbench_emulator(SysbenchConfig config, runner::TestSettings settings) {
+  return std::make_unique<detail::SysbenchEmulator>(std::move(config), std::move(settings));
+}
+
+}  // namespace drivelab::oltp::sysbench

@@ -1,0 +1,94 @@
+#pragma once
+/// \file tpcc_config.hpp
+/// The `tpcc:` section of a test (kind: tpcc). Every key, its default and its range:
+///
+///   backend, database, dialect, server,   where the database lives: the keys shared by every OLTP
+///   journal_mode, synchronous,            workload (database.hpp). Default: SQLite in the target
+///   cache_size, busy_timeout              directory (drivelab-<test>-tpcc.db).
+///   warehouses:    1                      >= 1 (~86 MB per warehouse with SQLite)
+///   users:         10 x warehouses        >= 1 terminals (clause 4.2.2: 10 per warehouse)
+///   think:         none                   none | tpcc (clause 5.2.5 keying + think times)
+///   terminals:     see below              pooled | dedicated
+///                                         default: pooled with think: tpcc or rate, else dedicated
+///   connections:   min(users, max(8, 4 x CPUs))
+///                                         pooled: worker connections of the TP monitor (1..users;
+///                                         with rate: any). Why this default: a pooled terminal
+///                                         with TPC-C think times is busy ~0.1% of the time, so a
+///                                         few connections serve thousands of terminals (Little's
+///                                         law: connections needed = TPS x service time); 4 per CPU
+///                                         keeps a managed server on the same machine busy without
+///                                         queueing on its run queue. If the pool is too small the
+///                                         record says so (queue wait > 10% of response at p50).
+///                                         dedicated: not allowed (one connection per user).
+///   rate:          (closed loop)          open loop: transactions per second in total, Poisson
+///                                         arrivals, latency from the intended start (> 0; needs
+///                                         terminals: pooled and think: none)
+///   login_rate:    50                     dedicated: user logins per second (0 = all at once;
+///                                         HammerDB also ramps its virtual users)
+///   think_scale:   1                      TESTING ONLY, NOT TPC-C: multiplies keying and think
+///                                         times (0 < x <= 1; needs think: tpcc); flagged in the record
+///   transactions:  postgres, mysql: procedures; sqlite, odbc: statements
+///                                         procedures: one server-side procedure call per
+///                                         transaction (HammerDB's way, tpcc_procedures.hpp);
+///                                         statements: each SQL statement of a transaction one by
+///                                         one between BEGIN and COMMIT (~28 round trips)
+///   reconnect_timeout: 10s                how long reconnecting after a lost connection may fail
+///                                         before the test fails with "server connection lost"
+///   reuse:         false                  keep a complete database of the same scale from a
+///                                         previous run instead of rebuilding it (checked)
+///   keep_database: false                  leave the database in the target after the test
+///   load_threads:  sqlite: 1; servers: min(warehouses, 2 x CPUs)
+///                                         loader threads (SQLite: must be 1, one writer)
+///   scale_items:   100000                 TESTING ONLY, NOT TPC-C: rows of ITEM and STOCK per
+///                                         warehouse; anything but 100000 is flagged in the record
+///
+/// Errors, each at its key: a key that does not apply to the chosen mode (connections with
+/// dedicated terminals, login_rate with pooled ones, think_scale without think: tpcc, rate with
+/// think: tpcc or dedicated terminals, transactions: procedures with sqlite or odbc), connections above users in a closed loop, load_threads
+/// other than 1 with SQLite, and the database keys' own errors (database.hpp).
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "drivelab/config/yaml.hpp"
+#include "drivelab/oltp/database/database.hpp"
+#include "drivelab/oltp/tpcc/tpcc_driver.hpp"
+#include "drivelab/results/record.hpp"
+#include "drivelab/runner/emulator.hpp"
+
+namespace drivelab::oltp::tpcc {
+
+struct TpccConfig {
+  DatabaseConfig database;
+  int warehouses = 1;
+  int users = 0;  ///< resolved by decode (10 x warehouses when absent)
+  ThinkMode think = ThinkMode::none;
+  TerminalMode terminals = TerminalMode::dedicated;  ///< resolved by decode
+  int connections = 0;         ///< resolved by decode (pooled: pool size; dedicated: users)
+  double rate_per_s = 0;       ///< 0 = closed loop
+  double login_rate_per_s = 50;
+  double think_scale = 1.0;
+  TxProtocol transactions = TxProtocol::statements;  ///< resolved by decode
+  std::chrono::nanoseconds reconnect_timeout = std::chrono::seconds(10);
+  bool reuse = false;
+  bool keep_database = false;
+  int load_threads = 0;        ///< resolved by decode
+  int scale_items = kItems;
+};
+
+/// The default pool size for `users` terminals on a machine with `cpus` CPUs (see above).
+int default_connections(int users, int cpus) noexcept;
+
+/// Decodes `section` (undefined: all defaults). Problems go to section.diagnostics(); the
+/// returned config holds defaults where a key was invalid. `cpus` (default: this machine's)
+/// resolves the defaults that depend on it.
+TpccConfig decode_tpcc_config(const config::Node& section, int cpus = 0);
+
+/// The `tpcc` emulator of a decoded test (tpcc_emulator.cpp); registered by register.cpp.
+std::unique_ptr<runner::Emulator> make_tpcc_emulator(TpccConfig config, runner::TestSettings settings);
+
+/// The effective configuration (every key, defaults resolved) for the result record.
+results::Json to_json(const TpccConfig& c);
+
+}  // namespace drivelab::oltp::tpcc

@@ -1,0 +1,207 @@
+#pragma once
+/// \file tpcc_driver.hpp
+/// The terminals of a TPC-C run and their measurement. Three ways to drive the database:
+///
+///   pooled      (`terminals: pooled`, the default with `think: tpcc` and with `rate:`) a TP monitor:
+///               every terminal is a small state machine on a Boost.Asio steady_timer, all of them
+///               in ONE timer thread; a transaction a terminal submits goes into one FIFO queue and
+///               is executed by the next free worker of a pool of `connections` worker threads,
+///               each with its own database Connection. Thousands of terminals cost a few hundred
+///               bytes each (DESIGN.md section 2: "we multiplex thousands of terminals onto a pool
+///               of connections, like a TP monitor").
+///   dedicated   (`terminals: dedicated`, the default with `think: none`) one thread and one
+///               Connection per user, as HammerDB's virtual users; logins are staggered at
+///               `login_rate` per second (HammerDB ramps its users the same way) so the server sees
+///               N sessions.
+///   open loop   (`rate: N`) transactions arrive as a Poisson process of N per second in total
+///               (exponential inter-arrival times), each taken by terminal (arrival mod users) with
+///               that terminal's deck and home warehouse, and queued to the pool. Their response
+///               time is measured from the INTENDED arrival time, so a backlog is not hidden
+///               (no coordinated omission).
+///
+/// Terminal i (0-based) has home warehouse (i mod W) + 1 and, for Stock-Level, the fixed district
+/// ((i div W) mod 10) + 1, so users = 10 x W gives the 10 terminals per warehouse of clause 4.2.2,
+/// one per district. Each terminal draws its transaction type from its own deck (tpcc_random.hpp)
+/// and its inputs from its own Rng (the test seed split by terminal index). With think = tpcc it
+/// waits the keying time (clause 5.2.5.7, fixed) before submitting and a think time (clause
+/// 5.2.5.4, negative exponential, truncated at 10 x the mean) after the response, both multiplied
+/// by `think_scale` (1 in TPC-C; smaller values exist only for tests and are flagged).
+///
+/// Times of one transaction (monotonic clock, ns):
+///   submit   the terminal submits it (pooled: the keying timer fired; open loop: the INTENDED
+///            arrival time; dedicated: right before execution);
+///   start    a worker begins it (first BEGIN);
+///   end      its final COMMIT or business ROLLBACK returned.
+///   response time = end - submit = queue wait (start - submit) + service time (end - start)
+/// Response time is the terminal's view (clause 5.5.1). Service time includes lock waits, every
+/// retry and reconnect. Keying and think time are in neither. Delivery is executed by the
+/// terminal's worker, not deferred (clause 2.7.2 allows deferral; this is stricter).
+/// Timer lateness: how late a keying/think/arrival timer (or a dedicated user's sleep) woke
+/// relative to its schedule; high lateness means the driver machine, not the database, is slow.
+/// The pooled timer thread runs at nice -10 where the process may raise priorities (root or
+/// CAP_SYS_NICE), so busy cores delay it less; DriverTotals::timer_thread_nice says if it did.
+///
+/// Errors, retries, reconnects (the one retry loop, tpcc_terminal.cpp): `retryable` -> roll back
+/// and rerun with the same inputs (up to kMaxRetries, each a retry); `in_doubt` is never rerun and
+/// counts as an error; `fatal` counts as an error, stops every terminal and is reported by
+/// fatal_error(). A status with connection_lost drops the Connection and connects again (counted
+/// as a reconnect; then a retryable transaction is rerun). If connecting keeps failing for
+/// `reconnect_timeout`, the run ends with "server connection lost: ...".
+///
+/// Phases: start() connects and launches the terminals unrecorded (warm-up); begin_measurement()
+/// records every transaction that ends from then on; take_interval() returns one reporting
+/// interval; finish() stops recording, asks the terminals to stop (queued transactions are
+/// dropped, running ones finish; lock waits give up through the cancel flag) and joins them.
+#include <array>
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "drivelab/core/histogram.hpp"
+#include "drivelab/core/rng.hpp"
+#include "drivelab/oltp/backend/backend.hpp"
+#include "drivelab/oltp/tpcc/tpcc_random.hpp"
+#include "drivelab/oltp/tpcc/tpcc_transactions.hpp"
+
+namespace drivelab::oltp::tpcc {
+
+/// Keying and think times: none (closed loop at full speed: measures the drive), or the TPC-C
+/// values of clause 5.2.5 (then throughput is capped near 12.86 tpmC per warehouse).
+enum class ThinkMode { none, tpcc };
+
+/// How terminals reach the database (see the file comment).
+enum class TerminalMode { pooled, dedicated };
+std::string_view to_string(ThinkMode m) noexcept;
+std::string_view to_string(TerminalMode m) noexcept;
+
+/// Clause 5.2.5.7 keying times and clause 5.2.5.4 mean think times, in seconds, per TxType.
+inline constexpr std::array<double, kTxTypes> kKeyingTimeS{18, 3, 2, 2, 2};
+inline constexpr std::array<double, kTxTypes> kMeanThinkTimeS{12, 12, 10, 5, 5};
+
+/// Negative-exponential think time with `mean_s`, truncated at 10 x the mean (clause 5.2.5.4):
+/// -ln(r) x mean with r uniform in (0, 1].
+double think_time_s(Rng& rng, double mean_s) noexcept;
+
+/// Transactions per second the TPC-C keying and think times allow one terminal at zero response
+/// time: 1 / (mean over the deck of keying + mean think time) = 1 / 20.7 s.
+double tpcc_terminal_rate_per_s() noexcept;
+
+struct DriverOptions {
+  Scale scale;
+  CConstants c_run;
+  int users = 10;                         ///< terminals (>= 1)
+  ThinkMode think = ThinkMode::none;
+  TerminalMode terminals = TerminalMode::dedicated;
+  /// Pooled / open loop: worker threads = Connections (>= 1). Dedicated: ignored (= users).
+  int connections = 1;
+  /// Open loop: arrivals per second in total; 0 = closed loop (terminals wait for responses).
+  double rate_per_s = 0;
+  /// Dedicated: logins per second (0 = all at once). Pooled: the pool connects at once.
+  double login_rate_per_s = 50;
+  /// Multiplies keying and think times (TPC-C: 1). TESTING ONLY.
+  double think_scale = 1.0;
+  /// How long reconnecting may fail before the run ends with "server connection lost".
+  std::chrono::nanoseconds reconnect_timeout = std::chrono::seconds(10);
+  /// Open loop: arrivals beyond this many queued transactions are dropped and counted (the
+  /// offered rate is then above what the database delivers; memory stays bounded).
+  std::size_t max_queued = 100'000;
+  /// Statements one by one, or one server-side procedure call per transaction
+  /// (tpcc_procedures.hpp; the procedures must exist: create_procedures).
+  TxProtocol protocol = TxProtocol::statements;
+  std::uint64_t seed = 1;
+};
+
+/// Counters of one transaction type (measured phase only).
+struct TypeStats {
+  LatencyHistogram response_time;  ///< ns, end - submit; committed + business-rolled-back
+  LatencyHistogram queue_wait;     ///< ns, start - submit (same transactions)
+  LatencyHistogram service_time;   ///< ns, end - start (same transactions)
+  std::uint64_t commits = 0;
+  std::uint64_t rollbacks = 0;     ///< New-Order's 1% business rollbacks (clause 2.4.1.4)
+  std::uint64_t retries = 0;       ///< reruns after a retryable failure
+  std::uint64_t errors = 0;        ///< in-doubt, fatal, or retries exhausted
+  std::uint64_t reconnects = 0;    ///< sessions reopened while running this type
+  void merge(const TypeStats& o);
+};
+
+/// Everything measured (per type), plus run-wide counters.
+struct DriverTotals {
+  std::array<TypeStats, kTxTypes> by_type;
+  std::uint64_t in_doubt = 0;
+  std::uint64_t delivery_skipped_districts = 0;
+  LatencyHistogram timer_lateness;        ///< ns; empty without timers (think: none, closed loop)
+  double measured_s = 0;
+  double pool_utilisation = 0;            ///< busy worker time / (workers x measured time), 0..1
+  double queue_length_avg = 0;            ///< time-weighted mean of queued transactions
+  std::uint64_t queue_length_max = 0;
+  std::uint64_t arrivals = 0;             ///< open loop: arrivals in the measured phase
+  std::uint64_t arrivals_dropped = 0;     ///< open loop: arrivals dropped (queue full)
+  int workers = 0;                        ///< connections executing transactions
+  int users_logged_in = 0;                ///< dedicated: users connected at begin_measurement
+  int timer_thread_nice = 0;              ///< pooled: the timer thread's nice (-10 where allowed)
+};
+
+/// One reporting interval (all types together).
+struct IntervalStats {
+  LatencyHistogram response_time;
+  std::uint64_t commits = 0;
+  std::uint64_t new_order_commits = 0;
+  std::uint64_t retries = 0;
+  std::uint64_t errors = 0;
+  std::uint64_t reconnects = 0;
+  double queue_length_avg = 0;
+  std::uint64_t queue_length_max = 0;
+  double pool_utilisation = 0;  ///< 0..1
+  double duration_s = 0;
+};
+
+namespace detail {
+class DriverState;
+class TerminalEngine;
+struct MeasureBook;
+}  // namespace detail
+
+class Driver {
+ public:
+  static constexpr int kMaxRetries = 100;
+
+  /// `backend` must outlive the driver. Throws ConfigError on impossible options.
+  Driver(Backend& backend, DriverOptions options);
+  ~Driver();  ///< finish()es if still running
+  Driver(const Driver&) = delete;
+  Driver& operator=(const Driver&) = delete;
+
+  /// Connects (pooled: every worker; dedicated: the users log in in their own threads at
+  /// login_rate) and starts the terminals, not recording. Throws BackendError if a pool
+  /// connection cannot connect or prepare its statements.
+  void start();
+  bool started() const noexcept { return engine_ != nullptr; }
+  /// From now on, completed transactions are recorded.
+  void begin_measurement();
+  /// The interval since the previous call (or begin_measurement), and resets it.
+  IntervalStats take_interval();
+  /// Stops recording, stops and joins the terminals. Idempotent.
+  void finish();
+  /// Totals of the measured phase. Call after finish().
+  DriverTotals totals() const;
+  /// The first fatal error of any terminal, if one happened.
+  std::optional<std::string> fatal_error() const;
+  /// True once a fatal error stopped the terminals.
+  bool failed() const noexcept;
+  /// Dedicated: users connected so far (pooled: the pool's connections).
+  int users_logged_in() const noexcept;
+  const DriverOptions& options() const noexcept { return opt_; }
+
+ private:
+  Backend& backend_;
+  DriverOptions opt_;
+  std::unique_ptr<detail::DriverState> state_;
+  std::unique_ptr<detail::MeasureBook> book_;
+  std::unique_ptr<detail::TerminalEngine> engine_;
+  bool finished_ = false;
+};
+
+}  // namespace drivelab::oltp::tpcc

@@ -1,0 +1,119 @@
+#include "drivelab/oltp/tpcc/tpcc_config.hpp"
+
+#include <algorithm>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "drivelab/core/units.hpp"
+
+namespace drivelab::oltp::tpcc {
+
+int default_connections(int users, int cpus) noexcept {
+  return std::min(users, std::max(8, 4 * std::max(cpus, 1)));
+}
+
+TpccConfig decode_tpcc_config(const config::Node& section, int cpus) {
+  if (cpus <= 0) cpus = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  TpccConfig c;
+  config::MapReader r(section);
+  decode_database(r, section, c.database);
+  r.integer("warehouses", c.warehouses, {.min = 1, .max = 100'000});
+  r.integer("users", c.users, {.min = 1, .max = 100'000});
+  r.choice("think", c.think, {{"none", ThinkMode::none}, {"tpcc", ThinkMode::tpcc}});
+  const bool has_terminals = r.choice(
+      "terminals", c.terminals, {{"pooled", TerminalMode::pooled}, {"dedicated", TerminalMode::dedicated}});
+  const bool has_connections = r.integer("connections", c.connections, {.min = 1, .max = 100'000});
+  const bool has_rate = r.number("rate", c.rate_per_s, {.min = 0.001, .max = 10'000'000.0});
+  const bool has_login_rate = r.number("login_rate", c.login_rate_per_s, {.min = 0.0, .max = 100'000.0});
+  const bool has_think_scale = r.number("think_scale", c.think_scale, {.min = 1e-6, .max = 1.0});
+  const bool has_transactions = r.choice(
+      "transactions", c.transactions,
+      {{"procedures", TxProtocol::procedures}, {"statements", TxProtocol::statements}});
+  r.duration("reconnect_timeout", c.reconnect_timeout,
+             {.min = std::chrono::milliseconds(100), .max = std::chrono::hours(1)});
+  r.boolean("reuse", c.reuse);
+  r.boolean("keep_database", c.keep_database);
+  const bool has_load_threads = r.integer("load_threads", c.load_threads, {.min = 1, .max = 1024});
+  r.integer("scale_items", c.scale_items, {.min = 100, .max = kItems});
+  r.finish();
+
+  if (c.users == 0) c.users = 10 * c.warehouses;
+  if (!has_terminals)
+    c.terminals = (c.think == ThinkMode::tpcc || has_rate) ? TerminalMode::pooled : TerminalMode::dedicated;
+  const bool pooled = c.terminals == TerminalMode::pooled;
+
+  if (has_rate && c.think == ThinkMode::tpcc) {
+    section.child("rate").error(
+        "rate (open loop: arrivals at a fixed mean rate) and think: tpcc (closed loop: each terminal "
+        "waits for its response and thinks) exclude each other");
+    c.rate_per_s = 0;
+  } else if (has_rate && !pooled) {
+    section.child("rate").error(
+        "rate needs terminals: pooled (arrivals are queued to the pool of connections)");
+    c.rate_per_s = 0;
+  }
+  if (has_connections && !pooled) {
+    section.child("connections").error(
+        "connections sizes the pool of terminals: pooled; terminals: dedicated opens one per user");
+  } else if (has_connections && c.rate_per_s == 0 && c.connections > c.users) {
+    section.child("connections").error(fmt::format(
+        "connections ({}) must not exceed users ({}): a closed-loop terminal has at most one "
+        "transaction in flight, so the extra connections would never be used",
+        c.connections, c.users));
+    c.connections = c.users;
+  }
+  if (!has_connections || !pooled) c.connections = pooled ? default_connections(c.users, cpus) : c.users;
+  if (has_login_rate && pooled)
+    section.child("login_rate").error(
+        "login_rate staggers the logins of terminals: dedicated; the pool of terminals: pooled "
+        "connects at once");
+  if (has_think_scale && c.think != ThinkMode::tpcc) {
+    section.child("think_scale").error("think_scale scales the keying and think times of think: tpcc");
+    c.think_scale = 1.0;
+  }
+
+  // Procedures exist for the native PostgreSQL and MySQL/MariaDB backends (HammerDB's default
+  // there); SQLite has no stored procedures and the ODBC path runs portable statements.
+  const bool has_procs = c.database.backend == BackendKind::postgres || c.database.backend == BackendKind::mysql;
+  if (!has_transactions) {
+    c.transactions = has_procs ? TxProtocol::procedures : TxProtocol::statements;
+  } else if (c.transactions == TxProtocol::procedures && !has_procs) {
+    section.child("transactions").error(fmt::format(
+        "transactions: procedures needs backend: postgres or mysql (server-side functions); "
+        "the {} backend runs transactions: statements",
+        to_string(c.database.backend)));
+    c.transactions = TxProtocol::statements;
+  }
+
+  const bool sqlite = c.database.backend == BackendKind::sqlite;
+  if (has_load_threads && sqlite && c.load_threads != 1) {
+    section.child("load_threads").error(
+        "load_threads must be 1 with the sqlite backend (SQLite has a single writer)");
+    c.load_threads = 1;
+  }
+  if (!has_load_threads || c.load_threads == 0)
+    c.load_threads = sqlite ? 1 : std::min(c.warehouses, 2 * cpus);
+  return c;
+}
+
+results::Json to_json(const TpccConfig& c) {
+  results::Json j = to_json(c.database);
+  j["warehouses"] = c.warehouses;
+  j["users"] = c.users;
+  j["think"] = to_string(c.think);
+  j["terminals"] = to_string(c.terminals);
+  j["connections"] = c.connections;
+  if (c.rate_per_s > 0) j["rate"] = c.rate_per_s;
+  if (c.terminals == TerminalMode::dedicated) j["login_rate"] = c.login_rate_per_s;
+  if (c.think == ThinkMode::tpcc) j["think_scale"] = c.think_scale;
+  j["transactions"] = to_string(c.transactions);
+  j["reconnect_timeout"] = format_duration(c.reconnect_timeout);
+  j["reuse"] = c.reuse;
+  j["keep_database"] = c.keep_database;
+  j["load_threads"] = c.load_threads;
+  j["scale_items"] = c.scale_items;
+  return j;
+}
+
+}  // namespace drivelab::oltp::tpcc

@@ -1,0 +1,340 @@
+#include "tpcc_emulator.hpp"
+
+#include <sys/statvfs.h>
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "drivelab/core/clock.hpp"
+#include "drivelab/core/errors.hpp"
+#include "drivelab/core/units.hpp"
+#include "drivelab/oltp/tpcc/tpcc_checks.hpp"
+#include "drivelab/oltp/tpcc/tpcc_procedures.hpp"
+#include "drivelab/oltp/tpcc/tpcc_schema.hpp"
+#include "tpcc_report.hpp"
+
+namespace drivelab::oltp::tpcc::detail {
+namespace {
+
+results::Json to_json(const tpcc::CConstants& c) {
+  return {{"c_last", c.c_last}, {"c_id", c.c_id}, {"ol_i_id", c.ol_i_id}};
+}
+
+// Seeds of the independent random streams of one test.
+enum Stream : std::uint64_t { kStreamCLoad = 1, kStreamLoad = 2, kStreamCRun = 3, kStreamTerminals = 4 };
+
+/// The server's max_connections, asked in the dialect's words; nullopt if it cannot be asked.
+std::optional<std::int64_t> server_max_connections(Backend& backend) {
+  const std::string& d = backend.dialect().name;
+  const char* sql = d == "postgres"    ? "SELECT CAST(current_setting('max_connections') AS INTEGER)"
+                    : d == "mysql"     ? "SELECT @@max_connections"
+                    : d == "sqlserver" ? "SELECT @@MAX_CONNECTIONS"
+                                       : nullptr;
+  if (sql == nullptr) return std::nullopt;
+  try {
+    auto conn = backend.connect();
+    auto q = conn->prepare(sql);
+    DbStatus st = q->execute();
+    if (!st.ok() || !q->next(st)) return std::nullopt;
+    return q->column_int64(0);
+  } catch (const std::exception&) {
+    return std::nullopt;  // the logins themselves will then say what is wrong
+  }
+}
+
+}  // namespace
+
+TpccEmulator::TpccEmulator(tpcc::TpccConfig config, runner::TestSettings settings)
+    : config_(std::move(config)), settings_(std::move(settings)) {
+  scale_.warehouses = config_.warehouses;
+  scale_.items = config_.scale_items;
+}
+
+TpccEmulator::~TpccEmulator() = default;
+
+results::Json TpccEmulator::effective_config() const { return tpcc::to_json(config_); }
+
+int TpccEmulator::sessions_needed() const noexcept {
+  const int terminals = config_.terminals == tpcc::TerminalMode::pooled ? config_.connections : config_.users;
+  return std::max(terminals, config_.load_threads) + 2;  // + verify/meta + server counters
+}
+
+void TpccEmulator::warn_about_configuration(runner::TestContext& ctx) const {
+  auto& rec = *ctx.recorder;
+  if (scale_.items != tpcc::kItems)
+    rec.warning(fmt::format("scale_items = {}: not TPC-C (a testing knob; TPC-C has 100,000 items), "
+                            "results are not comparable", scale_.items));
+  if (config_.think == tpcc::ThinkMode::tpcc && config_.think_scale != 1.0)
+    rec.warning(fmt::format("think_scale = {}: keying and think times are not TPC-C's (a testing knob), "
+                            "results are not comparable", config_.think_scale));
+  if (config_.think == tpcc::ThinkMode::tpcc && config_.users > 10 * config_.warehouses)
+    rec.warning(fmt::format(
+        "users = {} is more than 10 x warehouses = {}: TPC-C has 10 terminals per warehouse "
+        "(clause 4.2.2); the extra terminals push tpm_c past 12.86 per warehouse, so efficiency_pct "
+        "exceeds 100%",
+        config_.users, 10 * config_.warehouses));
+}
+
+void TpccEmulator::check_max_connections() const {
+  if (config_.terminals != tpcc::TerminalMode::dedicated || config_.database.backend == BackendKind::sqlite) return;
+  const auto max = server_max_connections(*backend_);
+  if (max && *max < config_.users)
+    throw EnvironmentError(fmt::format(
+        "the server accepts max_connections = {} sessions, but terminals: dedicated opens one per user "
+        "(users = {}); raise the server's max_connections ({}) or use terminals: pooled",
+        *max, config_.users,
+        config_.database.managed ? "server.max_connections" : "a setting of the existing server"));
+}
+
+void TpccEmulator::check_free_space(const runner::TestContext& ctx) const {
+  // Only where the database lands in the target: SQLite's file or a managed server's cluster.
+  if (config_.database.backend != BackendKind::sqlite && !config_.database.managed) return;
+  struct statvfs vfs{};
+  if (::statvfs(ctx.target_dir.c_str(), &vfs) != 0) return;
+  const std::uint64_t free_bytes = static_cast<std::uint64_t>(vfs.f_bavail) * vfs.f_frsize;
+  const std::uint64_t need = tpcc::estimated_database_bytes(scale_, to_string(config_.database.backend));
+  // 10% headroom for the WAL / redo log and the growth of the run (ORDER-LINE grows ~0.6 KB
+  // per New-Order).
+  if (free_bytes < need + need / 10)
+    throw EnvironmentError(fmt::format(
+        "not enough free space in {}: {} warehouses need about {} (+10% for logs and growth), "
+        "{} is free",
+        ctx.target_dir.string(), scale_.warehouses, format_size(need), format_size(free_bytes)));
+}
+
+bool TpccEmulator::try_reuse(runner::TestContext& ctx) {
+  if (!config_.reuse || !backend_->exists()) return false;
+  std::optional<tpcc::LoadMeta> meta;
+  std::string problem;
+  try {
+    auto conn = backend_->connect();
+    problem = tpcc::reuse_problem(*conn, scale_, meta);
+  } catch (const BackendError& ex) {
+    problem = ex.what();
+  }
+  if (!problem.empty()) {
+    ctx.recorder->message(fmt::format("the existing database is not reusable ({}); rebuilding", problem));
+    return false;
+  }
+  c_load_ = meta->c_load;
+  ctx.recorder->message(fmt::format("reusing the database ({} warehouses)", scale_.warehouses));
+  return true;
+}
+
+bool TpccEmulator::load(runner::TestContext& ctx) {
+  auto& rec = *ctx.recorder;
+  const Rng rng(ctx.seed);
+  backend_->destroy();
+  check_free_space(ctx);
+  Rng c_rng = rng.split(kStreamCLoad);
+  c_load_ = tpcc::make_c_load(c_rng);
+  tpcc::LoadOptions lo;
+  lo.threads = config_.load_threads;
+  lo.progress = [&](const tpcc::LoadProgress& p) {
+    rec.message(fmt::format("loaded warehouse {}/{}, ETA {:.0f}s", p.warehouses_done, p.warehouses_total, p.eta_s));
+  };
+  lo.stop = [&] { return ctx.stop_requested(); };
+  const tpcc::LoadStats stats = tpcc::load_database(*backend_, scale_, c_load_, rng.split(kStreamLoad), lo);
+  if (!stats.complete) return false;  // stopped: the runner skips the other phases
+  const double bytes = static_cast<double>(backend_->size_bytes().value_or(0));
+  const double rate_mb_s = stats.seconds > 0 ? bytes / 1e6 / stats.seconds : 0.0;
+  rec.message(fmt::format("loaded {} warehouse(s), {} rows, {:.1f} MB in {:.1f}s ({:.1f} MB/s, {} thread(s))",
+                          scale_.warehouses, stats.rows, bytes / 1e6, stats.seconds, rate_mb_s, stats.threads));
+  rec.detail("load", {{"seconds", stats.seconds},
+                      {"rows", stats.rows},
+                      {"threads", stats.threads},
+                      {"rate_mb_s", rate_mb_s},
+                      {"rate_rows_s", stats.seconds > 0 ? static_cast<double>(stats.rows) / stats.seconds : 0.0}});
+  return true;
+}
+
+void TpccEmulator::prepare(runner::TestContext& ctx) {
+  auto& rec = *ctx.recorder;
+  warn_about_configuration(ctx);
+  OpenRequest req;
+  req.target_dir = ctx.target_dir;
+  req.test_name = settings_.name;
+  req.workload = "tpcc";
+  req.connections = sessions_needed();
+  req.message = [&rec](const std::string& m) { rec.message(m); };
+  req.warning = [&rec](const std::string& m) { rec.warning(m); };
+  prepared_ = true;  // from here on cleanup() owns what was created
+  database_ = open_database(config_.database, req);
+  backend_ = &database_->backend();
+  rec.detail("database", database_->describe());
+  check_max_connections();
+
+  reused_ = try_reuse(ctx);
+  if (!reused_) {
+    rec.detail("load", results::Json::object());
+    if (!load(ctx)) return;
+  }
+  if (config_.transactions == tpcc::TxProtocol::procedures) {
+    // On a fresh or a reused schema alike: CREATE OR REPLACE is idempotent and takes milliseconds.
+    auto conn = backend_->connect();
+    tpcc::create_procedures(*conn, backend_->dialect());
+  }
+  rec.detail("transactions", tpcc::to_string(config_.transactions));
+  const Rng rng(ctx.seed);
+  Rng c_rng = rng.split(kStreamCRun);
+  c_run_ = tpcc::make_c_run(c_rng, c_load_);
+
+  rec.detail("database_reused", reused_);
+  rec.detail("database_size_bytes_after_load", backend_->size_bytes().value_or(0));
+  rec.detail("nurand_c_load", to_json(c_load_));
+  rec.detail("nurand_c_run", to_json(c_run_));
+  rec.detail("scale", {{"warehouses", scale_.warehouses},
+                       {"items", scale_.items},
+                       {"tpcc_conformant_scale", scale_.items == tpcc::kItems}});
+}
+
+void TpccEmulator::start_driver(runner::TestContext& ctx) {
+  tpcc::DriverOptions opt;
+  opt.scale = scale_;
+  opt.c_run = c_run_;
+  opt.users = config_.users;
+  opt.think = config_.think;
+  opt.terminals = config_.terminals;
+  opt.connections = config_.connections;
+  opt.rate_per_s = config_.rate_per_s;
+  opt.login_rate_per_s = config_.login_rate_per_s;
+  opt.think_scale = config_.think_scale;
+  opt.reconnect_timeout = config_.reconnect_timeout;
+  opt.protocol = config_.transactions;
+  opt.seed = Rng(ctx.seed).split(kStreamTerminals)();
+  driver_ = std::make_unique<tpcc::Driver>(*backend_, opt);
+  driver_->start();
+  const bool dedicated = config_.terminals == tpcc::TerminalMode::dedicated;
+  results::Json t{{"mode", tpcc::to_string(config_.terminals)},
+                  {"users", config_.users},
+                  {"per_warehouse", static_cast<double>(config_.users) / scale_.warehouses},
+                  {"think", tpcc::to_string(config_.think)},
+                  {"connections", dedicated ? config_.users : config_.connections}};
+  if (config_.think == tpcc::ThinkMode::tpcc) {
+    t["think_scale"] = config_.think_scale;
+    t["tpcc_conformant_think"] = config_.think_scale == 1.0;
+  }
+  if (config_.rate_per_s > 0) t["rate"] = config_.rate_per_s;
+  if (dedicated) t["login_rate"] = config_.login_rate_per_s;
+  ctx.recorder->detail("terminals", t);
+}
+
+bool TpccEmulator::wait_until(const runner::TestContext& ctx, std::int64_t deadline_ns) const {
+  for (;;) {
+    if (ctx.stop_requested() || (driver_ && driver_->failed())) return false;
+    const std::int64_t now = monotonic_ns();
+    if (now >= deadline_ns) return true;
+    sleep_until_ns(std::min(deadline_ns, now + runner::StopFlag::kPollSliceNs));
+  }
+}
+
+void TpccEmulator::warmup(runner::TestContext& ctx) {
+  const std::int64_t t0 = monotonic_ns();
+  start_driver(ctx);
+  const bool ramp = config_.terminals == tpcc::TerminalMode::dedicated && config_.login_rate_per_s > 0;
+  int reported = 0;
+  for (std::int64_t next = t0;;) {
+    next = std::min(next + 5'000'000'000, t0 + settings_.warmup.count());
+    const bool reached = wait_until(ctx, next);
+    if (ramp && driver_->users_logged_in() > reported) {
+      reported = driver_->users_logged_in();
+      ctx.recorder->message(fmt::format("users logged in: {}/{}", reported, config_.users));
+    }
+    if (!reached || next >= t0 + settings_.warmup.count()) break;
+  }
+  warmup_s_ = static_cast<double>(monotonic_ns() - t0) / 1e9;
+  if (driver_->failed()) {
+    driver_->finish();
+    throw BackendError(driver_->fatal_error().value_or("a terminal failed"));
+  }
+}
+
+results::Json TpccEmulator::counters_or_warn(runner::TestContext& ctx, const char* when) {
+  try {
+    return backend_->server_counters();
+  } catch (const std::exception& ex) {
+    ctx.recorder->warning(fmt::format("server counters {} the measured phase unavailable: {}", when, ex.what()));
+    return nullptr;
+  }
+}
+
+void TpccEmulator::run(runner::TestContext& ctx) {
+  if (!driver_) start_driver(ctx);
+  RunFacts facts;
+  facts.config = &config_;
+  facts.counters_before = counters_or_warn(ctx, "before");
+  const CpuTimes cpu0 = process_cpu_times();
+  driver_->begin_measurement();
+  const int logged_in = driver_->users_logged_in();
+  if (config_.terminals == tpcc::TerminalMode::dedicated && logged_in < config_.users)
+    ctx.recorder->warning(fmt::format(
+        "only {} of {} users were logged in when the measured phase began (login_rate {}/s); make "
+        "warmup at least users / login_rate = {:.3g} s",
+        logged_in, config_.users, config_.login_rate_per_s, config_.users / std::max(config_.login_rate_per_s, 1e-9)));
+  const std::int64_t t0 = monotonic_ns();
+  const std::int64_t end = t0 + settings_.duration.count();
+  const std::int64_t step = std::max<std::int64_t>(settings_.interval.count(), 1'000'000);
+  for (std::int64_t next = t0 + step;; next += step) {
+    const std::int64_t deadline = std::min(next, end);
+    const bool reached = wait_until(ctx, deadline);
+    const tpcc::IntervalStats iv = driver_->take_interval();
+    if (iv.duration_s > 0.001) ctx.recorder->interval(to_interval(iv, static_cast<double>(monotonic_ns() - t0) / 1e9));
+    if (!reached || deadline == end) break;
+  }
+  driver_->finish();
+  facts.cpu = process_cpu_times() - cpu0;
+  facts.peak_rss_bytes = peak_rss_bytes();
+  if (!driver_->failed()) facts.counters_after = counters_or_warn(ctx, "after");
+  const tpcc::DriverTotals totals = driver_->totals();
+  record_tpcc_results(*ctx.recorder, totals, facts);
+  ctx.recorder->set_phase_times(warmup_s_, totals.measured_s);
+  if (auto err = driver_->fatal_error()) throw BackendError(*err);
+}
+
+void TpccEmulator::verify(runner::TestContext& ctx) {
+  if (!backend_ || (driver_ && driver_->failed())) return;  // a dead server cannot be checked
+  auto conn = backend_->connect();
+  results::Json not_run = results::Json::array();
+  for (const auto& c : tpcc::check_consistency(*conn)) {
+    if (c.status == tpcc::CheckStatus::not_run) not_run.push_back({{"name", c.name}, {"reason", c.detail}});
+    else ctx.recorder->check(c.name, c.passed, c.detail);
+  }
+  if (!not_run.empty()) ctx.recorder->detail("consistency_not_run", not_run);
+  ctx.recorder->detail("database_size_bytes_after_run", backend_->size_bytes().value_or(0));
+}
+
+void TpccEmulator::cleanup(runner::TestContext& ctx) noexcept {
+  const auto warn = [&](const std::string& what) {
+    try {
+      ctx.recorder->warning(fmt::format("cleanup: {}", what));
+    } catch (...) {
+    }
+  };
+  try {
+    driver_.reset();  // stops and joins the terminals
+  } catch (const std::exception& ex) {
+    warn(ex.what());
+  }
+  try {
+    if (prepared_ && backend_ && !config_.keep_database && !config_.reuse) backend_->destroy();
+  } catch (const std::exception& ex) {
+    warn(ex.what());
+  }
+  try {
+    backend_ = nullptr;
+    database_.reset();  // stops a managed server (removed unless server.keep)
+  } catch (const std::exception& ex) {
+    warn(ex.what());
+  }
+}
+
+}  // namespace drivelab::oltp::tpcc::detail
+
+namespace drivelab::oltp::tpcc {
+
+std::unique_ptr<runner::Emulator> make_tpcc_emulator(TpccConfig config, runner::TestSettings settings) {
+  return std::make_unique<detail::TpccEmulator>(std::move(config), std::move(settings));
+}
+
+}  // namespace drivelab::oltp::tpcc

@@ -1,0 +1,63 @@
+#pragma once
+// The `tpcc` emulator: phases of runner::Emulator over the TPC-C pieces of this component.
+//   prepare  opens the database (database.hpp: SQLite file in the target, a managed server
+//            created in the target, or an existing server); unless `reuse` finds a complete one
+//            of the same scale: free-space check, then a fresh load with load_threads;
+//            C-Load/C-Run chosen
+//   warmup   starts the terminals (tpcc_driver.hpp), unrecorded
+//   run      server counters and CPU before; records from now on without stopping the
+//            terminals; one interval per settings.interval; then metrics, groups, histograms,
+//            server counter differences (tpcc_report.cpp)
+//   verify   consistency conditions (tpcc_checks.hpp)
+//   cleanup  stops terminals, removes the database unless keep_database or reuse, stops a
+//            managed server (removed unless server.keep)
+#include <memory>
+
+#include "drivelab/core/cpu_usage.hpp"
+#include "drivelab/oltp/database/database.hpp"
+#include "drivelab/oltp/tpcc/tpcc_config.hpp"
+#include "drivelab/oltp/tpcc/tpcc_driver.hpp"
+#include "drivelab/runner/emulator.hpp"
+
+namespace drivelab::oltp::tpcc::detail {
+
+class TpccEmulator final : public runner::Emulator {
+ public:
+  TpccEmulator(tpcc::TpccConfig config, runner::TestSettings settings);
+  ~TpccEmulator() override;
+
+  results::Json effective_config() const override;
+  void prepare(runner::TestContext& ctx) override;
+  void warmup(runner::TestContext& ctx) override;
+  void run(runner::TestContext& ctx) override;
+  void verify(runner::TestContext& ctx) override;
+  void cleanup(runner::TestContext& ctx) noexcept override;
+
+ private:
+  /// Sessions this test opens at most (terminals + loaders + verify), for max_connections.
+  int sessions_needed() const noexcept;
+  void warn_about_configuration(runner::TestContext& ctx) const;
+  /// Dedicated terminals on an existing server: the server's max_connections against users.
+  void check_max_connections() const;
+  void check_free_space(const runner::TestContext& ctx) const;
+  bool try_reuse(runner::TestContext& ctx);
+  bool load(runner::TestContext& ctx);
+  void start_driver(runner::TestContext& ctx);
+  /// Sleeps until `deadline_ns`; false if a stop was requested or the terminals failed first.
+  bool wait_until(const runner::TestContext& ctx, std::int64_t deadline_ns) const;
+  results::Json counters_or_warn(runner::TestContext& ctx, const char* when);
+
+  tpcc::TpccConfig config_;
+  runner::TestSettings settings_;
+  tpcc::Scale scale_;
+  std::unique_ptr<Database> database_;
+  Backend* backend_ = nullptr;
+  std::unique_ptr<tpcc::Driver> driver_;
+  tpcc::CConstants c_load_;
+  tpcc::CConstants c_run_;
+  bool prepared_ = false;
+  bool reused_ = false;
+  double warmup_s_ = 0;
+};
+
+}  // namespace drivelab::oltp::tpcc::detail

@@ -1,0 +1,590 @@
+// The five TPC-C transactions as server-side procedures (tpcc_procedures.hpp). Each body follows
+// the statements of its Transactions counterpart (tpcc_transactions.cpp) one for one; the
+// comments there cite the clauses.
+#include "drivelab/oltp/tpcc/tpcc_procedures.hpp"
+
+#include <iterator>
+
+#include <fmt/format.h>
+
+#include "drivelab/core/errors.hpp"
+#include "drivelab/oltp/tpcc/tpcc_schema.hpp"
+
+namespace drivelab::oltp::tpcc {
+namespace {
+
+// ---- PostgreSQL (PL/pgSQL) ---------------------------------------------------------------------
+
+constexpr std::string_view kPgNewOrder = R"(CREATE OR REPLACE FUNCTION drivelab_neword(
+  p_w_id INTEGER, p_d_id INTEGER, p_c_id INTEGER, p_ol_cnt INTEGER,
+  p_i_ids TEXT, p_supply_w_ids TEXT, p_quantities TEXT, p_entry_d TIMESTAMP)
+RETURNS INTEGER LANGUAGE plpgsql AS $$
+DECLARE
+  v_i_ids INTEGER[] := string_to_array(p_i_ids, ',')::INTEGER[];
+  v_supply INTEGER[] := string_to_array(p_supply_w_ids, ',')::INTEGER[];
+  v_qty INTEGER[] := string_to_array(p_quantities, ',')::INTEGER[];
+  v_w_tax NUMERIC; v_d_tax NUMERIC; v_o_id INTEGER; v_c RECORD; v_all_local INTEGER := 1;
+  v_i RECORD; v_s RECORD; v_new_quantity INTEGER;
+BEGIN
+  SELECT w_tax INTO v_w_tax FROM warehouse WHERE w_id = p_w_id;
+  IF NOT FOUND THEN RAISE EXCEPTION 'warehouse % not found', p_w_id; END IF;
+  SELECT d_tax, d_next_o_id INTO v_d_tax, v_o_id FROM district
+    WHERE d_w_id = p_w_id AND d_id = p_d_id FOR UPDATE;
+  IF NOT FOUND THEN RAISE EXCEPTION 'district %/% not found', p_w_id, p_d_id; END IF;
+  UPDATE district SET d_next_o_id = v_o_id + 1 WHERE d_w_id = p_w_id AND d_id = p_d_id;
+  SELECT c_discount, c_last, c_credit INTO v_c FROM customer
+    WHERE c_w_id = p_w_id AND c_d_id = p_d_id AND c_id = p_c_id;
+  IF NOT FOUND THEN RAISE EXCEPTION 'customer %/%/% not found', p_w_id, p_d_id, p_c_id; END IF;
+  FOR n IN 1..p_ol_cnt LOOP
+    IF v_supply[n] <> p_w_id THEN v_all_local := 0; END IF;
+  END LOOP;
+  INSERT INTO orders (o_id, o_d_id, o_w_id, o_c_id, o_entry_d, o_carrier_id, o_ol_cnt, o_all_local)
+    VALUES (v_o_id, p_d_id, p_w_id, p_c_id, p_entry_d, NULL, p_ol_cnt, v_all_local);
+  INSERT INTO new_order (no_o_id, no_d_id, no_w_id) VALUES (v_o_id, p_d_id, p_w_id);
+  FOR n IN 1..p_ol_cnt LOOP
+    SELECT i_price, i_name, i_data INTO v_i FROM item WHERE i_id = v_i_ids[n];
+    IF NOT FOUND THEN
+      RAISE EXCEPTION USING ERRCODE = 'DLRB1',
+        MESSAGE = format('unused item %s: New-Order rolled back (clause 2.4.2.3)', v_i_ids[n]);
+    END IF;
+    SELECT s_quantity, s_data,
+           CASE p_d_id WHEN 1 THEN s_dist_01 WHEN 2 THEN s_dist_02 WHEN 3 THEN s_dist_03
+             WHEN 4 THEN s_dist_04 WHEN 5 THEN s_dist_05 WHEN 6 THEN s_dist_06 WHEN 7 THEN s_dist_07
+             WHEN 8 THEN s_dist_08 WHEN 9 THEN s_dist_09 ELSE s_dist_10 END AS dist_info
+      INTO v_s FROM stock WHERE s_i_id = v_i_ids[n] AND s_w_id = v_supply[n] FOR UPDATE;
+    IF NOT FOUND THEN RAISE EXCEPTION 'stock %/% not found', v_supply[n], v_i_ids[n]; END IF;
+    v_new_quantity := CASE WHEN v_s.s_quantity - v_qty[n] >= 10 THEN v_s.s_quantity - v_qty[n]
+                           ELSE v_s.s_quantity - v_qty[n] + 91 END;
+    UPDATE stock SET s_quantity = v_new_quantity, s_ytd = s_ytd + v_qty[n],
+           s_order_cnt = s_order_cnt + 1,
+           s_remote_cnt = s_remote_cnt + CASE WHEN v_supply[n] <> p_w_id THEN 1 ELSE 0 END
+      WHERE s_i_id = v_i_ids[n] AND s_w_id = v_supply[n];
+    INSERT INTO order_line (ol_o_id, ol_d_id, ol_w_id, ol_number, ol_i_id, ol_supply_w_id,
+                            ol_delivery_d, ol_quantity, ol_amount, ol_dist_info)
+      VALUES (v_o_id, p_d_id, p_w_id, n, v_i_ids[n], v_supply[n], NULL, v_qty[n],
+              v_qty[n] * v_i.i_price, v_s.dist_info);
+  END LOOP;
+  RETURN v_o_id;
+END $$)";
+
+constexpr std::string_view kPgPayment = R"(CREATE OR REPLACE FUNCTION drivelab_payment(
+  p_w_id INTEGER, p_d_id INTEGER, p_c_w_id INTEGER, p_c_d_id INTEGER, p_c_id INTEGER,
+  p_by_name INTEGER, p_c_last TEXT, p_h_amount NUMERIC, p_h_date TIMESTAMP)
+RETURNS INTEGER LANGUAGE plpgsql AS $$
+DECLARE
+  v_amount NUMERIC := round(p_h_amount, 2); v_w RECORD; v_d RECORD; v_c RECORD;
+  v_c_id INTEGER := p_c_id; v_count INTEGER;
+BEGIN
+  UPDATE warehouse SET w_ytd = w_ytd + v_amount WHERE w_id = p_w_id;
+  SELECT w_name, w_street_1, w_street_2, w_city, w_state, w_zip INTO v_w FROM warehouse
+    WHERE w_id = p_w_id;
+  IF NOT FOUND THEN RAISE EXCEPTION 'warehouse % not found', p_w_id; END IF;
+  UPDATE district SET d_ytd = d_ytd + v_amount WHERE d_w_id = p_w_id AND d_id = p_d_id;
+  SELECT d_name, d_street_1, d_street_2, d_city, d_state, d_zip INTO v_d FROM district
+    WHERE d_w_id = p_w_id AND d_id = p_d_id;
+  IF NOT FOUND THEN RAISE EXCEPTION 'district %/% not found', p_w_id, p_d_id; END IF;
+  IF p_by_name <> 0 THEN
+    SELECT COUNT(*) INTO v_count FROM customer
+      WHERE c_w_id = p_c_w_id AND c_d_id = p_c_d_id AND c_last = p_c_last;
+    IF v_count = 0 THEN
+      RAISE EXCEPTION 'no customer named % in warehouse % district %', p_c_last, p_c_w_id, p_c_d_id;
+    END IF;
+    SELECT c_id INTO v_c_id FROM customer
+      WHERE c_w_id = p_c_w_id AND c_d_id = p_c_d_id AND c_last = p_c_last
+      ORDER BY c_first OFFSET (v_count - 1) / 2 LIMIT 1;
+  END IF;
+  SELECT c_first, c_middle, c_last, c_street_1, c_street_2, c_city, c_state, c_zip, c_phone,
+         c_since, c_credit, c_credit_lim, c_discount, c_balance, c_data
+    INTO v_c FROM customer WHERE c_w_id = p_c_w_id AND c_d_id = p_c_d_id AND c_id = v_c_id FOR UPDATE;
+  IF NOT FOUND THEN RAISE EXCEPTION 'customer %/%/% not found', p_c_w_id, p_c_d_id, v_c_id; END IF;
+  IF v_c.c_credit = 'BC' THEN
+    UPDATE customer SET c_balance = c_balance - v_amount, c_ytd_payment = c_ytd_payment + v_amount,
+           c_payment_cnt = c_payment_cnt + 1,
+           c_data = left(format('%s %s %s %s %s %s ', v_c_id, p_c_d_id, p_c_w_id, p_d_id, p_w_id,
+                                v_amount) || v_c.c_data, 500)
+      WHERE c_w_id = p_c_w_id AND c_d_id = p_c_d_id AND c_id = v_c_id;
+  ELSE
+    UPDATE customer SET c_balance = c_balance - v_amount, c_ytd_payment = c_ytd_payment + v_amount,
+           c_payment_cnt = c_payment_cnt + 1
+      WHERE c_w_id = p_c_w_id AND c_d_id = p_c_d_id AND c_id = v_c_id;
+  END IF;
+  INSERT INTO history (h_c_id, h_c_d_id, h_c_w_id, h_d_id, h_w_id, h_date, h_amount, h_data)
+    VALUES (v_c_id, p_c_d_id, p_c_w_id, p_d_id, p_w_id, p_h_date, v_amount,
+            v_w.w_name || '    ' || v_d.d_name);
+  RETURN v_c_id;
+END $$)";
+
+constexpr std::string_view kPgOrderStatus = R"(CREATE OR REPLACE FUNCTION drivelab_ostat(
+  p_w_id INTEGER, p_d_id INTEGER, p_c_id INTEGER, p_by_name INTEGER, p_c_last TEXT)
+RETURNS INTEGER LANGUAGE plpgsql STABLE AS $$
+DECLARE
+  v_c_id INTEGER := p_c_id; v_count INTEGER; v_c RECORD; v_o RECORD; v_l RECORD;
+BEGIN
+  IF p_by_name <> 0 THEN
+    SELECT COUNT(*) INTO v_count FROM customer
+      WHERE c_w_id = p_w_id AND c_d_id = p_d_id AND c_last = p_c_last;
+    IF v_count = 0 THEN
+      RAISE EXCEPTION 'no customer named % in warehouse % district %', p_c_last, p_w_id, p_d_id;
+    END IF;
+    SELECT c_id INTO v_c_id FROM customer
+      WHERE c_w_id = p_w_id AND c_d_id = p_d_id AND c_last = p_c_last
+      ORDER BY c_first OFFSET (v_count - 1) / 2 LIMIT 1;
+  END IF;
+  SELECT c_balance, c_first, c_middle, c_last INTO v_c FROM customer
+    WHERE c_w_id = p_w_id AND c_d_id = p_d_id AND c_id = v_c_id;
+  IF NOT FOUND THEN RAISE EXCEPTION 'customer %/%/% not found', p_w_id, p_d_id, v_c_id; END IF;
+  SELECT o_id, o_entry_d, o_carrier_id INTO v_o FROM orders
+    WHERE o_w_id = p_w_id AND o_d_id = p_d_id AND o_id =
+      (SELECT MAX(o_id) FROM orders WHERE o_w_id = p_w_id AND o_d_id = p_d_id AND o_c_id = v_c_id);
+  IF FOUND THEN
+    SELECT COUNT(ol_i_id), SUM(ol_supply_w_id), SUM(ol_quantity), SUM(ol_amount), MAX(ol_delivery_d)
+      INTO v_l FROM order_line WHERE ol_w_id = p_w_id AND ol_d_id = p_d_id AND ol_o_id = v_o.o_id;
+  END IF;
+  RETURN v_c_id;
+END $$)";
+
+constexpr std::string_view kPgDelivery = R"(CREATE OR REPLACE FUNCTION drivelab_delivery(
+  p_w_id INTEGER, p_o_carrier_id INTEGER, p_delivery_d TIMESTAMP)
+RETURNS INTEGER LANGUAGE plpgsql AS $$
+DECLARE
+  v_delivered INTEGER := 0; v_o_id INTEGER; v_c_id INTEGER; v_amount NUMERIC; v_rows INTEGER;
+BEGIN
+  FOR v_d IN 1..10 LOOP
+    SELECT no_o_id INTO v_o_id FROM new_order WHERE no_w_id = p_w_id AND no_d_id = v_d
+      ORDER BY no_o_id LIMIT 1 FOR UPDATE;
+    CONTINUE WHEN NOT FOUND;
+    DELETE FROM new_order WHERE no_w_id = p_w_id AND no_d_id = v_d AND no_o_id = v_o_id;
+    GET DIAGNOSTICS v_rows = ROW_COUNT;
+    IF v_rows <> 1 THEN
+      RAISE EXCEPTION USING ERRCODE = 'serialization_failure',
+        MESSAGE = format('new order %s/%s/%s delivered concurrently', p_w_id, v_d, v_o_id);
+    END IF;
+    SELECT o_c_id INTO v_c_id FROM orders WHERE o_w_id = p_w_id AND o_d_id = v_d AND o_id = v_o_id;
+    IF NOT FOUND THEN RAISE EXCEPTION 'order %/%/% not found', p_w_id, v_d, v_o_id; END IF;
+    UPDATE orders SET o_carrier_id = p_o_carrier_id
+      WHERE o_w_id = p_w_id AND o_d_id = v_d AND o_id = v_o_id;
+    UPDATE order_line SET ol_delivery_d = p_delivery_d
+      WHERE ol_w_id = p_w_id AND ol_d_id = v_d AND ol_o_id = v_o_id;
+    SELECT SUM(ol_amount) INTO v_amount FROM order_line
+      WHERE ol_w_id = p_w_id AND ol_d_id = v_d AND ol_o_id = v_o_id;
+    UPDATE customer SET c_balance = c_balance + COALESCE(v_amount, 0),
+           c_delivery_cnt = c_delivery_cnt + 1
+      WHERE c_w_id = p_w_id AND c_d_id = v_d AND c_id = v_c_id;
+    v_delivered := v_delivered + 1;
+  END LOOP;
+  RETURN v_delivered;
+END $$)";
+
+constexpr std::string_view kPgStockLevel = R"(CREATE OR REPLACE FUNCTION drivelab_slev(
+  p_w_id INTEGER, p_d_id INTEGER, p_threshold INTEGER)
+RETURNS INTEGER LANGUAGE plpgsql STABLE AS $$
+DECLARE
+  v_next_o_id INTEGER; v_count INTEGER;
+BEGIN
+  SELECT d_next_o_id INTO v_next_o_id FROM district WHERE d_w_id = p_w_id AND d_id = p_d_id;
+  IF NOT FOUND THEN RAISE EXCEPTION 'district %/% not found', p_w_id, p_d_id; END IF;
+  SELECT COUNT(DISTINCT s_i_id) INTO v_count FROM order_line, stock
+    WHERE ol_w_id = p_w_id AND ol_d_id = p_d_id AND ol_o_id < v_next_o_id
+      AND ol_o_id >= v_next_o_id - 20 AND s_w_id = p_w_id AND s_i_id = ol_i_id
+      AND s_quantity < p_threshold;
+  RETURN v_count;
+END $$)";
+
+// ---- MariaDB / MySQL (stored functions) --------------------------------------------------------
+// A SELECT ... INTO that finds no row raises NOT FOUND; the CONTINUE handler turns it into
+// v_found = 0. Errors are raised with SIGNAL: 45000 (ER_SIGNAL_EXCEPTION, 1644: fatal) for a
+// damaged database, kRollbackSqlstate for the business rollback, ER_CHECKREAD (1020: retryable)
+// for a NEW-ORDER row taken by a concurrent Delivery.
+
+constexpr std::string_view kMyNewOrder = R"(CREATE FUNCTION drivelab_neword(
+  p_w_id INT, p_d_id INT, p_c_id INT, p_ol_cnt INT,
+  p_i_ids VARCHAR(255), p_supply_w_ids VARCHAR(255), p_quantities VARCHAR(255), p_entry_d DATETIME)
+RETURNS INT MODIFIES SQL DATA NOT DETERMINISTIC
+BEGIN
+  DECLARE v_found INT DEFAULT 1;
+  DECLARE v_w_tax, v_d_tax, v_c_discount DECIMAL(4,4);
+  DECLARE v_c_last VARCHAR(16);
+  DECLARE v_c_credit CHAR(2);
+  DECLARE v_o_id, v_n, v_i_id, v_supply, v_qty, v_s_quantity, v_new_quantity INT;
+  DECLARE v_all_local INT DEFAULT 1;
+  DECLARE v_i_price DECIMAL(5,2);
+  DECLARE v_i_name VARCHAR(24);
+  DECLARE v_i_data, v_s_data VARCHAR(50);
+  DECLARE v_dist_info CHAR(24);
+  DECLARE v_msg VARCHAR(128);
+  DECLARE CONTINUE HANDLER FOR NOT FOUND SET v_found = 0;
+  SELECT w_tax INTO v_w_tax FROM warehouse WHERE w_id = p_w_id;
+  IF v_found = 0 THEN SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'warehouse not found'; END IF;
+  SELECT d_tax, d_next_o_id INTO v_d_tax, v_o_id FROM district
+    WHERE d_w_id = p_w_id AND d_id = p_d_id FOR UPDATE;
+  IF v_found = 0 THEN SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'district not found'; END IF;
+  UPDATE district SET d_next_o_id = v_o_id + 1 WHERE d_w_id = p_w_id AND d_id = p_d_id;
+  SELECT c_discount, c_last, c_credit INTO v_c_discount, v_c_last, v_c_credit FROM customer
+    WHERE c_w_id = p_w_id AND c_d_id = p_d_id AND c_id = p_c_id;
+  IF v_found = 0 THEN SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'customer not found'; END IF;
+  SET v_n = 1;
+  WHILE v_n <= p_ol_cnt DO
+    IF CAST(SUBSTRING_INDEX(SUBSTRING_INDEX(p_supply_w_ids, ',', v_n), ',', -1) AS SIGNED) <> p_w_id THEN
+      SET v_all_local = 0;
+    END IF;
+    SET v_n = v_n + 1;
+  END WHILE;
+  INSERT INTO orders (o_id, o_d_id, o_w_id, o_c_id, o_entry_d, o_carrier_id, o_ol_cnt, o_all_local)
+    VALUES (v_o_id, p_d_id, p_w_id, p_c_id, p_entry_d, NULL, p_ol_cnt, v_all_local);
+  INSERT INTO new_order (no_o_id, no_d_id, no_w_id) VALUES (v_o_id, p_d_id, p_w_id);
+  SET v_n = 1;
+  WHILE v_n <= p_ol_cnt DO
+    SET v_i_id = CAST(SUBSTRING_INDEX(SUBSTRING_INDEX(p_i_ids, ',', v_n), ',', -1) AS SIGNED);
+    SET v_supply = CAST(SUBSTRING_INDEX(SUBSTRING_INDEX(p_supply_w_ids, ',', v_n), ',', -1) AS SIGNED);
+    SET v_qty = CAST(SUBSTRING_INDEX(SUBSTRING_INDEX(p_quantities, ',', v_n), ',', -1) AS SIGNED);
+    SELECT i_price, i_name, i_data INTO v_i_price, v_i_name, v_i_data FROM item WHERE i_id = v_i_id;
+    IF v_found = 0 THEN
+      SET v_msg = CONCAT('unused item ', v_i_id, ': New-Order rolled back (clause 2.4.2.3)');
+      SIGNAL SQLSTATE 'DLRB1' SET MESSAGE_TEXT = v_msg;
+    END IF;
+    SELECT s_quantity, s_data,
+           CASE p_d_id WHEN 1 THEN s_dist_01 WHEN 2 THEN s_dist_02 WHEN 3 THEN s_dist_03
+             WHEN 4 THEN s_dist_04 WHEN 5 THEN s_dist_05 WHEN 6 THEN s_dist_06 WHEN 7 THEN s_dist_07
+             WHEN 8 THEN s_dist_08 WHEN 9 THEN s_dist_09 ELSE s_dist_10 END
+      INTO v_s_quantity, v_s_data, v_dist_info
+      FROM stock WHERE s_i_id = v_i_id AND s_w_id = v_supply FOR UPDATE;
+    IF v_found = 0 THEN SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'stock not found'; END IF;
+    SET v_new_quantity = IF(v_s_quantity - v_qty >= 10, v_s_quantity - v_qty, v_s_quantity - v_qty + 91);
+    UPDATE stock SET s_quantity = v_new_quantity, s_ytd = s_ytd + v_qty,
+           s_order_cnt = s_order_cnt + 1, s_remote_cnt = s_remote_cnt + IF(v_supply <> p_w_id, 1, 0)
+      WHERE s_i_id = v_i_id AND s_w_id = v_supply;
+    INSERT INTO order_line (ol_o_id, ol_d_id, ol_w_id, ol_number, ol_i_id, ol_supply_w_id,
+                            ol_delivery_d, ol_quantity, ol_amount, ol_dist_info)
+      VALUES (v_o_id, p_d_id, p_w_id, v_n, v_i_id, v_supply, NULL, v_qty, v_qty * v_i_price, v_dist_info);
+    SET v_n = v_n + 1;
+  END WHILE;
+  RETURN v_o_id;
+END)";
+
+constexpr std::string_view kMyPayment = R"(CREATE FUNCTION drivelab_payment(
+  p_w_id INT, p_d_id INT, p_c_w_id INT, p_c_d_id INT, p_c_id INT, p_by_name INT,
+  p_c_last VARCHAR(16), p_h_amount DECIMAL(6,2), p_h_date DATETIME)
+RETURNS INT MODIFIES SQL DATA NOT DETERMINISTIC
+BEGIN
+  DECLARE v_found INT DEFAULT 1;
+  DECLARE v_c_id INT DEFAULT p_c_id;
+  DECLARE v_count INT;
+  DECLARE v_w_name, v_d_name VARCHAR(10);
+  DECLARE v_street_1, v_street_2, v_city VARCHAR(20);
+  DECLARE v_state CHAR(2);
+  DECLARE v_zip CHAR(9);
+  DECLARE v_c_first, v_c_last VARCHAR(16);
+  DECLARE v_c_middle, v_c_credit CHAR(2);
+  DECLARE v_c_phone CHAR(16);
+  DECLARE v_c_since DATETIME;
+  DECLARE v_c_credit_lim, v_c_balance DECIMAL(12,2);
+  DECLARE v_c_discount DECIMAL(4,4);
+  DECLARE v_c_data VARCHAR(500);
+  DECLARE CONTINUE HANDLER FOR NOT FOUND SET v_found = 0;
+  UPDATE warehouse SET w_ytd = w_ytd + p_h_amount WHERE w_id = p_w_id;
+  SELECT w_name, w_street_1, w_street_2, w_city, w_state, w_zip
+    INTO v_w_name, v_street_1, v_street_2, v_city, v_state, v_zip FROM warehouse WHERE w_id = p_w_id;
+  IF v_found = 0 THEN SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'warehouse not found'; END IF;
+  UPDATE district SET d_ytd = d_ytd + p_h_amount WHERE d_w_id = p_w_id AND d_id = p_d_id;
+  SELECT d_name, d_street_1, d_street_2, d_city, d_state, d_zip
+    INTO v_d_name, v_street_1, v_street_2, v_city, v_state, v_zip FROM district
+    WHERE d_w_id = p_w_id AND d_id = p_d_id;
+  IF v_found = 0 THEN SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'district not found'; END IF;
+  IF p_by_name <> 0 THEN
+    SELECT COUNT(*) INTO v_count FROM customer
+      WHERE c_w_id = p_c_w_id AND c_d_id = p_c_d_id AND c_last = p_c_last;
+    IF v_count = 0 THEN SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'no customer with that last name'; END IF;
+    SET v_count = (v_count - 1) DIV 2;
+    SELECT c_id INTO v_c_id FROM customer
+      WHERE c_w_id = p_c_w_id AND c_d_id = p_c_d_id AND c_last = p_c_last
+      ORDER BY c_first LIMIT v_count, 1;
+  END IF;
+  SELECT c_first, c_middle, c_last, c_street_1, c_street_2, c_city, c_state, c_zip, c_phone,
+         c_since, c_credit, c_credit_lim, c_discount, c_balance, c_data
+    INTO v_c_first, v_c_middle, v_c_last, v_street_1, v_street_2, v_city, v_state, v_zip, v_c_phone,
+         v_c_since, v_c_credit, v_c_credit_lim, v_c_discount, v_c_balance, v_c_data
+    FROM customer WHERE c_w_id = p_c_w_id AND c_d_id = p_c_d_id AND c_id = v_c_id FOR UPDATE;
+  IF v_found = 0 THEN SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'customer not found'; END IF;
+  IF v_c_credit = 'BC' THEN
+    UPDATE customer SET c_balance = c_balance - p_h_amount, c_ytd_payment = c_ytd_payment + p_h_amount,
+           c_payment_cnt = c_payment_cnt + 1,
+           c_data = LEFT(CONCAT(v_c_id, ' ', p_c_d_id, ' ', p_c_w_id, ' ', p_d_id, ' ', p_w_id, ' ',
+                                p_h_amount, ' ', v_c_data), 500)
+      WHERE c_w_id = p_c_w_id AND c_d_id = p_c_d_id AND c_id = v_c_id;
+  ELSE
+    UPDATE customer SET c_balance = c_balance - p_h_amount, c_ytd_payment = c_ytd_payment + p_h_amount,
+           c_payment_cnt = c_payment_cnt + 1
+      WHERE c_w_id = p_c_w_id AND c_d_id = p_c_d_id AND c_id = v_c_id;
+  END IF;
+  INSERT INTO history (h_c_id, h_c_d_id, h_c_w_id, h_d_id, h_w_id, h_date, h_amount, h_data)
+    VALUES (v_c_id, p_c_d_id, p_c_w_id, p_d_id, p_w_id, p_h_date, p_h_amount,
+            CONCAT(v_w_name, '    ', v_d_name));
+  RETURN v_c_id;
+END)";
+
+constexpr std::string_view kMyOrderStatus = R"(CREATE FUNCTION drivelab_ostat(
+  p_w_id INT, p_d_id INT, p_c_id INT, p_by_name INT, p_c_last VARCHAR(16))
+RETURNS INT READS SQL DATA NOT DETERMINISTIC
+BEGIN
+  DECLARE v_found INT DEFAULT 1;
+  DECLARE v_c_id INT DEFAULT p_c_id;
+  DECLARE v_count, v_o_id, v_o_carrier_id, v_lines, v_supply, v_quantity INT;
+  DECLARE v_c_balance, v_amount DECIMAL(12,2);
+  DECLARE v_c_first, v_c_last VARCHAR(16);
+  DECLARE v_c_middle CHAR(2);
+  DECLARE v_o_entry_d, v_delivery_d DATETIME;
+  DECLARE CONTINUE HANDLER FOR NOT FOUND SET v_found = 0;
+  IF p_by_name <> 0 THEN
+    SELECT COUNT(*) INTO v_count FROM customer
+      WHERE c_w_id = p_w_id AND c_d_id = p_d_id AND c_last = p_c_last;
+    IF v_count = 0 THEN SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'no customer with that last name'; END IF;
+    SET v_count = (v_count - 1) DIV 2;
+    SELECT c_id INTO v_c_id FROM customer
+      WHERE c_w_id = p_w_id AND c_d_id = p_d_id AND c_last = p_c_last
+      ORDER BY c_first LIMIT v_count, 1;
+  END IF;
+  SELECT c_balance, c_first, c_middle, c_last INTO v_c_balance, v_c_first, v_c_middle, v_c_last
+    FROM customer WHERE c_w_id = p_w_id AND c_d_id = p_d_id AND c_id = v_c_id;
+  IF v_found = 0 THEN SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'customer not found'; END IF;
+  SELECT o_id, o_entry_d, o_carrier_id INTO v_o_id, v_o_entry_d, v_o_carrier_id FROM orders
+    WHERE o_w_id = p_w_id AND o_d_id = p_d_id AND o_id =
+      (SELECT MAX(o_id) FROM orders WHERE o_w_id = p_w_id AND o_d_id = p_d_id AND o_c_id = v_c_id);
+  IF v_found = 1 THEN
+    SELECT COUNT(ol_i_id), SUM(ol_supply_w_id), SUM(ol_quantity), SUM(ol_amount), MAX(ol_delivery_d)
+      INTO v_lines, v_supply, v_quantity, v_amount, v_delivery_d
+      FROM order_line WHERE ol_w_id = p_w_id AND ol_d_id = p_d_id AND ol_o_id = v_o_id;
+  END IF;
+  RETURN v_c_id;
+END)";
+
+constexpr std::string_view kMyDelivery = R"(CREATE FUNCTION drivelab_delivery(
+  p_w_id INT, p_o_carrier_id INT, p_delivery_d DATETIME)
+RETURNS INT MODIFIES SQL DATA NOT DETERMINISTIC
+BEGIN
+  DECLARE v_found INT DEFAULT 1;
+  DECLARE v_d INT DEFAULT 1;
+  DECLARE v_delivered INT DEFAULT 0;
+  DECLARE v_o_id, v_c_id INT;
+  DECLARE v_amount DECIMAL(12,2);
+  DECLARE CONTINUE HANDLER FOR NOT FOUND SET v_found = 0;
+  WHILE v_d <= 10 DO
+    SET v_found = 1;
+    SELECT no_o_id INTO v_o_id FROM new_order WHERE no_w_id = p_w_id AND no_d_id = v_d
+      ORDER BY no_o_id LIMIT 1 FOR UPDATE;
+    IF v_found = 1 THEN
+      DELETE FROM new_order WHERE no_w_id = p_w_id AND no_d_id = v_d AND no_o_id = v_o_id;
+      IF ROW_COUNT() <> 1 THEN
+        SIGNAL SQLSTATE '40001' SET MYSQL_ERRNO = 1020, MESSAGE_TEXT = 'new order delivered concurrently';
+      END IF;
+      SELECT o_c_id INTO v_c_id FROM orders WHERE o_w_id = p_w_id AND o_d_id = v_d AND o_id = v_o_id;
+      IF v_found = 0 THEN SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'order not found'; END IF;
+      UPDATE orders SET o_carrier_id = p_o_carrier_id
+        WHERE o_w_id = p_w_id AND o_d_id = v_d AND o_id = v_o_id;
+      UPDATE order_line SET ol_delivery_d = p_delivery_d
+        WHERE ol_w_id = p_w_id AND ol_d_id = v_d AND ol_o_id = v_o_id;
+      SELECT SUM(ol_amount) INTO v_amount FROM order_line
+        WHERE ol_w_id = p_w_id AND ol_d_id = v_d AND ol_o_id = v_o_id;
+      UPDATE customer SET c_balance = c_balance + COALESCE(v_amount, 0),
+             c_delivery_cnt = c_delivery_cnt + 1
+        WHERE c_w_id = p_w_id AND c_d_id = v_d AND c_id = v_c_id;
+      SET v_delivered = v_delivered + 1;
+    END IF;
+    SET v_d = v_d + 1;
+  END WHILE;
+  RETURN v_delivered;
+END)";
+
+constexpr std::string_view kMyStockLevel = R"(CREATE FUNCTION drivelab_slev(
+  p_w_id INT, p_d_id INT, p_threshold INT)
+RETURNS INT READS SQL DATA NOT DETERMINISTIC
+BEGIN
+  DECLARE v_found INT DEFAULT 1;
+  DECLARE v_next_o_id, v_count INT;
+  DECLARE CONTINUE HANDLER FOR NOT FOUND SET v_found = 0;
+  SELECT d_next_o_id INTO v_next_o_id FROM district WHERE d_w_id = p_w_id AND d_id = p_d_id;
+  IF v_found = 0 THEN SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'district not found'; END IF;
+  SELECT COUNT(DISTINCT s_i_id) INTO v_count FROM order_line, stock
+    WHERE ol_w_id = p_w_id AND ol_d_id = p_d_id AND ol_o_id < v_next_o_id
+      AND ol_o_id >= v_next_o_id - 20 AND s_w_id = p_w_id AND s_i_id = ol_i_id
+      AND s_quantity < p_threshold;
+  RETURN v_count;
+END)";
+
+constexpr std::string_view kNames[] = {"drivelab_neword", "drivelab_payment", "drivelab_ostat",
+                                       "drivelab_delivery", "drivelab_slev"};
+
+bool is_mysql(const Dialect& d) { return d.name == "mysql"; }
+
+TxResult failed(DbStatus s) { return {TxEnd::failed, std::move(s)}; }
+
+/// Runs a call and reads its one integer. The call is the whole transaction (autocommit), so a
+/// connection lost during it may have committed: in_doubt, never rerun.
+DbStatus call(Statement& q, std::int64_t& value) {
+  DbStatus s = q.execute();
+  if (s.ok()) {
+    if (q.next(s)) {
+      value = q.is_null(0) ? 0 : q.column_int64(0);
+    } else if (s.ok()) {
+      s.outcome = Outcome::fatal;
+      s.message = "procedure call returned no row";
+    }
+  }
+  if (s.connection_lost) s.outcome = Outcome::in_doubt;
+  return s;
+}
+
+/// Binds `values` as integers to the parameters first, first + 1, ...
+template <typename... Ints>
+void bind_ints(Statement& q, int first, Ints... values) {
+  int index = first;
+  (q.bind_int64(index++, values), ...);
+}
+
+template <typename T>
+std::string join(const NewOrderInput& in, T OrderLineInput::*field) {
+  std::string out;
+  for (int i = 0; i < in.ol_cnt; ++i) {
+    if (i > 0) out += ',';
+    fmt::format_to(std::back_inserter(out), "{}", in.lines[static_cast<std::size_t>(i)].*field);
+  }
+  return out;
+}
+
+}  // namespace
+
+bool has_procedures(const Dialect& dialect) noexcept {
+  return dialect.name == "postgres" || dialect.name == "mysql";
+}
+
+std::vector<std::string> procedure_ddl(const Dialect& dialect) {
+  if (!has_procedures(dialect))
+    throw InternalError(fmt::format("tpcc: no server-side procedures for the {} dialect", dialect.name));
+  std::vector<std::string> out;
+  if (is_mysql(dialect)) {
+    const std::string_view bodies[] = {kMyNewOrder, kMyPayment, kMyOrderStatus, kMyDelivery, kMyStockLevel};
+    for (std::size_t i = 0; i < std::size(bodies); ++i) {
+      out.push_back(fmt::format("DROP FUNCTION IF EXISTS {}", kNames[i]));
+      out.emplace_back(bodies[i]);
+    }
+  } else {
+    for (std::string_view body : {kPgNewOrder, kPgPayment, kPgOrderStatus, kPgDelivery, kPgStockLevel})
+      out.emplace_back(body);
+  }
+  return out;
+}
+
+void create_procedures(Connection& conn, const Dialect& dialect) {
+  for (const std::string& sql : procedure_ddl(dialect)) conn.execute_immediate(sql);
+}
+
+ProcedureCallSql procedure_call_sql(const Dialect& /*dialect*/) {
+  // The same text in both dialects: a one-row SELECT of the function's value.
+  return {.new_order = "SELECT drivelab_neword(?, ?, ?, ?, ?, ?, ?, ?)",
+          .payment = "SELECT drivelab_payment(?, ?, ?, ?, ?, ?, ?, ?, ?)",
+          .order_status = "SELECT drivelab_ostat(?, ?, ?, ?, ?)",
+          .delivery = "SELECT drivelab_delivery(?, ?, ?)",
+          .stock_level = "SELECT drivelab_slev(?, ?, ?)"};
+}
+
+PackedLines pack_lines(const NewOrderInput& in) {
+  return {.i_ids = join(in, &OrderLineInput::i_id),
+          .supply_w_ids = join(in, &OrderLineInput::supply_w_id),
+          .quantities = join(in, &OrderLineInput::quantity)};
+}
+
+// ---- the calls ---------------------------------------------------------------------------------
+
+struct ProcedureCalls::Prepared {
+  Prepared(Connection& c, const Dialect& dialect) {
+    const ProcedureCallSql q = procedure_call_sql(dialect);
+    new_order = c.prepare(q.new_order);
+    payment = c.prepare(q.payment);
+    order_status = c.prepare(q.order_status);
+    delivery = c.prepare(q.delivery);
+    stock_level = c.prepare(q.stock_level);
+  }
+  std::unique_ptr<Statement> new_order, payment, order_status, delivery, stock_level;
+  PackedLines lines;       // bound text must outlive execute()
+  std::string timestamp;
+};
+
+ProcedureCalls::ProcedureCalls(Connection& conn, const Dialect& dialect)
+    : p_(std::make_unique<Prepared>(conn, dialect)) {}
+
+ProcedureCalls::~ProcedureCalls() = default;
+
+TxResult ProcedureCalls::new_order(const NewOrderInput& in, NewOrderOutput& out) {
+  out = {};
+  Prepared& p = *p_;
+  Statement& q = *p.new_order;
+  p.lines = pack_lines(in);
+  p.timestamp = sql_timestamp_now();
+  bind_ints(q, 1, in.w_id, in.d_id, in.c_id, in.ol_cnt);
+  q.bind_text(5, p.lines.i_ids);
+  q.bind_text(6, p.lines.supply_w_ids);
+  q.bind_text(7, p.lines.quantities);
+  q.bind_text(8, p.timestamp);
+  std::int64_t o_id = 0;
+  DbStatus s = call(q, o_id);
+  if (!s.ok()) {
+    // The procedure raised the business rollback; the server undid the whole call.
+    if (s.sqlstate == kRollbackSqlstate) return {TxEnd::rolled_back, {}};
+    return failed(std::move(s));
+  }
+  out.o_id = static_cast<int>(o_id);
+  for (int i = 0; i < in.ol_cnt; ++i)
+    out.all_local = out.all_local && in.lines[static_cast<std::size_t>(i)].supply_w_id == in.w_id;
+  return {};
+}
+
+TxResult ProcedureCalls::payment(const PaymentInput& in, PaymentOutput& out) {
+  out = {};
+  Prepared& p = *p_;
+  Statement& q = *p.payment;
+  p.timestamp = sql_timestamp_now();
+  bind_ints(q, 1, in.w_id, in.d_id, in.c_w_id, in.c_d_id, in.c_id, in.by_last_name ? 1 : 0);
+  q.bind_text(7, in.c_last);
+  q.bind_double(8, in.h_amount);
+  q.bind_text(9, p.timestamp);
+  std::int64_t c_id = 0;
+  if (DbStatus s = call(q, c_id); !s.ok()) return failed(std::move(s));
+  out.c_id = static_cast<int>(c_id);
+  return {};
+}
+
+TxResult ProcedureCalls::order_status(const OrderStatusInput& in, OrderStatusOutput& out) {
+  out = {};
+  Statement& q = *p_->order_status;
+  bind_ints(q, 1, in.w_id, in.d_id, in.c_id, in.by_last_name ? 1 : 0);
+  q.bind_text(5, in.c_last);
+  std::int64_t c_id = 0;
+  if (DbStatus s = call(q, c_id); !s.ok()) return failed(std::move(s));
+  out.c_id = static_cast<int>(c_id);
+  return {};
+}
+
+TxResult ProcedureCalls::delivery(const DeliveryInput& in, DeliveryOutput& out) {
+  out = {};
+  Prepared& p = *p_;
+  Statement& q = *p.delivery;
+  p.timestamp = sql_timestamp_now();
+  bind_ints(q, 1, in.w_id, in.o_carrier_id);
+  q.bind_text(3, p.timestamp);
+  std::int64_t delivered = 0;
+  if (DbStatus s = call(q, delivered); !s.ok()) return failed(std::move(s));
+  out.delivered = static_cast<int>(delivered);
+  out.skipped = kDistrictsPerWarehouse - out.delivered;
+  return {};
+}
+
+TxResult ProcedureCalls::stock_level(const StockLevelInput& in, StockLevelOutput& out) {
+  out = {};
+  Statement& q = *p_->stock_level;
+  bind_ints(q, 1, in.w_id, in.d_id, in.threshold);
+  std::int64_t low = 0;
+  if (DbStatus s = call(q, low); !s.ok()) return failed(std::move(s));
+  out.low_stock = static_cast<int>(low);
+  return {};
+}
+
+}  // namespace drivelab::oltp::tpcc

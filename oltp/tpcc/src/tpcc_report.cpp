@@ -1,0 +1,218 @@
+#include "tpcc_report.hpp"
+
+#include <fstream>
+#include <string>
+
+#include <fmt/format.h>
+
+namespace drivelab::oltp::tpcc::detail {
+namespace {
+
+using tpcc::TxType;
+
+double ms(std::int64_t ns) { return static_cast<double>(ns) / 1e6; }
+double ms(double ns) { return ns / 1e6; }
+
+/// The seven figures of one latency histogram: <prefix>_{avg,p50,p90,p95,p99,p99_9,max}_ms.
+template <class Sink>
+void latency_figures(const LatencyHistogram& h, const std::string& prefix, Sink&& sink) {
+  sink(prefix + "_avg_ms", ms(h.mean()));
+  sink(prefix + "_p50_ms", ms(h.percentile(50)));
+  sink(prefix + "_p90_ms", ms(h.percentile(90)));
+  sink(prefix + "_p95_ms", ms(h.percentile(95)));
+  sink(prefix + "_p99_ms", ms(h.percentile(99)));
+  sink(prefix + "_p99_9_ms", ms(h.percentile(99.9)));
+  sink(prefix + "_max_ms", ms(h.max()));
+}
+
+/// Server counters worth a headline metric, where the backend reports them.
+struct HeadlineCounter {
+  const char* key;
+  const char* metric;
+  const char* unit;
+  const char* description;
+};
+constexpr HeadlineCounter kHeadlineCounters[] = {
+    {"blks_read", "server_blks_read", "count", "PostgreSQL: blocks read from outside shared buffers (pg_stat_database)"},
+    {"blks_hit", "server_blks_hit", "count", "PostgreSQL: blocks found in shared buffers (pg_stat_database)"},
+    {"xact_commit", "server_commits", "count", "PostgreSQL: committed transactions (pg_stat_database)"},
+    {"wal_bytes", "server_wal_bytes", "bytes", "PostgreSQL: WAL written (pg_stat_wal)"},
+    {"Innodb_data_reads", "server_innodb_data_reads", "count", "InnoDB: data file reads (SHOW GLOBAL STATUS)"},
+    {"Innodb_data_writes", "server_innodb_data_writes", "count", "InnoDB: data file writes"},
+    {"Innodb_data_read", "server_innodb_data_read_bytes", "bytes", "InnoDB: bytes read from data files"},
+    {"Innodb_data_written", "server_innodb_data_written_bytes", "bytes", "InnoDB: bytes written to data files"},
+    {"Innodb_data_fsyncs", "server_innodb_data_fsyncs", "count", "InnoDB: fsync() calls"},
+    {"Com_commit", "server_commits", "count", "MySQL/MariaDB: COMMIT statements"},
+};
+
+}  // namespace
+
+results::Interval to_interval(const tpcc::IntervalStats& iv, double t_s) {
+  results::Interval out;
+  out.t_s = t_s;
+  out.duration_s = iv.duration_s;
+  const double d = iv.duration_s > 0 ? iv.duration_s : 1e-9;
+  const auto& h = iv.response_time;
+  out.values = {{"tps", static_cast<double>(iv.commits) / d},
+                {"tpm_c", static_cast<double>(iv.new_order_commits) * 60.0 / d},
+                {"lat_avg_ms", ms(h.mean())},
+                {"lat_p95_ms", ms(h.percentile(95))},
+                {"lat_p99_ms", ms(h.percentile(99))},
+                {"retries", static_cast<double>(iv.retries)},
+                {"errors", static_cast<double>(iv.errors)},
+                {"reconnects", static_cast<double>(iv.reconnects)},
+                {"queue_len_avg", iv.queue_length_avg},
+                {"queue_len_max", static_cast<double>(iv.queue_length_max)},
+                {"pool_util_pct", iv.pool_utilisation * 100.0}};
+  return out;
+}
+
+results::Json counter_delta(const results::Json& before, const results::Json& after) {
+  results::Json out = results::Json::object();
+  if (!before.is_object() || !after.is_object()) return out;
+  for (const auto& [key, value] : after.items()) {
+    const auto it = before.find(key);
+    if (it == before.end() || !value.is_number() || !it->is_number()) continue;
+    if (value.is_number_integer() && it->is_number_integer())
+      out[key] = value.get<std::int64_t>() - it->get<std::int64_t>();
+    else
+      out[key] = value.get<double>() - it->get<double>();
+  }
+  return out;
+}
+
+std::uint64_t peak_rss_bytes() {
+  std::ifstream in("/proc/self/status");
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind("VmHWM:", 0) == 0) return std::stoull(line.substr(6)) * 1024;  // "VmHWM:  1234 kB"
+  return 0;
+}
+
+void record_tpcc_results(results::TestRecorder& rec, const tpcc::DriverTotals& totals, const RunFacts& facts) {
+  const tpcc::TpccConfig& cfg = *facts.config;
+  const double secs = totals.measured_s > 0 ? totals.measured_s : 1e-9;
+  tpcc::TypeStats all;
+  for (const auto& s : totals.by_type) all.merge(s);
+  const auto& no = totals.by_type[static_cast<std::size_t>(TxType::new_order)];
+  const double tpm_c = static_cast<double>(no.commits) * 60.0 / secs;
+  const auto& h = all.response_time;
+  const bool pooled = cfg.terminals == tpcc::TerminalMode::pooled;
+  const auto metric = [&](const std::string& name, double v, const char* unit, const char* what = "") {
+    rec.metric(name, v, unit, what);
+  };
+
+  metric("tps", static_cast<double>(all.commits) / secs, "1/s",
+         "committed transactions of all five types per second of the measured phase");
+  metric("tpm_c", tpm_c, "1/min", "committed New-Order transactions per minute (tpmC-like)");
+  metric("latency_avg_ms", ms(h.mean()), "ms", "mean response time at the terminal (queue wait + service), all types");
+  metric("latency_p95_ms", ms(h.percentile(95)), "ms", "95th percentile response time, all types");
+  metric("latency_p99_ms", ms(h.percentile(99)), "ms", "99th percentile response time, all types");
+  metric("nopm", tpm_c, "1/min", "New-Orders per minute: the same count under HammerDB's name");
+  metric("efficiency_pct", tpm_c / (kMaxTpmCPerWarehouse * cfg.warehouses) * 100.0, "%",
+         cfg.think == tpcc::ThinkMode::tpcc && cfg.think_scale == 1.0
+             ? "tpm_c / (12.86 x warehouses)"
+             : "tpm_c / (12.86 x warehouses); meaningful only with think: tpcc and think_scale 1");
+  latency_figures(h, "latency", [&](const std::string& n, double v) {
+    if (n != "latency_avg_ms" && n != "latency_p95_ms" && n != "latency_p99_ms") metric(n, v, "ms");
+  });
+  latency_figures(all.queue_wait, "queue_wait", [&](const std::string& n, double v) { metric(n, v, "ms"); });
+  latency_figures(all.service_time, "service_time", [&](const std::string& n, double v) { metric(n, v, "ms"); });
+  metric("transactions", static_cast<double>(all.commits), "count", "committed transactions");
+  metric("new_orders", static_cast<double>(no.commits), "count", "committed New-Orders");
+  metric("rollbacks", static_cast<double>(all.rollbacks), "count",
+         "New-Order business rollbacks (1% by design, clause 2.4.1.4)");
+  metric("retries", static_cast<double>(all.retries), "count",
+         "reruns after a retryable failure (lock timeout, busy, deadlock, serialization)");
+  metric("errors", static_cast<double>(all.errors), "count",
+         "transactions that failed (in doubt, fatal, or retries exhausted)");
+  metric("reconnects", static_cast<double>(all.reconnects), "count", "sessions reopened after a lost connection");
+  metric("pool_utilisation_pct", totals.pool_utilisation * 100.0, "%",
+         pooled ? "busy time of the pool's connections / (connections x measured time)"
+                : "time users spent inside a transaction / (users x measured time)");
+  metric("queue_length_avg", totals.queue_length_avg, "count", "time-weighted mean of transactions waiting for a connection");
+  metric("queue_length_max", static_cast<double>(totals.queue_length_max), "count", "most transactions waiting at once");
+  if (totals.timer_lateness.count() > 0) {
+    metric("timer_lateness_p99_ms", ms(totals.timer_lateness.percentile(99)), "ms",
+           "99th percentile of how late keying/think/arrival timers fired");
+    metric("timer_lateness_max_ms", ms(totals.timer_lateness.max()), "ms", "latest timer");
+  }
+  metric("driver_cpu_pct", facts.cpu.total_pct(secs), "%",
+         "CPU of the drivelab process (user + system) during the measured phase, % of one core");
+  metric("driver_rss_peak_mib", static_cast<double>(facts.peak_rss_bytes) / (1 << 20), "MiB",
+         "peak resident memory of the drivelab process (VmHWM)");
+  if (cfg.rate_per_s > 0) {
+    metric("arrival_rate", static_cast<double>(totals.arrivals) / secs, "1/s",
+           "open loop: transactions that arrived per second (requested: rate)");
+    metric("arrivals_dropped", static_cast<double>(totals.arrivals_dropped), "count",
+           "open loop: arrivals dropped because the queue was full");
+  }
+
+  const results::Json delta = counter_delta(facts.counters_before, facts.counters_after);
+  for (const auto& c : kHeadlineCounters)
+    if (const auto it = delta.find(c.key); it != delta.end()) metric(c.metric, it->get<double>(), c.unit, c.description);
+  if (!delta.empty()) rec.detail("server_counters", delta);
+
+  for (TxType t : tpcc::kAllTxTypes) {
+    const auto& s = totals.by_type[static_cast<std::size_t>(t)];
+    const std::string g(tpcc::to_string(t));
+    const auto group = [&](const std::string& n, double v) { rec.group_metric(g, n, v, "ms"); };
+    rec.group_metric(g, "count", static_cast<double>(s.commits + s.rollbacks), "count",
+                     "completed transactions (commits + business rollbacks)");
+    rec.group_metric(g, "tps", static_cast<double>(s.commits) / secs, "1/s", "commits per second");
+    latency_figures(s.response_time, "latency", group);
+    latency_figures(s.queue_wait, "queue_wait", group);
+    latency_figures(s.service_time, "service_time", group);
+    rec.group_metric(g, "rollbacks", static_cast<double>(s.rollbacks), "count");
+    rec.group_metric(g, "retries", static_cast<double>(s.retries), "count");
+    rec.group_metric(g, "errors", static_cast<double>(s.errors), "count");
+    rec.group_metric(g, "reconnects", static_cast<double>(s.reconnects), "count");
+    rec.histogram("response_time." + g, s.response_time);
+    rec.histogram("queue_wait." + g, s.queue_wait);
+    rec.histogram("service_time." + g, s.service_time);
+  }
+  rec.histogram("response_time", h);
+  rec.histogram("queue_wait", all.queue_wait);
+  rec.histogram("service_time", all.service_time);
+  if (totals.timer_lateness.count() > 0) rec.histogram("timer_lateness", totals.timer_lateness);
+  rec.detail("in_doubt", totals.in_doubt);
+  rec.detail("delivery_skipped_districts", totals.delivery_skipped_districts);
+  rec.detail("pool", {{"workers", totals.workers},
+                      {"timer_thread_nice", totals.timer_thread_nice},
+                      {"utilisation_pct", totals.pool_utilisation * 100.0},
+                      {"queue_length_avg", totals.queue_length_avg},
+                      {"queue_length_max", totals.queue_length_max}});
+  const std::uint64_t completed = all.commits + all.rollbacks;
+  if (completed > 0) {
+    results::Json mix = results::Json::object();
+    for (TxType t : tpcc::kAllTxTypes) {
+      const auto& s = totals.by_type[static_cast<std::size_t>(t)];
+      mix[std::string(tpcc::to_string(t))] =
+          100.0 * static_cast<double>(s.commits + s.rollbacks) / static_cast<double>(completed);
+    }
+    rec.detail("mix_pct", mix);
+  }
+
+  // When the driver, not the drive, shaped the numbers, say so in the record.
+  const double qw_p50 = ms(all.queue_wait.percentile(50));
+  const double rt_p50 = ms(h.percentile(50));
+  if (h.count() > 0 && rt_p50 > 0 && qw_p50 > kQueueWaitWarnShare * rt_p50)
+    rec.warning(fmt::format(
+        "queue wait is {:.0f}% of the response time at p50 ({:.2f} of {:.2f} ms): transactions waited "
+        "for a free connection of the pool ({} connections, {:.0f}% busy), so the driver, not the "
+        "drive, shaped the response times; {}",
+        100.0 * qw_p50 / rt_p50, qw_p50, rt_p50, totals.workers, totals.pool_utilisation * 100.0,
+        cfg.rate_per_s > 0 ? "lower rate, or raise connections if the database has capacity left"
+                           : "raise connections if the database has capacity left (service times "
+                             "stay flat as connections grow), otherwise the terminals offer more "
+                             "than this database serves"));
+  if (totals.arrivals_dropped > 0)
+    rec.warning(fmt::format("{} of {} arrivals were dropped (more than {} queued): rate {:.0f}/s is "
+                            "above what this database delivers",
+                            totals.arrivals_dropped, totals.arrivals, tpcc::DriverOptions{}.max_queued, cfg.rate_per_s));
+  if (totals.timer_lateness.count() > 0 && totals.timer_lateness.percentile(99) > 50'000'000)
+    rec.warning(fmt::format("timer lateness p99 is {:.1f} ms: the driver machine is too busy to keep "
+                            "the keying/think/arrival schedule",
+                            ms(totals.timer_lateness.percentile(99))));
+}
+
+}  // namespace drivelab::oltp::tpcc::detail

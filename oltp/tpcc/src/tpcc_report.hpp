@@ -1,0 +1,41 @@
+#pragma once
+// What a TPC-C run writes into its record: interval values, headline metrics, per-type groups,
+// histograms, server counter differences and the warnings that say when the driver rather than
+// the drive was measured. Names, units and meanings are listed in docs/oltp-tpcc.md section 5.
+#include "drivelab/core/cpu_usage.hpp"
+#include "drivelab/oltp/tpcc/tpcc_config.hpp"
+#include "drivelab/oltp/tpcc/tpcc_driver.hpp"
+#include "drivelab/results/recorder.hpp"
+
+namespace drivelab::oltp::tpcc::detail {
+
+/// TPC-C's ceiling: with the clause 5.2.5 keying and think times, 10 terminals per warehouse
+/// cannot produce more than about 12.86 New-Orders per minute per warehouse.
+inline constexpr double kMaxTpmCPerWarehouse = 12.86;
+
+/// Queue wait above this share of the response time at p50 means the pool, not the database,
+/// shaped the response times: warned.
+inline constexpr double kQueueWaitWarnShare = 0.10;
+
+/// One interval's values, in this order: tps, tpm_c, lat_avg_ms, lat_p95_ms, lat_p99_ms,
+/// retries, errors, reconnects, queue_len_avg, queue_len_max, pool_util_pct.
+results::Interval to_interval(const tpcc::IntervalStats& iv, double t_s);
+
+/// after - before for every number present in both (server counters are cumulative).
+results::Json counter_delta(const results::Json& before, const results::Json& after);
+
+struct RunFacts {
+  const tpcc::TpccConfig* config = nullptr;
+  CpuTimes cpu;                   ///< this process during the measured phase
+  std::uint64_t peak_rss_bytes = 0;
+  results::Json counters_before;  ///< null when unavailable
+  results::Json counters_after;
+};
+
+/// Headline metrics, groups, histograms, details and warnings of the measured phase.
+void record_tpcc_results(results::TestRecorder& rec, const tpcc::DriverTotals& totals, const RunFacts& facts);
+
+/// Peak resident set size of this process (VmHWM), 0 if unknown.
+std::uint64_t peak_rss_bytes();
+
+}  // namespace drivelab::oltp::tpcc::detail

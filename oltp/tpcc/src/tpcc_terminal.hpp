@@ -1,0 +1,105 @@
+#pragma once
+// The pieces every terminal mode shares (tpcc_driver.hpp explains the modes):
+//   Card         one business transaction a terminal submits: its type and its inputs, drawn once
+//                so that a retry reruns exactly the same transaction;
+//   StopSignal   the driver's stop request, with sleeps that end at once when it is raised;
+//   Session      one database Connection + its prepared Transactions, and THE retry loop:
+//                rerun on retryable, never on in-doubt, reconnect on a lost connection.
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <variant>
+
+#include "drivelab/core/rng.hpp"
+#include "drivelab/oltp/backend/backend.hpp"
+#include "drivelab/oltp/tpcc/tpcc_driver.hpp"
+#include "drivelab/oltp/tpcc/tpcc_random.hpp"
+#include "drivelab/oltp/tpcc/tpcc_transactions.hpp"
+
+namespace drivelab::oltp::tpcc::detail {
+
+/// One submitted transaction. The variant's index is the TxType.
+struct Card {
+  std::variant<NewOrderInput, PaymentInput, OrderStatusInput, DeliveryInput, StockLevelInput> input;
+  int terminal = -1;               ///< submitting terminal (pooled), -1 when none waits for it
+  std::int64_t submit_ns = 0;      ///< see tpcc_driver.hpp: response time starts here
+
+  TxType type() const noexcept { return static_cast<TxType>(input.index()); }
+};
+
+/// A terminal's identity and random state (shared by the pooled, dedicated and open-loop modes).
+struct TerminalIdentity {
+  int index = 0;
+  int w_id = 1;
+  int stock_level_d_id = 1;
+  Rng rng;
+  Deck deck;
+
+  /// Terminal i of a run with `warehouses` warehouses (clause 4.2.2 placement, tpcc_driver.hpp).
+  static TerminalIdentity make(int index, int warehouses, const Rng& base);
+  /// Draws the inputs of a `type` transaction of this terminal (clauses 2.x.1).
+  Card card(const InputGenerator& gen, TxType type);
+};
+
+/// The driver's stop request. request() wakes every sleeper at once.
+class StopSignal {
+ public:
+  void request();
+  bool requested() const noexcept { return flag_.load(std::memory_order_relaxed); }
+  /// The flag handed to Connection::set_cancel_flag.
+  const std::atomic<bool>* flag() const noexcept { return &flag_; }
+  /// Sleeps until the monotonic deadline; false if a stop was requested first.
+  bool sleep_until(std::int64_t deadline_ns) const;
+
+ private:
+  std::atomic<bool> flag_{false};
+  mutable std::mutex mu_;
+  mutable std::condition_variable cv_;
+};
+
+/// What Session::execute did.
+struct ExecResult {
+  TxEnd end = TxEnd::committed;
+  int retries = 0;
+  int reconnects = 0;
+  bool in_doubt = false;
+  bool abandoned = false;            ///< stopped while retrying: neither a success nor an error
+  int delivery_skipped = 0;          ///< districts a committed Delivery found empty
+  std::optional<std::string> fatal;  ///< set when the run must stop (error text)
+};
+
+/// One session with the database. Not thread-safe: one worker (or one dedicated user) owns it.
+class Session {
+ public:
+  /// Connects and prepares the statements or procedure calls of `protocol` (throws
+  /// BackendError / EnvironmentError).
+  Session(Backend& backend, const StopSignal& stop, std::chrono::nanoseconds reconnect_timeout,
+          TxProtocol protocol = TxProtocol::statements);
+  ~Session();
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
+
+  /// Runs `card` to its end with the one retry loop (tpcc_driver.hpp). `who` names the terminal
+  /// or worker in error messages.
+  ExecResult execute(const Card& card, std::string_view who);
+
+ private:
+  TxResult run_once(const Card& card, int& delivery_skipped);
+  /// Drops the dead session and connects again until it works, the stop is requested
+  /// (returns false, result.abandoned) or reconnect_timeout passes (returns false, result.fatal).
+  bool reconnect(ExecResult& result, const DbStatus& lost, std::string_view who);
+  void open();
+
+  Backend& backend_;
+  const StopSignal& stop_;
+  std::chrono::nanoseconds reconnect_timeout_;
+  TxProtocol protocol_;
+  std::unique_ptr<Connection> conn_;
+  std::unique_ptr<Transactions> tx_;
+};
+
+}  // namespace drivelab::oltp::tpcc::detail

@@ -1,0 +1,90 @@
+#pragma once
+// The state a Driver shares with its terminals, and the small interface of the two ways of running
+// them (tpcc_tp_monitor.cpp: pooled terminals and open-loop arrivals on Boost.Asio timers with a
+// worker pool; tpcc_terminal_dedicated.cpp: one thread and one connection per user).
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+
+#include "drivelab/oltp/backend/backend.hpp"
+#include "drivelab/oltp/tpcc/tpcc_driver.hpp"
+#include "drivelab/oltp/tpcc/tpcc_transactions.hpp"
+#include "tpcc_terminal.hpp"
+#include "tpcc_terminal_stats.hpp"
+
+namespace drivelab::oltp::tpcc::detail {
+
+class DriverState {
+ public:
+  DriverState(Backend& db, const DriverOptions& options, int executors)
+      : backend(db), opt(options), gen(options.scale, options.c_run), stats(executors) {}
+
+  /// Records the first fatal error and stops every terminal.
+  void fail(std::string message) {
+    {
+      std::lock_guard lock(mu_);
+      if (!fatal_) fatal_ = std::move(message);
+    }
+    failed_.store(true);
+    stop.request();
+  }
+  std::optional<std::string> fatal() const {
+    std::lock_guard lock(mu_);
+    return fatal_;
+  }
+  bool failed() const noexcept { return failed_.load(std::memory_order_relaxed); }
+
+  /// Keying / think time in ns for `type` (0 with think: none), scaled by think_scale.
+  std::int64_t keying_ns(TxType type) const noexcept;
+  std::int64_t think_ns(TxType type, Rng& rng) const noexcept;
+  /// With think: tpcc, terminals start at a uniform random point of this window (one mean
+  /// New-Order think time, scaled), so thousands of them do not key their first card in lockstep.
+  double start_spread_ns() const noexcept;
+
+  Backend& backend;
+  const DriverOptions opt;
+  const InputGenerator gen;
+  StopSignal stop;
+  StatsShards stats;
+
+ private:
+  mutable std::mutex mu_;
+  std::optional<std::string> fatal_;
+  std::atomic<bool> failed_{false};
+};
+
+class TerminalEngine {
+ public:
+  virtual ~TerminalEngine() = default;
+  /// Connects what must be connected up front and launches the terminals.
+  virtual void start() = 0;
+  /// Joins every thread (the caller requested the stop on DriverState::stop). Idempotent.
+  virtual void join() = 0;
+  /// Threads that execute transactions (pool workers or dedicated users).
+  virtual int executors() const noexcept = 0;
+  /// Sum over executors of their busy time since start, at `now_ns`.
+  virtual std::int64_t busy_ns(std::int64_t now_ns) const = 0;
+  /// Integral of the queue length until `now_ns` (length x ns) and the max since the last call.
+  struct QueueSample {
+    double area = 0;
+    std::uint64_t max = 0;
+  };
+  virtual QueueSample queue(std::int64_t now_ns) = 0;
+  /// Open loop: arrivals so far, and arrivals dropped because the queue was full.
+  virtual std::uint64_t arrivals() const noexcept { return 0; }
+  virtual std::uint64_t arrivals_dropped() const noexcept { return 0; }
+  /// Executors connected so far.
+  virtual int logged_in() const noexcept = 0;
+  /// Nice value of the timer thread (0 without one or when it could not be raised).
+  virtual int timer_thread_nice() const noexcept { return 0; }
+  /// Adds lateness samples the engine keeps outside StatsShards (call after join()).
+  virtual void merge_lateness(LatencyHistogram&) const {}
+};
+
+std::unique_ptr<TerminalEngine> make_tp_monitor(DriverState& state);
+std::unique_ptr<TerminalEngine> make_dedicated_terminals(DriverState& state);
+
+}  // namespace drivelab::oltp::tpcc::detail
