@@ -13,6 +13,9 @@
 
 #include "drivelab/core/errors.hpp"
 #include "drivelab/core/units.hpp"
+#include "drivelab/oltp/backends/mysql/mysql_backend.hpp"
+#include "drivelab/oltp/backends/odbc/odbc_backend.hpp"
+#include "drivelab/oltp/backends/postgres/postgres_backend.hpp"
 #include "drivelab/oltp/backends/sqlite/sqlite_backend.hpp"
 
 namespace drivelab::oltp {
@@ -25,6 +28,16 @@ std::string_view to_string(BackendKind k) noexcept {
     case BackendKind::odbc: return "odbc";
   }
   return "unknown";
+}
+
+Capabilities capabilities_of(BackendKind kind) noexcept {
+  switch (kind) {
+    case BackendKind::sqlite: return sqlite_capabilities();
+    case BackendKind::postgres: return postgres_capabilities();
+    case BackendKind::mysql: return mysql_capabilities();
+    case BackendKind::odbc: return odbc_capabilities();
+  }
+  return {};
 }
 
 namespace {

@@ -7,7 +7,7 @@
 
 namespace drivelab::oltp::sysbench {
 
-bool is_ignored_error(const DbStatus& s, std::string_view dialect_name) noexcept {
+bool is_ignored_error(const DbStatus& s, const Dialect& dialect) noexcept {
   switch (s.outcome) {
     case Outcome::ok:
       return false;
@@ -21,11 +21,10 @@ bool is_ignored_error(const DbStatus& s, std::string_view dialect_name) noexcept
       break;
   }
   if (s.connection_lost) return true;
-  if (dialect_name == "mysql")
-    return s.native_code == 1213 || s.native_code == 1020 || s.native_code == 1205;
-  if (dialect_name == "postgres")
-    return s.sqlstate == "40P01" || s.sqlstate == "40001" || s.sqlstate == "23505";
-  return false;
+  const auto& codes = dialect.ignorable_native_errors;
+  const auto& states = dialect.ignorable_sqlstates;
+  return std::find(codes.begin(), codes.end(), s.native_code) != codes.end() ||
+         (!s.sqlstate.empty() && std::find(states.begin(), states.end(), s.sqlstate) != states.end());
 }
 
 void Counters::merge(const Counters& o) {
@@ -57,7 +56,7 @@ Driver::Driver(Backend& backend, DriverOptions options)
       // BEGIN / START TRANSACTION (read_write) for all three. Only SQLite runs oltp_read_only as
       // read_only: its read_write BEGIN IMMEDIATE would queue the readers behind one writer
       // lock, which no server does (docs/oltp-sysbench.md).
-      mode_(options.workload == Workload::oltp_read_only && backend.dialect().name == "sqlite"
+      mode_(options.workload == Workload::oltp_read_only && backend.capabilities().serialized_writers
                 ? TxMode::read_only
                 : TxMode::read_write) {}
 
@@ -185,7 +184,7 @@ void Driver::worker_main(Worker& w) {
   }
   ready_cv_.notify_all();
 
-  const std::string dialect = backend_.dialect().name;
+  const Dialect& dialect = backend_.dialect();
   EventPlan plan;
   try {
     while (!stop_.load(std::memory_order_relaxed)) {

@@ -55,15 +55,15 @@ bool uses_password(const DatabaseConfig& d) {
 /// sysbench 1.0.20's connection options (`sysbench --help`, "mysql options" / "pgsql options")
 /// for the server `backend` (Backend::describe()) names: socket or host and port, user,
 /// database; a password as kSysbenchPasswordPlaceholder.
-std::string connection_options(const results::Json& backend, std::string_view dialect, bool password) {
-  const char* prefix = dialect == "mysql" ? "mysql" : "pgsql";
+std::string connection_options(const results::Json& backend, std::string_view driver, bool password) {
+  const std::string_view prefix = driver;  // sysbench's option prefix is its driver's name
   std::string out;
   const auto add = [&](std::string_view option, const results::Json& value) {
     const std::string text = value.is_string() ? value.get<std::string>() : value.dump();
     out += fmt::format(" --{}-{}={}", prefix, option, shell_word(text));
   };
-  if (dialect == "mysql") {
-    if (backend.contains("socket")) add("socket", backend["socket"]);
+  if (backend.contains("socket")) {  // a MySQL socket file (--mysql-socket)
+    add("socket", backend["socket"]);
     if (backend.contains("host")) add("host", backend["host"]);
   } else if (backend.contains("socket_dir")) {
     add("host", backend["socket_dir"]);  // libpq takes a socket directory as the host
@@ -80,7 +80,7 @@ std::string connection_options(const results::Json& backend, std::string_view di
 
 /// The sysbench command line that runs the same test on the same server and database (for
 /// people comparing the two); `backend` is Backend::describe().
-std::string sysbench_command(const SysbenchConfig& c, const runner::TestSettings& s, std::string_view dialect,
+std::string sysbench_command(const SysbenchConfig& c, const runner::TestSettings& s, const Dialect& dialect,
                              const results::Json& backend) {
   std::string cmd = fmt::format("sysbench {} --tables={} --table-size={} --threads={} --time={} --report-interval={}",
                                 to_string(c.workload), c.tables, c.table_size, c.threads,
@@ -107,10 +107,9 @@ std::string sysbench_command(const SysbenchConfig& c, const runner::TestSettings
   for (const auto& [key, value, fallback] : counts)
     if (value != fallback) cmd += fmt::format(" --{}={}", key, value);
   if (!o.range_selects) cmd += " --range_selects=off";
-  if (dialect == "mysql") cmd += " --db-driver=mysql";
-  else if (dialect == "postgres") cmd += " --db-driver=pgsql";
-  if (dialect == "mysql" || dialect == "postgres")
-    cmd += connection_options(backend, dialect, uses_password(c.database));
+  if (!dialect.sysbench_driver.empty())
+    cmd += " --db-driver=" + dialect.sysbench_driver +
+           connection_options(backend, dialect.sysbench_driver, uses_password(c.database));
   return cmd + " run";
 }
 
@@ -184,7 +183,7 @@ void SysbenchEmulator::prepare(runner::TestContext& ctx) {
   rec.detail("prepared_statements_per_connection",
              prepared_per_connection(config_.workload, config_.statements, config_.tables));
   rec.detail("sysbench_command",
-             sysbench_command(config_, settings_, backend.dialect().name, described.value("backend", results::Json::object())));
+             sysbench_command(config_, settings_, backend.dialect(), described.value("backend", results::Json::object())));
 }
 
 void SysbenchEmulator::start_driver(runner::TestContext& ctx) {

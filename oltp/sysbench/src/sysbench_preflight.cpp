@@ -8,37 +8,11 @@
 #include <fmt/ranges.h>
 
 #include "drivelab/core/errors.hpp"
+#include "drivelab/oltp/backend/server_limits.hpp"
 #include "drivelab/oltp/sysbench/sysbench_transactions.hpp"
 
 namespace drivelab::oltp::sysbench {
 namespace {
-
-/// The first row of `sql` as text (NULL as ""), or nullopt if the query fails (e.g. a status
-/// table this server version does not have). Runs in its own transaction, so one failure does
-/// not poison the next query (PostgreSQL aborts a transaction on any error).
-std::optional<std::vector<std::string>> first_row(Connection& conn, const std::string& sql, int columns) {
-  std::unique_ptr<Statement> q;
-  try {
-    q = conn.prepare(sql);
-  } catch (const BackendError&) {
-    return std::nullopt;
-  }
-  if (!conn.begin(TxMode::read_only).ok()) return std::nullopt;
-  std::optional<std::vector<std::string>> out;
-  if (q->execute().ok()) {
-    DbStatus st;
-    if (q->next(st)) {
-      out.emplace();
-      for (int i = 0; i < columns; ++i) out->emplace_back(q->is_null(i) ? "" : std::string(q->column_text(i)));
-    }
-    while (q->next(st)) {
-    }
-  }
-  conn.rollback();
-  return out;
-}
-
-std::int64_t number(const std::string& s) { return std::atoll(s.c_str()); }
 
 std::string connection_problem(int threads, std::int64_t limit, std::int64_t reserved, std::int64_t in_use,
                                std::string_view how) {
@@ -86,72 +60,18 @@ std::optional<std::string> prepared_statement_problem(const SysbenchConfig& c, s
 }
 
 results::Json preflight(Backend& backend, const SysbenchConfig& c) {
-  const std::string& d = backend.dialect().name;
-  results::Json found = results::Json::object();
-  if (d != "mysql" && d != "postgres") return found;
-  auto conn = backend.connect();
-  if (d == "mysql") {
-    const auto vars = first_row(*conn, "SELECT @@GLOBAL.max_prepared_stmt_count, @@GLOBAL.max_connections", 2);
-    if (!vars) throw BackendError("pre-flight: cannot read max_prepared_stmt_count and max_connections");
-    const std::int64_t limit = number((*vars)[0]);
-    const std::int64_t max_conn = number((*vars)[1]);
-    // Status counters: information_schema (MariaDB, MySQL 5.x) or performance_schema (MySQL 8).
-    std::int64_t stmts_in_use = 0;
-    std::int64_t threads_connected = 1;
-    for (const char* table : {"information_schema.GLOBAL_STATUS", "performance_schema.global_status"}) {
-      const auto a = first_row(*conn, fmt::format("SELECT VARIABLE_VALUE FROM {} WHERE VARIABLE_NAME = "
-                                                  "'PREPARED_STMT_COUNT'", table), 1);
-      const auto b = first_row(*conn, fmt::format("SELECT VARIABLE_VALUE FROM {} WHERE VARIABLE_NAME = "
-                                                  "'THREADS_CONNECTED'", table), 1);
-      if (a && b) {
-        stmts_in_use = number((*a)[0]);
-        threads_connected = number((*b)[0]);
-        break;
-      }
-    }
-    // The largest value the server accepts for the variable: MariaDB lists it in
-    // information_schema.SYSTEM_VARIABLES (10.11: 4294967295), MySQL 8 in
-    // performance_schema.variables_info; otherwise MySQL 5.7's documented maximum.
-    std::int64_t server_max = kDocumentedMaxPreparedStmtCount;
-    for (const char* sql : {"SELECT NUMERIC_MAX_VALUE FROM information_schema.SYSTEM_VARIABLES WHERE "
-                            "VARIABLE_NAME = 'MAX_PREPARED_STMT_COUNT'",
-                            "SELECT MAX_VALUE FROM performance_schema.variables_info WHERE "
-                            "VARIABLE_NAME = 'max_prepared_stmt_count'"}) {
-      if (const auto m = first_row(*conn, sql, 1); m && number((*m)[0]) > 0) {
-        server_max = number((*m)[0]);
-        break;
-      }
-    }
-    const std::int64_t need = prepared_per_connection(c.workload, c.statements, c.tables) * c.threads;
-    found = {{"max_prepared_stmt_count", limit},
-             {"max_prepared_stmt_count_server_max", server_max},
-             {"prepared_stmt_count_in_use", stmts_in_use},
-             {"prepared_statements_needed", need},
-             {"max_connections", max_conn},
-             {"threads_connected", threads_connected}};
-    if (auto problem = prepared_statement_problem(c, limit, stmts_in_use, server_max)) throw EnvironmentError(*problem);
-    // Our own control session is one of threads_connected.
-    if (auto p = connection_problem(c.threads, max_conn, 0, threads_connected - 1,
-                                    " (SET GLOBAL max_connections = N)");
-        !p.empty())
-      throw EnvironmentError(p);
-  } else {
-    const auto row = first_row(
-        *conn,
-        "SELECT current_setting('max_connections'), current_setting('superuser_reserved_connections'), "
-        "(SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'client backend')",
-        3);
-    if (!row) throw BackendError("pre-flight: cannot read max_connections");
-    const std::int64_t max_conn = number((*row)[0]);
-    const std::int64_t reserved = number((*row)[1]);
-    const std::int64_t open = number((*row)[2]);
-    found = {{"max_connections", max_conn}, {"superuser_reserved_connections", reserved}, {"client_sessions", open}};
-    if (auto p = connection_problem(c.threads, max_conn, reserved, open - 1,
-                                    " (postgresql.conf, or server: {settings: {max_connections: N}} for a "
-                                    "managed server)");
-        !p.empty())
-      throw EnvironmentError(p);
+  const auto limits = read_server_limits(backend);
+  if (!limits) return results::Json::object();
+  results::Json found = limits->read;
+  if (const auto& p = limits->prepared) {
+    found["prepared_statements_needed"] = prepared_per_connection(c.workload, c.statements, c.tables) * c.threads;
+    if (auto problem = prepared_statement_problem(c, p->limit, p->in_use, p->server_max)) throw EnvironmentError(*problem);
   }
+  // Our own control session is one of the sessions open.
+  if (auto problem = connection_problem(c.threads, limits->max_connections, limits->reserved_connections,
+                                        limits->sessions_open - 1, limits->raise_connections_hint);
+      !problem.empty())
+    throw EnvironmentError(problem);
   return found;
 }
 

@@ -100,9 +100,7 @@ std::optional<std::string> one_value(Statement& s) {
 std::string table_name(int table) { return fmt::format("sbtest{}", table); }
 
 std::string create_table_sql(const Dialect& dialect, int table) {
-  std::string id_def = "INTEGER NOT NULL";  // sqlite (rowid alias through PRIMARY KEY (id)), sqlserver
-  if (dialect.name == "mysql") id_def = "INTEGER NOT NULL AUTO_INCREMENT";
-  else if (dialect.name == "postgres") id_def = "SERIAL";
+  const std::string& id_def = dialect.auto_increment_key;
   return fmt::format(
       "CREATE TABLE sbtest{}(\n"
       "  id {},\n"

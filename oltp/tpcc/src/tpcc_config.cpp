@@ -75,7 +75,8 @@ TpccConfig decode_tpcc_config(const config::Node& section, int cpus) {
 
   // Procedures exist for the native PostgreSQL and MySQL/MariaDB backends (HammerDB's default
   // there); SQLite has no stored procedures and the ODBC path runs portable statements.
-  const bool has_procs = c.database.backend == BackendKind::postgres || c.database.backend == BackendKind::mysql;
+  const Capabilities can = capabilities_of(c.database.backend);
+  const bool has_procs = can.server_procedures;
   if (!has_transactions) {
     c.transactions = has_procs ? TxProtocol::procedures : TxProtocol::statements;
   } else if (c.transactions == TxProtocol::procedures && !has_procs) {
@@ -86,14 +87,14 @@ TpccConfig decode_tpcc_config(const config::Node& section, int cpus) {
     c.transactions = TxProtocol::statements;
   }
 
-  const bool sqlite = c.database.backend == BackendKind::sqlite;
-  if (has_load_threads && sqlite && c.load_threads != 1) {
-    section.child("load_threads").error(
-        "load_threads must be 1 with the sqlite backend (SQLite has a single writer)");
+  // One loader where writers are serialised (SQLite's single writer).
+  if (has_load_threads && can.serialized_writers && c.load_threads != 1) {
+    section.child("load_threads").error(fmt::format(
+        "load_threads must be 1 with the {} backend (SQLite has a single writer)", to_string(c.database.backend)));
     c.load_threads = 1;
   }
   if (!has_load_threads || c.load_threads == 0)
-    c.load_threads = sqlite ? 1 : std::min(c.warehouses, 2 * cpus);
+    c.load_threads = can.serialized_writers ? 1 : std::min(c.warehouses, 2 * cpus);
   return c;
 }
 

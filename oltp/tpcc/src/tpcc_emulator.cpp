@@ -26,12 +26,8 @@ enum Stream : std::uint64_t { kStreamCLoad = 1, kStreamLoad = 2, kStreamCRun = 3
 
 /// The server's max_connections, asked in the dialect's words; nullopt if it cannot be asked.
 std::optional<std::int64_t> server_max_connections(Backend& backend) {
-  const std::string& d = backend.dialect().name;
-  const char* sql = d == "postgres"    ? "SELECT CAST(current_setting('max_connections') AS INTEGER)"
-                    : d == "mysql"     ? "SELECT @@max_connections"
-                    : d == "sqlserver" ? "SELECT @@MAX_CONNECTIONS"
-                                       : nullptr;
-  if (sql == nullptr) return std::nullopt;
+  const std::string& sql = backend.dialect().max_connections_sql;
+  if (sql.empty()) return std::nullopt;
   try {
     auto conn = backend.connect();
     auto q = conn->prepare(sql);
@@ -77,7 +73,7 @@ void TpccEmulator::warn_about_configuration(runner::TestContext& ctx) const {
 }
 
 void TpccEmulator::check_max_connections() const {
-  if (config_.terminals != tpcc::TerminalMode::dedicated || config_.database.backend == BackendKind::sqlite) return;
+  if (config_.terminals != tpcc::TerminalMode::dedicated || backend_->capabilities().embedded) return;
   const auto max = server_max_connections(*backend_);
   if (max && *max < config_.users)
     throw EnvironmentError(fmt::format(
@@ -89,11 +85,12 @@ void TpccEmulator::check_max_connections() const {
 
 void TpccEmulator::check_free_space(const runner::TestContext& ctx) const {
   // Only where the database lands in the target: SQLite's file or a managed server's cluster.
-  if (config_.database.backend != BackendKind::sqlite && !config_.database.managed) return;
+  const Capabilities can = capabilities_of(config_.database.backend);
+  if (!can.embedded && !config_.database.managed) return;
   struct statvfs vfs{};
   if (::statvfs(ctx.target_dir.c_str(), &vfs) != 0) return;
   const std::uint64_t free_bytes = static_cast<std::uint64_t>(vfs.f_bavail) * vfs.f_frsize;
-  const std::uint64_t need = tpcc::estimated_database_bytes(scale_, to_string(config_.database.backend));
+  const std::uint64_t need = tpcc::estimated_database_bytes(scale_, can);
   // 10% headroom for the WAL / redo log and the growth of the run (ORDER-LINE grows ~0.6 KB
   // per New-Order).
   if (free_bytes < need + need / 10)

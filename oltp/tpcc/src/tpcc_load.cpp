@@ -241,9 +241,8 @@ constexpr std::array<std::string_view, 8> kKeyedTablesBySize{"order_line", "stoc
 /// tables are clustered on them, and rows arrive in key order anyway).
 std::vector<std::string> defer_primary_keys(Connection& conn, const Dialect& dialect) {
   std::vector<std::string> add;
-  if (dialect.name != "postgres") return add;
-  auto q = conn.prepare(
-      "SELECT conname, pg_get_constraintdef(oid) FROM pg_constraint WHERE contype = 'p' AND conrelid = to_regclass(?)");
+  if (dialect.primary_key_sql.empty()) return add;
+  auto q = conn.prepare(dialect.primary_key_sql);
   for (std::string_view table : kKeyedTablesBySize) {
     q->bind_text(1, table);
     DbStatus st = q->execute();
@@ -420,7 +419,7 @@ std::string reuse_problem(Connection& conn, const Scale& scale, std::optional<Lo
   return {};
 }
 
-std::uint64_t estimated_database_bytes(const Scale& scale, std::string_view backend) {
+std::uint64_t estimated_database_bytes(const Scale& scale, const Capabilities& capabilities) {
   // Fitted to complete loads of 1 and 2 warehouses with 1,000 and 100,000 items (tables +
   // indexes; docs/backend-postgres.md "Database size"): a fixed part, per warehouse everything
   // but STOCK, STOCK per item and warehouse, ITEM per item. Fits the measurements within 1.5%.
@@ -429,7 +428,7 @@ std::uint64_t estimated_database_bytes(const Scale& scale, std::string_view back
   };
   constexpr Size kSqlite{0, 44.68e6, 336, 87};         // file + WAL after the load (WAL mode)
   constexpr Size kPostgres{8.22e6, 66.67e6, 379, 129};  // pg_database_size (incl. ~8 MB catalog)
-  const Size& s = backend == "sqlite" ? kSqlite : kPostgres;
+  const Size& s = capabilities.embedded ? kSqlite : kPostgres;
   const double w = std::max(scale.warehouses, 0);
   const double items = std::max(scale.items, 0);
   return static_cast<std::uint64_t>(s.base_bytes + w * (s.per_warehouse_bytes + items * s.stock_per_item_bytes) +

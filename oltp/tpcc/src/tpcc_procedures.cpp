@@ -413,8 +413,6 @@ END)";
 constexpr std::string_view kNames[] = {"drivelab_neword", "drivelab_payment", "drivelab_ostat",
                                        "drivelab_delivery", "drivelab_slev"};
 
-bool is_mysql(const Dialect& d) { return d.name == "mysql"; }
-
 TxResult failed(DbStatus s) { return {TxEnd::failed, std::move(s)}; }
 
 /// Runs a call and reads its one integer. The call is the whole transaction (autocommit), so a
@@ -453,14 +451,14 @@ std::string join(const NewOrderInput& in, T OrderLineInput::*field) {
 }  // namespace
 
 bool has_procedures(const Dialect& dialect) noexcept {
-  return dialect.name == "postgres" || dialect.name == "mysql";
+  return dialect.procedures != ProcedureLanguage::none;
 }
 
 std::vector<std::string> procedure_ddl(const Dialect& dialect) {
   if (!has_procedures(dialect))
     throw InternalError(fmt::format("tpcc: no server-side procedures for the {} dialect", dialect.name));
   std::vector<std::string> out;
-  if (is_mysql(dialect)) {
+  if (dialect.procedures == ProcedureLanguage::sql_psm) {
     const std::string_view bodies[] = {kMyNewOrder, kMyPayment, kMyOrderStatus, kMyDelivery, kMyStockLevel};
     for (std::size_t i = 0; i < std::size(bodies); ++i) {
       out.push_back(fmt::format("DROP FUNCTION IF EXISTS {}", kNames[i]));

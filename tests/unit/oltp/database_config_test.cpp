@@ -5,6 +5,8 @@
 
 #include <fstream>
 
+#include "drivelab/oltp/backends/odbc/odbc_backend.hpp"
+#include "drivelab/oltp/backends/sqlite/sqlite_backend.hpp"
 #include "drivelab/oltp/database/database.hpp"
 #include "temp_dir.hpp"  // tests/support
 
@@ -165,6 +167,28 @@ TEST(DatabaseConfig, UnreadablePasswordIsAnErrorAtItsKey) {
   d = decode("db: {backend: postgres, server: {connection: 'host=db1', password_file: " + good.string() + "}}\n");
   EXPECT_EQ(d.errors, "");
   EXPECT_EQ(look_up_password(d.config).password, "hunter2-file");
+}
+
+/// What a workload checks while decoding (capabilities_of) is what the opened backend says.
+TEST(DatabaseCapabilities, KnownAtDecodeAreTheBackendsOwn) {
+  const auto same = [](const Capabilities& a, const Capabilities& b) {
+    return a.serialized_writers == b.serialized_writers && a.max_load_threads == b.max_load_threads &&
+           a.embedded == b.embedded && a.server_procedures == b.server_procedures;
+  };
+  test_support::TempDir dir("caps");
+  auto sqlite = make_sqlite_backend({.path = dir.path() / "caps.db"});
+  EXPECT_TRUE(same(capabilities_of(BackendKind::sqlite), sqlite->capabilities()));
+  EXPECT_TRUE(capabilities_of(BackendKind::sqlite).embedded);
+  EXPECT_TRUE(capabilities_of(BackendKind::sqlite).serialized_writers);
+  OdbcOptions o;
+  o.connection_string = "DSN=drivelab-never-connected";
+  o.dialect = SqlDialect::postgres;
+  EXPECT_TRUE(same(capabilities_of(BackendKind::odbc), make_odbc_backend(o)->capabilities()));
+  // TPC-C's procedures are called on the native servers only, whatever the ODBC dialect writes.
+  EXPECT_TRUE(capabilities_of(BackendKind::postgres).server_procedures);
+  EXPECT_TRUE(capabilities_of(BackendKind::mysql).server_procedures);
+  EXPECT_FALSE(capabilities_of(BackendKind::odbc).server_procedures);
+  EXPECT_FALSE(capabilities_of(BackendKind::sqlite).server_procedures);
 }
 
 }  // namespace

@@ -34,7 +34,7 @@ TEST_F(PgTpcc, ParallelLoadThenEveryTransactionThenConsistency) {
 
   // The free-space estimate is within 15% of the real size (it is fitted within 1.5%).
   const double size = static_cast<double>(backend->size_bytes().value_or(0));
-  EXPECT_NEAR(static_cast<double>(estimated_database_bytes(kScale, "postgres")) / size, 1.0, 0.15) << size;
+  EXPECT_NEAR(static_cast<double>(estimated_database_bytes(kScale, backend->capabilities())) / size, 1.0, 0.15) << size;
 
   auto c = backend->connect();
   EXPECT_EQ(pg_value(*c, "SELECT COUNT(*) FROM item"), "1000");

@@ -177,16 +177,16 @@ TEST(SysbenchEvent, IgnoredErrorsAreSysbenchsList) {
     s.connection_lost = lost;
     return s;
   };
-  for (int code : {1213, 1020, 1205}) EXPECT_TRUE(is_ignored_error(with(Outcome::fatal, code, ""), "mysql")) << code;
-  EXPECT_FALSE(is_ignored_error(with(Outcome::fatal, 1062, "23000"), "mysql"));  // duplicate key: fatal
+  for (int code : {1213, 1020, 1205}) EXPECT_TRUE(is_ignored_error(with(Outcome::fatal, code, ""), make_dialect(SqlDialect::mysql))) << code;
+  EXPECT_FALSE(is_ignored_error(with(Outcome::fatal, 1062, "23000"), make_dialect(SqlDialect::mysql)));  // duplicate key: fatal
   for (const char* st : {"40P01", "40001", "23505"})
-    EXPECT_TRUE(is_ignored_error(with(Outcome::fatal, 0, st), "postgres")) << st;
-  EXPECT_FALSE(is_ignored_error(with(Outcome::fatal, 0, "42P01"), "postgres"));
-  EXPECT_FALSE(is_ignored_error(with(Outcome::fatal, 0, "23505"), "sqlite"));
-  EXPECT_TRUE(is_ignored_error(with(Outcome::retryable, 5, ""), "sqlite"));  // SQLITE_BUSY
-  EXPECT_TRUE(is_ignored_error(with(Outcome::in_doubt, 2013, "", true), "mysql"));
-  EXPECT_FALSE(is_ignored_error(with(Outcome::in_doubt, 10, ""), "sqlite"));  // I/O error at commit
-  EXPECT_FALSE(is_ignored_error(with(Outcome::ok, 0, ""), "mysql"));
+    EXPECT_TRUE(is_ignored_error(with(Outcome::fatal, 0, st), make_dialect(SqlDialect::postgres))) << st;
+  EXPECT_FALSE(is_ignored_error(with(Outcome::fatal, 0, "42P01"), make_dialect(SqlDialect::postgres)));
+  EXPECT_FALSE(is_ignored_error(with(Outcome::fatal, 0, "23505"), make_dialect(SqlDialect::sqlite)));
+  EXPECT_TRUE(is_ignored_error(with(Outcome::retryable, 5, ""), make_dialect(SqlDialect::sqlite)));  // SQLITE_BUSY
+  EXPECT_TRUE(is_ignored_error(with(Outcome::in_doubt, 2013, "", true), make_dialect(SqlDialect::mysql)));
+  EXPECT_FALSE(is_ignored_error(with(Outcome::in_doubt, 10, ""), make_dialect(SqlDialect::sqlite)));  // I/O error at commit
+  EXPECT_FALSE(is_ignored_error(with(Outcome::ok, 0, ""), make_dialect(SqlDialect::mysql)));
 }
 
 struct SqliteTables : ::testing::Test {

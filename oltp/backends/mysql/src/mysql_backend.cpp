@@ -395,9 +395,7 @@ class MysqlBackend final : public Backend {
 
   const Dialect& dialect() const noexcept override { return dialect_; }
   Capabilities capabilities() const noexcept override {
-    // InnoDB takes row locks: loaders of different warehouses never wait on each other. The
-    // limit only keeps a mistaken configuration from opening hundreds of sessions.
-    return {.serialized_writers = false, .max_load_threads = 64};
+    return mysql_capabilities();
   }
 
   std::unique_ptr<Connection> connect() override { return open(kRunReadTimeoutS); }
@@ -622,6 +620,10 @@ class MysqlBackend final : public Backend {
 std::unique_ptr<Backend> make_mysql_backend(MysqlOptions options) {
   mysql::ensure_thread_init();
   return std::make_unique<MysqlBackend>(std::move(options));
+}
+
+Capabilities mysql_capabilities() noexcept {
+  return {.serialized_writers = false, .max_load_threads = 64, .embedded = false, .server_procedures = true};
 }
 
 }  // namespace drivelab::oltp

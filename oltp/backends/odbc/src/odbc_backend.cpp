@@ -286,7 +286,7 @@ class OdbcBackend final : public Backend {
 
   const Dialect& dialect() const noexcept override { return shared_->dialect; }
   Capabilities capabilities() const noexcept override {
-    return {.serialized_writers = false, .max_load_threads = 8};
+    return odbc_capabilities();
   }
 
   std::unique_ptr<Connection> connect() override {
@@ -598,6 +598,10 @@ std::string odbc_connection_string(ServerKind kind, const Endpoint& endpoint, co
     if (!endpoint.user.empty()) s += ";User=" + quote_value(endpoint.user);
   }
   return s;
+}
+
+Capabilities odbc_capabilities() noexcept {
+  return {.serialized_writers = false, .max_load_threads = 8, .embedded = false, .server_procedures = false};
 }
 
 }  // namespace drivelab::oltp

@@ -475,7 +475,7 @@ class PgBackend final : public Backend {
 
   const Dialect& dialect() const noexcept override { return dialect_; }
   Capabilities capabilities() const noexcept override {
-    return {.serialized_writers = false, .max_load_threads = 64};
+    return postgres_capabilities();
   }
 
   std::unique_ptr<Connection> connect() override { return std::make_unique<PgConnection>(opt_); }
@@ -672,6 +672,10 @@ std::unique_ptr<Backend> make_postgres_backend(PostgresOptions options) {
 std::string libpq_version() {
   const int v = PQlibVersion();  // 150020 for 15.20 (since PostgreSQL 10: major * 10000 + minor)
   return fmt::format("{}.{}", v / 10000, v % 10000);
+}
+
+Capabilities postgres_capabilities() noexcept {
+  return {.serialized_writers = false, .max_load_threads = 64, .embedded = false, .server_procedures = true};
 }
 
 }  // namespace drivelab::oltp

@@ -447,19 +447,14 @@ void fsync_path(const std::filesystem::path& p, bool directory) {
 
 class SqliteBackend final : public Backend {
  public:
-  explicit SqliteBackend(SqliteOptions options) : opt_(std::move(options)) {
+  explicit SqliteBackend(SqliteOptions options) : opt_(std::move(options)), dialect_(make_dialect(SqlDialect::sqlite)) {
     opt_.journal_mode = upper(opt_.journal_mode);
     opt_.synchronous = upper(opt_.synchronous);
-    dialect_.name = "sqlite";
-    // https://www.sqlite.org/withoutrowid.html: worthwhile when rows are well under 1/20 of a
-    // page; not for CUSTOMER (~650 bytes) or STOCK (~320 bytes), whose full rows would fill the
-    // interior pages of a WITHOUT ROWID B-tree.
-    dialect_.clustered_small_table_options = " WITHOUT ROWID";
   }
 
   const Dialect& dialect() const noexcept override { return dialect_; }
   Capabilities capabilities() const noexcept override {
-    return {.serialized_writers = true, .max_load_threads = 1};
+    return sqlite_capabilities();
   }
 
   std::unique_ptr<Connection> connect() override {
@@ -558,5 +553,9 @@ std::unique_ptr<Backend> make_sqlite_backend(SqliteOptions options) {
 }
 
 std::string sqlite_library_version() { return sqlite3_libversion(); }
+
+Capabilities sqlite_capabilities() noexcept {
+  return {.serialized_writers = true, .max_load_threads = 1, .embedded = true, .server_procedures = false};
+}
 
 }  // namespace drivelab::oltp

@@ -69,12 +69,25 @@ struct DbStatus {
 /// that never waits for writers). Server backends: START TRANSACTION [READ ONLY].
 enum class TxMode { read_write, read_only };
 
+/// The SQL dialects the workloads are written for. The native backends use theirs; the ODBC
+/// backend takes it from the protocol (`dialect:`).
+enum class SqlDialect { sqlite, postgres, mysql, sqlserver };
+std::string_view to_string(SqlDialect d) noexcept;
+
+/// The language of the server-side procedures TPC-C can call (tpcc_procedures.hpp).
+enum class ProcedureLanguage {
+  none,     ///< no stored procedures (SQLite) or none written for it (T-SQL)
+  plpgsql,  ///< PostgreSQL's PL/pgSQL functions
+  sql_psm,  ///< MySQL/MariaDB stored procedures (the SQL/PSM dialect of MySQL 5+)
+};
+
 /// Differences of SQL text between databases that the workload cannot write around. The
 /// defaults are the text SQLite, PostgreSQL and MySQL share, so a default-constructed Dialect
 /// renders exactly what the SQLite backend always ran. make_dialect() fills in the rest; each
 /// hook's rendering per dialect and its source are in docs/backend-odbc.md.
 struct Dialect {
   std::string name;              ///< "sqlite", "postgres", "mysql", "sqlserver"
+  SqlDialect kind = SqlDialect::sqlite;
   /// Appended to a SELECT that reads rows it will update (" FOR UPDATE"); empty for SQLite
   /// (writers are serialised by BEGIN IMMEDIATE) and T-SQL (no FOR UPDATE outside cursors).
   std::string for_update;
@@ -96,6 +109,30 @@ struct Dialect {
   /// ORDER-LINE, ORDERS, DISTRICT, WAREHOUSE): SQLite " WITHOUT ROWID" stores them clustered
   /// on the primary key (one B-tree instead of table + key index), as InnoDB always does.
   std::string clustered_small_table_options;
+  /// A query of one row and one column: the server's connection limit. PostgreSQL
+  /// current_setting('max_connections'), MySQL @@max_connections, T-SQL @@MAX_CONNECTIONS;
+  /// empty for SQLite (no server).
+  std::string max_connections_sql;
+  /// The key column of a table whose server numbers the rows (sysbench's sbtest.id, as its
+  /// drivers create it): MySQL "INTEGER NOT NULL AUTO_INCREMENT" (drv_mysql), PostgreSQL
+  /// "SERIAL" (drv_pgsql); SQLite "INTEGER NOT NULL" (with PRIMARY KEY (id) the rowid alias),
+  /// T-SQL "INTEGER NOT NULL".
+  std::string auto_increment_key = "INTEGER NOT NULL";
+  /// Errors after which sysbench 1.0.20 restarts the event instead of failing, as its drivers
+  /// declare them: MySQL native 1213 (deadlock), 1020 (record changed), 1205 (lock wait timeout)
+  /// (drv_mysql.c); PostgreSQL SQLSTATE 40P01 (deadlock), 40001 (serialization), 23505 (unique
+  /// violation) (drv_pgsql.c). Empty elsewhere.
+  std::vector<int> ignorable_native_errors;
+  std::vector<std::string> ignorable_sqlstates;
+  /// sysbench 1.0.20's --db-driver of this dialect ("mysql", "pgsql"); empty: sysbench has none.
+  std::string sysbench_driver;
+  /// TPC-C's server-side procedures in this dialect (tpcc_procedures.hpp).
+  ProcedureLanguage procedures = ProcedureLanguage::none;
+  /// Primary keys are cheaper built once after a bulk load than kept during it (PostgreSQL heap
+  /// tables: docs/backend-postgres.md): the catalogue query of one table's primary key, taking
+  /// the table name and giving (constraint name, definition). Empty: keys stay during the load
+  /// (InnoDB and SQLite WITHOUT ROWID tables are clustered on them).
+  std::string primary_key_sql;
 };
 
 /// A single-table SELECT for render_select(). Texts are SQL fragments with `?` placeholders.
@@ -112,10 +149,6 @@ struct SelectSql {
 /// [ORDER BY <order_by>][ LIMIT 1][ FOR UPDATE]" with the hooks of `d` (dialect.cpp).
 std::string render_select(const Dialect& d, const SelectSql& s);
 
-/// The SQL dialects the workloads are written for. The native backends use theirs; the ODBC
-/// backend takes it from the protocol (`dialect:`).
-enum class SqlDialect { sqlite, postgres, mysql, sqlserver };
-std::string_view to_string(SqlDialect d) noexcept;
 /// The Dialect hooks of `d` (dialect.cpp).
 Dialect make_dialect(SqlDialect d);
 
@@ -126,6 +159,11 @@ struct Capabilities {
   bool serialized_writers = false;
   /// Largest useful number of parallel loader threads (SQLite: 1, one writer).
   int max_load_threads = 1;
+  /// The database is a file of this process (SQLite): no server, no session limit.
+  bool embedded = false;
+  /// TPC-C's transactions can run as one server-side procedure call each (the native
+  /// PostgreSQL and MySQL/MariaDB backends, HammerDB's way; tpcc_procedures.hpp).
+  bool server_procedures = false;
 };
 
 /// A prepared statement. Owned by the caller; belongs to one Connection and must not outlive it.

@@ -45,6 +45,9 @@ namespace drivelab::oltp {
 
 enum class BackendKind { sqlite, postgres, mysql, odbc };
 std::string_view to_string(BackendKind k) noexcept;
+/// What the backend of `kind` can do (its own <name>_capabilities()), known before anything is
+/// opened, so a workload can check its keys at decode time without testing backend names.
+Capabilities capabilities_of(BackendKind kind) noexcept;
 
 struct DatabaseConfig {
   BackendKind backend = BackendKind::sqlite;

@@ -55,8 +55,8 @@ struct DriverOptions {
 };
 
 /// True when sysbench 1.0.20 ignores this failure and restarts the event (see file comment).
-/// `dialect_name` is Dialect::name.
-bool is_ignored_error(const DbStatus& status, std::string_view dialect_name) noexcept;
+/// The ignorable errors are the dialect's (Dialect::ignorable_native_errors / _sqlstates).
+bool is_ignored_error(const DbStatus& status, const Dialect& dialect) noexcept;
 
 /// Counters of a stretch of time (one interval, or the whole measured phase).
 struct Counters {

@@ -14,22 +14,20 @@
 ///                  Also threads + 1 <= max_connections - Threads_connected.
 ///   PostgreSQL     threads + 1 <= max_connections - superuser_reserved_connections - client
 ///                  sessions already open (prepared statements are per-session memory, no limit).
-///   SQLite, SQL Server (ODBC)  nothing to check.
+///   SQLite, SQL Server (ODBC)  nothing to check (no server limits are read for them).
 /// (+1: the control session that checks and reuses the tables.)
 #include <cstdint>
 #include <optional>
 #include <string>
 
 #include "drivelab/oltp/backend/backend.hpp"
+#include "drivelab/oltp/backend/server_limits.hpp"
 #include "drivelab/oltp/sysbench/sysbench_config.hpp"
 
 namespace drivelab::oltp::sysbench {
 
-/// MySQL 5.7's documented upper bound of max_prepared_stmt_count (1,048,576), assumed when the
-/// server does not report its own: MariaDB reports it in information_schema.SYSTEM_VARIABLES
-/// (NUMERIC_MAX_VALUE; Debian 12's MariaDB 10.11: 4,294,967,295), MySQL 8 in
-/// performance_schema.variables_info (MAX_VALUE).
-inline constexpr std::int64_t kDocumentedMaxPreparedStmtCount = 1'048'576;
+/// The server's numbers are read by read_server_limits() (backend/server_limits.hpp, which
+/// also holds kDocumentedMaxPreparedStmtCount, the bound assumed when a server does not say).
 
 /// The message for a prepared-statement shortage, or nullopt when `need` fits:
 /// need + in_use <= limit. Names the variable, the need and how it is made up, and the fixes:

@@ -49,7 +49,8 @@ namespace drivelab::oltp::tpcc {
 /// SQLSTATE of New-Order's business rollback raised by the procedures.
 inline constexpr std::string_view kRollbackSqlstate = "DLRB1";
 
-/// True when `dialect` has the procedures (name "postgres" or "mysql").
+/// True when the procedures are written in `dialect`'s procedure language (Dialect::procedures:
+/// PL/pgSQL or MySQL's stored procedures).
 bool has_procedures(const Dialect& dialect) noexcept;
 
 /// The DDL that (re)creates the five procedures in `dialect`, one statement per element

@@ -65,9 +65,10 @@ std::string reuse_problem(Connection& conn, const Scale& scale, std::optional<Lo
 /// Bytes a loaded database takes on the drive (tables + indexes, after the load), for the
 /// free-space check before building. Measured here per warehouse with the full 100,000 items
 /// (docs/backend-postgres.md, "Database size"): sqlite (WAL mode, after the load) and postgres
-/// (pg_database_size); mysql/mariadb and odbc use the PostgreSQL figure until measured. STOCK
-/// and ITEM scale with `scale.items`. `backend`: "sqlite", "postgres", "mysql", "odbc".
-std::uint64_t estimated_database_bytes(const Scale& scale, std::string_view backend);
+/// (pg_database_size); the servers without a measurement (mysql/mariadb, odbc) use the
+/// PostgreSQL figure until measured. STOCK and ITEM scale with `scale.items`. The SQLite figure
+/// is taken for an embedded database (`capabilities.embedded`), else the PostgreSQL one.
+std::uint64_t estimated_database_bytes(const Scale& scale, const Capabilities& capabilities);
 
 /// Progress of a load, reported after each warehouse.
 struct LoadProgress {

@@ -29,6 +29,9 @@ struct PostgresOptions {
 
 std::unique_ptr<Backend> make_postgres_backend(PostgresOptions options);
 
+/// What every postgres backend can do (Backend::capabilities()): Row locks, up to 64 loaders, TPC-C as PL/pgSQL functions.
+Capabilities postgres_capabilities() noexcept;
+
 /// The libpq version in use ("15.18").
 std::string libpq_version();
 

@@ -50,6 +50,9 @@ bool is_valid_synchronous(std::string_view word);
 /// Creates the backend (does not open or create the file yet).
 std::unique_ptr<Backend> make_sqlite_backend(SqliteOptions options);
 
+/// What every sqlite backend can do (Backend::capabilities()): One writer at a time (BEGIN IMMEDIATE), one loader, a file of this process, no procedures.
+Capabilities sqlite_capabilities() noexcept;
+
 /// The SQLite library version in use ("3.40.1").
 std::string sqlite_library_version();
 
