@@ -31,12 +31,21 @@
 # Time on 2 cores: about 3 min for the root, then the two commands (README: 10-15 min build each).
 set -euo pipefail
 
+# Run from a copy: bash reads a script as it goes, so editing this file during a run (an hour)
+# would change the commands under it. The copy removes itself at the end.
+if [ -z "${DRIVELAB_FRESH_CHECK_COPY:-}" ]; then
+  copy=$(mktemp "${TMPDIR:-/tmp}/fresh-check.XXXXXX.sh")
+  cp "$0" "$copy"
+  DRIVELAB_FRESH_CHECK_COPY=$copy DRIVELAB_FRESH_CHECK_HERE=$(cd "$(dirname "$0")/.." && pwd) exec bash "$copy" "$@"
+fi
+rm -f "$DRIVELAB_FRESH_CHECK_COPY"
+
 usage() {
-  sed -n '6p' "$0" | sed 's/^#  *//' >&2
+  sed -n '6p' "$here/scripts/fresh-check.sh" | sed 's/^#  *//' >&2
   exit 2
 }
 
-here=$(cd "$(dirname "$0")/.." && pwd)
+here=$DRIVELAB_FRESH_CHECK_HERE
 only=""
 run_cmd=""
 logs=""
@@ -49,7 +58,7 @@ while [ $# -gt 0 ]; do
     --logs) logs=${2:-}; [ -n "$logs" ] || usage; shift 2 ;;
     --scratch) scratch_parent=${2:-}; [ -n "$scratch_parent" ] || usage; shift 2 ;;
     --keep) keep=1; shift ;;
-    -h|--help) sed -n '2,31p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,31p' "$here/scripts/fresh-check.sh" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) usage ;;
   esac
 done
@@ -58,17 +67,6 @@ die() { printf 'fresh-check: %s\n' "$*" >&2; exit "${2:-3}"; }
 [ "$(id -u)" -eq 0 ] || die "must run as root (debootstrap, chroot, mounts)" 2
 git -C "$here" rev-parse --verify -q HEAD >/dev/null || die "$here is not a git checkout with a commit" 2
 [ -z "$logs" ] || mkdir -p "$logs"
-
-# ---- the archive apt uses here -------------------------------------------------------------------
-. /etc/os-release
-codename=${VERSION_CODENAME:?no VERSION_CODENAME in /etc/os-release}
-arch=$(dpkg --print-architecture)
-# One line per index target: site suite component origin. The release's own suite names the mirror.
-targets=$(apt-get indextargets --format '$(SITE) $(RELEASE) $(COMPONENT) $(ORIGIN)' \
-  'Created-By: Packages' "Architecture: $arch" 2>/dev/null | sort -u)
-mirror=$(awk -v s="$codename" '$2 == s && $4 == "Debian" {print $1; exit}' <<<"$targets")
-[ -n "$mirror" ] || die "apt here has no Debian index for '$codename' (run apt-get update first?)"
-sources=$(awk '$4 == "Debian" {print "deb " $1 " " $2 " " $3}' <<<"$targets")
 
 # ---- scratch: everything lives below it ------------------------------------------------------------
 scratch=$(mktemp -d "$scratch_parent/drivelab-fresh.XXXXXX")
@@ -100,10 +98,33 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
+# ---- the archive apt uses here -------------------------------------------------------------------
+. /etc/os-release
+codename=${VERSION_CODENAME:?no VERSION_CODENAME in /etc/os-release}
+arch=$(dpkg --print-architecture)
+apt_opts=()
+# One line per index target: site suite component origin. The release's own suite names the mirror.
+index_targets() {
+  apt-get "${apt_opts[@]}" indextargets --format '$(SITE) $(RELEASE) $(COMPONENT) $(ORIGIN)' \
+    'Created-By: Packages' "Architecture: $arch" 2>/dev/null | sort -u
+}
+targets=$(index_targets)
+if [ -z "$targets" ]; then
+  # A new machine has no package lists yet: fetch them into the scratch folder, not /var/lib/apt.
+  mkdir -p "$scratch/apt-lists/partial"
+  apt_opts=(-o "Dir::State::Lists=$scratch/apt-lists")
+  apt-get "${apt_opts[@]}" update -qq >"$scratch/apt-update.log" 2>&1 || { tail -5 "$scratch/apt-update.log" >&2; die "apt-get update (into the scratch folder) failed"; }
+  targets=$(index_targets)
+fi
+mirror=$(awk -v s="$codename" '$2 == s && $4 == "Debian" {print $1; exit}' <<<"$targets")
+[ -n "$mirror" ] || die "apt here has no Debian index for '$codename' in its sources"
+sources=$(awk '$4 == "Debian" {print "deb " $1 " " $2 " " $3}' <<<"$targets")
+
 debootstrap_cmd=(debootstrap)
 if ! command -v debootstrap >/dev/null; then
   # Unpacked into the scratch folder, not installed: this machine stays as it is.
-  (cd "$scratch" && apt-get download -qq debootstrap >/dev/null) || die "apt-get download debootstrap failed"
+  (cd "$scratch" && apt-get "${apt_opts[@]}" -o "Dir::Cache=$scratch/apt-cache" download -qq debootstrap >"$scratch/apt-download.log" 2>&1) ||
+    die "apt-get download debootstrap failed"
   dpkg-deb -x "$scratch"/debootstrap_*.deb "$scratch/debootstrap"
   debootstrap_cmd=(env "DEBOOTSTRAP_DIR=$scratch/debootstrap/usr/share/debootstrap"
     "$scratch/debootstrap/usr/sbin/debootstrap")
@@ -134,6 +155,11 @@ mount_in() {  # mount_in TARGET MOUNT-ARGS...: mount below the root and remember
   mount "$@" "$target"
   mounted+=("$target")
 }
+# The root is a mount point of its own, as / is on a real machine (and in systemd-nspawn): a
+# chroot into a plain directory has no mount for /, so /proc/self/mountinfo in it names no
+# filesystem for the target directory.
+mount --bind "$root" "$root"
+mounted+=("$root")
 mount_in proc -t proc proc
 mount_in sys --rbind /sys
 mount --make-rslave "$root/sys"
