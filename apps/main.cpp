@@ -73,25 +73,32 @@ std::string single_test_yaml(const std::string& kind, const SingleTest& s) {
   return y.c_str();
 }
 
-}  // namespace
+/// `drivelab run ... | head`: a closed stdout must not kill a run (SIGPIPE's default); writes to
+/// it fail instead, and the run, its journal and its record go on. A handler that does nothing
+/// rather than SIG_IGN: exec resets a handled signal to its default, so the servers and tools we
+/// start do not inherit an ignored SIGPIPE.
+/// `drivelab --version`: "drivelab <version> (<git describe>)".
+std::string version_line() {
+  const auto tool = drivelab::results::probe_tool();
+  return fmt::format("drivelab {} ({})", tool.value("version", "?"), tool.value("git_describe", "?"));
+}
 
-int main(int argc, char** argv) {
-  using namespace drivelab::app;
-  // `drivelab run ... | head`: a closed stdout must not kill a run (SIGPIPE's default); writes to
-  // it fail instead, and the run, its journal and its record go on. A handler that does nothing
-  // rather than SIG_IGN: exec resets a handled signal to its default, so the servers and tools we
-  // start do not inherit an ignored SIGPIPE.
+void survive_closed_stdout() {
   struct sigaction pipe_action{};
   pipe_action.sa_handler = [](int) {};
   pipe_action.sa_flags = SA_RESTART;
   sigemptyset(&pipe_action.sa_mask);
   sigaction(SIGPIPE, &pipe_action, nullptr);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace drivelab::app;
+  survive_closed_stdout();
   CLI::App app{"drivelab — application-level storage benchmarks: TPC-C-like OLTP on a database in the target, fio-style I/O"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", [] {
-    const auto tool = drivelab::results::probe_tool();
-    return fmt::format("drivelab {} ({})", tool.value("version", "?"), tool.value("git_describe", "?"));
-  });
+  app.set_version_flag("--version", version_line);
 
   RunArgs args;
   for (int i = 0; i < argc; ++i) args.command_line.emplace_back(argv[i]);
@@ -228,8 +235,9 @@ int main(int argc, char** argv) {
     std::cerr << "drivelab: " << e.what() << '\n';
     return kExitEnvironment;
   } catch (const std::exception& e) {
+    // A defect of drivelab, not of the input: the run could not finish (README: exit status 3).
     std::cerr << "drivelab: internal error: " << e.what() << '\n';
-    return 4;
+    return kExitEnvironment;
   }
   return kExitOk;
 }
