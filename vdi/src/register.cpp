@@ -7,7 +7,7 @@
 #include "drivelab/results/recorder.hpp"
 
 #include "drivelab/vdi/replay_config.hpp"
-#include "drivelab/vdi/trace_readers.hpp"
+#include "drivelab/trace/readers.hpp"
 #include "drivelab/vdi/vdi_model.hpp"
 #include "replay_emulator.hpp"
 
@@ -50,10 +50,10 @@ void register_emulators(runner::Registry& registry) {
                 .summary = "replay a block trace (fio iolog, blkparse, MSR, CloudPhysics, UMass, ...) open loop, or as a curve",
                 .decode = [](const config::Node& section, const runner::TestSettings&) -> std::unique_ptr<runner::Emulator> {
                   ReplayConfig c = decode_replay(section);  // checks the trace file (replay_config.hpp)
-                  const TraceFormat format = c.trace_format;
+                  const trace::TraceFormat format = c.trace_format;
                   const std::filesystem::path path = c.trace_path;
                   return std::make_unique<detail::ReplayEmulator>(
-                      c.replay, to_json(c), [path, format](std::uint64_t) { return open_trace(path, format); });
+                      c.replay, to_json(c), [path, format](std::uint64_t) { return trace::open_trace(path, format); });
                 }});
   registry.add({.kind = "vdi",
                 .summary = "VDI boot / initial login / Monday login of N full or linked clones, replayed open loop or as a curve",

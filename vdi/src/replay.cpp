@@ -20,7 +20,7 @@
 #include "drivelab/core/fd.hpp"
 #include "drivelab/core/rng.hpp"
 #include "drivelab/core/units.hpp"
-#include "drivelab/vdi/trace_stat.hpp"
+#include "drivelab/trace/stat.hpp"
 
 namespace drivelab::vdi {
 namespace {
@@ -172,16 +172,16 @@ double TraceSummary::iops() const noexcept {
   return d > 0 ? static_cast<double>(reads + writes) / d : 0.0;
 }
 
-TraceSummary summarize(TraceSource& source) {
-  // One pass with the trace statistics of `drivelab trace stat` (trace_stat.hpp).
-  const TraceStats st = compute_trace_stats(source);
+TraceSummary summarize(trace::TraceSource& source) {
+  // One pass with the trace statistics of `drivelab trace stat` (trace/stat.hpp).
+  const trace::TraceStats st = trace::compute_trace_stats(source);
   TraceSummary s;
   s.ios = st.ios;
-  s.reads = st.ops[static_cast<int>(TraceOp::read)].count;
-  s.writes = st.ops[static_cast<int>(TraceOp::write)].count;
+  s.reads = st.ops[static_cast<int>(trace::TraceOp::read)].count;
+  s.writes = st.ops[static_cast<int>(trace::TraceOp::write)].count;
   s.other = st.ios - s.reads - s.writes;
-  s.read_bytes = st.ops[static_cast<int>(TraceOp::read)].bytes;
-  s.write_bytes = st.ops[static_cast<int>(TraceOp::write)].bytes;
+  s.read_bytes = st.ops[static_cast<int>(trace::TraceOp::read)].bytes;
+  s.write_bytes = st.ops[static_cast<int>(trace::TraceOp::write)].bytes;
   s.first_ns = st.first_time_ns;
   s.last_ns = st.last_time_ns;
   // The size histogram's bucket i holds sizes in (2^(i-1), 2^i]: the highest non-empty bucket's
@@ -297,7 +297,7 @@ Replayer::Mapped Replayer::map(std::uint32_t device, std::uint64_t offset_bytes,
   return {t, targets_[t].region_offset_bytes + s * slot_bytes_ + o, static_cast<std::uint32_t>(len)};
 }
 
-ReplayResult Replayer::replay(TraceSource& source, double time_scale, bool no_stall,
+ReplayResult Replayer::replay(trace::TraceSource& source, double time_scale, bool no_stall,
                               const std::function<bool(ReplaySample&, std::int64_t)>& on_interval) {
   if (!(time_scale > 0)) throw ConfigError("time_scale must be positive");
   const TimerSlack slack(kTimerSlackNs);
@@ -312,10 +312,10 @@ ReplayResult Replayer::replay(TraceSource& source, double time_scale, bool no_st
   std::vector<io::IoCompletion> done(std::max<std::uint32_t>(options_.queue_depth, 1));
 
   // The lookahead: requests of one timestamp with their intended starts.
-  std::vector<TraceIo> group;
+  std::vector<trace::TraceIo> group;
   std::vector<std::int64_t> group_intended;
   std::size_t gi = 0;
-  TraceIo held;
+  trace::TraceIo held;
   bool have_held = false, source_done = false;
   const std::int64_t tick = std::max<std::int64_t>(1, source.tick_ns());
   const std::int64_t start_ns = monotonic_ns() + 1'000'000;  // 1 ms to get going
@@ -426,8 +426,8 @@ ReplayResult Replayer::replay(TraceSource& source, double time_scale, bool no_st
         overflow_counted = false;
         if (gi >= group.size()) break;
       }
-      const TraceIo& t = group[gi];
-      if (t.op == TraceOp::flush || t.op == TraceOp::discard) {
+      const trace::TraceIo& t = group[gi];
+      if (t.op == trace::TraceOp::flush || t.op == trace::TraceOp::discard) {
         ++r.skipped;
         ++gi;
         overflow_counted = false;
@@ -448,7 +448,7 @@ ReplayResult Replayer::replay(TraceSource& source, double time_scale, bool no_st
       Impl::Slot& slot = im.slots[s];
       const Mapped m = map(t.device, t.offset_bytes, t.size_bytes);
       if (m.length_bytes != t.size_bytes || (t.offset_bytes + options_.offset_shift_bytes) % a != 0) ++r.rounded_ios;
-      slot.op = t.op == TraceOp::write ? io::Op::write : io::Op::read;
+      slot.op = t.op == trace::TraceOp::write ? io::Op::write : io::Op::read;
       slot.target = m.target;
       slot.offset = m.offset_bytes;
       slot.length = m.length_bytes;

@@ -88,7 +88,7 @@ std::int64_t VdiModelSource::arrival(Desktop& d, std::uint32_t index) {
   return static_cast<std::int64_t>(start_ns + (static_cast<double>(d.done) + d.rng.uniform01()) * gap_ns);
 }
 
-bool VdiModelSource::next(TraceIo& io) {
+bool VdiModelSource::next(trace::TraceIo& io) {
   if (heap_.empty()) return false;
   std::pop_heap(heap_.begin(), heap_.end(), std::greater<>());
   const auto [t, i] = heap_.back();
@@ -102,7 +102,7 @@ bool VdiModelSource::next(TraceIo& io) {
   const double u_op = d.op_phase + k * kGolden;
   const double u_size = d.size_phase + k * kSilver;
   const bool read = (u_op - std::floor(u_op)) * 100.0 < profile_->read_pct;
-  io.op = read ? TraceOp::read : TraceOp::write;
+  io.op = read ? trace::TraceOp::read : trace::TraceOp::write;
   double pick = (u_size - std::floor(u_size)) * 100.0;
   const std::vector<SizeShare>& mix = read ? profile_->read_sizes : profile_->write_sizes;
   io.size_bytes = mix.back().size_bytes;

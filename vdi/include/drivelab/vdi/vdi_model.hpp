@@ -27,7 +27,7 @@
 #include <vector>
 
 #include "drivelab/core/rng.hpp"
-#include "drivelab/vdi/trace_io.hpp"
+#include "drivelab/trace/source.hpp"
 
 namespace drivelab::vdi {
 
@@ -67,11 +67,11 @@ struct VdiModelParams {
 };
 
 /// The model as a TraceSource (one stream; create another for a second pass).
-class VdiModelSource final : public TraceSource {
+class VdiModelSource final : public trace::TraceSource {
  public:
   /// Throws ConfigError when the image is smaller than the largest request or desktops is 0.
   explicit VdiModelSource(const VdiModelParams& params);
-  bool next(TraceIo& io) override;
+  bool next(trace::TraceIo& io) override;
   const std::vector<std::string>& devices() const override { return devices_; }
   std::int64_t tick_ns() const override { return 1; }
   std::string describe() const override;
