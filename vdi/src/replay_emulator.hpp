@@ -40,7 +40,7 @@ class ReplayEmulator final : public runner::Emulator {
   void cleanup(runner::TestContext& ctx) noexcept override;
 
   /// Called in verify() with the summary of the stream that was replayed: kind `vdi` compares the
-  /// generated workload with its documented profile there (register.cpp).
+  /// generated workload with its documented profile there (check_against_profile, vdi_model.hpp).
   using SummaryCheck = std::function<void(results::TestRecorder&, const TraceSummary&)>;
   void set_summary_check(SummaryCheck check) { summary_check_ = std::move(check); }
 

@@ -29,7 +29,13 @@
 #include "drivelab/core/rng.hpp"
 #include "drivelab/trace/source.hpp"
 
+namespace drivelab::results {
+class TestRecorder;
+}
+
 namespace drivelab::vdi {
+
+struct TraceSummary;  // replay.hpp
 
 enum class VdiPhase { boot, initial_login, monday_login };
 enum class CloneKind { full, linked };
@@ -65,6 +71,13 @@ struct VdiModelParams {
   double phase_s = 0;                               ///< 0 = the profile's phase length (a short form sets it)
   std::uint64_t seed = 1;
 };
+
+/// Kind `vdi`'s check of a generated stream (`summary`: its summarize(), replay.hpp) against the
+/// documented profile of `model`'s phase and clones (docs/vdi.md "## VDI models"): group `model`
+/// gets the measured read %, mean request size and IOPS per desktop, and the check "model: the
+/// generated workload matches its documented profile within 5%" is made when every desktop issues
+/// at least 100 requests (fewer: the rounding alone can exceed 5%; the numbers are still recorded).
+void check_against_profile(results::TestRecorder& rec, const VdiModelParams& model, const TraceSummary& summary);
 
 /// The model as a TraceSource (one stream; create another for a second pass).
 class VdiModelSource final : public trace::TraceSource {
