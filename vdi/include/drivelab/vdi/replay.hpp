@@ -143,6 +143,10 @@ class Replayer {
   };
   Mapped map(std::uint32_t device, std::uint64_t offset_bytes, std::uint32_t size_bytes) const noexcept;
 
+  /// replay()'s interval callback: what completed since the last call and now (monotonic ns);
+  /// false stops the replay.
+  using IntervalCallback = std::function<bool(ReplaySample&, std::int64_t)>;
+
   /// Replays `source` from its start. `on_interval(sample, now_ns)` is called every interval_ns
   /// with what completed since the last call; returning false stops the replay (a stop request).
   /// It runs on a helper thread (the replaying thread only swaps the sample out, so closing an
@@ -152,7 +156,7 @@ class Replayer {
   /// `time_scale` overrides options.time_scale for this replay (curve points); no_stall as given.
   /// Throws EnvironmentError on an engine failure (not for I/O errors: those are counted).
   ReplayResult replay(trace::TraceSource& source, double time_scale, bool no_stall,
-                      const std::function<bool(ReplaySample&, std::int64_t)>& on_interval = {});
+                      const IntervalCallback& on_interval = {});
 
   /// With verify: re-reads every unit this Replayer wrote and checks its header. Adds to
   /// `result`'s verify counters. Returns the number of mismatches found now.
@@ -164,6 +168,7 @@ class Replayer {
 
  private:
   struct Impl;
+  struct Pass;  // one replay(): its steps and their state (replay.cpp)
   ReplayOptions options_;
   std::vector<ReplayTarget> targets_;
   std::uint32_t devices_ = 1;
