@@ -54,7 +54,7 @@ int cmd_report(const ReportArgs& args);
 /// (docs/vdi.md). Malformed traces exit 2 with "file:line: reason".
 struct TraceArgs {
   std::filesystem::path input, output;
-  std::string format = "auto";        ///< --format (trace_readers.hpp names)
+  std::string format = "auto";        ///< --format (trace/readers.hpp names)
   std::string blkparse_event = "Q";   ///< --blkparse-event Q|D
   std::string to;                     ///< --to native|fio-iolog-v3
   std::string fio_file;               ///< --fio-file: one fio file name for every trace device

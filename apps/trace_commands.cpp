@@ -6,18 +6,18 @@
 
 #include "commands.hpp"
 #include "drivelab/core/errors.hpp"
-#include "drivelab/vdi/trace_convert.hpp"
-#include "drivelab/vdi/trace_native.hpp"
-#include "drivelab/vdi/trace_readers.hpp"
-#include "drivelab/vdi/trace_stat.hpp"
+#include "drivelab/trace/convert.hpp"
+#include "drivelab/trace/native.hpp"
+#include "drivelab/trace/readers.hpp"
+#include "drivelab/trace/stat.hpp"
 
 namespace drivelab::app {
 namespace {
 
-vdi::TraceReadOptions read_options(const TraceArgs& args) {
-  vdi::TraceReadOptions options;
+trace::TraceReadOptions read_options(const TraceArgs& args) {
+  trace::TraceReadOptions options;
   if (args.blkparse_event == "D" || args.blkparse_event == "d") {
-    options.blkparse_event = vdi::BlkparseEvent::dispatch;
+    options.blkparse_event = trace::BlkparseEvent::dispatch;
   } else if (args.blkparse_event != "Q" && args.blkparse_event != "q") {
     throw ConfigError(fmt::format("--blkparse-event: expected Q or D, got '{}'", args.blkparse_event));
   }
@@ -28,11 +28,11 @@ vdi::TraceReadOptions read_options(const TraceArgs& args) {
 
 int cmd_trace_stat(const TraceArgs& args) {
   try {
-    auto source = vdi::open_trace(args.input, vdi::parse_trace_format(args.format), read_options(args));
-    const vdi::TraceStats stats = vdi::compute_trace_stats(*source);
-    std::cout << (args.json ? vdi::trace_stats_json(stats) : vdi::format_trace_stats(stats));
+    auto source = trace::open_trace(args.input, trace::parse_trace_format(args.format), read_options(args));
+    const trace::TraceStats stats = trace::compute_trace_stats(*source);
+    std::cout << (args.json ? trace::trace_stats_json(stats) : trace::format_trace_stats(stats));
     return kExitOk;
-  } catch (const vdi::TraceFormatError& e) {
+  } catch (const trace::TraceFormatError& e) {
     std::cerr << "drivelab: " << e.what() << '\n';
     return kExitBadInput;
   }
@@ -45,15 +45,15 @@ int cmd_trace_convert(const TraceArgs& args) {
     if (std::filesystem::equivalent(args.input, args.output, ec))
       throw ConfigError(fmt::format("output '{}' is the input trace itself; write to another file",
                                     args.output.string()));
-    auto source = vdi::open_trace(args.input, vdi::parse_trace_format(args.format), read_options(args));
+    auto source = trace::open_trace(args.input, trace::parse_trace_format(args.format), read_options(args));
     if (args.to == "native") {
-      const std::uint64_t records = vdi::write_native_trace(*source, args.output);
+      const std::uint64_t records = trace::write_native_trace(*source, args.output);
       std::cerr << fmt::format("drivelab: wrote {} requests on {} devices to {} (native)\n", records,
                                source->devices().size(), args.output.string());
     } else if (args.to == "fio-iolog-v3") {
-      vdi::FioIologOptions options;
+      trace::FioIologOptions options;
       options.file_name = args.fio_file;
-      const vdi::ConvertSummary summary = vdi::write_fio_iolog_v3(*source, args.output, options);
+      const trace::ConvertSummary summary = trace::write_fio_iolog_v3(*source, args.output, options);
       std::cerr << fmt::format("drivelab: wrote {} requests on {} devices to {} (fio iolog v3)", summary.ios_written,
                                summary.devices, args.output.string());
       if (summary.skipped_empty) std::cerr << fmt::format("; skipped {} zero-length reads/writes", summary.skipped_empty);
@@ -62,7 +62,7 @@ int cmd_trace_convert(const TraceArgs& args) {
       throw ConfigError(fmt::format("--to: expected native or fio-iolog-v3, got '{}'", args.to));
     }
     return kExitOk;
-  } catch (const vdi::TraceFormatError& e) {
+  } catch (const trace::TraceFormatError& e) {
     std::cerr << "drivelab: " << e.what() << '\n';
     return kExitBadInput;
   }

@@ -6,11 +6,11 @@
 #include <cstdlib>
 #include <string>
 
-#include "drivelab/vdi/trace_readers.hpp"
-#include "trace_input.hpp"
+#include "drivelab/trace/readers.hpp"
+#include "input.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  using namespace drivelab::vdi;
+  using namespace drivelab::trace;
   std::string bytes(reinterpret_cast<const char*>(data), size);
   try {
     auto source = detail::open_trace_memory(std::move(bytes), "fuzz.trace", TraceFormat::FUZZ_FORMAT);

@@ -1,3 +1,16 @@
+// The timed replayer (replay.hpp states the model; docs/vdi.md "## Replay" the measurements
+// behind its constants). Replayer's constructor maps the trace devices onto the targets and makes
+// the engine and the slot buffers; replay() runs one Pass on the caller's thread, a loop of steps:
+//   lookahead      the requests that share the next timestamp (at most kMaxGroup), each with its
+//                  intended start, spread evenly over the format's tick;
+//   issue_due      every request whose intended start has come, while a slot is free (overflow
+//                  and backlog counted when none is), queued and submitted as one batch;
+//   wait_and_reap  until the next intended start (a timed wait, then polling the SpinMargin) or,
+//                  every slot busy, until a completion;
+//   complete       each completion's latency, service latency and errors into the interval;
+//   verify         around issue and completion: a write carries a Header per aligned unit, a read
+//                  of a unit this replay wrote checks it; verify_written() re-reads them all.
+// Nothing slow runs between issues: intervals are closed on IntervalCloser's helper thread.
 #include "drivelab/vdi/replay.hpp"
 
 #include <sys/prctl.h>
@@ -20,7 +33,7 @@
 #include "drivelab/core/fd.hpp"
 #include "drivelab/core/rng.hpp"
 #include "drivelab/core/units.hpp"
-#include "drivelab/vdi/trace_stat.hpp"
+#include "drivelab/trace/stat.hpp"
 
 namespace drivelab::vdi {
 namespace {
@@ -80,6 +93,16 @@ struct Header {
   std::uint64_t target;
 };
 
+/// A verify header read back at `offset` of `target` is the one this replay wrote there.
+bool header_matches(const Header& h, std::uint64_t offset, std::uint64_t seed, std::uint64_t target) noexcept {
+  return h.magic == kVerifyMagic && h.offset == offset && h.seed == seed && h.target == target;
+}
+/// What ReplayResult::verify_errors says of a header that does not match.
+std::string header_mismatch(const Header& h, std::uint64_t target, std::uint64_t offset, std::uint64_t seed) {
+  return fmt::format("target {} offset {}: header magic {:#x} offset {} seed {}, expected offset {} seed {}", target,
+                     offset, h.magic, h.offset, h.seed, offset, seed);
+}
+
 std::uint64_t align_down(std::uint64_t v, std::uint64_t a) { return v / a * a; }
 std::uint64_t align_up(std::uint64_t v, std::uint64_t a) { return (v + a - 1) / a * a; }
 
@@ -95,7 +118,7 @@ std::string errno_text(std::int64_t negative) {
 /// with the previous interval (a whole interval later, it never is in practice).
 class IntervalCloser {
  public:
-  IntervalCloser(ReplaySample& total, const std::function<bool(ReplaySample&, std::int64_t)>& on_interval)
+  IntervalCloser(ReplaySample& total, const Replayer::IntervalCallback& on_interval)
       : total_(total), on_interval_(on_interval), worker_([this] { loop(); }) {}
   ~IntervalCloser() { finish(); }
   IntervalCloser(const IntervalCloser&) = delete;
@@ -153,7 +176,7 @@ class IntervalCloser {
   }
 
   ReplaySample& total_;
-  const std::function<bool(ReplaySample&, std::int64_t)>& on_interval_;
+  const Replayer::IntervalCallback& on_interval_;
   std::mutex mu_;
   std::condition_variable cv_;
   ReplaySample pending_;
@@ -172,16 +195,16 @@ double TraceSummary::iops() const noexcept {
   return d > 0 ? static_cast<double>(reads + writes) / d : 0.0;
 }
 
-TraceSummary summarize(TraceSource& source) {
-  // One pass with the trace statistics of `drivelab trace stat` (trace_stat.hpp).
-  const TraceStats st = compute_trace_stats(source);
+TraceSummary summarize(trace::TraceSource& source) {
+  // One pass with the trace statistics of `drivelab trace stat` (trace/stat.hpp).
+  const trace::TraceStats st = trace::compute_trace_stats(source);
   TraceSummary s;
   s.ios = st.ios;
-  s.reads = st.ops[static_cast<int>(TraceOp::read)].count;
-  s.writes = st.ops[static_cast<int>(TraceOp::write)].count;
+  s.reads = st.ops[static_cast<int>(trace::TraceOp::read)].count;
+  s.writes = st.ops[static_cast<int>(trace::TraceOp::write)].count;
   s.other = st.ios - s.reads - s.writes;
-  s.read_bytes = st.ops[static_cast<int>(TraceOp::read)].bytes;
-  s.write_bytes = st.ops[static_cast<int>(TraceOp::write)].bytes;
+  s.read_bytes = st.ops[static_cast<int>(trace::TraceOp::read)].bytes;
+  s.write_bytes = st.ops[static_cast<int>(trace::TraceOp::write)].bytes;
   s.first_ns = st.first_time_ns;
   s.last_ns = st.last_time_ns;
   // The size histogram's bucket i holds sizes in (2^(i-1), 2^i]: the highest non-empty bucket's
@@ -297,239 +320,112 @@ Replayer::Mapped Replayer::map(std::uint32_t device, std::uint64_t offset_bytes,
   return {t, targets_[t].region_offset_bytes + s * slot_bytes_ + o, static_cast<std::uint32_t>(len)};
 }
 
-ReplayResult Replayer::replay(TraceSource& source, double time_scale, bool no_stall,
-                              const std::function<bool(ReplaySample&, std::int64_t)>& on_interval) {
-  if (!(time_scale > 0)) throw ConfigError("time_scale must be positive");
-  const TimerSlack slack(kTimerSlackNs);
-  Impl& im = *impl_;
-  const std::uint32_t a = options_.align_bytes;
-  const bool verify = options_.verify;
+/// One replay of a source (Replayer::replay): the lookahead, what was measured, and the loop's
+/// state between its steps. Lives on the replaying thread for one replay.
+struct Replayer::Pass {
+  Pass(Replayer& replayer, trace::TraceSource& src, double scale, bool fast, const IntervalCallback& callback);
+
+  /// The loop: issue what is due, wait (reaping meanwhile), complete, close the interval; until
+  /// every request is issued and completed, or a stop (max_duration, on_interval).
+  ReplayResult run();
+
+  /// Reads the requests of the next timestamp (at most kMaxGroup) with their intended starts.
+  void lookahead();
+  /// Issues every request that is due and has a free slot, then submits them (one batch).
+  void issue_due(std::int64_t now);
+  /// Takes a free slot for `t`, maps it and queues it; returns the submission time.
+  std::int64_t issue(const trace::TraceIo& t, std::int64_t intended, std::size_t& staged);
+  /// Waits for a completion when every slot is busy (or nothing is left to issue, or no_stall),
+  /// else until the next intended start, reaping what completes meanwhile. Returns the reaped count.
+  std::size_t wait_and_reap(bool more);
+  /// Records the first `n` completions into the interval and frees their slots.
+  void complete(std::size_t n, std::int64_t now);
+
+  // verify: a write carries a Header per aligned unit (else a unique stamp); a read notes which
+  // of its units this replay wrote before it was issued and checks them when it completes.
+  void prepare_buffer(Impl::Slot& slot, std::byte* buf);
+  void verify_read(const Impl::Slot& slot, const std::byte* buf);
+  void mark_written(const Impl::Slot& slot);
+
+  void stop() noexcept {
+    if (stopping) return;
+    stopping = true;
+    r.complete = false;
+  }
+  std::byte* buffer(std::uint32_t s) const noexcept {
+    return im.buffers.data() + static_cast<std::size_t>(s) * rp.buffer_bytes_;
+  }
+
+  const Replayer& rp;
+  Impl& im;
+  io::IoEngine& engine;
+  const ReplayOptions& options;
+  const std::vector<ReplayTarget>& targets;
+  trace::TraceSource& source;
+  const double time_scale;
+  const bool no_stall;
+  const IntervalCallback& on_interval;
+  const std::uint32_t a;  // options.align_bytes
+  const bool verify;      // options.verify
   ReplayResult r;
-  r.time_scale = time_scale;
   ReplaySample interval;
-  IntervalCloser closer(r.total, on_interval);  // r.total is the closer's until closer.finish()
+  IntervalCloser closer;  // after r: r.total is the closer's until closer.finish()
   SpinMargin margin;
-  std::vector<io::IoCompletion> done(std::max<std::uint32_t>(options_.queue_depth, 1));
+  std::vector<io::IoCompletion> done;
 
   // The lookahead: requests of one timestamp with their intended starts.
-  std::vector<TraceIo> group;
+  std::vector<trace::TraceIo> group;
   std::vector<std::int64_t> group_intended;
   std::size_t gi = 0;
-  TraceIo held;
+  trace::TraceIo held;
   bool have_held = false, source_done = false;
-  const std::int64_t tick = std::max<std::int64_t>(1, source.tick_ns());
-  const std::int64_t start_ns = monotonic_ns() + 1'000'000;  // 1 ms to get going
+  const std::int64_t tick;
+  const std::int64_t start_ns;  // 1 ms after the pass is made, to get going
   std::int64_t trace_t0 = 0;
   bool first_io = true;
-  const auto refill = [&] {
-    group.clear();
-    group_intended.clear();
-    gi = 0;
-    if (!have_held) {
-      if (!source.next(held)) {
-        source_done = true;
-        return;
-      }
-      have_held = true;
-    }
-    if (first_io) {
-      trace_t0 = held.time_ns;
-      first_io = false;
-    }
-    const std::int64_t t = held.time_ns;
-    group.push_back(held);
-    have_held = false;
-    while (group.size() < kMaxGroup) {
-      if (!source.next(held)) {
-        source_done = true;
-        break;
-      }
-      if (held.time_ns != t) {
-        have_held = true;
-        break;
-      }
-      group.push_back(held);
-    }
-    const auto k = static_cast<std::int64_t>(group.size());
-    for (std::int64_t i = 0; i < k; ++i) {
-      const double trace_ns = static_cast<double>(t - trace_t0) + static_cast<double>(tick) * static_cast<double>(i) / static_cast<double>(k);
-      group_intended.push_back(start_ns + static_cast<std::int64_t>(trace_ns * time_scale));
-    }
-  };
 
   std::int64_t first_submit = 0, last_complete = 0;
-  std::int64_t next_interval = start_ns + options_.interval_ns;
+  std::int64_t next_interval;
   bool stopping = false;
   bool overflow_counted = false;  // for the request at group[gi]
-  const auto process = [&](std::size_t n, std::int64_t now) {
-    for (std::size_t i = 0; i < n; ++i) {
-      const auto s = static_cast<std::uint32_t>(done[i].user_data);
-      Impl::Slot& slot = im.slots[s];
-      ReplaySample& iv = interval;
-      iv.latency.record(now - slot.intended_ns);
-      iv.service.record(now - slot.issue_ns);
-      ++iv.ios;
-      if (done[i].result != static_cast<std::int64_t>(slot.length)) {
-        ++iv.errors;
-        if (r.first_error.empty())
-          r.first_error = fmt::format("{} of {} B at {} (target {}): {}", io::to_string(slot.op), slot.length, slot.offset,
-                                      slot.target,
-                                      done[i].result < 0 ? errno_text(done[i].result)
-                                                         : fmt::format("short transfer of {} B", done[i].result));
-      }
-      std::byte* buf = im.buffers.data() + static_cast<std::size_t>(s) * buffer_bytes_;
-      const std::uint64_t base = targets_[slot.target].region_offset_bytes;
-      if (slot.op == io::Op::read) {
-        ++iv.reads;
-        iv.read_bytes += slot.length;
-        if (verify && done[i].result == static_cast<std::int64_t>(slot.length)) {
-          for (std::uint32_t u = 0; u < slot.length / a; ++u) {
-            if (!slot.check[u]) continue;
-            Header h;
-            std::memcpy(&h, buf + static_cast<std::size_t>(u) * a, sizeof h);
-            const std::uint64_t off = slot.offset + std::uint64_t{u} * a;
-            ++r.verify_checked_units;
-            if (h.magic != kVerifyMagic || h.offset != off || h.seed != options_.seed || h.target != slot.target) {
-              ++r.verify_mismatches;
-              if (r.verify_errors.size() < kMaxVerifyErrors)
-                r.verify_errors.push_back(fmt::format("target {} offset {}: header magic {:#x} offset {} seed {}, "
-                                                      "expected offset {} seed {}",
-                                                      slot.target, off, h.magic, h.offset, h.seed, off, options_.seed));
-            }
-          }
-        }
-      } else {
-        ++iv.writes;
-        iv.write_bytes += slot.length;
-        if (verify && done[i].result == static_cast<std::int64_t>(slot.length)) {
-          auto& bits = im.written[slot.target];
-          for (std::uint64_t u = (slot.offset - base) / a, e = u + slot.length / a; u < e; ++u) bits[u / 64] |= 1ull << (u % 64);
-        }
-      }
-      im.free_slots.push_back(s);
-    }
-    if (n > 0) last_complete = now;
-  };
+};
 
+Replayer::Pass::Pass(Replayer& replayer, trace::TraceSource& src, double scale, bool fast,
+                     const IntervalCallback& callback)
+    : rp(replayer), im(*replayer.impl_), engine(*replayer.engine_), options(replayer.options_),
+      targets(replayer.targets_), source(src), time_scale(scale), no_stall(fast), on_interval(callback),
+      a(replayer.options_.align_bytes), verify(replayer.options_.verify), closer(r.total, callback),
+      done(std::max<std::uint32_t>(replayer.options_.queue_depth, 1)), tick(std::max<std::int64_t>(1, src.tick_ns())),
+      start_ns(monotonic_ns() + 1'000'000), next_interval(start_ns + replayer.options_.interval_ns) {
+  r.time_scale = scale;
+}
+
+ReplayResult Replayer::replay(trace::TraceSource& source, double time_scale, bool no_stall,
+                              const IntervalCallback& on_interval) {
+  if (!(time_scale > 0)) throw ConfigError("time_scale must be positive");
+  const TimerSlack slack(kTimerSlackNs);
+  Pass pass(*this, source, time_scale, no_stall, on_interval);
+  return pass.run();
+}
+
+ReplayResult Replayer::Pass::run() {
   for (;;) {
     std::int64_t now = monotonic_ns();
-    if (options_.max_duration_ns > 0 && now - start_ns >= options_.max_duration_ns && !stopping) {
-      stopping = true;
-      r.complete = false;
-    }
-    // Issue every request that is due and has a slot.
-    std::size_t staged = 0;
-    while (!stopping) {
-      if (gi >= group.size()) {
-        if (source_done) break;
-        refill();
-        overflow_counted = false;
-        if (gi >= group.size()) break;
-      }
-      const TraceIo& t = group[gi];
-      if (t.op == TraceOp::flush || t.op == TraceOp::discard) {
-        ++r.skipped;
-        ++gi;
-        overflow_counted = false;
-        continue;
-      }
-      const std::int64_t intended = no_stall ? now : group_intended[gi];
-      if (intended > now) break;
-      if (im.free_slots.empty()) {
-        if (!overflow_counted && !no_stall) ++r.overflow_ios;
-        overflow_counted = true;
-        std::uint64_t due = 0;
-        for (std::size_t j = gi; j < group.size() && group_intended[j] <= now; ++j) ++due;
-        r.max_backlog = std::max(r.max_backlog, due);
-        break;
-      }
-      const std::uint32_t s = im.free_slots.back();
-      im.free_slots.pop_back();
-      Impl::Slot& slot = im.slots[s];
-      const Mapped m = map(t.device, t.offset_bytes, t.size_bytes);
-      if (m.length_bytes != t.size_bytes || (t.offset_bytes + options_.offset_shift_bytes) % a != 0) ++r.rounded_ios;
-      slot.op = t.op == TraceOp::write ? io::Op::write : io::Op::read;
-      slot.target = m.target;
-      slot.offset = m.offset_bytes;
-      slot.length = m.length_bytes;
-      slot.intended_ns = intended;
-      std::byte* buf = im.buffers.data() + static_cast<std::size_t>(s) * buffer_bytes_;
-      const std::uint64_t base = targets_[m.target].region_offset_bytes;
-      if (slot.op == io::Op::write) {
-        r.trace_write_bytes += t.size_bytes;
-        if (verify) {
-          for (std::uint32_t u = 0; u < m.length_bytes / a; ++u) {
-            const Header h{kVerifyMagic, m.offset_bytes + std::uint64_t{u} * a, options_.seed, m.target};
-            std::memcpy(buf + static_cast<std::size_t>(u) * a, &h, sizeof h);
-          }
-        } else {
-          ++im.stamp;  // unique first bytes per write, so blocks never dedupe (fio: scramble_buffers)
-          std::memcpy(buf, &im.stamp, sizeof im.stamp);
-        }
-      } else {
-        r.trace_read_bytes += t.size_bytes;
-        if (verify) {
-          const auto& bits = im.written[m.target];
-          for (std::uint32_t u = 0; u < m.length_bytes / a; ++u) {
-            const std::uint64_t unit = (m.offset_bytes - base) / a + u;
-            slot.check[u] = (bits[unit / 64] >> (unit % 64)) & 1u;
-          }
-        }
-      }
-      const io::IoRequest req{.op = slot.op, .file_index = m.target, .offset_bytes = m.offset_bytes,
-                              .length_bytes = m.length_bytes, .buffer = buf, .user_data = s,
-                              .intended_ns = intended};
-      slot.issue_ns = monotonic_ns();
-      io::QueueStatus st = engine_->queue(req);
-      if (st == io::QueueStatus::busy && staged > 0) {
-        engine_->submit();
-        staged = 0;
-        st = engine_->queue(req);
-      }
-      if (st == io::QueueStatus::busy) throw InternalError("replay: the engine refused a request with a free slot");
-      ++staged;
-      if (first_submit == 0) first_submit = slot.issue_ns;
-      interval.lateness.record(slot.issue_ns - intended);
-      ++r.issued;
-      ++gi;
-      overflow_counted = false;
-      now = slot.issue_ns;
-    }
-    if (staged > 0) engine_->submit();
+    if (options.max_duration_ns > 0 && now - start_ns >= options.max_duration_ns) stop();
+    issue_due(now);
 
     const bool more = !stopping && (gi < group.size() || !source_done);
-    if (!more && engine_->in_flight() == 0) break;
+    if (!more && engine.in_flight() == 0) break;
 
-    // Wait: for a completion when every slot is busy (or nothing is left to issue, or no_stall);
-    // otherwise until the next intended start, reaping what completes meanwhile.
-    std::size_t n = 0;
+    const std::size_t n = wait_and_reap(more);
     now = monotonic_ns();
-    if (!more || im.free_slots.empty() || no_stall) {
-      if (engine_->in_flight() > 0) n = engine_->reap(1, done, more ? io::IoEngine::kNoTimeout : std::chrono::nanoseconds(kSpinNs * 10));
-    } else {
-      std::int64_t next = now;
-      if (gi < group.size()) next = group_intended[gi];
-      const std::int64_t wait = next - now;
-      const std::int64_t spin = margin.ns();
-      if (engine_->in_flight() > 0) {
-        n = engine_->reap(wait > spin ? 1 : 0, done,
-                          wait > spin ? std::chrono::nanoseconds(wait - spin) : std::chrono::nanoseconds(0));
-        if (wait > spin && n == 0) margin.woke(next - spin, monotonic_ns());
-      } else if (wait > spin) {
-        margin.woke(next - spin, sleep_until_ns(next - spin));
-      }
-    }
-    now = monotonic_ns();
-    process(n, now);
+    complete(n, now);
 
     if (now >= next_interval) {
       closer.hand(interval, now);
-      while (next_interval <= now) next_interval += options_.interval_ns;
+      while (next_interval <= now) next_interval += options.interval_ns;
     }
-    if (closer.stop_requested() && !stopping) {
-      stopping = true;
-      r.complete = false;
-    }
+    if (closer.stop_requested()) stop();
   }
   closer.finish();
   closer.rethrow_if_failed();
@@ -537,7 +433,204 @@ ReplayResult Replayer::replay(TraceSource& source, double time_scale, bool no_st
   if (on_interval && interval.ios > 0) on_interval(interval, monotonic_ns());
   if (!source_done || gi < group.size()) r.complete = false;
   r.elapsed_s = first_submit > 0 ? static_cast<double>(last_complete - first_submit) / 1e9 : 0.0;
-  return r;
+  return std::move(r);
+}
+
+void Replayer::Pass::lookahead() {
+  group.clear();
+  group_intended.clear();
+  gi = 0;
+  if (!have_held) {
+    if (!source.next(held)) {
+      source_done = true;
+      return;
+    }
+    have_held = true;
+  }
+  if (first_io) {
+    trace_t0 = held.time_ns;
+    first_io = false;
+  }
+  const std::int64_t t = held.time_ns;
+  group.push_back(held);
+  have_held = false;
+  while (group.size() < kMaxGroup) {
+    if (!source.next(held)) {
+      source_done = true;
+      break;
+    }
+    if (held.time_ns != t) {
+      have_held = true;
+      break;
+    }
+    group.push_back(held);
+  }
+  const auto k = static_cast<std::int64_t>(group.size());
+  for (std::int64_t i = 0; i < k; ++i) {
+    const double trace_ns = static_cast<double>(t - trace_t0) + static_cast<double>(tick) * static_cast<double>(i) / static_cast<double>(k);
+    group_intended.push_back(start_ns + static_cast<std::int64_t>(trace_ns * time_scale));
+  }
+}
+
+void Replayer::Pass::issue_due(std::int64_t now) {
+  std::size_t staged = 0;
+  while (!stopping) {
+    if (gi >= group.size()) {
+      if (source_done) break;
+      lookahead();
+      overflow_counted = false;
+      if (gi >= group.size()) break;
+    }
+    const trace::TraceIo& t = group[gi];
+    if (t.op == trace::TraceOp::flush || t.op == trace::TraceOp::discard) {
+      ++r.skipped;
+      ++gi;
+      overflow_counted = false;
+      continue;
+    }
+    const std::int64_t intended = no_stall ? now : group_intended[gi];
+    if (intended > now) break;
+    if (im.free_slots.empty()) {
+      if (!overflow_counted && !no_stall) ++r.overflow_ios;
+      overflow_counted = true;
+      std::uint64_t due = 0;
+      for (std::size_t j = gi; j < group.size() && group_intended[j] <= now; ++j) ++due;
+      r.max_backlog = std::max(r.max_backlog, due);
+      break;
+    }
+    now = issue(t, intended, staged);
+    ++gi;
+    overflow_counted = false;
+  }
+  if (staged > 0) engine.submit();
+}
+
+std::int64_t Replayer::Pass::issue(const trace::TraceIo& t, std::int64_t intended, std::size_t& staged) {
+  const std::uint32_t s = im.free_slots.back();
+  im.free_slots.pop_back();
+  Impl::Slot& slot = im.slots[s];
+  const Mapped m = rp.map(t.device, t.offset_bytes, t.size_bytes);
+  if (m.length_bytes != t.size_bytes || (t.offset_bytes + options.offset_shift_bytes) % a != 0) ++r.rounded_ios;
+  slot.op = t.op == trace::TraceOp::write ? io::Op::write : io::Op::read;
+  slot.target = m.target;
+  slot.offset = m.offset_bytes;
+  slot.length = m.length_bytes;
+  slot.intended_ns = intended;
+  if (slot.op == io::Op::write)
+    r.trace_write_bytes += t.size_bytes;
+  else
+    r.trace_read_bytes += t.size_bytes;
+  std::byte* buf = buffer(s);
+  prepare_buffer(slot, buf);
+  const io::IoRequest req{.op = slot.op, .file_index = m.target, .offset_bytes = m.offset_bytes,
+                          .length_bytes = m.length_bytes, .buffer = buf, .user_data = s,
+                          .intended_ns = intended};
+  slot.issue_ns = monotonic_ns();
+  io::QueueStatus st = engine.queue(req);
+  if (st == io::QueueStatus::busy && staged > 0) {
+    engine.submit();
+    staged = 0;
+    st = engine.queue(req);
+  }
+  if (st == io::QueueStatus::busy) throw InternalError("replay: the engine refused a request with a free slot");
+  ++staged;
+  if (first_submit == 0) first_submit = slot.issue_ns;
+  interval.lateness.record(slot.issue_ns - intended);
+  ++r.issued;
+  return slot.issue_ns;
+}
+
+std::size_t Replayer::Pass::wait_and_reap(bool more) {
+  const std::int64_t now = monotonic_ns();
+  if (!more || im.free_slots.empty() || no_stall) {
+    if (engine.in_flight() == 0) return 0;
+    return engine.reap(1, done, more ? io::IoEngine::kNoTimeout : std::chrono::nanoseconds(kSpinNs * 10));
+  }
+  std::int64_t next = now;
+  if (gi < group.size()) next = group_intended[gi];
+  const std::int64_t wait = next - now;
+  const std::int64_t spin = margin.ns();
+  std::size_t n = 0;
+  if (engine.in_flight() > 0) {
+    n = engine.reap(wait > spin ? 1 : 0, done,
+                    wait > spin ? std::chrono::nanoseconds(wait - spin) : std::chrono::nanoseconds(0));
+    if (wait > spin && n == 0) margin.woke(next - spin, monotonic_ns());
+  } else if (wait > spin) {
+    margin.woke(next - spin, sleep_until_ns(next - spin));
+  }
+  return n;
+}
+
+void Replayer::Pass::complete(std::size_t n, std::int64_t now) {
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto s = static_cast<std::uint32_t>(done[i].user_data);
+    Impl::Slot& slot = im.slots[s];
+    const bool whole = done[i].result == static_cast<std::int64_t>(slot.length);
+    interval.latency.record(now - slot.intended_ns);
+    interval.service.record(now - slot.issue_ns);
+    ++interval.ios;
+    if (!whole) {
+      ++interval.errors;
+      if (r.first_error.empty())
+        r.first_error = fmt::format("{} of {} B at {} (target {}): {}", io::to_string(slot.op), slot.length, slot.offset,
+                                    slot.target,
+                                    done[i].result < 0 ? errno_text(done[i].result)
+                                                       : fmt::format("short transfer of {} B", done[i].result));
+    }
+    if (slot.op == io::Op::read) {
+      ++interval.reads;
+      interval.read_bytes += slot.length;
+      if (verify && whole) verify_read(slot, buffer(s));
+    } else {
+      ++interval.writes;
+      interval.write_bytes += slot.length;
+      if (verify && whole) mark_written(slot);
+    }
+    im.free_slots.push_back(s);
+  }
+  if (n > 0) last_complete = now;
+}
+
+void Replayer::Pass::prepare_buffer(Impl::Slot& slot, std::byte* buf) {
+  if (slot.op == io::Op::write) {
+    if (verify) {
+      for (std::uint32_t u = 0; u < slot.length / a; ++u) {
+        const Header h{kVerifyMagic, slot.offset + std::uint64_t{u} * a, options.seed, slot.target};
+        std::memcpy(buf + static_cast<std::size_t>(u) * a, &h, sizeof h);
+      }
+    } else {
+      ++im.stamp;  // unique first bytes per write, so blocks never dedupe (fio: scramble_buffers)
+      std::memcpy(buf, &im.stamp, sizeof im.stamp);
+    }
+  } else if (verify) {
+    const std::uint64_t base = targets[slot.target].region_offset_bytes;
+    const auto& bits = im.written[slot.target];
+    for (std::uint32_t u = 0; u < slot.length / a; ++u) {
+      const std::uint64_t unit = (slot.offset - base) / a + u;
+      slot.check[u] = (bits[unit / 64] >> (unit % 64)) & 1u;
+    }
+  }
+}
+
+void Replayer::Pass::verify_read(const Impl::Slot& slot, const std::byte* buf) {
+  for (std::uint32_t u = 0; u < slot.length / a; ++u) {
+    if (!slot.check[u]) continue;
+    Header h;
+    std::memcpy(&h, buf + static_cast<std::size_t>(u) * a, sizeof h);
+    const std::uint64_t off = slot.offset + std::uint64_t{u} * a;
+    ++r.verify_checked_units;
+    if (!header_matches(h, off, options.seed, slot.target)) {
+      ++r.verify_mismatches;
+      if (r.verify_errors.size() < kMaxVerifyErrors)
+        r.verify_errors.push_back(header_mismatch(h, slot.target, off, options.seed));
+    }
+  }
+}
+
+void Replayer::Pass::mark_written(const Impl::Slot& slot) {
+  const std::uint64_t base = targets[slot.target].region_offset_bytes;
+  auto& bits = im.written[slot.target];
+  for (std::uint64_t u = (slot.offset - base) / a, e = u + slot.length / a; u < e; ++u) bits[u / 64] |= 1ull << (u % 64);
 }
 
 std::uint64_t Replayer::verify_written(ReplayResult& result) {
@@ -555,15 +648,13 @@ std::uint64_t Replayer::verify_written(ReplayResult& result) {
         ++result.verify_checked_units;
         Header h{};
         if (got == static_cast<ssize_t>(a)) std::memcpy(&h, buf.data(), sizeof h);
-        if (got != static_cast<ssize_t>(a) || h.magic != kVerifyMagic || h.offset != off || h.seed != options_.seed ||
-            h.target != t) {
+        if (got != static_cast<ssize_t>(a) || !header_matches(h, off, options_.seed, t)) {
           ++found;
           if (result.verify_errors.size() < kMaxVerifyErrors)
             result.verify_errors.push_back(
                 got != static_cast<ssize_t>(a)
                     ? fmt::format("target {} offset {}: read back failed ({})", t, off, got < 0 ? errno_text(-errno) : "short")
-                    : fmt::format("target {} offset {}: header magic {:#x} offset {} seed {}, expected offset {} seed {}",
-                                  t, off, h.magic, h.offset, h.seed, off, options_.seed));
+                    : header_mismatch(h, t, off, options_.seed));
         }
       }
     }

@@ -13,7 +13,6 @@
 
 #include "drivelab/core/units.hpp"
 #include "drivelab/io/engine.hpp"
-#include "trace_input.hpp"
 
 namespace drivelab::vdi {
 namespace {
@@ -96,7 +95,7 @@ void decode_settings(config::MapReader& r, const config::Node& section, ReplaySe
 /// The checks of the resolved trace file (replay_config.hpp): problems at `node`, naming the path
 /// as written and as resolved.
 void check_trace_file(const config::Node& node, const std::string& written, const std::filesystem::path& resolved,
-                      TraceFormat format, std::string_view base) {
+                      trace::TraceFormat format, std::string_view base) {
   const std::string where = written == resolved.string() ? fmt::format("'{}'", written)
                                                          : fmt::format("'{}' (resolved to {})", written, resolved.string());
   struct stat st {};
@@ -111,20 +110,20 @@ void check_trace_file(const config::Node& node, const std::string& written, cons
     return;
   }
   if (!S_ISREG(st.st_mode)) {
-    const std::string_view kind = detail::refused_file_kind(st.st_mode);
+    const std::string_view kind = trace::refused_file_kind(st.st_mode);
     node.error(fmt::format("trace file {} is {}: a replay reads its trace twice (a summary pass, then the replay), so "
                            "it must be a regular file",
                            where, kind.empty() ? std::string_view("a pipe") : kind));
     return;
   }
   try {
-    (void)open_trace(resolved, format);  // detects the format (first 4 KiB) or reads the header
-  } catch (const TraceFormatError& e) {
-    if (format == TraceFormat::automatic)
+    (void)trace::open_trace(resolved, format);  // detects the format (first 4 KiB) or reads the header
+  } catch (const trace::TraceFormatError& e) {
+    if (format == trace::TraceFormat::automatic)
       node.error(fmt::format("trace file {}: unrecognised trace format (give one with `format:`; the detection rules "
                              "are in docs/vdi.md)", where));
     else
-      node.error(fmt::format("trace file {} is not a valid {} trace: {}", where, to_string(format), e.what()));
+      node.error(fmt::format("trace file {} is not a valid {} trace: {}", where, trace::to_string(format), e.what()));
   } catch (const Error& e) {
     node.error(fmt::format("trace file {} cannot be read: {}", where, e.what()));
   }
@@ -153,7 +152,7 @@ ReplayConfig decode_replay(const config::Node& section) {
   bool format_ok = true;
   if (r.string("format", c.format)) {
     try {
-      c.trace_format = parse_trace_format(c.format);
+      c.trace_format = trace::parse_trace_format(c.format);
     } catch (const ConfigError& e) {
       section.child("format").error(e.what());
       format_ok = false;

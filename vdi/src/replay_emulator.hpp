@@ -21,7 +21,7 @@ class ReplayEmulator final : public runner::Emulator {
  public:
   /// `make_source(seed)` opens the trace (or builds the model with the test's seed) from its start.
   ReplayEmulator(ReplaySettings settings, results::Json effective,
-                 std::function<std::unique_ptr<TraceSource>(std::uint64_t seed)> make_source)
+                 std::function<std::unique_ptr<trace::TraceSource>(std::uint64_t seed)> make_source)
       : cfg_(std::move(settings)), effective_(std::move(effective)), make_source_(std::move(make_source)) {}
 
   results::Json effective_config() const override { return effective_; }
@@ -40,7 +40,7 @@ class ReplayEmulator final : public runner::Emulator {
   void cleanup(runner::TestContext& ctx) noexcept override;
 
   /// Called in verify() with the summary of the stream that was replayed: kind `vdi` compares the
-  /// generated workload with its documented profile there (register.cpp).
+  /// generated workload with its documented profile there (check_against_profile, vdi_model.hpp).
   using SummaryCheck = std::function<void(results::TestRecorder&, const TraceSummary&)>;
   void set_summary_check(SummaryCheck check) { summary_check_ = std::move(check); }
 
@@ -56,7 +56,7 @@ class ReplayEmulator final : public runner::Emulator {
 
   ReplaySettings cfg_;
   results::Json effective_;
-  std::function<std::unique_ptr<TraceSource>(std::uint64_t)> make_source_;
+  std::function<std::unique_ptr<trace::TraceSource>(std::uint64_t)> make_source_;
   std::uint64_t seed_ = 1;
   TraceSummary summary_;
   std::vector<io::TargetFile> files_;

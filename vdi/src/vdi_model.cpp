@@ -7,6 +7,8 @@
 
 #include "drivelab/core/errors.hpp"
 #include "drivelab/core/units.hpp"
+#include "drivelab/results/recorder.hpp"
+#include "drivelab/vdi/replay.hpp"
 
 namespace drivelab::vdi {
 namespace {
@@ -57,6 +59,32 @@ const PhaseProfile& phase_profile(VdiPhase phase, CloneKind clones) noexcept {
   return kProfiles[static_cast<int>(phase)][clones == CloneKind::full ? 0 : 1];
 }
 
+void check_against_profile(results::TestRecorder& rec, const VdiModelParams& model, const TraceSummary& s) {
+  const PhaseProfile& prof = phase_profile(model.phase, model.clones);
+  const double rw = static_cast<double>(s.reads + s.writes);
+  if (rw <= 0) return;
+  const double phase_s = model.phase_s > 0 ? model.phase_s : prof.phase_s;
+  const double read_pct = 100.0 * static_cast<double>(s.reads) / rw;
+  const double mean_size = static_cast<double>(s.read_bytes + s.write_bytes) / rw;
+  const double iops_per_desktop = rw / static_cast<double>(model.desktops) / phase_s;
+  const auto within = [](double measured, double target) { return std::abs(measured - target) <= 0.05 * target; };
+  // A desktop issues round(IOPS x phase) requests: below 100 the rounding alone can exceed 5%, and
+  // the ratios have too few requests to settle; the numbers are recorded, the check is not made.
+  const double per_desktop = std::round(prof.iops_per_desktop * phase_s);
+  rec.group_metric("model", "read_pct", read_pct, "%", fmt::format("generated; profile {:g}%", prof.read_pct));
+  rec.group_metric("model", "mean_size_bytes", mean_size, "bytes", fmt::format("generated; profile {:.0f}", prof.mean_size_bytes()));
+  rec.group_metric("model", "iops_per_desktop", iops_per_desktop, "1/s",
+                   fmt::format("generated; profile {:g}", prof.iops_per_desktop));
+  if (per_desktop < 100) return;
+  rec.check("model: the generated workload matches its documented profile within 5%",
+            within(read_pct, prof.read_pct) && within(mean_size, prof.mean_size_bytes()) &&
+                within(iops_per_desktop, prof.iops_per_desktop),
+            fmt::format("reads {:.2f}% (profile {:g}%), mean size {:.0f} B (profile {:.0f} B), {:.2f} IOPS per desktop "
+                        "(profile {:g})",
+                        read_pct, prof.read_pct, mean_size, prof.mean_size_bytes(), iops_per_desktop,
+                        prof.iops_per_desktop));
+}
+
 VdiModelSource::VdiModelSource(const VdiModelParams& params)
     : params_(params), profile_(&phase_profile(params.phase, params.clones)) {
   if (params_.desktops < 1) throw ConfigError("desktops must be at least 1");
@@ -88,7 +116,7 @@ std::int64_t VdiModelSource::arrival(Desktop& d, std::uint32_t index) {
   return static_cast<std::int64_t>(start_ns + (static_cast<double>(d.done) + d.rng.uniform01()) * gap_ns);
 }
 
-bool VdiModelSource::next(TraceIo& io) {
+bool VdiModelSource::next(trace::TraceIo& io) {
   if (heap_.empty()) return false;
   std::pop_heap(heap_.begin(), heap_.end(), std::greater<>());
   const auto [t, i] = heap_.back();
@@ -102,7 +130,7 @@ bool VdiModelSource::next(TraceIo& io) {
   const double u_op = d.op_phase + k * kGolden;
   const double u_size = d.size_phase + k * kSilver;
   const bool read = (u_op - std::floor(u_op)) * 100.0 < profile_->read_pct;
-  io.op = read ? TraceOp::read : TraceOp::write;
+  io.op = read ? trace::TraceOp::read : trace::TraceOp::write;
   double pick = (u_size - std::floor(u_size)) * 100.0;
   const std::vector<SizeShare>& mix = read ? profile_->read_sizes : profile_->write_sizes;
   io.size_bytes = mix.back().size_bytes;

@@ -84,7 +84,7 @@ TEST(ReplayConfigDecode, RelativeTracePathResolvesAgainstTheProtocolFilesDirecto
   EXPECT_TRUE(d.diags.empty()) << d.diags.to_string();
   EXPECT_EQ(d.replay.trace, "traces/t.trace");
   EXPECT_EQ(d.replay.trace_path, dir / "proto/traces/t.trace");
-  EXPECT_EQ(d.replay.trace_format, TraceFormat::automatic);
+  EXPECT_EQ(d.replay.trace_format, trace::TraceFormat::automatic);
   EXPECT_EQ(to_json(d.replay).at("trace_resolved"), (dir / "proto/traces/t.trace").string());
   // `..` is allowed and normalised; an absolute path is used as written.
   Decoded up;

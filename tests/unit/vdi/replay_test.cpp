@@ -35,11 +35,11 @@ struct KindTest : test_support::EmulatorHarness {
 constexpr std::uint64_t kMiB = std::uint64_t{1} << 20;
 
 /// A trace held in memory.
-class VectorSource final : public TraceSource {
+class VectorSource final : public trace::TraceSource {
  public:
-  VectorSource(std::vector<TraceIo> ios, std::vector<std::string> devices, std::int64_t tick_ns = 1)
+  VectorSource(std::vector<trace::TraceIo> ios, std::vector<std::string> devices, std::int64_t tick_ns = 1)
       : ios_(std::move(ios)), devices_(std::move(devices)), tick_(tick_ns) {}
-  bool next(TraceIo& io) override {
+  bool next(trace::TraceIo& io) override {
     if (i_ >= ios_.size()) return false;
     io = ios_[i_++];
     return true;
@@ -50,7 +50,7 @@ class VectorSource final : public TraceSource {
   void rewind() { i_ = 0; }
 
  private:
-  std::vector<TraceIo> ios_;
+  std::vector<trace::TraceIo> ios_;
   std::vector<std::string> devices_;
   std::int64_t tick_;
   std::size_t i_ = 0;
@@ -90,12 +90,12 @@ TEST(ReplayMapping, FoldsShiftsAlignsAndSpreadsDevicesOverTargets) {
 TEST(Replay, IssuesExactlyTheTracesCountsAndBytesOnODirect) {
   TempDir dir;
   io::TargetFile f = open_file(dir, "exact", 16 * kMiB);
-  std::vector<TraceIo> ios;
+  std::vector<trace::TraceIo> ios;
   for (int i = 0; i < 200; ++i)
     ios.push_back({.time_ns = i * 20'000, .offset_bytes = static_cast<std::uint64_t>(i) * 40960 % (64 * kMiB),
                    .size_bytes = static_cast<std::uint32_t>(4096 * (1 + i % 4)), .device = static_cast<std::uint32_t>(i % 2),
-                   .op = i % 3 == 0 ? TraceOp::write : TraceOp::read});
-  ios.push_back({.time_ns = 4'000'000, .device = 0, .op = TraceOp::flush});
+                   .op = i % 3 == 0 ? trace::TraceOp::write : trace::TraceOp::read});
+  ios.push_back({.time_ns = 4'000'000, .device = 0, .op = trace::TraceOp::flush});
   VectorSource src(ios, {"0", "1"});
   const TraceSummary s = summarize(src);
   EXPECT_EQ(s.ios, 201u);
@@ -121,8 +121,8 @@ TEST(Replay, IssuesExactlyTheTracesCountsAndBytesOnODirect) {
 TEST(Replay, ABoundedQueueCountsTheOverflow) {
   TempDir dir;
   io::TargetFile f = open_file(dir, "overflow", 4 * kMiB);
-  std::vector<TraceIo> ios;
-  for (int i = 0; i < 64; ++i) ios.push_back({.time_ns = 0, .offset_bytes = 4096u * i, .size_bytes = 4096, .op = TraceOp::read});
+  std::vector<trace::TraceIo> ios;
+  for (int i = 0; i < 64; ++i) ios.push_back({.time_ns = 0, .offset_bytes = 4096u * i, .size_bytes = 4096, .op = trace::TraceOp::read});
   VectorSource src(ios, {"0"}, 1);  // 64 requests due at once, 1 ns tick
   const TraceSummary s = summarize(src);
   src.rewind();
@@ -142,9 +142,9 @@ TEST(Replay, IntervalsAreClosedInOrderAndAStopRequestEndsTheReplay) {
   TempDir dir;
   io::TargetFile f = open_file(dir, "intervals", 4 * kMiB);
   // 400 reads 1 ms apart (0.4 s), intervals of 50 ms.
-  std::vector<TraceIo> ios;
+  std::vector<trace::TraceIo> ios;
   for (int i = 0; i < 400; ++i)
-    ios.push_back({.time_ns = i * 1'000'000ll, .offset_bytes = 4096u * (i % 512), .size_bytes = 4096, .op = TraceOp::read});
+    ios.push_back({.time_ns = i * 1'000'000ll, .offset_bytes = 4096u * (i % 512), .size_bytes = 4096, .op = trace::TraceOp::read});
   VectorSource src(ios, {"0"});
   const TraceSummary s = summarize(src);
   Replayer r({.engine = engine(), .queue_depth = 4, .align_bytes = 4096, .interval_ns = 50'000'000},
@@ -179,10 +179,10 @@ TEST(Replay, IntervalsAreClosedInOrderAndAStopRequestEndsTheReplay) {
 TEST(Replay, VerifyHeadersCatchACorruptedBlock) {
   TempDir dir;
   io::TargetFile f = open_file(dir, "verify", 4 * kMiB);
-  std::vector<TraceIo> writes, reads;
+  std::vector<trace::TraceIo> writes, reads;
   for (int i = 0; i < 32; ++i) {
-    writes.push_back({.time_ns = i * 1000, .offset_bytes = 8192u * i, .size_bytes = 8192, .op = TraceOp::write});
-    reads.push_back({.time_ns = i * 1000, .offset_bytes = 8192u * i, .size_bytes = 8192, .op = TraceOp::read});
+    writes.push_back({.time_ns = i * 1000, .offset_bytes = 8192u * i, .size_bytes = 8192, .op = trace::TraceOp::write});
+    reads.push_back({.time_ns = i * 1000, .offset_bytes = 8192u * i, .size_bytes = 8192, .op = trace::TraceOp::read});
   }
   VectorSource w(writes, {"0"}), rd(reads, {"0"});
   TraceSummary s = summarize(w);

@@ -26,13 +26,13 @@ struct Measured {
 
 Measured measure(VdiModelSource& src) {
   Measured m;
-  TraceIo io;
+  trace::TraceIo io;
   std::int64_t last = -1;
   while (src.next(io)) {
     ++m.ios;
-    if (io.op == TraceOp::read) ++m.reads;
+    if (io.op == trace::TraceOp::read) ++m.reads;
     ++m.sizes[io.size_bytes];
-    ++(io.op == TraceOp::read ? m.read_sizes : m.write_sizes)[io.size_bytes];
+    ++(io.op == trace::TraceOp::read ? m.read_sizes : m.write_sizes)[io.size_bytes];
     ++m.per_device[io.device];
     if (!m.first_ns.count(io.device)) m.first_ns[io.device] = io.time_ns;
     if (io.time_ns < last) m.ordered = false;

@@ -1,6 +1,6 @@
 #pragma once
 /// \file replay.hpp
-/// The timed replayer: a TraceSource (trace_io.hpp: a trace file or a VDI model) issued onto one
+/// The timed replayer: a TraceSource (trace/source.hpp: a trace file or a VDI model) issued onto one
 /// or several target files through an I/O engine (io/engine.hpp), open loop, as docs/vdi.md
 /// "## Replay" describes.
 ///
@@ -37,7 +37,7 @@
 
 #include "drivelab/core/histogram.hpp"
 #include "drivelab/io/engine.hpp"
-#include "drivelab/vdi/trace_io.hpp"
+#include "drivelab/trace/source.hpp"
 
 namespace drivelab::vdi {
 
@@ -62,12 +62,12 @@ struct TraceSummary {
   double duration_s() const noexcept { return static_cast<double>(last_ns - first_ns) / 1e9; }
 };
 
-/// Reads `source` to its end (compute_trace_stats, trace_stat.hpp). Throws what the source throws
+/// Reads `source` to its end (trace::compute_trace_stats, trace/stat.hpp). Throws what the source throws
 /// (TraceFormatError).
-TraceSummary summarize(TraceSource& source);
+TraceSummary summarize(trace::TraceSource& source);
 
 /// A factory that opens the trace again from its start (a replay reads it twice: summary, replay).
-using SourceFactory = std::function<std::unique_ptr<TraceSource>()>;
+using SourceFactory = std::function<std::unique_ptr<trace::TraceSource>()>;
 
 /// One target file the trace devices are mapped onto: an open descriptor and the byte range the
 /// replay may use (the file's region).
@@ -143,6 +143,10 @@ class Replayer {
   };
   Mapped map(std::uint32_t device, std::uint64_t offset_bytes, std::uint32_t size_bytes) const noexcept;
 
+  /// replay()'s interval callback: what completed since the last call and now (monotonic ns);
+  /// false stops the replay.
+  using IntervalCallback = std::function<bool(ReplaySample&, std::int64_t)>;
+
   /// Replays `source` from its start. `on_interval(sample, now_ns)` is called every interval_ns
   /// with what completed since the last call; returning false stops the replay (a stop request).
   /// It runs on a helper thread (the replaying thread only swaps the sample out, so closing an
@@ -151,8 +155,8 @@ class Replayer {
   /// replay ends.
   /// `time_scale` overrides options.time_scale for this replay (curve points); no_stall as given.
   /// Throws EnvironmentError on an engine failure (not for I/O errors: those are counted).
-  ReplayResult replay(TraceSource& source, double time_scale, bool no_stall,
-                      const std::function<bool(ReplaySample&, std::int64_t)>& on_interval = {});
+  ReplayResult replay(trace::TraceSource& source, double time_scale, bool no_stall,
+                      const IntervalCallback& on_interval = {});
 
   /// With verify: re-reads every unit this Replayer wrote and checks its header. Adds to
   /// `result`'s verify counters. Returns the number of mismatches found now.
@@ -164,6 +168,7 @@ class Replayer {
 
  private:
   struct Impl;
+  struct Pass;  // one replay(): its steps and their state (replay.cpp)
   ReplayOptions options_;
   std::vector<ReplayTarget> targets_;
   std::uint32_t devices_ = 1;

@@ -48,7 +48,7 @@
 
 #include "drivelab/config/yaml.hpp"
 #include "drivelab/results/record.hpp"
-#include "drivelab/vdi/trace_readers.hpp"
+#include "drivelab/trace/readers.hpp"
 #include "drivelab/vdi/vdi_model.hpp"
 
 namespace drivelab::vdi {
@@ -76,8 +76,8 @@ struct ReplaySettings {
 struct ReplayConfig {
   std::string trace;                  ///< the trace path as written
   std::filesystem::path trace_path;   ///< resolved (absolute; see the rule above)
-  std::string format = "auto";        ///< trace_readers.hpp names
-  TraceFormat trace_format = TraceFormat::automatic;  ///< `format` parsed
+  std::string format = "auto";        ///< trace/readers.hpp names
+  trace::TraceFormat trace_format = trace::TraceFormat::automatic;  ///< `format` parsed
   ReplaySettings replay;
 };
 

@@ -27,9 +27,15 @@
 #include <vector>
 
 #include "drivelab/core/rng.hpp"
-#include "drivelab/vdi/trace_io.hpp"
+#include "drivelab/trace/source.hpp"
+
+namespace drivelab::results {
+class TestRecorder;
+}
 
 namespace drivelab::vdi {
+
+struct TraceSummary;  // replay.hpp
 
 enum class VdiPhase { boot, initial_login, monday_login };
 enum class CloneKind { full, linked };
@@ -66,12 +72,19 @@ struct VdiModelParams {
   std::uint64_t seed = 1;
 };
 
+/// Kind `vdi`'s check of a generated stream (`summary`: its summarize(), replay.hpp) against the
+/// documented profile of `model`'s phase and clones (docs/vdi.md "## VDI models"): group `model`
+/// gets the measured read %, mean request size and IOPS per desktop, and the check "model: the
+/// generated workload matches its documented profile within 5%" is made when every desktop issues
+/// at least 100 requests (fewer: the rounding alone can exceed 5%; the numbers are still recorded).
+void check_against_profile(results::TestRecorder& rec, const VdiModelParams& model, const TraceSummary& summary);
+
 /// The model as a TraceSource (one stream; create another for a second pass).
-class VdiModelSource final : public TraceSource {
+class VdiModelSource final : public trace::TraceSource {
  public:
   /// Throws ConfigError when the image is smaller than the largest request or desktops is 0.
   explicit VdiModelSource(const VdiModelParams& params);
-  bool next(TraceIo& io) override;
+  bool next(trace::TraceIo& io) override;
   const std::vector<std::string>& devices() const override { return devices_; }
   std::int64_t tick_ns() const override { return 1; }
   std::string describe() const override;

@@ -1,13 +1,13 @@
-// Format names and the TraceFormatError type (trace_readers.hpp).
+// Format names and the TraceFormatError type (readers.hpp).
 #include <array>
 #include <string>
 #include <utility>
 
 #include <fmt/format.h>
 
-#include "drivelab/vdi/trace_readers.hpp"
+#include "drivelab/trace/readers.hpp"
 
-namespace drivelab::vdi {
+namespace drivelab::trace {
 namespace {
 
 constexpr std::array<std::pair<TraceFormat, std::string_view>, 11> kNames{{
@@ -52,5 +52,5 @@ TraceFormatError::TraceFormatError(const std::filesystem::path& file, std::uint6
                                    const std::string& reason)
     : Error(fmt::format("{}:{}: {}", file.string(), line, reason)), file_(file), line_(line) {}
 
-}  // namespace drivelab::vdi
+}  // namespace drivelab::trace
 

@@ -10,20 +10,20 @@
 
 #include <nlohmann/json.hpp>
 
-#include "drivelab/vdi/trace_convert.hpp"
-#include "drivelab/vdi/trace_native.hpp"
-#include "drivelab/vdi/trace_readers.hpp"
+#include "drivelab/trace/convert.hpp"
+#include "drivelab/trace/native.hpp"
+#include "drivelab/trace/readers.hpp"
 #include "temp_dir.hpp"
-#include "trace_test_util.hpp"
+#include "test_util.hpp"
 
-namespace drivelab::vdi {
+namespace drivelab::trace {
 namespace {
 
 using testing::read_all;
 using testing::sample;
 
 TEST(NativeTrace, RoundTripsEverySampleLosslessly) {
-  drivelab::test_support::TempDir dir("drivelab-vdi");
+  drivelab::test_support::TempDir dir("drivelab-trace");
   for (const std::string name : {"fio_v2.iolog", "fio_v3.iolog", "blkparse.txt", "msr_cambridge.csv",
                                  "cloudphysics_small.csv", "umass_small.trace", "umass_spc.csv", "alibaba.csv",
                                  "tencent.csv"}) {
@@ -43,7 +43,7 @@ TEST(NativeTrace, RoundTripsEverySampleLosslessly) {
 }
 
 TEST(NativeTrace, RecordsAre24BytesAndTruncationIsAnError) {
-  drivelab::test_support::TempDir dir("drivelab-vdi");
+  drivelab::test_support::TempDir dir("drivelab-trace");
   testing::VectorSource source({{0, 0, 4096, 0, TraceOp::read}, {10, 4096, 4096, 0, TraceOp::write}}, {"sda"});
   ASSERT_EQ(write_native_trace(source, dir / "t.dltrace"), 2u);
   // header 32 + device definition 24 + name padded to 24 + two records
@@ -75,7 +75,7 @@ TEST(NativeTrace, RecordsAre24BytesAndTruncationIsAnError) {
 }
 
 TEST(FioIologV3, WrittenLogReadsBackWithMicrosecondTimes) {
-  drivelab::test_support::TempDir dir("drivelab-vdi");
+  drivelab::test_support::TempDir dir("drivelab-trace");
   auto source = open_trace(sample("blkparse.txt"));
   const ConvertSummary summary = write_fio_iolog_v3(*source, dir / "out.iolog");
   EXPECT_EQ(summary.ios_written, 6u);
@@ -114,7 +114,7 @@ std::pair<int, std::string> run(const std::string& command) {
 
 TEST(FioIologV3, Fio333ReplaysTheConvertedAlibabaSample) {
   if (run("fio --version >/dev/null 2>&1").first != 0) GTEST_SKIP() << "fio is not installed";
-  drivelab::test_support::TempDir dir("drivelab-vdi");
+  drivelab::test_support::TempDir dir("drivelab-trace");
   // The sample's offsets reach 8 GB; fold them into a 16 MiB file as the replayer would.
   auto source = open_trace(sample("alibaba.csv"));
   std::vector<TraceIo> ios = read_all(*source);
@@ -143,4 +143,4 @@ TEST(FioIologV3, Fio333ReplaysTheConvertedAlibabaSample) {
 }
 
 }  // namespace
-}  // namespace drivelab::vdi
+}  // namespace drivelab::trace

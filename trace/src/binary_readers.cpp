@@ -1,13 +1,13 @@
-// The binary trace readers: drivelab native (trace_native.hpp) and CloudPhysics vscsi v1 records.
+// The binary trace readers: drivelab native (native.hpp) and CloudPhysics vscsi v1 records.
 #include <array>
 #include <cstring>
 
 #include <fmt/format.h>
 
-#include "drivelab/vdi/trace_native.hpp"
+#include "drivelab/trace/native.hpp"
 #include "text_readers.hpp"
 
-namespace drivelab::vdi::detail {
+namespace drivelab::trace::detail {
 namespace {
 
 template <typename T>
@@ -171,4 +171,4 @@ std::unique_ptr<TraceSource> make_binary_reader(std::unique_ptr<ByteInput> input
   throw InternalError(fmt::format("{} is not a binary trace format", to_string(format)));
 }
 
-}  // namespace drivelab::vdi::detail
+}  // namespace drivelab::trace::detail

@@ -1,11 +1,11 @@
-// The text trace readers. Units and sources per format: trace_readers.hpp and docs/vdi.md.
+// The text trace readers. Units and sources per format: readers.hpp and docs/vdi.md.
 #include "text_readers.hpp"
 
 #include <fmt/format.h>
 
-#include "trace_parse.hpp"
+#include "parse.hpp"
 
-namespace drivelab::vdi::detail {
+namespace drivelab::trace::detail {
 
 // SBC-3 opcodes: READ(6/10/12/16), WRITE(6/10/12/16), SYNCHRONIZE CACHE(10/16), UNMAP, WRITE SAME(16).
 bool scsi_opcode_op(std::uint64_t opcode, TraceOp& op) {
@@ -413,4 +413,4 @@ std::unique_ptr<TraceSource> make_text_reader(std::unique_ptr<ByteInput> input,
   }
 }
 
-}  // namespace drivelab::vdi::detail
+}  // namespace drivelab::trace::detail

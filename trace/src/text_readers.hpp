@@ -2,9 +2,9 @@
 // Internal: the text trace readers (one class per format, all on TextTraceSource).
 #include <memory>
 
-#include "trace_input.hpp"
+#include "input.hpp"
 
-namespace drivelab::vdi::detail {
+namespace drivelab::trace::detail {
 
 std::unique_ptr<TraceSource> make_text_reader(std::unique_ptr<ByteInput> input,
                                               const std::filesystem::path& name, TraceFormat format,
@@ -17,4 +17,4 @@ bool is_blkparse_device_field(std::string_view field);
 std::unique_ptr<TraceSource> make_binary_reader(std::unique_ptr<ByteInput> input,
                                                 const std::filesystem::path& name, TraceFormat format);
 
-}  // namespace drivelab::vdi::detail
+}  // namespace drivelab::trace::detail

@@ -1,15 +1,15 @@
 #pragma once
-/// \file trace_convert.hpp
+/// \file convert.hpp
 /// `drivelab trace convert`: writes any TraceSource as a fio iolog v3 that fio 3.33 replays
 /// (`fio --read_iolog=OUT --ioengine=psync ...`), streaming with bounded memory. The native
-/// writer is in trace_native.hpp.
+/// writer is in native.hpp.
 #include <cstdint>
 #include <filesystem>
 #include <string>
 
-#include "drivelab/vdi/trace_io.hpp"
+#include "drivelab/trace/source.hpp"
 
-namespace drivelab::vdi {
+namespace drivelab::trace {
 
 /// How trace devices become fio file names.
 struct FioIologOptions {
@@ -37,4 +37,4 @@ struct ConvertSummary {
 ConvertSummary write_fio_iolog_v3(TraceSource& source, const std::filesystem::path& file,
                                   const FioIologOptions& options = {});
 
-}  // namespace drivelab::vdi
+}  // namespace drivelab::trace

@@ -10,9 +10,9 @@
 
 #include <fmt/format.h>
 
-#include "trace_input.hpp"
+#include "input.hpp"
 
-namespace drivelab::vdi::detail {
+namespace drivelab::trace::detail {
 
 inline constexpr std::size_t kMaxFields = 16;
 using Fields = std::array<std::string_view, kMaxFields>;
@@ -136,4 +136,4 @@ inline bool iequals(std::string_view a, std::string_view b) {
   return true;
 }
 
-}  // namespace drivelab::vdi::detail
+}  // namespace drivelab::trace::detail

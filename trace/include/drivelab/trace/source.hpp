@@ -1,5 +1,5 @@
 #pragma once
-// drivelab::vdi — the one request type every block trace reader and every VDI session model
+// drivelab::trace — the one request type every block trace reader and every VDI session model
 // produces, and the streaming interface the replayer consumes (docs/vdi.md).
 //
 // A trace is read as a stream, never loaded whole: memory stays bounded by the reader's buffer
@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-namespace drivelab::vdi {
+namespace drivelab::trace {
 
 /// The operation of one traced request. `flush` and `discard` are kept so that `trace stat`
 /// counts them; the replayer skips or maps them as documented in replay.hpp.
@@ -32,7 +32,7 @@ class TraceSource {
   virtual ~TraceSource() = default;
 
   /// Fills `io` with the next request and returns true, or returns false at the end of the stream.
-  /// Throws drivelab::vdi::TraceFormatError ("file:line: reason") on malformed input.
+  /// Throws drivelab::trace::TraceFormatError ("file:line: reason") on malformed input.
   virtual bool next(TraceIo& io) = 0;
 
   /// Names of the trace devices seen so far, indexed by TraceIo::device (e.g. "3" for UMass ASU 3,
@@ -48,4 +48,4 @@ class TraceSource {
   [[nodiscard]] virtual std::string describe() const = 0;
 };
 
-}  // namespace drivelab::vdi
+}  // namespace drivelab::trace

@@ -1,13 +1,13 @@
 #pragma once
-// Shared helpers of the vdi trace tests: sample paths and reading a source to the end.
+// Shared helpers of the trace tests: sample paths and reading a source to the end.
 #include <filesystem>
 #include <fstream>
 #include <string>
 #include <vector>
 
-#include "drivelab/vdi/trace_io.hpp"
+#include "drivelab/trace/source.hpp"
 
-namespace drivelab::vdi::testing {
+namespace drivelab::trace::testing {
 
 inline std::filesystem::path sample(const std::string& name) {
   return std::filesystem::path(DRIVELAB_SOURCE_DIR) / "tests/data/traces" / name;
@@ -18,8 +18,8 @@ inline std::filesystem::path shared_trace(const std::string& name) {
   return std::filesystem::path(DRIVELAB_SOURCE_DIR) / "../shared/data/traces" / name;
 }
 #define SKIP_WITHOUT_SHARED_TRACE(name)                                          \
-  if (!std::filesystem::exists(::drivelab::vdi::testing::shared_trace(name))) \
-  GTEST_SKIP() << "no " << ::drivelab::vdi::testing::shared_trace(name) << " beside this checkout"
+  if (!std::filesystem::exists(::drivelab::trace::testing::shared_trace(name))) \
+  GTEST_SKIP() << "no " << ::drivelab::trace::testing::shared_trace(name) << " beside this checkout"
 
 inline std::vector<TraceIo> read_all(TraceSource& source) {
   std::vector<TraceIo> out;
@@ -59,4 +59,4 @@ inline bool same_io(const TraceIo& a, const TraceIo& b) {
          a.device == b.device && a.op == b.op;
 }
 
-}  // namespace drivelab::vdi::testing
+}  // namespace drivelab::trace::testing

@@ -1,5 +1,5 @@
-// One streaming pass of statistics over a trace (trace_stat.hpp).
-#include "drivelab/vdi/trace_stat.hpp"
+// One streaming pass of statistics over a trace (stat.hpp).
+#include "drivelab/trace/stat.hpp"
 
 #include <algorithm>
 #include <bit>
@@ -7,7 +7,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-namespace drivelab::vdi {
+namespace drivelab::trace {
 namespace {
 
 constexpr std::array<const char*, 4> kOpNames{"reads", "writes", "flushes", "discards"};
@@ -162,4 +162,4 @@ std::string trace_stats_json(const TraceStats& s) {
   return j.dump(2) + "\n";
 }
 
-}  // namespace drivelab::vdi
+}  // namespace drivelab::trace

@@ -1,7 +1,7 @@
 #pragma once
-/// \file trace_readers.hpp
-/// drivelab::vdi — streaming readers for real block-trace formats, and the factory that picks one
-/// (docs/vdi.md, "Trace formats"). Every reader yields drivelab::vdi::TraceIo (trace_io.hpp):
+/// \file readers.hpp
+/// drivelab::trace — streaming readers for real block-trace formats, and the factory that picks one
+/// (docs/vdi.md, "Trace formats"). Every reader yields drivelab::trace::TraceIo (source.hpp):
 /// time in ns relative to the trace's first request, offsets and sizes in bytes, a dense device
 /// index. Memory is bounded by one line (text) or one record (binary) plus the device-name table
 /// and, for the formats that need it, a small per-device state; never by the trace length.
@@ -45,7 +45,7 @@
 ///                       tick 1 s), offset and size in 512-byte sectors, IOType 0 read / 1 write.
 ///                       Source: SNIA IOTTA trace 27917 (Tencent CBS), Zhang et al., ATC 2020.
 ///   native              drivelab's binary format, versioned header + fixed 24-byte records
-///                       (trace_native.hpp, docs/vdi.md "Native trace format").
+///                       (native.hpp, docs/vdi.md "Native trace format").
 ///
 /// Errors: a malformed line or record throws TraceFormatError ("file:line: reason"; for binary
 /// formats "line" is the 1-based record number); an unreadable file throws EnvironmentError.
@@ -56,9 +56,9 @@
 #include <string_view>
 
 #include "drivelab/core/errors.hpp"
-#include "drivelab/vdi/trace_io.hpp"
+#include "drivelab/trace/source.hpp"
 
-namespace drivelab::vdi {
+namespace drivelab::trace {
 
 /// The trace formats drivelab reads. `automatic` detects the format from the file's content
 /// (detect_trace_format).
@@ -116,6 +116,11 @@ class TraceFormatError : public Error {
 /// Throws TraceFormatError (line 1) when no rule matches, EnvironmentError when unreadable.
 [[nodiscard]] TraceFormat detect_trace_format(const std::filesystem::path& file);
 
+/// "a directory", "a character device", "a block device" or "a socket": the kind of file (its
+/// st_mode) open_trace refuses with ConfigError before opening it (/dev/zero would never end);
+/// empty for a regular file or a pipe (FIFO).
+[[nodiscard]] std::string_view refused_file_kind(unsigned mode) noexcept;
+
 /// Opens `file` as a streaming TraceSource in `format` (automatic: detect_trace_format).
 /// Throws EnvironmentError if the file cannot be opened, TraceFormatError for a bad header;
 /// malformed records throw TraceFormatError from TraceSource::next().
@@ -123,4 +128,4 @@ class TraceFormatError : public Error {
                                                       TraceFormat format = TraceFormat::automatic,
                                                       const TraceReadOptions& options = {});
 
-}  // namespace drivelab::vdi
+}  // namespace drivelab::trace

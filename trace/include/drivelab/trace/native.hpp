@@ -1,5 +1,5 @@
 #pragma once
-/// \file trace_native.hpp
+/// \file native.hpp
 /// drivelab's native block-trace format (docs/vdi.md "Native trace format"): compact, fixed-size
 /// records that a reader streams without parsing text, and that keep every TraceIo field exactly
 /// (a native round trip is lossless; tick_ns and device names are kept too).
@@ -26,9 +26,9 @@
 #include <memory>
 #include <string_view>
 
-#include "drivelab/vdi/trace_io.hpp"
+#include "drivelab/trace/source.hpp"
 
-namespace drivelab::vdi {
+namespace drivelab::trace {
 
 inline constexpr std::string_view kNativeMagic = "DLVDITRC";
 inline constexpr std::uint32_t kNativeVersion = 1;
@@ -42,4 +42,4 @@ inline constexpr std::uint8_t kNativeDeviceDefinition = 255;
 /// bytes or there are more than 65,536 devices.
 std::uint64_t write_native_trace(TraceSource& source, const std::filesystem::path& file);
 
-}  // namespace drivelab::vdi
+}  // namespace drivelab::trace

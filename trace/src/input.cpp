@@ -1,5 +1,5 @@
-// Byte sources, the bounded line reader and the device table (trace_input.hpp).
-#include "trace_input.hpp"
+// Byte sources, the bounded line reader and the device table (input.hpp).
+#include "input.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -11,7 +11,7 @@
 
 #include <fmt/format.h>
 
-namespace drivelab::vdi::detail {
+namespace drivelab::trace {
 
 std::string_view refused_file_kind(unsigned mode) noexcept {
   if (S_ISDIR(mode)) return "a directory";
@@ -21,6 +21,7 @@ std::string_view refused_file_kind(unsigned mode) noexcept {
   return {};
 }
 
+namespace detail {
 namespace {
 
 [[noreturn]] void refuse(const std::filesystem::path& file, std::string_view kind) {
@@ -145,4 +146,5 @@ bool DeviceTable::index_of(std::string_view name, std::uint32_t& index) {
   return true;
 }
 
-}  // namespace drivelab::vdi::detail
+}  // namespace detail
+}  // namespace drivelab::trace

@@ -11,9 +11,9 @@
 #include <vector>
 
 #include "drivelab/core/fd.hpp"
-#include "drivelab/vdi/trace_readers.hpp"
+#include "drivelab/trace/readers.hpp"
 
-namespace drivelab::vdi::detail {
+namespace drivelab::trace::detail {
 
 /// A sequential byte stream.
 class ByteInput {
@@ -25,7 +25,7 @@ class ByteInput {
 
 /// A file read with read(2): a regular file or a pipe (FIFO, `<(zcat t.gz)`, /dev/stdin on a
 /// pipe). A directory, a character or block device or a socket is refused with ConfigError before
-/// it is opened (/dev/zero would never end); EnvironmentError if it cannot be opened.
+/// it is opened (refused_file_kind, readers.hpp); EnvironmentError if it cannot be opened.
 class FileInput final : public ByteInput {
  public:
   explicit FileInput(const std::filesystem::path& file);
@@ -41,10 +41,6 @@ class FileInput final : public ByteInput {
   bool regular_ = false;
   std::uint64_t size_bytes_ = 0;
 };
-
-/// "a directory", "a character device", "a block device", "a socket" for an st_mode that
-/// FileInput refuses; empty for a regular file or a FIFO.
-std::string_view refused_file_kind(unsigned mode) noexcept;
 
 /// `head` (bytes already read from `rest`), then the rest of `rest`: format detection reads the
 /// first bytes once, so a pipe loses nothing.
@@ -124,4 +120,4 @@ std::unique_ptr<TraceSource> open_trace_memory(std::string data, const std::file
                                                TraceFormat format,
                                                const TraceReadOptions& options = {});
 
-}  // namespace drivelab::vdi::detail
+}  // namespace drivelab::trace::detail

@@ -1,4 +1,4 @@
-// The native and fio iolog v3 writers (trace_native.hpp, trace_convert.hpp).
+// The native and fio iolog v3 writers (native.hpp, convert.hpp).
 #include <algorithm>
 #include <array>
 #include <cerrno>
@@ -9,10 +9,10 @@
 #include <fmt/format.h>
 
 #include "drivelab/core/errors.hpp"
-#include "drivelab/vdi/trace_convert.hpp"
-#include "drivelab/vdi/trace_native.hpp"
+#include "drivelab/trace/convert.hpp"
+#include "drivelab/trace/native.hpp"
 
-namespace drivelab::vdi {
+namespace drivelab::trace {
 namespace {
 
 template <typename T>
@@ -136,4 +136,4 @@ ConvertSummary write_fio_iolog_v3(TraceSource& source, const std::filesystem::pa
   return summary;
 }
 
-}  // namespace drivelab::vdi
+}  // namespace drivelab::trace

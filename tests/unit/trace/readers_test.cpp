@@ -13,12 +13,12 @@
 #include <fmt/format.h>
 
 #include "drivelab/core/errors.hpp"
-#include "drivelab/vdi/trace_readers.hpp"
+#include "drivelab/trace/readers.hpp"
 #include "temp_dir.hpp"
-#include "trace_input.hpp"
-#include "trace_test_util.hpp"
+#include "input.hpp"
+#include "test_util.hpp"
 
-namespace drivelab::vdi {
+namespace drivelab::trace {
 namespace {
 
 using testing::read_all;
@@ -81,7 +81,7 @@ TEST(TraceFormats, DetectsEverySampleFromItsContent) {
 }
 
 TEST(TraceFormats, UnrecognisedContentNamesTheFile) {
-  drivelab::test_support::TempDir dir("drivelab-vdi");
+  drivelab::test_support::TempDir dir("drivelab-trace");
   testing::write_file(dir / "x.txt", "this is not a trace\n");
   try {
     (void)open_trace(dir / "x.txt");
@@ -174,7 +174,7 @@ TEST(CloudPhysics, CsvOpcodesSectorsAndSeconds) {
 }
 
 TEST(CloudPhysics, BinaryV1Records) {
-  drivelab::test_support::TempDir dir("drivelab-vdi");
+  drivelab::test_support::TempDir dir("drivelab-trace");
   std::string bytes;
   const auto record = [&](std::uint32_t len, std::uint16_t cmd, std::uint64_t lbn, std::uint64_t ts_us) {
     char r[32] = {};
@@ -284,7 +284,7 @@ TEST(TraceErrors, MalformedLinesNameFileAndLine) {
 }
 
 TEST(TraceErrors, FileErrorsCarryThePath) {
-  drivelab::test_support::TempDir dir("drivelab-vdi");
+  drivelab::test_support::TempDir dir("drivelab-trace");
   testing::write_file(dir / "t.csv", "1,W,0,4096,10\n1,W,0,4096,11\n1,W,0,-5,12\n");
   auto source = open_trace(dir / "t.csv");
   TraceIo io;
@@ -358,4 +358,4 @@ TEST(TraceInput, APipeIsDetectedAndReadOnce) {
 }
 
 }  // namespace
-}  // namespace drivelab::vdi
+}  // namespace drivelab::trace

@@ -1,5 +1,5 @@
 #pragma once
-/// \file trace_stat.hpp
+/// \file stat.hpp
 /// `drivelab trace stat`: one streaming pass over a TraceSource, memory bounded whatever the trace
 /// length (fixed histograms, at most kMaxRateBuckets rate buckets, one entry per device).
 #include <array>
@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "drivelab/vdi/trace_io.hpp"
+#include "drivelab/trace/source.hpp"
 
-namespace drivelab::vdi {
+namespace drivelab::trace {
 
 /// Per-operation totals, indexed by TraceOp (read, write, flush, discard).
 struct OpTotals {
@@ -66,4 +66,4 @@ std::string format_trace_stats(const TraceStats& stats);
 /// devices [{name, ios, bytes, lba_min_bytes, lba_max_bytes}].
 std::string trace_stats_json(const TraceStats& stats);
 
-}  // namespace drivelab::vdi
+}  // namespace drivelab::trace

@@ -4,11 +4,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "drivelab/vdi/trace_readers.hpp"
-#include "drivelab/vdi/trace_stat.hpp"
-#include "trace_test_util.hpp"
+#include "drivelab/trace/readers.hpp"
+#include "drivelab/trace/stat.hpp"
+#include "test_util.hpp"
 
-namespace drivelab::vdi {
+namespace drivelab::trace {
 namespace {
 
 TEST(TraceStat, CloudPhysicsSharedTraceMatchesTheIssue) {
@@ -86,4 +86,4 @@ TEST(TraceStat, RateBucketsStayBoundedOnLongTraces) {
 }
 
 }  // namespace
-}  // namespace drivelab::vdi
+}  // namespace drivelab::trace

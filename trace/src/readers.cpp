@@ -1,16 +1,16 @@
-// Format detection and the reader factory (trace_readers.hpp).
+// Format detection and the reader factory (readers.hpp).
 #include <algorithm>
 #include <array>
 #include <cerrno>
 
 #include <fmt/format.h>
 
-#include "drivelab/vdi/trace_native.hpp"
+#include "drivelab/trace/native.hpp"
 #include "text_readers.hpp"
-#include "trace_input.hpp"
-#include "trace_parse.hpp"
+#include "input.hpp"
+#include "parse.hpp"
 
-namespace drivelab::vdi {
+namespace drivelab::trace {
 namespace detail {
 namespace {
 
@@ -137,4 +137,4 @@ std::unique_ptr<TraceSource> open_trace(const std::filesystem::path& file, Trace
                                   format, options);
 }
 
-}  // namespace drivelab::vdi
+}  // namespace drivelab::trace
