@@ -7,7 +7,6 @@
 #include <sys/swap.h>
 #include <sys/sysmacros.h>
 #include <sys/vfs.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -20,6 +19,7 @@
 
 #include "drivelab/core/errors.hpp"
 #include "drivelab/core/fd.hpp"
+#include "drivelab/core/process.hpp"
 
 namespace drivelab::render {
 namespace fs = std::filesystem;
@@ -289,20 +289,11 @@ SwapFile::SwapFile(fs::path path, std::uint64_t size_bytes, const std::function<
     if (::fsync(fd.get()) != 0) throw_errno("render: fsync " + path_.string(), errno);
     fd.reset();
     // mkswap(8) from util-linux writes the swap header (the format swapon(2) checks).
-    const pid_t child = ::fork();
-    if (child < 0) throw_errno("render: fork for mkswap", errno);
-    if (child == 0) {
-      const int null = ::open("/dev/null", O_WRONLY);
-      if (null >= 0) { ::dup2(null, 1); ::dup2(null, 2); }
-      ::execlp("mkswap", "mkswap", path_.c_str(), static_cast<char*>(nullptr));
-      ::execl("/sbin/mkswap", "mkswap", path_.c_str(), static_cast<char*>(nullptr));
-      ::_exit(127);
-    }
-    int status = 0;
-    while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {}
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+    const auto mkswap = find_program("mkswap", {"/sbin"});
+    const int exit_code = mkswap ? run_command({mkswap->string(), path_.string()}, std::chrono::minutes(10)).exit_code : 127;
+    if (exit_code != 0)
       throw EnvironmentError(fmt::format("render: mkswap {} failed (exit status {}; is util-linux installed?)",
-                                         path_.string(), WIFEXITED(status) ? WEXITSTATUS(status) : -1));
+                                         path_.string(), exit_code));
     if (::swapon(path_.c_str(), 0) != 0)
       throw EnvironmentError(fmt::format("render: swapon {}: {} (the filesystem must support swap files)",
                                          path_.string(), std::strerror(errno)));
