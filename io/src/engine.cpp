@@ -4,11 +4,11 @@
 
 #include <cerrno>
 #include <cstring>
-#include <fstream>
 
 #include <fmt/format.h>
 
 #include "drivelab/core/errors.hpp"
+#include "drivelab/core/sysfs.hpp"
 #include "engines.hpp"
 
 namespace drivelab::io {
@@ -36,12 +36,8 @@ namespace detail {
 namespace {
 
 // The first line of a /proc file, "" if it cannot be read (absent on older kernels).
-std::string read_proc_line(const char* path) {
-  std::ifstream in(path);
-  std::string line;
-  if (in) std::getline(in, line);
-  return line;
-}
+/// A /proc/sys value ("" if unreadable).
+std::string read_proc_line(const char* path) { return read_sysfs_text(path).value_or(""); }
 
 std::string memlock_text() {
   rlimit rl{};

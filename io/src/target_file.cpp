@@ -14,7 +14,6 @@
 #include <cerrno>
 #include <cmath>
 #include <cstring>
-#include <fstream>
 #include <stdexcept>
 #include <string_view>
 
@@ -22,6 +21,7 @@
 
 #include "drivelab/core/errors.hpp"
 #include "drivelab/core/rng.hpp"
+#include "drivelab/core/sysfs.hpp"
 #include "drivelab/core/units.hpp"
 #include "drivelab/io/target_safety.hpp"
 
@@ -41,29 +41,6 @@ bool has_marker(int fd, std::uint64_t size_bytes) {
   return n > 0 && std::string_view(buf, static_cast<std::size_t>(n)) == marker_value(size_bytes);
 }
 
-// Undoes the \040-style octal escapes of /proc/self/mountinfo paths.
-std::string unescape_mount_path(std::string_view s) {
-  std::string out;
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    if (s[i] == '\\' && i + 3 < s.size()) {
-      const std::string_view oct = s.substr(i + 1, 3);
-      if (std::all_of(oct.begin(), oct.end(), [](char c) { return c >= '0' && c <= '7'; })) {
-        out += static_cast<char>((oct[0] - '0') * 64 + (oct[1] - '0') * 8 + (oct[2] - '0'));
-        i += 3;
-        continue;
-      }
-    }
-    out += s[i];
-  }
-  return out;
-}
-
-bool path_is_under(const std::string& path, const std::string& mount_point) {
-  if (mount_point == "/") return true;
-  return path.compare(0, mount_point.size(), mount_point) == 0 &&
-         (path.size() == mount_point.size() || path[mount_point.size()] == '/');
-}
-
 // Direct-I/O offset alignment: statx(STATX_DIOALIGN) (Linux 6.1+), else the logical block size
 // of the block device behind the file (sysfs), else 512.
 std::uint32_t direct_alignment(int fd) {
@@ -73,11 +50,10 @@ std::uint32_t direct_alignment(int fd) {
     return stx.stx_dio_offset_align;
   struct stat st {};
   if (::fstat(fd, &st) == 0) {
-    const std::string dev = fmt::format("/sys/dev/block/{}:{}", major(st.st_dev), minor(st.st_dev));
-    for (const char* rel : {"/queue/logical_block_size", "/../queue/logical_block_size"}) {
-      std::ifstream in(dev + rel);
-      std::uint32_t bytes = 0;
-      if (in >> bytes && bytes >= 512) return bytes;
+    const fs::path dev = fmt::format("/sys/dev/block/{}:{}", major(st.st_dev), minor(st.st_dev));
+    for (const char* rel : {"queue/logical_block_size", "../queue/logical_block_size"}) {
+      const auto bytes = read_sysfs_u64(dev / rel);
+      if (bytes && *bytes >= 512 && *bytes <= UINT32_MAX) return static_cast<std::uint32_t>(*bytes);
     }
   }
   return 512;
@@ -211,29 +187,10 @@ fs::path target_file_path(const fs::path& dir, const std::string& test_name) {
 std::string filesystem_type(const fs::path& path) {
   std::error_code ec;
   const fs::path canon = fs::weakly_canonical(fs::absolute(path, ec), ec);
-  const std::string p = canon.string();
-  std::ifstream in("/proc/self/mountinfo");
-  std::string line, best_type = "unknown";
-  std::size_t best_len = 0;
-  while (std::getline(in, line)) {
-    // "36 35 98:0 /mnt1 /mnt/parent rw,noatime master:1 - ext3 /dev/root rw,errors=continue"
-    std::vector<std::string_view> f;
-    std::string_view rest(line);
-    while (!rest.empty()) {
-      const auto sp = rest.find(' ');
-      f.push_back(rest.substr(0, sp));
-      rest = sp == std::string_view::npos ? std::string_view{} : rest.substr(sp + 1);
-    }
-    const auto dash = std::find(f.begin(), f.end(), "-");
-    if (f.size() < 5 || dash == f.end() || dash + 1 == f.end()) continue;
-    const std::string mount_point = unescape_mount_path(f[4]);
-    // ">=": a later mount on the same point hides the earlier one.
-    if (path_is_under(p, mount_point) && mount_point.size() >= best_len) {
-      best_len = mount_point.size();
-      best_type = std::string(*(dash + 1));
-    }
-  }
-  return best_type;
+  struct stat st {};
+  const std::optional<dev_t> dev = ::stat(canon.c_str(), &st) == 0 ? std::optional<dev_t>(st.st_dev) : std::nullopt;
+  const auto m = mount_containing(read_mountinfo(), canon.string(), dev);
+  return m ? m->fstype : "unknown";
 }
 
 std::string direct_unsupported_message(const fs::path& dir) {

@@ -10,16 +10,15 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <fstream>
 #include <optional>
 #include <set>
-#include <sstream>
 
 #include <blkid/blkid.h>
 #include <fmt/format.h>
 
 #include "drivelab/core/errors.hpp"
 #include "drivelab/core/fd.hpp"
+#include "drivelab/core/sysfs.hpp"
 #include "drivelab/core/units.hpp"
 
 namespace drivelab::io {
@@ -27,94 +26,22 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string trim(std::string s) {
-  const auto not_space = [](unsigned char c) { return !std::isspace(c) && c != '\0'; };
-  s.erase(s.begin(), std::find_if(s.begin(), s.end(), not_space));
-  s.erase(std::find_if(s.rbegin(), s.rend(), not_space).base(), s.end());
-  return s;
-}
-
-std::optional<std::string> read_text(const fs::path& p) {
-  std::ifstream in(p);
-  if (!in) return std::nullopt;
-  std::stringstream ss;
-  ss << in.rdbuf();
-  std::string s = trim(ss.str());
-  if (s.empty()) return std::nullopt;
-  return s;
-}
-
-/// The SCSI unit serial number VPD page (SPC-4 7.8.19): 4-byte header, page length in bytes 2-3.
-std::optional<std::string> vpd_serial(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  if (!in) return std::nullopt;
-  const std::string b((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (b.size() < 4 || static_cast<unsigned char>(b[1]) != 0x80) return std::nullopt;
-  const std::size_t len =
-      static_cast<std::size_t>(static_cast<unsigned char>(b[2])) << 8 | static_cast<unsigned char>(b[3]);
-  std::string s = trim(b.substr(4, len));
-  if (s.empty()) return std::nullopt;
-  return s;
-}
-
-/// "E:ID_SERIAL=..." from udev's database entry of a block device (not sysfs, but what
-/// /dev/disk/by-id names are made of; present wherever udev runs).
-std::optional<std::string> udev_serial(unsigned maj, unsigned min) {
-  std::ifstream in(fmt::format("/run/udev/data/b{}:{}", maj, min));
-  for (std::string line; std::getline(in, line);)
-    if (line.rfind("E:ID_SERIAL=", 0) == 0) {
-      std::string v = trim(line.substr(12));
-      if (!v.empty()) return v;
-    }
-  return std::nullopt;
-}
-
-// Undoes the \040-style octal escapes of /proc/self/mountinfo and /proc/swaps.
-std::string unescape(std::string_view s) {
-  std::string out;
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    if (s[i] == '\\' && i + 3 < s.size()) {
-      const std::string_view oct = s.substr(i + 1, 3);
-      if (std::all_of(oct.begin(), oct.end(), [](char c) { return c >= '0' && c <= '7'; })) {
-        out += static_cast<char>((oct[0] - '0') * 64 + (oct[1] - '0') * 8 + (oct[2] - '0'));
-        i += 3;
-        continue;
-      }
-    }
-    out += s[i];
-  }
-  return out;
-}
-
-/// A block device seen through sysfs.
-struct SysBlock {
+/// A device or partition that a hazard check covers.
+struct Covered {
   std::string name;
   fs::path dir;  ///< canonical /sys/devices/.../<name>
   dev_t dev = 0;
 };
 
-std::optional<SysBlock> sys_block(dev_t dev) {
-  std::error_code ec;
-  const fs::path dir = fs::canonical(fmt::format("/sys/dev/block/{}:{}", major(dev), minor(dev)), ec);
-  if (ec) return std::nullopt;
-  return SysBlock{dir.filename().string(), dir, dev};
-}
-
-std::optional<dev_t> dev_of_sysdir(const fs::path& dir) {
-  const auto text = read_text(dir / "dev");
-  unsigned maj = 0, min = 0;
-  if (!text || std::sscanf(text->c_str(), "%u:%u", &maj, &min) != 2) return std::nullopt;
-  return makedev(maj, min);
-}
-
 /// The device itself and, for a whole disk, its partitions.
-std::vector<SysBlock> device_and_partitions(const SysBlock& self, bool is_partition) {
-  std::vector<SysBlock> out{self};
-  if (is_partition) return out;
+std::vector<Covered> device_and_partitions(const SysBlock& self) {
+  std::vector<Covered> out{{self.name, self.dir, self.dev}};
+  if (self.is_partition) return out;
   std::error_code ec;
   for (const auto& e : fs::directory_iterator(self.dir, ec)) {
     if (!fs::exists(e.path() / "partition", ec)) continue;
-    if (const auto d = dev_of_sysdir(e.path())) out.push_back({e.path().filename().string(), e.path(), *d});
+    if (const auto text = read_sysfs_text(e.path() / "dev"))
+      if (const auto d = parse_dev_numbers(*text)) out.push_back({e.path().filename().string(), e.path(), *d});
   }
   return out;
 }
@@ -135,83 +62,12 @@ void add_with_slaves(const fs::path& dir, std::set<std::string>& out, int depth 
   }
 }
 
-struct MountEntry {
-  dev_t dev = 0;
-  std::string mount_point, fstype, source;
-};
-
-std::vector<MountEntry> read_mountinfo() {
-  std::vector<MountEntry> out;
-  std::ifstream in("/proc/self/mountinfo");
-  for (std::string line; std::getline(in, line);) {
-    std::istringstream ss(line);
-    std::vector<std::string> f;
-    for (std::string w; ss >> w;) f.push_back(std::move(w));
-    std::size_t dash = 6;
-    while (dash < f.size() && f[dash] != "-") ++dash;
-    unsigned maj = 0, min = 0;
-    if (f.size() < 7 || dash + 2 >= f.size() || std::sscanf(f[2].c_str(), "%u:%u", &maj, &min) != 2) continue;
-    out.push_back({makedev(maj, min), unescape(f[4]), f[dash + 1], unescape(f[dash + 2])});
-  }
-  return out;
-}
-
-std::vector<std::string> read_swap_files() {
-  std::vector<std::string> out;
-  std::ifstream in("/proc/swaps");
-  std::string line;
-  std::getline(in, line);  // header
-  while (std::getline(in, line)) {
-    std::istringstream ss(line);
-    std::string name;
-    if (ss >> name) out.push_back(unescape(name));
-  }
-  return out;
-}
-
 /// "dm-0 (device-mapper 'vg0-data')", "md0 (md RAID)".
 std::string describe_holder(const fs::path& holder_dir) {
   const std::string name = holder_dir.filename().string();
-  if (const auto dm = read_text(holder_dir / "dm" / "name")) return fmt::format("{} (device-mapper '{}')", name, *dm);
+  if (const auto dm = read_sysfs_text(holder_dir / "dm" / "name")) return fmt::format("{} (device-mapper '{}')", name, *dm);
   if (fs::exists(holder_dir / "md")) return fmt::format("{} (md RAID)", name);
   return name;
-}
-
-std::string identity_of(const SysBlock& disk, unsigned maj, unsigned min, std::string& source) {
-  const fs::path d = disk.dir;
-  const std::string base = "/sys/block/" + disk.name;
-  if (disk.name.rfind("loop", 0) == 0) {
-    source = base + "/loop/backing_file; a loop device has no serial, so its backing file names it";
-    return read_text(d / "loop" / "backing_file").value_or("");
-  }
-  const std::pair<fs::path, std::string> files[] = {
-      {d / "serial", base + "/serial"},
-      {d / "device" / "serial", base + "/device/serial"},
-  };
-  for (const auto& [p, shown] : files)
-    if (auto v = read_text(p)) {
-      source = shown;
-      return *v;
-    }
-  if (auto v = vpd_serial(d / "device" / "vpd_pg80")) {
-    source = base + "/device/vpd_pg80";
-    return *v;
-  }
-  for (const auto& [p, shown] : {std::pair{d / "device" / "wwid", base + "/device/wwid"}, std::pair{d / "wwid", base + "/wwid"}})
-    if (auto v = read_text(p)) {
-      source = shown;
-      return *v;
-    }
-  if (auto v = udev_serial(maj, min)) {
-    source = fmt::format("ID_SERIAL in /run/udev/data/b{}:{}", maj, min);
-    return *v;
-  }
-  if (auto v = read_text(d / "dm" / "uuid")) {
-    source = base + "/dm/uuid";
-    return *v;
-  }
-  source = "the kernel name (this device reports no serial number)";
-  return disk.name;
 }
 
 std::string blkid_value(blkid_probe pr, const char* name) {
@@ -341,15 +197,11 @@ BlockDevice probe_block_device(const fs::path& path) {
   const auto self = sys_block(st.st_rdev);
   if (!self) throw EnvironmentError(fmt::format("block device {} ({}:{}) is not in /sys/dev/block", path.string(), d.major, d.minor));
   d.name = self->name;
-  d.is_partition = fs::exists(self->dir / "partition");
-  SysBlock disk = *self;
-  if (d.is_partition) {
-    disk.dir = self->dir.parent_path();
-    disk.name = disk.dir.filename().string();
-    disk.dev = dev_of_sysdir(disk.dir).value_or(st.st_rdev);
-  }
-  d.disk = disk.name;
-  d.identity = identity_of(disk, major(disk.dev), minor(disk.dev), d.identity_source);
+  d.is_partition = self->is_partition;
+  d.disk = self->disk;
+  DeviceSerial serial = device_serial(*self);
+  d.identity = std::move(serial.value);
+  d.identity_source = std::move(serial.source);
 
   UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
   if (!fd) throw_errno(fmt::format("cannot open block device {}", path.string()), errno);
@@ -359,7 +211,7 @@ BlockDevice probe_block_device(const fs::path& path) {
   unsigned pbs = 0;
   if (::ioctl(fd.get(), BLKSSZGET, &lbs) == 0 && lbs >= 512) d.logical_block_bytes = static_cast<std::uint32_t>(lbs);
   if (::ioctl(fd.get(), BLKPBSZGET, &pbs) == 0 && pbs >= 512) d.physical_block_bytes = pbs;
-  if (const auto text = read_text(self->dir / "ro")) d.read_only = *text == "1";
+  if (const auto text = read_sysfs_text(self->dir / "ro")) d.read_only = *text == "1";
   else if (::ioctl(fd.get(), BLKROGET, &ro) == 0) d.read_only = ro != 0;
   return d;
 }
@@ -371,7 +223,7 @@ SafetyReport inspect_device(const fs::path& path) {
   auto& out = report.findings;
   const auto self = sys_block(makedev(dev.major, dev.minor));
   if (!self) return report;  // probe_block_device checked it; gone since
-  const std::vector<SysBlock> covered = device_and_partitions(*self, dev.is_partition);
+  const std::vector<Covered> covered = device_and_partitions(*self);
   const auto covered_name = [&](dev_t d) -> const std::string* {
     for (const auto& c : covered)
       if (c.dev == d) return &c.name;
@@ -392,11 +244,11 @@ SafetyReport inspect_device(const fs::path& path) {
   }
   // Swap directly on the device or a partition.
   std::vector<dev_t> swap_devs;
-  for (const std::string& s : read_swap_files())
-    if (const auto rdev = block_rdev(s)) {
+  for (const SwapArea& s : read_swaps())
+    if (const auto rdev = block_rdev(s.path)) {
       swap_devs.push_back(*rdev);
       if (const std::string* hit = covered_name(*rdev))
-        out.push_back({Hazard::swap, fmt::format("{} is an active swap device ({} in /proc/swaps)", subject(*hit), s)});
+        out.push_back({Hazard::swap, fmt::format("{} is an active swap device ({} in /proc/swaps)", subject(*hit), s.path)});
     }
   // Backs the running system: the root filesystem's device, or swap, through any stack of
   // dm/md devices above this one.

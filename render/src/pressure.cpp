@@ -7,7 +7,6 @@
 #include <sys/swap.h>
 #include <sys/sysmacros.h>
 #include <sys/vfs.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -20,6 +19,7 @@
 
 #include "drivelab/core/errors.hpp"
 #include "drivelab/core/fd.hpp"
+#include "drivelab/core/process.hpp"
 
 namespace drivelab::render {
 namespace fs = std::filesystem;
@@ -59,20 +59,9 @@ int pid_in_name(std::string_view name) {
   return pid;
 }
 
-struct Mount {
-  std::string dir, type, options;
-};
-std::vector<Mount> mounts() {
-  std::vector<Mount> out;
-  std::ifstream in("/proc/self/mounts");
-  std::string dev, dir, type, opts, a, b;
-  while (in >> dev >> dir >> type >> opts >> a >> b) out.push_back({dir, type, opts});
-  return out;
-}
-
 fs::path v2_root() {
-  for (const Mount& m : mounts())
-    if (m.type == "cgroup2") return m.dir;
+  for (const MountEntry& m : read_mountinfo())
+    if (m.fstype == "cgroup2") return m.mount_point;
   return {};
 }
 bool v2_has_memory(const fs::path& root) {
@@ -86,9 +75,11 @@ bool v2_has_memory(const fs::path& root) {
 /// The v1 memory hierarchy's mount and this process's cgroup in it.
 fs::path v1_own() {
   fs::path root;
-  for (const Mount& m : mounts())
-    if (m.type == "cgroup" && (m.options.find(",memory") != std::string::npos || m.options.rfind("memory", 0) == 0))
-      root = m.dir;
+  // The controllers of a v1 hierarchy are superblock options ("rw,memory").
+  for (const MountEntry& m : read_mountinfo())
+    if (m.fstype == "cgroup" &&
+        (m.super_options.find(",memory") != std::string::npos || m.super_options.rfind("memory", 0) == 0))
+      root = m.mount_point;
   if (root.empty()) return {};
   std::ifstream in("/proc/self/cgroup");
   std::string line;
@@ -188,22 +179,7 @@ fs::path device_stat_path(const fs::path& dir) {
   return fs::exists(p, ec) ? p : fs::path{};
 }
 
-std::vector<SwapEntry> active_swaps() {
-  std::vector<SwapEntry> out;
-  std::ifstream in("/proc/swaps");
-  std::string line;
-  std::getline(in, line);  // header
-  while (std::getline(in, line)) {
-    std::istringstream s(line);
-    SwapEntry e;
-    if (s >> e.path >> e.type) {
-      // /proc/swaps escapes blanks as \040.
-      for (std::size_t i; (i = e.path.find("\\040")) != std::string::npos;) e.path.replace(i, 4, " ");
-      out.push_back(std::move(e));
-    }
-  }
-  return out;
-}
+std::vector<SwapEntry> active_swaps() { return read_swaps(); }
 
 int memory_cgroup_version() {
   if (v2_has_memory(v2_root())) return 2;
@@ -313,20 +289,11 @@ SwapFile::SwapFile(fs::path path, std::uint64_t size_bytes, const std::function<
     if (::fsync(fd.get()) != 0) throw_errno("render: fsync " + path_.string(), errno);
     fd.reset();
     // mkswap(8) from util-linux writes the swap header (the format swapon(2) checks).
-    const pid_t child = ::fork();
-    if (child < 0) throw_errno("render: fork for mkswap", errno);
-    if (child == 0) {
-      const int null = ::open("/dev/null", O_WRONLY);
-      if (null >= 0) { ::dup2(null, 1); ::dup2(null, 2); }
-      ::execlp("mkswap", "mkswap", path_.c_str(), static_cast<char*>(nullptr));
-      ::execl("/sbin/mkswap", "mkswap", path_.c_str(), static_cast<char*>(nullptr));
-      ::_exit(127);
-    }
-    int status = 0;
-    while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {}
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+    const auto mkswap = find_program("mkswap", {"/sbin"});
+    const int exit_code = mkswap ? run_command({mkswap->string(), path_.string()}, std::chrono::minutes(10)).exit_code : 127;
+    if (exit_code != 0)
       throw EnvironmentError(fmt::format("render: mkswap {} failed (exit status {}; is util-linux installed?)",
-                                         path_.string(), WIFEXITED(status) ? WEXITSTATUS(status) : -1));
+                                         path_.string(), exit_code));
     if (::swapon(path_.c_str(), 0) != 0)
       throw EnvironmentError(fmt::format("render: swapon {}: {} (the filesystem must support swap files)",
                                          path_.string(), std::strerror(errno)));

@@ -1,11 +1,5 @@
 // Charts drawn by gnuplot (Debian gnuplot-nox), one process per chart: NAME.gp is written and
 // kept (so an author can restyle it), gnuplot writes NAME.svg and NAME.png beside it.
-#include <fcntl.h>
-#include <spawn.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
@@ -20,9 +14,8 @@
 #include <fmt/format.h>
 
 #include "drivelab/core/errors.hpp"
+#include "drivelab/core/process.hpp"
 #include "drivelab/report/report.hpp"
-
-extern char** environ;
 
 namespace drivelab::report {
 namespace {
@@ -89,26 +82,12 @@ void run_gnuplot(const ChartOptions& opt, const std::string& program, const Char
         << "unset output\n";
     if (!out) throw EnvironmentError(fmt::format("cannot write {}", gp.string()));
   }
-  const std::filesystem::path err = opt.dir / (c.name + ".gnuplot-stderr");
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_addchdir_np(&fa, opt.dir.c_str());
-  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-  posix_spawn_file_actions_addopen(&fa, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  std::string arg0 = program, arg1 = c.name + ".gp";
-  char* argv[] = {arg0.data(), arg1.data(), nullptr};
-  pid_t pid = -1;
-  const int rc = posix_spawn(&pid, program.c_str(), &fa, nullptr, argv, environ);
-  posix_spawn_file_actions_destroy(&fa);
-  if (rc != 0) throw EnvironmentError(fmt::format("cannot start gnuplot ({}): {}", program, std::strerror(rc)));
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  const std::string messages = read_all(err);
-  std::filesystem::remove(err);
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-    throw EnvironmentError(fmt::format("gnuplot failed on {}: {}", gp.string(), messages));
+  // gnuplot writes its messages to stderr (stdout too, with `print`): captured for the error.
+  SpawnOptions options;
+  options.cwd = opt.dir;
+  options.start_error = fmt::format("cannot start gnuplot ({})", program);
+  const CommandResult r = run_command({program, c.name + ".gp"}, std::chrono::hours(24), options);
+  if (r.exit_code != 0) throw EnvironmentError(fmt::format("gnuplot failed on {}: {}", gp.string(), r.output));
 }
 
 std::string strip_prolog(std::string svg) {
@@ -140,20 +119,6 @@ ChartScript bars(const MetricTable& t) {
 }
 
 }  // namespace
-
-std::optional<std::filesystem::path> find_program(const std::string& program) {
-  if (program.find('/') != std::string::npos)
-    return ::access(program.c_str(), X_OK) == 0 ? std::optional<std::filesystem::path>(program) : std::nullopt;
-  const char* path = std::getenv("PATH");
-  std::stringstream ss(path != nullptr ? path : "/usr/bin:/bin");
-  std::string dir;
-  while (std::getline(ss, dir, ':')) {
-    if (dir.empty()) continue;
-    const std::filesystem::path p = std::filesystem::path(dir) / program;
-    if (::access(p.c_str(), X_OK) == 0) return p;
-  }
-  return std::nullopt;
-}
 
 std::vector<Chart> draw_charts(const Report& r, const ChartOptions& opt) {
   const auto program = find_program(opt.gnuplot);

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "drivelab/core/errors.hpp"
+#include "drivelab/core/sysfs.hpp"
 #include "drivelab/results/version.hpp"
 
 namespace drivelab::results {
@@ -36,28 +37,11 @@ std::string trim(std::string_view s) {
   return std::string(s.substr(first, last - first + 1));
 }
 
-/// The trimmed content of a small /proc or /sys file; nullopt if unreadable or empty.
-std::optional<std::string> read_text(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  if (in.bad()) return std::nullopt;
-  std::string t = trim(ss.str());
-  if (t.empty()) return std::nullopt;
-  return t;
-}
-
 std::optional<std::uint64_t> parse_u64(std::string_view s) {
   std::uint64_t v = 0;
   const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
   if (ec != std::errc() || ptr != s.data() + s.size()) return std::nullopt;
   return v;
-}
-
-std::optional<std::uint64_t> read_u64(const fs::path& p) {
-  const auto t = read_text(p);
-  return t ? parse_u64(*t) : std::nullopt;
 }
 
 template <class T>
@@ -130,8 +114,8 @@ Json virtualization() {
     }
     return "bare-metal";
   }
-  const std::string dmi = read_text("/sys/class/dmi/id/sys_vendor").value_or("") + " " +
-                          read_text("/sys/class/dmi/id/product_name").value_or("");
+  const std::string dmi = read_sysfs_text("/sys/class/dmi/id/sys_vendor").value_or("") + " " +
+                          read_sysfs_text("/sys/class/dmi/id/product_name").value_or("");
   for (const char* vm : {"QEMU", "KVM", "VMware", "VirtualBox", "Xen", "Bochs", "BHYVE",
                          "Parallels", "Virtual Machine"}) {
     if (dmi.find(vm) != std::string::npos) return "vm";
@@ -164,98 +148,16 @@ Json probe_host() {
 
 namespace {
 
-struct Mount {
-  unsigned major = 0, minor = 0;
-  std::string mount_point, fstype, source;
-};
-
-/// mountinfo escapes space, tab, newline and backslash as \ooo (octal).
-std::string unescape(std::string_view s) {
-  std::string out;
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    if (s[i] == '\\' && i + 3 < s.size() &&
-        s.substr(i + 1, 3).find_first_not_of("01234567") == std::string_view::npos) {
-      out.push_back(static_cast<char>((s[i + 1] - '0') * 64 + (s[i + 2] - '0') * 8 + (s[i + 3] - '0')));
-      i += 3;
-    } else {
-      out.push_back(s[i]);
-    }
-  }
-  return out;
-}
-
-/// /proc/self/mountinfo (proc(5)): "id parent maj:min root mount_point options [optional...] -
-/// fstype source super_options".
-std::vector<Mount> read_mounts() {
-  std::vector<Mount> mounts;
-  std::ifstream in("/proc/self/mountinfo");
-  std::string line;
-  while (std::getline(in, line)) {
-    std::istringstream ss(line);
-    std::vector<std::string> f;
-    for (std::string w; ss >> w;) f.push_back(std::move(w));
-    if (f.size() < 7) continue;
-    std::size_t dash = 6;
-    while (dash < f.size() && f[dash] != "-") ++dash;
-    if (dash + 2 >= f.size()) continue;
-    Mount m;
-    if (std::sscanf(f[2].c_str(), "%u:%u", &m.major, &m.minor) != 2) continue;
-    m.mount_point = unescape(f[4]);
-    m.fstype = f[dash + 1];
-    m.source = unescape(f[dash + 2]);
-    mounts.push_back(std::move(m));
-  }
-  return mounts;
-}
-
-bool is_under(const std::string& path, const std::string& mount_point) {
-  if (mount_point == "/") return true;
-  return path.compare(0, mount_point.size(), mount_point) == 0 &&
-         (path.size() == mount_point.size() || path[mount_point.size()] == '/');
-}
-
-/// The mount holding `path`: the longest mount point that is a prefix of the path, preferring
-/// entries whose device number is the file's st_dev (robust against bind mounts and paths that a
-/// later mount hides); among equals the last one listed, which is the one on top.
-std::optional<Mount> find_mount(const std::string& path, dev_t dev) {
-  std::optional<Mount> best;
-  bool best_dev_match = false;
-  for (Mount& m : read_mounts()) {
-    if (!is_under(path, m.mount_point)) continue;
-    const bool dev_match = m.major == major(dev) && m.minor == minor(dev);
-    const bool better = !best || (dev_match && !best_dev_match) ||
-                        (dev_match == best_dev_match && m.mount_point.size() >= best->mount_point.size());
-    if (better) {
-      best_dev_match = dev_match;
-      best = std::move(m);
-    }
-  }
-  return best;
-}
-
-/// The SCSI unit serial number page (SPC-4 7.8.19): 4-byte header, length in bytes 2-3.
-std::optional<std::string> vpd_serial(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  if (!in) return std::nullopt;
-  const std::string b((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (b.size() < 4 || static_cast<unsigned char>(b[1]) != 0x80) return std::nullopt;
-  const std::size_t len = static_cast<std::size_t>(static_cast<unsigned char>(b[2])) << 8 |
-                          static_cast<unsigned char>(b[3]);
-  std::string s = trim(std::string_view(b).substr(4, len));
-  if (s.empty()) return std::nullopt;
-  return s;
-}
-
 template <class... Paths>
 std::optional<std::string> first_text(const Paths&... paths) {
   std::optional<std::string> v;
-  ((v = v ? v : read_text(paths)), ...);
+  ((v = v ? v : read_sysfs_text(paths)), ...);
   return v;
 }
 
 /// "none [mq-deadline] kyber" -> "mq-deadline"; a single word ("none") is the scheduler itself.
 std::optional<std::string> selected_scheduler(const fs::path& p) {
-  const auto t = read_text(p);
+  const auto t = read_sysfs_text(p);
   if (!t) return std::nullopt;
   const auto open = t->find('['), close = t->find(']');
   if (open != std::string::npos && close != std::string::npos && close > open) {
@@ -267,31 +169,24 @@ std::optional<std::string> selected_scheduler(const fs::path& p) {
 
 /// Fills the block-device fields from /sys/dev/block/MAJ:MIN (left null if it does not exist).
 void probe_block(dev_t dev, Json& t) {
-  std::error_code ec;
-  const fs::path node = fs::canonical(
-      fs::path("/sys/dev/block") / (std::to_string(major(dev)) + ":" + std::to_string(minor(dev))), ec);
-  if (ec) return;
-  fs::path disk = node;
-  if (fs::exists(node / "partition", ec)) {
-    t["partition"] = node.filename().string();
-    disk = node.parent_path();
-  }
-  t["block_device"] = disk.filename().string();
+  const auto block = sys_block(dev);
+  if (!block) return;
+  if (block->is_partition) t["partition"] = block->name;
+  t["block_device"] = block->disk;
+  const fs::path& disk = block->disk_dir;
   const fs::path device = disk / "device";
-  t["model"] = or_null(read_text(device / "model"));
-  // virtio: <disk>/serial; NVMe: controller's serial; SCSI/SATA: VPD page 0x80.
-  std::optional<std::string> serial = first_text(disk / "serial", device / "serial");
-  if (!serial) serial = vpd_serial(device / "vpd_pg80");
-  t["serial"] = or_null(serial);
+  t["model"] = or_null(read_sysfs_text(device / "model"));
+  // The identity --destroy-data-on accepts for this disk (one chain: core/sysfs.hpp).
+  t["serial"] = device_serial(*block).value;
   t["firmware"] = or_null(first_text(device / "firmware_rev", device / "rev"));
-  t["vendor"] = or_null(read_text(device / "vendor"));
-  if (const auto rot = read_text(disk / "queue" / "rotational")) {
+  t["vendor"] = or_null(read_sysfs_text(device / "vendor"));
+  if (const auto rot = read_sysfs_text(disk / "queue" / "rotational")) {
     t["rotational"] = *rot == "1";
   }
-  t["logical_block_bytes"] = or_null(read_u64(disk / "queue" / "logical_block_size"));
-  t["physical_block_bytes"] = or_null(read_u64(disk / "queue" / "physical_block_size"));
+  t["logical_block_bytes"] = or_null(read_sysfs_u64(disk / "queue" / "logical_block_size"));
+  t["physical_block_bytes"] = or_null(read_sysfs_u64(disk / "queue" / "physical_block_size"));
   // <disk>/size counts 512-byte sectors whatever the logical block size (block/genhd.c).
-  if (const auto sectors = read_u64(disk / "size")) t["capacity_bytes"] = *sectors * 512;
+  if (const auto sectors = read_sysfs_u64(disk / "size")) t["capacity_bytes"] = *sectors * 512;
   t["scheduler"] = or_null(selected_scheduler(disk / "queue" / "scheduler"));
 }
 
@@ -324,7 +219,7 @@ Json probe_target(const fs::path& target) {
     probe_block(st.st_rdev, t);
     return t;
   }
-  if (const auto m = find_mount(abs.string(), st.st_dev)) {
+  if (const auto m = mount_containing(read_mountinfo(), abs.string(), st.st_dev)) {
     t["filesystem"] = m->fstype;
     t["mount_point"] = m->mount_point;
     t["mount_source"] = m->source;

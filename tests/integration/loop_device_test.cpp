@@ -5,18 +5,22 @@
 //  - then config/precondition.yaml runs on it: a full sequential fill plus one small random
 //    pass, and a video test on the first 25% of the device;
 //  - tests that need a directory are refused on a device, and --destroy-data-on on a directory
-//    target is an error.
+//    target is an error;
+//  - the record's target.serial is the identity --destroy-data-on accepted, on the loop device and
+//    on a device-mapper linear device over it (skipped without device-mapper).
 // Skipped where loop devices cannot be made (not root). The device is always detached and the
 // file removed (LoopDevice is RAII and autoclear).
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
 
+#include "../unit/io/target_dm_device.hpp"
 #include "../unit/io/target_loop_device.hpp"
 #include "process.hpp"
 
 namespace {
 
+using drivelab::testing::DmLinearDevice;
 using drivelab::testing::LoopDevice;
 using drivelab::testing::read_file;
 using drivelab::testing::ScratchDir;
@@ -36,6 +40,20 @@ class LoopDeviceRun : public ::testing::Test {
   drivelab::testing::Result drivelab(std::vector<std::string> args, const ScratchDir& dir) {
     args.insert(args.begin(), DRIVELAB_EXE);
     return drivelab::testing::run(std::move(args), dir.path(), std::chrono::seconds(900));
+  }
+  /// A short write test on a blank `device`, naming it `identity` (naming is checked even when
+  /// not needed); the record goes to <dir>/out.
+  drivelab::testing::Result write_named(const std::string& device, const std::string& identity, const ScratchDir& dir) {
+    return drivelab({"io", "--target", device, "--out", (dir.path() / "out").string(), "--quiet", "--rw", "write",
+                     "--file-size", "16MiB", "--duration", "1s", "--warmup", "0s", "--interval", "1s",
+                     "--destroy-data-on", identity},
+                    dir);
+  }
+  /// target.serial of the complete record in <dir>/out.
+  json serial_in_record(const ScratchDir& dir) {
+    json rec = json::parse(read_file(dir.path() / "out" / "latest.json"));
+    EXPECT_EQ(rec["status"], "complete") << rec["reason"];
+    return rec["target"]["serial"];
   }
   std::optional<LoopDevice> loop_;
 };
@@ -81,6 +99,7 @@ TEST_F(LoopDeviceRun, FilesystemRefusedUntilNamedThenPreconditionAndRegionTest) 
   EXPECT_EQ(rec["status"], "complete");
   EXPECT_EQ(rec["target"]["kind"], "block_device");
   EXPECT_EQ(rec["target"]["capacity_bytes"], 4 * kGiB);
+  EXPECT_EQ(rec["target"]["serial"], loop_->backing_file()) << "the record names the device as --destroy-data-on did";
   EXPECT_FALSE(rec["config"].contains("destroy_data_on")) << "named on the command line, not in the protocol";
   bool warned = false;
   for (const auto& w : rec["warnings"]) warned = warned || contains(w.get<std::string>(), "is destroyed");
@@ -108,6 +127,27 @@ TEST_F(LoopDeviceRun, FilesystemRefusedUntilNamedThenPreconditionAndRegionTest) 
   std::cout << "video on the first 25%: write " << video["metrics"]["write_mb_s"]["value"] << " MB/s, read "
             << video["metrics"]["read_mb_s"]["value"] << " MB/s\n";
 
+}
+
+TEST_F(LoopDeviceRun, TheRecordsSerialIsTheIdentityDestroyDataOnAccepts) {
+  ScratchDir dir("device-serial");
+  const auto on_loop = write_named(loop_->path(), loop_->backing_file(), dir);
+  ASSERT_EQ(on_loop.status, 0) << on_loop.out << on_loop.err;
+  EXPECT_EQ(serial_in_record(dir), loop_->backing_file());
+}
+
+TEST_F(LoopDeviceRun, TheRecordsSerialIsTheIdentityDestroyDataOnAcceptsOnADmDevice) {
+  ScratchDir dir("dm-device-serial");
+  std::string why;
+  auto dm = DmLinearDevice::create(loop_->path(), 256 << 20, why);
+  if (!dm) GTEST_SKIP() << "no device-mapper device here: " << why;
+  const auto wrong = write_named(dm->path(), loop_->backing_file(), dir);
+  EXPECT_EQ(wrong.status, 3) << wrong.out << wrong.err;
+  EXPECT_TRUE(contains(wrong.err, "is '" + dm->uuid() + "'")) << wrong.err;
+  EXPECT_FALSE(std::filesystem::exists(dir.path() / "out" / "latest.json")) << "a refused run leaves no record";
+  const auto on_dm = write_named(dm->path(), dm->uuid(), dir);
+  ASSERT_EQ(on_dm.status, 0) << on_dm.out << on_dm.err;
+  EXPECT_EQ(serial_in_record(dir), dm->uuid());
 }
 
 TEST_F(LoopDeviceRun, DirectoryTestsAndMisplacedConsentAreRefused) {

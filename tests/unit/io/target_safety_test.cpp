@@ -1,5 +1,6 @@
-// Target safety on real loop devices: blank, ext4, ext4 + partition table, mounted, read-only.
-// Skipped where loop devices cannot be made (not root).
+// Target safety on real loop devices: blank, ext4, ext4 + partition table, mounted, read-only;
+// a device-mapper linear device on one (its UUID names it; the loop below is claimed).
+// Skipped where loop devices cannot be made (not root), the dm tests where device-mapper cannot.
 #include <gtest/gtest.h>
 
 #include <fcntl.h>
@@ -14,6 +15,7 @@
 
 #include "drivelab/core/errors.hpp"
 #include "drivelab/io/target_safety.hpp"
+#include "target_dm_device.hpp"
 #include "target_loop_device.hpp"
 #include "temp_dir.hpp"
 
@@ -67,6 +69,24 @@ TEST_F(Safety, LoopIdentityIsItsBackingFile) {
   EXPECT_EQ(d.capacity_bytes, 64 * kMiB);
   EXPECT_GE(d.logical_block_bytes, 512u);
   EXPECT_FALSE(d.read_only);
+}
+
+TEST_F(Safety, DmLinearIdentityIsItsUuidAndItsLoopIsClaimed) {
+  std::string why;
+  auto dm = testing::DmLinearDevice::create(loop_->path(), 32 * kMiB, why);
+  if (!dm) GTEST_SKIP() << "no device-mapper device here: " << why;
+  const SafetyReport r = inspect_device(dm->path());
+  EXPECT_EQ(r.device.name.rfind("dm-", 0), 0u) << r.device.name;
+  EXPECT_EQ(r.device.identity, dm->uuid());
+  EXPECT_EQ(r.device.identity_source, "/sys/block/" + r.device.name + "/dm/uuid");
+  EXPECT_EQ(r.device.capacity_bytes, 32 * kMiB);
+  EXPECT_FALSE(authorize_device(r, named(dm->uuid()), true)) << "blank: nothing to lift";
+  EXPECT_TRUE(contains(refusal(r, named(loop_->backing_file()), true), "not the target"));
+  // The loop device under it is held by the dm device: writing to it is refused, named or not.
+  const SafetyReport below = inspect_device(loop_->path());
+  ASSERT_TRUE(below.has(Hazard::holders));
+  const std::string msg = refusal(below, named(loop_->backing_file()), true);
+  EXPECT_TRUE(contains(msg, "device-mapper '" + dm->name() + "'")) << msg;
 }
 
 TEST_F(Safety, BlankDeviceIsWritableWithoutConsent) {

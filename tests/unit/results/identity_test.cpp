@@ -1,5 +1,7 @@
 // Tool, host and target identity on the real machine: what must be known is non-null, what
-// cannot be known is null.
+// cannot be known is null. On real loop and dm devices, target.serial is the identity that
+// --destroy-data-on accepts (tests/unit/io/target_safety_test.cpp checks the same values there;
+// tests/integration/loop_device_test.cpp both through one run).
 #include "drivelab/results/identity.hpp"
 
 #include <gtest/gtest.h>
@@ -11,6 +13,8 @@
 #include <fstream>
 
 #include "drivelab/core/errors.hpp"
+#include "../io/target_dm_device.hpp"
+#include "../io/target_loop_device.hpp"
 #include "test_util.hpp"
 
 namespace drivelab::results {
@@ -127,6 +131,51 @@ TEST(Identity, BlockDeviceTarget) {
   EXPECT_TRUE(t["mount_point"].is_null());
   EXPECT_TRUE(t["capacity_bytes"].is_number_unsigned());  // 0 for a detached loop device
   EXPECT_TRUE(t["model"].is_null());                        // a loop device has no model
+}
+
+constexpr std::uint64_t kMiB = std::uint64_t{1} << 20;
+
+std::optional<::drivelab::testing::LoopDevice> make_loop(std::string& why) {
+  return ::drivelab::testing::LoopDevice::create(64 * kMiB, why);
+}
+
+TEST(Identity, LoopDeviceSerialIsItsBackingFile) {
+  std::string why;
+  auto loop = make_loop(why);
+  if (!loop) GTEST_SKIP() << "no loop device here: " << why;
+  const Json t = probe_target(loop->path());
+  EXPECT_EQ(t["kind"], "block_device");
+  EXPECT_EQ("/dev/" + t["block_device"].get<std::string>(), loop->path());
+  EXPECT_EQ(t["serial"], loop->backing_file()) << "what --destroy-data-on names a loop device by";
+  EXPECT_EQ(t["capacity_bytes"], 64 * kMiB);
+}
+
+TEST(Identity, DirectoryOnALoopDeviceHasTheLoopsSerial) {
+  std::string why;
+  auto loop = make_loop(why);
+  if (!loop) GTEST_SKIP() << "no loop device here: " << why;
+  if (!loop->make_ext4()) GTEST_SKIP() << "mkfs.ext4 not available";
+  if (!loop->mount_ext4()) GTEST_SKIP() << "cannot mount here";
+  const auto dir = loop->dir() / "mnt" / "my dir";
+  std::filesystem::create_directory(dir);
+  const Json t = probe_target(dir);
+  EXPECT_EQ(t["filesystem"], "ext4");
+  EXPECT_EQ(t["mount_point"], (loop->dir() / "mnt").string());
+  EXPECT_EQ(t["mount_source"], loop->path());
+  EXPECT_EQ("/dev/" + t["block_device"].get<std::string>(), loop->path());
+  EXPECT_EQ(t["serial"], loop->backing_file());
+}
+
+TEST(Identity, DmDeviceSerialIsItsUuid) {
+  std::string why;
+  auto loop = make_loop(why);
+  if (!loop) GTEST_SKIP() << "no loop device here: " << why;
+  auto dm = ::drivelab::testing::DmLinearDevice::create(loop->path(), 16 * kMiB, why);
+  if (!dm) GTEST_SKIP() << "no device-mapper device here: " << why;
+  const Json t = probe_target(dm->path());
+  EXPECT_EQ(t["block_device"].get<std::string>().rfind("dm-", 0), 0u) << t.dump();
+  EXPECT_EQ(t["serial"], dm->uuid());
+  EXPECT_EQ(t["capacity_bytes"], 16 * kMiB);
 }
 
 }  // namespace

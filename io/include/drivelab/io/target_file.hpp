@@ -159,7 +159,8 @@ class TargetFile {
 std::filesystem::path target_file_path(const std::filesystem::path& dir, const std::string& test_name);
 
 /// The type of the filesystem holding `path` as /proc/self/mountinfo names it ("ext4", "xfs",
-/// "tmpfs"), "unknown" if it cannot be told.
+/// "tmpfs"; the mount drivelab::mount_containing picks, as for the record), "unknown" if it
+/// cannot be told.
 std::string filesystem_type(const std::filesystem::path& path);
 
 /// "the filesystem of <dir> (<type>) does not support O_DIRECT; set io.direct: false"

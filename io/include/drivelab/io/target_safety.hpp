@@ -45,7 +45,8 @@ struct BlockDevice {
   bool is_partition = false;
   unsigned major = 0;
   unsigned minor = 0;
-  /// What `destroy_data_on` must name. The disk's serial number, from the first that exists:
+  /// What `destroy_data_on` must name, and what the record shows as target.serial: the disk's
+  /// serial number from the one serial chain, drivelab::device_serial (core/sysfs.hpp):
   /// /sys/block/<disk>/serial (virtio), /sys/block/<disk>/device/serial (NVMe, some SCSI),
   /// /sys/block/<disk>/device/vpd_pg80 (SCSI/SATA unit serial number page), .../device/wwid,
   /// /sys/block/<disk>/wwid, udev's ID_SERIAL (/run/udev/data/b<maj>:<min>), a device-mapper

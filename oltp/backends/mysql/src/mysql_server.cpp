@@ -29,6 +29,7 @@
 
 #include "drivelab/core/clock.hpp"
 #include "drivelab/core/errors.hpp"
+#include "drivelab/core/process.hpp"
 #include "drivelab/oltp/backend/server.hpp"
 #include "drivelab/oltp/backends/mysql/mysql_backend.hpp"
 #include "mysql_common.hpp"
@@ -105,10 +106,8 @@ bool user_can_access(const passwd& pw, const fs::path& path, int mode) {
 
 /// True if `pid` is a live mariadbd/mysqld started with `defaults_file` (so never someone else's).
 bool is_our_server(pid_t pid, const fs::path& defaults_file) {
-  std::ifstream comm(fmt::format("/proc/{}/comm", pid));
-  std::string name;
-  std::getline(comm, name);
-  if (name != "mariadbd" && name != "mysqld") return false;
+  const auto state = process_state(pid);
+  if (!state || (state->comm != "mariadbd" && state->comm != "mysqld")) return false;
   std::ifstream cmd(fmt::format("/proc/{}/cmdline", pid), std::ios::binary);
   const std::string args((std::istreambuf_iterator<char>(cmd)), std::istreambuf_iterator<char>());
   return args.find(defaults_file.string()) != std::string::npos;
@@ -117,11 +116,8 @@ bool is_our_server(pid_t pid, const fs::path& defaults_file) {
 /// True while `pid` runs (a zombie has ended: it only waits for its parent to reap it).
 bool process_exists(pid_t pid) {
   if (::kill(pid, 0) != 0 && errno != EPERM) return false;
-  std::ifstream stat(fmt::format("/proc/{}/stat", pid));
-  std::string line;
-  std::getline(stat, line);
-  const auto paren = line.rfind(')');  // "pid (comm) S ...": the state follows the last ')'
-  return paren == std::string::npos || paren + 2 >= line.size() || line[paren + 2] != 'Z';
+  const auto state = process_state(pid);
+  return !state || state->state != 'Z';
 }
 
 class ManagedMariadb final : public ManagedServer {
@@ -144,8 +140,8 @@ class ManagedMariadb final : public ManagedServer {
 
   void start() override {
     if (server_ && server_->running()) throw InternalError("managed mariadb: start() called twice");
-    const auto install_db = mysql::find_program("mariadb-install-db");
-    const auto mariadbd = mysql::find_program("mariadbd");
+    const auto install_db = mysql::find_server_program("mariadb-install-db");
+    const auto mariadbd = mysql::find_server_program("mariadbd");
     if (!install_db || !mariadbd)
       throw EnvironmentError("managed mariadb: mariadb-install-db or mariadbd not found "
                              "(Debian: apt-get install mariadb-server)");
@@ -175,9 +171,8 @@ class ManagedMariadb final : public ManagedServer {
                                          mysql::tail_of(install_log)));
 
     write_config();
-    server_ = std::make_unique<mysql::ChildProcess>(
-        std::vector<std::string>{mariadbd_.string(), "--defaults-file=" + config_path().string()},
-        opt_.data_dir / "server.out");
+    server_ = std::make_unique<ChildProcess>(mysql::start_logged(
+        {mariadbd_.string(), "--defaults-file=" + config_path().string()}, opt_.data_dir / "server.out"));
     wait_until_ready();
   }
 
@@ -398,7 +393,7 @@ class ManagedMariadb final : public ManagedServer {
   fs::path socket_path_;
   fs::path socket_dir_;  // only when the socket could not live in data_dir
   std::string version_;
-  mutable std::unique_ptr<mysql::ChildProcess> server_;
+  mutable std::unique_ptr<ChildProcess> server_;
   bool stopped_ = true;
 };
 

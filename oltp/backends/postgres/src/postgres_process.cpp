@@ -1,33 +1,19 @@
 #include "postgres_process.hpp"
 
-#include <fcntl.h>
 #include <grp.h>
-#include <poll.h>
 #include <pwd.h>
-#include <signal.h>
-#include <spawn.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <array>
-#include <cerrno>
 #include <fstream>
-#include <sstream>
 
 #include <fmt/format.h>
 
-#include "drivelab/core/clock.hpp"
 #include "drivelab/core/errors.hpp"
-#include "drivelab/core/fd.hpp"
-
-extern char** environ;
 
 namespace drivelab::oltp::pg {
 namespace {
-
-constexpr std::size_t kKeepOutputBytes = 64 * 1024;
 
 std::string user_name(uid_t uid) {
   const passwd* pw = ::getpwuid(uid);
@@ -103,89 +89,11 @@ CommandResult run_command(const ServerUser& user, const std::vector<std::string>
   std::vector<std::string> full;
   if (user.switch_user) full = {runuser_path(), "-u", user.name, "--"};
   full.insert(full.end(), argv.begin(), argv.end());
-  std::vector<char*> cargv;
-  for (std::string& a : full) cargv.push_back(a.data());
-  cargv.push_back(nullptr);
-
-  std::array<int, 2> fds{};
-  if (::pipe2(fds.data(), O_CLOEXEC) != 0) throw_errno("managed postgres: pipe", errno);
-  UniqueFd read_end(fds[0]);
-  UniqueFd write_end(fds[1]);
-
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_adddup2(&fa, write_end.get(), 1);
-  posix_spawn_file_actions_adddup2(&fa, write_end.get(), 2);
-  // The server user may not be allowed into our working directory.
-  posix_spawn_file_actions_addchdir_np(&fa, "/");
-  posix_spawnattr_t attr;
-  posix_spawnattr_init(&attr);
-  // Own process group, so a timeout kills runuser and the program it runs together.
-  posix_spawnattr_setpgroup(&attr, 0);
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
-  pid_t pid = -1;
-  const int rc = ::posix_spawn(&pid, cargv[0], &fa, &attr, cargv.data(), environ);
-  posix_spawn_file_actions_destroy(&fa);
-  posix_spawnattr_destroy(&attr);
-  if (rc != 0) throw_errno(fmt::format("managed postgres: start {}", full[0]), rc);
-  write_end.reset();
-  ::fcntl(read_end.get(), F_SETFL, O_NONBLOCK);
-
-  CommandResult out;
-  const std::int64_t deadline = monotonic_ns() + std::chrono::duration_cast<std::chrono::nanoseconds>(timeout).count();
-  const auto drain = [&] {
-    std::array<char, 4096> buf{};
-    for (;;) {
-      const ssize_t n = ::read(read_end.get(), buf.data(), buf.size());
-      if (n <= 0) break;
-      out.output.append(buf.data(), static_cast<std::size_t>(n));
-      if (out.output.size() > 2 * kKeepOutputBytes) out.output.erase(0, out.output.size() - kKeepOutputBytes);
-    }
-  };
-  int status = 0;
-  for (;;) {
-    pollfd p{read_end.get(), POLLIN, 0};
-    ::poll(&p, 1, 50);
-    drain();
-    const pid_t w = ::waitpid(pid, &status, WNOHANG);
-    if (w == pid) break;
-    if (w < 0 && errno != EINTR) break;
-    if (monotonic_ns() >= deadline) {
-      ::kill(-pid, SIGKILL);
-      ::waitpid(pid, &status, 0);
-      out.timed_out = true;
-      break;
-    }
-  }
-  drain();
-  if (out.output.size() > kKeepOutputBytes) out.output.erase(0, out.output.size() - kKeepOutputBytes);
-  if (!out.timed_out && WIFEXITED(status)) out.exit_code = WEXITSTATUS(status);
-  return out;
-}
-
-std::string tail_of_text(const std::string& text, int lines) {
-  std::size_t pos = text.size();
-  while (pos > 0 && (text[pos - 1] == '\n' || text[pos - 1] == ' ')) --pos;
-  const std::size_t end = pos;
-  int seen = 0;
-  while (pos > 0) {
-    if (text[pos - 1] == '\n' && ++seen == lines) break;
-    --pos;
-  }
-  return text.substr(pos, end - pos);
-}
-
-std::string tail_of_file(const std::filesystem::path& file, int lines) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) return {};
-  in.seekg(0, std::ios::end);
-  const std::streamoff size = in.tellg();
-  const std::streamoff start = size > 65536 ? size - 65536 : 0;
-  in.seekg(start);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return tail_of_text(ss.str(), lines);
+  SpawnOptions options;
+  options.cwd = "/";                  // the server user may not be allowed into our working directory
+  options.own_process_group = true;   // a timeout kills runuser and the program it runs together
+  options.start_error = fmt::format("managed postgres: start {}", full[0]);
+  return drivelab::run_command(full, timeout, options);
 }
 
 std::optional<pid_t> postmaster_pid(const std::filesystem::path& data_dir) {
@@ -196,15 +104,9 @@ std::optional<pid_t> postmaster_pid(const std::filesystem::path& data_dir) {
 }
 
 bool is_postgres_process(pid_t pid) {
-  // /proc/<pid>/stat: "pid (comm) state ..."; a zombie (Z) is dead though not yet reaped.
-  std::ifstream in(fmt::format("/proc/{}/stat", pid));
-  std::string stat;
-  if (!std::getline(in, stat)) return false;
-  const auto open = stat.find('(');
-  const auto close = stat.rfind(')');
-  if (open == std::string::npos || close == std::string::npos || close + 2 >= stat.size()) return false;
-  const char state = stat[close + 2];
-  return stat.substr(open + 1, close - open - 1) == "postgres" && state != 'Z' && state != 'X';
+  // A zombie (Z) is dead though not yet reaped.
+  const auto s = process_state(pid);
+  return s && s->comm == "postgres" && s->state != 'Z' && s->state != 'X';
 }
 
 }  // namespace drivelab::oltp::pg

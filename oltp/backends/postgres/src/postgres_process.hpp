@@ -10,6 +10,8 @@
 
 #include <sys/types.h>
 
+#include "drivelab/core/process.hpp"
+
 namespace drivelab::oltp::pg {
 
 /// The account that runs the server processes.
@@ -30,22 +32,11 @@ ServerUser server_user();
 /// the first blocking directory, its mode and owner, and what to do.
 void check_traversable(const ServerUser& user, const std::filesystem::path& dir);
 
-struct CommandResult {
-  int exit_code = -1;     ///< -1 when killed or not started
-  bool timed_out = false;
-  std::string output;     ///< stdout + stderr (the last 64 KiB)
-};
-
-/// Runs argv[0] (an absolute path) with `args`, as `user`, in directory /, stdin from /dev/null,
-/// stdout and stderr captured. Kills the process (SIGKILL) after `timeout`. Throws
-/// EnvironmentError only if the process cannot be started.
+/// Runs argv[0] (an absolute path) with `args`, as `user`, in directory /, in a process group of
+/// its own, stdout and stderr captured (drivelab::run_command). Kills the group (SIGKILL) after
+/// `timeout`. Throws EnvironmentError only if the process cannot be started.
 CommandResult run_command(const ServerUser& user, const std::vector<std::string>& argv,
                           std::chrono::milliseconds timeout);
-
-/// The last `lines` lines of a text file ("" if unreadable), for error messages.
-std::string tail_of_file(const std::filesystem::path& file, int lines = 20);
-/// The last `lines` lines of `text`.
-std::string tail_of_text(const std::string& text, int lines = 20);
 
 /// The PID in the first line of `data_dir`/postmaster.pid, if the file exists.
 std::optional<pid_t> postmaster_pid(const std::filesystem::path& data_dir);

@@ -16,8 +16,9 @@
 #include <fmt/format.h>
 
 #include "drivelab/core/errors.hpp"
-#include "drivelab/oltp/backends/postgres/postgres_backend.hpp"
+#include "drivelab/core/process.hpp"
 #include "drivelab/oltp/backend/server.hpp"
+#include "drivelab/oltp/backends/postgres/postgres_backend.hpp"
 #include "postgres_common.hpp"
 #include "postgres_process.hpp"
 
@@ -289,7 +290,7 @@ class ManagedPostgres final : public ManagedServer {
   }
 
   void initdb() {
-    const pg::CommandResult r = pg::run_command(
+    const CommandResult r = pg::run_command(
         user_,
         {(bin_dir_ / "initdb").string(), "-D", data_dir_.string(), "-U", kSuperuser, "-A", "trust", "-E", "UTF8",
          "--locale=C", "--no-sync", "--no-instructions"},
@@ -297,7 +298,7 @@ class ManagedPostgres final : public ManagedServer {
     if (r.exit_code != 0)
       throw EnvironmentError(fmt::format("managed postgres: initdb of {} failed ({}):\n{}", data_dir_.string(),
                                          r.timed_out ? "timed out" : fmt::format("exit {}", r.exit_code),
-                                         pg::tail_of_text(r.output)));
+                                         tail_of_text(r.output)));
     write_file(data_dir_ / "initdb.log", r.output);
     write_file(data_dir_ / kMarker, "created by drivelab for one test; removed when the test ends\n");
   }
@@ -315,13 +316,13 @@ class ManagedPostgres final : public ManagedServer {
 
   void start_server() {
     const fs::path log = data_dir_ / "server.log";
-    const pg::CommandResult r = pg::run_command(
+    const CommandResult r = pg::run_command(
         user_,
         {(bin_dir_ / "pg_ctl").string(), "start", "-D", data_dir_.string(), "-l", log.string(), "-w", "-t", "60", "-s"},
         75s);
     if (r.exit_code != 0 || !running()) {
-      std::string tail = pg::tail_of_file(log);
-      if (tail.empty()) tail = pg::tail_of_text(r.output);
+      std::string tail = tail_of_file(log);
+      if (tail.empty()) tail = tail_of_text(r.output);
       throw EnvironmentError(fmt::format("managed postgres: the server in {} did not start ({}). Last lines of {}:\n{}",
                                          data_dir_.string(),
                                          r.timed_out ? "timed out" : fmt::format("pg_ctl exit {}", r.exit_code),
@@ -333,7 +334,7 @@ class ManagedPostgres final : public ManagedServer {
       version_ = PQgetvalue(v.get(), 0, 0);
     } catch (const BackendError& e) {
       throw EnvironmentError(fmt::format("managed postgres: started but not reachable on {}: {}. Last lines of {}:\n{}",
-                                         socket_dir_.string(), e.what(), log.string(), pg::tail_of_file(log)));
+                                         socket_dir_.string(), e.what(), log.string(), tail_of_file(log)));
     }
   }
 

@@ -18,6 +18,8 @@
 #include <string>
 #include <vector>
 
+#include "drivelab/core/sysfs.hpp"
+
 namespace drivelab::render {
 
 enum class MemoryMode { none, mmap, swap };
@@ -42,11 +44,8 @@ struct PagingCounters {
 /// there is none (tmpfs, overlay without a device).
 std::filesystem::path device_stat_path(const std::filesystem::path& dir);
 
-/// Swap devices active now (/proc/swaps): path and type ("partition", "file").
-struct SwapEntry {
-  std::string path;
-  std::string type;
-};
+/// Swap devices active now (/proc/swaps, drivelab::read_swaps): path and type ("partition", "file").
+using SwapEntry = SwapArea;
 std::vector<SwapEntry> active_swaps();
 
 /// Checks that `swap` mode can page to `target_dir` and only there. Throws EnvironmentError with

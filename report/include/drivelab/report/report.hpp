@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "drivelab/core/process.hpp"
 #include "drivelab/report/dataset.hpp"
 
 namespace drivelab::report {
@@ -97,8 +98,9 @@ struct Chart {
 /// Draws every chart (latency-vs-IOPS curves, bars, time series) with gnuplot. Throws
 /// EnvironmentError if gnuplot cannot be run or fails (its stderr in the message).
 std::vector<Chart> draw_charts(const Report& r, const ChartOptions& opt);
-/// Finds `program` on PATH (or as given if it has a slash); nullopt if not executable.
-std::optional<std::filesystem::path> find_program(const std::string& program);
+/// Finds `program` on PATH (or as given if it has a slash); nullopt if not executable. The one
+/// program search of core/process.hpp, named here for the reporter's callers and tests.
+using drivelab::find_program;
 
 /// The HTML page: tables, comparisons, partial runs and the charts' SVG inline; opens offline.
 /// `charts_note` is shown instead of charts when they were not drawn.

@@ -22,9 +22,12 @@ Json probe_host();
 ///  partition, model, serial, firmware, vendor, rotational:bool, logical_block_bytes,
 ///  physical_block_bytes, capacity_bytes (device), filesystem_size_bytes, filesystem_free_bytes,
 ///  scheduler}
-/// Reads /proc/self/mountinfo, statfs(2) and /sys/block/<dev>/{device/{model,serial,firmware_rev,
-/// vendor},queue/*,size}; NVMe serial/firmware from /sys/block/<dev>/device/{serial,firmware_rev};
-/// virtio serial from /sys/block/<dev>/serial. Throws EnvironmentError if `target` does not exist.
+/// Reads /proc/self/mountinfo (drivelab::mount_containing), statfs(2) and
+/// /sys/block/<dev>/{device/{model,firmware_rev,vendor},queue/*,size}. `serial` is the disk's
+/// identity from the one serial chain, drivelab::device_serial (core/sysfs.hpp): exactly what
+/// `--destroy-data-on` accepts for it (a loop device's backing file, a dm device's UUID, the
+/// kernel name when nothing else names it); null only without a block device (tmpfs).
+/// Throws EnvironmentError if `target` does not exist.
 Json probe_target(const std::filesystem::path& target);
 
 }  // namespace drivelab::results

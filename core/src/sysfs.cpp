@@ -1,0 +1,224 @@
+#include "drivelab/core/sysfs.hpp"
+
+#include <sys/sysmacros.h>
+
+#include <cctype>
+#include <charconv>
+#include <fstream>
+#include <iterator>
+#include <sstream>
+
+#include <fmt/format.h>
+
+namespace drivelab {
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string_view trimmed(std::string_view s) {
+  const auto blank = [](char c) { return c == '\0' || std::isspace(static_cast<unsigned char>(c)) != 0; };
+  while (!s.empty() && blank(s.front())) s.remove_prefix(1);
+  while (!s.empty() && blank(s.back())) s.remove_suffix(1);
+  return s;
+}
+
+std::optional<std::string> non_empty(std::string_view s) {
+  s = trimmed(s);
+  if (s.empty()) return std::nullopt;
+  return std::string(s);
+}
+
+std::optional<std::string> read_whole(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) return std::nullopt;
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  if (in.bad()) return std::nullopt;
+  return ss.str();
+}
+
+/// Fields separated by single spaces, as the kernel writes /proc/self/mountinfo.
+std::vector<std::string_view> split_spaces(std::string_view line) {
+  std::vector<std::string_view> f;
+  for (;;) {
+    const auto sp = line.find(' ');
+    f.push_back(line.substr(0, sp));
+    if (sp == std::string_view::npos) return f;
+    line.remove_prefix(sp + 1);
+  }
+}
+
+bool is_under(const std::string& path, const std::string& mount_point) {
+  if (mount_point == "/") return true;
+  return path.compare(0, mount_point.size(), mount_point) == 0 &&
+         (path.size() == mount_point.size() || path[mount_point.size()] == '/');
+}
+
+}  // namespace
+
+// ---- attributes -----------------------------------------------------------------------------
+
+std::optional<std::string> read_sysfs_text(const fs::path& file) {
+  const auto text = read_whole(file);
+  return text ? non_empty(*text) : std::nullopt;
+}
+
+std::optional<std::uint64_t> read_sysfs_u64(const fs::path& file) {
+  const auto t = read_sysfs_text(file);
+  if (!t) return std::nullopt;
+  std::uint64_t v = 0;
+  const auto [ptr, ec] = std::from_chars(t->data(), t->data() + t->size(), v);
+  if (ec != std::errc() || ptr != t->data() + t->size()) return std::nullopt;
+  return v;
+}
+
+std::optional<dev_t> parse_dev_numbers(std::string_view text) {
+  const auto colon = text.find(':');
+  if (colon == std::string_view::npos) return std::nullopt;
+  unsigned maj = 0, min = 0;
+  const char* end = text.data() + text.size();
+  const auto a = std::from_chars(text.data(), text.data() + colon, maj);
+  const auto b = std::from_chars(text.data() + colon + 1, end, min);
+  if (a.ec != std::errc() || a.ptr != text.data() + colon || colon == 0 || b.ec != std::errc() || b.ptr != end)
+    return std::nullopt;
+  return makedev(maj, min);
+}
+
+// ---- mounts and swap ------------------------------------------------------------------------
+
+std::string unescape_octal(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '\\' && i + 3 < s.size() &&
+        s.substr(i + 1, 3).find_first_not_of("01234567") == std::string_view::npos) {
+      out.push_back(static_cast<char>((s[i + 1] - '0') * 64 + (s[i + 2] - '0') * 8 + (s[i + 3] - '0')));
+      i += 3;
+    } else {
+      out.push_back(s[i]);
+    }
+  }
+  return out;
+}
+
+std::optional<MountEntry> parse_mountinfo_line(std::string_view line) {
+  const std::vector<std::string_view> f = split_spaces(line);
+  std::size_t dash = 6;  // optional fields (zero or more) start at 7 and end at "-"
+  while (dash < f.size() && f[dash] != "-") ++dash;
+  if (dash + 2 >= f.size()) return std::nullopt;
+  const auto dev = parse_dev_numbers(f[2]);
+  if (!dev) return std::nullopt;
+  MountEntry m;
+  m.dev = *dev;
+  m.root = unescape_octal(f[3]);
+  m.mount_point = unescape_octal(f[4]);
+  m.options = std::string(f[5]);
+  m.fstype = std::string(f[dash + 1]);
+  m.source = unescape_octal(f[dash + 2]);
+  if (dash + 3 < f.size()) m.super_options = std::string(f[dash + 3]);
+  return m;
+}
+
+std::vector<MountEntry> read_mountinfo(const fs::path& file) {
+  std::vector<MountEntry> out;
+  std::ifstream in(file);
+  for (std::string line; std::getline(in, line);)
+    if (auto m = parse_mountinfo_line(line)) out.push_back(std::move(*m));
+  return out;
+}
+
+std::optional<MountEntry> mount_containing(const std::vector<MountEntry>& mounts, const std::string& path,
+                                           std::optional<dev_t> dev) {
+  const MountEntry* best = nullptr;
+  bool best_dev_match = false;
+  for (const MountEntry& m : mounts) {
+    if (!is_under(path, m.mount_point)) continue;
+    const bool dev_match = dev && m.dev == *dev;
+    // ">=": a later mount on the same point hides the earlier one.
+    const bool better = best == nullptr || (dev_match && !best_dev_match) ||
+                        (dev_match == best_dev_match && m.mount_point.size() >= best->mount_point.size());
+    if (better) {
+      best_dev_match = dev_match;
+      best = &m;
+    }
+  }
+  if (best == nullptr) return std::nullopt;
+  return *best;
+}
+
+std::vector<SwapArea> read_swaps(const fs::path& file) {
+  std::vector<SwapArea> out;
+  std::ifstream in(file);
+  std::string line;
+  std::getline(in, line);  // "Filename Type Size Used Priority"
+  while (std::getline(in, line)) {
+    std::istringstream ss(line);
+    SwapArea a;
+    if (ss >> a.path) {
+      ss >> a.type;
+      a.path = unescape_octal(a.path);
+      out.push_back(std::move(a));
+    }
+  }
+  return out;
+}
+
+// ---- block devices --------------------------------------------------------------------------
+
+std::optional<SysBlock> sys_block(dev_t dev) {
+  std::error_code ec;
+  const fs::path dir = fs::canonical(fmt::format("/sys/dev/block/{}:{}", major(dev), minor(dev)), ec);
+  if (ec) return std::nullopt;
+  SysBlock b;
+  b.name = dir.filename().string();
+  b.dir = dir;
+  b.dev = dev;
+  b.is_partition = fs::exists(dir / "partition", ec);
+  b.disk = b.name;
+  b.disk_dir = dir;
+  b.disk_dev = dev;
+  if (b.is_partition) {
+    b.disk_dir = dir.parent_path();
+    b.disk = b.disk_dir.filename().string();
+    const auto text = read_sysfs_text(b.disk_dir / "dev");
+    b.disk_dev = text ? parse_dev_numbers(*text).value_or(dev) : dev;
+  }
+  return b;
+}
+
+std::optional<std::string> scsi_unit_serial(const fs::path& vpd_pg80) {
+  const auto page = read_whole(vpd_pg80);
+  if (!page || page->size() < 4 || static_cast<unsigned char>((*page)[1]) != 0x80) return std::nullopt;
+  const std::size_t len = static_cast<std::size_t>(static_cast<unsigned char>((*page)[2])) << 8 |
+                          static_cast<unsigned char>((*page)[3]);
+  return non_empty(std::string_view(*page).substr(4, len));
+}
+
+std::optional<std::string> udev_property(dev_t dev, std::string_view key, const fs::path& udev_data_dir) {
+  std::ifstream in(udev_data_dir / fmt::format("b{}:{}", major(dev), minor(dev)));
+  const std::string prefix = fmt::format("E:{}=", key);
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind(prefix, 0) == 0)
+      if (auto v = non_empty(std::string_view(line).substr(prefix.size()))) return v;
+  return std::nullopt;
+}
+
+DeviceSerial device_serial(const SysBlock& device, const fs::path& udev_data_dir) {
+  const fs::path& d = device.disk_dir;
+  const std::string base = "/sys/block/" + device.disk;
+  if (device.disk.rfind("loop", 0) == 0)
+    if (auto v = read_sysfs_text(d / "loop" / "backing_file"))
+      return {*v, base + "/loop/backing_file; a loop device has no serial, so its backing file names it"};
+  for (const char* rel : {"serial", "device/serial"})
+    if (auto v = read_sysfs_text(d / rel)) return {*v, fmt::format("{}/{}", base, rel)};
+  if (auto v = scsi_unit_serial(d / "device" / "vpd_pg80")) return {*v, base + "/device/vpd_pg80"};
+  for (const char* rel : {"device/wwid", "wwid"})
+    if (auto v = read_sysfs_text(d / rel)) return {*v, fmt::format("{}/{}", base, rel)};
+  if (auto v = udev_property(device.disk_dev, "ID_SERIAL", udev_data_dir))
+    return {*v, fmt::format("ID_SERIAL in {}/b{}:{}", udev_data_dir.string(), major(device.disk_dev),
+                            minor(device.disk_dev))};
+  if (auto v = read_sysfs_text(d / "dm" / "uuid")) return {*v, base + "/dm/uuid"};
+  return {device.disk, "the kernel name (this device reports no serial number)"};
+}
+
+}  // namespace drivelab
