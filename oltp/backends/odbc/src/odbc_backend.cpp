@@ -1,6 +1,6 @@
-// The ODBC backend (odbc_backend.hpp): sessions and the backend. Statements and bulk loaders are
-// in odbc_statement.cpp, handles/diagnostics/strings in odbc_util.cpp, the watcher in
-// odbc_watcher.cpp. docs/backend-odbc.md describes the whole.
+// The ODBC backend (odbc_backend.hpp): sessions and the backend. Statements are in
+// odbc_statement.cpp, bulk loaders in odbc_bulk_loader.cpp, handles/diagnostics/strings in
+// odbc_util.cpp, the watcher in odbc_watcher.cpp. docs/backend-odbc.md describes the whole.
 #include "drivelab/oltp/backends/odbc/odbc_backend.hpp"
 
 #include <sqlext.h>

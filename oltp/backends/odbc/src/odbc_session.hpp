@@ -1,6 +1,6 @@
 #pragma once
 // The Connection of the ODBC backend (odbc_backend.cpp) and what its statements and bulk loaders
-// (odbc_statement.cpp) need from it: the handles, the cancel watcher, one open cursor at a time,
+// (odbc_statement.cpp, odbc_bulk_loader.cpp) need from it: the handles, the cancel watcher, one open cursor at a time,
 // autocommit outside transactions, and the classification of failed calls.
 #include <sql.h>
 
@@ -117,7 +117,7 @@ class OdbcSession final : public Connection {
   std::vector<OdbcBulkLoader*> loaders_;
 };
 
-/// Factories of odbc_statement.cpp.
+/// Factories of odbc_statement.cpp and odbc_bulk_loader.cpp.
 std::unique_ptr<Statement> make_statement(OdbcSession& session, std::string_view sql);
 /// `raw` receives the loader, for the session's registry (flush at commit, discard at rollback).
 std::unique_ptr<BulkLoader> make_bulk_loader(OdbcSession& session, std::string_view table,

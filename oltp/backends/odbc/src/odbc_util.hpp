@@ -7,7 +7,9 @@
 #include <sqlext.h>
 
 #include <array>
+#include <cstdint>
 #include <initializer_list>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <span>
@@ -128,5 +130,16 @@ void utf16_to_utf8(std::u16string_view in, std::string& out);
 
 /// SQLGetInfo as text ("" when the driver does not answer).
 std::string info_text(SQLHDBC dbc, SQLUSMALLINT what);
+
+/// VARCHAR parameters are declared this long (SQL Server's largest non-MAX varchar) whatever
+/// the value's length, so the declared parameter types of a prepared statement never change
+/// between executions (Microsoft's driver re-prepares when they do); longer values are
+/// LONGVARCHAR (varchar(max)).
+inline constexpr SQLULEN kVarcharColumnSize = 8000;
+
+/// True when `v` fits an SQL INTEGER (bound as SQL_C_SLONG instead of SQL_C_SBIGINT).
+inline bool fits_int32(std::int64_t v) noexcept {
+  return v >= std::numeric_limits<std::int32_t>::min() && v <= std::numeric_limits<std::int32_t>::max();
+}
 
 }  // namespace drivelab::oltp::odbc
