@@ -40,9 +40,14 @@ if [ -z "${DRIVELAB_FRESH_CHECK_COPY:-}" ]; then
 fi
 rm -f "$DRIVELAB_FRESH_CHECK_COPY"
 
-usage() {
-  sed -n '6p' "$here/scripts/fresh-check.sh" | sed 's/^#  *//' >&2
+usage() {  # usage [WHAT WAS WRONG]
+  [ $# -eq 0 ] || printf 'fresh-check: %s\n' "$1" >&2
+  printf 'usage: %s\n' "$(sed -n '6p' "$here/scripts/fresh-check.sh" | sed 's/^#  *//')" >&2
   exit 2
+}
+value_of() {  # value_of OPTION VALUE: VALUE, or a usage error when it is missing or another option
+  [ -n "$2" ] && [ "${2#-}" = "$2" ] || usage "$1 needs a value"
+  printf '%s' "$2"
 }
 
 here=$DRIVELAB_FRESH_CHECK_HERE
@@ -53,17 +58,19 @@ scratch_parent=${TMPDIR:-/var/tmp}
 keep=0
 while [ $# -gt 0 ]; do
   case $1 in
-    --only) only=${2:-}; [ "$only" = quick ] || [ "$only" = test ] || usage; shift 2 ;;
-    --run) run_cmd=${2:-}; [ -n "$run_cmd" ] || usage; shift 2 ;;
-    --logs) logs=${2:-}; [ -n "$logs" ] || usage; shift 2 ;;
-    --scratch) scratch_parent=${2:-}; [ -n "$scratch_parent" ] || usage; shift 2 ;;
+    --only) only=$(value_of "$1" "${2:-}") || exit 2
+            [ "$only" = quick ] || [ "$only" = test ] || usage "--only takes quick or test, not '$only'"; shift 2 ;;
+    --run) run_cmd=$(value_of "$1" "${2:-}") || exit 2; shift 2 ;;
+    --logs) logs=$(value_of "$1" "${2:-}") || exit 2; shift 2 ;;
+    --scratch) scratch_parent=$(value_of "$1" "${2:-}") || exit 2; shift 2 ;;
     --keep) keep=1; shift ;;
     -h|--help) sed -n '2,31p' "$here/scripts/fresh-check.sh" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    *) usage ;;
+    *) usage "unknown argument '$1'" ;;
   esac
 done
+[ -z "$only" ] || [ -z "$run_cmd" ] || usage "--only and --run are alternatives"
 say() { printf 'fresh-check: %s\n' "$*"; }
-die() { printf 'fresh-check: %s\n' "$*" >&2; exit "${2:-3}"; }
+die() { printf 'fresh-check: %s\n' "$1" >&2; exit "${2:-3}"; }  # die MESSAGE [STATUS]
 [ "$(id -u)" -eq 0 ] || die "must run as root (debootstrap, chroot, mounts)" 2
 git -C "$here" rev-parse --verify -q HEAD >/dev/null || die "$here is not a git checkout with a commit" 2
 [ -z "$logs" ] || mkdir -p "$logs"
