@@ -10,7 +10,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libpq-dev libmysqlcppconn-dev unixodbc-dev unixodbc libboost-dev
   postgresql-15 mariadb-server mariadb-client odbc-postgresql odbc-mariadb
-  fio sysbench clang dmsetup
+  fio sysbench clang libclang-rt-14-dev dmsetup
   gnuplot-nox chromium libpng-dev
 )
 
