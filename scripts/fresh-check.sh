@@ -5,17 +5,17 @@
 #
 #   scripts/fresh-check.sh [--only quick|test | --run 'COMMAND'] [--logs DIR] [--scratch PARENT] [--keep]
 #
-#   --only NAME runs one of the two; --run runs COMMAND instead of them (in /work/main of the root).
+#   --only NAME runs one of the two; --run runs COMMAND instead of them (in /src/drivelab of the root).
 #
 # As root, it
 #   1. builds a minimal root of this machine's Debian release (/etc/os-release) with debootstrap,
 #      from the same archive apt uses here (`apt-get indextargets`: the mirror of the release, and
 #      the updates and security suites of the same origin, as a fresh install has them);
-#   2. copies a clean clone of HEAD (committed work only) to /work/main in it and ../shared, read
-#      only as CI has it, to /work/shared;
+#   2. copies a clean clone of HEAD (committed work only) to /src/drivelab in it and ../shared, read
+#      only as CI has it, to /src/shared;
 #   3. runs, inside it (chroot with /proc, /sys, /dev — loop devices, cgroups — and a /run of its
 #      own), the README's two commands in the README's order:
-#        ./scripts/quick.sh /work/target     (installs the packages, builds, runs config/quick.yaml)
+#        ./scripts/quick.sh /src/target     (installs the packages, builds, runs config/quick.yaml)
 #        ./scripts/test.sh                   (installs, builds with sanitizers, ctest, fuzz)
 #      with an empty environment (HOME, PATH, LANG, CI only) and no standard input;
 #   4. prints each command's result, time and counts, and the log's tail when one fails.
@@ -174,23 +174,23 @@ mount_in dev --rbind /dev
 mount --make-rslave "$root/dev"
 mount_in run -t tmpfs -o mode=755 tmpfs
 
-# ---- the checkout, as a new user would get it --------------------------------------------------------
-mkdir -p "$root/work"
-git clone -q --no-hardlinks "$here" "$root/work/main"
-head=$(git -C "$root/work/main" rev-parse --short HEAD)
+# ---- the checkout, as a new user would get it (in the root: /src/drivelab, ../shared beside it) --------
+mkdir -p "$root/src"
+git clone -q --no-hardlinks "$here" "$root/src/drivelab"
+head=$(git -C "$root/src/drivelab" rev-parse --short HEAD)
 if [ -d "$here/../shared" ]; then
-  cp -a "$here/../shared" "$root/work/shared"
-  chmod -R a-w "$root/work/shared"
+  cp -a "$here/../shared" "$root/src/shared"
+  chmod -R a-w "$root/src/shared"
 else
   say "warning: no ../shared beside the checkout; the tests that need it will skip"
 fi
-say "clean clone of HEAD ($head) in /work/main"
+say "clean clone of HEAD ($head) in /src/drivelab"
 
 in_root() {  # in_root LOG COMMAND: run COMMAND in the root with an empty environment
   local log=$1
   shift
   env -i HOME=/root PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 \
-    TERM=dumb ${CI:+CI=$CI} chroot "$root" /bin/bash -c "cd /work/main && $*" </dev/null >"$log" 2>&1
+    TERM=dumb ${CI:+CI=$CI} chroot "$root" /bin/bash -c "cd /src/drivelab && $*" </dev/null >"$log" 2>&1
 }
 
 passed=0
@@ -221,7 +221,7 @@ run_step() {  # run_step NAME COMMAND
 if [ -n "$run_cmd" ]; then
   run_step command "$run_cmd"
 else
-  [ "$only" = test ] || run_step quick "./scripts/quick.sh /work/target"
+  [ "$only" = test ] || run_step quick "./scripts/quick.sh /src/target"
   [ "$only" = quick ] || run_step test "./scripts/test.sh"
 fi
 say "total $(elapsed "$t0") for HEAD $head"
