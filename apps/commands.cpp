@@ -9,7 +9,7 @@
 
 #include <fmt/format.h>
 
-#include "drivelab/config/yaml.hpp"
+#include "drivelab/config/document.hpp"
 #include "drivelab/core/errors.hpp"
 #include "drivelab/io/engine.hpp"
 #include "drivelab/report/report.hpp"

@@ -10,7 +10,7 @@
 
 #include <fmt/format.h>
 
-#include "drivelab/config/yaml.hpp"
+#include "drivelab/config/map_reader.hpp"
 #include "drivelab/core/units.hpp"
 #include "text.hpp"
 
@@ -35,6 +35,17 @@ std::string range_text(std::string_view key, const std::optional<T>& lo, const s
   if (lo && hi) return fmt::format("{} must be between {} and {}", key, fmt_value(*lo), fmt_value(*hi));
   if (lo) return fmt::format("{} must be at least {}", key, fmt_value(*lo));
   return fmt::format("{} must be at most {}", key, fmt_value(*hi));
+}
+
+// True when `value` is within `range`; else reports "KEY must be between A and B, found V" at
+// `node`, every number written by `fmt_value` (format_size, format_duration, ...).
+template <class T, class Format>
+bool within(const Node& node, std::string_view key, const T& value, const Range<T>& range, Format fmt_value) {
+  if ((range.min && value < *range.min) || (range.max && value > *range.max)) {
+    node.error(fmt::format("{}, found {}", range_text(key, range.min, range.max, fmt_value), fmt_value(value)));
+    return false;
+  }
+  return true;
 }
 
 // The unit parsers of core/units.hpp explain themselves in std::invalid_argument; most reasons
@@ -233,10 +244,7 @@ bool MapReader::number(std::string_view key, double& out, Range<double> range, b
     node->error(fmt::format("expected a number, found {}", detail::quote(node->scalar())));
     return false;
   }
-  if ((range.min && value < *range.min) || (range.max && value > *range.max)) {
-    node->error(fmt::format("{}, found {}", range_text(key, range.min, range.max, format_number), format_number(value)));
-    return false;
-  }
+  if (!within(*node, key, value, range, format_number)) return false;
   out = value;
   return true;
 }
@@ -256,10 +264,7 @@ bool MapReader::size(std::string_view key, std::uint64_t& bytes, Range<std::uint
     node->error(unit_error(text, "size", e.what()));
     return false;
   }
-  if ((range.min && value < *range.min) || (range.max && value > *range.max)) {
-    node->error(fmt::format("{}, found {}", range_text(key, range.min, range.max, format_size), format_size(value)));
-    return false;
-  }
+  if (!within(*node, key, value, range, format_size)) return false;
   bytes = value;
   return true;
 }
@@ -280,11 +285,7 @@ bool MapReader::duration(std::string_view key, std::chrono::nanoseconds& out, Ra
     node->error(unit_error(text, "duration", e.what()));
     return false;
   }
-  if ((range.min && value < *range.min) || (range.max && value > *range.max)) {
-    node->error(fmt::format("{}, found {}", range_text(key, range.min, range.max, format_duration),
-                            format_duration(value)));
-    return false;
-  }
+  if (!within(*node, key, value, range, format_duration)) return false;
   out = value;
   return true;
 }

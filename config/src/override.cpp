@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-#include "drivelab/config/yaml.hpp"
+#include "drivelab/config/document.hpp"
 #include "text.hpp"
 
 namespace drivelab::config {

@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 
+#include "drivelab/config/map_reader.hpp"
 #include "drivelab/core/units.hpp"
+#include "drivelab/runner/engine_key.hpp"
 
 namespace drivelab::emulators {
 namespace {
@@ -21,30 +23,11 @@ results::Json size_json(std::uint64_t bytes) {
 
 }  // namespace
 
-std::string_view to_string(Rw rw) noexcept {
-  switch (rw) {
-    case Rw::randread: return "randread";
-    case Rw::randwrite: return "randwrite";
-    case Rw::read: return "read";
-    case Rw::write: return "write";
-  }
-  return "?";
-}
-
 IoJobConfig decode_io_job(const config::Node& section) {
   IoJobConfig job;
   config::MapReader r(section);
-  // `engine: null` is YAML's null value, not the word "null": take it as the null engine.
-  if (const config::Node engine = section.defined() ? section.child("engine") : section;
-      engine.defined() && engine.is_null()) {
-    r.accept("engine");
-    job.engine = "null";
-  } else {
-    r.choice("engine", job.engine, {{"io_uring", std::string("io_uring")}, {"libaio", std::string("libaio")},
-                                    {"psync", std::string("psync")}, {"null", std::string("null")}});
-  }
-  r.choice("rw", job.rw, {{"randread", Rw::randread}, {"randwrite", Rw::randwrite}, {"read", Rw::read},
-                          {"write", Rw::write}});
+  runner::decode_engine(r, job.engine);
+  r.choice("rw", job.rw, kRwNames);
   const bool xfer_ok = r.size("xfersize", job.xfersize_bytes, {.min = kSector, .max = kMaxXfer});
   if (xfer_ok && job.xfersize_bytes % kSector != 0) {
     section.child("xfersize").error(fmt::format("xfersize must be a multiple of 512 bytes, found {}",

@@ -1,5 +1,6 @@
 #include <fmt/format.h>
 
+#include "drivelab/config/map_reader.hpp"
 #include "drivelab/core/units.hpp"
 #include "drivelab/emulators/precondition.hpp"
 #include "drivelab/emulators/region.hpp"

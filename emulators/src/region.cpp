@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "drivelab/config/map_reader.hpp"
 #include "drivelab/core/units.hpp"
 
 namespace drivelab::emulators {

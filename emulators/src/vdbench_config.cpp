@@ -7,9 +7,10 @@
 
 #include <fmt/format.h>
 
+#include "drivelab/config/map_reader.hpp"
 #include "drivelab/core/units.hpp"
 #include "drivelab/emulators/region.hpp"
-#include "drivelab/io/engine.hpp"
+#include "drivelab/runner/engine_key.hpp"
 
 namespace drivelab::emulators {
 namespace {
@@ -220,20 +221,7 @@ std::vector<double> effective_skews(const std::vector<WorkloadDef>& workloads) {
 VdbenchConfig decode_vdbench(const config::Node& section) {
   VdbenchConfig c;
   config::MapReader r(section);
-  // `engine: null` is YAML's null value, not the word "null": take it as the null engine.
-  if (const config::Node engine = section.defined() ? section.child("engine") : section;
-      engine.defined() && engine.is_null()) {
-    r.accept("engine");
-    c.engine = "null";
-  } else if (r.string("engine", c.engine)) {
-    const auto names = io::engine_names();
-    if (std::find(names.begin(), names.end(), c.engine) == names.end()) {
-      std::string list;
-      for (auto n : names) list += (list.empty() ? "" : ", ") + std::string(n);
-      section.child("engine").error(fmt::format("engine must be one of: {}; found '{}'", list, c.engine));
-      c.engine = "io_uring";
-    }
-  }
+  runner::decode_engine(r, c.engine);
   const bool threads_ok = r.integer("threads", c.threads, {.min = 1, .max = 65536});
   if (const config::Node jobs = section.defined() ? section.child("jobs") : section;
       jobs.defined() && jobs.is_scalar() && trim(jobs.scalar()) == "auto") {

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "drivelab/config/map_reader.hpp"
 #include "drivelab/core/units.hpp"
 #include "drivelab/emulators/region.hpp"
 #include "drivelab/emulators/video.hpp"

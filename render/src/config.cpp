@@ -1,5 +1,6 @@
 #include <fmt/format.h>
 
+#include "drivelab/config/map_reader.hpp"
 #include "drivelab/core/units.hpp"
 #include "drivelab/render/render.hpp"
 #include "drivelab/render/scene.hpp"
@@ -7,9 +8,6 @@
 namespace drivelab::render {
 namespace {
 
-const char* mode_name(MemoryMode m) {
-  return m == MemoryMode::swap ? "swap" : m == MemoryMode::mmap ? "mmap" : "none";
-}
 
 }  // namespace
 
@@ -23,7 +21,7 @@ std::uint64_t RenderConfig::point_count() const {
 RenderConfig decode_render(const config::Node& section) {
   RenderConfig c;
   config::MapReader r(section);
-  r.choice("mode", c.mode, {{"none", MemoryMode::none}, {"mmap", MemoryMode::mmap}, {"swap", MemoryMode::swap}});
+  r.choice("mode", c.mode, kMemoryModeNames);
   r.size("memory_budget", c.memory_budget_bytes, {.min = std::uint64_t{4} << 20});
   std::int64_t points = 0;
   if (r.integer("points", points, {.min = 1000, .max = 4'000'000'000})) c.points = static_cast<std::uint64_t>(points);
@@ -54,7 +52,7 @@ RenderConfig decode_render(const config::Node& section) {
 
 results::Json to_json(const RenderConfig& c) {
   const PointLayout* l = find_point_layout(c.layout);
-  return results::Json{{"mode", mode_name(c.mode)},
+  return results::Json{{"mode", to_string(c.mode)},
                        {"memory_budget_bytes", c.memory_budget_bytes},
                        {"points", c.point_count()},
                        {"working_set_factor", c.working_set_factor},

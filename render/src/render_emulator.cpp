@@ -21,9 +21,6 @@ namespace drivelab::render::detail {
 namespace fs = std::filesystem;
 namespace {
 
-const char* mode_name(MemoryMode m) {
-  return m == MemoryMode::swap ? "swap" : m == MemoryMode::mmap ? "mmap" : "none";
-}
 
 std::uint64_t mem_available_bytes() {
   std::ifstream in("/proc/meminfo");
@@ -212,7 +209,7 @@ PipelineResult RenderEmulator::run_in_cgroup(runner::TestContext& ctx) {
 void RenderEmulator::run(runner::TestContext& ctx) {
   if (!scene_ || ctx.stop_requested()) return;
   auto& rec = *ctx.recorder;
-  rec.message(fmt::format("render: mode {}, {} threads, budget {}", mode_name(config_.mode), threads_,
+  rec.message(fmt::format("render: mode {}, {} threads, budget {}", to_string(config_.mode), threads_,
                           format_size(config_.memory_budget_bytes)));
   const PipelineResult r =
       config_.mode == MemoryMode::swap ? run_in_cgroup(ctx) : run_pipeline(options(ctx, config_.mode));
@@ -279,7 +276,7 @@ void RenderEmulator::record(runner::TestContext& ctx, const PipelineResult& r) {
     rec.group_metric(g, "device_read_bytes", static_cast<double>(p.paging.device_read_bytes), "bytes");
     rec.group_metric(g, "device_write_bytes", static_cast<double>(p.paging.device_write_bytes), "bytes");
   }
-  rec.detail("pipeline", results::Json{{"mode", mode_name(config_.mode)},
+  rec.detail("pipeline", results::Json{{"mode", to_string(config_.mode)},
                                        {"threads", threads_},
                                        {"points", r.points},
                                        {"array_bytes", r.array_bytes},

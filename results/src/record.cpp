@@ -12,22 +12,8 @@ namespace drivelab::results {
 // The path-aware accessors of json_read.hpp are this file's vocabulary.
 using namespace detail;  // NOLINT(google-build-using-namespace)
 
-std::string_view to_string(Status s) noexcept {
-  switch (s) {
-    case Status::running: return "running";
-    case Status::complete: return "complete";
-    case Status::interrupted: return "interrupted";
-    case Status::failed: return "failed";
-    case Status::skipped: return "skipped";
-  }
-  return "unknown";
-}
-
 Status status_from_string(std::string_view s) {
-  for (Status v : {Status::running, Status::complete, Status::interrupted, Status::failed,
-                   Status::skipped}) {
-    if (to_string(v) == s) return v;
-  }
+  if (const auto v = core::value_of(kStatusNames, s)) return *v;
   throw std::invalid_argument("unknown status '" + std::string(s) + "'");
 }
 

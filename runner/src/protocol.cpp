@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "drivelab/config/map_reader.hpp"
 #include "drivelab/core/clock.hpp"
 
 namespace drivelab::runner {

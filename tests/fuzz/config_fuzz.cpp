@@ -9,7 +9,7 @@
 #include <string>
 #include <string_view>
 
-#include "drivelab/config/yaml.hpp"
+#include "drivelab/config/map_reader.hpp"
 
 namespace {
 

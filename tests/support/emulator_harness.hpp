@@ -9,7 +9,7 @@
 #include <memory>
 #include <string>
 
-#include "drivelab/config/yaml.hpp"
+#include "drivelab/config/document.hpp"
 #include "drivelab/results/recorder.hpp"
 #include "drivelab/runner/emulator.hpp"
 

@@ -11,8 +11,9 @@
 
 #include <fmt/format.h>
 
+#include "drivelab/config/map_reader.hpp"
 #include "drivelab/core/units.hpp"
-#include "drivelab/io/engine.hpp"
+#include "drivelab/runner/engine_key.hpp"
 
 namespace drivelab::vdi {
 namespace {
@@ -25,21 +26,7 @@ results::Json size_json(std::uint64_t bytes) {
 
 // The keys of ReplaySettings, read from the same mapping as the kind's own keys.
 void decode_settings(config::MapReader& r, const config::Node& section, ReplaySettings& s) {
-  // `engine: null` is YAML's null value, not the word "null": take it as the null engine, as kinds
-  // io and vdbench do (emulators/src/io_job.cpp).
-  if (const config::Node engine = section.is_map() ? section.child("engine") : section;
-      section.is_map() && engine.defined() && engine.is_null()) {
-    r.accept("engine");
-    s.engine = "null";
-  } else if (r.string("engine", s.engine)) {
-    const auto names = io::engine_names();
-    if (std::find(names.begin(), names.end(), s.engine) == names.end()) {
-      std::string list;
-      for (auto n : names) list += (list.empty() ? "" : ", ") + std::string(n);
-      section.child("engine").error(fmt::format("engine must be one of: {}; found '{}'", list, s.engine));
-      s.engine = "io_uring";
-    }
-  }
+  runner::decode_engine(r, s.engine);
   r.integer("queue_depth", s.queue_depth, {.min = 1, .max = 65536});
   if (r.size("file_size", s.file_size_bytes, {.min = std::uint64_t{1} << 20}) && s.file_size_bytes % 4096 != 0)
     section.child("file_size").error(fmt::format("file_size must be a multiple of 4 KiB, found {}", format_size(s.file_size_bytes)));
@@ -89,7 +76,7 @@ void decode_settings(config::MapReader& r, const config::Node& section, ReplaySe
       }
     }
   }
-  r.choice("curve_of", s.curve_of, {{"max", CurveOf::max}, {"recorded", CurveOf::recorded}});
+  r.choice("curve_of", s.curve_of, kCurveOfNames);
 }
 
 /// The checks of the resolved trace file (replay_config.hpp): problems at `node`, naming the path
@@ -177,9 +164,8 @@ ReplayConfig decode_replay(const config::Node& section) {
 VdiConfig decode_vdi(const config::Node& section) {
   VdiConfig c;
   config::MapReader r(section);
-  r.choice("phase", c.model.phase,
-           {{"boot", VdiPhase::boot}, {"initial_login", VdiPhase::initial_login}, {"monday_login", VdiPhase::monday_login}});
-  r.choice("clones", c.model.clones, {{"full", CloneKind::full}, {"linked", CloneKind::linked}});
+  r.choice("phase", c.model.phase, kVdiPhaseNames);
+  r.choice("clones", c.model.clones, kCloneKindNames);
   r.integer("desktops", c.model.desktops, {.min = 1, .max = 100000});
   r.size("image_size", c.model.image_bytes, {.min = std::uint64_t{1} << 20});
   std::chrono::nanoseconds d{static_cast<std::int64_t>(c.model.stagger_s * 1e9)};
@@ -210,7 +196,7 @@ results::Json to_json(const ReplaySettings& s) {
                   {"offset_shift", size_json(s.offset_shift_bytes)},
                   {"verify", s.verify},
                   {"curve", s.curve},
-                  {"curve_of", s.curve_of == CurveOf::max ? "max" : "recorded"}};
+                  {"curve_of", to_string(s.curve_of)}};
   return j;
 }
 

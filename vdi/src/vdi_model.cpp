@@ -35,17 +35,6 @@ const PhaseProfile kProfiles[3][2] = {
 
 }  // namespace
 
-std::string_view to_string(VdiPhase p) noexcept {
-  switch (p) {
-    case VdiPhase::boot: return "boot";
-    case VdiPhase::initial_login: return "initial_login";
-    case VdiPhase::monday_login: return "monday_login";
-  }
-  return "?";
-}
-
-std::string_view to_string(CloneKind c) noexcept { return c == CloneKind::full ? "full" : "linked"; }
-
 double PhaseProfile::mean_size_bytes() const noexcept {
   const auto mean = [](const std::vector<SizeShare>& mix) {
     double m = 0;

@@ -22,12 +22,4 @@ std::string DbStatus::to_string() const {
   return s;
 }
 
-std::string_view to_string(ServerKind k) noexcept {
-  switch (k) {
-    case ServerKind::postgres: return "postgres";
-    case ServerKind::mariadb: return "mariadb";
-  }
-  return "unknown";
-}
-
 }  // namespace drivelab::oltp

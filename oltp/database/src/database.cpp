@@ -20,16 +20,6 @@
 
 namespace drivelab::oltp {
 
-std::string_view to_string(BackendKind k) noexcept {
-  switch (k) {
-    case BackendKind::sqlite: return "sqlite";
-    case BackendKind::postgres: return "postgres";
-    case BackendKind::mysql: return "mysql";
-    case BackendKind::odbc: return "odbc";
-  }
-  return "unknown";
-}
-
 Capabilities capabilities_of(BackendKind kind) noexcept {
   switch (kind) {
     case BackendKind::sqlite: return sqlite_capabilities();
@@ -52,8 +42,8 @@ bool valid_identifier(const std::string& s) {
 
 void decode_server(const config::Node& node, DatabaseConfig& out) {
   config::MapReader r(node);
-  r.choice("managed", out.managed, {{"postgres", std::optional<ServerKind>(ServerKind::postgres)},
-                                    {"mariadb", std::optional<ServerKind>(ServerKind::mariadb)}});
+  ServerKind managed{};
+  if (r.choice("managed", managed, kServerKindNames)) out.managed = managed;
   const bool has_buffer = r.size("buffer", out.buffer_bytes, {.min = 16ull << 20, .max = 16ull << 40});
   const bool has_max = r.integer("max_connections", out.max_connections, {.min = 0, .max = 100'000});
   const config::Node settings = r.section("settings");
@@ -170,11 +160,7 @@ std::string redact(std::string text) {
 }  // namespace
 
 void decode_database(config::MapReader& r, const config::Node& section, DatabaseConfig& out) {
-  r.choice("backend", out.backend,
-           {{"sqlite", BackendKind::sqlite},
-            {"postgres", BackendKind::postgres},
-            {"mysql", BackendKind::mysql},
-            {"odbc", BackendKind::odbc}});
+  r.choice("backend", out.backend, kBackendKindNames);
   if (r.string("database", out.database) && !valid_identifier(out.database)) {
     section.child("database").error(fmt::format(
         "'{}' is not a database name drivelab accepts (letters, digits and _, at most 63, not "

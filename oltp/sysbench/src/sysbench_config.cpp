@@ -1,32 +1,18 @@
 #include "drivelab/oltp/sysbench/sysbench_config.hpp"
 
-namespace drivelab::oltp::sysbench {
+#include "drivelab/config/map_reader.hpp"
 
-std::string_view to_string(Workload w) noexcept {
-  switch (w) {
-    case Workload::oltp_read_write: return "oltp_read_write";
-    case Workload::oltp_read_only: return "oltp_read_only";
-    case Workload::oltp_write_only: return "oltp_write_only";
-  }
-  return "unknown";
-}
+namespace drivelab::oltp::sysbench {
 
 SysbenchConfig decode_sysbench_config(const config::Node& section) {
   SysbenchConfig c;
   config::MapReader r(section);
-  r.choice("workload", c.workload,
-           {{"oltp_read_write", Workload::oltp_read_write},
-            {"oltp_read_only", Workload::oltp_read_only},
-            {"oltp_write_only", Workload::oltp_write_only}});
+  r.choice("workload", c.workload, kWorkloadNames);
   r.integer("tables", c.tables, {.min = 1, .max = 100'000});
   // Keys are sysbench's uint32 ids, bound as SQL INTEGER (signed 32-bit on every server).
   r.integer("table_size", c.table_size, {.min = 1, .max = 2'147'483'647});
   r.integer("threads", c.threads, {.min = 1, .max = 100'000});
-  r.choice("rand_type", c.rand.type,
-           {{"special", RandType::special},
-            {"uniform", RandType::uniform},
-            {"gaussian", RandType::gaussian},
-            {"pareto", RandType::pareto}});
+  r.choice("rand_type", c.rand.type, kRandTypeNames);
   r.integer("rand_spec_iter", c.rand.spec_iter, {.min = 1, .max = 1000});
   r.integer("rand_spec_pct", c.rand.spec_pct, {.min = 0, .max = 100});
   // 100 would divide by zero in sb_rand_special (100 / (100 - res)).

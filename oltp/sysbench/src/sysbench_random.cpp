@@ -4,16 +4,6 @@
 
 namespace drivelab::oltp::sysbench {
 
-std::string_view to_string(RandType t) noexcept {
-  switch (t) {
-    case RandType::uniform: return "uniform";
-    case RandType::gaussian: return "gaussian";
-    case RandType::special: return "special";
-    case RandType::pareto: return "pareto";
-  }
-  return "unknown";
-}
-
 SbRandom::SbRandom(const RandOptions& options, Rng rng) noexcept
     : opt_(options),
       rng_(rng),

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "drivelab/config/map_reader.hpp"
 #include "drivelab/core/units.hpp"
 
 namespace drivelab::oltp::tpcc {

@@ -5,7 +5,7 @@
 
 #include <gtest/gtest.h>
 
-#include "drivelab/config/yaml.hpp"
+#include "drivelab/config/map_reader.hpp"
 #include "drivelab/core/errors.hpp"
 #include "temp_dir.hpp"  // tests/support
 

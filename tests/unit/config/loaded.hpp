@@ -5,7 +5,7 @@
 
 #include <gtest/gtest.h>
 
-#include "drivelab/config/yaml.hpp"
+#include "drivelab/config/document.hpp"
 
 namespace drivelab::config::testing {
 

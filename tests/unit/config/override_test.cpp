@@ -8,7 +8,7 @@
 
 #include "loaded.hpp"
 
-#include "drivelab/config/yaml.hpp"
+#include "drivelab/config/map_reader.hpp"
 
 namespace drivelab::config {
 namespace {

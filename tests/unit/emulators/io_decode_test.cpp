@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "drivelab/config/yaml.hpp"
+#include "drivelab/config/document.hpp"
 #include "drivelab/emulators/io_job.hpp"
 
 namespace drivelab::emulators {

@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <thread>
 
-#include "drivelab/config/yaml.hpp"
+#include "drivelab/config/document.hpp"
 #include "drivelab/core/errors.hpp"
 #include "drivelab/emulators/register.hpp"
 #include "drivelab/io/engine.hpp"

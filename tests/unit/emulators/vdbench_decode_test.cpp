@@ -3,7 +3,7 @@
 
 #include <stdexcept>
 
-#include "drivelab/config/yaml.hpp"
+#include "drivelab/config/document.hpp"
 #include "drivelab/emulators/vdbench_config.hpp"
 
 namespace drivelab::emulators {

@@ -7,7 +7,7 @@
 
 #include <filesystem>
 
-#include "drivelab/config/yaml.hpp"
+#include "drivelab/config/document.hpp"
 #include "drivelab/emulators/register.hpp"
 #include "drivelab/emulators/vdbench_config.hpp"
 #include "drivelab/io/engine.hpp"

@@ -5,6 +5,7 @@
 
 #include <fstream>
 
+#include "drivelab/config/map_reader.hpp"
 #include "drivelab/oltp/backends/odbc/odbc_backend.hpp"
 #include "drivelab/oltp/backends/sqlite/sqlite_backend.hpp"
 #include "drivelab/oltp/database/database.hpp"

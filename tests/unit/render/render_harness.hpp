@@ -14,7 +14,7 @@
 #include <sstream>
 #include <string>
 
-#include "drivelab/config/yaml.hpp"
+#include "drivelab/config/document.hpp"
 #include "drivelab/render/pressure.hpp"
 #include "drivelab/render/render.hpp"
 #include "drivelab/results/recorder.hpp"

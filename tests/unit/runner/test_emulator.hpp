@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "drivelab/config/map_reader.hpp"
 #include "drivelab/core/clock.hpp"
 #include "drivelab/runner/emulator.hpp"
 

@@ -13,7 +13,7 @@
 #include <fstream>
 #include <string>
 
-#include "drivelab/config/yaml.hpp"
+#include "drivelab/config/document.hpp"
 #include "drivelab/vdi/replay_config.hpp"
 #include "temp_dir.hpp"
 

@@ -28,7 +28,7 @@
 #include <optional>
 #include <string>
 
-#include "drivelab/config/yaml.hpp"
+#include "drivelab/config/document.hpp"
 #include "drivelab/io/target_file.hpp"
 #include "drivelab/results/record.hpp"
 

@@ -11,7 +11,7 @@
 /// target is opened: io::resolve_region (io/target_file.hpp).
 #include <optional>
 
-#include "drivelab/config/yaml.hpp"
+#include "drivelab/config/document.hpp"
 #include "drivelab/io/target_file.hpp"
 #include "drivelab/results/record.hpp"
 

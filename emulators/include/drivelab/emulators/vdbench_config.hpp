@@ -30,7 +30,7 @@
 #include <string>
 #include <vector>
 
-#include "drivelab/config/yaml.hpp"
+#include "drivelab/config/document.hpp"
 #include "drivelab/core/pacing.hpp"
 #include "drivelab/core/steady_state.hpp"
 #include "drivelab/io/target_file.hpp"

@@ -24,7 +24,7 @@
 #include <string>
 #include <string_view>
 
-#include "drivelab/config/yaml.hpp"
+#include "drivelab/config/document.hpp"
 #include "drivelab/io/target_file.hpp"
 #include "drivelab/results/record.hpp"
 

@@ -18,11 +18,15 @@
 #include <string>
 #include <vector>
 
+#include "drivelab/core/names.hpp"
 #include "drivelab/core/sysfs.hpp"
 
 namespace drivelab::render {
 
 enum class MemoryMode { none, mmap, swap };
+inline constexpr core::Names<MemoryMode, 3> kMemoryModeNames{
+    {{"none", MemoryMode::none}, {"mmap", MemoryMode::mmap}, {"swap", MemoryMode::swap}}};
+inline std::string_view to_string(MemoryMode m) noexcept { return core::name_of(kMemoryModeNames, m); }
 
 /// Paging counters at one instant. Global counters (/proc/vmstat) and the target's block device
 /// (/sys/dev/block/MAJ:MIN/stat, 512-byte sectors) include other activity of the host; the

@@ -15,7 +15,7 @@
 #include <memory>
 #include <string>
 
-#include "drivelab/config/yaml.hpp"
+#include "drivelab/config/document.hpp"
 #include "drivelab/render/pressure.hpp"
 #include "drivelab/results/record.hpp"
 #include "drivelab/runner/emulator.hpp"

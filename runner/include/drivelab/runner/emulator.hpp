@@ -27,7 +27,7 @@
 #include <string_view>
 #include <vector>
 
-#include "drivelab/config/yaml.hpp"
+#include "drivelab/config/document.hpp"
 #include "drivelab/results/recorder.hpp"
 #include "drivelab/runner/stop.hpp"
 

@@ -21,7 +21,7 @@
 #include <string>
 #include <vector>
 
-#include "drivelab/config/yaml.hpp"
+#include "drivelab/config/document.hpp"
 #include "drivelab/runner/emulator.hpp"
 
 namespace drivelab::runner {

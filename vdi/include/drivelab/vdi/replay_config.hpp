@@ -46,7 +46,8 @@
 #include <string>
 #include <vector>
 
-#include "drivelab/config/yaml.hpp"
+#include "drivelab/config/document.hpp"
+#include "drivelab/core/names.hpp"
 #include "drivelab/results/record.hpp"
 #include "drivelab/trace/readers.hpp"
 #include "drivelab/vdi/vdi_model.hpp"
@@ -54,6 +55,8 @@
 namespace drivelab::vdi {
 
 enum class CurveOf { max, recorded };
+inline constexpr core::Names<CurveOf, 2> kCurveOfNames{{{"max", CurveOf::max}, {"recorded", CurveOf::recorded}}};
+inline std::string_view to_string(CurveOf c) noexcept { return core::name_of(kCurveOfNames, c); }
 
 /// The keys both kinds share.
 struct ReplaySettings {

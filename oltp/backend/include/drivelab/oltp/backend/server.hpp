@@ -24,12 +24,15 @@
 #include <memory>
 #include <string>
 
+#include "drivelab/core/names.hpp"
 #include "drivelab/results/record.hpp"
 
 namespace drivelab::oltp {
 
 enum class ServerKind { postgres, mariadb };
-std::string_view to_string(ServerKind k) noexcept;
+inline constexpr core::Names<ServerKind, 2> kServerKindNames{
+    {{"postgres", ServerKind::postgres}, {"mariadb", ServerKind::mariadb}}};
+inline std::string_view to_string(ServerKind k) noexcept { return core::name_of(kServerKindNames, k); }
 
 /// How to reach a server (managed or existing). Fields a backend does not use are empty.
 struct Endpoint {

@@ -30,12 +30,13 @@
 ///                                       `sysbench ... prepare`); never reload them
 ///   keep_database:     false            leave the tables after the test
 ///
-/// Errors are reported at file:line:col with the key path, all at once (config/yaml.hpp).
+/// Errors are reported at file:line:col with the key path, all at once (config/document.hpp).
 #include <cstdint>
 #include <memory>
 #include <string_view>
 
-#include "drivelab/config/yaml.hpp"
+#include "drivelab/config/document.hpp"
+#include "drivelab/core/names.hpp"
 #include "drivelab/oltp/database/database.hpp"
 #include "drivelab/oltp/sysbench/sysbench_random.hpp"
 #include "drivelab/results/record.hpp"
@@ -45,7 +46,10 @@ namespace drivelab::oltp::sysbench {
 
 /// The three sysbench scripts we reproduce (/usr/share/sysbench/oltp_*.lua).
 enum class Workload { oltp_read_write, oltp_read_only, oltp_write_only };
-std::string_view to_string(Workload w) noexcept;
+inline constexpr core::Names<Workload, 3> kWorkloadNames{{{"oltp_read_write", Workload::oltp_read_write},
+                                                          {"oltp_read_only", Workload::oltp_read_only},
+                                                          {"oltp_write_only", Workload::oltp_write_only}}};
+inline std::string_view to_string(Workload w) noexcept { return core::name_of(kWorkloadNames, w); }
 
 /// oltp_common.lua's per-transaction statement options and their defaults.
 struct StatementOptions {

@@ -32,13 +32,19 @@
 #include <string>
 #include <string_view>
 
+#include "drivelab/core/names.hpp"
 #include "drivelab/core/rng.hpp"
 
 namespace drivelab::oltp::sysbench {
 
 /// `--rand-type`.
 enum class RandType { uniform, gaussian, special, pareto };
-std::string_view to_string(RandType t) noexcept;
+/// sysbench's --rand-type words, in the order its help lists them (special is the default).
+inline constexpr core::Names<RandType, 4> kRandTypeNames{{{"special", RandType::special},
+                                                          {"uniform", RandType::uniform},
+                                                          {"gaussian", RandType::gaussian},
+                                                          {"pareto", RandType::pareto}}};
+inline std::string_view to_string(RandType t) noexcept { return core::name_of(kRandTypeNames, t); }
 
 /// sysbench's random options with its defaults.
 struct RandOptions {

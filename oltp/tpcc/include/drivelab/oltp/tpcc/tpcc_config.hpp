@@ -51,7 +51,7 @@
 #include <memory>
 #include <string>
 
-#include "drivelab/config/yaml.hpp"
+#include "drivelab/config/document.hpp"
 #include "drivelab/oltp/database/database.hpp"
 #include "drivelab/oltp/tpcc/tpcc_driver.hpp"
 #include "drivelab/results/record.hpp"

@@ -1,6 +1,6 @@
 // Diagnostics, Document loading and Node navigation. MapReader lives in map_reader.cpp and
 // Document::apply_override in override.cpp.
-#include "drivelab/config/yaml.hpp"
+#include "drivelab/config/document.hpp"
 
 #include <algorithm>
 #include <cerrno>
