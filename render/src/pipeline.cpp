@@ -156,6 +156,90 @@ float get_f32(const std::byte* p) noexcept {
   return v;
 }
 
+/// The points split into one contiguous range per thread.
+struct Split {
+  std::uint64_t points;
+  std::uint32_t bytes_per_point;
+  unsigned threads;
+  std::pair<std::uint64_t, std::uint64_t> range(unsigned t) const noexcept {
+    const std::uint64_t per = (points + threads - 1) / threads;
+    return {std::min(points, t * per), std::min(points, (t + 1) * per)};
+  }
+};
+
+/// The repack phase's counting sort: the index of every point in bucket order (stable: load order
+/// within a bucket). Each thread counts its own range's buckets; the counts become start offsets
+/// bucket-major, thread-minor, so each thread then places its points without a lock. Returns
+/// early (an incomplete order) when `stop` says so; the caller checks it again.
+template <class Stop>
+std::vector<std::uint32_t> bucket_order(const std::byte* flat, const Split& split, std::uint32_t bucket_grid,
+                                        const Stop& stop) {
+  const std::uint64_t nbuckets = std::uint64_t{bucket_grid} * bucket_grid * bucket_grid;
+  std::vector<std::uint32_t> bucket(split.points);
+  std::vector<std::vector<std::uint64_t>> counts(split.threads, std::vector<std::uint64_t>(nbuckets, 0));
+  parallel(split.threads, [&](unsigned t) {
+    const auto [lo, hi] = split.range(t);
+    for (std::uint64_t i = lo; i < hi; ++i) {
+      if ((i & 0xFFFF) == 0 && stop()) return;
+      float pos[3];
+      std::memcpy(pos, flat + i * split.bytes_per_point, 12);
+      bucket[i] = bucket_of(pos, bucket_grid);
+      ++counts[t][bucket[i]];
+    }
+  });
+  std::uint64_t sum = 0;  // counts -> start offsets, bucket-major, thread-minor
+  for (std::uint64_t b = 0; b < nbuckets; ++b)
+    for (unsigned t = 0; t < split.threads; ++t) sum += std::exchange(counts[t][b], sum);
+  std::vector<std::uint32_t> order(split.points);
+  parallel(split.threads, [&](unsigned t) {
+    const auto [lo, hi] = split.range(t);
+    for (std::uint64_t i = lo; i < hi; ++i) order[counts[t][bucket[i]]++] = static_cast<std::uint32_t>(i);
+  });
+  return order;
+}
+
+/// Untimed, after the phases: checksums over the flat array and over every point of the
+/// bucketed blocks (the two must agree: repack moves points, it never changes one), and whether
+/// the blocks hold their points in bucket order.
+void check_output(const std::byte* flat, const Split& split, const std::vector<std::vector<std::byte>>& out,
+                  std::uint64_t ppb, std::uint32_t bucket_grid, PipelineResult& r) {
+  const std::uint32_t bpp = split.bytes_per_point;
+  const unsigned threads = split.threads;
+  const std::uint64_t nout = out.size();
+  const auto ranges = [&](unsigned t) { return split.range(t); };
+  std::vector<PointChecksum> flat_sums(threads), out_sums(threads);
+  std::vector<std::uint32_t> first_bucket(nout), last_bucket(nout);
+  std::atomic<bool> in_order{true};
+  std::atomic<std::uint64_t> next{0};
+  parallel(threads, [&](unsigned t) {
+    const auto [lo, hi] = ranges(t);
+    flat_sums[t].add(flat + lo * bpp, hi - lo, bpp);
+    std::vector<std::byte> staging(ppb * bpp);
+    for (std::uint64_t b; (b = next.fetch_add(1)) < nout;) {
+      const std::uint64_t n = std::min(ppb, r.points - b * ppb);
+      decompress_block(out[b].data(), out[b].size(), staging.data(), n * bpp);
+      out_sums[t].add(staging.data(), n, bpp);
+      std::uint32_t prev = 0;
+      for (std::uint64_t k = 0; k < n; ++k) {
+        float pos[3];
+        std::memcpy(pos, &staging[k * bpp], 12);
+        const std::uint32_t bk = bucket_of(pos, bucket_grid);
+        if (k == 0) first_bucket[b] = bk;
+        if (k > 0 && bk < prev) in_order = false;
+        prev = bk;
+      }
+      last_bucket[b] = prev;
+    }
+  });
+  for (std::uint64_t b = 1; b < nout; ++b)
+    if (first_bucket[b] < last_bucket[b - 1]) in_order = false;
+  for (unsigned t = 0; t < threads; ++t) {
+    r.flat_checksum.merge(flat_sums[t]);
+    r.repacked_checksum.merge(out_sums[t]);
+  }
+  r.buckets_in_order = in_order.load();
+}
+
 void run_phases(const PipelineOptions& o, PipelineResult& r) {
   const auto stop = [&] { return o.stop && o.stop(); };
   const SceneHeader scene = read_scene_header(o.scene);
@@ -207,10 +291,8 @@ void run_phases(const PipelineOptions& o, PipelineResult& r) {
     });
   });
 
-  const auto ranges = [&](unsigned t) {
-    const std::uint64_t per = (r.points + threads - 1) / threads;
-    return std::pair{std::min(r.points, t * per), std::min(r.points, (t + 1) * per)};
-  };
+  const Split split{r.points, bpp, threads};
+  const auto ranges = [&](unsigned t) { return split.range(t); };
 
   // 3 process: advect every point by one 1/24 s frame.
   if (o.process)
@@ -232,34 +314,12 @@ void run_phases(const PipelineOptions& o, PipelineResult& r) {
     });
 
   // 4 repack: counting sort by bucket (stable: load order within a bucket), then gather by bucket.
-  const std::uint64_t nbuckets = std::uint64_t{o.bucket_grid} * o.bucket_grid * o.bucket_grid;
   const std::uint64_t ppb = std::max<std::uint64_t>(1, o.points_per_block);
   const std::uint64_t nout = (r.points + ppb - 1) / ppb;
   std::vector<std::vector<std::byte>> out(nout);
   timed(Phase::repack, [&] {
-    std::vector<std::uint32_t> bucket(r.points);
-    std::vector<std::vector<std::uint64_t>> counts(threads, std::vector<std::uint64_t>(nbuckets, 0));
     array.advise(MADV_SEQUENTIAL);
-    parallel(threads, [&](unsigned t) {
-      const auto [lo, hi] = ranges(t);
-      for (std::uint64_t i = lo; i < hi; ++i) {
-        if ((i & 0xFFFF) == 0 && stop()) return;
-        float pos[3];
-        std::memcpy(pos, flat + i * bpp, 12);
-        bucket[i] = bucket_of(pos, o.bucket_grid);
-        ++counts[t][bucket[i]];
-      }
-    });
-    std::uint64_t sum = 0;  // counts -> start offsets, bucket-major, thread-minor
-    for (std::uint64_t b = 0; b < nbuckets; ++b)
-      for (unsigned t = 0; t < threads; ++t) sum += std::exchange(counts[t][b], sum);
-    std::vector<std::uint32_t> order(r.points);
-    parallel(threads, [&](unsigned t) {
-      const auto [lo, hi] = ranges(t);
-      for (std::uint64_t i = lo; i < hi; ++i) order[counts[t][bucket[i]]++] = static_cast<std::uint32_t>(i);
-    });
-    std::vector<std::uint32_t>().swap(bucket);
-    counts.clear();
+    const std::vector<std::uint32_t> order = bucket_order(flat, split, o.bucket_grid, stop);
     if (stop()) return;
     std::atomic<std::uint64_t> next{0};
     std::atomic<std::uint64_t> bytes{0};
@@ -300,40 +360,9 @@ void run_phases(const PipelineOptions& o, PipelineResult& r) {
     });
   r.completed = true;
   r.evicted_bytes = array.evicted_bytes();
-
-  // Untimed: checksums over the flat array and over every point of the bucketed blocks.
   array.advise(MADV_SEQUENTIAL);
-  std::vector<PointChecksum> flat_sums(threads), out_sums(threads);
-  std::vector<std::uint32_t> first_bucket(nout), last_bucket(nout);
-  std::atomic<bool> in_order{true};
-  std::atomic<std::uint64_t> next{0};
-  parallel(threads, [&](unsigned t) {
-    const auto [lo, hi] = ranges(t);
-    flat_sums[t].add(flat + lo * bpp, hi - lo, bpp);
-    std::vector<std::byte> staging(ppb * bpp);
-    for (std::uint64_t b; (b = next.fetch_add(1)) < nout;) {
-      const std::uint64_t n = std::min(ppb, r.points - b * ppb);
-      decompress_block(out[b].data(), out[b].size(), staging.data(), n * bpp);
-      out_sums[t].add(staging.data(), n, bpp);
-      std::uint32_t prev = 0;
-      for (std::uint64_t k = 0; k < n; ++k) {
-        float pos[3];
-        std::memcpy(pos, &staging[k * bpp], 12);
-        const std::uint32_t bk = bucket_of(pos, o.bucket_grid);
-        if (k == 0) first_bucket[b] = bk;
-        if (k > 0 && bk < prev) in_order = false;
-        prev = bk;
-      }
-      last_bucket[b] = prev;
-    }
-  });
-  for (std::uint64_t b = 1; b < nout; ++b)
-    if (first_bucket[b] < last_bucket[b - 1]) in_order = false;
-  for (unsigned t = 0; t < threads; ++t) {
-    r.flat_checksum.merge(flat_sums[t]);
-    r.repacked_checksum.merge(out_sums[t]);
-  }
-  r.buckets_in_order = in_order.load();
+
+  check_output(flat, split, out, ppb, o.bucket_grid, r);
 }
 
 }  // namespace
