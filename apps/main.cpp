@@ -1,5 +1,6 @@
 // drivelab — application-level storage benchmarks. See README.md and docs/.
 #include <csignal>
+#include <initializer_list>
 #include <iostream>
 #include <map>
 #include <string>
@@ -45,6 +46,13 @@ struct SingleTest {
 };
 
 enum class Part { common, section };
+
+/// One protocol key as a command-line option of a single-test subcommand.
+struct KeyOption {
+  const char* flags;  ///< CLI11 names: "--xfersize,--bs"
+  const char* key;    ///< the key of the kind's section: "xfersize"
+  const char* help;
+};
 
 void add_key(CLI::App& cmd, SingleTest& s, const std::string& kind, Part part, const std::string& flags,
              const std::string& key, const std::string& help) {
@@ -123,24 +131,26 @@ int main(int argc, char** argv) {
   add_run_options(*io_cmd, args);
   io_cmd->add_option("--name", io.name, "Test name (names the file drivelab-<name>.dat)")->capture_default_str();
   add_timing(*io_cmd, io, "io");
-  add_key(*io_cmd, io, "io", Part::section, "--engine,--ioengine", "engine", "io_uring | libaio | psync | null");
-  add_key(*io_cmd, io, "io", Part::section, "--rw", "rw", "randread | randwrite | read | write");
-  add_key(*io_cmd, io, "io", Part::section, "--xfersize,--bs", "xfersize", "Transfer size (e.g. 4k)");
-  add_key(*io_cmd, io, "io", Part::section, "--iodepth", "iodepth", "Outstanding I/Os per job");
-  add_key(*io_cmd, io, "io", Part::section, "--jobs,--numjobs", "jobs", "Jobs (threads), each with its own queue");
-  add_key(*io_cmd, io, "io", Part::section, "--file-size,--size", "file_size", "Test file size (e.g. 2GiB)");
-  add_key(*io_cmd, io, "io", Part::section, "--direct", "direct", "O_DIRECT (true/false)");
-  add_key(*io_cmd, io, "io", Part::section, "--keep-file", "keep_file", "Keep the file for the next run (true/false)");
-  add_key(*io_cmd, io, "io", Part::section, "--iodepth-batch-submit,--iodepth_batch_submit", "iodepth_batch_submit",
-          "I/Os per submit call (fio's name; default 1)");
-  add_key(*io_cmd, io, "io", Part::section, "--iodepth-batch-complete-min,--iodepth_batch_complete_min",
-          "iodepth_batch_complete_min", "Least completions per reap (fio's name; default 1, 0 = poll)");
-  add_key(*io_cmd, io, "io", Part::section, "--iodepth-batch-complete-max,--iodepth_batch_complete_max",
-          "iodepth_batch_complete_max", "Most completions per reap (fio's name; default = the min)");
-  add_key(*io_cmd, io, "io", Part::section, "--registerfiles", "registerfiles", "io_uring: registered files (true/false)");
-  add_key(*io_cmd, io, "io", Part::section, "--fixedbufs", "fixedbufs", "io_uring: registered buffers (true/false)");
-  add_key(*io_cmd, io, "io", Part::section, "--sqthread-poll,--sqthread_poll", "sqthread_poll",
-          "io_uring: kernel SQ polling thread (true/false)");
+  for (const KeyOption& k : std::initializer_list<KeyOption>{
+           {"--engine,--ioengine", "engine", "io_uring | libaio | psync | null"},
+           {"--rw", "rw", "randread | randwrite | read | write"},
+           {"--xfersize,--bs", "xfersize", "Transfer size (e.g. 4k)"},
+           {"--iodepth", "iodepth", "Outstanding I/Os per job"},
+           {"--jobs,--numjobs", "jobs", "Jobs (threads), each with its own queue"},
+           {"--file-size,--size", "file_size", "Test file size (e.g. 2GiB)"},
+           {"--direct", "direct", "O_DIRECT (true/false)"},
+           {"--keep-file", "keep_file", "Keep the file for the next run (true/false)"},
+           {"--iodepth-batch-submit,--iodepth_batch_submit", "iodepth_batch_submit",
+            "I/Os per submit call (fio's name; default 1)"},
+           {"--iodepth-batch-complete-min,--iodepth_batch_complete_min", "iodepth_batch_complete_min",
+            "Least completions per reap (fio's name; default 1, 0 = poll)"},
+           {"--iodepth-batch-complete-max,--iodepth_batch_complete_max", "iodepth_batch_complete_max",
+            "Most completions per reap (fio's name; default = the min)"},
+           {"--registerfiles", "registerfiles", "io_uring: registered files (true/false)"},
+           {"--fixedbufs", "fixedbufs", "io_uring: registered buffers (true/false)"},
+           {"--sqthread-poll,--sqthread_poll", "sqthread_poll", "io_uring: kernel SQ polling thread (true/false)"},
+       })
+    add_key(*io_cmd, io, "io", Part::section, k.flags, k.key, k.help);
 
   // oltp tpcc
   SingleTest tpcc{"tpcc", {}, {}, {{"tests[0].name", "--name"}}};
@@ -150,14 +160,17 @@ int main(int argc, char** argv) {
   add_run_options(*tpcc_cmd, args);
   tpcc_cmd->add_option("--name", tpcc.name, "Test name")->capture_default_str();
   add_timing(*tpcc_cmd, tpcc, "tpcc");
-  add_key(*tpcc_cmd, tpcc, "tpcc", Part::section, "--backend", "backend", "sqlite (default)");
-  add_key(*tpcc_cmd, tpcc, "tpcc", Part::section, "--warehouses,-w", "warehouses", "Warehouses (scale)");
-  add_key(*tpcc_cmd, tpcc, "tpcc", Part::section, "--users,-u", "users", "Virtual users (terminals)");
-  add_key(*tpcc_cmd, tpcc, "tpcc", Part::section, "--think", "think", "none | tpcc (keying and think times)");
-  add_key(*tpcc_cmd, tpcc, "tpcc", Part::section, "--journal-mode", "journal_mode", "SQLite journal mode (wal)");
-  add_key(*tpcc_cmd, tpcc, "tpcc", Part::section, "--synchronous", "synchronous", "SQLite synchronous (full)");
-  add_key(*tpcc_cmd, tpcc, "tpcc", Part::section, "--cache-size", "cache_size", "Database buffer (e.g. 64MiB)");
-  add_key(*tpcc_cmd, tpcc, "tpcc", Part::section, "--keep-database", "keep_database", "Keep the database (true/false)");
+  for (const KeyOption& k : std::initializer_list<KeyOption>{
+           {"--backend", "backend", "sqlite (default)"},
+           {"--warehouses,-w", "warehouses", "Warehouses (scale)"},
+           {"--users,-u", "users", "Virtual users (terminals)"},
+           {"--think", "think", "none | tpcc (keying and think times)"},
+           {"--journal-mode", "journal_mode", "SQLite journal mode (wal)"},
+           {"--synchronous", "synchronous", "SQLite synchronous (full)"},
+           {"--cache-size", "cache_size", "Database buffer (e.g. 64MiB)"},
+           {"--keep-database", "keep_database", "Keep the database (true/false)"},
+       })
+    add_key(*tpcc_cmd, tpcc, "tpcc", Part::section, k.flags, k.key, k.help);
 
   // results recover
   std::string journal_file, recover_out;

@@ -264,47 +264,38 @@ class OdbcStatement final : public Statement, public CursorOwner {
     const auto column = static_cast<SQLUSMALLINT>(index + 1);
     if (c.wide) {
       wide_.clear();
-      std::array<char16_t, 256> buf;
-      const std::size_t capacity = buf.size() - 1;  // one unit for the terminator
-      for (;;) {
-        SQLLEN ind = 0;
-        const SQLRETURN rc = SQLGetData(h_.get(), column, SQL_C_WCHAR, buf.data(),
-                                        static_cast<SQLLEN>(buf.size() * sizeof(char16_t)), &ind);
-        if (rc == SQL_NO_DATA) break;
-        if (!SQL_SUCCEEDED(rc)) {
-          status = session_.failure(SQL_HANDLE_STMT, h_.get(), false, {});
-          return false;
-        }
-        if (ind == SQL_NULL_DATA) {
-          c.null = true;
-          break;
-        }
-        const bool complete = ind != SQL_NO_TOTAL && static_cast<std::size_t>(ind) / sizeof(char16_t) <= capacity;
-        wide_.append(buf.data(), complete ? static_cast<std::size_t>(ind) / sizeof(char16_t) : capacity);
-        if (complete) break;  // else 01004: the rest comes with the next call
-      }
+      if (!get_data<char16_t, 256>(column, SQL_C_WCHAR, wide_, c.null, status)) return false;
       utf16_to_utf8(wide_, c.text);
-    } else {
-      std::array<char, 128> buf;
-      const std::size_t capacity = buf.size() - 1;
-      for (;;) {
-        SQLLEN ind = 0;
-        const SQLRETURN rc = SQLGetData(h_.get(), column, SQL_C_CHAR, buf.data(), static_cast<SQLLEN>(buf.size()), &ind);
-        if (rc == SQL_NO_DATA) break;
-        if (!SQL_SUCCEEDED(rc)) {
-          status = session_.failure(SQL_HANDLE_STMT, h_.get(), false, {});
-          return false;
-        }
-        if (ind == SQL_NULL_DATA) {
-          c.null = true;
-          break;
-        }
-        const bool complete = ind != SQL_NO_TOTAL && static_cast<std::size_t>(ind) <= capacity;
-        c.text.append(buf.data(), complete ? static_cast<std::size_t>(ind) : capacity);
-        if (complete) break;
-      }
+      return true;
     }
-    return true;
+    return get_data<char, 128>(column, SQL_C_CHAR, c.text, c.null, status);
+  }
+
+  /// SQLGetData of one column in pieces of N units (char16_t for SQL_C_WCHAR, char for
+  /// SQL_C_CHAR), appended to `out` until the whole value is read; a NULL sets `null`. False on
+  /// an error (in `status`).
+  template <class Unit, std::size_t N>
+  bool get_data(SQLUSMALLINT column, SQLSMALLINT c_type, std::basic_string<Unit>& out, bool& null,
+                DbStatus& status) {
+    std::array<Unit, N> buf;
+    const std::size_t capacity = buf.size() - 1;  // one unit for the terminator
+    for (;;) {
+      SQLLEN ind = 0;
+      const SQLRETURN rc =
+          SQLGetData(h_.get(), column, c_type, buf.data(), static_cast<SQLLEN>(buf.size() * sizeof(Unit)), &ind);
+      if (rc == SQL_NO_DATA) return true;
+      if (!SQL_SUCCEEDED(rc)) {
+        status = session_.failure(SQL_HANDLE_STMT, h_.get(), false, {});
+        return false;
+      }
+      if (ind == SQL_NULL_DATA) {
+        null = true;
+        return true;
+      }
+      const bool complete = ind != SQL_NO_TOTAL && static_cast<std::size_t>(ind) / sizeof(Unit) <= capacity;
+      out.append(buf.data(), complete ? static_cast<std::size_t>(ind) / sizeof(Unit) : capacity);
+      if (complete) return true;  // else 01004: the rest comes with the next call
+    }
   }
 
   void close_cursor() noexcept {

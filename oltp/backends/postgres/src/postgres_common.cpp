@@ -39,33 +39,30 @@ bool result_ok(const PGresult* r) noexcept {
   }
 }
 
+/// `text` between two `quote`s, each character preceded by what `escape_of` gives it ("" for
+/// none): libpq's conninfo escapes ' and \ with a backslash, SQL doubles its quote character.
+template <class EscapeOf>
+std::string enclose(std::string_view text, char quote, EscapeOf escape_of) {
+  std::string out(1, quote);
+  for (char c : text) {
+    out += escape_of(c);
+    out += c;
+  }
+  return out + quote;
+}
+
 }  // namespace
 
 std::string conninfo_quote(std::string_view value) {
-  std::string out = "'";
-  for (char c : value) {
-    if (c == '\'' || c == '\\') out += '\\';
-    out += c;
-  }
-  return out + "'";
+  return enclose(value, '\'', [](char c) { return c == '\'' || c == '\\' ? "\\" : ""; });
 }
 
 std::string quote_ident(std::string_view name) {
-  std::string out = "\"";
-  for (char c : name) {
-    if (c == '"') out += '"';
-    out += c;
-  }
-  return out + "\"";
+  return enclose(name, '"', [](char c) { return c == '"' ? "\"" : ""; });
 }
 
 std::string quote_literal(std::string_view text) {
-  std::string out = "'";
-  for (char c : text) {
-    if (c == '\'') out += '\'';
-    out += c;
-  }
-  return out + "'";
+  return enclose(text, '\'', [](char c) { return c == '\'' ? "'" : ""; });
 }
 
 std::string describe_target(const PostgresOptions& o) {

@@ -87,6 +87,15 @@ void put_text_bytes(std::string& out, std::string_view v) {
   out.append(v);
 }
 
+/// v as decimal text (std::to_chars: the shortest text that reads back as v) in a text-format
+/// field: what COPY's text format would send for a NUMERIC, TEXT or TIMESTAMP column.
+template <class T>
+void put_decimal_text(std::string& out, const CopyColumn& c, T v) {
+  char buf[32];
+  const auto r = std::to_chars(buf, buf + sizeof buf, v);
+  put_text(out, c, std::string_view(buf, static_cast<std::size_t>(r.ptr - buf)));
+}
+
 }  // namespace
 
 std::optional<CopyColumn> copy_column(std::string name, unsigned type_oid, int typmod) {
@@ -154,12 +163,9 @@ void put_int64(std::string& out, const CopyColumn& c, std::int64_t v) {
       return;
     case CopyKind::numeric:
     case CopyKind::text:
-    case CopyKind::timestamp: {
-      char buf[24];
-      const auto r = std::to_chars(buf, buf + sizeof buf, v);
-      put_text(out, c, std::string_view(buf, static_cast<std::size_t>(r.ptr - buf)));
+    case CopyKind::timestamp:
+      put_decimal_text(out, c, v);
       return;
-    }
   }
 }
 
@@ -188,14 +194,11 @@ void put_double(std::string& out, const CopyColumn& c, double v) {
       return;
     case CopyKind::numeric:
     case CopyKind::text:
-    case CopyKind::timestamp: {
+    case CopyKind::timestamp:
       // The shortest decimal text of v, as the text format sends it: NUMERIC then rounds the
       // decimal value (12.345 -> 12.35), not the binary double (12.3449999...).
-      char buf[32];
-      const auto r = std::to_chars(buf, buf + sizeof buf, v);
-      put_text(out, c, std::string_view(buf, static_cast<std::size_t>(r.ptr - buf)));
+      put_decimal_text(out, c, v);
       return;
-    }
   }
 }
 
