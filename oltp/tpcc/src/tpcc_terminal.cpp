@@ -161,7 +161,7 @@ ExecResult Session::execute(const Card& card, std::string_view who) {
           res.abandoned = true;  // stopping while waiting for a lock: not an error
           return res;
         }
-        if (res.retries < Driver::kMaxRetries) {
+        if (res.retries < kMaxRetries) {
           ++res.retries;
           continue;
         }

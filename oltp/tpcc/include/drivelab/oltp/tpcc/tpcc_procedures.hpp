@@ -42,7 +42,7 @@
 #include <vector>
 
 #include "drivelab/oltp/backend/backend.hpp"
-#include "drivelab/oltp/tpcc/tpcc_transactions.hpp"
+#include "drivelab/oltp/tpcc/tpcc_transaction_data.hpp"
 
 namespace drivelab::oltp::tpcc {
 
