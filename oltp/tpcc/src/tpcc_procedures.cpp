@@ -1,5 +1,5 @@
 // The five TPC-C transactions as server-side procedures (tpcc_procedures.hpp). Each body follows
-// the statements of its Transactions counterpart (tpcc_transactions.cpp) one for one; the
+// the statements of its `statements` counterpart (tpcc_statements.cpp) one for one; the
 // comments there cite the clauses.
 #include "drivelab/oltp/tpcc/tpcc_procedures.hpp"
 
@@ -9,6 +9,7 @@
 
 #include "drivelab/core/errors.hpp"
 #include "drivelab/oltp/tpcc/tpcc_schema.hpp"
+#include "tpcc_protocols.hpp"
 
 namespace drivelab::oltp::tpcc {
 namespace {
@@ -413,31 +414,6 @@ END)";
 constexpr std::string_view kNames[] = {"drivelab_neword", "drivelab_payment", "drivelab_ostat",
                                        "drivelab_delivery", "drivelab_slev"};
 
-TxResult failed(DbStatus s) { return {TxEnd::failed, std::move(s)}; }
-
-/// Runs a call and reads its one integer. The call is the whole transaction (autocommit), so a
-/// connection lost during it may have committed: in_doubt, never rerun.
-DbStatus call(Statement& q, std::int64_t& value) {
-  DbStatus s = q.execute();
-  if (s.ok()) {
-    if (q.next(s)) {
-      value = q.is_null(0) ? 0 : q.column_int64(0);
-    } else if (s.ok()) {
-      s.outcome = Outcome::fatal;
-      s.message = "procedure call returned no row";
-    }
-  }
-  if (s.connection_lost) s.outcome = Outcome::in_doubt;
-  return s;
-}
-
-/// Binds `values` as integers to the parameters first, first + 1, ...
-template <typename... Ints>
-void bind_ints(Statement& q, int first, Ints... values) {
-  int index = first;
-  (q.bind_int64(index++, values), ...);
-}
-
 template <typename T>
 std::string join(const NewOrderInput& in, T OrderLineInput::*field) {
   std::string out;
@@ -492,97 +468,98 @@ PackedLines pack_lines(const NewOrderInput& in) {
 
 // ---- the calls ---------------------------------------------------------------------------------
 
-struct ProcedureCalls::Prepared {
-  Prepared(Connection& c, const Dialect& dialect) {
-    const ProcedureCallSql q = procedure_call_sql(dialect);
-    new_order = c.prepare(q.new_order);
-    payment = c.prepare(q.payment);
-    order_status = c.prepare(q.order_status);
-    delivery = c.prepare(q.delivery);
-    stock_level = c.prepare(q.stock_level);
+namespace detail {
+namespace {
+
+/// Binds `args` to a call, runs it and reads its one integer into `value`. The call is the whole
+/// transaction (autocommit), so a connection lost during it may have committed: in_doubt, never
+/// rerun.
+template <class... Args>
+DbStatus call(Statement& q, int& value, const Args&... args) {
+  bind_all(q, args...);
+  DbStatus s = q.execute();
+  if (s.ok()) {
+    if (q.next(s)) {
+      value = q.is_null(0) ? 0 : static_cast<int>(q.column_int64(0));
+    } else if (s.ok()) {
+      s.outcome = Outcome::fatal;
+      s.message = "procedure call returned no row";
+    }
   }
-  std::unique_ptr<Statement> new_order, payment, order_status, delivery, stock_level;
-  PackedLines lines;       // bound text must outlive execute()
-  std::string timestamp;
+  if (s.connection_lost) s.outcome = Outcome::in_doubt;
+  return s;
+}
+
+TxResult ended(DbStatus s) { return s.ok() ? TxResult{} : failed(std::move(s)); }
+
+/// `transactions: procedures`: the five calls prepared on one connection, each the whole
+/// transaction (tpcc_procedures.hpp: outcomes, and what the outputs hold).
+class ProcedureTransactions final : public Transactions {
+ public:
+  ProcedureTransactions(Connection& conn, const Dialect& dialect) {
+    const ProcedureCallSql q = procedure_call_sql(dialect);
+    new_order_ = conn.prepare(q.new_order);
+    payment_ = conn.prepare(q.payment);
+    order_status_ = conn.prepare(q.order_status);
+    delivery_ = conn.prepare(q.delivery);
+    stock_level_ = conn.prepare(q.stock_level);
+  }
+
+  /// Fills out.o_id and out.all_local (total_amount and brand_generic_b stay 0).
+  TxResult new_order(const NewOrderInput& in, NewOrderOutput& out) override {
+    out = {};
+    lines_ = pack_lines(in);
+    timestamp_ = sql_timestamp_now();
+    DbStatus s = call(*new_order_, out.o_id, in.w_id, in.d_id, in.c_id, in.ol_cnt, lines_.i_ids,
+                      lines_.supply_w_ids, lines_.quantities, timestamp_);
+    // The procedure raised the business rollback; the server undid the whole call.
+    if (!s.ok() && s.sqlstate == kRollbackSqlstate) return {TxEnd::rolled_back, {}};
+    if (s.ok()) out.all_local = all_local(in);
+    return ended(std::move(s));
+  }
+
+  /// Fills out.c_id.
+  TxResult payment(const PaymentInput& in, PaymentOutput& out) override {
+    out = {};
+    timestamp_ = sql_timestamp_now();
+    return ended(call(*payment_, out.c_id, in.w_id, in.d_id, in.c_w_id, in.c_d_id, in.c_id,
+                      in.by_last_name ? 1 : 0, in.c_last, in.h_amount, timestamp_));
+  }
+
+  /// Fills out.c_id.
+  TxResult order_status(const OrderStatusInput& in, OrderStatusOutput& out) override {
+    out = {};
+    return ended(call(*order_status_, out.c_id, in.w_id, in.d_id, in.c_id, in.by_last_name ? 1 : 0, in.c_last));
+  }
+
+  /// Fills out.delivered and out.skipped.
+  TxResult delivery(const DeliveryInput& in, DeliveryOutput& out) override {
+    out = {};
+    timestamp_ = sql_timestamp_now();
+    DbStatus s = call(*delivery_, out.delivered, in.w_id, in.o_carrier_id, timestamp_);
+    if (s.ok()) out.skipped = kDistrictsPerWarehouse - out.delivered;
+    return ended(std::move(s));
+  }
+
+  /// Fills out.low_stock.
+  TxResult stock_level(const StockLevelInput& in, StockLevelOutput& out) override {
+    out = {};
+    return ended(call(*stock_level_, out.low_stock, in.w_id, in.d_id, in.threshold));
+  }
+
+  TxProtocol protocol() const noexcept override { return TxProtocol::procedures; }
+
+ private:
+  std::unique_ptr<Statement> new_order_, payment_, order_status_, delivery_, stock_level_;
+  PackedLines lines_;  // bound text must outlive execute()
+  std::string timestamp_;
 };
 
-ProcedureCalls::ProcedureCalls(Connection& conn, const Dialect& dialect)
-    : p_(std::make_unique<Prepared>(conn, dialect)) {}
+}  // namespace
 
-ProcedureCalls::~ProcedureCalls() = default;
-
-TxResult ProcedureCalls::new_order(const NewOrderInput& in, NewOrderOutput& out) {
-  out = {};
-  Prepared& p = *p_;
-  Statement& q = *p.new_order;
-  p.lines = pack_lines(in);
-  p.timestamp = sql_timestamp_now();
-  bind_ints(q, 1, in.w_id, in.d_id, in.c_id, in.ol_cnt);
-  q.bind_text(5, p.lines.i_ids);
-  q.bind_text(6, p.lines.supply_w_ids);
-  q.bind_text(7, p.lines.quantities);
-  q.bind_text(8, p.timestamp);
-  std::int64_t o_id = 0;
-  DbStatus s = call(q, o_id);
-  if (!s.ok()) {
-    // The procedure raised the business rollback; the server undid the whole call.
-    if (s.sqlstate == kRollbackSqlstate) return {TxEnd::rolled_back, {}};
-    return failed(std::move(s));
-  }
-  out.o_id = static_cast<int>(o_id);
-  for (int i = 0; i < in.ol_cnt; ++i)
-    out.all_local = out.all_local && in.lines[static_cast<std::size_t>(i)].supply_w_id == in.w_id;
-  return {};
+std::unique_ptr<Transactions> make_procedure_transactions(Connection& conn, const Dialect& dialect) {
+  return std::make_unique<ProcedureTransactions>(conn, dialect);
 }
 
-TxResult ProcedureCalls::payment(const PaymentInput& in, PaymentOutput& out) {
-  out = {};
-  Prepared& p = *p_;
-  Statement& q = *p.payment;
-  p.timestamp = sql_timestamp_now();
-  bind_ints(q, 1, in.w_id, in.d_id, in.c_w_id, in.c_d_id, in.c_id, in.by_last_name ? 1 : 0);
-  q.bind_text(7, in.c_last);
-  q.bind_double(8, in.h_amount);
-  q.bind_text(9, p.timestamp);
-  std::int64_t c_id = 0;
-  if (DbStatus s = call(q, c_id); !s.ok()) return failed(std::move(s));
-  out.c_id = static_cast<int>(c_id);
-  return {};
-}
-
-TxResult ProcedureCalls::order_status(const OrderStatusInput& in, OrderStatusOutput& out) {
-  out = {};
-  Statement& q = *p_->order_status;
-  bind_ints(q, 1, in.w_id, in.d_id, in.c_id, in.by_last_name ? 1 : 0);
-  q.bind_text(5, in.c_last);
-  std::int64_t c_id = 0;
-  if (DbStatus s = call(q, c_id); !s.ok()) return failed(std::move(s));
-  out.c_id = static_cast<int>(c_id);
-  return {};
-}
-
-TxResult ProcedureCalls::delivery(const DeliveryInput& in, DeliveryOutput& out) {
-  out = {};
-  Prepared& p = *p_;
-  Statement& q = *p.delivery;
-  p.timestamp = sql_timestamp_now();
-  bind_ints(q, 1, in.w_id, in.o_carrier_id);
-  q.bind_text(3, p.timestamp);
-  std::int64_t delivered = 0;
-  if (DbStatus s = call(q, delivered); !s.ok()) return failed(std::move(s));
-  out.delivered = static_cast<int>(delivered);
-  out.skipped = kDistrictsPerWarehouse - out.delivered;
-  return {};
-}
-
-TxResult ProcedureCalls::stock_level(const StockLevelInput& in, StockLevelOutput& out) {
-  out = {};
-  Statement& q = *p_->stock_level;
-  bind_ints(q, 1, in.w_id, in.d_id, in.threshold);
-  std::int64_t low = 0;
-  if (DbStatus s = call(q, low); !s.ok()) return failed(std::move(s));
-  out.low_stock = static_cast<int>(low);
-  return {};
-}
-
+}  // namespace detail
 }  // namespace drivelab::oltp::tpcc

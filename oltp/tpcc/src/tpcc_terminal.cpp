@@ -62,7 +62,7 @@ Session::~Session() = default;
 void Session::open() {
   auto conn = backend_.connect();
   conn->set_cancel_flag(stop_.flag());
-  tx_ = std::make_unique<Transactions>(*conn, backend_.dialect(), protocol_);
+  tx_ = make_transactions(*conn, backend_.dialect(), protocol_);
   conn_ = std::move(conn);
 }
 
