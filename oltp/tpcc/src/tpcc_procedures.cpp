@@ -1,5 +1,5 @@
 // The five TPC-C transactions as server-side procedures (tpcc_procedures.hpp). Each body follows
-// the statements of its Transactions counterpart (tpcc_transactions.cpp) one for one; the
+// the statements of its `statements` counterpart (tpcc_statements.cpp) one for one; the
 // comments there cite the clauses.
 #include "drivelab/oltp/tpcc/tpcc_procedures.hpp"
 
@@ -9,12 +9,82 @@
 
 #include "drivelab/core/errors.hpp"
 #include "drivelab/oltp/tpcc/tpcc_schema.hpp"
+#include "tpcc_protocols.hpp"
 
 namespace drivelab::oltp::tpcc {
 namespace {
 
+// ---- what both dialects' procedures share ------------------------------------------------------
+// The bodies below are fmt format strings: `{name}` stands for one of these steps, rendered for
+// the dialect (and for Payment or Order-Status) by procedure_ddl().
+
+/// Clause 2.5.2.2 / 2.6.2.2: with p_by_name, v_c_id becomes the customer of warehouse `w`,
+/// district `d` and last name p_c_last at position ceil(n/2) (1-based) of the n sorted by
+/// C_FIRST; none is a damaged database.
+std::string customer_by_name(const Dialect& dialect, std::string_view w, std::string_view d) {
+  const bool pg = dialect.procedures != ProcedureLanguage::sql_psm;
+  const std::string none = pg ? fmt::format(R"(    IF v_count = 0 THEN
+      RAISE EXCEPTION 'no customer named % in warehouse % district %', p_c_last, {}, {};
+    END IF;)",
+                                            w, d)
+                              : R"(    IF v_count = 0 THEN SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'no customer with that last name'; END IF;
+    SET v_count = (v_count - 1) DIV 2;)";
+  return fmt::format(R"(  IF p_by_name <> 0 THEN
+    SELECT COUNT(*) INTO v_count FROM customer
+      WHERE c_w_id = {0} AND c_d_id = {1} AND c_last = p_c_last;
+{2}
+    SELECT c_id INTO v_c_id FROM customer
+      WHERE c_w_id = {0} AND c_d_id = {1} AND c_last = p_c_last
+      ORDER BY c_first {3};
+  END IF;)",
+                     w, d, none, pg ? "OFFSET (v_count - 1) / 2 LIMIT 1" : "LIMIT v_count, 1");
+}
+
+/// Clause 2.5.2.2, after the customer v_c_id is read and locked: the payment booked on the
+/// customer (a BC customer's C_DATA gets the payment at its left, truncated to 500 characters)
+/// and its HISTORY row (H_DATA: W_NAME and D_NAME separated by 4 spaces).
+std::string pay_customer(const Dialect& dialect) {
+  const bool pg = dialect.procedures != ProcedureLanguage::sql_psm;
+  return fmt::format(R"(  IF {0} = 'BC' THEN
+    UPDATE customer SET c_balance = c_balance - {1}, c_ytd_payment = c_ytd_payment + {1},
+           c_payment_cnt = c_payment_cnt + 1,
+           c_data = {2}
+      WHERE c_w_id = p_c_w_id AND c_d_id = p_c_d_id AND c_id = v_c_id;
+  ELSE
+    UPDATE customer SET c_balance = c_balance - {1}, c_ytd_payment = c_ytd_payment + {1},
+           c_payment_cnt = c_payment_cnt + 1
+      WHERE c_w_id = p_c_w_id AND c_d_id = p_c_d_id AND c_id = v_c_id;
+  END IF;
+  INSERT INTO history (h_c_id, h_c_d_id, h_c_w_id, h_d_id, h_w_id, h_date, h_amount, h_data)
+    VALUES (v_c_id, p_c_d_id, p_c_w_id, p_d_id, p_w_id, p_h_date, {1},
+            {3});)",
+                     pg ? "v_c.c_credit" : "v_c_credit", pg ? "v_amount" : "p_h_amount",
+                     pg ? "left(format('%s %s %s %s %s %s ', v_c_id, p_c_d_id, p_c_w_id, p_d_id, p_w_id,\n"
+                          "                                v_amount) || v_c.c_data, 500)"
+                        : "LEFT(CONCAT(v_c_id, ' ', p_c_d_id, ' ', p_c_w_id, ' ', p_d_id, ' ', p_w_id, ' ',\n"
+                          "                                p_h_amount, ' ', v_c_data), 500)",
+                     pg ? "v_w.w_name || '    ' || v_d.d_name" : "CONCAT(v_w_name, '    ', v_d_name)");
+}
+
+/// Clause 2.7.4.2, once district v_d's oldest order v_o_id is taken and its customer v_c_id
+/// read: the carrier, the lines' delivery date and the customer's balance (the same SQL in both
+/// dialects, indented by `indent`).
+std::string deliver_order(std::string_view indent) {
+  return fmt::format(R"({0}UPDATE orders SET o_carrier_id = p_o_carrier_id
+{0}  WHERE o_w_id = p_w_id AND o_d_id = v_d AND o_id = v_o_id;
+{0}UPDATE order_line SET ol_delivery_d = p_delivery_d
+{0}  WHERE ol_w_id = p_w_id AND ol_d_id = v_d AND ol_o_id = v_o_id;
+{0}SELECT SUM(ol_amount) INTO v_amount FROM order_line
+{0}  WHERE ol_w_id = p_w_id AND ol_d_id = v_d AND ol_o_id = v_o_id;
+{0}UPDATE customer SET c_balance = c_balance + COALESCE(v_amount, 0),
+{0}       c_delivery_cnt = c_delivery_cnt + 1
+{0}  WHERE c_w_id = p_w_id AND c_d_id = v_d AND c_id = v_c_id;)",
+                     indent);
+}
+
 // ---- PostgreSQL (PL/pgSQL) ---------------------------------------------------------------------
 
+/// New-Order (clause 2.4.2.2); returns the new O_ID.
 constexpr std::string_view kPgNewOrder = R"(CREATE OR REPLACE FUNCTION drivelab_neword(
   p_w_id INTEGER, p_d_id INTEGER, p_c_id INTEGER, p_ol_cnt INTEGER,
   p_i_ids TEXT, p_supply_w_ids TEXT, p_quantities TEXT, p_entry_d TIMESTAMP)
@@ -67,6 +137,7 @@ BEGIN
   RETURN v_o_id;
 END $$)";
 
+/// Payment (clause 2.5.2.2); returns the customer's C_ID.
 constexpr std::string_view kPgPayment = R"(CREATE OR REPLACE FUNCTION drivelab_payment(
   p_w_id INTEGER, p_d_id INTEGER, p_c_w_id INTEGER, p_c_d_id INTEGER, p_c_id INTEGER,
   p_by_name INTEGER, p_c_last TEXT, p_h_amount NUMERIC, p_h_date TIMESTAMP)
@@ -83,53 +154,23 @@ BEGIN
   SELECT d_name, d_street_1, d_street_2, d_city, d_state, d_zip INTO v_d FROM district
     WHERE d_w_id = p_w_id AND d_id = p_d_id;
   IF NOT FOUND THEN RAISE EXCEPTION 'district %/% not found', p_w_id, p_d_id; END IF;
-  IF p_by_name <> 0 THEN
-    SELECT COUNT(*) INTO v_count FROM customer
-      WHERE c_w_id = p_c_w_id AND c_d_id = p_c_d_id AND c_last = p_c_last;
-    IF v_count = 0 THEN
-      RAISE EXCEPTION 'no customer named % in warehouse % district %', p_c_last, p_c_w_id, p_c_d_id;
-    END IF;
-    SELECT c_id INTO v_c_id FROM customer
-      WHERE c_w_id = p_c_w_id AND c_d_id = p_c_d_id AND c_last = p_c_last
-      ORDER BY c_first OFFSET (v_count - 1) / 2 LIMIT 1;
-  END IF;
+{payment_customer}
   SELECT c_first, c_middle, c_last, c_street_1, c_street_2, c_city, c_state, c_zip, c_phone,
          c_since, c_credit, c_credit_lim, c_discount, c_balance, c_data
     INTO v_c FROM customer WHERE c_w_id = p_c_w_id AND c_d_id = p_c_d_id AND c_id = v_c_id FOR UPDATE;
   IF NOT FOUND THEN RAISE EXCEPTION 'customer %/%/% not found', p_c_w_id, p_c_d_id, v_c_id; END IF;
-  IF v_c.c_credit = 'BC' THEN
-    UPDATE customer SET c_balance = c_balance - v_amount, c_ytd_payment = c_ytd_payment + v_amount,
-           c_payment_cnt = c_payment_cnt + 1,
-           c_data = left(format('%s %s %s %s %s %s ', v_c_id, p_c_d_id, p_c_w_id, p_d_id, p_w_id,
-                                v_amount) || v_c.c_data, 500)
-      WHERE c_w_id = p_c_w_id AND c_d_id = p_c_d_id AND c_id = v_c_id;
-  ELSE
-    UPDATE customer SET c_balance = c_balance - v_amount, c_ytd_payment = c_ytd_payment + v_amount,
-           c_payment_cnt = c_payment_cnt + 1
-      WHERE c_w_id = p_c_w_id AND c_d_id = p_c_d_id AND c_id = v_c_id;
-  END IF;
-  INSERT INTO history (h_c_id, h_c_d_id, h_c_w_id, h_d_id, h_w_id, h_date, h_amount, h_data)
-    VALUES (v_c_id, p_c_d_id, p_c_w_id, p_d_id, p_w_id, p_h_date, v_amount,
-            v_w.w_name || '    ' || v_d.d_name);
+{pay_customer}
   RETURN v_c_id;
 END $$)";
 
+/// Order-Status (clause 2.6.2.2, read-only); returns the customer's C_ID.
 constexpr std::string_view kPgOrderStatus = R"(CREATE OR REPLACE FUNCTION drivelab_ostat(
   p_w_id INTEGER, p_d_id INTEGER, p_c_id INTEGER, p_by_name INTEGER, p_c_last TEXT)
 RETURNS INTEGER LANGUAGE plpgsql STABLE AS $$
 DECLARE
   v_c_id INTEGER := p_c_id; v_count INTEGER; v_c RECORD; v_o RECORD; v_l RECORD;
 BEGIN
-  IF p_by_name <> 0 THEN
-    SELECT COUNT(*) INTO v_count FROM customer
-      WHERE c_w_id = p_w_id AND c_d_id = p_d_id AND c_last = p_c_last;
-    IF v_count = 0 THEN
-      RAISE EXCEPTION 'no customer named % in warehouse % district %', p_c_last, p_w_id, p_d_id;
-    END IF;
-    SELECT c_id INTO v_c_id FROM customer
-      WHERE c_w_id = p_w_id AND c_d_id = p_d_id AND c_last = p_c_last
-      ORDER BY c_first OFFSET (v_count - 1) / 2 LIMIT 1;
-  END IF;
+{order_status_customer}
   SELECT c_balance, c_first, c_middle, c_last INTO v_c FROM customer
     WHERE c_w_id = p_w_id AND c_d_id = p_d_id AND c_id = v_c_id;
   IF NOT FOUND THEN RAISE EXCEPTION 'customer %/%/% not found', p_w_id, p_d_id, v_c_id; END IF;
@@ -143,6 +184,7 @@ BEGIN
   RETURN v_c_id;
 END $$)";
 
+/// Delivery (clause 2.7.4.2), all ten districts; returns how many were delivered.
 constexpr std::string_view kPgDelivery = R"(CREATE OR REPLACE FUNCTION drivelab_delivery(
   p_w_id INTEGER, p_o_carrier_id INTEGER, p_delivery_d TIMESTAMP)
 RETURNS INTEGER LANGUAGE plpgsql AS $$
@@ -161,20 +203,13 @@ BEGIN
     END IF;
     SELECT o_c_id INTO v_c_id FROM orders WHERE o_w_id = p_w_id AND o_d_id = v_d AND o_id = v_o_id;
     IF NOT FOUND THEN RAISE EXCEPTION 'order %/%/% not found', p_w_id, v_d, v_o_id; END IF;
-    UPDATE orders SET o_carrier_id = p_o_carrier_id
-      WHERE o_w_id = p_w_id AND o_d_id = v_d AND o_id = v_o_id;
-    UPDATE order_line SET ol_delivery_d = p_delivery_d
-      WHERE ol_w_id = p_w_id AND ol_d_id = v_d AND ol_o_id = v_o_id;
-    SELECT SUM(ol_amount) INTO v_amount FROM order_line
-      WHERE ol_w_id = p_w_id AND ol_d_id = v_d AND ol_o_id = v_o_id;
-    UPDATE customer SET c_balance = c_balance + COALESCE(v_amount, 0),
-           c_delivery_cnt = c_delivery_cnt + 1
-      WHERE c_w_id = p_w_id AND c_d_id = v_d AND c_id = v_c_id;
+{deliver_order}
     v_delivered := v_delivered + 1;
   END LOOP;
   RETURN v_delivered;
 END $$)";
 
+/// Stock-Level (clause 2.8.2.2, read-only); returns the low-stock count.
 constexpr std::string_view kPgStockLevel = R"(CREATE OR REPLACE FUNCTION drivelab_slev(
   p_w_id INTEGER, p_d_id INTEGER, p_threshold INTEGER)
 RETURNS INTEGER LANGUAGE plpgsql STABLE AS $$
@@ -196,13 +231,20 @@ END $$)";
 // damaged database, kRollbackSqlstate for the business rollback, ER_CHECKREAD (1020: retryable)
 // for a NEW-ORDER row taken by a concurrent Delivery.
 
-constexpr std::string_view kMyNewOrder = R"(CREATE FUNCTION drivelab_neword(
-  p_w_id INT, p_d_id INT, p_c_id INT, p_ol_cnt INT,
-  p_i_ids VARCHAR(255), p_supply_w_ids VARCHAR(255), p_quantities VARCHAR(255), p_entry_d DATETIME)
-RETURNS INT MODIFIES SQL DATA NOT DETERMINISTIC
-BEGIN
-  DECLARE v_found INT DEFAULT 1;
-  DECLARE v_w_tax, v_d_tax, v_c_discount DECIMAL(4,4);
+/// A stored function `name(params) RETURNS INT <access> SQL DATA NOT DETERMINISTIC`, its body
+/// starting with the not-found flag v_found (procedure_ddl() puts it together).
+struct MyFunction {
+  std::string_view params;
+  std::string_view access;  ///< MODIFIES or READS
+  std::string_view body;    ///< after DECLARE v_found, up to the final END
+};
+
+/// New-Order (clause 2.4.2.2); returns the new O_ID.
+constexpr MyFunction kMyNewOrder{
+    .params = "p_w_id INT, p_d_id INT, p_c_id INT, p_ol_cnt INT,\n"
+              "  p_i_ids VARCHAR(255), p_supply_w_ids VARCHAR(255), p_quantities VARCHAR(255), p_entry_d DATETIME",
+    .access = "MODIFIES",
+    .body = R"(  DECLARE v_w_tax, v_d_tax, v_c_discount DECIMAL(4,4);
   DECLARE v_c_last VARCHAR(16);
   DECLARE v_c_credit CHAR(2);
   DECLARE v_o_id, v_n, v_i_id, v_supply, v_qty, v_s_quantity, v_new_quantity INT;
@@ -258,16 +300,14 @@ BEGIN
       VALUES (v_o_id, p_d_id, p_w_id, v_n, v_i_id, v_supply, NULL, v_qty, v_qty * v_i_price, v_dist_info);
     SET v_n = v_n + 1;
   END WHILE;
-  RETURN v_o_id;
-END)";
+  RETURN v_o_id;)"};
 
-constexpr std::string_view kMyPayment = R"(CREATE FUNCTION drivelab_payment(
-  p_w_id INT, p_d_id INT, p_c_w_id INT, p_c_d_id INT, p_c_id INT, p_by_name INT,
-  p_c_last VARCHAR(16), p_h_amount DECIMAL(6,2), p_h_date DATETIME)
-RETURNS INT MODIFIES SQL DATA NOT DETERMINISTIC
-BEGIN
-  DECLARE v_found INT DEFAULT 1;
-  DECLARE v_c_id INT DEFAULT p_c_id;
+/// Payment (clause 2.5.2.2); returns the customer's C_ID.
+constexpr MyFunction kMyPayment{
+    .params = "p_w_id INT, p_d_id INT, p_c_w_id INT, p_c_d_id INT, p_c_id INT, p_by_name INT,\n"
+              "  p_c_last VARCHAR(16), p_h_amount DECIMAL(6,2), p_h_date DATETIME",
+    .access = "MODIFIES",
+    .body = R"(  DECLARE v_c_id INT DEFAULT p_c_id;
   DECLARE v_count INT;
   DECLARE v_w_name, v_d_name VARCHAR(10);
   DECLARE v_street_1, v_street_2, v_city VARCHAR(20);
@@ -290,59 +330,28 @@ BEGIN
     INTO v_d_name, v_street_1, v_street_2, v_city, v_state, v_zip FROM district
     WHERE d_w_id = p_w_id AND d_id = p_d_id;
   IF v_found = 0 THEN SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'district not found'; END IF;
-  IF p_by_name <> 0 THEN
-    SELECT COUNT(*) INTO v_count FROM customer
-      WHERE c_w_id = p_c_w_id AND c_d_id = p_c_d_id AND c_last = p_c_last;
-    IF v_count = 0 THEN SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'no customer with that last name'; END IF;
-    SET v_count = (v_count - 1) DIV 2;
-    SELECT c_id INTO v_c_id FROM customer
-      WHERE c_w_id = p_c_w_id AND c_d_id = p_c_d_id AND c_last = p_c_last
-      ORDER BY c_first LIMIT v_count, 1;
-  END IF;
+{payment_customer}
   SELECT c_first, c_middle, c_last, c_street_1, c_street_2, c_city, c_state, c_zip, c_phone,
          c_since, c_credit, c_credit_lim, c_discount, c_balance, c_data
     INTO v_c_first, v_c_middle, v_c_last, v_street_1, v_street_2, v_city, v_state, v_zip, v_c_phone,
          v_c_since, v_c_credit, v_c_credit_lim, v_c_discount, v_c_balance, v_c_data
     FROM customer WHERE c_w_id = p_c_w_id AND c_d_id = p_c_d_id AND c_id = v_c_id FOR UPDATE;
   IF v_found = 0 THEN SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'customer not found'; END IF;
-  IF v_c_credit = 'BC' THEN
-    UPDATE customer SET c_balance = c_balance - p_h_amount, c_ytd_payment = c_ytd_payment + p_h_amount,
-           c_payment_cnt = c_payment_cnt + 1,
-           c_data = LEFT(CONCAT(v_c_id, ' ', p_c_d_id, ' ', p_c_w_id, ' ', p_d_id, ' ', p_w_id, ' ',
-                                p_h_amount, ' ', v_c_data), 500)
-      WHERE c_w_id = p_c_w_id AND c_d_id = p_c_d_id AND c_id = v_c_id;
-  ELSE
-    UPDATE customer SET c_balance = c_balance - p_h_amount, c_ytd_payment = c_ytd_payment + p_h_amount,
-           c_payment_cnt = c_payment_cnt + 1
-      WHERE c_w_id = p_c_w_id AND c_d_id = p_c_d_id AND c_id = v_c_id;
-  END IF;
-  INSERT INTO history (h_c_id, h_c_d_id, h_c_w_id, h_d_id, h_w_id, h_date, h_amount, h_data)
-    VALUES (v_c_id, p_c_d_id, p_c_w_id, p_d_id, p_w_id, p_h_date, p_h_amount,
-            CONCAT(v_w_name, '    ', v_d_name));
-  RETURN v_c_id;
-END)";
+{pay_customer}
+  RETURN v_c_id;)"};
 
-constexpr std::string_view kMyOrderStatus = R"(CREATE FUNCTION drivelab_ostat(
-  p_w_id INT, p_d_id INT, p_c_id INT, p_by_name INT, p_c_last VARCHAR(16))
-RETURNS INT READS SQL DATA NOT DETERMINISTIC
-BEGIN
-  DECLARE v_found INT DEFAULT 1;
-  DECLARE v_c_id INT DEFAULT p_c_id;
+/// Order-Status (clause 2.6.2.2, read-only); returns the customer's C_ID.
+constexpr MyFunction kMyOrderStatus{
+    .params = "p_w_id INT, p_d_id INT, p_c_id INT, p_by_name INT, p_c_last VARCHAR(16)",
+    .access = "READS",
+    .body = R"(  DECLARE v_c_id INT DEFAULT p_c_id;
   DECLARE v_count, v_o_id, v_o_carrier_id, v_lines, v_supply, v_quantity INT;
   DECLARE v_c_balance, v_amount DECIMAL(12,2);
   DECLARE v_c_first, v_c_last VARCHAR(16);
   DECLARE v_c_middle CHAR(2);
   DECLARE v_o_entry_d, v_delivery_d DATETIME;
   DECLARE CONTINUE HANDLER FOR NOT FOUND SET v_found = 0;
-  IF p_by_name <> 0 THEN
-    SELECT COUNT(*) INTO v_count FROM customer
-      WHERE c_w_id = p_w_id AND c_d_id = p_d_id AND c_last = p_c_last;
-    IF v_count = 0 THEN SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'no customer with that last name'; END IF;
-    SET v_count = (v_count - 1) DIV 2;
-    SELECT c_id INTO v_c_id FROM customer
-      WHERE c_w_id = p_w_id AND c_d_id = p_d_id AND c_last = p_c_last
-      ORDER BY c_first LIMIT v_count, 1;
-  END IF;
+{order_status_customer}
   SELECT c_balance, c_first, c_middle, c_last INTO v_c_balance, v_c_first, v_c_middle, v_c_last
     FROM customer WHERE c_w_id = p_w_id AND c_d_id = p_d_id AND c_id = v_c_id;
   IF v_found = 0 THEN SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'customer not found'; END IF;
@@ -354,15 +363,13 @@ BEGIN
       INTO v_lines, v_supply, v_quantity, v_amount, v_delivery_d
       FROM order_line WHERE ol_w_id = p_w_id AND ol_d_id = p_d_id AND ol_o_id = v_o_id;
   END IF;
-  RETURN v_c_id;
-END)";
+  RETURN v_c_id;)"};
 
-constexpr std::string_view kMyDelivery = R"(CREATE FUNCTION drivelab_delivery(
-  p_w_id INT, p_o_carrier_id INT, p_delivery_d DATETIME)
-RETURNS INT MODIFIES SQL DATA NOT DETERMINISTIC
-BEGIN
-  DECLARE v_found INT DEFAULT 1;
-  DECLARE v_d INT DEFAULT 1;
+/// Delivery (clause 2.7.4.2), all ten districts; returns how many were delivered.
+constexpr MyFunction kMyDelivery{
+    .params = "p_w_id INT, p_o_carrier_id INT, p_delivery_d DATETIME",
+    .access = "MODIFIES",
+    .body = R"(  DECLARE v_d INT DEFAULT 1;
   DECLARE v_delivered INT DEFAULT 0;
   DECLARE v_o_id, v_c_id INT;
   DECLARE v_amount DECIMAL(12,2);
@@ -378,28 +385,18 @@ BEGIN
       END IF;
       SELECT o_c_id INTO v_c_id FROM orders WHERE o_w_id = p_w_id AND o_d_id = v_d AND o_id = v_o_id;
       IF v_found = 0 THEN SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'order not found'; END IF;
-      UPDATE orders SET o_carrier_id = p_o_carrier_id
-        WHERE o_w_id = p_w_id AND o_d_id = v_d AND o_id = v_o_id;
-      UPDATE order_line SET ol_delivery_d = p_delivery_d
-        WHERE ol_w_id = p_w_id AND ol_d_id = v_d AND ol_o_id = v_o_id;
-      SELECT SUM(ol_amount) INTO v_amount FROM order_line
-        WHERE ol_w_id = p_w_id AND ol_d_id = v_d AND ol_o_id = v_o_id;
-      UPDATE customer SET c_balance = c_balance + COALESCE(v_amount, 0),
-             c_delivery_cnt = c_delivery_cnt + 1
-        WHERE c_w_id = p_w_id AND c_d_id = v_d AND c_id = v_c_id;
+{deliver_order}
       SET v_delivered = v_delivered + 1;
     END IF;
     SET v_d = v_d + 1;
   END WHILE;
-  RETURN v_delivered;
-END)";
+  RETURN v_delivered;)"};
 
-constexpr std::string_view kMyStockLevel = R"(CREATE FUNCTION drivelab_slev(
-  p_w_id INT, p_d_id INT, p_threshold INT)
-RETURNS INT READS SQL DATA NOT DETERMINISTIC
-BEGIN
-  DECLARE v_found INT DEFAULT 1;
-  DECLARE v_next_o_id, v_count INT;
+/// Stock-Level (clause 2.8.2.2, read-only); returns the low-stock count.
+constexpr MyFunction kMyStockLevel{
+    .params = "p_w_id INT, p_d_id INT, p_threshold INT",
+    .access = "READS",
+    .body = R"(  DECLARE v_next_o_id, v_count INT;
   DECLARE CONTINUE HANDLER FOR NOT FOUND SET v_found = 0;
   SELECT d_next_o_id INTO v_next_o_id FROM district WHERE d_w_id = p_w_id AND d_id = p_d_id;
   IF v_found = 0 THEN SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'district not found'; END IF;
@@ -407,36 +404,10 @@ BEGIN
     WHERE ol_w_id = p_w_id AND ol_d_id = p_d_id AND ol_o_id < v_next_o_id
       AND ol_o_id >= v_next_o_id - 20 AND s_w_id = p_w_id AND s_i_id = ol_i_id
       AND s_quantity < p_threshold;
-  RETURN v_count;
-END)";
+  RETURN v_count;)"};
 
 constexpr std::string_view kNames[] = {"drivelab_neword", "drivelab_payment", "drivelab_ostat",
                                        "drivelab_delivery", "drivelab_slev"};
-
-TxResult failed(DbStatus s) { return {TxEnd::failed, std::move(s)}; }
-
-/// Runs a call and reads its one integer. The call is the whole transaction (autocommit), so a
-/// connection lost during it may have committed: in_doubt, never rerun.
-DbStatus call(Statement& q, std::int64_t& value) {
-  DbStatus s = q.execute();
-  if (s.ok()) {
-    if (q.next(s)) {
-      value = q.is_null(0) ? 0 : q.column_int64(0);
-    } else if (s.ok()) {
-      s.outcome = Outcome::fatal;
-      s.message = "procedure call returned no row";
-    }
-  }
-  if (s.connection_lost) s.outcome = Outcome::in_doubt;
-  return s;
-}
-
-/// Binds `values` as integers to the parameters first, first + 1, ...
-template <typename... Ints>
-void bind_ints(Statement& q, int first, Ints... values) {
-  int index = first;
-  (q.bind_int64(index++, values), ...);
-}
 
 template <typename T>
 std::string join(const NewOrderInput& in, T OrderLineInput::*field) {
@@ -457,16 +428,31 @@ bool has_procedures(const Dialect& dialect) noexcept {
 std::vector<std::string> procedure_ddl(const Dialect& dialect) {
   if (!has_procedures(dialect))
     throw InternalError(fmt::format("tpcc: no server-side procedures for the {} dialect", dialect.name));
+  const bool mysql = dialect.procedures == ProcedureLanguage::sql_psm;
+  // Payment's customer is in (c_w_id, c_d_id), Order-Status's in the terminal's (w_id, d_id).
+  const std::string payment_customer = customer_by_name(dialect, "p_c_w_id", "p_c_d_id");
+  const std::string order_status_customer = customer_by_name(dialect, "p_w_id", "p_d_id");
+  const std::string paid = pay_customer(dialect);
+  const std::string delivered = deliver_order(mysql ? "      " : "    ");
+  const auto render = [&](std::string_view text) {
+    return fmt::format(fmt::runtime(text), fmt::arg("payment_customer", payment_customer),
+                       fmt::arg("order_status_customer", order_status_customer), fmt::arg("pay_customer", paid),
+                       fmt::arg("deliver_order", delivered));
+  };
+  // In the order of kNames.
+  constexpr std::string_view kPgFunctions[] = {kPgNewOrder, kPgPayment, kPgOrderStatus, kPgDelivery, kPgStockLevel};
+  constexpr MyFunction kMyFunctions[] = {kMyNewOrder, kMyPayment, kMyOrderStatus, kMyDelivery, kMyStockLevel};
   std::vector<std::string> out;
-  if (dialect.procedures == ProcedureLanguage::sql_psm) {
-    const std::string_view bodies[] = {kMyNewOrder, kMyPayment, kMyOrderStatus, kMyDelivery, kMyStockLevel};
-    for (std::size_t i = 0; i < std::size(bodies); ++i) {
-      out.push_back(fmt::format("DROP FUNCTION IF EXISTS {}", kNames[i]));
-      out.emplace_back(bodies[i]);
+  for (std::size_t i = 0; i < std::size(kNames); ++i) {
+    if (!mysql) {
+      out.push_back(render(kPgFunctions[i]));
+      continue;
     }
-  } else {
-    for (std::string_view body : {kPgNewOrder, kPgPayment, kPgOrderStatus, kPgDelivery, kPgStockLevel})
-      out.emplace_back(body);
+    const MyFunction& f = kMyFunctions[i];
+    out.push_back(fmt::format("DROP FUNCTION IF EXISTS {}", kNames[i]));
+    out.push_back(fmt::format("CREATE FUNCTION {}(\n  {})\nRETURNS INT {} SQL DATA NOT DETERMINISTIC\nBEGIN\n"
+                              "  DECLARE v_found INT DEFAULT 1;\n{}\nEND",
+                              kNames[i], f.params, f.access, render(f.body)));
   }
   return out;
 }
@@ -492,97 +478,98 @@ PackedLines pack_lines(const NewOrderInput& in) {
 
 // ---- the calls ---------------------------------------------------------------------------------
 
-struct ProcedureCalls::Prepared {
-  Prepared(Connection& c, const Dialect& dialect) {
-    const ProcedureCallSql q = procedure_call_sql(dialect);
-    new_order = c.prepare(q.new_order);
-    payment = c.prepare(q.payment);
-    order_status = c.prepare(q.order_status);
-    delivery = c.prepare(q.delivery);
-    stock_level = c.prepare(q.stock_level);
+namespace detail {
+namespace {
+
+/// Binds `args` to a call, runs it and reads its one integer into `value`. The call is the whole
+/// transaction (autocommit), so a connection lost during it may have committed: in_doubt, never
+/// rerun.
+template <class... Args>
+DbStatus call(Statement& q, int& value, const Args&... args) {
+  bind_all(q, args...);
+  DbStatus s = q.execute();
+  if (s.ok()) {
+    if (q.next(s)) {
+      value = q.is_null(0) ? 0 : static_cast<int>(q.column_int64(0));
+    } else if (s.ok()) {
+      s.outcome = Outcome::fatal;
+      s.message = "procedure call returned no row";
+    }
   }
-  std::unique_ptr<Statement> new_order, payment, order_status, delivery, stock_level;
-  PackedLines lines;       // bound text must outlive execute()
-  std::string timestamp;
+  if (s.connection_lost) s.outcome = Outcome::in_doubt;
+  return s;
+}
+
+TxResult ended(DbStatus s) { return s.ok() ? TxResult{} : failed(std::move(s)); }
+
+/// `transactions: procedures`: the five calls prepared on one connection, each the whole
+/// transaction (tpcc_procedures.hpp: outcomes, and what the outputs hold).
+class ProcedureTransactions final : public Transactions {
+ public:
+  ProcedureTransactions(Connection& conn, const Dialect& dialect) {
+    const ProcedureCallSql q = procedure_call_sql(dialect);
+    new_order_ = conn.prepare(q.new_order);
+    payment_ = conn.prepare(q.payment);
+    order_status_ = conn.prepare(q.order_status);
+    delivery_ = conn.prepare(q.delivery);
+    stock_level_ = conn.prepare(q.stock_level);
+  }
+
+  /// Fills out.o_id and out.all_local (total_amount and brand_generic_b stay 0).
+  TxResult new_order(const NewOrderInput& in, NewOrderOutput& out) override {
+    out = {};
+    lines_ = pack_lines(in);
+    timestamp_ = sql_timestamp_now();
+    DbStatus s = call(*new_order_, out.o_id, in.w_id, in.d_id, in.c_id, in.ol_cnt, lines_.i_ids,
+                      lines_.supply_w_ids, lines_.quantities, timestamp_);
+    // The procedure raised the business rollback; the server undid the whole call.
+    if (!s.ok() && s.sqlstate == kRollbackSqlstate) return {TxEnd::rolled_back, {}};
+    if (s.ok()) out.all_local = all_local(in);
+    return ended(std::move(s));
+  }
+
+  /// Fills out.c_id.
+  TxResult payment(const PaymentInput& in, PaymentOutput& out) override {
+    out = {};
+    timestamp_ = sql_timestamp_now();
+    return ended(call(*payment_, out.c_id, in.w_id, in.d_id, in.c_w_id, in.c_d_id, in.c_id,
+                      in.by_last_name ? 1 : 0, in.c_last, in.h_amount, timestamp_));
+  }
+
+  /// Fills out.c_id.
+  TxResult order_status(const OrderStatusInput& in, OrderStatusOutput& out) override {
+    out = {};
+    return ended(call(*order_status_, out.c_id, in.w_id, in.d_id, in.c_id, in.by_last_name ? 1 : 0, in.c_last));
+  }
+
+  /// Fills out.delivered and out.skipped.
+  TxResult delivery(const DeliveryInput& in, DeliveryOutput& out) override {
+    out = {};
+    timestamp_ = sql_timestamp_now();
+    DbStatus s = call(*delivery_, out.delivered, in.w_id, in.o_carrier_id, timestamp_);
+    if (s.ok()) out.skipped = kDistrictsPerWarehouse - out.delivered;
+    return ended(std::move(s));
+  }
+
+  /// Fills out.low_stock.
+  TxResult stock_level(const StockLevelInput& in, StockLevelOutput& out) override {
+    out = {};
+    return ended(call(*stock_level_, out.low_stock, in.w_id, in.d_id, in.threshold));
+  }
+
+  TxProtocol protocol() const noexcept override { return TxProtocol::procedures; }
+
+ private:
+  std::unique_ptr<Statement> new_order_, payment_, order_status_, delivery_, stock_level_;
+  PackedLines lines_;  // bound text must outlive execute()
+  std::string timestamp_;
 };
 
-ProcedureCalls::ProcedureCalls(Connection& conn, const Dialect& dialect)
-    : p_(std::make_unique<Prepared>(conn, dialect)) {}
+}  // namespace
 
-ProcedureCalls::~ProcedureCalls() = default;
-
-TxResult ProcedureCalls::new_order(const NewOrderInput& in, NewOrderOutput& out) {
-  out = {};
-  Prepared& p = *p_;
-  Statement& q = *p.new_order;
-  p.lines = pack_lines(in);
-  p.timestamp = sql_timestamp_now();
-  bind_ints(q, 1, in.w_id, in.d_id, in.c_id, in.ol_cnt);
-  q.bind_text(5, p.lines.i_ids);
-  q.bind_text(6, p.lines.supply_w_ids);
-  q.bind_text(7, p.lines.quantities);
-  q.bind_text(8, p.timestamp);
-  std::int64_t o_id = 0;
-  DbStatus s = call(q, o_id);
-  if (!s.ok()) {
-    // The procedure raised the business rollback; the server undid the whole call.
-    if (s.sqlstate == kRollbackSqlstate) return {TxEnd::rolled_back, {}};
-    return failed(std::move(s));
-  }
-  out.o_id = static_cast<int>(o_id);
-  for (int i = 0; i < in.ol_cnt; ++i)
-    out.all_local = out.all_local && in.lines[static_cast<std::size_t>(i)].supply_w_id == in.w_id;
-  return {};
+std::unique_ptr<Transactions> make_procedure_transactions(Connection& conn, const Dialect& dialect) {
+  return std::make_unique<ProcedureTransactions>(conn, dialect);
 }
 
-TxResult ProcedureCalls::payment(const PaymentInput& in, PaymentOutput& out) {
-  out = {};
-  Prepared& p = *p_;
-  Statement& q = *p.payment;
-  p.timestamp = sql_timestamp_now();
-  bind_ints(q, 1, in.w_id, in.d_id, in.c_w_id, in.c_d_id, in.c_id, in.by_last_name ? 1 : 0);
-  q.bind_text(7, in.c_last);
-  q.bind_double(8, in.h_amount);
-  q.bind_text(9, p.timestamp);
-  std::int64_t c_id = 0;
-  if (DbStatus s = call(q, c_id); !s.ok()) return failed(std::move(s));
-  out.c_id = static_cast<int>(c_id);
-  return {};
-}
-
-TxResult ProcedureCalls::order_status(const OrderStatusInput& in, OrderStatusOutput& out) {
-  out = {};
-  Statement& q = *p_->order_status;
-  bind_ints(q, 1, in.w_id, in.d_id, in.c_id, in.by_last_name ? 1 : 0);
-  q.bind_text(5, in.c_last);
-  std::int64_t c_id = 0;
-  if (DbStatus s = call(q, c_id); !s.ok()) return failed(std::move(s));
-  out.c_id = static_cast<int>(c_id);
-  return {};
-}
-
-TxResult ProcedureCalls::delivery(const DeliveryInput& in, DeliveryOutput& out) {
-  out = {};
-  Prepared& p = *p_;
-  Statement& q = *p.delivery;
-  p.timestamp = sql_timestamp_now();
-  bind_ints(q, 1, in.w_id, in.o_carrier_id);
-  q.bind_text(3, p.timestamp);
-  std::int64_t delivered = 0;
-  if (DbStatus s = call(q, delivered); !s.ok()) return failed(std::move(s));
-  out.delivered = static_cast<int>(delivered);
-  out.skipped = kDistrictsPerWarehouse - out.delivered;
-  return {};
-}
-
-TxResult ProcedureCalls::stock_level(const StockLevelInput& in, StockLevelOutput& out) {
-  out = {};
-  Statement& q = *p_->stock_level;
-  bind_ints(q, 1, in.w_id, in.d_id, in.threshold);
-  std::int64_t low = 0;
-  if (DbStatus s = call(q, low); !s.ok()) return failed(std::move(s));
-  out.low_stock = static_cast<int>(low);
-  return {};
-}
-
+}  // namespace detail
 }  // namespace drivelab::oltp::tpcc

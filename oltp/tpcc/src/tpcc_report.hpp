@@ -4,7 +4,7 @@
 // the drive was measured. Names, units and meanings are listed in docs/oltp-tpcc.md section 5.
 #include "drivelab/core/cpu_usage.hpp"
 #include "drivelab/oltp/tpcc/tpcc_config.hpp"
-#include "drivelab/oltp/tpcc/tpcc_driver.hpp"
+#include "drivelab/oltp/tpcc/tpcc_driver_options.hpp"
 #include "drivelab/results/recorder.hpp"
 
 namespace drivelab::oltp::tpcc::detail {

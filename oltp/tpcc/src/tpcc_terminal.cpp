@@ -62,7 +62,7 @@ Session::~Session() = default;
 void Session::open() {
   auto conn = backend_.connect();
   conn->set_cancel_flag(stop_.flag());
-  tx_ = std::make_unique<Transactions>(*conn, backend_.dialect(), protocol_);
+  tx_ = make_transactions(*conn, backend_.dialect(), protocol_);
   conn_ = std::move(conn);
 }
 
@@ -161,7 +161,7 @@ ExecResult Session::execute(const Card& card, std::string_view who) {
           res.abandoned = true;  // stopping while waiting for a lock: not an error
           return res;
         }
-        if (res.retries < Driver::kMaxRetries) {
+        if (res.retries < kMaxRetries) {
           ++res.retries;
           continue;
         }

@@ -16,7 +16,7 @@
 
 #include "drivelab/core/rng.hpp"
 #include "drivelab/oltp/backend/backend.hpp"
-#include "drivelab/oltp/tpcc/tpcc_driver.hpp"
+#include "drivelab/oltp/tpcc/tpcc_driver_options.hpp"
 #include "drivelab/oltp/tpcc/tpcc_random.hpp"
 #include "drivelab/oltp/tpcc/tpcc_transactions.hpp"
 
@@ -75,6 +75,10 @@ struct ExecResult {
 /// One session with the database. Not thread-safe: one worker (or one dedicated user) owns it.
 class Session {
  public:
+  /// How often execute() reruns a transaction that failed with a retryable error (deadlock,
+  /// serialization failure, lock timeout) before it counts as an error.
+  static constexpr int kMaxRetries = 100;
+
   /// Connects and prepares the statements or procedure calls of `protocol` (throws
   /// BackendError / EnvironmentError).
   Session(Backend& backend, const StopSignal& stop, std::chrono::nanoseconds reconnect_timeout,

@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "drivelab/core/histogram.hpp"
-#include "drivelab/oltp/tpcc/tpcc_driver.hpp"
+#include "drivelab/oltp/tpcc/tpcc_driver_options.hpp"
 #include "tpcc_terminal.hpp"
 
 namespace drivelab::oltp::tpcc::detail {

@@ -8,7 +8,7 @@
 
 #include "drivelab/oltp/backend/backend.hpp"
 #include "drivelab/oltp/tpcc/tpcc_schema.hpp"
-#include "drivelab/oltp/tpcc/tpcc_transactions.hpp"
+#include "drivelab/oltp/tpcc/tpcc_statements.hpp"
 
 namespace drivelab::oltp {
 namespace {

@@ -50,7 +50,8 @@ TEST_F(MysqlTpcc, ParallelLoadTheFiveTransactionsAndAllTwelveConditions) {
   EXPECT_EQ(not_passed(after_load), (std::map<std::string, std::string>{}));
 
   // Every transaction type, on both warehouses; a few hundred in all.
-  Transactions tx(*conn, backend->dialect());
+  const auto statements = make_transactions(*conn, backend->dialect(), TxProtocol::statements);
+  Transactions& tx = *statements;
   Rng c_rng(7);
   const InputGenerator gen(scale, make_c_run(c_rng, c_load));
   Rng rng(3);

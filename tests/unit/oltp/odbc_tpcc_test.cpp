@@ -69,7 +69,8 @@ TEST_P(OdbcTpccTest, LoadRunAllFiveTransactionsAndCheckConsistency) {
 
   // ---- each transaction once with known inputs ----------------------------------------------
   auto conn = backend->connect();
-  Transactions tx(*conn, backend->dialect());
+  const auto statements = make_transactions(*conn, backend->dialect(), TxProtocol::statements);
+  Transactions& tx = *statements;
 
   NewOrderInput no;
   no.w_id = 1;
@@ -146,7 +147,8 @@ TEST_P(OdbcTpccTest, LoadRunAllFiveTransactionsAndCheckConsistency) {
   for (int t = 0; t < 4; ++t) {
     terminals.emplace_back([&, t] {
       auto c = backend->connect();
-      Transactions mine(*c, backend->dialect());
+      const auto statements = make_transactions(*c, backend->dialect(), TxProtocol::statements);
+      Transactions& mine = *statements;
       Rng rng(100 + static_cast<std::uint64_t>(t));
       Deck deck;
       const int w = 1 + t % 2;

@@ -77,7 +77,8 @@ TEST_F(PgTpcc, ParallelLoadThenEveryTransactionThenConsistency) {
     }
   }
 
-  Transactions tx(*c, backend->dialect());
+  const auto statements = make_transactions(*c, backend->dialect(), TxProtocol::statements);
+  Transactions& tx = *statements;
   const InputGenerator gen(kScale, {.c_last = kCLoad.c_last + 70, .c_id = 5, .ol_i_id = 7});
   Rng rng(99);
   int committed = 0;

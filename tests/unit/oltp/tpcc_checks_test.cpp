@@ -49,7 +49,8 @@ TEST_F(ChecksFixture, AllTwelveHoldAfterTheLoad) {
 }
 
 TEST_F(ChecksFixture, AllTwelveHoldAfterAThousandMixedTransactions) {
-  Transactions tx(*conn, backend->dialect());
+  const auto statements = make_transactions(*conn, backend->dialect(), TxProtocol::statements);
+  Transactions& tx = *statements;
   Rng c_rng(1);
   const InputGenerator gen({.warehouses = 1}, make_c_run(c_rng, test::cached_c_load()));
   Rng rng(2);

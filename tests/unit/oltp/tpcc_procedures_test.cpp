@@ -165,8 +165,10 @@ void expect_same_results(Backend& statements_db, Backend& procedures_db, bool my
   auto b = procedures_db.connect();
   create_procedures(*b, procedures_db.dialect());
   create_procedures(*b, procedures_db.dialect());  // idempotent: a reused schema gets them again
-  Transactions by_statements(*a, statements_db.dialect(), TxProtocol::statements);
-  Transactions by_procedures(*b, procedures_db.dialect(), TxProtocol::procedures);
+  const auto statements = make_transactions(*a, statements_db.dialect(), TxProtocol::statements);
+  const auto procedures = make_transactions(*b, procedures_db.dialect(), TxProtocol::procedures);
+  Transactions& by_statements = *statements;
+  Transactions& by_procedures = *procedures;
   EXPECT_EQ(by_procedures.protocol(), TxProtocol::procedures);
 
   const std::vector<Step> sa = run_sequence(by_statements);

@@ -26,7 +26,7 @@ struct TxFixture : ::testing::Test {
     backend = test::sqlite_at(test::copy_of_cached_database(dir.path()));
     conn = backend->connect();
     probe = backend->connect();
-    tx = std::make_unique<Transactions>(*conn, backend->dialect());
+    tx = make_transactions(*conn, backend->dialect(), TxProtocol::statements);
   }
   std::int64_t i(const std::string& sql) { return query_int(*probe, sql); }
   double d(const std::string& sql) { return query_double(*probe, sql); }

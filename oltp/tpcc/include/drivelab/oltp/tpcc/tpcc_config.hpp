@@ -53,7 +53,7 @@
 
 #include "drivelab/config/document.hpp"
 #include "drivelab/oltp/database/database.hpp"
-#include "drivelab/oltp/tpcc/tpcc_driver.hpp"
+#include "drivelab/oltp/tpcc/tpcc_driver_options.hpp"
 #include "drivelab/results/record.hpp"
 #include "drivelab/runner/emulator.hpp"
 

@@ -42,8 +42,8 @@
 /// CAP_SYS_NICE), so busy cores delay it less; DriverTotals::timer_thread_nice says if it did.
 ///
 /// Errors, retries, reconnects (the one retry loop, tpcc_terminal.cpp): `retryable` -> roll back
-/// and rerun with the same inputs (up to kMaxRetries, each a retry); `in_doubt` is never rerun and
-/// counts as an error; `fatal` counts as an error, stops every terminal and is reported by
+/// and rerun with the same inputs (up to Session::kMaxRetries, each a retry); `in_doubt` is never
+/// rerun and counts as an error; `fatal` counts as an error, stops every terminal and is reported by
 /// fatal_error(). A status with connection_lost drops the Connection and connects again (counted
 /// as a reconnect; then a retryable transaction is rerun). If connecting keeps failing for
 /// `reconnect_timeout`, the run ends with "server connection lost: ...".
@@ -53,29 +53,16 @@
 /// interval; finish() stops recording, asks the terminals to stop (queued transactions are
 /// dropped, running ones finish; lock waits give up through the cancel flag) and joins them.
 #include <array>
-#include <atomic>
-#include <chrono>
-#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
 
-#include "drivelab/core/histogram.hpp"
 #include "drivelab/core/rng.hpp"
 #include "drivelab/oltp/backend/backend.hpp"
+#include "drivelab/oltp/tpcc/tpcc_driver_options.hpp"
 #include "drivelab/oltp/tpcc/tpcc_random.hpp"
-#include "drivelab/oltp/tpcc/tpcc_transactions.hpp"
 
 namespace drivelab::oltp::tpcc {
-
-/// Keying and think times: none (closed loop at full speed: measures the drive), or the TPC-C
-/// values of clause 5.2.5 (then throughput is capped near 12.86 tpmC per warehouse).
-enum class ThinkMode { none, tpcc };
-
-/// How terminals reach the database (see the file comment).
-enum class TerminalMode { pooled, dedicated };
-std::string_view to_string(ThinkMode m) noexcept;
-std::string_view to_string(TerminalMode m) noexcept;
 
 /// Clause 5.2.5.7 keying times and clause 5.2.5.4 mean think times, in seconds, per TxType.
 inline constexpr std::array<double, kTxTypes> kKeyingTimeS{18, 3, 2, 2, 2};
@@ -89,75 +76,6 @@ double think_time_s(Rng& rng, double mean_s) noexcept;
 /// time: 1 / (mean over the deck of keying + mean think time) = 1 / 20.7 s.
 double tpcc_terminal_rate_per_s() noexcept;
 
-struct DriverOptions {
-  Scale scale;
-  CConstants c_run;
-  int users = 10;                         ///< terminals (>= 1)
-  ThinkMode think = ThinkMode::none;
-  TerminalMode terminals = TerminalMode::dedicated;
-  /// Pooled / open loop: worker threads = Connections (>= 1). Dedicated: ignored (= users).
-  int connections = 1;
-  /// Open loop: arrivals per second in total; 0 = closed loop (terminals wait for responses).
-  double rate_per_s = 0;
-  /// Dedicated: logins per second (0 = all at once). Pooled: the pool connects at once.
-  double login_rate_per_s = 50;
-  /// Multiplies keying and think times (TPC-C: 1). TESTING ONLY.
-  double think_scale = 1.0;
-  /// How long reconnecting may fail before the run ends with "server connection lost".
-  std::chrono::nanoseconds reconnect_timeout = std::chrono::seconds(10);
-  /// Open loop: arrivals beyond this many queued transactions are dropped and counted (the
-  /// offered rate is then above what the database delivers; memory stays bounded).
-  std::size_t max_queued = 100'000;
-  /// Statements one by one, or one server-side procedure call per transaction
-  /// (tpcc_procedures.hpp; the procedures must exist: create_procedures).
-  TxProtocol protocol = TxProtocol::statements;
-  std::uint64_t seed = 1;
-};
-
-/// Counters of one transaction type (measured phase only).
-struct TypeStats {
-  LatencyHistogram response_time;  ///< ns, end - submit; committed + business-rolled-back
-  LatencyHistogram queue_wait;     ///< ns, start - submit (same transactions)
-  LatencyHistogram service_time;   ///< ns, end - start (same transactions)
-  std::uint64_t commits = 0;
-  std::uint64_t rollbacks = 0;     ///< New-Order's 1% business rollbacks (clause 2.4.1.4)
-  std::uint64_t retries = 0;       ///< reruns after a retryable failure
-  std::uint64_t errors = 0;        ///< in-doubt, fatal, or retries exhausted
-  std::uint64_t reconnects = 0;    ///< sessions reopened while running this type
-  void merge(const TypeStats& o);
-};
-
-/// Everything measured (per type), plus run-wide counters.
-struct DriverTotals {
-  std::array<TypeStats, kTxTypes> by_type;
-  std::uint64_t in_doubt = 0;
-  std::uint64_t delivery_skipped_districts = 0;
-  LatencyHistogram timer_lateness;        ///< ns; empty without timers (think: none, closed loop)
-  double measured_s = 0;
-  double pool_utilisation = 0;            ///< busy worker time / (workers x measured time), 0..1
-  double queue_length_avg = 0;            ///< time-weighted mean of queued transactions
-  std::uint64_t queue_length_max = 0;
-  std::uint64_t arrivals = 0;             ///< open loop: arrivals in the measured phase
-  std::uint64_t arrivals_dropped = 0;     ///< open loop: arrivals dropped (queue full)
-  int workers = 0;                        ///< connections executing transactions
-  int users_logged_in = 0;                ///< dedicated: users connected at begin_measurement
-  int timer_thread_nice = 0;              ///< pooled: the timer thread's nice (-10 where allowed)
-};
-
-/// One reporting interval (all types together).
-struct IntervalStats {
-  LatencyHistogram response_time;
-  std::uint64_t commits = 0;
-  std::uint64_t new_order_commits = 0;
-  std::uint64_t retries = 0;
-  std::uint64_t errors = 0;
-  std::uint64_t reconnects = 0;
-  double queue_length_avg = 0;
-  std::uint64_t queue_length_max = 0;
-  double pool_utilisation = 0;  ///< 0..1
-  double duration_s = 0;
-};
-
 namespace detail {
 class DriverState;
 class TerminalEngine;
@@ -166,8 +84,6 @@ struct MeasureBook;
 
 class Driver {
  public:
-  static constexpr int kMaxRetries = 100;
-
   /// `backend` must outlive the driver. Throws ConfigError on impossible options.
   Driver(Backend& backend, DriverOptions options);
   ~Driver();  ///< finish()es if still running

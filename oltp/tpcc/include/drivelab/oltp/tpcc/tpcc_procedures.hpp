@@ -10,8 +10,8 @@
 /// as arguments, so both protocols run the same transactions from the same seed. New-Order's
 /// item lines are passed as three packed strings of comma-separated integers (item ids, supply
 /// warehouses, quantities; at most 15 each). Each procedure follows the database profile of its
-/// clause x.2.2 statement by statement, exactly as Transactions does with `statements`
-/// (tpcc_transactions.cpp): the same reads, locking reads, updates and inserts.
+/// clause x.2.2 statement by statement, exactly as the `statements` protocol does
+/// (tpcc_statements.hpp): the same reads, locking reads, updates and inserts.
 ///
 ///   PostgreSQL  PL/pgSQL functions drivelab_neword / _payment / _ostat / _delivery / _slev,
 ///               called as `SELECT drivelab_x(?, ...)` in autocommit: the call IS the
@@ -30,19 +30,19 @@
 /// on the server but not sent back.
 ///
 /// Outcomes: New-Order's business rollback (clause 2.4.2.3, an unused item) raises SQLSTATE
-/// kRollbackSqlstate, which undoes the whole call; ProcedureCalls turns it into
-/// TxEnd::rolled_back. A Delivery that finds its oldest NEW-ORDER row taken by a concurrent
-/// Delivery raises a serialization failure (PostgreSQL 40001; MariaDB 1020, ER_CHECKREAD), which
-/// the backends classify as retryable, as the statements path does. Deadlocks, lock timeouts and
+/// kRollbackSqlstate, which undoes the whole call; the procedures' Transactions
+/// (make_transactions) turn it into TxEnd::rolled_back. A Delivery that finds its oldest
+/// NEW-ORDER row taken by a concurrent Delivery raises a serialization failure (PostgreSQL
+/// 40001; MariaDB 1020, ER_CHECKREAD), which the backends classify as retryable, as the
+/// statements path does. Deadlocks, lock timeouts and
 /// cancels inside a function arrive with their usual codes and are classified by the backend.
 /// A connection lost during a call is in_doubt: the call is the commit.
-#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "drivelab/oltp/backend/backend.hpp"
-#include "drivelab/oltp/tpcc/tpcc_transactions.hpp"
+#include "drivelab/oltp/tpcc/tpcc_transaction_data.hpp"
 
 namespace drivelab::oltp::tpcc {
 
@@ -73,30 +73,5 @@ struct PackedLines {
   std::string i_ids, supply_w_ids, quantities;
 };
 PackedLines pack_lines(const NewOrderInput& in);
-
-/// The five calls prepared on one connection (the `procedures` half of Transactions).
-/// Throws BackendError from the constructor if a call does not prepare (procedures missing).
-class ProcedureCalls {
- public:
-  ProcedureCalls(Connection& conn, const Dialect& dialect);
-  ~ProcedureCalls();
-  ProcedureCalls(const ProcedureCalls&) = delete;
-  ProcedureCalls& operator=(const ProcedureCalls&) = delete;
-
-  /// Fills out.o_id and out.all_local (total_amount and brand_generic_b stay 0).
-  TxResult new_order(const NewOrderInput& in, NewOrderOutput& out);
-  /// Fills out.c_id.
-  TxResult payment(const PaymentInput& in, PaymentOutput& out);
-  /// Fills out.c_id.
-  TxResult order_status(const OrderStatusInput& in, OrderStatusOutput& out);
-  /// Fills out.delivered and out.skipped.
-  TxResult delivery(const DeliveryInput& in, DeliveryOutput& out);
-  /// Fills out.low_stock.
-  TxResult stock_level(const StockLevelInput& in, StockLevelOutput& out);
-
- private:
-  struct Prepared;
-  std::unique_ptr<Prepared> p_;
-};
 
 }  // namespace drivelab::oltp::tpcc

@@ -1,0 +1,98 @@
+#pragma once
+/// \file tpcc_driver_options.hpp
+/// What a TPC-C Driver (tpcc_driver.hpp) is asked to do, DriverOptions, and what it measures:
+/// per transaction type (TypeStats), over the measured phase (DriverTotals) and per reporting
+/// interval (IntervalStats). The config (tpcc_config.hpp) and the record's writer need these
+/// without the Driver.
+#include <array>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+#include "drivelab/core/histogram.hpp"
+#include "drivelab/oltp/tpcc/tpcc_random.hpp"
+#include "drivelab/oltp/tpcc/tpcc_transactions.hpp"
+
+namespace drivelab::oltp::tpcc {
+
+/// Keying and think times: none (closed loop at full speed: measures the drive), or the TPC-C
+/// values of clause 5.2.5 (then throughput is capped near 12.86 tpmC per warehouse).
+enum class ThinkMode { none, tpcc };
+
+/// How terminals reach the database: a TP monitor's pool or a connection per user (tpcc_driver.hpp).
+enum class TerminalMode { pooled, dedicated };
+std::string_view to_string(ThinkMode m) noexcept;
+std::string_view to_string(TerminalMode m) noexcept;
+
+/// One run's terminals: how many, how they pace themselves and how they reach the database.
+struct DriverOptions {
+  Scale scale;
+  CConstants c_run;
+  int users = 10;                         ///< terminals (>= 1)
+  ThinkMode think = ThinkMode::none;
+  TerminalMode terminals = TerminalMode::dedicated;
+  /// Pooled / open loop: worker threads = Connections (>= 1). Dedicated: ignored (= users).
+  int connections = 1;
+  /// Open loop: arrivals per second in total; 0 = closed loop (terminals wait for responses).
+  double rate_per_s = 0;
+  /// Dedicated: logins per second (0 = all at once). Pooled: the pool connects at once.
+  double login_rate_per_s = 50;
+  /// Multiplies keying and think times (TPC-C: 1). TESTING ONLY.
+  double think_scale = 1.0;
+  /// How long reconnecting may fail before the run ends with "server connection lost".
+  std::chrono::nanoseconds reconnect_timeout = std::chrono::seconds(10);
+  /// Open loop: arrivals beyond this many queued transactions are dropped and counted (the
+  /// offered rate is then above what the database delivers; memory stays bounded).
+  std::size_t max_queued = 100'000;
+  /// Statements one by one, or one server-side procedure call per transaction
+  /// (tpcc_procedures.hpp; the procedures must exist: create_procedures).
+  TxProtocol protocol = TxProtocol::statements;
+  std::uint64_t seed = 1;
+};
+
+/// Counters of one transaction type (measured phase only).
+struct TypeStats {
+  LatencyHistogram response_time;  ///< ns, end - submit; committed + business-rolled-back
+  LatencyHistogram queue_wait;     ///< ns, start - submit (same transactions)
+  LatencyHistogram service_time;   ///< ns, end - start (same transactions)
+  std::uint64_t commits = 0;
+  std::uint64_t rollbacks = 0;     ///< New-Order's 1% business rollbacks (clause 2.4.1.4)
+  std::uint64_t retries = 0;       ///< reruns after a retryable failure
+  std::uint64_t errors = 0;        ///< in-doubt, fatal, or retries exhausted
+  std::uint64_t reconnects = 0;    ///< sessions reopened while running this type
+  void merge(const TypeStats& o);
+};
+
+/// Everything measured (per type), plus run-wide counters.
+struct DriverTotals {
+  std::array<TypeStats, kTxTypes> by_type;
+  std::uint64_t in_doubt = 0;
+  std::uint64_t delivery_skipped_districts = 0;
+  LatencyHistogram timer_lateness;        ///< ns; empty without timers (think: none, closed loop)
+  double measured_s = 0;
+  double pool_utilisation = 0;            ///< busy worker time / (workers x measured time), 0..1
+  double queue_length_avg = 0;            ///< time-weighted mean of queued transactions
+  std::uint64_t queue_length_max = 0;
+  std::uint64_t arrivals = 0;             ///< open loop: arrivals in the measured phase
+  std::uint64_t arrivals_dropped = 0;     ///< open loop: arrivals dropped (queue full)
+  int workers = 0;                        ///< connections executing transactions
+  int users_logged_in = 0;                ///< dedicated: users connected at begin_measurement
+  int timer_thread_nice = 0;              ///< pooled: the timer thread's nice (-10 where allowed)
+};
+
+/// One reporting interval (all types together).
+struct IntervalStats {
+  LatencyHistogram response_time;
+  std::uint64_t commits = 0;
+  std::uint64_t new_order_commits = 0;
+  std::uint64_t retries = 0;
+  std::uint64_t errors = 0;
+  std::uint64_t reconnects = 0;
+  double queue_length_avg = 0;
+  std::uint64_t queue_length_max = 0;
+  double pool_utilisation = 0;  ///< 0..1
+  double duration_s = 0;
+};
+
+}  // namespace drivelab::oltp::tpcc
