@@ -14,8 +14,6 @@ namespace {
 
 constexpr std::int64_t kPollNs = 10'000'000;  // stop/failure polling while waiting (10 ms)
 
-double seconds_since(std::int64_t from_ns, std::int64_t to_ns) { return static_cast<double>(to_ns - from_ns) / 1e9; }
-
 }  // namespace
 
 IoEmulator::~IoEmulator() { stop_workers(); }
@@ -37,7 +35,7 @@ void IoEmulator::prepare(runner::TestContext& ctx) {
       const std::int64_t now = monotonic_ns();
       if (now - last_ns >= 1'000'000'000 || done == total) {
         last_ns = now;
-        const double s = seconds_since(start_ns, now);
+        const double s = seconds_between(start_ns, now);
         rec.message(fmt::format("filling {}: {} of {} ({:.0f}%), {:.0f} MB/s", file_name,
                                 format_size(done), format_size(total), 100.0 * static_cast<double>(done) / static_cast<double>(total),
                                 s > 0 ? static_cast<double>(done) / 1e6 / s : 0.0));
@@ -107,7 +105,7 @@ void IoEmulator::warmup(runner::TestContext& ctx) {
   const std::int64_t start = monotonic_ns();
   start_workers();
   const bool reached = wait_until(ctx, start + ctx.settings.warmup.count());
-  warmup_s_ = seconds_since(start, monotonic_ns());
+  warmup_s_ = seconds_between(start, monotonic_ns());
   if (!reached && any_failed()) {
     stop_workers();
     throw_worker_error();
@@ -149,9 +147,9 @@ void IoEmulator::run(runner::TestContext& ctx) {
       interval.ios += sample.ios;
       interval.bytes += sample.bytes;
     }
-    const double d = seconds_since(prev, now);
+    const double d = seconds_between(prev, now);
     if (d > 0 && (interval.ios > 0 || d >= 0.001)) {
-      rec.interval({.t_s = seconds_since(t0, now),
+      rec.interval({.t_s = seconds_between(t0, now),
                     .duration_s = d,
                     .values = {{"iops", static_cast<double>(interval.ios) / d},
                                {"mb_s", static_cast<double>(interval.bytes) / 1e6 / d},
@@ -168,7 +166,7 @@ void IoEmulator::run(runner::TestContext& ctx) {
   const CpuTimes cpu = process_cpu_times() - cpu0;
   CpuTimes jobs_cpu;  // the workers have been joined: their thread figures are final
   for (const auto& w : workers_) jobs_cpu = jobs_cpu + w->thread_cpu();
-  const double measured_s = seconds_since(t0, prev);
+  const double measured_s = seconds_between(t0, prev);
   rec.set_phase_times(warmup_s_, measured_s);
 
   measured_ios_ = total.count();

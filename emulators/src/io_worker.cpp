@@ -23,11 +23,6 @@ struct Slot {
   std::int64_t issue_ns = 0;
 };
 
-std::string errno_text(int errnum) {
-  const char* name = strerrorname_np(errnum);
-  return fmt::format("{} ({})", std::strerror(errnum), name ? name : std::to_string(errnum).c_str());
-}
-
 }  // namespace
 
 IoWorker::IoWorker(const IoJobConfig& job, int fd, std::filesystem::path file, std::uint32_t job_index,

@@ -18,7 +18,6 @@ constexpr std::int64_t kPollNs = 10'000'000;       // stop/failure polling while
 constexpr std::int64_t kSecondNs = 1'000'000'000;  // steady-state sample period (fio: 1 s)
 constexpr double kLittlesLawTolerancePct = 3.0;
 
-double seconds(std::int64_t from_ns, std::int64_t to_ns) { return static_cast<double>(to_ns - from_ns) / 1e9; }
 double us(double ns) { return ns / 1e3; }
 double us(std::int64_t ns) { return static_cast<double>(ns) / 1e3; }
 
@@ -94,7 +93,7 @@ void VdbenchEmulator::prepare(runner::TestContext& ctx) {
       const std::int64_t now = monotonic_ns();
       if (now - last_ns >= kSecondNs || done == total) {
         last_ns = now;
-        const double s = seconds(start_ns, now);
+        const double s = seconds_between(start_ns, now);
         const double rate = s > 0 ? static_cast<double>(done) / s : 0.0;
         rec.message(fmt::format("filling {}: {} of {} ({:.0f}%), {:.0f} MB/s, ETA {:.0f}s", name, format_size(done),
                                 format_size(total), 100.0 * static_cast<double>(done) / static_cast<double>(total),
@@ -162,7 +161,7 @@ void VdbenchEmulator::warmup(runner::TestContext& ctx) {
   const std::int64_t start = monotonic_ns();
   start_jobs(cfg_.iorate == IorateMode::fixed ? cfg_.iorate_iops : 0.0, 0);
   const bool reached = wait_until(ctx, start + ctx.settings.warmup.count());
-  warmup_s_ = seconds(start, monotonic_ns());
+  warmup_s_ = seconds_between(start, monotonic_ns());
   if (!reached && any_failed()) {
     stop_jobs();
     throw_job_error();
@@ -207,10 +206,10 @@ PointResult VdbenchEmulator::measure(runner::TestContext& ctx, PointResult p, bo
     }
     if (now >= next_second) {
       if (ss) {
-        ss->add(metric_of(ss->criterion(), second, seconds(prev_second, now)));
+        ss->add(metric_of(ss->criterion(), second, seconds_between(prev_second, now)));
         if (ss->attained_ever() && !p.ss_attained) {
           p.ss_attained = true;
-          p.ss_attained_at_s = seconds(t0, now);
+          p.ss_attained_at_s = seconds_between(t0, now);
           if (may_end_when_steady && !last) {
             p.ended_by_ss = true;
             end_ns = now;  // the next pass stops the jobs and closes the interval
@@ -223,9 +222,9 @@ PointResult VdbenchEmulator::measure(runner::TestContext& ctx, PointResult p, bo
       next_second += kSecondNs;
     }
     if (now >= next_interval || last) {
-      const double d = seconds(prev_interval, now);
+      const double d = seconds_between(prev_interval, now);
       if (d > 0 && (interval.ios > 0 || d >= 0.001)) {
-        rec.interval({.t_s = seconds(run_start_ns_, now),
+        rec.interval({.t_s = seconds_between(run_start_ns_, now),
                       .duration_s = d,
                       .values = {{"iops", static_cast<double>(interval.ios) / d},
                                  {"mb_s", static_cast<double>(interval.bytes) / 1e6 / d},
@@ -247,7 +246,7 @@ PointResult VdbenchEmulator::measure(runner::TestContext& ctx, PointResult p, bo
     }
   }
   const CpuTimes cpu = process_cpu_times() - cpu0;
-  p.measured_s = seconds(t0, now);
+  p.measured_s = seconds_between(t0, now);
   p.cpu_usr_s = cpu.user_s();
   p.cpu_sys_s = cpu.system_s();
   for (const auto& j : jobs_) p.backlog += j->backlog_at_stop();

@@ -3,8 +3,6 @@
 #include <sys/prctl.h>
 
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
 
 #include <fmt/format.h>
 
@@ -20,11 +18,6 @@ constexpr std::int64_t kMaxWaitNs = 10'000'000;
 constexpr unsigned long kTimerSlackNs = 1'000;
 // Stop counting the backlog beyond this (a hopeless overload); the count is a lower bound then.
 constexpr std::uint64_t kMaxBacklogCount = 100'000'000;
-
-std::string errno_text(int errnum) {
-  const char* name = strerrorname_np(errnum);
-  return fmt::format("{} ({})", std::strerror(errnum), name ? name : std::to_string(errnum).c_str());
-}
 
 }  // namespace
 

@@ -81,9 +81,9 @@ ReplayEmulator::Point ReplayEmulator::replay_once(runner::TestContext& ctx, std:
   // Each interval's real length (the last one of a replay is shorter than `interval`).
   std::int64_t prev_ns = monotonic_ns();
   p.result = replayer_->replay(*source, scale, no_stall, [&](ReplaySample& s, std::int64_t now) {
-    const double d = static_cast<double>(std::max<std::int64_t>(now - prev_ns, 1)) / 1e9;
+    const double d = std::max(seconds_between(prev_ns, now), 1e-9);
     prev_ns = now;
-    rec.interval({.t_s = static_cast<double>(now - run_start_ns_) / 1e9,
+    rec.interval({.t_s = seconds_between(run_start_ns_, now),
                   .duration_s = d,
                   .values = {{"iops", static_cast<double>(s.ios) / d},
                              {"mb_s", static_cast<double>(s.read_bytes + s.write_bytes) / 1e6 / d},

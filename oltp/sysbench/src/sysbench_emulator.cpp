@@ -212,7 +212,7 @@ void SysbenchEmulator::warmup(runner::TestContext& ctx) {
   const std::int64_t t0 = monotonic_ns();
   start_driver(ctx);
   wait_until(ctx, t0 + settings_.warmup.count());
-  warmup_s_ = static_cast<double>(monotonic_ns() - t0) / 1e9;
+  warmup_s_ = seconds_between(t0, monotonic_ns());
   if (driver_->failed()) {
     driver_->finish();
     throw BackendError(driver_->fatal_error().value_or("a worker thread failed"));
@@ -235,7 +235,7 @@ void SysbenchEmulator::run(runner::TestContext& ctx) {
       const double s = iv.duration_s;
       const auto per_s = [s](std::uint64_t n) { return static_cast<double>(n) / s; };
       results::Interval out;
-      out.t_s = static_cast<double>(monotonic_ns() - t0) / 1e9;
+      out.t_s = seconds_between(t0, monotonic_ns());
       out.duration_s = s;
       out.values = {{"tps", per_s(c.events)},
                     {"qps", per_s(c.queries.total())},

@@ -240,7 +240,7 @@ void TpccEmulator::warmup(runner::TestContext& ctx) {
     }
     if (!reached || next >= t0 + settings_.warmup.count()) break;
   }
-  warmup_s_ = static_cast<double>(monotonic_ns() - t0) / 1e9;
+  warmup_s_ = seconds_between(t0, monotonic_ns());
   if (driver_->failed()) {
     driver_->finish();
     throw BackendError(driver_->fatal_error().value_or("a terminal failed"));
@@ -276,7 +276,7 @@ void TpccEmulator::run(runner::TestContext& ctx) {
     const std::int64_t deadline = std::min(next, end);
     const bool reached = wait_until(ctx, deadline);
     const tpcc::IntervalStats iv = driver_->take_interval();
-    if (iv.duration_s > 0.001) ctx.recorder->interval(to_interval(iv, static_cast<double>(monotonic_ns() - t0) / 1e9));
+    if (iv.duration_s > 0.001) ctx.recorder->interval(to_interval(iv, seconds_between(t0, monotonic_ns())));
     if (!reached || deadline == end) break;
   }
   driver_->finish();

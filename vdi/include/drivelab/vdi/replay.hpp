@@ -35,6 +35,7 @@
 #include <string>
 #include <vector>
 
+#include "drivelab/core/clock.hpp"
 #include "drivelab/core/histogram.hpp"
 #include "drivelab/io/engine.hpp"
 #include "drivelab/trace/source.hpp"
@@ -59,7 +60,7 @@ struct TraceSummary {
 
   /// Replayed (read + write) I/Os per second of trace time; 0 for a trace shorter than a tick.
   double iops() const noexcept;
-  double duration_s() const noexcept { return static_cast<double>(last_ns - first_ns) / 1e9; }
+  double duration_s() const noexcept { return seconds_between(first_ns, last_ns); }
 };
 
 /// Reads `source` to its end (trace::compute_trace_stats, trace/stat.hpp). Throws what the source throws
