@@ -7,12 +7,15 @@
 #include "drivelab/core/clock.hpp"
 #include "drivelab/core/cpu_usage.hpp"
 #include "drivelab/core/errors.hpp"
+#include "drivelab/core/phase.hpp"
 #include "drivelab/core/units.hpp"
+#include "worker_failure.hpp"
 
 namespace drivelab::emulators::detail {
+
 namespace {
 
-constexpr std::int64_t kPollNs = 10'000'000;  // stop/failure polling while waiting (10 ms)
+constexpr const char* kNoMessage = "io: a worker failed without a message";
 
 }  // namespace
 
@@ -80,23 +83,8 @@ void IoEmulator::stop_workers() noexcept {
   for (auto& w : workers_) w->join();
 }
 
-bool IoEmulator::any_failed() const noexcept {
-  return std::any_of(workers_.begin(), workers_.end(), [](const auto& w) { return w->failed(); });
-}
-
-void IoEmulator::throw_worker_error() const {
-  for (const auto& w : workers_)
-    if (w->failed()) throw EnvironmentError(w->error());
-  throw InternalError("io: a worker failed without a message");
-}
-
-bool IoEmulator::wait_until(const runner::TestContext& ctx, std::int64_t deadline_ns) const {
-  for (;;) {
-    if (ctx.stop_requested() || any_failed()) return false;
-    const std::int64_t now = monotonic_ns();
-    if (now >= deadline_ns) return true;
-    sleep_until_ns(std::min(deadline_ns, now + kPollNs));
-  }
+bool IoEmulator::stop_or_failed(const runner::TestContext& ctx) const noexcept {
+  return ctx.stop_requested() || any_worker_failed(workers_);
 }
 
 void IoEmulator::warmup(runner::TestContext& ctx) {
@@ -104,11 +92,11 @@ void IoEmulator::warmup(runner::TestContext& ctx) {
   if (workers_.empty() || ctx.settings.warmup.count() <= 0) return;
   const std::int64_t start = monotonic_ns();
   start_workers();
-  const bool reached = wait_until(ctx, start + ctx.settings.warmup.count());
+  const bool reached = wait_until(start + ctx.settings.warmup.count(), [&] { return stop_or_failed(ctx); });
   warmup_s_ = seconds_between(start, monotonic_ns());
-  if (!reached && any_failed()) {
+  if (!reached && any_worker_failed(workers_)) {
     stop_workers();
-    throw_worker_error();
+    throw_worker_error(workers_, kNoMessage);
   }
   // Workers keep running: run() continues the same workload without a gap.
 }
@@ -129,15 +117,11 @@ void IoEmulator::run(runner::TestContext& ctx) {
   }
   const CpuTimes cpu0 = process_cpu_times();
 
-  const std::int64_t interval_ns = ctx.settings.interval.count();
-  const std::int64_t end_ns = t0 + ctx.settings.duration.count();
   std::int64_t prev = t0;
-  std::int64_t next = t0 + interval_ns;
   LatencyHistogram total;
   std::uint64_t total_bytes = 0;
-  for (bool last = false; !last;) {
-    const std::int64_t boundary = std::min(next, end_ns);
-    last = !wait_until(ctx, boundary) || boundary == end_ns;
+  const auto aborted = [&] { return stop_or_failed(ctx); };
+  for_each_interval(t0, t0 + ctx.settings.duration.count(), ctx.settings.interval.count(), aborted, [&](bool last) {
     if (last) stop_workers();  // in-flight I/Os are reaped and land in this last interval
     const std::int64_t now = monotonic_ns();
     IoSample interval;
@@ -161,8 +145,7 @@ void IoEmulator::run(runner::TestContext& ctx) {
     total.merge(interval.latency);
     total_bytes += interval.bytes;
     prev = now;
-    next += interval_ns;
-  }
+  });
   const CpuTimes cpu = process_cpu_times() - cpu0;
   CpuTimes jobs_cpu;  // the workers have been joined: their thread figures are final
   for (const auto& w : workers_) jobs_cpu = jobs_cpu + w->thread_cpu();
@@ -171,10 +154,10 @@ void IoEmulator::run(runner::TestContext& ctx) {
 
   measured_ios_ = total.count();
   const double iops = measured_s > 0 ? static_cast<double>(measured_ios_) / measured_s : 0.0;
-  const auto us = [](double ns) { return ns / 1e3; };
   rec.metric("iops", iops, "1/s", "I/Os completed per second in the measured phase");
   rec.metric("throughput_mb_s", measured_s > 0 ? static_cast<double>(total_bytes) / 1e6 / measured_s : 0.0, "MB/s",
              "bytes transferred per second, MB = 10^6 bytes");
+  const auto us = [](double ns) { return ns / 1e3; };
   rec.metric("latency_avg_us", us(total.mean()), "us", "mean completion latency (queue to reap, fio: lat)");
   rec.metric("latency_p99_us", us(static_cast<double>(total.percentile(99))), "us", "99th percentile completion latency");
   rec.metric("latency_p999_us", us(static_cast<double>(total.percentile(99.9))), "us",
@@ -223,7 +206,7 @@ void IoEmulator::run(runner::TestContext& ctx) {
                                      {"reused", file_->reused()},
                                      {"direct", file_->direct()},
                                      {"direct_alignment_bytes", file_->direct_alignment_bytes()}});
-  if (any_failed()) throw_worker_error();
+  if (any_worker_failed(workers_)) throw_worker_error(workers_, kNoMessage);
 }
 
 void IoEmulator::verify(runner::TestContext& ctx) {

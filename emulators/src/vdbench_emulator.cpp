@@ -8,15 +8,17 @@
 #include "drivelab/core/clock.hpp"
 #include "drivelab/core/cpu_usage.hpp"
 #include "drivelab/core/errors.hpp"
+#include "drivelab/core/phase.hpp"
 #include "drivelab/core/units.hpp"
 #include "drivelab/io/target_safety.hpp"
+#include "worker_failure.hpp"
 
 namespace drivelab::emulators::detail {
 namespace {
 
-constexpr std::int64_t kPollNs = 10'000'000;       // stop/failure polling while waiting
 constexpr std::int64_t kSecondNs = 1'000'000'000;  // steady-state sample period (fio: 1 s)
 constexpr double kLittlesLawTolerancePct = 3.0;
+constexpr const char* kNoMessage = "vdbench: a job failed without a message";
 
 double us(double ns) { return ns / 1e3; }
 double us(std::int64_t ns) { return static_cast<double>(ns) / 1e3; }
@@ -137,34 +139,19 @@ void VdbenchEmulator::stop_jobs() noexcept {
   running_ = false;
 }
 
-bool VdbenchEmulator::any_failed() const noexcept {
-  return std::any_of(jobs_.begin(), jobs_.end(), [](const auto& j) { return j->failed(); });
-}
-
-void VdbenchEmulator::throw_job_error() const {
-  for (const auto& j : jobs_)
-    if (j->failed()) throw EnvironmentError(j->error());
-  throw InternalError("vdbench: a job failed without a message");
-}
-
-bool VdbenchEmulator::wait_until(const runner::TestContext& ctx, std::int64_t deadline_ns) const {
-  for (;;) {
-    if (ctx.stop_requested() || any_failed()) return false;
-    const std::int64_t now = monotonic_ns();
-    if (now >= deadline_ns) return true;
-    sleep_until_ns(std::min(deadline_ns, now + kPollNs));
-  }
+bool VdbenchEmulator::stop_or_failed(const runner::TestContext& ctx) const noexcept {
+  return ctx.stop_requested() || any_worker_failed(jobs_);
 }
 
 void VdbenchEmulator::warmup(runner::TestContext& ctx) {
   if (jobs_.empty()) return;
   const std::int64_t start = monotonic_ns();
   start_jobs(cfg_.iorate == IorateMode::fixed ? cfg_.iorate_iops : 0.0, 0);
-  const bool reached = wait_until(ctx, start + ctx.settings.warmup.count());
+  const bool reached = wait_until(start + ctx.settings.warmup.count(), [&] { return stop_or_failed(ctx); });
   warmup_s_ = seconds_between(start, monotonic_ns());
-  if (!reached && any_failed()) {
+  if (!reached && any_worker_failed(jobs_)) {
     stop_jobs();
-    throw_job_error();
+    throw_worker_error(jobs_, kNoMessage);
   }
   // The jobs keep running: run() measures the same workload without a gap.
 }
@@ -186,7 +173,7 @@ PointResult VdbenchEmulator::measure(runner::TestContext& ctx, PointResult p, bo
   std::int64_t prev_second = t0, prev_interval = t0, now = t0;
   for (bool last = false; !last;) {
     const std::int64_t boundary = std::min({next_second, next_interval, end_ns});
-    last = !wait_until(ctx, boundary) || boundary >= end_ns;
+    last = !wait_until(boundary, [&] { return stop_or_failed(ctx); }) || boundary >= end_ns;
     now = monotonic_ns();
     for (auto& j : jobs_) {
       j->take(sample);
@@ -331,9 +318,9 @@ void VdbenchEmulator::run(runner::TestContext& ctx) {
 
   bool stopped_by_curve = false;
   double stop_pct = 0;
-  if (cfg_.iorate == IorateMode::curve && !ctx.stop_requested() && !any_failed()) {
+  if (cfg_.iorate == IorateMode::curve && !ctx.stop_requested() && !any_worker_failed(jobs_)) {
     const double max_iops = first.iops();
-    for (std::size_t i = 0; i < cfg_.curve.size() && !ctx.stop_requested() && !any_failed(); ++i) {
+    for (std::size_t i = 0; i < cfg_.curve.size() && !ctx.stop_requested() && !any_worker_failed(jobs_); ++i) {
       PointResult p;
       p.requested_pct = cfg_.curve[i];
       p.group = point_group(p.requested_pct);
@@ -344,7 +331,7 @@ void VdbenchEmulator::run(runner::TestContext& ctx) {
       }
       rec.message(fmt::format("curve point {}%: {} IOPS", p.requested_pct, p.requested_iops));
       start_jobs(p.requested_iops, i + 1);
-      if (!wait_until(ctx, monotonic_ns() + ctx.settings.warmup.count())) {
+      if (!wait_until(monotonic_ns() + ctx.settings.warmup.count(), [&] { return stop_or_failed(ctx); })) {
         stop_jobs();
         break;
       }
@@ -431,7 +418,7 @@ void VdbenchEmulator::run(runner::TestContext& ctx) {
   double measured = 0;
   for (const auto& p : points_) measured += p.measured_s;
   rec.set_phase_times(warmup_s_, measured);
-  if (any_failed()) throw_job_error();
+  if (any_worker_failed(jobs_)) throw_worker_error(jobs_, kNoMessage);
 }
 
 void VdbenchEmulator::verify(runner::TestContext& ctx) {

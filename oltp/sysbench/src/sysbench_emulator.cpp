@@ -11,6 +11,7 @@
 
 #include "drivelab/core/clock.hpp"
 #include "drivelab/core/errors.hpp"
+#include "drivelab/core/phase.hpp"
 #include "drivelab/oltp/sysbench/sysbench_preflight.hpp"
 #include "drivelab/oltp/sysbench/sysbench_schema.hpp"
 
@@ -199,19 +200,14 @@ void SysbenchEmulator::start_driver(runner::TestContext& ctx) {
   ctx.recorder->detail("threads", config_.threads);
 }
 
-bool SysbenchEmulator::wait_until(const runner::TestContext& ctx, std::int64_t deadline_ns) const {
-  for (;;) {
-    if (ctx.stop_requested() || (driver_ && driver_->failed())) return false;
-    const std::int64_t now = monotonic_ns();
-    if (now >= deadline_ns) return true;
-    sleep_until_ns(std::min(deadline_ns, now + runner::StopFlag::kPollSliceNs));
-  }
+bool SysbenchEmulator::stop_or_failed(const runner::TestContext& ctx) const noexcept {
+  return ctx.stop_requested() || (driver_ && driver_->failed());
 }
 
 void SysbenchEmulator::warmup(runner::TestContext& ctx) {
   const std::int64_t t0 = monotonic_ns();
   start_driver(ctx);
-  wait_until(ctx, t0 + settings_.warmup.count());
+  wait_until(t0 + settings_.warmup.count(), [&] { return stop_or_failed(ctx); });
   warmup_s_ = seconds_between(t0, monotonic_ns());
   if (driver_->failed()) {
     driver_->finish();
@@ -223,11 +219,8 @@ void SysbenchEmulator::run(runner::TestContext& ctx) {
   if (!driver_) start_driver(ctx);
   driver_->begin_measurement();
   const std::int64_t t0 = monotonic_ns();
-  const std::int64_t end = t0 + settings_.duration.count();
-  const std::int64_t step = std::max<std::int64_t>(settings_.interval.count(), 1'000'000);
-  for (std::int64_t next = t0 + step;; next += step) {
-    const std::int64_t deadline = std::min(next, end);
-    const bool reached = wait_until(ctx, deadline);
+  const auto aborted = [&] { return stop_or_failed(ctx); };
+  for_each_interval(t0, t0 + settings_.duration.count(), settings_.interval.count(), aborted, [&](bool) {
     const IntervalStats iv = driver_->take_interval();
     if (iv.duration_s > 0.001) {
       // sysbench --report-interval: "tps: qps: (r/w/o: ) lat (ms,95%): err/s: reconn/s:"
@@ -249,8 +242,7 @@ void SysbenchEmulator::run(runner::TestContext& ctx) {
                     {"lat_p99_ms", ms(c.latency.percentile(99))}};
       ctx.recorder->interval(std::move(out));
     }
-    if (!reached || deadline == end) break;
-  }
+  });
   driver_->finish();
   const DriverTotals totals = driver_->totals();
   record_results(ctx, totals);
