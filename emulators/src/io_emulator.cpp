@@ -9,9 +9,13 @@
 #include "drivelab/core/errors.hpp"
 #include "drivelab/core/phase.hpp"
 #include "drivelab/core/units.hpp"
+#include "drivelab/runner/latency_metrics.hpp"
 #include "worker_failure.hpp"
 
 namespace drivelab::emulators::detail {
+
+using runner::LatencyFigure;
+using runner::LatencyUnit;
 
 namespace {
 
@@ -157,13 +161,11 @@ void IoEmulator::run(runner::TestContext& ctx) {
   rec.metric("iops", iops, "1/s", "I/Os completed per second in the measured phase");
   rec.metric("throughput_mb_s", measured_s > 0 ? static_cast<double>(total_bytes) / 1e6 / measured_s : 0.0, "MB/s",
              "bytes transferred per second, MB = 10^6 bytes");
-  const auto us = [](double ns) { return ns / 1e3; };
-  rec.metric("latency_avg_us", us(total.mean()), "us", "mean completion latency (queue to reap, fio: lat)");
-  rec.metric("latency_p99_us", us(static_cast<double>(total.percentile(99))), "us", "99th percentile completion latency");
-  rec.metric("latency_p999_us", us(static_cast<double>(total.percentile(99.9))), "us",
-             "99.9th percentile completion latency");
-  rec.metric("latency_p50_us", us(static_cast<double>(total.percentile(50))), "us", "median completion latency");
-  rec.metric("latency_max_us", us(static_cast<double>(total.max())), "us", "slowest I/O");
+  runner::record_latency(rec, total, "latency", LatencyUnit::us,
+                         {LatencyFigure::avg("mean completion latency (queue to reap, fio: lat)"),
+                          LatencyFigure::p(99, "99th percentile completion latency"),
+                          LatencyFigure::p(99.9, "99.9th percentile completion latency"),
+                          LatencyFigure::p(50, "median completion latency"), LatencyFigure::max("slowest I/O")});
   rec.metric("ios", static_cast<double>(measured_ios_), "count", "I/Os completed in the measured phase");
   rec.metric("bytes", static_cast<double>(total_bytes), "bytes", "bytes transferred in the measured phase");
   // fio's usr_cpu / sys_cpu: CPU time over the phase as a percent of one core (whole process:

@@ -11,9 +11,14 @@
 #include "drivelab/core/phase.hpp"
 #include "drivelab/core/units.hpp"
 #include "drivelab/io/target_safety.hpp"
+#include "drivelab/runner/latency_metrics.hpp"
 #include "worker_failure.hpp"
 
 namespace drivelab::emulators::detail {
+
+using runner::LatencyFigure;
+using runner::LatencyUnit;
+
 namespace {
 
 constexpr std::int64_t kSecondNs = 1'000'000'000;  // steady-state sample period (fio: 1 s)
@@ -250,7 +255,6 @@ void VdbenchEmulator::record_point(runner::TestContext& ctx, const PointResult& 
   const auto m = [&](std::string name, double v, std::string unit, std::string what = {}) {
     rec.group_metric(g, std::move(name), v, std::move(unit), std::move(what));
   };
-  const auto pct = [](const LatencyHistogram& h, double q) { return us(h.percentile(q)); };
   const double threads = static_cast<double>(threads_effective());
   const double qd = iops * p.total.service.mean() / 1e9;
   m("requested_iops", p.requested_iops, "1/s", "the point's arrival rate; 0 = unpaced (iorate max)");
@@ -259,19 +263,15 @@ void VdbenchEmulator::record_point(runner::TestContext& ctx, const PointResult& 
   if (p.requested_iops > 0)
     m("achieved_pct_of_requested", 100.0 * iops / p.requested_iops, "%", "achieved / requested IOPS");
   m("throughput_mb_s", s > 0 ? static_cast<double>(p.total.bytes) / 1e6 / s : 0.0, "MB/s", "MB = 10^6 bytes");
-  m("latency_avg_us", us(p.total.latency.mean()), "us", "from the intended start (open loop) to completion");
-  m("latency_p50_us", pct(p.total.latency, 50), "us");
-  m("latency_p99_us", pct(p.total.latency, 99), "us");
-  m("latency_p999_us", pct(p.total.latency, 99.9), "us");
-  m("latency_max_us", us(p.total.latency.max()), "us");
-  m("service_latency_avg_us", us(p.total.service.mean()), "us", "from submission to completion (fio: lat)");
-  m("service_latency_p50_us", pct(p.total.service, 50), "us");
-  m("service_latency_p99_us", pct(p.total.service, 99), "us");
-  m("service_latency_p999_us", pct(p.total.service, 99.9), "us");
-  m("service_latency_max_us", us(p.total.service.max()), "us");
-  m("lateness_avg_us", us(p.total.lateness.mean()), "us", "submission minus intended start");
-  m("lateness_p99_us", pct(p.total.lateness, 99), "us");
-  m("lateness_max_us", us(p.total.lateness.max()), "us");
+  runner::record_group_latency(rec, g, p.total.latency, "latency", LatencyUnit::us,
+                               {LatencyFigure::avg("from the intended start (open loop) to completion"),
+                                LatencyFigure::p(50), LatencyFigure::p(99), LatencyFigure::p(99.9), LatencyFigure::max()});
+  runner::record_group_latency(rec, g, p.total.service, "service_latency", LatencyUnit::us,
+                               {LatencyFigure::avg("from submission to completion (fio: lat)"), LatencyFigure::p(50),
+                                LatencyFigure::p(99), LatencyFigure::p(99.9), LatencyFigure::max()});
+  runner::record_group_latency(rec, g, p.total.lateness, "lateness", LatencyUnit::us,
+                               {LatencyFigure::avg("submission minus intended start"), LatencyFigure::p(99),
+                                LatencyFigure::max()});
   m("backlog_ios", static_cast<double>(p.backlog), "count", "arrivals due but not issued when the point ended");
   m("achieved_qd", qd, "count", "IOPS x mean service latency (Little's law)");
   m("threads", threads, "count", "outstanding I/O slots");
@@ -355,11 +355,10 @@ void VdbenchEmulator::run(runner::TestContext& ctx) {
                                                                              : "I/Os per second of the max run");
   rec.metric("throughput_mb_s", s > 0 ? static_cast<double>(first.total.bytes) / 1e6 / s : 0.0, "MB/s",
              "MB = 10^6 bytes");
-  rec.metric("latency_avg_us", us(first.total.latency.mean()), "us", "mean latency from the intended start");
-  rec.metric("latency_p99_us", us(first.total.latency.percentile(99)), "us", "99th percentile latency");
-  rec.metric("latency_p999_us", us(first.total.latency.percentile(99.9)), "us", "99.9th percentile latency");
-  rec.metric("latency_p50_us", us(first.total.latency.percentile(50)), "us", "median latency");
-  rec.metric("latency_max_us", us(first.total.latency.max()), "us", "slowest I/O");
+  runner::record_latency(rec, first.total.latency, "latency", LatencyUnit::us,
+                         {LatencyFigure::avg("mean latency from the intended start"),
+                          LatencyFigure::p(99, "99th percentile latency"), LatencyFigure::p(99.9, "99.9th percentile latency"),
+                          LatencyFigure::p(50, "median latency"), LatencyFigure::max("slowest I/O")});
   rec.metric("ios", static_cast<double>(first.total.ios), "count", "I/Os completed in the first run");
   rec.histogram("latency", first.total.latency);
 

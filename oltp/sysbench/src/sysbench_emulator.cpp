@@ -14,8 +14,13 @@
 #include "drivelab/core/phase.hpp"
 #include "drivelab/oltp/sysbench/sysbench_preflight.hpp"
 #include "drivelab/oltp/sysbench/sysbench_schema.hpp"
+#include "drivelab/runner/latency_metrics.hpp"
 
 namespace drivelab::oltp::sysbench::detail {
+
+using runner::LatencyFigure;
+using runner::LatencyUnit;
+
 namespace {
 
 double ms(double ns) { return ns / 1e6; }
@@ -262,9 +267,10 @@ void SysbenchEmulator::record_results(runner::TestContext& ctx, const DriverTota
   // "SQL statistics" of db_driver.c), headline first.
   rec.metric("tps", per_s(c.events), "1/s", "transactions (events) per second: sysbench's \"transactions\"");
   rec.metric("qps", per_s(c.queries.total()), "1/s", "queries per second (read + write + other): sysbench's \"queries\"");
-  rec.metric("latency_avg_ms", ms(h.mean()), "ms", "mean transaction latency, restarts included");
-  rec.metric("latency_p95_ms", ms(h.percentile(95)), "ms", "95th percentile (sysbench's default --percentile=95)");
-  rec.metric("latency_p99_ms", ms(h.percentile(99)), "ms", "99th percentile");
+  runner::record_latency(rec, h, "latency", LatencyUnit::ms,
+                         {LatencyFigure::avg("mean transaction latency, restarts included"),
+                          LatencyFigure::p(95, "95th percentile (sysbench's default --percentile=95)"),
+                          LatencyFigure::p(99, "99th percentile")});
   rec.metric("errors_s", per_s(c.queries.errors), "1/s", "ignored errors per second (deadlocks, lock timeouts...; the transaction was restarted)");
   rec.metric("reconnects_s", per_s(c.reconnects), "1/s", "reconnects per second after a lost connection");
   rec.metric("reads_s", per_s(c.queries.reads), "1/s", "read queries per second (statements returning rows)");
@@ -277,9 +283,9 @@ void SysbenchEmulator::record_results(runner::TestContext& ctx, const DriverTota
   rec.metric("other", n(c.queries.other), "count");
   rec.metric("ignored_errors", n(c.queries.errors), "count", "failed queries whose transaction was restarted");
   rec.metric("reconnects", n(c.reconnects), "count");
-  rec.metric("latency_min_ms", ms(h.min()), "ms");
-  rec.metric("latency_max_ms", ms(h.max()), "ms");
-  rec.metric("latency_sum_ms", ms(h.sum_ns()), "ms", "sum of all transaction latencies (sysbench's \"sum\")");
+  runner::record_latency(rec, h, "latency", LatencyUnit::ms,
+                         {LatencyFigure::min(), LatencyFigure::max(),
+                          LatencyFigure::sum("sum of all transaction latencies (sysbench's \"sum\")")});
   rec.metric("total_time_s", totals.measured_s, "s", "measured time (sysbench's \"total time\")");
   rec.metric("events", n(c.events), "count", "sysbench's \"total number of events\"");
   rec.histogram("latency", h);
