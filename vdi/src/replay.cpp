@@ -215,16 +215,12 @@ TraceSummary summarize(trace::TraceSource& source) {
 }
 
 void ReplaySample::clear() {
-  latency.reset();
-  service.reset();
-  lateness.reset();
+  reset();
   ios = reads = writes = read_bytes = write_bytes = errors = 0;
 }
 
 void ReplaySample::merge(const ReplaySample& o) {
-  latency.merge(o.latency);
-  service.merge(o.service);
-  lateness.merge(o.lateness);
+  OpenLoopLatency::merge(o);
   ios += o.ios;
   reads += o.reads;
   writes += o.writes;

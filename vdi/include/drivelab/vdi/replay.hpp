@@ -37,6 +37,7 @@
 
 #include "drivelab/core/clock.hpp"
 #include "drivelab/core/histogram.hpp"
+#include "drivelab/core/pacing.hpp"
 #include "drivelab/io/engine.hpp"
 #include "drivelab/trace/source.hpp"
 
@@ -91,11 +92,9 @@ struct ReplayOptions {
   std::int64_t interval_ns = 1'000'000'000;  ///< period of replay()'s on_interval calls
 };
 
-/// What one replay measured.
-struct ReplaySample {
-  LatencyHistogram latency;   ///< completion - intended start
-  LatencyHistogram service;   ///< completion - submission
-  LatencyHistogram lateness;  ///< submission - intended start
+/// What one replay measured: latency (completion - intended start), service (completion -
+/// submission) and lateness (submission - intended start) as core/pacing.hpp's OpenLoopLatency.
+struct ReplaySample : OpenLoopLatency {
   std::uint64_t ios = 0;
   std::uint64_t reads = 0;
   std::uint64_t writes = 0;
