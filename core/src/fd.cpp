@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "drivelab/core/errors.hpp"
+#include "drivelab/core/units.hpp"
 
 namespace drivelab {
 
@@ -25,7 +26,7 @@ AlignedBuffer::AlignedBuffer(std::size_t size_bytes, std::size_t alignment) : si
     throw InternalError(
         fmt::format("AlignedBuffer: alignment {} is not a power of two", alignment));
   if (size_bytes > std::numeric_limits<std::size_t>::max() - alignment) throw std::bad_alloc();
-  const std::size_t rounded = (size_bytes + alignment - 1) / alignment * alignment;
+  const std::size_t rounded = align_up(size_bytes, alignment);
   void* p = std::aligned_alloc(alignment, rounded == 0 ? alignment : rounded);
   if (p == nullptr) throw std::bad_alloc();
   std::memset(p, 0, rounded == 0 ? alignment : rounded);

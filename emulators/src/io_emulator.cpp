@@ -7,14 +7,19 @@
 #include "drivelab/core/clock.hpp"
 #include "drivelab/core/cpu_usage.hpp"
 #include "drivelab/core/errors.hpp"
+#include "drivelab/core/phase.hpp"
 #include "drivelab/core/units.hpp"
+#include "drivelab/runner/latency_metrics.hpp"
+#include "worker_failure.hpp"
 
 namespace drivelab::emulators::detail {
+
+using runner::LatencyFigure;
+using runner::LatencyUnit;
+
 namespace {
 
-constexpr std::int64_t kPollNs = 10'000'000;  // stop/failure polling while waiting (10 ms)
-
-double seconds_since(std::int64_t from_ns, std::int64_t to_ns) { return static_cast<double>(to_ns - from_ns) / 1e9; }
+constexpr const char* kNoMessage = "io: a worker failed without a message";
 
 }  // namespace
 
@@ -37,7 +42,7 @@ void IoEmulator::prepare(runner::TestContext& ctx) {
       const std::int64_t now = monotonic_ns();
       if (now - last_ns >= 1'000'000'000 || done == total) {
         last_ns = now;
-        const double s = seconds_since(start_ns, now);
+        const double s = seconds_between(start_ns, now);
         rec.message(fmt::format("filling {}: {} of {} ({:.0f}%), {:.0f} MB/s", file_name,
                                 format_size(done), format_size(total), 100.0 * static_cast<double>(done) / static_cast<double>(total),
                                 s > 0 ? static_cast<double>(done) / 1e6 / s : 0.0));
@@ -82,23 +87,8 @@ void IoEmulator::stop_workers() noexcept {
   for (auto& w : workers_) w->join();
 }
 
-bool IoEmulator::any_failed() const noexcept {
-  return std::any_of(workers_.begin(), workers_.end(), [](const auto& w) { return w->failed(); });
-}
-
-void IoEmulator::throw_worker_error() const {
-  for (const auto& w : workers_)
-    if (w->failed()) throw EnvironmentError(w->error());
-  throw InternalError("io: a worker failed without a message");
-}
-
-bool IoEmulator::wait_until(const runner::TestContext& ctx, std::int64_t deadline_ns) const {
-  for (;;) {
-    if (ctx.stop_requested() || any_failed()) return false;
-    const std::int64_t now = monotonic_ns();
-    if (now >= deadline_ns) return true;
-    sleep_until_ns(std::min(deadline_ns, now + kPollNs));
-  }
+bool IoEmulator::stop_or_failed(const runner::TestContext& ctx) const noexcept {
+  return ctx.stop_requested() || any_worker_failed(workers_);
 }
 
 void IoEmulator::warmup(runner::TestContext& ctx) {
@@ -106,11 +96,11 @@ void IoEmulator::warmup(runner::TestContext& ctx) {
   if (workers_.empty() || ctx.settings.warmup.count() <= 0) return;
   const std::int64_t start = monotonic_ns();
   start_workers();
-  const bool reached = wait_until(ctx, start + ctx.settings.warmup.count());
-  warmup_s_ = seconds_since(start, monotonic_ns());
-  if (!reached && any_failed()) {
+  const bool reached = wait_until(start + ctx.settings.warmup.count(), [&] { return stop_or_failed(ctx); });
+  warmup_s_ = seconds_between(start, monotonic_ns());
+  if (!reached && any_worker_failed(workers_)) {
     stop_workers();
-    throw_worker_error();
+    throw_worker_error(workers_, kNoMessage);
   }
   // Workers keep running: run() continues the same workload without a gap.
 }
@@ -131,15 +121,11 @@ void IoEmulator::run(runner::TestContext& ctx) {
   }
   const CpuTimes cpu0 = process_cpu_times();
 
-  const std::int64_t interval_ns = ctx.settings.interval.count();
-  const std::int64_t end_ns = t0 + ctx.settings.duration.count();
   std::int64_t prev = t0;
-  std::int64_t next = t0 + interval_ns;
   LatencyHistogram total;
   std::uint64_t total_bytes = 0;
-  for (bool last = false; !last;) {
-    const std::int64_t boundary = std::min(next, end_ns);
-    last = !wait_until(ctx, boundary) || boundary == end_ns;
+  const auto aborted = [&] { return stop_or_failed(ctx); };
+  for_each_interval(t0, t0 + ctx.settings.duration.count(), ctx.settings.interval.count(), aborted, [&](bool last) {
     if (last) stop_workers();  // in-flight I/Os are reaped and land in this last interval
     const std::int64_t now = monotonic_ns();
     IoSample interval;
@@ -149,9 +135,9 @@ void IoEmulator::run(runner::TestContext& ctx) {
       interval.ios += sample.ios;
       interval.bytes += sample.bytes;
     }
-    const double d = seconds_since(prev, now);
+    const double d = seconds_between(prev, now);
     if (d > 0 && (interval.ios > 0 || d >= 0.001)) {
-      rec.interval({.t_s = seconds_since(t0, now),
+      rec.interval({.t_s = seconds_between(t0, now),
                     .duration_s = d,
                     .values = {{"iops", static_cast<double>(interval.ios) / d},
                                {"mb_s", static_cast<double>(interval.bytes) / 1e6 / d},
@@ -163,26 +149,23 @@ void IoEmulator::run(runner::TestContext& ctx) {
     total.merge(interval.latency);
     total_bytes += interval.bytes;
     prev = now;
-    next += interval_ns;
-  }
+  });
   const CpuTimes cpu = process_cpu_times() - cpu0;
   CpuTimes jobs_cpu;  // the workers have been joined: their thread figures are final
   for (const auto& w : workers_) jobs_cpu = jobs_cpu + w->thread_cpu();
-  const double measured_s = seconds_since(t0, prev);
+  const double measured_s = seconds_between(t0, prev);
   rec.set_phase_times(warmup_s_, measured_s);
 
   measured_ios_ = total.count();
   const double iops = measured_s > 0 ? static_cast<double>(measured_ios_) / measured_s : 0.0;
-  const auto us = [](double ns) { return ns / 1e3; };
   rec.metric("iops", iops, "1/s", "I/Os completed per second in the measured phase");
   rec.metric("throughput_mb_s", measured_s > 0 ? static_cast<double>(total_bytes) / 1e6 / measured_s : 0.0, "MB/s",
              "bytes transferred per second, MB = 10^6 bytes");
-  rec.metric("latency_avg_us", us(total.mean()), "us", "mean completion latency (queue to reap, fio: lat)");
-  rec.metric("latency_p99_us", us(static_cast<double>(total.percentile(99))), "us", "99th percentile completion latency");
-  rec.metric("latency_p999_us", us(static_cast<double>(total.percentile(99.9))), "us",
-             "99.9th percentile completion latency");
-  rec.metric("latency_p50_us", us(static_cast<double>(total.percentile(50))), "us", "median completion latency");
-  rec.metric("latency_max_us", us(static_cast<double>(total.max())), "us", "slowest I/O");
+  runner::record_latency(rec, total, "latency", LatencyUnit::us,
+                         {LatencyFigure::avg("mean completion latency (queue to reap, fio: lat)"),
+                          LatencyFigure::p(99, "99th percentile completion latency"),
+                          LatencyFigure::p(99.9, "99.9th percentile completion latency"),
+                          LatencyFigure::p(50, "median completion latency"), LatencyFigure::max("slowest I/O")});
   rec.metric("ios", static_cast<double>(measured_ios_), "count", "I/Os completed in the measured phase");
   rec.metric("bytes", static_cast<double>(total_bytes), "bytes", "bytes transferred in the measured phase");
   // fio's usr_cpu / sys_cpu: CPU time over the phase as a percent of one core (whole process:
@@ -225,7 +208,7 @@ void IoEmulator::run(runner::TestContext& ctx) {
                                      {"reused", file_->reused()},
                                      {"direct", file_->direct()},
                                      {"direct_alignment_bytes", file_->direct_alignment_bytes()}});
-  if (any_failed()) throw_worker_error();
+  if (any_worker_failed(workers_)) throw_worker_error(workers_, kNoMessage);
 }
 
 void IoEmulator::verify(runner::TestContext& ctx) {

@@ -31,10 +31,8 @@ class IoEmulator final : public runner::Emulator {
  private:
   void start_workers();
   void stop_workers() noexcept;
-  bool any_failed() const noexcept;
-  [[noreturn]] void throw_worker_error() const;
-  /// Sleeps until `deadline_ns` in slices of at most 10 ms; false if a stop or failure came first.
-  bool wait_until(const runner::TestContext& ctx, std::int64_t deadline_ns) const;
+  /// A stop was requested or a worker failed: what ends the phase's waits (core/phase.hpp).
+  bool stop_or_failed(const runner::TestContext& ctx) const noexcept;
 
   IoJobConfig job_;
   std::optional<io::TargetFile> file_;

@@ -23,26 +23,19 @@ struct Slot {
   std::int64_t issue_ns = 0;
 };
 
-std::string errno_text(int errnum) {
-  const char* name = strerrorname_np(errnum);
-  return fmt::format("{} ({})", std::strerror(errnum), name ? name : std::to_string(errnum).c_str());
-}
-
 }  // namespace
 
 IoWorker::IoWorker(const IoJobConfig& job, int fd, std::filesystem::path file, std::uint32_t job_index,
                    std::uint64_t seed)
     : job_(job), fd_(fd), file_(std::move(file)), rng_(Rng(seed).split(job_index)) {
-  io::EngineOptions options;
-  options.queue_depth = job.iodepth;
-  options.register_files = job.registerfiles;
-  options.register_buffers = job.fixedbufs;
-  options.sqthread_poll = job.sqthread_poll;
-  options.sqthread_poll_cpu = job.sqthread_poll_cpu;
-  options.sq_thread_idle_ms = static_cast<std::uint32_t>(job.sq_thread_idle.count());
   // Created here so setup errors surface in prepare(); the worker thread is its only user after
   // that (io_uring binds to the thread of the first submit: engine.hpp, Threading).
-  engine_ = io::make_engine(job.engine, options);
+  engine_ = io::make_engine(job.engine, {.queue_depth = job.iodepth,
+                                         .register_files = job.registerfiles,
+                                         .register_buffers = job.fixedbufs,
+                                         .sqthread_poll = job.sqthread_poll,
+                                         .sqthread_poll_cpu = job.sqthread_poll_cpu,
+                                         .sq_thread_idle_ms = static_cast<std::uint32_t>(job.sq_thread_idle.count())});
   depth_ = engine_->capabilities().has(io::Capability::async) ? job.iodepth : 1;
   const int fds[] = {fd_};
   engine_->register_files(fds);

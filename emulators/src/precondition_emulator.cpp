@@ -19,8 +19,6 @@ namespace {
 
 constexpr std::int64_t kMessageNs = 1'000'000'000;  // progress line once a second
 
-double seconds(std::int64_t from_ns, std::int64_t to_ns) { return static_cast<double>(to_ns - from_ns) / 1e9; }
-
 std::string eta_text(double remaining_s) {
   if (!std::isfinite(remaining_s) || remaining_s < 0) return "?";
   return format_duration(std::chrono::nanoseconds(static_cast<std::int64_t>(std::ceil(remaining_s)) * 1'000'000'000));
@@ -63,7 +61,7 @@ bool PreconditionEmulator::run_pass(runner::TestContext& ctx, std::size_t index,
   const std::uint64_t len = file_->region_length();
   const std::uint64_t blocks = len / xfer;
   const std::uint64_t random_bytes = config_.random_pass_size_bytes > 0 ? config_.random_pass_size_bytes : len;
-  const std::uint64_t total = random ? random_bytes / xfer * xfer : len;
+  const std::uint64_t total = random ? align_down(random_bytes, xfer) : len;
   const std::size_t pass_count = 1 + config_.random_passes;
   const std::string label = fmt::format("pass {}/{} {}", index + 1, pass_count, random ? "random" : "fill");
 
@@ -100,9 +98,9 @@ bool PreconditionEmulator::run_pass(runner::TestContext& ctx, std::size_t index,
     pass_latency.merge(sample.latency);
   };
   const auto emit_interval = [&](std::int64_t now) {
-    const double d = seconds(interval_start, now);
+    const double d = seconds_between(interval_start, now);
     if (d <= 0) return;
-    rec.interval({.t_s = seconds(run_start_ns, now),
+    rec.interval({.t_s = seconds_between(run_start_ns, now),
                   .duration_s = d,
                   .values = {{"pass", static_cast<double>(index + 1)},
                              {"mb_s", static_cast<double>(in_interval.bytes) / 1e6 / d},
@@ -119,7 +117,7 @@ bool PreconditionEmulator::run_pass(runner::TestContext& ctx, std::size_t index,
     if (now >= std::min(next_message, next_interval)) {
       absorb();
       if (now >= next_message) {
-        const double elapsed = seconds(t0, now);
+        const double elapsed = seconds_between(t0, now);
         const double rate = elapsed > 0 ? static_cast<double>(result.bytes) / elapsed : 0;
         rec.message(fmt::format("{}: {} of {} ({:.0f}%), {:.0f} MB/s, {:.0f} IOPS, ETA {}", label,
                                 format_size(result.bytes), format_size(total),
@@ -146,7 +144,7 @@ bool PreconditionEmulator::run_pass(runner::TestContext& ctx, std::size_t index,
   absorb();
   const std::int64_t end = monotonic_ns();
   emit_interval(end);
-  result.seconds = seconds(t0, end);
+  result.seconds = seconds_between(t0, end);
   issued_ += pump.issued();
   completed_ += pump.completed();
   if (result.complete && ::fdatasync(file_->fd()) != 0) throw_errno("fdatasync " + file_->path().string(), errno);
@@ -174,7 +172,7 @@ void PreconditionEmulator::run(runner::TestContext& ctx) {
   // The whole file now holds written data: the test it was made for reuses it as is.
   if (complete && !file_->is_device()) file_->mark_filled();
   for (std::uint32_t p = 1; complete && p <= config_.random_passes; ++p) complete = run_pass(ctx, p, true, t0);
-  const double total_s = seconds(t0, monotonic_ns());
+  const double total_s = seconds_between(t0, monotonic_ns());
   rec.set_phase_times(0, total_s);
 
   std::uint64_t bytes = 0, random_bytes = 0;

@@ -8,17 +8,23 @@
 #include "drivelab/core/clock.hpp"
 #include "drivelab/core/cpu_usage.hpp"
 #include "drivelab/core/errors.hpp"
+#include "drivelab/core/phase.hpp"
 #include "drivelab/core/units.hpp"
 #include "drivelab/io/target_safety.hpp"
+#include "drivelab/runner/latency_metrics.hpp"
+#include "worker_failure.hpp"
 
 namespace drivelab::emulators::detail {
+
+using runner::LatencyFigure;
+using runner::LatencyUnit;
+
 namespace {
 
-constexpr std::int64_t kPollNs = 10'000'000;       // stop/failure polling while waiting
 constexpr std::int64_t kSecondNs = 1'000'000'000;  // steady-state sample period (fio: 1 s)
 constexpr double kLittlesLawTolerancePct = 3.0;
+constexpr const char* kNoMessage = "vdbench: a job failed without a message";
 
-double seconds(std::int64_t from_ns, std::int64_t to_ns) { return static_cast<double>(to_ns - from_ns) / 1e9; }
 double us(double ns) { return ns / 1e3; }
 double us(std::int64_t ns) { return static_cast<double>(ns) / 1e3; }
 
@@ -94,7 +100,7 @@ void VdbenchEmulator::prepare(runner::TestContext& ctx) {
       const std::int64_t now = monotonic_ns();
       if (now - last_ns >= kSecondNs || done == total) {
         last_ns = now;
-        const double s = seconds(start_ns, now);
+        const double s = seconds_between(start_ns, now);
         const double rate = s > 0 ? static_cast<double>(done) / s : 0.0;
         rec.message(fmt::format("filling {}: {} of {} ({:.0f}%), {:.0f} MB/s, ETA {:.0f}s", name, format_size(done),
                                 format_size(total), 100.0 * static_cast<double>(done) / static_cast<double>(total),
@@ -138,34 +144,19 @@ void VdbenchEmulator::stop_jobs() noexcept {
   running_ = false;
 }
 
-bool VdbenchEmulator::any_failed() const noexcept {
-  return std::any_of(jobs_.begin(), jobs_.end(), [](const auto& j) { return j->failed(); });
-}
-
-void VdbenchEmulator::throw_job_error() const {
-  for (const auto& j : jobs_)
-    if (j->failed()) throw EnvironmentError(j->error());
-  throw InternalError("vdbench: a job failed without a message");
-}
-
-bool VdbenchEmulator::wait_until(const runner::TestContext& ctx, std::int64_t deadline_ns) const {
-  for (;;) {
-    if (ctx.stop_requested() || any_failed()) return false;
-    const std::int64_t now = monotonic_ns();
-    if (now >= deadline_ns) return true;
-    sleep_until_ns(std::min(deadline_ns, now + kPollNs));
-  }
+bool VdbenchEmulator::stop_or_failed(const runner::TestContext& ctx) const noexcept {
+  return ctx.stop_requested() || any_worker_failed(jobs_);
 }
 
 void VdbenchEmulator::warmup(runner::TestContext& ctx) {
   if (jobs_.empty()) return;
   const std::int64_t start = monotonic_ns();
   start_jobs(cfg_.iorate == IorateMode::fixed ? cfg_.iorate_iops : 0.0, 0);
-  const bool reached = wait_until(ctx, start + ctx.settings.warmup.count());
-  warmup_s_ = seconds(start, monotonic_ns());
-  if (!reached && any_failed()) {
+  const bool reached = wait_until(start + ctx.settings.warmup.count(), [&] { return stop_or_failed(ctx); });
+  warmup_s_ = seconds_between(start, monotonic_ns());
+  if (!reached && any_worker_failed(jobs_)) {
     stop_jobs();
-    throw_job_error();
+    throw_worker_error(jobs_, kNoMessage);
   }
   // The jobs keep running: run() measures the same workload without a gap.
 }
@@ -187,7 +178,7 @@ PointResult VdbenchEmulator::measure(runner::TestContext& ctx, PointResult p, bo
   std::int64_t prev_second = t0, prev_interval = t0, now = t0;
   for (bool last = false; !last;) {
     const std::int64_t boundary = std::min({next_second, next_interval, end_ns});
-    last = !wait_until(ctx, boundary) || boundary >= end_ns;
+    last = !wait_until(boundary, [&] { return stop_or_failed(ctx); }) || boundary >= end_ns;
     now = monotonic_ns();
     for (auto& j : jobs_) {
       j->take(sample);
@@ -207,10 +198,10 @@ PointResult VdbenchEmulator::measure(runner::TestContext& ctx, PointResult p, bo
     }
     if (now >= next_second) {
       if (ss) {
-        ss->add(metric_of(ss->criterion(), second, seconds(prev_second, now)));
+        ss->add(metric_of(ss->criterion(), second, seconds_between(prev_second, now)));
         if (ss->attained_ever() && !p.ss_attained) {
           p.ss_attained = true;
-          p.ss_attained_at_s = seconds(t0, now);
+          p.ss_attained_at_s = seconds_between(t0, now);
           if (may_end_when_steady && !last) {
             p.ended_by_ss = true;
             end_ns = now;  // the next pass stops the jobs and closes the interval
@@ -223,9 +214,9 @@ PointResult VdbenchEmulator::measure(runner::TestContext& ctx, PointResult p, bo
       next_second += kSecondNs;
     }
     if (now >= next_interval || last) {
-      const double d = seconds(prev_interval, now);
+      const double d = seconds_between(prev_interval, now);
       if (d > 0 && (interval.ios > 0 || d >= 0.001)) {
-        rec.interval({.t_s = seconds(run_start_ns_, now),
+        rec.interval({.t_s = seconds_between(run_start_ns_, now),
                       .duration_s = d,
                       .values = {{"iops", static_cast<double>(interval.ios) / d},
                                  {"mb_s", static_cast<double>(interval.bytes) / 1e6 / d},
@@ -247,7 +238,7 @@ PointResult VdbenchEmulator::measure(runner::TestContext& ctx, PointResult p, bo
     }
   }
   const CpuTimes cpu = process_cpu_times() - cpu0;
-  p.measured_s = seconds(t0, now);
+  p.measured_s = seconds_between(t0, now);
   p.cpu_usr_s = cpu.user_s();
   p.cpu_sys_s = cpu.system_s();
   for (const auto& j : jobs_) p.backlog += j->backlog_at_stop();
@@ -264,7 +255,6 @@ void VdbenchEmulator::record_point(runner::TestContext& ctx, const PointResult& 
   const auto m = [&](std::string name, double v, std::string unit, std::string what = {}) {
     rec.group_metric(g, std::move(name), v, std::move(unit), std::move(what));
   };
-  const auto pct = [](const LatencyHistogram& h, double q) { return us(h.percentile(q)); };
   const double threads = static_cast<double>(threads_effective());
   const double qd = iops * p.total.service.mean() / 1e9;
   m("requested_iops", p.requested_iops, "1/s", "the point's arrival rate; 0 = unpaced (iorate max)");
@@ -273,19 +263,15 @@ void VdbenchEmulator::record_point(runner::TestContext& ctx, const PointResult& 
   if (p.requested_iops > 0)
     m("achieved_pct_of_requested", 100.0 * iops / p.requested_iops, "%", "achieved / requested IOPS");
   m("throughput_mb_s", s > 0 ? static_cast<double>(p.total.bytes) / 1e6 / s : 0.0, "MB/s", "MB = 10^6 bytes");
-  m("latency_avg_us", us(p.total.latency.mean()), "us", "from the intended start (open loop) to completion");
-  m("latency_p50_us", pct(p.total.latency, 50), "us");
-  m("latency_p99_us", pct(p.total.latency, 99), "us");
-  m("latency_p999_us", pct(p.total.latency, 99.9), "us");
-  m("latency_max_us", us(p.total.latency.max()), "us");
-  m("service_latency_avg_us", us(p.total.service.mean()), "us", "from submission to completion (fio: lat)");
-  m("service_latency_p50_us", pct(p.total.service, 50), "us");
-  m("service_latency_p99_us", pct(p.total.service, 99), "us");
-  m("service_latency_p999_us", pct(p.total.service, 99.9), "us");
-  m("service_latency_max_us", us(p.total.service.max()), "us");
-  m("lateness_avg_us", us(p.total.lateness.mean()), "us", "submission minus intended start");
-  m("lateness_p99_us", pct(p.total.lateness, 99), "us");
-  m("lateness_max_us", us(p.total.lateness.max()), "us");
+  runner::record_group_latency(rec, g, p.total.latency, "latency", LatencyUnit::us,
+                               {LatencyFigure::avg("from the intended start (open loop) to completion"),
+                                LatencyFigure::p(50), LatencyFigure::p(99), LatencyFigure::p(99.9), LatencyFigure::max()});
+  runner::record_group_latency(rec, g, p.total.service, "service_latency", LatencyUnit::us,
+                               {LatencyFigure::avg("from submission to completion (fio: lat)"), LatencyFigure::p(50),
+                                LatencyFigure::p(99), LatencyFigure::p(99.9), LatencyFigure::max()});
+  runner::record_group_latency(rec, g, p.total.lateness, "lateness", LatencyUnit::us,
+                               {LatencyFigure::avg("submission minus intended start"), LatencyFigure::p(99),
+                                LatencyFigure::max()});
   m("backlog_ios", static_cast<double>(p.backlog), "count", "arrivals due but not issued when the point ended");
   m("achieved_qd", qd, "count", "IOPS x mean service latency (Little's law)");
   m("threads", threads, "count", "outstanding I/O slots");
@@ -332,9 +318,9 @@ void VdbenchEmulator::run(runner::TestContext& ctx) {
 
   bool stopped_by_curve = false;
   double stop_pct = 0;
-  if (cfg_.iorate == IorateMode::curve && !ctx.stop_requested() && !any_failed()) {
+  if (cfg_.iorate == IorateMode::curve && !ctx.stop_requested() && !any_worker_failed(jobs_)) {
     const double max_iops = first.iops();
-    for (std::size_t i = 0; i < cfg_.curve.size() && !ctx.stop_requested() && !any_failed(); ++i) {
+    for (std::size_t i = 0; i < cfg_.curve.size() && !ctx.stop_requested() && !any_worker_failed(jobs_); ++i) {
       PointResult p;
       p.requested_pct = cfg_.curve[i];
       p.group = point_group(p.requested_pct);
@@ -345,7 +331,7 @@ void VdbenchEmulator::run(runner::TestContext& ctx) {
       }
       rec.message(fmt::format("curve point {}%: {} IOPS", p.requested_pct, p.requested_iops));
       start_jobs(p.requested_iops, i + 1);
-      if (!wait_until(ctx, monotonic_ns() + ctx.settings.warmup.count())) {
+      if (!wait_until(monotonic_ns() + ctx.settings.warmup.count(), [&] { return stop_or_failed(ctx); })) {
         stop_jobs();
         break;
       }
@@ -369,11 +355,10 @@ void VdbenchEmulator::run(runner::TestContext& ctx) {
                                                                              : "I/Os per second of the max run");
   rec.metric("throughput_mb_s", s > 0 ? static_cast<double>(first.total.bytes) / 1e6 / s : 0.0, "MB/s",
              "MB = 10^6 bytes");
-  rec.metric("latency_avg_us", us(first.total.latency.mean()), "us", "mean latency from the intended start");
-  rec.metric("latency_p99_us", us(first.total.latency.percentile(99)), "us", "99th percentile latency");
-  rec.metric("latency_p999_us", us(first.total.latency.percentile(99.9)), "us", "99.9th percentile latency");
-  rec.metric("latency_p50_us", us(first.total.latency.percentile(50)), "us", "median latency");
-  rec.metric("latency_max_us", us(first.total.latency.max()), "us", "slowest I/O");
+  runner::record_latency(rec, first.total.latency, "latency", LatencyUnit::us,
+                         {LatencyFigure::avg("mean latency from the intended start"),
+                          LatencyFigure::p(99, "99th percentile latency"), LatencyFigure::p(99.9, "99.9th percentile latency"),
+                          LatencyFigure::p(50, "median latency"), LatencyFigure::max("slowest I/O")});
   rec.metric("ios", static_cast<double>(first.total.ios), "count", "I/Os completed in the first run");
   rec.histogram("latency", first.total.latency);
 
@@ -432,7 +417,7 @@ void VdbenchEmulator::run(runner::TestContext& ctx) {
   double measured = 0;
   for (const auto& p : points_) measured += p.measured_s;
   rec.set_phase_times(warmup_s_, measured);
-  if (any_failed()) throw_job_error();
+  if (any_worker_failed(jobs_)) throw_worker_error(jobs_, kNoMessage);
 }
 
 void VdbenchEmulator::verify(runner::TestContext& ctx) {

@@ -53,9 +53,8 @@ class VdbenchEmulator final : public runner::Emulator {
  private:
   void start_jobs(double rate_per_s, std::uint64_t point);
   void stop_jobs() noexcept;
-  bool any_failed() const noexcept;
-  [[noreturn]] void throw_job_error() const;
-  bool wait_until(const runner::TestContext& ctx, std::int64_t deadline_ns) const;
+  /// A stop was requested or a job failed: what ends the phase's waits (core/phase.hpp).
+  bool stop_or_failed(const runner::TestContext& ctx) const noexcept;
   /// Measures the running jobs for settings.duration (or until steady, when allowed), emitting
   /// intervals; stops the jobs at the end.
   PointResult measure(runner::TestContext& ctx, PointResult point, bool may_end_when_steady);

@@ -3,8 +3,6 @@
 #include <sys/prctl.h>
 
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
 
 #include <fmt/format.h>
 
@@ -21,25 +19,16 @@ constexpr unsigned long kTimerSlackNs = 1'000;
 // Stop counting the backlog beyond this (a hopeless overload); the count is a lower bound then.
 constexpr std::uint64_t kMaxBacklogCount = 100'000'000;
 
-std::string errno_text(int errnum) {
-  const char* name = strerrorname_np(errnum);
-  return fmt::format("{} ({})", std::strerror(errnum), name ? name : std::to_string(errnum).c_str());
-}
-
 }  // namespace
 
 void VdbSample::clear() {
-  latency.reset();
-  service.reset();
-  lateness.reset();
+  reset();
   ios = bytes = reads = writes = random_ios = 0;
   std::fill(workload_ios.begin(), workload_ios.end(), 0);
 }
 
 void VdbSample::merge(const VdbSample& o) {
-  latency.merge(o.latency);
-  service.merge(o.service);
-  lateness.merge(o.lateness);
+  OpenLoopLatency::merge(o);
   ios += o.ios;
   bytes += o.bytes;
   reads += o.reads;
@@ -241,9 +230,7 @@ void VdbenchJob::loop(double rate_per_s, std::uint64_t schedule_seed) {
                    : fmt::format("short transfer: {} returned {} bytes", what, done[i].result));
           continue;
         }
-        interval_.latency.record(t_done - slot.intended_ns);
-        interval_.service.record(t_done - slot.issue_ns);
-        interval_.lateness.record(slot.issue_ns - slot.intended_ns);
+        interval_.record(slot.intended_ns, slot.issue_ns, t_done);
         ++interval_.ios;
         interval_.bytes += slot.spec.length_bytes;
         if (slot.spec.op == io::Op::read)

@@ -36,10 +36,8 @@
 namespace drivelab::emulators::detail {
 
 /// What a job measured since the previous take.
-struct VdbSample {
-  LatencyHistogram latency;   // from the intended start
-  LatencyHistogram service;   // from submission
-  LatencyHistogram lateness;  // submission - intended
+/// latency (from the intended start), service (from submission), lateness: OpenLoopLatency.
+struct VdbSample : OpenLoopLatency {
   std::uint64_t ios = 0;
   std::uint64_t bytes = 0;
   std::uint64_t reads = 0;

@@ -12,9 +12,6 @@
 namespace drivelab::emulators {
 namespace {
 
-std::uint64_t align_up(std::uint64_t v, std::uint64_t a) { return (v + a - 1) / a * a; }
-std::uint64_t align_down(std::uint64_t v, std::uint64_t a) { return v / a * a; }
-
 // Index of the first cumulative share above u (u in [0, 1)).
 std::size_t pick(const std::vector<double>& cdf, double u) noexcept {
   const auto it = std::upper_bound(cdf.begin(), cdf.end(), u);

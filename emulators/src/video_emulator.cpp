@@ -12,7 +12,6 @@
 namespace drivelab::emulators::detail {
 namespace {
 
-double seconds(std::int64_t from_ns, std::int64_t to_ns) { return static_cast<double>(to_ns - from_ns) / 1e9; }
 double per_s(double amount, double s) { return s > 0 ? amount / s : 0.0; }
 
 }  // namespace
@@ -30,7 +29,7 @@ void VideoEmulator::prepare(runner::TestContext& ctx) {
                                 .size_bytes = sized ? config_.file_size_bytes : 0, .direct = config_.direct,
                                 .fill = false, .seed = ctx.seed, .region = config_.region});
   const std::uint64_t align = std::max<std::uint64_t>(file_->direct_alignment_bytes(), 1);
-  transfer_bytes_ = static_cast<std::uint32_t>((frame_bytes_ + align - 1) / align * align);
+  transfer_bytes_ = static_cast<std::uint32_t>(align_up(frame_bytes_, align));
   frames_per_pass_ = file_->region_length() / transfer_bytes_;
   if (frames_per_pass_ < 2)
     throw ConfigError(fmt::format("video: {} of {} holds fewer than two {} {} frames ({} each)",
@@ -73,7 +72,7 @@ bool VideoEmulator::pass(runner::TestContext& ctx, io::Op op, bool record, std::
   const bool complete = pump_->run(op, next, keep_going);
   absorb();
   if (record) {
-    dir.seconds += seconds(t0, monotonic_ns());
+    dir.seconds += seconds_between(t0, monotonic_ns());
     dir.passes += complete ? 1 : 0;
   }
   if (complete && op == io::Op::write) written_ = true;
@@ -82,10 +81,10 @@ bool VideoEmulator::pass(runner::TestContext& ctx, io::Op op, bool record, std::
 }
 
 void VideoEmulator::emit_interval(runner::TestContext& ctx, std::int64_t now) {
-  const double d = seconds(interval_start_ns_, now);
+  const double d = seconds_between(interval_start_ns_, now);
   if (d <= 0) return;
   const double w = static_cast<double>(interval_write_bytes_), r = static_cast<double>(interval_read_bytes_);
-  ctx.recorder->interval({.t_s = seconds(run_start_ns_, now),
+  ctx.recorder->interval({.t_s = seconds_between(run_start_ns_, now),
                           .duration_s = d,
                           .values = {{"write_mb_s", w / 1e6 / d},
                                      {"read_mb_s", r / 1e6 / d},
@@ -112,7 +111,7 @@ void VideoEmulator::warmup(runner::TestContext& ctx) {
   if (ctx.settings.warmup.count() <= 0 || !pump_) return;
   const std::int64_t t0 = monotonic_ns();
   cycle(ctx, t0 + ctx.settings.warmup.count(), false);
-  warmup_s_ = seconds(t0, monotonic_ns());
+  warmup_s_ = seconds_between(t0, monotonic_ns());
 }
 
 void VideoEmulator::run(runner::TestContext& ctx) {
@@ -122,7 +121,7 @@ void VideoEmulator::run(runner::TestContext& ctx) {
   cycle(ctx, run_start_ns_ + ctx.settings.duration.count(), true);
   const std::int64_t end = monotonic_ns();
   emit_interval(ctx, end);
-  rec.set_phase_times(warmup_s_, seconds(run_start_ns_, end));
+  rec.set_phase_times(warmup_s_, seconds_between(run_start_ns_, end));
 
   const double write_bps = per_s(static_cast<double>(write_.bytes), write_.seconds);
   const double read_bps = per_s(static_cast<double>(read_.bytes), read_.seconds);

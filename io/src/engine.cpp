@@ -47,11 +47,6 @@ std::string memlock_text() {
 
 }  // namespace
 
-std::string errno_text(int errnum) {
-  const char* name = strerrorname_np(errnum);
-  return fmt::format("{} ({})", std::strerror(errnum), name ? name : std::to_string(errnum));
-}
-
 std::string uring_unavailable_message(int errnum) {
   std::string msg = fmt::format("io_uring is disabled on this kernel or container: io_uring_setup failed: {}",
                                 errno_text(errnum));

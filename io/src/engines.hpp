@@ -22,9 +22,6 @@ std::vector<FeatureAvailability> probe_uring_features();
 std::unique_ptr<IoEngine> make_libaio_engine(const EngineOptions& options);
 #endif
 
-/// "Operation not permitted (EPERM)": strerror plus the errno's symbolic name.
-std::string errno_text(int errnum);
-
 /// Why io_uring_setup(2) failed, for a ring without SQPOLL: "io_uring is disabled on this kernel
 /// or container: io_uring_setup failed: <errno_text>" plus the usual cause of that errno (EPERM:
 /// /proc/sys/kernel/io_uring_disabled, with its current value, or a container's seccomp profile;

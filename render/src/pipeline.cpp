@@ -257,7 +257,7 @@ void run_phases(const PipelineOptions& o, PipelineResult& r) {
     const std::int64_t t0 = monotonic_ns();
     array.enforce();
     body();
-    s.seconds = static_cast<double>(monotonic_ns() - t0) / 1e9;
+    s.seconds = seconds_between(t0, monotonic_ns());
     s.paging = PagingCounters::sample(o.device_stat) - before;
     s.ran = true;
     r.total_seconds += s.seconds;

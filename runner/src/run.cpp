@@ -289,8 +289,8 @@ void run_one(PlannedTest& test, std::size_t index, results::RunRecord& record, R
 
   recorder.with_record([&](results::TestRecord& r) {
     if (r.warmup_s == 0 && r.measured_s == 0) {
-      r.warmup_s = ran ? static_cast<double>(t_measure - t_run) / 1e9 : 0.0;
-      r.measured_s = ran ? static_cast<double>(t_end - t_measure) / 1e9 : 0.0;
+      r.warmup_s = ran ? seconds_between(t_run, t_measure) : 0.0;
+      r.measured_s = ran ? seconds_between(t_measure, t_end) : 0.0;
     }
     r.finished_at = utc_timestamp();
     if (!failure.empty()) {

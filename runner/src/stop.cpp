@@ -1,12 +1,11 @@
 #include "drivelab/runner/stop.hpp"
 
-#include <algorithm>
 #include <cerrno>
 #include <csignal>
 #include <cstring>
 
-#include "drivelab/core/clock.hpp"
 #include "drivelab/core/errors.hpp"
+#include "drivelab/core/phase.hpp"
 
 namespace drivelab::runner {
 namespace {
@@ -32,13 +31,7 @@ StopFlag& StopFlag::global() noexcept {
 }
 
 bool StopFlag::sleep_until(std::int64_t deadline_ns) const noexcept {
-  for (;;) {
-    if (requested()) return false;
-    const std::int64_t now = monotonic_ns();
-    if (now >= deadline_ns) return true;
-    const std::int64_t slice = std::min(deadline_ns, now + kPollSliceNs);
-    drivelab::sleep_until_ns(slice);
-  }
+  return wait_until(deadline_ns, [this] { return requested(); });
 }
 
 void StopFlag::install_signal_handlers() {

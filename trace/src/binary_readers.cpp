@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "drivelab/core/units.hpp"
 #include "drivelab/trace/native.hpp"
 #include "text_readers.hpp"
 
@@ -106,7 +107,7 @@ class NativeSource final : public RecordSource {
       fail(fmt::format("device definition {} out of order (expected {})", index, devices_.names().size()));
     }
     if (length == 0 || length > 255) fail(fmt::format("device name length {} out of range [1, 255]", length));
-    const std::size_t padded = (length + kNativeRecordBytes - 1) / kNativeRecordBytes * kNativeRecordBytes;
+    const std::size_t padded = align_up(length, kNativeRecordBytes);
     std::array<char, 264> name{};
     const std::size_t got = read_full(*input_, name.data(), padded);
     record_ += padded / kNativeRecordBytes;

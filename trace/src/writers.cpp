@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "drivelab/core/errors.hpp"
+#include "drivelab/core/units.hpp"
 #include "drivelab/trace/convert.hpp"
 #include "drivelab/trace/native.hpp"
 
@@ -60,7 +61,7 @@ std::uint64_t write_native_trace(TraceSource& source, const std::filesystem::pat
       store_le<std::uint16_t>(r.data() + 20, static_cast<std::uint16_t>(devices_written));
       r[22] = kNativeDeviceDefinition;
       out.write(reinterpret_cast<const char*>(r.data()), r.size());
-      std::vector<char> padded((name.size() + kNativeRecordBytes - 1) / kNativeRecordBytes * kNativeRecordBytes, '\0');
+      std::vector<char> padded(align_up(name.size(), kNativeRecordBytes), '\0');
       std::memcpy(padded.data(), name.data(), name.size());
       out.write(padded.data(), static_cast<std::streamsize>(padded.size()));
     }

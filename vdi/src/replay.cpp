@@ -103,15 +103,6 @@ std::string header_mismatch(const Header& h, std::uint64_t target, std::uint64_t
                      offset, h.magic, h.offset, h.seed, offset, seed);
 }
 
-std::uint64_t align_down(std::uint64_t v, std::uint64_t a) { return v / a * a; }
-std::uint64_t align_up(std::uint64_t v, std::uint64_t a) { return (v + a - 1) / a * a; }
-
-std::string errno_text(std::int64_t negative) {
-  const int e = static_cast<int>(-negative);
-  const char* name = strerrorname_np(e);
-  return fmt::format("{} ({})", std::strerror(e), name ? name : std::to_string(e).c_str());
-}
-
 /// Closes intervals off the replaying thread: hand() swaps the finished sample for a cleared one
 /// (O(1): the histograms' buffers change owner) and a worker runs on_interval on it, merges it into
 /// the total and clears it. One sample in flight: hand() waits only if the worker is still busy
@@ -224,16 +215,12 @@ TraceSummary summarize(trace::TraceSource& source) {
 }
 
 void ReplaySample::clear() {
-  latency.reset();
-  service.reset();
-  lateness.reset();
+  reset();
   ios = reads = writes = read_bytes = write_bytes = errors = 0;
 }
 
 void ReplaySample::merge(const ReplaySample& o) {
-  latency.merge(o.latency);
-  service.merge(o.service);
-  lateness.merge(o.lateness);
+  OpenLoopLatency::merge(o);
   ios += o.ios;
   reads += o.reads;
   writes += o.writes;
@@ -432,7 +419,7 @@ ReplayResult Replayer::Pass::run() {
   r.total.merge(interval);
   if (on_interval && interval.ios > 0) on_interval(interval, monotonic_ns());
   if (!source_done || gi < group.size()) r.complete = false;
-  r.elapsed_s = first_submit > 0 ? static_cast<double>(last_complete - first_submit) / 1e9 : 0.0;
+  r.elapsed_s = first_submit > 0 ? seconds_between(first_submit, last_complete) : 0.0;
   return std::move(r);
 }
 
@@ -574,7 +561,7 @@ void Replayer::Pass::complete(std::size_t n, std::int64_t now) {
       if (r.first_error.empty())
         r.first_error = fmt::format("{} of {} B at {} (target {}): {}", io::to_string(slot.op), slot.length, slot.offset,
                                     slot.target,
-                                    done[i].result < 0 ? errno_text(done[i].result)
+                                    done[i].result < 0 ? errno_text(static_cast<int>(-done[i].result))
                                                        : fmt::format("short transfer of {} B", done[i].result));
     }
     if (slot.op == io::Op::read) {
@@ -653,7 +640,7 @@ std::uint64_t Replayer::verify_written(ReplayResult& result) {
           if (result.verify_errors.size() < kMaxVerifyErrors)
             result.verify_errors.push_back(
                 got != static_cast<ssize_t>(a)
-                    ? fmt::format("target {} offset {}: read back failed ({})", t, off, got < 0 ? errno_text(-errno) : "short")
+                    ? fmt::format("target {} offset {}: read back failed ({})", t, off, got < 0 ? errno_text(errno) : "short")
                     : header_mismatch(h, t, off, options_.seed));
         }
       }

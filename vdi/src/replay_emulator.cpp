@@ -9,8 +9,13 @@
 #include "drivelab/core/errors.hpp"
 #include "drivelab/core/units.hpp"
 #include "drivelab/runner/curve.hpp"
+#include "drivelab/runner/latency_metrics.hpp"
 
 namespace drivelab::vdi::detail {
+
+using runner::LatencyFigure;
+using runner::LatencyUnit;
+
 namespace {
 
 double us(double ns) { return ns / 1e3; }
@@ -81,9 +86,9 @@ ReplayEmulator::Point ReplayEmulator::replay_once(runner::TestContext& ctx, std:
   // Each interval's real length (the last one of a replay is shorter than `interval`).
   std::int64_t prev_ns = monotonic_ns();
   p.result = replayer_->replay(*source, scale, no_stall, [&](ReplaySample& s, std::int64_t now) {
-    const double d = static_cast<double>(std::max<std::int64_t>(now - prev_ns, 1)) / 1e9;
+    const double d = std::max(seconds_between(prev_ns, now), 1e-9);
     prev_ns = now;
-    rec.interval({.t_s = static_cast<double>(now - run_start_ns_) / 1e9,
+    rec.interval({.t_s = seconds_between(run_start_ns_, now),
                   .duration_s = d,
                   .values = {{"iops", static_cast<double>(s.ios) / d},
                              {"mb_s", static_cast<double>(s.read_bytes + s.write_bytes) / 1e6 / d},
@@ -108,23 +113,20 @@ void ReplayEmulator::record_point(runner::TestContext& ctx, const Point& p) {
   const auto m = [&](std::string name, double v, std::string unit, std::string what = {}) {
     rec.group_metric(p.group, std::move(name), v, std::move(unit), std::move(what));
   };
-  const auto pct = [](const LatencyHistogram& h, double q) { return us(h.percentile(q)); };
   m("requested_iops", p.requested_iops, "1/s", "the replay's rate (trace IOPS / time scale); 0 = no_stall");
   m("requested_pct", p.requested_pct, "%", "curve points: of the max run (curve_of max) or of the trace's rate");
   m("time_scale", r.time_scale, "", "trace times were multiplied by this");
   m("achieved_iops", r.iops(), "1/s", "I/Os completed per second, first submission to last completion");
   m("throughput_mb_s", r.elapsed_s > 0 ? static_cast<double>(r.total.read_bytes + r.total.write_bytes) / 1e6 / r.elapsed_s : 0.0,
     "MB/s", "MB = 10^6 bytes");
-  m("latency_avg_us", us(r.total.latency.mean()), "us", "from the intended start to completion");
-  m("latency_p50_us", pct(r.total.latency, 50), "us");
-  m("latency_p99_us", pct(r.total.latency, 99), "us");
-  m("latency_p999_us", pct(r.total.latency, 99.9), "us");
-  m("latency_max_us", us(r.total.latency.max()), "us");
-  m("service_latency_avg_us", us(r.total.service.mean()), "us", "from submission to completion (fio: lat)");
-  m("service_latency_p99_us", pct(r.total.service, 99), "us");
-  m("lateness_p50_us", pct(r.total.lateness, 50), "us", "submission minus intended start");
-  m("lateness_p99_us", pct(r.total.lateness, 99), "us");
-  m("lateness_max_us", us(r.total.lateness.max()), "us");
+  runner::record_group_latency(rec, p.group, r.total.latency, "latency", LatencyUnit::us,
+                               {LatencyFigure::avg("from the intended start to completion"), LatencyFigure::p(50),
+                                LatencyFigure::p(99), LatencyFigure::p(99.9), LatencyFigure::max()});
+  runner::record_group_latency(rec, p.group, r.total.service, "service_latency", LatencyUnit::us,
+                               {LatencyFigure::avg("from submission to completion (fio: lat)"), LatencyFigure::p(99)});
+  runner::record_group_latency(rec, p.group, r.total.lateness, "lateness", LatencyUnit::us,
+                               {LatencyFigure::p(50, "submission minus intended start"), LatencyFigure::p(99),
+                                LatencyFigure::max()});
   m("overflow_ios", static_cast<double>(r.overflow_ios), "count", "I/Os that found every slot busy at their intended start");
   m("max_backlog_ios", static_cast<double>(r.max_backlog), "count", "most I/Os due but not issued at once");
   m("ios", static_cast<double>(r.total.ios), "count");
@@ -171,9 +173,11 @@ void ReplayEmulator::run(runner::TestContext& ctx) {
   rec.metric("throughput_mb_s",
              r.elapsed_s > 0 ? static_cast<double>(r.total.read_bytes + r.total.write_bytes) / 1e6 / r.elapsed_s : 0.0,
              "MB/s", "MB = 10^6 bytes");
-  rec.metric("latency_avg_us", us(r.total.latency.mean()), "us", "mean latency from the intended start");
-  rec.metric("latency_p99_us", us(r.total.latency.percentile(99)), "us", "99th percentile latency from the intended start");
-  rec.metric("lateness_p99_us", us(r.total.lateness.percentile(99)), "us", "99th percentile of submission minus intended start");
+  runner::record_latency(rec, r.total.latency, "latency", LatencyUnit::us,
+                         {LatencyFigure::avg("mean latency from the intended start"),
+                          LatencyFigure::p(99, "99th percentile latency from the intended start")});
+  runner::record_latency(rec, r.total.lateness, "lateness", LatencyUnit::us,
+                         {LatencyFigure::p(99, "99th percentile of submission minus intended start")});
   rec.metric("overflow_ios", static_cast<double>(r.overflow_ios), "count", "I/Os that found the queue full when due");
   rec.metric("ios", static_cast<double>(r.total.ios), "count", "I/Os completed in the first replay");
   rec.histogram("latency", r.total.latency);

@@ -11,10 +11,16 @@
 
 #include "drivelab/core/clock.hpp"
 #include "drivelab/core/errors.hpp"
+#include "drivelab/core/phase.hpp"
 #include "drivelab/oltp/sysbench/sysbench_preflight.hpp"
 #include "drivelab/oltp/sysbench/sysbench_schema.hpp"
+#include "drivelab/runner/latency_metrics.hpp"
 
 namespace drivelab::oltp::sysbench::detail {
+
+using runner::LatencyFigure;
+using runner::LatencyUnit;
+
 namespace {
 
 double ms(double ns) { return ns / 1e6; }
@@ -199,20 +205,15 @@ void SysbenchEmulator::start_driver(runner::TestContext& ctx) {
   ctx.recorder->detail("threads", config_.threads);
 }
 
-bool SysbenchEmulator::wait_until(const runner::TestContext& ctx, std::int64_t deadline_ns) const {
-  for (;;) {
-    if (ctx.stop_requested() || (driver_ && driver_->failed())) return false;
-    const std::int64_t now = monotonic_ns();
-    if (now >= deadline_ns) return true;
-    sleep_until_ns(std::min(deadline_ns, now + runner::StopFlag::kPollSliceNs));
-  }
+bool SysbenchEmulator::stop_or_failed(const runner::TestContext& ctx) const noexcept {
+  return ctx.stop_requested() || (driver_ && driver_->failed());
 }
 
 void SysbenchEmulator::warmup(runner::TestContext& ctx) {
   const std::int64_t t0 = monotonic_ns();
   start_driver(ctx);
-  wait_until(ctx, t0 + settings_.warmup.count());
-  warmup_s_ = static_cast<double>(monotonic_ns() - t0) / 1e9;
+  wait_until(t0 + settings_.warmup.count(), [&] { return stop_or_failed(ctx); });
+  warmup_s_ = seconds_between(t0, monotonic_ns());
   if (driver_->failed()) {
     driver_->finish();
     throw BackendError(driver_->fatal_error().value_or("a worker thread failed"));
@@ -223,11 +224,8 @@ void SysbenchEmulator::run(runner::TestContext& ctx) {
   if (!driver_) start_driver(ctx);
   driver_->begin_measurement();
   const std::int64_t t0 = monotonic_ns();
-  const std::int64_t end = t0 + settings_.duration.count();
-  const std::int64_t step = std::max<std::int64_t>(settings_.interval.count(), 1'000'000);
-  for (std::int64_t next = t0 + step;; next += step) {
-    const std::int64_t deadline = std::min(next, end);
-    const bool reached = wait_until(ctx, deadline);
+  const auto aborted = [&] { return stop_or_failed(ctx); };
+  for_each_interval(t0, t0 + settings_.duration.count(), settings_.interval.count(), aborted, [&](bool) {
     const IntervalStats iv = driver_->take_interval();
     if (iv.duration_s > 0.001) {
       // sysbench --report-interval: "tps: qps: (r/w/o: ) lat (ms,95%): err/s: reconn/s:"
@@ -235,7 +233,7 @@ void SysbenchEmulator::run(runner::TestContext& ctx) {
       const double s = iv.duration_s;
       const auto per_s = [s](std::uint64_t n) { return static_cast<double>(n) / s; };
       results::Interval out;
-      out.t_s = static_cast<double>(monotonic_ns() - t0) / 1e9;
+      out.t_s = seconds_between(t0, monotonic_ns());
       out.duration_s = s;
       out.values = {{"tps", per_s(c.events)},
                     {"qps", per_s(c.queries.total())},
@@ -249,8 +247,7 @@ void SysbenchEmulator::run(runner::TestContext& ctx) {
                     {"lat_p99_ms", ms(c.latency.percentile(99))}};
       ctx.recorder->interval(std::move(out));
     }
-    if (!reached || deadline == end) break;
-  }
+  });
   driver_->finish();
   const DriverTotals totals = driver_->totals();
   record_results(ctx, totals);
@@ -270,9 +267,10 @@ void SysbenchEmulator::record_results(runner::TestContext& ctx, const DriverTota
   // "SQL statistics" of db_driver.c), headline first.
   rec.metric("tps", per_s(c.events), "1/s", "transactions (events) per second: sysbench's \"transactions\"");
   rec.metric("qps", per_s(c.queries.total()), "1/s", "queries per second (read + write + other): sysbench's \"queries\"");
-  rec.metric("latency_avg_ms", ms(h.mean()), "ms", "mean transaction latency, restarts included");
-  rec.metric("latency_p95_ms", ms(h.percentile(95)), "ms", "95th percentile (sysbench's default --percentile=95)");
-  rec.metric("latency_p99_ms", ms(h.percentile(99)), "ms", "99th percentile");
+  runner::record_latency(rec, h, "latency", LatencyUnit::ms,
+                         {LatencyFigure::avg("mean transaction latency, restarts included"),
+                          LatencyFigure::p(95, "95th percentile (sysbench's default --percentile=95)"),
+                          LatencyFigure::p(99, "99th percentile")});
   rec.metric("errors_s", per_s(c.queries.errors), "1/s", "ignored errors per second (deadlocks, lock timeouts...; the transaction was restarted)");
   rec.metric("reconnects_s", per_s(c.reconnects), "1/s", "reconnects per second after a lost connection");
   rec.metric("reads_s", per_s(c.queries.reads), "1/s", "read queries per second (statements returning rows)");
@@ -285,9 +283,9 @@ void SysbenchEmulator::record_results(runner::TestContext& ctx, const DriverTota
   rec.metric("other", n(c.queries.other), "count");
   rec.metric("ignored_errors", n(c.queries.errors), "count", "failed queries whose transaction was restarted");
   rec.metric("reconnects", n(c.reconnects), "count");
-  rec.metric("latency_min_ms", ms(h.min()), "ms");
-  rec.metric("latency_max_ms", ms(h.max()), "ms");
-  rec.metric("latency_sum_ms", ms(h.sum_ns()), "ms", "sum of all transaction latencies (sysbench's \"sum\")");
+  runner::record_latency(rec, h, "latency", LatencyUnit::ms,
+                         {LatencyFigure::min(), LatencyFigure::max(),
+                          LatencyFigure::sum("sum of all transaction latencies (sysbench's \"sum\")")});
   rec.metric("total_time_s", totals.measured_s, "s", "measured time (sysbench's \"total time\")");
   rec.metric("events", n(c.events), "count", "sysbench's \"total number of events\"");
   rec.histogram("latency", h);

@@ -32,7 +32,8 @@ class SysbenchEmulator final : public runner::Emulator {
 
  private:
   void start_driver(runner::TestContext& ctx);
-  bool wait_until(const runner::TestContext& ctx, std::int64_t deadline_ns) const;
+  /// A stop was requested or a worker failed: what ends the phase's waits (core/phase.hpp).
+  bool stop_or_failed(const runner::TestContext& ctx) const noexcept;
   void record_results(runner::TestContext& ctx, const DriverTotals& totals);
 
   SysbenchConfig config_;

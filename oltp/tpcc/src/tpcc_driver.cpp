@@ -154,7 +154,7 @@ IntervalStats Driver::take_interval() {
   const detail::MeterSnapshot now = snapshot(*engine_, max_queue);
   const detail::MeterSnapshot& prev = book_->last;
   const double dt_ns = static_cast<double>(now.t_ns - prev.t_ns);
-  out.duration_s = dt_ns / 1e9;
+  out.duration_s = seconds_between(prev.t_ns, now.t_ns);
   if (dt_ns > 0) {
     out.pool_utilisation = static_cast<double>(now.busy_ns - prev.busy_ns) / (engine_->executors() * dt_ns);
     out.queue_length_avg = (now.queue_area - prev.queue_area) / dt_ns;
@@ -196,7 +196,7 @@ DriverTotals Driver::totals() const {
   const detail::MeterSnapshot& a = book_->start;
   const detail::MeterSnapshot& b = book_->end;
   const double dt_ns = static_cast<double>(b.t_ns - a.t_ns);
-  out.measured_s = dt_ns / 1e9;
+  out.measured_s = seconds_between(a.t_ns, b.t_ns);
   if (dt_ns > 0) {
     out.pool_utilisation = static_cast<double>(b.busy_ns - a.busy_ns) / (out.workers * dt_ns);
     out.queue_length_avg = (b.queue_area - a.queue_area) / dt_ns;

@@ -8,6 +8,7 @@
 
 #include "drivelab/core/clock.hpp"
 #include "drivelab/core/errors.hpp"
+#include "drivelab/core/phase.hpp"
 #include "drivelab/core/units.hpp"
 #include "drivelab/oltp/tpcc/tpcc_checks.hpp"
 #include "drivelab/oltp/tpcc/tpcc_procedures.hpp"
@@ -20,6 +21,9 @@ namespace {
 results::Json to_json(const tpcc::CConstants& c) {
   return {{"c_last", c.c_last}, {"c_id", c.c_id}, {"ol_i_id", c.ol_i_id}};
 }
+
+// How often the warm-up reports the users logged in so far (dedicated terminals with a login rate).
+constexpr std::int64_t kLoginReportNs = 5'000'000'000;
 
 // Seeds of the independent random streams of one test.
 enum Stream : std::uint64_t { kStreamCLoad = 1, kStreamLoad = 2, kStreamCRun = 3, kStreamTerminals = 4 };
@@ -217,13 +221,8 @@ void TpccEmulator::start_driver(runner::TestContext& ctx) {
   ctx.recorder->detail("terminals", t);
 }
 
-bool TpccEmulator::wait_until(const runner::TestContext& ctx, std::int64_t deadline_ns) const {
-  for (;;) {
-    if (ctx.stop_requested() || (driver_ && driver_->failed())) return false;
-    const std::int64_t now = monotonic_ns();
-    if (now >= deadline_ns) return true;
-    sleep_until_ns(std::min(deadline_ns, now + runner::StopFlag::kPollSliceNs));
-  }
+bool TpccEmulator::stop_or_failed(const runner::TestContext& ctx) const noexcept {
+  return ctx.stop_requested() || (driver_ && driver_->failed());
 }
 
 void TpccEmulator::warmup(runner::TestContext& ctx) {
@@ -231,16 +230,14 @@ void TpccEmulator::warmup(runner::TestContext& ctx) {
   start_driver(ctx);
   const bool ramp = config_.terminals == tpcc::TerminalMode::dedicated && config_.login_rate_per_s > 0;
   int reported = 0;
-  for (std::int64_t next = t0;;) {
-    next = std::min(next + 5'000'000'000, t0 + settings_.warmup.count());
-    const bool reached = wait_until(ctx, next);
+  const auto aborted = [&] { return stop_or_failed(ctx); };
+  for_each_interval(t0, t0 + settings_.warmup.count(), kLoginReportNs, aborted, [&](bool) {
     if (ramp && driver_->users_logged_in() > reported) {
       reported = driver_->users_logged_in();
       ctx.recorder->message(fmt::format("users logged in: {}/{}", reported, config_.users));
     }
-    if (!reached || next >= t0 + settings_.warmup.count()) break;
-  }
-  warmup_s_ = static_cast<double>(monotonic_ns() - t0) / 1e9;
+  });
+  warmup_s_ = seconds_between(t0, monotonic_ns());
   if (driver_->failed()) {
     driver_->finish();
     throw BackendError(driver_->fatal_error().value_or("a terminal failed"));
@@ -270,15 +267,11 @@ void TpccEmulator::run(runner::TestContext& ctx) {
         "warmup at least users / login_rate = {:.3g} s",
         logged_in, config_.users, config_.login_rate_per_s, config_.users / std::max(config_.login_rate_per_s, 1e-9)));
   const std::int64_t t0 = monotonic_ns();
-  const std::int64_t end = t0 + settings_.duration.count();
-  const std::int64_t step = std::max<std::int64_t>(settings_.interval.count(), 1'000'000);
-  for (std::int64_t next = t0 + step;; next += step) {
-    const std::int64_t deadline = std::min(next, end);
-    const bool reached = wait_until(ctx, deadline);
+  const auto aborted = [&] { return stop_or_failed(ctx); };
+  for_each_interval(t0, t0 + settings_.duration.count(), settings_.interval.count(), aborted, [&](bool) {
     const tpcc::IntervalStats iv = driver_->take_interval();
-    if (iv.duration_s > 0.001) ctx.recorder->interval(to_interval(iv, static_cast<double>(monotonic_ns() - t0) / 1e9));
-    if (!reached || deadline == end) break;
-  }
+    if (iv.duration_s > 0.001) ctx.recorder->interval(to_interval(iv, seconds_between(t0, monotonic_ns())));
+  });
   driver_->finish();
   facts.cpu = process_cpu_times() - cpu0;
   facts.peak_rss_bytes = peak_rss_bytes();

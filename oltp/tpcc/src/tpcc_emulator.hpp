@@ -43,8 +43,8 @@ class TpccEmulator final : public runner::Emulator {
   bool try_reuse(runner::TestContext& ctx);
   bool load(runner::TestContext& ctx);
   void start_driver(runner::TestContext& ctx);
-  /// Sleeps until `deadline_ns`; false if a stop was requested or the terminals failed first.
-  bool wait_until(const runner::TestContext& ctx, std::int64_t deadline_ns) const;
+  /// A stop was requested or the terminals failed: what ends the phase's waits (core/phase.hpp).
+  bool stop_or_failed(const runner::TestContext& ctx) const noexcept;
   results::Json counters_or_warn(runner::TestContext& ctx, const char* when);
 
   tpcc::TpccConfig config_;

@@ -29,6 +29,16 @@ TEST(Clock, SleepUntilReturnsAtOrAfterDeadline) {
   EXPECT_GE(sleep_until_ns(past), past);  // a deadline in the past returns at once
 }
 
+TEST(Clock, SecondsBetweenTwoInstants) {
+  EXPECT_DOUBLE_EQ(seconds_between(1'000'000'000, 3'500'000'000), 2.5);
+  EXPECT_DOUBLE_EQ(seconds_between(3'500'000'000, 1'000'000'000), -2.5);  // `to` earlier: negative
+  EXPECT_EQ(seconds_between(42, 42), 0.0);
+  // Far from the epoch the difference is taken in integers first: 1 ns stays 1 ns.
+  constexpr std::int64_t far = 9'000'000'000'000'000'000;
+  EXPECT_DOUBLE_EQ(seconds_between(far, far + 1), 1e-9);
+  static_assert(seconds_between(0, 1'000'000'000) == 1.0);
+}
+
 TEST(Clock, UtcTimestampIsIso8601WithMilliseconds) {
   const std::string ts = utc_timestamp();
   // Shape "YYYY-MM-DDTHH:MM:SS.mmmZ": digits everywhere but the fixed separators.
@@ -47,6 +57,14 @@ TEST(Errors, ThrowErrnoNamesTheCause) {
   } catch (const EnvironmentError& e) {
     EXPECT_EQ(std::string(e.what()), "open data.db: No such file or directory");
   }
+}
+
+TEST(Errors, ErrnoTextHasTheMessageAndTheSymbolicName) {
+  EXPECT_EQ(errno_text(EPERM), "Operation not permitted (EPERM)");
+  EXPECT_EQ(errno_text(ENOSPC), "No space left on device (ENOSPC)");
+  EXPECT_EQ(errno_text(EIO), "Input/output error (EIO)");
+  // No symbolic name: strerror's own text and the number.
+  EXPECT_EQ(errno_text(4242), "Unknown error 4242 (4242)");
 }
 
 TEST(Errors, Taxonomy) {

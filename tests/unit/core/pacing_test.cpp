@@ -85,5 +85,37 @@ TEST(ArrivalSchedule, RejectsANonPositiveRate) {
   EXPECT_EQ(to_string(ArrivalDistribution::deterministic), "deterministic");
 }
 
+TEST(OpenLoopLatency, RecordSplitsLatencyIntoLatenessAndService) {
+  OpenLoopLatency s;
+  s.record(1'000, 1'500, 4'000);  // intended, issued 500 ns late, done 2.5 us after the issue
+  s.record(2'000, 2'000, 2'300);  // on time (a closed-loop I/O: intended = issue)
+  ASSERT_EQ(s.latency.count(), 2u);
+  EXPECT_EQ(s.latency.max(), 3'000);
+  EXPECT_EQ(s.latency.min(), 300);
+  EXPECT_EQ(s.service.max(), 2'500);
+  EXPECT_EQ(s.lateness.max(), 500);
+  EXPECT_EQ(s.lateness.min(), 0);
+  // latency = lateness + service, in sum over all operations too.
+  EXPECT_DOUBLE_EQ(s.latency.sum_ns(), s.lateness.sum_ns() + s.service.sum_ns());
+}
+
+TEST(OpenLoopLatency, MergeAddsEachHistogramAndResetEmptiesThem) {
+  OpenLoopLatency a, b;
+  a.record(0, 10, 100);
+  b.record(0, 20, 1'000);
+  b.record(0, 30, 2'000);
+  a.merge(b);
+  EXPECT_EQ(a.latency.count(), 3u);
+  EXPECT_EQ(a.service.count(), 3u);
+  EXPECT_EQ(a.lateness.count(), 3u);
+  EXPECT_EQ(a.latency.max(), 2'000);
+  EXPECT_EQ(a.lateness.max(), 30);
+  EXPECT_EQ(b.latency.count(), 2u);  // the source is unchanged
+  a.reset();
+  EXPECT_EQ(a.latency.count(), 0u);
+  EXPECT_EQ(a.service.count(), 0u);
+  EXPECT_EQ(a.lateness.count(), 0u);
+}
+
 }  // namespace
 }  // namespace drivelab

@@ -181,5 +181,22 @@ TEST(FormatSize, ParsesBackWhenExact) {
   }
 }
 
+TEST(Align, DownAndUpToAnyPositiveMultiple) {
+  EXPECT_EQ(align_down(4095, 4096), 0u);
+  EXPECT_EQ(align_down(4096, 4096), 4096u);
+  EXPECT_EQ(align_down(10'000, 4096), 8192u);
+  EXPECT_EQ(align_up(0, 4096), 0u);
+  EXPECT_EQ(align_up(1, 4096), 4096u);
+  EXPECT_EQ(align_up(4096, 4096), 4096u);
+  EXPECT_EQ(align_up(4097, 512), 4608u);
+  // Not only powers of two: a transfer size of 24 bytes, 3 x 1000 ns.
+  EXPECT_EQ(align_up(25, 24), 48u);
+  EXPECT_EQ(align_down(2999, 1000), 2000u);
+  EXPECT_EQ(align_up(7, 1), 7u);
+  // Near the top of 64 bits, align_down never overflows.
+  EXPECT_EQ(align_down(~0ull, 4096), ~0ull - 4095);
+  static_assert(align_up(513, 512) == 1024);
+}
+
 }  // namespace
 }  // namespace drivelab

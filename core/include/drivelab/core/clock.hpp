@@ -16,6 +16,13 @@ inline std::int64_t monotonic_ns() noexcept {
   return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
 }
 
+/// Seconds from `from_ns` to `to_ns`, two instants (ns) of one time line (monotonic_ns(), or a
+/// trace's own clock): (to - from) / 1e9, negative when `to_ns` is earlier. The difference is
+/// taken in integers first, so instants far from the epoch lose no precision.
+constexpr double seconds_between(std::int64_t from_ns, std::int64_t to_ns) noexcept {
+  return static_cast<double>(to_ns - from_ns) / 1e9;
+}
+
 /// Current UTC time as ISO-8601 with milliseconds ("2026-11-29T19:53:44.123Z").
 std::string utc_timestamp();
 

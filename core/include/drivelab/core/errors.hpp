@@ -59,4 +59,10 @@ class InternalError : public Error {
 /// Throws EnvironmentError with `what` and strerror(errnum) appended ("open x: No such file").
 [[noreturn]] void throw_errno(const std::string& what, int errnum);
 
+/// An errno value as the I/O paths report it: strerror(3) and the symbolic name from glibc's
+/// strerrorname_np(3), "Operation not permitted (EPERM)". A value without a name (0, negative,
+/// unknown) keeps strerror's text and shows the number instead: "Unknown error 4242 (4242)".
+/// Takes the positive errno; for an engine's negative result pass -result.
+std::string errno_text(int errnum);
+
 }  // namespace drivelab

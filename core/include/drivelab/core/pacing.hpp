@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <string_view>
 
+#include "drivelab/core/histogram.hpp"
 #include "drivelab/core/rng.hpp"
 
 namespace drivelab {
@@ -54,6 +55,41 @@ class ArrivalSchedule {
   double offset_ns_ = 0;  ///< of the arrival held in next_
   std::int64_t next_ = 0;
   std::uint64_t count_ = 0;
+};
+
+/// The three latencies of paced (open-loop) operations, each a LatencyHistogram in ns, as the
+/// vdbench emulator and the trace replayer keep them per interval (TPC-C's response time, queue
+/// wait and service time are the same three: tpcc_driver.hpp):
+///  - latency:  completion - intended start, what the user of a paced workload sees (DESIGN.md:
+///              measured from the intended start, no coordinated omission);
+///  - service:  completion - submission (fio's lat);
+///  - lateness: submission - intended start (how far the issuer fell behind its schedule).
+/// So latency = lateness + service for every operation. A closed-loop operation has its intended
+/// start at its submission: lateness 0, latency = service. Thread-safety: none (one per thread,
+/// merged by the collector).
+struct OpenLoopLatency {
+  LatencyHistogram latency;
+  LatencyHistogram service;
+  LatencyHistogram lateness;
+
+  /// Records one operation from its three instants (monotonic ns, intended <= issue <= done).
+  void record(std::int64_t intended_ns, std::int64_t issue_ns, std::int64_t done_ns) noexcept {
+    latency.record(done_ns - intended_ns);
+    service.record(done_ns - issue_ns);
+    lateness.record(issue_ns - intended_ns);
+  }
+  /// Adds `o`'s samples to each of the three (exact: LatencyHistogram::merge).
+  void merge(const OpenLoopLatency& o) noexcept {
+    latency.merge(o.latency);
+    service.merge(o.service);
+    lateness.merge(o.lateness);
+  }
+  /// Empties the three histograms.
+  void reset() noexcept {
+    latency.reset();
+    service.reset();
+    lateness.reset();
+  }
 };
 
 }  // namespace drivelab

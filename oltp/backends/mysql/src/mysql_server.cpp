@@ -30,6 +30,7 @@
 #include "drivelab/core/clock.hpp"
 #include "drivelab/core/errors.hpp"
 #include "drivelab/core/process.hpp"
+#include "drivelab/core/units.hpp"
 #include "drivelab/oltp/backend/server.hpp"
 #include "drivelab/oltp/backends/mysql/mysql_backend.hpp"
 #include "mysql_common.hpp"
@@ -59,7 +60,7 @@ constexpr const char* kServerUser = "mysql";
 /// (docs/backend-mysql.md). Whole MiB.
 std::uint64_t log_file_bytes(std::uint64_t buffer_bytes) {
   constexpr std::uint64_t kMiB = 1ull << 20;
-  return std::max<std::uint64_t>(buffer_bytes, 96 * kMiB) / kMiB * kMiB;
+  return align_down(std::max<std::uint64_t>(buffer_bytes, 96 * kMiB), kMiB);
 }
 
 std::string normalized_key(std::string_view key) {

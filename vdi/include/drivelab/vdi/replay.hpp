@@ -35,7 +35,9 @@
 #include <string>
 #include <vector>
 
+#include "drivelab/core/clock.hpp"
 #include "drivelab/core/histogram.hpp"
+#include "drivelab/core/pacing.hpp"
 #include "drivelab/io/engine.hpp"
 #include "drivelab/trace/source.hpp"
 
@@ -59,7 +61,7 @@ struct TraceSummary {
 
   /// Replayed (read + write) I/Os per second of trace time; 0 for a trace shorter than a tick.
   double iops() const noexcept;
-  double duration_s() const noexcept { return static_cast<double>(last_ns - first_ns) / 1e9; }
+  double duration_s() const noexcept { return seconds_between(first_ns, last_ns); }
 };
 
 /// Reads `source` to its end (trace::compute_trace_stats, trace/stat.hpp). Throws what the source throws
@@ -90,11 +92,9 @@ struct ReplayOptions {
   std::int64_t interval_ns = 1'000'000'000;  ///< period of replay()'s on_interval calls
 };
 
-/// What one replay measured.
-struct ReplaySample {
-  LatencyHistogram latency;   ///< completion - intended start
-  LatencyHistogram service;   ///< completion - submission
-  LatencyHistogram lateness;  ///< submission - intended start
+/// What one replay measured: latency (completion - intended start), service (completion -
+/// submission) and lateness (submission - intended start) as core/pacing.hpp's OpenLoopLatency.
+struct ReplaySample : OpenLoopLatency {
   std::uint64_t ios = 0;
   std::uint64_t reads = 0;
   std::uint64_t writes = 0;

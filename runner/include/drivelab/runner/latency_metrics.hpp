@@ -1,0 +1,49 @@
+#pragma once
+/// \file latency_metrics.hpp
+/// The one writer of a latency histogram's figures as result metrics: the emulators' headline
+/// and per-group latency metrics (io, vdbench, replay, sysbench) name and convert them here.
+///
+/// A figure's metric is named `<prefix>_<figure>_<unit>`: figure `avg` (the mean), `min`, `max`,
+/// `sum` (of all samples, sysbench's "sum"), or `p` + the percentile's digits without the decimal
+/// point (p50, p95, p99, and p999 for 99.9). Values are the histogram's nanoseconds divided by
+/// 1e3 (us) or 1e6 (ms), as doubles; an empty histogram gives 0 for every figure (histogram.hpp).
+/// Metrics are written in the order the figures are given, which is their order in the record.
+#include <initializer_list>
+#include <string>
+#include <string_view>
+
+#include "drivelab/core/histogram.hpp"
+#include "drivelab/results/recorder.hpp"
+
+namespace drivelab::runner {
+
+/// The time unit of latency metrics: the metric's unit string and the name's suffix.
+enum class LatencyUnit { us, ms };
+
+/// One figure of a histogram to write, with its metric's description ("" for none).
+struct LatencyFigure {
+  enum class Stat { avg, percentile, min, max, sum };
+  Stat stat = Stat::avg;
+  double percentile = 0;  ///< Stat::percentile only: in [0, 100] (LatencyHistogram::percentile)
+  std::string_view description;
+
+  static constexpr LatencyFigure avg(std::string_view what = {}) { return {Stat::avg, 0, what}; }
+  static constexpr LatencyFigure p(double q, std::string_view what = {}) { return {Stat::percentile, q, what}; }
+  static constexpr LatencyFigure min(std::string_view what = {}) { return {Stat::min, 0, what}; }
+  static constexpr LatencyFigure max(std::string_view what = {}) { return {Stat::max, 0, what}; }
+  static constexpr LatencyFigure sum(std::string_view what = {}) { return {Stat::sum, 0, what}; }
+};
+
+/// `<prefix>_<figure>_<unit>` for one figure ("latency", p(99.9), us -> "latency_p999_us").
+std::string latency_metric_name(std::string_view prefix, const LatencyFigure& figure, LatencyUnit unit);
+/// The figure's value in `unit`.
+double latency_metric_value(const LatencyHistogram& h, const LatencyFigure& figure, LatencyUnit unit) noexcept;
+
+/// Writes each figure of `h` as a headline metric (TestRecorder::metric), in order.
+void record_latency(results::TestRecorder& rec, const LatencyHistogram& h, std::string_view prefix, LatencyUnit unit,
+                    std::initializer_list<LatencyFigure> figures);
+/// Writes each figure of `h` into the metric group `group` (TestRecorder::group_metric), in order.
+void record_group_latency(results::TestRecorder& rec, std::string_view group, const LatencyHistogram& h,
+                          std::string_view prefix, LatencyUnit unit, std::initializer_list<LatencyFigure> figures);
+
+}  // namespace drivelab::runner
