@@ -1,5 +1,7 @@
 #include "drivelab/emulators/register.hpp"
 
+#include "drivelab/runner/emulator_type.hpp"
+
 #include "io_emulator.hpp"
 #include "precondition_emulator.hpp"
 #include "video_emulator.hpp"
@@ -8,26 +10,19 @@
 namespace drivelab::emulators {
 
 void register_emulators(runner::Registry& registry) {
-  registry.add({.kind = "io",
-                .summary = "one fio-style job: fixed-QD random or sequential I/O on a file in the target",
-                .decode = [](const config::Node& section, const runner::TestSettings&) -> std::unique_ptr<runner::Emulator> {
-                  return std::make_unique<detail::IoEmulator>(decode_io_job(section));
-                }});
-  registry.add({.kind = "precondition",
-                .summary = "fill the target (device, region or file) sequentially, then random 4K write passes",
-                .decode = [](const config::Node& section, const runner::TestSettings&) -> std::unique_ptr<runner::Emulator> {
-                  return std::make_unique<detail::PreconditionEmulator>(decode_precondition(section));
-                }});
-  registry.add({.kind = "video",
-                .summary = "Blackmagic-style video test: frame-sized writes then reads, formats and frame rates sustained",
-                .decode = [](const config::Node& section, const runner::TestSettings&) -> std::unique_ptr<runner::Emulator> {
-                  return std::make_unique<detail::VideoEmulator>(decode_video(section));
-                }});
-  registry.add({.kind = "vdbench",
-                .summary = "vdbench-style workloads: skewed mixes, iorate max | N | curve, open-loop latency and lateness",
-                .decode = [](const config::Node& section, const runner::TestSettings&) -> std::unique_ptr<runner::Emulator> {
-                  return std::make_unique<detail::VdbenchEmulator>(decode_vdbench(section));
-                }});
+  using runner::construct;
+  using runner::emulator_type;
+  registry.add(emulator_type("io", "one fio-style job: fixed-QD random or sequential I/O on a file in the target",
+                             decode_io_job, construct<detail::IoEmulator>{}));
+  registry.add(emulator_type("precondition",
+                             "fill the target (device, region or file) sequentially, then random 4K write passes",
+                             decode_precondition, construct<detail::PreconditionEmulator>{}));
+  registry.add(emulator_type("video",
+                             "Blackmagic-style video test: frame-sized writes then reads, formats and frame rates sustained",
+                             decode_video, construct<detail::VideoEmulator>{}));
+  registry.add(emulator_type("vdbench",
+                             "vdbench-style workloads: skewed mixes, iorate max | N | curve, open-loop latency and lateness",
+                             decode_vdbench, construct<detail::VdbenchEmulator>{}));
 }
 
 }  // namespace drivelab::emulators
