@@ -142,6 +142,29 @@ bool read_integer(const std::optional<Node>& node, std::string_view key, T& out,
   return true;
 }
 
+// A value with units (a size, a duration): "expected a WHAT (e.g. EXAMPLES), found an empty
+// value", the unit parser's reason (core/units.hpp), or the range; `out` is set only when valid.
+template <class T, class Parse, class Format>
+bool read_with_unit(const std::optional<Node>& node, std::string_view key, std::string_view what,
+                    std::string_view examples, Parse parse, Format format, const Range<T>& range, T& out) {
+  if (!node) return false;
+  const std::string text = node->scalar();
+  if (trim(text).empty()) {
+    node->error(fmt::format("expected a {} (e.g. {}), found an empty value", what, examples));
+    return false;
+  }
+  T value{};
+  try {
+    value = parse(text);
+  } catch (const std::invalid_argument& e) {
+    node->error(unit_error(text, what, e.what()));
+    return false;
+  }
+  if (!within(*node, key, value, range, format)) return false;
+  out = value;
+  return true;
+}
+
 }  // namespace
 
 MapReader::MapReader(const Node& map) : map_(map) {
@@ -250,44 +273,14 @@ bool MapReader::number(std::string_view key, double& out, Range<double> range, b
 }
 
 bool MapReader::size(std::string_view key, std::uint64_t& bytes, Range<std::uint64_t> range, bool required) {
-  const auto node = scalar_child(key, required, "a size");
-  if (!node) return false;
-  const std::string text = node->scalar();
-  if (trim(text).empty()) {
-    node->error("expected a size (e.g. 4k, 2GiB), found an empty value");
-    return false;
-  }
-  std::uint64_t value = 0;
-  try {
-    value = parse_size(text);
-  } catch (const std::invalid_argument& e) {
-    node->error(unit_error(text, "size", e.what()));
-    return false;
-  }
-  if (!within(*node, key, value, range, format_size)) return false;
-  bytes = value;
-  return true;
+  return read_with_unit(scalar_child(key, required, "a size"), key, "size", "4k, 2GiB", parse_size, format_size,
+                        range, bytes);
 }
 
 bool MapReader::duration(std::string_view key, std::chrono::nanoseconds& out, Range<std::chrono::nanoseconds> range,
                          bool required) {
-  const auto node = scalar_child(key, required, "a duration");
-  if (!node) return false;
-  const std::string text = node->scalar();
-  if (trim(text).empty()) {
-    node->error("expected a duration (e.g. 30s, 250ms, 1h30m), found an empty value");
-    return false;
-  }
-  std::chrono::nanoseconds value{};
-  try {
-    value = parse_duration(text);
-  } catch (const std::invalid_argument& e) {
-    node->error(unit_error(text, "duration", e.what()));
-    return false;
-  }
-  if (!within(*node, key, value, range, format_duration)) return false;
-  out = value;
-  return true;
+  return read_with_unit(scalar_child(key, required, "a duration"), key, "duration", "30s, 250ms, 1h30m",
+                        parse_duration, format_duration, range, out);
 }
 
 bool MapReader::percent(std::string_view key, double& out, bool required) {

@@ -80,14 +80,18 @@ void plan_event(Workload w, const StatementOptions& o, const Scale& scale, SbRan
   const auto size = static_cast<std::uint32_t>(scale.table_size);
   const auto table = [&] { return static_cast<int>(rnd.uniform(1, tables)); };  // get_table_num()
   const auto id = [&] { return static_cast<std::int64_t>(rnd.pick(1, size)); };  // get_id()
+  const auto add_step = [&](Kind kind, int t) -> Step& {  // a step on table t; its keys follow
+    Step& s = plan.add();
+    s.kind = kind;
+    s.table = t;
+    return s;
+  };
 
   if (reads(w)) {
     // execute_point_selects()
     const int t = table();
     for (int i = 0; i < o.point_selects; ++i) {
-      Step& s = plan.add();
-      s.kind = Kind::point_select;
-      s.table = t;
+      Step& s = add_step(Kind::point_select, t);
       s.id = id();
     }
     if (o.range_selects) {
@@ -95,9 +99,7 @@ void plan_event(Workload w, const StatementOptions& o, const Scale& scale, SbRan
       for (Kind k : kRangeKinds) {
         const int rt = table();
         for (int i = 0; i < count_of(o, k); ++i) {
-          Step& s = plan.add();
-          s.kind = k;
-          s.table = rt;
+          Step& s = add_step(k, rt);
           s.id = id();
           s.arg = s.id + o.range_size - 1;
         }
@@ -108,18 +110,14 @@ void plan_event(Workload w, const StatementOptions& o, const Scale& scale, SbRan
     {  // execute_index_updates()
       const int t = table();
       for (int i = 0; i < o.index_updates; ++i) {
-        Step& s = plan.add();
-        s.kind = Kind::index_update;
-        s.table = t;
+        Step& s = add_step(Kind::index_update, t);
         s.id = id();
       }
     }
     {  // execute_non_index_updates(): c first, then id
       const int t = table();
       for (int i = 0; i < o.non_index_updates; ++i) {
-        Step& s = plan.add();
-        s.kind = Kind::non_index_update;
-        s.table = t;
+        Step& s = add_step(Kind::non_index_update, t);
         rnd.fill(s.c, kCTemplate);
         s.id = id();
       }
@@ -129,13 +127,9 @@ void plan_event(Workload w, const StatementOptions& o, const Scale& scale, SbRan
       for (int i = 0; i < o.delete_inserts; ++i) {
         const std::int64_t del_id = id();
         const std::int64_t k = id();
-        Step& d = plan.add();
-        d.kind = Kind::delete_row;
-        d.table = t;
+        Step& d = add_step(Kind::delete_row, t);
         d.id = del_id;
-        Step& ins = plan.add();
-        ins.kind = Kind::insert_row;
-        ins.table = t;
+        Step& ins = add_step(Kind::insert_row, t);
         ins.id = del_id;
         ins.arg = k;
         rnd.fill(ins.c, kCTemplate);
