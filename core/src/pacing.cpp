@@ -6,15 +6,6 @@
 
 namespace drivelab {
 
-std::string_view to_string(ArrivalDistribution d) noexcept {
-  switch (d) {
-    case ArrivalDistribution::exponential: return "exponential";
-    case ArrivalDistribution::uniform: return "uniform";
-    case ArrivalDistribution::deterministic: return "deterministic";
-  }
-  return "?";
-}
-
 ArrivalSchedule::ArrivalSchedule(double rate_per_s, ArrivalDistribution distribution, Rng rng, std::int64_t start_ns,
                                  double phase)
     : rate_per_s_(rate_per_s), distribution_(distribution), rng_(rng), start_ns_(start_ns) {

@@ -270,10 +270,7 @@ VdbenchConfig decode_vdbench(const config::Node& section) {
   // curve and stopcurve are kept but unused with iorate max or N, so that a curve profile can be
   // turned into a max run with one override (--set 'tests[*].vdbench.iorate=max').
   r.number("stopcurve", c.stopcurve_ms, {.min = 0.001, .max = 1e7});
-  r.choice("distribution", c.distribution,
-           {{"exponential", ArrivalDistribution::exponential},
-            {"uniform", ArrivalDistribution::uniform},
-            {"deterministic", ArrivalDistribution::deterministic}});
+  r.choice("distribution", c.distribution, kArrivalDistributionNames);
   std::string ss;
   if (r.string("ss", ss)) {
     try {

@@ -13,7 +13,7 @@ namespace drivelab::results {
 using namespace detail;  // NOLINT(google-build-using-namespace)
 
 Status status_from_string(std::string_view s) {
-  if (const auto v = core::value_of(kStatusNames, s)) return *v;
+  if (const auto v = value_of(kStatusNames, s)) return *v;
   throw std::invalid_argument("unknown status '" + std::string(s) + "'");
 }
 

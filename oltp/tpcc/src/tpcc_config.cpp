@@ -21,16 +21,13 @@ TpccConfig decode_tpcc_config(const config::Node& section, int cpus) {
   decode_database(r, section, c.database);
   r.integer("warehouses", c.warehouses, {.min = 1, .max = 100'000});
   r.integer("users", c.users, {.min = 1, .max = 100'000});
-  r.choice("think", c.think, {{"none", ThinkMode::none}, {"tpcc", ThinkMode::tpcc}});
-  const bool has_terminals = r.choice(
-      "terminals", c.terminals, {{"pooled", TerminalMode::pooled}, {"dedicated", TerminalMode::dedicated}});
+  r.choice("think", c.think, kThinkModeNames);
+  const bool has_terminals = r.choice("terminals", c.terminals, kTerminalModeNames);
   const bool has_connections = r.integer("connections", c.connections, {.min = 1, .max = 100'000});
   const bool has_rate = r.number("rate", c.rate_per_s, {.min = 0.001, .max = 10'000'000.0});
   const bool has_login_rate = r.number("login_rate", c.login_rate_per_s, {.min = 0.0, .max = 100'000.0});
   const bool has_think_scale = r.number("think_scale", c.think_scale, {.min = 1e-6, .max = 1.0});
-  const bool has_transactions = r.choice(
-      "transactions", c.transactions,
-      {{"procedures", TxProtocol::procedures}, {"statements", TxProtocol::statements}});
+  const bool has_transactions = r.choice("transactions", c.transactions, kTxProtocolNames);
   r.duration("reconnect_timeout", c.reconnect_timeout,
              {.min = std::chrono::milliseconds(100), .max = std::chrono::hours(1)});
   r.boolean("reuse", c.reuse);

@@ -16,11 +16,6 @@
 
 namespace drivelab::oltp::tpcc {
 
-std::string_view to_string(ThinkMode m) noexcept { return m == ThinkMode::tpcc ? "tpcc" : "none"; }
-std::string_view to_string(TerminalMode m) noexcept {
-  return m == TerminalMode::pooled ? "pooled" : "dedicated";
-}
-
 double think_time_s(Rng& rng, double mean_s) noexcept {
   const double r = 1.0 - rng.uniform01();  // (0, 1]
   return std::min(-std::log(r) * mean_s, 10.0 * mean_s);

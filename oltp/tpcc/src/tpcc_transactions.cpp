@@ -10,10 +10,6 @@
 
 namespace drivelab::oltp::tpcc {
 
-std::string_view to_string(TxProtocol p) noexcept {
-  return p == TxProtocol::procedures ? "procedures" : "statements";
-}
-
 std::unique_ptr<Transactions> make_transactions(Connection& conn, const Dialect& dialect, TxProtocol protocol) {
   if (protocol == TxProtocol::statements) return detail::make_statement_transactions(conn, dialect);
   if (!has_procedures(dialect))

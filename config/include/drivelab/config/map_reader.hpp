@@ -89,12 +89,12 @@ class MapReader {
   }
   /// One of an enum's words, from the table that also prints it (core/names.hpp).
   template <class E, std::size_t N>
-  bool choice(std::string_view key, E& out, const core::Names<E, N>& names, bool required = false) {
+  bool choice(std::string_view key, E& out, const EnumNames<E, N>& names, bool required = false) {
     std::string word;
     std::vector<std::string_view> words;
     for (const auto& c : names) words.push_back(c.first);
     if (!choice_word(key, word, words, required)) return false;
-    if (const auto v = core::value_of(names, word)) { out = *v; return true; }
+    if (const auto v = value_of(names, word)) { out = *v; return true; }
     return false;
   }
   /// One of a list of words kept as the word itself (the I/O engines' names, io::engine_names()).

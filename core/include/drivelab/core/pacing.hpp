@@ -18,12 +18,17 @@
 #include <string_view>
 
 #include "drivelab/core/histogram.hpp"
+#include "drivelab/core/names.hpp"
 #include "drivelab/core/rng.hpp"
 
 namespace drivelab {
 
 enum class ArrivalDistribution { exponential, uniform, deterministic };
-std::string_view to_string(ArrivalDistribution d) noexcept;
+inline constexpr EnumNames<ArrivalDistribution, 3> kArrivalDistributionNames{
+    {{"exponential", ArrivalDistribution::exponential},
+     {"uniform", ArrivalDistribution::uniform},
+     {"deterministic", ArrivalDistribution::deterministic}}};
+inline std::string_view to_string(ArrivalDistribution d) noexcept { return name_of(kArrivalDistributionNames, d); }
 
 class ArrivalSchedule {
  public:

@@ -27,9 +27,9 @@ namespace drivelab::emulators {
 
 /// fio's `rw=` words for the four pure patterns.
 enum class Rw { randread, randwrite, read, write };
-inline constexpr core::Names<Rw, 4> kRwNames{{
+inline constexpr EnumNames<Rw, 4> kRwNames{{
     {"randread", Rw::randread}, {"randwrite", Rw::randwrite}, {"read", Rw::read}, {"write", Rw::write}}};
-inline std::string_view to_string(Rw rw) noexcept { return core::name_of(kRwNames, rw); }
+inline std::string_view to_string(Rw rw) noexcept { return name_of(kRwNames, rw); }
 inline bool is_random(Rw rw) noexcept { return rw == Rw::randread || rw == Rw::randwrite; }
 inline bool is_write(Rw rw) noexcept { return rw == Rw::randwrite || rw == Rw::write; }
 

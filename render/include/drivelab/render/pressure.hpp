@@ -24,9 +24,9 @@
 namespace drivelab::render {
 
 enum class MemoryMode { none, mmap, swap };
-inline constexpr core::Names<MemoryMode, 3> kMemoryModeNames{
+inline constexpr EnumNames<MemoryMode, 3> kMemoryModeNames{
     {{"none", MemoryMode::none}, {"mmap", MemoryMode::mmap}, {"swap", MemoryMode::swap}}};
-inline std::string_view to_string(MemoryMode m) noexcept { return core::name_of(kMemoryModeNames, m); }
+inline std::string_view to_string(MemoryMode m) noexcept { return name_of(kMemoryModeNames, m); }
 
 /// Paging counters at one instant. Global counters (/proc/vmstat) and the target's block device
 /// (/sys/dev/block/MAJ:MIN/stat, 512-byte sectors) include other activity of the host; the

@@ -33,12 +33,12 @@ inline constexpr std::string_view kSchema = "drivelab.run/1";
 ///  - failed:      an error ended it (`reason` says which);
 ///  - skipped:     not run (an earlier test failed or the run was interrupted before it).
 enum class Status { running, complete, interrupted, failed, skipped };
-inline constexpr core::Names<Status, 5> kStatusNames{{{"running", Status::running},
+inline constexpr EnumNames<Status, 5> kStatusNames{{{"running", Status::running},
                                                       {"complete", Status::complete},
                                                       {"interrupted", Status::interrupted},
                                                       {"failed", Status::failed},
                                                       {"skipped", Status::skipped}}};
-inline std::string_view to_string(Status s) noexcept { return core::name_of(kStatusNames, s); }
+inline std::string_view to_string(Status s) noexcept { return name_of(kStatusNames, s); }
 /// Throws std::invalid_argument for an unknown word.
 Status status_from_string(std::string_view s);
 

@@ -55,8 +55,8 @@
 namespace drivelab::vdi {
 
 enum class CurveOf { max, recorded };
-inline constexpr core::Names<CurveOf, 2> kCurveOfNames{{{"max", CurveOf::max}, {"recorded", CurveOf::recorded}}};
-inline std::string_view to_string(CurveOf c) noexcept { return core::name_of(kCurveOfNames, c); }
+inline constexpr EnumNames<CurveOf, 2> kCurveOfNames{{{"max", CurveOf::max}, {"recorded", CurveOf::recorded}}};
+inline std::string_view to_string(CurveOf c) noexcept { return name_of(kCurveOfNames, c); }
 
 /// The keys both kinds share.
 struct ReplaySettings {

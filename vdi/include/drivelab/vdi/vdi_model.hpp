@@ -40,12 +40,12 @@ struct TraceSummary;  // replay.hpp
 
 enum class VdiPhase { boot, initial_login, monday_login };
 enum class CloneKind { full, linked };
-inline constexpr core::Names<VdiPhase, 3> kVdiPhaseNames{{{"boot", VdiPhase::boot},
+inline constexpr EnumNames<VdiPhase, 3> kVdiPhaseNames{{{"boot", VdiPhase::boot},
                                                           {"initial_login", VdiPhase::initial_login},
                                                           {"monday_login", VdiPhase::monday_login}}};
-inline constexpr core::Names<CloneKind, 2> kCloneKindNames{{{"full", CloneKind::full}, {"linked", CloneKind::linked}}};
-inline std::string_view to_string(VdiPhase p) noexcept { return core::name_of(kVdiPhaseNames, p); }
-inline std::string_view to_string(CloneKind c) noexcept { return core::name_of(kCloneKindNames, c); }
+inline constexpr EnumNames<CloneKind, 2> kCloneKindNames{{{"full", CloneKind::full}, {"linked", CloneKind::linked}}};
+inline std::string_view to_string(VdiPhase p) noexcept { return name_of(kVdiPhaseNames, p); }
+inline std::string_view to_string(CloneKind c) noexcept { return name_of(kCloneKindNames, c); }
 
 /// One entry of a block-size mix: `size_bytes` for `pct` % of the requests.
 struct SizeShare {

@@ -30,9 +30,9 @@
 namespace drivelab::oltp {
 
 enum class ServerKind { postgres, mariadb };
-inline constexpr core::Names<ServerKind, 2> kServerKindNames{
+inline constexpr EnumNames<ServerKind, 2> kServerKindNames{
     {{"postgres", ServerKind::postgres}, {"mariadb", ServerKind::mariadb}}};
-inline std::string_view to_string(ServerKind k) noexcept { return core::name_of(kServerKindNames, k); }
+inline std::string_view to_string(ServerKind k) noexcept { return name_of(kServerKindNames, k); }
 
 /// How to reach a server (managed or existing). Fields a backend does not use are empty.
 struct Endpoint {

@@ -45,11 +45,11 @@
 namespace drivelab::oltp {
 
 enum class BackendKind { sqlite, postgres, mysql, odbc };
-inline constexpr core::Names<BackendKind, 4> kBackendKindNames{{{"sqlite", BackendKind::sqlite},
+inline constexpr EnumNames<BackendKind, 4> kBackendKindNames{{{"sqlite", BackendKind::sqlite},
                                                                 {"postgres", BackendKind::postgres},
                                                                 {"mysql", BackendKind::mysql},
                                                                 {"odbc", BackendKind::odbc}}};
-inline std::string_view to_string(BackendKind k) noexcept { return core::name_of(kBackendKindNames, k); }
+inline std::string_view to_string(BackendKind k) noexcept { return name_of(kBackendKindNames, k); }
 /// What the backend of `kind` can do (its own <name>_capabilities()), known before anything is
 /// opened, so a workload can check its keys at decode time without testing backend names.
 Capabilities capabilities_of(BackendKind kind) noexcept;

@@ -40,11 +40,11 @@ namespace drivelab::oltp::sysbench {
 /// `--rand-type`.
 enum class RandType { uniform, gaussian, special, pareto };
 /// sysbench's --rand-type words, in the order its help lists them (special is the default).
-inline constexpr core::Names<RandType, 4> kRandTypeNames{{{"special", RandType::special},
+inline constexpr EnumNames<RandType, 4> kRandTypeNames{{{"special", RandType::special},
                                                           {"uniform", RandType::uniform},
                                                           {"gaussian", RandType::gaussian},
                                                           {"pareto", RandType::pareto}}};
-inline std::string_view to_string(RandType t) noexcept { return core::name_of(kRandTypeNames, t); }
+inline std::string_view to_string(RandType t) noexcept { return name_of(kRandTypeNames, t); }
 
 /// sysbench's random options with its defaults.
 struct RandOptions {

@@ -11,6 +11,7 @@
 #include <string_view>
 
 #include "drivelab/core/histogram.hpp"
+#include "drivelab/core/names.hpp"
 #include "drivelab/oltp/tpcc/tpcc_random.hpp"
 #include "drivelab/oltp/tpcc/tpcc_transactions.hpp"
 
@@ -19,11 +20,14 @@ namespace drivelab::oltp::tpcc {
 /// Keying and think times: none (closed loop at full speed: measures the drive), or the TPC-C
 /// values of clause 5.2.5 (then throughput is capped near 12.86 tpmC per warehouse).
 enum class ThinkMode { none, tpcc };
+inline constexpr EnumNames<ThinkMode, 2> kThinkModeNames{{{"none", ThinkMode::none}, {"tpcc", ThinkMode::tpcc}}};
+inline std::string_view to_string(ThinkMode m) noexcept { return name_of(kThinkModeNames, m); }
 
 /// How terminals reach the database: a TP monitor's pool or a connection per user (tpcc_driver.hpp).
 enum class TerminalMode { pooled, dedicated };
-std::string_view to_string(ThinkMode m) noexcept;
-std::string_view to_string(TerminalMode m) noexcept;
+inline constexpr EnumNames<TerminalMode, 2> kTerminalModeNames{
+    {{"pooled", TerminalMode::pooled}, {"dedicated", TerminalMode::dedicated}}};
+inline std::string_view to_string(TerminalMode m) noexcept { return name_of(kTerminalModeNames, m); }
 
 /// One run's terminals: how many, how they pace themselves and how they reach the database.
 struct DriverOptions {

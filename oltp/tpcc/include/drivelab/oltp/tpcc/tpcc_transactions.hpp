@@ -22,6 +22,7 @@
 #include <memory>
 #include <string_view>
 
+#include "drivelab/core/names.hpp"
 #include "drivelab/oltp/backend/backend.hpp"
 #include "drivelab/oltp/tpcc/tpcc_transaction_data.hpp"
 
@@ -29,7 +30,10 @@ namespace drivelab::oltp::tpcc {
 
 /// How a transaction reaches the database (see the file comment).
 enum class TxProtocol { statements, procedures };
-std::string_view to_string(TxProtocol p) noexcept;
+/// The `transactions:` words, in the order the key's error lists them.
+inline constexpr EnumNames<TxProtocol, 2> kTxProtocolNames{
+    {{"procedures", TxProtocol::procedures}, {"statements", TxProtocol::statements}}};
+inline std::string_view to_string(TxProtocol p) noexcept { return name_of(kTxProtocolNames, p); }
 
 /// The five transactions on one connection. Not thread-safe (one terminal). Each function resets
 /// its output first.
