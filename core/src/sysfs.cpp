@@ -1,9 +1,11 @@
 #include "drivelab/core/sysfs.hpp"
 
+#include <sys/stat.h>
 #include <sys/sysmacros.h>
 
 #include <cctype>
 #include <charconv>
+#include <deque>
 #include <fstream>
 #include <iterator>
 #include <sstream>
@@ -52,6 +54,23 @@ bool is_under(const std::string& path, const std::string& mount_point) {
   if (mount_point == "/") return true;
   return path.compare(0, mount_point.size(), mount_point) == 0 &&
          (path.size() == mount_point.size() || path[mount_point.size()] == '/');
+}
+
+/// The device of sysfs directory `dir` with number `dev`, and its whole disk if it is a partition.
+SysBlock block_in(const fs::path& dir, dev_t dev) {
+  SysBlock b;
+  std::error_code ec;
+  b.name = b.disk = dir.filename().string();
+  b.dir = b.disk_dir = dir;
+  b.dev = b.disk_dev = dev;
+  b.is_partition = fs::exists(dir / "partition", ec);
+  if (b.is_partition) {
+    b.disk_dir = dir.parent_path();
+    b.disk = b.disk_dir.filename().string();
+    const auto text = read_sysfs_text(b.disk_dir / "dev");
+    b.disk_dev = text ? parse_dev_numbers(*text).value_or(dev) : dev;
+  }
+  return b;
 }
 
 }  // namespace
@@ -165,25 +184,24 @@ std::vector<SwapArea> read_swaps(const fs::path& file) {
 
 // ---- block devices --------------------------------------------------------------------------
 
-std::optional<SysBlock> sys_block(dev_t dev) {
+std::optional<SysBlock> sys_block(dev_t dev, const fs::path& sys_root) {
   std::error_code ec;
-  const fs::path dir = fs::canonical(fmt::format("/sys/dev/block/{}:{}", major(dev), minor(dev)), ec);
+  const fs::path dir = fs::canonical(sys_root / fmt::format("dev/block/{}:{}", major(dev), minor(dev)), ec);
   if (ec) return std::nullopt;
-  SysBlock b;
-  b.name = dir.filename().string();
-  b.dir = dir;
-  b.dev = dev;
-  b.is_partition = fs::exists(dir / "partition", ec);
-  b.disk = b.name;
-  b.disk_dir = dir;
-  b.disk_dev = dev;
-  if (b.is_partition) {
-    b.disk_dir = dir.parent_path();
-    b.disk = b.disk_dir.filename().string();
-    const auto text = read_sysfs_text(b.disk_dir / "dev");
-    b.disk_dev = text ? parse_dev_numbers(*text).value_or(dev) : dev;
-  }
-  return b;
+  return block_in(dir, dev);
+}
+
+std::optional<SysBlock> sys_block_at(const fs::path& dir) {
+  const auto text = read_sysfs_text(dir / "dev");
+  const auto dev = text ? parse_dev_numbers(*text) : std::nullopt;
+  if (!dev) return std::nullopt;
+  return block_in(dir, *dev);
+}
+
+std::optional<dev_t> block_device_number(const std::string& path) {
+  struct stat st {};
+  if (path.rfind('/', 0) != 0 || ::stat(path.c_str(), &st) != 0 || !S_ISBLK(st.st_mode)) return std::nullopt;
+  return st.st_rdev;
 }
 
 std::optional<std::string> scsi_unit_serial(const fs::path& vpd_pg80) {
@@ -201,6 +219,158 @@ std::optional<std::string> udev_property(dev_t dev, std::string_view key, const 
     if (line.rfind(prefix, 0) == 0)
       if (auto v = non_empty(std::string_view(line).substr(prefix.size()))) return v;
   return std::nullopt;
+}
+
+// ---- the device stack -----------------------------------------------------------------------
+
+std::optional<LoopBacking> loop_backing(const SysBlock& device, const std::vector<MountEntry>& mounts) {
+  if (device.is_partition) return std::nullopt;
+  auto file = read_sysfs_text(device.dir / "loop" / "backing_file");
+  if (!file) return std::nullopt;
+  LoopBacking b;
+  b.file = std::move(*file);
+  struct stat st {};
+  if (::stat(b.file.c_str(), &st) == 0) {
+    b.file_dev = st.st_dev;
+    b.file_ino = st.st_ino;
+    if (major(st.st_dev) != 0) {
+      b.fs_device = st.st_dev;
+    } else {  // an anonymous number (btrfs, overlayfs): the block device its mount names
+      for (const MountEntry& m : mounts)
+        if (m.dev == st.st_dev)
+          if (const auto rdev = block_device_number(m.source)) b.fs_device = rdev;
+    }
+  }
+  return b;
+}
+
+bool same_backing_file(const LoopBacking& a, const LoopBacking& b) noexcept {
+  if (a.file_dev && a.file_ino && b.file_dev && b.file_ino) return *a.file_dev == *b.file_dev && *a.file_ino == *b.file_ino;
+  return a.file == b.file;
+}
+
+std::optional<std::size_t> StorageSet::find(dev_t dev) const noexcept {
+  for (std::size_t i = 0; i < members.size(); ++i)
+    if (members[i].block.dev == dev) return i;
+  return std::nullopt;
+}
+
+std::vector<std::size_t> StorageSet::path_to(std::size_t i) const {
+  std::vector<std::size_t> path{i};
+  while (i != 0 && i < members.size() && path.size() <= members.size()) path.push_back(i = members[i].from);
+  return {path.rbegin(), path.rend()};
+}
+
+namespace {
+
+/// Which links are followed from a member, by the link it was reached by (docs/targets.md):
+/// upward and sideways from the device and what is stacked on it, downward from what it is on.
+struct Follow {
+  bool holders, partitions, whole_disk, slaves, same_backing, backing_on;
+};
+Follow follow(StorageLink link) noexcept {
+  switch (link) {
+    case StorageLink::self: return {true, true, true, true, true, true};
+    case StorageLink::partition: return {true, false, false, false, false, true};
+    case StorageLink::holder: return {true, true, false, false, false, true};
+    case StorageLink::backing_file_on:
+    case StorageLink::same_backing_file: return {true, true, false, false, true, true};
+    case StorageLink::slave: return {false, true, true, true, true, false};
+    case StorageLink::whole_disk: return {true, false, false, true, true, true};
+  }
+  return {};
+}
+
+/// The devices that <dir>/<sub>/ links to (holders/, slaves/).
+std::vector<SysBlock> linked_devices(const fs::path& dir, const char* sub) {
+  std::vector<SysBlock> out;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(dir / sub, ec)) {
+    std::error_code cec;
+    const fs::path target = fs::canonical(e.path(), cec);
+    if (!cec)
+      if (auto b = sys_block_at(target)) out.push_back(std::move(*b));
+  }
+  return out;
+}
+
+/// The partitions of the whole disk in `dir`.
+std::vector<SysBlock> partitions_of(const fs::path& dir) {
+  std::vector<SysBlock> out;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    std::error_code pec;
+    if (fs::exists(e.path() / "partition", pec))
+      if (auto b = sys_block_at(e.path())) out.push_back(std::move(*b));
+  }
+  return out;
+}
+
+struct AttachedLoop {
+  SysBlock block;
+  LoopBacking backing;
+};
+
+/// Every attached loop device (<sys_root>/block/loop*).
+std::vector<AttachedLoop> attached_loops(const fs::path& sys_root, const std::vector<MountEntry>& mounts) {
+  std::vector<AttachedLoop> out;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(sys_root / "block", ec)) {
+    if (e.path().filename().string().rfind("loop", 0) != 0) continue;
+    std::error_code cec;
+    const fs::path dir = fs::canonical(e.path(), cec);
+    if (cec) continue;
+    if (auto b = sys_block_at(dir))
+      if (auto backing = loop_backing(*b, mounts)) out.push_back({std::move(*b), std::move(*backing)});
+  }
+  return out;
+}
+
+}  // namespace
+
+StorageSet storage_set(const SysBlock& device, const std::vector<MountEntry>& mounts, const fs::path& sys_root) {
+  constexpr std::size_t kMaxMembers = 1024;  // a bound against a sysfs that links in circles
+  StorageSet set;
+  const std::vector<AttachedLoop> loops = attached_loops(sys_root, mounts);
+  const auto backing_of = [&](const SysBlock& b) -> std::optional<LoopBacking> {
+    for (const AttachedLoop& l : loops)
+      if (l.block.dev == b.dev) return l.backing;
+    return loop_backing(b, mounts);
+  };
+  std::deque<std::size_t> queue;
+  const auto add = [&](SysBlock b, StorageLink link, std::size_t from) {
+    if (set.find(b.dev) || set.members.size() >= kMaxMembers) return;
+    auto backing = backing_of(b);
+    set.members.push_back({std::move(b), link, from, std::move(backing)});
+    queue.push_back(set.members.size() - 1);
+  };
+  add(device, StorageLink::self, 0);
+  while (!queue.empty()) {
+    const std::size_t i = queue.front();
+    queue.pop_front();
+    const SysBlock block = set.members[i].block;  // copies: `add` may reallocate members
+    const std::optional<LoopBacking> backing = set.members[i].backing;
+    const Follow f = follow(set.members[i].link);
+    if (f.holders)
+      for (SysBlock& h : linked_devices(block.dir, "holders")) add(std::move(h), StorageLink::holder, i);
+    if (f.slaves)
+      for (SysBlock& s : linked_devices(block.dir, "slaves")) add(std::move(s), StorageLink::slave, i);
+    if (f.partitions && !block.is_partition)
+      for (SysBlock& p : partitions_of(block.dir)) add(std::move(p), StorageLink::partition, i);
+    if (f.whole_disk && block.is_partition)
+      if (auto disk = sys_block_at(block.disk_dir)) add(std::move(*disk), StorageLink::whole_disk, i);
+    for (const AttachedLoop& l : loops) {
+      if (f.same_backing && backing && l.block.dev != block.dev && same_backing_file(l.backing, *backing))
+        add(l.block, StorageLink::same_backing_file, i);
+      if (f.backing_on && l.backing.fs_device == block.dev) {
+        const auto known = set.find(l.block.dev);
+        if (!known) add(l.block, StorageLink::backing_file_on, i);
+        else if (set.members[*known].link != StorageLink::backing_file_on || set.members[*known].from != i)
+          set.loops_on_themselves.emplace_back(*known, i);
+      }
+    }
+  }
+  return set;
 }
 
 DeviceSerial device_serial(const SysBlock& device, const fs::path& udev_data_dir) {

@@ -33,23 +33,14 @@ struct Covered {
   dev_t dev = 0;
 };
 
-/// The device itself and, for a whole disk, its partitions.
-std::vector<Covered> device_and_partitions(const SysBlock& self) {
-  std::vector<Covered> out{{self.name, self.dir, self.dev}};
-  if (self.is_partition) return out;
-  std::error_code ec;
-  for (const auto& e : fs::directory_iterator(self.dir, ec)) {
-    if (!fs::exists(e.path() / "partition", ec)) continue;
-    if (const auto text = read_sysfs_text(e.path() / "dev"))
-      if (const auto d = parse_dev_numbers(*text)) out.push_back({e.path().filename().string(), e.path(), *d});
-  }
+/// The device itself and, for a whole disk, its partitions: the members of its storage set that
+/// the checks name "it" and "its partition X".
+std::vector<Covered> device_and_partitions(const StorageSet& set) {
+  std::vector<Covered> out;
+  for (const StorageMember& m : set.members)
+    if (m.link == StorageLink::self || (m.link == StorageLink::partition && m.from == 0))
+      out.push_back({m.block.name, m.block.dir, m.block.dev});
   return out;
-}
-
-std::optional<dev_t> block_rdev(const std::string& path) {
-  struct stat st {};
-  if (path.rfind("/", 0) != 0 || ::stat(path.c_str(), &st) != 0 || !S_ISBLK(st.st_mode)) return std::nullopt;
-  return st.st_rdev;
 }
 
 /// `dir` and everything below it through slaves/ links (dm-0 -> vda2 -> ...), by kernel name.
@@ -68,6 +59,93 @@ std::string describe_holder(const fs::path& holder_dir) {
   if (const auto dm = read_sysfs_text(holder_dir / "dm" / "name")) return fmt::format("{} (device-mapper '{}')", name, *dm);
   if (fs::exists(holder_dir / "md")) return fmt::format("{} (md RAID)", name);
   return name;
+}
+
+/// "/dev/loop1", or the target as given for members[0].
+std::string node_of(const BlockDevice& dev, const StorageSet& set, std::size_t i) {
+  return i == 0 ? dev.path.string() : "/dev/" + set.members[i].block.name;
+}
+
+/// How member `i` relates to the one it was reached from: "shares its backing file with /dev/loop1".
+std::string link_phrase(const StorageSet& set, std::size_t i) {
+  const StorageMember& m = set.members[i];
+  const std::string node = "/dev/" + m.block.name;
+  switch (m.link) {
+    case StorageLink::self: return "is the target";
+    case StorageLink::partition: return "has the partition " + node;
+    case StorageLink::whole_disk: return "is a partition of " + node;
+    case StorageLink::holder: return "is held by " + describe_holder(m.block.dir);
+    case StorageLink::slave: return "is stacked on " + node;
+    case StorageLink::same_backing_file: return "shares its backing file with " + node;
+    case StorageLink::backing_file_on:
+      return fmt::format("holds the backing file of {} ({})", node, m.backing ? m.backing->file : "?");
+  }
+  return "?";
+}
+
+/// The path from the target to member `i`: "/dev/loop5 shares its backing file with /dev/loop4,
+/// which is held by dm-0 (device-mapper 'x')".
+std::string path_phrase(const BlockDevice& dev, const StorageSet& set, std::size_t i) {
+  const std::vector<std::size_t> path = set.path_to(i);
+  std::string text = node_of(dev, set, 0);
+  for (std::size_t k = 1; k < path.size(); ++k) text += (k == 1 ? " " : ", which ") + link_phrase(set, path[k]);
+  return text;
+}
+
+/// The kind of a finding on the path to member `i`: loop_backing if the path goes through a loop
+/// device's backing file on a filesystem, else shared_storage.
+Hazard path_hazard(const StorageSet& set, std::size_t i) {
+  for (const std::size_t k : set.path_to(i))
+    if (set.members[k].link == StorageLink::backing_file_on) return Hazard::loop_backing;
+  return Hazard::shared_storage;
+}
+
+/// The hazards of the device stack (issue 15): every member of the storage set beyond the device
+/// and its partitions that is mounted or active swap, every device stacked on the set that is in
+/// use only by being there (a holder, a loop device over a file on it), and every loop device over
+/// its own storage. Never liftable: the message names the path by which the device is in use.
+void stack_findings(const BlockDevice& dev, const StorageSet& set, const std::vector<MountEntry>& mounts,
+                    const std::vector<SwapArea>& swaps, std::vector<HazardFinding>& out) {
+  const auto covered = [&](std::size_t i) {
+    return i == 0 || (set.members[i].link == StorageLink::partition && set.members[i].from == 0);
+  };
+  std::vector<bool> in_use(set.members.size(), false);  // a finding at or above the member
+  const auto found = [&](std::size_t i, std::string detail) {
+    out.push_back({path_hazard(set, i), std::move(detail)});
+    for (const std::size_t k : set.path_to(i)) in_use[k] = true;
+  };
+  for (std::size_t i = 0; i < set.members.size(); ++i) {
+    if (covered(i)) continue;  // "it ..." and "its partition ..." (inspect_device)
+    const dev_t d = set.members[i].block.dev;
+    for (const MountEntry& m : mounts)
+      if (m.dev == d || block_device_number(m.source) == d)
+        found(i, fmt::format("{}, mounted at {} ({})", path_phrase(dev, set, i), m.mount_point, m.fstype));
+    for (const SwapArea& s : swaps)
+      if (block_device_number(s.path) == d)
+        found(i, fmt::format("{}, active swap ({} in /proc/swaps)", path_phrase(dev, set, i), s.path));
+  }
+  // The tops of the stacks above the set that nothing above them shows in use: dm, md, a loop
+  // device over a file on it. A direct holder of the device or a partition is inspect_device's.
+  const auto stacked = [&](std::size_t i) {
+    const StorageLink l = set.members[i].link;
+    return l == StorageLink::holder || l == StorageLink::backing_file_on;
+  };
+  for (std::size_t i = 1; i < set.members.size(); ++i) {
+    if (!stacked(i) || in_use[i]) continue;
+    bool top = true;
+    for (std::size_t j = i + 1; j < set.members.size() && top; ++j) {
+      const std::vector<std::size_t> path = set.path_to(j);
+      top = !(stacked(j) && std::find(path.begin(), path.end(), i) != path.end());
+    }
+    const bool reported = set.members[i].link == StorageLink::holder && covered(set.members[i].from);
+    if (top && !reported) found(i, path_phrase(dev, set, i));
+  }
+  for (const auto& [loop, on] : set.loops_on_themselves)
+    out.push_back({Hazard::loop_backing,
+                   fmt::format("{} has its backing file {} on a filesystem on {}, which shares its storage",
+                               loop == 0 ? node_of(dev, set, 0) : path_phrase(dev, set, loop),
+                               set.members[loop].backing ? set.members[loop].backing->file : "?",
+                               node_of(dev, set, on))});
 }
 
 std::string blkid_value(blkid_probe pr, const char* name) {
@@ -174,6 +252,8 @@ std::string_view to_string(Hazard hazard) noexcept {
     case Hazard::partition_table: return "partition_table";
     case Hazard::signature: return "signature";
     case Hazard::probe_failed: return "probe_failed";
+    case Hazard::shared_storage: return "shared_storage";
+    case Hazard::loop_backing: return "loop_backing";
   }
   return "?";
 }
@@ -223,7 +303,10 @@ SafetyReport inspect_device(const fs::path& path) {
   auto& out = report.findings;
   const auto self = sys_block(makedev(dev.major, dev.minor));
   if (!self) return report;  // probe_block_device checked it; gone since
-  const std::vector<Covered> covered = device_and_partitions(*self);
+  const std::vector<MountEntry> mounts = read_mountinfo();
+  const std::vector<SwapArea> swaps = read_swaps();
+  const StorageSet set = storage_set(*self, mounts);
+  const std::vector<Covered> covered = device_and_partitions(set);
   const auto covered_name = [&](dev_t d) -> const std::string* {
     for (const auto& c : covered)
       if (c.dev == d) return &c.name;
@@ -234,18 +317,17 @@ SafetyReport inspect_device(const fs::path& path) {
   };
 
   // Mounted: by device number, or by the mount source (btrfs and others use anonymous numbers).
-  const std::vector<MountEntry> mounts = read_mountinfo();
   for (const MountEntry& m : mounts) {
     const std::string* hit = covered_name(m.dev);
     if (hit == nullptr)
-      if (const auto rdev = block_rdev(m.source)) hit = covered_name(*rdev);
+      if (const auto rdev = block_device_number(m.source)) hit = covered_name(*rdev);
     if (hit != nullptr)
       out.push_back({Hazard::mounted, fmt::format("{} is mounted on {} ({})", subject(*hit), m.mount_point, m.fstype)});
   }
   // Swap directly on the device or a partition.
   std::vector<dev_t> swap_devs;
-  for (const SwapArea& s : read_swaps())
-    if (const auto rdev = block_rdev(s.path)) {
+  for (const SwapArea& s : swaps)
+    if (const auto rdev = block_device_number(s.path)) {
       swap_devs.push_back(*rdev);
       if (const std::string* hit = covered_name(*rdev))
         out.push_back({Hazard::swap, fmt::format("{} is an active swap device ({} in /proc/swaps)", subject(*hit), s.path)});
@@ -257,7 +339,7 @@ SafetyReport inspect_device(const fs::path& path) {
   if (::stat("/", &root) == 0 && major(root.st_dev) != 0) system_roots.emplace_back(root.st_dev, "the root filesystem /");
   for (const MountEntry& m : mounts)
     if (m.mount_point == "/")
-      if (const auto rdev = block_rdev(m.source)) system_roots.emplace_back(*rdev, "the root filesystem /");
+      if (const auto rdev = block_device_number(m.source)) system_roots.emplace_back(*rdev, "the root filesystem /");
   for (dev_t s : swap_devs)
     if (covered_name(s) == nullptr) system_roots.emplace_back(s, "active swap");
   std::set<std::string> reported;
@@ -281,6 +363,7 @@ SafetyReport inspect_device(const fs::path& path) {
       out.push_back({Hazard::holders, fmt::format("{} is in use by {}", subject(c.name), describe_holder(ec ? e.path() : holder))});
     }
   }
+  stack_findings(dev, set, mounts, swaps, out);
   if (dev.read_only)
     out.push_back({Hazard::read_only, fmt::format("it is read-only (/sys/class/block/{}/ro = 1)", dev.name)});
 
@@ -288,7 +371,7 @@ SafetyReport inspect_device(const fs::path& path) {
   if (!dev.is_partition)
     for (std::size_t i = 1; i < covered.size(); ++i) {
       const fs::path node = fs::path("/dev") / covered[i].name;
-      if (block_rdev(node.string()) == covered[i].dev) probe_signatures(node, subject(covered[i].name), out);
+      if (block_device_number(node.string()) == covered[i].dev) probe_signatures(node, subject(covered[i].name), out);
     }
   return report;
 }
@@ -317,6 +400,10 @@ bool authorize_device(const SafetyReport& report, std::span<const Consent> conse
   if (blocking)
     msg += "\nIt is in use by the running system: unmount it, swapoff it or deactivate its holders "
            "(vgchange -an, mdadm --stop) first; drivelab never writes to a device in use.";
+  if (report.has(Hazard::shared_storage) || report.has(Hazard::loop_backing))
+    msg += "\nA device that shares its storage (named above: the same backing file, a device stacked on or under "
+           "it, its whole disk) counts as the device itself: unmount, swapoff, deactivate or detach (losetup -d) "
+           "that one.";
   if (liftable) {
     const std::string id = shell_quote(dev.identity);
     msg += fmt::format("\n{}Everything on it would be destroyed. To allow that, name the device:\n"

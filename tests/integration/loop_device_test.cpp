@@ -7,10 +7,16 @@
 //  - tests that need a directory are refused on a device, and --destroy-data-on on a directory
 //    target is an error;
 //  - the record's target.serial is the identity --destroy-data-on accepted, on the loop device and
-//    on a device-mapper linear device over it (skipped without device-mapper).
+//    on a device-mapper linear device over it (skipped without device-mapper);
+//  - a second loop device over the backing file of a mounted one is refused, named or not, with a
+//    message that names the mount, and the filesystem survives (issue 15).
 // Skipped where loop devices cannot be made (not root). The device is always detached and the
 // file removed (LoopDevice is RAII and autoclear).
 #include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <fstream>
 
 #include <nlohmann/json.hpp>
 
@@ -148,6 +154,36 @@ TEST_F(LoopDeviceRun, TheRecordsSerialIsTheIdentityDestroyDataOnAcceptsOnADmDevi
   const auto on_dm = write_named(dm->path(), dm->uuid(), dir);
   ASSERT_EQ(on_dm.status, 0) << on_dm.out << on_dm.err;
   EXPECT_EQ(serial_in_record(dir), dm->uuid());
+}
+
+TEST_F(LoopDeviceRun, ASecondLoopDeviceOverAMountedOnesBackingFileIsRefusedEvenWhenNamed) {
+  if (!loop_->make_ext4()) GTEST_SKIP() << "mkfs.ext4 not available";
+  if (!loop_->mount_ext4()) GTEST_SKIP() << "cannot mount here";
+  const auto mnt = loop_->dir() / "mnt";
+  { std::ofstream(mnt / "keep.txt") << "still here\n"; }
+  ::sync();
+  std::string why;
+  auto alias = loop_->alias(why);
+  ASSERT_TRUE(alias) << why;
+  ScratchDir dir("loop-alias");
+  const auto refused = write_named(alias->path(), alias->backing_file(), dir);
+  EXPECT_EQ(refused.status, 3) << refused.out << refused.err;
+  EXPECT_TRUE(contains(refused.err, "refusing to write to " + alias->path())) << refused.err;
+  EXPECT_TRUE(contains(refused.err, alias->path() + " shares its backing file with " + loop_->path() + ", mounted at " +
+                                        mnt.string() + " (ext4)"))
+      << refused.err;
+  EXPECT_TRUE(contains(refused.err, "naming the device does not lift this")) << refused.err;
+  EXPECT_FALSE(std::filesystem::exists(dir.path() / "out" / "latest.json")) << "a refused run leaves no record";
+  std::cout << refused.err;
+  // Nothing was written: the filesystem on the first device is intact.
+  alias.reset();
+  loop_->unmount();
+  if (const auto fsck = drivelab::find_program("fsck.ext4", {"/usr/sbin", "/sbin"})) {
+    const auto checked = drivelab::run_command({fsck->string(), "-n", "-f", loop_->path()}, std::chrono::seconds(120));
+    EXPECT_EQ(checked.exit_code, 0) << checked.output;
+  }
+  ASSERT_TRUE(loop_->mount_ext4());
+  EXPECT_EQ(read_file(mnt / "keep.txt"), "still here\n");
 }
 
 TEST_F(LoopDeviceRun, DirectoryTestsAndMisplacedConsentAreRefused) {

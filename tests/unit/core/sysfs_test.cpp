@@ -1,11 +1,12 @@
 // sysfs and procfs facts: attribute text, mountinfo and swaps with their escapes, the SCSI VPD
-// serial page, udev's database, and the one serial chain (on a fake sysfs tree, so every rung is
-// exercised here, whatever the machine's disks are).
+// serial page, udev's database, the one serial chain and the storage set of a device stack (on
+// fake sysfs trees, so every rung and link is exercised here, whatever the machine's disks are).
 #include "drivelab/core/sysfs.hpp"
 
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 
+#include <algorithm>
 #include <fstream>
 #include <string>
 
@@ -221,6 +222,144 @@ TEST(SysBlockTest, TheRootFilesystemsDevice) {
   }
   EXPECT_EQ(read_sysfs_text(b->disk_dir / "dev"), std::to_string(major(b->disk_dev)) + ":" + std::to_string(minor(b->disk_dev)));
   EXPECT_FALSE(device_serial(*b).value.empty());
+}
+
+/// A fake sysfs: <root>/devices/<where>/<name> with `dev`, <root>/block/<name> and
+/// <root>/dev/block/MAJ:MIN links to it (partitions: under their disk, no block/ link).
+class FakeSysfs {
+ public:
+  explicit FakeSysfs(const fs::path& root) : root_(root) {}
+  fs::path device(const std::string& name, dev_t dev, const fs::path& parent = {}) {
+    const fs::path dir = parent.empty() ? root_ / "devices" / "virtual" / "block" / name : parent / name;
+    write(dir / "dev", std::to_string(major(dev)) + ":" + std::to_string(minor(dev)) + "\n");
+    if (parent.empty()) {
+      fs::create_directories(root_ / "block");
+      fs::create_symlink(dir, root_ / "block" / name);
+    } else {
+      write(dir / "partition", "1\n");
+    }
+    fs::create_directories(root_ / "dev" / "block");
+    fs::create_symlink(dir, root_ / "dev" / "block" / (std::to_string(major(dev)) + ":" + std::to_string(minor(dev))));
+    return dir;
+  }
+  /// `upper` is stacked on `lower`: lower/holders/<upper> and upper/slaves/<lower>.
+  static void stack(const fs::path& upper, const fs::path& lower) {
+    fs::create_directories(lower / "holders");
+    fs::create_directories(upper / "slaves");
+    fs::create_symlink(upper, lower / "holders" / upper.filename());
+    fs::create_symlink(lower, upper / "slaves" / lower.filename());
+  }
+  SysBlock block(dev_t dev) const { return sys_block(dev, root_).value(); }
+  const fs::path& root() const { return root_; }
+
+ private:
+  fs::path root_;
+};
+
+std::vector<std::pair<std::string, StorageLink>> links_of(const StorageSet& set) {
+  std::vector<std::pair<std::string, StorageLink>> out;
+  for (const StorageMember& m : set.members) out.emplace_back(m.block.name, m.link);
+  return out;
+}
+
+/// loop0 and loop1 over one file (two paths: a hard link), dm-0 on loop1, loop2 over another file;
+/// a disk vdz with partitions vdz1 and vdz2.
+class StorageSetTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    write(dir_.path() / "a.img", "A");
+    fs::create_hard_link(dir_.path() / "a.img", dir_.path() / "same-inode.img");
+    write(dir_.path() / "b.img", "B");
+    loop0_ = sys_.device("loop0", makedev(7, 200));
+    write(loop0_ / "loop" / "backing_file", (dir_.path() / "a.img").string() + "\n");
+    loop1_ = sys_.device("loop1", makedev(7, 201));
+    write(loop1_ / "loop" / "backing_file", (dir_.path() / "same-inode.img").string() + "\n");
+    const fs::path loop2 = sys_.device("loop2", makedev(7, 202));
+    write(loop2 / "loop" / "backing_file", (dir_.path() / "b.img").string() + "\n");
+    sys_.device("loop3", makedev(7, 203));  // detached: no backing_file
+    dm0_ = sys_.device("dm-0", makedev(250, 0));
+    FakeSysfs::stack(dm0_, loop1_);
+    const fs::path vdz = sys_.device("vdz", makedev(251, 0));
+    sys_.device("vdz1", makedev(251, 1), vdz);
+    sys_.device("vdz2", makedev(251, 2), vdz);
+  }
+  TempDir dir_;
+  FakeSysfs sys_{dir_.path() / "sys"};
+  fs::path loop0_, loop1_, dm0_;
+};
+
+TEST_F(StorageSetTest, ASecondLoopDeviceOverTheSameInodeAndWhatIsStackedOnIt) {
+  const StorageSet set = storage_set(sys_.block(makedev(7, 200)), {}, sys_.root());
+  using L = StorageLink;
+  const std::vector<std::pair<std::string, StorageLink>> expected = {
+      {"loop0", L::self}, {"loop1", L::same_backing_file}, {"dm-0", L::holder}};
+  EXPECT_EQ(links_of(set), expected);
+  EXPECT_EQ(set.path_to(2), (std::vector<std::size_t>{0, 1, 2}));
+  EXPECT_EQ(set.find(makedev(250, 0)), 2u);
+  EXPECT_FALSE(set.find(makedev(7, 202)));
+  ASSERT_TRUE(set.members[0].backing);
+  EXPECT_EQ(set.members[0].backing->file, (dir_.path() / "a.img").string());
+  EXPECT_TRUE(set.loops_on_themselves.empty());
+  // From the dm device down: its slave, and the other loop device over that file.
+  const StorageSet down = storage_set(sys_.block(makedev(250, 0)), {}, sys_.root());
+  const std::vector<std::pair<std::string, StorageLink>> below = {
+      {"dm-0", L::self}, {"loop1", L::slave}, {"loop0", L::same_backing_file}};
+  EXPECT_EQ(links_of(down), below);
+}
+
+TEST_F(StorageSetTest, BackingFilesCompareByInodeThenByPath) {
+  LoopBacking a{"/x/a.img", makedev(8, 1), 12, std::nullopt};
+  LoopBacking b{"/y/other-name.img", makedev(8, 1), 12, std::nullopt};
+  EXPECT_TRUE(same_backing_file(a, b));
+  b.file_ino = 13;
+  EXPECT_FALSE(same_backing_file(a, b));
+  LoopBacking gone1{"/x/a.img (deleted)", std::nullopt, std::nullopt, std::nullopt};
+  LoopBacking gone2 = gone1;
+  EXPECT_TRUE(same_backing_file(gone1, gone2)) << "not stat-able: the same path";
+  EXPECT_FALSE(same_backing_file(a, gone1));
+  EXPECT_FALSE(loop_backing(sys_.block(makedev(7, 203)), {})) << "a detached loop device";
+  EXPECT_FALSE(loop_backing(sys_.block(makedev(251, 0)), {})) << "not a loop device";
+}
+
+TEST_F(StorageSetTest, APartitionsWholeDiskButNotItsSiblings) {
+  using L = StorageLink;
+  const StorageSet part = storage_set(sys_.block(makedev(251, 1)), {}, sys_.root());
+  const std::vector<std::pair<std::string, StorageLink>> up = {{"vdz1", L::self}, {"vdz", L::whole_disk}};
+  EXPECT_EQ(links_of(part), up);
+  const StorageSet disk = storage_set(sys_.block(makedev(251, 0)), {}, sys_.root());
+  const std::vector<std::pair<std::string, StorageLink>> all = {
+      {"vdz", L::self}, {"vdz1", L::partition}, {"vdz2", L::partition}};
+  auto got = links_of(disk);
+  std::sort(got.begin() + 1, got.end());
+  EXPECT_EQ(got, all);
+}
+
+TEST_F(StorageSetTest, LoopDevicesWhoseBackingFileLivesOnAMember) {
+  // The filesystem of the backing files is a fake partition vdz9 here (or, on a btrfs-like
+  // anonymous number, the device its mount names).
+  const auto backing = loop_backing(sys_.block(makedev(7, 200)), read_mountinfo());
+  ASSERT_TRUE(backing && backing->file_dev);
+  if (!backing->fs_device || sys_block(*backing->fs_device, sys_.root()))
+    GTEST_SKIP() << "the temp dir's filesystem has no block device number to fake";
+  const fs::path fsdisk = sys_.device("fsdisk", makedev(252, 0));
+  sys_.device("fsdisk9", *backing->fs_device, fsdisk);
+  const StorageSet set = storage_set(sys_.block(makedev(252, 0)), read_mountinfo(), sys_.root());
+  auto got = links_of(set);
+  using L = StorageLink;
+  ASSERT_EQ(got.size(), 6u) << "fsdisk, fsdisk9, loop0/1/2 on it, dm-0 on loop1";
+  EXPECT_EQ(got[0], (std::pair<std::string, StorageLink>{"fsdisk", L::self}));
+  EXPECT_EQ(got[1], (std::pair<std::string, StorageLink>{"fsdisk9", L::partition}));
+  std::sort(got.begin() + 2, got.end());
+  EXPECT_EQ(got[2], (std::pair<std::string, StorageLink>{"dm-0", L::holder}));
+  EXPECT_EQ(got[3], (std::pair<std::string, StorageLink>{"loop0", L::backing_file_on}));
+  EXPECT_EQ(got[4], (std::pair<std::string, StorageLink>{"loop1", L::backing_file_on}));
+  EXPECT_EQ(got[5], (std::pair<std::string, StorageLink>{"loop2", L::backing_file_on}));
+  // A loop device over a file on its own storage: fsdisk9 stacked on loop2 (whose file is on it).
+  FakeSysfs::stack(sys_.root() / "devices" / "virtual" / "block" / "fsdisk", sys_.root() / "devices" / "virtual" / "block" / "loop2");
+  const StorageSet cycle = storage_set(sys_.block(makedev(7, 202)), read_mountinfo(), sys_.root());
+  ASSERT_EQ(cycle.loops_on_themselves.size(), 1u);
+  EXPECT_EQ(cycle.members[cycle.loops_on_themselves[0].first].block.name, "loop2");
+  EXPECT_EQ(cycle.members[cycle.loops_on_themselves[0].second].block.name, "fsdisk9");
 }
 
 }  // namespace

@@ -1,11 +1,13 @@
 #pragma once
-// Test helper: a real loop device on a sparse file, always detached and removed (RAII).
+// Test helper: a real loop device on a sparse file, always detached and removed (RAII); a second
+// loop device over the same file (alias), partitions (partscan), and an ext4 mount of any node.
 //
 // The device is attached with LO_FLAGS_AUTOCLEAR and this object keeps a descriptor open, so the
 // kernel detaches it when the last user closes it — also when the test process dies. The backing
 // file lives in its own mkdtemp directory under the system temp dir, which the destructor removes.
 // Needs root (CAP_SYS_ADMIN); create() returns nullopt with the reason otherwise, for GTEST_SKIP.
 #include <fcntl.h>
+#include <linux/blkpg.h>
 #include <linux/fs.h>
 #include <linux/loop.h>
 #include <stdlib.h>
@@ -29,12 +31,11 @@ namespace drivelab::testing {
 class LoopDevice {
  public:
   /// A loop device over a sparse file of `size_bytes`. nullopt (and `why`) if this machine or
-  /// user cannot make one.
-  static std::optional<LoopDevice> create(std::uint64_t size_bytes, std::string& why) {
+  /// user cannot make one. With `partscan` it can have partitions (LO_FLAGS_PARTSCAN;
+  /// add_partition).
+  static std::optional<LoopDevice> create(std::uint64_t size_bytes, std::string& why, bool partscan = false) {
     LoopDevice d;
-    std::string tmpl = (std::filesystem::temp_directory_path() / "drivelab-loop-XXXXXX").string();
-    if (::mkdtemp(tmpl.data()) == nullptr) return fail(why, "mkdtemp");
-    d.dir_ = tmpl;
+    if (!d.make_dir(why)) return std::nullopt;
     d.backing_ = d.dir_ / "backing.img";
     const int bfd = ::open(d.backing_.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
     if (bfd < 0) return fail(why, "create backing file");
@@ -42,33 +43,24 @@ class LoopDevice {
       ::close(bfd);
       return fail(why, "truncate backing file");
     }
-    const int ctl = ::open("/dev/loop-control", O_RDWR | O_CLOEXEC);
-    if (ctl < 0) {
-      ::close(bfd);
-      return fail(why, "open /dev/loop-control (needs root)");
-    }
-    // Other processes may take the same free device between GET_FREE and SET_FD: retry.
-    for (int attempt = 0; attempt < 20 && d.fd_ < 0; ++attempt) {
-      const int n = ::ioctl(ctl, LOOP_CTL_GET_FREE);
-      if (n < 0) break;
-      const std::string path = "/dev/loop" + std::to_string(n);
-      const int lfd = ::open(path.c_str(), O_RDWR | O_CLOEXEC);
-      if (lfd < 0) continue;
-      loop_config cfg{};
-      cfg.fd = static_cast<__u32>(bfd);
-      cfg.info.lo_flags = LO_FLAGS_AUTOCLEAR;
-      if (::ioctl(lfd, LOOP_CONFIGURE, &cfg) == 0) {
-        int rw = 0;
-        ::ioctl(lfd, BLKROSET, &rw);  // the read-only flag outlives a detach: start writable
-        d.fd_ = lfd;
-        d.path_ = path;
-      } else {
-        ::close(lfd);
-      }
-    }
-    ::close(ctl);
+    const bool ok = d.attach(bfd, partscan, why);
     ::close(bfd);
-    if (d.fd_ < 0) return fail(why, "attach a loop device");
+    if (!ok) return std::nullopt;
+    return d;
+  }
+
+  /// A second loop device over this one's backing file (as `losetup -f --show FILE` twice makes
+  /// it): the same storage under another device number. It has a directory of its own (for
+  /// mount_ext4) and leaves the backing file to this device; destroy it first.
+  std::optional<LoopDevice> alias(std::string& why, bool partscan = false) const {
+    LoopDevice d;
+    if (!d.make_dir(why)) return std::nullopt;
+    d.backing_ = backing_;
+    const int bfd = ::open(backing_.c_str(), O_RDWR | O_CLOEXEC);
+    if (bfd < 0) return fail(why, "open backing file");
+    const bool ok = d.attach(bfd, partscan, why);
+    ::close(bfd);
+    if (!ok) return std::nullopt;
     return d;
   }
 
@@ -121,16 +113,39 @@ class LoopDevice {
     return ok;
   }
 
-  /// Mounts the device (ext4) on a directory beside the backing file; unmounted on destruction.
-  bool mount_ext4() {
+  /// Mounts the device (ext4), or `node` (one of its partitions), on <dir>/mnt; unmounted on
+  /// destruction.
+  bool mount_ext4(const std::string& node = {}) {
     mount_dir_ = dir_ / "mnt";
     std::filesystem::create_directories(mount_dir_);
-    if (::mount(path_.c_str(), mount_dir_.c_str(), "ext4", 0, nullptr) != 0) {
+    if (::mount((node.empty() ? path_ : node).c_str(), mount_dir_.c_str(), "ext4", 0, nullptr) != 0) {
       mount_dir_.clear();
       return false;
     }
     return true;
   }
+  /// Runs mkfs.ext4 -q on `node` (a partition of this device, say).
+  bool make_ext4_on(const std::string& node) const { return run({"mkfs.ext4", "-q", "-F", node}); }
+
+  /// /dev/loopNpK, the node of partition `k` (devtmpfs makes it once the kernel has the partition).
+  std::string partition(int k) const { return path_ + "p" + std::to_string(k); }
+  /// Writes the DOS table of write_mbr and makes the kernel show its partition 1 (needs
+  /// partscan): BLKRRPART where the kernel reads DOS tables, else BLKPG_ADD_PARTITION as
+  /// addpart(8) does (a kernel built without CONFIG_MSDOS_PARTITION). False if neither works.
+  bool add_partition() const {
+    if (!write_mbr()) return false;
+    if (::ioctl(fd_, BLKRRPART, 0) == 0 && wait_for_partition(100)) return true;
+    blkpg_partition part{};
+    part.start = 2048LL * 512;
+    part.length = 8192LL * 512;
+    part.pno = 1;
+    blkpg_ioctl_arg arg{};
+    arg.op = BLKPG_ADD_PARTITION;
+    arg.datalen = sizeof part;
+    arg.data = &part;
+    return ::ioctl(fd_, BLKPG, &arg) == 0 && wait_for_partition(500);
+  }
+
   void unmount() {
     if (mount_dir_.empty()) return;
     ::umount2(mount_dir_.c_str(), MNT_DETACH);
@@ -140,8 +155,57 @@ class LoopDevice {
  private:
   LoopDevice() = default;
 
-  static std::optional<LoopDevice> fail(std::string& why, const char* what) {
+  bool make_dir(std::string& why) {
+    std::string tmpl = (std::filesystem::temp_directory_path() / "drivelab-loop-XXXXXX").string();
+    if (::mkdtemp(tmpl.data()) == nullptr) return failed(why, "mkdtemp");
+    dir_ = tmpl;
+    return true;
+  }
+
+  /// Attaches a free loop device to the open backing file `bfd` (autoclear: the kernel detaches
+  /// it when the last user closes it, also when the test process dies).
+  bool attach(int bfd, bool partscan, std::string& why) {
+    const int ctl = ::open("/dev/loop-control", O_RDWR | O_CLOEXEC);
+    if (ctl < 0) return failed(why, "open /dev/loop-control (needs root)");
+    // Other processes may take the same free device between GET_FREE and SET_FD: retry.
+    for (int attempt = 0; attempt < 20 && fd_ < 0; ++attempt) {
+      const int n = ::ioctl(ctl, LOOP_CTL_GET_FREE);
+      if (n < 0) break;
+      const std::string path = "/dev/loop" + std::to_string(n);
+      const int lfd = ::open(path.c_str(), O_RDWR | O_CLOEXEC);
+      if (lfd < 0) continue;
+      loop_config cfg{};
+      cfg.fd = static_cast<__u32>(bfd);
+      cfg.info.lo_flags = LO_FLAGS_AUTOCLEAR | (partscan ? LO_FLAGS_PARTSCAN : 0);
+      if (::ioctl(lfd, LOOP_CONFIGURE, &cfg) == 0) {
+        int rw = 0;
+        ::ioctl(lfd, BLKROSET, &rw);  // the read-only flag outlives a detach: start writable
+        fd_ = lfd;
+        path_ = path;
+      } else {
+        ::close(lfd);
+      }
+    }
+    ::close(ctl);
+    if (fd_ < 0) return failed(why, "attach a loop device");
+    return true;
+  }
+
+  /// Waits up to `tries` x 10 ms for the node of partition 1.
+  bool wait_for_partition(int tries) const {
+    for (int i = 0; i < tries; ++i) {
+      std::error_code ec;
+      if (std::filesystem::exists(partition(1), ec)) return true;
+      ::usleep(10000);
+    }
+    return false;
+  }
+  static bool failed(std::string& why, const char* what) {
     why = std::string(what) + ": " + std::strerror(errno);
+    return false;
+  }
+  static std::optional<LoopDevice> fail(std::string& why, const char* what) {
+    failed(why, what);
     return std::nullopt;
   }
   static void put32(unsigned char* p, std::uint32_t v) {
@@ -170,6 +234,40 @@ class LoopDevice {
   std::string path_;
   std::filesystem::path mount_dir_;
   int fd_ = -1;
+};
+
+/// An ext4 mount of any block device node (a device-mapper device, say) on a fresh directory
+/// under the system temp dir; unmounted and the directory removed on destruction. Declare it
+/// after the device it mounts, so that it goes first.
+class Ext4Mount {
+ public:
+  static std::optional<Ext4Mount> create(const std::string& node) {
+    std::string tmpl = (std::filesystem::temp_directory_path() / "drivelab-mnt-XXXXXX").string();
+    if (::mkdtemp(tmpl.data()) == nullptr) return std::nullopt;
+    Ext4Mount m;
+    m.dir_ = tmpl;
+    if (::mount(node.c_str(), m.dir_.c_str(), "ext4", 0, nullptr) != 0) {
+      std::error_code ec;
+      std::filesystem::remove(m.dir_, ec);
+      m.dir_.clear();
+      return std::nullopt;
+    }
+    return m;
+  }
+  Ext4Mount(Ext4Mount&& o) noexcept : dir_(std::move(o.dir_)) { o.dir_.clear(); }
+  Ext4Mount& operator=(Ext4Mount&&) = delete;
+  Ext4Mount(const Ext4Mount&) = delete;
+  ~Ext4Mount() {
+    if (dir_.empty()) return;
+    ::umount2(dir_.c_str(), MNT_DETACH);
+    std::error_code ec;
+    std::filesystem::remove(dir_, ec);  // rmdir: only once nothing is mounted on it
+  }
+  const std::filesystem::path& dir() const noexcept { return dir_; }
+
+ private:
+  Ext4Mount() = default;
+  std::filesystem::path dir_;
 };
 
 }  // namespace drivelab::testing

@@ -1,5 +1,7 @@
 // Target safety on real loop devices: blank, ext4, ext4 + partition table, mounted, read-only;
-// a device-mapper linear device on one (its UUID names it; the loop below is claimed).
+// a device-mapper linear device on one (its UUID names it; the loop below is claimed); the
+// device stack (issue 15): a second loop device over a mounted one's backing file, a partition
+// of a mounted whole disk and a whole disk with a mounted partition, dm devices over them.
 // Skipped where loop devices cannot be made (not root), the dm tests where device-mapper cannot.
 #include <gtest/gtest.h>
 
@@ -156,6 +158,124 @@ TEST_F(Safety, ReadOnlyIsRefusedForWrites) {
   ASSERT_TRUE(r.has(Hazard::read_only));
   EXPECT_TRUE(contains(refusal(r, named(loop_->backing_file()), true), "read-only"));
   EXPECT_NO_THROW(authorize_device(r, {}, false));
+}
+
+// Issue 15: a mounted ext4 on /dev/loopA was destroyed through /dev/loopB, a second loop device
+// over the same backing file: the checks looked at the target's own device number only.
+TEST_F(Safety, ASecondLoopDeviceOverAMountedOnesBackingFileIsRefusedEvenWhenNamed) {
+  if (!loop_->make_ext4()) GTEST_SKIP() << "mkfs.ext4 not available";
+  std::string why;
+  auto alias = loop_->alias(why);
+  ASSERT_TRUE(alias) << why;
+  // Neither is in use: the alias carries the same ext4 signature, which naming the file lifts.
+  EXPECT_TRUE(authorize_device(inspect_device(alias->path()), named(alias->backing_file()), true));
+  if (!loop_->mount_ext4()) GTEST_SKIP() << "cannot mount here";
+  const SafetyReport r = inspect_device(alias->path());
+  const std::string msg = refusal(r, named(alias->backing_file()), true);
+  EXPECT_TRUE(contains(msg, alias->path() + " shares its backing file with " + loop_->path() + ", mounted at " +
+                                (loop_->dir() / "mnt").string() + " (ext4)"))
+      << msg;
+  EXPECT_TRUE(contains(msg, "naming the device does not lift this")) << msg;
+  EXPECT_TRUE(r.has(Hazard::shared_storage));
+  EXPECT_FALSE(r.has(Hazard::mounted)) << "the alias itself is not mounted";
+  EXPECT_FALSE(authorize_device(r, {}, false)) << "reading is still allowed";
+  // The mounted one names its own mount, as before, and not the idle alias.
+  const std::string own = refusal(inspect_device(loop_->path()), named(loop_->backing_file()), true);
+  EXPECT_TRUE(contains(own, "it is mounted on " + (loop_->dir() / "mnt").string() + " (ext4)")) << own;
+  EXPECT_FALSE(contains(own, "shares its backing file")) << own;
+  loop_->unmount();
+  EXPECT_FALSE(inspect_device(alias->path()).has(Hazard::shared_storage));
+}
+
+TEST_F(Safety, AnIdleSecondLoopDeviceIsNoHazard) {
+  std::string why;
+  auto alias = loop_->alias(why);
+  ASSERT_TRUE(alias) << why;
+  const SafetyReport r = inspect_device(alias->path());
+  EXPECT_TRUE(r.findings.empty()) << r.findings.front().detail;
+  EXPECT_TRUE(inspect_device(loop_->path()).findings.empty());
+}
+
+/// A loop device that scans partitions, with a DOS table of one 4 MiB partition at 1 MiB.
+class SafetyPartitions : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string why;
+    auto d = testing::LoopDevice::create(64 * kMiB, why, /*partscan=*/true);
+    if (!d) GTEST_SKIP() << "no loop device here: " << why;
+    loop_.emplace(std::move(*d));
+    if (!loop_->add_partition()) GTEST_SKIP() << "the kernel makes no partition of " << loop_->path();
+  }
+  std::vector<Consent> named() const { return {{loop_->backing_file(), "--destroy-data-on"}}; }
+  std::optional<testing::LoopDevice> loop_;
+};
+
+TEST_F(SafetyPartitions, AWholeDiskWithAMountedPartitionAndItsSecondLoopDeviceAreRefused) {
+  if (!loop_->make_ext4_on(loop_->partition(1))) GTEST_SKIP() << "mkfs.ext4 not available";
+  if (!loop_->mount_ext4(loop_->partition(1))) GTEST_SKIP() << "cannot mount here";
+  const std::string mnt = (loop_->dir() / "mnt").string();
+  const std::string whole = refusal(inspect_device(loop_->path()), named(), true);
+  EXPECT_TRUE(contains(whole, "its partition " + loop_->partition(1).substr(5) + " is mounted on " + mnt + " (ext4)"))
+      << whole;
+  // The same storage through a second loop device (which does not scan partitions).
+  std::string why;
+  auto alias = loop_->alias(why);
+  ASSERT_TRUE(alias) << why;
+  const SafetyReport r = inspect_device(alias->path());
+  EXPECT_TRUE(r.has(Hazard::shared_storage));
+  const std::string msg = refusal(r, named(), true);
+  EXPECT_TRUE(contains(msg, alias->path() + " shares its backing file with " + loop_->path() + ", which has the partition " +
+                                loop_->partition(1) + ", mounted at " + mnt + " (ext4)"))
+      << msg;
+}
+
+TEST_F(SafetyPartitions, APartitionOfAMountedWholeDiskIsRefused) {
+  // ext4 on the whole disk; the kernel keeps the partition it has.
+  if (!loop_->make_ext4()) GTEST_SKIP() << "mkfs.ext4 not available";
+  if (!loop_->mount_ext4()) GTEST_SKIP() << "cannot mount here";
+  const SafetyReport r = inspect_device(loop_->partition(1));
+  EXPECT_TRUE(r.device.is_partition);
+  EXPECT_TRUE(r.has(Hazard::shared_storage));
+  const std::string msg = refusal(r, named(), true);
+  EXPECT_TRUE(contains(msg, loop_->partition(1) + " is a partition of " + loop_->path() + ", mounted at " +
+                                (loop_->dir() / "mnt").string() + " (ext4)"))
+      << msg;
+  EXPECT_TRUE(contains(msg, "naming the device does not lift this")) << msg;
+}
+
+TEST_F(Safety, ADmDeviceOverTheSecondLoopDeviceOfAMountedOneIsRefused) {
+  if (!loop_->make_ext4()) GTEST_SKIP() << "mkfs.ext4 not available";
+  std::string why;
+  auto alias = loop_->alias(why);
+  ASSERT_TRUE(alias) << why;
+  auto dm = testing::DmLinearDevice::create(alias->path(), 32 * kMiB, why);
+  if (!dm) GTEST_SKIP() << "no device-mapper device here: " << why;
+  if (!loop_->mount_ext4()) GTEST_SKIP() << "cannot mount here";
+  const SafetyReport r = inspect_device(dm->path());
+  EXPECT_TRUE(r.has(Hazard::shared_storage));
+  const std::string msg = refusal(r, named(dm->uuid()), true);
+  EXPECT_TRUE(contains(msg, dm->path() + " is stacked on " + alias->path() + ", which shares its backing file with " +
+                                loop_->path() + ", mounted at " + (loop_->dir() / "mnt").string() + " (ext4)"))
+      << msg;
+}
+
+TEST_F(Safety, TheSecondLoopDeviceUnderAMountedDmDeviceIsRefused) {
+  std::string why;
+  auto dm = testing::DmLinearDevice::create(loop_->path(), 32 * kMiB, why);
+  if (!dm) GTEST_SKIP() << "no device-mapper device here: " << why;
+  if (!loop_->make_ext4_on(dm->path())) GTEST_SKIP() << "mkfs.ext4 not available";
+  auto mount = testing::Ext4Mount::create(dm->path());
+  if (!mount) GTEST_SKIP() << "cannot mount " << dm->path() << " here";
+  auto alias = loop_->alias(why);
+  ASSERT_TRUE(alias) << why;
+  const SafetyReport r = inspect_device(alias->path());
+  EXPECT_TRUE(r.has(Hazard::shared_storage));
+  const std::string dm_name = inspect_device(dm->path()).device.name;
+  const std::string msg = refusal(r, named(alias->backing_file()), true);
+  EXPECT_TRUE(contains(msg, alias->path() + " shares its backing file with " + loop_->path() + ", which is held by " +
+                                dm_name + " (device-mapper '" + dm->name() + "'), mounted at " + mount->dir().string() +
+                                " (ext4)"))
+      << msg;
 }
 
 TEST(SafetySystem, TheRootDeviceIsRefused) {

@@ -94,9 +94,17 @@ struct SysBlock {
   dev_t disk_dev = 0;              ///< the disk's device number (its `dev` attribute)
 };
 
-/// The device `dev` through /sys/dev/block/MAJ:MIN; nullopt if the kernel lists no such block
-/// device (a tmpfs or btrfs anonymous device number, say).
-std::optional<SysBlock> sys_block(dev_t dev);
+/// The device `dev` through <sys_root>/dev/block/MAJ:MIN; nullopt if the kernel lists no such
+/// block device (a tmpfs or btrfs anonymous device number, say). `sys_root` is "/sys" but for tests.
+std::optional<SysBlock> sys_block(dev_t dev, const std::filesystem::path& sys_root = "/sys");
+
+/// The device whose sysfs directory is `dir` (a canonical /sys/devices/.../<name>, as the links in
+/// holders/ and slaves/ lead to); its number from `<dir>/dev`. nullopt if `dir` has no valid `dev`.
+std::optional<SysBlock> sys_block_at(const std::filesystem::path& dir);
+
+/// The device number of the block device node `path` ("/dev/sda1", a mountinfo source or a
+/// /proc/swaps entry); nullopt if `path` is not absolute or not a block device node.
+std::optional<dev_t> block_device_number(const std::string& path);
 
 /// The SCSI Unit Serial Number VPD page (page code 0x80; SPC-4 7.8.19): a 4-byte header whose
 /// byte 1 is the page code and bytes 2-3 the page length (big-endian), then the serial in ASCII,
@@ -111,6 +119,76 @@ std::optional<std::string> scsi_unit_serial(const std::filesystem::path& vpd_pg8
 /// udev does not run here, has no entry, or the value is blank.
 std::optional<std::string> udev_property(dev_t dev, std::string_view key,
                                          const std::filesystem::path& udev_data_dir = "/run/udev/data");
+
+// ---- the device stack: what shares storage with a block device ------------------------------
+
+/// The backing file of an attached loop device (loop(4)), as Documentation/ABI/testing/
+/// sysfs-block-loop publishes it in /sys/block/loopN/loop/backing_file (present only while a file
+/// is attached; the kernel appends " (deleted)" once the file is unlinked).
+struct LoopBacking {
+  std::string file;                ///< the path as sysfs shows it
+  std::optional<dev_t> file_dev;   ///< stat(file).st_dev, if the path can be stat'ed here
+  std::optional<ino_t> file_ino;   ///< stat(file).st_ino: paths can differ, the inode cannot
+  /// The block device of the filesystem that holds the file: file_dev when it is a block device,
+  /// else the source of the mount with that (anonymous) number, as btrfs and overlayfs show it.
+  std::optional<dev_t> fs_device;
+};
+
+/// The backing file of `device` (a loop device: `<dir>/loop/backing_file`); nullopt for any other
+/// device and for a detached loop device. `mounts` (read_mountinfo) resolves fs_device.
+std::optional<LoopBacking> loop_backing(const SysBlock& device, const std::vector<MountEntry>& mounts);
+
+/// True if two loop devices are over the same file: the same st_dev and st_ino when both are
+/// known, otherwise the same path.
+bool same_backing_file(const LoopBacking& a, const LoopBacking& b) noexcept;
+
+/// How a member of a StorageSet was reached from the member before it.
+enum class StorageLink {
+  self,               ///< the device the set is for
+  partition,          ///< a partition of it (a directory under the disk's with a `partition` file)
+  whole_disk,         ///< the whole disk of a partition
+  holder,             ///< in its holders/ (Documentation/ABI/stable/sysfs-block: dm, md, LVM,
+                      ///< bcache, ... stacked on it)
+  slave,              ///< in its slaves/ (the device it is stacked on)
+  same_backing_file,  ///< another loop device over its backing file (same inode)
+  backing_file_on,    ///< a loop device whose backing file lives on a filesystem on it
+};
+
+/// One device of a storage set.
+struct StorageMember {
+  SysBlock block;
+  StorageLink link = StorageLink::self;
+  std::size_t from = 0;                ///< index of the member it was reached from (self: 0)
+  std::optional<LoopBacking> backing;  ///< an attached loop device's backing file
+};
+
+/// Every block device that shares storage with one device: writing to the device changes what
+/// each of them reads, and the other way round.
+struct StorageSet {
+  std::vector<StorageMember> members;  ///< members[0] is the device; each device appears once
+  /// A loop device of the set whose backing file lives on a filesystem on a member of the set
+  /// reached some other way (a loop device over its own storage): (loop, filesystem) indexes.
+  std::vector<std::pair<std::size_t, std::size_t>> loops_on_themselves;
+
+  /// The index of the member with device number `dev`, if any.
+  std::optional<std::size_t> find(dev_t dev) const noexcept;
+  /// The indexes from members[0] to members[i] along `from`, both ends included.
+  std::vector<std::size_t> path_to(std::size_t i) const;
+};
+
+/// Builds the storage set of `device` from sysfs, breadth first (each device once):
+///  - the device, its partitions (a whole disk) or its whole disk (a partition);
+///  - holders/ recursively upward (dm, md RAID, LVM and their partitions) and slaves/ recursively
+///    downward (what a dm/md device is stacked on, and a slave partition's whole disk);
+///  - for a loop device, every other loop device over the same backing file (by inode);
+///  - every loop device whose backing file lives on a filesystem on a member (the one that backs
+///    a loop device is in use by it), and recursively their stacks.
+/// A partition's sibling partitions and the other holders of a device below (another LVM volume
+/// on the same physical volume) are not members: they do not share the device's blocks.
+/// `mounts` is read_mountinfo() (for backing files on btrfs-like anonymous device numbers).
+/// Reads only; a sysfs entry that vanishes meanwhile is skipped.
+StorageSet storage_set(const SysBlock& device, const std::vector<MountEntry>& mounts,
+                       const std::filesystem::path& sys_root = "/sys");
 
 /// The identity of a disk, and where it was read (shown in messages so a user copies it).
 struct DeviceSerial {

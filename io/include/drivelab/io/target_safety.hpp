@@ -15,6 +15,13 @@
 ///   signature         libblkid superblocks chain (filesystem, RAID,      yes
 ///                     LVM PV, LUKS, swap signature)
 ///   probe_failed      libblkid could not read the device                 yes
+///   shared_storage    a device sharing its storage is mounted, swap or   no
+///                     held: another loop device over the same backing
+///                     file, a dm/md device above or below it, the whole
+///                     disk of a partition (drivelab::storage_set)
+///   loop_backing      it (or a device sharing its storage) holds the     no
+///                     backing file of a loop device, or a loop device's
+///                     backing file lives on its own storage
 ///
 /// "Naming the device" is the protocol key `destroy_data_on: <identity>` or the command line's
 /// `--destroy-data-on <identity>`; the identity is the device's serial number (see
@@ -65,7 +72,10 @@ struct BlockDevice {
 /// device or cannot be opened for reading.
 BlockDevice probe_block_device(const std::filesystem::path& path);
 
-enum class Hazard { mounted, swap, system, holders, read_only, partition_table, signature, probe_failed };
+enum class Hazard {
+  mounted, swap, system, holders, read_only, partition_table, signature, probe_failed,
+  shared_storage, loop_backing
+};
 std::string_view to_string(Hazard hazard) noexcept;
 /// True for the hazards that naming the device lifts (partition_table, signature, probe_failed).
 bool consent_lifts(Hazard hazard) noexcept;
@@ -82,7 +92,14 @@ struct SafetyReport {
   bool has(Hazard h) const noexcept;
 };
 
-/// Looks for every hazard of the table above (the device and, for a whole disk, its partitions).
+/// Looks for every hazard of the table above: the device and, for a whole disk, its partitions;
+/// then every other device of its storage set (drivelab::storage_set, core/sysfs.hpp), whose
+/// findings name the path from the device, e.g.
+///   "/dev/loop5 shares its backing file with /dev/loop4, mounted at /mnt/x (ext4)"
+///   "/dev/loop4p1 is a partition of /dev/loop4, mounted at /mnt/x (ext4)"
+///   "/dev/mapper/v is stacked on /dev/loop5, which shares its backing file with /dev/loop4, which
+///    is held by dm-1 (device-mapper 'w'), mounted at /mnt/w (ext4)"
+///   "/dev/sdb has the partition /dev/sdb1, which holds the backing file of /dev/loop3 (/data/x.img)"
 /// Reads only: sysfs, /proc and a read-only libblkid probe. Throws EnvironmentError as
 /// probe_block_device does.
 SafetyReport inspect_device(const std::filesystem::path& path);
