@@ -10,6 +10,7 @@ namespace {
 std::string_view unit_text(LatencyUnit unit) noexcept { return unit == LatencyUnit::us ? "us" : "ms"; }
 
 std::string figure_text(const LatencyFigure& f) {
+  if (!f.name.empty()) return std::string(f.name);
   switch (f.stat) {
     case LatencyFigure::Stat::avg: return "avg";
     case LatencyFigure::Stat::min: return "min";

@@ -1,9 +1,12 @@
 #include "tpcc_report.hpp"
 
 #include <fstream>
+#include <initializer_list>
 #include <string>
 
 #include <fmt/format.h>
+
+#include "drivelab/runner/latency_metrics.hpp"
 
 namespace drivelab::oltp::tpcc::detail {
 namespace {
@@ -13,17 +16,6 @@ using tpcc::TxType;
 double ms(std::int64_t ns) { return static_cast<double>(ns) / 1e6; }
 double ms(double ns) { return ns / 1e6; }
 
-/// The seven figures of one latency histogram: <prefix>_{avg,p50,p90,p95,p99,p99_9,max}_ms.
-template <class Sink>
-void latency_figures(const LatencyHistogram& h, const std::string& prefix, Sink&& sink) {
-  sink(prefix + "_avg_ms", ms(h.mean()));
-  sink(prefix + "_p50_ms", ms(h.percentile(50)));
-  sink(prefix + "_p90_ms", ms(h.percentile(90)));
-  sink(prefix + "_p95_ms", ms(h.percentile(95)));
-  sink(prefix + "_p99_ms", ms(h.percentile(99)));
-  sink(prefix + "_p99_9_ms", ms(h.percentile(99.9)));
-  sink(prefix + "_max_ms", ms(h.max()));
-}
 
 /// Server counters worth a headline metric, where the backend reports them.
 struct HeadlineCounter {
@@ -89,6 +81,13 @@ std::uint64_t peak_rss_bytes() {
 }
 
 void record_tpcc_results(results::TestRecorder& rec, const tpcc::DriverTotals& totals, const RunFacts& facts) {
+  using runner::LatencyUnit;
+  using runner::record_latency;
+  using Figure = runner::LatencyFigure;
+  constexpr Figure kP999 = Figure::p(99.9).named("p99_9");  // TPC-C's metric name for the 99.9th
+  // The seven figures of one latency histogram: <prefix>_{avg,p50,p90,p95,p99,p99_9,max}_ms.
+  const std::initializer_list<Figure> seven = {Figure::avg(), Figure::p(50), Figure::p(90), Figure::p(95),
+                                               Figure::p(99),  kP999,         Figure::max()};
   const tpcc::TpccConfig& cfg = *facts.config;
   const double secs = totals.measured_s > 0 ? totals.measured_s : 1e-9;
   tpcc::TypeStats all;
@@ -104,19 +103,19 @@ void record_tpcc_results(results::TestRecorder& rec, const tpcc::DriverTotals& t
   metric("tps", static_cast<double>(all.commits) / secs, "1/s",
          "committed transactions of all five types per second of the measured phase");
   metric("tpm_c", tpm_c, "1/min", "committed New-Order transactions per minute (tpmC-like)");
-  metric("latency_avg_ms", ms(h.mean()), "ms", "mean response time at the terminal (queue wait + service), all types");
-  metric("latency_p95_ms", ms(h.percentile(95)), "ms", "95th percentile response time, all types");
-  metric("latency_p99_ms", ms(h.percentile(99)), "ms", "99th percentile response time, all types");
+  record_latency(rec, h, "latency", LatencyUnit::ms,
+                 {Figure::avg("mean response time at the terminal (queue wait + service), all types"),
+                  Figure::p(95, "95th percentile response time, all types"),
+                  Figure::p(99, "99th percentile response time, all types")});
   metric("nopm", tpm_c, "1/min", "New-Orders per minute: the same count under HammerDB's name");
   metric("efficiency_pct", tpm_c / (kMaxTpmCPerWarehouse * cfg.warehouses) * 100.0, "%",
          cfg.think == tpcc::ThinkMode::tpcc && cfg.think_scale == 1.0
              ? "tpm_c / (12.86 x warehouses)"
              : "tpm_c / (12.86 x warehouses); meaningful only with think: tpcc and think_scale 1");
-  latency_figures(h, "latency", [&](const std::string& n, double v) {
-    if (n != "latency_avg_ms" && n != "latency_p95_ms" && n != "latency_p99_ms") metric(n, v, "ms");
-  });
-  latency_figures(all.queue_wait, "queue_wait", [&](const std::string& n, double v) { metric(n, v, "ms"); });
-  latency_figures(all.service_time, "service_time", [&](const std::string& n, double v) { metric(n, v, "ms"); });
+  // The rest of the response time's figures, and the seven of each of its two parts.
+  record_latency(rec, h, "latency", LatencyUnit::ms, {Figure::p(50), Figure::p(90), kP999, Figure::max()});
+  record_latency(rec, all.queue_wait, "queue_wait", LatencyUnit::ms, seven);
+  record_latency(rec, all.service_time, "service_time", LatencyUnit::ms, seven);
   metric("transactions", static_cast<double>(all.commits), "count", "committed transactions");
   metric("new_orders", static_cast<double>(no.commits), "count", "committed New-Orders");
   metric("rollbacks", static_cast<double>(all.rollbacks), "count",
@@ -155,13 +154,12 @@ void record_tpcc_results(results::TestRecorder& rec, const tpcc::DriverTotals& t
   for (TxType t : tpcc::kAllTxTypes) {
     const auto& s = totals.by_type[static_cast<std::size_t>(t)];
     const std::string g(tpcc::to_string(t));
-    const auto group = [&](const std::string& n, double v) { rec.group_metric(g, n, v, "ms"); };
     rec.group_metric(g, "count", static_cast<double>(s.commits + s.rollbacks), "count",
                      "completed transactions (commits + business rollbacks)");
     rec.group_metric(g, "tps", static_cast<double>(s.commits) / secs, "1/s", "commits per second");
-    latency_figures(s.response_time, "latency", group);
-    latency_figures(s.queue_wait, "queue_wait", group);
-    latency_figures(s.service_time, "service_time", group);
+    runner::record_group_latency(rec, g, s.response_time, "latency", LatencyUnit::ms, seven);
+    runner::record_group_latency(rec, g, s.queue_wait, "queue_wait", LatencyUnit::ms, seven);
+    runner::record_group_latency(rec, g, s.service_time, "service_time", LatencyUnit::ms, seven);
     rec.group_metric(g, "rollbacks", static_cast<double>(s.rollbacks), "count");
     rec.group_metric(g, "retries", static_cast<double>(s.retries), "count");
     rec.group_metric(g, "errors", static_cast<double>(s.errors), "count");

@@ -1,11 +1,12 @@
 #pragma once
 /// \file latency_metrics.hpp
 /// The one writer of a latency histogram's figures as result metrics: the emulators' headline
-/// and per-group latency metrics (io, vdbench, replay, sysbench) name and convert them here.
+/// and per-group latency metrics (io, vdbench, replay, sysbench, tpcc) name and convert them here.
 ///
 /// A figure's metric is named `<prefix>_<figure>_<unit>`: figure `avg` (the mean), `min`, `max`,
 /// `sum` (of all samples, sysbench's "sum"), or `p` + the percentile's digits without the decimal
-/// point (p50, p95, p99, and p999 for 99.9). Values are the histogram's nanoseconds divided by
+/// point (p50, p95, p99, and p999 for 99.9; LatencyFigure::named gives
+/// another, as TPC-C's p99_9). Values are the histogram's nanoseconds divided by
 /// 1e3 (us) or 1e6 (ms), as doubles; an empty histogram gives 0 for every figure (histogram.hpp).
 /// Metrics are written in the order the figures are given, which is their order in the record.
 #include <initializer_list>
@@ -26,12 +27,21 @@ struct LatencyFigure {
   Stat stat = Stat::avg;
   double percentile = 0;  ///< Stat::percentile only: in [0, 100] (LatencyHistogram::percentile)
   std::string_view description;
+  /// The figure's part of the metric name when it is not the default (TPC-C's "p99_9"); "" for
+  /// the default above.
+  std::string_view name;
 
   static constexpr LatencyFigure avg(std::string_view what = {}) { return {Stat::avg, 0, what}; }
   static constexpr LatencyFigure p(double q, std::string_view what = {}) { return {Stat::percentile, q, what}; }
   static constexpr LatencyFigure min(std::string_view what = {}) { return {Stat::min, 0, what}; }
   static constexpr LatencyFigure max(std::string_view what = {}) { return {Stat::max, 0, what}; }
   static constexpr LatencyFigure sum(std::string_view what = {}) { return {Stat::sum, 0, what}; }
+  /// This figure under another name in the metric (`p(99.9).named("p99_9")`).
+  constexpr LatencyFigure named(std::string_view figure_name) const {
+    LatencyFigure f = *this;
+    f.name = figure_name;
+    return f;
+  }
 };
 
 /// `<prefix>_<figure>_<unit>` for one figure ("latency", p(99.9), us -> "latency_p999_us").
