@@ -37,10 +37,36 @@ double TraceStats::mean_iops() const noexcept {
   return d > 0 ? static_cast<double>(ios) * 1e9 / static_cast<double>(d) : 0.0;
 }
 
+// The windows tile [first, last]: bucket i covers [i W, (i+1) W) (bucket 0 also the requests before
+// 0) cut to [first, last]; a cut bucket at the start joins the next, one at the end the previous.
 double TraceStats::peak_iops() const noexcept {
-  std::uint64_t peak = 0;
-  for (const std::uint64_t c : iops_buckets) peak = std::max(peak, c);
-  return static_cast<double>(peak) * 1e9 / static_cast<double>(rate_bucket_ns);
+  if (duration_ns() <= 0 || iops_buckets.empty()) return 0.0;
+  const std::int64_t w = rate_bucket_ns;
+  const auto rate = [](std::uint64_t count, std::int64_t width) {
+    return static_cast<double>(count) * 1e9 / static_cast<double>(width);
+  };
+  double peak = 0;
+  std::uint64_t last_count = 0, pending_count = 0;  // the last window completed; the one being filled
+  std::int64_t last_width = 0, pending_width = 0;
+  for (std::size_t i = first_time_ns <= 0 ? 0 : static_cast<std::size_t>(first_time_ns / w); i < iops_buckets.size();
+       ++i) {
+    const std::int64_t lo = i == 0 ? std::min<std::int64_t>(first_time_ns, 0) : static_cast<std::int64_t>(i) * w;
+    const std::int64_t hi = static_cast<std::int64_t>(i + 1) * w;
+    const std::int64_t covered = std::max<std::int64_t>(0, std::min(hi, last_time_ns) - std::max(lo, first_time_ns));
+    pending_count += iops_buckets[i];
+    pending_width += covered;
+    if (pending_width >= w) {
+      if (last_width > 0) peak = std::max(peak, rate(last_count, last_width));
+      last_count = pending_count;
+      last_width = pending_width;
+      pending_count = 0;
+      pending_width = 0;
+    }
+  }
+  last_count += pending_count;  // a cut bucket at the end (or the whole trace) joins the last window
+  last_width += pending_width;
+  peak = std::max(peak, rate(last_count, last_width));
+  return std::max(peak, mean_iops());  // equal rates can round either way
 }
 
 TraceStats compute_trace_stats(TraceSource& source) {
@@ -109,7 +135,7 @@ std::string format_trace_stats(const TraceStats& s) {
   out += fmt::format("duration   {:.3f} s (timestamp tick {} ns)\n", static_cast<double>(s.duration_ns()) / 1e9,
                      s.tick_ns);
   if (s.out_of_order) out += fmt::format("unsorted   {} requests arrive before their predecessor\n", s.out_of_order);
-  out += fmt::format("IOPS       mean {:.1f}, peak {:.1f} (over {} s buckets)\n", s.mean_iops(), s.peak_iops(),
+  out += fmt::format("IOPS       mean {:.1f}, peak {:.1f} (over {} s windows)\n", s.mean_iops(), s.peak_iops(),
                      static_cast<double>(s.rate_bucket_ns) / 1e9);
   out += "sizes      (bytes <= : count)\n";
   for (std::size_t i = 0; i < s.size_histogram.size(); ++i) {

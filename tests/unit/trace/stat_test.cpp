@@ -2,6 +2,8 @@
 // IOPS-over-time buckets.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 #include "drivelab/trace/readers.hpp"
@@ -46,6 +48,34 @@ TEST(TraceStat, UmassSharedTraceMatchesTheIssue) {
   // 8 KiB (16 sectors) dominates, as TPC-C's database pages would: 6,748 requests of exactly
   // 16 sectors, plus the 9..15-sector ones in the same (4 KiB, 8 KiB] bucket.
   EXPECT_EQ(s.size_histogram[13], 6'767u);
+}
+
+// Issue 15 part 4: a 12 ms trace had printed "IOPS mean 8557, peak 102": its one 1 s bucket was
+// divided by the whole second. A window never extends past the trace, so mean <= peak.
+TEST(TraceStat, PeakIsNeverBelowTheMean) {
+  std::vector<TraceIo> short_burst;
+  for (std::int64_t i = 0; i < 103; ++i) short_burst.push_back({i * 117'647, 0, 4096, 0, TraceOp::read});  // 12 ms
+  testing::VectorSource burst(short_burst, {"0"});
+  const TraceStats b = compute_trace_stats(burst);
+  EXPECT_NEAR(b.mean_iops(), 103 / 0.012, 5);
+  EXPECT_GE(b.peak_iops(), b.mean_iops());
+  EXPECT_DOUBLE_EQ(b.peak_iops(), b.mean_iops());  // one window: the trace itself
+  // 1.5 s: 10 requests in the first second, 10 in the last half: the half joins the window before.
+  std::vector<TraceIo> tail;
+  for (std::int64_t i = 0; i < 10; ++i) tail.push_back({i * 100'000'000, 0, 4096, 0, TraceOp::read});
+  for (std::int64_t i = 0; i < 10; ++i) tail.push_back({1'000'000'000 + i * 55'555'555, 0, 4096, 0, TraceOp::read});
+  testing::VectorSource tailed(tail, {"0"});
+  const TraceStats t = compute_trace_stats(tailed);
+  EXPECT_GE(t.peak_iops(), t.mean_iops());
+  // A long trace with one busy second: the peak is that second.
+  std::vector<TraceIo> busy;
+  for (std::int64_t sec = 0; sec < 10; ++sec) busy.push_back({sec * 1'000'000'000, 0, 4096, 0, TraceOp::read});
+  for (std::int64_t i = 1; i < 50; ++i) busy.push_back({3'000'000'000 + i * 1'000'000, 0, 4096, 0, TraceOp::read});
+  std::sort(busy.begin(), busy.end(), [](const TraceIo& a, const TraceIo& c) { return a.time_ns < c.time_ns; });
+  testing::VectorSource busy_source(busy, {"0"});
+  const TraceStats p = compute_trace_stats(busy_source);
+  EXPECT_DOUBLE_EQ(p.peak_iops(), 50.0);
+  EXPECT_GE(p.peak_iops(), p.mean_iops());
 }
 
 TEST(TraceStat, HistogramSpanAndJson) {

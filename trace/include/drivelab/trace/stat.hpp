@@ -52,7 +52,11 @@ struct TraceStats {
   [[nodiscard]] std::int64_t duration_ns() const noexcept { return last_time_ns - first_time_ns; }
   /// Mean requests per second over the duration (0 if the duration is 0).
   [[nodiscard]] double mean_iops() const noexcept;
-  /// Peak requests per second over the rate buckets (a bucket's count / its width).
+  /// Peak requests per second over windows of one bucket width that tile [first, last]: each
+  /// bucket's count over the part of [first, last] it covers, a partial bucket at either end joined
+  /// to its neighbour (so no window is narrower than a bucket, and a trace shorter than a bucket is
+  /// one window). The windows' rates average to the mean, weighted by width, so mean <= peak
+  /// always. 0 if the duration is 0.
   [[nodiscard]] double peak_iops() const noexcept;
 };
 
