@@ -48,11 +48,7 @@ TEST(NativeTrace, RecordsAre24BytesAndTruncationIsAnError) {
   ASSERT_EQ(write_native_trace(source, dir / "t.dltrace"), 2u);
   // header 32 + device definition 24 + name padded to 24 + two records
   EXPECT_EQ(std::filesystem::file_size(dir / "t.dltrace"), 32u + 24 + 24 + 2 * 24);
-  std::string bytes;
-  {
-    std::ifstream in(dir / "t.dltrace", std::ios::binary);
-    bytes.assign(std::istreambuf_iterator<char>(in), {});
-  }
+  const std::string bytes = testing::read_bytes(dir / "t.dltrace");
   testing::write_file(dir / "cut.dltrace", bytes.substr(0, bytes.size() - 24));
   auto cut = open_trace(dir / "cut.dltrace");
   TraceIo io;

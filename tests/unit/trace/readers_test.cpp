@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "drivelab/core/errors.hpp"
+#include "drivelab/trace/native.hpp"
 #include "drivelab/trace/readers.hpp"
 #include "temp_dir.hpp"
 #include "input.hpp"
@@ -253,6 +254,30 @@ TEST(Tencent, SectorsSecondsAndVolumes) {
   EXPECT_EQ(ios[2].size_bytes, 256u * 512);
   EXPECT_EQ(ios[3].time_ns, 3'000'000'000);
   EXPECT_EQ(source->devices(), (std::vector<std::string>{"1283", "2024"}));
+}
+
+// The binary readers read through a buffer: one read(2) per 64 KiB, not one per 24-byte record.
+TEST(NativeTrace, RecordsAreReadThroughABuffer) {
+  struct CountingInput final : detail::ByteInput {
+    detail::MemoryInput inner;
+    std::size_t* calls;
+    CountingInput(std::string bytes, std::size_t* c) : inner(std::move(bytes)), calls(c) {}
+    std::size_t read(char* out, std::size_t n) override {
+      ++*calls;
+      return inner.read(out, n);
+    }
+  };
+  drivelab::test_support::TempDir dir("drivelab-trace");
+  std::vector<TraceIo> ios;
+  for (std::int64_t i = 0; i < 2000; ++i) ios.push_back({i * 1000, static_cast<std::uint64_t>(i) * 4096, 4096, 0, TraceOp::read});
+  testing::VectorSource vector(ios, {"sda"});
+  ASSERT_EQ(write_native_trace(vector, dir / "t.dltrace"), 2000u);
+  const std::string bytes = testing::read_bytes(dir / "t.dltrace");
+  std::size_t calls = 0;
+  auto source = detail::open_trace_input(std::make_unique<CountingInput>(bytes, &calls), "t.dltrace",
+                                         TraceFormat::native, {});
+  EXPECT_EQ(read_all(*source).size(), 2000u);
+  EXPECT_LE(calls, 4u) << "48 KiB of records in " << calls << " reads";
 }
 
 TEST(TraceErrors, MalformedLinesNameFileAndLine) {

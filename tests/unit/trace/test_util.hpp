@@ -2,6 +2,7 @@
 // Shared helpers of the trace tests: sample paths and reading a source to the end.
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,11 @@ inline std::vector<TraceIo> read_all(TraceSource& source) {
 
 inline void write_file(const std::filesystem::path& path, const std::string& bytes) {
   std::ofstream(path, std::ios::binary) << bytes;
+}
+/// The whole file as bytes.
+inline std::string read_bytes(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
 }
 
 /// A trace held in memory (the replayer's tests build the same from the models).
