@@ -90,12 +90,14 @@ class NativeSource final : public RecordSource {
         continue;
       }
       if (op > static_cast<std::uint8_t>(TraceOp::discard)) fail(fmt::format("unknown op {}", op));
+      if ((r[23] & ~TraceIo::kKnownFlags) != 0) fail(fmt::format("unknown flags {:#04x}", r[23]));
       if (device >= devices_.names().size()) fail(fmt::format("device {} used before its definition", device));
       io.time_ns = load_le<std::int64_t>(r.data());
       io.offset_bytes = load_le<std::uint64_t>(r.data() + 8);
       io.size_bytes = load_le<std::uint32_t>(r.data() + 16);
       io.device = device;
       io.op = static_cast<TraceOp>(op);
+      io.flags = r[23];
       ++io_records_;
       return true;
     }
@@ -142,6 +144,7 @@ class CloudPhysicsBinarySource final : public RecordSource {
       if (time_us > static_cast<std::uint64_t>(INT64_MAX / 1000)) fail(fmt::format("time {} µs out of range", time_us));
       io.size_bytes = load_le<std::uint32_t>(r.data() + 4);
       io.offset_bytes = lbn * 512;
+      io.flags = 0;
       std::uint32_t device = 0;
       (void)devices_.index_of("0", device);
       io.device = device;

@@ -89,6 +89,8 @@ TraceStats compute_trace_stats(TraceSource& source) {
     auto& op = s.ops[static_cast<std::size_t>(io.op)];
     ++op.count;
     op.bytes += io.size_bytes;
+    if ((io.flags & TraceIo::kPreflush) != 0 && io.op != TraceOp::flush) ++s.preflushes;
+    if ((io.flags & TraceIo::kFua) != 0) ++s.fua;
     if (io.op != TraceOp::flush) ++s.size_histogram[size_bucket(io.size_bytes)];
 
     // IOPS over time from time 0; requests before 0 (unsorted traces) count in the first bucket.
@@ -132,6 +134,8 @@ std::string format_trace_stats(const TraceStats& s) {
     out += fmt::format("{:<10} {} I/Os, {} bytes ({}), mean {} bytes\n", kOpNames[i], op.count, op.bytes,
                        human_bytes(op.bytes), op.count ? op.bytes / op.count : 0);
   }
+  if (s.preflushes) out += fmt::format("{:<10} {} (writes that carry a flush before them)\n", "preflushes", s.preflushes);
+  if (s.fua) out += fmt::format("{:<10} {} (forced unit access)\n", "FUA", s.fua);
   out += fmt::format("duration   {:.3f} s (timestamp tick {} ns)\n", static_cast<double>(s.duration_ns()) / 1e9,
                      s.tick_ns);
   if (s.out_of_order) out += fmt::format("unsorted   {} requests arrive before their predecessor\n", s.out_of_order);
@@ -168,6 +172,8 @@ std::string trace_stats_json(const TraceStats& s) {
   for (std::size_t i = 0; i < s.size_histogram.size(); ++i) {
     if (s.size_histogram[i]) sizes.push_back({{"le_bytes", i == 0 ? 1ULL : (1ULL << i)}, {"count", s.size_histogram[i]}});
   }
+  j["preflushes"] = s.preflushes;
+  j["fua"] = s.fua;
   j["size_histogram"] = sizes;
   j["tick_ns"] = s.tick_ns;
   j["duration_s"] = static_cast<double>(s.duration_ns()) / 1e9;

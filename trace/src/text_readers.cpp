@@ -35,6 +35,7 @@ class TextTraceSource : public TraceSource {
     while (lines_.next(line)) {
       if (is_blank_or_comment(line)) continue;
       ++content_lines_;
+      io.flags = 0;
       if (parse(line, io)) return true;
     }
     return false;
@@ -194,25 +195,38 @@ class BlkparseSource final : public TextTraceSource {
       sector = parse_u64(lines_, f[7], "sector");
       sectors = parse_u64(lines_, f[9], "sector count");
     }
-    const bool has_w = rwbs.find('W') != std::string_view::npos;
-    const bool has_r = rwbs.find('R') != std::string_view::npos;
-    const bool has_d = rwbs.find('D') != std::string_view::npos;
-    const bool has_f = rwbs.find('F') != std::string_view::npos;
-    if (has_d) {
-      io.op = TraceOp::discard;
-    } else if (sectors == 0 && (has_f || has_w)) {
-      io.op = TraceOp::flush;  // a preflush ("FWS") or an empty write barrier carries no data
-    } else if (has_w) {
-      io.op = TraceOp::write;
-    } else if (has_r) {
-      io.op = TraceOp::read;
-    } else {
-      return false;  // 'N' (no data) and other non-I/O requests
-    }
+    if (!request_op(rwbs, sectors, io)) return false;
     io.offset_bytes = checked_mul(lines_, sector, kSectorBytes, "sector");
     io.size_bytes = size_in_bytes(lines_, sectors, kSectorBytes, "sector count");
     io.device = device(f[0]);
     set_time(io, parse_seconds_ns(lines_, f[3], "time"));
+    return true;
+  }
+
+  /// RWBS as blkparse_fmt.c fill_rwbs() writes it, [F]{D|W|R|N}[F][A][S][M] (a leading F: preflush;
+  /// an F after the op letter: FUA), and as the kernel's blk_fill_rwbs() does ("F" alone, a flush
+  /// request; "DE", secure erase). False for requests without data and without a flush.
+  static bool request_op(std::string_view rwbs, std::uint64_t sectors, TraceIo& io) {
+    const auto is_op_letter = [](char c) { return c == 'D' || c == 'W' || c == 'R' || c == 'N' || c == 'F'; };
+    std::size_t i = 0;
+    const bool preflush = !rwbs.empty() && rwbs[0] == 'F' && (rwbs.size() == 1 || is_op_letter(rwbs[1]));
+    if (preflush) i = 1;
+    const char op = i < rwbs.size() ? rwbs[i++] : 'N';
+    if (op == 'D' && i < rwbs.size() && rwbs[i] == 'E') ++i;  // secure erase
+    const bool fua = i < rwbs.size() && rwbs[i] == 'F';
+    io.flags = static_cast<std::uint8_t>((preflush ? TraceIo::kPreflush : 0) | (fua ? TraceIo::kFua : 0));
+    if (op == 'D') {
+      io.op = TraceOp::discard;
+    } else if (op == 'F' || (sectors == 0 && (preflush || op == 'W'))) {
+      io.op = TraceOp::flush;  // a preflush without data ("FWS", "FN") or an empty write barrier
+      io.flags &= static_cast<std::uint8_t>(~TraceIo::kPreflush);  // the request is the flush
+    } else if (op == 'W') {
+      io.op = TraceOp::write;
+    } else if (op == 'R') {
+      io.op = TraceOp::read;
+    } else {
+      return false;  // 'N' (no data, no flush) and zone management requests
+    }
     return true;
   }
 

@@ -256,6 +256,32 @@ TEST(Tencent, SectorsSecondsAndVolumes) {
   EXPECT_EQ(source->devices(), (std::vector<std::string>{"1283", "2024"}));
 }
 
+// blkparse_fmt.c fill_rwbs(): [F]{D|W|R|N}[F]...: a leading F is the preflush, an F after the op
+// letter FUA. "FWFS" had been read as a plain write (its flush lost) and FUA never reported.
+TEST(Blkparse, PreflushAndFuaAreCarriedAsFlags) {
+  const std::string text =
+      "  8,0 0 1 0.000000000 1 Q FWFS 100 + 8 [jbd2]\n"
+      "  8,0 0 2 0.000001000 1 Q WFS 200 + 8 [jbd2]\n"
+      "  8,0 0 3 0.000002000 1 Q FWS [jbd2]\n"
+      "  8,0 0 4 0.000003000 1 Q FN [kworker]\n"
+      "  8,0 0 5 0.000004000 1 Q N [kworker]\n"
+      "  8,0 0 6 0.000005000 1 Q WS 300 + 8 [fio]\n"
+      "  8,0 0 7 0.000006000 1 Q DE 400 + 8 [blkdiscard]\n";
+  auto source = detail::open_trace_memory(text, "b.txt", TraceFormat::blkparse);
+  const auto ios = read_all(*source);
+  ASSERT_EQ(ios.size(), 6u);  // 'N' without a preflush moves nothing and is skipped
+  EXPECT_EQ(ios[0].op, TraceOp::write);
+  EXPECT_EQ(ios[0].flags, TraceIo::kPreflush | TraceIo::kFua);
+  EXPECT_EQ(ios[0].size_bytes, 8u * 512);
+  EXPECT_EQ(ios[1].op, TraceOp::write);
+  EXPECT_EQ(ios[1].flags, TraceIo::kFua);
+  EXPECT_EQ(ios[2].op, TraceOp::flush);  // a preflush without data is the flush itself
+  EXPECT_EQ(ios[2].flags, 0);
+  EXPECT_EQ(ios[3].op, TraceOp::flush);
+  EXPECT_EQ(ios[4].flags, 0);
+  EXPECT_EQ(ios[5].op, TraceOp::discard);
+}
+
 // The binary readers read through a buffer: one read(2) per 64 KiB, not one per 24-byte record.
 TEST(NativeTrace, RecordsAreReadThroughABuffer) {
   struct CountingInput final : detail::ByteInput {

@@ -78,6 +78,27 @@ TEST(TraceStat, PeakIsNeverBelowTheMean) {
   EXPECT_GE(p.peak_iops(), p.mean_iops());
 }
 
+// Issue 15 part 4: flushes include the preflushes that writes carry; FUA and discards are counted.
+TEST(TraceStat, CountsPreflushesFuaAndDiscards) {
+  TraceIo w{0, 0, 4096, 0, TraceOp::write};
+  w.flags = TraceIo::kPreflush | TraceIo::kFua;
+  TraceIo f{1000, 4096, 4096, 0, TraceOp::write};
+  f.flags = TraceIo::kFua;
+  testing::VectorSource source({w, f, {2000, 0, 0, 0, TraceOp::flush}, {3000, 0, 8192, 0, TraceOp::discard}}, {"0"});
+  const TraceStats s = compute_trace_stats(source);
+  EXPECT_EQ(s.preflushes, 1u);
+  EXPECT_EQ(s.fua, 2u);
+  EXPECT_EQ(s.flushes(), 2u);
+  EXPECT_EQ(s.ops[static_cast<std::size_t>(TraceOp::discard)].count, 1u);
+  const auto j = nlohmann::json::parse(trace_stats_json(s));
+  EXPECT_EQ(j["preflushes"], 1);
+  EXPECT_EQ(j["fua"], 2);
+  EXPECT_EQ(j["discards"]["count"], 1);
+  const std::string text = format_trace_stats(s);
+  EXPECT_NE(text.find("preflushes 1"), std::string::npos) << text;
+  EXPECT_NE(text.find("FUA        2"), std::string::npos) << text;
+}
+
 TEST(TraceStat, HistogramSpanAndJson) {
   testing::VectorSource source(
       {{0, 4096, 4096, 0, TraceOp::read},

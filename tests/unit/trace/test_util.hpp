@@ -62,7 +62,7 @@ class VectorSource final : public TraceSource {
 /// Field-by-field equality of two requests.
 inline bool same_io(const TraceIo& a, const TraceIo& b) {
   return a.time_ns == b.time_ns && a.offset_bytes == b.offset_bytes && a.size_bytes == b.size_bytes &&
-         a.device == b.device && a.op == b.op;
+         a.device == b.device && a.op == b.op && a.flags == b.flags;
 }
 
 }  // namespace drivelab::trace::testing

@@ -19,11 +19,19 @@ enum class TraceOp : std::uint8_t { read, write, flush, discard };
 
 /// One block request as recorded: when it arrived, on which trace device, where and how large.
 struct TraceIo {
+  /// `flags` bits, as blkparse's RWBS field shows them (blktrace blkparse_fmt.c fill_rwbs(): an
+  /// 'F' before the operation letter is the request's preflush, an 'F' after it FUA; "FWFS" is a
+  /// write with both). A flush-only request (RWBS "FN", or "FWS" without data) is TraceOp::flush.
+  static constexpr std::uint8_t kPreflush = 1;  ///< the device cache is flushed before this request (REQ_PREFLUSH)
+  static constexpr std::uint8_t kFua = 2;       ///< forced unit access: durable on completion (REQ_FUA)
+  static constexpr std::uint8_t kKnownFlags = kPreflush | kFua;
+
   std::int64_t time_ns = 0;          ///< arrival time relative to the trace's first request, ns
   std::uint64_t offset_bytes = 0;    ///< byte offset on the trace device (sectors already scaled)
   std::uint32_t size_bytes = 0;      ///< transfer size in bytes
   std::uint32_t device = 0;          ///< dense index into TraceSource::devices()
   TraceOp op = TraceOp::read;
+  std::uint8_t flags = 0;            ///< kPreflush | kFua; 0 where the format records neither
 };
 
 /// A stream of TraceIo in file (or generation) order. Not thread-safe; one consumer.

@@ -40,6 +40,8 @@ struct TraceStats {
   std::uint64_t ios = 0;                   ///< every request, all operations
   std::uint64_t bytes = 0;                 ///< sum of size_bytes, all operations
   std::array<OpTotals, 4> ops{};           ///< by TraceOp
+  std::uint64_t preflushes = 0;            ///< requests carrying TraceIo::kPreflush (a flush each)
+  std::uint64_t fua = 0;                   ///< requests carrying TraceIo::kFua
   std::array<std::uint64_t, kSizeBuckets> size_histogram{};  ///< reads, writes and discards
   std::int64_t first_time_ns = 0;          ///< earliest time_ns seen
   std::int64_t last_time_ns = 0;           ///< latest time_ns seen
@@ -58,6 +60,8 @@ struct TraceStats {
   /// one window). The windows' rates average to the mean, weighted by width, so mean <= peak
   /// always. 0 if the duration is 0.
   [[nodiscard]] double peak_iops() const noexcept;
+  /// Flushes in all: flush requests plus the preflushes that write (or other) requests carry.
+  [[nodiscard]] std::uint64_t flushes() const noexcept { return ops[2].count + preflushes; }
 };
 
 /// Reads `source` to the end. Throws what the source throws (TraceFormatError, EnvironmentError).
@@ -66,7 +70,7 @@ TraceStats compute_trace_stats(TraceSource& source);
 /// A human-readable report (what `drivelab trace stat` prints).
 std::string format_trace_stats(const TraceStats& stats);
 /// The same as a JSON object (`--json`): ios, bytes, reads/writes/flushes/discards {count, bytes},
-/// size_histogram [{le_bytes, count}], duration_s, mean_iops, peak_iops, iops {bucket_s, counts},
+/// preflushes, fua, size_histogram [{le_bytes, count}], duration_s, mean_iops, peak_iops, iops {bucket_s, counts},
 /// devices [{name, ios, bytes, lba_min_bytes, lba_max_bytes}].
 std::string trace_stats_json(const TraceStats& stats);
 
