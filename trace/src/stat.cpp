@@ -69,10 +69,31 @@ double TraceStats::peak_iops() const noexcept {
   return std::max(peak, mean_iops());  // equal rates can round either way
 }
 
+std::vector<std::string> plausibility_warnings(const TraceStats& s) {
+  std::vector<std::string> out;
+  if (s.ios < 2 || s.duration_ns() <= 0) return out;
+  constexpr double kDayNs = 86'400e9;
+  const double mean = s.mean_iops();
+  const double span_ns = static_cast<double>(s.duration_ns());
+  std::string why;
+  if (mean < 1.0) why = fmt::format("a mean rate of {:.3g} IOPS is under 1 IOPS", mean);
+  if (span_ns >= kDayNs && s.ios < 100'000) {
+    why += fmt::format("{}{} requests span {:.1f} days", why.empty() ? "" : "; ", s.ios, span_ns / kDayNs);
+  }
+  if (mean > 1e7) why = fmt::format("a mean rate of {:.3g} IOPS is above 10 million IOPS", mean);
+  if (!why.empty()) {
+    out.push_back(fmt::format("{}: are the timestamps really {} ({})? If not, give their unit with --time-unit "
+                              "(time_unit: in a protocol)",
+                              why, s.clock.unit, s.clock.origin));
+  }
+  return out;
+}
+
 TraceStats compute_trace_stats(TraceSource& source) {
   TraceStats s;
   s.source = source.describe();
   s.tick_ns = source.tick_ns();
+  s.clock = source.clock();
   TraceIo io;
   std::int64_t previous = 0;
   while (source.next(io)) {
@@ -121,11 +142,13 @@ TraceStats compute_trace_stats(TraceSource& source) {
   for (std::size_t i = 0; i < s.devices.size(); ++i) {
     s.devices[i].name = i < names.size() ? names[i] : std::to_string(i);
   }
+  s.warnings = plausibility_warnings(s);
   return s;
 }
 
 std::string format_trace_stats(const TraceStats& s) {
   std::string out = fmt::format("trace      {}\n", s.source);
+  out += fmt::format("clock      {}, {}\n", s.clock.unit, s.clock.origin);
   out += fmt::format("I/Os       {}\n", s.ios);
   out += fmt::format("bytes      {} ({})\n", s.bytes, human_bytes(s.bytes));
   for (std::size_t i = 0; i < s.ops.size(); ++i) {
@@ -141,6 +164,7 @@ std::string format_trace_stats(const TraceStats& s) {
   if (s.out_of_order) out += fmt::format("unsorted   {} requests arrive before their predecessor\n", s.out_of_order);
   out += fmt::format("IOPS       mean {:.1f}, peak {:.1f} (over {} s windows)\n", s.mean_iops(), s.peak_iops(),
                      static_cast<double>(s.rate_bucket_ns) / 1e9);
+  for (const std::string& w : s.warnings) out += fmt::format("warning    {}\n", w);
   out += "sizes      (bytes <= : count)\n";
   for (std::size_t i = 0; i < s.size_histogram.size(); ++i) {
     if (s.size_histogram[i]) out += fmt::format("  {:>6} : {}\n", size_label(i), s.size_histogram[i]);
@@ -175,6 +199,8 @@ std::string trace_stats_json(const TraceStats& s) {
   j["preflushes"] = s.preflushes;
   j["fua"] = s.fua;
   j["size_histogram"] = sizes;
+  j["time_unit"] = s.clock.unit;
+  j["time_unit_origin"] = s.clock.origin;
   j["tick_ns"] = s.tick_ns;
   j["duration_s"] = static_cast<double>(s.duration_ns()) / 1e9;
   j["out_of_order"] = s.out_of_order;
@@ -191,6 +217,7 @@ std::string trace_stats_json(const TraceStats& s) {
     devices.push_back(dj);
   }
   j["devices"] = devices;
+  j["warnings"] = s.warnings;
   return j.dump(2) + "\n";
 }
 

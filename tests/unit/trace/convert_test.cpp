@@ -25,8 +25,8 @@ using testing::sample;
 TEST(NativeTrace, RoundTripsEverySampleLosslessly) {
   drivelab::test_support::TempDir dir("drivelab-trace");
   for (const std::string name : {"fio_v2.iolog", "fio_v3.iolog", "blkparse.txt", "msr_cambridge.csv",
-                                 "cloudphysics_small.csv", "umass_small.trace", "umass_spc.csv", "alibaba.csv",
-                                 "tencent.csv"}) {
+                                 "cloudphysics_small.csv", "mqsim_small.trace", "spc.csv", "alibaba.csv",
+                                 "tencent.csv", "systor17_vdi.csv"}) {
     auto original = open_trace(sample(name));
     const auto expected = read_all(*original);
     auto again = open_trace(sample(name));

@@ -2,7 +2,8 @@
 /// \file native.hpp
 /// drivelab's native block-trace format (docs/vdi.md "Native trace format"): compact, fixed-size
 /// records that a reader streams without parsing text, and that keep every TraceIo field exactly
-/// (a native round trip is lossless; tick_ns and device names are kept too).
+/// (a native round trip is lossless; tick_ns and device names are kept too; times are ns, so the
+/// clock unit the source was read in is applied once, when the native file is written).
 ///
 /// Layout, all integers little-endian:
 ///   header, 32 bytes:
