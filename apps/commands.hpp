@@ -56,6 +56,8 @@ struct TraceArgs {
   std::filesystem::path input, output;
   std::string format = "auto";        ///< --format (trace/readers.hpp names)
   std::string blkparse_event = "Q";   ///< --blkparse-event Q|D
+  std::string time_unit;              ///< --time-unit ps|ns|us|ms|s (empty: the format's own)
+  std::string fio_wait = "absolute-ms";  ///< --fio-wait absolute-ms|relative-us (fio iolog v2)
   std::string to;                     ///< --to native|fio-iolog-v3
   std::string fio_file;               ///< --fio-file: one fio file name for every trace device
   bool json = false;                  ///< stat --json

@@ -206,8 +206,12 @@ int main(int argc, char** argv) {
   for (auto* c : {trace_stat, trace_convert}) {
     c->add_option("input", trace_args.input, "Trace file")->required()->check(CLI::ExistingFile);
     c->add_option("--format", trace_args.format, "auto (default), fio-iolog-v2, fio-iolog-v3, blkparse, msr-cambridge, "
-                  "cloudphysics-csv, cloudphysics-binary, umass, alibaba, tencent, native");
+                  "cloudphysics-csv, cloudphysics-binary, mqsim (also: umass), spc, alibaba, tencent, systor17, native");
     c->add_option("--blkparse-event", trace_args.blkparse_event, "blkparse: Q (queued, default) or D (issued to the driver)");
+    c->add_option("--time-unit", trace_args.time_unit, "Unit of the timestamps, for the formats whose file does not "
+                  "carry it: ps, ns, us, ms or s (default: the format's own, e.g. ns for mqsim; docs/vdi.md)");
+    c->add_option("--fio-wait", trace_args.fio_wait, "fio-iolog-v2 `wait N`: absolute-ms (default, as fio 3.33 replays "
+                  "it: until N ms after the start) or relative-us (the HOWTO's text)");
   }
   trace_stat->add_flag("--json", trace_args.json, "Print JSON");
   trace_convert->add_option("output", trace_args.output, "File to write")->required();

@@ -21,6 +21,8 @@ trace::TraceReadOptions read_options(const TraceArgs& args) {
   } else if (args.blkparse_event != "Q" && args.blkparse_event != "q") {
     throw ConfigError(fmt::format("--blkparse-event: expected Q or D, got '{}'", args.blkparse_event));
   }
+  if (!args.time_unit.empty()) options.time_unit = trace::parse_time_unit(args.time_unit);
+  options.fio_wait = trace::parse_fio_wait(args.fio_wait);
   return options;
 }
 

@@ -22,9 +22,10 @@ seeds="$root/tests/data/traces"
 declare -A corpus=(
   [fio_iolog_v2]="fio_v2.iolog" [fio_iolog_v3]="fio_v3.iolog" [blkparse]="blkparse.txt"
   [msr_cambridge]="msr_cambridge.csv" [cloudphysics_csv]="cloudphysics_small.csv"
-  [umass]="umass_small.trace umass_spc.csv" [alibaba]="alibaba.csv" [tencent]="tencent.csv"
+  [mqsim]="mqsim_small.trace" [spc]="spc.csv" [alibaba]="alibaba.csv" [tencent]="tencent.csv"
+  [systor17]="systor17_vdi.csv"
   [cloudphysics_binary]="" [native]=""
-  [automatic]="fio_v2.iolog fio_v3.iolog blkparse.txt msr_cambridge.csv cloudphysics_small.csv umass_small.trace umass_spc.csv alibaba.csv tencent.csv"
+  [automatic]="fio_v2.iolog fio_v3.iolog blkparse.txt msr_cambridge.csv cloudphysics_small.csv mqsim_small.trace spc.csv alibaba.csv tencent.csv systor17_vdi.csv"
 )
 status=0
 # run NAME CORPUS_DIR: one target for $seconds; a crash, timeout or sanitizer report fails the run.
@@ -39,8 +40,8 @@ run() {
     status=1
   fi
 }
-for format in fio_iolog_v2 fio_iolog_v3 blkparse msr_cambridge cloudphysics_csv umass alibaba tencent \
-              cloudphysics_binary native automatic; do
+for format in fio_iolog_v2 fio_iolog_v3 blkparse msr_cambridge cloudphysics_csv mqsim spc alibaba tencent \
+              systor17 cloudphysics_binary native automatic; do
   dir="$build/corpus/$format"
   rm -rf "$dir" && mkdir -p "$dir"
   for f in ${corpus[$format]}; do cp "$seeds/$f" "$dir/"; done

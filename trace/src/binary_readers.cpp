@@ -1,4 +1,5 @@
-// The binary trace readers: drivelab native (native.hpp) and CloudPhysics vscsi v1 records.
+// The binary trace readers: drivelab native (native.hpp) and CloudPhysics vscsi v1 records. Both
+// read their fixed-size records through a BufferedInput: one read(2) per 64 KiB, not per record.
 #include <array>
 #include <cstring>
 
@@ -6,6 +7,7 @@
 
 #include "drivelab/core/units.hpp"
 #include "drivelab/trace/native.hpp"
+#include "formats.hpp"
 #include "text_readers.hpp"
 
 namespace drivelab::trace::detail {
@@ -21,9 +23,12 @@ T load_le(const unsigned char* p) {
 /// Reads fixed-size records; errors name the 1-based record number.
 class RecordSource : public TraceSource {
  public:
-  RecordSource(std::unique_ptr<ByteInput> input, std::filesystem::path name, TraceFormat format)
-      : input_(std::move(input)), name_(std::move(name)), format_(format) {}
+  RecordSource(std::unique_ptr<ByteInput> input, std::filesystem::path name, TraceFormat format,
+               const TraceReadOptions& options)
+      : input_(std::make_unique<BufferedInput>(std::move(input))), name_(std::move(name)),
+        clock_(read_clock(format, options)), format_(format) {}
   [[nodiscard]] const std::vector<std::string>& devices() const final { return devices_.names(); }
+  [[nodiscard]] TraceClock clock() const final { return clock_.clock; }
   [[nodiscard]] std::string describe() const final {
     return fmt::format("{} ({})", name_.filename().string(), to_string(format_));
   }
@@ -43,6 +48,7 @@ class RecordSource : public TraceSource {
   std::filesystem::path name_;
   DeviceTable devices_;
   std::uint64_t record_ = 0;
+  ReadClock clock_;  ///< the format's own clock, or the user's time_unit (formats.hpp)
 
  private:
   TraceFormat format_;
@@ -51,7 +57,7 @@ class RecordSource : public TraceSource {
 class NativeSource final : public RecordSource {
  public:
   NativeSource(std::unique_ptr<ByteInput> input, const std::filesystem::path& name)
-      : RecordSource(std::move(input), name, TraceFormat::native) {
+      : RecordSource(std::move(input), name, TraceFormat::native, {}) {
     std::array<unsigned char, kNativeHeaderBytes> header{};
     if (read_full(*input_, reinterpret_cast<char*>(header.data()), header.size()) != header.size() ||
         std::memcmp(header.data(), kNativeMagic.data(), kNativeMagic.size()) != 0) {
@@ -90,12 +96,14 @@ class NativeSource final : public RecordSource {
         continue;
       }
       if (op > static_cast<std::uint8_t>(TraceOp::discard)) fail(fmt::format("unknown op {}", op));
+      if ((r[23] & ~TraceIo::kKnownFlags) != 0) fail(fmt::format("unknown flags {:#04x}", r[23]));
       if (device >= devices_.names().size()) fail(fmt::format("device {} used before its definition", device));
       io.time_ns = load_le<std::int64_t>(r.data());
       io.offset_bytes = load_le<std::uint64_t>(r.data() + 8);
       io.size_bytes = load_le<std::uint32_t>(r.data() + 16);
       io.device = device;
       io.op = static_cast<TraceOp>(op);
+      io.flags = r[23];
       ++io_records_;
       return true;
     }
@@ -127,9 +135,10 @@ class NativeSource final : public RecordSource {
 // u32 scatter-gather count, u16 opcode, u16 version, u64 lbn, u64 time µs.
 class CloudPhysicsBinarySource final : public RecordSource {
  public:
-  CloudPhysicsBinarySource(std::unique_ptr<ByteInput> input, const std::filesystem::path& name)
-      : RecordSource(std::move(input), name, TraceFormat::cloudphysics_binary) {}
-  [[nodiscard]] std::int64_t tick_ns() const override { return 1000; }
+  CloudPhysicsBinarySource(std::unique_ptr<ByteInput> input, const std::filesystem::path& name,
+                           const TraceReadOptions& options)
+      : RecordSource(std::move(input), name, TraceFormat::cloudphysics_binary, options) {}
+  [[nodiscard]] std::int64_t tick_ns() const override { return clock_.tick_ns; }
 
   bool next(TraceIo& io) override {
     std::array<unsigned char, 32> r{};
@@ -137,15 +146,17 @@ class CloudPhysicsBinarySource final : public RecordSource {
       const auto opcode = load_le<std::uint16_t>(r.data() + 12);
       if (!scsi_opcode_op(opcode, io.op)) continue;
       const auto lbn = load_le<std::uint64_t>(r.data() + 16);
-      const auto time_us = load_le<std::uint64_t>(r.data() + 24);
+      const auto time = load_le<std::uint64_t>(r.data() + 24);
+      const ClockScale& scale = clock_.scale;
       if (lbn > UINT64_MAX / 512) fail(fmt::format("lbn {} out of range", lbn));
-      if (time_us > static_cast<std::uint64_t>(INT64_MAX / 1000)) fail(fmt::format("time {} µs out of range", time_us));
+      if (time > static_cast<std::uint64_t>(INT64_MAX) / scale.num) fail(fmt::format("time {} out of range", time));
       io.size_bytes = load_le<std::uint32_t>(r.data() + 4);
       io.offset_bytes = lbn * 512;
+      io.flags = 0;
       std::uint32_t device = 0;
       (void)devices_.index_of("0", device);
       io.device = device;
-      const auto absolute_ns = static_cast<std::int64_t>(time_us * 1000);
+      const auto absolute_ns = static_cast<std::int64_t>(time * scale.num / scale.den);
       if (!have_first_) {
         first_ns_ = absolute_ns;
         have_first_ = true;
@@ -163,11 +174,11 @@ class CloudPhysicsBinarySource final : public RecordSource {
 
 }  // namespace
 
-std::unique_ptr<TraceSource> make_binary_reader(std::unique_ptr<ByteInput> input,
-                                                const std::filesystem::path& name, TraceFormat format) {
+std::unique_ptr<TraceSource> make_binary_reader(std::unique_ptr<ByteInput> input, const std::filesystem::path& name,
+                                                TraceFormat format, const TraceReadOptions& options) {
   if (format == TraceFormat::native) return std::make_unique<NativeSource>(std::move(input), name);
   if (format == TraceFormat::cloudphysics_binary) {
-    return std::make_unique<CloudPhysicsBinarySource>(std::move(input), name);
+    return std::make_unique<CloudPhysicsBinarySource>(std::move(input), name, options);
   }
   throw InternalError(fmt::format("{} is not a binary trace format", to_string(format)));
 }

@@ -69,6 +69,19 @@ std::size_t PrefixedInput::read(char* out, std::size_t n) {
   return rest_->read(out, n);
 }
 
+std::size_t BufferedInput::read(char* out, std::size_t n) {
+  if (begin_ == end_) {
+    if (n >= buffer_.size()) return input_->read(out, n);  // a large read needs no copy
+    begin_ = 0;
+    end_ = input_->read(buffer_.data(), buffer_.size());
+    if (end_ == 0) return 0;
+  }
+  const std::size_t count = std::min(n, end_ - begin_);
+  std::memcpy(out, buffer_.data() + begin_, count);
+  begin_ += count;
+  return count;
+}
+
 std::size_t read_full(ByteInput& input, char* out, std::size_t n) {
   std::size_t done = 0;
   while (done < n) {

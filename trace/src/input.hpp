@@ -55,6 +55,20 @@ class PrefixedInput final : public ByteInput {
   std::unique_ptr<ByteInput> rest_;
 };
 
+/// Reads `input` in chunks of kBytes: the binary readers ask for one fixed-size record at a time,
+/// which would otherwise be one read(2) each.
+class BufferedInput final : public ByteInput {
+ public:
+  static constexpr std::size_t kBytes = 64 * 1024;
+  explicit BufferedInput(std::unique_ptr<ByteInput> input) : input_(std::move(input)), buffer_(kBytes) {}
+  std::size_t read(char* out, std::size_t n) override;
+
+ private:
+  std::unique_ptr<ByteInput> input_;
+  std::vector<char> buffer_;
+  std::size_t begin_ = 0, end_ = 0;
+};
+
 /// Bytes held in memory (tests, fuzz targets).
 class MemoryInput final : public ByteInput {
  public:

@@ -136,4 +136,13 @@ inline bool iequals(std::string_view a, std::string_view b) {
   return true;
 }
 
+/// `field` as `read_word` (TraceOp::read) or `write_word` (TraceOp::write), ignoring case; anything
+/// else fails with "what: expected READ or WRITE, got 'field'".
+inline TraceOp read_or_write(const LineReader& in, std::string_view field, std::string_view read_word,
+                             std::string_view write_word, std::string_view what) {
+  if (iequals(field, read_word)) return TraceOp::read;
+  if (iequals(field, write_word)) return TraceOp::write;
+  in.fail(fmt::format("{}: expected {} or {}, got '{}'", what, read_word, write_word, field.substr(0, 32)));
+}
+
 }  // namespace drivelab::trace::detail

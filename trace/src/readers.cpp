@@ -6,9 +6,10 @@
 #include <fmt/format.h>
 
 #include "drivelab/trace/native.hpp"
-#include "text_readers.hpp"
+#include "formats.hpp"
 #include "input.hpp"
 #include "parse.hpp"
+#include "text_readers.hpp"
 
 namespace drivelab::trace {
 namespace detail {
@@ -23,19 +24,34 @@ bool is_unsigned(std::string_view s, int base = 10) {
   return ec == std::errc{} && ptr == s.data() + s.size();
 }
 
+/// "S.F" with digits on both sides of the dot.
+bool is_decimal_seconds(std::string_view s) {
+  const std::size_t dot = s.find('.');
+  return dot != std::string_view::npos && dot > 0 && is_unsigned(s.substr(0, dot)) && is_unsigned(s.substr(dot + 1));
+}
+
+/// SYSTOR '17: Timestamp,Response,IOType,LUN,Offset,Size with a decimal Timestamp, R|W|blank and
+/// integer LUN, Offset and Size (six fields: no other format has that many with these).
+bool is_systor17_record(const Fields& f, std::size_t n) {
+  return n == 6 && is_decimal_seconds(f[0]) && (f[2].empty() || iequals(f[2], "R") || iequals(f[2], "W")) &&
+         is_unsigned(f[3]) && is_unsigned(f[4]) && is_unsigned(f[5]);
+}
+
 TraceFormat detect_csv(std::string_view line) {
   Fields f;
   const std::size_t n = split_delimited(line, ',', f);
   if (n == 5 && iequals(f[0], "version")) return TraceFormat::cloudphysics_csv;
   if (n == 7 && iequals(f[0], "Timestamp")) return TraceFormat::msr_cambridge;
+  if (n == 6 && iequals(f[0], "Timestamp") && iequals(f[1], "Response")) return TraceFormat::systor17;
   if (n == 5 && iequals(f[0], "Timestamp")) return TraceFormat::tencent;
   if (n == 5 && iequals(f[0], "device_id")) return TraceFormat::alibaba;
   if (n == 7 && (iequals(f[3], "Read") || iequals(f[3], "Write"))) return TraceFormat::msr_cambridge;
+  if (is_systor17_record(f, n)) return TraceFormat::systor17;
   if (n < 5 || n > kMaxFields) return TraceFormat::automatic;
   if (n == 5 && (iequals(f[1], "R") || iequals(f[1], "W"))) {
     return iequals(f[3], "R") || iequals(f[3], "W") ? TraceFormat::automatic : TraceFormat::alibaba;
   }
-  if (iequals(f[3], "r") || iequals(f[3], "w")) return TraceFormat::umass;  // SPC: ASU,LBA,SIZE,OP,TIME
+  if (iequals(f[3], "r") || iequals(f[3], "w")) return TraceFormat::spc;  // ASU,LBA,SIZE,OP,TIME
   if (n != 5) return TraceFormat::automatic;
   if (f[3] == "0" || f[3] == "1") return TraceFormat::tencent;
   TraceOp op{};
@@ -75,7 +91,7 @@ TraceFormat detect_format_from_head(std::string_view head, std::uint64_t file_si
   if (n >= 7 && is_blkparse_device_field(f[0])) return TraceFormat::blkparse;
   if (line.find(',') != std::string_view::npos) return detect_csv(line);
   if (n == 5 && std::all_of(f.begin(), f.begin() + 5, [](std::string_view s) { return is_unsigned(s); })) {
-    return TraceFormat::umass;
+    return TraceFormat::mqsim;
   }
   return TraceFormat::automatic;
 }
@@ -83,8 +99,9 @@ TraceFormat detect_format_from_head(std::string_view head, std::uint64_t file_si
 std::unique_ptr<TraceSource> open_trace_input(std::unique_ptr<ByteInput> input,
                                               const std::filesystem::path& name, TraceFormat format,
                                               const TraceReadOptions& options) {
+  check_time_unit(format, options);
   if (format == TraceFormat::native || format == TraceFormat::cloudphysics_binary) {
-    return make_binary_reader(std::move(input), name, format);
+    return make_binary_reader(std::move(input), name, format, options);
   }
   return make_text_reader(std::move(input), name, format, options);
 }

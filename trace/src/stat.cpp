@@ -37,16 +37,63 @@ double TraceStats::mean_iops() const noexcept {
   return d > 0 ? static_cast<double>(ios) * 1e9 / static_cast<double>(d) : 0.0;
 }
 
+// The windows tile [first, last]: bucket i covers [i W, (i+1) W) (bucket 0 also the requests before
+// 0) cut to [first, last]; a cut bucket at the start joins the next, one at the end the previous.
 double TraceStats::peak_iops() const noexcept {
-  std::uint64_t peak = 0;
-  for (const std::uint64_t c : iops_buckets) peak = std::max(peak, c);
-  return static_cast<double>(peak) * 1e9 / static_cast<double>(rate_bucket_ns);
+  if (duration_ns() <= 0 || iops_buckets.empty()) return 0.0;
+  const std::int64_t w = rate_bucket_ns;
+  const auto rate = [](std::uint64_t count, std::int64_t width) {
+    return static_cast<double>(count) * 1e9 / static_cast<double>(width);
+  };
+  double peak = 0;
+  std::uint64_t last_count = 0, pending_count = 0;  // the last window completed; the one being filled
+  std::int64_t last_width = 0, pending_width = 0;
+  for (std::size_t i = first_time_ns <= 0 ? 0 : static_cast<std::size_t>(first_time_ns / w); i < iops_buckets.size();
+       ++i) {
+    const std::int64_t lo = i == 0 ? std::min<std::int64_t>(first_time_ns, 0) : static_cast<std::int64_t>(i) * w;
+    const std::int64_t hi = static_cast<std::int64_t>(i + 1) * w;
+    const std::int64_t covered = std::max<std::int64_t>(0, std::min(hi, last_time_ns) - std::max(lo, first_time_ns));
+    pending_count += iops_buckets[i];
+    pending_width += covered;
+    if (pending_width >= w) {
+      if (last_width > 0) peak = std::max(peak, rate(last_count, last_width));
+      last_count = pending_count;
+      last_width = pending_width;
+      pending_count = 0;
+      pending_width = 0;
+    }
+  }
+  last_count += pending_count;  // a cut bucket at the end (or the whole trace) joins the last window
+  last_width += pending_width;
+  peak = std::max(peak, rate(last_count, last_width));
+  return std::max(peak, mean_iops());  // equal rates can round either way
+}
+
+std::vector<std::string> plausibility_warnings(const TraceStats& s) {
+  std::vector<std::string> out;
+  if (s.ios < 2 || s.duration_ns() <= 0) return out;
+  constexpr double kDayNs = 86'400e9;
+  const double mean = s.mean_iops();
+  const double span_ns = static_cast<double>(s.duration_ns());
+  std::string why;
+  if (mean < 1.0) why = fmt::format("a mean rate of {:.3g} IOPS is under 1 IOPS", mean);
+  if (span_ns >= kDayNs && s.ios < 100'000) {
+    why += fmt::format("{}{} requests span {:.1f} days", why.empty() ? "" : "; ", s.ios, span_ns / kDayNs);
+  }
+  if (mean > 1e7) why = fmt::format("a mean rate of {:.3g} IOPS is above 10 million IOPS", mean);
+  if (!why.empty()) {
+    out.push_back(fmt::format("{}: are the timestamps really {} ({})? If not, give their unit with --time-unit "
+                              "(time_unit: in a protocol)",
+                              why, s.clock.unit, s.clock.origin));
+  }
+  return out;
 }
 
 TraceStats compute_trace_stats(TraceSource& source) {
   TraceStats s;
   s.source = source.describe();
   s.tick_ns = source.tick_ns();
+  s.clock = source.clock();
   TraceIo io;
   std::int64_t previous = 0;
   while (source.next(io)) {
@@ -63,6 +110,8 @@ TraceStats compute_trace_stats(TraceSource& source) {
     auto& op = s.ops[static_cast<std::size_t>(io.op)];
     ++op.count;
     op.bytes += io.size_bytes;
+    if ((io.flags & TraceIo::kPreflush) != 0 && io.op != TraceOp::flush) ++s.preflushes;
+    if ((io.flags & TraceIo::kFua) != 0) ++s.fua;
     if (io.op != TraceOp::flush) ++s.size_histogram[size_bucket(io.size_bytes)];
 
     // IOPS over time from time 0; requests before 0 (unsorted traces) count in the first bucket.
@@ -93,11 +142,13 @@ TraceStats compute_trace_stats(TraceSource& source) {
   for (std::size_t i = 0; i < s.devices.size(); ++i) {
     s.devices[i].name = i < names.size() ? names[i] : std::to_string(i);
   }
+  s.warnings = plausibility_warnings(s);
   return s;
 }
 
 std::string format_trace_stats(const TraceStats& s) {
   std::string out = fmt::format("trace      {}\n", s.source);
+  out += fmt::format("clock      {}, {}\n", s.clock.unit, s.clock.origin);
   out += fmt::format("I/Os       {}\n", s.ios);
   out += fmt::format("bytes      {} ({})\n", s.bytes, human_bytes(s.bytes));
   for (std::size_t i = 0; i < s.ops.size(); ++i) {
@@ -106,11 +157,14 @@ std::string format_trace_stats(const TraceStats& s) {
     out += fmt::format("{:<10} {} I/Os, {} bytes ({}), mean {} bytes\n", kOpNames[i], op.count, op.bytes,
                        human_bytes(op.bytes), op.count ? op.bytes / op.count : 0);
   }
+  if (s.preflushes) out += fmt::format("{:<10} {} (writes that carry a flush before them)\n", "preflushes", s.preflushes);
+  if (s.fua) out += fmt::format("{:<10} {} (forced unit access)\n", "FUA", s.fua);
   out += fmt::format("duration   {:.3f} s (timestamp tick {} ns)\n", static_cast<double>(s.duration_ns()) / 1e9,
                      s.tick_ns);
   if (s.out_of_order) out += fmt::format("unsorted   {} requests arrive before their predecessor\n", s.out_of_order);
-  out += fmt::format("IOPS       mean {:.1f}, peak {:.1f} (over {} s buckets)\n", s.mean_iops(), s.peak_iops(),
+  out += fmt::format("IOPS       mean {:.1f}, peak {:.1f} (over {} s windows)\n", s.mean_iops(), s.peak_iops(),
                      static_cast<double>(s.rate_bucket_ns) / 1e9);
+  for (const std::string& w : s.warnings) out += fmt::format("warning    {}\n", w);
   out += "sizes      (bytes <= : count)\n";
   for (std::size_t i = 0; i < s.size_histogram.size(); ++i) {
     if (s.size_histogram[i]) out += fmt::format("  {:>6} : {}\n", size_label(i), s.size_histogram[i]);
@@ -142,7 +196,11 @@ std::string trace_stats_json(const TraceStats& s) {
   for (std::size_t i = 0; i < s.size_histogram.size(); ++i) {
     if (s.size_histogram[i]) sizes.push_back({{"le_bytes", i == 0 ? 1ULL : (1ULL << i)}, {"count", s.size_histogram[i]}});
   }
+  j["preflushes"] = s.preflushes;
+  j["fua"] = s.fua;
   j["size_histogram"] = sizes;
+  j["time_unit"] = s.clock.unit;
+  j["time_unit_origin"] = s.clock.origin;
   j["tick_ns"] = s.tick_ns;
   j["duration_s"] = static_cast<double>(s.duration_ns()) / 1e9;
   j["out_of_order"] = s.out_of_order;
@@ -159,6 +217,7 @@ std::string trace_stats_json(const TraceStats& s) {
     devices.push_back(dj);
   }
   j["devices"] = devices;
+  j["warnings"] = s.warnings;
   return j.dump(2) + "\n";
 }
 

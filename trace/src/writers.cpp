@@ -71,6 +71,7 @@ std::uint64_t write_native_trace(TraceSource& source, const std::filesystem::pat
     store_le<std::uint32_t>(r.data() + 16, io.size_bytes);
     store_le<std::uint16_t>(r.data() + 20, static_cast<std::uint16_t>(io.device));
     r[22] = static_cast<unsigned char>(io.op);
+    r[23] = io.flags;
     out.write(reinterpret_cast<const char*>(r.data()), r.size());
     ++records;
   }
@@ -117,8 +118,10 @@ ConvertSummary write_fio_iolog_v3(TraceSource& source, const std::filesystem::pa
           ++summary.skipped_empty;
           continue;
         }
-        line = fmt::format("{} {} {} {} {}\n", time_us, name, io.op == TraceOp::read ? "read" : "write",
-                           io.offset_bytes, io.size_bytes);
+        // A preflush is a flush before the request: fio's `sync` (fsync of the file) at the same time.
+        line = (io.flags & TraceIo::kPreflush) != 0 ? fmt::format("{} {} sync 0 0\n", time_us, name) : std::string();
+        line += fmt::format("{} {} {} {} {}\n", time_us, name, io.op == TraceOp::read ? "read" : "write",
+                            io.offset_bytes, io.size_bytes);
         break;
       case TraceOp::discard:
         line = fmt::format("{} {} trim {} {}\n", time_us, name, io.offset_bytes, io.size_bytes);

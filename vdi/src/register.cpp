@@ -9,13 +9,15 @@ namespace drivelab::vdi {
 
 void register_emulators(runner::Registry& registry) {
   registry.add({.kind = "replay",
-                .summary = "replay a block trace (fio iolog, blkparse, MSR, CloudPhysics, UMass, ...) open loop, or as a curve",
+                .summary = "replay a block trace (fio iolog, blkparse, MSR, CloudPhysics, MQSim, SYSTOR VDI, ...) open loop, or as a curve",
                 .decode = [](const config::Node& section, const runner::TestSettings&) -> std::unique_ptr<runner::Emulator> {
                   ReplayConfig c = decode_replay(section);  // checks the trace file (replay_config.hpp)
                   const trace::TraceFormat format = c.trace_format;
                   const std::filesystem::path path = c.trace_path;
-                  return std::make_unique<detail::ReplayEmulator>(
-                      c.replay, to_json(c), [path, format](std::uint64_t) { return trace::open_trace(path, format); });
+                  const trace::TraceReadOptions options = c.read_options;  // time_unit
+                  return std::make_unique<detail::ReplayEmulator>(c.replay, to_json(c), [path, format, options](std::uint64_t) {
+                    return trace::open_trace(path, format, options);
+                  });
                 }});
   registry.add({.kind = "vdi",
                 .summary = "VDI boot / initial login / Monday login of N full or linked clones, replayed open loop or as a curve",

@@ -82,7 +82,7 @@ void decode_settings(config::MapReader& r, const config::Node& section, ReplaySe
 /// The checks of the resolved trace file (replay_config.hpp): problems at `node`, naming the path
 /// as written and as resolved.
 void check_trace_file(const config::Node& node, const std::string& written, const std::filesystem::path& resolved,
-                      trace::TraceFormat format, std::string_view base) {
+                      trace::TraceFormat format, const trace::TraceReadOptions& options, std::string_view base) {
   const std::string where = written == resolved.string() ? fmt::format("'{}'", written)
                                                          : fmt::format("'{}' (resolved to {})", written, resolved.string());
   struct stat st {};
@@ -104,13 +104,15 @@ void check_trace_file(const config::Node& node, const std::string& written, cons
     return;
   }
   try {
-    (void)trace::open_trace(resolved, format);  // detects the format (first 4 KiB) or reads the header
+    (void)trace::open_trace(resolved, format, options);  // detects the format (first 4 KiB) or reads the header
   } catch (const trace::TraceFormatError& e) {
     if (format == trace::TraceFormat::automatic)
       node.error(fmt::format("trace file {}: unrecognised trace format (give one with `format:`; the detection rules "
                              "are in docs/vdi.md)", where));
     else
       node.error(fmt::format("trace file {} is not a valid {} trace: {}", where, trace::to_string(format), e.what()));
+  } catch (const ConfigError& e) {
+    node.error(fmt::format("trace file {}: {}", where, e.what()));  // a time_unit the format does not take
   } catch (const Error& e) {
     node.error(fmt::format("trace file {} cannot be read: {}", where, e.what()));
   }
@@ -145,6 +147,14 @@ ReplayConfig decode_replay(const config::Node& section) {
       format_ok = false;
     }
   }
+  if (r.string("time_unit", c.time_unit)) {
+    try {
+      c.read_options.time_unit = trace::parse_time_unit(c.time_unit);
+    } catch (const ConfigError& e) {
+      section.child("time_unit").error(e.what());
+      format_ok = false;
+    }
+  }
   decode_settings(r, section, c.replay);
   r.finish();
   if (trace_ok) {
@@ -154,7 +164,7 @@ ReplayConfig decode_replay(const config::Node& section) {
     } else {
       c.trace_path = resolve_trace_path(node, c.trace);
       if (format_ok)
-        check_trace_file(node, c.trace, c.trace_path, c.trace_format,
+        check_trace_file(node, c.trace, c.trace_path, c.trace_format, c.read_options,
                          relative_to_file(node) ? "the protocol file's directory" : "the working directory");
     }
   }
@@ -205,6 +215,7 @@ results::Json to_json(const ReplayConfig& c) {
   j["trace"] = c.trace;
   j["trace_resolved"] = c.trace_path.string();
   j["format"] = c.format;
+  if (!c.time_unit.empty()) j["time_unit"] = c.time_unit;
   return j;
 }
 

@@ -2,6 +2,7 @@
 // Shared helpers of the trace tests: sample paths and reading a source to the end.
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,11 @@ inline std::vector<TraceIo> read_all(TraceSource& source) {
 inline void write_file(const std::filesystem::path& path, const std::string& bytes) {
   std::ofstream(path, std::ios::binary) << bytes;
 }
+/// The whole file as bytes.
+inline std::string read_bytes(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
 
 /// A trace held in memory (the replayer's tests build the same from the models).
 class VectorSource final : public TraceSource {
@@ -56,7 +62,7 @@ class VectorSource final : public TraceSource {
 /// Field-by-field equality of two requests.
 inline bool same_io(const TraceIo& a, const TraceIo& b) {
   return a.time_ns == b.time_ns && a.offset_bytes == b.offset_bytes && a.size_bytes == b.size_bytes &&
-         a.device == b.device && a.op == b.op;
+         a.device == b.device && a.op == b.op && a.flags == b.flags;
 }
 
 }  // namespace drivelab::trace::testing

@@ -14,7 +14,9 @@
 #include <string>
 
 #include "drivelab/config/document.hpp"
+#include "drivelab/vdi/register.hpp"
 #include "drivelab/vdi/replay_config.hpp"
+#include "emulator_harness.hpp"
 #include "temp_dir.hpp"
 
 namespace drivelab::vdi {
@@ -168,6 +170,61 @@ TEST(ReplayConfigDecode, UnreadableTraceIsReported) {
             std::string::npos)
       << err;
   EXPECT_NE(err.find("Permission denied"), std::string::npos) << err;
+}
+
+}  // namespace
+}  // namespace drivelab::vdi
+
+namespace drivelab::vdi {
+namespace {
+
+// `time_unit` is decoded, checked against the format (a blkparse trace carries its own unit) and
+// kept in the record's config.
+TEST(ReplayConfigDecode, TimeUnitIsDecodedAndCheckedAgainstTheFormat) {
+  TempDir dir;
+  dir.write("t.trace", kUmassTrace);
+  Decoded d;
+  decode_file(d, dir / "p.yaml", "replay", "{trace: t.trace, time_unit: us}");
+  EXPECT_TRUE(d.diags.empty()) << d.diags.to_string();
+  ASSERT_TRUE(d.replay.read_options.time_unit.has_value());
+  EXPECT_EQ(*d.replay.read_options.time_unit, trace::TimeUnit::us);
+  EXPECT_EQ(to_json(d.replay).at("time_unit"), "us");
+  Decoded none;
+  decode_file(none, dir / "p.yaml", "replay", "{trace: t.trace}");
+  EXPECT_FALSE(none.replay.read_options.time_unit.has_value());
+  EXPECT_FALSE(to_json(none.replay).contains("time_unit"));
+
+  EXPECT_NE(replay_error(dir / "p.yaml", "{trace: t.trace, time_unit: fortnight}")
+                .find("replay.time_unit: unknown time unit 'fortnight'"),
+            std::string::npos);
+  dir.write("b.txt", "  8,0 0 1 0.000000000 1 Q R 0 + 8 [a]\n");
+  EXPECT_NE(replay_error(dir / "p.yaml", "{trace: b.txt, time_unit: us}").find("does not apply to blkparse traces"),
+            std::string::npos);
+}
+
+/// The replay of an MQSim trace of three requests 150,000 units apart; returns the trace span the
+/// replay scheduled (details.trace.duration_s) and the replay's own rate.
+std::pair<double, double> replay_span_and_iops(const fs::path& dir, const std::string& extra) {
+  test_support::EmulatorHarness h(&register_emulators, "replay", dir,
+                                  "{trace: '" + (dir / "m.trace").string() +
+                                      "', engine: null, file_size: 1MiB, keep_file: false" + extra + "}",
+                                  std::chrono::nanoseconds(0), std::chrono::seconds(20));
+  h.run_all();
+  return {h.record.details.at("trace").at("duration_s").get<double>(), h.metric("iops")};
+}
+
+// Issue 15 part 3: the replay schedule follows the trace's clock: MQSim arrivals are ns by
+// default (the three requests span 0.3 ms) and µs with `time_unit: us` (0.3 s, and the replay takes
+// that long: under 10 IOPS).
+TEST(ReplayKindClock, TheScheduleFollowsTheTimeUnit) {
+  TempDir dir;
+  dir.write("m.trace", "0 0 0 16 1\n150000 0 16 16 0\n300000 0 32 16 1\n");
+  const auto [ns_span, ns_iops] = replay_span_and_iops(dir.path(), "");
+  EXPECT_NEAR(ns_span, 0.0003, 1e-9);
+  EXPECT_GT(ns_iops, 30.0);  // three requests over well under 0.1 s
+  const auto [us_span, us_iops] = replay_span_and_iops(dir.path(), ", time_unit: us");
+  EXPECT_NEAR(us_span, 0.3, 1e-9);
+  EXPECT_LT(us_iops, 3 / 0.29);
 }
 
 }  // namespace

@@ -32,7 +32,8 @@ struct ConvertSummary {
 /// after a zero timestamp, so no request is written at time 0. Requests earlier than the first
 /// one (unsorted traces) are written at 1 µs; fio issues them without waiting. Each device gets
 /// `add` and `open` (at that request's time) before its first request and `close` at the end; flush becomes `sync`,
-/// discard `trim`. Throws EnvironmentError if `file` cannot be written, TraceFormatError from the
+/// discard `trim`, a request's preflush (TraceIo::kPreflush) a `sync` just before it; FUA has no
+/// fio iolog action and is dropped. Times are the source's as read: its clock unit (time_unit) applies. Throws EnvironmentError if `file` cannot be written, TraceFormatError from the
 /// source, ConfigError if a file name has whitespace.
 ConvertSummary write_fio_iolog_v3(TraceSource& source, const std::filesystem::path& file,
                                   const FioIologOptions& options = {});

@@ -2,7 +2,8 @@
 /// \file native.hpp
 /// drivelab's native block-trace format (docs/vdi.md "Native trace format"): compact, fixed-size
 /// records that a reader streams without parsing text, and that keep every TraceIo field exactly
-/// (a native round trip is lossless; tick_ns and device names are kept too).
+/// (a native round trip is lossless; tick_ns and device names are kept too; times are ns, so the
+/// clock unit the source was read in is applied once, when the native file is written).
 ///
 /// Layout, all integers little-endian:
 ///   header, 32 bytes:
@@ -17,7 +18,8 @@
 ///     [16,20) u32 size_bytes
 ///     [20,22) u16 device index
 ///     [22]    u8 op: 0 read, 1 write, 2 flush, 3 discard; 255 = device definition
-///     [23]    u8 reserved (0)
+///     [23]    u8 flags: TraceIo::flags (bit 0 preflush, bit 1 FUA; other bits are an error). Version
+///             1 files written before the flags existed have 0 here (the byte was reserved, 0).
 ///   A device definition (op 255) precedes the first I/O on a device: its device field is the new
 ///   index (always the next one), size_bytes the name length (1..255), and the name follows,
 ///   zero-padded to a multiple of 24 bytes. Errors name the 1-based 24-byte record number.

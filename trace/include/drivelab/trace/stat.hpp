@@ -37,9 +37,12 @@ struct TraceStats {
 
   std::string source;                      ///< TraceSource::describe()
   std::int64_t tick_ns = 0;                ///< TraceSource::tick_ns()
+  TraceClock clock;                        ///< TraceSource::clock(): the unit and where it came from
   std::uint64_t ios = 0;                   ///< every request, all operations
   std::uint64_t bytes = 0;                 ///< sum of size_bytes, all operations
   std::array<OpTotals, 4> ops{};           ///< by TraceOp
+  std::uint64_t preflushes = 0;            ///< requests carrying TraceIo::kPreflush (a flush each)
+  std::uint64_t fua = 0;                   ///< requests carrying TraceIo::kFua
   std::array<std::uint64_t, kSizeBuckets> size_histogram{};  ///< reads, writes and discards
   std::int64_t first_time_ns = 0;          ///< earliest time_ns seen
   std::int64_t last_time_ns = 0;           ///< latest time_ns seen
@@ -47,14 +50,27 @@ struct TraceStats {
   std::int64_t rate_bucket_ns = 1'000'000'000;  ///< width of each iops_buckets entry
   std::vector<std::uint64_t> iops_buckets;  ///< requests per bucket, from time 0
   std::vector<DeviceStats> devices;         ///< by TraceIo::device
+  std::vector<std::string> warnings;        ///< plausibility_warnings(), set by compute_trace_stats
 
   /// last - first arrival, ns (0 for fewer than two requests).
   [[nodiscard]] std::int64_t duration_ns() const noexcept { return last_time_ns - first_time_ns; }
   /// Mean requests per second over the duration (0 if the duration is 0).
   [[nodiscard]] double mean_iops() const noexcept;
-  /// Peak requests per second over the rate buckets (a bucket's count / its width).
+  /// Peak requests per second over windows of one bucket width that tile [first, last]: each
+  /// bucket's count over the part of [first, last] it covers, a partial bucket at either end joined
+  /// to its neighbour (so no window is narrower than a bucket, and a trace shorter than a bucket is
+  /// one window). The windows' rates average to the mean, weighted by width, so mean <= peak
+  /// always. 0 if the duration is 0.
   [[nodiscard]] double peak_iops() const noexcept;
+  /// Flushes in all: flush requests plus the preflushes that write (or other) requests carry.
+  [[nodiscard]] std::uint64_t flushes() const noexcept { return ops[2].count + preflushes; }
 };
+
+/// Rates that suggest the clock unit is wrong (a trace read in µs that is in ns replays 1000x
+/// slow): a mean under 1 IOPS, a span of a day or more for fewer than 100,000 requests, or a mean
+/// above 10 million IOPS. Each names the unit and where it came from, and --time-unit where it
+/// applies. Empty for fewer than two requests.
+std::vector<std::string> plausibility_warnings(const TraceStats& stats);
 
 /// Reads `source` to the end. Throws what the source throws (TraceFormatError, EnvironmentError).
 TraceStats compute_trace_stats(TraceSource& source);
@@ -62,8 +78,9 @@ TraceStats compute_trace_stats(TraceSource& source);
 /// A human-readable report (what `drivelab trace stat` prints).
 std::string format_trace_stats(const TraceStats& stats);
 /// The same as a JSON object (`--json`): ios, bytes, reads/writes/flushes/discards {count, bytes},
-/// size_histogram [{le_bytes, count}], duration_s, mean_iops, peak_iops, iops {bucket_s, counts},
-/// devices [{name, ios, bytes, lba_min_bytes, lba_max_bytes}].
+/// preflushes, fua, size_histogram [{le_bytes, count}], time_unit, time_unit_origin, tick_ns,
+/// duration_s, mean_iops, peak_iops, iops {bucket_s, counts}, devices [{name, ios, bytes,
+/// lba_min_bytes, lba_max_bytes}], warnings [text].
 std::string trace_stats_json(const TraceStats& stats);
 
 }  // namespace drivelab::trace

@@ -17,6 +17,11 @@
 ///       # relative to this protocol file's directory: config/ -> ../../shared/data/traces/...
 ///       replay: {trace: ../../shared/data/traces/umass_tpcc_small.trace, format: auto, time_scale: 0.5}
 ///
+/// `time_unit` (ps, ns, us, ms, s; default: the format's own, e.g. ns for mqsim) is the unit of the
+/// trace's timestamps for the formats whose file does not carry it (trace/readers.hpp
+/// takes_time_unit); the summary pass and the replay both read the trace in it. Given for another
+/// format, it is an error at the `trace` key.
+///
 /// Replay keys: `time_scale` multiplies trace times (0.5 = twice as fast); `target_iops` > 0 fits
 /// the time scale to that rate instead; `no_stall` issues as fast as `queue_depth` allows;
 /// `align` (auto = the target's O_DIRECT alignment, else a power of two >= 512, e.g. 4k);
@@ -81,6 +86,8 @@ struct ReplayConfig {
   std::filesystem::path trace_path;   ///< resolved (absolute; see the rule above)
   std::string format = "auto";        ///< trace/readers.hpp names
   trace::TraceFormat trace_format = trace::TraceFormat::automatic;  ///< `format` parsed
+  std::string time_unit;              ///< as written; empty: the format's own
+  trace::TraceReadOptions read_options;  ///< `time_unit` parsed; what the replay opens the trace with
   ReplaySettings replay;
 };
 

@@ -1,0 +1,100 @@
+#pragma once
+// Internal: the base of every text trace reader (text_readers.cpp, csv_readers.cpp): the line
+// reader, the device table, the clock (the format's own or the user's time_unit, formats.hpp) and
+// the first timestamp, which TraceIo::time_ns is relative to.
+#include <limits>
+#include <memory>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "formats.hpp"
+#include "input.hpp"
+#include "parse.hpp"
+
+namespace drivelab::trace::detail {
+
+inline constexpr std::uint64_t kSectorBytes = 512;
+
+class TextTraceSource : public TraceSource {
+ public:
+  /// `tick_ns` 0: one unit of the clock read_clock() gives (formats with integer timestamps).
+  TextTraceSource(std::unique_ptr<ByteInput> input, const std::filesystem::path& name, TraceFormat format,
+                  const TraceReadOptions& options, std::int64_t tick_ns = 0)
+      : lines_(std::move(input), name), format_(format), clock_(read_clock(format, options)),
+        tick_ns_(tick_ns > 0 ? tick_ns : clock_.tick_ns) {}
+
+  bool next(TraceIo& io) final {
+    std::string_view line;
+    while (lines_.next(line)) {
+      if (is_blank_or_comment(line)) continue;
+      ++content_lines_;
+      io.flags = 0;
+      if (parse(line, io)) return true;
+    }
+    return false;
+  }
+  [[nodiscard]] const std::vector<std::string>& devices() const final { return devices_.names(); }
+  [[nodiscard]] std::int64_t tick_ns() const final { return tick_ns_; }
+  [[nodiscard]] TraceClock clock() const final { return clock_.clock; }
+  [[nodiscard]] std::string describe() const final {
+    return fmt::format("{} ({})", lines_.name().filename().string(), to_string(format_));
+  }
+
+ protected:
+  /// Parses one non-blank line; returns false to skip it (headers, non-I/O events).
+  virtual bool parse(std::string_view line, TraceIo& io) = 0;
+
+  std::uint32_t device(std::string_view name) {
+    std::uint32_t index = 0;
+    if (!devices_.index_of(name, index)) {
+      lines_.fail(fmt::format("more than {} devices", DeviceTable::kMaxDevices));
+    }
+    return index;
+  }
+  /// The device named by a numeric field (an MQSim device, an SPC ASU, a LUN, a volume id).
+  std::uint32_t numeric_device(std::string_view field, std::string_view what) {
+    (void)parse_u64(lines_, field, what);
+    return device(field);
+  }
+  /// Sets io.time_ns from an absolute timestamp in ns.
+  void set_time(TraceIo& io, std::int64_t absolute_ns) {
+    if (!have_first_) {
+      first_ns_ = absolute_ns;
+      have_first_ = true;
+    }
+    io.time_ns = absolute_ns - first_ns_;
+  }
+  /// An integer timestamp in the reader's clock unit as ns, failing beyond ~292 years.
+  std::int64_t stamp_ns(std::uint64_t value, std::string_view what) const {
+    const std::uint64_t scaled = checked_mul(lines_, value, clock_.scale.num, what) / clock_.scale.den;
+    if (scaled > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) {
+      lines_.fail(fmt::format("{}: {} is out of range", what, value));
+    }
+    return static_cast<std::int64_t>(scaled);
+  }
+  std::size_t expect_fields(std::size_t count, std::size_t expected, std::string_view layout) {
+    if (count != expected) {
+      lines_.fail(fmt::format("expected {} fields ({}), got {}", expected, layout,
+                              count > kMaxFields ? std::string("more") : std::to_string(count)));
+    }
+    return count;
+  }
+  /// True for the first content line when its first field is `name` (a header line).
+  bool is_header(std::size_t fields, const Fields& f, std::string_view name) const {
+    return content_lines_ == 1 && fields >= 1 && iequals(f[0], name);
+  }
+
+  LineReader lines_;
+  DeviceTable devices_;
+  std::uint64_t content_lines_ = 0;  ///< non-blank, non-comment lines so far (1: maybe a header)
+
+ private:
+  TraceFormat format_;
+  ReadClock clock_;
+  std::int64_t tick_ns_;
+  std::int64_t first_ns_ = 0;
+  bool have_first_ = false;
+};
+
+}  // namespace drivelab::trace::detail
