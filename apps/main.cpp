@@ -4,6 +4,7 @@
 #include <iostream>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <CLI/CLI.hpp>
@@ -97,6 +98,30 @@ void survive_closed_stdout() {
   pipe_action.sa_flags = SA_RESTART;
   sigemptyset(&pipe_action.sa_mask);
   sigaction(SIGPIPE, &pipe_action, nullptr);
+}
+
+/// `drivelab trace stat` and `trace convert`, their options into `args`.
+std::pair<CLI::App*, CLI::App*> add_trace_commands(CLI::App& app, drivelab::app::TraceArgs& trace_args) {
+  auto* trace_cmd = app.add_subcommand("trace", "Block traces: statistics and conversion (docs/vdi.md)");
+  trace_cmd->require_subcommand(1);
+  auto* trace_stat = trace_cmd->add_subcommand("stat", "I/O count, reads/writes, bytes, sizes, duration, IOPS over time, devices, LBA span");
+  auto* trace_convert = trace_cmd->add_subcommand("convert", "Convert a trace to drivelab's native format or a fio iolog v3");
+  for (auto* c : {trace_stat, trace_convert}) {
+    c->add_option("input", trace_args.input, "Trace file")->required()->check(CLI::ExistingFile);
+    c->add_option("--format", trace_args.format, "auto (default), fio-iolog-v2, fio-iolog-v3, blkparse, msr-cambridge, "
+                  "cloudphysics-csv, cloudphysics-binary, mqsim (also: umass), spc, alibaba, tencent, systor17, native");
+    c->add_option("--blkparse-event", trace_args.blkparse_event, "blkparse: Q (queued, default) or D (issued to the driver)");
+    c->add_option("--time-unit", trace_args.time_unit, "Unit of the timestamps, for the formats whose file does not "
+                  "carry it: ps, ns, us, ms or s (default: the format's own, e.g. ns for mqsim; docs/vdi.md)");
+    c->add_option("--fio-wait", trace_args.fio_wait, "fio-iolog-v2 `wait N`: absolute-ms (default, as fio 3.33 replays "
+                  "it: until N ms after the start) or relative-us (the HOWTO's text)");
+  }
+  trace_stat->add_flag("--json", trace_args.json, "Print JSON");
+  trace_convert->add_option("output", trace_args.output, "File to write")->required();
+  trace_convert->add_option("--to", trace_args.to, "native or fio-iolog-v3")->required();
+  trace_convert->add_option("--fio-file", trace_args.fio_file, "fio-iolog-v3: one file name for every trace device "
+                            "(default: trace-dev<N> per device; fio --replay_redirect also works)");
+  return {trace_stat, trace_convert};
 }
 
 }  // namespace
@@ -199,25 +224,7 @@ int main(int argc, char** argv) {
 
   // trace stat | convert
   drivelab::app::TraceArgs trace_args;
-  auto* trace_cmd = app.add_subcommand("trace", "Block traces: statistics and conversion (docs/vdi.md)");
-  trace_cmd->require_subcommand(1);
-  auto* trace_stat = trace_cmd->add_subcommand("stat", "I/O count, reads/writes, bytes, sizes, duration, IOPS over time, devices, LBA span");
-  auto* trace_convert = trace_cmd->add_subcommand("convert", "Convert a trace to drivelab's native format or a fio iolog v3");
-  for (auto* c : {trace_stat, trace_convert}) {
-    c->add_option("input", trace_args.input, "Trace file")->required()->check(CLI::ExistingFile);
-    c->add_option("--format", trace_args.format, "auto (default), fio-iolog-v2, fio-iolog-v3, blkparse, msr-cambridge, "
-                  "cloudphysics-csv, cloudphysics-binary, mqsim (also: umass), spc, alibaba, tencent, systor17, native");
-    c->add_option("--blkparse-event", trace_args.blkparse_event, "blkparse: Q (queued, default) or D (issued to the driver)");
-    c->add_option("--time-unit", trace_args.time_unit, "Unit of the timestamps, for the formats whose file does not "
-                  "carry it: ps, ns, us, ms or s (default: the format's own, e.g. ns for mqsim; docs/vdi.md)");
-    c->add_option("--fio-wait", trace_args.fio_wait, "fio-iolog-v2 `wait N`: absolute-ms (default, as fio 3.33 replays "
-                  "it: until N ms after the start) or relative-us (the HOWTO's text)");
-  }
-  trace_stat->add_flag("--json", trace_args.json, "Print JSON");
-  trace_convert->add_option("output", trace_args.output, "File to write")->required();
-  trace_convert->add_option("--to", trace_args.to, "native or fio-iolog-v3")->required();
-  trace_convert->add_option("--fio-file", trace_args.fio_file, "fio-iolog-v3: one file name for every trace device "
-                            "(default: trace-dev<N> per device; fio --replay_redirect also works)");
+  const auto [trace_stat, trace_convert] = add_trace_commands(app, trace_args);
 
   auto* list = app.add_subcommand("list", "List the test kinds, and the I/O engines with what each can do here");
   auto* version = app.add_subcommand("version", "Print version and build information");

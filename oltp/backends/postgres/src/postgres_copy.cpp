@@ -87,6 +87,17 @@ void put_text_bytes(std::string& out, std::string_view v) {
   out.append(v);
 }
 
+/// An IEEE 754 float as COPY BINARY sends it: the length, then its bits in network byte order
+/// (float4send/float8send). Bits: std::uint32_t for float, std::uint64_t for double.
+template <class Bits, class Float>
+void put_float(std::string& out, Float f) {
+  static_assert(sizeof(Bits) == sizeof(Float));
+  Bits bits = 0;
+  std::memcpy(&bits, &f, sizeof bits);
+  put_len(out, sizeof bits);
+  put_be<Bits>(out, bits);
+}
+
 /// v as decimal text (std::to_chars: the shortest text that reads back as v) in a text-format
 /// field: what COPY's text format would send for a NUMERIC, TEXT or TIMESTAMP column.
 template <class T>
@@ -171,21 +182,8 @@ void put_int64(std::string& out, const CopyColumn& c, std::int64_t v) {
 
 void put_double(std::string& out, const CopyColumn& c, double v) {
   switch (c.kind) {
-    case CopyKind::float4: {
-      const auto f = static_cast<float>(v);
-      std::uint32_t bits = 0;
-      std::memcpy(&bits, &f, sizeof bits);
-      put_len(out, 4);
-      put_be<std::uint32_t>(out, bits);
-      return;
-    }
-    case CopyKind::float8: {
-      std::uint64_t bits = 0;
-      std::memcpy(&bits, &v, sizeof bits);
-      put_len(out, 8);
-      put_be<std::uint64_t>(out, bits);
-      return;
-    }
+    case CopyKind::float4: put_float<std::uint32_t>(out, static_cast<float>(v)); return;
+    case CopyKind::float8: put_float<std::uint64_t>(out, v); return;
     case CopyKind::int2:
     case CopyKind::int4:
     case CopyKind::int8:
