@@ -23,16 +23,13 @@ constexpr std::uint64_t kMaxBacklogCount = 100'000'000;
 
 void VdbSample::clear() {
   reset();
-  ios = bytes = reads = writes = random_ios = 0;
+  bytes = random_ios = 0;
   std::fill(workload_ios.begin(), workload_ios.end(), 0);
 }
 
 void VdbSample::merge(const VdbSample& o) {
-  OpenLoopLatency::merge(o);
-  ios += o.ios;
+  OpenLoopSample::merge(o);
   bytes += o.bytes;
-  reads += o.reads;
-  writes += o.writes;
   random_ios += o.random_ios;
   if (workload_ios.size() < o.workload_ios.size()) workload_ios.resize(o.workload_ios.size());
   for (std::size_t i = 0; i < o.workload_ios.size(); ++i) workload_ios[i] += o.workload_ios[i];

@@ -36,12 +36,10 @@
 namespace drivelab::emulators::detail {
 
 /// What a job measured since the previous take.
-/// latency (from the intended start), service (from submission), lateness: OpenLoopLatency.
-struct VdbSample : OpenLoopLatency {
-  std::uint64_t ios = 0;
+/// latency (from the intended start), service (from submission), lateness, and the ios, reads
+/// and writes: OpenLoopSample.
+struct VdbSample : OpenLoopSample {
   std::uint64_t bytes = 0;
-  std::uint64_t reads = 0;
-  std::uint64_t writes = 0;
   std::uint64_t random_ios = 0;
   std::vector<std::uint64_t> workload_ios;
 

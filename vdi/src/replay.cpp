@@ -216,14 +216,11 @@ TraceSummary summarize(trace::TraceSource& source) {
 
 void ReplaySample::clear() {
   reset();
-  ios = reads = writes = read_bytes = write_bytes = errors = 0;
+  read_bytes = write_bytes = errors = 0;
 }
 
 void ReplaySample::merge(const ReplaySample& o) {
-  OpenLoopLatency::merge(o);
-  ios += o.ios;
-  reads += o.reads;
-  writes += o.writes;
+  OpenLoopSample::merge(o);
   read_bytes += o.read_bytes;
   write_bytes += o.write_bytes;
   errors += o.errors;

@@ -117,5 +117,24 @@ TEST(OpenLoopLatency, MergeAddsEachHistogramAndResetEmptiesThem) {
   EXPECT_EQ(a.lateness.count(), 0u);
 }
 
+TEST(OpenLoopSample, MergeAddsTheCountsWithTheHistogramsAndResetZeroesThem) {
+  OpenLoopSample a, b;
+  a.record(0, 10, 100);
+  a.ios = 1;
+  a.reads = 1;
+  b.record(0, 20, 1'000);
+  b.ios = 5;
+  b.reads = 2;
+  b.writes = 3;
+  a.merge(b);
+  EXPECT_EQ(a.latency.count(), 2u);
+  EXPECT_EQ(a.ios, 6u);
+  EXPECT_EQ(a.reads, 3u);
+  EXPECT_EQ(a.writes, 3u);
+  a.reset();
+  EXPECT_EQ(a.latency.count(), 0u);
+  EXPECT_EQ(a.ios + a.reads + a.writes, 0u);
+}
+
 }  // namespace
 }  // namespace drivelab

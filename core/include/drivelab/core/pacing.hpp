@@ -97,4 +97,25 @@ struct OpenLoopLatency {
   }
 };
 
+/// OpenLoopLatency with the counts both open-loop issuers (vdbench's jobs, the replayer) keep
+/// beside it: operations completed, of them reads and writes.
+struct OpenLoopSample : OpenLoopLatency {
+  std::uint64_t ios = 0;
+  std::uint64_t reads = 0;
+  std::uint64_t writes = 0;
+
+  /// Adds `o`'s samples and counts.
+  void merge(const OpenLoopSample& o) noexcept {
+    OpenLoopLatency::merge(o);
+    ios += o.ios;
+    reads += o.reads;
+    writes += o.writes;
+  }
+  /// Empties the histograms and zeroes the counts.
+  void reset() noexcept {
+    OpenLoopLatency::reset();
+    ios = reads = writes = 0;
+  }
+};
+
 }  // namespace drivelab

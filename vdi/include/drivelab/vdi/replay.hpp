@@ -93,11 +93,9 @@ struct ReplayOptions {
 };
 
 /// What one replay measured: latency (completion - intended start), service (completion -
-/// submission) and lateness (submission - intended start) as core/pacing.hpp's OpenLoopLatency.
-struct ReplaySample : OpenLoopLatency {
-  std::uint64_t ios = 0;
-  std::uint64_t reads = 0;
-  std::uint64_t writes = 0;
+/// submission) and lateness (submission - intended start), with the ios, reads and writes, as
+/// core/pacing.hpp's OpenLoopSample.
+struct ReplaySample : OpenLoopSample {
   std::uint64_t read_bytes = 0;
   std::uint64_t write_bytes = 0;
   std::uint64_t errors = 0;   ///< negative or short results
