@@ -49,10 +49,10 @@ stop_services  # a leftover from an interrupted run
 
 dir=$(mktemp -d "${TMPDIR:-/tmp}/drivelab-services.XXXXXX")
 chmod 755 "$dir"
-mkdir -p "$dir/pg" "$dir/mysql"
+mkdir -p "$dir/pg" "$dir/mysql/tmp"
 pg_user=$(id -un); my_user=$(id -un)
 if [ "$(id -u)" -eq 0 ]; then
-  chown postgres:postgres "$dir/pg"; chown mysql:mysql "$dir/mysql"
+  chown postgres:postgres "$dir/pg"; chown mysql:mysql "$dir/mysql" "$dir/mysql/tmp"
   pg_user=postgres; my_user=root
 fi
 
@@ -72,10 +72,11 @@ as_user postgres "$pg_bin/pg_ctl" -D "$dir/pg/data" -l "$dir/pg/server.log" -w -
   || { tail -20 "$dir/pg/server.log" >&2; exit 1; }
 as_user postgres "$pg_bin/createdb" -h "$dir/pg" -p 5499 -U "$pg_user" drivelab_test
 
-# MariaDB: socket only, root by unix_socket auth when we are root.
+# MariaDB: socket only, root by unix_socket auth when we are root. Its own tmpdir: a mariadbd that
+# starts deletes every "#sql*" file in its tmpdir, so a shared /tmp breaks a concurrent bootstrap.
 mariadb-install-db --no-defaults --datadir="$dir/mysql/data" --user=mysql --auth-root-authentication-method=socket \
-  --skip-test-db >"$dir/mysql/install.log" 2>&1 || { cat "$dir/mysql/install.log" >&2; exit 1; }
-mariadbd --no-defaults --datadir="$dir/mysql/data" --user=mysql --skip-networking \
+  --skip-test-db --tmpdir="$dir/mysql/tmp" >"$dir/mysql/install.log" 2>&1 || { cat "$dir/mysql/install.log" >&2; exit 1; }
+mariadbd --no-defaults --datadir="$dir/mysql/data" --tmpdir="$dir/mysql/tmp" --user=mysql --skip-networking \
   --socket="$dir/mysql/mysqld.sock" --pid-file="$dir/mysql/mysqld.pid" --log-error="$dir/mysql/error.log" \
   --innodb-buffer-pool-size=256M --max-connections=300 --max-prepared-stmt-count=100000 \
   </dev/null >"$dir/mysql/stderr.log" 2>&1 &  # no inherited pipes: ctest waits for those to close

@@ -162,7 +162,11 @@ class ManagedMariadb final : public ManagedServer {
 
     std::vector<std::string> install{install_db->string(), "--no-defaults",
                                      "--datadir=" + (opt_.data_dir / "data").string(),
-                                     "--auth-root-authentication-method=socket", "--skip-test-db"};
+                                     "--auth-root-authentication-method=socket", "--skip-test-db",
+                                     // Its own tmpdir: a mariadbd starting elsewhere deletes every
+                                     // "#sql*" file in its tmpdir (mysql_rm_tmp_tables, sql_base.cc),
+                                     // so a bootstrap in the shared /tmp aborts with "Error on delete".
+                                     "--tmpdir=" + (opt_.data_dir / "tmp").string()};
     if (as_root_) install.push_back(std::string("--user=") + kServerUser);
     const fs::path install_log = opt_.data_dir / "install.log";
     const int st = mysql::run_to_completion(install, install_log, kInstallTimeout);
