@@ -166,7 +166,7 @@ class ManagedMariadb final : public ManagedServer {
                                      // Its own tmpdir: a mariadbd starting elsewhere deletes every
                                      // "#sql*" file in its tmpdir (mysql_rm_tmp_tables, sql_base.cc),
                                      // so a bootstrap in the shared /tmp aborts with "Error on delete".
-                                     "--tmpdir=" + (opt_.data_dir / "tmp").string()};
+                                     "--tmpdir=" + tmp_dir().string()};
     if (as_root_) install.push_back(std::string("--user=") + kServerUser);
     const fs::path install_log = opt_.data_dir / "install.log";
     const int st = mysql::run_to_completion(install, install_log, kInstallTimeout);
@@ -230,6 +230,8 @@ class ManagedMariadb final : public ManagedServer {
 
  private:
   fs::path config_path() const { return opt_.data_dir / "my.cnf"; }
+  /// The server's tmpdir, also the bootstrap's (see start()).
+  fs::path tmp_dir() const { return opt_.data_dir / "tmp"; }
 
   /// The documented profile (docs/backend-mysql.md), then the protocol's settings over it.
   void build_profile() {
@@ -304,7 +306,7 @@ class ManagedMariadb final : public ManagedServer {
     fs::create_directories(opt_.data_dir, ec);
     if (ec)
       throw EnvironmentError(fmt::format("managed mariadb: create {}: {}", opt_.data_dir.string(), ec.message()));
-    fs::create_directories(opt_.data_dir / "tmp", ec);
+    fs::create_directories(tmp_dir(), ec);
     socket_path_ = opt_.data_dir / "mysqld.sock";
     std::string marker_text = "managed MariaDB of drivelab; removed by the next start or stop\n";
     if (socket_path_.string().size() > kMaxSocketPath) {
@@ -317,7 +319,7 @@ class ManagedMariadb final : public ManagedServer {
     }
     std::ofstream(opt_.data_dir / kMarker) << marker_text;
     if (pw != nullptr) {
-      for (const fs::path& p : {opt_.data_dir, opt_.data_dir / "tmp", socket_dir_}) {
+      for (const fs::path& p : {opt_.data_dir, tmp_dir(), socket_dir_}) {
         if (!p.empty() && ::chown(p.c_str(), pw->pw_uid, pw->pw_gid) != 0)
           throw_errno(fmt::format("managed mariadb: chown {} to {}", p.string(), kServerUser), errno);
       }
@@ -340,7 +342,7 @@ class ManagedMariadb final : public ManagedServer {
         << "# Profile and sources: docs/backend-mysql.md\n"
         << "[mysqld]\n"
         << "datadir = " << (opt_.data_dir / "data").string() << "\n"
-        << "tmpdir = " << (opt_.data_dir / "tmp").string() << "\n"
+        << "tmpdir = " << tmp_dir().string() << "\n"
         << "socket = " << socket_path_.string() << "\n"
         << "pid_file = " << (opt_.data_dir / "mysqld.pid").string() << "\n"
         << "log_error = " << (opt_.data_dir / "error.log").string() << "\n"
