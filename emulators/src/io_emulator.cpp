@@ -95,6 +95,7 @@ void IoEmulator::warmup(runner::TestContext& ctx) {
   // No warm-up (fio's ramp_time=0): run() starts the workers, so every I/O is measured.
   if (workers_.empty() || ctx.settings.warmup.count() <= 0) return;
   const std::int64_t start = monotonic_ns();
+  start_phase(workers_, "warm-up", start);
   start_workers();
   const bool reached = wait_until(start + ctx.settings.warmup.count(), [&] { return stop_or_failed(ctx); });
   warmup_s_ = seconds_between(start, monotonic_ns());
@@ -110,6 +111,7 @@ void IoEmulator::run(runner::TestContext& ctx) {
   auto& rec = *ctx.recorder;
   IoSample sample;
   const std::int64_t t0 = monotonic_ns();
+  start_phase(workers_, "measured phase", t0);
   if (started_) {
     // Whatever completed during warm-up is dropped here: the measured phase starts now.
     for (auto& w : workers_) {

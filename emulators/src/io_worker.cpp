@@ -161,10 +161,8 @@ void IoWorker::loop() {
         free_slots.push_back(s);
         ++completed_;
         if (result != static_cast<std::int64_t>(xfer)) {
-          const std::string what = fmt::format("{} of {} bytes at offset {} in {}", io::to_string(op), xfer,
-                                               slots[s].offset_bytes, file_.string());
-          fail(result < 0 ? fmt::format("{} failed: {}", what, errno_text(static_cast<int>(-result)))
-                          : fmt::format("short transfer: {} returned {} bytes", what, result));
+          fail(phase_.failure({.op = op, .length_bytes = xfer, .offset_bytes = slots[s].offset_bytes,
+                               .file = file_.native(), .result = result}));
           continue;
         }
         interval_.latency.record(now - slots[s].issue_ns);

@@ -30,6 +30,7 @@
 #include "drivelab/core/rng.hpp"
 #include "drivelab/emulators/io_job.hpp"
 #include "drivelab/io/engine.hpp"
+#include "worker_failure.hpp"
 
 namespace drivelab::emulators::detail {
 
@@ -72,6 +73,8 @@ class IoWorker {
   /// Most I/Os this job keeps outstanding: iodepth, or 1 for a synchronous engine.
   std::uint32_t depth() const noexcept { return depth_; }
   const io::IoEngine& engine() const noexcept { return *engine_; }
+  /// The clock a failed I/O is timed by (worker_failure.hpp); the emulator starts each phase.
+  PhaseClock& phase_clock() noexcept { return phase_; }
 
  private:
   void loop();
@@ -95,6 +98,7 @@ class IoWorker {
   std::atomic<bool> stop_{false};
   std::atomic<bool> failed_{false};
   std::string error_;
+  PhaseClock phase_;
   std::uint64_t issued_ = 0;
   std::uint64_t completed_ = 0;
 

@@ -65,7 +65,8 @@ bool PreconditionEmulator::run_pass(runner::TestContext& ctx, std::size_t index,
   const std::size_t pass_count = 1 + config_.random_passes;
   const std::string label = fmt::format("pass {}/{} {}", index + 1, pass_count, random ? "random" : "fill");
 
-  IoPump pump(config_.engine, file_->fd(), depth, static_cast<std::uint32_t>(xfer), Rng(ctx.seed).split(index)());
+  IoPump pump(config_.engine, file_->fd(), file_->path().string(), depth, static_cast<std::uint32_t>(xfer),
+              Rng(ctx.seed).split(index)());
   Rng offsets = Rng(ctx.seed ^ 0x9E3779B97F4A7C15ull).split(index);
   std::uint64_t handed_out = 0;
   const auto next = [&]() -> std::optional<PumpChunk> {
@@ -84,6 +85,7 @@ bool PreconditionEmulator::run_pass(runner::TestContext& ctx, std::size_t index,
 
   PassResult result{.kind = random ? "random" : "fill"};
   const std::int64_t t0 = monotonic_ns();
+  pump.phase_clock().start(random ? "random pass" : "fill", t0);
   const std::int64_t interval_ns = ctx.settings.interval.count();
   std::int64_t next_message = t0 + kMessageNs, next_interval = t0 + interval_ns, interval_start = t0;
   PumpSample sample, in_interval;

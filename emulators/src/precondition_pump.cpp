@@ -2,6 +2,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
@@ -24,8 +25,9 @@ struct Slot {
 
 }  // namespace
 
-IoPump::IoPump(std::string_view engine, int fd, std::uint32_t depth, std::uint32_t max_xfer_bytes, std::uint64_t seed)
-    : fd_(fd), max_xfer_(max_xfer_bytes) {
+IoPump::IoPump(std::string_view engine, int fd, std::string file, std::uint32_t depth, std::uint32_t max_xfer_bytes,
+               std::uint64_t seed)
+    : fd_(fd), file_(std::move(file)), max_xfer_(max_xfer_bytes) {
   io::EngineOptions options;
   options.queue_depth = depth;
   engine_ = io::make_engine(engine, options);
@@ -97,11 +99,8 @@ bool IoPump::run(io::Op op, const std::function<std::optional<PumpChunk>()>& nex
       const PumpChunk& c = slots[s].chunk;
       if (done[i].result != static_cast<std::int64_t>(c.length_bytes)) {
         if (error.empty())
-          error = done[i].result < 0
-                      ? fmt::format("{} of {} bytes at offset {} failed: {}", io::to_string(op), c.length_bytes,
-                                    c.offset_bytes, std::strerror(static_cast<int>(-done[i].result)))
-                      : fmt::format("short {}: {} of {} bytes at offset {}", io::to_string(op), done[i].result,
-                                    c.length_bytes, c.offset_bytes);
+          error = phase_.failure({.op = op, .length_bytes = c.length_bytes, .offset_bytes = c.offset_bytes,
+                                  .file = file_, .result = done[i].result});
         continue;
       }
       sample_.latency.record(now - slots[s].issue_ns);

@@ -11,11 +11,13 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <string>
 #include <string_view>
 
 #include "drivelab/core/fd.hpp"
 #include "drivelab/core/histogram.hpp"
 #include "drivelab/io/engine.hpp"
+#include "worker_failure.hpp"
 
 namespace drivelab::emulators::detail {
 
@@ -34,15 +36,18 @@ struct PumpSample {
 class IoPump {
  public:
   /// Creates the engine (make_engine: throws ConfigError / NotCompiledIn / EnvironmentError) and
-  /// depth buffers of max_xfer_bytes, filled with incompressible data from `seed`.
-  IoPump(std::string_view engine, int fd, std::uint32_t depth, std::uint32_t max_xfer_bytes, std::uint64_t seed);
+  /// depth buffers of max_xfer_bytes, filled with incompressible data from `seed`. `file` is
+  /// the path of `fd` as the user named it, for the failure's wording.
+  IoPump(std::string_view engine, int fd, std::string file, std::uint32_t depth, std::uint32_t max_xfer_bytes,
+         std::uint64_t seed);
   IoPump(const IoPump&) = delete;
   IoPump& operator=(const IoPump&) = delete;
 
   /// Issues next()'s chunks until it returns nullopt, or until keep_going() returns false
   /// (asked after every reap, at least every 10 ms); in-flight I/Os are always reaped before it
   /// returns. Returns true when next() ran out (the work is complete). Throws EnvironmentError
-  /// on an I/O error or a short transfer, naming the operation and offset.
+  /// on an I/O error or a short transfer, worded by io::storage_failure and timed by
+  /// phase_clock() (start it as each phase begins).
   bool run(io::Op op, const std::function<std::optional<PumpChunk>()>& next, const std::function<bool()>& keep_going);
 
   /// Moves what was measured since the last call into `out` (old contents dropped).
@@ -51,9 +56,12 @@ class IoPump {
   std::uint64_t completed() const noexcept { return completed_; }
   std::uint32_t depth() const noexcept { return depth_; }
   const io::IoEngine& engine() const noexcept { return *engine_; }
+  PhaseClock& phase_clock() noexcept { return phase_; }
 
  private:
   int fd_;
+  std::string file_;
+  PhaseClock phase_;
   std::uint32_t depth_;
   std::uint32_t max_xfer_;
   AlignedBuffer buffers_;  // before engine_: outlives the in-flight I/Os it holds

@@ -151,6 +151,7 @@ bool VdbenchEmulator::stop_or_failed(const runner::TestContext& ctx) const noexc
 void VdbenchEmulator::warmup(runner::TestContext& ctx) {
   if (jobs_.empty()) return;
   const std::int64_t start = monotonic_ns();
+  start_phase(jobs_, "warm-up", start);
   start_jobs(cfg_.iorate == IorateMode::fixed ? cfg_.iorate_iops : 0.0, 0);
   const bool reached = wait_until(start + ctx.settings.warmup.count(), [&] { return stop_or_failed(ctx); });
   warmup_s_ = seconds_between(start, monotonic_ns());
@@ -165,6 +166,7 @@ PointResult VdbenchEmulator::measure(runner::TestContext& ctx, PointResult p, bo
   auto& rec = *ctx.recorder;
   VdbSample sample, second, interval;
   const std::int64_t t0 = monotonic_ns();
+  start_phase(jobs_, "measured phase", t0);
   for (auto& j : jobs_) j->take(sample);  // what completed before the measured phase is dropped
   const CpuTimes cpu0 = process_cpu_times();
   std::optional<SteadyStateDetector> ss;
@@ -330,6 +332,7 @@ void VdbenchEmulator::run(runner::TestContext& ctx) {
         break;
       }
       rec.message(fmt::format("curve point {}%: {} IOPS", p.requested_pct, p.requested_iops));
+      start_phase(jobs_, "warm-up", monotonic_ns());
       start_jobs(p.requested_iops, i + 1);
       if (!wait_until(monotonic_ns() + ctx.settings.warmup.count(), [&] { return stop_or_failed(ctx); })) {
         stop_jobs();

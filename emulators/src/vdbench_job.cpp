@@ -220,11 +220,9 @@ void VdbenchJob::loop(double rate_per_s, std::uint64_t schedule_seed) {
         free_slots.push_back(s);
         ++completed_;
         if (done[i].result != static_cast<std::int64_t>(slot.spec.length_bytes)) {
-          const std::string what = fmt::format("{} of {} bytes at offset {} in {}", io::to_string(slot.spec.op),
-                                               slot.spec.length_bytes, slot.spec.offset_bytes, setup_.file.string());
-          fail(done[i].result < 0
-                   ? fmt::format("{} failed: {}", what, errno_text(static_cast<int>(-done[i].result)))
-                   : fmt::format("short transfer: {} returned {} bytes", what, done[i].result));
+          fail(phase_.failure({.op = slot.spec.op, .length_bytes = slot.spec.length_bytes,
+                               .offset_bytes = slot.spec.offset_bytes, .file = setup_.file.native(),
+                               .result = done[i].result}));
           continue;
         }
         interval_.record(slot.intended_ns, slot.issue_ns, t_done);

@@ -32,6 +32,7 @@
 #include "drivelab/emulators/vdbench_config.hpp"
 #include "drivelab/emulators/vdbench_workload.hpp"
 #include "drivelab/io/engine.hpp"
+#include "worker_failure.hpp"
 
 namespace drivelab::emulators::detail {
 
@@ -85,6 +86,8 @@ class VdbenchJob {
   std::uint64_t backlog_at_stop() const noexcept { return backlog_; }
   std::uint32_t depth() const noexcept { return setup_.depth; }
   const io::IoEngine& engine() const noexcept { return *engine_; }
+  /// The clock a failed I/O is timed by (worker_failure.hpp); the emulator starts each phase.
+  PhaseClock& phase_clock() noexcept { return phase_; }
   std::uint64_t unique_units() const noexcept;
   std::uint64_t written_units() const noexcept;
 
@@ -122,6 +125,7 @@ class VdbenchJob {
   std::atomic<bool> stop_{false};
   std::atomic<bool> failed_{false};
   std::string error_;
+  PhaseClock phase_;
   std::uint64_t issued_ = 0;
   std::uint64_t completed_ = 0;
   std::uint64_t backlog_ = 0;

@@ -35,7 +35,8 @@ void VideoEmulator::prepare(runner::TestContext& ctx) {
     throw ConfigError(fmt::format("video: {} of {} holds fewer than two {} {} frames ({} each)",
                                   format_size(file_->region_length()), file_->path().string(), format.id, codec.id,
                                   format_size(transfer_bytes_)));
-  pump_ = std::make_unique<IoPump>(config_.engine, file_->fd(), config_.iodepth, transfer_bytes_, ctx.seed);
+  pump_ = std::make_unique<IoPump>(config_.engine, file_->fd(), file_->path().string(), config_.iodepth,
+                                   transfer_bytes_, ctx.seed);
   rec.message(fmt::format("video: {} {} frames of {} ({} bytes each, {} per I/O), {} per pass over {}", format.name,
                           codec.name, format_size(frame_bytes_), frame_bytes_, format_size(transfer_bytes_),
                           frames_per_pass_, file_->path().string()));
@@ -110,6 +111,7 @@ bool VideoEmulator::cycle(runner::TestContext& ctx, std::int64_t deadline_ns, bo
 void VideoEmulator::warmup(runner::TestContext& ctx) {
   if (ctx.settings.warmup.count() <= 0 || !pump_) return;
   const std::int64_t t0 = monotonic_ns();
+  pump_->phase_clock().start("warm-up", t0);
   cycle(ctx, t0 + ctx.settings.warmup.count(), false);
   warmup_s_ = seconds_between(t0, monotonic_ns());
 }
@@ -118,6 +120,7 @@ void VideoEmulator::run(runner::TestContext& ctx) {
   if (!pump_) return;
   auto& rec = *ctx.recorder;
   run_start_ns_ = interval_start_ns_ = monotonic_ns();
+  pump_->phase_clock().start("measured phase", run_start_ns_);
   cycle(ctx, run_start_ns_ + ctx.settings.duration.count(), true);
   const std::int64_t end = monotonic_ns();
   emit_interval(ctx, end);

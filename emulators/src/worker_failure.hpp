@@ -2,13 +2,49 @@
 // The failure plumbing of an emulator's worker threads: the io emulator's IoWorkers and the
 // vdbench emulator's VdbenchJobs each record their first error (failed(), error()) and stop; the
 // emulator's thread asks any_worker_failed() while it waits (core/phase.hpp's abort) and then
-// throws the first worker's error, which ends the test as failed.
+// throws the first worker's error, which ends the test as failed. A failed I/O is worded by
+// io/storage_failure.hpp, timed by the worker's PhaseClock from the start of the phase it is in
+// (the precondition and video kinds' IoPump uses the same clock).
 #include <algorithm>
+#include <atomic>
+#include <cstdint>
 #include <string>
+#include <string_view>
 
+#include "drivelab/core/clock.hpp"
 #include "drivelab/core/errors.hpp"
+#include "drivelab/io/storage_failure.hpp"
 
 namespace drivelab::emulators::detail {
+
+/// The phase a worker's failed I/O is timed from. The emulator's thread calls start() as each
+/// phase begins (warm-up, then the measured phase); the worker's thread words a failure with
+/// failure(), seconds since that start (monotonic clock). Before any start() a failure reads
+/// "0.00 s into the measured phase".
+class PhaseClock {
+ public:
+  /// `phase` must outlive the clock (a string literal: "warm-up", "measured phase", "fill").
+  void start(const char* phase, std::int64_t start_ns = monotonic_ns()) noexcept {
+    phase_.store(phase, std::memory_order_relaxed);
+    start_ns_.store(start_ns, std::memory_order_release);
+  }
+  /// io::storage_failure(io, seconds since start(), the phase's name).
+  std::string failure(const io::FailedIo& io) const {
+    const std::int64_t start = start_ns_.load(std::memory_order_acquire);
+    const std::int64_t now = monotonic_ns();
+    return io::storage_failure(io, seconds_between(start > 0 ? start : now, now), phase_.load(std::memory_order_relaxed));
+  }
+
+ private:
+  std::atomic<const char*> phase_{"measured phase"};
+  std::atomic<std::int64_t> start_ns_{0};
+};
+
+/// Calls start(phase, start_ns) on the phase clock() of each of `workers`.
+template <class Workers>
+void start_phase(Workers& workers, const char* phase, std::int64_t start_ns) noexcept {
+  for (auto& w : workers) w->phase_clock().start(phase, start_ns);
+}
 
 /// Whether any of `workers` (a range of pointers to objects with `bool failed() const`) failed.
 template <class Workers>

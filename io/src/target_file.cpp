@@ -19,10 +19,12 @@
 
 #include <fmt/format.h>
 
+#include "drivelab/core/clock.hpp"
 #include "drivelab/core/errors.hpp"
 #include "drivelab/core/rng.hpp"
 #include "drivelab/core/sysfs.hpp"
 #include "drivelab/core/units.hpp"
+#include "drivelab/io/storage_failure.hpp"
 #include "drivelab/io/target_safety.hpp"
 
 namespace drivelab::io {
@@ -59,13 +61,17 @@ std::uint32_t direct_alignment(int fd) {
   return 512;
 }
 
-void write_all(int fd, const std::byte* data, std::size_t len, std::uint64_t offset, const fs::path& path) {
+/// Writes all of `data` at `offset`; a failed or empty write throws EnvironmentError worded by
+/// storage_failure, timed from `fill_start_ns` (the fill of the test file).
+void write_all(int fd, const std::byte* data, std::size_t len, std::uint64_t offset, const fs::path& path,
+               std::int64_t fill_start_ns) {
   while (len > 0) {
     const ssize_t n = ::pwrite(fd, data, len, static_cast<off_t>(offset));
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      throw_errno(fmt::format("filling {}: write at offset {}", path.string(), offset), errno);
-    }
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0)  // 0: no progress (would loop forever); < 0: ENOSPC, EIO, EROFS
+      throw EnvironmentError(storage_failure({.op = Op::write, .length_bytes = len, .offset_bytes = offset,
+                                              .file = path.native(), .result = n < 0 ? -errno : 0},
+                                             seconds_between(fill_start_ns, monotonic_ns()), "fill of the test file"));
     data += n;
     len -= static_cast<std::size_t>(n);
     offset += static_cast<std::uint64_t>(n);
@@ -79,17 +85,21 @@ bool fill_file(const fs::path& path, std::uint64_t size_bytes, std::uint64_t see
   if (!fd) throw_errno("open " + path.string(), errno);
   AlignedBuffer chunk(kFillChunkBytes);
   Rng rng(seed);
+  const std::int64_t start_ns = monotonic_ns();
   for (std::uint64_t done = 0; done < size_bytes;) {
     for (std::size_t i = 0; i < kFillChunkBytes; i += sizeof(std::uint64_t)) {
       const std::uint64_t word = rng();
       std::memcpy(chunk.data() + i, &word, sizeof word);
     }
     const auto len = static_cast<std::size_t>(std::min<std::uint64_t>(kFillChunkBytes, size_bytes - done));
-    write_all(fd.get(), chunk.data(), len, done, path);
+    write_all(fd.get(), chunk.data(), len, done, path, start_ns);
     done += len;
     if (progress && !progress(done, size_bytes)) return false;
   }
-  if (::fdatasync(fd.get()) != 0) throw_errno("fdatasync " + path.string(), errno);
+  // Buffered: a full or failing device often shows only here (EIO or ENOSPC at writeback).
+  if (::fdatasync(fd.get()) != 0)
+    throw EnvironmentError(fmt::format("storage failure: fdatasync of {} after filling it: {}", path.string(),
+                                       errno_text(errno)));
   // Marker last: a file whose fill was cut short is never taken for a filled one.
   if (::fsetxattr(fd.get(), kMarkerName, marker_value(size_bytes).data(), marker_value(size_bytes).size(), 0) != 0 &&
       errno != ENOTSUP && errno != EPERM)
