@@ -18,6 +18,7 @@
 #include "drivelab/core/clock.hpp"
 #include "drivelab/core/errors.hpp"
 #include "drivelab/core/fd.hpp"
+#include "drivelab/core/units.hpp"
 
 namespace drivelab::render {
 namespace fs = std::filesystem;
@@ -51,7 +52,17 @@ class FlatArray {
     if (!file_.empty()) {
       fd_.reset(::open(file_.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600));
       if (!fd_) throw_errno("render: create " + file_.string(), errno);
-      if (::ftruncate(fd_.get(), static_cast<off_t>(bytes_)) != 0) throw_errno("render: size " + file_.string(), errno);
+      // Allocated, not only sized: a sparse mapped file on a full filesystem would raise SIGBUS at
+      // the first store the filesystem cannot back; posix_fallocate makes ENOSPC an error here.
+      if (const int err = ::posix_fallocate(fd_.get(), 0, static_cast<off_t>(bytes_)); err != 0) {
+        fd_.reset();
+        std::error_code ec;
+        fs::remove(file_, ec);
+        throw EnvironmentError(fmt::format(
+            "render: mode mmap: allocating the {} array file {} failed: {}; the mmap mode needs that much free space "
+            "in the target",
+            format_size(bytes_), file_.string(), errno_text(err)));
+      }
       flags = MAP_SHARED;
     }
     void* p = ::mmap(nullptr, bytes_, PROT_READ | PROT_WRITE, flags, fd_.get(), 0);

@@ -20,6 +20,7 @@
 #include "drivelab/core/errors.hpp"
 #include "drivelab/core/fd.hpp"
 #include "drivelab/core/process.hpp"
+#include "drivelab/core/units.hpp"
 
 namespace drivelab::render {
 namespace fs = std::filesystem;
@@ -283,7 +284,10 @@ SwapFile::SwapFile(fs::path path, std::uint64_t size_bytes, const std::function<
       const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(zeros.size(), size_bytes_ - off));
       const ssize_t w = ::pwrite(fd.get(), zeros.data(), n, static_cast<off_t>(off));
       if (w < 0 && errno == EINTR) continue;
-      if (w <= 0) throw_errno("render: write swap file " + path_.string(), errno);
+      if (w <= 0)  // a full filesystem: ENOSPC here, at set-up, before any phase runs
+        throw EnvironmentError(fmt::format("render: writing the {} swap file {} failed at offset {}: {}",
+                                           format_size(size_bytes_), path_.string(), off,
+                                           w < 0 ? errno_text(errno) : std::string("no byte written")));
       off += static_cast<std::uint64_t>(w);
     }
     if (::fsync(fd.get()) != 0) throw_errno("render: fsync " + path_.string(), errno);

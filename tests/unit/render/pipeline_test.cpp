@@ -4,6 +4,7 @@
 
 #include "drivelab/core/errors.hpp"
 #include "drivelab/render/pipeline.hpp"
+#include "../io/target_loop_device.hpp"
 #include "render_harness.hpp"
 
 namespace drivelab::render {
@@ -83,6 +84,30 @@ TEST(RenderPipeline, MmapArrayKeepsItsResidentSetAndFaultsBackIn) {
   EXPECT_GE(r.evicted_bytes, r.array_bytes - (4u << 20)) << "the array was paged out";
   EXPECT_GT(r.phases[3].paging.process_major_faults, 0u) << "repack read evicted pages back from the file";
   EXPECT_FALSE(std::filesystem::exists(o.array_file)) << "the array file is removed";
+}
+
+// Issue 15: on a nearly full filesystem the mapped array file is allocated first (posix_fallocate),
+// so no space is an error at set-up naming the file and ENOSPC, not a SIGBUS at the first store
+// the filesystem cannot back (today's ftruncate left a sparse file: the process died).
+TEST(RenderPipeline, MmapArrayOnAFullFilesystemIsAnErrorAtSetUpNotASigbus) {
+  const Scene s(400'000);  // 25.6 MB array
+  const auto small = s.dir.path() / "small";
+  std::filesystem::create_directories(small);
+  std::string why;
+  const auto tmpfs = drivelab::testing::TmpfsMount::on(small, 8 << 20, why);
+  if (!tmpfs) GTEST_SKIP() << why;
+  PipelineOptions o = s.options(2);
+  o.array_file = small / "array.points";
+  o.resident_limit_bytes = 4 << 20;
+  const PipelineResult r = run_pipeline(o);
+  ASSERT_TRUE(r.failed);
+  const std::string error = r.error;
+  EXPECT_NE(error.find("render: mode mmap: allocating the "), std::string::npos) << error;
+  EXPECT_NE(error.find(o.array_file.string()), std::string::npos) << error;
+  EXPECT_NE(error.find("No space left on device (ENOSPC)"), std::string::npos) << error;
+  EXPECT_FALSE(r.phases[1].ran) << "no phase ran on a mapping the filesystem cannot back";
+  EXPECT_FALSE(std::filesystem::exists(o.array_file)) << "the array file is removed";
+  std::cout << error << "\n";
 }
 
 TEST(RenderPipeline, ErrorsAndStopsAreReportedNotThrown) {
