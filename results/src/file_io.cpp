@@ -19,7 +19,7 @@ namespace {
 [[noreturn]] void fail(std::string_view what, const fs::path& path, std::string_view step,
                        int errnum) {
   throw EnvironmentError("cannot write " + std::string(what) + " '" + path.string() + "': " +
-                         std::string(step) + ": " + std::strerror(errnum));
+                         std::string(step) + ": " + errno_text(errnum));
 }
 
 }  // namespace

@@ -8,22 +8,78 @@
 #include <map>
 #include <optional>
 
+#include <fmt/format.h>
+
 #include "drivelab/core/errors.hpp"
+#include "drivelab/core/units.hpp"
 #include "file_io.hpp"
 #include "json_read.hpp"
 
 namespace drivelab::results {
 namespace fs = std::filesystem;
 
-Journal::Journal(const fs::path& path) : path_(path) {
+Journal::Journal(const fs::path& path, std::uint64_t reserve_bytes) : path_(path) {
   fd_.reset(::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
   if (!fd_) throw_errno("cannot create journal '" + path.string() + "'", errno);
+  if (reserve_bytes > 0) {
+    const fs::path reserve = reserve_path();
+    UniqueFd rfd(::open(reserve.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600));
+    if (!rfd) throw_errno("cannot create the results reserve '" + reserve.string() + "'", errno);
+    reserved_ = true;
+    if (const int err = ::posix_fallocate(rfd.get(), 0, static_cast<off_t>(reserve_bytes)); err != 0) {
+      release_reserve_locked();
+      throw EnvironmentError(fmt::format("cannot reserve {} for the results beside journal '{}': {}",
+                                         format_size(reserve_bytes), path.string(), errno_text(err)));
+    }
+  }
   // Make the new directory entry durable too, or a power loss could lose the whole file.
   const fs::path dir = path.has_parent_path() ? path.parent_path() : fs::path(".");
   UniqueFd dir_fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (dir_fd && ::fsync(dir_fd.get()) != 0 && errno != EINVAL) {
     throw_errno("cannot fsync the directory of journal '" + path.string() + "'", errno);
   }
+}
+
+Journal::~Journal() {
+  if (mu_) release_reserve_locked();
+}
+
+fs::path Journal::reserve_path() const { return path_.empty() ? fs::path() : fs::path(path_.string() + ".reserve"); }
+
+void Journal::release_reserve() noexcept {
+  if (!mu_) return;
+  std::lock_guard lock(*mu_);
+  release_reserve_locked();
+}
+
+void Journal::release_reserve_locked() noexcept {
+  if (!reserved_) return;
+  reserved_ = false;
+  std::error_code ec;
+  fs::remove(reserve_path(), ec);
+}
+
+std::string Journal::failure() const {
+  if (!mu_) return {};
+  std::lock_guard lock(*mu_);
+  return failure_;
+}
+
+bool Journal::kept_after_failure() const {
+  if (!mu_) return false;
+  std::lock_guard lock(*mu_);
+  return kept_after_failure_;
+}
+
+int Journal::write_line(const std::string& line) noexcept {
+  std::size_t written = 0;
+  const int err = detail::write_fully(fd_.get(), torn_ ? "\n" + line : line, written);
+  if (err != 0) {
+    if (written > 0) torn_ = true;
+    return err;
+  }
+  torn_ = false;
+  return ::fdatasync(fd_.get()) != 0 ? errno : 0;
 }
 
 void Journal::append(const Json& event) {
@@ -33,16 +89,17 @@ void Journal::append(const Json& event) {
   if (!mu_) throw EnvironmentError("journal: append on a moved-from Journal");
   std::lock_guard lock(*mu_);
   if (!fd_) throw EnvironmentError("journal '" + path_.string() + "' is not open");
-  if (torn_) line.insert(line.begin(), '\n');
-  std::size_t written = 0;
-  if (const int err = detail::write_fully(fd_.get(), line, written); err != 0) {
-    if (written > 0) torn_ = true;
-    throw_errno("cannot append to journal '" + path_.string() + "'", err);
+  const int err = write_line(line);
+  if (err == 0) return;
+  const std::string what = fmt::format("cannot append to journal '{}': {}", path_.string(), errno_text(err));
+  if (failure_.empty()) {
+    failure_ = what;
+    if (reserved_) {
+      release_reserve_locked();
+      kept_after_failure_ = write_line(line) == 0;
+    }
   }
-  torn_ = false;
-  if (::fdatasync(fd_.get()) != 0) {
-    throw_errno("cannot fdatasync journal '" + path_.string() + "'", errno);
-  }
+  throw EnvironmentError(what);
 }
 
 // ---- events ----------------------------------------------------------------------------------

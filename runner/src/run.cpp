@@ -32,6 +32,10 @@ using results::Json;
 using results::Status;
 
 constexpr const char* kInProgressReason = "run in progress, or the process ended before the run finished";
+/// Space the journal holds back in the results directory (results::Journal's reserve): released
+/// when a journal write fails, it leaves room for the journal's last events and the final record
+/// (records of long runs are a few hundred KiB; docs/results.md, "When the results disk fills").
+constexpr std::uint64_t kResultsReserveBytes = std::uint64_t{8} << 20;
 
 std::string make_run_id() {
   std::string ts = utc_timestamp();  // 2026-11-29T19:53:44.123Z
@@ -237,7 +241,12 @@ void run_one(PlannedTest& test, std::size_t index, results::RunRecord& record, R
   tr.status = Status::running;
   tr.config = test.emulator->effective_config();
   tr.started_at = utc_timestamp();
-  journal.append(results::journal_test_start(tr));
+  std::string failure;
+  try {
+    journal.append(results::journal_test_start(tr));
+  } catch (const std::exception& ex) {
+    failure = fmt::format("recording results failed: {}", ex.what());
+  }
 
   results::TestRecorder recorder(tr, &state);
   TestContext ctx;
@@ -250,7 +259,6 @@ void run_one(PlannedTest& test, std::size_t index, results::RunRecord& record, R
   ctx.recorder = &recorder;
 
   Emulator& e = *test.emulator;
-  std::string failure;
   bool ran = false;
   const auto phase = [&](const char* name, auto&& body) {
     if (!failure.empty() || stop.requested()) return;
@@ -305,7 +313,22 @@ void run_one(PlannedTest& test, std::size_t index, results::RunRecord& record, R
       r.reason.clear();
     }
   });
-  journal.append(results::journal_test_end(tr));
+  try {
+    journal.append(results::journal_test_end(tr));
+  } catch (const std::exception& ex) {
+    // The results disk filled at this very event: the test fails with it, and its test_end goes
+    // once more (into the released reserve; recovery keeps the last test_end of a name).
+    recorder.with_record([&](results::TestRecord& r) {
+      if (r.status == Status::failed) return;
+      r.status = Status::failed;
+      r.reason = fmt::format("recording results failed: {}", ex.what());
+    });
+    try {
+      journal.append(results::journal_test_end(tr));
+    } catch (const std::exception&) {
+      // journal.failure() has the cause; run_protocol reports it
+    }
+  }
   record.tests.push_back(std::move(tr));
   state.write_record();
 }
@@ -346,7 +369,7 @@ RunOutcome run_protocol(Protocol& protocol, const RunOptions& options, const Sto
 
   outcome.record_path = options.out_dir / (record.run_id + ".json");
   outcome.journal_path = options.out_dir / (record.run_id + ".journal.jsonl");
-  results::Journal journal(outcome.journal_path);
+  results::Journal journal(outcome.journal_path, kResultsReserveBytes);
   journal.append(results::journal_run_start(record));
   RunState state(record, outcome.record_path, journal, out, options);
   state.write_record();
@@ -363,15 +386,21 @@ RunOutcome run_protocol(Protocol& protocol, const RunOptions& options, const Sto
 
   for (std::size_t i = 0; i < protocol.tests.size(); ++i) {
     PlannedTest& t = protocol.tests[i];
-    if (stop.requested()) {
+    const std::string journal_failure = journal.failure();
+    if (stop.requested() || !journal_failure.empty()) {
       results::TestRecord skipped;
       skipped.name = t.settings.name;
       skipped.kind = t.settings.kind;
       skipped.status = Status::skipped;
-      skipped.reason = "run interrupted before this test";
+      skipped.reason = journal_failure.empty() ? "run interrupted before this test"
+                                               : "not run: the result journal could not be written";
       skipped.config = t.emulator->effective_config();
       // Journaled too (a test_end without a test_start), so `results recover` keeps it.
-      journal.append(results::journal_test_end(skipped));
+      try {
+        journal.append(results::journal_test_end(skipped));
+      } catch (const std::exception&) {
+        // the journal's first failure is the run's reason below
+      }
       record.tests.push_back(std::move(skipped));
       continue;
     }
@@ -381,7 +410,13 @@ RunOutcome run_protocol(Protocol& protocol, const RunOptions& options, const Sto
   record.finished_at = utc_timestamp();
   bool any_failed = false;
   for (const auto& t : record.tests) any_failed = any_failed || t.status == Status::failed;
-  if (stop.requested()) {
+  if (const std::string journal_failure = journal.failure(); !journal_failure.empty()) {
+    // The results filesystem filled: the test that was running failed with it, the rest were
+    // not run. Said on stderr too: the record may be all the user has not, if it cannot be written.
+    record.status = Status::failed;
+    record.reason = fmt::format("the result journal could not be written: {}", journal_failure);
+    std::cerr << "drivelab: " << record.reason << "; the running test failed and the run stopped\n" << std::flush;
+  } else if (stop.requested()) {
     record.status = Status::interrupted;
     record.reason = "stopped by signal (SIGINT/SIGTERM); finished intervals are kept";
   } else if (any_failed) {
@@ -391,7 +426,12 @@ RunOutcome run_protocol(Protocol& protocol, const RunOptions& options, const Sto
     record.status = Status::complete;
     record.reason.clear();
   }
-  journal.append(results::journal_run_end(record.status, record.reason, record.finished_at));
+  try {
+    journal.append(results::journal_run_end(record.status, record.reason, record.finished_at));
+  } catch (const std::exception& ex) {
+    std::cerr << "drivelab: the journal's run_end was not written: " << ex.what() << '\n' << std::flush;
+  }
+  journal.release_reserve();  // the run has ended: the space it held back is the user's again
   try {
     state.write_final_record();
   } catch (const std::exception& e) {

@@ -25,6 +25,7 @@
 ///  - a last line without its newline that does not parse (torn by a crash) is dropped with a
 ///    warning in the record; an unparsable line elsewhere, or an interval for a test that was
 ///    never started, is skipped with a warning; unknown event names are ignored (newer writers).
+#include <cstdint>
 #include <filesystem>
 #include <memory>
 #include <mutex>
@@ -39,20 +40,46 @@ namespace drivelab::results {
 class Journal {
  public:
   Journal() = default;
-  /// Creates (truncates) the journal file. Throws EnvironmentError.
-  explicit Journal(const std::filesystem::path& path);
-  /// Appends one event as one line and makes it durable. Thread-safe. Throws EnvironmentError.
+  /// Creates (truncates) the journal file. With `reserve_bytes` > 0 it also allocates
+  /// (posix_fallocate) a reserve file of that size beside it (reserve_path()): space held back
+  /// so that, when the results filesystem fills, the journal's last events and the final record
+  /// still fit once the reserve is released. Throws EnvironmentError (ENOSPC already at the
+  /// reserve: "cannot reserve ... (ENOSPC)").
+  explicit Journal(const std::filesystem::path& path, std::uint64_t reserve_bytes = 0);
+  ~Journal();
+  Journal(Journal&&) noexcept = default;
+  Journal& operator=(Journal&&) noexcept = default;
+  /// Appends one event as one line and makes it durable. Thread-safe. Throws EnvironmentError
+  /// ("cannot append to journal '<path>': No space left on device (ENOSPC)").
   /// The line goes out in one write(2) (O_APPEND), then fdatasync(2). If a write fails halfway
   /// (ENOSPC), the next append starts with a newline so the torn piece stays a line of its own.
+  /// When a write or fdatasync fails and a reserve is held, the reserve is released and the
+  /// event written once more; the append still throws the first error (the results filesystem
+  /// is full: the run must stop), and failure() keeps it. kept_after_failure() says whether the
+  /// second write made the event durable.
   void append(const Json& event);
   const std::filesystem::path& path() const noexcept { return path_; }
   bool is_open() const noexcept { return static_cast<bool>(fd_); }
+  /// `<journal>.reserve`, the reserve file ("" without a reserve).
+  std::filesystem::path reserve_path() const;
+  /// Removes the reserve file (no-op without one). Thread-safe.
+  void release_reserve() noexcept;
+  /// The first append error ("" while every append succeeded). Thread-safe.
+  std::string failure() const;
+  /// Whether the event whose append failed first was written after the reserve was released.
+  bool kept_after_failure() const;
 
  private:
+  void release_reserve_locked() noexcept;
+  int write_line(const std::string& line) noexcept;  // 0 or the errno; sets torn_
+
   std::filesystem::path path_;
   UniqueFd fd_;
   std::unique_ptr<std::mutex> mu_ = std::make_unique<std::mutex>();  // unique_ptr: stays movable
   bool torn_ = false;  ///< the last append failed after writing part of its line
+  bool reserved_ = false;  ///< reserve_path() exists and is ours
+  std::string failure_;
+  bool kept_after_failure_ = false;
 };
 
 /// The events of the file comment, built one way for every writer (the runner uses them).
