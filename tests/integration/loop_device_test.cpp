@@ -9,14 +9,23 @@
 //  - the record's target.serial is the identity --destroy-data-on accepted, on the loop device and
 //    on a device-mapper linear device over it (skipped without device-mapper);
 //  - a second loop device over the backing file of a mounted one is refused, named or not, with a
-//    message that names the mount, and the filesystem survives (issue 15).
+//    message that names the mount, and the filesystem survives (issue 15);
+//  - a device that fills mid-run (a loop device whose sparse backing file lives on a small tmpfs)
+//    ends each writing kind (io, vdbench, precondition, video) `failed`, exit status 1, with the
+//    storage failure in its reason and the intervals measured before it kept (issue 15);
+//  - a results directory that fills mid-run (a small tmpfs as --out): the running test and the
+//    run fail with the journal's error, said on stderr, the record is not left "in progress",
+//    and `results recover` on the journal says the same (issue 15).
 // Skipped where loop devices cannot be made (not root). The device is always detached and the
 // file removed (LoopDevice is RAII and autoclear).
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <fstream>
+#include <thread>
 
 #include <nlohmann/json.hpp>
 
@@ -26,10 +35,12 @@
 
 namespace {
 
+using drivelab::testing::Child;
 using drivelab::testing::DmLinearDevice;
 using drivelab::testing::LoopDevice;
 using drivelab::testing::read_file;
 using drivelab::testing::ScratchDir;
+using drivelab::testing::TmpfsMount;
 using nlohmann::json;
 constexpr std::uint64_t kGiB = std::uint64_t{1} << 30;
 
@@ -199,6 +210,184 @@ TEST_F(LoopDeviceRun, DirectoryTestsAndMisplacedConsentAreRefused) {
                                   dir);
   EXPECT_EQ(misplaced.status, 3) << misplaced.out << misplaced.err;
   EXPECT_TRUE(contains(misplaced.err, "--destroy-data-on names a block device to destroy, but the target")) << misplaced.err;
+}
+
+// A device that fills: 1 GiB over a sparse file on a 192 MiB tmpfs, so writes past ~192 MiB fail
+// on the device (the loop driver passes the tmpfs's ENOSPC up, or EIO). Each writing kind must
+// end failed with the storage failure as its reason, exit status 1 (README), and keep the
+// intervals it finished before the failure.
+class FullDeviceRun : public ::testing::Test {
+ protected:
+  static constexpr std::uint64_t kTmpfs = std::uint64_t{192} << 20;
+  void SetUp() override {
+    std::string why;
+    auto d = LoopDevice::create(kGiB, why, false, kTmpfs);
+    if (!d) GTEST_SKIP() << "no loop device on a tmpfs here: " << why;
+    loop_.emplace(std::move(*d));
+  }
+  /// Runs a one-test protocol of `kind` with `section` (its `<kind>:` YAML, flow style) on the
+  /// device, named; returns the failed test's record after checking the run's status.
+  json run_kind(const std::string& kind, const std::string& section, const ScratchDir& dir) {
+    const auto protocol = dir.path() / "full.yaml";
+    std::ofstream(protocol) << "protocol: full-device\nseed: 1\ntests:\n  - name: " << kind << "-full\n    kind: "
+                            << kind << "\n    warmup: 0s\n    duration: 60s\n    interval: 100ms\n    " << kind
+                            << ": " << section << "\n";
+    return check_failed(drivelab::testing::run({DRIVELAB_EXE, "run", protocol.string(), "--target", loop_->path(),
+                                                "--destroy-data-on", loop_->backing_file(), "--out",
+                                                (dir.path() / "out").string(), "--quiet"},
+                                               dir.path(), std::chrono::seconds(300)),
+                        dir);
+  }
+  json check_failed(const drivelab::testing::Result& r, const ScratchDir& dir) {
+    EXPECT_EQ(r.status, 1) << r.out << r.err;
+    json rec = json::parse(read_file(dir.path() / "out" / "latest.json"));
+    EXPECT_EQ(rec["status"], "failed") << rec["reason"];
+    json t = rec["tests"][0];
+    EXPECT_EQ(t["status"], "failed");
+    const std::string reason = t["reason"].is_string() ? t["reason"].get<std::string>() : "";
+    EXPECT_TRUE(contains(reason, "storage failure: write of ")) << reason;
+    EXPECT_TRUE(contains(reason, " to " + loop_->path() + ": ")) << reason;
+    EXPECT_TRUE(contains(reason, "(ENOSPC)") || contains(reason, "(EIO)")) << reason;
+    EXPECT_TRUE(contains(reason, " s into the ")) << reason;
+    std::cout << t["kind"].get<std::string>() << ": " << reason << " (" << t["intervals"].size() << " intervals)\n";
+    return t;
+  }
+  std::optional<LoopDevice> loop_;
+};
+
+TEST_F(FullDeviceRun, AnIoTestThatFillsTheDeviceFailsWithTheCauseAndKeepsItsIntervals) {
+  ScratchDir dir("full-device-io");
+  // 4 KiB at QD1: ~49,000 writes until the tmpfs is full, several 100 ms intervals.
+  const auto r = drivelab::testing::run(
+      {DRIVELAB_EXE, "io", "--target", loop_->path(), "--out", (dir.path() / "out").string(), "--quiet", "--rw",
+       "write", "--xfersize", "4k", "--iodepth", "1", "--engine", "psync", "--file-size", "1GiB", "--duration", "60s",
+       "--warmup", "0s", "--interval", "100ms", "--destroy-data-on", loop_->backing_file()},
+      dir.path(), std::chrono::seconds(300));
+  const json t = check_failed(r, dir);
+  EXPECT_TRUE(contains(t["reason"].get<std::string>(), "into the measured phase"));
+  ASSERT_GE(t["intervals"].size(), 1u) << "the intervals before the failure are kept";
+  double ios = 0;
+  for (const auto& i : t["intervals"]) ios += i["ios"].get<double>();
+  EXPECT_GT(ios, 0);
+  EXPECT_LE(ios * 4096, static_cast<double>(kTmpfs)) << "no more was written than the storage holds";
+}
+
+// A filesystem target whose storage fills: ext4 on the device believes it has 1 GiB, the tmpfs
+// under it holds 192 MiB. The file's extents are allocated, so the failure comes from below: the
+// filesystem passes the device's error up (EIO here; ENOSPC where it passes that through).
+TEST_F(FullDeviceRun, AnIoTestOnAFilesystemWhoseStorageFillsFails) {
+  if (!loop_->make_ext4()) GTEST_SKIP() << "mkfs.ext4 not available";
+  if (!loop_->mount_ext4()) GTEST_SKIP() << "cannot mount here";
+  ScratchDir dir("full-device-fs");
+  const auto mnt = loop_->dir() / "mnt";
+  const auto r = drivelab::testing::run(
+      {DRIVELAB_EXE, "io", "--target", mnt.string(), "--out", (dir.path() / "out").string(), "--quiet", "--rw",
+       "write", "--xfersize", "64k", "--iodepth", "4", "--file-size", "768MiB", "--duration", "60s", "--warmup", "0s",
+       "--interval", "100ms"},
+      dir.path(), std::chrono::seconds(300));
+  EXPECT_EQ(r.status, 1) << r.out << r.err;
+  json rec = json::parse(read_file(dir.path() / "out" / "latest.json"));
+  EXPECT_EQ(rec["status"], "failed") << rec["reason"];
+  const std::string reason = rec["tests"][0]["reason"].is_string() ? rec["tests"][0]["reason"].get<std::string>() : "";
+  EXPECT_TRUE(contains(reason, "storage failure: ")) << reason;
+  EXPECT_TRUE(contains(reason, (mnt / "drivelab-").string())) << reason;
+  EXPECT_TRUE(contains(reason, "(EIO)") || contains(reason, "(ENOSPC)") || contains(reason, "(EROFS)")) << reason;
+  std::cout << "filesystem: " << reason << " (" << rec["tests"][0]["intervals"].size() << " intervals)\n";
+}
+
+TEST_F(FullDeviceRun, AVdbenchTestThatFillsTheDeviceFails) {
+  ScratchDir dir("full-device-vdbench");
+  const json t = run_kind("vdbench",
+                          "{engine: psync, threads: 1, jobs: 1, workloads: [{name: fill, xfersize: 4k, rdpct: 0, "
+                          "seekpct: 0}]}",
+                          dir);
+  EXPECT_GE(t["intervals"].size(), 1u) << "the intervals before the failure are kept";
+}
+
+TEST_F(FullDeviceRun, APreconditionFillOfTheDeviceFails) {
+  ScratchDir dir("full-device-precondition");
+  const json t = run_kind("precondition", "{xfersize: 4k, iodepth: 1, engine: psync, random_passes: 0}", dir);
+  EXPECT_TRUE(contains(t["reason"].get<std::string>(), "into the fill")) << t["reason"];
+  EXPECT_GE(t["intervals"].size(), 1u) << "the intervals before the failure are kept";
+}
+
+TEST_F(FullDeviceRun, AVideoTestOnTheDeviceFails) {
+  ScratchDir dir("full-device-video");
+  const json t = run_kind("video", "{format: 1080p, codec: prores422hq, iodepth: 1, engine: psync}", dir);
+  EXPECT_TRUE(contains(t["reason"].get<std::string>(), "into the measured phase")) << t["reason"];
+}
+
+/// Lines of `file` that contain `part`.
+std::size_t lines_with(const std::filesystem::path& file, const std::string& part) {
+  std::ifstream in(file);
+  std::size_t n = 0;
+  for (std::string line; std::getline(in, line);) n += contains(line, part) ? 1 : 0;
+  return n;
+}
+
+TEST(FullResultsDirectory, AJournalWriteThatFailsFailsTheTestAndTheRunAndRecoverSaysWhy) {
+  ScratchDir dir("full-results");
+  const auto target = dir.path() / "target";
+  const auto out = dir.path() / "out";
+  std::filesystem::create_directories(target);
+  std::filesystem::create_directories(out);
+  std::string why;
+  const auto tmpfs = TmpfsMount::on(out, 24 << 20, why);  // the 8 MiB reserve, the record and a filler
+  if (!tmpfs) GTEST_SKIP() << why;
+  Child child({DRIVELAB_EXE, "io", "--target", target.string(), "--out", out.string(), "--engine", "null", "--warmup",
+               "0s", "--duration", "300s", "--interval", "100ms", "--quiet"},
+              dir.path() / "stdout.txt", dir.path() / "stderr.txt");
+  // Wait for the journal's first intervals, then fill the results filesystem.
+  std::filesystem::path journal;
+  for (int i = 0; i < 600 && journal.empty(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    for (const auto& e : std::filesystem::directory_iterator(out))
+      if (e.path().string().ends_with(".journal.jsonl") && lines_with(e.path(), "\"event\":\"interval\"") >= 3)
+        journal = e.path();
+  }
+  ASSERT_FALSE(journal.empty()) << child.out() << child.err();
+  EXPECT_TRUE(std::filesystem::exists(journal.string() + ".reserve")) << "the run holds its reserve";
+  {
+    // All the free space in one posix_fallocate (a write loop could go on into the reserve the
+    // run releases when its journal write fails).
+    const int fd = ::open((out / "filler.bin").c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+    ASSERT_GE(fd, 0);
+    off_t end = 0;
+    for (int i = 0; i < 3; ++i) {
+      struct statvfs v {};
+      ASSERT_EQ(::statvfs(out.c_str(), &v), 0);
+      const off_t free = static_cast<off_t>(v.f_bavail) * static_cast<off_t>(v.f_frsize);
+      if (free < (64 << 10)) break;
+      if (::posix_fallocate(fd, end, free) != 0) ::posix_fallocate(fd, end, free / 2);
+      end = ::lseek(fd, 0, SEEK_END);
+    }
+    ::close(fd);
+  }
+  const int status = child.wait(std::chrono::seconds(120));
+  const std::string err = child.err();
+  EXPECT_EQ(status, 1) << child.out() << err;
+  EXPECT_TRUE(contains(err, "the result journal could not be written: cannot append to journal '" + journal.string() +
+                                "': No space left on device (ENOSPC)"))
+      << err;
+  EXPECT_FALSE(std::filesystem::exists(journal.string() + ".reserve")) << "the reserve is released";
+  std::cout << err;
+
+  json rec = json::parse(read_file(out / "latest.json"));
+  EXPECT_EQ(rec["status"], "failed") << "not left in progress: " << rec["reason"];
+  EXPECT_TRUE(contains(rec["reason"].get<std::string>(), "the result journal could not be written")) << rec["reason"];
+  EXPECT_EQ(rec["tests"][0]["status"], "failed") << "not left running";
+  EXPECT_TRUE(contains(rec["tests"][0]["reason"].get<std::string>(), "(ENOSPC)")) << rec["tests"][0]["reason"];
+  EXPECT_GE(rec["tests"][0]["intervals"].size(), 3u) << "the intervals before the failure are kept";
+
+  const auto recovered = dir.path() / "recovered.json";
+  const auto r = drivelab::testing::run({DRIVELAB_EXE, "results", "recover", journal.string(), "-o", recovered.string()},
+                                        dir.path());
+  ASSERT_EQ(r.status, 0) << r.out << r.err;
+  json again = json::parse(read_file(recovered));
+  EXPECT_EQ(again["status"], "failed");
+  EXPECT_TRUE(contains(again["reason"].get<std::string>(), "the result journal could not be written: ")) << again["reason"];
+  EXPECT_EQ(again["tests"][0]["status"], "failed");
+  EXPECT_TRUE(contains(again["tests"][0]["reason"].get<std::string>(), "(ENOSPC)")) << again["tests"][0]["reason"];
 }
 
 }  // namespace

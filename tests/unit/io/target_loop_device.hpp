@@ -1,6 +1,9 @@
 #pragma once
 // Test helper: a real loop device on a sparse file, always detached and removed (RAII); a second
 // loop device over the same file (alias), partitions (partscan), and an ext4 mount of any node.
+// With `tmpfs_bytes` the sparse file lives on a tmpfs of that size of its own: writes past that
+// much data fail on the device (a full disk for real, issue 15). TmpfsMount alone is a full
+// filesystem for real.
 //
 // The device is attached with LO_FLAGS_AUTOCLEAR and this object keeps a descriptor open, so the
 // kernel detaches it when the last user closes it — also when the test process dies. The backing
@@ -28,14 +31,48 @@
 
 namespace drivelab::testing {
 
+/// A tmpfs of `size_bytes` mounted on an existing directory, unmounted (lazily) on destruction:
+/// a filesystem that is full after that much data (ENOSPC for real). Needs root.
+class TmpfsMount {
+ public:
+  static std::optional<TmpfsMount> on(const std::filesystem::path& dir, std::uint64_t size_bytes, std::string& why) {
+    const std::string opts = "size=" + std::to_string(size_bytes);
+    if (::mount("tmpfs", dir.c_str(), "tmpfs", 0, opts.c_str()) != 0) {
+      why = "mount a tmpfs on " + dir.string() + ": " + std::strerror(errno);
+      return std::nullopt;
+    }
+    TmpfsMount m;
+    m.dir_ = dir;
+    return m;
+  }
+  TmpfsMount(TmpfsMount&& o) noexcept : dir_(std::move(o.dir_)) { o.dir_.clear(); }
+  TmpfsMount& operator=(TmpfsMount&&) = delete;
+  TmpfsMount(const TmpfsMount&) = delete;
+  ~TmpfsMount() {
+    if (!dir_.empty()) ::umount2(dir_.c_str(), MNT_DETACH);
+  }
+  const std::filesystem::path& dir() const noexcept { return dir_; }
+
+ private:
+  TmpfsMount() = default;
+  std::filesystem::path dir_;
+};
+
 class LoopDevice {
  public:
   /// A loop device over a sparse file of `size_bytes`. nullopt (and `why`) if this machine or
   /// user cannot make one. With `partscan` it can have partitions (LO_FLAGS_PARTSCAN;
   /// add_partition).
-  static std::optional<LoopDevice> create(std::uint64_t size_bytes, std::string& why, bool partscan = false) {
+  /// `tmpfs_bytes` > 0 mounts a tmpfs of that size on the directory first and puts the backing
+  /// file there (a device larger than its storage: writes fail once the tmpfs is full).
+  static std::optional<LoopDevice> create(std::uint64_t size_bytes, std::string& why, bool partscan = false,
+                                          std::uint64_t tmpfs_bytes = 0) {
     LoopDevice d;
     if (!d.make_dir(why)) return std::nullopt;
+    if (tmpfs_bytes > 0) {
+      d.tmpfs_ = TmpfsMount::on(d.dir_, tmpfs_bytes, why);
+      if (!d.tmpfs_) return std::nullopt;
+    }
     d.backing_ = d.dir_ / "backing.img";
     const int bfd = ::open(d.backing_.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
     if (bfd < 0) return fail(why, "create backing file");
@@ -66,7 +103,8 @@ class LoopDevice {
 
   LoopDevice(LoopDevice&& o) noexcept
       : dir_(std::move(o.dir_)), backing_(std::move(o.backing_)), path_(std::move(o.path_)),
-        mount_dir_(std::move(o.mount_dir_)), fd_(std::exchange(o.fd_, -1)) {
+        mount_dir_(std::move(o.mount_dir_)), fd_(std::exchange(o.fd_, -1)), tmpfs_(std::move(o.tmpfs_)) {
+    o.tmpfs_.reset();
     o.dir_.clear();
     o.mount_dir_.clear();
   }
@@ -82,6 +120,10 @@ class LoopDevice {
     }
     std::error_code ec;
     if (!dir_.empty()) std::filesystem::remove_all(dir_, ec);
+    if (tmpfs_) {
+      tmpfs_.reset();  // unmounted: now the directory itself can go
+      std::filesystem::remove(dir_, ec);
+    }
   }
 
   const std::string& path() const noexcept { return path_; }
@@ -234,6 +276,7 @@ class LoopDevice {
   std::string path_;
   std::filesystem::path mount_dir_;
   int fd_ = -1;
+  std::optional<TmpfsMount> tmpfs_;  // on dir_, with `tmpfs_bytes`
 };
 
 /// An ext4 mount of any block device node (a device-mapper device, say) on a fresh directory
