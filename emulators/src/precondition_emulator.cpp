@@ -11,6 +11,7 @@
 #include "drivelab/core/errors.hpp"
 #include "drivelab/core/rng.hpp"
 #include "drivelab/core/units.hpp"
+#include "drivelab/io/storage_failure.hpp"
 #include "drivelab/io/target_safety.hpp"
 #include "precondition_pump.hpp"
 
@@ -149,7 +150,8 @@ bool PreconditionEmulator::run_pass(runner::TestContext& ctx, std::size_t index,
   result.seconds = seconds_between(t0, end);
   issued_ += pump.issued();
   completed_ += pump.completed();
-  if (result.complete && ::fdatasync(file_->fd()) != 0) throw_errno("fdatasync " + file_->path().string(), errno);
+  if (result.complete && ::fdatasync(file_->fd()) != 0)
+    throw EnvironmentError(io::storage_sync_failure(file_->path().native(), label, errno));
 
   const double mb_s = result.seconds > 0 ? static_cast<double>(result.bytes) / 1e6 / result.seconds : 0.0;
   const std::string group = fmt::format("pass_{}_{}", index + 1, result.kind);

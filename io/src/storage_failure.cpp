@@ -14,4 +14,8 @@ std::string storage_failure(const FailedIo& io, double seconds_into_phase, std::
                      seconds_into_phase, phase);
 }
 
+std::string storage_sync_failure(std::string_view file, std::string_view what, int errnum) {
+  return fmt::format("storage failure: fdatasync of {} after {}: {}", file, what, errno_text(errnum));
+}
+
 }  // namespace drivelab::io

@@ -98,8 +98,7 @@ bool fill_file(const fs::path& path, std::uint64_t size_bytes, std::uint64_t see
   }
   // Buffered: a full or failing device often shows only here (EIO or ENOSPC at writeback).
   if (::fdatasync(fd.get()) != 0)
-    throw EnvironmentError(fmt::format("storage failure: fdatasync of {} after filling it: {}", path.string(),
-                                       errno_text(errno)));
+    throw EnvironmentError(storage_sync_failure(path.native(), "the fill of the test file", errno));
   // Marker last: a file whose fill was cut short is never taken for a filled one.
   if (::fsetxattr(fd.get(), kMarkerName, marker_value(size_bytes).data(), marker_value(size_bytes).size(), 0) != 0 &&
       errno != ENOTSUP && errno != EPERM)

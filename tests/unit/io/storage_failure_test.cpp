@@ -26,5 +26,10 @@ TEST(StorageFailure, AShortTransferSaysHowManyBytesWentThrough) {
             "fill");
 }
 
+TEST(StorageFailure, AFailedFdatasyncNamesTheFileWhatWasWrittenAndTheErrno) {
+  EXPECT_EQ(storage_sync_failure("/mnt/x/f", "the fill", EIO),
+            "storage failure: fdatasync of /mnt/x/f after the fill: Input/output error (EIO)");
+}
+
 }  // namespace
 }  // namespace drivelab::io

@@ -8,6 +8,11 @@
 #include <set>
 #include <thread>
 
+#include <fcntl.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+#include "../io/target_loop_device.hpp"
 #include "drivelab/core/errors.hpp"
 #include "test_util.hpp"
 
@@ -154,6 +159,64 @@ TEST(Journal, ErrorsAreEnvironmentErrors) {
   Journal target = std::move(moved_from);
   EXPECT_TRUE(target.is_open());
   EXPECT_THROW(moved_from.append(Json{{"event", "x"}}), EnvironmentError);  // NOLINT(bugprone-use-after-move)
+}
+
+// Issue 15: a journal on a filesystem that fills. The reserve is allocated at creation; the first
+// failed append releases it, writes the event again into that space and still throws the error
+// (ENOSPC, named); failure() keeps it, and the events after it (test_end, run_end) fit.
+TEST(Journal, AFullFilesystemReleasesTheReserveKeepsTheEventAndThrows) {
+  TempDir dir;
+  const auto small = dir / "small";
+  std::filesystem::create_directories(small);
+  std::string why;
+  const auto tmpfs = drivelab::testing::TmpfsMount::on(small, 4 << 20, why);
+  if (!tmpfs) GTEST_SKIP() << why;
+  const auto path = small / "j.jsonl";
+  EXPECT_THROW(Journal(path, 8 << 20), EnvironmentError) << "a reserve larger than the free space refuses the run";
+  EXPECT_FALSE(std::filesystem::exists(path.string() + ".reserve"));
+  {
+    Journal j(path, 1 << 20);
+    EXPECT_TRUE(std::filesystem::exists(j.reserve_path()));
+    j.append(journal_run_start(header()));
+    j.append(journal_test_start(started("a")));
+    // Take every byte left.
+    const int fd = ::open((small / "filler").c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+    ASSERT_GE(fd, 0);
+    for (int i = 0; i < 3; ++i) {
+      struct statvfs v {};
+      ASSERT_EQ(::statvfs(small.c_str(), &v), 0);
+      const off_t free = static_cast<off_t>(v.f_bavail) * static_cast<off_t>(v.f_frsize);
+      if (free == 0) break;
+      ::posix_fallocate(fd, ::lseek(fd, 0, SEEK_END), free);
+    }
+    std::string pad(8192, 'x');  // the last partial page
+    while (::write(fd, pad.data(), pad.size()) > 0) {
+    }
+    ::close(fd);
+    EXPECT_EQ(j.failure(), "");
+    try {
+      Interval big{1, 1, {}};  // > 4 KiB: past the journal's last tmpfs page, which has room for a short line
+      for (int k = 0; k < 400; ++k) big.values.emplace_back("value_" + std::to_string(k), k);
+      j.append(journal_interval("a", big));
+      ADD_FAILURE() << "the append into a full filesystem did not fail";
+    } catch (const EnvironmentError& e) {
+      EXPECT_EQ(std::string(e.what()), "cannot append to journal '" + path.string() + "': No space left on device (ENOSPC)");
+    }
+    EXPECT_EQ(j.failure(), "cannot append to journal '" + path.string() + "': No space left on device (ENOSPC)");
+    EXPECT_TRUE(j.kept_after_failure());
+    EXPECT_FALSE(std::filesystem::exists(j.reserve_path())) << "released";
+    TestRecord a = started("a");
+    a.status = Status::failed;
+    a.reason = "run failed: " + j.failure();
+    j.append(journal_test_end(a));
+    j.append(journal_run_end(Status::failed, "the result journal could not be written", "2026-11-29T20:00:00.000Z"));
+  }
+  const RunRecord r = recover_from_journal(path);
+  EXPECT_EQ(r.status, Status::failed);
+  EXPECT_EQ(r.reason, "the result journal could not be written");
+  ASSERT_EQ(r.tests.size(), 1u);
+  EXPECT_EQ(r.tests[0].status, Status::failed);
+  EXPECT_NE(r.tests[0].reason.find("(ENOSPC)"), std::string::npos) << r.tests[0].reason;
 }
 
 TEST(Recovery, CompleteJournalGivesTheFinalRecord) {

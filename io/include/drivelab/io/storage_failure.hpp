@@ -32,4 +32,8 @@ struct FailedIo {
 /// the phase the clock counts from ("measured phase", "warm-up", "fill").
 std::string storage_failure(const FailedIo& io, double seconds_into_phase, std::string_view phase);
 
+/// "storage failure: fdatasync of <file> after <what>: <errno_text(errnum)>": buffered writes
+/// often fail only here (ENOSPC or EIO at writeback). `what` says what was written ("the fill").
+std::string storage_sync_failure(std::string_view file, std::string_view what, int errnum);
+
 }  // namespace drivelab::io
