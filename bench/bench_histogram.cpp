@@ -15,7 +15,8 @@ namespace {
 
 using drivelab::LatencyHistogram;
 
-// Latencies log-uniform over 100 ns .. 60 s (the histogram's promised range), generated once so
+// Latencies log-uniform over 100 ns .. 60 s (the histogram covers up to 2^42 ns = 73.3 min; the
+// inputs stay those of the 68.7 s layout so results compare across it), generated once so
 // neither the RNG nor std::log/exp is measured. 64 Ki entries (512 KiB) stay in L2 and the
 // power-of-two size makes the index wrap a mask.
 const std::vector<std::int64_t>& random_latencies() {
@@ -58,7 +59,10 @@ void BM_HistogramRecordSameBin(benchmark::State& state) {
 }
 BENCHMARK(BM_HistogramRecordSameBin);
 
-// Merging per-thread histograms at each interval: cost is fixed by the bin count, not the samples.
+// Merging per-thread histograms at each interval: cost is fixed by the bin count (35 x 256 since
+// the range grew to 2^42 ns; 29 x 256 before), not the samples. Measured (CPU time, Release, a
+// 2-core VM under load 17): record 2.05 -> 2.29 ns, merge 1345 -> 1819 ns, p50 1231 -> 1250 ns,
+// p99 2487 -> 2719 ns for the 2^36 -> 2^42 ns layouts.
 void BM_HistogramMerge(benchmark::State& state) {
   LatencyHistogram a;
   LatencyHistogram b;

@@ -10,12 +10,13 @@ namespace {
 
 constexpr int kSub = LatencyHistogram::kSubBucketBits;
 constexpr std::int64_t kSubCount = std::int64_t{1} << kSub;
-constexpr std::int64_t kMaxValue = (std::int64_t{1} << LatencyHistogram::kMaxExponent) - 1;
+constexpr std::int64_t kMaxValue = LatencyHistogram::max_trackable_ns();
 // Bins: [0, 2 * kSubCount) exact (one per ns), then for each exponent e in [kSub + 1, kMaxExponent)
 // kSubCount bins of width 2^(e - kSub).
 constexpr std::size_t kBinCount =
     static_cast<std::size_t>(kSubCount) * (LatencyHistogram::kMaxExponent - kSub + 1);
-// record_n multiplies the per-sample square (< 2^72) by n in 128 bits; above this n it could wrap.
+// record_n multiplies the per-sample square (< 2^84) by n in 128 bits; above this n it could wrap
+// (2^84 x 2^40 = 2^124). The running sum of squares holds 2^44 samples of the largest value.
 constexpr std::uint64_t kMaxExactRepeat = std::uint64_t{1} << 40;
 
 // Branch-free HdrHistogram-style index for v <= kMaxValue. OR-ing kSubCount in makes e >= kSub,
@@ -130,10 +131,10 @@ void LatencyHistogram::record_n(std::int64_t ns, std::uint64_t n) noexcept {
   min_ = std::min(min_, ns);
   max_ = std::max(max_, ns);
   sum_ += static_cast<Uint128>(v) * n;
-  sum_sq_ += static_cast<Uint128>(v) * v * n;  // < 2^72 * 2^40
+  sum_sq_ += static_cast<Uint128>(v) * v * n;  // < 2^84 * 2^40
 }
 
-// Saturated values (> 68.7 s), absurd repeat counts, or a moved-from histogram without bins.
+// Saturated values (> 2^42 ns, 73.3 min), absurd repeat counts, or a moved-from histogram without bins.
 // The sum stays exact (< 2^63 * 2^64); the square of a saturated value or of a huge repeat count
 // goes to a double accumulator because it could overflow 128 bits.
 void LatencyHistogram::record_slow(std::int64_t ns, std::uint64_t n) noexcept {

@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include <fmt/format.h>
+
 namespace drivelab::results {
 namespace {
 
@@ -14,6 +16,20 @@ void put_metric(std::vector<Metric>& metrics, Metric m) {
   } else {
     metrics.push_back(std::move(m));
   }
+}
+
+/// The start of the saturation warning of histogram `name`: the one text that names it, so a
+/// histogram put again (a running total) replaces its warning instead of adding another.
+std::string saturation_prefix(std::string_view name) { return fmt::format("histogram '{}': ", name); }
+
+/// recorder.hpp histogram(): "histogram 'latency': 3 of 120 samples saturated (above 2^42 ns =
+/// 73.3 min, the histogram's range); percentiles among them read as the max, 5000.000 s".
+std::string saturation_warning(std::string_view name, const LatencyHistogram& h) {
+  return fmt::format("{}{} of {} samples saturated (above 2^{} ns = {:.1f} min, the histogram's range); percentiles "
+                     "among them read as the max, {:.3f} s",
+                     saturation_prefix(name), h.saturated(), h.count(), LatencyHistogram::kMaxExponent,
+                     static_cast<double>(LatencyHistogram::max_trackable_ns() + 1) / 60e9,
+                     static_cast<double>(h.max()) / 1e9);
 }
 
 }  // namespace
@@ -61,6 +77,11 @@ void TestRecorder::group_metric(std::string_view group, std::string name, double
 
 void TestRecorder::histogram(std::string name, const LatencyHistogram& h) {
   std::lock_guard lock(mu_);
+  // The one place a histogram enters a record, so the one place its saturation is told.
+  auto& w = record_.warnings;
+  const std::string prefix = saturation_prefix(name);
+  w.erase(std::remove_if(w.begin(), w.end(), [&](const std::string& x) { return x.starts_with(prefix); }), w.end());
+  if (h.saturated() > 0) w.push_back(saturation_warning(name, h));
   record_.histograms.insert_or_assign(std::move(name), h);
 }
 

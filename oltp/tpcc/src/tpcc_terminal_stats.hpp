@@ -3,8 +3,8 @@
 //
 //   StatsShards   per-type histograms and counters, split into a few mutex-guarded shards so that
 //                 thousands of threads (dedicated users) do not share one lock and the memory does
-//                 not grow with the number of users: each shard costs about 1 MiB (16 histograms of
-//                 58 KiB), and there are at most kMaxShards of them.
+//                 not grow with the number of users: each shard costs about 1.1 MiB (16 histograms of
+//                 70 KiB), and there are at most kMaxShards of them.
 //   BusyMeter     the cumulative busy time of one executor (worker or dedicated user). The pool's
 //                 utilisation over [a, b] is (sum of busy(b)) - (sum of busy(a)) over workers x (b - a):
 //                 exact, also for transactions that span an interval boundary.

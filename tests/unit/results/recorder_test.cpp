@@ -85,6 +85,35 @@ TEST(Recorder, HistogramsChecksWarningsDetailsPhaseTimes) {
   EXPECT_EQ(r.measured_s, 60.5);
 }
 
+// Issue 15: a histogram with saturated samples (above 2^42 ns = 73.3 min) puts a warning into the
+// record naming the metric, the count and the range; values above the old 68.7 s range do not.
+TEST(Recorder, ASaturatedHistogramWarnsWithItsNameCountAndRange) {
+  TestRecord r;
+  TestRecorder rec(r, nullptr);
+  LatencyHistogram h;
+  for (int i = 1; i <= 99; ++i) h.record(std::int64_t{i} * 1'000'000'000);  // 1 .. 99 s
+  rec.histogram("latency", h);
+  EXPECT_EQ(r.histograms.at("latency").saturated(), 0u);
+  EXPECT_TRUE(r.warnings.empty()) << r.warnings.front();
+  h.record(5'000'000'000'000);  // 5000 s
+  h.record(LatencyHistogram::max_trackable_ns() + 1);
+  rec.histogram("latency", h);
+  rec.histogram("lateness", LatencyHistogram{});
+  ASSERT_EQ(r.warnings.size(), 1u);
+  const std::string& w = r.warnings.front();
+  EXPECT_NE(w.find("histogram 'latency'"), std::string::npos) << w;
+  EXPECT_NE(w.find("2 of 101 samples saturated"), std::string::npos) << w;
+  EXPECT_NE(w.find("2^42 ns = 73.3 min"), std::string::npos) << w;
+  EXPECT_NE(w.find("5000.000 s"), std::string::npos) << w;
+  // Put again with more samples: the warning is replaced, not repeated.
+  h.record(6'000'000'000'000);
+  rec.histogram("latency", h);
+  ASSERT_EQ(r.warnings.size(), 1u);
+  EXPECT_NE(r.warnings.front().find("3 of 102 samples saturated"), std::string::npos) << r.warnings.front();
+  rec.histogram("latency", LatencyHistogram{});
+  EXPECT_TRUE(r.warnings.empty());
+}
+
 TEST(Recorder, ConcurrentWritersLoseNothing) {
   TestRecord r;
   Seen seen;

@@ -7,11 +7,13 @@
 /// reported as the midpoint of its bin, so a percentile differs from the exact nearest-rank sample
 /// by at most 1 / 2^(kSubBucketBits+1) = 1/512 ≈ 0.195% of that sample with kSubBucketBits = 8
 /// (fio uses 6 bits: 0.78%; DESIGN.md asks for ≤ 0.4%). min() and max() are exact.
-/// Range: 0 ns to 2^kMaxExponent - 1 ns (2^36 ns ≈ 68.7 s, so 100 ns .. 60 s is covered with the
-/// bound above; values below 512 ns are exact). Larger values are counted in `saturated()`, kept
-/// out of the regular bins and reported by bins() as one extra bin [2^36, max()]; a percentile
-/// whose rank falls among them reports max(). Memory: fixed, (kMaxExponent - kSubBucketBits + 1) *
-/// 2^kSubBucketBits counters of 8 bytes ≈ 58 KiB, independent of the number of samples.
+/// Range: 0 ns to 2^kMaxExponent - 1 ns (2^42 ns ≈ 4398 s ≈ 73.3 min, so 100 ns .. 1 h is covered
+/// with the bound above: TPC-C response times and overloaded replays exceed a minute; values below
+/// 512 ns are exact). Larger values are counted in `saturated()`, kept out of the regular bins and
+/// reported by bins() as one extra bin [2^42, max()]; a percentile whose rank falls among them
+/// reports max(), so the recorder warns whenever saturated() > 0 (results/recorder.hpp).
+/// Memory: fixed, (kMaxExponent - kSubBucketBits + 1) * 2^kSubBucketBits counters of 8 bytes
+/// = 35 x 256 x 8 B = 70 KiB, independent of the number of samples.
 /// Merge: exact — adding bin counts (and min/max/sum/sum-of-squares); merging then asking for a
 /// percentile equals recording all samples into one histogram. Never average percentiles.
 /// Mean and standard deviation come from streamed sums, not from bins: the sum and the sum of
@@ -28,10 +30,10 @@ namespace drivelab {
 class LatencyHistogram {
  public:
   static constexpr int kSubBucketBits = 8;
-  static constexpr int kMaxExponent = 36;
+  static constexpr int kMaxExponent = 42;
 
   LatencyHistogram();
-  /// Copyable (58 KiB). Moving is cheap and leaves the source empty and usable, as if reset():
+  /// Copyable (70 KiB). Moving is cheap and leaves the source empty and usable, as if reset():
   /// per-thread histograms are moved into records and reused for the next interval. Recording
   /// into a moved-from histogram allocates its bins again (std::terminate if memory is exhausted).
   LatencyHistogram(const LatencyHistogram&) = default;
@@ -81,6 +83,9 @@ class LatencyHistogram {
   /// Sum and sum of squares of the recorded values (ns, ns^2), rounded to double.
   double sum_ns() const noexcept;
   double sum_sq_ns() const noexcept;
+
+  /// The largest value counted in a regular bin, 2^kMaxExponent - 1 ns; above it a sample is saturated.
+  static constexpr std::int64_t max_trackable_ns() noexcept { return (std::int64_t{1} << kMaxExponent) - 1; }
 
   /// Upper bound of the relative error of any reported value: 1 / 2^(kSubBucketBits + 1).
   static constexpr double relative_error_bound() noexcept {

@@ -38,7 +38,13 @@ class TestRecorder {
   /// Adds or replaces a metric in group `group` (created on first use, order kept).
   void group_metric(std::string_view group, std::string name, double value, std::string unit,
                     std::string description = {});
-  /// Adds or replaces the histogram `name` (a copy of `h`).
+  /// Adds or replaces the histogram `name` (a copy of `h`). When any of its samples saturated (a
+  /// value above LatencyHistogram::max_trackable_ns(), 2^42 ns = 73.3 min: core/histogram.hpp), a
+  /// warning names the histogram, the count of saturated samples of its total and the range
+  /// ("histogram 'latency': 3 of 120 samples saturated (above 2^42 ns = 73.3 min, ...)"); putting
+  /// the histogram again replaces that warning (removed when none saturates any more). Every
+  /// emulator puts its histograms here, so this is the one place the warning is written
+  /// (issue 15: no metric saturates silently).
   void histogram(std::string name, const LatencyHistogram& h);
   /// Appends a check (checks keep their order; a name may repeat, e.g. one per warehouse).
   void check(std::string name, bool passed, std::string detail = {});
