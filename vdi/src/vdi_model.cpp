@@ -16,21 +16,30 @@ namespace {
 // Every number below is explained, with its source, in docs/vdi.md "## VDI models".
 // Boot: block sizes average ~19 KB, most reads small (hIOmon boot study: 20,000 bytes average).
 const std::vector<SizeShare> kBootSizes{{4096, 50}, {8192, 10}, {16384, 10}, {32768, 15}, {65536, 15}};
-// Logins: reads average 23 KB, writes 5 KB (Dell BP1018 table 7, login storm); mixes fitted to those means.
-const std::vector<SizeShare> kLoginReadSizes{{16384, 50}, {32768, 50}};
-const std::vector<SizeShare> kLoginWriteSizes{{4096, 85}, {8192, 10}, {16384, 5}};
+// Initial login: reads average 23 KB, writes 5 KB (Dell BP1018 table 7, login storm; KB = 1,024 bytes);
+// the mixes are fitted to those means: 16K x 56.25% + 32K x 43.75% = 23,552 B, 4K/8K/16K = 5,120 B.
+const std::vector<SizeShare> kInitialLoginReadSizes{{16384, 56.25}, {32768, 43.75}};
+const std::vector<SizeShare> kInitialLoginWriteSizes{{4096, 85}, {8192, 10}, {16384, 5}};
+// Monday login: reads average 36 KB, writes 10 KB (Dell EqualLogic sizing paper for VMware View 4.5,
+// section 5.4, login storm); fitted: 32K x 87.5% + 64K x 12.5% = 36,864 B, 8K x 75% + 16K x 25% = 10,240 B.
+const std::vector<SizeShare> kMondayLoginReadSizes{{32768, 87.5}, {65536, 12.5}};
+const std::vector<SizeShare> kMondayLoginWriteSizes{{8192, 75}, {16384, 25}};
 
 // [phase][clones]
 const PhaseProfile kProfiles[3][2] = {
     // boot: full clones = personal desktops (Citrix CTX135986: 400-450 IOPS; Klein 2013: 84% reads),
     //       linked clones = pooled desktops (CTX135986: ~150 IOPS, 60-70% reads). 300 s (Seaman 2011).
     {{84, 400, 300, kBootSizes, kBootSizes}, {65, 150, 300, kBootSizes, kBootSizes}},
-    // initial login: Dell BP1018 table 7, login storm measured on 1,270 Windows 7 desktops (Login VSI):
-    //       11-13 IOPS per desktop, 3% reads / 97% writes. 60 s: drivelab's choice.
-    {{3, 12, 60, kLoginReadSizes, kLoginWriteSizes}, {3, 12, 60, kLoginReadSizes, kLoginWriteSizes}},
-    // Monday login: Citrix's desktop-lifecycle sizing figures: logon 14 IOPS, desktops 20% reads /
-    //       80% writes. 45 s: drivelab's choice.
-    {{20, 14, 45, kLoginReadSizes, kLoginWriteSizes}, {20, 14, 45, kLoginReadSizes, kLoginWriteSizes}},
+    // initial login (first logon: the profile is created): Dell BP1018 table 7, login storm measured on
+    //       1,270 Windows 7 desktops (Login VSI): 11-13 IOPS per desktop (12, the middle), 3% reads /
+    //       97% writes. 60 s: drivelab's choice.
+    {{3, 12, 60, kInitialLoginReadSizes, kInitialLoginWriteSizes},
+     {3, 12, 60, kInitialLoginReadSizes, kInitialLoginWriteSizes}},
+    // Monday login (non-persistent desktops: the profile is loaded from the network share): Dell's
+    //       EqualLogic sizing paper for VMware View 4.5, section 5.4, login storm: 8-13 IOPS per
+    //       desktop (10.5, the middle), 50% reads / 50% writes. 45 s: drivelab's choice.
+    {{50, 10.5, 45, kMondayLoginReadSizes, kMondayLoginWriteSizes},
+     {50, 10.5, 45, kMondayLoginReadSizes, kMondayLoginWriteSizes}},
 };
 
 }  // namespace

@@ -103,6 +103,37 @@ INSTANTIATE_TEST_SUITE_P(AllPhases, VdiModelCharacteristics,
                          ::testing::Combine(::testing::Values(VdiPhase::boot, VdiPhase::initial_login, VdiPhase::monday_login),
                                             ::testing::Values(CloneKind::full, CloneKind::linked)));
 
+double mean_of(const std::vector<SizeShare>& mix) {
+  double m = 0;
+  for (const auto& s : mix) m += s.pct / 100.0 * s.size_bytes;
+  return m;
+}
+
+// The login phases are the published measurements (docs/vdi.md "## VDI models"), for both clone
+// kinds: initial login = Dell BP1018 table 7 (login storm 11-13 IOPS, 3/97 read/write, 23 KB reads,
+// 5 KB writes); Monday login = Dell's EqualLogic sizing paper for VMware View 4.5, section 5.4
+// (login storm 8-13 IOPS, 50/50, 36 KB reads, 10 KB writes). KB = 1,024 bytes; IOPS the middle of
+// the published range.
+TEST(VdiModel, LoginPhasesAreThePublishedMeasurements) {
+  for (const CloneKind clones : {CloneKind::full, CloneKind::linked}) {
+    const PhaseProfile& initial = phase_profile(VdiPhase::initial_login, clones);
+    EXPECT_EQ(initial.read_pct, 3);
+    EXPECT_EQ(initial.iops_per_desktop, 12);
+    EXPECT_EQ(mean_of(initial.read_sizes), 23 * 1024);
+    EXPECT_EQ(mean_of(initial.write_sizes), 5 * 1024);
+    const PhaseProfile& monday = phase_profile(VdiPhase::monday_login, clones);
+    EXPECT_EQ(monday.read_pct, 50);
+    EXPECT_EQ(monday.iops_per_desktop, 10.5);
+    EXPECT_EQ(mean_of(monday.read_sizes), 36 * 1024);
+    EXPECT_EQ(mean_of(monday.write_sizes), 10 * 1024);
+    for (const auto* mix : {&initial.read_sizes, &initial.write_sizes, &monday.read_sizes, &monday.write_sizes}) {
+      double total = 0;
+      for (const auto& s : *mix) total += s.pct;
+      EXPECT_EQ(total, 100);
+    }
+  }
+}
+
 TEST(VdiModel, DeterministicForASeed) {
   VdiModelParams p{.phase = VdiPhase::monday_login, .clones = CloneKind::linked, .desktops = 20, .phase_s = 1.0, .seed = 3};
   VdiModelSource a(p), b(p);
