@@ -32,10 +32,12 @@ class LoopDevice {
  public:
   /// A loop device over a sparse file of `size_bytes`. nullopt (and `why`) if this machine or
   /// user cannot make one. With `partscan` it can have partitions (LO_FLAGS_PARTSCAN;
-  /// add_partition).
-  static std::optional<LoopDevice> create(std::uint64_t size_bytes, std::string& why, bool partscan = false) {
+  /// add_partition). `parent` is where its directory (and backing file) goes, e.g. a small tmpfs
+  /// so that writes fail with ENOSPC once it is full; default the system temp dir.
+  static std::optional<LoopDevice> create(std::uint64_t size_bytes, std::string& why, bool partscan = false,
+                                          const std::filesystem::path& parent = {}) {
     LoopDevice d;
-    if (!d.make_dir(why)) return std::nullopt;
+    if (!d.make_dir(why, parent)) return std::nullopt;
     d.backing_ = d.dir_ / "backing.img";
     const int bfd = ::open(d.backing_.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
     if (bfd < 0) return fail(why, "create backing file");
@@ -155,8 +157,9 @@ class LoopDevice {
  private:
   LoopDevice() = default;
 
-  bool make_dir(std::string& why) {
-    std::string tmpl = (std::filesystem::temp_directory_path() / "drivelab-loop-XXXXXX").string();
+  bool make_dir(std::string& why, const std::filesystem::path& parent = {}) {
+    std::string tmpl =
+        ((parent.empty() ? std::filesystem::temp_directory_path() : parent) / "drivelab-loop-XXXXXX").string();
     if (::mkdtemp(tmpl.data()) == nullptr) return failed(why, "mkdtemp");
     dir_ = tmpl;
     return true;
