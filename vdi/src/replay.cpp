@@ -4,7 +4,8 @@
 //   lookahead      the requests that share the next timestamp (at most kMaxGroup), each with its
 //                  intended start, spread evenly over the format's tick;
 //   issue_due      every request whose intended start has come, while a slot is free (overflow
-//                  and backlog counted when none is), queued and submitted as one batch;
+//                  counted when none is), queued and submitted as one batch; flushes and discards
+//                  done in line (fdatasync, punch hole) or counted as skipped; the backlog noted;
 //   wait_and_reap  until the next intended start (a timed wait, then polling the SpinMargin) or,
 //                  every slot busy, until a completion;
 //   complete       each completion's latency, service latency and errors into the interval;
@@ -13,6 +14,8 @@
 // Nothing slow runs between issues: intervals are closed on IntervalCloser's helper thread.
 #include "drivelab/vdi/replay.hpp"
 
+#include <fcntl.h>
+#include <linux/falloc.h>
 #include <sys/prctl.h>
 #include <unistd.h>
 
@@ -22,7 +25,9 @@
 #include <cerrno>
 #include <condition_variable>
 #include <cstring>
+#include <deque>
 #include <exception>
+#include <limits>
 #include <mutex>
 #include <thread>
 
@@ -101,6 +106,20 @@ bool header_matches(const Header& h, std::uint64_t offset, std::uint64_t seed, s
 std::string header_mismatch(const Header& h, std::uint64_t target, std::uint64_t offset, std::uint64_t seed) {
   return fmt::format("target {} offset {}: header magic {:#x} offset {} seed {}, expected offset {} seed {}", target,
                      offset, h.magic, h.offset, h.seed, offset, seed);
+}
+
+/// "storage failure: write of 4096 bytes at offset 8192 to drivelab-t.dat: Input/output error (EIO),
+/// 0.02 s into the replay" (a flush: "storage failure: fdatasync (flush) of drivelab-t.dat: ...").
+/// `result` is a negative errno or, for a short transfer, the bytes moved. The same words as
+/// io/storage_failure.hpp's storage_failure(), the one wording of a failed I/O for every kind, which
+/// this should call once it is on this branch (its op is io::Op; a replay also flushes and punches).
+std::string storage_failure(std::string_view op, std::uint64_t length, std::uint64_t offset, bool to,
+                            std::string_view file, std::int64_t result, double seconds) {
+  const std::string cause = result < 0 ? errno_text(static_cast<int>(-result)) : fmt::format("short transfer of {} bytes", result);
+  if (length == 0)
+    return fmt::format("storage failure: {} of {}: {}, {:.2f} s into the replay", op, file, cause, seconds);
+  return fmt::format("storage failure: {} of {} bytes at offset {} {} {}: {}, {:.2f} s into the replay", op, length,
+                     offset, to ? "to" : "from", file, cause, seconds);
 }
 
 /// Closes intervals off the replaying thread: hand() swaps the finished sample for a cleared one
@@ -194,6 +213,9 @@ TraceSummary summarize(trace::TraceSource& source) {
   s.reads = st.ops[static_cast<int>(trace::TraceOp::read)].count;
   s.writes = st.ops[static_cast<int>(trace::TraceOp::write)].count;
   s.other = st.ios - s.reads - s.writes;
+  s.flushes = st.flushes();
+  s.fua = st.fua;
+  s.discards = st.ops[static_cast<int>(trace::TraceOp::discard)].count;
   s.read_bytes = st.ops[static_cast<int>(trace::TraceOp::read)].bytes;
   s.write_bytes = st.ops[static_cast<int>(trace::TraceOp::write)].bytes;
   s.first_ns = st.first_time_ns;
@@ -234,6 +256,7 @@ struct Replayer::Impl {
     std::uint32_t length = 0;
     std::int64_t intended_ns = 0;
     std::int64_t issue_ns = 0;
+    bool fua = false;                 // a FUA write to replay: fdatasync when it completes
     std::vector<std::uint8_t> check;  // per unit of a read: written before the read was issued
   };
   AlignedBuffer buffers;
@@ -293,12 +316,21 @@ Replayer::~Replayer() {
 }
 
 Replayer::Mapped Replayer::map(std::uint32_t device, std::uint64_t offset_bytes, std::uint32_t size_bytes) const noexcept {
+  return map_within(device, offset_bytes, size_bytes, buffer_bytes_);
+}
+
+Replayer::Mapped Replayer::map_discard(std::uint32_t device, std::uint64_t offset_bytes, std::uint32_t size_bytes) const noexcept {
+  return map_within(device, offset_bytes, size_bytes, std::min<std::uint64_t>(slot_bytes_, align_down(0xFFFFFFFFu, options_.align_bytes)));
+}
+
+Replayer::Mapped Replayer::map_within(std::uint32_t device, std::uint64_t offset_bytes, std::uint32_t size_bytes,
+                                      std::uint64_t max_length) const noexcept {
   const std::uint64_t a = options_.align_bytes;
   const auto n = static_cast<std::uint32_t>(targets_.size());
   const std::uint32_t d = device % devices_;
   const std::uint32_t t = d % n;
   const std::uint32_t s = d / n;
-  const std::uint64_t len = std::min<std::uint64_t>(align_up(std::max<std::uint32_t>(size_bytes, 1), a), buffer_bytes_);
+  const std::uint64_t len = std::min<std::uint64_t>(align_up(std::max<std::uint32_t>(size_bytes, 1), a), max_length);
   std::uint64_t o = align_down((offset_bytes + options_.offset_shift_bytes) % slot_bytes_, a);
   if (o + len > slot_bytes_) o = slot_bytes_ - len;
   return {t, targets_[t].region_offset_bytes + s * slot_bytes_ + o, static_cast<std::uint32_t>(len)};
@@ -330,6 +362,23 @@ struct Replayer::Pass {
   void prepare_buffer(Impl::Slot& slot, std::byte* buf);
   void verify_read(const Impl::Slot& slot, const std::byte* buf);
   void mark_written(const Impl::Slot& slot);
+  void forget_written(std::uint32_t target, std::uint64_t offset, std::uint64_t length);
+
+  /// The backlog after request j (intended start `intended`, issued at `issued`) is issued: the
+  /// requests not yet issued at its intended start, itself included (replay.hpp).
+  void note_backlog(std::int64_t intended, std::int64_t issued);
+  /// A flush request or a write's preflush: fdatasync of `target`, or counted as skipped.
+  void flush(std::uint32_t target);
+  /// A discard: a hole punched in its mapped range, or counted as skipped.
+  void discard(const trace::TraceIo& t);
+  /// fdatasync of `target` (no-op without a descriptor: the null engine); false after fail().
+  bool sync_target(std::uint32_t target, std::string_view what);
+  /// Ends the replay with its first storage failure (replay.hpp "Failures").
+  void fail(std::string text);
+  std::string file_name(std::uint32_t target) const {
+    return targets[target].path.empty() ? fmt::format("target {}", target) : targets[target].path;
+  }
+  double seconds_in(std::int64_t now) const noexcept { return seconds_between(start_ns, now); }
 
   void stop() noexcept {
     if (stopping) return;
@@ -368,7 +417,11 @@ struct Replayer::Pass {
   std::int64_t trace_t0 = 0;
   bool first_io = true;
 
-  std::int64_t first_submit = 0, last_complete = 0;
+  std::int64_t first_submit = 0, last_complete = 0, last_issue = 0;
+  // The backlog: issue times of issued requests that came after the latest intended start so far
+  // (8 bytes per backlogged request; FIFO both ways: trace order, intended starts kept monotone).
+  std::deque<std::int64_t> backlog;
+  std::int64_t backlog_due = std::numeric_limits<std::int64_t>::min();
   std::int64_t next_interval;
   bool stopping = false;
   bool overflow_counted = false;  // for the request at group[gi]
@@ -416,6 +469,9 @@ ReplayResult Replayer::Pass::run() {
   r.total.merge(interval);
   if (on_interval && interval.ios > 0) on_interval(interval, monotonic_ns());
   if (!source_done || gi < group.size()) r.complete = false;
+  // Little's law: the time integral of the backlog is the sum of every request's lateness.
+  if (!no_stall && last_issue > start_ns)
+    r.mean_backlog = r.total.lateness.sum_ns() / static_cast<double>(last_issue - start_ns);
   r.elapsed_s = first_submit > 0 ? seconds_between(first_submit, last_complete) : 0.0;
   return std::move(r);
 }
@@ -466,21 +522,43 @@ void Replayer::Pass::issue_due(std::int64_t now) {
       if (gi >= group.size()) break;
     }
     const trace::TraceIo& t = group[gi];
-    if (t.op == trace::TraceOp::flush || t.op == trace::TraceOp::discard) {
-      ++r.skipped;
+    const bool sync_op = t.op == trace::TraceOp::flush || t.op == trace::TraceOp::discard;
+    const TraceAction action = t.op == trace::TraceOp::flush ? options.flushes : options.discards;
+    const bool preflush = (t.flags & trace::TraceIo::kPreflush) != 0 && t.op != trace::TraceOp::flush;
+    if (sync_op && action == TraceAction::skip) {
+      ++(t.op == trace::TraceOp::flush ? r.flushes_skipped : r.discards_skipped);
+      if (preflush) flush(rp.map(t.device, 0, 1).target);  // a skipped discard's preflush is still a flush
       ++gi;
       overflow_counted = false;
       continue;
     }
     const std::int64_t intended = no_stall ? now : group_intended[gi];
     if (intended > now) break;
+    if (sync_op) {
+      // In trace order at its intended start: what is staged goes to the engine first.
+      if (staged > 0) engine.submit();
+      staged = 0;
+      if (t.op == trace::TraceOp::flush) {
+        flush(rp.map(t.device, 0, 1).target);
+      } else {
+        if (preflush) flush(rp.map(t.device, 0, 1).target);
+        if (!stopping) discard(t);
+      }
+      ++gi;
+      overflow_counted = false;
+      now = monotonic_ns();
+      continue;
+    }
     if (im.free_slots.empty()) {
       if (!overflow_counted && !no_stall) ++r.overflow_ios;
       overflow_counted = true;
-      std::uint64_t due = 0;
-      for (std::size_t j = gi; j < group.size() && group_intended[j] <= now; ++j) ++due;
-      r.max_backlog = std::max(r.max_backlog, due);
       break;
+    }
+    if (preflush) {
+      if (staged > 0) engine.submit();
+      staged = 0;
+      flush(rp.map(t.device, 0, 1).target);
+      if (stopping) break;
     }
     now = issue(t, intended, staged);
     ++gi;
@@ -500,6 +578,13 @@ std::int64_t Replayer::Pass::issue(const trace::TraceIo& t, std::int64_t intende
   slot.offset = m.offset_bytes;
   slot.length = m.length_bytes;
   slot.intended_ns = intended;
+  slot.fua = false;
+  if (slot.op == io::Op::write && (t.flags & trace::TraceIo::kFua)) {
+    if (options.flushes == TraceAction::replay)
+      slot.fua = true;
+    else
+      ++r.fua_skipped;
+  }
   if (slot.op == io::Op::write)
     r.trace_write_bytes += t.size_bytes;
   else
@@ -521,7 +606,61 @@ std::int64_t Replayer::Pass::issue(const trace::TraceIo& t, std::int64_t intende
   if (first_submit == 0) first_submit = slot.issue_ns;
   interval.lateness.record(slot.issue_ns - intended);
   ++r.issued;
+  last_issue = slot.issue_ns;
+  if (!no_stall) note_backlog(intended, slot.issue_ns);
   return slot.issue_ns;
+}
+
+void Replayer::Pass::note_backlog(std::int64_t intended, std::int64_t issued) {
+  backlog_due = std::max(backlog_due, intended);
+  // Those issued by this request's intended start no longer count; the rest were still due then.
+  while (!backlog.empty() && backlog.front() <= backlog_due) backlog.pop_front();
+  r.max_backlog = std::max<std::uint64_t>(r.max_backlog, backlog.size() + 1);
+  backlog.push_back(issued);
+}
+
+void Replayer::Pass::fail(std::string text) {
+  if (r.first_error.empty()) r.first_error = std::move(text);
+  stop();
+}
+
+bool Replayer::Pass::sync_target(std::uint32_t target, std::string_view what) {
+  const int fd = targets[target].fd;
+  if (fd < 0 || ::fdatasync(fd) == 0) return true;
+  const int err = errno;
+  ++interval.errors;
+  fail(storage_failure(what, 0, 0, true, file_name(target), -err, seconds_in(monotonic_ns())));
+  return false;
+}
+
+void Replayer::Pass::flush(std::uint32_t target) {
+  if (options.flushes == TraceAction::skip) {
+    ++r.flushes_skipped;
+    return;
+  }
+  if (sync_target(target, "fdatasync (flush)")) ++r.flushes_replayed;
+}
+
+void Replayer::Pass::discard(const trace::TraceIo& t) {
+  const Mapped m = rp.map_discard(t.device, t.offset_bytes, t.size_bytes);
+  const int fd = targets[m.target].fd;
+  if (fd >= 0 && ::fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, static_cast<off_t>(m.offset_bytes),
+                             static_cast<off_t>(m.length_bytes)) != 0) {
+    const int err = errno;
+    if (err == EOPNOTSUPP) {
+      ++r.discards_skipped;
+      if (r.discard_note.empty())
+        r.discard_note = fmt::format("{} cannot punch holes ({}): discards counted as skipped", file_name(m.target),
+                                     errno_text(err));
+      return;
+    }
+    ++interval.errors;
+    fail(storage_failure("discard (punch hole)", m.length_bytes, m.offset_bytes, true, file_name(m.target), -err,
+                         seconds_in(monotonic_ns())));
+    return;
+  }
+  ++r.discards_replayed;
+  if (verify) forget_written(m.target, m.offset_bytes, m.length_bytes);  // the hole reads back as zeros
 }
 
 std::size_t Replayer::Pass::wait_and_reap(bool more) {
@@ -550,16 +689,20 @@ void Replayer::Pass::complete(std::size_t n, std::int64_t now) {
     const auto s = static_cast<std::uint32_t>(done[i].user_data);
     Impl::Slot& slot = im.slots[s];
     const bool whole = done[i].result == static_cast<std::int64_t>(slot.length);
-    interval.latency.record(now - slot.intended_ns);
-    interval.service.record(now - slot.issue_ns);
+    // A FUA write is durable when it completes: the write, then an fdatasync (in its latency).
+    std::int64_t end = now;
+    if (slot.fua && whole) {
+      if (sync_target(slot.target, "fdatasync (FUA write)")) ++r.fua_replayed;
+      end = monotonic_ns();
+    }
+    last_complete = std::max(last_complete, end);
+    interval.latency.record(end - slot.intended_ns);
+    interval.service.record(end - slot.issue_ns);
     ++interval.ios;
     if (!whole) {
       ++interval.errors;
-      if (r.first_error.empty())
-        r.first_error = fmt::format("{} of {} B at {} (target {}): {}", io::to_string(slot.op), slot.length, slot.offset,
-                                    slot.target,
-                                    done[i].result < 0 ? errno_text(static_cast<int>(-done[i].result))
-                                                       : fmt::format("short transfer of {} B", done[i].result));
+      fail(storage_failure(io::to_string(slot.op), slot.length, slot.offset, slot.op == io::Op::write,
+                           file_name(slot.target), done[i].result, seconds_in(now)));
     }
     if (slot.op == io::Op::read) {
       ++interval.reads;
@@ -572,7 +715,6 @@ void Replayer::Pass::complete(std::size_t n, std::int64_t now) {
     }
     im.free_slots.push_back(s);
   }
-  if (n > 0) last_complete = now;
 }
 
 void Replayer::Pass::prepare_buffer(Impl::Slot& slot, std::byte* buf) {
@@ -609,6 +751,12 @@ void Replayer::Pass::verify_read(const Impl::Slot& slot, const std::byte* buf) {
         r.verify_errors.push_back(header_mismatch(h, slot.target, off, options.seed));
     }
   }
+}
+
+void Replayer::Pass::forget_written(std::uint32_t target, std::uint64_t offset, std::uint64_t length) {
+  const std::uint64_t base = targets[target].region_offset_bytes;
+  auto& bits = im.written[target];
+  for (std::uint64_t u = (offset - base) / a, e = u + length / a; u < e; ++u) bits[u / 64] &= ~(1ull << (u % 64));
 }
 
 void Replayer::Pass::mark_written(const Impl::Slot& slot) {

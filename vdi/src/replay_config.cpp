@@ -77,6 +77,8 @@ void decode_settings(config::MapReader& r, const config::Node& section, ReplaySe
     }
   }
   r.choice("curve_of", s.curve_of, kCurveOfNames);
+  r.choice("flushes", s.flushes, kTraceActionNames);
+  r.choice("discards", s.discards, kTraceActionNames);
 }
 
 /// The checks of the resolved trace file (replay_config.hpp): problems at `node`, naming the path
@@ -206,7 +208,9 @@ results::Json to_json(const ReplaySettings& s) {
                   {"offset_shift", size_json(s.offset_shift_bytes)},
                   {"verify", s.verify},
                   {"curve", s.curve},
-                  {"curve_of", to_string(s.curve_of)}};
+                  {"curve_of", to_string(s.curve_of)},
+                  {"flushes", name_of(kTraceActionNames, s.flushes)},
+                  {"discards", name_of(kTraceActionNames, s.discards)}};
   return j;
 }
 

@@ -5,17 +5,22 @@
 #include <gtest/gtest.h>
 
 #include <fcntl.h>
+#include <linux/falloc.h>
+#include <sys/mount.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstring>
 
 #include "../emulators/target_kind_harness.hpp"  // usable_engine
+#include "../io/target_loop_device.hpp"
 #include "emulator_harness.hpp"
 #include "temp_dir.hpp"
 #include "drivelab/core/errors.hpp"
 #include "drivelab/core/fd.hpp"
 #include "drivelab/io/target_file.hpp"
+#include "drivelab/trace/native.hpp"
 #include "drivelab/vdi/register.hpp"
 #include "drivelab/vdi/replay.hpp"
 #include "drivelab/vdi/vdi_model.hpp"
@@ -109,7 +114,8 @@ TEST(Replay, IssuesExactlyTheTracesCountsAndBytesOnODirect) {
   EXPECT_EQ(res.total.writes, s.writes);
   EXPECT_EQ(res.total.read_bytes, s.read_bytes);
   EXPECT_EQ(res.total.write_bytes, s.write_bytes);
-  EXPECT_EQ(res.skipped, 1u);
+  EXPECT_EQ(res.flushes_replayed, 1u) << "flushes: replay is the default";
+  EXPECT_EQ(res.flushes_skipped, 0u);
   EXPECT_EQ(res.total.errors, 0u) << res.first_error;
   EXPECT_EQ(res.rounded_ios, 0u);
   EXPECT_EQ(res.total.lateness.count(), 200u);
@@ -136,6 +142,105 @@ TEST(Replay, ABoundedQueueCountsTheOverflow) {
   const ReplayResult fast = r.replay(src, 1.0, true);
   EXPECT_EQ(fast.total.ios, 64u);
   EXPECT_EQ(fast.overflow_ios, 0u);
+}
+
+// Issue 15: max_backlog_ios counted one same-timestamp group, so it was 1 even when 580,000
+// requests were overdue. 2000 reads of 64 KiB, 1 us apart (each its own timestamp), on psync with
+// one slot: the target needs far more than 1 us per read, so nearly the whole trace is due before
+// the replay gets through it.
+TEST(Replay, ATraceFasterThanTheTargetReportsItsRealBacklog) {
+  TempDir dir;
+  io::TargetFile f = open_file(dir, "backlog", 32 * kMiB);
+  std::vector<trace::TraceIo> ios;
+  constexpr int kIos = 2000;
+  for (int i = 0; i < kIos; ++i)
+    ios.push_back({.time_ns = i * 1000ll, .offset_bytes = (65536ull * i) % (32 * kMiB), .size_bytes = 65536,
+                   .op = trace::TraceOp::read});
+  VectorSource src(ios, {"0"}, 1);
+  const TraceSummary s = summarize(src);
+  src.rewind();
+  Replayer r({.engine = "psync", .queue_depth = 1, .align_bytes = f.direct_alignment_bytes()},
+             {{f.fd(), f.region_offset(), f.region_length()}}, s);
+  const ReplayResult res = r.replay(src, 1.0, false);
+  ASSERT_TRUE(res.complete);
+  ASSERT_EQ(res.total.ios, static_cast<std::uint64_t>(kIos)) << res.first_error;
+  // The intended schedule spans 2 ms; the replay took longer by far (every read >= 1 us).
+  const double schedule_s = (kIos - 1) * 1e-6;
+  ASSERT_GT(res.elapsed_s, 5 * schedule_s) << "the target kept up: no backlog to measure";
+  // At the schedule's end every request is due and, at the replay's mean rate, about
+  // kIos x schedule / elapsed (< 20%) of them are issued: the backlog peaks above half the trace.
+  EXPECT_GT(res.max_backlog, static_cast<std::uint64_t>(kIos / 2));
+  EXPECT_LE(res.max_backlog, static_cast<std::uint64_t>(kIos));
+  // Mean over the replay: the sum of lateness over its span; about half the trace is waiting.
+  EXPECT_GT(res.mean_backlog, kIos / 4.0);
+  EXPECT_LT(res.mean_backlog, static_cast<double>(kIos));
+  EXPECT_GT(res.total.lateness.percentile(99), kLatenessBoundNs);
+  RecordProperty("max_backlog", static_cast<int>(res.max_backlog));
+  RecordProperty("mean_backlog", std::to_string(res.mean_backlog));
+  RecordProperty("elapsed_ms", std::to_string(res.elapsed_s * 1e3));
+  // A trace the target keeps up with: each request is due alone (the backlog is itself, for its
+  // few us of lateness), nothing waits behind it.
+  std::vector<trace::TraceIo> slow;
+  for (int i = 0; i < 20; ++i)
+    slow.push_back({.time_ns = i * 10'000'000ll, .offset_bytes = 65536ull * i, .size_bytes = 4096, .op = trace::TraceOp::read});
+  VectorSource relaxed(slow, {"0"}, 1);
+  const ReplayResult calm = r.replay(relaxed, 1.0, false);
+  EXPECT_GE(calm.max_backlog, 1u);
+  EXPECT_LE(calm.max_backlog, 2u);
+  EXPECT_LT(calm.mean_backlog, 0.5);
+}
+
+// Issue 15: flushes and discards were skipped silently. A trace with a flush request, writes with
+// a preflush and with FUA, and a discard: replayed, they are an fdatasync each (the FUA write's
+// after it completes) and a hole punched in the mapped range; skipped, each is counted.
+TEST(Replay, FlushesFuaAndDiscardsAreReplayedOrCountedAsSkipped) {
+  TempDir dir;
+  io::TargetFile f = open_file(dir, "sync", 8 * kMiB);
+  const std::uint32_t a = f.direct_alignment_bytes();
+  std::vector<trace::TraceIo> ios;
+  std::int64_t t = 0;
+  for (int i = 0; i < 8; ++i) ios.push_back({.time_ns = t += 10'000, .offset_bytes = 4096u * i, .size_bytes = 4096, .op = trace::TraceOp::write});
+  ios.push_back({.time_ns = t += 10'000, .op = trace::TraceOp::flush});
+  ios.push_back({.time_ns = t += 10'000, .offset_bytes = 65536, .size_bytes = 4096, .op = trace::TraceOp::write,
+                 .flags = trace::TraceIo::kPreflush | trace::TraceIo::kFua});  // blkparse FWFS
+  ios.push_back({.time_ns = t += 10'000, .offset_bytes = 69632, .size_bytes = 4096, .op = trace::TraceOp::write,
+                 .flags = trace::TraceIo::kFua});  // WFS
+  ios.push_back({.time_ns = t += 10'000, .offset_bytes = 2 * kMiB, .size_bytes = 1 * kMiB, .op = trace::TraceOp::discard});
+  VectorSource src(ios, {"0"});
+  const TraceSummary s = summarize(src);
+  EXPECT_EQ(s.flushes, 2u) << "the flush request and the preflush";
+  EXPECT_EQ(s.fua, 2u);
+  EXPECT_EQ(s.discards, 1u);
+  // The discarded MiB is data before the replay (the file is filled), a hole after it.
+  ASSERT_EQ(::lseek(f.fd(), static_cast<off_t>(f.region_offset() + 2 * kMiB), SEEK_HOLE),
+            static_cast<off_t>(f.region_length() + f.region_offset()))
+      << "a filled file has no hole before the end";
+  src.rewind();
+  Replayer r({.engine = engine(), .queue_depth = 4, .align_bytes = a, .verify = true},
+             {{f.fd(), f.region_offset(), f.region_length(), f.path().string()}}, s);
+  const ReplayResult res = r.replay(src, 1.0, false);
+  ASSERT_TRUE(res.first_error.empty()) << res.first_error;
+  EXPECT_EQ(res.total.writes, 10u);
+  EXPECT_EQ(res.flushes_replayed, 2u);
+  EXPECT_EQ(res.fua_replayed, 2u);
+  EXPECT_EQ(res.discards_replayed, 1u);
+  EXPECT_EQ(res.flushes_skipped + res.fua_skipped + res.discards_skipped, 0u);
+  const off_t hole = static_cast<off_t>(f.region_offset() + 2 * kMiB);
+  if (::fallocate(f.fd(), FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, hole, 0) == 0 || errno != EOPNOTSUPP)
+    EXPECT_EQ(::lseek(f.fd(), hole, SEEK_HOLE), hole) << "the discard punched a hole";
+  ReplayResult after;
+  EXPECT_EQ(r.verify_written(after), 0u) << "units written and then discarded are not expected back";
+
+  Replayer skip({.engine = engine(), .queue_depth = 4, .align_bytes = a, .flushes = TraceAction::skip,
+                 .discards = TraceAction::skip},
+                {{f.fd(), f.region_offset(), f.region_length()}}, s);
+  src.rewind();
+  const ReplayResult sk = skip.replay(src, 1.0, false);
+  EXPECT_EQ(sk.total.writes, 10u);
+  EXPECT_EQ(sk.flushes_skipped, 2u);
+  EXPECT_EQ(sk.fua_skipped, 2u);
+  EXPECT_EQ(sk.discards_skipped, 1u);
+  EXPECT_EQ(sk.flushes_replayed + sk.fua_replayed + sk.discards_replayed, 0u);
 }
 
 TEST(Replay, IntervalsAreClosedInOrderAndAStopRequestEndsTheReplay) {
@@ -229,7 +334,163 @@ TEST(VdiKind, DecodeReportsBadKeysWithTheirPlace) {
   EXPECT_NE(p.find("unknown key 'desktop' (did you mean 'desktops'?)"), std::string::npos) << p;
   EXPECT_NE(p.find("align must be 'auto' or a power of two"), std::string::npos) << p;
   EXPECT_NE(p.find("curve points must be above 0"), std::string::npos) << p;
+  const std::string sync = problems("vdi", "{flushes: sometimes,\n discards: never}");
+  EXPECT_NE(sync.find("t.yaml:1:"), std::string::npos) << sync;
+  EXPECT_NE(sync.find("vdi.flushes: flushes must be one of: replay, skip; found 'sometimes'"), std::string::npos) << sync;
+  EXPECT_NE(sync.find("t.yaml:2:"), std::string::npos) << sync;
+  EXPECT_NE(sync.find("vdi.discards: discards must be one of: replay, skip; found 'never'"), std::string::npos) << sync;
+  EXPECT_EQ(problems("vdi", "{flushes: skip, discards: replay}"), "");
 }
+
+// Issue 15: a replay that cannot keep up reports its real backlog and warns when lateness passes
+// the documented bound. A boot of 50 linked clones (1500 I/Os) fitted to 10 million IOPS on psync
+// with one slot: scheduled over 150 us, it takes milliseconds.
+TEST(VdiKind, AnOverloadedReplayReportsItsBacklogAndWarnsOfItsLateness) {
+  TempDir dir;
+  KindTest t("vdi", dir.path(),
+             "{phase: boot, clones: linked, desktops: 50, phase_length: 200ms, stagger: 0s, image_size: 4MiB, "
+             "file_size: 64MiB, queue_depth: 1, engine: psync, target_iops: 10000000, keep_file: false}",
+             std::chrono::seconds(60), std::chrono::milliseconds(100));
+  t.run_all();
+  t.expect_checks_pass();
+  EXPECT_GT(t.group_metric("replay", "max_backlog_ios"), 750);
+  EXPECT_GT(t.group_metric("replay", "mean_backlog_ios"), 100);
+  EXPECT_EQ(t.metric("max_backlog_ios"), t.group_metric("replay", "max_backlog_ios"));
+  bool warned = false;
+  for (const auto& w : t.record.warnings)
+    warned |= w.find("replay: lateness p99") != std::string::npos && w.find("exceeds the 1 ms bound") != std::string::npos;
+  EXPECT_TRUE(warned) << ::testing::PrintToString(t.record.warnings);
+}
+
+// Issue 15: kind `replay` of a trace with flushes, FUA and a discard: replayed, the counts check
+// against the trace's; skipped, each kind of skip is a warning with its count.
+TEST(ReplayKind, FlushesAndDiscardsAreReplayedOrWarnedAboutWithTheirCount) {
+  TempDir dir;
+  std::vector<trace::TraceIo> ios;
+  for (int i = 0; i < 16; ++i)
+    ios.push_back({.time_ns = i * 50'000ll, .offset_bytes = 4096u * i, .size_bytes = 4096, .op = trace::TraceOp::write,
+                   .flags = i % 4 == 0 ? trace::TraceIo::kFua : std::uint8_t{0}});
+  ios.push_back({.time_ns = 900'000, .op = trace::TraceOp::flush});
+  ios.push_back({.time_ns = 950'000, .offset_bytes = 1 * kMiB, .size_bytes = 65536, .op = trace::TraceOp::discard});
+  VectorSource src(ios, {"0"});
+  const std::filesystem::path file = dir.path() / "sync.trace";
+  trace::write_native_trace(src, file);
+  const std::string section = "{trace: '" + file.string() + "', file_size: 8MiB, engine: " + engine() + ", keep_file: false";
+  {
+    KindTest t("replay", dir.path(), section + "}", std::chrono::seconds(60), std::chrono::milliseconds(100));
+    t.run_all();
+    t.expect_checks_pass();
+    EXPECT_EQ(t.group_metric("replay", "flushes_replayed"), 1);
+    EXPECT_EQ(t.group_metric("replay", "fua_replayed"), 4);
+    EXPECT_EQ(t.group_metric("replay", "discards_replayed"), 1);
+    for (const auto& w : t.record.warnings) EXPECT_EQ(w.find("skipped"), std::string::npos) << w;
+  }
+  KindTest t("replay", dir.path(), section + ", flushes: skip, discards: skip}", std::chrono::seconds(60),
+             std::chrono::milliseconds(100));
+  t.run_all();
+  t.expect_checks_pass();
+  EXPECT_EQ(t.group_metric("replay", "flushes_skipped"), 1);
+  EXPECT_EQ(t.group_metric("replay", "fua_skipped"), 4);
+  EXPECT_EQ(t.group_metric("replay", "discards_skipped"), 1);
+  const std::string all = ::testing::PrintToString(t.record.warnings);
+  EXPECT_NE(all.find("replay: 1 flushes and 4 FUA writes' syncs of the trace skipped (flushes: skip)"), std::string::npos) << all;
+  EXPECT_NE(all.find("replay: 1 discards of the trace skipped (discards: skip)"), std::string::npos) << all;
+}
+
+/// Thin storage that fills: a loop device of `loop_bytes` whose sparse backing file sits on a tmpfs
+/// of `tmpfs_bytes` of its own (LoopDevice::create's tmpfs_bytes, in loop->dir()); its writes fail
+/// once the tmpfs is full. `loop` is empty, and `why` says why, where this machine or user cannot
+/// make it.
+struct ThinLoop {
+  ThinLoop(std::uint64_t tmpfs_bytes, std::uint64_t loop_bytes)
+      : loop(testing::LoopDevice::create(loop_bytes, why, false, tmpfs_bytes)) {}
+  std::string why;  // before loop: create() writes it
+  std::optional<testing::LoopDevice> loop;
+};
+
+// Issue 15: failing storage ends the replay with a storage failure naming the operation, length,
+// offset, file and errno. A loop device of 64 MiB whose sparse backing file sits on a 4 MiB tmpfs:
+// the writes past the tmpfs's 4 MiB fail (ENOSPC in the backing file, EIO or ENOSPC to us).
+TEST(ReplayOnFailingStorage, AWriteErrorEndsTheReplayNamingOpLengthOffsetFileAndErrno) {
+  TempDir dir;
+  ThinLoop thin(4 * kMiB, 64 * kMiB);
+  if (!thin.loop) GTEST_SKIP() << thin.why;
+  const auto& loop = thin.loop;
+  UniqueFd fd(::open(loop->path().c_str(), O_RDWR | O_DIRECT | O_CLOEXEC));
+  ASSERT_GE(fd.get(), 0) << std::strerror(errno);
+  std::vector<trace::TraceIo> ios;
+  for (int i = 0; i < 128; ++i)  // 8 MiB of writes at distinct offsets
+    ios.push_back({.time_ns = i * 1000ll, .offset_bytes = 65536ull * i, .size_bytes = 65536, .op = trace::TraceOp::write});
+  VectorSource src(ios, {"0"});
+  const TraceSummary s = summarize(src);
+  src.rewind();
+  Replayer r({.engine = engine(), .queue_depth = 4, .align_bytes = 4096}, {{fd.get(), 0, 64 * kMiB, loop->path()}}, s);
+  const ReplayResult res = r.replay(src, 1.0, true);
+  ASSERT_FALSE(res.first_error.empty()) << "the tmpfs did not fill";
+  const std::string& e = res.first_error;
+  EXPECT_EQ(e.rfind("storage failure: write of 65536 bytes at offset ", 0), 0u) << e;
+  EXPECT_NE(e.find(" to " + loop->path() + ": "), std::string::npos) << e;
+  EXPECT_TRUE(e.find("(EIO)") != std::string::npos || e.find("(ENOSPC)") != std::string::npos) << e;
+  EXPECT_NE(e.find(" s into the replay"), std::string::npos) << e;
+  EXPECT_FALSE(res.complete);
+  EXPECT_LT(res.issued, 128u) << "no request is issued after the failure";
+  EXPECT_GE(res.total.errors, 1u);
+}
+
+// Issue 15: on failing storage the kind ends the test failed with the storage failure as its
+// reason. A loop device over a sparse file is thin provisioning: ext4 on it believes it has room,
+// but the 48 MiB tmpfs under the backing file is full but for 2 MiB. The target file is one a previous run
+// filled and kept (fallocated here, with the fill marker io/target_file.hpp reuses it by), so the
+// replay's writes are the first to need new blocks of the thin device, and they fail.
+TEST(ReplayKindOnFailingStorage, AFullThinDeviceEndsTheTestFailedNamingTheWrite) {
+  TempDir dir;
+  ThinLoop thin(48 * kMiB, 256 * kMiB);
+  if (!thin.loop) GTEST_SKIP() << thin.why;
+  auto& loop = thin.loop;
+  if (!loop->make_ext4() || !loop->mount_ext4()) GTEST_SKIP() << "mkfs.ext4 or mount failed";
+  const std::filesystem::path mnt = loop->dir() / "mnt";
+  constexpr std::uint64_t kFile = 16 * kMiB;
+  {
+    UniqueFd f(::open((mnt / "drivelab-unit.dat").c_str(), O_CREAT | O_RDWR | O_CLOEXEC, 0644));
+    ASSERT_GE(f.get(), 0) << std::strerror(errno);
+    // Allocated (so it is reused) but unwritten: ext4 keeps the extents, the thin device has no data.
+    ASSERT_EQ(::fallocate(f.get(), 0, 0, static_cast<off_t>(kFile)), 0) << std::strerror(errno);
+    const std::string marker = "drivelab-fill/1 size=" + std::to_string(kFile);
+    if (::fsetxattr(f.get(), "user.drivelab.fill", marker.data(), marker.size(), 0) != 0)
+      GTEST_SKIP() << "no user xattrs: " << std::strerror(errno);
+    ASSERT_EQ(::syncfs(f.get()), 0) << "the file's metadata on the device before the tmpfs fills";
+  }
+  {
+    UniqueFd filler(::open((thin.loop->dir() / "filler").c_str(), O_CREAT | O_WRONLY | O_CLOEXEC, 0600));
+    ASSERT_GE(filler.get(), 0);
+    const std::vector<char> chunk(1 << 16, 'f');
+    off_t size = 0;
+    for (ssize_t n; (n = ::write(filler.get(), chunk.data(), chunk.size())) > 0;) size += n;
+    // 2 MiB left for ext4's own journal commits while the test is prepared; the replay writes more.
+    ASSERT_EQ(::ftruncate(filler.get(), std::max<off_t>(0, size - static_cast<off_t>(2 * kMiB))), 0);
+  }
+  KindTest t("vdi", mnt,
+             "{phase: boot, clones: linked, desktops: 20, phase_length: 1s, stagger: 0s, image_size: 4MiB, "
+             "file_size: 16MiB, no_stall: true, engine: " + engine() + ", keep_file: false}",
+             std::chrono::seconds(60), std::chrono::milliseconds(100));
+  t.emulator->prepare(t.ctx);
+  std::string reason;
+  try {
+    t.emulator->run(t.ctx);
+  } catch (const EnvironmentError& e) {
+    reason = e.what();
+  }
+  t.emulator->cleanup(t.ctx);
+  ASSERT_FALSE(reason.empty()) << "the replay did not fail";
+  RecordProperty("reason", reason);
+  EXPECT_EQ(reason.rfind("storage failure: write of ", 0), 0u) << reason;
+  EXPECT_NE(reason.find(" to " + (mnt / "drivelab-unit.dat").string() + ": "), std::string::npos) << reason;
+  EXPECT_NE(reason.find(" bytes at offset "), std::string::npos) << reason;
+  EXPECT_NE(reason.find("s into the replay"), std::string::npos) << reason;
+  EXPECT_GE(t.group_metric("replay", "errors"), 1) << "what was measured up to the failure is recorded";
+  EXPECT_EQ(t.group_metric("replay", "complete"), 0);
+}
+
 
 TEST(VdiKind, LinkedCloneBootOf50DesktopsReplaysExactlyOnODirect) {
   TempDir dir;

@@ -14,14 +14,28 @@
 ///  - Measured per I/O: latency = completion - intended start; service latency = completion -
 ///    submission (fio's `lat`); lateness = submission - intended start. An I/O that finds every
 ///    slot busy at its intended start is counted in `overflow_ios`: an open-loop replay that
-///    cannot keep up says so.
+///    cannot keep up says so. The backlog is the number of requests whose intended start has come
+///    but that are not yet issued: `max_backlog` its most at any instant, `mean_backlog` its time
+///    average over the replay (= the sum of lateness / the replay's span, Little's law). A replay
+///    whose lateness p99 exceeds kLatenessBoundNs (1 ms) is warned about in the record.
 ///  - Mapping: trace device d is given a slot of the targets: device d goes to target d mod N
 ///    (N = number of target files), and within it to slot d div N of ceil(D / N) equal slots
 ///    (D = number of trace devices). A trace offset is shifted by `offset_shift_bytes`, folded into
 ///    its slot (modulo the slot length), aligned down to `align_bytes`; the length is rounded up to
 ///    `align_bytes` (O_DIRECT needs both; the record counts the rounded I/Os) and an I/O that would
 ///    cross the slot's end is moved back to end there.
-///  - Operations: reads and writes are replayed; flush and discard are counted and skipped.
+///  - Operations: reads and writes through the engine. With `flushes: replay` (the default) a
+///    flush request and a write's preflush are an fdatasync(2) of the target file its device maps
+///    to, and a FUA write is the write followed by an fdatasync (its latency includes it); with
+///    `discards: replay` a discard is fallocate(FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE) of its
+///    mapped range (targets are files: kinds replay and vdi refuse block devices). These run on
+///    the replaying thread, synchronously (a flush is a barrier for the application too). With
+///    `skip` each is counted as skipped (ReplayResult), and the kind warns with the count. A
+///    filesystem that cannot punch holes (EOPNOTSUPP) counts the discard as skipped.
+///  - Failures: the first failed or short I/O (or fdatasync, or hole punch) ends the replay: no
+///    further request is issued, what is in flight is reaped, and ReplayResult::first_error says
+///    "storage failure: <op> of <n> bytes at offset <o> to|from <file>: <errno text>, <s> s into
+///    the replay"; the kinds end the test failed with it.
 ///  - Verification: with `verify`, every aligned unit a write covers starts with a header
 ///    {magic, unit offset, seed}; a read of a unit that this replay wrote checks it, and
 ///    verify_written() re-reads every written unit afterwards. Mismatches are counted, the first
@@ -37,6 +51,7 @@
 
 #include "drivelab/core/clock.hpp"
 #include "drivelab/core/histogram.hpp"
+#include "drivelab/core/names.hpp"
 #include "drivelab/core/pacing.hpp"
 #include "drivelab/io/engine.hpp"
 #include "drivelab/trace/source.hpp"
@@ -48,7 +63,10 @@ struct TraceSummary {
   std::uint64_t ios = 0;             ///< every request, flush and discard included
   std::uint64_t reads = 0;
   std::uint64_t writes = 0;
-  std::uint64_t other = 0;           ///< flush + discard (not replayed)
+  std::uint64_t other = 0;           ///< flush + discard requests
+  std::uint64_t flushes = 0;         ///< flush requests + the preflushes writes carry (trace::TraceStats::flushes)
+  std::uint64_t fua = 0;             ///< requests with TraceIo::kFua
+  std::uint64_t discards = 0;        ///< discard requests
   std::uint64_t read_bytes = 0;
   std::uint64_t write_bytes = 0;
   std::int64_t first_ns = 0;         ///< time of the first request
@@ -77,7 +95,17 @@ struct ReplayTarget {
   int fd = -1;
   std::uint64_t region_offset_bytes = 0;
   std::uint64_t region_length_bytes = 0;
+  std::string path;  ///< for messages (a storage failure names it); empty: "target <index>"
 };
+
+/// What the replay does with a trace's flushes (flush requests, preflushes, FUA) or discards.
+enum class TraceAction { replay, skip };
+inline constexpr EnumNames<TraceAction, 2> kTraceActionNames{{{"replay", TraceAction::replay}, {"skip", TraceAction::skip}}};
+
+/// A replay whose lateness p99 (submission minus intended start) exceeds this did not follow the
+/// trace's schedule: the kinds warn (docs/vdi.md "Replay"). 1 ms: ten times the 100 µs the
+/// replayer holds itself to while the device keeps up (bench/replay_vs_fio.sh).
+inline constexpr std::int64_t kLatenessBoundNs = 1'000'000;
 
 struct ReplayOptions {
   std::string engine = "io_uring";        ///< io::make_engine name
@@ -90,6 +118,8 @@ struct ReplayOptions {
   std::uint64_t seed = 1;                 ///< in the verify headers and the write data
   std::int64_t max_duration_ns = 0;       ///< stop issuing after this long; 0 = the whole trace
   std::int64_t interval_ns = 1'000'000'000;  ///< period of replay()'s on_interval calls
+  TraceAction flushes = TraceAction::replay;  ///< flush requests, preflushes, FUA (see above)
+  TraceAction discards = TraceAction::replay;
 };
 
 /// What one replay measured: latency (completion - intended start), service (completion -
@@ -106,19 +136,26 @@ struct ReplaySample : OpenLoopSample {
 struct ReplayResult {
   ReplaySample total;
   std::uint64_t issued = 0;           ///< I/Os handed to the engine (reads + writes)
-  std::uint64_t skipped = 0;          ///< flush / discard requests of the trace
+  std::uint64_t flushes_replayed = 0; ///< flush requests and preflushes done as fdatasync
+  std::uint64_t flushes_skipped = 0;
+  std::uint64_t fua_replayed = 0;     ///< FUA writes followed by an fdatasync
+  std::uint64_t fua_skipped = 0;
+  std::uint64_t discards_replayed = 0;  ///< discards punched as holes
+  std::uint64_t discards_skipped = 0;   ///< `discards: skip`, or the filesystem cannot (discard_note)
+  std::string discard_note;           ///< why discards were skipped when asked to replay them
   std::uint64_t trace_read_bytes = 0; ///< bytes of the replayed requests as the trace gives them
   std::uint64_t trace_write_bytes = 0;
   std::uint64_t rounded_ios = 0;      ///< I/Os whose offset or length was changed by align_bytes
   std::uint64_t overflow_ios = 0;     ///< I/Os that found every slot busy at their intended start
-  std::uint64_t max_backlog = 0;      ///< most I/Os due but not issued at once
+  std::uint64_t max_backlog = 0;      ///< most requests due (intended start passed) but not issued at once; 0 for no_stall
+  double mean_backlog = 0;            ///< time average of that count over the replay (sum of lateness / span)
   std::uint64_t verify_checked_units = 0;
   std::uint64_t verify_mismatches = 0;
   std::vector<std::string> verify_errors;  ///< the first few mismatches
   double time_scale = 1.0;            ///< as used
   double elapsed_s = 0;               ///< first submission to last completion
   bool complete = true;               ///< false: stopped (stop request or max_duration) before the end
-  std::string first_error;            ///< first failed I/O ("read of 4096 B at 8192: EIO ...")
+  std::string first_error;            ///< the storage failure that ended the replay (see above); empty: none
   double iops() const noexcept { return elapsed_s > 0 ? static_cast<double>(total.ios) / elapsed_s : 0.0; }
 };
 
@@ -140,6 +177,8 @@ class Replayer {
     std::uint32_t length_bytes = 0;
   };
   Mapped map(std::uint32_t device, std::uint64_t offset_bytes, std::uint32_t size_bytes) const noexcept;
+  /// The same rule for a discard: its length is bounded by the slot, not by the I/O buffers.
+  Mapped map_discard(std::uint32_t device, std::uint64_t offset_bytes, std::uint32_t size_bytes) const noexcept;
 
   /// replay()'s interval callback: what completed since the last call and now (monotonic ns);
   /// false stops the replay.
@@ -152,7 +191,8 @@ class Replayer {
   /// calls are in order and never overlap; the last one comes from the calling thread after the
   /// replay ends.
   /// `time_scale` overrides options.time_scale for this replay (curve points); no_stall as given.
-  /// Throws EnvironmentError on an engine failure (not for I/O errors: those are counted).
+  /// Throws EnvironmentError on an engine failure; an I/O error ends the replay and is returned
+  /// in ReplayResult::first_error (with total.errors counting the failed completions).
   ReplayResult replay(trace::TraceSource& source, double time_scale, bool no_stall,
                       const IntervalCallback& on_interval = {});
 
@@ -167,6 +207,8 @@ class Replayer {
  private:
   struct Impl;
   struct Pass;  // one replay(): its steps and their state (replay.cpp)
+  Mapped map_within(std::uint32_t device, std::uint64_t offset_bytes, std::uint32_t size_bytes,
+                    std::uint64_t max_length) const noexcept;
   ReplayOptions options_;
   std::vector<ReplayTarget> targets_;
   std::uint32_t devices_ = 1;

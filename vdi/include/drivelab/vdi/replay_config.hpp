@@ -11,7 +11,8 @@
 ///             image_size: 256MiB, seed: 7,
 ///             engine: io_uring, queue_depth: 64, file_size: 4GiB, targets: 1, direct: true,
 ///             keep_file: true, time_scale: 1, target_iops: 0, no_stall: false, align: auto,
-///             offset_shift: 0, verify: false, curve: [], curve_of: max}
+///             offset_shift: 0, verify: false, curve: [], curve_of: max,
+///             flushes: replay, discards: replay}
 ///     - name: tpcc-trace
 ///       kind: replay
 ///       # relative to this protocol file's directory: config/ -> ../../shared/data/traces/...
@@ -28,7 +29,9 @@
 /// `curve` percentages (vdbench style, e.g. [10, 50, 70, 80, 90, 100, 110, 120]) replay the
 /// trace once at no_stall (the max run) and then once per point at pct % of `curve_of`: `max`
 /// (the max run's IOPS, rounded as vdbench does, runner/curve.hpp) or `recorded` (the trace's own
-/// rate). Targets are files in a target directory (a block device is refused: device_access()
+/// rate). `flushes` (flush requests, preflushes and FUA writes as fdatasync) and `discards` (hole
+/// punches) are `replay` (the default) or `skip` (each skipped one counted, the count warned
+/// about in the record). Targets are files in a target directory (a block device is refused: device_access()
 /// is `unsupported`). Errors are reported at file:line:column with the key path; unknown keys are errors.
 ///
 /// `engine: null` unquoted is YAML's null value; it selects the null engine, as for kinds `io`
@@ -55,6 +58,7 @@
 #include "drivelab/core/names.hpp"
 #include "drivelab/results/record.hpp"
 #include "drivelab/trace/readers.hpp"
+#include "drivelab/vdi/replay.hpp"
 #include "drivelab/vdi/vdi_model.hpp"
 
 namespace drivelab::vdi {
@@ -79,6 +83,8 @@ struct ReplaySettings {
   bool verify = false;
   std::vector<double> curve;          ///< empty: one replay
   CurveOf curve_of = CurveOf::max;
+  TraceAction flushes = TraceAction::replay;   ///< `flushes: replay|skip` (replay.hpp "Operations")
+  TraceAction discards = TraceAction::replay;  ///< `discards: replay|skip`
 };
 
 struct ReplayConfig {
