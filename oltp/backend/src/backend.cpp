@@ -1,7 +1,13 @@
 #include "drivelab/oltp/backend/backend.hpp"
 #include "drivelab/oltp/backend/server.hpp"
 
+#include <algorithm>
+#include <array>
+#include <cctype>
+
 #include <fmt/format.h>
+
+#include "drivelab/core/process.hpp"
 
 namespace drivelab::oltp {
 
@@ -11,8 +17,50 @@ std::string_view to_string(Outcome o) noexcept {
     case Outcome::retryable: return "retryable";
     case Outcome::in_doubt: return "in_doubt";
     case Outcome::fatal: return "fatal";
+    case Outcome::storage_failure: return "storage failure";
   }
   return "unknown";
+}
+
+StorageFailure::StorageFailure(const std::string& what, std::string sqlstate, int native_code)
+    : BackendError("storage failure: " + what, std::move(sqlstate), native_code) {}
+
+bool is_storage_message(std::string_view message) noexcept {
+  // Lower-case fragments; see the header for where each comes from.
+  static constexpr std::array<std::string_view, 9> kTexts{
+      "no space left on device", "could not write", "could not extend file", "could not fsync",
+      "disk full", "errno 28", "error 28", "input/output error", "read-only file system"};
+  const auto lower_find = [&](std::string_view needle) {
+    for (std::size_t at = 0; at + needle.size() <= message.size(); ++at) {
+      bool same = true;
+      for (std::size_t i = 0; i < needle.size() && same; ++i)
+        same = std::tolower(static_cast<unsigned char>(message[at + i])) == needle[i];
+      // "error 28" is errno 28, not "error 2813".
+      const std::size_t end = at + needle.size();
+      if (same && (end == message.size() || !std::isdigit(static_cast<unsigned char>(message[end])))) return true;
+    }
+    return false;
+  };
+  return std::any_of(kTexts.begin(), kTexts.end(), lower_find);
+}
+
+bool is_storage_error(SqlDialect d, std::string_view sqlstate, int native_code, std::string_view message) noexcept {
+  switch (d) {
+    case SqlDialect::postgres:
+      if (sqlstate == "53100" || sqlstate == "58030") return true;
+      break;
+    case SqlDialect::mysql:
+      if (native_code == 1021 || native_code == 1114) return true;
+      break;
+    case SqlDialect::sqlserver:
+      if (native_code == 1101 || native_code == 1105 || native_code == 9002 || native_code == 823) return true;
+      break;
+    case SqlDialect::sqlite:
+      // SQLITE_FULL, SQLITE_IOERR (sqlite3.h); & 0xff: the primary code of an extended one.
+      if ((native_code & 0xff) == 13 || (native_code & 0xff) == 10) return true;
+      break;
+  }
+  return is_storage_message(message);
 }
 
 std::string DbStatus::to_string() const {
@@ -20,6 +68,41 @@ std::string DbStatus::to_string() const {
   if (!sqlstate.empty()) s += fmt::format(" (SQLSTATE {})", sqlstate);
   if (native_code != 0) s += fmt::format(" (native {})", native_code);
   return s;
+}
+
+void throw_as(const DbStatus& s, const std::string& text) {
+  if (s.outcome == Outcome::storage_failure) throw StorageFailure(text, s.sqlstate, s.native_code);
+  throw BackendError(text, s.sqlstate, s.native_code);
+}
+
+void throw_status(std::string_view what, const DbStatus& s) {
+  std::string text = s.to_string();
+  // StorageFailure puts "storage failure: " in front of the whole text; say it once.
+  const std::string prefix = fmt::format("{}: ", to_string(Outcome::storage_failure));
+  if (s.outcome == Outcome::storage_failure && text.starts_with(prefix)) text.erase(0, prefix.size());
+  throw_as(s, fmt::format("{}: {}", what, text));
+}
+
+std::string with_server_log(const std::string& reason, const ManagedServer& server, int lines) {
+  const std::filesystem::path file = server.log_file();
+  if (file.empty()) return reason;
+  const std::string tail = tail_of_file(file, lines);
+  if (tail.empty()) return reason;
+  std::string out;
+  if (reason.find("storage failure") == std::string::npos) {
+    // The last line that names the storage problem: the server's latest word on it.
+    std::string_view rest = tail;
+    std::string_view cause;
+    while (!rest.empty()) {
+      const std::size_t nl = rest.find('\n');
+      const std::string_view line = rest.substr(0, nl);
+      if (is_storage_message(line)) cause = line;
+      rest = nl == std::string_view::npos ? std::string_view{} : rest.substr(nl + 1);
+    }
+    if (!cause.empty()) out = fmt::format("storage failure: {} (server log); ", cause);
+  }
+  out += fmt::format("{}\nserver log ({}, last {} lines):\n{}", reason, file.string(), lines, tail);
+  return out;
 }
 
 }  // namespace drivelab::oltp

@@ -17,6 +17,8 @@ bool is_ignored_error(const DbStatus& s, const Dialect& dialect) noexcept {
       // A commit lost with its connection: sysbench reconnects and restarts the event. An
       // in-doubt commit on a live session (SQLite I/O error) is a failing drive: fatal.
       return s.connection_lost;
+    case Outcome::storage_failure:
+      return false;  // the drive failed: never restarted, even with the session gone
     case Outcome::fatal:
       break;
   }
@@ -223,7 +225,8 @@ void Driver::worker_main(Worker& w) {
             return;
           }
           ++reconnects;
-        } else if (const DbStatus rb = w.conn->rollback(); rb.outcome == Outcome::fatal) {
+        } else if (const DbStatus rb = w.conn->rollback();
+                   rb.outcome == Outcome::fatal || rb.outcome == Outcome::storage_failure) {
           fail(fmt::format("thread {}: rollback after '{}': {}", w.index, st.message, rb.to_string()));
           return;
         }

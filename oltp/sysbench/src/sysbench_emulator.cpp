@@ -131,7 +131,7 @@ SysbenchEmulator::~SysbenchEmulator() = default;
 
 results::Json SysbenchEmulator::effective_config() const { return to_json(config_); }
 
-void SysbenchEmulator::prepare(runner::TestContext& ctx) {
+void SysbenchEmulator::prepare_phase(runner::TestContext& ctx) {
   auto& rec = *ctx.recorder;
   OpenRequest req;
   req.target_dir = ctx.target_dir;
@@ -209,7 +209,7 @@ bool SysbenchEmulator::stop_or_failed(const runner::TestContext& ctx) const noex
   return ctx.stop_requested() || (driver_ && driver_->failed());
 }
 
-void SysbenchEmulator::warmup(runner::TestContext& ctx) {
+void SysbenchEmulator::warmup_phase(runner::TestContext& ctx) {
   const std::int64_t t0 = monotonic_ns();
   start_driver(ctx);
   wait_until(t0 + settings_.warmup.count(), [&] { return stop_or_failed(ctx); });
@@ -220,7 +220,7 @@ void SysbenchEmulator::warmup(runner::TestContext& ctx) {
   }
 }
 
-void SysbenchEmulator::run(runner::TestContext& ctx) {
+void SysbenchEmulator::run_phase(runner::TestContext& ctx) {
   if (!driver_) start_driver(ctx);
   driver_->begin_measurement();
   const std::int64_t t0 = monotonic_ns();
@@ -308,7 +308,7 @@ void SysbenchEmulator::record_results(runner::TestContext& ctx, const DriverTota
     rec.detail("queries_per_transaction", n(c.queries.total()) / n(c.events));
 }
 
-void SysbenchEmulator::verify(runner::TestContext& ctx) {
+void SysbenchEmulator::verify_phase(runner::TestContext& ctx) {
   if (!db_) return;
   // Each DELETE is followed by the INSERT of the same id in the same transaction, so every table
   // keeps exactly table_size rows. COUNT(*) scans the table: skipped for very large databases.
@@ -320,7 +320,7 @@ void SysbenchEmulator::verify(runner::TestContext& ctx) {
     auto conn = backend.connect();
     for (int t = 1; t <= scale_.tables; ++t) {
       auto q = conn->prepare(fmt::format("SELECT COUNT(*) FROM {}", table_name(t)));
-      if (DbStatus s = conn->begin(TxMode::read_only); !s.ok()) throw BackendError("verify: " + s.to_string());
+      if (DbStatus s = conn->begin(TxMode::read_only); !s.ok()) throw_status("verify", s);
       std::int64_t rows = -1;
       DbStatus st = q->execute();
       if (st.ok() && q->next(st)) rows = q->column_int64(0);
@@ -332,6 +332,23 @@ void SysbenchEmulator::verify(runner::TestContext& ctx) {
     }
   }
   ctx.recorder->detail("database_size_bytes_after_run", backend.size_bytes().value_or(0));
+}
+
+const ManagedServer* SysbenchEmulator::managed_server() const noexcept {
+  return db_ ? db_->server() : nullptr;
+}
+
+void SysbenchEmulator::prepare(runner::TestContext& ctx) {
+  adding_server_log([&] { prepare_phase(ctx); }, [&] { return managed_server(); });
+}
+void SysbenchEmulator::warmup(runner::TestContext& ctx) {
+  adding_server_log([&] { warmup_phase(ctx); }, [&] { return managed_server(); });
+}
+void SysbenchEmulator::run(runner::TestContext& ctx) {
+  adding_server_log([&] { run_phase(ctx); }, [&] { return managed_server(); });
+}
+void SysbenchEmulator::verify(runner::TestContext& ctx) {
+  adding_server_log([&] { verify_phase(ctx); }, [&] { return managed_server(); });
 }
 
 void SysbenchEmulator::cleanup(runner::TestContext& ctx) noexcept {

@@ -31,6 +31,14 @@ class SysbenchEmulator final : public runner::Emulator {
   void cleanup(runner::TestContext& ctx) noexcept override;
 
  private:
+  // The phases; the public ones run them inside adding_server_log (server.hpp), so a failure's
+  // reason quotes a managed server's log before cleanup removes it.
+  void prepare_phase(runner::TestContext& ctx);
+  void warmup_phase(runner::TestContext& ctx);
+  void run_phase(runner::TestContext& ctx);
+  void verify_phase(runner::TestContext& ctx);
+  /// The managed server behind the database, nullptr for none (yet).
+  const ManagedServer* managed_server() const noexcept;
   void start_driver(runner::TestContext& ctx);
   /// A stop was requested or a worker failed: what ends the phase's waits (core/phase.hpp).
   bool stop_or_failed(const runner::TestContext& ctx) const noexcept;

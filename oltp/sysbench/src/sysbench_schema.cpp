@@ -21,7 +21,7 @@ constexpr std::int64_t kRowsPerTransaction = 50'000;
 constexpr int kMetaVersion = 1;
 
 void check(const DbStatus& s, std::string_view what) {
-  if (!s.ok()) throw BackendError(fmt::format("sysbench load: {}: {}", what, s.to_string()), s.sqlstate, s.native_code);
+  if (!s.ok()) throw_status(fmt::format("sysbench load: {}", what), s);
 }
 
 void create_meta_table(Connection& conn, const Dialect& d) {

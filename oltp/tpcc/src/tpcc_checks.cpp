@@ -50,7 +50,7 @@ class Offenders {
 
 void must(const DbStatus& s, std::string_view what) {
   if (!s.ok())
-    throw BackendError(fmt::format("consistency check {}: {}", what, s.to_string()), s.sqlstate, s.native_code);
+    throw_status(fmt::format("consistency check {}", what), s);
 }
 
 /// Runs `sql` and calls `row(stmt)` for each row.

@@ -150,7 +150,7 @@ bool TpccEmulator::load(runner::TestContext& ctx) {
   return true;
 }
 
-void TpccEmulator::prepare(runner::TestContext& ctx) {
+void TpccEmulator::prepare_phase(runner::TestContext& ctx) {
   auto& rec = *ctx.recorder;
   warn_about_configuration(ctx);
   OpenRequest req;
@@ -225,7 +225,7 @@ bool TpccEmulator::stop_or_failed(const runner::TestContext& ctx) const noexcept
   return ctx.stop_requested() || (driver_ && driver_->failed());
 }
 
-void TpccEmulator::warmup(runner::TestContext& ctx) {
+void TpccEmulator::warmup_phase(runner::TestContext& ctx) {
   const std::int64_t t0 = monotonic_ns();
   start_driver(ctx);
   const bool ramp = config_.terminals == tpcc::TerminalMode::dedicated && config_.login_rate_per_s > 0;
@@ -253,7 +253,7 @@ results::Json TpccEmulator::counters_or_warn(runner::TestContext& ctx, const cha
   }
 }
 
-void TpccEmulator::run(runner::TestContext& ctx) {
+void TpccEmulator::run_phase(runner::TestContext& ctx) {
   if (!driver_) start_driver(ctx);
   RunFacts facts;
   facts.config = &config_;
@@ -282,7 +282,7 @@ void TpccEmulator::run(runner::TestContext& ctx) {
   if (auto err = driver_->fatal_error()) throw BackendError(*err);
 }
 
-void TpccEmulator::verify(runner::TestContext& ctx) {
+void TpccEmulator::verify_phase(runner::TestContext& ctx) {
   if (!backend_ || (driver_ && driver_->failed())) return;  // a dead server cannot be checked
   auto conn = backend_->connect();
   results::Json not_run = results::Json::array();
@@ -292,6 +292,23 @@ void TpccEmulator::verify(runner::TestContext& ctx) {
   }
   if (!not_run.empty()) ctx.recorder->detail("consistency_not_run", not_run);
   ctx.recorder->detail("database_size_bytes_after_run", backend_->size_bytes().value_or(0));
+}
+
+const ManagedServer* TpccEmulator::managed_server() const noexcept {
+  return database_ ? database_->server() : nullptr;
+}
+
+void TpccEmulator::prepare(runner::TestContext& ctx) {
+  adding_server_log([&] { prepare_phase(ctx); }, [&] { return managed_server(); });
+}
+void TpccEmulator::warmup(runner::TestContext& ctx) {
+  adding_server_log([&] { warmup_phase(ctx); }, [&] { return managed_server(); });
+}
+void TpccEmulator::run(runner::TestContext& ctx) {
+  adding_server_log([&] { run_phase(ctx); }, [&] { return managed_server(); });
+}
+void TpccEmulator::verify(runner::TestContext& ctx) {
+  adding_server_log([&] { verify_phase(ctx); }, [&] { return managed_server(); });
 }
 
 void TpccEmulator::cleanup(runner::TestContext& ctx) noexcept {

@@ -34,6 +34,14 @@ class TpccEmulator final : public runner::Emulator {
   void cleanup(runner::TestContext& ctx) noexcept override;
 
  private:
+  // The phases; the public ones run them inside adding_server_log (server.hpp), so a failure's
+  // reason quotes a managed server's log before cleanup removes it.
+  void prepare_phase(runner::TestContext& ctx);
+  void warmup_phase(runner::TestContext& ctx);
+  void run_phase(runner::TestContext& ctx);
+  void verify_phase(runner::TestContext& ctx);
+  /// The managed server behind the database, nullptr for none (yet).
+  const ManagedServer* managed_server() const noexcept;
   /// Sessions this test opens at most (terminals + loaders + verify), for max_connections.
   int sessions_needed() const noexcept;
   void warn_about_configuration(runner::TestContext& ctx) const;

@@ -198,7 +198,7 @@ class Loader {
 
   void begin() {
     if (DbStatus s = conn_.begin(TxMode::read_write); !s.ok())
-      throw BackendError("load: begin: " + s.to_string(), s.sqlstate, s.native_code);
+      throw_status("load: begin", s);
   }
   void end(BulkLoader* l) {
     l->end_row();
@@ -211,7 +211,7 @@ class Loader {
   void commit(BulkLoader* last) {
     last->flush();
     if (DbStatus s = conn_.commit(); !s.ok())
-      throw BackendError("load: commit: " + s.to_string(), s.sqlstate, s.native_code);
+      throw_status("load: commit", s);
   }
 
   Connection& conn_;
@@ -246,7 +246,7 @@ std::vector<std::string> defer_primary_keys(Connection& conn, const Dialect& dia
   for (std::string_view table : kKeyedTablesBySize) {
     q->bind_text(1, table);
     DbStatus st = q->execute();
-    if (!st.ok()) throw BackendError("load: read the primary key of " + std::string(table) + ": " + st.to_string(), st.sqlstate);
+    if (!st.ok()) throw_status("load: read the primary key of " + std::string(table), st);
     std::string name, definition;
     if (q->next(st)) {
       name = std::string(q->column_text(0));

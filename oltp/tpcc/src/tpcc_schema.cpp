@@ -112,7 +112,7 @@ void write_meta(Connection& conn, const LoadMeta& meta) {
     insert->bind_text(1, name);
     insert->bind_text(2, text);
     if (DbStatus s = insert->execute(); !s.ok())
-      throw BackendError("write drivelab_meta: " + s.to_string(), s.sqlstate, s.native_code);
+      throw_status("write drivelab_meta", s);
   }
 }
 

@@ -142,13 +142,20 @@ ExecResult Session::execute(const Card& card, std::string_view who) {
     }
     res.end = TxEnd::failed;
     const DbStatus& st = r.status;
+    if (st.outcome == Outcome::storage_failure) {
+      // The drive failed: never retried, never in_doubt, the run stops (issue 15). The rollback
+      // is a courtesy; its own error would only hide the cause.
+      if (!st.connection_lost) conn_->rollback();
+      res.fatal = fmt::format("{}: {}: {}", who, to_string(type), st.to_string());
+      return res;
+    }
     bool session_ok = !st.connection_lost;
     if (session_ok) {
       // The one retry loop: roll back, then rerun only what is safe to rerun.
       const DbStatus rb = conn_->rollback();
       if (rb.connection_lost) {
         session_ok = false;
-      } else if (rb.outcome == Outcome::fatal) {
+      } else if (rb.outcome == Outcome::fatal || rb.outcome == Outcome::storage_failure) {
         res.fatal = fmt::format("{}: {} rollback: {}", who, to_string(type), rb.to_string());
         return res;
       }
@@ -170,6 +177,7 @@ ExecResult Session::execute(const Card& card, std::string_view who) {
         res.in_doubt = true;  // never rerun: it may have committed
         return res;
       case Outcome::fatal:
+      case Outcome::storage_failure:  // handled above
         res.fatal = fmt::format("{}: {}: {}", who, to_string(type), st.to_string());
         return res;
       case Outcome::ok:

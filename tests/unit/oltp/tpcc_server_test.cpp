@@ -19,73 +19,15 @@
 #include "drivelab/runner/protocol.hpp"
 #include "drivelab/runner/run.hpp"
 #include "postgres_test_db.hpp"
+#include "protocol_run.hpp"
 
 namespace drivelab::oltp {
 namespace {
 
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
-
-/// A fresh directory in /tmp the postgres user can reach, removed at the end.
-class TmpTarget {
- public:
-  TmpTarget() {
-    std::string tmpl = "/tmp/drivelab-tpcc-srv-XXXXXX";
-    if (::mkdtemp(tmpl.data()) == nullptr) throw std::runtime_error("mkdtemp");
-    path_ = tmpl;
-    fs::permissions(path_, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
-                               fs::perms::others_read | fs::perms::others_exec);
-  }
-  ~TmpTarget() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
-
-/// Runs a protocol with the tpcc emulator, and watches its journal from another thread.
-struct ProtocolRun {
-  fs::path out_dir;
-  std::ostringstream out;
-  std::atomic<bool> finished{false};
-
-  /// True once the run's journal holds an interval event (read from the file: the runner
-  /// appends and fdatasyncs each event as it happens).
-  bool journal_has_interval() const {
-    std::error_code ec;
-    for (const auto& e : fs::directory_iterator(out_dir, ec)) {
-      if (e.path().string().ends_with(".journal.jsonl")) {
-        std::ifstream in(e.path());
-        const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-        if (text.find("\"event\":\"interval\"") != std::string::npos) return true;
-      }
-    }
-    return false;
-  }
-  void wait_for_measured_phase() const {
-    while (!finished && !journal_has_interval()) std::this_thread::sleep_for(100ms);
-  }
-
-  runner::RunOutcome run(const std::string& yaml, const fs::path& target) {
-    runner::Registry reg;
-    register_emulators(reg);
-    config::Diagnostics diags;
-    config::Document doc = config::Document::load_string(yaml, "p.yaml", diags);
-    runner::Protocol p = runner::decode_protocol(doc, reg, diags);
-    EXPECT_TRUE(diags.empty()) << diags.to_string();
-    runner::RunOptions o;
-    o.target = target;
-    o.out_dir = out_dir;
-    o.out = &out;
-    runner::StopFlag stop;
-    runner::RunOutcome outcome = runner::run_protocol(p, o, stop);
-    finished = true;
-    return outcome;
-  }
-};
+using test::ProtocolRun;
+using test::TmpTarget;
 
 class TpccOnPostgres : public test::PgTest {};
 
@@ -148,6 +90,9 @@ TEST(TpccManagedPostgres, AServerThatDiesMidRunFailsTheTestClearlyAndKeepsTheInt
   const auto& t = outcome.record.tests.at(0);
   EXPECT_EQ(t.status, results::Status::failed) << r.out.str();
   EXPECT_NE(t.reason.find("server connection lost"), std::string::npos) << t.reason;
+  // The server log's last lines are in the reason, read before cleanup removed the directory.
+  EXPECT_NE(t.reason.find("server log ("), std::string::npos) << t.reason;
+  EXPECT_NE(t.reason.find("received immediate shutdown request"), std::string::npos) << t.reason;
   EXPECT_LT(t.measured_s, 30.0);  // ended by the failure, not by the 60 s duration
   EXPECT_FALSE(t.intervals.empty());
   ASSERT_NE(t.find_metric("transactions"), nullptr);  // what was measured is kept

@@ -285,7 +285,7 @@ class MysqlConnection final : public Connection {
         s.native_code = e.native_code();
         s.sqlstate = e.sqlstate();
         s.message = e.what();
-        s.outcome = mysql::classify(s.native_code, false);  // nothing was committed yet
+        s.outcome = mysql::classify(s.native_code, s.message, false);  // nothing was committed yet
         if (s.outcome == Outcome::ok) s.outcome = Outcome::fatal;
         s.connection_lost = mysql::is_connection_lost(s.native_code);
         return s;

@@ -119,7 +119,12 @@ bool is_connection_lost(int code) noexcept {
   }
 }
 
-Outcome classify(int code, bool in_commit) noexcept {
+bool is_storage_failure(int code, std::string_view message) noexcept {
+  return is_storage_error(SqlDialect::mysql, {}, code, message);
+}
+
+Outcome classify(int code, std::string_view message, bool in_commit) noexcept {
+  if (is_storage_failure(code, message)) return Outcome::storage_failure;
   if (is_connection_lost(code)) return in_commit ? Outcome::in_doubt : Outcome::retryable;
   switch (code) {
     case 1213:  // ER_LOCK_DEADLOCK: InnoDB rolled the whole transaction back
@@ -138,9 +143,9 @@ Outcome classify(int code, bool in_commit) noexcept {
 DbStatus status_from(const sql::SQLException& e, bool in_commit) {
   DbStatus s;
   s.native_code = e.getErrorCode();
-  s.outcome = classify(s.native_code, in_commit);
   s.sqlstate = e.getSQLState();
   s.message = e.what();
+  s.outcome = classify(s.native_code, s.message, in_commit);
   s.connection_lost = is_connection_lost(s.native_code);
   if (s.outcome == Outcome::ok) s.outcome = Outcome::fatal;  // an exception is never success
   return s;
@@ -151,6 +156,7 @@ void throw_backend(const sql::SQLException& e, std::string_view what) {
   if (e.getErrorCode() != 0) text += fmt::format(" (error {}", e.getErrorCode());
   if (!e.getSQLState().empty()) text += fmt::format("{}SQLSTATE {}", e.getErrorCode() != 0 ? ", " : " (", e.getSQLState());
   if (e.getErrorCode() != 0 || !e.getSQLState().empty()) text += ")";
+  if (is_storage_failure(e.getErrorCode(), e.what())) throw StorageFailure(text, e.getSQLState(), e.getErrorCode());
   throw BackendError(text, e.getSQLState(), e.getErrorCode());
 }
 

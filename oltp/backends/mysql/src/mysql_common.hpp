@@ -55,8 +55,13 @@ std::string where(const Endpoint& e);
 /// 4031 disconnected for inactivity (MariaDB).
 bool is_connection_lost(int code) noexcept;
 
+/// True when error `code` with `message` says the server's storage failed (the test fails;
+/// docs/backend-mysql.md "Storage failures"): is_storage_error(SqlDialect::mysql, ...) of
+/// backend.hpp (1021, 1114, or "errno 28" / "Disk full" in the text).
+bool is_storage_failure(int code, std::string_view message) noexcept;
+
 /// Outcome of a failed call (see mysql_backend.hpp). `in_commit`: the call was COMMIT.
-Outcome classify(int code, bool in_commit) noexcept;
+Outcome classify(int code, std::string_view message, bool in_commit) noexcept;
 
 /// DbStatus of a Connector exception (outcome, errno, SQLSTATE, message, connection_lost).
 DbStatus status_from(const sql::SQLException& e, bool in_commit);

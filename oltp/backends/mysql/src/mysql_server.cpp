@@ -213,6 +213,8 @@ class ManagedMariadb final : public ManagedServer {
     }
   }
 
+  fs::path log_file() const override { return opt_.data_dir / "error.log"; }
+
   results::Json describe() const override {
     results::Json profile = results::Json::object();
     for (const auto& [k, v] : profile_) profile[k] = v;
@@ -345,7 +347,7 @@ class ManagedMariadb final : public ManagedServer {
         << "tmpdir = " << tmp_dir().string() << "\n"
         << "socket = " << socket_path_.string() << "\n"
         << "pid_file = " << (opt_.data_dir / "mysqld.pid").string() << "\n"
-        << "log_error = " << (opt_.data_dir / "error.log").string() << "\n"
+        << "log_error = " << log_file().string() << "\n"
         << "skip_networking = 1\n";
     if (as_root_) out << "user = " << kServerUser << "\n";
     for (const auto& [k, v] : profile_) out << k << " = " << v << "\n";
@@ -366,8 +368,8 @@ class ManagedMariadb final : public ManagedServer {
     for (;;) {
       if (!server_->running()) {
         throw EnvironmentError(fmt::format("managed mariadb: mariadbd stopped during start-up ({}); the end of {}:\n{}",
-                                           server_->describe_status(), (opt_.data_dir / "error.log").string(),
-                                           mysql::tail_of(opt_.data_dir / "error.log")));
+                                           server_->describe_status(), log_file().string(),
+                                           mysql::tail_of(log_file())));
       }
       std::error_code ec;
       if (fs::exists(socket_path_, ec)) {
@@ -386,7 +388,7 @@ class ManagedMariadb final : public ManagedServer {
         throw EnvironmentError(fmt::format(
             "managed mariadb: no connection on {} within {} s{}; the end of {}:\n{}", socket_path_.string(),
             kStartTimeout.count(), last_error.empty() ? "" : " (last error: " + last_error + ")",
-            (opt_.data_dir / "error.log").string(), mysql::tail_of(opt_.data_dir / "error.log")));
+            log_file().string(), mysql::tail_of(log_file())));
       }
       std::this_thread::sleep_for(100ms);
     }

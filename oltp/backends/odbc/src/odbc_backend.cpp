@@ -141,9 +141,9 @@ DbStatus OdbcSession::failure(SQLSMALLINT handle_type, SQLHANDLE handle, bool in
 
 void OdbcSession::throw_failure(SQLSMALLINT handle_type, SQLHANDLE handle, std::string_view what) {
   const auto records = read_diagnostics(handle_type, handle);
-  const DiagRecord* first = first_error(records);
-  throw BackendError(shared_->scrub(fmt::format("odbc: {}: {}", what, format_diagnostics(records))),
-                     first != nullptr ? first->sqlstate : std::string(), first != nullptr ? first->native : 0);
+  // A storage failure throws StorageFailure (classify reads the records as for a status).
+  throw_as(classify(records, shared_->options.dialect, false, false),
+           shared_->scrub(fmt::format("odbc: {}: {}", what, format_diagnostics(records))));
 }
 
 DbStatus OdbcSession::begin(TxMode mode) {
@@ -206,7 +206,7 @@ std::unique_ptr<Statement> OdbcSession::prepare(std::string_view sql) { return m
 
 void OdbcSession::execute_immediate(std::string_view sql) {
   if (const DbStatus s = before_execute(); !s.ok())
-    throw BackendError("odbc: " + s.to_string(), s.sqlstate, s.native_code);
+    throw_status("odbc", s);
   StmtHandle h = make_stmt(dbc_.get());
   std::string text(sql);
   SQLRETURN rc = SQL_ERROR;
@@ -243,9 +243,9 @@ template <class F>
 void for_each_row(Connection& c, const std::string& sql, F&& row) {
   auto q = c.prepare(sql);
   DbStatus s = q->execute();
-  if (!s.ok()) throw BackendError("odbc: " + sql + ": " + s.to_string(), s.sqlstate, s.native_code);
+  if (!s.ok()) throw_status("odbc: " + sql, s);
   while (q->next(s)) row(*q);
-  if (!s.ok()) throw BackendError("odbc: " + sql + ": " + s.to_string(), s.sqlstate, s.native_code);
+  if (!s.ok()) throw_status("odbc: " + sql, s);
 }
 
 std::string query_text(Connection& c, const std::string& sql) {

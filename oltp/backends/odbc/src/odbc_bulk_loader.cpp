@@ -345,13 +345,10 @@ class OdbcBulkLoader final : public BulkLoader {
     const std::string where = row < rows_ ? fmt::format(" (row {} of a batch of {})", row + 1, rows_)
                                           : fmt::format(" (a batch of {} rows)", rows_);
     const std::string cancelled = why == CancelReason::stop_requested ? " (cancelled: stop requested)" : "";
-    const DiagRecord* first = records.empty() ? nullptr : &records.front();
-    const std::string state = first != nullptr ? first->sqlstate : std::string();
-    const int native = first != nullptr ? first->native : 0;
     const std::string message = session_.shared().scrub(
         fmt::format("odbc: bulk insert into {}{}{}: {}", table_, where, cancelled, format_diagnostics(records)));
     discard();  // the transaction has to roll back; never insert these rows in the next one
-    throw BackendError(message, state, native);
+    throw_as(classify(records, session_.shared().options.dialect, false, false), message);  // StorageFailure for a full disk
   }
 
   OdbcSession& session_;

@@ -258,7 +258,13 @@ DbStatus classify(const std::vector<DiagRecord>& records, SqlDialect dialect, bo
     // 1205 deadlock victim, 1222 lock request time-out (SET LOCK_TIMEOUT).
     retry = retry || any_native(records, {1205, 1222});
   }
-  if (lost) {
+  const bool storage = std::any_of(records.begin(), records.end(), [&](const DiagRecord& r) {
+    return is_storage_error(dialect, r.sqlstate, r.native, r.message);
+  });
+  if (storage) {
+    s.outcome = Outcome::storage_failure;  // also during COMMIT, also with the session gone
+    s.connection_lost = lost;
+  } else if (lost) {
     s.connection_lost = true;
     s.outcome = in_commit ? Outcome::in_doubt : Outcome::retryable;
   } else if (retry) {

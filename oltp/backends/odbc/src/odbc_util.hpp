@@ -93,6 +93,10 @@ struct DiagRecord {
 std::vector<DiagRecord> read_diagnostics(SQLSMALLINT handle_type, SQLHANDLE handle);
 
 /// What a failed call means (odbc_backend.hpp's table):
+///   a record that is_storage_error(dialect, ...) recognises (backend.hpp: PostgreSQL 53100 /
+///   58030, MySQL natives 1021 / 1114, SQL Server natives 1101 / 1105 / 9002 / 823, or a HY000
+///   whose text says "No space left on device", "errno 28", ...)
+///                                                         -> storage_failure (also in COMMIT)
 ///   40001, 40P01, 55P03, 57014, HYT00, HY008; mysql natives 1213/1205/1020/1317/1969/3024;
 ///   sqlserver natives 1205/1222                          -> retryable
 ///   class 08, 57P01..57P03; mysql natives 2006/2013/2055, or `connection_dead`

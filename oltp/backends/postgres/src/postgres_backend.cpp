@@ -88,7 +88,7 @@ class PgConnection final : public Connection {
     pg::Collected c = broken_ ? pg::Collected{} : pg::collect(conn_.get(), wait());
     if (c.lost) mark_broken(c.lost_message);
     const DbStatus s = broken_ ? lost_status() : pg::status_of(c, false);
-    if (!s.ok()) throw BackendError(fmt::format("postgres: {}: {}", text, s.message), s.sqlstate);
+    if (!s.ok()) throw_as(s, fmt::format("postgres: {}: {}", text, s.message));
   }
 
   std::unique_ptr<BulkLoader> bulk_loader(std::string_view table,
@@ -309,7 +309,7 @@ class PgBulkLoader final : public BulkLoader {
     pg::Collected c = pg::collect(conn_.raw(), {});
     if (c.lost) conn_.mark_broken(c.lost_message);
     const DbStatus s = pg::status_of(c, false);
-    if (!s.ok()) throw BackendError(fmt::format("postgres: COPY {}: {}", table_, s.message), s.sqlstate);
+    if (!s.ok()) throw_as(s, fmt::format("postgres: COPY {}: {}", table_, s.message));
   }
   /// Forgets unsent rows (rollback) and aborts an open COPY.
   void discard() noexcept {
@@ -366,7 +366,7 @@ class PgBulkLoader final : public BulkLoader {
       if (c.lost) conn_.mark_broken(c.lost_message);
       if (!c.result || PQresultStatus(c.result.get()) != PGRES_COPY_IN) {
         const DbStatus s = pg::status_of(c, false);
-        throw BackendError(fmt::format("postgres: {}: {}", copy_sql_, s.message), s.sqlstate);
+        throw_as(s, fmt::format("postgres: {}: {}", copy_sql_, s.message));
       }
       conn_.set_copy_owner(this);
       if (!binary_.empty()) put(pg::binary_copy_header());
@@ -442,7 +442,7 @@ std::unique_ptr<Statement> PgConnection::prepare(std::string_view sql) {
   pg::Collected c = broken_ ? pg::Collected{} : pg::collect(conn_.get(), wait());
   if (c.lost) mark_broken(c.lost_message);
   const DbStatus s = broken_ ? lost_status() : pg::status_of(c, false);
-  if (!s.ok()) throw BackendError(fmt::format("postgres: prepare '{}': {}", sql, s.message), s.sqlstate);
+  if (!s.ok()) throw_as(s, fmt::format("postgres: prepare '{}': {}", sql, s.message));
   return std::make_unique<PgStatement>(*this, std::move(name), r.params);
 }
 

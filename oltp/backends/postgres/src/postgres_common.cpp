@@ -192,7 +192,12 @@ DbStatus status_of(const Collected& c, bool in_commit) {
     const char* primary = PQresultErrorField(c.result.get(), PG_DIAG_MESSAGE_PRIMARY);
     s.message = one_line(primary != nullptr ? primary : PQresultErrorMessage(c.result.get()));
   }
-  if (c.lost || is_connection_loss(s.sqlstate)) {
+  if (is_storage_error(SqlDialect::postgres, s.sqlstate, 0, s.message)) {
+    // Before the connection-loss test: a backend that ends its session over ENOSPC still
+    // failed the drive, and its COMMIT is not in doubt but lost with the run.
+    s.outcome = Outcome::storage_failure;
+    s.connection_lost = c.lost || is_connection_loss(s.sqlstate);
+  } else if (c.lost || is_connection_loss(s.sqlstate)) {
     s.connection_lost = true;
     s.outcome = in_commit ? Outcome::in_doubt : Outcome::retryable;
     if (s.message.empty()) s.message = c.lost_message.empty() ? "connection lost" : c.lost_message;
@@ -212,7 +217,7 @@ ResultHandle exec_or_throw(PGconn* conn, std::string_view sql, std::string_view 
     throw BackendError(fmt::format("postgres: {}: {}", what, one_line(PQerrorMessage(conn))), "08006");
   Collected c = collect(conn, {});
   const DbStatus s = status_of(c, false);
-  if (!s.ok()) throw BackendError(fmt::format("postgres: {}: {}", what, s.message), s.sqlstate);
+  if (!s.ok()) throw_as(s, fmt::format("postgres: {}: {}", what, s.message));
   if (c.result && PQresultStatus(c.result.get()) == PGRES_COPY_IN) {
     PQputCopyEnd(conn, "unexpected COPY");
     collect(conn, {});

@@ -83,7 +83,9 @@ bool is_connection_loss(std::string_view sqlstate) noexcept;
 bool is_retryable(std::string_view sqlstate) noexcept;
 
 /// A DbStatus for `c` (ok when its result is a success). `in_commit`: losing the session now
-/// leaves the outcome unknown.
+/// leaves the outcome unknown. A storage error (is_storage_error: 53100, 58030, or the text;
+/// a checkpointer's failure reaches a client as XX000 quoting errno) is storage_failure, even
+/// with the session lost.
 DbStatus status_of(const Collected& c, bool in_commit);
 
 /// Runs `sql` (simple query protocol; several statements allowed) and throws BackendError with

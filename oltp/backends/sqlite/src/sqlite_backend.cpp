@@ -37,28 +37,7 @@ using StmtHandle = std::unique_ptr<sqlite3_stmt, StmtFinalizer>;
 
 // ---- error classification ----------------------------------------------------------------------
 
-/// Classifies a SQLite result code (see the header's table). `in_commit`: the call was COMMIT,
-/// so failures other than lock contention leave the outcome unknown.
-Outcome classify(int rc, bool in_commit) noexcept {
-  switch (rc & 0xff) {
-    case SQLITE_OK:
-    case SQLITE_ROW:
-    case SQLITE_DONE:
-      return Outcome::ok;
-    case SQLITE_BUSY:
-    case SQLITE_LOCKED:
-      return Outcome::retryable;
-    case SQLITE_IOERR:
-    case SQLITE_FULL:
-    case SQLITE_CORRUPT:
-    case SQLITE_NOTADB:
-    case SQLITE_CANTOPEN:
-    case SQLITE_PROTOCOL:
-      return in_commit ? Outcome::in_doubt : Outcome::fatal;
-    default:
-      return Outcome::fatal;
-  }
-}
+Outcome classify(int rc, bool in_commit) noexcept { return classify_sqlite_result(rc, in_commit); }
 
 DbStatus make_status(sqlite3* db, int rc, bool in_commit = false) {
   DbStatus s;
@@ -70,9 +49,15 @@ DbStatus make_status(sqlite3* db, int rc, bool in_commit = false) {
   return s;
 }
 
+/// Throws "sqlite: <what>: <msg> (code N)" as StorageFailure for a storage code, else BackendError.
+[[noreturn]] void throw_code(int rc, std::string_view what, std::string_view msg) {
+  const std::string text = fmt::format("sqlite: {}: {} (code {})", what, msg, rc);
+  if (classify(rc, false) == Outcome::storage_failure) throw StorageFailure(text, {}, rc);
+  throw BackendError(text, {}, rc);
+}
+
 [[noreturn]] void throw_sqlite(sqlite3* db, int rc, std::string_view what) {
-  const char* msg = db != nullptr ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
-  throw BackendError(fmt::format("sqlite: {}: {} (code {})", what, msg, rc), {}, rc);
+  throw_code(rc, what, db != nullptr ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
 }
 
 std::string upper(std::string_view s) {
@@ -382,7 +367,7 @@ class SqliteConnection final : public Connection {
     if (rc != SQLITE_OK) {
       std::string msg = err != nullptr ? err : sqlite3_errstr(rc);
       sqlite3_free(err);
-      throw BackendError(fmt::format("sqlite: {}: {} (code {})", text, msg, rc), {}, rc);
+      throw_code(rc, text, msg);
     }
   }
 
@@ -539,6 +524,28 @@ constexpr std::array<std::string_view, 6> kJournalModes{"WAL", "DELETE", "TRUNCA
 constexpr std::array<std::string_view, 4> kSynchronous{"OFF", "NORMAL", "FULL", "EXTRA"};
 
 }  // namespace
+
+Outcome classify_sqlite_result(int rc, bool in_commit) noexcept {
+  // SQLITE_FULL ("database or disk is full") and SQLITE_IOERR_* (the OS failed a read, write,
+  // fsync, ...): the drive failed, also in COMMIT (backend.hpp is_storage_error).
+  if (is_storage_error(SqlDialect::sqlite, {}, rc, {})) return Outcome::storage_failure;
+  switch (rc & 0xff) {  // the primary code of an extended one (SQLITE_IOERR_WRITE & 0xff == SQLITE_IOERR)
+    case SQLITE_OK:
+    case SQLITE_ROW:
+    case SQLITE_DONE:
+      return Outcome::ok;
+    case SQLITE_BUSY:
+    case SQLITE_LOCKED:
+      return Outcome::retryable;
+    case SQLITE_CORRUPT:
+    case SQLITE_NOTADB:
+    case SQLITE_CANTOPEN:
+    case SQLITE_PROTOCOL:
+      return in_commit ? Outcome::in_doubt : Outcome::fatal;
+    default:
+      return Outcome::fatal;
+  }
+}
 
 bool is_valid_journal_mode(std::string_view word) {
   return std::find(kJournalModes.begin(), kJournalModes.end(), upper(word)) != kJournalModes.end();

@@ -18,9 +18,16 @@
 ///              serialization failure (40001), lock wait timeout (MySQL 1205, 55P03);
 ///   in_doubt   a COMMIT whose result is unknown (connection lost, I/O error during commit): it may
 ///              or may not have committed, so it is NEVER rerun (that could apply it twice);
-///   fatal      anything else (syntax, constraint violation, disk full, corruption): the run stops.
+///   storage_failure  the drive beneath the database failed: out of space or an I/O error
+///              (SQLITE_FULL, SQLITE_IOERR_*; PostgreSQL 53100, 58030, "No space left on device";
+///              MariaDB 1021, 1114, "Got error 28"; the same texts through ODBC). Never retried,
+///              never counted as in_doubt, even during COMMIT: the test ends `failed` with
+///              "storage failure: <the backend's message>" (issue 15; docs/backend-*.md
+///              "Storage failures" list each backend's codes);
+///   fatal      anything else (syntax, constraint violation, corruption): the run stops.
 /// Exceptions (drivelab::BackendError, with SQLSTATE and native code) are used where failure is
-/// not an expected outcome: connect, prepare, DDL, bulk load.
+/// not an expected outcome: connect, prepare, DDL, bulk load. A storage failure there is thrown
+/// as StorageFailure (a BackendError whose text starts with "storage failure: ").
 ///
 /// The one retry loop lives in the TPC-C driver (tpcc_driver.cpp): on `retryable` it rolls back
 /// and reruns the whole transaction (counted as a retry); it never reruns `in_doubt`.
@@ -37,13 +44,31 @@
 #include <string_view>
 #include <vector>
 
+#include "drivelab/core/errors.hpp"
 #include "drivelab/results/record.hpp"
 
 namespace drivelab::oltp {
 
 /// What the caller should do after a database call (see the file comment).
-enum class Outcome { ok, retryable, in_doubt, fatal };
+enum class Outcome { ok, retryable, in_doubt, fatal, storage_failure };
 std::string_view to_string(Outcome o) noexcept;
+
+/// A BackendError of a failed drive (Outcome::storage_failure met outside the hot path: the
+/// load, DDL, a commit the workload turned into an exception). what() is
+/// "storage failure: <what>", the prefix the record's reason is searched for.
+class StorageFailure : public BackendError {
+ public:
+  StorageFailure(const std::string& what, std::string sqlstate = {}, int native_code = 0);
+};
+
+/// True when a server's error text says its storage failed, whatever code came with it (server
+/// messages through a driver that passes only a generic code, ODBC HY000, a PostgreSQL XX000
+/// that quotes errno): "No space left on device" (ENOSPC's strerror), "could not write",
+/// "could not extend file", "could not fsync", "Disk full" (MariaDB ER_DISK_FULL), "errno 28" /
+/// "error 28" (MariaDB's ER_GET_ERRNO with ENOSPC), "Input/output error" (EIO), "Read-only file
+/// system" (EROFS). Case-insensitive. The texts are PostgreSQL's md.c / xlog.c and MariaDB's
+/// errmsg-utf8.txt.
+bool is_storage_message(std::string_view message) noexcept;
 
 /// Result of one database call. Cheap when ok (empty strings, no allocation).
 struct DbStatus {
@@ -58,10 +83,20 @@ struct DbStatus {
   bool connection_lost = false;
 
   bool ok() const noexcept { return outcome == Outcome::ok; }
-  /// "retryable: database is locked (native 5)" — for logs and error records.
+  /// "retryable: database is locked (native 5)" — for logs and error records; a storage failure
+  /// reads "storage failure: database or disk is full (native 13)".
   std::string to_string() const;
   static DbStatus success() { return {}; }
 };
+
+/// Throws `text` with the SQLSTATE and native code of `s`: as StorageFailure when `s` is a
+/// storage failure, else as BackendError. The one place a failed status becomes an exception
+/// (the backends' own throw paths and throw_status).
+[[noreturn]] void throw_as(const DbStatus& s, const std::string& text);
+
+/// throw_as(s, "<what>: <s.to_string()>") (the load, schema and check paths); a storage failure
+/// reads "storage failure: <what>: <message> ...".
+[[noreturn]] void throw_status(std::string_view what, const DbStatus& s);
 
 /// Transaction access mode, so backends can pick the right lock mode up front.
 /// SQLite: read_write -> BEGIN IMMEDIATE (takes the single writer lock at the start, so a
@@ -73,6 +108,20 @@ enum class TxMode { read_write, read_only };
 /// backend takes it from the protocol (`dialect:`).
 enum class SqlDialect { sqlite, postgres, mysql, sqlserver };
 std::string_view to_string(SqlDialect d) noexcept;
+
+/// True when an error of a server of dialect `d` says its storage failed: the one list of each
+/// database's codes, used by its native backend and by ODBC (docs/backend-*.md "Storage
+/// failures"):
+///   postgres   SQLSTATE 53100 disk_full, 58030 io_error (errcodes.txt);
+///   mysql      native 1021 ER_DISK_FULL, 1114 ER_RECORD_FILE_FULL (an InnoDB table that cannot
+///              grow) (MariaDB errmsg-utf8.txt); 3 ER_ERROR_ON_WRITE and 1030 ER_GET_ERRNO are
+///              storage failures by their text ("Errcode: 28", "Got error 28");
+///   sqlserver  native 1101 / 1105 (no space for a page / an object: filegroup full), 9002
+///              (transaction log full), 823 (an operating-system I/O error) (sys.messages);
+///   sqlite     the primary result code SQLITE_FULL (13) or SQLITE_IOERR (10), any extended code;
+/// and, for every dialect, a message that is_storage_message() recognises.
+bool is_storage_error(SqlDialect d, std::string_view sqlstate, int native_code, std::string_view message) noexcept;
+
 
 /// The language of the server-side procedures TPC-C can call (tpcc_procedures.hpp).
 enum class ProcedureLanguage {

@@ -24,6 +24,7 @@
 #include <memory>
 #include <string>
 
+#include "drivelab/core/errors.hpp"
 #include "drivelab/core/names.hpp"
 #include "drivelab/results/record.hpp"
 
@@ -74,7 +75,39 @@ class ManagedServer {
   virtual void create_database(const std::string& name) = 0;
   /// {kind, version, data_dir, socket, settings profile as applied}. No passwords.
   virtual results::Json describe() const = 0;
+  /// The server's own log in data_dir (PostgreSQL `server.log`, MariaDB `error.log`): where a
+  /// server says why it failed ("could not write to file ...: No space left on device",
+  /// "checkpoint request failed" only points at it). Readable until stop() removes data_dir.
+  virtual std::filesystem::path log_file() const = 0;
 };
+
+/// How many lines of a managed server's log a failed test's reason quotes.
+inline constexpr int kServerLogLines = 20;
+
+/// `reason` with the last `lines` lines of `server`'s log (core/process.hpp tail_of_file,
+/// trailing blanks trimmed) appended as "\nserver log (<file>, last N lines):\n<lines>", so the
+/// cause is in the record before stop() removes the directory (issue 15). When `reason` is not
+/// already a storage failure but the quoted lines hold one (backend.hpp is_storage_message), the
+/// result starts with "storage failure: <that line> (server log); ". `reason` unchanged when the
+/// log is missing or empty.
+std::string with_server_log(const std::string& reason, const ManagedServer& server, int lines = kServerLogLines);
+
+/// Runs `body()`; an exception leaving it is rethrown as BackendError(with_server_log(what,
+/// *server())) when `server()` (called then: the server may have been started inside `body`)
+/// is a managed server with a log, else rethrown as it was. The emulators' phases (tpcc,
+/// sysbench) run inside it.
+template <class Body, class ServerOf>
+void adding_server_log(Body&& body, ServerOf&& server) {
+  try {
+    body();
+  } catch (const std::exception& ex) {
+    const ManagedServer* s = server();
+    if (s == nullptr) throw;
+    std::string reason = with_server_log(ex.what(), *s);
+    if (reason == ex.what()) throw;
+    throw BackendError(reason);
+  }
+}
 
 /// Each server's factory is in its backend's header: make_managed_postgres()
 /// (backends/postgres/postgres_backend.hpp), make_managed_mariadb() (backends/mysql/mysql_backend.hpp).

@@ -8,6 +8,10 @@
 /// local_infile permission.
 ///
 /// Error classification by MySQL error number (sysbench's ignored-and-retried set and more):
+///   1021 ER_DISK_FULL, 1114 ER_RECORD_FILE_FULL (table full), and any error whose text names
+///   the cause (3 / 1030 with errno 28 "No space left on device"; is_storage_error in backend.hpp)
+///                                                     -> storage_failure, also during COMMIT
+///                                                        (the test fails; docs/backend-mysql.md)
 ///   1213 ER_LOCK_DEADLOCK, 1205 ER_LOCK_WAIT_TIMEOUT, 1020 ER_CHECKREAD, 1317 query interrupted
 ///                                                     -> retryable
 ///   2006 server gone away, 2013 lost connection, 2002/2003 cannot connect

@@ -6,6 +6,9 @@
 /// (PQputCopyData, text format) — PostgreSQL's bulk path.
 ///
 /// Error classification by SQLSTATE (https://www.postgresql.org/docs/15/errcodes-appendix.html):
+///   53100 disk_full, 58030 io_error, or a message naming the cause ("No space left on device",
+///   "could not write", "could not extend file"; is_storage_error in backend.hpp) -> storage_failure,
+///   also during COMMIT (the test fails; docs/backend-postgres.md "Storage failures")
 ///   40001 serialization_failure, 40P01 deadlock_detected, 55P03 lock_not_available,
 ///   57014 query_canceled (by our cancel flag)                     -> retryable
 ///   connection lost (PQstatus == CONNECTION_BAD, class 08) during COMMIT -> in_doubt, else

@@ -21,7 +21,10 @@
 ///
 /// Error classification (https://www.sqlite.org/rescode.html):
 ///   SQLITE_BUSY, SQLITE_LOCKED (and extended codes)           -> retryable
-///   SQLITE_IOERR, SQLITE_FULL, SQLITE_CORRUPT... during COMMIT -> in_doubt
+///   SQLITE_FULL, SQLITE_IOERR (and every SQLITE_IOERR_* extended code), also during COMMIT
+///                                                               -> storage_failure (the test
+///                                                                  fails; docs/backend-sqlite.md)
+///   SQLITE_CORRUPT, SQLITE_NOTADB, SQLITE_CANTOPEN, SQLITE_PROTOCOL during COMMIT -> in_doubt
 ///   everything else                                            -> fatal
 #include <chrono>
 #include <cstdint>
@@ -46,6 +49,10 @@ struct SqliteOptions {
 /// Valid words for the options above (upper case), for config validation.
 bool is_valid_journal_mode(std::string_view word);
 bool is_valid_synchronous(std::string_view word);
+
+/// The classification above of a SQLite (extended) result code `rc`; `in_commit`: the call was
+/// COMMIT. The one place SQLite's codes are read (sqlite_backend.cpp).
+Outcome classify_sqlite_result(int rc, bool in_commit) noexcept;
 
 /// Creates the backend (does not open or create the file yet).
 std::unique_ptr<Backend> make_sqlite_backend(SqliteOptions options);
