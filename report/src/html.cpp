@@ -60,7 +60,10 @@ std::string to_html(const Report& r, const std::vector<Chart>& charts, const std
          "results are drivelab runs. Model and rules: docs/reporter.md.</p>\n";
   if (!charts_note.empty()) out += fmt::format("<p class=\"note\">{}</p>\n", esc(charts_note));
   for (const auto& v : test_views(r)) {
-    out += fmt::format("<section id=\"{0}\">\n<h2>{0}</h2>\n<table>\n<tr><th>Drive</th><th>Source</th>", esc(v.test));
+    out += fmt::format("<section id=\"{0}\"{1}>\n<h2>{0}</h2>\n", esc(v.test),
+                       v.other_configuration.empty() ? "" : " class=\"other-configuration\"");
+    if (!v.other_configuration.empty()) out += fmt::format("<p class=\"note\">{}</p>\n", esc(other_configuration_text(v)));
+    out += "<table>\n<tr><th>Drive</th><th>Source</th>";
     for (const auto* t : v.tables) out += fmt::format("<th>{}</th>", esc(header_text(*t)));
     out += "</tr>\n";
     for (const auto& d : v.drives) {

@@ -224,6 +224,7 @@ void add_published_csv(Dataset& data, const std::string& text, const std::string
       r.kind = "published";
       r.origin = Origin::published;
       r.source = fmt::format("{}:{} ({})", source, line_no, f[2]);
+      r.published = published_configuration(test_key(f[3]), f[2]);
       data.results.push_back(std::move(r));
     }
     Result& r = data.results[it->second];

@@ -67,9 +67,77 @@ std::vector<Cell> make_cells(const std::vector<std::string>& drives, std::map<st
 
 }  // namespace
 
+std::string other_configuration_key(const std::string& test) { return test + " (other configuration)"; }
+
+namespace {
+
+/// Published rows meet measured tests only on the same configuration (docs/reporter.md
+/// "Published configurations"): each goes to the measured variant of its name that ran its
+/// configuration, or to the reference block when the name has measured or imported results but
+/// none ran it. Returns, per reference block, what each side ran.
+std::map<std::string, std::string> place_published(Dataset& data) {
+  for (Result& r : data.results) {
+    if (r.origin != Origin::published) continue;
+    const std::string key = r.test;
+    const TestVariant* same = nullptr;
+    const TestVariant* first = nullptr;
+    for (const TestVariant& v : data.variants) {
+      if (v.key != key) continue;
+      if (first == nullptr) first = &v;
+      if (same == nullptr && r.published != nullptr && measures(*r.published, v.kind, v.config)) same = &v;
+    }
+    if (same != nullptr) {
+      r.test = same->as;
+      continue;
+    }
+    bool others = first != nullptr;
+    for (const Result& q : data.results) others = others || (q.origin != Origin::published && q.test == key);
+    if (!others) continue;  // only published numbers under this name: ranked among themselves
+    r.other_configuration = true;
+    r.test = other_configuration_key(key);
+  }
+  // One note per name sent apart.
+  std::map<std::string, std::string> said;
+  for (const Result& r : data.results) {
+    if (!r.other_configuration || said.count(r.test) != 0) continue;
+    const std::string key = r.test.substr(0, r.test.size() - other_configuration_key("").size());
+    std::string measured;
+    for (const TestVariant& v : data.variants)
+      if (v.key == key) measured += (measured.empty() ? "" : "; ") + describe_workload(v.kind, v.config);
+    if (measured.empty()) measured = "an import without its configuration (fio, sysbench)";
+    std::string published;
+    for (const Result& q : data.results)
+      if (q.test == r.test) {
+        const std::string w(q.published != nullptr ? q.published->workload : "a configuration the map does not know");
+        if (published.find(w) == std::string::npos) published += (published.empty() ? "" : "; ") + w;
+      }
+    said[r.test] = fmt::format("published: {}; measured: {}", published, measured);
+    data.notes.push_back(fmt::format(
+        "published {} is not the configuration measured here, so it is not ranked against it ({}): shown apart as "
+        "\"{}\" (docs/reporter.md, \"Published configurations\")",
+        key, said[r.test], r.test));
+  }
+  return said;
+}
+
+}  // namespace
+
 Report build_report(Dataset data, const ReportOptions& opt) {
   Report rep;
-  for (const auto& r : data.results) add_unique(rep.tests, r.test);
+  const std::map<std::string, std::string> reference = place_published(data);
+  for (const auto& r : data.results)
+    if (!r.other_configuration) add_unique(rep.tests, r.test);
+  // Each reference block right after the test of its name.
+  for (const auto& r : data.results) {
+    if (!r.other_configuration) continue;
+    if (std::find(rep.tests.begin(), rep.tests.end(), r.test) != rep.tests.end()) continue;
+    const std::string key = r.test.substr(0, r.test.size() - other_configuration_key("").size());
+    auto at = std::find_if(rep.tests.begin(), rep.tests.end(), [&key](const std::string& t) {
+      return t == key || t.starts_with(key + " (");
+    });
+    while (at != rep.tests.end() && (*at == key || at->starts_with(key + " ("))) ++at;
+    rep.tests.insert(at, r.test);
+  }
   const auto left_out = [&opt](const Result& r) { return r.partial() && !opt.include_partial; };
   // Say once per partial result why it is not in the ranking (a killed test may have no metric
   // at all, so this cannot wait for the tables).
@@ -135,6 +203,11 @@ Report build_report(Dataset data, const ReportOptions& opt) {
       if (drives.empty() && apart_drives.empty()) continue;
       t.cells = make_cells(drives, cells, values);
       t.left_out = make_cells(apart_drives, apart_cells, apart_values);
+      if (test.ends_with(other_configuration_key(""))) {
+        t.other_configuration = reference.at(test);
+        rep.tables.push_back(std::move(t));  // reference only: never ranked, never compared
+        continue;
+      }
       const bool higher = t.better == Better::higher;
       std::stable_sort(t.cells.begin(), t.cells.end(), [higher](const Cell& a, const Cell& b) {
         if (a.n == 0 || b.n == 0) return a.n != 0 && b.n == 0;

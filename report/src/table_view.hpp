@@ -14,7 +14,12 @@ struct TestView {
   std::vector<const MetricTable*> tables;
   std::vector<std::string> drives;
   std::vector<std::string> left_out;  ///< drives with partial results kept out of the ranking
+  /// Reference block of published rows of another configuration (MetricTable::other_configuration).
+  std::string other_configuration;
 };
+
+/// The line under a reference block's heading.
+std::string other_configuration_text(const TestView& v);
 
 /// Row label suffix of a drive's partial results shown apart (ReportOptions::include_partial off).
 inline constexpr const char* kLeftOutSuffix = " (partial, not ranked)";

@@ -49,9 +49,16 @@ std::vector<TestView> test_views(const Report& r) {
     for (const auto* t : v.tables)
       for (const auto& c : t->left_out)
         if (std::find(v.left_out.begin(), v.left_out.end(), c.drive) == v.left_out.end()) v.left_out.push_back(c.drive);
+    v.other_configuration = v.tables.front()->other_configuration;
     views.push_back(std::move(v));
   }
   return views;
+}
+
+std::string other_configuration_text(const TestView& v) {
+  return fmt::format("Reference only, other configuration: these published numbers were measured on another "
+                     "configuration than the measured test of the same name, so they are not ranked against it ({}).",
+                     v.other_configuration);
 }
 
 const Cell* find_cell(const MetricTable& t, const std::string& drive, bool left_out) {
@@ -90,7 +97,8 @@ std::string to_csv(const Report& r) {
                        status, csv_field(sources));
   };
   for (const auto& t : r.tables) {
-    for (const auto& c : t.cells) row(t, c, c.partial ? "partial" : "complete");
+    for (const auto& c : t.cells)
+      row(t, c, !t.other_configuration.empty() ? "other_configuration" : c.partial ? "partial" : "complete");
     for (const auto& c : t.left_out) row(t, c, "partial_not_ranked");
   }
   return out;
@@ -102,7 +110,9 @@ std::string to_markdown(const Report& r) {
          "Each cell: median over repetitions, place among the drives with a value, and min/max when "
          "there are repetitions. Model and rules: docs/reporter.md.\n";
   for (const auto& v : test_views(r)) {
-    out += fmt::format("\n## {}\n\n| Drive | Source |", md_escape(v.test));
+    out += fmt::format("\n## {}\n\n", md_escape(v.test));
+    if (!v.other_configuration.empty()) out += md_escape(other_configuration_text(v)) + "\n\n";
+    out += "| Drive | Source |";
     for (const auto* t : v.tables) out += fmt::format(" {} |", md_escape(header_text(*t)));
     out += "\n|---|---|";
     for (std::size_t i = 0; i < v.tables.size(); ++i) out += "---|";

@@ -63,11 +63,19 @@ TEST(ReportCli, PublishedDrivesBesideMeasuredAndLabels) {
   const auto sec = md.find("\n## 4k_random_read\n");
   ASSERT_NE(sec, std::string::npos);
   const std::string table = md.substr(sec, md.find("\n## ", sec + 5) - sec);
-  for (const std::string d : {"| Disk A |", "| Loop B |", "| Toshiba XG6 1TB |", "| Sabrent Rocket NVMe 4.0 2TB |",
-                              "| KIOXIA XG8 2TB |"})
+  for (const std::string d : {"| Disk A |", "| Loop B |"})
     EXPECT_NE(table.find(d), std::string::npos) << d << "\n" << table;
-  EXPECT_NE(table.find(" of 6)"), std::string::npos) << table;
-  EXPECT_NE(read_text(dir / "r.csv").find("4k_random_read,iops,1/s,higher,Toshiba XG6 1TB,published,"), std::string::npos);
+  // The measured test is an io QD16 randread, the published peaks the lab's 128-thread curve:
+  // the labelled drives are ranked "of 2", the published drives are in the reference block.
+  EXPECT_NE(table.find(" of 2)"), std::string::npos) << table;
+  EXPECT_EQ(table.find("| Toshiba XG6 1TB |"), std::string::npos) << table;
+  const auto ref = md.find("\n## 4k_random_read (other configuration)\n");
+  ASSERT_NE(ref, std::string::npos) << md;
+  const std::string block = md.substr(ref, md.find("\n## ", ref + 5) - ref);
+  for (const std::string d : {"| Toshiba XG6 1TB |", "| Sabrent Rocket NVMe 4.0 2TB |", "| KIOXIA XG8 2TB |"})
+    EXPECT_NE(block.find(d), std::string::npos) << d << "\n" << block;
+  EXPECT_NE(read_text(dir / "r.csv").find("4k_random_read (other configuration),iops,1/s,higher,Toshiba XG6 1TB,published,"),
+            std::string::npos);
 }
 
 }  // namespace

@@ -133,5 +133,41 @@ TEST(ReportGolden, TwoTargetsRankedInHtmlMarkdownAndCsv) {
   std::cout << "charts drawn: " << charts << ", HTML " << html.size() << " bytes\n";
 }
 
+// Issue 15 part 5: the golden records with the published CSV (its path as the README gives it,
+// relative to the source root). Published rows of another configuration than the measured test
+// of their name are the unranked reference blocks "NAME (other configuration)"; names with only
+// published rows stay tables of published numbers. Pinned in tests/golden/report_published.{md,csv,html}
+// (HTML without charts: the layout of the blocks, not gnuplot's drawing).
+TEST(ReportGolden, PublishedRowsBesideTheGoldenRecords) {
+  const std::filesystem::path csv_in = "../shared/data/published_results.csv";
+  if (!std::filesystem::exists(kSource / csv_in)) GTEST_SKIP() << "no " << kSource / csv_in;
+  Dataset data;
+  const auto cwd = std::filesystem::current_path();
+  std::filesystem::current_path(kSource);
+  for (const auto& i : golden_record_args()) add_file(data, i, {});
+  add_file(data, csv_in, {});
+  std::filesystem::current_path(cwd);
+  const Report rep = build_report(std::move(data));
+  const std::string md = to_markdown(rep);
+  check_golden("report_published.csv", to_csv(rep));
+  check_golden("report_published.md", md);
+  check_golden("report_published.html", to_html(rep, {}, "charts not drawn (golden test)"));
+  // Whatever the numbers: no published drive is ranked in the measured tests of a shared name.
+  for (const auto& t : rep.tables) {
+    const bool reference = !t.other_configuration.empty();
+    EXPECT_EQ(reference, t.test.ends_with(" (other configuration)")) << t.test;
+    for (const auto& c : t.cells) {
+      if (reference) {
+        EXPECT_EQ(c.rank, 0) << t.test << " " << c.drive;
+      }
+      if (t.test == "4k_random_read" || t.test == "sql") {
+        EXPECT_EQ(c.origin, Origin::measured) << t.test << " " << c.drive;
+      }
+    }
+  }
+  EXPECT_NE(md.find("## 4k_random_read (other configuration)"), std::string::npos);
+  EXPECT_NE(md.find("## sql (other configuration)"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace drivelab::report

@@ -248,7 +248,10 @@ TEST(ReportImport, PublishedCsvRejectsNegativeValuesAndNotesUnknownUnits) {
   EXPECT_NE(d2.notes[0].find("odd.csv:2: distance in unit 'furlongs'"), std::string::npos) << d2.notes[0];
 }
 
-TEST(ReportImport, PublishedDrivesAppearBesideMeasuredOnes) {
+// Issue 15 part 5: the golden records' 4k-random-read is an io test at QD16; the published 4K
+// random read peaks are the lab's 128-thread vdbench curve peaks. Same name, other configuration:
+// the published rows are a reference block, never ranked with the measured drives.
+TEST(ReportImport, PublishedPeaksOfAnotherConfigurationAreAReferenceBlock) {
   const auto csv = std::filesystem::path(DRIVELAB_SOURCE_DIR) / "../shared/data/published_results.csv";
   if (!std::filesystem::exists(csv)) GTEST_SKIP() << "no " << csv;
   Dataset d;
@@ -257,7 +260,63 @@ TEST(ReportImport, PublishedDrivesAppearBesideMeasuredOnes) {
   const Report r = build_report(std::move(d));
   const auto* t = table_of(r, "4k_random_read", "iops");
   ASSERT_NE(t, nullptr);
-  // 2 measured + 4 published drives (Toshiba XG6, Sabrent Rocket, KIOXIA XG8, KIOXIA CD6 or FL6).
+  ASSERT_EQ(t->cells.size(), 2u);  // the two measured drives only
+  for (const auto& c : t->cells) {
+    EXPECT_EQ(c.origin, Origin::measured);
+    EXPECT_EQ(c.of, 2);
+  }
+  const auto* ref = table_of(r, "4k_random_read (other configuration)", "iops");
+  ASSERT_NE(ref, nullptr);
+  EXPECT_EQ(ref->cells.size(), 4u);  // Toshiba XG6, Sabrent Rocket, KIOXIA XG8, KIOXIA CD6
+  for (const auto& c : ref->cells) {
+    EXPECT_EQ(c.origin, Origin::published);
+    EXPECT_EQ(c.rank, 0) << c.drive << ": a reference block is not ranked";
+  }
+  EXPECT_NE(ref->other_configuration.find("128 threads"), std::string::npos) << ref->other_configuration;
+  EXPECT_NE(ref->other_configuration.find("io: 4 KiB random, 100% reads, 16 outstanding"), std::string::npos)
+      << ref->other_configuration;
+  const Cell* xg6 = cell_of(r, "4k_random_read (other configuration)", "iops", "Toshiba XG6 1TB");
+  ASSERT_NE(xg6, nullptr);
+  EXPECT_EQ(xg6->median, 366208);
+  // The SQL mix peaks are the lab's unpublished mix, not the golden records' reconstruction.
+  const auto* sql = table_of(r, "sql", "iops");
+  ASSERT_NE(sql, nullptr);
+  EXPECT_EQ(sql->cells.size(), 2u);
+  EXPECT_NE(table_of(r, "sql (other configuration)", "iops"), nullptr);
+  // No measured test of the name: published numbers among themselves, ranked as before.
+  EXPECT_EQ(cell_of(r, "vdi_boot", "iops", "KIOXIA XG8 2TB")->rank, 1);
+  EXPECT_NE(table_of(r, "sqlserver_oltp_4vms", "tps"), nullptr);
+  const std::string md = to_markdown(r);
+  EXPECT_NE(md.find("## 4k_random_read (other configuration)\n\nReference only, other configuration"), std::string::npos);
+  EXPECT_NE(md.find("| Toshiba XG6 1TB | published | 366208 |"), std::string::npos);
+  EXPECT_NE(to_csv(r).find("4k_random_read (other configuration),iops,1/s,higher,Toshiba XG6 1TB,published,,,,366208,"),
+            std::string::npos);
+  EXPECT_NE(to_html(r, {}, "").find("class=\"other-configuration\""), std::string::npos);
+}
+
+// A measured test that ran the lab's configuration (a vdbench 4K random read at 128 threads)
+// gets the published peaks in its own table, ranked together ("of 6").
+TEST(ReportImport, PublishedPeaksJoinAMeasuredTestOfTheirConfiguration) {
+  const auto csv = std::filesystem::path(DRIVELAB_SOURCE_DIR) / "../shared/data/published_results.csv";
+  if (!std::filesystem::exists(csv)) GTEST_SKIP() << "no " << csv;
+  Dataset d;
+  for (const auto& p : golden_records()) {
+    results::Json j = results::Json::parse(read_text(p));
+    for (auto& t : j["tests"])
+      if (t["name"] == "4k-random-read") {
+        t["kind"] = "vdbench";
+        t["config"] = {{"engine", "io_uring"}, {"threads", 128}, {"jobs", 4}, {"iorate", "curve"},
+                       {"workloads", {{{"name", "4k-random-read"},
+                                       {"xfersize", {{{"size", "4 KiB"}, {"pct", 100.0}}}},
+                                       {"rdpct", 100.0},
+                                       {"seekpct", 100.0}}}}};
+      }
+    add_record(d, results::run_record_from_json(j), p.string(), {});
+  }
+  add_file(d, csv, {});
+  const Report r = build_report(std::move(d));
+  const auto* t = table_of(r, "4k_random_read", "iops");
+  ASSERT_NE(t, nullptr);
   int measured = 0, published = 0;
   for (const auto& c : t->cells) (c.origin == Origin::published ? published : measured)++;
   EXPECT_EQ(measured, 2);
@@ -266,16 +325,23 @@ TEST(ReportImport, PublishedDrivesAppearBesideMeasuredOnes) {
   ASSERT_NE(xg6, nullptr);
   EXPECT_EQ(xg6->median, 366208);
   EXPECT_EQ(xg6->of, 6);
-  const Cell* xg6_lat = cell_of(r, "4k_random_read", "latency_avg_us", "Toshiba XG6 1TB");
-  ASSERT_NE(xg6_lat, nullptr);
-  EXPECT_EQ(xg6_lat->median, 348.4);
-  // Published SQL mix peaks join the measured SQL curve test; 4-VM OLTP is its own test.
-  const auto* sql = table_of(r, "sql", "iops");
-  ASSERT_NE(sql, nullptr);
-  EXPECT_EQ(sql->cells.size(), 3u);
-  EXPECT_NE(table_of(r, "sqlserver_oltp_4vms", "tps"), nullptr);
-  const std::string md = to_markdown(r);
-  EXPECT_NE(md.find("| Toshiba XG6 1TB | published | 366208 ("), std::string::npos);
+  EXPECT_EQ(table_of(r, "4k_random_read (other configuration)", "iops"), nullptr);
+}
+
+TEST(ReportImport, PublishedConfigurationsFollowEachReview) {
+  // 64K sequential read: 16 outstanding in the XG6 review (Little's law on its peak), 32 in the others.
+  const auto* xg6 = published_configuration("64k_sequential_read", "001_ddcecffda6a7ac13.txt");
+  const auto* cd6 = published_configuration("64k_sequential_read", "004_0413b8abb055afcd.txt");
+  ASSERT_NE(xg6, nullptr);
+  ASSERT_NE(cd6, nullptr);
+  EXPECT_EQ(xg6->io->outstanding, 16u);
+  EXPECT_EQ(cd6->io->outstanding, 32u);
+  EXPECT_EQ(published_configuration("my_own_test", "x.txt"), nullptr);
+  const results::Json quick{{"engine", "io_uring"}, {"rw", "randread"}, {"xfersize", "4 KiB"}, {"iodepth", 32}, {"jobs", 1}};
+  EXPECT_FALSE(measures(*published_configuration("4k_random_read", "000_948965f824cc5f36.txt"), "io", quick));
+  const results::Json qd128{{"engine", "io_uring"}, {"rw", "randread"}, {"xfersize", "4 KiB"}, {"iodepth", 32}, {"jobs", 4}};
+  EXPECT_TRUE(measures(*published_configuration("4k_random_read", "000_948965f824cc5f36.txt"), "io", qd128));
+  EXPECT_FALSE(measures(*published_configuration("vdi_boot", "000_948965f824cc5f36.txt"), "vdi", results::Json::object()));
 }
 
 TEST(ReportImport, PublishedCsvErrorsNameFileAndLine) {

@@ -4,7 +4,9 @@
 /// (`--output-format=json` and `json+`), sysbench 1.0 text output and the published-results CSV
 /// (../shared/data/published_results.csv). Every input becomes Results: one test on one drive
 /// from one source (one repetition). Model and sources of every rule: docs/reporter.md.
+#include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -31,6 +33,45 @@ struct CurvePoint {
   double latency_avg_us = 0;
 };
 
+/// An I/O workload as a configuration: what a corner of the lab's curve tests, a fio spot check,
+/// or a measured `io`/`vdbench` test with one workload ran.
+struct IoWorkload {
+  std::uint64_t xfersize_bytes = 0;  ///< transfer size, bytes
+  double rdpct = 0;                  ///< % reads (vdbench rdpct; io: 100 for read/randread, 0 for write/randwrite)
+  double seekpct = 0;                ///< % random (vdbench seekpct; io: 100 for rand*, 0 sequential)
+  std::uint32_t outstanding = 0;     ///< I/Os in flight: vdbench threads; io jobs x iodepth (psync: jobs)
+};
+/// "4 KiB random, 100% reads, 128 outstanding"
+std::string to_string(const IoWorkload& w);
+
+/// The workload a published row measured, as its review ran it: the map from the published CSV's
+/// test names (per source review: the reviews ran some corners at different depths) to the lab's
+/// configurations. Every entry and the evidence for it (the reviews' own parameter lists in
+/// ../shared/seeds/, checked with Little's law on the published peaks): docs/reporter.md
+/// "Published configurations".
+struct PublishedConfiguration {
+  std::string test;                      ///< the CSV's test name (test key, without `_<N>vms`)
+  std::vector<std::string_view> sources;  ///< the CSV `source` values (seed files) it describes
+  std::string_view workload;             ///< what was measured, for the report
+  std::optional<IoWorkload> io;          ///< set when a measured io/vdbench test can be the same workload
+  /// For non-I/O tests a measured test can reproduce (kind + configuration from its record).
+  bool (*matches)(std::string_view kind, const results::Json& config) = nullptr;
+};
+/// The configuration behind published test `test` from `source` (the CSV's `source` column);
+/// nullptr when the map does not know it (a CSV of one's own): such a row is never ranked
+/// against a measured test.
+const PublishedConfiguration* published_configuration(std::string_view test, std::string_view source);
+/// The I/O workload of a measured test from its kind and effective configuration (the record's
+/// `config`): `io` (rw, xfersize, iodepth x jobs) and `vdbench` with exactly one workload of one
+/// transfer size; nullopt for anything else.
+std::optional<IoWorkload> measured_io_workload(std::string_view kind, const results::Json& config);
+/// Whether a measured test of `kind` with `config` ran the published configuration: the same
+/// transfer size, read %, seek % and outstanding I/Os (or the entry's own `matches`).
+bool measures(const PublishedConfiguration& published, std::string_view kind, const results::Json& config);
+/// "io: 4 KiB random, 100% reads, 32 outstanding"; "vdbench: a mix of 4 workloads, 16 threads";
+/// "tpcc: another configuration" for other kinds.
+std::string describe_workload(std::string_view kind, const results::Json& config);
+
 /// One test on one drive from one source.
 struct Result {
   std::string drive;      ///< display name: label, or target model + serial, or device/filesystem
@@ -44,6 +85,11 @@ struct Result {
   std::vector<results::Metric> metrics;        ///< units as in the record (fio/published mapped)
   std::vector<results::Interval> intervals;    ///< per-interval time series (may be empty)
   std::vector<CurvePoint> curve;               ///< curve points in run order (may be empty)
+  /// Published rows: the configuration they measured (nullptr: not in the map).
+  const PublishedConfiguration* published = nullptr;
+  /// Published rows shown apart: not the configuration of the measured test of their name
+  /// (build_report sets it; the writers show them in a reference block "other configuration").
+  bool other_configuration = false;
 
   const results::Metric* find_metric(std::string_view name) const noexcept;
   bool partial() const noexcept { return status != "complete"; }

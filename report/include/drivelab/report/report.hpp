@@ -46,6 +46,10 @@ struct MetricTable {
   /// drive over its partial repetitions, in first-seen order, `partial` set, never ranked
   /// (rank 0) and never compared. A drive can have a cell in both lists.
   std::vector<Cell> left_out;
+  /// Set for the reference block of published rows measured on another configuration than the
+  /// test of their name (test `<name> (other configuration)`): what each side ran. Such a table
+  /// is never ranked (rank 0) and never compared.
+  std::string other_configuration;
 };
 
 /// A drive against the leader of a table. Noise is the spread of repetitions: the difference is
@@ -76,7 +80,15 @@ struct ReportOptions {
   bool include_partial = false;
 };
 
-/// Groups and ranks. Metrics in a test's tables: the first five headline metrics of its
+/// Test key of the reference block of published rows whose configuration is not the one the
+/// measured test `test` ran: "4k_random_read (other configuration)".
+std::string other_configuration_key(const std::string& test);
+
+/// Groups and ranks. A published row joins the table of the measured test of its name (or of
+/// that name's variant, `name (config N)`) that ran its configuration (`measures`); when the name
+/// has measured or imported results but none ran it, the row goes to the unranked reference
+/// block `other_configuration_key(name)`, with a note saying what each side ran. A name with only
+/// published rows is a table of published numbers, ranked among themselves. Metrics in a test's tables: the first five headline metrics of its
 /// measured results that have a direction, then every other directed metric of imported
 /// (fio, sysbench, published) results of the same test. Partial results go to
 /// MetricTable::left_out (with one note each in data.notes) unless `opt.include_partial`.

@@ -31,11 +31,13 @@ struct LatencyFigure {
   /// the default above.
   std::string_view name;
 
-  static constexpr LatencyFigure avg(std::string_view what = {}) { return {Stat::avg, 0, what}; }
-  static constexpr LatencyFigure p(double q, std::string_view what = {}) { return {Stat::percentile, q, what}; }
-  static constexpr LatencyFigure min(std::string_view what = {}) { return {Stat::min, 0, what}; }
-  static constexpr LatencyFigure max(std::string_view what = {}) { return {Stat::max, 0, what}; }
-  static constexpr LatencyFigure sum(std::string_view what = {}) { return {Stat::sum, 0, what}; }
+  // Every member is given (`{}` for the default name): GCC's -Wextra -Wmissing-field-initializers
+  // warns on each omitted one, default member initializer or not.
+  static constexpr LatencyFigure avg(std::string_view what = {}) { return {Stat::avg, 0, what, {}}; }
+  static constexpr LatencyFigure p(double q, std::string_view what = {}) { return {Stat::percentile, q, what, {}}; }
+  static constexpr LatencyFigure min(std::string_view what = {}) { return {Stat::min, 0, what, {}}; }
+  static constexpr LatencyFigure max(std::string_view what = {}) { return {Stat::max, 0, what, {}}; }
+  static constexpr LatencyFigure sum(std::string_view what = {}) { return {Stat::sum, 0, what, {}}; }
   /// This figure under another name in the metric (`p(99.9).named("p99_9")`).
   constexpr LatencyFigure named(std::string_view figure_name) const {
     LatencyFigure f = *this;
