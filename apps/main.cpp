@@ -13,6 +13,8 @@
 
 #include "commands.hpp"
 #include "drivelab/core/errors.hpp"
+#include "drivelab/io/target_safety.hpp"
+#include "drivelab/oltp/database/database.hpp"
 #include "drivelab/results/identity.hpp"
 
 namespace {
@@ -25,7 +27,16 @@ void add_run_options(CLI::App& cmd, RunArgs& args, bool target_required = true) 
                            "Directory on the drive under test (test files are created only inside it), or a block "
                            "device for the tests that can use one (docs/targets.md)");
   if (target_required) t->required();
-  t->check(CLI::ExistingPath);
+  // README "Exit status": a target that is not a directory or a block device is a bad option (2),
+  // said before anything runs; io::is_block_device is the one test of a block device.
+  t->check(CLI::Validator(
+      [](const std::string& path) -> std::string {
+        std::error_code ec;
+        if (drivelab::io::is_block_device(path) || std::filesystem::is_directory(path, ec)) return {};
+        return std::filesystem::exists(path, ec) ? "target '" + path + "' is neither a directory nor a block device"
+                                                 : "target '" + path + "' does not exist";
+      },
+      "DIR|DEVICE", "directory or block device"));
   cmd.add_option("--destroy-data-on", args.destroy_data_on,
                  "Allow writing to the target block device with this serial number (loop device: its backing "
                  "file) even though it holds a partition table or data signatures");
@@ -124,6 +135,44 @@ std::pair<CLI::App*, CLI::App*> add_trace_commands(CLI::App& app, drivelab::app:
   return {trace_stat, trace_convert};
 }
 
+/// The words of an enum's table (core/names.hpp), comma-separated: "sqlite, postgres, mysql, odbc".
+template <class E, std::size_t N>
+std::string words_of(const drivelab::EnumNames<E, N>& names) {
+  std::string out;
+  for (const auto& [word, value] : names) out += (out.empty() ? "" : ", ") + std::string(word);
+  return out;
+}
+
+/// An unknown subcommand names itself and the valid ones ("drivelab: unknown subcommand 'rnu';
+/// the subcommands of drivelab are: run, validate, ..."), rather than CLI11's "The following
+/// arguments were not expected". Walks the command words of argv down the tree; returns false
+/// (message printed) at the first word that is not a subcommand of a command that needs one.
+bool check_subcommands(const CLI::App& app, int argc, char** argv) {
+  const CLI::App* at = &app;
+  std::string path = "drivelab";
+  for (int i = 1; i < argc; ++i) {
+    const std::string word = argv[i];
+    if (word.empty() || word.front() == '-') return true;  // options: CLI11 checks them
+    const auto subs = at->get_subcommands([](const CLI::App*) { return true; });
+    if (subs.empty()) return true;
+    const CLI::App* next = nullptr;
+    std::string valid;
+    for (const CLI::App* c : subs) {
+      if (c->check_name(word)) next = c;
+      valid += (valid.empty() ? "" : ", ") + c->get_name();
+    }
+    if (next == nullptr) {
+      if (at->get_require_subcommand_min() == 0) return true;  // a positional argument
+      std::cerr << fmt::format("drivelab: unknown subcommand '{}' of {}; the subcommands of {} are: {} ({} --help)\n",
+                               word, path, path, valid, path);
+      return false;
+    }
+    at = next;
+    path += " " + next->get_name();
+  }
+  return true;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -186,7 +235,6 @@ int main(int argc, char** argv) {
   tpcc_cmd->add_option("--name", tpcc.name, "Test name")->capture_default_str();
   add_timing(*tpcc_cmd, tpcc, "tpcc");
   for (const KeyOption& k : std::initializer_list<KeyOption>{
-           {"--backend", "backend", "sqlite (default)"},
            {"--warehouses,-w", "warehouses", "Warehouses (scale)"},
            {"--users,-u", "users", "Virtual users (terminals)"},
            {"--think", "think", "none | tpcc (keying and think times)"},
@@ -196,6 +244,21 @@ int main(int argc, char** argv) {
            {"--keep-database", "keep_database", "Keep the database (true/false)"},
        })
     add_key(*tpcc_cmd, tpcc, "tpcc", Part::section, k.flags, k.key, k.help);
+  // --backend: the words of oltp::kBackendKindNames, the one list the protocol key decodes with;
+  // `--backend help` prints them (before the required options are checked: CLI11 runs option
+  // callbacks first).
+  const std::string backends = words_of(drivelab::oltp::kBackendKindNames);
+  tpcc_cmd->add_option_function<std::string>(
+      "--backend",
+      [&tpcc, backends](const std::string& v) {
+        if (v == "help") {
+          std::cout << "backends: " << backends << " (default sqlite; docs/oltp-tpcc.md, docs/backend-*.md)\n";
+          throw CLI::Success();
+        }
+        tpcc.section["backend"] = v;
+      },
+      "Database backend: " + backends + " (default sqlite); --backend help lists them");
+  tpcc.flags["tests[0].tpcc.backend"] = "--backend";
 
   // results recover
   std::string journal_file, recover_out;
@@ -229,6 +292,7 @@ int main(int argc, char** argv) {
   auto* list = app.add_subcommand("list", "List the test kinds, and the I/O engines with what each can do here");
   auto* version = app.add_subcommand("version", "Print version and build information");
 
+  if (!check_subcommands(app, argc, argv)) return kExitBadInput;
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
