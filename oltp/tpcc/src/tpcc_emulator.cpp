@@ -10,6 +10,7 @@
 #include "drivelab/core/errors.hpp"
 #include "drivelab/core/phase.hpp"
 #include "drivelab/core/units.hpp"
+#include "drivelab/oltp/backend/server_limits.hpp"
 #include "drivelab/oltp/tpcc/tpcc_checks.hpp"
 #include "drivelab/oltp/tpcc/tpcc_procedures.hpp"
 #include "drivelab/oltp/tpcc/tpcc_schema.hpp"
@@ -28,21 +29,6 @@ constexpr std::int64_t kLoginReportNs = 5'000'000'000;
 // Seeds of the independent random streams of one test.
 enum Stream : std::uint64_t { kStreamCLoad = 1, kStreamLoad = 2, kStreamCRun = 3, kStreamTerminals = 4 };
 
-/// The server's max_connections, asked in the dialect's words; nullopt if it cannot be asked.
-std::optional<std::int64_t> server_max_connections(Backend& backend) {
-  const std::string& sql = backend.dialect().max_connections_sql;
-  if (sql.empty()) return std::nullopt;
-  try {
-    auto conn = backend.connect();
-    auto q = conn->prepare(sql);
-    DbStatus st = q->execute();
-    if (!st.ok() || !q->next(st)) return std::nullopt;
-    return q->column_int64(0);
-  } catch (const std::exception&) {
-    return std::nullopt;  // the logins themselves will then say what is wrong
-  }
-}
-
 }  // namespace
 
 TpccEmulator::TpccEmulator(tpcc::TpccConfig config, runner::TestSettings settings)
@@ -56,8 +42,9 @@ TpccEmulator::~TpccEmulator() = default;
 results::Json TpccEmulator::effective_config() const { return tpcc::to_json(config_); }
 
 int TpccEmulator::sessions_needed() const noexcept {
-  const int terminals = config_.terminals == tpcc::TerminalMode::pooled ? config_.connections : config_.users;
-  return std::max(terminals, config_.load_threads) + 2;  // + verify/meta + server counters
+  // config_.connections is the pool (pooled) or the users (dedicated): the terminals' sessions.
+  const Capabilities can = capabilities_of(config_.database.backend);
+  return oltp::sessions_needed(config_.connections, tpcc::load_threads_used(config_.load_threads, scale_, can), can);
 }
 
 void TpccEmulator::warn_about_configuration(runner::TestContext& ctx) const {
@@ -77,14 +64,29 @@ void TpccEmulator::warn_about_configuration(runner::TestContext& ctx) const {
 }
 
 void TpccEmulator::check_max_connections() const {
-  if (config_.terminals != tpcc::TerminalMode::dedicated || backend_->capabilities().embedded) return;
-  const auto max = server_max_connections(*backend_);
-  if (max && *max < config_.users)
-    throw EnvironmentError(fmt::format(
-        "the server accepts max_connections = {} sessions, but terminals: dedicated opens one per user "
-        "(users = {}); raise the server's max_connections ({}) or use terminals: pooled",
-        *max, config_.users,
-        config_.database.managed ? "server.max_connections" : "a setting of the existing server"));
+  if (backend_->capabilities().embedded) return;
+  std::optional<ServerLimits> limits;
+  try {
+    limits = read_server_limits(*backend_);
+  } catch (const std::exception&) {
+    return;  // the logins themselves will then say what is wrong
+  }
+  if (!limits) return;
+  // A managed server's sessions are the superuser's: PostgreSQL's reserved slots are theirs too.
+  const std::int64_t reserved = config_.database.managed ? 0 : limits->reserved_connections;
+  const std::int64_t others = limits->sessions_open - 1;  // the reading session is closed again
+  const std::int64_t available = limits->max_connections - reserved - others;
+  const int need = sessions_needed();
+  if (need <= available) return;
+  const bool dedicated = config_.terminals == tpcc::TerminalMode::dedicated;
+  throw EnvironmentError(fmt::format(
+      "max_connections is {} ({}{} other sessions open), but this test needs {} sessions at once "
+      "({} {} + 1 drivelab session, or {} load thread(s)); raise the server's max_connections ({}){}",
+      limits->max_connections, reserved > 0 ? fmt::format("{} reserved for superusers, ", reserved) : std::string(),
+      others, need, config_.connections, dedicated ? "dedicated terminals" : "pooled connections",
+      tpcc::load_threads_used(config_.load_threads, scale_, backend_->capabilities()),
+      config_.database.managed ? "server.max_connections" : "a setting of the existing server",
+      dedicated ? " or use terminals: pooled" : " or fewer connections"));
 }
 
 void TpccEmulator::check_free_space(const runner::TestContext& ctx) const {

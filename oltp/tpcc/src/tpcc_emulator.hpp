@@ -34,10 +34,11 @@ class TpccEmulator final : public runner::Emulator {
   void cleanup(runner::TestContext& ctx) noexcept override;
 
  private:
-  /// Sessions this test opens at most (terminals + loaders + verify), for max_connections.
+  /// Sessions this test has open at once (oltp::sessions_needed of the terminals and loaders).
   int sessions_needed() const noexcept;
   void warn_about_configuration(runner::TestContext& ctx) const;
-  /// Dedicated terminals on an existing server: the server's max_connections against users.
+  /// On a server: its max_connections (less PostgreSQL's superuser slots on an existing server
+  /// and the other sessions open) against sessions_needed(); EnvironmentError if too few.
   void check_max_connections() const;
   void check_free_space(const runner::TestContext& ctx) const;
   bool try_reuse(runner::TestContext& ctx);
