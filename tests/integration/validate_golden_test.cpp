@@ -32,6 +32,12 @@ TEST(ValidateGolden, ThreeMistakesAllReportedWithLineAndColumn) {
   check_golden("validate_three_mistakes", 2);
 }
 
+// server.max_connections below what the run opens (workers + 1 drivelab session, the loaders,
+// PostgreSQL's ANALYZE sessions) is refused by validate at the key, not by the run with exit 1.
+TEST(ValidateGolden, MaxConnectionsBelowTheSessionsOfTheRunAtTheKey) {
+  check_golden("validate_max_connections", 2);
+}
+
 TEST(ValidateGolden, ShippedProtocolsAreValid) {
   ScratchDir dir("validate-shipped");
   // storagereview-sqlserver.yaml reads the password from DRIVELAB_DB_PASSWORD; validate checks it is set.

@@ -159,6 +159,36 @@ std::string redact(std::string text) {
 
 }  // namespace
 
+int sessions_needed(int workers, int loaders, const Capabilities& capabilities) noexcept {
+  return std::max({std::max(workers, 0) + 1, std::max(loaders, 0), capabilities.finish_load_sessions});
+}
+
+void check_max_connections_key(const config::Node& section, const DatabaseConfig& config, int workers, int loaders,
+                               std::string_view workers_what) {
+  if (!config.managed) return;  // an existing server is asked at run time
+  const Capabilities can = capabilities_of(config.backend);
+  const int need = sessions_needed(workers, loaders, can);
+  const config::Node server = section.child("server");
+  const auto refuse = [&](const config::Node& key, long long value) {
+    key.error(fmt::format(
+        "max_connections = {} is below the {} sessions this test has open at once ({} {} + 1 drivelab "
+        "session; {} load thread(s){}): set at least {}, or leave it out (drivelab sizes it)",
+        value, need, workers, workers_what, loaders,
+        can.finish_load_sessions > 1 ? fmt::format(", then {} sessions to analyze", can.finish_load_sessions)
+                                     : std::string(),
+        need));
+  };
+  if (config.max_connections > 0 && config.max_connections < need)
+    refuse(server.child("max_connections"), config.max_connections);
+  // server.settings are applied after the profile, so a max_connections there wins.
+  if (const auto it = config.settings.find("max_connections"); it != config.settings.end()) {
+    char* end = nullptr;
+    const long long v = std::strtoll(it->second.c_str(), &end, 10);
+    if (end != it->second.c_str() && *end == '\0' && v < need)
+      refuse(server.child("settings").child("max_connections"), v);
+  }
+}
+
 void decode_database(config::MapReader& r, const config::Node& section, DatabaseConfig& out) {
   r.choice("backend", out.backend, kBackendKindNames);
   if (r.string("database", out.database) && !valid_identifier(out.database)) {

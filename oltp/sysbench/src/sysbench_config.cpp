@@ -1,6 +1,7 @@
 #include "drivelab/oltp/sysbench/sysbench_config.hpp"
 
 #include "drivelab/config/map_reader.hpp"
+#include "drivelab/oltp/sysbench/sysbench_schema.hpp"
 
 namespace drivelab::oltp::sysbench {
 
@@ -41,6 +42,11 @@ SysbenchConfig decode_sysbench_config(const config::Node& section) {
   r.boolean("keep_database", c.keep_database);
   decode_database(r, section, c.database);
   r.finish();
+  // A managed server's max_connections must hold every session the run opens at once.
+  check_max_connections_key(section, c.database, c.threads,
+                            load_threads_used(c.threads, {.tables = c.tables, .table_size = c.table_size},
+                                              capabilities_of(c.database.backend)),
+                            "threads");
   return c;
 }
 

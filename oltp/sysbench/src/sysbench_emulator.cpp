@@ -137,7 +137,8 @@ void SysbenchEmulator::prepare_phase(runner::TestContext& ctx) {
   req.target_dir = ctx.target_dir;
   req.test_name = settings_.name;
   req.workload = "sysbench";
-  req.connections = config_.threads + 1;
+  req.connections = sessions_needed(config_.threads, load_threads_used(config_.threads, scale_, capabilities_of(config_.database.backend)),
+                                    capabilities_of(config_.database.backend));
   req.message = [&rec](const std::string& m) { rec.message(m); };
   req.warning = [&rec](const std::string& m) { rec.warning(m); };
   db_ = open_database(config_.database, req);

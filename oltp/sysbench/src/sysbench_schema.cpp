@@ -114,12 +114,16 @@ std::string create_table_sql(const Dialect& dialect, int table) {
 
 std::string create_index_sql(int table) { return fmt::format("CREATE INDEX k_{0} ON sbtest{0}(k)", table); }
 
+int load_threads_used(int threads, const Scale& scale, const Capabilities& capabilities) noexcept {
+  return std::max(1, std::min({threads, scale.tables, capabilities.max_load_threads}));
+}
+
 LoadStats load_tables(Backend& backend, const Scale& scale, const RandOptions& rand, const Rng& rng,
                       int threads, const std::function<void(const LoadProgress&)>& progress,
                       const std::function<bool()>& stop) {
   const std::int64_t t0 = monotonic_ns();
   LoadStats stats;
-  stats.threads = std::max(1, std::min({threads, scale.tables, backend.capabilities().max_load_threads}));
+  stats.threads = load_threads_used(threads, scale, backend.capabilities());
   const Dialect& dialect = backend.dialect();
   {
     auto conn = backend.connect_for_load();

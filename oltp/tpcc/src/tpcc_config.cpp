@@ -7,6 +7,7 @@
 
 #include "drivelab/config/map_reader.hpp"
 #include "drivelab/core/units.hpp"
+#include "drivelab/oltp/tpcc/tpcc_schema.hpp"
 
 namespace drivelab::oltp::tpcc {
 
@@ -93,6 +94,11 @@ TpccConfig decode_tpcc_config(const config::Node& section, int cpus) {
   }
   if (!has_load_threads || c.load_threads == 0)
     c.load_threads = can.serialized_writers ? 1 : std::min(c.warehouses, 2 * cpus);
+
+  // A managed server's max_connections must hold every session the run opens at once.
+  check_max_connections_key(section, c.database, c.connections,
+                            load_threads_used(c.load_threads, {.warehouses = c.warehouses, .items = c.scale_items}, can),
+                            pooled ? "pooled connections" : "dedicated terminals");
   return c;
 }
 

@@ -10,7 +10,9 @@
 #include "drivelab/core/errors.hpp"
 #include "drivelab/core/phase.hpp"
 #include "drivelab/core/units.hpp"
+#include "drivelab/oltp/backend/server_limits.hpp"
 #include "drivelab/oltp/tpcc/tpcc_checks.hpp"
+#include "drivelab/oltp/tpcc/tpcc_growth.hpp"
 #include "drivelab/oltp/tpcc/tpcc_procedures.hpp"
 #include "drivelab/oltp/tpcc/tpcc_schema.hpp"
 #include "tpcc_report.hpp"
@@ -28,21 +30,6 @@ constexpr std::int64_t kLoginReportNs = 5'000'000'000;
 // Seeds of the independent random streams of one test.
 enum Stream : std::uint64_t { kStreamCLoad = 1, kStreamLoad = 2, kStreamCRun = 3, kStreamTerminals = 4 };
 
-/// The server's max_connections, asked in the dialect's words; nullopt if it cannot be asked.
-std::optional<std::int64_t> server_max_connections(Backend& backend) {
-  const std::string& sql = backend.dialect().max_connections_sql;
-  if (sql.empty()) return std::nullopt;
-  try {
-    auto conn = backend.connect();
-    auto q = conn->prepare(sql);
-    DbStatus st = q->execute();
-    if (!st.ok() || !q->next(st)) return std::nullopt;
-    return q->column_int64(0);
-  } catch (const std::exception&) {
-    return std::nullopt;  // the logins themselves will then say what is wrong
-  }
-}
-
 }  // namespace
 
 TpccEmulator::TpccEmulator(tpcc::TpccConfig config, runner::TestSettings settings)
@@ -56,8 +43,9 @@ TpccEmulator::~TpccEmulator() = default;
 results::Json TpccEmulator::effective_config() const { return tpcc::to_json(config_); }
 
 int TpccEmulator::sessions_needed() const noexcept {
-  const int terminals = config_.terminals == tpcc::TerminalMode::pooled ? config_.connections : config_.users;
-  return std::max(terminals, config_.load_threads) + 2;  // + verify/meta + server counters
+  // config_.connections is the pool (pooled) or the users (dedicated): the terminals' sessions.
+  const Capabilities can = capabilities_of(config_.database.backend);
+  return oltp::sessions_needed(config_.connections, tpcc::load_threads_used(config_.load_threads, scale_, can), can);
 }
 
 void TpccEmulator::warn_about_configuration(runner::TestContext& ctx) const {
@@ -77,31 +65,115 @@ void TpccEmulator::warn_about_configuration(runner::TestContext& ctx) const {
 }
 
 void TpccEmulator::check_max_connections() const {
-  if (config_.terminals != tpcc::TerminalMode::dedicated || backend_->capabilities().embedded) return;
-  const auto max = server_max_connections(*backend_);
-  if (max && *max < config_.users)
-    throw EnvironmentError(fmt::format(
-        "the server accepts max_connections = {} sessions, but terminals: dedicated opens one per user "
-        "(users = {}); raise the server's max_connections ({}) or use terminals: pooled",
-        *max, config_.users,
-        config_.database.managed ? "server.max_connections" : "a setting of the existing server"));
+  if (backend_->capabilities().embedded) return;
+  std::optional<ServerLimits> limits;
+  try {
+    limits = read_server_limits(*backend_);
+  } catch (const std::exception&) {
+    return;  // the logins themselves will then say what is wrong
+  }
+  if (!limits) return;
+  // A managed server's sessions are the superuser's: PostgreSQL's reserved slots are theirs too.
+  const std::int64_t reserved = config_.database.managed ? 0 : limits->reserved_connections;
+  const std::int64_t others = limits->sessions_open - 1;  // the reading session is closed again
+  const std::int64_t available = limits->max_connections - reserved - others;
+  const int need = sessions_needed();
+  if (need <= available) return;
+  const bool dedicated = config_.terminals == tpcc::TerminalMode::dedicated;
+  throw EnvironmentError(fmt::format(
+      "max_connections is {} ({}{} other sessions open), but this test needs {} sessions at once "
+      "({} {} + 1 drivelab session, or {} load thread(s)); raise the server's max_connections ({}){}",
+      limits->max_connections, reserved > 0 ? fmt::format("{} reserved for superusers, ", reserved) : std::string(),
+      others, need, config_.connections, dedicated ? "dedicated terminals" : "pooled connections",
+      tpcc::load_threads_used(config_.load_threads, scale_, backend_->capabilities()),
+      config_.database.managed ? "server.max_connections" : "a setting of the existing server",
+      dedicated ? " or use terminals: pooled" : " or fewer connections"));
 }
 
-void TpccEmulator::check_free_space(const runner::TestContext& ctx) const {
-  // Only where the database lands in the target: SQLite's file or a managed server's cluster.
-  const Capabilities can = capabilities_of(config_.database.backend);
-  if (!can.embedded && !config_.database.managed) return;
+std::uint64_t TpccEmulator::free_bytes(const runner::TestContext& ctx) {
   struct statvfs vfs{};
-  if (::statvfs(ctx.target_dir.c_str(), &vfs) != 0) return;
-  const std::uint64_t free_bytes = static_cast<std::uint64_t>(vfs.f_bavail) * vfs.f_frsize;
-  const std::uint64_t need = tpcc::estimated_database_bytes(scale_, can);
-  // 10% headroom for the WAL / redo log and the growth of the run (ORDER-LINE grows ~0.6 KB
-  // per New-Order).
-  if (free_bytes < need + need / 10)
-    throw EnvironmentError(fmt::format(
-        "not enough free space in {}: {} warehouses need about {} (+10% for logs and growth), "
-        "{} is free",
-        ctx.target_dir.string(), scale_.warehouses, format_size(need), format_size(free_bytes)));
+  if (::statvfs(ctx.target_dir.c_str(), &vfs) != 0) return UINT64_MAX;  // unknown: no refusal
+  return static_cast<std::uint64_t>(vfs.f_bavail) * vfs.f_frsize;
+}
+
+tpcc::WalSettings TpccEmulator::wal_settings() const {
+  tpcc::WalSettings w;  // the managed profile's values, if the server cannot be asked
+  if (!backend_ || backend_->dialect().kind != SqlDialect::postgres) return w;
+  try {
+    auto conn = backend_->connect();
+    auto q = conn->prepare(
+        "SELECT pg_size_bytes(current_setting('max_wal_size')), pg_size_bytes(current_setting('wal_keep_size')), "
+        "EXTRACT(EPOCH FROM current_setting('checkpoint_timeout')::interval)::float8, "
+        "current_setting('checkpoint_completion_target')::float8");
+    DbStatus st = q->execute();
+    if (st.ok() && q->next(st)) {
+      w.max_wal_size_bytes = static_cast<std::uint64_t>(q->column_int64(0));
+      w.wal_keep_size_bytes = static_cast<std::uint64_t>(q->column_int64(1));
+      w.checkpoint_timeout_s = q->column_double(2);
+      w.checkpoint_completion_target = q->column_double(3);
+    }
+  } catch (const std::exception&) {
+  }
+  return w;
+}
+
+void TpccEmulator::check_free_space(const runner::TestContext& ctx, const tpcc::GrowthEstimate& estimate,
+                                    const std::string& what) const {
+  const std::string refusal = tpcc::growth_refusal(estimate, free_bytes(ctx), ctx.target_dir.string(), what);
+  if (!refusal.empty()) throw EnvironmentError(refusal);
+}
+
+void TpccEmulator::check_free_space_before_load(const runner::TestContext& ctx) const {
+  // Only where the database lands in the target: SQLite's file or a managed server's cluster.
+  const auto where = tpcc::growth_backend(config_.database);
+  if (!where) return;
+  // Paced terminals offer a known New-Order rate: the whole run is checked now. A closed loop
+  // is checked again after the warm-up, at the rate it measured (check_growth_after_warmup).
+  const double rate = tpcc::offered_new_order_rate(config_).value_or(0.0);
+  const double seconds = std::chrono::duration<double>(settings_.warmup + settings_.duration).count();
+  const auto est = tpcc::estimate_growth(*where, tpcc::estimated_database_bytes(scale_, backend_->capabilities()),
+                                         false, rate, seconds, wal_settings());
+  check_free_space(ctx, est, "estimated load");
+}
+
+std::optional<std::int64_t> TpccEmulator::new_orders_so_far() const {
+  // Every committed New-Order takes one D_NEXT_O_ID (clause 2.4.2.2): the count in any dialect.
+  try {
+    auto conn = backend_->connect();
+    auto q = conn->prepare("SELECT SUM(d_next_o_id) FROM district");
+    DbStatus st = q->execute();
+    if (!st.ok() || !q->next(st)) return std::nullopt;
+    return q->column_int64(0);
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
+void TpccEmulator::check_growth_after_warmup(runner::TestContext& ctx, std::optional<std::int64_t> new_orders_before) {
+  const auto where = tpcc::growth_backend(config_.database);
+  if (!where || tpcc::offered_new_order_rate(config_)) return;  // not in the target, or paced: checked at load
+  const auto after = new_orders_so_far();
+  if (!new_orders_before || !after || warmup_s_ <= 0) {
+    ctx.recorder->warning(
+        "the run's growth was not checked against the free space: a closed loop's New-Order rate is measured "
+        "in the warm-up, and this one has none (set warmup, e.g. 30s)");
+    return;
+  }
+  const double rate = static_cast<double>(*after - *new_orders_before) / warmup_s_;
+  const double seconds = std::chrono::duration<double>(settings_.duration).count();
+  const tpcc::GrowthEstimate est =
+      tpcc::estimate_growth(*where, backend_->size_bytes().value_or(0), true, rate, seconds, wal_settings());
+  ctx.recorder->detail("growth_estimate", {{"new_orders_per_s_in_warmup", rate},
+                                           {"seconds", seconds},
+                                           {"growth_bytes", est.growth_bytes},
+                                           {"log_allowance_bytes", est.log_bytes},
+                                           {"free_bytes", free_bytes(ctx)}});
+  try {
+    check_free_space(ctx, est, "loaded size");
+  } catch (...) {
+    driver_->finish();
+    throw;
+  }
 }
 
 bool TpccEmulator::try_reuse(runner::TestContext& ctx) {
@@ -127,7 +199,7 @@ bool TpccEmulator::load(runner::TestContext& ctx) {
   auto& rec = *ctx.recorder;
   const Rng rng(ctx.seed);
   backend_->destroy();
-  check_free_space(ctx);
+  check_free_space_before_load(ctx);
   Rng c_rng = rng.split(kStreamCLoad);
   c_load_ = tpcc::make_c_load(c_rng);
   tpcc::LoadOptions lo;
@@ -226,6 +298,9 @@ bool TpccEmulator::stop_or_failed(const runner::TestContext& ctx) const noexcept
 }
 
 void TpccEmulator::warmup_phase(runner::TestContext& ctx) {
+  // A closed loop in the target: count the New-Orders of the warm-up (check_growth_after_warmup).
+  const bool count = tpcc::growth_backend(config_.database) && !tpcc::offered_new_order_rate(config_);
+  const std::optional<std::int64_t> new_orders_before = count ? new_orders_so_far() : std::nullopt;
   const std::int64_t t0 = monotonic_ns();
   start_driver(ctx);
   const bool ramp = config_.terminals == tpcc::TerminalMode::dedicated && config_.login_rate_per_s > 0;
@@ -242,6 +317,7 @@ void TpccEmulator::warmup_phase(runner::TestContext& ctx) {
     driver_->finish();
     throw BackendError(driver_->fatal_error().value_or("a terminal failed"));
   }
+  if (!ctx.stop_requested()) check_growth_after_warmup(ctx, new_orders_before);
 }
 
 results::Json TpccEmulator::counters_or_warn(runner::TestContext& ctx, const char* when) {

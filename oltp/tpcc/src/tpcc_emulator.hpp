@@ -17,6 +17,7 @@
 #include "drivelab/oltp/database/database.hpp"
 #include "drivelab/oltp/tpcc/tpcc_config.hpp"
 #include "drivelab/oltp/tpcc/tpcc_driver.hpp"
+#include "drivelab/oltp/tpcc/tpcc_growth.hpp"
 #include "drivelab/runner/emulator.hpp"
 
 namespace drivelab::oltp::tpcc::detail {
@@ -42,12 +43,28 @@ class TpccEmulator final : public runner::Emulator {
   void verify_phase(runner::TestContext& ctx);
   /// The managed server behind the database, nullptr for none (yet).
   const ManagedServer* managed_server() const noexcept;
-  /// Sessions this test opens at most (terminals + loaders + verify), for max_connections.
+  /// Sessions this test has open at once (oltp::sessions_needed of the terminals and loaders).
   int sessions_needed() const noexcept;
   void warn_about_configuration(runner::TestContext& ctx) const;
-  /// Dedicated terminals on an existing server: the server's max_connections against users.
+  /// On a server: its max_connections (less PostgreSQL's superuser slots on an existing server
+  /// and the other sessions open) against sessions_needed(); EnvironmentError if too few.
   void check_max_connections() const;
-  void check_free_space(const runner::TestContext& ctx) const;
+  /// Free bytes of the target's filesystem (UINT64_MAX when statvfs fails).
+  static std::uint64_t free_bytes(const runner::TestContext& ctx);
+  /// A managed PostgreSQL's WAL settings as running (the profile's if they cannot be read).
+  tpcc::WalSettings wal_settings() const;
+  /// EnvironmentError with every term of `estimate` if it does not fit in the free space.
+  void check_free_space(const runner::TestContext& ctx, const tpcc::GrowthEstimate& estimate,
+                        const std::string& what) const;
+  /// Before a load into the target: the estimated load + the growth at the offered New-Order
+  /// rate over warm-up + duration (0 in a closed loop) + the log allowance (tpcc_growth.hpp).
+  void check_free_space_before_load(const runner::TestContext& ctx) const;
+  /// SUM(D_NEXT_O_ID): New-Orders committed since the load, plus a constant; nullopt on error.
+  std::optional<std::int64_t> new_orders_so_far() const;
+  /// Closed loop in the target: the growth at the warm-up's New-Order rate over the duration +
+  /// the log allowance against the free space now; stops the terminals and throws
+  /// EnvironmentError if it does not fit.
+  void check_growth_after_warmup(runner::TestContext& ctx, std::optional<std::int64_t> new_orders_before);
   bool try_reuse(runner::TestContext& ctx);
   bool load(runner::TestContext& ctx);
   void start_driver(runner::TestContext& ctx);

@@ -357,12 +357,15 @@ void run_in_parallel(std::vector<std::unique_ptr<Connection>>& conns, const std:
 
 }  // namespace
 
+int load_threads_used(int threads, const Scale& scale, const Capabilities& capabilities) noexcept {
+  return std::clamp(std::min(threads, capabilities.max_load_threads), 1, std::max(scale.warehouses, 1));
+}
+
 LoadStats load_database(Backend& backend, const Scale& scale, const CConstants& c_load, const Rng& rng,
                         const LoadOptions& options) {
   const std::int64_t t0 = monotonic_ns();
   LoadStats stats;
-  stats.threads = std::clamp(std::min(options.threads, backend.capabilities().max_load_threads), 1,
-                             std::max(scale.warehouses, 1));
+  stats.threads = load_threads_used(options.threads, scale, backend.capabilities());
   {
     std::vector<std::unique_ptr<Connection>> conns;
     conns.push_back(backend.connect_for_load());

@@ -1,11 +1,13 @@
 #include <gtest/gtest.h>
 
+#include <iostream>
 #include <sstream>
 #include <thread>
 
 #include "drivelab/oltp/register.hpp"
 #include "drivelab/runner/protocol.hpp"
 #include "drivelab/runner/run.hpp"
+#include "../io/target_loop_device.hpp"
 #include "test_db.hpp"
 
 namespace drivelab::oltp {
@@ -17,7 +19,12 @@ struct EmulatorFixture : ::testing::Test {
   test::TempDir dir;
   std::ostringstream out;
 
-  void SetUp() override { fs::create_directories(dir.path() / "target"); }
+  fs::path target;  ///< where the tests run; dir/target unless a test points it elsewhere
+
+  void SetUp() override {
+    target = dir.path() / "target";
+    fs::create_directories(target);
+  }
 
   runner::RunOutcome run(const std::string& yaml, runner::StopFlag& stop) {
     runner::Registry reg;
@@ -27,7 +34,7 @@ struct EmulatorFixture : ::testing::Test {
     runner::Protocol p = runner::decode_protocol(doc, reg, diags);
     EXPECT_TRUE(diags.empty()) << diags.to_string();
     runner::RunOptions o;
-    o.target = dir.path() / "target";
+    o.target = target;
     o.out_dir = dir.path() / "out";
     o.out = &out;
     return runner::run_protocol(p, o, stop);
@@ -183,6 +190,55 @@ TEST_F(EmulatorFixture, OpenLoopRateIsRecorded) {
   EXPECT_LT(metric(t, "arrival_rate"), 200.0);
   EXPECT_EQ(metric(t, "arrivals_dropped"), 0.0);
   EXPECT_GT(metric(t, "tps"), 30.0);
+}
+
+// The space pre-check counts the run's growth (tpcc_growth.hpp) on a real small filesystem (ext4
+// on a loop device) that holds the load but not the run.
+struct SmallTargetFixture : EmulatorFixture {
+  std::optional<testing::LoopDevice> loop;
+  void SetUp() override {
+    EmulatorFixture::SetUp();
+    std::string why;
+    auto made = testing::LoopDevice::create(128ull << 20, why);
+    if (!made) GTEST_SKIP() << why;
+    loop.emplace(std::move(*made));
+    if (!loop->make_ext4() || !loop->mount_ext4()) GTEST_SKIP() << "cannot make or mount ext4 here";
+    target = loop->dir() / "mnt";
+  }
+
+  /// Runs the one-test protocol `test` and checks that it failed with every one of `parts` in
+  /// its reason; the reason goes to the test's log (the refusal as users see it).
+  results::TestRecord refused(const std::string& test, std::initializer_list<const char*> parts) {
+    runner::StopFlag stop;
+    const auto r = run("protocol: p\ntests:\n" + test, stop);
+    const auto& t = r.record.tests.at(0);
+    EXPECT_EQ(t.status, results::Status::failed) << out.str();
+    for (const char* part : parts) EXPECT_NE(t.reason.find(part), std::string::npos) << part << " in: " << t.reason;
+    std::cout << "reason: " << t.reason << "\n";
+    return t;
+  }
+};
+
+TEST_F(SmallTargetFixture, PacedRunWhoseGrowthDoesNotFitIsRefusedBeforeTheLoad) {
+  // ~45 MB to load fits in 128 MiB; 100 tps open loop (43.5 New-Orders/s) for an hour does not.
+  refused("  - {name: big, kind: tpcc, warmup: 0s, duration: 1h, interval: 10s,\n"
+          "     tpcc: {warehouses: 1, scale_items: 1000, rate: 100, connections: 2}}\n",
+          {"not enough free space", "estimated load", "growth 43.5 New-Orders/s x 3600 s", "log allowance", "needed",
+           "free"});
+  EXPECT_FALSE(fs::exists(target / "drivelab-big-tpcc.db"));  // refused before the load
+}
+
+TEST_F(SmallTargetFixture, ClosedLoopWhoseWarmupRateDoesNotFitIsRefusedBeforeTheMeasuredPhase) {
+  // The load fits; the warm-up's New-Order rate over two hours does not.
+  const results::TestRecord t =
+      refused("  - {name: big, kind: tpcc, warmup: 3s, duration: 2h, interval: 10s,\n"
+              "     tpcc: {warehouses: 1, users: 2, scale_items: 1000, synchronous: OFF}}\n",
+              {"not enough free space", "loaded size", "(on the drive)", "x 7200 s", "log allowance"});
+  ASSERT_TRUE(t.details.contains("growth_estimate"));
+  EXPECT_GT(t.details["growth_estimate"]["new_orders_per_s_in_warmup"].get<double>(), 0.0);
+  EXPECT_GT(t.details["growth_estimate"]["growth_bytes"].get<double>(),
+            t.details["growth_estimate"]["free_bytes"].get<double>());
+  EXPECT_TRUE(t.intervals.empty());  // the measured phase never started
 }
 
 }  // namespace

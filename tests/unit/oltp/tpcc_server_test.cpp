@@ -69,6 +69,32 @@ TEST_F(TpccOnPostgres, PooledTerminalsReconnectAfterTheServerKilledTheirSessions
   for (const auto& c : t.checks) EXPECT_TRUE(c.passed) << c.name << ": " << c.detail;
 }
 
+TEST_F(TpccOnPostgres, MorePooledSessionsThanTheServerAllowsAreRefusedBeforeTheLoad) {
+  // Pooled terminals open `connections` sessions + drivelab's own (sessions_needed): a pool as
+  // large as the server's whole max_connections cannot fit, whatever the terminal mode.
+  const int max = std::stoi(test::pg_value(*admin, "SHOW max_connections"));
+  TmpTarget target;
+  ProtocolRun r;
+  r.out_dir = target.path() / "out";
+  const auto outcome = r.run(
+      fmt::format("protocol: p\ntests:\n"
+                  "  - name: pg\n    kind: tpcc\n    warmup: 0s\n    duration: 2s\n"
+                  "    tpcc:\n      backend: postgres\n      database: {}\n"
+                  "      server: {{connection: \"host={} port={}\", user: {}}}\n"
+                  "      warehouses: 1\n      scale_items: 1000\n      users: {}\n      think: tpcc\n"
+                  "      connections: {}\n",
+                  name, svc.pg_socket_dir, svc.pg_port, svc.pg_user, max + 5, max),
+      target.path());
+  const auto& t = outcome.record.tests.at(0);
+  ASSERT_EQ(t.status, results::Status::failed) << r.out.str();
+  EXPECT_NE(t.reason.find(fmt::format("max_connections is {}", max)), std::string::npos) << t.reason;
+  EXPECT_NE(t.reason.find(fmt::format("needs {} sessions at once ({} pooled connections + 1 drivelab session",
+                                      max + 1, max)),
+            std::string::npos)
+      << t.reason;
+  EXPECT_FALSE(t.details.contains("load"));  // refused before the load
+}
+
 TEST(TpccManagedPostgres, AServerThatDiesMidRunFailsTheTestClearlyAndKeepsTheIntervals) {
   TmpTarget target;
   ProtocolRun r;

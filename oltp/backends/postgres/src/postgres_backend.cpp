@@ -25,6 +25,9 @@
 namespace drivelab::oltp {
 namespace {
 
+/// ANALYZE sessions finish_load() runs in parallel (besides its own for CHECKPOINT).
+constexpr std::size_t kAnalyzeSessions = 4;
+
 /// Rows of COPY text buffered per table before they are sent (PQputCopyData).
 constexpr std::size_t kCopyChunkBytes = 256 * 1024;
 
@@ -657,8 +660,6 @@ class PgBackend final : public Backend {
     if (error) std::rethrow_exception(error);
   }
 
-  static constexpr std::size_t kAnalyzeSessions = 4;
-
   PostgresOptions opt_;
   Dialect dialect_;
 };
@@ -675,7 +676,8 @@ std::string libpq_version() {
 }
 
 Capabilities postgres_capabilities() noexcept {
-  return {.serialized_writers = false, .max_load_threads = 64, .embedded = false, .server_procedures = true};
+  return {.serialized_writers = false, .max_load_threads = 64, .embedded = false, .server_procedures = true,
+          .finish_load_sessions = 1 + static_cast<int>(kAnalyzeSessions)};
 }
 
 }  // namespace drivelab::oltp

@@ -562,7 +562,8 @@ std::unique_ptr<Backend> make_sqlite_backend(SqliteOptions options) {
 std::string sqlite_library_version() { return sqlite3_libversion(); }
 
 Capabilities sqlite_capabilities() noexcept {
-  return {.serialized_writers = true, .max_load_threads = 1, .embedded = true, .server_procedures = false};
+  return {.serialized_writers = true, .max_load_threads = 1, .embedded = true, .server_procedures = false,
+          .finish_load_sessions = 0};
 }
 
 }  // namespace drivelab::oltp

@@ -213,6 +213,10 @@ struct Capabilities {
   /// TPC-C's transactions can run as one server-side procedure call each (the native
   /// PostgreSQL and MySQL/MariaDB backends, HammerDB's way; tpcc_procedures.hpp).
   bool server_procedures = false;
+  /// Sessions Backend::finish_load() has open at once (after the loaders closed theirs):
+  /// PostgreSQL one for CHECKPOINT + its parallel ANALYZE sessions; MySQL/MariaDB one; SQLite 0.
+  /// Counted by sessions_needed() (database.hpp).
+  int finish_load_sessions = 1;
 };
 
 /// A prepared statement. Owned by the caller; belongs to one Connection and must not outlive it.

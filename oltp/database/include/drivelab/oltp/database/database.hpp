@@ -10,7 +10,8 @@
 ///     managed: postgres                  postgres | mariadb: a fresh server in the target directory
 ///     buffer:  1GiB                      shared_buffers / innodb_buffer_pool_size, capped at half
 ///                                        of the machine's RAM (with a warning in the record)
-///     max_connections: 0                 0 = users + load threads + 20
+///     max_connections: 0                 0 = sessions_needed() + 20; set below sessions_needed()
+///                                        it is an error at the key (check_max_connections_key)
 ///     settings: {key: value}             extra server parameters, applied after the profile
 ///     keep:    false                     leave the server's data directory after the test
 ///   -- or --
@@ -102,6 +103,29 @@ PasswordLookup look_up_password(const DatabaseConfig& c);
 
 /// The effective settings for the record (no password; the password's source is named).
 results::Json to_json(const DatabaseConfig& c);
+
+/// The most sessions one OLTP run has open on its server at the same moment: the one count that
+/// sizes a managed server's max_connections, that the decoders check `server.max_connections`
+/// against (tpcc_config.cpp, sysbench_config.cpp) and that the runtime checks compare with the
+/// server's limit (tpcc_emulator.cpp). The phases of a run, each at its peak:
+///   run:    `workers` (the terminals' or threads' sessions: tpcc dedicated = users, pooled =
+///           connections; sysbench = threads) + 1 drivelab session alongside them (the server
+///           counters before/after the measured phase, the New-Order count after the warm-up,
+///           the consistency checks; never two at once);
+///   load:   `loaders` (each a connect_for_load() session, the first also creating the schema);
+///   finish: Capabilities::finish_load_sessions, after the loaders closed theirs (PostgreSQL 5:
+///           CHECKPOINT + 4 parallel ANALYZE; MySQL/MariaDB 1).
+/// = max(workers + 1, loaders, finish_load_sessions). `workers`, `loaders` >= 0.
+int sessions_needed(int workers, int loaders, const Capabilities& capabilities) noexcept;
+
+/// Checks a managed server's `server.max_connections` (0 = sized by drivelab) against
+/// sessions_needed(workers, loaders, capabilities of the backend): an error at that key
+/// (file:line:column, so `validate` exits 2) when it is set below, naming the count's parts
+/// (`workers_what` names the workers: "dedicated terminals", "threads"); the same for a
+/// `server.settings.max_connections` (applied after the profile, it wins). Nothing for an
+/// existing server (its limit is asked at run time). `section` is the workload's section.
+void check_max_connections_key(const config::Node& section, const DatabaseConfig& config, int workers, int loaders,
+                               std::string_view workers_what);
 
 /// What open_database needs to know about the test.
 struct OpenRequest {

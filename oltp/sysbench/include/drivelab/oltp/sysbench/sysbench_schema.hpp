@@ -67,9 +67,12 @@ struct LoadStats {
   bool complete = false;  ///< false when stopped early
 };
 
+/// Loader threads (and connections) a load with `threads` opens: min(threads, tables,
+/// capabilities.max_load_threads), at least 1 (LoadStats::threads).
+int load_threads_used(int threads, const Scale& scale, const Capabilities& capabilities) noexcept;
+
 /// Creates and fills sbtest1..tables in an empty database, then the k indexes, drivelab_meta and
-/// Backend::finish_load(). Tables are loaded in parallel by min(threads, tables,
-/// capabilities().max_load_threads) loader threads, each on its own Backend::connect_for_load()
+/// Backend::finish_load(). Tables are loaded in parallel by load_threads_used() loader threads, each on its own Backend::connect_for_load()
 /// session (sysbench's parallel prepare: thread i loads tables i+1, i+1+threads, ...), through
 /// the backend's BulkLoader in transactions of 50,000 rows. Table t draws from rng.split(t), so
 /// the content does not depend on the number of loader threads. `stop` is polled every 50,000

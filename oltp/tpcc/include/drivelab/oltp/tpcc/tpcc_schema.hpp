@@ -98,6 +98,10 @@ struct LoadOptions {
   std::function<bool()> stop;
 };
 
+/// Loader connections a load with `threads` asked for really opens: capped by
+/// Capabilities::max_load_threads and by the warehouses, at least 1 (LoadStats::threads).
+int load_threads_used(int threads, const Scale& scale, const Capabilities& capabilities) noexcept;
+
 /// Populates an empty database per clause 4.3.3.1 at `scale` with the C-Load constants `c_load`
 /// (C_LAST: NURand(255, 0, 999) for customers 1,001..3,000):
 ///   1. schema and meta (complete = false) on a load connection (Backend::connect_for_load);
