@@ -273,8 +273,8 @@ TEST_F(FullDeviceRun, AnIoTestThatFillsTheDeviceFailsWithTheCauseAndKeepsItsInte
 }
 
 // A filesystem target whose storage fills: ext4 on the device believes it has 1 GiB, the tmpfs
-// under it holds 192 MiB. The file's extents are allocated, so the failure comes from below: the
-// filesystem passes the device's error up (EIO here; ENOSPC where it passes that through).
+// under it holds 192 MiB, so the failure comes from below: the filesystem passes the device's
+// error up (measured: ENOSPC at the fill's fdatasync; EIO or EROFS on other stacks).
 TEST_F(FullDeviceRun, AnIoTestOnAFilesystemWhoseStorageFillsFails) {
   if (!loop_->make_ext4()) GTEST_SKIP() << "mkfs.ext4 not available";
   if (!loop_->mount_ext4()) GTEST_SKIP() << "cannot mount here";
