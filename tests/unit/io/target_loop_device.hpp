@@ -70,8 +70,9 @@ class LoopDevice {
     LoopDevice d;
     if (!d.make_dir(why)) return std::nullopt;
     if (tmpfs_bytes > 0) {
-      d.tmpfs_ = TmpfsMount::on(d.dir_, tmpfs_bytes, why);
-      if (!d.tmpfs_) return std::nullopt;
+      auto tmpfs = TmpfsMount::on(d.dir_, tmpfs_bytes, why);
+      if (!tmpfs) return std::nullopt;
+      d.tmpfs_.emplace(std::move(*tmpfs));
     }
     d.backing_ = d.dir_ / "backing.img";
     const int bfd = ::open(d.backing_.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
