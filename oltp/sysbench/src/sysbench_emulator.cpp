@@ -355,7 +355,11 @@ void SysbenchEmulator::verify(runner::TestContext& ctx) {
 void SysbenchEmulator::cleanup(runner::TestContext& ctx) noexcept {
   try {
     driver_.reset();  // stops and joins the workers, closes their sessions
-    if (db_ && loaded_by_us_ && !config_.keep_database && !config_.reuse) db_->backend().destroy();
+    // A managed server's tables go with its directory: dropping them first only costs time, and
+    // on a full disk MariaDB's DROP DATABASE waits for space forever ("Disk full ... waiting for
+    // someone to free some space"), hanging the cleanup of a test that failed for that reason.
+    const bool removed_with_server = config_.database.managed && !config_.database.keep_server;
+    if (db_ && loaded_by_us_ && !config_.keep_database && !config_.reuse && !removed_with_server) db_->backend().destroy();
   } catch (const std::exception& ex) {
     try {
       ctx.recorder->warning(fmt::format("cleanup: {}", ex.what()));
