@@ -38,10 +38,14 @@
 #include "drivelab/core/fd.hpp"
 #include "drivelab/core/rng.hpp"
 #include "drivelab/core/units.hpp"
+#include "drivelab/io/storage_failure.hpp"
 #include "drivelab/trace/stat.hpp"
 
 namespace drivelab::vdi {
 namespace {
+
+/// What a storage failure's seconds count from (io::storage_failure: "..., 0.04 s into the replay").
+constexpr std::string_view kPhase = "replay";
 
 // Below this the replayer polls for the intended start instead of sleeping: a timed wait on this
 // VM wakes 50-100 us late, spinning the last stretch keeps lateness at a few us (docs/vdi.md).
@@ -106,20 +110,6 @@ bool header_matches(const Header& h, std::uint64_t offset, std::uint64_t seed, s
 std::string header_mismatch(const Header& h, std::uint64_t target, std::uint64_t offset, std::uint64_t seed) {
   return fmt::format("target {} offset {}: header magic {:#x} offset {} seed {}, expected offset {} seed {}", target,
                      offset, h.magic, h.offset, h.seed, offset, seed);
-}
-
-/// "storage failure: write of 4096 bytes at offset 8192 to drivelab-t.dat: Input/output error (EIO),
-/// 0.02 s into the replay" (a flush: "storage failure: fdatasync (flush) of drivelab-t.dat: ...").
-/// `result` is a negative errno or, for a short transfer, the bytes moved. The same words as
-/// io/storage_failure.hpp's storage_failure(), the one wording of a failed I/O for every kind, which
-/// this should call once it is on this branch (its op is io::Op; a replay also flushes and punches).
-std::string storage_failure(std::string_view op, std::uint64_t length, std::uint64_t offset, bool to,
-                            std::string_view file, std::int64_t result, double seconds) {
-  const std::string cause = result < 0 ? errno_text(static_cast<int>(-result)) : fmt::format("short transfer of {} bytes", result);
-  if (length == 0)
-    return fmt::format("storage failure: {} of {}: {}, {:.2f} s into the replay", op, file, cause, seconds);
-  return fmt::format("storage failure: {} of {} bytes at offset {} {} {}: {}, {:.2f} s into the replay", op, length,
-                     offset, to ? "to" : "from", file, cause, seconds);
 }
 
 /// Closes intervals off the replaying thread: hand() swaps the finished sample for a cleared one
@@ -629,7 +619,8 @@ bool Replayer::Pass::sync_target(std::uint32_t target, std::string_view what) {
   if (fd < 0 || ::fdatasync(fd) == 0) return true;
   const int err = errno;
   ++interval.errors;
-  fail(storage_failure(what, 0, 0, true, file_name(target), -err, seconds_in(monotonic_ns())));
+  fail(io::storage_failure({.file = file_name(target), .result = -err, .operation = what}, seconds_in(monotonic_ns()),
+                           kPhase));
   return false;
 }
 
@@ -655,8 +646,9 @@ void Replayer::Pass::discard(const trace::TraceIo& t) {
       return;
     }
     ++interval.errors;
-    fail(storage_failure("discard (punch hole)", m.length_bytes, m.offset_bytes, true, file_name(m.target), -err,
-                         seconds_in(monotonic_ns())));
+    fail(io::storage_failure({.op = io::Op::write, .length_bytes = m.length_bytes, .offset_bytes = m.offset_bytes,
+                              .file = file_name(m.target), .result = -err, .operation = "discard (punch hole)"},
+                             seconds_in(monotonic_ns()), kPhase));
     return;
   }
   ++r.discards_replayed;
@@ -701,8 +693,9 @@ void Replayer::Pass::complete(std::size_t n, std::int64_t now) {
     ++interval.ios;
     if (!whole) {
       ++interval.errors;
-      fail(storage_failure(io::to_string(slot.op), slot.length, slot.offset, slot.op == io::Op::write,
-                           file_name(slot.target), done[i].result, seconds_in(now)));
+      fail(io::storage_failure({.op = slot.op, .length_bytes = slot.length, .offset_bytes = slot.offset,
+                                .file = file_name(slot.target), .result = done[i].result},
+                               seconds_in(now), kPhase));
     }
     if (slot.op == io::Op::read) {
       ++interval.reads;

@@ -45,7 +45,7 @@ void ReplayEmulator::prepare(runner::TestContext& ctx) {
   std::vector<ReplayTarget> targets;
   std::uint32_t alignment = 512;
   if (cfg_.engine == "null") {
-    for (std::uint32_t t = 0; t < cfg_.targets; ++t) targets.push_back({-1, 0, cfg_.file_size_bytes});
+    for (std::uint32_t t = 0; t < cfg_.targets; ++t) targets.push_back({-1, 0, cfg_.file_size_bytes, {}});
   } else {
     for (std::uint32_t t = 0; t < cfg_.targets; ++t) {
       const std::string name = cfg_.targets == 1 ? ctx.settings.name : fmt::format("{}-{}", ctx.settings.name, t);

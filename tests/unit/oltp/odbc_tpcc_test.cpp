@@ -147,8 +147,8 @@ TEST_P(OdbcTpccTest, LoadRunAllFiveTransactionsAndCheckConsistency) {
   for (int t = 0; t < 4; ++t) {
     terminals.emplace_back([&, t] {
       auto c = backend->connect();
-      const auto statements = make_transactions(*c, backend->dialect(), TxProtocol::statements);
-      Transactions& mine = *statements;
+      const auto own = make_transactions(*c, backend->dialect(), TxProtocol::statements);
+      Transactions& mine = *own;
       Rng rng(100 + static_cast<std::uint64_t>(t));
       Deck deck;
       const int w = 1 + t % 2;

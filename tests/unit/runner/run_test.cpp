@@ -84,7 +84,9 @@ TEST_F(RunFixture, IntervalsRecordedFasterThanTheDiskKeepTheirOrderEverywhere) {
     line = text.substr(at, next == std::string::npos ? std::string::npos : next - at);
     at = next == std::string::npos ? next : next + 1;
     if (line.starts_with("[") && line.find("ticks ") != std::string::npos) ++lines;  // interval lines only
-    if (line.find(": verify") != std::string::npos) EXPECT_EQ(lines, 300u) << "every interval line before verify";
+    if (line.find(": verify") != std::string::npos) {
+      EXPECT_EQ(lines, 300u) << "every interval line before verify";
+    }
   }
   EXPECT_EQ(lines, 300u);
 }

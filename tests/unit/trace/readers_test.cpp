@@ -93,10 +93,12 @@ TEST(TraceFormats, DetectsEverySampleFromItsContent) {
     EXPECT_EQ(detect_trace_format(sample(name)), format) << name;
   }
   // The shared real traces, when they are beside this checkout.
-  if (std::filesystem::exists(testing::shared_trace("cloudphysics_vm_vscsi.csv")))
+  if (std::filesystem::exists(testing::shared_trace("cloudphysics_vm_vscsi.csv"))) {
     EXPECT_EQ(detect_trace_format(testing::shared_trace("cloudphysics_vm_vscsi.csv")), TraceFormat::cloudphysics_csv);
-  if (std::filesystem::exists(testing::shared_trace("umass_tpcc_small.trace")))
+  }
+  if (std::filesystem::exists(testing::shared_trace("umass_tpcc_small.trace"))) {
     EXPECT_EQ(detect_trace_format(testing::shared_trace("umass_tpcc_small.trace")), TraceFormat::mqsim);
+  }
   // Without a header the CSV formats are told apart by their fields.
   EXPECT_EQ(detail::detect_format_from_head("1,5633898,2a,512,42932745\n", 26), TraceFormat::cloudphysics_csv);
   const auto detect = [](const std::string& text) { return detail::detect_format_from_head(text, text.size()); };

@@ -71,7 +71,7 @@ TEST(ReplayMapping, FoldsShiftsAlignsAndSpreadsDevicesOverTargets) {
   TraceSummary s;
   s.devices = {"a", "b", "c"};
   s.max_size_bytes = 8192;
-  const std::vector<ReplayTarget> two{{-1, 0, 16 * kMiB}, {-1, 1 * kMiB, 8 * kMiB}};
+  const std::vector<ReplayTarget> two{{-1, 0, 16 * kMiB, {}}, {-1, 1 * kMiB, 8 * kMiB, {}}};
   Replayer r({.engine = "null", .queue_depth = 4, .align_bytes = 4096}, two, s);
   // 3 devices on 2 targets: 2 slots per target, each min(16, 8) MiB / 2 = 4 MiB.
   EXPECT_EQ(r.slots_per_target(), 2u);
@@ -107,7 +107,7 @@ TEST(Replay, IssuesExactlyTheTracesCountsAndBytesOnODirect) {
   EXPECT_EQ(s.other, 1u);
   src.rewind();
   Replayer r({.engine = engine(), .queue_depth = 8, .align_bytes = f.direct_alignment_bytes()},
-             {{f.fd(), f.region_offset(), f.region_length()}}, s);
+             {{f.fd(), f.region_offset(), f.region_length(), {}}}, s);
   const ReplayResult res = r.replay(src, 1.0, false);
   EXPECT_TRUE(res.complete);
   EXPECT_EQ(res.total.reads, s.reads);
@@ -132,7 +132,7 @@ TEST(Replay, ABoundedQueueCountsTheOverflow) {
   VectorSource src(ios, {"0"}, 1);  // 64 requests due at once, 1 ns tick
   const TraceSummary s = summarize(src);
   src.rewind();
-  Replayer r({.engine = engine(), .queue_depth = 2, .align_bytes = 4096}, {{f.fd(), 0, f.region_length()}}, s);
+  Replayer r({.engine = engine(), .queue_depth = 2, .align_bytes = 4096}, {{f.fd(), 0, f.region_length(), {}}}, s);
   const ReplayResult res = r.replay(src, 1.0, false);
   EXPECT_EQ(res.total.ios, 64u);
   EXPECT_GT(res.overflow_ios, 0u) << "an open-loop replay that cannot keep up says so";
@@ -160,7 +160,7 @@ TEST(Replay, ATraceFasterThanTheTargetReportsItsRealBacklog) {
   const TraceSummary s = summarize(src);
   src.rewind();
   Replayer r({.engine = "psync", .queue_depth = 1, .align_bytes = f.direct_alignment_bytes()},
-             {{f.fd(), f.region_offset(), f.region_length()}}, s);
+             {{f.fd(), f.region_offset(), f.region_length(), {}}}, s);
   const ReplayResult res = r.replay(src, 1.0, false);
   ASSERT_TRUE(res.complete);
   ASSERT_EQ(res.total.ios, static_cast<std::uint64_t>(kIos)) << res.first_error;
@@ -226,14 +226,15 @@ TEST(Replay, FlushesFuaAndDiscardsAreReplayedOrCountedAsSkipped) {
   EXPECT_EQ(res.discards_replayed, 1u);
   EXPECT_EQ(res.flushes_skipped + res.fua_skipped + res.discards_skipped, 0u);
   const off_t hole = static_cast<off_t>(f.region_offset() + 2 * kMiB);
-  if (::fallocate(f.fd(), FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, hole, 0) == 0 || errno != EOPNOTSUPP)
+  if (::fallocate(f.fd(), FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, hole, 0) == 0 || errno != EOPNOTSUPP) {
     EXPECT_EQ(::lseek(f.fd(), hole, SEEK_HOLE), hole) << "the discard punched a hole";
+  }
   ReplayResult after;
   EXPECT_EQ(r.verify_written(after), 0u) << "units written and then discarded are not expected back";
 
   Replayer skip({.engine = engine(), .queue_depth = 4, .align_bytes = a, .flushes = TraceAction::skip,
                  .discards = TraceAction::skip},
-                {{f.fd(), f.region_offset(), f.region_length()}}, s);
+                {{f.fd(), f.region_offset(), f.region_length(), {}}}, s);
   src.rewind();
   const ReplayResult sk = skip.replay(src, 1.0, false);
   EXPECT_EQ(sk.total.writes, 10u);
@@ -253,7 +254,7 @@ TEST(Replay, IntervalsAreClosedInOrderAndAStopRequestEndsTheReplay) {
   VectorSource src(ios, {"0"});
   const TraceSummary s = summarize(src);
   Replayer r({.engine = engine(), .queue_depth = 4, .align_bytes = 4096, .interval_ns = 50'000'000},
-             {{f.fd(), 0, f.region_length()}}, s);
+             {{f.fd(), 0, f.region_length(), {}}}, s);
   // Every interval reaches on_interval once, in time order, and they add up to the total.
   std::vector<std::int64_t> at;
   std::uint64_t summed = 0;
@@ -294,7 +295,7 @@ TEST(Replay, VerifyHeadersCatchACorruptedBlock) {
   w.rewind();
   const std::uint32_t a = f.direct_alignment_bytes();
   Replayer r({.engine = engine(), .queue_depth = 4, .align_bytes = a, .verify = true, .seed = 77},
-             {{f.fd(), f.region_offset(), f.region_length()}}, s);
+             {{f.fd(), f.region_offset(), f.region_length(), {}}}, s);
   ReplayResult res = r.replay(w, 1.0, true);
   EXPECT_EQ(res.total.writes, 32u);
   EXPECT_EQ(r.verify_written(res), 0u) << (res.verify_errors.empty() ? "" : res.verify_errors.front());

@@ -24,10 +24,15 @@ struct FailedIo {
   /// The engine's completion result (IoCompletion::result): a negative errno, or the number of
   /// bytes transferred when fewer than length_bytes (a short transfer, 0 included).
   std::int64_t result = 0;
+  /// Names the operation when it is neither of op's read and write (the replayer's
+  /// "fdatasync (flush)", "discard (punch hole)"); empty: to_string(op). A length_bytes of 0
+  /// leaves out "of <length> bytes at offset <offset>" (a flush has neither).
+  std::string_view operation = {};
 };
 
 /// "storage failure: <op> of <length> bytes at offset <offset> to|from <file>: <cause>,
-/// <seconds> s into the <phase>", where <cause> is errno_text(-result) ("No space left on device
+/// <seconds> s into the <phase>" ("storage failure: <operation> of <file>: <cause>, ..." for a
+/// length of 0), where <cause> is errno_text(-result) ("No space left on device
 /// (ENOSPC)") or "short transfer of <result> bytes"; seconds with two decimals. `phase` names
 /// the phase the clock counts from ("measured phase", "warm-up", "fill").
 std::string storage_failure(const FailedIo& io, double seconds_into_phase, std::string_view phase);
