@@ -2,8 +2,10 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <set>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "drivelab/report/report.hpp"
 
@@ -71,6 +73,35 @@ std::string other_configuration_key(const std::string& test) { return test + " (
 
 namespace {
 
+/// What a published row's configuration is called in a table name: its I/O workload
+/// ("64 KiB sequential, 100% reads, 16 outstanding") or the map's description of it.
+std::string configuration_label(const Result& r) {
+  if (r.published == nullptr) return "configuration not known";
+  return r.published->io ? to_string(*r.published->io) : std::string(r.published->workload);
+}
+
+/// Published rows alone under a name (no measured test of it) but of more than one configuration
+/// (the reviews ran some corners at different depths): each configuration becomes a table of its
+/// own, "name (its configuration)", so unlike rows are never ranked together.
+void split_published_configurations(Dataset& data) {
+  std::map<std::string, std::set<std::string>> labels;  // test -> configurations among its published rows
+  for (const Result& r : data.results)
+    if (r.origin == Origin::published && !r.other_configuration) labels[r.test].insert(configuration_label(r));
+  std::set<std::string> noted;
+  for (Result& r : data.results) {
+    if (r.origin != Origin::published || r.other_configuration) continue;
+    const auto& l = labels[r.test];
+    if (l.size() < 2) continue;
+    const std::string key = r.test;
+    r.test = fmt::format("{} ({})", key, configuration_label(r));
+    if (noted.insert(key).second)
+      data.notes.push_back(fmt::format(
+          "published {} was measured in {} configurations ({}): each is a table of its own, not ranked against the "
+          "others (docs/reporter.md, \"Published configurations\")",
+          key, l.size(), fmt::join(l, "; ")));
+  }
+}
+
 /// Published rows meet measured tests only on the same configuration (docs/reporter.md
 /// "Published configurations"): each goes to the measured variant of its name that ran its
 /// configuration, or to the reference block when the name has measured or imported results but
@@ -92,10 +123,11 @@ std::map<std::string, std::string> place_published(Dataset& data) {
     }
     bool others = first != nullptr;
     for (const Result& q : data.results) others = others || (q.origin != Origin::published && q.test == key);
-    if (!others) continue;  // only published numbers under this name: ranked among themselves
+    if (!others) continue;  // only published numbers under this name: split_published_configurations
     r.other_configuration = true;
     r.test = other_configuration_key(key);
   }
+  split_published_configurations(data);
   // One note per name sent apart.
   std::map<std::string, std::string> said;
   for (const Result& r : data.results) {
