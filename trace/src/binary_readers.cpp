@@ -143,8 +143,10 @@ class CloudPhysicsBinarySource final : public RecordSource {
   bool next(TraceIo& io) override {
     std::array<unsigned char, 32> r{};
     while (read_record(r.data(), r.size())) {
+      ++records_;
       const auto opcode = load_le<std::uint16_t>(r.data() + 12);
       if (!scsi_opcode_op(opcode, io.op)) continue;
+      ++io_records_;
       const auto lbn = load_le<std::uint64_t>(r.data() + 16);
       const auto time = load_le<std::uint64_t>(r.data() + 24);
       const ClockScale& scale = clock_.scale;
@@ -164,12 +166,20 @@ class CloudPhysicsBinarySource final : public RecordSource {
       io.time_ns = absolute_ns - first_ns_;
       return true;
     }
+    // Records of other SCSI commands are skipped (a real trace has a few); a file of them only is
+    // not a vscsi trace (random bytes of a size divisible by 32 look like one to the detection).
+    if (records_ > 0 && io_records_ == 0)
+      fail(fmt::format("{} records of 32 bytes and not one is a SCSI read or write: not a vscsi v1 trace "
+                       "(give the format with --format)",
+                       records_));
     return false;
   }
 
  private:
   std::int64_t first_ns_ = 0;
   bool have_first_ = false;
+  std::uint64_t records_ = 0;     // 32-byte records read
+  std::uint64_t io_records_ = 0;  // of them, reads and writes
 };
 
 }  // namespace

@@ -263,6 +263,20 @@ TEST(CloudPhysics, BinaryV1Records) {
     EXPECT_EQ(e.line(), 3u);
     EXPECT_NE(std::string(e.what()).find("truncated record (16 of 32 bytes)"), std::string::npos);
   }
+  // Records of other commands only (what random bytes of a size divisible by 32 give, detected as
+  // vscsi for their NUL bytes) are not a trace of 0 I/Os but an error.
+  bytes.clear();
+  for (std::uint64_t i = 0; i < 64; ++i) record(36, 0x12, i, 5'000'000 + i);  // INQUIRY only
+  testing::write_file(dir / "none.vscsi", bytes);
+  auto none = open_trace(dir / "none.vscsi");
+  try {
+    (void)none->next(io);
+    FAIL() << "64 records, none a read or write, read as an empty trace";
+  } catch (const TraceFormatError& e) {
+    EXPECT_NE(std::string(e.what()).find("64 records of 32 bytes and not one is a SCSI read or write"),
+              std::string::npos)
+        << e.what();
+  }
 }
 
 // MQSim's ASCII trace: arrival in the workload's <Time_Unit>, NANOSECOND in MQSim's configurations
