@@ -28,6 +28,8 @@ Journal::Journal(const fs::path& path, std::uint64_t reserve_bytes) : path_(path
     reserved_ = true;
     if (const int err = ::posix_fallocate(rfd.get(), 0, static_cast<off_t>(reserve_bytes)); err != 0) {
       release_reserve_locked();
+      std::error_code ec;
+      fs::remove(path, ec);  // the run is refused: no empty journal is left to look like one
       throw EnvironmentError(fmt::format("cannot reserve {} for the results beside journal '{}': {}",
                                          format_size(reserve_bytes), path.string(), errno_text(err)));
     }
@@ -231,6 +233,7 @@ class Recovery {
       read_opt(event, "at", "", t.started_at);
       if (const Json* c = member(event, "config")) t.config = *c;
       t.status = Status::running;
+      last_ended_.reset();
       open_[t.name] = record_->tests.size();
       record_->tests.push_back(std::move(t));
     } else if (kind == "interval") {
@@ -247,8 +250,14 @@ class Recovery {
       TestRecord t = test_record_from_json(required(event, "record", ""));
       if (const auto it = open_.find(test); it != open_.end()) {
         record_->tests[it->second] = std::move(t);
+        last_ended_ = {test, it->second};
         open_.erase(it);
+      } else if (last_ended_ && last_ended_->first == test) {
+        // The same test ended again with no test_start between: the runner rewrites a test's end
+        // when the journal failed while writing it (its status becomes failed); the later wins.
+        record_->tests[last_ended_->second] = std::move(t);
       } else {
+        last_ended_ = {test, record_->tests.size()};
         record_->tests.push_back(std::move(t));
       }
     } else if (kind == "run_end") {
@@ -285,6 +294,7 @@ class Recovery {
   fs::path path_;
   std::optional<RunRecord> record_;
   std::map<std::string, std::size_t> open_;  // test name -> index in record_->tests
+  std::optional<std::pair<std::string, std::size_t>> last_ended_;  // the test the last test_end ended
   std::vector<std::string> pending_warnings_;
   bool saw_run_end_ = false;
 };

@@ -174,6 +174,7 @@ TEST(Journal, AFullFilesystemReleasesTheReserveKeepsTheEventAndThrows) {
   const auto path = small / "j.jsonl";
   EXPECT_THROW(Journal(path, 8 << 20), EnvironmentError) << "a reserve larger than the free space refuses the run";
   EXPECT_FALSE(std::filesystem::exists(path.string() + ".reserve"));
+  EXPECT_FALSE(std::filesystem::exists(path)) << "a refused run leaves no empty journal behind";
   {
     Journal j(path, 1 << 20);
     EXPECT_TRUE(std::filesystem::exists(j.reserve_path()));
@@ -383,6 +384,37 @@ TEST(Recovery, RunEndWinsEvenWithAnUnfinishedTest) {
   EXPECT_EQ(r.tests[0].status, Status::interrupted);
   EXPECT_EQ(r.tests[0].reason, "journal ends before test_end");
   EXPECT_EQ(r.tests[0].measured_s, 5);
+}
+
+// A journal write that fails in a test_end (a full results disk) is written again from the
+// reserve, and then the runner ends the test again as failed: one test, the later end wins
+// (the fresh-user review found two tests, one of them "complete").
+TEST(Recovery, ATestEndedAgainIsOneTestWithItsLaterEnd) {
+  TempDir dir;
+  const auto path = dir / "j.jsonl";
+  {
+    Journal j(path);
+    j.append(journal_run_start(header()));
+    j.append(journal_test_start(started("a")));
+    TestRecord done = started("a");
+    done.status = Status::complete;
+    j.append(journal_test_end(done));
+    done.status = Status::failed;
+    done.reason = "the result journal could not be written";
+    j.append(journal_test_end(done));
+    j.append(journal_test_start(started("b")));
+    TestRecord b = started("b");
+    b.status = Status::complete;
+    j.append(journal_test_end(b));
+    j.append(journal_run_end(Status::failed, "the result journal could not be written", "2026-11-29T20:00:00.000Z"));
+  }
+  const RunRecord r = recover_from_journal(path);
+  ASSERT_EQ(r.tests.size(), 2u);
+  EXPECT_EQ(r.tests[0].name, "a");
+  EXPECT_EQ(r.tests[0].status, Status::failed);
+  EXPECT_EQ(r.tests[0].reason, "the result journal could not be written");
+  EXPECT_EQ(r.tests[1].name, "b");
+  EXPECT_EQ(r.tests[1].status, Status::complete);
 }
 
 TEST(Recovery, DamagedMiddleLinesAreSkippedWithWarnings) {
