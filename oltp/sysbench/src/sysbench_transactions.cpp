@@ -57,11 +57,11 @@ std::vector<Kind> prepared_kinds(Workload w, const StatementOptions& o) {
   std::vector<Kind> out;
   if (reads(w)) {
     out.push_back(Kind::point_select);
-    if (o.range_selects) out.insert(out.end(), kRangeKinds.begin(), kRangeKinds.end());
+    if (o.range_selects)
+      for (const Kind k : kRangeKinds) out.push_back(k);
   }
-  if (writes(w)) {
-    out.insert(out.end(), {Kind::index_update, Kind::non_index_update, Kind::delete_row, Kind::insert_row});
-  }
+  if (writes(w))
+    for (const Kind k : {Kind::index_update, Kind::non_index_update, Kind::delete_row, Kind::insert_row}) out.push_back(k);
   return out;
 }
 

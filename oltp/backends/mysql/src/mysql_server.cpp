@@ -30,6 +30,7 @@
 #include "drivelab/core/clock.hpp"
 #include "drivelab/core/errors.hpp"
 #include "drivelab/core/process.hpp"
+#include "drivelab/core/sysfs.hpp"
 #include "drivelab/core/units.hpp"
 #include "drivelab/oltp/backend/server.hpp"
 #include "drivelab/oltp/backends/mysql/mysql_backend.hpp"
@@ -109,9 +110,9 @@ bool user_can_access(const passwd& pw, const fs::path& path, int mode) {
 bool is_our_server(pid_t pid, const fs::path& defaults_file) {
   const auto state = process_state(pid);
   if (!state || (state->comm != "mariadbd" && state->comm != "mysqld")) return false;
-  std::ifstream cmd(fmt::format("/proc/{}/cmdline", pid), std::ios::binary);
-  const std::string args((std::istreambuf_iterator<char>(cmd)), std::istreambuf_iterator<char>());
-  return args.find(defaults_file.string()) != std::string::npos;
+  // Its arguments, NUL-separated ("--defaults-file=<ours>" among them).
+  const auto args = read_sysfs_text(fmt::format("/proc/{}/cmdline", pid));
+  return args && args->find(defaults_file.string()) != std::string::npos;
 }
 
 /// True while `pid` runs (a zombie has ended: it only waits for its parent to reap it).
