@@ -101,12 +101,24 @@ GrowthEstimate estimate_growth(GrowthBackend backend, std::uint64_t database_byt
 std::string growth_refusal(const GrowthEstimate& e, std::uint64_t free_bytes, const std::string& dir,
                            const std::string& what) {
   if (e.needed_bytes() <= free_bytes) return {};
+  const std::string per_new_order = format_size(static_cast<std::uint64_t>(std::llround(e.bytes_per_new_order)));
+  if (e.database_on_drive)  // after the warm-up: the database is written; what the rest needs
+    return fmt::format(
+        "not enough free space in {} for the rest of this run: the database is on the drive ({} {}); the run "
+        "still needs growth {:.1f} New-Orders/s (the warm-up's rate) x {:.0f} s x {} = {} + log allowance {} = {}, "
+        "and {} is free (docs/oltp-tpcc.md, \"Sizing\")",
+        dir, what, format_size(e.database_bytes), e.new_orders_per_s, e.seconds, per_new_order,
+        format_size(e.growth_bytes), format_size(e.log_bytes), format_size(e.needed_bytes()), format_size(free_bytes));
+  const std::string growth =
+      e.new_orders_per_s > 0
+          ? fmt::format("growth {:.1f} New-Orders/s x {:.0f} s x {} = {}", e.new_orders_per_s, e.seconds, per_new_order,
+                        format_size(e.growth_bytes))
+          : std::string("the run's growth (a closed loop: checked after the warm-up, at the rate it measures)");
   return fmt::format(
-      "not enough free space in {} for this run: {} {}{} + growth {:.1f} New-Orders/s x {:.0f} s x {} = {} "
-      "+ log allowance {} = {} needed, {} free (docs/oltp-tpcc.md, \"Sizing\")",
-      dir, what, format_size(e.database_bytes), e.database_on_drive ? " (on the drive)" : "", e.new_orders_per_s, e.seconds,
-      format_size(static_cast<std::uint64_t>(std::llround(e.bytes_per_new_order))), format_size(e.growth_bytes),
-      format_size(e.log_bytes), format_size(e.needed_bytes()), format_size(free_bytes));
+      "not enough free space in {} for this run: {} {} + {} + log allowance {} = {} needed, {} free "
+      "(docs/oltp-tpcc.md, \"Sizing\")",
+      dir, what, format_size(e.database_bytes), growth, format_size(e.log_bytes), format_size(e.needed_bytes()),
+      format_size(free_bytes));
 }
 
 }  // namespace drivelab::oltp::tpcc

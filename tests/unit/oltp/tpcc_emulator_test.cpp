@@ -233,7 +233,8 @@ TEST_F(SmallTargetFixture, ClosedLoopWhoseWarmupRateDoesNotFitIsRefusedBeforeThe
   const results::TestRecord t =
       refused("  - {name: big, kind: tpcc, warmup: 3s, duration: 2h, interval: 10s,\n"
               "     tpcc: {warehouses: 1, users: 2, scale_items: 1000, synchronous: OFF}}\n",
-              {"not enough free space", "loaded size", "(on the drive)", "x 7200 s", "log allowance"});
+              {"not enough free space", "for the rest of this run: the database is on the drive (loaded size",
+               "(the warm-up's rate) x 7200 s", "log allowance", "is free"});
   ASSERT_TRUE(t.details.contains("growth_estimate"));
   EXPECT_GT(t.details["growth_estimate"]["new_orders_per_s_in_warmup"].get<double>(), 0.0);
   EXPECT_GT(t.details["growth_estimate"]["growth_bytes"].get<double>(),

@@ -77,6 +77,11 @@ TEST(TpccGrowth, TheRefusalPrintsEveryTermOrNothingWhenItFits) {
   for (const std::string part : {"not enough free space in /t", "estimated load 42.9 MiB", "growth 43.5 New-Orders/s x 3600 s",
                                  "+ log allowance", "needed", "95.4 MiB free"})
     EXPECT_NE(r.find(part), std::string::npos) << part << " in: " << r;
+  // A closed loop before its load: no rate yet, and the message says when the growth is checked.
+  const GrowthEstimate closed = estimate_growth(GrowthBackend::sqlite, 45'000'000, false, 0.0, 3600.0);
+  const std::string c = growth_refusal(closed, 1'000'000, "/t", "estimated load");
+  EXPECT_NE(c.find("the run's growth (a closed loop: checked after the warm-up"), std::string::npos) << c;
+  EXPECT_EQ(c.find("0.0 New-Orders/s"), std::string::npos) << c;
 }
 
 TEST(TpccGrowth, OnlyDatabasesInTheTargetAreChecked) {
