@@ -24,6 +24,23 @@ namespace drivelab::oltp::test {
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 
+/// Decodes protocol text `yaml` (named "p.yaml"; a decode error fails the test) with the OLTP
+/// kinds and runs it on `target`, results in `out_dir`, progress to `out`.
+inline runner::RunOutcome run_protocol_text(const std::string& yaml, const fs::path& target, const fs::path& out_dir,
+                                            std::ostream& out, runner::StopFlag& stop) {
+  runner::Registry reg;
+  register_emulators(reg);
+  config::Diagnostics diags;
+  config::Document doc = config::Document::load_string(yaml, "p.yaml", diags);
+  runner::Protocol p = runner::decode_protocol(doc, reg, diags);
+  EXPECT_TRUE(diags.empty()) << diags.to_string();
+  runner::RunOptions o;
+  o.target = target;
+  o.out_dir = out_dir;
+  o.out = &out;
+  return runner::run_protocol(p, o, stop);
+}
+
 /// A fresh directory in /tmp the postgres user can reach, removed at the end.
 class TmpTarget {
  public:
@@ -68,18 +85,8 @@ struct ProtocolRun {
   }
 
   runner::RunOutcome run(const std::string& yaml, const fs::path& target) {
-    runner::Registry reg;
-    register_emulators(reg);
-    config::Diagnostics diags;
-    config::Document doc = config::Document::load_string(yaml, "p.yaml", diags);
-    runner::Protocol p = runner::decode_protocol(doc, reg, diags);
-    EXPECT_TRUE(diags.empty()) << diags.to_string();
-    runner::RunOptions o;
-    o.target = target;
-    o.out_dir = out_dir;
-    o.out = &out;
     runner::StopFlag stop;
-    runner::RunOutcome outcome = runner::run_protocol(p, o, stop);
+    runner::RunOutcome outcome = run_protocol_text(yaml, target, out_dir, out, stop);
     finished = true;
     return outcome;
   }

@@ -7,6 +7,7 @@
 #include "drivelab/oltp/register.hpp"
 #include "drivelab/runner/protocol.hpp"
 #include "drivelab/runner/run.hpp"
+#include "protocol_run.hpp"
 #include "test_db.hpp"
 
 namespace drivelab::oltp {
@@ -21,18 +22,8 @@ struct SysbenchEmulatorTest : ::testing::Test {
   void SetUp() override { fs::create_directories(dir.path() / "target"); }
 
   runner::RunOutcome run(const std::string& yaml) {
-    runner::Registry reg;
-    register_emulators(reg);
-    config::Diagnostics diags;
-    config::Document doc = config::Document::load_string(yaml, "p.yaml", diags);
-    runner::Protocol p = runner::decode_protocol(doc, reg, diags);
-    EXPECT_TRUE(diags.empty()) << diags.to_string();
-    runner::RunOptions o;
-    o.target = dir.path() / "target";
-    o.out_dir = dir.path() / "out";
-    o.out = &out;
     runner::StopFlag stop;
-    return runner::run_protocol(p, o, stop);
+    return test::run_protocol_text(yaml, dir.path() / "target", dir.path() / "out", out, stop);
   }
   static double metric(const results::TestRecord& t, std::string_view name) {
     const auto* m = t.find_metric(name);

@@ -8,6 +8,7 @@
 #include "drivelab/runner/protocol.hpp"
 #include "drivelab/runner/run.hpp"
 #include "../io/target_loop_device.hpp"
+#include "protocol_run.hpp"
 #include "test_db.hpp"
 
 namespace drivelab::oltp {
@@ -27,17 +28,7 @@ struct EmulatorFixture : ::testing::Test {
   }
 
   runner::RunOutcome run(const std::string& yaml, runner::StopFlag& stop) {
-    runner::Registry reg;
-    register_emulators(reg);
-    config::Diagnostics diags;
-    config::Document doc = config::Document::load_string(yaml, "p.yaml", diags);
-    runner::Protocol p = runner::decode_protocol(doc, reg, diags);
-    EXPECT_TRUE(diags.empty()) << diags.to_string();
-    runner::RunOptions o;
-    o.target = target;
-    o.out_dir = dir.path() / "out";
-    o.out = &out;
-    return runner::run_protocol(p, o, stop);
+    return test::run_protocol_text(yaml, target, dir.path() / "out", out, stop);
   }
   static double metric(const results::TestRecord& t, std::string_view name) {
     const auto* m = t.find_metric(name);
