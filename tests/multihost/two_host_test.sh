@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# Two-host MPI test (issue 16, second "done when"): mpirun on "host" a launches a rank on "host" b
+# through the real remote path — mpirun's ssh launcher (plm rsh), sshd, orted on b, and the TCP BTL
+# between the two — on the two network namespaces of tests/multihost/netns.sh.
+#
+#   two_host_test.sh MH_ALLREDUCE      (the mh_allreduce program built from mh_allreduce.cpp)
+#   env: DRIVELAB=<drivelab binary>    enables step 2 (see there)
+#
+# Exit status: 0 pass, 1 fail, 77 skip (ctest SKIP_RETURN_CODE): not root, or network namespaces
+# cannot be made here (an unprivileged container).
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+netns=$here/netns.sh
+readonly skip=77
+
+fail() { echo "two_host_test: FAIL: $*" >&2; exit 1; }
+
+[ $# -eq 1 ] || { echo "usage: two_host_test.sh MH_ALLREDUCE" >&2; exit 2; }
+prog=$(readlink -f "$1")
+[ -x "$prog" ] || fail "no MPI program at $1"
+
+if [ "$(id -u)" -ne 0 ]; then
+  echo "two_host_test: SKIP: needs root (network namespaces, sshd)"
+  exit $skip
+fi
+name=dlmh$$
+if ! command -v ip >/dev/null || ! err=$(ip netns add "$name-probe" 2>&1); then
+  echo "two_host_test: SKIP: no network namespaces here (ip netns add: ${err:-no ip command})"
+  exit $skip
+fi
+ip netns delete "$name-probe"
+for t in mpirun orted sshd; do
+  command -v "$t" >/dev/null || [ -x "/usr/sbin/$t" ] || fail "$t not installed (scripts/install-deps.sh)"
+done
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/drivelab-two-host.XXXXXX")
+cleanup() {
+  "$netns" down "$name" || echo "two_host_test: netns.sh down $name failed" >&2
+  rm -rf -- "$work"
+}
+trap cleanup EXIT
+# `up` prints dir=, agent=, host_a=, host_b=, addr_a=, addr_b=, subnet= (netns.sh).
+state=$("$netns" up "$name")
+eval "$state"
+# shellcheck disable=SC2154  # set by eval
+echo "two_host_test: $host_a ($addr_a) and $host_b ($addr_b), ssh agent $agent"
+
+# The mpirun of every step: one rank per "host", ssh to b with the pair's own config, TCP only,
+# on the veth subnet only (out-of-band and BTL), as root.
+mpirun_two() {
+  "$netns" exec "$name" a timeout 120 mpirun --allow-run-as-root -np 2 --host "$addr_a,$addr_b" \
+    --mca plm_rsh_agent "$agent" --mca btl self,tcp --mca btl_tcp_if_include "$subnet" \
+    --mca oob_tcp_if_include "$subnet" "$@"
+}
+
+# ---- step 1: a real MPI_Allreduce across the two hosts ---------------------------------------------
+netns_a=$("$netns" exec "$name" a readlink /proc/self/ns/net)
+netns_b=$("$netns" exec "$name" b readlink /proc/self/ns/net)
+[ "$netns_a" != "$netns_b" ] || fail "the two namespaces are one ($netns_a)"
+start_ns=$(date +%s%N)
+rc=0
+mpirun_two --mca btl_base_verbose 100 "$prog" >"$work/step1.out" 2>"$work/step1.err" || rc=$?
+elapsed_ms=$(( ($(date +%s%N) - start_ns) / 1000000 ))
+show() { echo "--- stdout"; cat "$work/step1.out"; echo "--- stderr (last 40 lines)"; tail -n 40 "$work/step1.err"; }
+[ $rc -eq 0 ] || { show >&2; fail "mpirun exited $rc"; }
+expected="rank=0 size=2 host=$host_a netns=$netns_a sum=3
+rank=1 size=2 host=$host_b netns=$netns_b sum=3"
+[ "$(cat "$work/step1.out")" = "$expected" ] || { show >&2; echo "--- expected"; echo "$expected"; fail "ranks' output"; } >&2
+# Each rank sends to the other over the TCP BTL (btl_base_verbose's bml lines), and the rank on b
+# was started over ssh (sshd's log: a command session of root from a's address).
+grep -q "^\[$host_a:[0-9]*\] mca: bml: Using tcp btl for send to .* on node " "$work/step1.err" ||
+  { show >&2; fail "rank 0 did not send over TCP"; }
+grep -q "^\[$host_b:[0-9]*\] mca: bml: Using tcp btl for send to .* on node $host_a" "$work/step1.err" ||
+  { show >&2; fail "rank 1 did not send over TCP"; }
+grep -q "Accepted publickey for root from $addr_a" "$dir/sshd.log" || fail "no ssh login from $host_a in sshd's log"
+grep -q "Starting session: command for root from $addr_a" "$dir/sshd.log" || fail "no ssh command session in sshd's log"
+# Nothing of the job is left on b: only sshd itself.
+left=$(ip netns pids "$host_b" | grep -vxF "$(cat "$dir/sshd.pid")" || true)
+[ -z "$left" ] || fail "processes left on $host_b after mpirun: $(for p in $left; do printf "%s(%s) " "$p" "$(cat /proc/$p/comm 2>/dev/null)"; done)"
+echo "two_host_test: step 1 passed: MPI_Allreduce over TCP between $host_a and $host_b via ssh (mpirun: ${elapsed_ms} ms)"
+
+# ---- step 2: drivelab under mpirun across the two hosts (enabled by DRIVELAB) ------------------------
+# STEP 2 — the lead enables it once the MPI runner lands (issue 16; the record shapes are
+# the shared multi-host spec): every rank writes <out>/<job_id>-r<k>.json with a `cohort` object,
+# rank 0 writes the merged record <out>/<job_id>.json whose `hosts` has one entry per rank.
+if [ -z "${DRIVELAB:-}" ]; then
+  echo "two_host_test: step 2 (drivelab across the two hosts) not run: DRIVELAB is not set"
+  exit 0
+fi
+exe=$(readlink -f "$DRIVELAB")
+[ -x "$exe" ] || fail "DRIVELAB=$DRIVELAB is not an executable"
+mkdir -p "$work/target/0" "$work/target/1" "$work/out"
+cat >"$work/protocol.yaml" <<'EOF'
+protocol: two-host-null-io
+seed: 1
+tests:
+  - name: null-randread
+    kind: io
+    warmup: 0s
+    duration: 2s
+    io:
+      engine: null
+      rw: randread
+      xfersize: 4k
+      iodepth: 4
+      file_size: 16MiB
+EOF
+rc=0
+mpirun_two "$exe" run "$work/protocol.yaml" --target "$work/target/{rank}" --out "$work/out" --quiet \
+  >"$work/step2.out" 2>&1 || rc=$?
+[ $rc -eq 0 ] || { tail -n 60 "$work/step2.out" >&2; fail "drivelab under mpirun exited $rc"; }
+python3 "$here/check_merged.py" "$work/out" "$host_a" "$host_b" ||
+  { tail -n 60 "$work/step2.out" >&2; fail "merged record"; }
+echo "two_host_test: step 2 passed: drivelab's merged record has $host_a and $host_b"
