@@ -12,7 +12,11 @@ packages=(
   postgresql-15 mariadb-server mariadb-client odbc-postgresql odbc-mariadb
   fio sysbench clang libclang-rt-14-dev dmsetup
   gnuplot-nox chromium libpng-dev
+  openmpi-bin libopenmpi-dev openssh-server openssh-client iproute2
 )
+# openmpi-bin, libopenmpi-dev: multi-host runs (issue 16, docs/multihost.md); openssh-server,
+# openssh-client and iproute2 (`ip netns`): the two-"host" test in tests/multihost/ (sshd in a
+# network namespace, started by the test itself: no ssh service is enabled here).
 
 missing=()
 for p in "${packages[@]}"; do

@@ -88,7 +88,10 @@ exec_in() {
   shift
   [ $# -ge 1 ] || usage
   case $host in
-    a) exec ip netns exec "$ns_a" unshare --uts -- sh -c 'hostname "$0" && exec "$@"' "$ns_a" "$@" ;;
+    a)
+      # shellcheck disable=SC2016  # $0 and $@ are the inner shell's
+      exec ip netns exec "$ns_a" unshare --uts -- sh -c 'hostname "$0" && exec "$@"' "$ns_a" "$@"
+      ;;
     b)
       local pid
       pid=$(cat "$dir/sshd.pid" 2>/dev/null) || { echo "netns.sh: $ns_b is not up (no sshd pid)" >&2; exit 1; }
@@ -166,7 +169,7 @@ up() {
   fi
   down 2>/dev/null || true  # what a killed earlier run with this NAME left
   trap 'rc=$?; [ $rc -eq 0 ] || { echo "netns.sh: up $name failed; removing it" >&2; down || true; }' EXIT
-  mkdir -m 0700 -p "$dir"
+  mkdir -m 0700 "$dir"
   ip netns add "$ns_a"
   ip netns add "$ns_b"
   ip -n "$ns_a" link set lo up
@@ -180,6 +183,7 @@ up() {
   local sshd
   sshd=$(command -v sshd || echo /usr/sbin/sshd)
   # sshd checks its config (-t), then forks into the background once it listens; its pid is in $dir/sshd.pid.
+  # shellcheck disable=SC2016  # $0..$3 are the inner shell's
   ip netns exec "$ns_b" unshare --mount --uts -- sh -c '
     mount -t tmpfs -o size=1m,mode=0755 drivelab-netns /run && mkdir -m 0755 /run/sshd &&
     hostname "$0" && "$1" -t -f "$2" && exec "$1" -f "$2" -E "$3"' "$ns_b" "$sshd" "$dir/sshd_config" "$dir/sshd.log"

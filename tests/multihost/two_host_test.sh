@@ -39,10 +39,11 @@ cleanup() {
   rm -rf -- "$work"
 }
 trap cleanup EXIT
-# `up` prints dir=, agent=, host_a=, host_b=, addr_a=, addr_b=, subnet= (netns.sh).
+# `up` prints key=value lines: dir, agent, host_a, host_b, addr_a, addr_b, subnet (netns.sh).
 state=$("$netns" up "$name")
-eval "$state"
-# shellcheck disable=SC2154  # set by eval
+get() { sed -n "s/^$1=//p" <<<"$state"; }
+dir=$(get dir) agent=$(get agent) host_a=$(get host_a) host_b=$(get host_b)
+addr_a=$(get addr_a) addr_b=$(get addr_b) subnet=$(get subnet)
 echo "two_host_test: $host_a ($addr_a) and $host_b ($addr_b), ssh agent $agent"
 
 # The mpirun of every step: one rank per "host", ssh to b with the pair's own config, TCP only,
@@ -75,22 +76,26 @@ grep -q "^\[$host_b:[0-9]*\] mca: bml: Using tcp btl for send to .* on node $hos
 grep -q "Accepted publickey for root from $addr_a" "$dir/sshd.log" || fail "no ssh login from $host_a in sshd's log"
 grep -q "Starting session: command for root from $addr_a" "$dir/sshd.log" || fail "no ssh command session in sshd's log"
 # Nothing of the job is left on b: only sshd itself.
-left=$(ip netns pids "$host_b" | grep -vxF "$(cat "$dir/sshd.pid")" || true)
-[ -z "$left" ] || fail "processes left on $host_b after mpirun: $(for p in $left; do printf "%s(%s) " "$p" "$(cat /proc/$p/comm 2>/dev/null)"; done)"
+# (sshd's session process may take a moment to end after the connection closes: up to 5 s.)
+for _ in $(seq 50); do
+  left=$(ip netns pids "$host_b" | grep -vxF "$(cat "$dir/sshd.pid")" || true)
+  [ -n "$left" ] || break
+  sleep 0.1
+done
+[ -z "$left" ] || fail "processes left on $host_b after mpirun: $(for p in $left; do printf "%s(%s) " "$p" "$(cat "/proc/$p/comm" 2>/dev/null)"; done)"
 echo "two_host_test: step 1 passed: MPI_Allreduce over TCP between $host_a and $host_b via ssh (mpirun: ${elapsed_ms} ms)"
 
 # ---- step 2: drivelab under mpirun across the two hosts (enabled by DRIVELAB) ------------------------
-# STEP 2 — the lead enables it once the MPI runner lands (issue 16; the record shapes are
-# the shared multi-host spec): every rank writes <out>/<job_id>-r<k>.json with a `cohort` object,
-# rank 0 writes the merged record <out>/<job_id>.json whose `hosts` has one entry per rank.
-if [ -z "${DRIVELAB:-}" ]; then
-  echo "two_host_test: step 2 (drivelab across the two hosts) not run: DRIVELAB is not set"
-  exit 0
-fi
-exe=$(readlink -f "$DRIVELAB")
-[ -x "$exe" ] || fail "DRIVELAB=$DRIVELAB is not an executable"
-mkdir -p "$work/target/0" "$work/target/1" "$work/out"
-cat >"$work/protocol.yaml" <<'EOF'
+# STEP 2 — the lead enables it once the MPI runner lands (CMake option
+# DRIVELAB_TEST_TWO_HOST_DRIVELAB sets DRIVELAB; the record shapes are those of the shared
+# multi-host spec): every rank writes <out>/<job_id>-r<k>.json with a `cohort` object, rank 0
+# writes the merged record <out>/<job_id>.json whose `hosts` has one entry per rank and host.
+step2() {
+  local exe rc=0
+  exe=$(readlink -f "$DRIVELAB")
+  [ -x "$exe" ] || fail "DRIVELAB=$DRIVELAB is not an executable"
+  mkdir -p "$work/target/0" "$work/target/1" "$work/out"
+  cat >"$work/protocol.yaml" <<'EOF'
 protocol: two-host-null-io
 seed: 1
 tests:
@@ -105,10 +110,33 @@ tests:
       iodepth: 4
       file_size: 16MiB
 EOF
-rc=0
-mpirun_two "$exe" run "$work/protocol.yaml" --target "$work/target/{rank}" --out "$work/out" --quiet \
-  >"$work/step2.out" 2>&1 || rc=$?
-[ $rc -eq 0 ] || { tail -n 60 "$work/step2.out" >&2; fail "drivelab under mpirun exited $rc"; }
-python3 "$here/check_merged.py" "$work/out" "$host_a" "$host_b" ||
-  { tail -n 60 "$work/step2.out" >&2; fail "merged record"; }
-echo "two_host_test: step 2 passed: drivelab's merged record has $host_a and $host_b"
+  mpirun_two "$exe" run "$work/protocol.yaml" --target "$work/target/{rank}" --out "$work/out" --quiet \
+    >"$work/step2.out" 2>&1 || rc=$?
+  [ $rc -eq 0 ] || { tail -n 60 "$work/step2.out" >&2; fail "drivelab under mpirun exited $rc"; }
+  python3 "$here/check_merged.py" "$work/out" "$host_a" "$host_b" ||
+    { tail -n 60 "$work/step2.out" >&2; fail "merged record"; }
+  echo "two_host_test: step 2 passed: drivelab's merged record has $host_a and $host_b"
+}
+if [ -n "${DRIVELAB:-}" ]; then
+  step2
+else
+  echo "two_host_test: step 2 (drivelab across the two hosts) not run: DRIVELAB is not set"
+fi
+
+# ---- teardown: `netns.sh down` leaves nothing, and a second one is a no-op ----------------------------
+sshd_pid=$(cat "$dir/sshd.pid")
+start_ns=$(date +%s%N)
+"$netns" down "$name" || fail "netns.sh down $name exited $?"
+elapsed_ms=$(( ($(date +%s%N) - start_ns) / 1000000 ))
+"$netns" down "$name" || fail "a second netns.sh down $name exited $? (not idempotent)"
+trap 'rm -rf -- "$work"' EXIT
+for ns in "$host_a" "$host_b"; do
+  if ip netns list | awk '{print $1}' | grep -qxF -- "$ns"; then fail "namespace $ns left after down"; fi
+done
+[ ! -e "$dir" ] || fail "state directory $dir left after down"
+# sshd ended (a zombie that init has not reaped yet has ended too).
+sshd_state=$(sed -n 's/^State:[[:space:]]*\([A-Z]\).*/\1/p' "/proc/$sshd_pid/status" 2>/dev/null || true)
+[ -z "$sshd_state" ] || [ "$sshd_state" = Z ] || fail "sshd (pid $sshd_pid, state $sshd_state) left after down"
+# The veth pair lived only in the two namespaces: none of its addresses is on the machine.
+if ip -o addr show | grep -q ' 198\.18\.0\.'; then fail "a 198.18.0.x address is on the machine's own network"; fi
+echo "two_host_test: down removed both namespaces, the veth pair, sshd and $dir (${elapsed_ms} ms)"
