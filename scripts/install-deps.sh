@@ -16,7 +16,8 @@ packages=(
 )
 # openmpi-bin, libopenmpi-dev: multi-host runs (issue 16, docs/multihost.md); openssh-server,
 # openssh-client and iproute2 (`ip netns`): the two-"host" test in tests/multihost/ (sshd in a
-# network namespace, started by the test itself: no ssh service is enabled here).
+# network namespace with its own config, started and stopped by the test; Debian's openssh-server
+# also enables the machine's ssh service on install, which the test does not use).
 
 missing=()
 for p in "${packages[@]}"; do
