@@ -63,6 +63,7 @@ int colour_index(Origin o) {
 }
 
 struct ChartScript {
+  std::string test;  ///< the test key whose section shows it
   std::string name, title;
   std::string body;  ///< datablocks + settings + plot command (terminal and output set around it)
 };
@@ -99,6 +100,7 @@ std::string strip_prolog(std::string svg) {
 /// Bars: one per drive, best first (the table's ranking), colour by origin.
 ChartScript bars(const MetricTable& t) {
   ChartScript c;
+  c.test = t.test;
   c.name = stem(t.test + "_" + t.metric + "_bars");
   c.title = fmt::format("{}: {} ({}, {} is better)", t.test, t.metric, t.unit, to_string(t.better));
   std::string data = "$bars << EOD\n";
@@ -117,6 +119,29 @@ ChartScript bars(const MetricTable& t) {
       gp_quote(c.title), i - 0.5, gp_quote(t.unit));
   return c;
 }
+
+/// A time-series chart: one line per interval list, value `name` against t_s.
+struct Series {
+  std::string data, plot;
+  int k = 0;
+
+  void add(const std::vector<results::Interval>& intervals, const std::string& name, const std::string& label) {
+    data += fmt::format("$s{} << EOD\n", k);
+    for (const auto& iv : intervals)
+      for (const auto& [n, v] : iv.values)
+        if (n == name) data += fmt::format("{} {}\n", gp_num(iv.t_s), gp_num(v));
+    data += "EOD\n";
+    plot += fmt::format("{}$s{} using 1:2 with linespoints pt 7 ps 0.5 title {}", plot.empty() ? "plot " : ", ", k,
+                        gp_quote(label));
+    ++k;
+  }
+  std::string body(const std::string& title, const std::string& ylabel) const {
+    return data + fmt::format(
+        "set title {}\nset xlabel 'seconds into the measured phase'\nset ylabel {}\nset grid\n"
+        "set key outside right top\nset yrange [0:*]\n{}",
+        gp_quote(title), gp_quote(ylabel), plot);
+  }
+};
 
 }  // namespace
 
@@ -145,6 +170,7 @@ std::vector<Chart> draw_charts(const Report& r, const ChartOptions& opt) {
     // 1. Latency vs IOPS: curves, published peaks and measured single points.
     if (has_curve) {
       ChartScript c;
+      c.test = test;
       c.name = stem(test + "_curve");
       c.title = fmt::format("{}: average latency vs IOPS", test);
       std::string data, plot;
@@ -190,7 +216,7 @@ std::vector<Chart> draw_charts(const Report& r, const ChartOptions& opt) {
     // 2. Bars: the first ranked metric; OLTP also average latency.
     bool first = true;
     for (const auto& t : r.tables) {
-      if (t.test != test) continue;
+      if (t.test != test || t.lab_convention) continue;
       const bool wanted = first || t.metric == "latency_avg_ms" || t.metric == "seconds";
       first = false;
       // Only ranked cells are drawn: a table of partial results only (left out) has no bar.
@@ -207,28 +233,42 @@ std::vector<Chart> draw_charts(const Report& r, const ChartOptions& opt) {
             series.push_back(name);
     for (const std::string& name : series) {
       ChartScript c;
+      c.test = test;
       c.name = stem(test + "_" + name + "_series");
       c.title = fmt::format("{}: {} per interval", test, name);
-      std::string data, plot;
+      Series s;
       std::map<std::string, int> reps;
-      int k = 0;
       for (const Result* res : results) {
         if (res->intervals.empty()) continue;
-        data += fmt::format("$s{} << EOD\n", k);
-        for (const auto& iv : res->intervals)
-          for (const auto& [n, v] : iv.values)
-            if (n == name) data += fmt::format("{} {}\n", gp_num(iv.t_s), gp_num(v));
-        data += "EOD\n";
         const int rep = ++reps[res->drive];
-        const std::string label = fmt::format("{} #{}{}", res->drive, rep, res->partial() ? " (partial)" : "");
-        plot += fmt::format("{}$s{} using 1:2 with linespoints pt 7 ps 0.5 title {}", plot.empty() ? "plot " : ", ", k,
-                            gp_quote(label));
-        ++k;
+        s.add(res->intervals, name, fmt::format("{} #{}{}", res->drive, rep, res->partial() ? " (partial)" : ""));
       }
-      c.body = data + fmt::format(
-          "set title {}\nset xlabel 'seconds into the measured phase'\nset ylabel {}\nset grid\n"
-          "set key outside right top\nset yrange [0:*]\n{}",
-          gp_quote(c.title), gp_quote(name), plot);
+      c.body = s.body(c.title, name);
+      scripts.push_back(std::move(c));
+    }
+    // 4. Per host of a multi-host result: the first value of each host's intervals (tps, iops,
+    // eps: what the progress line shows first) over time, one line per host.
+    std::map<std::string, int> host_reps;
+    for (const Result* res : results) {
+      if (res->per_host.empty()) continue;
+      const int rep = ++host_reps[res->drive];
+      std::string name;
+      for (const HostResult& h : res->per_host)
+        if (name.empty() && !h.intervals.empty() && !h.intervals.front().values.empty())
+          name = h.intervals.front().values.front().first;
+      if (name.empty()) continue;  // no host has an interval
+      ChartScript c;
+      c.test = test;
+      c.name = stem(fmt::format("{}_hosts_{}_{}", test, res->drive, rep));
+      c.title = fmt::format("{}: {} per interval on each host of {} #{}{}", test, name, res->drive, rep,
+                            res->partial() ? " (partial)" : "");
+      Series s;
+      // A host without intervals (missing, or failed before its measured phase) keeps its entry
+      // in the legend, so the chart says which host is not there.
+      for (const HostResult& h : res->per_host)
+        s.add(h.intervals, name,
+              fmt::format("host {} (rank {}){}", h.name, h.rank, h.status == "complete" ? "" : " (" + h.status + ")"));
+      c.body = s.body(c.title, name);
       scripts.push_back(std::move(c));
     }
   }
@@ -240,7 +280,7 @@ std::vector<Chart> draw_charts(const Report& r, const ChartOptions& opt) {
     for (int i = 2; !used.insert(name).second; ++i) name = fmt::format("{}_{}", s.name, i);
     s.name = name;
     run_gnuplot(abs_opt, program->string(), s);
-    charts.push_back({s.name, s.title, strip_prolog(read_all(opt.dir / (s.name + ".svg")))});
+    charts.push_back({s.test, s.name, s.title, strip_prolog(read_all(opt.dir / (s.name + ".svg")))});
   }
   return charts;
 }

@@ -1,7 +1,10 @@
+#include <algorithm>
 #include <cctype>
+#include <cmath>
 
 #include <fmt/format.h>
 
+#include "drivelab/core/errors.hpp"
 #include "drivelab/report/dataset.hpp"
 
 namespace drivelab::report {
@@ -31,10 +34,22 @@ std::string_view to_string(Origin o) noexcept {
   return "?";
 }
 
-const results::Metric* Result::find_metric(std::string_view name) const noexcept {
+const results::Metric* find_metric(const std::vector<results::Metric>& metrics, std::string_view metric_name) noexcept {
   for (const auto& m : metrics)
-    if (m.name == name) return &m;
+    if (m.name == metric_name) return &m;
   return nullptr;
+}
+
+const results::Metric* Result::find_metric(std::string_view name) const noexcept {
+  return report::find_metric(metrics, name);
+}
+
+const results::Metric* HostResult::find_metric(std::string_view metric_name) const noexcept {
+  return report::find_metric(metrics, metric_name);
+}
+
+std::string hosts_test_key(const std::string& key, unsigned hosts) {
+  return hosts > 1 ? fmt::format("{}_{}vms", key, hosts) : key;
 }
 
 std::string test_key(std::string_view name) {
@@ -135,10 +150,79 @@ std::string assign_variant(Dataset& data, const std::string& key, const std::str
   return as;
 }
 
+using results::Json;
+
+const Json& member(const Json& j, const char* key, const std::string& path, bool (Json::*is)() const noexcept,
+                   const char* what) {
+  static const Json null;
+  if (!j.is_object()) throw ConfigError(fmt::format("{}: expected an object", path));
+  const auto it = j.find(key);
+  if (it == j.end()) return null;
+  if (!((*it).*is)()) throw ConfigError(fmt::format("{}.{}: expected {}", path, key, what));
+  return *it;
+}
+
+std::string string_member(const Json& j, const char* key, const std::string& path) {
+  const Json& v = member(j, key, path, &Json::is_string, "a string");
+  return v.is_null() ? std::string() : v.get<std::string>();
+}
+
+/// The unit of the merged test's metric `name` (headline first, then groups); "" if none.
+std::string unit_in(const results::TestRecord& t, const std::string& name) {
+  if (const auto* m = t.find_metric(name)) return m->unit;
+  for (const auto& g : t.groups)
+    for (const auto& m : g.metrics)
+      if (m.name == name) return m.unit;
+  return {};
+}
+
+/// Result::per_host of test `t` from the merged record's `hosts` (mh-spec: hosts[] by rank, each
+/// with its own tests[] by the same names).
+std::vector<HostResult> hosts_of(const Json& hosts, const results::TestRecord& t) {
+  std::vector<HostResult> out;
+  for (std::size_t i = 0; i < hosts.size(); ++i) {
+    const Json& h = hosts[i];
+    const std::string path = fmt::format("hosts[{}]", i);
+    HostResult r;
+    r.name = string_member(h, "name", path);
+    const Json& rank = member(h, "rank", path, &Json::is_number_integer, "an integer");
+    r.rank = rank.is_null() ? static_cast<int>(i) : rank.get<int>();
+    r.status = string_member(h, "status", path);
+    r.reason = string_member(h, "reason", path);
+    const Json& tests = member(h, "tests", path, &Json::is_array, "an array");
+    for (std::size_t k = 0; tests.is_array() && k < tests.size(); ++k) {
+      const std::string tpath = fmt::format("{}.tests[{}]", path, k);
+      if (string_member(tests[k], "name", tpath) != t.name) continue;
+      r.status = string_member(tests[k], "status", tpath);
+      r.reason = string_member(tests[k], "reason", tpath);
+      const Json& metrics = member(tests[k], "metrics", tpath, &Json::is_object, "an object");
+      for (auto it = metrics.begin(); metrics.is_object() && it != metrics.end(); ++it) {
+        // A non-finite value is written as null (docs/results.md) and reads back as NaN.
+        if (!it->is_number() && !it->is_null())
+          throw ConfigError(fmt::format("{}.metrics.{}: expected a number, got {}", tpath, it.key(), it->type_name()));
+        r.metrics.push_back({it.key(), it->is_number() ? it->get<double>() : NAN, unit_in(t, it.key()), {}});
+      }
+      const Json& intervals = member(tests[k], "intervals", tpath, &Json::is_array, "an array");
+      for (std::size_t n = 0; intervals.is_array() && n < intervals.size(); ++n) {
+        try {
+          r.intervals.push_back(results::interval_from_json(intervals[n]));
+        } catch (const ConfigError& e) {
+          throw ConfigError(fmt::format("{}.intervals[{}]: {}", tpath, n, e.what()));
+        }
+      }
+      break;
+    }
+    if (r.status == "running") r.status = std::string(results::to_string(results::Status::interrupted));
+    out.push_back(std::move(r));
+  }
+  std::stable_sort(out.begin(), out.end(), [](const HostResult& a, const HostResult& b) { return a.rank < b.rank; });
+  return out;
+}
+
 }  // namespace
 
 void add_record(Dataset& data, const results::RunRecord& record, const std::string& source,
-                const std::string& label) {
+                const std::string& label, const results::Json& hosts) {
   // The same run given twice (e.g. `results/*.json` matches both <run_id>.json and latest.json,
   // its copy) would count as two repetitions and fake the run-to-run noise.
   for (const Result& r : data.results)
@@ -147,7 +231,12 @@ void add_record(Dataset& data, const results::RunRecord& record, const std::stri
                                        record.run_id, r.source));
       return;
     }
-  const std::string drive = label.empty() ? drive_name(record.target) : label;
+  if (!hosts.is_null() && !hosts.is_array()) throw ConfigError("hosts: expected an array");
+  const auto host_count = static_cast<unsigned>(hosts.is_array() ? hosts.size() : 0);
+  const std::string system = fmt::format("{} host{}", host_count, host_count == 1 ? "" : "s");
+  const std::string drive = host_count == 0 ? (label.empty() ? drive_name(record.target) : label)
+                            : label.empty() ? system
+                                            : fmt::format("{} ({})", label, system);
   if (record.status != results::Status::complete)
     data.notes.push_back(fmt::format("{}: run {} is {}: {}", source, record.run_id, results::to_string(record.status),
                                      record.reason));
@@ -158,7 +247,8 @@ void add_record(Dataset& data, const results::RunRecord& record, const std::stri
     }
     Result r;
     r.drive = drive;
-    r.test = assign_variant(data, test_key(t.name), t.name, t.kind, workload_config(t.config), source);
+    r.test = assign_variant(data, hosts_test_key(test_key(t.name), host_count), t.name, t.kind,
+                            workload_config(t.config), source);
     r.kind = t.kind;
     r.origin = Origin::measured;
     r.status = std::string(results::to_string(t.status));
@@ -175,6 +265,12 @@ void add_record(Dataset& data, const results::RunRecord& record, const std::stri
     r.run_id = record.run_id;
     r.metrics = t.metrics;
     r.intervals = t.intervals;
+    if (host_count > 0) {
+      r.hosts = host_count;
+      r.per_host = hosts_of(hosts, t);
+      for (const auto& g : t.groups)
+        if (g.name == kLabConventionsGroup) r.lab_conventions = g.metrics;
+    }
     if (t.details.is_object() && t.details.contains("points") && t.details["points"].is_array()) {
       for (const auto& p : t.details["points"]) {
         if (!p.is_object() || !p.contains("achieved_iops") || !p.contains("latency_avg_us")) continue;

@@ -29,6 +29,8 @@ th,td{border:1px solid #ccc;padding:0.3em 0.6em;text-align:left;vertical-align:t
 th{background:#f0f3f7}
 tr.published td{color:#555}
 tr.partial td{background:#fff4e0}
+tr.host td{font-size:0.95em;color:#444}
+tr.host td:first-child{padding-left:1.8em}
 td.rank1{font-weight:bold}
 figure.chart{margin:0.5em 0 1.5em;display:inline-block;max-width:100%}
 figure.chart svg{max-width:100%;height:auto;display:block;border:1px solid #ddd}
@@ -63,9 +65,23 @@ std::string to_html(const Report& r, const std::vector<Chart>& charts, const std
     out += fmt::format("<section id=\"{0}\"{1}>\n<h2>{0}</h2>\n", esc(v.test),
                        v.other_configuration.empty() ? "" : " class=\"other-configuration\"");
     if (!v.other_configuration.empty()) out += fmt::format("<p class=\"note\">{}</p>\n", esc(other_configuration_text(v)));
+    if (v.lab_conventions) out += fmt::format("<p class=\"note\">{}</p>\n", esc(kLabConventionsText));
     out += "<table>\n<tr><th>Drive</th><th>Source</th>";
     for (const auto* t : v.tables) out += fmt::format("<th>{}</th>", esc(header_text(*t)));
     out += "</tr>\n";
+    const auto host_rows = [&out, &v](const std::string& system, bool left_out) {
+      for (std::size_t i = 0; i < v.host_rows.size(); ++i) {
+        if (v.host_row_systems[i] != system || v.host_rows[i].left_out != left_out) continue;
+        out += fmt::format("<tr class=\"host{}\"><td>{}</td><td>{}</td>",
+                           v.host_rows[i].status == "complete" ? "" : " partial", esc(host_row_label(v.host_rows[i])),
+                           esc(host_row_source(v.host_rows[i])));
+        for (const auto* t : v.tables) {
+          const Cell* c = find_host_cell(*t, v, i);
+          out += fmt::format("<td>{}</td>", c != nullptr ? esc(cell_text(*c)) : "");
+        }
+        out += "</tr>\n";
+      }
+    };
     for (const auto& d : v.drives) {
       const Cell* any = nullptr;
       for (const auto* t : v.tables)
@@ -80,6 +96,7 @@ std::string to_html(const Report& r, const std::vector<Chart>& charts, const std
                            c != nullptr ? esc(cell_text(*c)) : "");
       }
       out += "</tr>\n";
+      host_rows(d, false);
     }
     for (const auto& d : v.left_out) {
       const Cell* any = nullptr;
@@ -92,10 +109,11 @@ std::string to_html(const Report& r, const std::vector<Chart>& charts, const std
         out += fmt::format("<td>{}</td>", c != nullptr ? esc(cell_text(*c)) : "");
       }
       out += "</tr>\n";
+      host_rows(d, true);
     }
     out += "</table>\n";
     for (const auto& c : charts) {
-      if (!c.name.starts_with(v.test + "_")) continue;
+      if (c.test != v.test) continue;
       out += fmt::format("<figure class=\"chart\" id=\"chart-{}\">\n{}\n<figcaption>{} (files: {}.svg, {}.png)</figcaption>\n</figure>\n",
                          esc(c.name), c.svg, esc(c.title), esc(c.name), esc(c.name));
     }

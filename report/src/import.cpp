@@ -1,4 +1,5 @@
 // Importers: fio JSON, sysbench text, the published-results CSV, and file-type detection.
+#include <charconv>
 #include <cmath>
 #include <fstream>
 #include <map>
@@ -213,8 +214,14 @@ void add_published_csv(Dataset& data, const std::string& text, const std::string
     if (better_for_unit(unit) == Better::unranked)
       data.notes.push_back(fmt::format("{}:{}: {} in unit '{}' is neither a rate nor a time: shown, not ranked",
                                        source, line_no, metric, unit));
-    std::string test = test_key(f[3]);
-    if (!f[7].empty() && f[7] != "1") test += "_" + f[7] + "vms";
+    unsigned vms = 1;
+    if (!f[7].empty()) {
+      const auto [end, ec] = std::from_chars(f[7].data(), f[7].data() + f[7].size(), vms);
+      if (ec != std::errc() || end != f[7].data() + f[7].size() || vms == 0)
+        throw ConfigError(fmt::format("{}:{}: vms '{}' is not a count of VMs (empty, or a whole number >= 1)", source,
+                                      line_no, f[7]));
+    }
+    const std::string test = hosts_test_key(test_key(f[3]), vms);
     const std::string drive = f[1].empty() ? f[0] : f[0] + " " + f[1];
     auto [it, inserted] = index.try_emplace({drive, test}, data.results.size());
     if (inserted) {
@@ -225,6 +232,7 @@ void add_published_csv(Dataset& data, const std::string& text, const std::string
       r.origin = Origin::published;
       r.source = fmt::format("{}:{} ({})", source, line_no, f[2]);
       r.published = published_configuration(test_key(f[3]), f[2]);
+      r.hosts = vms;
       data.results.push_back(std::move(r));
     }
     Result& r = data.results[it->second];
@@ -274,7 +282,9 @@ void add_file(Dataset& data, const std::filesystem::path& path, const std::strin
     return;
   }
   try {
-    add_record(data, results::run_record_from_json(j), source, label);
+    // The merged multi-host record's `hosts` (docs/results.md) is read from the JSON itself.
+    add_record(data, results::run_record_from_json(j), source, label,
+               j.is_object() && j.contains("hosts") ? j["hosts"] : Json());
   } catch (const ConfigError& e) {
     throw ConfigError(fmt::format("{}: {}", source, e.what()));
   }

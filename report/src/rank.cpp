@@ -1,6 +1,7 @@
 // Grouping by test and drive, ranking per metric, repetitions and noise.
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <map>
 #include <set>
 
@@ -64,6 +65,88 @@ std::vector<Cell> make_cells(const std::vector<std::string>& drives, std::map<st
     }
     out.push_back(std::move(c));
   }
+  return out;
+}
+
+/// The cells of table `t` (its test, metric and unit set): per drive in first-seen order, the
+/// repetitions' values of `metric_of(result)` in `t.unit` (a different unit is a different metric),
+/// partial results in `t.left_out` when `left_out` says so. False when no result has the metric.
+bool fill_cells(MetricTable& t, const std::vector<Result>& results,
+                const std::function<const results::Metric*(const Result&)>& metric_of,
+                const std::function<bool(const Result&)>& left_out) {
+  std::vector<std::string> drives, apart_drives;
+  std::map<std::string, std::vector<double>> values, apart_values;
+  std::map<std::string, Cell> cells, apart_cells;
+  for (const auto& r : results) {
+    if (r.test != t.test) continue;
+    const results::Metric* m = metric_of(r);
+    if (m == nullptr || m->unit != t.unit) continue;
+    const bool apart = left_out(r);
+    add_unique(apart ? apart_drives : drives, r.drive);
+    Cell& c = (apart ? apart_cells : cells)[r.drive];
+    c.drive = r.drive;
+    c.origin = r.origin;
+    c.hosts = r.hosts;
+    c.partial = c.partial || r.partial();
+    add_unique(c.sources, r.source);
+    if (std::isfinite(m->value)) (apart ? apart_values : values)[r.drive].push_back(m->value);
+  }
+  if (drives.empty() && apart_drives.empty()) return false;
+  t.cells = make_cells(drives, cells, values);
+  t.left_out = make_cells(apart_drives, apart_cells, apart_values);
+  return true;
+}
+
+/// MetricTable::host_cells of `metric` (unit `unit`) over the multi-host results of `test`: one
+/// cell per (system, ranked or left out, rank, host name), over the system's repetitions.
+std::vector<Cell> host_cells_of(const std::vector<Result>& results, const std::string& test, const std::string& metric,
+                                const std::string& unit, const std::function<bool(const Result&)>& left_out) {
+  std::vector<Cell> out;
+  std::vector<std::vector<double>> values;
+  for (const auto& r : results) {
+    if (r.test != test || r.per_host.empty()) continue;
+    const auto* system = r.find_metric(metric);
+    if (system == nullptr || system->unit != unit) continue;
+    const bool apart = left_out(r);
+    for (const HostResult& h : r.per_host) {
+      auto it = std::find_if(out.begin(), out.end(), [&](const Cell& c) {
+        return c.drive == r.drive && c.host->left_out == apart && c.host->rank == h.rank && c.host->name == h.name;
+      });
+      if (it == out.end()) {
+        Cell c;
+        c.drive = r.drive;
+        c.origin = r.origin;
+        c.hosts = r.hosts;
+        c.host = Cell::HostOf{h.name, h.rank, h.status, apart};
+        out.push_back(std::move(c));
+        values.emplace_back();
+        it = out.end() - 1;
+      }
+      Cell& c = *it;
+      if (c.host->status != h.status && (", " + c.host->status + ", ").find(", " + h.status + ", ") == std::string::npos)
+        c.host->status += ", " + h.status;
+      c.partial = c.partial || h.status != "complete";
+      add_unique(c.sources, r.source);
+      const auto* m = h.find_metric(metric);
+      if (m != nullptr && m->unit == unit && std::isfinite(m->value))
+        values[static_cast<std::size_t>(it - out.begin())].push_back(m->value);
+    }
+  }
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    Cell& c = out[i];
+    c.n = values[i].size();
+    c.median = c.n > 0 ? median_of(values[i]) : NAN;
+    c.min = c.n > 0 ? *std::min_element(values[i].begin(), values[i].end()) : NAN;
+    c.max = c.n > 0 ? *std::max_element(values[i].begin(), values[i].end()) : NAN;
+  }
+  // By system (first seen), then rank.
+  std::vector<std::string> systems;
+  for (const auto& c : out) add_unique(systems, c.drive);
+  std::stable_sort(out.begin(), out.end(), [&systems](const Cell& a, const Cell& b) {
+    const auto sa = std::find(systems.begin(), systems.end(), a.drive) - systems.begin();
+    const auto sb = std::find(systems.begin(), systems.end(), b.drive) - systems.begin();
+    return sa != sb ? sa < sb : a.host->rank < b.host->rank;
+  });
   return out;
 }
 
@@ -215,26 +298,9 @@ Report build_report(Dataset data, const ReportOptions& opt) {
       t.metric = metric;
       t.unit = unit_of[metric];
       t.better = better_for_unit(t.unit);
-      // Drives in first-seen order; repetitions collected (partial ones apart unless included).
-      std::vector<std::string> drives, apart_drives;
-      std::map<std::string, std::vector<double>> values, apart_values;
-      std::map<std::string, Cell> cells, apart_cells;
-      for (const auto& r : data.results) {
-        if (r.test != test) continue;
-        const auto* m = r.find_metric(metric);
-        if (m == nullptr || m->unit != t.unit) continue;  // a different unit is a different metric
-        const bool apart = left_out(r);
-        add_unique(apart ? apart_drives : drives, r.drive);
-        Cell& c = (apart ? apart_cells : cells)[r.drive];
-        c.drive = r.drive;
-        c.origin = r.origin;
-        c.partial = c.partial || r.partial();
-        add_unique(c.sources, r.source);
-        if (std::isfinite(m->value)) (apart ? apart_values : values)[r.drive].push_back(m->value);
-      }
-      if (drives.empty() && apart_drives.empty()) continue;
-      t.cells = make_cells(drives, cells, values);
-      t.left_out = make_cells(apart_drives, apart_cells, apart_values);
+      if (!fill_cells(t, data.results, [&metric](const Result& r) { return r.find_metric(metric); }, left_out))
+        continue;
+      t.host_cells = host_cells_of(data.results, test, metric, t.unit, left_out);
       if (test.ends_with(other_configuration_key(""))) {
         t.other_configuration = reference.at(test);
         rep.tables.push_back(std::move(t));  // reference only: never ranked, never compared
@@ -276,6 +342,26 @@ Report build_report(Dataset data, const ReportOptions& opt) {
           rep.comparisons.push_back(std::move(cmp));
         }
       }
+      rep.tables.push_back(std::move(t));
+    }
+    // The labs' conventions of multi-host results: shown after the exact figures, labelled, never
+    // ranked (each drive's repetitions still as median, min, max).
+    std::vector<std::string> conventions;
+    for (const auto& r : data.results)
+      if (r.test == test)
+        for (const auto& m : r.lab_conventions) {
+          add_unique(conventions, m.name);
+          unit_of.try_emplace("lab_conventions." + m.name, m.unit);
+        }
+    for (const std::string& metric : conventions) {
+      MetricTable t;
+      t.test = test;
+      t.metric = metric;
+      t.unit = unit_of["lab_conventions." + metric];
+      t.better = better_for_unit(t.unit);
+      t.lab_convention = true;
+      fill_cells(t, data.results, [&metric](const Result& r) { return find_metric(r.lab_conventions, metric); },
+                 left_out);
       rep.tables.push_back(std::move(t));
     }
   }

@@ -16,7 +16,20 @@ struct TestView {
   std::vector<std::string> left_out;  ///< drives with partial results kept out of the ranking
   /// Reference block of published rows of another configuration (MetricTable::other_configuration).
   std::string other_configuration;
+  /// Per-host rows of the multi-host systems among `drives` and `left_out`, in the tables' order
+  /// (MetricTable::host_cells): each writer prints a system's rows right under the system's row.
+  std::vector<Cell::HostOf> host_rows;
+  std::vector<std::string> host_row_systems;  ///< the system (drive) of each of host_rows
+  bool lab_conventions = false;               ///< some table is a lab-convention metric
 };
+
+/// The cell of host row `i` of `v` in table `t`; nullptr if the table has none.
+const Cell* find_host_cell(const MetricTable& t, const TestView& v, std::size_t i);
+/// "↳ host b (rank 1)", and the Source column of a host row: "host, complete".
+std::string host_row_label(const Cell::HostOf& h);
+std::string host_row_source(const Cell::HostOf& h);
+/// The line under a test's heading when it has lab-convention columns.
+extern const char* const kLabConventionsText;
 
 /// The line under a reference block's heading.
 std::string other_configuration_text(const TestView& v);

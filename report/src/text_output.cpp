@@ -50,6 +50,18 @@ std::vector<TestView> test_views(const Report& r) {
       for (const auto& c : t->left_out)
         if (std::find(v.left_out.begin(), v.left_out.end(), c.drive) == v.left_out.end()) v.left_out.push_back(c.drive);
     v.other_configuration = v.tables.front()->other_configuration;
+    for (const auto* t : v.tables) {
+      v.lab_conventions = v.lab_conventions || t->lab_convention;
+      for (const auto& c : t->host_cells) {
+        bool seen = false;
+        for (std::size_t i = 0; i < v.host_rows.size() && !seen; ++i)
+          seen = v.host_row_systems[i] == c.drive && v.host_rows[i].left_out == c.host->left_out &&
+                 v.host_rows[i].rank == c.host->rank && v.host_rows[i].name == c.host->name;
+        if (seen) continue;
+        v.host_rows.push_back(*c.host);
+        v.host_row_systems.push_back(c.drive);
+      }
+    }
     views.push_back(std::move(v));
   }
   return views;
@@ -60,6 +72,23 @@ std::string other_configuration_text(const TestView& v) {
                      "configuration than the measured test of the same name, so they are not ranked against it ({}).",
                      v.other_configuration);
 }
+
+const Cell* find_host_cell(const MetricTable& t, const TestView& v, std::size_t i) {
+  for (const auto& c : t.host_cells)
+    if (c.drive == v.host_row_systems[i] && c.host->left_out == v.host_rows[i].left_out &&
+        c.host->rank == v.host_rows[i].rank && c.host->name == v.host_rows[i].name)
+      return &c;
+  return nullptr;
+}
+
+std::string host_row_label(const Cell::HostOf& h) { return fmt::format("↳ host {} (rank {})", h.name, h.rank); }
+
+std::string host_row_source(const Cell::HostOf& h) { return fmt::format("host, {}", h.status); }
+
+const char* const kLabConventionsText =
+    "Columns marked \"lab convention\" are the review labs' way of adding hosts up (the sum of the per-host rates, "
+    "the mean of the per-host averages and p99s): shown beside the exact figures, which are the merged histograms "
+    "and counters, never ranked and never the headline.";
 
 const Cell* find_cell(const MetricTable& t, const std::string& drive, bool left_out) {
   for (const auto& c : left_out ? t.left_out : t.cells)
@@ -82,24 +111,42 @@ std::string comparison_verdict(const Comparison& c) {
 }
 
 std::string header_text(const MetricTable& t) {
+  if (t.lab_convention)
+    return fmt::format("{} ({}, lab convention: not an exact figure, not ranked)", t.metric, t.unit);
   return fmt::format("{} ({}, {} is better)", t.metric, t.unit, to_string(t.better));
 }
 
 std::string to_csv(const Report& r) {
-  std::string out = "test,metric,unit,better,drive,origin,rank,of,place,median,min,max,n,status,sources\n";
+  std::string out =
+      "test,metric,unit,better,drive,origin,rank,of,place,median,min,max,n,status,sources,row,hosts,host,host_rank\n";
   const auto row = [&out](const MetricTable& t, const Cell& c, std::string_view status) {
     std::string sources;
     for (const auto& s : c.sources) sources += (sources.empty() ? "" : ";") + s;
-    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", csv_field(t.test), csv_field(t.metric),
-                       csv_field(t.unit), to_string(t.better), csv_field(c.drive), to_string(c.origin),
-                       c.rank > 0 ? std::to_string(c.rank) : "", c.rank > 0 ? std::to_string(c.of) : "",
-                       csv_field(place(c)), csv_number(c.median), csv_number(c.min), csv_number(c.max), c.n,
-                       status, csv_field(sources));
+    const std::string_view kind = c.host ? "host" : c.hosts > 1 ? "system" : "drive";
+    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", csv_field(t.test),
+                       csv_field(t.metric), csv_field(t.unit), to_string(t.better), csv_field(c.drive),
+                       to_string(c.origin), c.rank > 0 ? std::to_string(c.rank) : "",
+                       c.rank > 0 ? std::to_string(c.of) : "", csv_field(place(c)), csv_number(c.median),
+                       csv_number(c.min), csv_number(c.max), c.n, csv_field(std::string(status)), csv_field(sources),
+                       kind, c.hosts, c.host ? csv_field(c.host->name) : "",
+                       c.host ? std::to_string(c.host->rank) : "");
   };
   for (const auto& t : r.tables) {
-    for (const auto& c : t.cells)
-      row(t, c, !t.other_configuration.empty() ? "other_configuration" : c.partial ? "partial" : "complete");
-    for (const auto& c : t.left_out) row(t, c, "partial_not_ranked");
+    const auto hosts_of = [&](const Cell& system, bool left_out) {
+      for (const auto& c : t.host_cells)
+        if (c.drive == system.drive && c.host->left_out == left_out) row(t, c, c.host->status);
+    };
+    for (const auto& c : t.cells) {
+      row(t, c, t.lab_convention ? "lab_convention"
+                : !t.other_configuration.empty() ? "other_configuration"
+                : c.partial ? "partial"
+                            : "complete");
+      hosts_of(c, false);
+    }
+    for (const auto& c : t.left_out) {
+      row(t, c, "partial_not_ranked");
+      hosts_of(c, true);
+    }
   }
   return out;
 }
@@ -112,11 +159,24 @@ std::string to_markdown(const Report& r) {
   for (const auto& v : test_views(r)) {
     out += fmt::format("\n## {}\n\n", md_escape(v.test));
     if (!v.other_configuration.empty()) out += md_escape(other_configuration_text(v)) + "\n\n";
+    if (v.lab_conventions) out += md_escape(kLabConventionsText) + "\n\n";
     out += "| Drive | Source |";
     for (const auto* t : v.tables) out += fmt::format(" {} |", md_escape(header_text(*t)));
     out += "\n|---|---|";
     for (std::size_t i = 0; i < v.tables.size(); ++i) out += "---|";
     out += '\n';
+    const auto host_rows = [&out, &v](const std::string& system, bool left_out) {
+      for (std::size_t i = 0; i < v.host_rows.size(); ++i) {
+        if (v.host_row_systems[i] != system || v.host_rows[i].left_out != left_out) continue;
+        out += fmt::format("| {} | {} |", md_escape(host_row_label(v.host_rows[i])),
+                           md_escape(host_row_source(v.host_rows[i])));
+        for (const auto* t : v.tables) {
+          const Cell* c = find_host_cell(*t, v, i);
+          out += fmt::format(" {} |", c != nullptr ? md_escape(cell_text(*c)) : "");
+        }
+        out += '\n';
+      }
+    };
     for (const auto& d : v.drives) {
       const Cell* any = nullptr;
       for (const auto* t : v.tables)
@@ -128,6 +188,7 @@ std::string to_markdown(const Report& r) {
         out += fmt::format(" {} |", c != nullptr ? md_escape(cell_text(*c)) : "");
       }
       out += '\n';
+      host_rows(d, false);
     }
     for (const auto& d : v.left_out) {
       const Cell* any = nullptr;
@@ -139,6 +200,7 @@ std::string to_markdown(const Report& r) {
         out += fmt::format(" {} |", c != nullptr ? md_escape(cell_text(*c)) : "");
       }
       out += '\n';
+      host_rows(d, true);
     }
   }
   if (!r.comparisons.empty()) {

@@ -92,11 +92,13 @@ TEST(ReportGolden, TwoTargetsRankedInHtmlMarkdownAndCsv) {
   std::istringstream in(csv);
   std::string line;
   std::getline(in, line);
-  ASSERT_EQ(line, "test,metric,unit,better,drive,origin,rank,of,place,median,min,max,n,status,sources");
+  ASSERT_EQ(line, "test,metric,unit,better,drive,origin,rank,of,place,median,min,max,n,status,sources,row,hosts,host,host_rank");
   std::map<std::string, std::vector<std::vector<std::string>>> tables;
   while (std::getline(in, line)) {
     const auto f = split(line, ',');
-    ASSERT_EQ(f.size(), 15u) << line;
+    ASSERT_EQ(f.size(), 19u) << line;
+    EXPECT_EQ(f[15], "drive") << line;  // single-host records: drive rows of one host
+    EXPECT_EQ(f[16], "1") << line;
     tables[f[0] + "/" + f[1]].push_back(f);
   }
   ASSERT_GE(tables.size(), 8u);

@@ -72,6 +72,37 @@ bool measures(const PublishedConfiguration& published, std::string_view kind, co
 /// "tpcc: another configuration" for other kinds.
 std::string describe_workload(std::string_view kind, const results::Json& config);
 
+/// One host of a multi-host result: its own figures for the same test, from the merged record's
+/// `hosts[]` (the merged record of docs/results.md; docs/reporter.md "Multi-host records"). Shown
+/// as a row under its system's row, never ranked.
+struct HostResult {
+  std::string name;    ///< host name (`hosts[].name`)
+  int rank = 0;        ///< MPI rank (`hosts[].rank`)
+  /// The host's status for this test (`hosts[].tests[].status`); the host's own status when it has
+  /// no such test (`missing`: no record or journal of that rank reached the merge).
+  std::string status;
+  std::string reason;
+  /// `hosts[].tests[].metrics` ({name: value}): each gets the unit of the merged test's metric of
+  /// the same name (headline or group), "" when the merged test has none (a per-host-only metric).
+  std::vector<results::Metric> metrics;
+  std::vector<results::Interval> intervals;  ///< `hosts[].tests[].intervals` (values only, no histograms)
+
+  const results::Metric* find_metric(std::string_view metric_name) const noexcept;
+};
+
+/// The metric named `metric_name` in `metrics`; nullptr if none (the one lookup of the
+/// reporter's metric lists: Result, HostResult, lab conventions).
+const results::Metric* find_metric(const std::vector<results::Metric>& metrics, std::string_view metric_name) noexcept;
+
+/// The metric group of a merged multi-host test that holds the review labs' conventions (sum of
+/// the per-host rates, mean of the per-host averages and percentiles): labelled, never a headline.
+inline constexpr std::string_view kLabConventionsGroup = "lab_conventions";
+
+/// Test key of a result that is the sum of `hosts` hosts or VMs: `key` for one host,
+/// `key_<N>vms` for more (the published CSV's `vms` convention), so an N-host result is only
+/// ever ranked against N-host results.
+std::string hosts_test_key(const std::string& key, unsigned hosts);
+
 /// One test on one drive from one source.
 struct Result {
   std::string drive;      ///< display name: label, or target model + serial, or device/filesystem
@@ -90,6 +121,14 @@ struct Result {
   /// Published rows shown apart: not the configuration of the measured test of their name
   /// (build_report sets it; the writers show them in a reference block "other configuration").
   bool other_configuration = false;
+  /// Hosts (or VMs) the result is of: a merged record's `hosts[]` count, a published row's `vms`;
+  /// 1 for a single-host record, an import or a published row with `vms` 1 or empty.
+  unsigned hosts = 1;
+  /// A merged multi-host record: one entry per rank, by rank (empty for everything else).
+  std::vector<HostResult> per_host;
+  /// A merged multi-host record's group `lab_conventions` (kLabConventionsGroup): shown in
+  /// columns labelled as the labs' convention, never ranked, never a headline.
+  std::vector<results::Metric> lab_conventions;
 
   const results::Metric* find_metric(std::string_view name) const noexcept;
   bool partial() const noexcept { return status != "complete"; }
@@ -127,8 +166,15 @@ std::string drive_name(const results::Json& target);
 /// note; its complete tests stay complete (each test carries its own status). A test
 /// still `running` (a provisional record of a killed or still-going run) is reported as
 /// `interrupted`, never as running.
+///
+/// `hosts` is the merged multi-host record's `hosts` array (null or empty for a single-host
+/// record). When it has N entries, the record is one system: drive "N hosts" ("LABEL (N hosts)"
+/// with a label), test keys hosts_test_key(name, N), Result::per_host from `hosts[]` (the test of
+/// the same name; a host without it gets the host's status and reason), Result::lab_conventions
+/// from the group `lab_conventions`. Throws ConfigError naming the key path
+/// (`hosts[2].tests[0].metrics.tps`) on a malformed entry.
 void add_record(Dataset& data, const results::RunRecord& record, const std::string& source,
-                const std::string& label);
+                const std::string& label, const results::Json& hosts = nullptr);
 /// Adds one result per fio job (`jobs[]`, both json and json+): metrics `iops` (fio's `iops`),
 /// `throughput_mb_s` (fio's `bw` KiB/s x 0.001024), `latency_avg_us` (`lat_ns.mean` / 1000),
 /// `latency_p99_us` (`lat_ns.percentile["99.000000"]`, else `clat_ns`'s, / 1000; fio reports
@@ -144,10 +190,13 @@ void add_sysbench_text(Dataset& data, const std::string& text, const std::string
 /// Metrics are renamed to drivelab's names (peak_iops -> iops, latency_avg_at_peak ->
 /// latency_avg_us, tps -> tps, latency_avg -> latency_avg_ms, latency_p99 -> latency_p99_ms,
 /// throughput -> throughput_mb_s); a peak point also becomes a one-point curve. Drive name
-/// "<drive> <capacity>". Throws ConfigError naming file:line on a malformed row.
+/// "<drive> <capacity>". A row with `vms` N > 1 is an N-VM sum: Result::hosts N, test key
+/// hosts_test_key(test, N). Throws ConfigError naming file:line on a malformed row (a `vms` that
+/// is not empty or a whole number >= 1 included).
 void add_published_csv(Dataset& data, const std::string& text, const std::string& source);
 
-/// Reads a file and dispatches on its content: JSON with `schema` -> drivelab record (an unknown
+/// Reads a file and dispatches on its content: JSON with `schema` -> drivelab record (its `hosts`
+/// key, when there, is passed to add_record from the JSON; an unknown
 /// schema is a ConfigError: "FILE: unsupported result schema 'X' (this drivelab reads
 /// drivelab.run/1)"); JSON with `fio version` -> fio; text with "SQL statistics:" or "General
 /// statistics:" -> sysbench; a CSV with the published header -> published. Throws ConfigError for

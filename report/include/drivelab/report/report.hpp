@@ -29,6 +29,15 @@ struct Cell {
   int rank = 0;             ///< 1 = best; equal medians share a rank; 0 = not ranked
   int of = 0;               ///< ranked drives in this table
   std::vector<std::string> sources;
+  unsigned hosts = 1;       ///< hosts the value is of (Result::hosts); a host row: its system's count
+  /// Set on the per-host rows of a multi-host system (MetricTable::host_cells), never ranked.
+  struct HostOf {
+    std::string name;    ///< host name
+    int rank = 0;        ///< MPI rank
+    std::string status;  ///< the host's status for the test; "complete, missing" when repetitions differ
+    bool left_out = false;  ///< under the system's partial row (MetricTable::left_out), not its ranked row
+  };
+  std::optional<HostOf> host;
 };
 
 /// "1st", "2nd", "3rd", "4th", "11th", "21st", ...
@@ -50,6 +59,13 @@ struct MetricTable {
   /// test of their name (test `<name> (other configuration)`): what each side ran. Such a table
   /// is never ranked (rank 0) and never compared.
   std::string other_configuration;
+  /// Per-host rows of the multi-host systems in `cells` and `left_out` (Cell::host set, `drive`
+  /// is the system's drive): one per system, rank and host name over the system's repetitions,
+  /// by system then rank. Never ranked (rank 0), never compared, never charted as bars.
+  std::vector<Cell> host_cells;
+  /// A metric of the group `lab_conventions` (the review labs' sum of per-host rates, mean of
+  /// per-host averages and p99s): shown labelled as such, never ranked, never the headline.
+  bool lab_convention = false;
 };
 
 /// A drive against the leader of a table. Noise is the spread of repetitions: the difference is
@@ -92,6 +108,9 @@ std::string other_configuration_key(const std::string& test);
 /// measured results that have a direction, then every other directed metric of imported
 /// (fio, sysbench, published) results of the same test. Partial results go to
 /// MetricTable::left_out (with one note each in data.notes) unless `opt.include_partial`.
+/// Multi-host results (docs/reporter.md "Multi-host records"): test keys hosts_test_key (an
+/// N-host result ranks only against N-host results), per-host rows in MetricTable::host_cells,
+/// and after the test's tables one unranked `lab_convention` table per lab-convention metric.
 Report build_report(Dataset data, const ReportOptions& opt = {});
 
 std::string to_csv(const Report& r);
@@ -103,11 +122,13 @@ struct ChartOptions {
 };
 /// One drawn chart.
 struct Chart {
+  std::string test;     ///< the test key whose section shows it
   std::string name;     ///< file stem
   std::string title;
   std::string svg;      ///< SVG markup, ready to inline (XML prolog removed)
 };
-/// Draws every chart (latency-vs-IOPS curves, bars, time series) with gnuplot. Throws
+/// Draws every chart (latency-vs-IOPS curves, bars, time series; per multi-host result, the first
+/// interval value (tps, iops, eps) of each host over time, `<test>_hosts_<drive>_<n>`) with gnuplot. Throws
 /// EnvironmentError if gnuplot cannot be run or fails (its stderr in the message).
 std::vector<Chart> draw_charts(const Report& r, const ChartOptions& opt);
 /// Finds `program` on PATH (or as given if it has a slash); nullopt if not executable. The one

@@ -1,0 +1,446 @@
+// `drivelab report` on merged multi-host records (issue 16 part 7, docs/reporter.md "Multi-host
+// records"): the records are written by the test as JSON files, following the merged record of
+// the multi-host spec exactly (cohort, target kind "hosts", hosts[] with each host's tests,
+// metrics and intervals, the group lab_conventions), and read back through add_file as a user's
+// `drivelab report FILE...` does.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "drivelab/core/errors.hpp"
+#include "drivelab/report/report.hpp"
+#include "report_test_util.hpp"
+
+namespace drivelab::report {
+namespace {
+
+using results::Json;
+using testing::read_text;
+using testing::TempDir;
+
+/// One host of a fixture: its name, status and figures of the one test.
+struct FixtureHost {
+  std::string name;
+  std::string status = "complete";  ///< a Status word or "missing" (no tests then)
+  double tps = 0;
+  double latency_avg_ms = 0;
+  std::vector<double> interval_tps;  ///< per 1 s interval
+};
+
+constexpr const char* kTest = "sqlserver-oltp";
+
+/// The test's configuration: the published SQL Server shape (1,500 warehouses, 15,000 users), so
+/// the published 4-VM row ranks with a 4-host result of it.
+Json test_config() { return Json{{"warehouses", 1500}, {"users", 15000}}; }
+
+Json metric(double value, const char* unit, const char* description) {
+  return Json{{"value", value}, {"unit", unit}, {"description", description}};
+}
+
+/// A single-host record of the test (no cohort, no hosts): the record a run without mpirun writes.
+Json single_host_record(const std::string& run_id, double tps, double latency_avg_ms) {
+  results::RunRecord rec;
+  rec.run_id = run_id;
+  rec.status = results::Status::complete;
+  rec.target = Json{{"kind", "directory"}, {"model", "Single drive"}};
+  results::TestRecord t;
+  t.name = kTest;
+  t.kind = "tpcc";
+  t.status = results::Status::complete;
+  t.config = test_config();
+  t.metrics = {{"tps", tps, "1/s", "transactions per second"},
+               {"latency_avg_ms", latency_avg_ms, "ms", "average transaction latency"}};
+  t.intervals = {{1, 1, {{"tps", tps}, {"lat_avg_ms", latency_avg_ms}}}};
+  rec.tests.push_back(std::move(t));
+  return results::to_json(rec);
+}
+
+/// The merged record of `hosts` (rank = index), as results/merge.hpp writes it: run_id = job_id,
+/// target {"kind": "hosts", ...}, cohort {job_id, size, ranks}, the merged test (rates summed,
+/// latency from the merged histogram: here `merged_latency_avg_ms`), groups.lab_conventions, and
+/// hosts[] with each present host's own test.
+Json merged_record(const std::string& job_id, const std::vector<FixtureHost>& hosts, double merged_latency_avg_ms,
+                   const std::string& status = "complete", const std::string& reason = "") {
+  const auto n = hosts.size();
+  double tps = 0, mean_latency = 0;
+  std::size_t present = 0;
+  std::vector<double> interval_tps;
+  for (const auto& h : hosts) {
+    if (h.status == "missing") continue;
+    ++present;
+    tps += h.tps;
+    mean_latency += h.latency_avg_ms;
+    if (interval_tps.empty()) interval_tps.assign(h.interval_tps.size(), 0);
+    for (std::size_t k = 0; k < interval_tps.size() && k < h.interval_tps.size(); ++k) interval_tps[k] += h.interval_tps[k];
+  }
+  mean_latency /= static_cast<double>(present);
+  Json merged_intervals = Json::array();
+  for (std::size_t k = 0; k < interval_tps.size(); ++k)
+    merged_intervals.push_back(Json{{"t_s", static_cast<double>(k + 1)}, {"duration_s", 1.0},
+                                    {"values", Json{{"tps", interval_tps[k]}, {"lat_avg_ms", merged_latency_avg_ms}}}});
+  Json latency = metric(merged_latency_avg_ms, "ms", "average transaction latency");
+  latency["of"] = Json{{"histogram", "latency"}, {"figure", "avg"}};
+  const Json test{
+      {"name", kTest},
+      {"kind", "tpcc"},
+      {"status", status},
+      {"reason", reason},
+      {"started_at", "2026-12-02T10:00:00Z"},
+      {"finished_at", "2026-12-02T10:01:00Z"},
+      {"warmup_s", 0.0},
+      {"measured_s", static_cast<double>(interval_tps.size())},
+      {"config", test_config()},
+      {"metrics", Json{{"tps", metric(tps, "1/s", "transactions per second")}, {"latency_avg_ms", latency}}},
+      {"groups",
+       Json{{"lab_conventions",
+             Json{{"sum_of_hosts_tps", metric(tps, "1/s", "the review labs' convention, not an exact figure")},
+                  {"mean_of_hosts_latency_avg_ms",
+                   metric(mean_latency, "ms", "the review labs' convention, not an exact figure")}}}}},
+      {"histograms", Json::object()},
+      {"intervals", merged_intervals},
+      {"checks", Json::array()},
+      {"warnings", Json::array()},
+      {"details", Json{{"start_skew_ns", Json{{"prepare", 1200}, {"warmup", 900}, {"run", 800}}},
+                       {"per_host_only", Json::array()}}}};
+  Json host_list = Json::array();
+  Json ranks = Json::array();
+  for (std::size_t k = 0; k < n; ++k) {
+    const FixtureHost& h = hosts[k];
+    Json entry{{"rank", k},
+               {"name", h.name},
+               {"run_id", fmt::format("{}-r{}", job_id, k)},
+               {"status", h.status},
+               {"reason", h.status == "missing" ? fmt::format("no record or journal of rank {} (host {})", k, h.name) : ""},
+               {"target", Json{{"kind", "directory"}, {"model", "Drive of " + h.name}}},
+               {"clock_offset_ns", k == 0 ? 0 : 1000 * static_cast<int>(k)},
+               {"tests", Json::array()}};
+    if (h.status != "missing") {
+      ranks.push_back(k);
+      Json intervals = Json::array();
+      for (std::size_t i = 0; i < h.interval_tps.size(); ++i)
+        intervals.push_back(Json{{"t_s", static_cast<double>(i + 1)}, {"duration_s", 1.0},
+                                 {"values", Json{{"tps", h.interval_tps[i]}, {"lat_avg_ms", h.latency_avg_ms}}}});
+      entry["tests"].push_back(Json{{"name", kTest},
+                                    {"status", h.status},
+                                    {"reason", ""},
+                                    {"metrics", Json{{"tps", h.tps}, {"latency_avg_ms", h.latency_avg_ms}}},
+                                    {"intervals", intervals}});
+    }
+    host_list.push_back(std::move(entry));
+  }
+  return Json{{"schema", "drivelab.run/1"},
+              {"run_id", job_id},
+              {"status", status},
+              {"reason", reason},
+              {"protocol", "multihost"},
+              {"protocol_file", "multihost.yaml"},
+              {"started_at", "2026-12-02T10:00:00Z"},
+              {"finished_at", "2026-12-02T10:01:00Z"},
+              {"seed", 1},
+              {"command_line", Json::array({"drivelab", "run", "multihost.yaml"})},
+              {"tool", Json{{"name", "drivelab"}}},
+              {"host", Json{{"hostname", hosts.front().name}}},
+              {"target", Json{{"kind", "hosts"}, {"hosts", n}, {"description", fmt::format("{} hosts", n)}}},
+              {"config", Json::object()},
+              {"warnings", Json::array()},
+              {"cohort", Json{{"job_id", job_id}, {"size", n}, {"ranks", ranks}}},
+              {"hosts", host_list},
+              {"tests", Json::array({test})}};
+}
+
+std::vector<FixtureHost> four_hosts() {
+  return {{"a", "complete", 100, 5.0, {98, 102}},
+          {"b", "complete", 110, 4.5, {108, 112}},
+          {"c", "complete", 90, 5.5, {91, 89}},
+          {"d", "complete", 105, 4.8, {104, 106}}};
+}
+
+const MetricTable* table_of(const Report& r, const std::string& test, const std::string& metric) {
+  for (const auto& t : r.tables)
+    if (t.test == test && t.metric == metric) return &t;
+  return nullptr;
+}
+
+std::vector<std::string> csv_lines_with(const std::string& csv, const std::string& part) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (start < csv.size()) {
+    const std::size_t end = csv.find('\n', start);
+    const std::string line = csv.substr(start, end - start);
+    if (line.find(part) != std::string::npos) out.push_back(line);
+    if (end == std::string::npos) break;
+    start = end + 1;
+  }
+  return out;
+}
+
+TEST(ReportMultiHost, SystemRowWithPerHostRowsInMarkdownCsvAndHtml) {
+  TempDir dir;
+  const auto file = dir.write("merged.json", merged_record("20261202T100000Z-aaaaaa", four_hosts(), 4.9).dump(2));
+  Dataset d;
+  add_file(d, file, "Lab");
+  ASSERT_EQ(d.results.size(), 1u);
+  EXPECT_EQ(d.results[0].drive, "Lab (4 hosts)");
+  EXPECT_EQ(d.results[0].hosts, 4u);
+  ASSERT_EQ(d.results[0].per_host.size(), 4u);
+  const Report r = build_report(std::move(d));
+
+  const MetricTable* tps = table_of(r, "sqlserver_oltp_4vms", "tps");
+  ASSERT_NE(tps, nullptr);
+  ASSERT_EQ(tps->cells.size(), 1u);
+  EXPECT_EQ(tps->cells[0].drive, "Lab (4 hosts)");
+  EXPECT_EQ(tps->cells[0].median, 405);
+  EXPECT_EQ(place(tps->cells[0]), "1st of 1");
+  ASSERT_EQ(tps->host_cells.size(), 4u);
+  const std::vector<std::string> names{"a", "b", "c", "d"};
+  const std::vector<double> values{100, 110, 90, 105};
+  for (std::size_t k = 0; k < 4; ++k) {
+    const Cell& c = tps->host_cells[k];
+    ASSERT_TRUE(c.host.has_value());
+    EXPECT_EQ(c.host->name, names[k]);
+    EXPECT_EQ(c.host->rank, static_cast<int>(k));
+    EXPECT_EQ(c.host->status, "complete");
+    EXPECT_EQ(c.drive, "Lab (4 hosts)");
+    EXPECT_EQ(c.median, values[k]);
+    EXPECT_EQ(c.rank, 0) << "per-host rows are never ranked";
+    EXPECT_EQ(c.hosts, 4u);
+  }
+  const MetricTable* lat = table_of(r, "sqlserver_oltp_4vms", "latency_avg_ms");
+  ASSERT_NE(lat, nullptr);
+  EXPECT_EQ(lat->cells[0].median, 4.9);  // the exact (merged-histogram) figure, not the mean 4.95
+  ASSERT_EQ(lat->host_cells.size(), 4u);
+  EXPECT_EQ(lat->host_cells[1].median, 4.5);
+
+  // The labs' conventions: their own unranked tables after the exact ones, never a headline.
+  const MetricTable* sum = table_of(r, "sqlserver_oltp_4vms", "sum_of_hosts_tps");
+  const MetricTable* mean = table_of(r, "sqlserver_oltp_4vms", "mean_of_hosts_latency_avg_ms");
+  ASSERT_NE(sum, nullptr);
+  ASSERT_NE(mean, nullptr);
+  EXPECT_TRUE(sum->lab_convention);
+  EXPECT_TRUE(mean->lab_convention);
+  EXPECT_EQ(sum->cells.at(0).rank, 0);
+  EXPECT_DOUBLE_EQ(mean->cells.at(0).median, 4.95);
+  EXPECT_EQ(mean->cells.at(0).rank, 0);
+  EXPECT_FALSE(tps->lab_convention);
+  for (const auto& t : r.tables)
+    if (t.lab_convention) {
+      EXPECT_NE(&t, &r.tables.front());
+    }
+  for (const auto& c : r.comparisons) EXPECT_FALSE(c.metric.starts_with("sum_of_hosts")) << c.metric;
+
+  const std::string md = to_markdown(r);
+  EXPECT_NE(md.find("## sqlserver_oltp_4vms\n"), std::string::npos) << md;
+  EXPECT_NE(md.find("| Lab (4 hosts) | measured | 405 (1st of 1) | 4.90 (1st of 1) | 405 | 4.95 |\n"
+                    "| ↳ host a (rank 0) | host, complete | 100 | 5 |  |  |\n"
+                    "| ↳ host b (rank 1) | host, complete | 110 | 4.50 |  |  |\n"
+                    "| ↳ host c (rank 2) | host, complete | 90 | 5.50 |  |  |\n"
+                    "| ↳ host d (rank 3) | host, complete | 105 | 4.80 |  |  |\n"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("sum_of_hosts_tps (1/s, lab convention: not an exact figure, not ranked)"), std::string::npos) << md;
+  EXPECT_NE(md.find("Columns marked \"lab convention\" are the review labs' way of adding hosts up"), std::string::npos);
+
+  const std::string csv = to_csv(r);
+  EXPECT_TRUE(csv.starts_with(
+      "test,metric,unit,better,drive,origin,rank,of,place,median,min,max,n,status,sources,row,hosts,host,host_rank\n"));
+  const auto tps_rows = csv_lines_with(csv, "sqlserver_oltp_4vms,tps,");
+  ASSERT_EQ(tps_rows.size(), 5u) << csv;
+  EXPECT_EQ(tps_rows[0], fmt::format("sqlserver_oltp_4vms,tps,1/s,higher,Lab (4 hosts),measured,1,1,1st of 1,405,405,405,1,"
+                                     "complete,{},system,4,,",
+                                     file.string()));
+  EXPECT_EQ(tps_rows[2], fmt::format("sqlserver_oltp_4vms,tps,1/s,higher,Lab (4 hosts),measured,,,,110,110,110,1,"
+                                     "complete,{},host,4,b,1",
+                                     file.string()));
+  const auto sum_rows = csv_lines_with(csv, "sqlserver_oltp_4vms,sum_of_hosts_tps,");
+  ASSERT_EQ(sum_rows.size(), 1u) << csv;
+  EXPECT_NE(sum_rows[0].find(",,,,405,405,405,1,lab_convention,"), std::string::npos) << sum_rows[0];
+
+  const std::string html = to_html(r, {}, "");
+  EXPECT_NE(html.find("<tr class=\"measured\"><td>Lab (4 hosts)</td><td>measured</td>"), std::string::npos) << html;
+  EXPECT_NE(html.find("<tr class=\"host\"><td>↳ host b (rank 1)</td><td>host, complete</td><td>110</td><td>4.50</td>"),
+            std::string::npos)
+      << html;
+  EXPECT_NE(html.find("lab convention: not an exact figure, not ranked"), std::string::npos);
+}
+
+TEST(ReportMultiHost, NHostsRankOnlyAgainstNHosts) {
+  TempDir dir;
+  std::vector<FixtureHost> slower = four_hosts();
+  for (auto& h : slower) h.tps -= 25;  // 305 in total
+  std::vector<FixtureHost> one{{"solo", "complete", 160, 3.0, {160}}};
+  const std::vector<std::filesystem::path> files{
+      dir.write("a.json", merged_record("job-a", four_hosts(), 4.9).dump()),
+      dir.write("b.json", merged_record("job-b", slower, 5.2).dump()),
+      dir.write("single.json", single_host_record("run-single", 150, 2.5).dump()),
+      dir.write("one.json", merged_record("job-one", one, 3.0).dump()),
+      dir.write("published.csv",
+                "drive,capacity,source,test,metric,value,unit,vms,note\n"
+                "KIOXIA CD6,,004_0413b8abb055afcd.txt,sqlserver_oltp,tps,12633.7,tps,4,sum over 4 VMs\n"
+                "KIOXIA XG8,2TB,000_948965f824cc5f36.txt,sqlserver_oltp,tps,3000,tps,1,\n"
+                "Sabrent Rocket,2TB,002_44da36beee8a26fc.txt,sqlserver_oltp,tps,2900,tps,,\n")};
+  const std::vector<std::string> labels{"Array A", "Array B", "Single", "One", ""};
+  Dataset d;
+  for (std::size_t i = 0; i < files.size(); ++i) add_file(d, files[i], labels[i]);
+  const Report r = build_report(std::move(d));
+
+  // 4 hosts: the two 4-host systems and the published 4-VM sum, ranked among themselves.
+  const MetricTable* four = table_of(r, "sqlserver_oltp_4vms", "tps");
+  ASSERT_NE(four, nullptr);
+  ASSERT_EQ(four->cells.size(), 3u);
+  EXPECT_EQ(four->cells[0].drive, "KIOXIA CD6");
+  EXPECT_EQ(four->cells[0].hosts, 4u);
+  EXPECT_EQ(four->cells[1].drive, "Array A (4 hosts)");
+  EXPECT_EQ(four->cells[2].drive, "Array B (4 hosts)");
+  for (std::size_t i = 0; i < 3; ++i) EXPECT_EQ(place(four->cells[i]), ordinal(static_cast<int>(i) + 1) + " of 3");
+  EXPECT_EQ(four->cells[2].median, 305);
+  ASSERT_EQ(four->host_cells.size(), 8u);  // 4 per measured system, none ranked
+  for (const auto& c : four->host_cells) {
+    EXPECT_EQ(c.rank, 0);
+    EXPECT_EQ(c.of, 0);
+  }
+  EXPECT_EQ(four->host_cells[4].drive, "Array B (4 hosts)");
+  EXPECT_EQ(four->host_cells[4].median, 75);
+
+  // One host: the single-host record, the 1-host merged record and the vms=1 / empty published
+  // rows, ranked together; no 4-host result among them.
+  const MetricTable* single = table_of(r, "sqlserver_oltp", "tps");
+  ASSERT_NE(single, nullptr);
+  std::vector<std::string> drives;
+  for (const auto& c : single->cells) {
+    drives.push_back(c.drive);
+    EXPECT_EQ(c.of, 4) << c.drive;
+    EXPECT_EQ(c.hosts, 1u) << c.drive;
+  }
+  EXPECT_EQ(drives, (std::vector<std::string>{"KIOXIA XG8 2TB", "Sabrent Rocket 2TB", "One (1 host)", "Single"}));
+  EXPECT_EQ(single->host_cells.size(), 1u);  // the 1-host record's host row, unranked
+  EXPECT_EQ(single->host_cells.at(0).host->name, "solo");
+
+  // Comparisons never pair a host row, or results of different host counts.
+  for (const auto& c : r.comparisons) {
+    EXPECT_EQ(c.other.find("host "), std::string::npos) << c.other;
+    if (c.test == "sqlserver_oltp") {
+      EXPECT_EQ(c.other.find("4 hosts"), std::string::npos) << c.other;
+    }
+  }
+  const std::string csv = to_csv(r);
+  EXPECT_NE(csv.find("sqlserver_oltp_4vms,tps,1/s,higher,KIOXIA CD6,published,1,3,1st of 3,12633.7"), std::string::npos)
+      << csv;
+  EXPECT_EQ(csv_lines_with(csv, ",host,4,").size(), 8u * 2u) << csv;  // tps and latency_avg_ms
+}
+
+TEST(ReportMultiHost, APartialSystemShowsItsMissingAndInterruptedHostsUnderItsUnrankedRow) {
+  TempDir dir;
+  std::vector<FixtureHost> hosts = four_hosts();
+  hosts[2].status = "interrupted";
+  hosts[3].status = "missing";
+  const auto file = dir.write(
+      "partial.json",
+      merged_record("job-p", hosts, 4.8, "interrupted", "rank 2 (host c) interrupted; no record of rank 3 (host d)")
+          .dump());
+  Dataset d;
+  add_file(d, file, "");
+  const Report r = build_report(std::move(d));
+  const MetricTable* tps = table_of(r, "sqlserver_oltp_4vms", "tps");
+  ASSERT_NE(tps, nullptr);
+  EXPECT_TRUE(tps->cells.empty());
+  ASSERT_EQ(tps->left_out.size(), 1u);
+  EXPECT_EQ(tps->left_out[0].drive, "4 hosts");
+  ASSERT_EQ(tps->host_cells.size(), 4u);
+  EXPECT_TRUE(tps->host_cells[3].host->left_out);
+  EXPECT_EQ(tps->host_cells[3].host->status, "missing");
+  EXPECT_EQ(tps->host_cells[3].n, 0u);
+  const std::string md = to_markdown(r);
+  EXPECT_NE(md.find("| 4 hosts (partial, not ranked) | measured | 300 |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| ↳ host c (rank 2) | host, interrupted | 90 |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| ↳ host d (rank 3) | host, missing | - |"), std::string::npos) << md;
+  EXPECT_NE(to_csv(r).find(",missing,"), std::string::npos);
+  EXPECT_NE(to_html(r, {}, "").find("<tr class=\"host partial\"><td>↳ host d (rank 3)</td><td>host, missing</td>"),
+            std::string::npos);
+}
+
+TEST(ReportMultiHost, PerHostChartOfTheFirstIntervalValueBesideTheOthers) {
+  if (!find_program("gnuplot")) GTEST_SKIP() << "gnuplot is not installed (Debian package gnuplot-nox); CI installs it";
+  TempDir dir;
+  std::vector<FixtureHost> hosts = four_hosts();
+  hosts[3].status = "missing";  // in the legend, without points
+  Dataset d;
+  add_file(d, dir.write("merged.json", merged_record("job-c", hosts, 4.9, "interrupted", "no record of rank 3").dump()),
+           "Lab");
+  // A single-host test whose key is the prefix of the 4-host one: its section must not show the
+  // 4-host charts.
+  add_file(d, dir.write("single.json", single_host_record("run-s", 150, 2.5).dump()), "Single");
+  const Report r = build_report(std::move(d), ReportOptions{.include_partial = true});
+  const auto charts = draw_charts(r, {.dir = dir / "charts"});
+  const Chart* hosts_chart = nullptr;
+  for (const auto& c : charts) {
+    EXPECT_TRUE(c.name.starts_with(c.test + "_")) << c.name;
+    if (c.name.find("_hosts_") != std::string::npos) {
+      EXPECT_EQ(hosts_chart, nullptr) << "one per multi-host result";
+      hosts_chart = &c;
+    }
+  }
+  ASSERT_NE(hosts_chart, nullptr);
+  EXPECT_EQ(hosts_chart->test, "sqlserver_oltp_4vms");
+  EXPECT_EQ(hosts_chart->name, "sqlserver_oltp_4vms_hosts_Lab__4_hosts__1");
+  EXPECT_EQ(hosts_chart->title, "sqlserver_oltp_4vms: tps per interval on each host of Lab (4 hosts) #1 (partial)");
+  EXPECT_NE(hosts_chart->svg.find("<svg"), std::string::npos);
+  EXPECT_TRUE(std::filesystem::exists(dir / "charts" / (hosts_chart->name + ".png")));
+  const std::string gp = read_text(dir / "charts" / (hosts_chart->name + ".gp"));
+  EXPECT_NE(gp.find("$s0 << EOD\n1 98\n2 102\nEOD\n$s1 << EOD\n1 108\n2 112\nEOD\n$s2 << EOD\n1 91\n2 89\nEOD\n"
+                    "$s3 << EOD\nEOD\n"),
+            std::string::npos)
+      << gp;
+  EXPECT_NE(gp.find("title 'host a (rank 0)'"), std::string::npos) << gp;
+  EXPECT_NE(gp.find("title 'host d (rank 3) (missing)'"), std::string::npos) << gp;
+  EXPECT_NE(gp.find("set ylabel 'tps'"), std::string::npos) << gp;
+  // The system's own (merged) series is drawn as before, beside it.
+  bool merged_series = false;
+  for (const auto& c : charts) merged_series = merged_series || c.name == "sqlserver_oltp_4vms_tps_series";
+  EXPECT_TRUE(merged_series);
+  // Inlined once, in its own test's section only.
+  const std::string html = to_html(r, charts, "");
+  const std::string figure = "<figure class=\"chart\" id=\"chart-" + hosts_chart->name + "\">";
+  const auto at = html.find(figure);
+  ASSERT_NE(at, std::string::npos);
+  EXPECT_EQ(html.find(figure, at + 1), std::string::npos);
+  EXPECT_GT(at, html.find("<section id=\"sqlserver_oltp_4vms\">"));
+  const std::string single_section = html.substr(html.find("<section id=\"sqlserver_oltp\">"),
+                                                 html.find("</section>", html.find("<section id=\"sqlserver_oltp\">")) -
+                                                     html.find("<section id=\"sqlserver_oltp\">"));
+  EXPECT_EQ(single_section.find("sqlserver_oltp_4vms"), std::string::npos) << single_section;
+}
+
+TEST(ReportMultiHost, PublishedVmsMustBeACount) {
+  TempDir dir;
+  Dataset d;
+  const auto csv = dir.write("p.csv",
+                             "drive,capacity,source,test,metric,value,unit,vms,note\n"
+                             "KIOXIA CD6,,004_0413b8abb055afcd.txt,sqlserver_oltp,tps,12633.7,tps,four,\n");
+  try {
+    add_file(d, csv, "");
+    FAIL() << "no error";
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(std::string(e.what()), csv.string() + ":2: vms 'four' is not a count of VMs (empty, or a whole number >= 1)");
+  }
+}
+
+TEST(ReportMultiHost, AMalformedHostsEntryNamesItsKeyPath) {
+  TempDir dir;
+  Json rec = merged_record("job-x", four_hosts(), 4.9);
+  rec["hosts"][2]["tests"][0]["metrics"]["tps"] = "fast";
+  Dataset d;
+  const auto file = dir.write("bad.json", rec.dump());
+  try {
+    add_file(d, file, "");
+    FAIL() << "no error";
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(std::string(e.what()), file.string() + ": hosts[2].tests[0].metrics.tps: expected a number, got string");
+  }
+}
+
+}  // namespace
+}  // namespace drivelab::report
