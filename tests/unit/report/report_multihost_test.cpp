@@ -20,6 +20,7 @@ namespace {
 
 using results::Json;
 using testing::read_text;
+using testing::table_of;
 using testing::TempDir;
 
 /// One host of a fixture: its name, status and figures of the one test.
@@ -157,12 +158,6 @@ std::vector<FixtureHost> four_hosts() {
           {"b", "complete", 110, 4.5, {108, 112}},
           {"c", "complete", 90, 5.5, {91, 89}},
           {"d", "complete", 105, 4.8, {104, 106}}};
-}
-
-const MetricTable* table_of(const Report& r, const std::string& test, const std::string& metric) {
-  for (const auto& t : r.tables)
-    if (t.test == test && t.metric == metric) return &t;
-  return nullptr;
 }
 
 std::vector<std::string> csv_lines_with(const std::string& csv, const std::string& part) {
