@@ -325,6 +325,10 @@ TEST(ReportMultiHost, NHostsRankOnlyAgainstNHosts) {
   EXPECT_NE(csv.find("sqlserver_oltp_4vms,tps,1/s,higher,KIOXIA CD6,published,1,3,1st of 3,12633.7"), std::string::npos)
       << csv;
   EXPECT_EQ(csv_lines_with(csv, ",host,4,").size(), 8u * 2u) << csv;  // tps and latency_avg_ms
+  EXPECT_NE(to_markdown(r).find("published sqlserver_oltp_4vms is a sum over 4 VMs, ranked against the measured "
+                                "4-host results: its rates are sums as ours are, but its latencies are the review's "
+                                "per-VM figures averaged"),
+            std::string::npos);
 }
 
 TEST(ReportMultiHost, APartialSystemShowsItsMissingAndInterruptedHostsUnderItsUnrankedRow) {
