@@ -190,6 +190,7 @@ void split_published_configurations(Dataset& data) {
 /// configuration, or to the reference block when the name has measured or imported results but
 /// none ran it. Returns, per reference block, what each side ran.
 std::map<std::string, std::string> place_published(Dataset& data) {
+  std::set<std::string> multi_host_noted;
   for (Result& r : data.results) {
     if (r.origin != Origin::published) continue;
     const std::string key = r.test;
@@ -202,6 +203,15 @@ std::map<std::string, std::string> place_published(Dataset& data) {
     }
     if (same != nullptr) {
       r.test = same->as;
+      // The reviews' N-VM latencies are the mean of the VMs' own figures (their convention); the
+      // measured N-host latencies are exact figures of the merged histograms.
+      if (r.hosts > 1 && multi_host_noted.insert(r.test).second)
+        data.notes.push_back(fmt::format(
+            "published {} is a sum over {} VMs, ranked against the measured {}-host results: its rates are sums as "
+            "ours are, but its latencies are the review's per-VM figures averaged (the labs' convention), ours the "
+            "exact figures of the merged histograms; the like-for-like numbers are our lab-convention columns "
+            "(mean_of_hosts_...)",
+            r.test, r.hosts, r.hosts));
       continue;
     }
     bool others = first != nullptr;

@@ -1,7 +1,8 @@
 // Opens the report's HTML in headless Chromium (Debian's chromium), takes a screenshot, and checks
 // that every chart drew (its box in the screenshot holds axes/text and coloured data pixels) and
 // that the console shows no errors. Skipped, loudly, only when chromium is not installed; CI
-// installs it (scripts/install-deps.sh).
+// installs it (scripts/install-deps.sh). The page: the golden records, the published CSV and a merged
+// 4-host record (multihost_records.hpp: its system and host rows, its per-host chart).
 //
 // How the charts are found: the page records each chart's box (page pixels) and any uncaught
 // error or console.error in <body data-chart-boxes data-errors> (report/src/html.cpp); a first
@@ -17,6 +18,7 @@
 #include <sstream>
 
 #include "drivelab/report/report.hpp"
+#include "multihost_records.hpp"
 #include "report_test_util.hpp"
 
 namespace drivelab::report {
@@ -67,6 +69,10 @@ TEST(ReportBrowser, ChartsDrawAndConsoleHasNoErrors) {
   // The page `drivelab report RECORDS... --published CSV --html` writes (apps/commands.cpp).
   Dataset data;
   for (const auto& i : testing::golden_records()) add_file(data, i, {});
+  // A merged 4-host record: its system row, per-host rows and per-host chart on the same page.
+  const auto merged = dir / "merged.json";
+  std::ofstream(merged, std::ios::binary) << testing::merged_record("job-browser", testing::four_hosts(), 4.9).dump();
+  add_file(data, merged, "Lab");
   const auto published = std::filesystem::path(DRIVELAB_SOURCE_DIR) / "../shared/data/published_results.csv";
   if (std::filesystem::exists(published)) add_file(data, published, {});
   const Report rep = build_report(std::move(data));
@@ -96,6 +102,9 @@ TEST(ReportBrowser, ChartsDrawAndConsoleHasNoErrors) {
   }
   ASSERT_EQ(boxes.size(), charts.size());
   ASSERT_GE(boxes.size(), 8u);
+  EXPECT_TRUE(std::any_of(charts.begin(), charts.end(),
+                          [](const Chart& c) { return c.name == "sqlserver_oltp_4vms_hosts_Lab__4_hosts__1"; }));
+  EXPECT_NE(dom.find("host b (rank 1)"), std::string::npos);
 
   // 2. Screenshot of the whole page.
   auto shot = common;

@@ -22,6 +22,7 @@ namespace {
 using testing::golden_records;
 using testing::read_text;
 using testing::run_command;
+using testing::table_of;
 using testing::TempDir;
 
 const Cell* cell_of(const Report& r, const std::string& test, const std::string& metric, const std::string& drive) {
@@ -29,12 +30,6 @@ const Cell* cell_of(const Report& r, const std::string& test, const std::string&
     if (t.test == test && t.metric == metric)
       for (const auto& c : t.cells)
         if (c.drive == drive) return &c;
-  return nullptr;
-}
-
-const MetricTable* table_of(const Report& r, const std::string& test, const std::string& metric) {
-  for (const auto& t : r.tables)
-    if (t.test == test && t.metric == metric) return &t;
   return nullptr;
 }
 

@@ -14,8 +14,10 @@
 #include <stdexcept>
 #include <string>
 
-#include "temp_dir.hpp"  // tests/support
 #include <vector>
+
+#include "drivelab/report/report.hpp"
+#include "temp_dir.hpp"  // tests/support
 
 extern char** environ;
 
@@ -51,6 +53,13 @@ inline int run_command(std::vector<std::string> args, const std::filesystem::pat
   ::waitpid(pid, &st, 0);
   if (WIFEXITED(st)) return WEXITSTATUS(st);
   return WIFSIGNALED(st) ? 128 + WTERMSIG(st) : -1;
+}
+
+/// The table of `metric` in test `test`; nullptr if the report has none.
+inline const MetricTable* table_of(const Report& r, const std::string& test, const std::string& metric) {
+  for (const auto& t : r.tables)
+    if (t.test == test && t.metric == metric) return &t;
+  return nullptr;
 }
 
 /// The checked-in real records, sorted by name (two runs on each of two targets).
