@@ -43,6 +43,12 @@ class CheckMergedTest(unittest.TestCase):
                 rc = check_merged.main(["check_merged.py", d, *HOSTS])
             return rc, err.getvalue()
 
+    def expect_found(self, files, *texts):
+        rc, err = self.run_check(files)
+        self.assertEqual(rc, 1, err)
+        for t in texts:
+            self.assertIn(t, err)
+
     def files(self):
         return {f"{JOB}-r0.json": rank_record(0), f"{JOB}-r1.json": rank_record(1),
                 f"{JOB}.json": merged_record()}
@@ -53,55 +59,39 @@ class CheckMergedTest(unittest.TestCase):
     def test_no_merged_record(self):
         files = self.files()
         del files[f"{JOB}.json"]
-        rc, err = self.run_check(files)
-        self.assertEqual(rc, 1)
-        self.assertIn(f"no merged record {JOB}.json", err)
+        self.expect_found(files, f"no merged record {JOB}.json")
 
     def test_one_rank_record_missing(self):
         files = self.files()
         del files[f"{JOB}-r1.json"]
-        rc, err = self.run_check(files)
-        self.assertEqual(rc, 1)
-        self.assertIn("want ranks 0 and 1", err)
+        self.expect_found(files, "want ranks 0 and 1")
 
     def test_hosts_with_one_entry(self):
         files = self.files()
         files[f"{JOB}.json"]["hosts"].pop()
-        rc, err = self.run_check(files)
-        self.assertEqual(rc, 1)
-        self.assertIn("want two entries", err)
+        self.expect_found(files, "want two entries")
 
     def test_both_hosts_with_one_name(self):
         files = self.files()
         files[f"{JOB}.json"]["hosts"][1]["name"] = HOSTS[0]
-        rc, err = self.run_check(files)
-        self.assertEqual(rc, 1)
-        self.assertIn("not two distinct host names", err)
-        self.assertIn("hosts[1]", err)
+        self.expect_found(files, "not two distinct host names", "hosts[1]")
 
     def test_rank_record_with_wrong_hosts(self):
         files = self.files()
         files[f"{JOB}-r1.json"] = copy.deepcopy(files[f"{JOB}-r1.json"])
         files[f"{JOB}-r1.json"]["cohort"]["hosts"] = [HOSTS[0], HOSTS[0]]
-        rc, err = self.run_check(files)
-        self.assertEqual(rc, 1)
-        self.assertIn(f"{JOB}-r1.json: cohort.hosts", err)
+        self.expect_found(files, f"{JOB}-r1.json: cohort.hosts")
 
     def test_merged_not_complete(self):
         files = self.files()
         files[f"{JOB}.json"]["status"] = "interrupted"
         files[f"{JOB}.json"]["hosts"][1]["status"] = "missing"
-        rc, err = self.run_check(files)
-        self.assertEqual(rc, 1)
-        self.assertIn("status 'interrupted'", err)
-        self.assertIn("'missing'", err)
+        self.expect_found(files, "status 'interrupted'", "'missing'")
 
     def test_single_host_target(self):
         files = self.files()
         files[f"{JOB}.json"]["target"] = {"kind": "directory"}
-        rc, err = self.run_check(files)
-        self.assertEqual(rc, 1)
-        self.assertIn("want kind 'hosts' and hosts 2", err)
+        self.expect_found(files, "want kind 'hosts' and hosts 2")
 
 
 if __name__ == "__main__":
