@@ -219,10 +219,35 @@ std::vector<HostResult> hosts_of(const Json& hosts, const results::TestRecord& t
   return out;
 }
 
+/// `<job_id>-r<k>`: the run id of rank k of a multi-host job (mh-spec).
+bool is_rank_of(const std::string& run_id, const std::string& job_id) {
+  const std::string prefix = job_id + "-r";
+  return !job_id.empty() && run_id.size() > prefix.size() && run_id.starts_with(prefix) &&
+         std::all_of(run_id.begin() + static_cast<std::ptrdiff_t>(prefix.size()), run_id.end(),
+                     [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; });
+}
+
+/// A merged record's job: the per-rank records of it read before are its host rows, not drives.
+void drop_ranks_of(Dataset& data, const std::string& job_id, const std::string& source) {
+  std::vector<std::pair<std::string, std::string>> dropped;  // run id, source
+  std::erase_if(data.results, [&](const Result& r) {
+    if (!is_rank_of(r.run_id, job_id)) return false;
+    if (dropped.empty() || dropped.back().first != r.run_id) dropped.emplace_back(r.run_id, r.source);
+    return true;
+  });
+  for (const auto& [run_id, from] : dropped)
+    data.notes.push_back(fmt::format("{}: the merged record of job {} has run {} ({}) as a host row: that rank's "
+                                     "record is not counted again as a drive",
+                                     source, job_id, run_id, from));
+  std::erase_if(data.variants, [&](const TestVariant& v) {
+    return std::none_of(data.results.begin(), data.results.end(), [&v](const Result& r) { return r.test == v.as; });
+  });
+}
+
 }  // namespace
 
 void add_record(Dataset& data, const results::RunRecord& record, const std::string& source,
-                const std::string& label, const results::Json& hosts) {
+                const std::string& label, const results::Json& hosts, const results::Json& cohort) {
   // The same run given twice (e.g. `results/*.json` matches both <run_id>.json and latest.json,
   // its copy) would count as two repetitions and fake the run-to-run noise.
   for (const Result& r : data.results)
@@ -232,7 +257,26 @@ void add_record(Dataset& data, const results::RunRecord& record, const std::stri
       return;
     }
   if (!hosts.is_null() && !hosts.is_array()) throw ConfigError("hosts: expected an array");
+  if (!cohort.is_null() && !cohort.is_object()) throw ConfigError("cohort: expected an object");
   const auto host_count = static_cast<unsigned>(hosts.is_array() ? hosts.size() : 0);
+  if (host_count > 0) drop_ranks_of(data, record.run_id, source);
+  // One rank's own record of a multi-host job (cohort with a rank, no hosts): one host's figures.
+  const std::string job_id =
+      host_count == 0 && cohort.is_object() ? string_member(cohort, "job_id", "cohort") : std::string();
+  if (!job_id.empty() && is_rank_of(record.run_id, job_id)) {
+    for (const Result& r : data.results)
+      if (r.run_id == job_id && r.hosts > 1) {
+        data.notes.push_back(fmt::format("{}: run {} is a rank of job {}, whose merged record {} is also given: it is "
+                                         "that record's host row, not counted again as a drive",
+                                         source, record.run_id, job_id, r.source));
+        return;
+      }
+    const Json& size = member(cohort, "size", "cohort", &Json::is_number_integer, "an integer");
+    data.notes.push_back(fmt::format(
+        "{}: run {} is one rank of the {}multi-host job {}: reported as one host's result (ranked with single hosts); "
+        "`drivelab results merge` of the job's records gives its system row",
+        source, record.run_id, size.is_null() ? std::string() : fmt::format("{}-host ", size.get<long long>()), job_id));
+  }
   const std::string system = fmt::format("{} host{}", host_count, host_count == 1 ? "" : "s");
   const std::string drive = host_count == 0 ? (label.empty() ? drive_name(record.target) : label)
                             : label.empty() ? system

@@ -282,9 +282,9 @@ void add_file(Dataset& data, const std::filesystem::path& path, const std::strin
     return;
   }
   try {
-    // The merged multi-host record's `hosts` (docs/results.md) is read from the JSON itself.
-    add_record(data, results::run_record_from_json(j), source, label,
-               j.is_object() && j.contains("hosts") ? j["hosts"] : Json());
+    // The multi-host keys `hosts` and `cohort` (docs/results.md) are read from the JSON itself.
+    const auto key = [&j](const char* k) { return j.is_object() && j.contains(k) ? j[k] : Json(); };
+    add_record(data, results::run_record_from_json(j), source, label, key("hosts"), key("cohort"));
   } catch (const ConfigError& e) {
     throw ConfigError(fmt::format("{}: {}", source, e.what()));
   }

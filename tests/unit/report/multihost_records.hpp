@@ -143,6 +143,19 @@ inline Json merged_record(const std::string& job_id, const std::vector<FixtureHo
               {"tests", Json::array({test})}};
 }
 
+/// Rank `rank`'s own record of job `job_id` on `hosts` (by rank): a single-host record with
+/// run_id `<job_id>-r<rank>` and the cohort every rank writes.
+inline Json rank_record(const std::string& job_id, std::size_t rank, const std::vector<std::string>& hosts, double tps) {
+  Json rec = single_host_record(fmt::format("{}-r{}", job_id, rank), tps, 5.0);
+  rec["cohort"] = Json{{"job_id", job_id},
+                       {"rank", rank},
+                       {"size", hosts.size()},
+                       {"hosts", hosts},
+                       {"clock_offset_ns", rank == 0 ? 0 : 2500},
+                       {"clock_offset_uncertainty_ns", 400}};
+  return rec;
+}
+
 inline std::vector<FixtureHost> four_hosts() {
   return {{"a", "complete", 100, 5.0, {98, 102}},
           {"b", "complete", 110, 4.5, {108, 112}},

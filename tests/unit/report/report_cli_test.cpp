@@ -1,5 +1,6 @@
 // `drivelab report` through the real binary: exit statuses, the gnuplot decision, --label and
-// --published on the checked-in real records (tests/golden/report_run_*.json).
+// --published on the checked-in real records (tests/golden/report_run_*.json); a merged multi-host
+// record (multihost_records.hpp) through the binary.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -11,6 +12,7 @@
 #include <sstream>
 
 #include "drivelab/report/report.hpp"
+#include "multihost_records.hpp"
 #include "report_test_util.hpp"
 
 namespace drivelab::report {
@@ -76,6 +78,39 @@ TEST(ReportCli, PublishedDrivesBesideMeasuredAndLabels) {
     EXPECT_NE(block.find(d), std::string::npos) << d << "\n" << block;
   EXPECT_NE(read_text(dir / "r.csv").find("4k_random_read (other configuration),iops,1/s,higher,Toshiba XG6 1TB,published,"),
             std::string::npos);
+}
+
+TEST(ReportCli, AMultiHostRecordBesidePublishedFourVmSumsWithItsHostChartOrNone) {
+  const auto csv = kSource / "../shared/data/published_results.csv";
+  if (!std::filesystem::exists(csv)) GTEST_SKIP() << "no " << csv;
+  if (!find_program("gnuplot")) GTEST_SKIP() << "gnuplot is not installed (Debian package gnuplot-nox); CI installs it";
+  TempDir dir;
+  const auto merged = dir / "merged.json";
+  std::ofstream(merged) << testing::merged_record("job-cli", testing::four_hosts(), 4.9).dump(2);
+  const std::vector<std::string> args{DRIVELAB_EXE, "report", merged.string(), "--label", "Lab", "--published",
+                                      csv.string(), "--md", (dir / "r.md").string(), "--html",
+                                      (dir / "r.html").string()};
+  ASSERT_EQ(run_command(args, dir / "out", dir / "err"), 0) << read_text(dir / "err");
+  const std::string md = read_text(dir / "r.md");
+  const auto sec = md.find("\n## sqlserver_oltp_4vms\n");
+  ASSERT_NE(sec, std::string::npos) << md;
+  const std::string table = md.substr(sec, md.find("\n## ", sec + 5) - sec);
+  // The CD6 review's 4-VM sum (12,633.7 TPS) and the 4-host system, ranked "of 2"; the hosts below.
+  EXPECT_NE(table.find("| KIOXIA CD6 | published | 12634 (1st of 2) |"), std::string::npos) << table;
+  EXPECT_NE(table.find("| Lab (4 hosts) | measured | 405 (2nd of 2) |"), std::string::npos) << table;
+  EXPECT_NE(table.find("| ↳ host d (rank 3) | host, complete | 105 |"), std::string::npos) << table;
+  const auto chart = dir / "r_charts" / "sqlserver_oltp_4vms_hosts_Lab__4_hosts__1.gp";
+  ASSERT_TRUE(std::filesystem::exists(chart));
+  EXPECT_NE(read_text(chart).find("title 'host b (rank 1)'"), std::string::npos);
+  EXPECT_NE(read_text(dir / "r.html").find("id=\"chart-sqlserver_oltp_4vms_hosts_Lab__4_hosts__1\""), std::string::npos);
+  // --no-charts: no chart at all, the per-host one included.
+  std::filesystem::remove_all(dir / "r_charts");
+  auto no_charts = args;
+  no_charts.push_back("--no-charts");
+  ASSERT_EQ(run_command(no_charts, dir / "out", dir / "err"), 0) << read_text(dir / "err");
+  EXPECT_FALSE(std::filesystem::exists(dir / "r_charts"));
+  EXPECT_EQ(read_text(dir / "r.html").find("<svg"), std::string::npos);
+  EXPECT_NE(read_text(dir / "r.html").find("↳ host b (rank 1)"), std::string::npos);
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 // `drivelab report FILE...` does.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <string>
 #include <vector>
@@ -23,6 +24,7 @@ using results::Json;
 using testing::FixtureHost;
 using testing::four_hosts;
 using testing::merged_record;
+using testing::rank_record;
 using testing::single_host_record;
 using testing::read_text;
 using testing::table_of;
@@ -279,6 +281,51 @@ TEST(ReportMultiHost, PerHostChartOfTheFirstIntervalValueBesideTheOthers) {
                                                  html.find("</section>", html.find("<section id=\"sqlserver_oltp\">")) -
                                                      html.find("<section id=\"sqlserver_oltp\">"));
   EXPECT_EQ(single_section.find("sqlserver_oltp_4vms"), std::string::npos) << single_section;
+}
+
+TEST(ReportMultiHost, ARanksOwnRecordIsOneHostAndNeverCountedBesideItsMergedRecord) {
+  TempDir dir;
+  const std::vector<std::string> names{"a", "b", "c", "d"};
+  const auto merged = dir.write("job.json", merged_record("job-m", four_hosts(), 4.9).dump());
+  const auto r0 = dir.write("r0.json", rank_record("job-m", 0, names, 100).dump());
+  const auto r1 = dir.write("r1.json", rank_record("job-m", 1, names, 110).dump());
+  const auto has_note = [](const Dataset& d, const std::string& part) {
+    return std::any_of(d.notes.begin(), d.notes.end(), [&](const std::string& n) { return n.find(part) != n.npos; });
+  };
+  // Alone: one host's result, ranked with single hosts, with a note naming the job.
+  {
+    Dataset d;
+    add_file(d, r0, "");
+    ASSERT_EQ(d.results.size(), 1u);
+    EXPECT_EQ(d.results[0].test, "sqlserver_oltp");
+    EXPECT_EQ(d.results[0].hosts, 1u);
+    EXPECT_TRUE(has_note(d, r0.string() + ": run job-m-r0 is one rank of the 4-host multi-host job job-m: reported as "
+                                          "one host's result"));
+  }
+  // Ranks first, then the merged record: the ranks' results are removed, the host rows stay.
+  {
+    Dataset d;
+    add_file(d, r0, "");
+    add_file(d, r1, "");
+    add_file(d, merged, "");
+    ASSERT_EQ(d.results.size(), 1u);
+    EXPECT_EQ(d.results[0].drive, "4 hosts");
+    EXPECT_EQ(d.variants.size(), 1u);  // the ranks' single-host variant went with them
+    EXPECT_TRUE(has_note(d, merged.string() + ": the merged record of job job-m has run job-m-r1 (" + r1.string() +
+                                ") as a host row"));
+    const Report r = build_report(std::move(d));
+    EXPECT_EQ(table_of(r, "sqlserver_oltp", "tps"), nullptr);
+    EXPECT_EQ(table_of(r, "sqlserver_oltp_4vms", "tps")->host_cells.size(), 4u);
+  }
+  // The merged record first, then a rank: the rank is left out.
+  {
+    Dataset d;
+    add_file(d, merged, "");
+    add_file(d, r1, "");
+    ASSERT_EQ(d.results.size(), 1u);
+    EXPECT_TRUE(has_note(d, r1.string() + ": run job-m-r1 is a rank of job job-m, whose merged record " +
+                                merged.string() + " is also given"));
+  }
 }
 
 TEST(ReportMultiHost, PublishedVmsMustBeACount) {

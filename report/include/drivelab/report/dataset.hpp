@@ -172,9 +172,17 @@ std::string drive_name(const results::Json& target);
 /// with a label), test keys hosts_test_key(name, N), Result::per_host from `hosts[]` (the test of
 /// the same name; a host without it gets the host's status and reason), Result::lab_conventions
 /// from the group `lab_conventions`. Throws ConfigError naming the key path
-/// (`hosts[2].tests[0].metrics.tps`) on a malformed entry.
+/// (`hosts[2].tests[0].metrics.tps`) on a malformed entry. Per-rank records of its job read
+/// before (run ids `<job_id>-r<k>`, where job_id is the merged record's run_id) are removed, with
+/// a note: their figures are the host rows.
+///
+/// `cohort` is the record's `cohort` object (null for a single-host run). A rank's own record
+/// (`cohort.job_id` set, its run_id `<job_id>-r<k>`, no `hosts`) is one host's result, reported as
+/// a single host with a note naming the job; it is left out, with a note, when the job's merged
+/// record was read before.
 void add_record(Dataset& data, const results::RunRecord& record, const std::string& source,
-                const std::string& label, const results::Json& hosts = nullptr);
+                const std::string& label, const results::Json& hosts = nullptr,
+                const results::Json& cohort = nullptr);
 /// Adds one result per fio job (`jobs[]`, both json and json+): metrics `iops` (fio's `iops`),
 /// `throughput_mb_s` (fio's `bw` KiB/s x 0.001024), `latency_avg_us` (`lat_ns.mean` / 1000),
 /// `latency_p99_us` (`lat_ns.percentile["99.000000"]`, else `clat_ns`'s, / 1000; fio reports
@@ -196,7 +204,7 @@ void add_sysbench_text(Dataset& data, const std::string& text, const std::string
 void add_published_csv(Dataset& data, const std::string& text, const std::string& source);
 
 /// Reads a file and dispatches on its content: JSON with `schema` -> drivelab record (its `hosts`
-/// key, when there, is passed to add_record from the JSON; an unknown
+/// and `cohort` keys, when there, are passed to add_record from the JSON; an unknown
 /// schema is a ConfigError: "FILE: unsupported result schema 'X' (this drivelab reads
 /// drivelab.run/1)"); JSON with `fio version` -> fio; text with "SQL statistics:" or "General
 /// statistics:" -> sysbench; a CSV with the published header -> published. Throws ConfigError for
