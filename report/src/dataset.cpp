@@ -265,7 +265,7 @@ void add_record(Dataset& data, const results::RunRecord& record, const std::stri
       host_count == 0 && cohort.is_object() ? string_member(cohort, "job_id", "cohort") : std::string();
   if (!job_id.empty() && is_rank_of(record.run_id, job_id)) {
     for (const Result& r : data.results)
-      if (r.run_id == job_id && r.hosts > 1) {
+      if (r.run_id == job_id && !r.per_host.empty()) {
         data.notes.push_back(fmt::format("{}: run {} is a rank of job {}, whose merged record {} is also given: it is "
                                          "that record's host row, not counted again as a drive",
                                          source, record.run_id, job_id, r.source));

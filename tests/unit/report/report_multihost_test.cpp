@@ -326,6 +326,14 @@ TEST(ReportMultiHost, ARanksOwnRecordIsOneHostAndNeverCountedBesideItsMergedReco
     EXPECT_TRUE(has_note(d, r1.string() + ": run job-m-r1 is a rank of job job-m, whose merged record " +
                                 merged.string() + " is also given"));
   }
+  // The same for a job of one rank (its merged record is a 1-host system).
+  {
+    Dataset d;
+    add_file(d, dir.write("one.json", merged_record("job-1", {{"solo", "complete", 160, 3.0, {160}}}, 3.0).dump()), "");
+    add_file(d, dir.write("one-r0.json", rank_record("job-1", 0, {"solo"}, 160).dump()), "");
+    ASSERT_EQ(d.results.size(), 1u);
+    EXPECT_EQ(d.results[0].drive, "1 host");
+  }
 }
 
 TEST(ReportMultiHost, PublishedVmsMustBeACount) {
