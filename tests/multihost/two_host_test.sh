@@ -55,7 +55,7 @@ mpirun_two() {
   for v in ASAN_OPTIONS LSAN_OPTIONS UBSAN_OPTIONS; do
     [ -z "${!v:-}" ] || env_args+=(-x "$v")
   done
-  "$netns" exec "$name" a timeout 120 mpirun --allow-run-as-root -np 2 --host "$addr_a,$addr_b" \
+  "$netns" exec "$name" a timeout -k 10 120 mpirun --allow-run-as-root -np 2 --host "$addr_a,$addr_b" \
     --mca plm_rsh_agent "$agent" --mca btl self,tcp --mca btl_tcp_if_include "$subnet" \
     --mca oob_tcp_if_include "$subnet" "${env_args[@]}" "$@"
 }
