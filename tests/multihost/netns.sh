@@ -12,8 +12,8 @@
 # The layout (docs/multihost.md, "A second host in a network namespace"):
 #   NAME-a: lo, veth0 198.18.0.1/24; host name NAME-a (its own UTS namespace per `exec`)
 #   NAME-b: lo, veth0 198.18.0.2/24; host name NAME-b; sshd on 198.18.0.2:22
-# The addresses are from 198.18.0.0/15, the range RFC 2544 (section C.2.2) reserves for benchmark
-# networks. Neither namespace has a default route and nothing is bridged to the machine's own
+# The addresses are from 198.18.0.0/15, the range RFC 2544 reserves for benchmark networks
+# ("Benchmarking" in RFC 6890's special-purpose address registry). Neither namespace has a default route and nothing is bridged to the machine's own
 # network namespace (the veth pair is created inside NAME-a with its peer inside NAME-b), so no
 # traffic leaves the two namespaces.
 #

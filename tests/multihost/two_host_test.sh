@@ -47,11 +47,17 @@ addr_a=$(get addr_a) addr_b=$(get addr_b) subnet=$(get subnet)
 echo "two_host_test: $host_a ($addr_a) and $host_b ($addr_b), ssh agent $agent"
 
 # The mpirun of every step: one rank per "host", ssh to b with the pair's own config, TCP only,
-# on the veth subnet only (out-of-band and BTL), as root.
+# on the veth subnet only (out-of-band and BTL), as root. mpirun passes only OMPI_* variables to
+# a remote rank (mpirun(1), "Exported Environment Variables"): the sanitizers' options of a
+# sanitizer build (scripts/test.sh, LSAN_OPTIONS from ctest) are passed on with -x.
 mpirun_two() {
-  "$netns" exec "$name" a timeout 120 mpirun --allow-run-as-root -np 2 --host "$addr_a,$addr_b" \
+  local env_args=() v
+  for v in ASAN_OPTIONS LSAN_OPTIONS UBSAN_OPTIONS; do
+    [ -z "${!v:-}" ] || env_args+=(-x "$v")
+  done
+  "$netns" exec "$name" a timeout -k 10 120 mpirun --allow-run-as-root -np 2 --host "$addr_a,$addr_b" \
     --mca plm_rsh_agent "$agent" --mca btl self,tcp --mca btl_tcp_if_include "$subnet" \
-    --mca oob_tcp_if_include "$subnet" "$@"
+    --mca oob_tcp_if_include "$subnet" "${env_args[@]}" "$@"
 }
 
 # ---- step 1: a real MPI_Allreduce across the two hosts ---------------------------------------------
