@@ -163,7 +163,7 @@ void IoEmulator::run(runner::TestContext& ctx) {
   rec.metric("iops", iops, "1/s", "I/Os completed per second in the measured phase");
   rec.metric("throughput_mb_s", measured_s > 0 ? static_cast<double>(total_bytes) / 1e6 / measured_s : 0.0, "MB/s",
              "bytes transferred per second, MB = 10^6 bytes");
-  runner::record_latency(rec, total, "latency", LatencyUnit::us,
+  runner::record_latency(rec, total, "latency", "latency", LatencyUnit::us,
                          {LatencyFigure::avg("mean completion latency (queue to reap, fio: lat)"),
                           LatencyFigure::p(99, "99th percentile completion latency"),
                           LatencyFigure::p(99.9, "99.9th percentile completion latency"),

@@ -265,13 +265,13 @@ void VdbenchEmulator::record_point(runner::TestContext& ctx, const PointResult& 
   if (p.requested_iops > 0)
     m("achieved_pct_of_requested", 100.0 * iops / p.requested_iops, "%", "achieved / requested IOPS");
   m("throughput_mb_s", s > 0 ? static_cast<double>(p.total.bytes) / 1e6 / s : 0.0, "MB/s", "MB = 10^6 bytes");
-  runner::record_group_latency(rec, g, p.total.latency, "latency", LatencyUnit::us,
+  runner::record_group_latency(rec, g, p.total.latency, "latency_" + g, "latency", LatencyUnit::us,
                                {LatencyFigure::avg("from the intended start (open loop) to completion"),
                                 LatencyFigure::p(50), LatencyFigure::p(99), LatencyFigure::p(99.9), LatencyFigure::max()});
-  runner::record_group_latency(rec, g, p.total.service, "service_latency", LatencyUnit::us,
+  runner::record_group_latency(rec, g, p.total.service, "service_latency_" + g, "service_latency", LatencyUnit::us,
                                {LatencyFigure::avg("from submission to completion (fio: lat)"), LatencyFigure::p(50),
                                 LatencyFigure::p(99), LatencyFigure::p(99.9), LatencyFigure::max()});
-  runner::record_group_latency(rec, g, p.total.lateness, "lateness", LatencyUnit::us,
+  runner::record_group_latency(rec, g, p.total.lateness, "lateness_" + g, "lateness", LatencyUnit::us,
                                {LatencyFigure::avg("submission minus intended start"), LatencyFigure::p(99),
                                 LatencyFigure::max()});
   m("backlog_ios", static_cast<double>(p.backlog), "count", "arrivals due but not issued when the point ended");
@@ -358,7 +358,7 @@ void VdbenchEmulator::run(runner::TestContext& ctx) {
                                                                              : "I/Os per second of the max run");
   rec.metric("throughput_mb_s", s > 0 ? static_cast<double>(first.total.bytes) / 1e6 / s : 0.0, "MB/s",
              "MB = 10^6 bytes");
-  runner::record_latency(rec, first.total.latency, "latency", LatencyUnit::us,
+  runner::record_latency(rec, first.total.latency, "latency", "latency", LatencyUnit::us,
                          {LatencyFigure::avg("mean latency from the intended start"),
                           LatencyFigure::p(99, "99th percentile latency"), LatencyFigure::p(99.9, "99.9th percentile latency"),
                           LatencyFigure::p(50, "median latency"), LatencyFigure::max("slowest I/O")});

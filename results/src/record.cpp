@@ -2,6 +2,7 @@
 // documented in docs/results.md; change both together.
 #include "drivelab/results/record.hpp"
 
+#include <optional>
 #include <stdexcept>
 
 #include "drivelab/core/errors.hpp"
@@ -24,14 +25,50 @@ const Metric* TestRecord::find_metric(std::string_view metric_name) const noexce
   return nullptr;
 }
 
+std::optional<double> histogram_figure(const LatencyHistogram& h, std::string_view figure, std::string_view unit) {
+  double per_unit_ns = 0;
+  if (unit == "ns") {
+    per_unit_ns = 1;
+  } else if (unit == "us") {
+    per_unit_ns = 1e3;
+  } else if (unit == "ms") {
+    per_unit_ns = 1e6;
+  } else if (unit == "s") {
+    per_unit_ns = 1e9;
+  } else {
+    return std::nullopt;
+  }
+  if (figure == "avg") return h.mean() / per_unit_ns;
+  if (figure == "min") return static_cast<double>(h.min()) / per_unit_ns;
+  if (figure == "max") return static_cast<double>(h.max()) / per_unit_ns;
+  if (figure == "sum") return h.sum_ns() / per_unit_ns;
+  if (figure.size() < 2 || figure[0] != 'p') return std::nullopt;
+  const std::string q(figure.substr(1));
+  std::size_t used = 0;
+  double p = 0;
+  try {
+    p = std::stod(q, &used);
+  } catch (const std::logic_error&) {
+    return std::nullopt;
+  }
+  if (used != q.size() || !(p >= 0 && p <= 100)) return std::nullopt;
+  return static_cast<double>(h.percentile(p)) / per_unit_ns;
+}
+
 // ---- writing ---------------------------------------------------------------------------------
 
 Json to_json(const Interval& i) {
   Json values = Json::object();
   for (const auto& [name, v] : i.values) values[name] = number_or_null(v);
-  return Json{{"t_s", number_or_null(i.t_s)},
-              {"duration_s", number_or_null(i.duration_s)},
-              {"values", std::move(values)}};
+  Json out{{"t_s", number_or_null(i.t_s)},
+           {"duration_s", number_or_null(i.duration_s)},
+           {"values", std::move(values)}};
+  if (!i.histograms.empty()) {
+    Json histograms = Json::object();
+    for (const auto& [name, h] : i.histograms) histograms[name] = to_json(h);
+    out["histograms"] = std::move(histograms);
+  }
+  return out;
 }
 
 Json to_json(const LatencyHistogram& exact) {
@@ -63,11 +100,18 @@ Json to_json(const LatencyHistogram& exact) {
               {"bins", std::move(bins)}};
 }
 
+namespace {
+
+Json to_json(const MetricSource& of) { return Json{{"histogram", of.histogram}, {"figure", of.figure}}; }
+
+}  // namespace
+
 Json to_json(const TestRecord& t) {
   Json metrics = Json::object();
   for (const Metric& m : t.metrics) {
-    metrics[m.name] = Json{{"value", number_or_null(m.value)}, {"unit", m.unit},
-                           {"description", m.description}};
+    Json metric{{"value", number_or_null(m.value)}, {"unit", m.unit}, {"description", m.description}};
+    if (m.of) metric["of"] = to_json(*m.of);
+    metrics[m.name] = std::move(metric);
   }
   Json groups = Json::object();
   for (const MetricGroup& g : t.groups) {
@@ -76,6 +120,7 @@ Json to_json(const TestRecord& t) {
       Json metric{{"value", number_or_null(m.value)}, {"unit", m.unit}};
       // Group metrics repeat per transaction type / operation: the description only when set.
       if (!m.description.empty()) metric["description"] = m.description;
+      if (m.of) metric["of"] = to_json(*m.of);
       group[m.name] = std::move(metric);
     }
     groups[g.name] = std::move(group);
@@ -88,43 +133,48 @@ Json to_json(const TestRecord& t) {
   for (const Check& c : t.checks) {
     checks.push_back(Json{{"name", c.name}, {"passed", c.passed}, {"detail", c.detail}});
   }
-  return Json{{"name", t.name},
-              {"kind", t.kind},
-              {"status", to_string(t.status)},
-              {"reason", t.reason},
-              {"started_at", t.started_at},
-              {"finished_at", t.finished_at},
-              {"warmup_s", number_or_null(t.warmup_s)},
-              {"measured_s", number_or_null(t.measured_s)},
-              {"config", t.config},
-              {"metrics", std::move(metrics)},
-              {"groups", std::move(groups)},
-              {"histograms", std::move(histograms)},
-              {"intervals", std::move(intervals)},
-              {"checks", std::move(checks)},
-              {"warnings", t.warnings},
-              {"details", t.details}};
+  Json out{{"name", t.name},
+           {"kind", t.kind},
+           {"status", to_string(t.status)},
+           {"reason", t.reason},
+           {"started_at", t.started_at},
+           {"finished_at", t.finished_at},
+           {"warmup_s", number_or_null(t.warmup_s)},
+           {"measured_s", number_or_null(t.measured_s)}};
+  if (t.barriers.is_object() && !t.barriers.empty()) out["barriers"] = t.barriers;
+  out["config"] = t.config;
+  out["metrics"] = std::move(metrics);
+  out["groups"] = std::move(groups);
+  out["histograms"] = std::move(histograms);
+  out["intervals"] = std::move(intervals);
+  out["checks"] = std::move(checks);
+  out["warnings"] = t.warnings;
+  out["details"] = t.details;
+  return out;
 }
 
 Json to_json(const RunRecord& r) {
   Json tests = Json::array();
   for (const TestRecord& t : r.tests) tests.push_back(to_json(t));
-  return Json{{"schema", r.schema},
-              {"run_id", r.run_id},
-              {"status", to_string(r.status)},
-              {"reason", r.reason},
-              {"protocol", r.protocol},
-              {"protocol_file", r.protocol_file},
-              {"started_at", r.started_at},
-              {"finished_at", r.finished_at},
-              {"seed", r.seed},
-              {"command_line", r.command_line},
-              {"tool", r.tool},
-              {"host", r.host},
-              {"target", r.target},
-              {"config", r.config},
-              {"warnings", r.warnings},
-              {"tests", std::move(tests)}};
+  Json out{{"schema", r.schema},
+           {"run_id", r.run_id},
+           {"status", to_string(r.status)},
+           {"reason", r.reason},
+           {"protocol", r.protocol},
+           {"protocol_file", r.protocol_file},
+           {"started_at", r.started_at},
+           {"finished_at", r.finished_at},
+           {"seed", r.seed},
+           {"command_line", r.command_line},
+           {"tool", r.tool},
+           {"host", r.host},
+           {"target", r.target}};
+  if (!r.cohort.is_null()) out["cohort"] = r.cohort;
+  out["config"] = r.config;
+  out["warnings"] = r.warnings;
+  if (r.hosts.is_array() && !r.hosts.empty()) out["hosts"] = r.hosts;
+  out["tests"] = std::move(tests);
+  return out;
 }
 
 // ---- reading ---------------------------------------------------------------------------------
@@ -146,8 +196,16 @@ Metric metric_from_json(const std::string& name, const Json& j, const std::strin
   m.value = as_double(required(j, "value", path), join(path, "value"));
   m.unit = as_string(required(j, "unit", path), join(path, "unit"));
   read_opt(j, "description", path, m.description);
+  if (const Json* of = member(j, "of")) {
+    const std::string opath = join(path, "of");
+    object_at(*of, opath);
+    m.of = MetricSource{as_string(required(*of, "histogram", opath), join(opath, "histogram")),
+                        as_string(required(*of, "figure", opath), join(opath, "figure"))};
+  }
   return m;
 }
+
+LatencyHistogram histogram_at(const Json& j, const std::string& path);
 
 Interval interval_at(const Json& j, const std::string& path) {
   object_at(j, path);
@@ -158,6 +216,12 @@ Interval interval_at(const Json& j, const std::string& path) {
   const Json& values = object_at(required(j, "values", path), vpath);
   for (const auto& [name, v] : values.items()) {
     i.values.emplace_back(name, as_double(v, join(vpath, name)));
+  }
+  if (const Json* h = member(j, "histograms")) {
+    const std::string hpath = join(path, "histograms");
+    for (const auto& [name, v] : object_at(*h, hpath).items()) {
+      i.histograms.insert_or_assign(name, histogram_at(v, join(hpath, name)));
+    }
   }
   return i;
 }
@@ -203,6 +267,7 @@ TestRecord test_at(const Json& j, const std::string& path) {
   read_opt(j, "finished_at", path, t.finished_at);
   read_opt(j, "warmup_s", path, t.warmup_s);
   read_opt(j, "measured_s", path, t.measured_s);
+  if (const Json* b = member(j, "barriers")) t.barriers = object_at(*b, join(path, "barriers"));
   if (const Json* c = member(j, "config")) t.config = *c;
   if (const Json* m = member(j, "metrics")) {
     const std::string mpath = join(path, "metrics");
@@ -286,8 +351,13 @@ RunRecord run_record_from_json(const Json& j) {
   if (const Json* v = member(j, "tool")) r.tool = *v;
   if (const Json* v = member(j, "host")) r.host = *v;
   if (const Json* v = member(j, "target")) r.target = *v;
+  if (const Json* v = member(j, "cohort"); v != nullptr && !v->is_null()) r.cohort = object_at(*v, "cohort");
   if (const Json* v = member(j, "config")) r.config = *v;
   if (const Json* w = member(j, "warnings")) r.warnings = strings_at(*w, "warnings");
+  if (const Json* h = member(j, "hosts")) {
+    expect(h->is_array(), *h, "hosts", "an array");
+    r.hosts = *h;
+  }
   const Json& tests = required(j, "tests", "");
   expect(tests.is_array(), tests, "tests", "an array");
   for (std::size_t i = 0; i < tests.size(); ++i) r.tests.push_back(test_at(tests[i], at_index("tests", i)));

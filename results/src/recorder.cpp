@@ -59,12 +59,20 @@ void TestRecorder::message(std::string_view text) {
 }
 
 void TestRecorder::metric(std::string name, double value, std::string unit, std::string description) {
+  metric(Metric{std::move(name), value, std::move(unit), std::move(description), std::nullopt});
+}
+
+void TestRecorder::metric(Metric m) {
   std::lock_guard lock(mu_);
-  put_metric(record_.metrics, Metric{std::move(name), value, std::move(unit), std::move(description)});
+  put_metric(record_.metrics, std::move(m));
 }
 
 void TestRecorder::group_metric(std::string_view group, std::string name, double value,
                                 std::string unit, std::string description) {
+  group_metric(group, Metric{std::move(name), value, std::move(unit), std::move(description), std::nullopt});
+}
+
+void TestRecorder::group_metric(std::string_view group, Metric m) {
   std::lock_guard lock(mu_);
   auto it = std::find_if(record_.groups.begin(), record_.groups.end(),
                          [&](const MetricGroup& g) { return g.name == group; });
@@ -72,7 +80,7 @@ void TestRecorder::group_metric(std::string_view group, std::string name, double
     record_.groups.push_back(MetricGroup{std::string(group), {}});
     it = std::prev(record_.groups.end());
   }
-  put_metric(it->metrics, Metric{std::move(name), value, std::move(unit), std::move(description)});
+  put_metric(it->metrics, std::move(m));
 }
 
 void TestRecorder::histogram(std::string name, const LatencyHistogram& h) {

@@ -11,6 +11,21 @@ std::string_view unit_text(LatencyUnit unit) noexcept { return unit == LatencyUn
 
 std::string figure_text(const LatencyFigure& f) {
   if (!f.name.empty()) return std::string(f.name);
+  std::string digits = latency_figure_word(f);  // 99.9 -> "p99.9" -> "p999"
+  digits.erase(std::remove(digits.begin(), digits.end(), '.'), digits.end());
+  return digits;
+}
+
+results::Metric figure_metric(const LatencyHistogram& h, std::string_view histogram_name, std::string_view prefix,
+                              LatencyUnit unit, const LatencyFigure& f) {
+  return results::Metric{latency_metric_name(prefix, f, unit), latency_metric_value(h, f, unit),
+                         std::string(unit_text(unit)), std::string(f.description),
+                         results::MetricSource{std::string(histogram_name), latency_figure_word(f)}};
+}
+
+}  // namespace
+
+std::string latency_figure_word(const LatencyFigure& f) {
   switch (f.stat) {
     case LatencyFigure::Stat::avg: return "avg";
     case LatencyFigure::Stat::min: return "min";
@@ -18,41 +33,27 @@ std::string figure_text(const LatencyFigure& f) {
     case LatencyFigure::Stat::sum: return "sum";
     case LatencyFigure::Stat::percentile: break;
   }
-  std::string digits = fmt::format("p{:g}", f.percentile);  // 99.9 -> "p99.9" -> "p999"
-  digits.erase(std::remove(digits.begin(), digits.end(), '.'), digits.end());
-  return digits;
+  return fmt::format("p{:g}", f.percentile);
 }
-
-}  // namespace
 
 std::string latency_metric_name(std::string_view prefix, const LatencyFigure& figure, LatencyUnit unit) {
   return fmt::format("{}_{}_{}", prefix, figure_text(figure), unit_text(unit));
 }
 
-double latency_metric_value(const LatencyHistogram& h, const LatencyFigure& figure, LatencyUnit unit) noexcept {
-  const double per_unit_ns = unit == LatencyUnit::us ? 1e3 : 1e6;
-  switch (figure.stat) {
-    case LatencyFigure::Stat::avg: return h.mean() / per_unit_ns;
-    case LatencyFigure::Stat::percentile: return static_cast<double>(h.percentile(figure.percentile)) / per_unit_ns;
-    case LatencyFigure::Stat::min: return static_cast<double>(h.min()) / per_unit_ns;
-    case LatencyFigure::Stat::max: return static_cast<double>(h.max()) / per_unit_ns;
-    case LatencyFigure::Stat::sum: return h.sum_ns() / per_unit_ns;
-  }
-  return 0;
+double latency_metric_value(const LatencyHistogram& h, const LatencyFigure& figure, LatencyUnit unit) {
+  // Every word latency_figure_word writes and both units are known to histogram_figure.
+  return results::histogram_figure(h, latency_figure_word(figure), unit_text(unit)).value_or(0.0);
 }
 
-void record_latency(results::TestRecorder& rec, const LatencyHistogram& h, std::string_view prefix, LatencyUnit unit,
-                    std::initializer_list<LatencyFigure> figures) {
-  for (const LatencyFigure& f : figures)
-    rec.metric(latency_metric_name(prefix, f, unit), latency_metric_value(h, f, unit), std::string(unit_text(unit)),
-               std::string(f.description));
+void record_latency(results::TestRecorder& rec, const LatencyHistogram& h, std::string_view histogram_name,
+                    std::string_view prefix, LatencyUnit unit, std::initializer_list<LatencyFigure> figures) {
+  for (const LatencyFigure& f : figures) rec.metric(figure_metric(h, histogram_name, prefix, unit, f));
 }
 
 void record_group_latency(results::TestRecorder& rec, std::string_view group, const LatencyHistogram& h,
-                          std::string_view prefix, LatencyUnit unit, std::initializer_list<LatencyFigure> figures) {
-  for (const LatencyFigure& f : figures)
-    rec.group_metric(group, latency_metric_name(prefix, f, unit), latency_metric_value(h, f, unit),
-                     std::string(unit_text(unit)), std::string(f.description));
+                          std::string_view histogram_name, std::string_view prefix, LatencyUnit unit,
+                          std::initializer_list<LatencyFigure> figures) {
+  for (const LatencyFigure& f : figures) rec.group_metric(group, figure_metric(h, histogram_name, prefix, unit, f));
 }
 
 }  // namespace drivelab::runner

@@ -133,12 +133,12 @@ void ReplayEmulator::record_point(runner::TestContext& ctx, const Point& p) {
   m("achieved_iops", r.iops(), "1/s", "I/Os completed per second, first submission to last completion");
   m("throughput_mb_s", r.elapsed_s > 0 ? static_cast<double>(r.total.read_bytes + r.total.write_bytes) / 1e6 / r.elapsed_s : 0.0,
     "MB/s", "MB = 10^6 bytes");
-  runner::record_group_latency(rec, p.group, r.total.latency, "latency", LatencyUnit::us,
+  runner::record_group_latency(rec, p.group, r.total.latency, "latency_" + p.group, "latency", LatencyUnit::us,
                                {LatencyFigure::avg("from the intended start to completion"), LatencyFigure::p(50),
                                 LatencyFigure::p(99), LatencyFigure::p(99.9), LatencyFigure::max()});
-  runner::record_group_latency(rec, p.group, r.total.service, "service_latency", LatencyUnit::us,
+  runner::record_group_latency(rec, p.group, r.total.service, "service_latency_" + p.group, "service_latency", LatencyUnit::us,
                                {LatencyFigure::avg("from submission to completion (fio: lat)"), LatencyFigure::p(99)});
-  runner::record_group_latency(rec, p.group, r.total.lateness, "lateness", LatencyUnit::us,
+  runner::record_group_latency(rec, p.group, r.total.lateness, "lateness_" + p.group, "lateness", LatencyUnit::us,
                                {LatencyFigure::p(50, "submission minus intended start"), LatencyFigure::p(99),
                                 LatencyFigure::max()});
   m("overflow_ios", static_cast<double>(r.overflow_ios), "count", "I/Os that found every slot busy at their intended start");
@@ -198,10 +198,10 @@ void ReplayEmulator::run(runner::TestContext& ctx) {
   rec.metric("throughput_mb_s",
              r.elapsed_s > 0 ? static_cast<double>(r.total.read_bytes + r.total.write_bytes) / 1e6 / r.elapsed_s : 0.0,
              "MB/s", "MB = 10^6 bytes");
-  runner::record_latency(rec, r.total.latency, "latency", LatencyUnit::us,
+  runner::record_latency(rec, r.total.latency, "latency", "latency", LatencyUnit::us,
                          {LatencyFigure::avg("mean latency from the intended start"),
                           LatencyFigure::p(99, "99th percentile latency from the intended start")});
-  runner::record_latency(rec, r.total.lateness, "lateness", LatencyUnit::us,
+  runner::record_latency(rec, r.total.lateness, "lateness", "lateness", LatencyUnit::us,
                          {LatencyFigure::p(99, "99th percentile of submission minus intended start")});
   rec.metric("overflow_ios", static_cast<double>(r.overflow_ios), "count", "I/Os that found the queue full when due");
   rec.metric("max_backlog_ios", static_cast<double>(r.max_backlog), "count",

@@ -268,7 +268,7 @@ void SysbenchEmulator::record_results(runner::TestContext& ctx, const DriverTota
   // "SQL statistics" of db_driver.c), headline first.
   rec.metric("tps", per_s(c.events), "1/s", "transactions (events) per second: sysbench's \"transactions\"");
   rec.metric("qps", per_s(c.queries.total()), "1/s", "queries per second (read + write + other): sysbench's \"queries\"");
-  runner::record_latency(rec, h, "latency", LatencyUnit::ms,
+  runner::record_latency(rec, h, "latency", "latency", LatencyUnit::ms,
                          {LatencyFigure::avg("mean transaction latency, restarts included"),
                           LatencyFigure::p(95, "95th percentile (sysbench's default --percentile=95)"),
                           LatencyFigure::p(99, "99th percentile")});
@@ -284,7 +284,7 @@ void SysbenchEmulator::record_results(runner::TestContext& ctx, const DriverTota
   rec.metric("other", n(c.queries.other), "count");
   rec.metric("ignored_errors", n(c.queries.errors), "count", "failed queries whose transaction was restarted");
   rec.metric("reconnects", n(c.reconnects), "count");
-  runner::record_latency(rec, h, "latency", LatencyUnit::ms,
+  runner::record_latency(rec, h, "latency", "latency", LatencyUnit::ms,
                          {LatencyFigure::min(), LatencyFigure::max(),
                           LatencyFigure::sum("sum of all transaction latencies (sysbench's \"sum\")")});
   rec.metric("total_time_s", totals.measured_s, "s", "measured time (sysbench's \"total time\")");

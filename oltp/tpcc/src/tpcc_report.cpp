@@ -103,7 +103,7 @@ void record_tpcc_results(results::TestRecorder& rec, const tpcc::DriverTotals& t
   metric("tps", static_cast<double>(all.commits) / secs, "1/s",
          "committed transactions of all five types per second of the measured phase");
   metric("tpm_c", tpm_c, "1/min", "committed New-Order transactions per minute (tpmC-like)");
-  record_latency(rec, h, "latency", LatencyUnit::ms,
+  record_latency(rec, h, "response_time", "latency", LatencyUnit::ms,
                  {Figure::avg("mean response time at the terminal (queue wait + service), all types"),
                   Figure::p(95, "95th percentile response time, all types"),
                   Figure::p(99, "99th percentile response time, all types")});
@@ -115,9 +115,9 @@ void record_tpcc_results(results::TestRecorder& rec, const tpcc::DriverTotals& t
     metric("efficiency_pct", tpm_c / (kMaxTpmCPerWarehouse * cfg.warehouses) * 100.0, "%",
            "tpm_c / (12.86 x warehouses)");
   // The rest of the response time's figures, and the seven of each of its two parts.
-  record_latency(rec, h, "latency", LatencyUnit::ms, {Figure::p(50), Figure::p(90), kP999, Figure::max()});
-  record_latency(rec, all.queue_wait, "queue_wait", LatencyUnit::ms, seven);
-  record_latency(rec, all.service_time, "service_time", LatencyUnit::ms, seven);
+  record_latency(rec, h, "response_time", "latency", LatencyUnit::ms, {Figure::p(50), Figure::p(90), kP999, Figure::max()});
+  record_latency(rec, all.queue_wait, "queue_wait", "queue_wait", LatencyUnit::ms, seven);
+  record_latency(rec, all.service_time, "service_time", "service_time", LatencyUnit::ms, seven);
   metric("transactions", static_cast<double>(all.commits), "count", "committed transactions");
   metric("new_orders", static_cast<double>(no.commits), "count", "committed New-Orders");
   metric("rollbacks", static_cast<double>(all.rollbacks), "count",
@@ -159,9 +159,9 @@ void record_tpcc_results(results::TestRecorder& rec, const tpcc::DriverTotals& t
     rec.group_metric(g, "count", static_cast<double>(s.commits + s.rollbacks), "count",
                      "completed transactions (commits + business rollbacks)");
     rec.group_metric(g, "tps", static_cast<double>(s.commits) / secs, "1/s", "commits per second");
-    runner::record_group_latency(rec, g, s.response_time, "latency", LatencyUnit::ms, seven);
-    runner::record_group_latency(rec, g, s.queue_wait, "queue_wait", LatencyUnit::ms, seven);
-    runner::record_group_latency(rec, g, s.service_time, "service_time", LatencyUnit::ms, seven);
+    runner::record_group_latency(rec, g, s.response_time, "response_time." + g, "latency", LatencyUnit::ms, seven);
+    runner::record_group_latency(rec, g, s.queue_wait, "queue_wait." + g, "queue_wait", LatencyUnit::ms, seven);
+    runner::record_group_latency(rec, g, s.service_time, "service_time." + g, "service_time", LatencyUnit::ms, seven);
     rec.group_metric(g, "rollbacks", static_cast<double>(s.rollbacks), "count");
     rec.group_metric(g, "retries", static_cast<double>(s.retries), "count");
     rec.group_metric(g, "errors", static_cast<double>(s.errors), "count");

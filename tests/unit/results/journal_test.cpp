@@ -243,6 +243,32 @@ TEST(Recovery, CompleteJournalGivesTheFinalRecord) {
   EXPECT_EQ(to_json(r), to_json(expected));
 }
 
+TEST(Recovery, MultiHostFieldsSurviveTheJournal) {
+  // mh-spec (issue 16): the cohort in run_start, interval histograms in interval events, and
+  // barriers and provenance in test_end come back from the journal as written.
+  TempDir dir;
+  const auto path = dir / "j.jsonl";
+  const RunRecord rank = testing::sample_rank_run(2, 4);
+  {
+    Journal j(path);
+    j.append(journal_run_start(rank));
+    const TestRecord& t = rank.tests[0];
+    j.append(journal_test_start(t));
+    for (const Interval& i : t.intervals) j.append(journal_interval(t.name, i));
+    j.append(journal_test_end(t));
+    TestRecord open = rank.tests[1];
+    j.append(journal_test_start(open));
+    j.append(journal_interval(open.name, open.intervals[0]));
+  }
+  const RunRecord r = recover_from_journal(path);
+  EXPECT_EQ(r.cohort, rank.cohort);
+  ASSERT_EQ(r.tests.size(), 2u);
+  EXPECT_EQ(to_json(r.tests[0]), to_json(rank.tests[0]));
+  ASSERT_EQ(r.tests[1].intervals.size(), 1u);
+  EXPECT_EQ(to_json(r.tests[1].intervals[0]), to_json(rank.tests[1].intervals[0]));
+  EXPECT_EQ(r.tests[1].intervals[0].histograms.at("latency").count(), 50u);
+}
+
 /// Byte ranges of the lines of `text` (without their '\n').
 std::vector<std::pair<std::size_t, std::size_t>> line_spans(const std::string& text) {
   std::vector<std::pair<std::size_t, std::size_t>> spans;

@@ -124,6 +124,72 @@ TEST(Record, RoundTripIsExact) {
   EXPECT_TRUE(m["tool"].is_null());
 }
 
+TEST(Record, MultiHostFieldsRoundTripAndAreWrittenOnlyWhenSet) {
+  // mh-spec (issue 16): cohort, barriers, interval histograms, metric provenance, hosts.
+  RunRecord r = testing::sample_rank_run(1, 3);
+  r.hosts = Json::array({Json{{"rank", 0}, {"name", "host0"}, {"status", "missing"}}});
+  const Json j = to_json(r);
+  EXPECT_EQ(keys(j), (std::vector<std::string>{"schema", "run_id", "status", "reason", "protocol",
+                                               "protocol_file", "started_at", "finished_at", "seed",
+                                               "command_line", "tool", "host", "target", "cohort",
+                                               "config", "warnings", "hosts", "tests"}));
+  const Json& t = j["tests"][0];
+  EXPECT_EQ(keys(t), (std::vector<std::string>{"name", "kind", "status", "reason", "started_at", "finished_at",
+                                               "warmup_s", "measured_s", "barriers", "config", "metrics", "groups",
+                                               "histograms", "intervals", "checks", "warnings", "details"}));
+  EXPECT_EQ(t["metrics"]["lat_p99_ms"]["of"], (Json{{"histogram", "response_time"}, {"figure", "p99"}}));
+  EXPECT_FALSE(t["metrics"]["tps"].contains("of"));
+  EXPECT_EQ(t["groups"]["new_order"]["lat_avg_ms"]["of"]["histogram"], "service_time");
+  EXPECT_EQ(t["intervals"][0]["histograms"]["latency"]["count"], 50);
+  EXPECT_EQ(j["cohort"]["rank"], 1);
+  const RunRecord back = run_record_from_json(Json::parse(j.dump(2)));
+  EXPECT_EQ(to_json(back), j);
+  EXPECT_EQ(back.cohort, r.cohort);
+  EXPECT_EQ(back.tests[0].barriers, r.tests[0].barriers);
+  EXPECT_EQ(back.tests[0].metrics[2].of, r.tests[0].metrics[2].of);
+  EXPECT_EQ(back.tests[0].intervals[2].histograms.at("latency").bins().size(),
+            r.tests[0].intervals[2].histograms.at("latency").bins().size());
+  // A single-host record has none of the keys, and a record written before them still reads.
+  const Json one = to_json(sample_run());
+  EXPECT_FALSE(one.contains("cohort"));
+  EXPECT_FALSE(one.contains("hosts"));
+  EXPECT_FALSE(one["tests"][0].contains("barriers"));
+  EXPECT_FALSE(one["tests"][0]["intervals"][0].contains("histograms"));
+  EXPECT_FALSE(one["tests"][0]["metrics"]["lat_p99_ms"].contains("of"));
+  const RunRecord old = run_record_from_json(one);
+  EXPECT_TRUE(old.cohort.is_null());
+  EXPECT_TRUE(old.hosts.empty());
+  EXPECT_FALSE(old.tests[0].metrics[2].of.has_value());
+  EXPECT_TRUE(old.tests[0].intervals[0].histograms.empty());
+}
+
+TEST(Record, MultiHostFieldsMalformedNameTheKeyPath) {
+  Json j = to_json(testing::sample_rank_run(0, 2));
+  j["tests"][0]["metrics"]["lat_p99_ms"]["of"].erase("figure");
+  EXPECT_EQ(config_error(j), "tests[0].metrics.lat_p99_ms.of.figure: missing");
+  j = to_json(testing::sample_rank_run(0, 2));
+  j["tests"][1]["intervals"][0]["histograms"]["latency"]["count"] = 3;
+  EXPECT_EQ(config_error(j), "tests[1].intervals[0].histograms.latency.count: 3 is not the sum of the bin counts (50)");
+  j = to_json(testing::sample_rank_run(0, 2));
+  j["cohort"] = 5;
+  EXPECT_EQ(config_error(j), "cohort: expected an object, got number");
+}
+
+TEST(Record, HistogramFigureEvaluatesEveryFigureWord) {
+  LatencyHistogram h;
+  for (int i = 1; i <= 1000; ++i) h.record(i * 1000);  // 1..1000 us
+  EXPECT_EQ(histogram_figure(h, "avg", "us"), h.mean() / 1e3);
+  EXPECT_EQ(histogram_figure(h, "min", "ms"), 0.001);
+  EXPECT_EQ(histogram_figure(h, "max", "s"), 0.001);
+  EXPECT_EQ(histogram_figure(h, "sum", "ns"), h.sum_ns());
+  EXPECT_EQ(histogram_figure(h, "p99.9", "us"), static_cast<double>(h.percentile(99.9)) / 1e3);
+  EXPECT_EQ(histogram_figure(h, "p50", "ms"), static_cast<double>(h.percentile(50)) / 1e6);
+  EXPECT_FALSE(histogram_figure(h, "p101", "ms").has_value());
+  EXPECT_FALSE(histogram_figure(h, "median", "ms").has_value());
+  EXPECT_FALSE(histogram_figure(h, "p50x", "ms").has_value());
+  EXPECT_FALSE(histogram_figure(h, "avg", "MB/s").has_value());
+}
+
 TEST(Record, HistogramPercentilesSurviveTheRoundTrip) {
   const TestRecord t = sample_test("oltp");
   const TestRecord back = test_record_from_json(to_json(t));

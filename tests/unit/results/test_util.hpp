@@ -74,4 +74,28 @@ inline RunRecord sample_run() {
   return r;
 }
 
+/// sample_run() as rank `rank` of a multi-host run of `size` (mh-spec, issue 16): cohort, barriers,
+/// interval histograms and metric provenance set.
+inline RunRecord sample_rank_run(int rank, int size) {
+  RunRecord r = sample_run();
+  Json hosts = Json::array();
+  for (int k = 0; k < size; ++k) hosts.push_back("host" + std::to_string(k));
+  r.cohort = Json{{"job_id", r.run_id}, {"rank", rank}, {"size", size}, {"hosts", hosts},
+                  {"clock_offset_ns", rank == 0 ? 0 : -1234567 * rank},
+                  {"clock_offset_uncertainty_ns", rank == 0 ? 0 : 20000}};
+  r.run_id += "-r" + std::to_string(rank);
+  for (TestRecord& t : r.tests) {
+    t.barriers = Json{{"prepare", 1'796'000'000'000'000'000 + rank * 1000},
+                      {"warmup", 1'796'000'010'000'000'000 + rank * 1000},
+                      {"run", 1'796'000'070'000'000'000 + rank * 1000}};
+    t.metrics[1].of = MetricSource{"response_time", "avg"};
+    t.metrics[2].of = MetricSource{"response_time", "p99"};
+    t.groups[0].metrics[1].of = MetricSource{"service_time", "avg"};
+    for (std::size_t i = 0; i < t.intervals.size(); ++i) {
+      t.intervals[i].histograms.emplace("latency", sample_histogram(1'000'000 + 1000 * rank, 50 + static_cast<int>(i)));
+    }
+  }
+  return r;
+}
+
 }  // namespace drivelab::results::testing

@@ -45,7 +45,7 @@ TEST(LatencyMetrics, RecordWritesTheFiguresInOrderWithDescriptions) {
   results::TestRecord record;
   results::TestRecorder rec(record, nullptr);
   const LatencyHistogram h = one_to_a_thousand_us();
-  record_latency(rec, h, "latency", LatencyUnit::us, {F::avg("mean"), F::p(99), F::p(50, "median"), F::max()});
+  record_latency(rec, h, "latency", "latency", LatencyUnit::us, {F::avg("mean"), F::p(99), F::p(50, "median"), F::max()});
   ASSERT_EQ(record.metrics.size(), 4u);
   EXPECT_EQ(record.metrics[0].name, "latency_avg_us");
   EXPECT_EQ(record.metrics[0].unit, "us");
@@ -58,13 +58,36 @@ TEST(LatencyMetrics, RecordWritesTheFiguresInOrderWithDescriptions) {
   EXPECT_EQ(record.metrics[3].name, "latency_max_us");
   EXPECT_DOUBLE_EQ(record.metrics[3].value, 1000.0);
   EXPECT_TRUE(record.groups.empty());
+  // Provenance (mh-spec, issue 16): the histogram's record name and the figure's word.
+  EXPECT_EQ(record.metrics[0].of, (results::MetricSource{"latency", "avg"}));
+  EXPECT_EQ(record.metrics[1].of, (results::MetricSource{"latency", "p99"}));
+  EXPECT_EQ(record.metrics[3].of, (results::MetricSource{"latency", "max"}));
+}
+
+TEST(LatencyMetrics, ProvenanceNamesTheHistogramAndTheFigureWhateverTheMetricName) {
+  results::TestRecord record;
+  results::TestRecorder rec(record, nullptr);
+  const LatencyHistogram h = one_to_a_thousand_us();
+  // TPC-C's headline: metric prefix "latency", histogram "response_time", p99.9 named "p99_9".
+  record_latency(rec, h, "response_time", "latency", LatencyUnit::ms, {F::p(99.9).named("p99_9"), F::sum()});
+  ASSERT_EQ(record.metrics.size(), 2u);
+  EXPECT_EQ(record.metrics[0].name, "latency_p99_9_ms");
+  EXPECT_EQ(record.metrics[0].of, (results::MetricSource{"response_time", "p99.9"}));
+  EXPECT_EQ(record.metrics[1].of, (results::MetricSource{"response_time", "sum"}));
+  // The figure word evaluates back to the metric's value.
+  for (const results::Metric& m : record.metrics) {
+    EXPECT_EQ(results::histogram_figure(h, m.of->figure, m.unit), m.value) << m.name;
+  }
+  EXPECT_EQ(latency_figure_word(F::p(99.99)), "p99.99");
+  EXPECT_EQ(latency_metric_name("latency", F::p(99.99), LatencyUnit::us), "latency_p9999_us");
 }
 
 TEST(LatencyMetrics, GroupVariantWritesIntoTheGroup) {
   results::TestRecord record;
   results::TestRecorder rec(record, nullptr);
   const LatencyHistogram h = one_to_a_thousand_us();
-  record_group_latency(rec, "point_050", h, "lateness", LatencyUnit::ms, {F::p(99), F::max("latest")});
+  record_group_latency(rec, "point_050", h, "lateness_point_050", "lateness", LatencyUnit::ms,
+                       {F::p(99), F::max("latest")});
   EXPECT_TRUE(record.metrics.empty());
   ASSERT_EQ(record.groups.size(), 1u);
   EXPECT_EQ(record.groups[0].name, "point_050");
@@ -74,6 +97,7 @@ TEST(LatencyMetrics, GroupVariantWritesIntoTheGroup) {
   EXPECT_EQ(record.groups[0].metrics[1].name, "lateness_max_ms");
   EXPECT_EQ(record.groups[0].metrics[1].description, "latest");
   EXPECT_DOUBLE_EQ(record.groups[0].metrics[1].value, 1.0);
+  EXPECT_EQ(record.groups[0].metrics[0].of, (results::MetricSource{"lateness_point_050", "p99"}));
 }
 
 }  // namespace

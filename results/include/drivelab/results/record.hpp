@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -42,12 +43,24 @@ inline std::string_view to_string(Status s) noexcept { return name_of(kStatusNam
 /// Throws std::invalid_argument for an unknown word.
 Status status_from_string(std::string_view s);
 
+/// Where a metric's value comes from when it is a figure of one of the test's histograms
+/// (mh-spec, issue 16): set by runner::record_latency / record_group_latency, so a merge of
+/// several hosts' records recomputes the figure from the merged histogram instead of averaging.
+struct MetricSource {
+  std::string histogram;  ///< the name in TestRecord::histograms ("response_time.new_order")
+  /// "avg", "min", "max", "sum" or "p" + the percentile as written by fmt "{:g}" ("p50", "p99.9");
+  /// histogram_figure() evaluates it.
+  std::string figure;
+  bool operator==(const MetricSource&) const = default;
+};
+
 /// A scalar metric with its unit ("1/s", "ms", "us", "MB/s", "count", "ratio", "s", "%").
 struct Metric {
   std::string name;
   double value = 0;
   std::string unit;
   std::string description;  ///< one line: what it measures; may be empty
+  std::optional<MetricSource> of = std::nullopt;  ///< provenance; written as `of` only when set
 };
 
 /// A named set of metrics, e.g. one per TPC-C transaction type ("new_order").
@@ -62,6 +75,10 @@ struct Interval {
   double t_s = 0;         ///< seconds since the start of the measured phase, at the interval's end
   double duration_s = 0;  ///< length of this interval (the last one may be shorter)
   std::vector<std::pair<std::string, double>> values;
+  /// The interval's own latency histogram(s) (ns), written only when non-empty. "latency" is the
+  /// one whose figures the latency values are (lat_avg_ms, lat_p99_us, ...: io, vdbench, tpcc's
+  /// response time, sysbench, replay/vdi), so hosts' intervals merge exactly (mh-spec, issue 16).
+  std::map<std::string, LatencyHistogram> histograms{};
 };
 
 /// A pass/fail verification (TPC-C consistency condition, replay count equality, ...).
@@ -81,6 +98,9 @@ struct TestRecord {
   std::string finished_at;
   double warmup_s = 0;    ///< warm-up actually spent
   double measured_s = 0;  ///< measured phase actually spent (shorter when interrupted)
+  /// Multi-host runs only (empty, and not written, on one host): {"prepare": ns, "warmup": ns,
+  /// "run": ns}, this host's CLOCK_REALTIME (unix ns) at the release of the barrier before the phase.
+  Json barriers = Json::object();
   std::vector<Metric> metrics;       ///< headline metrics
   std::vector<MetricGroup> groups;   ///< breakdowns (per transaction type, per operation)
   std::map<std::string, LatencyHistogram> histograms;  ///< name -> histogram (ns)
@@ -108,8 +128,20 @@ struct RunRecord {
   Status status = Status::running;
   std::string reason;
   std::vector<std::string> warnings;
+  /// Multi-host runs (mh-spec, issue 16); null, and not written, for a single-host run. A rank's
+  /// record: {"job_id", "rank", "size", "hosts": [hostname by rank], "clock_offset_ns",
+  /// "clock_offset_uncertainty_ns"}; a merged record: {"job_id", "size", "ranks": [merged ranks]}.
+  Json cohort;
+  /// A merged record only (empty, and not written, otherwise): one object per rank 0..N-1, as
+  /// merge_host_records() writes it (merge.hpp).
+  Json hosts = Json::array();
   std::vector<TestRecord> tests;
 };
+
+/// The figure `figure` (MetricSource::figure: "avg", "min", "max", "sum", "p<q>") of `h` in the
+/// latency unit `unit` ("ns", "us", "ms" or "s"); nullopt for a figure or unit it does not know.
+/// The one evaluation of a figure: runner::latency_metric_value and the merge use it.
+std::optional<double> histogram_figure(const LatencyHistogram& h, std::string_view figure, std::string_view unit);
 
 /// Serialises; histograms become {count, saturated, min_ns, max_ns, mean_ns, stddev_ns, sum_ns,
 /// sum_sq_ns, percentiles_ns{p50,p90,p95,p99,p99.9,max}, bins:[[lower_ns, upper_ns, count], ...]}.
@@ -128,7 +160,8 @@ RunRecord run_record_from_json(const Json& j);
 TestRecord test_record_from_json(const Json& j);
 
 /// Pieces of the record, for the journal and for tools that merge records (reporter).
-/// Interval: {t_s, duration_s, values{name: number|null}} (values keep their order).
+/// Interval: {t_s, duration_s, values{name: number|null}[, histograms{name: histogram}]} (values
+/// keep their order; histograms only when there are some).
 Json to_json(const Interval& i);
 Interval interval_from_json(const Json& j);
 /// Histogram as described at to_json(TestRecord). histogram_from_json rebuilds it with

@@ -33,11 +33,13 @@ class TestRecorder {
   void interval(Interval interval);
   /// Forwards to listener->on_message (with a snapshot, as interval()); records nothing.
   void message(std::string_view text);
-  /// Adds or replaces a headline metric.
+  /// Adds or replaces a headline metric (by name).
   void metric(std::string name, double value, std::string unit, std::string description = {});
+  void metric(Metric m);
   /// Adds or replaces a metric in group `group` (created on first use, order kept).
   void group_metric(std::string_view group, std::string name, double value, std::string unit,
                     std::string description = {});
+  void group_metric(std::string_view group, Metric m);
   /// Adds or replaces the histogram `name` (a copy of `h`). When any of its samples saturated (a
   /// value above LatencyHistogram::max_trackable_ns(), 2^42 ns = 73.3 min: core/histogram.hpp), a
   /// warning names the histogram, the count of saturated samples of its total and the range

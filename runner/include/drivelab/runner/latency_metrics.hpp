@@ -9,6 +9,9 @@
 /// another, as TPC-C's p99_9). Values are the histogram's nanoseconds divided by
 /// 1e3 (us) or 1e6 (ms), as doubles; an empty histogram gives 0 for every figure (histogram.hpp).
 /// Metrics are written in the order the figures are given, which is their order in the record.
+/// Each metric's `of` (results::MetricSource) names the histogram it is a figure of, as the
+/// emulator stores it with TestRecorder::histogram, and the figure's word (latency_figure_word), so
+/// a merge of hosts' records recomputes it from the merged histogram (mh-spec, issue 16).
 #include <initializer_list>
 #include <string>
 #include <string_view>
@@ -48,14 +51,20 @@ struct LatencyFigure {
 
 /// `<prefix>_<figure>_<unit>` for one figure ("latency", p(99.9), us -> "latency_p999_us").
 std::string latency_metric_name(std::string_view prefix, const LatencyFigure& figure, LatencyUnit unit);
-/// The figure's value in `unit`.
-double latency_metric_value(const LatencyHistogram& h, const LatencyFigure& figure, LatencyUnit unit) noexcept;
+/// The figure's word in MetricSource::figure: "avg", "min", "max", "sum", or "p" + the percentile
+/// as fmt "{:g}" writes it ("p50", "p99.9"), whatever the metric's name (`named`).
+std::string latency_figure_word(const LatencyFigure& figure);
+/// The figure's value in `unit` (results::histogram_figure).
+double latency_metric_value(const LatencyHistogram& h, const LatencyFigure& figure, LatencyUnit unit);
 
-/// Writes each figure of `h` as a headline metric (TestRecorder::metric), in order.
-void record_latency(results::TestRecorder& rec, const LatencyHistogram& h, std::string_view prefix, LatencyUnit unit,
-                    std::initializer_list<LatencyFigure> figures);
-/// Writes each figure of `h` into the metric group `group` (TestRecorder::group_metric), in order.
+/// Writes each figure of `h` as a headline metric (TestRecorder::metric), in order. `histogram_name`
+/// is the name `h` has (or gets) in the test's histograms: it becomes each metric's `of.histogram`.
+void record_latency(results::TestRecorder& rec, const LatencyHistogram& h, std::string_view histogram_name,
+                    std::string_view prefix, LatencyUnit unit, std::initializer_list<LatencyFigure> figures);
+/// Writes each figure of `h` into the metric group `group` (TestRecorder::group_metric), in order;
+/// `histogram_name` as for record_latency.
 void record_group_latency(results::TestRecorder& rec, std::string_view group, const LatencyHistogram& h,
-                          std::string_view prefix, LatencyUnit unit, std::initializer_list<LatencyFigure> figures);
+                          std::string_view histogram_name, std::string_view prefix, LatencyUnit unit,
+                          std::initializer_list<LatencyFigure> figures);
 
 }  // namespace drivelab::runner
