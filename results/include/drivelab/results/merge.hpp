@@ -1,0 +1,46 @@
+#pragma once
+/// \file merge.hpp
+/// The exact merge of the per-host records of one multi-host run (issue 16; the contract is the
+/// mh-spec, every rule in docs/results.md, "Merging hosts"). Used online by rank 0 and offline by
+/// `drivelab results merge`.
+///
+/// Pure: no clock, no environment, no randomness. The same inputs give a record whose to_json dump
+/// is byte for byte the same, whatever the order of the inputs when they carry a `cohort` (they are
+/// placed by rank; every sum is taken in rank order).
+#include <string>
+#include <vector>
+
+#include "drivelab/results/record.hpp"
+
+namespace drivelab::results {
+
+/// One host's record. `source` ("rank2.json", "rank 2") names it in error messages only; it is
+/// never written into the merged record.
+struct MergeInput {
+  RunRecord record;
+  std::string source;
+};
+
+/// Merges the hosts' records of one run into one record:
+///  - run_id = cohort.job_id; schema, tool, host, protocol, protocol_file, command_line, config, seed
+///    of the lowest rank present; started_at min, finished_at max; cohort {job_id, size, ranks};
+///    target {"kind": "hosts", "hosts": N, "description": "N hosts"}; hosts[] one entry per rank
+///    0..N-1 (a rank with no input: status "missing");
+///  - status complete only when every rank is present and complete; else the worst present
+///    (failed > interrupted > running > skipped), interrupted when only ranks are missing;
+///  - tests by index: histograms merged bin by bin; a metric with `of` recomputed from the merged
+///    histogram; units 1/s, 1/min, MB/s, MiB/s, count, bytes summed; s the max; any other metric
+///    listed in details.per_host_only (its values per host in hosts[]); intervals only the k every
+///    host has (lat_<figure>_<ms|us> values from the merged interval histogram "latency", rate and
+///    count values summed, others dropped); checks of every host and warnings not shared by all
+///    prefixed "rank k (host h): "; details {start_skew_ns, per_host_only}; each group also gets
+///    the labs' convention figures sum_of_hosts_<rate>, mean_of_hosts_<latency avg/pNN>.
+/// Inputs without `cohort` (runs started separately): ranks by input order, size = the number of
+/// inputs, job_id = "merged-" + the first input's run_id.
+/// Throws ConfigError naming the input's source and the key: no inputs; some inputs with a cohort
+/// and some without; different cohort.job_id or cohort.size; a rank outside 0..size-1 or twice;
+/// a different protocol; different test names (a complete record must have every test; an
+/// unfinished one may stop early).
+RunRecord merge_host_records(std::vector<MergeInput> inputs);
+
+}  // namespace drivelab::results

@@ -1,0 +1,523 @@
+// The exact merge of per-host records (rules in merge.hpp and docs/results.md, "Merging hosts").
+#include "drivelab/results/merge.hpp"
+
+#include <algorithm>
+#include <array>
+#include <optional>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "drivelab/core/errors.hpp"
+#include "json_read.hpp"
+
+namespace drivelab::results {
+namespace {
+
+using detail::number_or_null;
+
+/// One present rank: its record, where it came from, its host name and clock offset.
+struct Host {
+  int rank = 0;
+  std::string name;
+  std::int64_t clock_offset_ns = 0;
+  const MergeInput* input = nullptr;
+  const RunRecord& record() const { return input->record; }
+  std::string label() const { return fmt::format("rank {} (host {})", rank, name); }
+};
+
+/// The worse of two statuses for a merged record (failed > interrupted > running > skipped > complete).
+int severity(Status s) {
+  switch (s) {
+    case Status::complete: return 0;
+    case Status::skipped: return 1;
+    case Status::running: return 2;
+    case Status::interrupted: return 3;
+    case Status::failed: return 4;
+  }
+  return 4;
+}
+
+bool summed_unit(std::string_view unit) {
+  static constexpr std::array<std::string_view, 6> kSummed{"1/s", "1/min", "MB/s", "MiB/s", "count", "bytes"};
+  return std::find(kSummed.begin(), kSummed.end(), unit) != kSummed.end();
+}
+
+bool rate_unit(std::string_view unit) { return unit == "1/s" || unit == "1/min" || unit == "MB/s" || unit == "MiB/s"; }
+
+/// Interval values that are rates or counts of one host: summed over hosts.
+bool summed_interval_value(std::string_view name) {
+  static constexpr std::array<std::string_view, 17> kSummed{
+      "tps",     "qps",    "iops",   "ios",      "tpm_c",   "retries", "errors",     "reconnects",     "reads_s",
+      "writes_s", "other_s", "err_s", "reconn_s", "mb_s",   "mib_s",   "requested_iops", "requested_mb_s"};
+  if (std::find(kSummed.begin(), kSummed.end(), name) != kSummed.end()) return true;
+  return name.ends_with("_mb_s") || name.ends_with("_mib_s") || name.ends_with("_iops");
+}
+
+/// "lat_p99_us" -> {"p99", "us"}; "lat_p999_ms" -> {"p99.9", "ms"} (the inverse of the metric
+/// names of runner/latency_metrics.hpp); nullopt for any other name.
+std::optional<std::pair<std::string, std::string>> interval_latency_figure(std::string_view name) {
+  if (!name.starts_with("lat_")) return std::nullopt;
+  name.remove_prefix(4);
+  const std::size_t us = name.rfind('_');
+  if (us == std::string_view::npos) return std::nullopt;
+  const std::string unit(name.substr(us + 1));
+  std::string figure(name.substr(0, us));
+  if (unit != "ms" && unit != "us") return std::nullopt;
+  if (figure == "avg" || figure == "min" || figure == "max") return std::pair{figure, unit};
+  if (figure.size() < 3 || figure[0] != 'p' ||
+      !std::all_of(figure.begin() + 1, figure.end(), [](char c) { return c >= '0' && c <= '9'; }))
+    return std::nullopt;
+  if (figure.size() > 3) figure.insert(3, ".");  // p999 -> p99.9
+  return std::pair{figure, unit};
+}
+
+/// A status with its reason over hosts (and missing ranks): complete only when every rank is
+/// present and complete.
+struct StatusOver {
+  Status status = Status::complete;
+  std::vector<std::string> reasons;
+  bool present_worse = false;
+  void add(const Host& h, Status s, const std::string& reason) {
+    if (s == Status::complete) return;
+    if (!present_worse || severity(s) > severity(status)) status = s;
+    present_worse = true;
+    reasons.push_back(fmt::format("{}: {}{}", h.label(), to_string(s), reason.empty() ? "" : ": " + reason));
+  }
+  void missing(const std::string& what) {
+    if (!present_worse) status = Status::interrupted;
+    reasons.push_back(what);
+  }
+  std::string reason() const {
+    std::string out;
+    for (const std::string& r : reasons) out += (out.empty() ? "" : "; ") + r;
+    return out;
+  }
+};
+
+std::string missing_reason(int rank, const std::string& host) {
+  return host.empty() ? fmt::format("no record or journal of rank {}", rank)
+                      : fmt::format("no record or journal of rank {} (host {})", rank, host);
+}
+
+/// Warnings shared by every list once, the others prefixed with their host; order of first sight.
+std::vector<std::string> merge_warnings(const std::vector<const Host*>& hosts,
+                                        const std::vector<const std::vector<std::string>*>& lists) {
+  std::vector<std::string> out;
+  std::set<std::string> shared_done;
+  for (std::size_t i = 0; i < hosts.size(); ++i) {
+    for (const std::string& w : *lists[i]) {
+      const bool everywhere = std::all_of(lists.begin(), lists.end(), [&](const auto* l) {
+        return std::find(l->begin(), l->end(), w) != l->end();
+      });
+      if (everywhere && lists.size() > 1) {
+        if (shared_done.insert(w).second) out.push_back(w);
+      } else if (everywhere) {
+        out.push_back(w);
+      } else {
+        out.push_back(hosts[i]->label() + ": " + w);
+      }
+    }
+  }
+  return out;
+}
+
+std::string min_time(const std::vector<std::string>& ts) {
+  std::string out;
+  for (const std::string& t : ts)
+    if (!t.empty() && (out.empty() || t < out)) out = t;
+  return out;
+}
+std::string max_time(const std::vector<std::string>& ts) {
+  std::string out;
+  for (const std::string& t : ts)
+    if (t > out) out = t;
+  return out;
+}
+
+/// Merges one list of metrics (headline, or one group's) of the hosts' tests. `hist` are the
+/// merged test histograms; `prefix` names a group's metrics in per_host_only ("new_order.").
+std::vector<Metric> merge_metrics(const std::vector<const std::vector<Metric>*>& lists,
+                                  const std::map<std::string, LatencyHistogram>& hist,
+                                  const std::string& prefix, Json& per_host_only, bool lab_conventions) {
+  std::vector<std::string> names;
+  for (const auto* l : lists)
+    for (const Metric& m : *l)
+      if (std::find(names.begin(), names.end(), m.name) == names.end()) names.push_back(m.name);
+  std::vector<Metric> out;
+  std::vector<Metric> labs;
+  for (const std::string& name : names) {
+    std::vector<const Metric*> found;
+    for (const auto* l : lists) {
+      const auto it = std::find_if(l->begin(), l->end(), [&](const Metric& m) { return m.name == name; });
+      if (it != l->end()) found.push_back(&*it);
+    }
+    const Metric& first = *found.front();
+    const bool everywhere = found.size() == lists.size() &&
+                            std::all_of(found.begin(), found.end(), [&](const Metric* m) { return m->unit == first.unit; });
+    std::optional<double> value;
+    if (everywhere && first.of) {
+      const auto h = hist.find(first.of->histogram);
+      const bool same_source =
+          std::all_of(found.begin(), found.end(), [&](const Metric* m) { return m->of == first.of; });
+      if (same_source && h != hist.end())
+        value = histogram_figure(h->second, first.of->figure, first.unit);
+    } else if (everywhere && summed_unit(first.unit)) {
+      double sum = 0;
+      for (const Metric* m : found) sum += m->value;
+      value = sum;
+    } else if (everywhere && first.unit == "s") {
+      double mx = first.value;
+      for (const Metric* m : found) mx = std::max(mx, m->value);
+      value = mx;
+    }
+    if (!value) {
+      per_host_only.push_back(prefix + name);
+      continue;
+    }
+    Metric merged = first;
+    merged.value = *value;
+    out.push_back(merged);
+    if (!lab_conventions) continue;
+    const auto fig = first.of ? std::optional<std::string>(first.of->figure) : std::nullopt;
+    if (rate_unit(first.unit)) {
+      double sum = 0;
+      for (const Metric* m : found) sum += m->value;
+      labs.push_back(Metric{"sum_of_hosts_" + name, sum, first.unit,
+                            "the review labs' convention: the hosts' values added (not an exact figure)"});
+    } else if (fig && (*fig == "avg" || (fig->size() > 1 && (*fig)[0] == 'p'))) {
+      double sum = 0;
+      for (const Metric* m : found) sum += m->value;
+      labs.push_back(Metric{"mean_of_hosts_" + name, sum / static_cast<double>(found.size()), first.unit,
+                            "the review labs' convention: the mean of the hosts' values (not an exact figure)"});
+    }
+  }
+  out.insert(out.end(), labs.begin(), labs.end());
+  return out;
+}
+
+std::vector<Interval> merge_intervals(const std::vector<const TestRecord*>& tests) {
+  std::size_t n = tests.front()->intervals.size();
+  for (const TestRecord* t : tests) n = std::min(n, t->intervals.size());
+  std::vector<Interval> out;
+  for (std::size_t k = 0; k < n; ++k) {
+    const Interval& base = tests.front()->intervals[k];
+    Interval iv;
+    iv.t_s = base.t_s;
+    iv.duration_s = base.duration_s;
+    std::set<std::string> names;
+    for (const auto& [name, h] : base.histograms) names.insert(name);
+    for (const std::string& name : names) {
+      if (!std::all_of(tests.begin(), tests.end(), [&](const TestRecord* t) { return t->intervals[k].histograms.contains(name); }))
+        continue;
+      LatencyHistogram merged;
+      for (const TestRecord* t : tests) merged.merge(t->intervals[k].histograms.at(name));
+      iv.histograms.emplace(name, std::move(merged));
+    }
+    for (const auto& [name, v] : base.values) {
+      std::vector<double> values;
+      for (const TestRecord* t : tests) {
+        const auto& vs = t->intervals[k].values;
+        const auto it = std::find_if(vs.begin(), vs.end(), [&](const auto& p) { return p.first == name; });
+        if (it != vs.end()) values.push_back(it->second);
+      }
+      if (values.size() != tests.size()) continue;
+      if (const auto fig = interval_latency_figure(name)) {
+        const auto h = iv.histograms.find("latency");
+        if (h == iv.histograms.end()) continue;
+        if (const auto x = histogram_figure(h->second, fig->first, fig->second)) iv.values.emplace_back(name, *x);
+      } else if (summed_interval_value(name)) {
+        double sum = 0;
+        for (double x : values) sum += x;
+        iv.values.emplace_back(name, sum);
+      }
+    }
+    out.push_back(std::move(iv));
+  }
+  return out;
+}
+
+Json host_test_entry(const TestRecord& t) {
+  Json metrics = Json::object();
+  for (const Metric& m : t.metrics) metrics[m.name] = number_or_null(m.value);
+  for (const MetricGroup& g : t.groups)
+    for (const Metric& m : g.metrics) metrics[g.name + "." + m.name] = number_or_null(m.value);
+  Json intervals = Json::array();
+  for (const Interval& i : t.intervals) {
+    Interval plain{i.t_s, i.duration_s, i.values};
+    intervals.push_back(to_json(plain));
+  }
+  return Json{{"name", t.name}, {"status", to_string(t.status)}, {"reason", t.reason},
+              {"metrics", std::move(metrics)}, {"intervals", std::move(intervals)}};
+}
+
+TestRecord merge_test(std::size_t index, const std::vector<Host>& all, int size,
+                      const std::vector<std::string>& host_names) {
+  std::vector<const Host*> hosts;
+  std::vector<const TestRecord*> tests;
+  for (const Host& h : all) {
+    if (index < h.record().tests.size()) {
+      hosts.push_back(&h);
+      tests.push_back(&h.record().tests[index]);
+    }
+  }
+  const TestRecord& base = *tests.front();
+  TestRecord t;
+  t.name = base.name;
+  t.kind = base.kind;
+  t.config = base.config;
+  StatusOver st;
+  std::set<int> present;
+  for (std::size_t i = 0; i < hosts.size(); ++i) {
+    st.add(*hosts[i], tests[i]->status, tests[i]->reason);
+    present.insert(hosts[i]->rank);
+  }
+  for (int r = 0; r < size; ++r) {
+    if (present.contains(r)) continue;
+    const std::string host = static_cast<std::size_t>(r) < host_names.size() ? host_names[r] : "";
+    st.missing(host.empty() ? fmt::format("rank {}: no result for this test", r)
+                            : fmt::format("rank {} (host {}): no result for this test", r, host));
+  }
+  t.status = st.status;
+  t.reason = st.reason();
+  std::vector<std::string> starts;
+  std::vector<std::string> ends;
+  for (const TestRecord* x : tests) {
+    t.warmup_s = std::max(t.warmup_s, x->warmup_s);
+    t.measured_s = std::max(t.measured_s, x->measured_s);
+    starts.push_back(x->started_at);
+    ends.push_back(x->finished_at);
+  }
+  t.started_at = min_time(starts);
+  t.finished_at = max_time(ends);
+
+  std::set<std::string> hist_names;
+  for (const TestRecord* x : tests)
+    for (const auto& [name, h] : x->histograms) hist_names.insert(name);
+  for (const std::string& name : hist_names) {
+    LatencyHistogram merged;
+    bool everywhere = true;
+    for (const TestRecord* x : tests) {
+      const auto it = x->histograms.find(name);
+      if (it == x->histograms.end()) {
+        everywhere = false;
+        continue;
+      }
+      merged.merge(it->second);
+    }
+    // A histogram some host lacks is not the whole: figures of it are per host only.
+    if (everywhere) t.histograms.emplace(name, std::move(merged));
+  }
+
+  Json per_host_only = Json::array();
+  std::vector<const std::vector<Metric>*> lists;
+  for (const TestRecord* x : tests) lists.push_back(&x->metrics);
+  t.metrics = merge_metrics(lists, t.histograms, "", per_host_only, false);
+  std::vector<std::string> group_names;
+  for (const TestRecord* x : tests)
+    for (const MetricGroup& g : x->groups)
+      if (std::find(group_names.begin(), group_names.end(), g.name) == group_names.end()) group_names.push_back(g.name);
+  for (const std::string& g : group_names) {
+    std::vector<const std::vector<Metric>*> glists;
+    static const std::vector<Metric> kNone;
+    for (const TestRecord* x : tests) {
+      const auto it = std::find_if(x->groups.begin(), x->groups.end(), [&](const MetricGroup& mg) { return mg.name == g; });
+      glists.push_back(it == x->groups.end() ? &kNone : &it->metrics);
+    }
+    t.groups.push_back(MetricGroup{g, merge_metrics(glists, t.histograms, g + ".", per_host_only, true)});
+  }
+
+  t.intervals = merge_intervals(tests);
+
+  for (std::size_t i = 0; i < tests.size(); ++i)
+    for (const Check& c : tests[i]->checks)
+      t.checks.push_back(Check{c.name, c.passed, hosts[i]->label() + ": " + c.detail});
+  std::vector<const std::vector<std::string>*> wl;
+  for (const TestRecord* x : tests) wl.push_back(&x->warnings);
+  t.warnings = merge_warnings(hosts, wl);
+
+  Json skew = Json::object();
+  for (const auto& [phase, v] : base.barriers.items()) {
+    std::vector<std::int64_t> at;
+    for (std::size_t i = 0; i < tests.size(); ++i) {
+      const Json& b = tests[i]->barriers;
+      const auto it = b.find(phase);
+      if (it == b.end() || !it->is_number_integer()) break;
+      at.push_back(it->get<std::int64_t>() - hosts[i]->clock_offset_ns);
+    }
+    if (at.size() != tests.size()) continue;
+    const auto [lo, hi] = std::minmax_element(at.begin(), at.end());
+    skew[phase] = *hi - *lo;
+  }
+  t.details = Json{{"start_skew_ns", std::move(skew)}, {"per_host_only", std::move(per_host_only)}};
+  return t;
+}
+
+std::string cohort_string(const Json& cohort, const char* key, const std::string& source) {
+  const Json* v = detail::member(cohort, key);
+  if (v == nullptr || !v->is_string()) throw ConfigError(fmt::format("{}: cohort.{}: expected a string", source, key));
+  return v->get<std::string>();
+}
+
+int cohort_int(const Json& cohort, const char* key, const std::string& source) {
+  const Json* v = detail::member(cohort, key);
+  if (v == nullptr || !v->is_number_integer())
+    throw ConfigError(fmt::format("{}: cohort.{}: expected an integer", source, key));
+  return v->get<int>();
+}
+
+}  // namespace
+
+RunRecord merge_host_records(std::vector<MergeInput> inputs) {
+  if (inputs.empty()) throw ConfigError("no records to merge");
+  const bool with_cohort = !inputs.front().record.cohort.is_null();
+  std::string job_id;
+  int size = 0;
+  std::vector<std::string> host_names;
+  std::vector<Host> hosts;
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    const MergeInput& in = inputs[i];
+    const Json& c = in.record.cohort;
+    if (c.is_null() == with_cohort) {
+      throw ConfigError(fmt::format("{}: cohort: {} while {} {}", in.source, with_cohort ? "missing" : "present",
+                                    inputs.front().source, with_cohort ? "has one" : "has none"));
+    }
+    Host h;
+    h.input = &in;
+    const Json* hn = in.record.host.is_object() ? detail::member(in.record.host, "hostname") : nullptr;
+    h.name = hn != nullptr && hn->is_string() ? hn->get<std::string>() : "";
+    if (with_cohort) {
+      const std::string job = cohort_string(c, "job_id", in.source);
+      const int n = cohort_int(c, "size", in.source);
+      h.rank = cohort_int(c, "rank", in.source);
+      if (const Json* off = detail::member(c, "clock_offset_ns"); off != nullptr && off->is_number_integer())
+        h.clock_offset_ns = off->get<std::int64_t>();
+      if (i == 0) {
+        job_id = job;
+        size = n;
+        if (const Json* names = detail::member(c, "hosts"); names != nullptr && names->is_array())
+          for (const Json& x : *names) host_names.push_back(x.is_string() ? x.get<std::string>() : "");
+      } else if (job != job_id) {
+        throw ConfigError(fmt::format("{}: cohort.job_id '{}' differs from '{}' of {}", in.source, job, job_id,
+                                      inputs.front().source));
+      } else if (n != size) {
+        throw ConfigError(fmt::format("{}: cohort.size {} differs from {} of {}", in.source, n, size,
+                                      inputs.front().source));
+      }
+      if (h.rank < 0 || h.rank >= size)
+        throw ConfigError(fmt::format("{}: cohort.rank {} is outside 0..{}", in.source, h.rank, size - 1));
+      for (const Host& o : hosts)
+        if (o.rank == h.rank)
+          throw ConfigError(fmt::format("{}: cohort.rank {} is also the rank of {}", in.source, h.rank, o.input->source));
+    } else {
+      h.rank = static_cast<int>(i);
+    }
+    hosts.push_back(h);
+  }
+  if (!with_cohort) {
+    size = static_cast<int>(inputs.size());
+    job_id = "merged-" + inputs.front().record.run_id;
+  }
+  std::sort(hosts.begin(), hosts.end(), [](const Host& a, const Host& b) { return a.rank < b.rank; });
+  host_names.resize(static_cast<std::size_t>(size));
+  for (Host& h : hosts) {
+    std::string& known = host_names[static_cast<std::size_t>(h.rank)];
+    if (known.empty()) known = h.name;
+    h.name = known;
+  }
+
+  const Host& base = hosts.front();
+  const RunRecord& b = base.record();
+  for (const Host& h : hosts) {
+    const RunRecord& r = h.record();
+    const std::string& src = h.input->source;
+    if (r.protocol != b.protocol)
+      throw ConfigError(fmt::format("{}: protocol '{}' differs from '{}' of {}", src, r.protocol, b.protocol,
+                                    base.input->source));
+    const std::size_t common = std::min(r.tests.size(), b.tests.size());
+    for (std::size_t i = 0; i < common; ++i)
+      if (r.tests[i].name != b.tests[i].name)
+        throw ConfigError(fmt::format("{}: tests[{}].name '{}' differs from '{}' of {}", src, i, r.tests[i].name,
+                                      b.tests[i].name, base.input->source));
+  }
+  std::size_t test_count = 0;
+  for (const Host& h : hosts) test_count = std::max(test_count, h.record().tests.size());
+  for (const Host& h : hosts) {
+    const RunRecord& r = h.record();
+    if (r.status == Status::complete && r.tests.size() != test_count) {
+      const Host& longest = *std::find_if(hosts.begin(), hosts.end(),
+                                          [&](const Host& o) { return o.record().tests.size() == test_count; });
+      throw ConfigError(fmt::format("{}: tests: {} tests in a complete record, {} in {}", h.input->source,
+                                    r.tests.size(), test_count, longest.input->source));
+    }
+  }
+  for (std::size_t i = 0; i < test_count; ++i) {  // names of tests beyond the base's record
+    const std::string* name = nullptr;
+    for (const Host& h : hosts) {
+      if (i >= h.record().tests.size()) continue;
+      if (name == nullptr) {
+        name = &h.record().tests[i].name;
+      } else if (h.record().tests[i].name != *name) {
+        throw ConfigError(fmt::format("{}: tests[{}].name '{}' differs from '{}'", h.input->source, i,
+                                      h.record().tests[i].name, *name));
+      }
+    }
+  }
+
+  RunRecord out;
+  out.run_id = job_id;
+  out.tool = b.tool;
+  out.host = b.host;
+  out.protocol = b.protocol;
+  out.protocol_file = b.protocol_file;
+  out.command_line = b.command_line;
+  out.config = b.config;
+  out.seed = b.seed;
+  std::vector<std::string> starts;
+  std::vector<std::string> ends;
+  for (const Host& h : hosts) {
+    starts.push_back(h.record().started_at);
+    ends.push_back(h.record().finished_at);
+  }
+  out.started_at = min_time(starts);
+  out.finished_at = max_time(ends);
+  Json ranks = Json::array();
+  for (const Host& h : hosts) ranks.push_back(h.rank);
+  out.cohort = Json{{"job_id", job_id}, {"size", size}, {"ranks", std::move(ranks)}};
+  out.target = Json{{"kind", "hosts"}, {"hosts", size}, {"description", fmt::format("{} hosts", size)}};
+
+  StatusOver st;
+  out.hosts = Json::array();
+  for (int r = 0; r < size; ++r) {
+    const auto it = std::find_if(hosts.begin(), hosts.end(), [&](const Host& h) { return h.rank == r; });
+    const std::string& name = host_names[static_cast<std::size_t>(r)];
+    if (it == hosts.end()) {
+      const std::string why = missing_reason(r, name);
+      st.missing(why);
+      out.hosts.push_back(Json{{"rank", r}, {"name", name}, {"run_id", ""}, {"status", "missing"}, {"reason", why},
+                               {"target", nullptr}, {"clock_offset_ns", 0}, {"tests", Json::array()}});
+      continue;
+    }
+    const RunRecord& rec = it->record();
+    st.add(*it, rec.status, rec.reason);
+    Json tests = Json::array();
+    for (const TestRecord& t : rec.tests) tests.push_back(host_test_entry(t));
+    out.hosts.push_back(Json{{"rank", r}, {"name", name}, {"run_id", rec.run_id}, {"status", to_string(rec.status)},
+                             {"reason", rec.reason}, {"target", rec.target}, {"clock_offset_ns", it->clock_offset_ns},
+                             {"tests", std::move(tests)}});
+  }
+  out.status = st.status;
+  out.reason = st.reason();
+
+  std::vector<const Host*> hp;
+  std::vector<const std::vector<std::string>*> wl;
+  for (const Host& h : hosts) {
+    hp.push_back(&h);
+    wl.push_back(&h.record().warnings);
+  }
+  out.warnings = merge_warnings(hp, wl);
+  for (std::size_t i = 0; i < test_count; ++i) out.tests.push_back(merge_test(i, hosts, size, host_names));
+  return out;
+}
+
+}  // namespace drivelab::results

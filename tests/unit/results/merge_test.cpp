@@ -1,0 +1,269 @@
+// merge_host_records (merge.hpp, docs/results.md "Merging hosts"): per-rank records built from
+// real LatencyHistograms with known samples, merged, and checked against one histogram fed all.
+#include "drivelab/results/merge.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <random>
+
+#include "drivelab/core/errors.hpp"
+#include "test_util.hpp"
+
+namespace drivelab::results {
+namespace {
+
+using testing::TempDir;
+
+/// Samples of rank `rank`, interval `k`: different shapes per host so percentiles differ.
+LatencyHistogram samples(int rank, int k, int n) {
+  LatencyHistogram h;
+  std::mt19937_64 rng(static_cast<std::uint64_t>(1000 * rank + k));
+  std::lognormal_distribution<double> d(11.0 + 0.5 * rank, 0.8);
+  for (int i = 0; i < n; ++i) h.record(static_cast<std::int64_t>(d(rng)));
+  return h;
+}
+
+/// Rank `rank` of `size`: a tpcc-like test whose headline and group latency metrics are figures
+/// of its histograms (with `of`), a rate, a count, a fixed-work time, a percent; `intervals`
+/// intervals, each with its own histogram.
+RunRecord rank_record(int rank, int size, int intervals = 3) {
+  RunRecord r;
+  r.run_id = "20261202T160000Z-abc123-r" + std::to_string(rank);
+  r.tool = Json{{"name", "drivelab"}};
+  r.host = Json{{"hostname", "h" + std::to_string(rank)}};
+  r.target = Json{{"kind", "directory"}, {"path", "/dut" + std::to_string(rank)}};
+  r.protocol = "quick";
+  r.seed = 42;
+  r.started_at = "2026-12-02T16:00:0" + std::to_string(rank) + ".000Z";
+  r.finished_at = "2026-12-02T16:05:0" + std::to_string(rank) + ".000Z";
+  r.status = Status::complete;
+  r.warnings = {"debug build", "host " + std::to_string(rank) + " only"};
+  Json names = Json::array();
+  for (int k = 0; k < size; ++k) names.push_back("h" + std::to_string(k));
+  r.cohort = Json{{"job_id", "20261202T160000Z-abc123"}, {"rank", rank}, {"size", size}, {"hosts", names},
+                  {"clock_offset_ns", rank * 1'000'000}, {"clock_offset_uncertainty_ns", 5000}};
+  TestRecord t;
+  t.name = "oltp";
+  t.kind = "tpcc";
+  t.status = Status::complete;
+  t.measured_s = 60 + rank;
+  t.barriers = Json{{"prepare", 5'000'000'000 + rank * 1'000'000 + rank * 300},
+                    {"run", 9'000'000'000 + rank * 1'000'000 + rank * 700}};
+  LatencyHistogram total;
+  for (int k = 0; k < intervals; ++k) {
+    LatencyHistogram h = samples(rank, k, 400 + 50 * k);
+    total.merge(h);
+    Interval iv;
+    iv.t_s = 10.0 * (k + 1);
+    iv.duration_s = 10;
+    iv.values = {{"tps", 100.0 + rank + k},
+                 {"lat_avg_ms", h.mean() / 1e6},
+                 {"lat_p99_ms", static_cast<double>(h.percentile(99)) / 1e6},
+                 {"queue_len_avg", 3.5},
+                 {"errors", 1}};
+    iv.histograms.emplace("latency", std::move(h));
+    t.intervals.push_back(std::move(iv));
+  }
+  t.histograms.emplace("response_time", total);
+  t.histograms.emplace("response_time.payment", samples(rank, 99, 300));
+  const auto fig = [&](const char* name, const char* hist, const char* figure) {
+    return Metric{name, *histogram_figure(t.histograms.at(hist), figure, "ms"), "ms", "", MetricSource{hist, figure}};
+  };
+  t.metrics = {{"tps", 100.5 + rank, "1/s", "tx per second"},
+               fig("latency_avg_ms", "response_time", "avg"),
+               fig("latency_p99_ms", "response_time", "p99"),
+               fig("latency_p99_9_ms", "response_time", "p99.9"),
+               {"transactions", 6000.0 + rank, "count", ""},
+               {"total_s", 60.0 + rank, "s", "fixed work"},
+               {"efficiency_pct", 80.0 + rank, "%", ""}};
+  t.groups = {{"payment",
+               {{"tps", 40.0 + rank, "1/s", ""}, fig("latency_p95_ms", "response_time.payment", "p95")}}};
+  t.checks = {{"consistency_1", rank != 1, "W_YTD"}};
+  t.warnings = {"shared warning", "only on " + std::to_string(rank)};
+  r.tests = {t};
+  return r;
+}
+
+std::vector<MergeInput> inputs_of(int size) {
+  std::vector<MergeInput> in;
+  for (int k = 0; k < size; ++k) in.push_back({rank_record(k, size), "rank" + std::to_string(k) + ".json"});
+  return in;
+}
+
+const Metric* find(const std::vector<Metric>& ms, std::string_view name) {
+  const auto it = std::find_if(ms.begin(), ms.end(), [&](const Metric& m) { return m.name == name; });
+  return it == ms.end() ? nullptr : &*it;
+}
+
+std::string merge_error(std::vector<MergeInput> in) {
+  try {
+    merge_host_records(std::move(in));
+  } catch (const ConfigError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+TEST(Merge, HistogramsMergeBinByBinAndFiguresEqualOneHistogramOfAllSamples) {
+  const RunRecord m = merge_host_records(inputs_of(3));
+  ASSERT_EQ(m.tests.size(), 1u);
+  const TestRecord& t = m.tests[0];
+  LatencyHistogram all;
+  std::uint64_t bin_sum = 0;
+  for (int r = 0; r < 3; ++r)
+    for (int k = 0; k < 3; ++k) all.merge(samples(r, k, 400 + 50 * k));
+  const LatencyHistogram& merged = t.histograms.at("response_time");
+  for (const auto& b : merged.bins()) bin_sum += b.count;
+  EXPECT_EQ(bin_sum, all.count());
+  EXPECT_EQ(merged.count(), 3u * (400 + 450 + 500));
+  EXPECT_EQ(find(t.metrics, "latency_p99_ms")->value, static_cast<double>(all.percentile(99)) / 1e6);
+  EXPECT_EQ(find(t.metrics, "latency_p99_9_ms")->value, static_cast<double>(all.percentile(99.9)) / 1e6);
+  EXPECT_EQ(find(t.metrics, "latency_avg_ms")->value, all.mean() / 1e6);
+  EXPECT_EQ(find(t.metrics, "latency_p99_ms")->of, (MetricSource{"response_time", "p99"}));
+}
+
+TEST(Merge, RatesAndCountsSumFixedWorkTimesTakeTheMaxOthersArePerHostOnly) {
+  const RunRecord m = merge_host_records(inputs_of(3));
+  const TestRecord& t = m.tests[0];
+  EXPECT_DOUBLE_EQ(find(t.metrics, "tps")->value, 100.5 + 101.5 + 102.5);
+  EXPECT_DOUBLE_EQ(find(t.metrics, "transactions")->value, 18003);
+  EXPECT_DOUBLE_EQ(find(t.metrics, "total_s")->value, 62);  // the slowest host
+  EXPECT_EQ(find(t.metrics, "efficiency_pct"), nullptr);
+  EXPECT_EQ(t.details["per_host_only"], Json::array({"efficiency_pct"}));
+  // Its values per host are in hosts[].
+  ASSERT_EQ(m.hosts.size(), 3u);
+  EXPECT_EQ(m.hosts[2]["tests"][0]["metrics"]["efficiency_pct"], 82.0);
+  EXPECT_EQ(m.hosts[1]["tests"][0]["metrics"]["payment.tps"], 41.0);
+  // Groups: exact figures plus the labs' convention figures, labelled.
+  ASSERT_EQ(t.groups.size(), 1u);
+  const auto& g = t.groups[0].metrics;
+  EXPECT_DOUBLE_EQ(find(g, "tps")->value, 123);
+  LatencyHistogram pay;
+  for (int r = 0; r < 3; ++r) pay.merge(samples(r, 99, 300));
+  EXPECT_EQ(find(g, "latency_p95_ms")->value, static_cast<double>(pay.percentile(95)) / 1e6);
+  ASSERT_NE(find(g, "sum_of_hosts_tps"), nullptr);
+  EXPECT_DOUBLE_EQ(find(g, "sum_of_hosts_tps")->value, 123);
+  ASSERT_NE(find(g, "mean_of_hosts_latency_p95_ms"), nullptr);
+  double mean = 0;
+  for (int r = 0; r < 3; ++r) mean += static_cast<double>(samples(r, 99, 300).percentile(95)) / 1e6 / 3;
+  EXPECT_NEAR(find(g, "mean_of_hosts_latency_p95_ms")->value, mean, 1e-12);
+  EXPECT_NE(find(g, "mean_of_hosts_latency_p95_ms")->description.find("not an exact figure"), std::string::npos);
+}
+
+TEST(Merge, RunFieldsCohortTargetChecksWarningsAndSkew) {
+  const RunRecord m = merge_host_records(inputs_of(3));
+  EXPECT_EQ(m.run_id, "20261202T160000Z-abc123");
+  EXPECT_EQ(m.status, Status::complete);
+  EXPECT_EQ(m.started_at, "2026-12-02T16:00:00.000Z");
+  EXPECT_EQ(m.finished_at, "2026-12-02T16:05:02.000Z");
+  EXPECT_EQ(m.host, (Json{{"hostname", "h0"}}));
+  EXPECT_EQ(m.cohort, (Json{{"job_id", "20261202T160000Z-abc123"}, {"size", 3}, {"ranks", {0, 1, 2}}}));
+  EXPECT_EQ(m.target, (Json{{"kind", "hosts"}, {"hosts", 3}, {"description", "3 hosts"}}));
+  EXPECT_EQ(m.hosts[1]["run_id"], "20261202T160000Z-abc123-r1");
+  EXPECT_EQ(m.hosts[1]["clock_offset_ns"], 1'000'000);
+  EXPECT_FALSE(m.hosts[0]["tests"][0]["intervals"][0].contains("histograms"));
+  EXPECT_EQ(m.warnings[0], "debug build");
+  EXPECT_EQ(m.warnings[1], "rank 0 (host h0): host 0 only");
+  const TestRecord& t = m.tests[0];
+  ASSERT_EQ(t.checks.size(), 3u);
+  EXPECT_EQ(t.checks[1].detail, "rank 1 (host h1): W_YTD");
+  EXPECT_FALSE(t.checks[1].passed);
+  EXPECT_EQ(t.warnings, (std::vector<std::string>{"shared warning", "rank 0 (host h0): only on 0",
+                                                  "rank 1 (host h1): only on 1", "rank 2 (host h2): only on 2"}));
+  EXPECT_DOUBLE_EQ(t.measured_s, 62);
+  // Barrier minus clock offset: prepare at 5e9 + 300 r on rank 0's clock -> skew 600 ns.
+  EXPECT_EQ(t.details["start_skew_ns"], (Json{{"prepare", 600}, {"run", 1400}}));
+}
+
+TEST(Merge, IntervalsOnlyWhereEveryHostHasThemLatencyRecomputedRatesSummedOthersDropped) {
+  std::vector<MergeInput> in = inputs_of(2);
+  in[1].record = rank_record(1, 2, 2);  // host 1 has one interval fewer
+  const RunRecord m = merge_host_records(std::move(in));
+  const TestRecord& t = m.tests[0];
+  ASSERT_EQ(t.intervals.size(), 2u);
+  const Interval& iv = t.intervals[1];
+  LatencyHistogram both = samples(0, 1, 450);
+  both.merge(samples(1, 1, 450));
+  std::vector<std::string> names;
+  for (const auto& [n, v] : iv.values) names.push_back(n);
+  EXPECT_EQ(names, (std::vector<std::string>{"tps", "lat_avg_ms", "lat_p99_ms", "errors"}));
+  EXPECT_DOUBLE_EQ(iv.values[0].second, 101 + 102);
+  EXPECT_EQ(iv.values[1].second, both.mean() / 1e6);
+  EXPECT_EQ(iv.values[2].second, static_cast<double>(both.percentile(99)) / 1e6);
+  EXPECT_EQ(iv.values[3].second, 2);
+  EXPECT_EQ(iv.histograms.at("latency").count(), both.count());
+}
+
+TEST(Merge, AMissingRankIsNamedAndThePartialStatusIsTheWorstPresent) {
+  std::vector<MergeInput> in = inputs_of(4);
+  in.erase(in.begin() + 2);  // rank 2 (host h2) sent nothing
+  RunRecord m = merge_host_records(in);
+  EXPECT_EQ(m.status, Status::interrupted);
+  EXPECT_EQ(m.reason, "no record or journal of rank 2 (host h2)");
+  EXPECT_EQ(m.hosts[2]["status"], "missing");
+  EXPECT_EQ(m.hosts[2]["reason"], "no record or journal of rank 2 (host h2)");
+  EXPECT_EQ(m.cohort["ranks"], Json::array({0, 1, 3}));
+  EXPECT_EQ(m.tests[0].status, Status::interrupted);
+  EXPECT_NE(m.tests[0].reason.find("rank 2 (host h2)"), std::string::npos);
+  // A failed host makes the merge failed, with the host named.
+  in[1].record.status = Status::failed;
+  in[1].record.reason = "disk full";
+  m = merge_host_records(in);
+  EXPECT_EQ(m.status, Status::failed);
+  EXPECT_EQ(m.reason, "rank 1 (host h1): failed: disk full; no record or journal of rank 2 (host h2)");
+}
+
+TEST(Merge, OrderOfInputsDoesNotMatterAndReadBackInputsGiveTheSameBytes) {
+  std::vector<MergeInput> in = inputs_of(4);
+  const std::string dump = to_json(merge_host_records(in)).dump(2);
+  std::vector<MergeInput> shuffled = in;
+  std::reverse(shuffled.begin(), shuffled.end());
+  std::swap(shuffled[0], shuffled[2]);
+  for (auto& x : shuffled) x.source = "other-" + x.source;  // sources never reach the output
+  EXPECT_EQ(to_json(merge_host_records(shuffled)).dump(2), dump);
+  // Written to files and read back (what `drivelab results merge` does): the same bytes.
+  TempDir dir;
+  std::vector<MergeInput> from_files;
+  for (const MergeInput& x : in) {
+    const auto path = dir / x.source;
+    write_record(path, x.record);
+    from_files.push_back({read_record(path), path.string()});
+  }
+  EXPECT_EQ(to_json(merge_host_records(from_files)).dump(2), dump);
+}
+
+TEST(Merge, InputsWithoutCohortAreRankedByOrder) {
+  std::vector<MergeInput> in = inputs_of(2);
+  for (auto& x : in) x.record.cohort = nullptr;
+  const RunRecord m = merge_host_records(in);
+  EXPECT_EQ(m.run_id, "merged-20261202T160000Z-abc123-r0");
+  EXPECT_EQ(m.cohort["size"], 2);
+  EXPECT_EQ(m.hosts[1]["name"], "h1");
+  EXPECT_EQ(m.status, Status::complete);
+}
+
+TEST(Merge, ErrorsNameTheSourceAndTheKey) {
+  std::vector<MergeInput> in = inputs_of(2);
+  in[1].record.cohort["job_id"] = "other";
+  EXPECT_EQ(merge_error(in), "rank1.json: cohort.job_id 'other' differs from '20261202T160000Z-abc123' of rank0.json");
+  in = inputs_of(2);
+  in[1].record.cohort["rank"] = 0;
+  EXPECT_EQ(merge_error(in), "rank1.json: cohort.rank 0 is also the rank of rank0.json");
+  in = inputs_of(2);
+  in[1].record.cohort["size"] = 3;
+  EXPECT_EQ(merge_error(in), "rank1.json: cohort.size 3 differs from 2 of rank0.json");
+  in = inputs_of(2);
+  in[1].record.protocol = "vdi";
+  EXPECT_EQ(merge_error(in), "rank1.json: protocol 'vdi' differs from 'quick' of rank0.json");
+  in = inputs_of(2);
+  in[1].record.tests[0].name = "io";
+  EXPECT_EQ(merge_error(in), "rank1.json: tests[0].name 'io' differs from 'oltp' of rank0.json");
+  in = inputs_of(2);
+  in[0].record.cohort = nullptr;
+  EXPECT_EQ(merge_error(in), "rank1.json: cohort: present while rank0.json has none");
+  EXPECT_EQ(merge_error({}), "no records to merge");
+}
+
+}  // namespace
+}  // namespace drivelab::results
