@@ -23,12 +23,14 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "drivelab/config/document.hpp"
 #include "drivelab/results/recorder.hpp"
+#include "drivelab/runner/cohort.hpp"
 #include "drivelab/runner/stop.hpp"
 
 namespace drivelab::runner {
@@ -76,8 +78,18 @@ struct TestContext {
   TestSettings settings;
   const StopFlag* stop = nullptr;
   results::TestRecorder* recorder = nullptr;
+  /// The ranks of a multi-host run (docs/multihost.md); nullptr on one host.
+  Cohort* cohort = nullptr;
+  std::chrono::nanoseconds cohort_timeout{std::chrono::minutes(10)};  ///< --barrier-timeout
 
   bool stop_requested() const noexcept { return stop->requested(); }
+  /// Hosts (ranks) running this test together: 1 on one host.
+  int hosts() const noexcept { return cohort != nullptr ? cohort->size() : 1; }
+  /// Sums `values` over the ranks in place; a no-op on one host. Collective: every rank calls
+  /// it at the same point of the test, whatever happened on it (bring NaN or a flag rather than
+  /// skip the call). Throws CohortError when a rank does not arrive within cohort_timeout (the
+  /// test fails; the run then ends on every host: docs/multihost.md "When a host dies").
+  void sum_over_hosts(std::span<double> values, std::string_view what) const;
 };
 
 class Emulator {
