@@ -3,9 +3,12 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <fstream>
 #include <iostream>
+#include <memory>
 #include <optional>
+#include <sstream>
 
 #include <fmt/format.h>
 
@@ -17,6 +20,9 @@
 #include "drivelab/runner/protocol.hpp"
 #include "drivelab/runner/run.hpp"
 #include "registry.hpp"
+#ifdef DRIVELAB_WITH_MPI
+#include "drivelab/cohort/mpi_cohort.hpp"
+#endif
 
 namespace drivelab::app {
 namespace {
@@ -71,26 +77,76 @@ bool load_protocol(LoadedDocument loaded, const runner::Registry& registry,
 int execute(runner::Protocol& protocol, const RunArgs& args) {
   runner::StopFlag::install_signal_handlers();
   runner::RunOptions options;
-  options.target = args.target;
+  const LaunchPlace place = launch_place();
+  options.target = expand_launch_pattern(args.target.string(), place);
   options.destroy_data_on = args.destroy_data_on;
-  options.out_dir = args.out_dir;
+  options.out_dir = expand_launch_pattern(args.out_dir.string(), place);
   options.command_line = args.command_line;
   options.quiet = args.quiet;
   options.live_line = ::isatty(STDOUT_FILENO) == 1;
+  options.barrier_timeout = args.barrier_timeout;
+  std::unique_ptr<runner::Cohort> cohort;
+  std::ostringstream follower_out;  // ranks > 0 print one line at the end, not the run's progress
+  if (place.launched) {
+#ifdef DRIVELAB_WITH_MPI
+    try {
+      cohort = cohort::join_mpi(runner::StopFlag::global(), args.barrier_timeout);
+    } catch (const runner::CohortError& e) {
+      std::cerr << "drivelab: rank " << place.rank << ": cannot join the multi-host run: " << e.what() << '\n';
+      return kExitEnvironment;
+    }
+    options.cohort = cohort.get();
+    if (cohort->rank() != 0) {
+      options.out = &follower_out;
+      options.live_line = false;
+    }
+#else
+    std::cerr << "drivelab: started by an MPI launcher (rank " << place.rank << " of " << place.size
+              << "), but this build has no MPI: rebuild with libopenmpi-dev installed (docs/multihost.md)\n";
+    return kExitEnvironment;
+#endif
+  }
+  // A multi-host run that cannot go on (a collective timed out, this rank's target refused) ends
+  // the whole job: mpirun stops the other ranks, whose records stay valid (interrupted).
+  const auto finish = [&](int code) {
+    if (cohort && (cohort->broken() || code == kExitEnvironment)) cohort->abort(code);
+    return code;
+  };
   try {
     const runner::RunOutcome outcome = runner::run_protocol(protocol, options, runner::StopFlag::global());
-    switch (outcome.record.status) {
-      case results::Status::complete: return kExitOk;
-      case results::Status::interrupted: return kExitInterrupted;
-      default: return kExitTestFailed;
+    const results::Status status = outcome.merged ? outcome.merged->status : outcome.record.status;
+    if (cohort && cohort->rank() != 0)
+      std::cout << fmt::format("drivelab: {}: record {} ({})\n", cohort->describe_rank(cohort->rank()),
+                               outcome.record_path.string(), results::to_string(outcome.record.status)) << std::flush;
+    switch (status) {
+      case results::Status::complete: return finish(kExitOk);
+      case results::Status::interrupted: return finish(kExitInterrupted);
+      default: return finish(kExitTestFailed);
     }
   } catch (const EnvironmentError& e) {
-    std::cerr << "drivelab: " << e.what() << '\n';
-    return kExitEnvironment;
+    std::cerr << "drivelab: " << (cohort ? cohort->describe_rank(cohort->rank()) + ": " : std::string()) << e.what() << '\n';
+    return finish(kExitEnvironment);
   }
 }
 
 }  // namespace
+
+LaunchPlace launch_place() {
+  LaunchPlace p;
+  if (const auto l = runner::launched_by_mpi()) {
+    p.launched = true;
+    p.rank = l->rank;
+    p.size = l->size;
+  }
+  std::array<char, 256> host{};
+  ::gethostname(host.data(), host.size() - 1);
+  p.host = host.data();
+  return p;
+}
+
+std::string expand_launch_pattern(const std::string& pattern, const LaunchPlace& place) {
+  return runner::expand_rank_pattern(pattern, place.rank, place.host);
+}
 
 int cmd_validate(const std::filesystem::path& protocol_file, const std::vector<std::string>& overrides) {
   const runner::Registry registry = make_registry();

@@ -3,6 +3,7 @@
 /// The subcommands of `drivelab`. Each returns the process exit status:
 ///   0 complete, 1 a test failed, 2 bad input (protocol/options), 3 environment (target, kernel,
 ///   permissions), 130 interrupted by SIGINT/SIGTERM (the partial record is still written).
+#include <chrono>
 #include <filesystem>
 #include <map>
 #include <string>
@@ -24,7 +25,22 @@ struct RunArgs {
   std::vector<std::string> only;       ///< --only NAME[,NAME...]: run just these tests (protocol order)
   bool quiet = false;
   std::vector<std::string> command_line;
+  /// --barrier-timeout: longest wait of a multi-host run's collectives (docs/multihost.md).
+  std::chrono::nanoseconds barrier_timeout{std::chrono::minutes(10)};
 };
+
+/// Where this process runs in a multi-host job, from the launcher's environment (before MPI
+/// starts; cohort::launched_by_mpi): rank 0 of 1 when not launched by mpirun/srun.
+struct LaunchPlace {
+  bool launched = false;
+  int rank = 0;
+  int size = 1;
+  std::string host;  ///< gethostname(2)
+};
+LaunchPlace launch_place();
+/// --target and --out with `{rank}` and `{host}` replaced (runner::expand_rank_pattern); a path
+/// without them is returned as it is, on one host too.
+std::string expand_launch_pattern(const std::string& pattern, const LaunchPlace& place);
 
 /// `drivelab run PROTOCOL.yaml --target DIR|DEVICE [--destroy-data-on SERIAL]`.
 int cmd_run(const std::filesystem::path& protocol_file, const RunArgs& args);

@@ -13,6 +13,7 @@
 
 #include "commands.hpp"
 #include "drivelab/core/errors.hpp"
+#include "drivelab/core/units.hpp"
 #include "drivelab/io/target_safety.hpp"
 #include "drivelab/oltp/database/database.hpp"
 #include "drivelab/results/identity.hpp"
@@ -30,8 +31,12 @@ void add_run_options(CLI::App& cmd, RunArgs& args, bool target_required = true) 
   // README "Exit status": a target that is not a directory or a block device is a bad option (2),
   // said before anything runs; io::is_block_device is the one test of a block device.
   t->check(CLI::Validator(
-      [](const std::string& path) -> std::string {
+      [](const std::string& given) -> std::string {
+        // {rank}/{host} (multi-host runs, docs/multihost.md): this rank's directory is created if
+        // its parent exists, so one pattern serves every rank.
+        const std::string path = drivelab::app::expand_launch_pattern(given, drivelab::app::launch_place());
         std::error_code ec;
+        if (path != given && !std::filesystem::exists(path, ec)) std::filesystem::create_directory(path, ec);
         if (drivelab::io::is_block_device(path) || std::filesystem::is_directory(path, ec)) return {};
         return std::filesystem::exists(path, ec) ? "target '" + path + "' is neither a directory nor a block device"
                                                  : "target '" + path + "' does not exist";
@@ -46,6 +51,18 @@ void add_run_options(CLI::App& cmd, RunArgs& args, bool target_required = true) 
                  "Override a protocol key: --set tests[0].duration=10s, --set 'tests[*].warmup=0s'")
       ->take_all();
   cmd.add_flag("--quiet,-q", args.quiet, "No per-interval lines (the summary is still printed)");
+  cmd.add_option_function<std::string>(
+         "--barrier-timeout",
+         [&args](const std::string& v) {
+           try {
+             args.barrier_timeout = drivelab::parse_duration(v);
+           } catch (const std::exception& e) {
+             throw CLI::ValidationError("--barrier-timeout", e.what());
+           }
+           if (args.barrier_timeout.count() <= 0) throw CLI::ValidationError("--barrier-timeout", "must be more than 0");
+         },
+         "Multi-host runs (mpirun): the longest wait of a rank at a phase barrier before the run ends on every host "
+         "(default 10m; docs/multihost.md)");
 }
 
 /// Single-test commands: each option is one key of the test or of its `<kind>:` section; values

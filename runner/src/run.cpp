@@ -21,6 +21,7 @@
 #include "drivelab/core/units.hpp"
 #include "drivelab/results/identity.hpp"
 #include "drivelab/results/journal.hpp"
+#include "drivelab/results/merge.hpp"
 #include "drivelab/results/summary.hpp"
 #include "target.hpp"
 
@@ -232,9 +233,45 @@ class RunState final : public results::TestRecorder::Listener {
   std::thread writer_;
 };
 
+/// What the ranks of a multi-host run agreed on so far (every branch below depends only on
+/// barrier outcomes, which are the same on every rank, so the ranks' collectives stay in step).
+struct CohortRun {
+  Cohort* cohort = nullptr;
+  std::string peer_stop;  ///< "stopped on rank 2 (host b)": a stop on another rank ends this run too
+  bool active() const noexcept { return cohort != nullptr && !cohort->broken(); }
+};
+
+/// The phase barrier before `phase` of `test` (a no-op on one host). Brings this rank's state,
+/// records the release time in the test's `barriers`, and turns another rank's failure or stop
+/// into this rank's (failure / peer_stop). Returns whether the phase runs.
+bool phase_barrier(CohortRun& cr, const RunOptions& options, const StopFlag& stop, std::string_view test,
+                   const char* phase, std::string& failure, Json& barriers) {
+  if (cr.cohort == nullptr) return failure.empty() && !stop.requested();
+  if (!cr.active()) {
+    if (failure.empty()) failure = "the multi-host run is broken (an earlier collective failed)";
+    return false;
+  }
+  const PhaseState mine = !failure.empty() ? PhaseState::failed
+                          : stop.requested() || !cr.peer_stop.empty() ? PhaseState::stopping
+                                                                       : PhaseState::ready;
+  try {
+    const PhaseVote v = cr.cohort->barrier(fmt::format("test {}: {}", test, phase), mine, options.barrier_timeout);
+    barriers[phase] = v.released_unix_ns;
+    if (v.state == PhaseState::failed && failure.empty())
+      failure = fmt::format("{} failed before '{}' (its record has the cause); the test stopped on every host",
+                            cr.cohort->describe_rank(v.rank), phase);
+    if (v.state == PhaseState::stopping && !stop.requested() && cr.peer_stop.empty())
+      cr.peer_stop = fmt::format("stopped on {}", cr.cohort->describe_rank(v.rank));
+    return v.state == PhaseState::ready;
+  } catch (const CohortError& e) {
+    if (failure.empty()) failure = fmt::format("multi-host: {}", e.what());
+    return false;
+  }
+}
+
 void run_one(PlannedTest& test, std::size_t index, results::RunRecord& record, RunState& state,
              results::Journal& journal, const RunOptions& options, const detail::RunTarget& target,
-             const StopFlag& stop) {
+             const StopFlag& stop, CohortRun& cr) {
   results::TestRecord tr;
   tr.name = test.settings.name;
   tr.kind = test.settings.kind;
@@ -257,11 +294,18 @@ void run_one(PlannedTest& test, std::size_t index, results::RunRecord& record, R
   ctx.settings = test.settings;
   ctx.stop = &stop;
   ctx.recorder = &recorder;
+  ctx.cohort = cr.cohort;
+  ctx.cohort_timeout = options.barrier_timeout;
 
   Emulator& e = *test.emulator;
   bool ran = false;
-  const auto phase = [&](const char* name, auto&& body) {
-    if (!failure.empty() || stop.requested()) return;
+  bool entered_prepare = false;
+  Json barriers = Json::object();
+  // One barrier before each phase; the next is passed only when the last let every rank in.
+  bool go = true;
+  const auto phase = [&](const char* barrier, const std::string& name, auto&& body) {
+    go = go && phase_barrier(cr, options, stop, tr.name, barrier, failure, barriers);
+    if (!go || !failure.empty() || stop.requested()) return;
     state.say(fmt::format("== {} ({}): {}", tr.name, tr.kind, name));
     try {
       body();
@@ -271,14 +315,18 @@ void run_one(PlannedTest& test, std::size_t index, results::RunRecord& record, R
   };
   const std::int64_t t0 = monotonic_ns();
   std::int64_t t_run = t0;
-  phase("prepare", [&] { e.prepare(ctx); });
-  phase(fmt::format("warm-up {}", format_duration(test.settings.warmup)).c_str(), [&] {
+  phase("prepare", "prepare", [&] {
+    entered_prepare = true;
+    e.prepare(ctx);
+  });
+  phase("warmup", fmt::format("warm-up {}", format_duration(test.settings.warmup)), [&] {
     t_run = monotonic_ns();
     e.warmup(ctx);
   });
-  const std::int64_t t_measure = monotonic_ns();
-  phase(fmt::format("run {}", format_duration(test.settings.duration)).c_str(), [&] {
+  std::int64_t t_measure = monotonic_ns();
+  phase("run", fmt::format("run {}", format_duration(test.settings.duration)), [&] {
     ran = true;
+    t_measure = monotonic_ns();
     e.run(ctx);
   });
   const std::int64_t t_end = monotonic_ns();
@@ -291,7 +339,7 @@ void run_one(PlannedTest& test, std::size_t index, results::RunRecord& record, R
       failure = fmt::format("verify failed: {}", ex.what());
     }
   }
-  e.cleanup(ctx);
+  if (entered_prepare) e.cleanup(ctx);
   // Every interval journaled before the test's end (the writer thread may still hold some).
   if (std::string err = state.flush(); !err.empty() && failure.empty()) failure = fmt::format("recording results failed: {}", err);
 
@@ -301,9 +349,13 @@ void run_one(PlannedTest& test, std::size_t index, results::RunRecord& record, R
       r.measured_s = ran ? seconds_between(t_measure, t_end) : 0.0;
     }
     r.finished_at = utc_timestamp();
+    if (cr.cohort != nullptr) r.barriers = barriers;
     if (!failure.empty()) {
       r.status = Status::failed;
       r.reason = failure;
+    } else if (!stop.requested() && !cr.peer_stop.empty()) {
+      r.status = Status::interrupted;
+      r.reason = fmt::format("{}: the run stopped on every host; intervals so far are kept", cr.peer_stop);
     } else if (stop.requested()) {
       r.status = Status::interrupted;
       r.reason = ran ? "stopped by signal during the measured phase; intervals so far are kept"
@@ -333,6 +385,49 @@ void run_one(PlannedTest& test, std::size_t index, results::RunRecord& record, R
   state.write_record();
 }
 
+/// The end of a multi-host run: rank 0 gathers every rank's final record (as written: the JSON
+/// text), merges them with results::merge_host_records, the function `drivelab results merge`
+/// uses on the files, and writes <job_id>.json; latest.json names it. A failure here leaves every
+/// rank's own record as it is and is said on stderr.
+void merge_online(CohortRun& cr, const RunOptions& options, RunOutcome& outcome, std::ostream& out) {
+  std::vector<std::string> texts;
+  try {
+    texts = cr.cohort->gather(results::to_json(outcome.record).dump(), "the end of the run (records to rank 0)",
+                              options.barrier_timeout);
+  } catch (const CohortError& e) {
+    std::cerr << fmt::format("drivelab: rank {}: no merged record: {}\n", cr.cohort->rank(), e.what()) << std::flush;
+    return;
+  }
+  // Open MPI ends the job when a rank exits with a non-zero status (a failed test's 1), so no rank
+  // exits before rank 0 has written the merged record: one last barrier after it.
+  const auto written = [&] {
+    try {
+      cr.cohort->barrier("the end of the run (merged record written)", PhaseState::ready, options.barrier_timeout);
+    } catch (const CohortError& e) {
+      std::cerr << fmt::format("drivelab: rank {}: {}\n", cr.cohort->rank(), e.what()) << std::flush;
+    }
+  };
+  if (cr.cohort->rank() != 0) return written();
+  try {
+    std::vector<results::MergeInput> inputs;
+    for (std::size_t r = 0; r < texts.size(); ++r)
+      inputs.push_back({results::run_record_from_json(Json::parse(texts[r])), fmt::format("rank {}", r)});
+    results::RunRecord merged = results::merge_host_records(std::move(inputs));
+    outcome.merged_path = options.out_dir / (merged.run_id + ".json");
+    results::write_record(outcome.merged_path, merged);
+    std::error_code ec;
+    const fs::path latest = options.out_dir / "latest.json";
+    fs::remove(latest, ec);
+    fs::create_symlink(outcome.merged_path.filename(), latest, ec);
+    outcome.merged = std::move(merged);
+  } catch (const std::exception& e) {
+    out << fmt::format("drivelab: the merged record could not be written: {}. Every host's record is kept; "
+                       "drivelab results merge builds it from them\n", e.what()) << std::flush;
+    outcome.merged_path.clear();
+  }
+  written();
+}
+
 }  // namespace
 
 RunOutcome run_protocol(Protocol& protocol, const RunOptions& options, const StopFlag& stop) {
@@ -340,7 +435,21 @@ RunOutcome run_protocol(Protocol& protocol, const RunOptions& options, const Sto
   std::error_code ec;
   RunOutcome outcome;
   results::RunRecord& record = outcome.record;
-  record.run_id = make_run_id();
+  CohortRun cr{options.cohort, {}};
+  if (cr.cohort != nullptr) {
+    // One job id for the ranks: rank 0's run id; each rank's record is "<job>-r<rank>".
+    const std::string job = cr.cohort->broadcast(make_run_id(), "job id");
+    record.run_id = fmt::format("{}-r{}", job, cr.cohort->rank());
+    const ClockOffset off = cr.cohort->clock_offset();
+    record.cohort = Json{{"job_id", job},
+                         {"rank", cr.cohort->rank()},
+                         {"size", cr.cohort->size()},
+                         {"hosts", cr.cohort->hosts()},
+                         {"clock_offset_ns", off.offset_ns},
+                         {"clock_offset_uncertainty_ns", off.uncertainty_ns}};
+  } else {
+    record.run_id = make_run_id();
+  }
   // Before anything is created: a refused target leaves no trace.
   const detail::RunTarget target = detail::RunTarget::acquire(protocol, options, record.run_id);
   fs::create_directories(options.out_dir, ec);
@@ -374,8 +483,10 @@ RunOutcome run_protocol(Protocol& protocol, const RunOptions& options, const Sto
   RunState state(record, outcome.record_path, journal, out, options);
   state.write_record();
   const fs::path latest = options.out_dir / "latest.json";
-  fs::remove(latest, ec);
-  fs::create_symlink(outcome.record_path.filename(), latest, ec);
+  if (cr.cohort == nullptr) {  // a multi-host run's latest.json is the merged record, at the end
+    fs::remove(latest, ec);
+    fs::create_symlink(outcome.record_path.filename(), latest, ec);
+  }
 
   state.say(fmt::format("drivelab {}: protocol '{}' on {} ({}), record {}", record.tool.value("version", ""),
                         protocol.name, options.target.string(),
@@ -387,13 +498,21 @@ RunOutcome run_protocol(Protocol& protocol, const RunOptions& options, const Sto
   for (std::size_t i = 0; i < protocol.tests.size(); ++i) {
     PlannedTest& t = protocol.tests[i];
     const std::string journal_failure = journal.failure();
-    if (stop.requested() || !journal_failure.empty()) {
+    if (stop.requested() || !journal_failure.empty() || !cr.peer_stop.empty() ||
+        (cr.cohort != nullptr && !cr.active())) {
+      if (cr.active()) {  // the other ranks learn at this test's first barrier why it is not run
+        std::string failure = journal_failure;
+        Json ignored;
+        phase_barrier(cr, options, stop, t.settings.name, "prepare", failure, ignored);
+      }
       results::TestRecord skipped;
       skipped.name = t.settings.name;
       skipped.kind = t.settings.kind;
       skipped.status = Status::skipped;
-      skipped.reason = journal_failure.empty() ? "run interrupted before this test"
-                                               : "not run: the result journal could not be written";
+      skipped.reason = !journal_failure.empty()          ? "not run: the result journal could not be written"
+                       : stop.requested()                ? "run interrupted before this test"
+                       : !cr.peer_stop.empty()           ? fmt::format("not run: {}", cr.peer_stop)
+                                                         : "not run: the multi-host run is broken (an earlier collective failed)";
       skipped.config = t.emulator->effective_config();
       // Journaled too (a test_end without a test_start), so `results recover` keeps it.
       try {
@@ -404,7 +523,7 @@ RunOutcome run_protocol(Protocol& protocol, const RunOptions& options, const Sto
       record.tests.push_back(std::move(skipped));
       continue;
     }
-    run_one(t, i, record, state, journal, options, target, stop);
+    run_one(t, i, record, state, journal, options, target, stop, cr);
   }
 
   record.finished_at = utc_timestamp();
@@ -419,6 +538,9 @@ RunOutcome run_protocol(Protocol& protocol, const RunOptions& options, const Sto
   } else if (stop.requested()) {
     record.status = Status::interrupted;
     record.reason = "stopped by signal (SIGINT/SIGTERM); finished intervals are kept";
+  } else if (!cr.peer_stop.empty() && !any_failed) {
+    record.status = Status::interrupted;
+    record.reason = fmt::format("{}: the run stopped on every host; finished intervals are kept", cr.peer_stop);
   } else if (any_failed) {
     record.status = Status::failed;
     record.reason = "one or more tests failed";
@@ -440,7 +562,12 @@ RunOutcome run_protocol(Protocol& protocol, const RunOptions& options, const Sto
         "drivelab results recover {} -o NEW_RECORD.json",
         outcome.record_path.string(), e.what(), outcome.journal_path.string()));
   }
-  out << '\n' << results::format_summary(record, outcome.record_path) << std::flush;
+  if (cr.active()) merge_online(cr, options, outcome, out);
+  if (outcome.merged) {
+    out << '\n' << results::format_summary(*outcome.merged, outcome.merged_path) << std::flush;
+  } else if (cr.cohort == nullptr || cr.cohort->rank() == 0) {
+    out << '\n' << results::format_summary(record, outcome.record_path) << std::flush;
+  }
   return outcome;
 }
 

@@ -10,12 +10,15 @@
 ///                           the emulator's: TestRecorder::interval() only queues.
 ///   <run_id>.journal.jsonl  the append-only journal (results/journal.hpp)
 ///   latest.json             a symlink to the newest record
+#include <chrono>
 #include <filesystem>
 #include <iosfwd>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "drivelab/results/record.hpp"
+#include "drivelab/runner/cohort.hpp"
 #include "drivelab/runner/protocol.hpp"
 
 namespace drivelab::runner {
@@ -31,12 +34,24 @@ struct RunOptions {
   std::ostream* out = nullptr;     ///< progress and summary (nullptr: std::cout)
   bool live_line = false;          ///< true on a terminal: rewrite one status line (\r)
   bool quiet = false;              ///< no interval lines (summary still printed)
+  /// The ranks of a multi-host run (docs/multihost.md), nullptr on one host. With a cohort:
+  /// every rank's run_id is "<job_id>-r<rank>" (job_id: rank 0's run id, broadcast), the record
+  /// carries `cohort`, each test passes a phase barrier before prepare, warm-up and the measured
+  /// phase (TestRecord::barriers: the release times), and at the end rank 0 gathers every
+  /// rank's final record and writes the merged record (results/merge.hpp) as
+  /// <out_dir>/<job_id>.json, which latest.json then names.
+  Cohort* cohort = nullptr;
+  /// Longest wait at a phase barrier or any other collective (--barrier-timeout).
+  std::chrono::nanoseconds barrier_timeout{std::chrono::minutes(10)};
 };
 
 struct RunOutcome {
   results::RunRecord record;
   std::filesystem::path record_path;
   std::filesystem::path journal_path;
+  /// Rank 0 of a multi-host run: the merged record and its file (else empty).
+  std::optional<results::RunRecord> merged;
+  std::filesystem::path merged_path;
 };
 
 /// Runs every test in order. Never throws for a test's failure (it is recorded); throws
