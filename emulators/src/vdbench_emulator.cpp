@@ -1,6 +1,7 @@
 #include "vdbench_emulator.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -320,31 +321,55 @@ void VdbenchEmulator::run(runner::TestContext& ctx) {
 
   bool stopped_by_curve = false;
   double stop_pct = 0;
-  if (cfg_.iorate == IorateMode::curve && !ctx.stop_requested() && !any_worker_failed(jobs_)) {
-    const double max_iops = first.iops();
-    for (std::size_t i = 0; i < cfg_.curve.size() && !ctx.stop_requested() && !any_worker_failed(jobs_); ++i) {
+  if (cfg_.iorate == IorateMode::curve) {
+    // On N hosts (docs/multihost.md), vdbench's multi-host rule: the max run is the aggregate of
+    // every host's, and each point asks each host for its even share of that percentage. Every
+    // decision to go on is taken on the sums, so the hosts run the same points (on one host the
+    // sums are this host's own values and nothing changes).
+    std::array<double, 2> max_run{first.iops(), stop_or_failed(ctx) ? 1.0 : 0.0};
+    ctx.sum_over_hosts(max_run, "curve max run");
+    const double hosts = static_cast<double>(ctx.hosts());
+    const double max_iops_per_host = max_run[0] / hosts;
+    // (Each host's record keeps its own max_run_iops; the merged record's sum is the aggregate.)
+    if (hosts > 1)
+      rec.message(fmt::format("curve: the hosts' max runs sum to {:.0f} IOPS; each point asks this host for 1/{:.0f} of "
+                              "its percentage", max_run[0], hosts));
+    for (std::size_t i = 0; i < cfg_.curve.size() && max_run[1] == 0; ++i) {
       PointResult p;
       p.requested_pct = cfg_.curve[i];
       p.group = point_group(p.requested_pct);
-      p.requested_iops = static_cast<double>(curve_rate(max_iops, p.requested_pct));
+      p.requested_iops = static_cast<double>(curve_rate(max_iops_per_host, p.requested_pct));
       if (p.requested_iops <= 0) {
         rec.warning(fmt::format("curve point {}%: the max run did no I/O, nothing to pace", p.requested_pct));
         break;
       }
-      rec.message(fmt::format("curve point {}%: {} IOPS", p.requested_pct, p.requested_iops));
-      start_phase(jobs_, "warm-up", monotonic_ns());
-      start_jobs(p.requested_iops, i + 1);
-      if (!wait_until(monotonic_ns() + ctx.settings.warmup.count(), [&] { return stop_or_failed(ctx); })) {
-        stop_jobs();
-        break;
+      // {stop or failure here, latency sum (ns), I/Os}: summed over the hosts after the point.
+      std::array<double, 3> point{0, 0, 0};
+      if (stop_or_failed(ctx)) {
+        point[0] = 1;
+      } else {
+        rec.message(fmt::format("curve point {}%: {} IOPS", p.requested_pct, p.requested_iops));
+        start_phase(jobs_, "warm-up", monotonic_ns());
+        start_jobs(p.requested_iops, i + 1);
+        if (!wait_until(monotonic_ns() + ctx.settings.warmup.count(), [&] { return stop_or_failed(ctx); })) {
+          stop_jobs();
+          point[0] = 1;
+        } else {
+          p = measure(ctx, p, false);
+          points_.push_back(p);
+          record_point(ctx, p);
+          point[1] = p.total.latency.mean() * static_cast<double>(p.total.latency.count());
+          point[2] = static_cast<double>(p.total.latency.count());
+        }
       }
-      p = measure(ctx, p, false);
-      points_.push_back(p);
-      record_point(ctx, p);
-      if (cfg_.stopcurve_ms > 0 && p.total.latency.mean() / 1e6 > cfg_.stopcurve_ms) {
+      ctx.sum_over_hosts(point, "curve point");
+      if (point[0] > 0) break;
+      // stopcurve on the mean latency of every host's I/Os of the point
+      const double mean_ms = point[2] > 0 ? point[1] / point[2] / 1e6 : 0.0;
+      if (cfg_.stopcurve_ms > 0 && mean_ms > cfg_.stopcurve_ms) {
         stopped_by_curve = true;
         stop_pct = p.requested_pct;
-        rec.message(fmt::format("stopcurve: mean latency {:.2f} ms > {} ms at {}%; curve ends", p.total.latency.mean() / 1e6,
+        rec.message(fmt::format("stopcurve: mean latency {:.2f} ms > {} ms at {}%; curve ends", mean_ms,
                                 cfg_.stopcurve_ms, p.requested_pct));
         break;
       }
