@@ -17,6 +17,8 @@
 #include "drivelab/io/engine.hpp"
 #include "drivelab/report/report.hpp"
 #include "drivelab/results/journal.hpp"
+#include "drivelab/results/merge.hpp"
+#include "drivelab/results/summary.hpp"
 #include "drivelab/runner/protocol.hpp"
 #include "drivelab/runner/run.hpp"
 #include "registry.hpp"
@@ -204,8 +206,27 @@ int cmd_run_generated(const std::string& yaml_text, const std::string& origin,
   return execute(protocol, args);
 }
 
-int cmd_recover(const std::filesystem::path& journal, const std::filesystem::path& out) {
+namespace {
+
+/// Runs a `results` subcommand: a bad record or journal is exit 2, a file that cannot be read or
+/// written exit 3, each with its message.
+template <class F>
+int results_command(F&& f) {
   try {
+    return f();
+  } catch (const ConfigError& e) {
+    std::cerr << "drivelab: " << e.what() << '\n';
+    return kExitBadInput;
+  } catch (const EnvironmentError& e) {
+    std::cerr << "drivelab: " << e.what() << '\n';
+    return kExitEnvironment;
+  }
+}
+
+}  // namespace
+
+int cmd_recover(const std::filesystem::path& journal, const std::filesystem::path& out) {
+  return results_command([&] {
     const results::RunRecord record = results::recover_from_journal(journal);
     std::filesystem::path dest = out;
     if (dest.empty()) {
@@ -223,13 +244,31 @@ int cmd_recover(const std::filesystem::path& journal, const std::filesystem::pat
                              record.tests.size() == 1 ? "" : "s", results::to_string(record.status),
                              dest.string());
     return kExitOk;
-  } catch (const ConfigError& e) {
-    std::cerr << "drivelab: " << e.what() << '\n';
-    return kExitBadInput;
-  } catch (const EnvironmentError& e) {
-    std::cerr << "drivelab: " << e.what() << '\n';
-    return kExitEnvironment;
-  }
+  });
+}
+
+int cmd_merge(const std::vector<std::filesystem::path>& inputs, const std::filesystem::path& out) {
+  namespace fs = std::filesystem;
+  return results_command([&] {
+    std::vector<results::MergeInput> records;
+    for (const fs::path& in : inputs) {
+      const bool journal = in.extension() == ".jsonl";
+      records.push_back({journal ? results::recover_from_journal(in) : results::read_record(in), in.string()});
+    }
+    const results::RunRecord merged = results::merge_host_records(std::move(records));
+    const fs::path dest = out.empty() ? inputs.front().parent_path() / (merged.run_id + ".json") : out;
+    std::error_code ec;
+    for (const fs::path& in : inputs) {
+      if (fs::equivalent(dest, in, ec)) {
+        std::cerr << fmt::format("drivelab: results merge: the output '{}' is the input '{}'; give another -o\n",
+                                 dest.string(), in.string());
+        return kExitBadInput;
+      }
+    }
+    results::write_record(dest, merged);
+    std::cout << results::format_summary(merged, dest);
+    return merged.status == results::Status::complete ? kExitOk : kExitTestFailed;
+  });
 }
 
 int cmd_report(const ReportArgs& args) {

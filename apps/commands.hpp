@@ -55,6 +55,13 @@ int cmd_run_generated(const std::string& yaml_text, const std::string& origin,
                       const std::map<std::string, std::string>& flags, const RunArgs& args);
 /// `drivelab results recover JOURNAL [-o FILE]`.
 int cmd_recover(const std::filesystem::path& journal, const std::filesystem::path& out);
+/// `drivelab results merge RECORD_OR_JOURNAL... [-o FILE]`: the hosts' records (a `.jsonl` input is
+/// a journal, recovered first) merged with results::merge_host_records into `out` (default
+/// `<job_id>.json` beside the first input), then the merged summary. Exit 0 when the merged status
+/// is complete, 1 otherwise (a missing host is named), 2 for inputs that do not merge (the message
+/// names the input and the key) or an output that is one of the inputs, 3 when a file cannot be
+/// read or written.
+int cmd_merge(const std::vector<std::filesystem::path>& inputs, const std::filesystem::path& out);
 /// `drivelab report RESULT... --html/--md/--csv FILE`: ranks drives side by side (docs/reporter.md).
 struct ReportArgs {
   std::vector<std::filesystem::path> inputs;   ///< drivelab records, fio JSON, sysbench text, published CSV

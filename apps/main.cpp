@@ -284,6 +284,14 @@ int main(int argc, char** argv) {
   auto* recover = res->add_subcommand("recover", "Rebuild a valid (partial) record from a run's journal");
   recover->add_option("journal", journal_file, "<run_id>.journal.jsonl")->required()->check(CLI::ExistingFile);
   recover->add_option("-o,--output", recover_out, "Record to write (default: <run_id>.recovered.json)");
+  // results merge
+  std::vector<std::filesystem::path> merge_inputs;
+  std::filesystem::path merge_out;
+  auto* merge = res->add_subcommand("merge", "Merge the per-host records (or journals) of a multi-host run into one record");
+  merge->add_option("inputs", merge_inputs, "<run_id>.json records or <run_id>.journal.jsonl journals, one per host")
+      ->required()
+      ->check(CLI::ExistingFile);
+  merge->add_option("-o,--output", merge_out, "Record to write (default: <job_id>.json beside the first input)");
 
   // report
   ReportArgs report_args;
@@ -325,6 +333,7 @@ int main(int argc, char** argv) {
     if (*io_cmd) return cmd_run_generated(single_test_yaml("io", io), "drivelab io", io.flags, args);
     if (*tpcc_cmd) return cmd_run_generated(single_test_yaml("tpcc", tpcc), "drivelab oltp tpcc", tpcc.flags, args);
     if (*recover) return cmd_recover(journal_file, recover_out);
+    if (*merge) return cmd_merge(merge_inputs, merge_out);
     if (*report_cmd) return cmd_report(report_args);
     if (*trace_stat) return drivelab::app::cmd_trace_stat(trace_args);
     if (*trace_convert) return drivelab::app::cmd_trace_convert(trace_args);

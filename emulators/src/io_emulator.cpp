@@ -145,7 +145,8 @@ void IoEmulator::run(runner::TestContext& ctx) {
                                {"mb_s", static_cast<double>(interval.bytes) / 1e6 / d},
                                {"lat_avg_us", interval.latency.mean() / 1e3},
                                {"lat_p99_us", static_cast<double>(interval.latency.percentile(99)) / 1e3},
-                               {"ios", static_cast<double>(interval.ios)}}});
+                               {"ios", static_cast<double>(interval.ios)}},
+                    .histograms = {{"latency", interval.latency}}});
       interval_ios_sum_ += interval.ios;
     }
     total.merge(interval.latency);

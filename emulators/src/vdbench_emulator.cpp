@@ -229,7 +229,8 @@ PointResult VdbenchEmulator::measure(runner::TestContext& ctx, PointResult p, bo
                                  {"lateness_p99_us", us(interval.lateness.percentile(99))},
                                  {"service_avg_us", us(interval.service.mean())},
                                  {"ios", static_cast<double>(interval.ios)},
-                                 {"point_pct", p.requested_pct}}});
+                                 {"point_pct", p.requested_pct}},
+                      .histograms = {{"latency", interval.latency}}});
         interval_ios_sum_ += interval.ios;
       } else {
         // A zero-length closing interval: its I/Os (if any) still count; fold them in the sum.

@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include "drivelab/oltp/database/database.hpp"
+#include "drivelab/results/record.hpp"
 #include "process.hpp"
 
 namespace {
@@ -57,6 +58,49 @@ TEST(Cli, BackendHelpListsEveryBackend) {
   const auto help = drivelab::testing::run({DRIVELAB_EXE, "oltp", "tpcc", "--help"}, dir.path(), std::chrono::seconds(60));
   EXPECT_EQ(help.status, 0);
   EXPECT_NE(help.out.find("sqlite, postgres, mysql, odbc"), std::string::npos) << help.out;
+}
+
+// Issue 16: `drivelab results merge` writes <job_id>.json beside the first input, exits 0 when
+// every host is there and complete, 1 naming a missing host, 2 rather than overwrite an input.
+TEST(Cli, ResultsMergeWritesTheJobRecordAndNamesAMissingHost) {
+  using namespace drivelab::results;  // NOLINT(google-build-using-namespace)
+  ScratchDir dir("cli-merge");
+  const auto rank_file = [&](int rank, int size) {
+    RunRecord r;
+    r.run_id = "job1-r" + std::to_string(rank);
+    r.status = Status::complete;
+    r.protocol = "quick";
+    r.host = Json{{"hostname", "vm" + std::to_string(rank)}};
+    r.cohort = Json{{"job_id", "job1"}, {"rank", rank}, {"size", size}, {"hosts", {"vm0", "vm1", "vm2"}}};
+    TestRecord t;
+    t.name = "io";
+    t.status = Status::complete;
+    t.metrics = {{"iops", 1000.0 + rank, "1/s", ""}};
+    r.tests = {t};
+    const auto path = dir.path() / ("rank" + std::to_string(rank) + ".json");
+    write_record(path, r);
+    return path.string();
+  };
+  const std::string r0 = rank_file(0, 3);
+  const std::string r2 = rank_file(2, 3);
+  const auto partial = drivelab::testing::run({DRIVELAB_EXE, "results", "merge", r2, r0}, dir.path(),
+                                              std::chrono::seconds(60));
+  EXPECT_EQ(partial.status, 1) << partial.err;
+  EXPECT_NE(partial.out.find("no record or journal of rank 1 (host vm1)"), std::string::npos) << partial.out;
+  const RunRecord merged = read_record(dir.path() / "job1.json");
+  EXPECT_EQ(merged.status, Status::interrupted);
+  EXPECT_DOUBLE_EQ(merged.tests.at(0).metrics.at(0).value, 2002);
+  const auto refused = drivelab::testing::run({DRIVELAB_EXE, "results", "merge", r0, r2, "-o", r2}, dir.path(),
+                                              std::chrono::seconds(60));
+  EXPECT_EQ(refused.status, 2);
+  EXPECT_NE(refused.err.find("is the input"), std::string::npos) << refused.err;
+  EXPECT_EQ(read_record(r2).run_id, "job1-r2") << "the input is untouched";
+  const std::string r1 = rank_file(1, 3);
+  const auto all = drivelab::testing::run(
+      {DRIVELAB_EXE, "results", "merge", r0, r1, r2, "-o", (dir.path() / "all.json").string()}, dir.path(),
+      std::chrono::seconds(60));
+  EXPECT_EQ(all.status, 0) << all.err << all.out;
+  EXPECT_EQ(read_record(dir.path() / "all.json").status, Status::complete);
 }
 
 }  // namespace

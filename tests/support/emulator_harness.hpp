@@ -15,6 +15,28 @@
 
 namespace drivelab::test_support {
 
+/// mh-spec (issue 16): every interval of `t` carries its own histogram "latency", and its
+/// lat_avg_<unit> / lat_p99_<unit> values are that histogram's figures (unit "us" or "ms"), so
+/// hosts' intervals merge exactly. Returns the number of intervals checked.
+inline std::size_t expect_interval_latency_histograms(const results::TestRecord& t, const std::string& unit) {
+  for (std::size_t i = 0; i < t.intervals.size(); ++i) {
+    const results::Interval& iv = t.intervals[i];
+    const auto h = iv.histograms.find("latency");
+    if (h == iv.histograms.end()) {
+      ADD_FAILURE() << "interval " << i << " has no histogram 'latency'";
+      continue;
+    }
+    for (const auto& [name, v] : iv.values) {
+      if (name == "lat_avg_" + unit) {
+        EXPECT_DOUBLE_EQ(v, *results::histogram_figure(h->second, "avg", unit)) << "interval " << i;
+      } else if (name == "lat_p99_" + unit) {
+        EXPECT_DOUBLE_EQ(v, *results::histogram_figure(h->second, "p99", unit)) << "interval " << i;
+      }
+    }
+  }
+  return t.intervals.size();
+}
+
 /// Fills a registry with a component's kinds (e.g. drivelab::emulators::register_emulators).
 using RegisterKinds = void (*)(runner::Registry&);
 

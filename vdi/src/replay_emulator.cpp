@@ -98,7 +98,8 @@ ReplayEmulator::Point ReplayEmulator::replay_once(runner::TestContext& ctx, std:
                              {"lat_p99_us", us(s.latency.percentile(99))},
                              {"lateness_p99_us", us(s.lateness.percentile(99))},
                              {"requested_iops", p.requested_iops},
-                             {"ios", static_cast<double>(s.ios)}}});
+                             {"ios", static_cast<double>(s.ios)}},
+                  .histograms = {{"latency", s.latency}}});
     return !ctx.stop_requested();
   });
   if (!p.result.complete)

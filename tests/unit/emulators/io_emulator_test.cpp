@@ -57,6 +57,7 @@ TEST(IoEmulator, TwoSecondRandomReadOnA64MiBFile) {
   ASSERT_EQ(t.record.histograms.count("latency"), 1u);
   EXPECT_EQ(static_cast<double>(t.record.histograms.at("latency").count()), ios);
   ASSERT_GE(t.record.intervals.size(), 4u);
+  EXPECT_GE(drivelab::test_support::expect_interval_latency_histograms(t.record, "us"), 4u);
   const auto& names = t.record.intervals.front().values;
   ASSERT_GE(names.size(), 4u);
   EXPECT_EQ(names[0].first, "iops");

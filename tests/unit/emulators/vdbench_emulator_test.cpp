@@ -58,6 +58,7 @@ TEST(VdbenchEmulator, NullEngineCurveRecordsEveryPoint) {
   EXPECT_DOUBLE_EQ(t.gm("curve", "max_run_iops"), max_iops);
   // Intervals carry the point they belong to, in order.
   ASSERT_GE(t.record.intervals.size(), 8u);
+  EXPECT_GE(drivelab::test_support::expect_interval_latency_histograms(t.record, "us"), 8u);
   EXPECT_EQ(t.record.intervals.front().values[0].first, "iops");
   double last_pct = -1;
   for (const auto& iv : t.record.intervals)

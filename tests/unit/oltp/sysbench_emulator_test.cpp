@@ -7,6 +7,7 @@
 #include "drivelab/oltp/register.hpp"
 #include "drivelab/runner/protocol.hpp"
 #include "drivelab/runner/run.hpp"
+#include "emulator_harness.hpp"
 #include "protocol_run.hpp"
 #include "test_db.hpp"
 
@@ -65,6 +66,7 @@ TEST_F(SysbenchEmulatorTest, ReadWriteOnSqliteReportsSysbenchsFields) {
   EXPECT_EQ(t.groups[0].name, "threads_fairness");
   // Interval lines as sysbench --report-interval prints them.
   ASSERT_GE(t.intervals.size(), 3u);
+  EXPECT_GE(drivelab::test_support::expect_interval_latency_histograms(t, "ms"), 3u);
   const std::vector<std::string> names = {"tps", "qps", "reads_s", "writes_s", "other_s",
                                           "lat_p95_ms", "err_s", "reconn_s"};
   for (std::size_t i = 0; i < names.size(); ++i) EXPECT_EQ(t.intervals[0].values[i].first, names[i]);

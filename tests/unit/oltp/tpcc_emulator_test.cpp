@@ -8,6 +8,7 @@
 #include "drivelab/runner/protocol.hpp"
 #include "drivelab/runner/run.hpp"
 #include "../io/target_loop_device.hpp"
+#include "emulator_harness.hpp"
 #include "protocol_run.hpp"
 #include "test_db.hpp"
 
@@ -57,6 +58,7 @@ TEST_F(EmulatorFixture, ShortRunOnOneWarehouseMeasuresAndPassesTheChecks) {
   ASSERT_GE(t.checks.size(), 4u);
   for (const auto& c : t.checks) EXPECT_TRUE(c.passed) << c.name << ": " << c.detail;
   EXPECT_GE(t.intervals.size(), 2u);
+  EXPECT_GE(drivelab::test_support::expect_interval_latency_histograms(t, "ms"), 2u);
   ASSERT_FALSE(t.intervals.empty());
   const auto& v = t.intervals[0].values;
   ASSERT_EQ(v.size(), 11u);

@@ -354,6 +354,7 @@ TEST(VdiKind, AnOverloadedReplayReportsItsBacklogAndWarnsOfItsLateness) {
              std::chrono::seconds(60), std::chrono::milliseconds(100));
   t.run_all();
   t.expect_checks_pass();
+  EXPECT_GE(test_support::expect_interval_latency_histograms(t.record, "us"), 1u);
   EXPECT_GT(t.group_metric("replay", "max_backlog_ios"), 750);
   EXPECT_GT(t.group_metric("replay", "mean_backlog_ios"), 100);
   EXPECT_EQ(t.metric("max_backlog_ios"), t.group_metric("replay", "max_backlog_ios"));
