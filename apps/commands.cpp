@@ -111,7 +111,9 @@ int execute(runner::Protocol& protocol, const RunArgs& args) {
   // A multi-host run that cannot go on (a collective timed out, this rank's target refused) ends
   // the whole job: mpirun stops the other ranks, whose records stay valid (interrupted).
   const auto finish = [&](int code) {
-    if (cohort && (cohort->broken() || code == kExitEnvironment)) cohort->abort(code);
+    // A broken run exits non-zero even when this rank's own tests completed: the job has no
+    // merged record (a host did not answer: an environment failure).
+    if (cohort && (cohort->broken() || code == kExitEnvironment)) cohort->abort(code == kExitOk ? kExitEnvironment : code);
     return code;
   };
   try {
