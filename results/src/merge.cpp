@@ -152,6 +152,7 @@ std::vector<Metric> merge_metrics(const std::vector<const std::vector<Metric>*>&
       const auto it = std::find_if(l->begin(), l->end(), [&](const Metric& m) { return m.name == name; });
       if (it != l->end()) found.push_back(&*it);
     }
+    if (found.empty()) continue;  // cannot happen (every name is from a list); GCC's -Wnull-dereference
     const Metric& first = *found.front();
     const bool everywhere = found.size() == lists.size() &&
                             std::all_of(found.begin(), found.end(), [&](const Metric* m) { return m->unit == first.unit; });
