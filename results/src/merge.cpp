@@ -21,6 +21,7 @@ struct Host {
   int rank = 0;
   std::string name;
   std::int64_t clock_offset_ns = 0;
+  std::int64_t clock_offset_uncertainty_ns = 0;
   const MergeInput* input = nullptr;
   const RunRecord& record() const { return input->record; }
   std::string label() const { return fmt::format("rank {} (host {})", rank, name); }
@@ -156,8 +157,23 @@ std::vector<Metric> merge_metrics(const std::vector<const std::vector<Metric>*>&
     const Metric& first = *found.front();
     const bool everywhere = found.size() == lists.size() &&
                             std::all_of(found.begin(), found.end(), [&](const Metric* m) { return m->unit == first.unit; });
+    // By name before unit: a maximum of a whole test (queue_length_max, *_peak_*) merges as the
+    // largest of the hosts' (a sum of maxima is no one's maximum); a peak across points (a
+    // curve's peak_iops) is not the peak of the merged points: per host only; CPU seconds add up.
+    const bool a_maximum = name.ends_with("_max") && !first.of;
+    const bool a_peak = name.find("peak") != std::string::npos;
+    const bool cpu_seconds = name.starts_with("cpu_") && first.unit == "s";
     std::optional<double> value;
-    if (everywhere && first.of) {
+    if (a_peak) {
+    } else if (everywhere && a_maximum) {
+      double mx = first.value;
+      for (const Metric* m : found) mx = std::max(mx, m->value);
+      value = mx;
+    } else if (everywhere && cpu_seconds) {
+      double sum = 0;
+      for (const Metric* m : found) sum += m->value;
+      value = sum;
+    } else if (everywhere && first.of) {
       const auto h = hist.find(first.of->histogram);
       const bool same_source =
           std::all_of(found.begin(), found.end(), [&](const Metric* m) { return m->of == first.of; });
@@ -281,6 +297,28 @@ TestRecord merge_test(std::size_t index, const std::vector<Host>& all, int size,
   }
   t.status = st.status;
   t.reason = st.reason();
+  // A host that ended before this test did (killed: its record stops mid-test, no metrics, no
+  // histograms) has nothing to add: the figures are those of the hosts that measured, said in a
+  // warning, rather than none at all because one host lacks them.
+  std::vector<std::string> unmeasured;
+  {
+    std::vector<const Host*> h2;
+    std::vector<const TestRecord*> t2;
+    for (std::size_t i = 0; i < tests.size(); ++i) {
+      if (tests[i]->metrics.empty() && tests[i]->histograms.empty() && tests[i]->groups.empty()) {
+        unmeasured.push_back(hosts[i]->label());
+      } else {
+        h2.push_back(hosts[i]);
+        t2.push_back(tests[i]);
+      }
+    }
+    if (!t2.empty() && t2.size() < tests.size()) {
+      hosts = std::move(h2);
+      tests = std::move(t2);
+    } else {
+      unmeasured.clear();
+    }
+  }
   std::vector<std::string> starts;
   std::vector<std::string> ends;
   for (const TestRecord* x : tests) {
@@ -336,6 +374,10 @@ TestRecord merge_test(std::size_t index, const std::vector<Host>& all, int size,
   std::vector<const std::vector<std::string>*> wl;
   for (const TestRecord* x : tests) wl.push_back(&x->warnings);
   t.warnings = merge_warnings(hosts, wl);
+  for (const std::string& u : unmeasured)
+    t.warnings.push_back(fmt::format("{} has no results for this test (its record ends before the test did): the "
+                                     "figures are those of the other {} host{}", u, tests.size(),
+                                     tests.size() == 1 ? "" : "s"));
 
   Json skew = Json::object();
   for (const auto& [phase, v] : base.barriers.items()) {
@@ -350,7 +392,13 @@ TestRecord merge_test(std::size_t index, const std::vector<Host>& all, int size,
     const auto [lo, hi] = std::minmax_element(at.begin(), at.end());
     skew[phase] = *hi - *lo;
   }
-  t.details = Json{{"start_skew_ns", std::move(skew)}, {"per_host_only", std::move(per_host_only)}};
+  // The skew is only as good as the clock offsets it is corrected by: their largest uncertainty
+  // beside it (on one host the clocks are one clock and the uncertainty is the exchange's).
+  std::int64_t uncertainty = 0;
+  for (const Host* h : hosts) uncertainty = std::max(uncertainty, h->clock_offset_uncertainty_ns);
+  t.details = Json{{"start_skew_ns", std::move(skew)},
+                   {"clock_offset_uncertainty_ns", uncertainty},
+                   {"per_host_only", std::move(per_host_only)}};
   return t;
 }
 
@@ -383,6 +431,15 @@ RunRecord merge_host_records(std::vector<MergeInput> inputs) {
       throw ConfigError(fmt::format("{}: cohort: {} while {} {}", in.source, with_cohort ? "missing" : "present",
                                     inputs.front().source, with_cohort ? "has one" : "has none"));
     }
+    // The same record twice (a file and its copy, a record and its own journal) is one host,
+    // not two: summing it twice would double every rate.
+    for (std::size_t j = 0; j < i; ++j)
+      if (inputs[j].record.run_id == in.record.run_id)
+        throw ConfigError(fmt::format("{}: run_id '{}' is also the run of {}: the same run given twice", in.source,
+                                      in.record.run_id, inputs[j].source));
+    if (!c.is_null() && detail::member(c, "rank") == nullptr && detail::member(c, "ranks") != nullptr)
+      throw ConfigError(fmt::format("{}: a merged record (its cohort lists ranks): give the per-rank records "
+                                    "<job_id>-r<k>.json or their journals", in.source));
     Host h;
     h.input = &in;
     const Json* hn = in.record.host.is_object() ? detail::member(in.record.host, "hostname") : nullptr;
@@ -393,6 +450,8 @@ RunRecord merge_host_records(std::vector<MergeInput> inputs) {
       h.rank = cohort_int(c, "rank", in.source);
       if (const Json* off = detail::member(c, "clock_offset_ns"); off != nullptr && off->is_number_integer())
         h.clock_offset_ns = off->get<std::int64_t>();
+      if (const Json* u = detail::member(c, "clock_offset_uncertainty_ns"); u != nullptr && u->is_number_integer())
+        h.clock_offset_uncertainty_ns = u->get<std::int64_t>();
       if (i == 0) {
         job_id = job;
         size = n;
@@ -496,7 +555,8 @@ RunRecord merge_host_records(std::vector<MergeInput> inputs) {
       const std::string why = missing_reason(r, name);
       st.missing(why);
       out.hosts.push_back(Json{{"rank", r}, {"name", name}, {"run_id", ""}, {"status", "missing"}, {"reason", why},
-                               {"target", nullptr}, {"clock_offset_ns", 0}, {"tests", Json::array()}});
+                               {"target", nullptr}, {"clock_offset_ns", 0}, {"clock_offset_uncertainty_ns", 0},
+                               {"tests", Json::array()}});
       continue;
     }
     const RunRecord& rec = it->record();
@@ -505,6 +565,7 @@ RunRecord merge_host_records(std::vector<MergeInput> inputs) {
     for (const TestRecord& t : rec.tests) tests.push_back(host_test_entry(t));
     out.hosts.push_back(Json{{"rank", r}, {"name", name}, {"run_id", rec.run_id}, {"status", to_string(rec.status)},
                              {"reason", rec.reason}, {"target", rec.target}, {"clock_offset_ns", it->clock_offset_ns},
+                             {"clock_offset_uncertainty_ns", it->clock_offset_uncertainty_ns},
                              {"tests", std::move(tests)}});
   }
   out.status = st.status;

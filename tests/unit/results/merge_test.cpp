@@ -265,5 +265,55 @@ TEST(Merge, ErrorsNameTheSourceAndTheKey) {
   EXPECT_EQ(merge_error({}), "no records to merge");
 }
 
+TEST(Merge, TheSameRunTwiceAndAMergedRecordAreRefused) {
+  std::vector<MergeInput> in = inputs_of(2);
+  in[1] = in[0];
+  in[1].source = "copy.json";
+  in[1].record.cohort["rank"] = 1;  // even with another rank written in: the run is one host
+  EXPECT_EQ(merge_error(in), "copy.json: run_id '20261202T160000Z-abc123-r0' is also the run of rank0.json: the same "
+                             "run given twice");
+  std::vector<MergeInput> again = inputs_of(2);
+  again[0] = {merge_host_records(inputs_of(2)), "job.json"};
+  EXPECT_NE(merge_error(again).find("job.json: a merged record"), std::string::npos) << merge_error(again);
+}
+
+TEST(Merge, AHostKilledMidTestIsLeftOutOfItsFiguresWithAWarning) {
+  std::vector<MergeInput> in = inputs_of(3);
+  TestRecord& dead = in[2].record.tests[0];  // a record rewritten mid-test, then SIGKILL
+  dead.status = Status::running;
+  dead.metrics.clear();
+  dead.groups.clear();
+  dead.histograms.clear();
+  dead.intervals.resize(1);
+  in[2].record.status = Status::interrupted;
+  const RunRecord m = merge_host_records(in);
+  const TestRecord& t = m.tests[0];
+  EXPECT_NE(t.status, Status::complete);
+  EXPECT_DOUBLE_EQ(find(t.metrics, "tps")->value, 100.5 + 101.5);
+  EXPECT_EQ(t.histograms.at("response_time").count(), 2u * (400 + 450 + 500));
+  EXPECT_EQ(t.intervals.size(), 3u);
+  ASSERT_FALSE(t.warnings.empty());
+  EXPECT_NE(t.warnings.back().find("rank 2 (host h2) has no results for this test"), std::string::npos) << t.warnings.back();
+}
+
+TEST(Merge, MaximaTakeTheLargestPeaksArePerHostOnlyCpuSecondsAdd) {
+  std::vector<MergeInput> in = inputs_of(2);
+  for (int k = 0; k < 2; ++k) {
+    auto& ms = in[static_cast<std::size_t>(k)].record.tests[0].metrics;
+    ms.push_back({"queue_length_max", 10.0 + k, "count", ""});
+    ms.push_back({"peak_iops", 1000.0 + k, "1/s", ""});
+    ms.push_back({"cpu_usr_s", 2.0 + k, "s", ""});
+  }
+  const RunRecord m = merge_host_records(in);
+  const TestRecord& t = m.tests[0];
+  EXPECT_DOUBLE_EQ(find(t.metrics, "queue_length_max")->value, 11.0);
+  EXPECT_EQ(find(t.metrics, "peak_iops"), nullptr);
+  EXPECT_DOUBLE_EQ(find(t.metrics, "cpu_usr_s")->value, 5.0);
+  EXPECT_DOUBLE_EQ(find(t.metrics, "total_s")->value, 61.0);  // fixed work: still the slowest host
+  const Json& only = t.details["per_host_only"];
+  EXPECT_NE(std::find(only.begin(), only.end(), Json("peak_iops")), only.end());
+  EXPECT_EQ(t.details["clock_offset_uncertainty_ns"], 5000);
+}
+
 }  // namespace
 }  // namespace drivelab::results
