@@ -172,9 +172,9 @@ class MpiCohort final : public runner::Cohort {
       if (now >= deadline) {
         broken_ = true;  // the requests stay pending: the communicator is no longer usable
         const double waited_s = static_cast<double>(now - start) / 1e9;
-        throw CohortError(stopped ? fmt::format("the ranks did not all reach '{}' within {:.0f} s of the stop request "
+        throw CohortError(stopped ? fmt::format("the ranks did not all reach '{}' within {:.3g} s of the stop request "
                                                 "(a rank died or is stopped)", what, waited_s)
-                                  : fmt::format("the ranks did not all reach '{}' within {:.0f} s (a rank died, froze "
+                                  : fmt::format("the ranks did not all reach '{}' within {:.3g} s (a rank died, froze "
                                                 "or lost its network; --barrier-timeout sets the limit)", what, waited_s));
       }
       const std::int64_t waited = now - start;

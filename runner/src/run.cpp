@@ -14,6 +14,7 @@
 #include <random>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "drivelab/core/clock.hpp"
 #include "drivelab/core/errors.hpp"
@@ -494,6 +495,10 @@ RunOutcome run_protocol(Protocol& protocol, const RunOptions& options, const Sto
                         : record.target.value("filesystem", Json()).is_string()
                             ? record.target["filesystem"].get<std::string>() : std::string("?"),
                         outcome.record_path.string()));
+  if (cr.cohort != nullptr)
+    state.say(fmt::format("{} of {} ranks (hosts: {}): the interval lines are this rank's; the summary at the end is "
+                          "the merged record of every rank", cr.cohort->describe_rank(cr.cohort->rank()),
+                          cr.cohort->size(), fmt::join(cr.cohort->hosts(), ", ")));
 
   for (std::size_t i = 0; i < protocol.tests.size(); ++i) {
     PlannedTest& t = protocol.tests[i];
@@ -537,7 +542,10 @@ RunOutcome run_protocol(Protocol& protocol, const RunOptions& options, const Sto
     std::cerr << "drivelab: " << record.reason << "; the running test failed and the run stopped\n" << std::flush;
   } else if (stop.requested()) {
     record.status = Status::interrupted;
-    record.reason = "stopped by signal (SIGINT/SIGTERM); finished intervals are kept";
+    record.reason = cr.cohort == nullptr
+                        ? "stopped by signal (SIGINT/SIGTERM); finished intervals are kept"
+                        : "stopped by signal (SIGINT/SIGTERM: under mpirun, Ctrl-C on mpirun or another rank that "
+                          "died); finished intervals are kept";
   } else if (!cr.peer_stop.empty() && !any_failed) {
     record.status = Status::interrupted;
     record.reason = fmt::format("{}: the run stopped on every host; finished intervals are kept", cr.peer_stop);

@@ -11,6 +11,7 @@
 
 #include "drivelab/core/errors.hpp"
 #include "drivelab/core/fd.hpp"
+#include "drivelab/runner/cohort.hpp"
 #include "drivelab/core/units.hpp"
 #include "drivelab/io/target_safety.hpp"
 
@@ -28,9 +29,13 @@ std::string lock_holder(int fd) {
 }
 
 [[noreturn]] void throw_in_use_by_run(const fs::path& target, const std::string& who) {
+  // Under mpirun the other run is most likely another rank of the same job on this host.
+  const std::string hint = launched_by_mpi() ? "; the ranks on one host each need their own target: --target DIR/{rank} "
+                                               "(docs/multihost.md)"
+                                             : "";
   throw EnvironmentError(fmt::format(
-      "target '{}' is in use by another drivelab run ({}); two runs on one drive measure each other", target.string(),
-      who));
+      "target '{}' is in use by another drivelab run ({}); two runs on one drive measure each other{}", target.string(),
+      who, hint));
 }
 
 }  // namespace
