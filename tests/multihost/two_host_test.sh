@@ -116,7 +116,11 @@ tests:
       iodepth: 4
       file_size: 16MiB
 EOF
-  mpirun_two "$exe" run "$work/protocol.yaml" --target "$work/target/{rank}" --out "$work/out" --quiet \
+  # Sanitizer build: Open MPI dlcloses its components in MPI_Finalize, so LeakSanitizer reports
+  # their allocations at exit under "<unknown module>", which no suppression can name (as in
+  # tests/integration/multihost_test.cpp); leaks are checked by every other test.
+  ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
+    mpirun_two "$exe" run "$work/protocol.yaml" --target "$work/target/{rank}" --out "$work/out" --quiet \
     >"$work/step2.out" 2>&1 || rc=$?
   [ $rc -eq 0 ] || { tail -n 60 "$work/step2.out" >&2; fail "drivelab under mpirun exited $rc"; }
   python3 "$here/check_merged.py" "$work/out" "$host_a" "$host_b" ||
