@@ -7,14 +7,18 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <map>
 #include <sstream>
+#include <string_view>
 #include <thread>
 #include <utility>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -243,7 +247,10 @@ std::string tail_of_text(const std::string& text, int lines) {
   return text.substr(pos, end - pos);
 }
 
-std::string tail_of_file(const fs::path& file, int lines) {
+namespace {
+
+// The last 64 KiB of `file`; "" if unreadable.
+std::string last_bytes_of_file(const fs::path& file) {
   std::ifstream in(file, std::ios::binary);
   if (!in) return {};
   in.seekg(0, std::ios::end);
@@ -254,7 +261,57 @@ std::string tail_of_file(const fs::path& file, int lines) {
   in.seekg(start);
   std::ostringstream ss;
   ss << in.rdbuf();
-  return tail_of_text(ss.str(), lines);
+  return ss.str();
+}
+
+}  // namespace
+
+std::string tail_of_file(const fs::path& file, int lines) { return tail_of_text(last_bytes_of_file(file), lines); }
+
+std::string distinct_tail_of_text(const std::string& text, int lines) {
+  struct Seen {
+    std::string_view last;  // the line as it last appeared
+    std::size_t count = 0;
+  };
+  std::vector<std::string> order;  // keys, newest last occurrence first
+  std::map<std::string, Seen, std::less<>> seen;
+  std::string_view rest = text;
+  while (!rest.empty() && (rest.back() == '\n' || rest.back() == ' ')) rest.remove_suffix(1);
+  // From the end: the first time a key is met is its last occurrence.
+  while (!rest.empty()) {
+    const std::size_t nl = rest.rfind('\n');
+    const std::string_view line = nl == std::string_view::npos ? rest : rest.substr(nl + 1);
+    rest = nl == std::string_view::npos ? std::string_view{} : rest.substr(0, nl);
+    std::string key;
+    key.reserve(line.size());
+    for (std::size_t i = 0; i < line.size(); ++i) {
+      if (line[i] >= '0' && line[i] <= '9') {
+        while (i + 1 < line.size() && line[i + 1] >= '0' && line[i + 1] <= '9') ++i;
+        key += '#';
+      } else {
+        key += line[i];
+      }
+    }
+    auto [it, fresh] = seen.try_emplace(key);
+    if (fresh) {
+      it->second.last = line;
+      order.push_back(key);
+    }
+    ++it->second.count;
+  }
+  const std::size_t shown = std::min(order.size(), static_cast<std::size_t>(std::max(lines, 0)));
+  std::string out;
+  for (std::size_t k = shown; k-- > 0;) {
+    const Seen& s = seen.find(order[k])->second;
+    out.append(s.last);
+    if (s.count > 1) out += fmt::format(" [{} times]", s.count);
+    if (k > 0) out += '\n';
+  }
+  return out;
+}
+
+std::string distinct_tail_of_file(const fs::path& file, int lines) {
+  return distinct_tail_of_text(last_bytes_of_file(file), lines);
 }
 
 // ---- /proc ----------------------------------------------------------------------------------

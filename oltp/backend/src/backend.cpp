@@ -86,7 +86,7 @@ void throw_status(std::string_view what, const DbStatus& s) {
 std::string with_server_log(const std::string& reason, const ManagedServer& server, int lines) {
   const std::filesystem::path file = server.log_file();
   if (file.empty()) return reason;
-  const std::string tail = tail_of_file(file, lines);
+  const std::string tail = distinct_tail_of_file(file, lines);
   if (tail.empty()) return reason;
   std::string out;
   if (reason.find("storage failure") == std::string::npos) {
@@ -101,7 +101,7 @@ std::string with_server_log(const std::string& reason, const ManagedServer& serv
     }
     if (!cause.empty()) out = fmt::format("storage failure: {} (server log); ", cause);
   }
-  out += fmt::format("{}\nserver log ({}, last {} lines):\n{}", reason, file.string(), lines, tail);
+  out += fmt::format("{}\nserver log ({}, last {} distinct lines, repeats counted):\n{}", reason, file.string(), lines, tail);
   return out;
 }
 

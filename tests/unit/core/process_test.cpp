@@ -12,6 +12,7 @@
 #include <fstream>
 #include <thread>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "drivelab/core/clock.hpp"
@@ -115,6 +116,33 @@ TEST(ChildProcessTest, AppendsToALogFileAndReportsItsStatus) {
   EXPECT_EQ(tail_of_file(log.output_file), "first\nfirst-err\nsecond\nsecond-err");
   EXPECT_EQ(tail_of_file(log.output_file, 1), "second-err");
   EXPECT_EQ(tail_of_file(dir.path() / "missing"), "");
+}
+
+TEST(DistinctTail, AFloodOfOneMessageCannotPushTheCauseOutOfTheQuotedLines) {
+  // The shape of a managed PostgreSQL's log after SIGQUIT with terminals reconnecting: the cause,
+  // then one FATAL per refused reconnect attempt (timestamps and pids differ).
+  std::string log =
+      "2026-12-02 21:44:22.009 UTC [27325] ERROR:  unused item 1001: New-Order rolled back\n"
+      "2026-12-02 21:44:22.213 UTC [27326] ERROR:  unused item 1001: New-Order rolled back\n"
+      "2026-12-02 21:44:22.843 UTC [27289] LOG:  received immediate shutdown request\n";
+  for (int i = 0; i < 50; ++i)
+    log += fmt::format("2026-12-02 21:44:{:02}.{:03} UTC [{}] FATAL:  the database system is shutting down\n", 23 + i / 10,
+                       i * 7, 27333 + i);
+  log += "2026-12-02 21:44:29.903 UTC [27289] LOG:  database system is shut down\n\n";
+  EXPECT_EQ(distinct_tail_of_text(log, 20),
+            "2026-12-02 21:44:22.213 UTC [27326] ERROR:  unused item 1001: New-Order rolled back [2 times]\n"
+            "2026-12-02 21:44:22.843 UTC [27289] LOG:  received immediate shutdown request\n"
+            "2026-12-02 21:44:27.343 UTC [27382] FATAL:  the database system is shutting down [50 times]\n"
+            "2026-12-02 21:44:29.903 UTC [27289] LOG:  database system is shut down");
+  // The plain tail of the same log has lost the cause.
+  EXPECT_EQ(tail_of_text(log, 20).find("immediate shutdown request"), std::string::npos);
+  // Fewer distinct lines than asked: the newest ones, in order.
+  EXPECT_EQ(distinct_tail_of_text(log, 2),
+            "2026-12-02 21:44:27.343 UTC [27382] FATAL:  the database system is shutting down [50 times]\n"
+            "2026-12-02 21:44:29.903 UTC [27289] LOG:  database system is shut down");
+  EXPECT_EQ(distinct_tail_of_text("a\nb\na\n", 20), "b\na [2 times]");
+  EXPECT_EQ(distinct_tail_of_text(" \n\n", 20), "");
+  EXPECT_EQ(distinct_tail_of_text("x", 0), "");
 }
 
 TEST(ChildProcessTest, TerminateThenKill) {

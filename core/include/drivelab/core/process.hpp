@@ -109,6 +109,15 @@ CommandResult run_command(const std::vector<std::string>& argv, std::chrono::mil
 std::string tail_of_text(const std::string& text, int lines = 20);
 /// The last `lines` lines of a text file (of its last 64 KiB); "" if unreadable.
 std::string tail_of_file(const std::filesystem::path& file, int lines = 20);
+/// A server log's tail that a flood of one message cannot push its cause out of: the last
+/// `lines` *distinct* lines of `text`, in the order of their last occurrence, each shown as it
+/// last appeared; a line that occurred more than once ends with " [N times]". Two lines are the
+/// same when they differ only in their digits (timestamps, pids, counts: "FATAL: the database
+/// system is shutting down" from every refused reconnect, "unused item 1001" rollbacks with
+/// their CONTEXT and STATEMENT lines). Trailing blanks removed; "" for a blank text.
+std::string distinct_tail_of_text(const std::string& text, int lines = 20);
+/// distinct_tail_of_text of a file's last 64 KiB; "" if unreadable.
+std::string distinct_tail_of_file(const std::filesystem::path& file, int lines = 20);
 
 /// A process as /proc/<pid>/stat shows it (proc(5): "pid (comm) state ppid ...").
 struct ProcessState {

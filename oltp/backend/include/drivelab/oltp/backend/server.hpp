@@ -84,8 +84,10 @@ class ManagedServer {
 /// How many lines of a managed server's log a failed test's reason quotes.
 inline constexpr int kServerLogLines = 20;
 
-/// `reason` with the last `lines` lines of `server`'s log (core/process.hpp tail_of_file,
-/// trailing blanks trimmed) appended as "\nserver log (<file>, last N lines):\n<lines>", so the
+/// `reason` with the last `lines` distinct lines of `server`'s log (core/process.hpp
+/// distinct_tail_of_file: a repeated line shown once, at its last place, with its count, so the
+/// reconnect attempts' "the database system is shutting down" cannot push the cause out)
+/// appended as "\nserver log (<file>, last N distinct lines, repeats counted):\n<lines>", so the
 /// cause is in the record before stop() removes the directory (issue 15). When `reason` is not
 /// already a storage failure but the quoted lines hold one (backend.hpp is_storage_message), the
 /// result starts with "storage failure: <that line> (server log); ". `reason` unchanged when the
