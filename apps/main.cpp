@@ -1,5 +1,6 @@
 // drivelab — application-level storage benchmarks. See README.md and docs/.
 #include <csignal>
+#include <functional>
 #include <initializer_list>
 #include <iostream>
 #include <map>
@@ -190,36 +191,49 @@ bool check_subcommands(const CLI::App& app, int argc, char** argv) {
   return true;
 }
 
-}  // namespace
+/// A subcommand and what running it does: main() runs the action of the one the user chose.
+/// Every add_*_commands function below adds its subcommands to the CLI and their actions here;
+/// the options they parse live in a CommandLine, which outlives the parse.
+struct Action {
+  CLI::App* command;
+  std::function<int()> run;
+};
 
-int main(int argc, char** argv) {
-  using namespace drivelab::app;
-  survive_closed_stdout();
-  CLI::App app{"drivelab — application-level storage benchmarks: TPC-C-like OLTP on a database in the target, fio-style I/O"};
-  app.require_subcommand(1);
-  app.set_version_flag("--version", version_line);
-
+/// Everything the command line parses into (one object, so the actions' references stay valid).
+struct CommandLine {
   RunArgs args;
-  for (int i = 0; i < argc; ++i) args.command_line.emplace_back(argv[i]);
-
-  // run
   std::string protocol_file;
-  auto* run = app.add_subcommand("run", "Run a protocol file against a target directory or block device");
-  run->add_option("protocol", protocol_file, "Protocol YAML (e.g. config/quick.yaml)")
-      ->required()->check(CLI::ExistingFile);
-  add_run_options(*run, args);
-  run->add_option("--only", args.only, "Run only these tests of the protocol, by name (comma-separated or repeated)")
-      ->delimiter(',');
-
-  // validate
-  auto* validate = app.add_subcommand("validate", "Check a protocol file and report every problem");
-  validate->add_option("protocol", protocol_file, "Protocol YAML")->required();
-  validate->add_option("--set", args.overrides, "Override a protocol key (as for run)")->take_all();
-
-  // io
   SingleTest io{"io", {}, {}, {{"tests[0].name", "--name"}}};
+  SingleTest tpcc{"tpcc", {}, {}, {{"tests[0].name", "--name"}}};
+  std::string journal_file, recover_out;
+  std::vector<std::filesystem::path> merge_inputs;
+  std::filesystem::path merge_out;
+  drivelab::app::ReportArgs report_args;
+  drivelab::app::TraceArgs trace_args;
+};
+
+/// `drivelab run` and `drivelab validate`.
+void add_protocol_commands(CLI::App& app, CommandLine& cl, std::vector<Action>& actions) {
+  using namespace drivelab::app;
+  auto* run = app.add_subcommand("run", "Run a protocol file against a target directory or block device");
+  run->add_option("protocol", cl.protocol_file, "Protocol YAML (e.g. config/quick.yaml)")
+      ->required()->check(CLI::ExistingFile);
+  add_run_options(*run, cl.args);
+  run->add_option("--only", cl.args.only, "Run only these tests of the protocol, by name (comma-separated or repeated)")
+      ->delimiter(',');
+  actions.push_back({run, [&cl] { return cmd_run(cl.protocol_file, cl.args); }});
+
+  auto* validate = app.add_subcommand("validate", "Check a protocol file and report every problem");
+  validate->add_option("protocol", cl.protocol_file, "Protocol YAML")->required();
+  validate->add_option("--set", cl.args.overrides, "Override a protocol key (as for run)")->take_all();
+  actions.push_back({validate, [&cl] { return cmd_validate(cl.protocol_file, cl.args.overrides); }});
+}
+
+/// `drivelab io`: one fio-style job, its options the keys of kind io.
+void add_io_command(CLI::App& app, CommandLine& cl, std::vector<Action>& actions) {
+  SingleTest& io = cl.io;
   auto* io_cmd = app.add_subcommand("io", "One fio-style I/O job on a file in the target (kind: io)");
-  add_run_options(*io_cmd, args);
+  add_run_options(*io_cmd, cl.args);
   io_cmd->add_option("--name", io.name, "Test name (names the file drivelab-<name>.dat)")->capture_default_str();
   add_timing(*io_cmd, io, "io");
   for (const KeyOption& k : std::initializer_list<KeyOption>{
@@ -242,13 +256,19 @@ int main(int argc, char** argv) {
            {"--sqthread-poll,--sqthread_poll", "sqthread_poll", "io_uring: kernel SQ polling thread (true/false)"},
        })
     add_key(*io_cmd, io, "io", Part::section, k.flags, k.key, k.help);
+  actions.push_back({io_cmd, [&cl] {
+                       return drivelab::app::cmd_run_generated(single_test_yaml("io", cl.io), "drivelab io", cl.io.flags,
+                                                               cl.args);
+                     }});
+}
 
-  // oltp tpcc
-  SingleTest tpcc{"tpcc", {}, {}, {{"tests[0].name", "--name"}}};
+/// `drivelab oltp tpcc`: one TPC-C test, its options the keys of kind tpcc.
+void add_oltp_commands(CLI::App& app, CommandLine& cl, std::vector<Action>& actions) {
+  SingleTest& tpcc = cl.tpcc;
   auto* oltp = app.add_subcommand("oltp", "OLTP database workloads");
   oltp->require_subcommand(1);
   auto* tpcc_cmd = oltp->add_subcommand("tpcc", "TPC-C-like OLTP on a database in the target (kind: tpcc)");
-  add_run_options(*tpcc_cmd, args);
+  add_run_options(*tpcc_cmd, cl.args);
   tpcc_cmd->add_option("--name", tpcc.name, "Test name")->capture_default_str();
   add_timing(*tpcc_cmd, tpcc, "tpcc");
   for (const KeyOption& k : std::initializer_list<KeyOption>{
@@ -276,25 +296,32 @@ int main(int argc, char** argv) {
       },
       "Database backend: " + backends + " (default sqlite); --backend help lists them");
   tpcc.flags["tests[0].tpcc.backend"] = "--backend";
+  actions.push_back({tpcc_cmd, [&cl] {
+                       return drivelab::app::cmd_run_generated(single_test_yaml("tpcc", cl.tpcc), "drivelab oltp tpcc",
+                                                               cl.tpcc.flags, cl.args);
+                     }});
+}
 
-  // results recover
-  std::string journal_file, recover_out;
+/// `drivelab results recover` and `drivelab results merge`.
+void add_results_commands(CLI::App& app, CommandLine& cl, std::vector<Action>& actions) {
   auto* res = app.add_subcommand("results", "Work with result records");
   res->require_subcommand(1);
   auto* recover = res->add_subcommand("recover", "Rebuild a valid (partial) record from a run's journal");
-  recover->add_option("journal", journal_file, "<run_id>.journal.jsonl")->required()->check(CLI::ExistingFile);
-  recover->add_option("-o,--output", recover_out, "Record to write (default: <run_id>.recovered.json)");
-  // results merge
-  std::vector<std::filesystem::path> merge_inputs;
-  std::filesystem::path merge_out;
+  recover->add_option("journal", cl.journal_file, "<run_id>.journal.jsonl")->required()->check(CLI::ExistingFile);
+  recover->add_option("-o,--output", cl.recover_out, "Record to write (default: <run_id>.recovered.json)");
+  actions.push_back({recover, [&cl] { return drivelab::app::cmd_recover(cl.journal_file, cl.recover_out); }});
+
   auto* merge = res->add_subcommand("merge", "Merge the per-host records (or journals) of a multi-host run into one record");
-  merge->add_option("inputs", merge_inputs, "<run_id>.json records or <run_id>.journal.jsonl journals, one per host")
+  merge->add_option("inputs", cl.merge_inputs, "<run_id>.json records or <run_id>.journal.jsonl journals, one per host")
       ->required()
       ->check(CLI::ExistingFile);
-  merge->add_option("-o,--output", merge_out, "Record to write (default: <job_id>.json beside the first input)");
+  merge->add_option("-o,--output", cl.merge_out, "Record to write (default: <job_id>.json beside the first input)");
+  actions.push_back({merge, [&cl] { return drivelab::app::cmd_merge(cl.merge_inputs, cl.merge_out); }});
+}
 
-  // report
-  ReportArgs report_args;
+/// `drivelab report`.
+void add_report_command(CLI::App& app, CommandLine& cl, std::vector<Action>& actions) {
+  drivelab::app::ReportArgs& report_args = cl.report_args;
   auto* report_cmd = app.add_subcommand("report", "Rank drives side by side from result records and imports (HTML, Markdown, CSV)");
   report_cmd->add_option("inputs", report_args.inputs,
                          "drivelab result records (.json), fio JSON (json/json+), sysbench text output, published-results CSV")
@@ -309,13 +336,40 @@ int main(int argc, char** argv) {
   report_cmd->add_flag("--no-charts", report_args.no_charts, "Do not draw charts (no gnuplot needed)");
   report_cmd->add_flag("--include-partial", report_args.include_partial,
                        "Rank interrupted/failed (partial) tests with complete ones (default: shown apart, not ranked)");
+  actions.push_back({report_cmd, [&cl] { return drivelab::app::cmd_report(cl.report_args); }});
+}
 
-  // trace stat | convert
-  drivelab::app::TraceArgs trace_args;
-  const auto [trace_stat, trace_convert] = add_trace_commands(app, trace_args);
+/// `drivelab trace stat|convert`, `drivelab list` and `drivelab version`.
+void add_other_commands(CLI::App& app, CommandLine& cl, std::vector<Action>& actions) {
+  const auto [trace_stat, trace_convert] = add_trace_commands(app, cl.trace_args);
+  actions.push_back({trace_stat, [&cl] { return drivelab::app::cmd_trace_stat(cl.trace_args); }});
+  actions.push_back({trace_convert, [&cl] { return drivelab::app::cmd_trace_convert(cl.trace_args); }});
+  actions.push_back({app.add_subcommand("list", "List the test kinds, and the I/O engines with what each can do here"),
+                     [] { return drivelab::app::cmd_list(); }});
+  actions.push_back({app.add_subcommand("version", "Print version and build information"), [] {
+                       std::cout << drivelab::results::probe_tool().dump(2) << '\n';
+                       return drivelab::app::kExitOk;
+                     }});
+}
 
-  auto* list = app.add_subcommand("list", "List the test kinds, and the I/O engines with what each can do here");
-  auto* version = app.add_subcommand("version", "Print version and build information");
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace drivelab::app;
+  survive_closed_stdout();
+  CLI::App app{"drivelab — application-level storage benchmarks: TPC-C-like OLTP on a database in the target, fio-style I/O"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", version_line);
+
+  CommandLine cl;
+  for (int i = 0; i < argc; ++i) cl.args.command_line.emplace_back(argv[i]);
+  std::vector<Action> actions;
+  add_protocol_commands(app, cl, actions);
+  add_io_command(app, cl, actions);
+  add_oltp_commands(app, cl, actions);
+  add_results_commands(app, cl, actions);
+  add_report_command(app, cl, actions);
+  add_other_commands(app, cl, actions);
 
   if (!check_subcommands(app, argc, argv)) return kExitBadInput;
   try {
@@ -328,20 +382,8 @@ int main(int argc, char** argv) {
   }
 
   try {
-    if (*run) return cmd_run(protocol_file, args);
-    if (*validate) return cmd_validate(protocol_file, args.overrides);
-    if (*io_cmd) return cmd_run_generated(single_test_yaml("io", io), "drivelab io", io.flags, args);
-    if (*tpcc_cmd) return cmd_run_generated(single_test_yaml("tpcc", tpcc), "drivelab oltp tpcc", tpcc.flags, args);
-    if (*recover) return cmd_recover(journal_file, recover_out);
-    if (*merge) return cmd_merge(merge_inputs, merge_out);
-    if (*report_cmd) return cmd_report(report_args);
-    if (*trace_stat) return drivelab::app::cmd_trace_stat(trace_args);
-    if (*trace_convert) return drivelab::app::cmd_trace_convert(trace_args);
-    if (*list) return cmd_list();
-    if (*version) {
-      std::cout << drivelab::results::probe_tool().dump(2) << '\n';
-      return kExitOk;
-    }
+    for (const Action& a : actions)
+      if (*a.command) return a.run();
   } catch (const drivelab::ConfigError& e) {
     std::cerr << "drivelab: " << e.what() << '\n';
     return kExitBadInput;
