@@ -1,7 +1,5 @@
 #include "vdbench_job.hpp"
 
-#include <sys/prctl.h>
-
 #include <algorithm>
 
 #include <fmt/format.h>
@@ -14,8 +12,6 @@ namespace {
 
 // The longest a wait may last: bounds the reaction to a stop request (runner: within 50 ms).
 constexpr std::int64_t kMaxWaitNs = 10'000'000;
-// Timer slack of the job threads (ns): the default 50 us would make every paced wake-up late.
-constexpr unsigned long kTimerSlackNs = 1'000;
 // Stop counting the backlog beyond this (a hopeless overload); the count is a lower bound then.
 constexpr std::uint64_t kMaxBacklogCount = 100'000'000;
 
@@ -87,7 +83,7 @@ void VdbenchJob::stop() noexcept {
 }
 
 void VdbenchJob::thread_main() {
-  prctl(PR_SET_TIMERSLACK, kTimerSlackNs, 0, 0, 0);
+  const ScopedTimerSlack slack(kPacedTimerSlackNs);  // every paced wake-up of this job thread
   std::unique_lock lock(ctl_mu_);
   for (;;) {
     ctl_cv_.wait(lock, [&] { return command_ != Command::idle; });

@@ -11,25 +11,21 @@
 //   complete       each completion's latency, service latency and errors into the interval;
 //   verify         around issue and completion: a write carries a Header per aligned unit, a read
 //                  of a unit this replay wrote checks it; verify_written() re-reads them all.
-// Nothing slow runs between issues: intervals are closed on IntervalCloser's helper thread.
+// Nothing slow runs between issues: intervals are closed on IntervalCloser's helper thread
+// (interval_closer.hpp); the trace's summary and the sample's merge are in replay_summary.cpp.
 #include "drivelab/vdi/replay.hpp"
 
 #include <fcntl.h>
 #include <linux/falloc.h>
-#include <sys/prctl.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
 #include <bit>
 #include <cerrno>
-#include <condition_variable>
 #include <cstring>
 #include <deque>
 #include <exception>
 #include <limits>
-#include <mutex>
-#include <thread>
 
 #include <fmt/format.h>
 
@@ -39,7 +35,8 @@
 #include "drivelab/core/rng.hpp"
 #include "drivelab/core/units.hpp"
 #include "drivelab/io/storage_failure.hpp"
-#include "drivelab/trace/stat.hpp"
+
+#include "interval_closer.hpp"
 
 namespace drivelab::vdi {
 namespace {
@@ -75,26 +72,6 @@ class SpinMargin {
 // Requests sharing one timestamp are spread over the tick; at most this many are read ahead.
 constexpr std::size_t kMaxGroup = 65536;
 constexpr std::size_t kMaxVerifyErrors = 5;
-// Timer slack of the replaying thread (ns) while it replays: the default 50 us makes every timed
-// wait return up to 50 us late (prctl(2) PR_SET_TIMERSLACK; vdbench_job.cpp does the same).
-constexpr unsigned long kTimerSlackNs = 1'000;
-
-/// Sets the calling thread's timer slack for its lifetime, restoring the old value.
-class TimerSlack {
- public:
-  explicit TimerSlack(unsigned long ns) : old_(prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0)) {
-    prctl(PR_SET_TIMERSLACK, ns, 0, 0, 0);
-  }
-  ~TimerSlack() {
-    if (old_ > 0) prctl(PR_SET_TIMERSLACK, static_cast<unsigned long>(old_), 0, 0, 0);
-  }
-  TimerSlack(const TimerSlack&) = delete;
-  TimerSlack& operator=(const TimerSlack&) = delete;
-
- private:
-  int old_;
-};
-
 struct Header {
   std::uint64_t magic;
   std::uint64_t offset;
@@ -112,131 +89,7 @@ std::string header_mismatch(const Header& h, std::uint64_t target, std::uint64_t
                      offset, h.magic, h.offset, h.seed, offset, seed);
 }
 
-/// Closes intervals off the replaying thread: hand() swaps the finished sample for a cleared one
-/// (O(1): the histograms' buffers change owner) and a worker runs on_interval on it, merges it into
-/// the total and clears it. One sample in flight: hand() waits only if the worker is still busy
-/// with the previous interval (a whole interval later, it never is in practice).
-class IntervalCloser {
- public:
-  IntervalCloser(ReplaySample& total, const Replayer::IntervalCallback& on_interval)
-      : total_(total), on_interval_(on_interval), worker_([this] { loop(); }) {}
-  ~IntervalCloser() { finish(); }
-  IntervalCloser(const IntervalCloser&) = delete;
-  IntervalCloser& operator=(const IntervalCloser&) = delete;
-
-  /// Takes `sample` (left cleared) as the interval that ended at now_ns.
-  void hand(ReplaySample& sample, std::int64_t now_ns) {
-    std::unique_lock lock(mu_);
-    cv_.wait(lock, [&] { return !has_work_; });
-    std::swap(sample, pending_);
-    now_ns_ = now_ns;
-    has_work_ = true;
-    lock.unlock();
-    cv_.notify_all();
-  }
-  /// on_interval asked to stop (or threw).
-  bool stop_requested() const noexcept { return stop_.load(std::memory_order_relaxed); }
-  /// After finish(): rethrows what on_interval threw, if it did.
-  void rethrow_if_failed() const {
-    if (error_) std::rethrow_exception(error_);
-  }
-  /// Waits for the worker to finish what it has and ends it (idempotent).
-  void finish() {
-    {
-      std::lock_guard lock(mu_);
-      if (done_) return;
-      done_ = true;
-    }
-    cv_.notify_all();
-    worker_.join();
-  }
-
- private:
-  void loop() {
-    std::unique_lock lock(mu_);
-    for (;;) {
-      cv_.wait(lock, [&] { return has_work_ || done_; });
-      if (!has_work_) return;
-      lock.unlock();
-      bool go_on = true;
-      try {
-        if (on_interval_) go_on = on_interval_(pending_, now_ns_);
-      } catch (...) {
-        // E.g. the recorder's journal failed: stop the replay, rethrow on the replaying thread.
-        go_on = false;
-        if (!error_) error_ = std::current_exception();
-      }
-      total_.merge(pending_);
-      pending_.clear();
-      if (!go_on) stop_.store(true, std::memory_order_relaxed);
-      lock.lock();
-      has_work_ = false;
-      cv_.notify_all();
-    }
-  }
-
-  ReplaySample& total_;
-  const Replayer::IntervalCallback& on_interval_;
-  std::mutex mu_;
-  std::condition_variable cv_;
-  ReplaySample pending_;
-  std::int64_t now_ns_ = 0;
-  bool has_work_ = false;
-  bool done_ = false;
-  std::atomic<bool> stop_{false};
-  std::exception_ptr error_;  // written by the worker, read after finish()
-  std::thread worker_;  // last: starts after everything above exists
-};
-
 }  // namespace
-
-double TraceSummary::iops() const noexcept {
-  const double d = duration_s();
-  return d > 0 ? static_cast<double>(reads + writes) / d : 0.0;
-}
-
-TraceSummary summarize(trace::TraceSource& source) {
-  // One pass with the trace statistics of `drivelab trace stat` (trace/stat.hpp).
-  const trace::TraceStats st = trace::compute_trace_stats(source);
-  TraceSummary s;
-  s.ios = st.ios;
-  s.reads = st.ops[static_cast<int>(trace::TraceOp::read)].count;
-  s.writes = st.ops[static_cast<int>(trace::TraceOp::write)].count;
-  s.other = st.ios - s.reads - s.writes;
-  s.flushes = st.flushes();
-  s.fua = st.fua;
-  s.discards = st.ops[static_cast<int>(trace::TraceOp::discard)].count;
-  s.read_bytes = st.ops[static_cast<int>(trace::TraceOp::read)].bytes;
-  s.write_bytes = st.ops[static_cast<int>(trace::TraceOp::write)].bytes;
-  s.first_ns = st.first_time_ns;
-  s.last_ns = st.last_time_ns;
-  // The size histogram's bucket i holds sizes in (2^(i-1), 2^i]: the highest non-empty bucket's
-  // bound is at least the largest request (and at most twice it): the slot buffers' size.
-  for (std::size_t i = st.size_histogram.size(); i-- > 0;)
-    if (st.size_histogram[i] > 0) {
-      s.max_size_bytes = static_cast<std::uint32_t>(std::min<std::uint64_t>(std::uint64_t{1} << i, 0xFFFFFFFFu));
-      break;
-    }
-  for (const auto& d : st.devices) {
-    s.devices.push_back(d.name);
-    s.device_end_bytes.push_back(d.max_end_bytes);
-  }
-  s.tick_ns = std::max<std::int64_t>(1, st.tick_ns);
-  s.description = st.source;
-  return s;
-}
-
-void ReplaySample::clear() {
-  reset();
-  read_bytes = write_bytes = errors = 0;
-}
-
-void ReplaySample::merge(const ReplaySample& o) {
-  OpenLoopSample::merge(o);
-  read_bytes += o.read_bytes;
-  write_bytes += o.write_bytes;
-  errors += o.errors;
-}
 
 struct Replayer::Impl {
   struct Slot {
@@ -392,7 +245,7 @@ struct Replayer::Pass {
   const bool verify;      // options.verify
   ReplayResult r;
   ReplaySample interval;
-  IntervalCloser closer;  // after r: r.total is the closer's until closer.finish()
+  detail::IntervalCloser closer;  // after r: r.total is the closer's until closer.finish()
   SpinMargin margin;
   std::vector<io::IoCompletion> done;
 
@@ -430,7 +283,7 @@ Replayer::Pass::Pass(Replayer& replayer, trace::TraceSource& src, double scale, 
 ReplayResult Replayer::replay(trace::TraceSource& source, double time_scale, bool no_stall,
                               const IntervalCallback& on_interval) {
   if (!(time_scale > 0)) throw ConfigError("time_scale must be positive");
-  const TimerSlack slack(kTimerSlackNs);
+  const ScopedTimerSlack slack(kPacedTimerSlackNs);
   Pass pass(*this, source, time_scale, no_stall, on_interval);
   return pass.run();
 }
