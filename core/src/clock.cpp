@@ -1,7 +1,5 @@
 #include "drivelab/core/clock.hpp"
 
-#include <sys/prctl.h>
-
 #include <cerrno>
 #include <chrono>
 
@@ -28,14 +26,6 @@ std::int64_t sleep_until_ns(std::int64_t deadline_ns) noexcept {
     break;
   }
   return monotonic_ns();
-}
-
-ScopedTimerSlack::ScopedTimerSlack(unsigned long ns) noexcept : old_(prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0)) {
-  prctl(PR_SET_TIMERSLACK, ns, 0, 0, 0);
-}
-
-ScopedTimerSlack::~ScopedTimerSlack() {
-  if (old_ > 0) prctl(PR_SET_TIMERSLACK, static_cast<unsigned long>(old_), 0, 0, 0);
 }
 
 }  // namespace drivelab

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "drivelab/core/clock.hpp"
+#include "drivelab/core/timer_slack.hpp"
 #include "drivelab/core/errors.hpp"
 
 namespace drivelab::emulators::detail {

@@ -30,6 +30,7 @@
 #include <fmt/format.h>
 
 #include "drivelab/core/clock.hpp"
+#include "drivelab/core/timer_slack.hpp"
 #include "drivelab/core/errors.hpp"
 #include "drivelab/core/fd.hpp"
 #include "drivelab/core/rng.hpp"

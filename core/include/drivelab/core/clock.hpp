@@ -29,21 +29,4 @@ std::string utc_timestamp();
 /// Sleeps until the monotonic deadline (absolute, ns) or returns early; returns monotonic_ns() at wake.
 std::int64_t sleep_until_ns(std::int64_t deadline_ns) noexcept;
 
-/// Timer slack (ns) of a thread that issues paced operations (vdbench's jobs, the trace replayer):
-/// the default 50 us makes every timed wait return up to 50 us late (prctl(2) PR_SET_TIMERSLACK).
-inline constexpr unsigned long kPacedTimerSlackNs = 1'000;
-
-/// Sets the calling thread's timer slack (prctl(2) PR_SET_TIMERSLACK, ns) for the object's
-/// lifetime and restores the old value at its end. Not movable: it belongs to one thread's scope.
-class ScopedTimerSlack {
- public:
-  explicit ScopedTimerSlack(unsigned long ns) noexcept;
-  ~ScopedTimerSlack();
-  ScopedTimerSlack(const ScopedTimerSlack&) = delete;
-  ScopedTimerSlack& operator=(const ScopedTimerSlack&) = delete;
-
- private:
-  int old_;
-};
-
 }  // namespace drivelab
