@@ -415,15 +415,21 @@ int cohort_int(const Json& cohort, const char* key, const std::string& source) {
   return v->get<int>();
 }
 
-}  // namespace
-
-RunRecord merge_host_records(std::vector<MergeInput> inputs) {
-  if (inputs.empty()) throw ConfigError("no records to merge");
-  const bool with_cohort = !inputs.front().record.cohort.is_null();
+/// The hosts of the inputs, sorted by rank, with the job they belong to: each input's cohort
+/// checked against the first's (the same job and size, a rank of its own in 0..size-1), no run
+/// given twice, no merged record among them. Inputs without a cohort (runs started by hand) are
+/// ranks 0..N-1 in the order given.
+struct Hosts {
   std::string job_id;
   int size = 0;
-  std::vector<std::string> host_names;
-  std::vector<Host> hosts;
+  std::vector<std::string> names;  ///< per rank (a missing rank's name from rank 0's list)
+  std::vector<Host> hosts;         ///< by rank
+};
+
+Hosts collect_hosts(const std::vector<MergeInput>& inputs) {
+  const bool with_cohort = !inputs.front().record.cohort.is_null();
+  Hosts out;
+  std::vector<Host>& hosts = out.hosts;
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     const MergeInput& in = inputs[i];
     const Json& c = in.record.cohort;
@@ -453,19 +459,19 @@ RunRecord merge_host_records(std::vector<MergeInput> inputs) {
       if (const Json* u = detail::member(c, "clock_offset_uncertainty_ns"); u != nullptr && u->is_number_integer())
         h.clock_offset_uncertainty_ns = u->get<std::int64_t>();
       if (i == 0) {
-        job_id = job;
-        size = n;
+        out.job_id = job;
+        out.size = n;
         if (const Json* names = detail::member(c, "hosts"); names != nullptr && names->is_array())
-          for (const Json& x : *names) host_names.push_back(x.is_string() ? x.get<std::string>() : "");
-      } else if (job != job_id) {
-        throw ConfigError(fmt::format("{}: cohort.job_id '{}' differs from '{}' of {}", in.source, job, job_id,
+          for (const Json& x : *names) out.names.push_back(x.is_string() ? x.get<std::string>() : "");
+      } else if (job != out.job_id) {
+        throw ConfigError(fmt::format("{}: cohort.job_id '{}' differs from '{}' of {}", in.source, job, out.job_id,
                                       inputs.front().source));
-      } else if (n != size) {
-        throw ConfigError(fmt::format("{}: cohort.size {} differs from {} of {}", in.source, n, size,
+      } else if (n != out.size) {
+        throw ConfigError(fmt::format("{}: cohort.size {} differs from {} of {}", in.source, n, out.size,
                                       inputs.front().source));
       }
-      if (h.rank < 0 || h.rank >= size)
-        throw ConfigError(fmt::format("{}: cohort.rank {} is outside 0..{}", in.source, h.rank, size - 1));
+      if (h.rank < 0 || h.rank >= out.size)
+        throw ConfigError(fmt::format("{}: cohort.rank {} is outside 0..{}", in.source, h.rank, out.size - 1));
       for (const Host& o : hosts)
         if (o.rank == h.rank)
           throw ConfigError(fmt::format("{}: cohort.rank {} is also the rank of {}", in.source, h.rank, o.input->source));
@@ -475,17 +481,23 @@ RunRecord merge_host_records(std::vector<MergeInput> inputs) {
     hosts.push_back(h);
   }
   if (!with_cohort) {
-    size = static_cast<int>(inputs.size());
-    job_id = "merged-" + inputs.front().record.run_id;
+    out.size = static_cast<int>(inputs.size());
+    out.job_id = "merged-" + inputs.front().record.run_id;
   }
   std::sort(hosts.begin(), hosts.end(), [](const Host& a, const Host& b) { return a.rank < b.rank; });
-  host_names.resize(static_cast<std::size_t>(size));
+  out.names.resize(static_cast<std::size_t>(out.size));
   for (Host& h : hosts) {
-    std::string& known = host_names[static_cast<std::size_t>(h.rank)];
+    std::string& known = out.names[static_cast<std::size_t>(h.rank)];
     if (known.empty()) known = h.name;
     h.name = known;
   }
+  return out;
+}
 
+/// The number of tests of the merged record, after checking that the hosts ran one protocol: the
+/// same protocol name, the same test names in the same order (a host that stopped early has a
+/// prefix of them), and every complete record all of them.
+std::size_t common_test_count(const std::vector<Host>& hosts) {
   const Host& base = hosts.front();
   const RunRecord& b = base.record();
   for (const Host& h : hosts) {
@@ -523,35 +535,18 @@ RunRecord merge_host_records(std::vector<MergeInput> inputs) {
       }
     }
   }
+  return test_count;
+}
 
-  RunRecord out;
-  out.run_id = job_id;
-  out.tool = b.tool;
-  out.host = b.host;
-  out.protocol = b.protocol;
-  out.protocol_file = b.protocol_file;
-  out.command_line = b.command_line;
-  out.config = b.config;
-  out.seed = b.seed;
-  std::vector<std::string> starts;
-  std::vector<std::string> ends;
-  for (const Host& h : hosts) {
-    starts.push_back(h.record().started_at);
-    ends.push_back(h.record().finished_at);
-  }
-  out.started_at = min_time(starts);
-  out.finished_at = max_time(ends);
-  Json ranks = Json::array();
-  for (const Host& h : hosts) ranks.push_back(h.rank);
-  out.cohort = Json{{"job_id", job_id}, {"size", size}, {"ranks", std::move(ranks)}};
-  out.target = Json{{"kind", "hosts"}, {"hosts", size}, {"description", fmt::format("{} hosts", size)}};
-
+/// The merged record's `hosts` rows, one per rank (a missing rank's row says so), and its status
+/// and reason over them into `out`.
+void add_host_rows(const Hosts& c, RunRecord& out) {
   StatusOver st;
   out.hosts = Json::array();
-  for (int r = 0; r < size; ++r) {
-    const auto it = std::find_if(hosts.begin(), hosts.end(), [&](const Host& h) { return h.rank == r; });
-    const std::string& name = host_names[static_cast<std::size_t>(r)];
-    if (it == hosts.end()) {
+  for (int r = 0; r < c.size; ++r) {
+    const auto it = std::find_if(c.hosts.begin(), c.hosts.end(), [&](const Host& h) { return h.rank == r; });
+    const std::string& name = c.names[static_cast<std::size_t>(r)];
+    if (it == c.hosts.end()) {
       const std::string why = missing_reason(r, name);
       st.missing(why);
       out.hosts.push_back(Json{{"rank", r}, {"name", name}, {"run_id", ""}, {"status", "missing"}, {"reason", why},
@@ -570,6 +565,39 @@ RunRecord merge_host_records(std::vector<MergeInput> inputs) {
   }
   out.status = st.status;
   out.reason = st.reason();
+}
+
+}  // namespace
+
+RunRecord merge_host_records(std::vector<MergeInput> inputs) {
+  if (inputs.empty()) throw ConfigError("no records to merge");
+  const Hosts c = collect_hosts(inputs);
+  const std::vector<Host>& hosts = c.hosts;
+  const std::size_t test_count = common_test_count(hosts);
+
+  const RunRecord& b = hosts.front().record();
+  RunRecord out;
+  out.run_id = c.job_id;
+  out.tool = b.tool;
+  out.host = b.host;
+  out.protocol = b.protocol;
+  out.protocol_file = b.protocol_file;
+  out.command_line = b.command_line;
+  out.config = b.config;
+  out.seed = b.seed;
+  std::vector<std::string> starts;
+  std::vector<std::string> ends;
+  for (const Host& h : hosts) {
+    starts.push_back(h.record().started_at);
+    ends.push_back(h.record().finished_at);
+  }
+  out.started_at = min_time(starts);
+  out.finished_at = max_time(ends);
+  Json ranks = Json::array();
+  for (const Host& h : hosts) ranks.push_back(h.rank);
+  out.cohort = Json{{"job_id", c.job_id}, {"size", c.size}, {"ranks", std::move(ranks)}};
+  out.target = Json{{"kind", "hosts"}, {"hosts", c.size}, {"description", fmt::format("{} hosts", c.size)}};
+  add_host_rows(c, out);
 
   std::vector<const Host*> hp;
   std::vector<const std::vector<std::string>*> wl;
@@ -578,7 +606,7 @@ RunRecord merge_host_records(std::vector<MergeInput> inputs) {
     wl.push_back(&h.record().warnings);
   }
   out.warnings = merge_warnings(hp, wl);
-  for (std::size_t i = 0; i < test_count; ++i) out.tests.push_back(merge_test(i, hosts, size, host_names));
+  for (std::size_t i = 0; i < test_count; ++i) out.tests.push_back(merge_test(i, hosts, c.size, c.names));
   return out;
 }
 
