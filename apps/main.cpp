@@ -229,37 +229,51 @@ void add_protocol_commands(CLI::App& app, CommandLine& cl, std::vector<Action>& 
   actions.push_back({validate, [&cl] { return cmd_validate(cl.protocol_file, cl.args.overrides); }});
 }
 
+/// A single-test subcommand (`drivelab io`, `drivelab oltp tpcc`): the run options, --name, the
+/// timing keys and `keys`, each a key of the kind's section; running it runs the generated
+/// one-test protocol (cmd_run_generated, named `origin` in messages).
+CLI::App* add_single_test_command(CLI::App& parent, const std::string& word, const std::string& description,
+                                  const std::string& kind, const std::string& name_help,
+                                  std::initializer_list<KeyOption> keys, SingleTest& test, CommandLine& cl,
+                                  std::vector<Action>& actions) {
+  auto* cmd = parent.add_subcommand(word, description);
+  add_run_options(*cmd, cl.args);
+  cmd->add_option("--name", test.name, name_help)->capture_default_str();
+  add_timing(*cmd, test, kind);
+  for (const KeyOption& k : keys) add_key(*cmd, test, kind, Part::section, k.flags, k.key, k.help);
+  const std::string origin = parent.get_parent() == nullptr ? "drivelab " + word
+                                                            : "drivelab " + parent.get_name() + " " + word;
+  actions.push_back({cmd, [&test, &cl, kind, origin] {
+                       return drivelab::app::cmd_run_generated(single_test_yaml(kind, test), origin, test.flags, cl.args);
+                     }});
+  return cmd;
+}
+
 /// `drivelab io`: one fio-style job, its options the keys of kind io.
 void add_io_command(CLI::App& app, CommandLine& cl, std::vector<Action>& actions) {
-  SingleTest& io = cl.io;
-  auto* io_cmd = app.add_subcommand("io", "One fio-style I/O job on a file in the target (kind: io)");
-  add_run_options(*io_cmd, cl.args);
-  io_cmd->add_option("--name", io.name, "Test name (names the file drivelab-<name>.dat)")->capture_default_str();
-  add_timing(*io_cmd, io, "io");
-  for (const KeyOption& k : std::initializer_list<KeyOption>{
-           {"--engine,--ioengine", "engine", "io_uring | libaio | psync | null"},
-           {"--rw", "rw", "randread | randwrite | read | write"},
-           {"--xfersize,--bs", "xfersize", "Transfer size (e.g. 4k)"},
-           {"--iodepth", "iodepth", "Outstanding I/Os per job"},
-           {"--jobs,--numjobs", "jobs", "Jobs (threads), each with its own queue"},
-           {"--file-size,--size", "file_size", "Test file size (e.g. 2GiB)"},
-           {"--direct", "direct", "O_DIRECT (true/false)"},
-           {"--keep-file", "keep_file", "Keep the file for the next run (true/false)"},
-           {"--iodepth-batch-submit,--iodepth_batch_submit", "iodepth_batch_submit",
-            "I/Os per submit call (fio's name; default 1)"},
-           {"--iodepth-batch-complete-min,--iodepth_batch_complete_min", "iodepth_batch_complete_min",
-            "Least completions per reap (fio's name; default 1, 0 = poll)"},
-           {"--iodepth-batch-complete-max,--iodepth_batch_complete_max", "iodepth_batch_complete_max",
-            "Most completions per reap (fio's name; default = the min)"},
-           {"--registerfiles", "registerfiles", "io_uring: registered files (true/false)"},
-           {"--fixedbufs", "fixedbufs", "io_uring: registered buffers (true/false)"},
-           {"--sqthread-poll,--sqthread_poll", "sqthread_poll", "io_uring: kernel SQ polling thread (true/false)"},
-       })
-    add_key(*io_cmd, io, "io", Part::section, k.flags, k.key, k.help);
-  actions.push_back({io_cmd, [&cl] {
-                       return drivelab::app::cmd_run_generated(single_test_yaml("io", cl.io), "drivelab io", cl.io.flags,
-                                                               cl.args);
-                     }});
+  add_single_test_command(
+      app, "io", "One fio-style I/O job on a file in the target (kind: io)", "io",
+      "Test name (names the file drivelab-<name>.dat)",
+      {
+          {"--engine,--ioengine", "engine", "io_uring | libaio | psync | null"},
+          {"--rw", "rw", "randread | randwrite | read | write"},
+          {"--xfersize,--bs", "xfersize", "Transfer size (e.g. 4k)"},
+          {"--iodepth", "iodepth", "Outstanding I/Os per job"},
+          {"--jobs,--numjobs", "jobs", "Jobs (threads), each with its own queue"},
+          {"--file-size,--size", "file_size", "Test file size (e.g. 2GiB)"},
+          {"--direct", "direct", "O_DIRECT (true/false)"},
+          {"--keep-file", "keep_file", "Keep the file for the next run (true/false)"},
+          {"--iodepth-batch-submit,--iodepth_batch_submit", "iodepth_batch_submit",
+           "I/Os per submit call (fio's name; default 1)"},
+          {"--iodepth-batch-complete-min,--iodepth_batch_complete_min", "iodepth_batch_complete_min",
+           "Least completions per reap (fio's name; default 1, 0 = poll)"},
+          {"--iodepth-batch-complete-max,--iodepth_batch_complete_max", "iodepth_batch_complete_max",
+           "Most completions per reap (fio's name; default = the min)"},
+          {"--registerfiles", "registerfiles", "io_uring: registered files (true/false)"},
+          {"--fixedbufs", "fixedbufs", "io_uring: registered buffers (true/false)"},
+          {"--sqthread-poll,--sqthread_poll", "sqthread_poll", "io_uring: kernel SQ polling thread (true/false)"},
+      },
+      cl.io, cl, actions);
 }
 
 /// `drivelab oltp tpcc`: one TPC-C test, its options the keys of kind tpcc.
@@ -267,20 +281,18 @@ void add_oltp_commands(CLI::App& app, CommandLine& cl, std::vector<Action>& acti
   SingleTest& tpcc = cl.tpcc;
   auto* oltp = app.add_subcommand("oltp", "OLTP database workloads");
   oltp->require_subcommand(1);
-  auto* tpcc_cmd = oltp->add_subcommand("tpcc", "TPC-C-like OLTP on a database in the target (kind: tpcc)");
-  add_run_options(*tpcc_cmd, cl.args);
-  tpcc_cmd->add_option("--name", tpcc.name, "Test name")->capture_default_str();
-  add_timing(*tpcc_cmd, tpcc, "tpcc");
-  for (const KeyOption& k : std::initializer_list<KeyOption>{
-           {"--warehouses,-w", "warehouses", "Warehouses (scale)"},
-           {"--users,-u", "users", "Virtual users (terminals)"},
-           {"--think", "think", "none | tpcc (keying and think times)"},
-           {"--journal-mode", "journal_mode", "SQLite journal mode (wal)"},
-           {"--synchronous", "synchronous", "SQLite synchronous (full)"},
-           {"--cache-size", "cache_size", "Database buffer (e.g. 64MiB)"},
-           {"--keep-database", "keep_database", "Keep the database (true/false)"},
-       })
-    add_key(*tpcc_cmd, tpcc, "tpcc", Part::section, k.flags, k.key, k.help);
+  auto* tpcc_cmd = add_single_test_command(
+      *oltp, "tpcc", "TPC-C-like OLTP on a database in the target (kind: tpcc)", "tpcc", "Test name",
+      {
+          {"--warehouses,-w", "warehouses", "Warehouses (scale)"},
+          {"--users,-u", "users", "Virtual users (terminals)"},
+          {"--think", "think", "none | tpcc (keying and think times)"},
+          {"--journal-mode", "journal_mode", "SQLite journal mode (wal)"},
+          {"--synchronous", "synchronous", "SQLite synchronous (full)"},
+          {"--cache-size", "cache_size", "Database buffer (e.g. 64MiB)"},
+          {"--keep-database", "keep_database", "Keep the database (true/false)"},
+      },
+      tpcc, cl, actions);
   // --backend: the words of oltp::kBackendKindNames, the one list the protocol key decodes with;
   // `--backend help` prints them (before the required options are checked: CLI11 runs option
   // callbacks first).
@@ -296,10 +308,6 @@ void add_oltp_commands(CLI::App& app, CommandLine& cl, std::vector<Action>& acti
       },
       "Database backend: " + backends + " (default sqlite); --backend help lists them");
   tpcc.flags["tests[0].tpcc.backend"] = "--backend";
-  actions.push_back({tpcc_cmd, [&cl] {
-                       return drivelab::app::cmd_run_generated(single_test_yaml("tpcc", cl.tpcc), "drivelab oltp tpcc",
-                                                               cl.tpcc.flags, cl.args);
-                     }});
 }
 
 /// `drivelab results recover` and `drivelab results merge`.
