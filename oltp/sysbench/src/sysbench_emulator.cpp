@@ -340,19 +340,6 @@ const ManagedServer* SysbenchEmulator::managed_server() const noexcept {
   return db_ ? db_->server() : nullptr;
 }
 
-void SysbenchEmulator::prepare(runner::TestContext& ctx) {
-  adding_server_log([&] { prepare_phase(ctx); }, [&] { return managed_server(); });
-}
-void SysbenchEmulator::warmup(runner::TestContext& ctx) {
-  adding_server_log([&] { warmup_phase(ctx); }, [&] { return managed_server(); });
-}
-void SysbenchEmulator::run(runner::TestContext& ctx) {
-  adding_server_log([&] { run_phase(ctx); }, [&] { return managed_server(); });
-}
-void SysbenchEmulator::verify(runner::TestContext& ctx) {
-  adding_server_log([&] { verify_phase(ctx); }, [&] { return managed_server(); });
-}
-
 void SysbenchEmulator::cleanup(runner::TestContext& ctx) noexcept {
   try {
     driver_.reset();  // stops and joins the workers, closes their sessions

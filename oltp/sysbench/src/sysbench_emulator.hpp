@@ -12,33 +12,27 @@
 #include <memory>
 
 #include "drivelab/oltp/database/database.hpp"
+#include "drivelab/oltp/database/database_emulator.hpp"
 #include "drivelab/oltp/sysbench/sysbench_config.hpp"
 #include "drivelab/oltp/sysbench/sysbench_driver.hpp"
-#include "drivelab/runner/emulator.hpp"
 
 namespace drivelab::oltp::sysbench::detail {
 
-class SysbenchEmulator final : public runner::Emulator {
+class SysbenchEmulator final : public DatabaseEmulator {
  public:
   SysbenchEmulator(SysbenchConfig config, runner::TestSettings settings);
   ~SysbenchEmulator() override;
 
   results::Json effective_config() const override;
-  void prepare(runner::TestContext& ctx) override;
-  void warmup(runner::TestContext& ctx) override;
-  void run(runner::TestContext& ctx) override;
-  void verify(runner::TestContext& ctx) override;
   void cleanup(runner::TestContext& ctx) noexcept override;
 
  private:
-  // The phases; the public ones run them inside adding_server_log (server.hpp), so a failure's
-  // reason quotes a managed server's log before cleanup removes it.
-  void prepare_phase(runner::TestContext& ctx);
-  void warmup_phase(runner::TestContext& ctx);
-  void run_phase(runner::TestContext& ctx);
-  void verify_phase(runner::TestContext& ctx);
-  /// The managed server behind the database, nullptr for none (yet).
-  const ManagedServer* managed_server() const noexcept;
+  // The phases, run by DatabaseEmulator inside adding_server_log.
+  void prepare_phase(runner::TestContext& ctx) override;
+  void warmup_phase(runner::TestContext& ctx) override;
+  void run_phase(runner::TestContext& ctx) override;
+  void verify_phase(runner::TestContext& ctx) override;
+  const ManagedServer* managed_server() const noexcept override;
   void start_driver(runner::TestContext& ctx);
   /// A stop was requested or a worker failed: what ends the phase's waits (core/phase.hpp).
   bool stop_or_failed(const runner::TestContext& ctx) const noexcept;

@@ -374,19 +374,6 @@ const ManagedServer* TpccEmulator::managed_server() const noexcept {
   return database_ ? database_->server() : nullptr;
 }
 
-void TpccEmulator::prepare(runner::TestContext& ctx) {
-  adding_server_log([&] { prepare_phase(ctx); }, [&] { return managed_server(); });
-}
-void TpccEmulator::warmup(runner::TestContext& ctx) {
-  adding_server_log([&] { warmup_phase(ctx); }, [&] { return managed_server(); });
-}
-void TpccEmulator::run(runner::TestContext& ctx) {
-  adding_server_log([&] { run_phase(ctx); }, [&] { return managed_server(); });
-}
-void TpccEmulator::verify(runner::TestContext& ctx) {
-  adding_server_log([&] { verify_phase(ctx); }, [&] { return managed_server(); });
-}
-
 void TpccEmulator::cleanup(runner::TestContext& ctx) noexcept {
   const auto warn = [&](const std::string& what) {
     try {

@@ -15,34 +15,28 @@
 
 #include "drivelab/core/cpu_usage.hpp"
 #include "drivelab/oltp/database/database.hpp"
+#include "drivelab/oltp/database/database_emulator.hpp"
 #include "drivelab/oltp/tpcc/tpcc_config.hpp"
 #include "drivelab/oltp/tpcc/tpcc_driver.hpp"
 #include "drivelab/oltp/tpcc/tpcc_growth.hpp"
-#include "drivelab/runner/emulator.hpp"
 
 namespace drivelab::oltp::tpcc::detail {
 
-class TpccEmulator final : public runner::Emulator {
+class TpccEmulator final : public DatabaseEmulator {
  public:
   TpccEmulator(tpcc::TpccConfig config, runner::TestSettings settings);
   ~TpccEmulator() override;
 
   results::Json effective_config() const override;
-  void prepare(runner::TestContext& ctx) override;
-  void warmup(runner::TestContext& ctx) override;
-  void run(runner::TestContext& ctx) override;
-  void verify(runner::TestContext& ctx) override;
   void cleanup(runner::TestContext& ctx) noexcept override;
 
  private:
-  // The phases; the public ones run them inside adding_server_log (server.hpp), so a failure's
-  // reason quotes a managed server's log before cleanup removes it.
-  void prepare_phase(runner::TestContext& ctx);
-  void warmup_phase(runner::TestContext& ctx);
-  void run_phase(runner::TestContext& ctx);
-  void verify_phase(runner::TestContext& ctx);
-  /// The managed server behind the database, nullptr for none (yet).
-  const ManagedServer* managed_server() const noexcept;
+  // The phases, run by DatabaseEmulator inside adding_server_log.
+  void prepare_phase(runner::TestContext& ctx) override;
+  void warmup_phase(runner::TestContext& ctx) override;
+  void run_phase(runner::TestContext& ctx) override;
+  void verify_phase(runner::TestContext& ctx) override;
+  const ManagedServer* managed_server() const noexcept override;
   /// Sessions this test has open at once (oltp::sessions_needed of the terminals and loaders).
   int sessions_needed() const noexcept;
   void warn_about_configuration(runner::TestContext& ctx) const;
