@@ -76,12 +76,6 @@ void IoWorker::take(IoSample& out) {
   std::swap(out, interval_);
 }
 
-void IoWorker::fail(std::string message) {
-  if (failed_.exchange(true)) return;
-  error_ = std::move(message);
-  request_stop();
-}
-
 std::uint64_t IoWorker::next_offset() {
   std::uint64_t block;
   if (is_random(job_.rw)) {

@@ -41,7 +41,7 @@ struct IoSample {
   std::uint64_t bytes = 0;
 };
 
-class IoWorker {
+class IoWorker : public WorkerState {
  public:
   /// Creates the engine (throws NotCompiledIn / EnvironmentError) and the buffers. `fd` is the
   /// target file (-1 for the null engine).
@@ -65,20 +65,12 @@ class IoWorker {
   /// the job (io_uring io-wq workers, SQPOLL), which the process-wide figure includes.
   CpuTimes thread_cpu() const noexcept { return cpu_at_end_ - cpu_at_mark_; }
 
-  bool failed() const noexcept { return failed_.load(std::memory_order_relaxed); }
-  /// The first error (device error, short transfer, engine failure); valid after join().
-  const std::string& error() const noexcept { return error_; }
-  std::uint64_t issued() const noexcept { return issued_; }
-  std::uint64_t completed() const noexcept { return completed_; }
   /// Most I/Os this job keeps outstanding: iodepth, or 1 for a synchronous engine.
   std::uint32_t depth() const noexcept { return depth_; }
   const io::IoEngine& engine() const noexcept { return *engine_; }
-  /// The clock a failed I/O is timed by (worker_failure.hpp); the emulator starts each phase.
-  PhaseClock& phase_clock() noexcept { return phase_; }
 
  private:
   void loop();
-  void fail(std::string message);
   std::uint64_t next_offset();
 
   const IoJobConfig job_;
@@ -95,12 +87,6 @@ class IoWorker {
   std::uint64_t seq_next_ = 0;
 
   std::thread thread_;
-  std::atomic<bool> stop_{false};
-  std::atomic<bool> failed_{false};
-  std::string error_;
-  PhaseClock phase_;
-  std::uint64_t issued_ = 0;
-  std::uint64_t completed_ = 0;
 
   std::atomic<bool> cpu_mark_requested_{false};
   CpuTimes cpu_at_mark_;  // written by the worker thread; read after join()

@@ -33,7 +33,7 @@ struct PumpSample {
   LatencyHistogram latency;
 };
 
-class IoPump {
+class IoPump : public IssuerCounts {
  public:
   /// Creates the engine (make_engine: throws ConfigError / NotCompiledIn / EnvironmentError) and
   /// depth buffers of max_xfer_bytes, filled with incompressible data from `seed`. `file` is
@@ -52,22 +52,16 @@ class IoPump {
 
   /// Moves what was measured since the last call into `out` (old contents dropped).
   void take(PumpSample& out);
-  std::uint64_t issued() const noexcept { return issued_; }
-  std::uint64_t completed() const noexcept { return completed_; }
   std::uint32_t depth() const noexcept { return depth_; }
   const io::IoEngine& engine() const noexcept { return *engine_; }
-  PhaseClock& phase_clock() noexcept { return phase_; }
 
  private:
   int fd_;
   std::string file_;
-  PhaseClock phase_;
   std::uint32_t depth_;
   std::uint32_t max_xfer_;
   AlignedBuffer buffers_;  // before engine_: outlives the in-flight I/Os it holds
   std::unique_ptr<io::IoEngine> engine_;
-  std::uint64_t issued_ = 0;
-  std::uint64_t completed_ = 0;
   std::uint64_t stamp_ = 0;
   PumpSample sample_;
 };

@@ -118,12 +118,6 @@ std::uint64_t VdbenchJob::written_units() const noexcept {
   return n;
 }
 
-void VdbenchJob::fail(std::string message) {
-  if (failed_.exchange(true)) return;
-  error_ = std::move(message);
-  stop_.store(true, std::memory_order_relaxed);
-}
-
 void VdbenchJob::loop(double rate_per_s, std::uint64_t schedule_seed) {
   const bool async = engine_->capabilities().has(io::Capability::async);
   const std::uint32_t depth = setup_.depth;

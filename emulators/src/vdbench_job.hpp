@@ -59,7 +59,7 @@ struct JobSetup {
   std::uint64_t seed = 1;
 };
 
-class VdbenchJob {
+class VdbenchJob : public WorkerState {
  public:
   /// Creates the engine (throws NotCompiledIn / EnvironmentError / ConfigError), buffers and the
   /// workload stream (ConfigError for a range smaller than an xfersize).
@@ -78,16 +78,10 @@ class VdbenchJob {
   /// Moves what was measured since the last call into `out` (its old contents are dropped).
   void take(VdbSample& out);
 
-  bool failed() const noexcept { return failed_.load(std::memory_order_relaxed); }
-  const std::string& error() const noexcept { return error_; }
-  std::uint64_t issued() const noexcept { return issued_; }
-  std::uint64_t completed() const noexcept { return completed_; }
   /// Arrivals that were due but not yet issued when the last paced run stopped.
   std::uint64_t backlog_at_stop() const noexcept { return backlog_; }
   std::uint32_t depth() const noexcept { return setup_.depth; }
   const io::IoEngine& engine() const noexcept { return *engine_; }
-  /// The clock a failed I/O is timed by (worker_failure.hpp); the emulator starts each phase.
-  PhaseClock& phase_clock() noexcept { return phase_; }
   std::uint64_t unique_units() const noexcept;
   std::uint64_t written_units() const noexcept;
 
@@ -105,7 +99,6 @@ class VdbenchJob {
   enum class Command { idle, run, exit };
   void thread_main();
   void loop(double rate_per_s, std::uint64_t schedule_seed);
-  void fail(std::string message);
 
   const VdbenchConfig& config_;
   const JobSetup setup_;
@@ -122,12 +115,6 @@ class VdbenchJob {
   Command command_ = Command::idle;
   double rate_ = 0;
   std::uint64_t seed_ = 0;
-  std::atomic<bool> stop_{false};
-  std::atomic<bool> failed_{false};
-  std::string error_;
-  PhaseClock phase_;
-  std::uint64_t issued_ = 0;
-  std::uint64_t completed_ = 0;
   std::uint64_t backlog_ = 0;
 
   std::mutex mu_;

@@ -1,5 +1,5 @@
 #pragma once
-// The failure plumbing of an emulator's worker threads: the io emulator's IoWorkers and the
+// The counts and failure plumbing of an emulator's I/O threads (IssuerCounts, WorkerState): the io emulator's IoWorkers and the
 // vdbench emulator's VdbenchJobs each record their first error (failed(), error()) and stop; the
 // emulator's thread asks any_worker_failed() while it waits (core/phase.hpp's abort) and then
 // throws the first worker's error, which ends the test as failed. A failed I/O is worded by
@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "drivelab/core/clock.hpp"
 #include "drivelab/core/errors.hpp"
@@ -38,6 +39,44 @@ class PhaseClock {
  private:
   std::atomic<const char*> phase_{"measured phase"};
   std::atomic<std::int64_t> start_ns_{0};
+};
+
+/// What every thread that issues an emulator's I/O counts (the io kind's IoWorker, vdbench's
+/// VdbenchJob, the precondition and video kinds' IoPump): I/Os issued and completed by it, and
+/// the PhaseClock its failures are timed by (the emulator starts each phase).
+class IssuerCounts {
+ public:
+  std::uint64_t issued() const noexcept { return issued_; }
+  std::uint64_t completed() const noexcept { return completed_; }
+  /// The clock a failed I/O is timed by; the emulator starts each phase.
+  PhaseClock& phase_clock() noexcept { return phase_; }
+
+ protected:
+  PhaseClock phase_;
+  std::uint64_t issued_ = 0;
+  std::uint64_t completed_ = 0;
+};
+
+/// IssuerCounts of a worker thread that stops at its first failure and keeps it for the
+/// emulator's thread (failed(), error(); any_worker_failed and throw_worker_error below): the
+/// io kind's IoWorker and vdbench's VdbenchJob.
+class WorkerState : public IssuerCounts {
+ public:
+  bool failed() const noexcept { return failed_.load(std::memory_order_relaxed); }
+  /// The first error (device error, short transfer, engine failure); valid after the thread ended.
+  const std::string& error() const noexcept { return error_; }
+
+ protected:
+  /// Keeps the first failure's message and asks the thread to stop issuing (later ones are dropped).
+  void fail(std::string message) {
+    if (failed_.exchange(true)) return;
+    error_ = std::move(message);
+    stop_.store(true, std::memory_order_relaxed);
+  }
+
+  std::atomic<bool> stop_{false};
+  std::atomic<bool> failed_{false};
+  std::string error_;
 };
 
 /// Calls start(phase, start_ns) on the phase clock() of each of `workers`.
