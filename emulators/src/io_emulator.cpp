@@ -238,8 +238,7 @@ void IoEmulator::verify(runner::TestContext& ctx) {
 void IoEmulator::cleanup(runner::TestContext&) noexcept {
   stop_workers();
   workers_.clear();
-  if (file_ && !job_.keep_file) file_->remove();
-  file_.reset();
+  io::release_test_file(file_, job_.keep_file);
 }
 
 }  // namespace drivelab::emulators::detail

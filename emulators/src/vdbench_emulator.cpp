@@ -466,8 +466,7 @@ void VdbenchEmulator::verify(runner::TestContext& ctx) {
 void VdbenchEmulator::cleanup(runner::TestContext&) noexcept {
   stop_jobs();
   jobs_.clear();
-  if (file_ && !cfg_.keep_file) file_->remove();
-  file_.reset();
+  io::release_test_file(file_, cfg_.keep_file);
 }
 
 }  // namespace drivelab::emulators::detail

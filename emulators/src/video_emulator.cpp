@@ -190,8 +190,7 @@ void VideoEmulator::verify(runner::TestContext& ctx) {
 
 void VideoEmulator::cleanup(runner::TestContext&) noexcept {
   pump_.reset();
-  if (file_ && !config_.keep_file) file_->remove();
-  file_.reset();
+  io::release_test_file(file_, config_.keep_file);
 }
 
 }  // namespace drivelab::emulators::detail

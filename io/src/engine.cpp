@@ -117,23 +117,30 @@ std::unique_ptr<IoEngine> make_engine(std::string_view name, const EngineOptions
     throw ConfigError(fmt::format("I/O engine queue depth {} is out of range 1..65536", options.queue_depth));
   if (name == "psync") return detail::make_psync_engine(options);
   if (name == "null") return detail::make_null_engine(options);
-  if (name == "io_uring") {
+  // The optional engines: compiled in (DRIVELAB_WITH_URING / DRIVELAB_WITH_LIBAIO, CMakeLists.txt)
+  // or not, and then NotCompiledIn naming the option, the library and the alternatives.
+  struct Optional {
+    std::string_view name, option, library, instead;
+    std::unique_ptr<IoEngine> (*make)(const EngineOptions&);
+  };
+  for (const Optional& e : {
 #ifdef DRIVELAB_HAVE_URING
-    return detail::make_uring_engine(options);
+           Optional{"io_uring", "", "", "", &detail::make_uring_engine},
 #else
-    throw NotCompiledIn(
-        "the io_uring engine is not compiled into this build of drivelab (configured with "
-        "DRIVELAB_WITH_URING=OFF or without liburing); use engine libaio or psync");
+           Optional{"io_uring", "DRIVELAB_WITH_URING", "liburing", "libaio or psync", nullptr},
 #endif
-  }
-  if (name == "libaio") {
 #ifdef DRIVELAB_HAVE_LIBAIO
-    return detail::make_libaio_engine(options);
+           Optional{"libaio", "", "", "", &detail::make_libaio_engine},
 #else
-    throw NotCompiledIn(
-        "the libaio engine is not compiled into this build of drivelab (configured with "
-        "DRIVELAB_WITH_LIBAIO=OFF or without libaio-dev); use engine io_uring or psync");
+           Optional{"libaio", "DRIVELAB_WITH_LIBAIO", "libaio-dev", "io_uring or psync", nullptr},
 #endif
+       }) {
+    if (name != e.name) continue;
+    if (e.make != nullptr) return e.make(options);
+    throw NotCompiledIn(fmt::format(
+        "the {} engine is not compiled into this build of drivelab (configured with {}=OFF or without {}); use "
+        "engine {}",
+        e.name, e.option, e.library, e.instead));
   }
   throw ConfigError(fmt::format("unknown I/O engine '{}' (choices: {})", name, fmt::join(engine_names(), ", ")));
 }

@@ -263,20 +263,20 @@ void TpccEmulator::prepare_phase(runner::TestContext& ctx) {
 }
 
 void TpccEmulator::start_driver(runner::TestContext& ctx) {
-  tpcc::DriverOptions opt;
-  opt.scale = scale_;
-  opt.c_run = c_run_;
-  opt.users = config_.users;
-  opt.think = config_.think;
-  opt.terminals = config_.terminals;
-  opt.connections = config_.connections;
-  opt.rate_per_s = config_.rate_per_s;
-  opt.login_rate_per_s = config_.login_rate_per_s;
-  opt.think_scale = config_.think_scale;
-  opt.reconnect_timeout = config_.reconnect_timeout;
-  opt.protocol = config_.transactions;
-  opt.seed = Rng(ctx.seed).split(kStreamTerminals)();
-  driver_ = std::make_unique<tpcc::Driver>(*backend_, opt);
+  driver_ = std::make_unique<tpcc::Driver>(*backend_, tpcc::DriverOptions{
+                                                           .scale = scale_,
+                                                           .c_run = c_run_,
+                                                           .users = config_.users,
+                                                           .think = config_.think,
+                                                           .terminals = config_.terminals,
+                                                           .connections = config_.connections,
+                                                           .rate_per_s = config_.rate_per_s,
+                                                           .login_rate_per_s = config_.login_rate_per_s,
+                                                           .think_scale = config_.think_scale,
+                                                           .reconnect_timeout = config_.reconnect_timeout,
+                                                           .protocol = config_.transactions,
+                                                           .seed = Rng(ctx.seed).split(kStreamTerminals)(),
+                                                       });
   driver_->start();
   const bool dedicated = config_.terminals == tpcc::TerminalMode::dedicated;
   results::Json t{{"mode", tpcc::to_string(config_.terminals)},

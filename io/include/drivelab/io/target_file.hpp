@@ -155,6 +155,14 @@ class TargetFile {
   ByteRange region_;
 };
 
+/// A test's cleanup of its file (the io, vdbench and video kinds): removed unless `keep` (the
+/// kind's keep_file: left for the next run to reuse), and closed; `file` is empty afterwards.
+/// Never throws.
+inline void release_test_file(std::optional<TargetFile>& file, bool keep) noexcept {
+  if (file && !keep) file->remove();
+  file.reset();
+}
+
 /// `<dir>/drivelab-<test_name>.dat`.
 std::filesystem::path target_file_path(const std::filesystem::path& dir, const std::string& test_name);
 
