@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <array>
+#include <ctime>
 #include <fstream>
+#include <iomanip>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -13,12 +15,16 @@
 #include <fmt/format.h>
 
 #include "drivelab/config/document.hpp"
+#include "drivelab/core/clock.hpp"
+#include "drivelab/core/units.hpp"
+#include "drivelab/io/target_safety.hpp"
 #include "drivelab/core/errors.hpp"
 #include "drivelab/io/engine.hpp"
 #include "drivelab/report/report.hpp"
 #include "drivelab/results/journal.hpp"
 #include "drivelab/results/merge.hpp"
 #include "drivelab/results/summary.hpp"
+#include "drivelab/runner/hosts.hpp"
 #include "drivelab/runner/protocol.hpp"
 #include "drivelab/runner/run.hpp"
 #include "registry.hpp"
@@ -61,6 +67,11 @@ bool load_protocol(LoadedDocument loaded, const runner::Registry& registry,
                    const std::map<std::string, std::string>* flags = nullptr) {
   config::Document& doc = loaded.doc;
   config::Diagnostics& diags = loaded.diags;
+  // This host's `hosts:` entry first (runner/hosts.hpp), so the command line's --set wins over it.
+  const LaunchPlace place = launch_place();
+  const std::vector<runner::HostEntry> hosts = runner::hosts_of(doc);
+  if (const runner::HostEntry* e = runner::find_host_entry(hosts, place.rank, place.host))
+    runner::apply_host_overrides(doc, *e, diags);
   if (doc.loaded())
     for (const auto& o : overrides) doc.apply_override(o, diags);
   if (doc.loaded()) out = runner::decode_protocol(doc, registry, diags);  // report everything at once
@@ -76,13 +87,41 @@ bool load_protocol(LoadedDocument loaded, const runner::Registry& registry,
   return true;
 }
 
+/// --start-at: waits (a stop ends the wait: false) until the wall clock reaches `at`, saying so.
+/// The wait is measured on the monotonic clock from one reading of the wall clock, so a clock step
+/// during the wait does not move the start.
+bool wait_for_start(std::chrono::system_clock::time_point at, std::ostream& out) {
+  const auto left = std::chrono::duration_cast<std::chrono::nanoseconds>(at - std::chrono::system_clock::now());
+  if (left.count() <= 0) return true;
+  out << fmt::format("drivelab: waiting {:.1f} s for --start-at\n", seconds_between(0, left.count())) << std::flush;
+  return runner::StopFlag::global().sleep_until(monotonic_ns() + left.count());
+}
+
 int execute(runner::Protocol& protocol, const RunArgs& args) {
   runner::StopFlag::install_signal_handlers();
   runner::RunOptions options;
   const LaunchPlace place = launch_place();
-  options.target = expand_launch_pattern(args.target.string(), place);
+  // --target and --out, else this host's hosts: entry's (runner/hosts.hpp).
+  const runner::HostEntry* entry = runner::find_host_entry(protocol.hosts, place.rank, place.host);
+  std::string target = args.target.string();
+  if (target.empty() && entry != nullptr) {
+    target = expand_launch_pattern(entry->target, place);
+    if (const std::string problem = target_problem(target, target != entry->target); !problem.empty()) {
+      std::cerr << fmt::format("{}: {}.target ({}): {}\n", protocol.file, entry->key_path, entry->describe(), problem);
+      return kExitBadInput;
+    }
+  }
+  if (target.empty()) {
+    std::cerr << fmt::format("drivelab: no target: give --target DIR|DEVICE, or a hosts: entry with target: for {} "
+                             "(rank {}, host {}) in {}\n",
+                             place.launched ? "this rank" : "this host", place.rank, place.host, protocol.file);
+    return kExitBadInput;
+  }
+  options.target = expand_launch_pattern(target, place);
   options.destroy_data_on = args.destroy_data_on;
-  options.out_dir = expand_launch_pattern(args.out_dir.string(), place);
+  const bool out_given = args.out_dir != RunArgs{}.out_dir;
+  options.out_dir = expand_launch_pattern(
+      !out_given && entry != nullptr && !entry->out.empty() ? entry->out : args.out_dir.string(), place);
   options.command_line = args.command_line;
   options.quiet = args.quiet;
   options.live_line = ::isatty(STDOUT_FILENO) == 1;
@@ -116,6 +155,8 @@ int execute(runner::Protocol& protocol, const RunArgs& args) {
     if (cohort && (cohort->broken() || code == kExitEnvironment)) cohort->abort(code == kExitOk ? kExitEnvironment : code);
     return code;
   };
+  if (args.start_at && !wait_for_start(*args.start_at, options.out != nullptr ? *options.out : std::cout))
+    return finish(kExitInterrupted);
   try {
     const runner::RunOutcome outcome = runner::run_protocol(protocol, options, runner::StopFlag::global());
     const results::Status status = outcome.merged ? outcome.merged->status : outcome.record.status;
@@ -152,12 +193,75 @@ std::string expand_launch_pattern(const std::string& pattern, const LaunchPlace&
   return runner::expand_rank_pattern(pattern, place.rank, place.host);
 }
 
+std::string target_problem(const std::string& path, bool from_pattern) {
+  std::error_code ec;
+  if (from_pattern && !std::filesystem::exists(path, ec)) std::filesystem::create_directory(path, ec);
+  if (io::is_block_device(path) || std::filesystem::is_directory(path, ec)) return {};
+  return std::filesystem::exists(path, ec) ? "target '" + path + "' is neither a directory nor a block device"
+                                           : "target '" + path + "' does not exist";
+}
+
+std::chrono::system_clock::time_point parse_start_at(const std::string& value,
+                                                     std::chrono::system_clock::time_point now) {
+  using namespace std::chrono;
+  system_clock::time_point at;
+  if (!value.empty() && value.front() == '+') {
+    nanoseconds d{};
+    try {
+      d = parse_duration(std::string_view(value).substr(1));
+    } catch (const std::exception& e) {
+      throw ConfigError(fmt::format("'{}': {}", value, e.what()));
+    }
+    at = now + duration_cast<system_clock::duration>(d);
+  } else {
+    // RFC 3339 in UTC: YYYY-MM-DDTHH:MM:SS[.fraction]Z.
+    std::tm tm{};
+    std::istringstream in(value);
+    in >> std::get_time(&tm, "%Y-%m-%dT%H:%M:%S");
+    double fraction = 0;
+    std::string rest;
+    if (!in.fail()) std::getline(in, rest);
+    if (!rest.empty() && rest.front() == '.') {
+      const auto z = rest.find_first_not_of("0123456789", 1);
+      if (z != 1 && z != std::string::npos) {
+        fraction = std::stod("0" + rest.substr(0, z));
+        rest = rest.substr(z);
+      }
+    }
+    if (in.fail() || rest != "Z")
+      throw ConfigError(fmt::format("'{}' is not a UTC time such as 2026-12-05T23:30:00Z, nor +DURATION such as +90s",
+                                    value));
+    at = system_clock::from_time_t(timegm(&tm)) + duration_cast<system_clock::duration>(duration<double>(fraction));
+  }
+  if (at < now)
+    throw ConfigError(fmt::format("'{}' is {:.1f} s in the past", value,
+                                  duration<double>(now - at).count()));
+  return at;
+}
+
 int cmd_validate(const std::filesystem::path& protocol_file, const std::vector<std::string>& overrides) {
   const runner::Registry registry = make_registry();
   runner::Protocol protocol;
   if (!load_protocol(read_document(protocol_file, {}), registry, overrides, protocol)) return kExitBadInput;
+  // Every hosts: entry's overrides, as that host will apply them (this host's were applied above).
+  bool hosts_ok = true;
+  for (const runner::HostEntry& e : protocol.hosts) {
+    if (e.set.empty()) continue;
+    LoadedDocument loaded = read_document(protocol_file, {});
+    runner::apply_host_overrides(loaded.doc, e, loaded.diags);
+    for (const auto& o : overrides) loaded.doc.apply_override(o, loaded.diags);
+    if (loaded.diags.empty()) (void)runner::decode_protocol(loaded.doc, registry, loaded.diags);
+    for (const auto& d : loaded.diags.items()) {
+      std::cerr << e.key_path << " (" << e.describe() << "): " << d.to_string() << '\n';
+      hosts_ok = false;
+    }
+  }
+  if (!hosts_ok) return kExitBadInput;
   std::cout << fmt::format("{}: ok — protocol '{}', {} test{}\n", protocol_file.string(), protocol.name,
                            protocol.tests.size(), protocol.tests.size() == 1 ? "" : "s");
+  for (const runner::HostEntry& e : protocol.hosts)
+    std::cout << fmt::format("  {} ({}): target {}{}\n", e.key_path, e.describe(), e.target.empty() ? "(--target)" : e.target,
+                             e.set.empty() ? "" : fmt::format(", {} override{}", e.set.size(), e.set.size() == 1 ? "" : "s"));
   for (const auto& t : protocol.tests) {
     const std::string schedule = t.emulator ? t.emulator->schedule(t.settings) : std::string();
     if (!schedule.empty())

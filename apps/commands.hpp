@@ -6,6 +6,7 @@
 #include <chrono>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,8 @@ inline constexpr int kExitEnvironment = 3;
 inline constexpr int kExitInterrupted = 130;
 
 struct RunArgs {
+  /// --target; empty for `run` without it: then the protocol's `hosts:` entry of this host gives
+  /// it (runner/hosts.hpp), else the run is refused (exit 2).
   std::filesystem::path target;
   std::string destroy_data_on;  ///< --destroy-data-on SERIAL (docs/targets.md)
   std::filesystem::path out_dir = "drivelab-results";
@@ -27,7 +30,22 @@ struct RunArgs {
   std::vector<std::string> command_line;
   /// --barrier-timeout: longest wait of a multi-host run's collectives (docs/multihost.md).
   std::chrono::nanoseconds barrier_timeout{std::chrono::minutes(10)};
+  /// --start-at: the wall-clock instant (UTC) to start the first test at, so runs started by hand
+  /// on several hosts begin together (their records merge with `results merge`); none = at once.
+  std::optional<std::chrono::system_clock::time_point> start_at;
 };
+
+/// Why `path` cannot be a run's target ("target 'x' does not exist", "... is neither a directory
+/// nor a block device"), or "" when it can: a directory or a block device (io::is_block_device).
+/// A path made from a {rank}/{host} pattern whose directory is missing is created first when its
+/// parent exists, so one pattern serves every rank.
+std::string target_problem(const std::string& path, bool from_pattern);
+
+/// The instant of a --start-at value: "2026-12-05T23:30:00Z" (RFC 3339 in UTC, fractions of a
+/// second allowed) or "+90s" (a duration from now, units as in a protocol). ConfigError naming
+/// the value for anything else, or for an instant already past at `now`.
+std::chrono::system_clock::time_point parse_start_at(const std::string& value,
+                                                     std::chrono::system_clock::time_point now);
 
 /// Where this process runs in a multi-host job, from the launcher's environment (before MPI
 /// starts; cohort::launched_by_mpi): rank 0 of 1 when not launched by mpirun/srun.

@@ -33,14 +33,9 @@ void add_run_options(CLI::App& cmd, RunArgs& args, bool target_required = true) 
   // said before anything runs; io::is_block_device is the one test of a block device.
   t->check(CLI::Validator(
       [](const std::string& given) -> std::string {
-        // {rank}/{host} (multi-host runs, docs/multihost.md): this rank's directory is created if
-        // its parent exists, so one pattern serves every rank.
+        // {rank}/{host} (multi-host runs, docs/multihost.md): this rank's directory.
         const std::string path = drivelab::app::expand_launch_pattern(given, drivelab::app::launch_place());
-        std::error_code ec;
-        if (path != given && !std::filesystem::exists(path, ec)) std::filesystem::create_directory(path, ec);
-        if (drivelab::io::is_block_device(path) || std::filesystem::is_directory(path, ec)) return {};
-        return std::filesystem::exists(path, ec) ? "target '" + path + "' is neither a directory nor a block device"
-                                                 : "target '" + path + "' does not exist";
+        return drivelab::app::target_problem(path, path != given);
       },
       "DIR|DEVICE", "directory or block device"));
   cmd.add_option("--destroy-data-on", args.destroy_data_on,
@@ -64,6 +59,17 @@ void add_run_options(CLI::App& cmd, RunArgs& args, bool target_required = true) 
          },
          "Multi-host runs (mpirun): the longest wait of a rank at a phase barrier before the run ends on every host "
          "(default 10m; docs/multihost.md)");
+  cmd.add_option_function<std::string>(
+         "--start-at",
+         [&args](const std::string& v) {
+           try {
+             args.start_at = drivelab::app::parse_start_at(v, std::chrono::system_clock::now());
+           } catch (const std::exception& e) {
+             throw CLI::ValidationError("--start-at", e.what());
+           }
+         },
+         "Start the first test at this UTC time (2026-12-05T23:30:00Z) or after this long (+90s): runs started by "
+         "hand on several hosts begin together; their records merge with `results merge` (docs/multihost.md)");
 }
 
 /// Single-test commands: each option is one key of the test or of its `<kind>:` section; values
@@ -218,7 +224,7 @@ void add_protocol_commands(CLI::App& app, CommandLine& cl, std::vector<Action>& 
   auto* run = app.add_subcommand("run", "Run a protocol file against a target directory or block device");
   run->add_option("protocol", cl.protocol_file, "Protocol YAML (e.g. config/quick.yaml)")
       ->required()->check(CLI::ExistingFile);
-  add_run_options(*run, cl.args);
+  add_run_options(*run, cl.args, /*target_required=*/false);  // or the protocol's hosts: entry
   run->add_option("--only", cl.args.only, "Run only these tests of the protocol, by name (comma-separated or repeated)")
       ->delimiter(',');
   actions.push_back({run, [&cl] { return cmd_run(cl.protocol_file, cl.args); }});

@@ -49,6 +49,19 @@ results::Json Protocol::effective() const {
   if (!description.empty()) j["description"] = description;
   j["seed"] = seed;
   if (!destroy_data_on.empty()) j["destroy_data_on"] = destroy_data_on;
+  if (!hosts.empty()) {
+    results::Json hj = results::Json::array();
+    for (const HostEntry& h : hosts) {
+      results::Json e;
+      if (h.rank) e["rank"] = *h.rank;
+      else e["host"] = h.host;
+      if (!h.target.empty()) e["target"] = h.target;
+      if (!h.out.empty()) e["out"] = h.out;
+      if (!h.set.empty()) e["set"] = h.set;
+      hj.push_back(std::move(e));
+    }
+    j["hosts"] = std::move(hj);
+  }
   results::Json tests_json = results::Json::array();
   for (const auto& t : tests) {
     results::Json tj;
@@ -76,6 +89,8 @@ Protocol decode_protocol(const config::Document& doc, const Registry& registry,
   if (const config::Node seed = r.section("seed"); seed.defined()) p.seed = decode_seed(seed);
   if (r.string("destroy_data_on", p.destroy_data_on) && p.destroy_data_on.empty())
     root.child("destroy_data_on").error("destroy_data_on must name a device's serial number (or a loop device's backing file)");
+
+  p.hosts = decode_hosts(r.section("hosts"));
 
   TestSettings defaults;
   if (const config::Node d = r.section("defaults"); d.defined()) {

@@ -8,6 +8,7 @@
 ///     destroy_data_on: S3EVNX0M123    # optional; consent to write to the block device with this
 ///                                     # serial (loop device: backing file); docs/targets.md
 ///     defaults: {warmup: 10s, duration: 60s, interval: 5s}   # optional, applied to every test
+///     hosts: [...]                    # optional: per-host targets and overrides (hosts.hpp)
 ///     tests:
 ///       - name: oltp                  # required, unique, [A-Za-z0-9_-]
 ///         kind: tpcc                  # required, a registered EmulatorType::kind
@@ -23,6 +24,7 @@
 
 #include "drivelab/config/document.hpp"
 #include "drivelab/runner/emulator.hpp"
+#include "drivelab/runner/hosts.hpp"
 
 namespace drivelab::runner {
 
@@ -39,6 +41,8 @@ struct Protocol {
   /// `destroy_data_on:` the identity of the block device this protocol may destroy ("" = none).
   std::string destroy_data_on;
   std::vector<PlannedTest> tests;
+  /// `hosts:` (hosts.hpp); the entry of this process is applied before decoding (apps/).
+  std::vector<HostEntry> hosts;
   /// The effective protocol (defaults applied, each test's effective config), for the record.
   results::Json effective() const;
 };
