@@ -111,16 +111,14 @@ std::string single_test_yaml(const std::string& kind, const SingleTest& s) {
   return y.c_str();
 }
 
+/// `drivelab --version`: "drivelab <package version>" (results::package_version: the version the
+/// Debian package carries, with the commit in it).
+std::string version_line() { return "drivelab " + drivelab::results::package_version(); }
+
 /// `drivelab run ... | head`: a closed stdout must not kill a run (SIGPIPE's default); writes to
 /// it fail instead, and the run, its journal and its record go on. A handler that does nothing
 /// rather than SIG_IGN: exec resets a handled signal to its default, so the servers and tools we
 /// start do not inherit an ignored SIGPIPE.
-/// `drivelab --version`: "drivelab <version> (<git describe>)".
-std::string version_line() {
-  const auto tool = drivelab::results::probe_tool();
-  return fmt::format("drivelab {} ({})", tool.value("version", "?"), tool.value("git_describe", "?"));
-}
-
 void survive_closed_stdout() {
   struct sigaction pipe_action{};
   pipe_action.sa_handler = [](int) {};
