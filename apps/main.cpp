@@ -13,6 +13,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "commands.hpp"
+#include "completion.hpp"
 #include "drivelab/core/errors.hpp"
 #include "drivelab/core/units.hpp"
 #include "drivelab/io/target_safety.hpp"
@@ -358,6 +359,14 @@ int main(int argc, char** argv) {
   CLI::App app{"drivelab — application-level storage benchmarks: TPC-C-like OLTP on a database in the target, fio-style I/O"};
   app.require_subcommand(1);
   app.set_version_flag("--version", version_line);
+  app.add_flag_callback(
+      "--bash-completion",
+      [&app] {
+        std::cout << drivelab::app::bash_completion(app);
+        throw CLI::Success();
+      },
+      "Print the bash completion script (the Debian package installs it; from a build: source <(drivelab "
+      "--bash-completion))");
 
   CommandLine cl;
   for (int i = 0; i < argc; ++i) cl.args.command_line.emplace_back(argv[i]);
