@@ -93,8 +93,11 @@ shipped=$(cd "$here/config" && find . -path ./include -prune -o -path ./src -pru
 installed=$(cd /usr/share/drivelab/config && find . -type f | sort)
 [ "$shipped" = "$installed" ] ||
   fail "/usr/share/drivelab/config differs from config/: $(diff <(echo "$shipped") <(echo "$installed") | grep '^[<>]' | tr '\n' ' ')"
-"$bin" validate /usr/share/drivelab/config/quick.yaml >"$build/package-validate.log" 2>&1 ||
+if "$bin" validate /usr/share/drivelab/config/quick.yaml >"$build/package-validate.log" 2>&1; then
+  say "$("$bin" --version); $(wc -l <<<"$installed") protocols in /usr/share/drivelab/config; validate quick.yaml there: ok"
+else
   fail "drivelab validate /usr/share/drivelab/config/quick.yaml: $(cat "$build/package-validate.log")"
+fi
 
 scratch=$(mktemp -d "${TMPDIR:-/var/tmp}/drivelab-package-check.XXXXXX")
 if "$bin" io --target "$scratch" --out "$scratch/results" --rw randread --bs 4k --size 16MiB --duration 2s \
