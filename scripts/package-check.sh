@@ -12,8 +12,8 @@
 #   4. checks the installed package: `drivelab --version` prints the package's version, the
 #      shipped protocols are all in /usr/share/drivelab/config, `drivelab validate` accepts
 #      quick.yaml there, a short `drivelab io` run completes with a record, the man page is there,
-#      and the bash completion offers, for every command path, exactly the subcommands and
-#      options its `--help` lists;
+#      and the installed bash completion offers, for every command path, exactly the subcommands
+#      and options its `--help` lists (scripts/check-completion.sh);
 #   5. purges it (also when a step failed or on Ctrl-C) and checks that nothing of it is left.
 #
 # It refuses to start when a drivelab package is installed already (it would remove it).
@@ -53,23 +53,27 @@ lintian_rc=0
 lintian_out=$(lintian --fail-on error "$deb" 2>&1) || lintian_rc=$?
 say "lintian: exit $lintian_rc, $(grep -c '^E: ' <<<"$lintian_out" || true) errors, $(grep -c '^W: ' <<<"$lintian_out" || true) warnings"
 [ -z "$lintian_out" ] || sed 's/^/  | /' <<<"$lintian_out"
-[ "$lintian_rc" -eq 0 ] || die "lintian reports errors"
+[ "$lintian_rc" -eq 0 ] || die "lintian --fail-on error: exit $lintian_rc"
 
 # ---- 3. install; 5. purge on every way out -----------------------------------------------------------
+# What the package adds to this machine: its paths (files and folders) that do not exist yet. After
+# the purge none of them may be left.
+mapfile -t adds < <(dpkg-deb -c "$deb" | awk '{print substr($6, 2)}' | sed 's|/$||' | grep . |
+  while read -r p; do [ -e "$p" ] || echo "$p"; done)
+grep -qx /usr/bin/drivelab < <(printf '%s\n' "${adds[@]}") || die "the package has no /usr/bin/drivelab, or it exists already"
 failed=0
 fail() { say "FAILED: $*"; failed=1; }
 purge() {
-  local rc=$?
+  local rc=$? p
   set +e
   apt-get purge -y -qq drivelab >"$build/package-purge.log" 2>&1 || { cat "$build/package-purge.log"; rc=1; }
   local left=()
   dpkg-query -W -f='${Status}' drivelab 2>/dev/null | grep -q 'installed' && left+=("the dpkg entry")
-  for p in /usr/bin/drivelab /usr/share/drivelab /usr/share/doc/drivelab /usr/share/man/man1/drivelab.1.gz \
-    /usr/share/bash-completion/completions/drivelab; do
+  for p in "${adds[@]}"; do
     [ ! -e "$p" ] || left+=("$p")
   done
   if [ ${#left[@]} -eq 0 ]; then
-    say "purged: nothing of it is left"
+    say "purged: none of the ${#adds[@]} paths it added is left, /usr/bin/drivelab included"
   else
     say "FAILED: after the purge these are left: ${left[*]}"
     rc=1
@@ -110,36 +114,12 @@ fi
 
 zcat /usr/share/man/man1/drivelab.1.gz | grep -q "^\.TH DRIVELAB \"1\"" || fail "no man page drivelab(1)"
 
-# The bash completion against --help, for every command path: `drivelab PATH <TAB>` offers the
-# subcommands of `drivelab PATH --help`, and `drivelab PATH -<TAB>` its options.
-help_words() {  # help_words PATH...: the subcommands and option names `drivelab PATH --help` lists
-  "$bin" "$@" --help | awk '/^[A-Za-z][A-Za-z ]*:$/ {section = $0; next}
-    section == "Subcommands:" && /^  [a-z]/ {print $1}
-    section != "Subcommands:" && section != "Positionals:" && /^  -/ {n = split($1, names, ","); for (i = 1; i <= n; i++) print names[i]}' | sort
-}
-completion_words() {  # completion_words PATH... PREFIX: what `drivelab PATH PREFIX<TAB>` offers
-  # (in an empty folder, so that where it offers file names it offers none)
-  mkdir -p "$scratch/empty"
-  (cd "$scratch/empty" && bash -c 'source /usr/share/bash-completion/completions/drivelab
-    COMP_WORDS=(drivelab "$@"); COMP_CWORD=$#; _drivelab
-    [ ${#COMPREPLY[@]} -eq 0 ] || printf "%s\n" "${COMPREPLY[@]}"' _ "$@") | sort
-}
-checked=0
-check_path() {  # check_path PATH...: this command path, then its subcommands
-  local want got subs
-  want=$(help_words "$@")
-  got=$( (completion_words "$@" ""; completion_words "$@" "-") | sort -u)
-  if [ "$want" != "$got" ]; then
-    fail "bash completion of 'drivelab $* ' differs from --help: $(diff <(echo "$want") <(echo "$got") | grep '^[<>]' | tr '\n' ' ')"
-  fi
-  checked=$((checked + 1))
-  subs=$("$bin" "$@" --help | awk '/^[A-Za-z][A-Za-z ]*:$/ {section = $0; next} section == "Subcommands:" && /^  [a-z]/ {print $1}')
-  local s
-  for s in $subs; do check_path "$@" "$s"; done
-}
-failed_before=$failed
-check_path
-[ "$failed" -ne "$failed_before" ] || say "bash completion: matches --help on all $checked command paths"
+if "$here/scripts/check-completion.sh" "$bin" /usr/share/bash-completion/completions/drivelab >"$build/package-completion.log" 2>&1; then
+  say "bash completion: $(sed 's/^check-completion: //' "$build/package-completion.log")"
+else
+  fail "the installed bash completion does not match --help:"
+  sed 's/^/  | /' "$build/package-completion.log"
+fi
 
 [ "$failed" -eq 0 ] || exit 1
 say "passed: $(basename "$deb") builds, passes lintian, installs, works and purges"
