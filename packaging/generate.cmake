@@ -19,8 +19,15 @@ endfunction()
 if(WHAT STREQUAL "completion")
   run(COMMAND ${DRIVELAB} --bash-completion OUTPUT_FILE ${OUTPUT})
 elseif(WHAT STREQUAL "man")
-  # In UTF-8, so that help2man keeps the help's non-ASCII characters (the em dash of its first line).
-  run(COMMAND ${HELP2MAN} --locale=C.UTF-8 --no-info --section=1 --name=${NAME} --include=${INCLUDE} --output=${OUTPUT}.tmp ${DRIVELAB})
+  # The page's date is the commit's (SOURCE_DATE_EPOCH, which help2man honours), so the same
+  # commit gives the same page; in UTF-8, so that help2man keeps the help's non-ASCII characters
+  # (the em dash of its first line).
+  execute_process(COMMAND git log -1 --format=%ct WORKING_DIRECTORY ${SOURCE_DIR}
+                  OUTPUT_VARIABLE epoch OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
+  if(NOT epoch MATCHES "^[0-9]+$")
+    string(TIMESTAMP epoch "%s" UTC)
+  endif()
+  run(COMMAND ${CMAKE_COMMAND} -E env SOURCE_DATE_EPOCH=${epoch} ${HELP2MAN} --locale=C.UTF-8 --no-info --section=1 --name=${NAME} --include=${INCLUDE} --output=${OUTPUT}.tmp ${DRIVELAB})
   gzip_to(${OUTPUT})
 elseif(WHAT STREQUAL "changelog")
   file(STRINGS ${VERSION_FILE} version LIMIT_COUNT 1)
