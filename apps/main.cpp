@@ -13,6 +13,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "commands.hpp"
+#include "completion.hpp"
 #include "drivelab/core/errors.hpp"
 #include "drivelab/core/units.hpp"
 #include "drivelab/io/target_safety.hpp"
@@ -117,16 +118,14 @@ std::string single_test_yaml(const std::string& kind, const SingleTest& s) {
   return y.c_str();
 }
 
+/// `drivelab --version`: "drivelab <package version>" (results::package_version: the version the
+/// Debian package carries, with the commit in it).
+std::string version_line() { return "drivelab " + drivelab::results::package_version(); }
+
 /// `drivelab run ... | head`: a closed stdout must not kill a run (SIGPIPE's default); writes to
 /// it fail instead, and the run, its journal and its record go on. A handler that does nothing
 /// rather than SIG_IGN: exec resets a handled signal to its default, so the servers and tools we
 /// start do not inherit an ignored SIGPIPE.
-/// `drivelab --version`: "drivelab <version> (<git describe>)".
-std::string version_line() {
-  const auto tool = drivelab::results::probe_tool();
-  return fmt::format("drivelab {} ({})", tool.value("version", "?"), tool.value("git_describe", "?"));
-}
-
 void survive_closed_stdout() {
   struct sigaction pipe_action{};
   pipe_action.sa_handler = [](int) {};
@@ -374,6 +373,14 @@ int main(int argc, char** argv) {
   CLI::App app{"drivelab — application-level storage benchmarks: TPC-C-like OLTP on a database in the target, fio-style I/O"};
   app.require_subcommand(1);
   app.set_version_flag("--version", version_line);
+  app.add_flag_callback(
+      "--bash-completion",
+      [&app] {
+        std::cout << drivelab::app::bash_completion(app);
+        throw CLI::Success();
+      },
+      "Print the bash completion script (the Debian package installs it; from a build: source <(drivelab "
+      "--bash-completion))");
 
   CommandLine cl;
   for (int i = 0; i < argc; ++i) cl.args.command_line.emplace_back(argv[i]);

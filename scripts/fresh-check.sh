@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# Both README commands on a fresh Debian root, so that "passes here" also means "passes on a new
-# machine": nothing installed, configured or left behind by hand on this machine can hide a
-# missing install step or a test that needs it.
+# Both README commands, and the Debian package's check, on a fresh Debian root, so that "passes
+# here" also means "passes on a new machine": nothing installed, configured or left behind by hand
+# on this machine can hide a missing install step or a test that needs it.
 #
-#   scripts/fresh-check.sh [--only quick|test | --run 'COMMAND'] [--logs DIR] [--scratch PARENT] [--keep]
+#   scripts/fresh-check.sh [--only quick|package|test | --run 'COMMAND'] [--logs DIR] [--scratch PARENT] [--keep]
 #
-#   --only NAME runs one of the two; --run runs COMMAND instead of them (in /src/drivelab of the root).
+#   --only quick or test runs that one; --only package runs quick.sh and then the package check
+#   (which packs quick.sh's build); --run runs COMMAND instead of them (in /src/drivelab of the root).
 #
 # As root, it
 #   1. builds a minimal root of this machine's Debian release (/etc/os-release) with debootstrap,
@@ -14,8 +15,10 @@
 #   2. copies a clean clone of HEAD (committed work only) to /src/drivelab in it and ../shared, read
 #      only as CI has it, to /src/shared;
 #   3. runs, inside it (chroot with /proc, /sys, /dev — loop devices, cgroups — and a /run of its
-#      own), the README's two commands in the README's order:
+#      own), the README's two commands in the README's order, with the package check after the
+#      first, as it packs the first one's Release build in build/:
 #        ./scripts/quick.sh /src/target     (installs the packages, builds, runs config/quick.yaml)
+#        ./scripts/package-check.sh          (builds the .deb, lintian, apt-get install, checks, purge)
 #        ./scripts/test.sh                   (installs, builds with sanitizers, ctest, fuzz)
 #      with an empty environment (HOME, PATH, LANG, CI only) and no standard input;
 #   4. prints each command's result, time and counts, and the log's tail when one fails.
@@ -27,8 +30,9 @@
 # packages would start on install are not started in the root (policy-rc.d, as Debian's chroot
 # builders do); the tests start their own (scripts/test-services.sh).
 #
-# Exit status: 0 both passed, 1 a command failed, 2 bad usage, 3 the root could not be built.
-# Time on 2 cores: about 3 min for the root, then the two commands (README: 10-15 min build each).
+# Exit status: 0 all passed, 1 a command failed, 2 bad usage, 3 the root could not be built.
+# Time on 2 cores: about 3 min for the root, then the two commands (README: 10-15 min build each);
+# the package check adds about a minute (no compiling: quick.sh's build has everything it packs).
 set -euo pipefail
 
 # Run from a copy: bash reads a script as it goes, so editing this file during a run (an hour)
@@ -59,12 +63,13 @@ keep=0
 while [ $# -gt 0 ]; do
   case $1 in
     --only) only=$(value_of "$1" "${2:-}") || exit 2
-            [ "$only" = quick ] || [ "$only" = test ] || usage "--only takes quick or test, not '$only'"; shift 2 ;;
+            case $only in quick|package|test) ;; *) usage "--only takes quick, package or test, not '$only'" ;; esac
+            shift 2 ;;
     --run) run_cmd=$(value_of "$1" "${2:-}") || exit 2; shift 2 ;;
     --logs) logs=$(value_of "$1" "${2:-}") || exit 2; shift 2 ;;
     --scratch) scratch_parent=$(value_of "$1" "${2:-}") || exit 2; shift 2 ;;
     --keep) keep=1; shift ;;
-    -h|--help) sed -n '2,31p' "$here/scripts/fresh-check.sh" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,35p' "$here/scripts/fresh-check.sh" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) usage "unknown argument '$1'" ;;
   esac
 done
@@ -211,9 +216,11 @@ run_step() {  # run_step NAME COMMAND
     say "$cmd: FAILED (exit $rc) after $took; the log's last lines:"
     tail -40 "$log" | sed 's/^/  | /'
   fi
-  # The counts a reader wants: the quick run's summary, ctest's and the fuzzers' closing lines.
+  # The counts a reader wants: the quick run's summary, the package check's lines (with lintian's
+  # output), ctest's and the fuzzers' closing lines.
   case $name in
     quick) [ "$rc" -ne 0 ] || tail -14 "$log" | sed 's/^/  | /' ;;  # drivelab's summary table
+    package) [ "$rc" -ne 0 ] || grep -E '^(package-check: |  \| )' "$log" | sed 's/^/  | /' ;;
     command) [ "$rc" -ne 0 ] || tail -100 "$log" | sed 's/^/  | /' ;;
     test) grep -E 'tests passed|tests failed out of|Total Test time|^fuzz: ' "$log" | sed 's/^/  | /' || true ;;
   esac
@@ -222,7 +229,8 @@ if [ -n "$run_cmd" ]; then
   run_step command "$run_cmd"
 else
   [ "$only" = test ] || run_step quick "./scripts/quick.sh /src/target"
-  [ "$only" = quick ] || run_step test "./scripts/test.sh"
+  [ -n "$only" ] && [ "$only" != package ] || run_step package "./scripts/package-check.sh"
+  [ -n "$only" ] && [ "$only" != test ] || run_step test "./scripts/test.sh"
 fi
 say "total $(elapsed "$t0") for HEAD $head"
 echo "fresh-check: $passed passed, $failed failed"

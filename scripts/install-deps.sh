@@ -13,7 +13,10 @@ packages=(
   fio sysbench clang libclang-rt-14-dev dmsetup
   gnuplot-nox chromium libpng-dev
   openmpi-bin libopenmpi-dev openssh-server openssh-client iproute2
+  help2man dpkg-dev file lintian
 )
+# help2man, dpkg-dev (dpkg-shlibdeps), file (CPack DEB sorts the ELF files with it) and lintian:
+# the Debian package (packaging/, scripts/package-check.sh).
 # openmpi-bin, libopenmpi-dev: multi-host runs (issue 16, docs/multihost.md); openssh-server,
 # openssh-client and iproute2 (`ip netns`): the two-"host" test in tests/multihost/ (sshd in a
 # network namespace with its own config, started and stopped by the test; Debian's openssh-server

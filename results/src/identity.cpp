@@ -25,7 +25,8 @@ namespace drivelab::results {
 namespace fs = std::filesystem;
 
 namespace detail {
-extern const char* const kGitDescribe;  // generated at every build: results/src/git_describe.cpp.in
+extern const char* const kGitDescribe;     // generated at every build: results/src/git_describe.cpp.in
+extern const char* const kPackageVersion;  // from it by cmake/git_describe.cmake
 }  // namespace detail
 
 namespace {
@@ -82,6 +83,8 @@ Json probe_tool() {
               {"compiler", compiler},
               {"sanitizers", DRIVELAB_SANITIZE != 0}};
 }
+
+std::string package_version() { return detail::kPackageVersion; }
 
 // ---- host ------------------------------------------------------------------------------------
 

@@ -3,6 +3,7 @@
 /// Who ran, where, on what: the `tool`, `host` and `target` objects of the result record.
 /// Everything is read from /proc and /sys; a field that cannot be read is null (never guessed).
 #include <filesystem>
+#include <string>
 
 #include "drivelab/results/record.hpp"
 
@@ -10,6 +11,13 @@ namespace drivelab::results {
 
 /// {name:"drivelab", version, git_describe, build_type, compiler, sanitizers:bool}
 Json probe_tool();
+
+/// The version `drivelab --version` prints and the Debian package carries, derived from `git
+/// describe` at build time (rules in cmake/git_describe.cmake): "0.1.0~334.ga6a6264" (no release
+/// tag yet: <project version>~<commits>.g<hash>), "1.2.0" (at tag v1.2.0), "1.2.0+5.gabc1234"
+/// (5 commits after it); ".dirty" appended for uncommitted changes; the project version alone
+/// without git.
+std::string package_version();
 
 /// {hostname, os (PRETTY_NAME of /etc/os-release), kernel (uname -r), arch, cpu_model, cpu_cores
 /// (online logical CPUs), memory_bytes (MemTotal), virtualization (from /sys/class/dmi or cpuinfo
