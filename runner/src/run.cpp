@@ -331,6 +331,10 @@ void run_one(PlannedTest& test, std::size_t index, results::RunRecord& record, R
     e.run(ctx);
   });
   const std::int64_t t_end = monotonic_ns();
+  // Multi-host: no rank verifies before every rank's measured phase has ended (a shared
+  // database's consistency is checked once, by rank 0, after every rank's terminals stopped:
+  // tpcc shared_database). A stop does not skip verify; a failure on any rank skips it on all.
+  if (ran && cr.cohort != nullptr) (void)phase_barrier(cr, options, stop, tr.name, "verify", failure, barriers);
   if (ran && failure.empty()) {
     // Verify even after an interrupt: the database must still be consistent.
     state.say(fmt::format("== {} ({}): verify", tr.name, tr.kind));

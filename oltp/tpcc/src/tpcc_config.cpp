@@ -33,6 +33,7 @@ TpccConfig decode_tpcc_config(const config::Node& section, int cpus) {
              {.min = std::chrono::milliseconds(100), .max = std::chrono::hours(1)});
   r.boolean("reuse", c.reuse);
   r.boolean("keep_database", c.keep_database);
+  r.boolean("shared_database", c.shared_database);
   const bool has_load_threads = r.integer("load_threads", c.load_threads, {.min = 1, .max = 1024});
   r.integer("scale_items", c.scale_items, {.min = 100, .max = kItems});
   r.finish();
@@ -95,6 +96,11 @@ TpccConfig decode_tpcc_config(const config::Node& section, int cpus) {
   if (!has_load_threads || c.load_threads == 0)
     c.load_threads = can.serialized_writers ? 1 : std::min(c.warehouses, 2 * cpus);
 
+  if (c.shared_database && c.database.connection.empty())
+    section.child("shared_database").error(
+        "shared_database needs an existing server that every rank reaches: server.connection (a managed server "
+        "or an SQLite file is one rank's own)");
+
   // A managed server's max_connections must hold every session the run opens at once.
   check_max_connections_key(section, c.database, c.connections,
                             load_threads_used(c.load_threads, {.warehouses = c.warehouses, .items = c.scale_items}, can),
@@ -116,6 +122,7 @@ results::Json to_json(const TpccConfig& c) {
   j["reconnect_timeout"] = format_duration(c.reconnect_timeout);
   j["reuse"] = c.reuse;
   j["keep_database"] = c.keep_database;
+  if (c.shared_database) j["shared_database"] = true;
   j["load_threads"] = c.load_threads;
   j["scale_items"] = c.scale_items;
   return j;

@@ -43,9 +43,11 @@ TpccEmulator::~TpccEmulator() = default;
 results::Json TpccEmulator::effective_config() const { return tpcc::to_json(config_); }
 
 int TpccEmulator::sessions_needed() const noexcept {
-  // config_.connections is the pool (pooled) or the users (dedicated): the terminals' sessions.
+  // The pool (pooled) or the users (dedicated): the terminals' sessions. A shared database
+  // holds every rank's, each with its drivelab session (the last is counted by sessions_needed).
   const Capabilities can = capabilities_of(config_.database.backend);
-  return oltp::sessions_needed(config_.connections, tpcc::load_threads_used(config_.load_threads, scale_, can), can);
+  const int workers = shared_ ? share_.hosts * (share_.connections + 1) - 1 : share_.connections;
+  return oltp::sessions_needed(workers, tpcc::load_threads_used(config_.load_threads, scale_, can), can);
 }
 
 void TpccEmulator::warn_about_configuration(runner::TestContext& ctx) const {
@@ -82,9 +84,10 @@ void TpccEmulator::check_max_connections() const {
   const bool dedicated = config_.terminals == tpcc::TerminalMode::dedicated;
   throw EnvironmentError(fmt::format(
       "max_connections is {} ({}{} other sessions open), but this test needs {} sessions at once "
-      "({} {} + 1 drivelab session, or {} load thread(s)); raise the server's max_connections ({}){}",
+      "({}{} {} + 1 drivelab session{}, or {} load thread(s)); raise the server's max_connections ({}){}",
       limits->max_connections, reserved > 0 ? fmt::format("{} reserved for superusers, ", reserved) : std::string(),
-      others, need, config_.connections, dedicated ? "dedicated terminals" : "pooled connections",
+      others, need, shared_ ? fmt::format("{} ranks x ", share_.hosts) : std::string(), share_.connections,
+      dedicated ? "dedicated terminals" : "pooled connections", shared_ ? " each" : "",
       tpcc::load_threads_used(config_.load_threads, scale_, backend_->capabilities()),
       config_.database.managed ? "server.max_connections" : "a setting of the existing server",
       dedicated ? " or use terminals: pooled" : " or fewer connections"));
@@ -223,8 +226,52 @@ bool TpccEmulator::load(runner::TestContext& ctx) {
 }
 
 void TpccEmulator::prepare_phase(runner::TestContext& ctx) {
-  auto& rec = *ctx.recorder;
+  share_.hosts = config_.shared_database ? ctx.hosts() : 1;
+  share_.rank = share_.hosts > 1 ? ctx.cohort->rank() : 0;
+  shared_ = share_.hosts > 1;
+  // Terminal i runs on rank i mod hosts; the rate and the terminals are the job's.
+  share_.users = (config_.users - share_.rank + share_.hosts - 1) / share_.hosts;
+  share_.connections = config_.terminals == tpcc::TerminalMode::dedicated || config_.rate_per_s == 0
+                           ? std::min(config_.connections, share_.users)
+                           : config_.connections;
+  if (config_.terminals == tpcc::TerminalMode::dedicated) share_.connections = share_.users;
+  share_.rate_per_s = config_.rate_per_s / share_.hosts;
   warn_about_configuration(ctx);
+  if (shared_) {
+    prepare_shared(ctx);
+    return;
+  }
+  prepare_database(ctx);
+}
+
+void TpccEmulator::prepare_shared(runner::TestContext& ctx) {
+  auto& rec = *ctx.recorder;
+  rec.detail("shared_database", {{"rank", share_.rank}, {"ranks", share_.hosts}, {"users_here", share_.users},
+                                 {"terminals", fmt::format("{} + k x {}", share_.rank, share_.hosts)}});
+  std::exception_ptr error;
+  try {
+    if (share_.users < 1)
+      throw ConfigError(fmt::format("shared_database: users ({}) are fewer than the ranks ({}): rank {} has no terminal",
+                                    config_.users, share_.hosts, share_.rank));
+    if (share_.rank == 0) prepare_database(ctx);
+    else open_for_test(ctx);
+  } catch (...) {
+    error = std::current_exception();
+  }
+  // Every rank arrives here once, failed or not, so rank 0's load is complete (or failed, or
+  // stopped) for all: {ranks that failed, ranks that stopped}.
+  double outcome[2] = {error ? 1.0 : 0.0, !error && ctx.stop_requested() ? 1.0 : 0.0};
+  ctx.sum_over_hosts(outcome, "the shared database's load");
+  if (error) std::rethrow_exception(error);
+  if (outcome[0] > 0)
+    throw EnvironmentError("shared_database: another rank failed to prepare (rank 0 loads the database; its record "
+                           "has the cause)");
+  if (outcome[1] > 0) return;  // a stop: the runner ends the test on every rank at its next barrier
+  if (share_.rank != 0) join_shared_database(ctx);
+}
+
+void TpccEmulator::open_for_test(runner::TestContext& ctx) {
+  auto& rec = *ctx.recorder;
   OpenRequest req;
   req.target_dir = ctx.target_dir;
   req.test_name = settings_.name;
@@ -237,7 +284,11 @@ void TpccEmulator::prepare_phase(runner::TestContext& ctx) {
   backend_ = &database_->backend();
   rec.detail("database", database_->describe());
   check_max_connections();
+}
 
+void TpccEmulator::prepare_database(runner::TestContext& ctx) {
+  auto& rec = *ctx.recorder;
+  open_for_test(ctx);
   reused_ = try_reuse(ctx);
   if (!reused_) {
     rec.detail("load", results::Json::object());
@@ -248,12 +299,16 @@ void TpccEmulator::prepare_phase(runner::TestContext& ctx) {
     auto conn = backend_->connect();
     tpcc::create_procedures(*conn, backend_->dialect());
   }
+  rec.detail("database_reused", reused_);
+  record_database_facts(ctx);
+}
+
+void TpccEmulator::record_database_facts(runner::TestContext& ctx) {
+  auto& rec = *ctx.recorder;
   rec.detail("transactions", tpcc::to_string(config_.transactions));
   const Rng rng(ctx.seed);
   Rng c_rng = rng.split(kStreamCRun);
   c_run_ = tpcc::make_c_run(c_rng, c_load_);
-
-  rec.detail("database_reused", reused_);
   rec.detail("database_size_bytes_after_load", backend_->size_bytes().value_or(0));
   rec.detail("nurand_c_load", to_json(c_load_));
   rec.detail("nurand_c_run", to_json(c_run_));
@@ -262,33 +317,45 @@ void TpccEmulator::prepare_phase(runner::TestContext& ctx) {
                        {"tpcc_conformant_scale", scale_.items == tpcc::kItems}});
 }
 
+void TpccEmulator::join_shared_database(runner::TestContext& ctx) {
+  std::optional<tpcc::LoadMeta> meta;
+  auto conn = backend_->connect();
+  if (const std::string problem = tpcc::reuse_problem(*conn, scale_, meta); !problem.empty())
+    throw EnvironmentError(fmt::format("shared_database: the database rank 0 prepared is not usable here ({})", problem));
+  c_load_ = meta->c_load;
+  ctx.recorder->detail("database_reused", true);
+  record_database_facts(ctx);
+}
+
 void TpccEmulator::start_driver(runner::TestContext& ctx) {
   driver_ = std::make_unique<tpcc::Driver>(*backend_, tpcc::DriverOptions{
                                                            .scale = scale_,
                                                            .c_run = c_run_,
-                                                           .users = config_.users,
+                                                           .users = share_.users,
                                                            .think = config_.think,
                                                            .terminals = config_.terminals,
-                                                           .connections = config_.connections,
-                                                           .rate_per_s = config_.rate_per_s,
+                                                           .connections = share_.connections,
+                                                           .rate_per_s = share_.rate_per_s,
                                                            .login_rate_per_s = config_.login_rate_per_s,
                                                            .think_scale = config_.think_scale,
                                                            .reconnect_timeout = config_.reconnect_timeout,
                                                            .protocol = config_.transactions,
                                                            .seed = Rng(ctx.seed).split(kStreamTerminals)(),
+                                                           .terminal_first = share_.rank,
+                                                           .terminal_step = share_.hosts,
                                                        });
   driver_->start();
   const bool dedicated = config_.terminals == tpcc::TerminalMode::dedicated;
   results::Json t{{"mode", tpcc::to_string(config_.terminals)},
-                  {"users", config_.users},
+                  {"users", share_.users},
                   {"per_warehouse", static_cast<double>(config_.users) / scale_.warehouses},
                   {"think", tpcc::to_string(config_.think)},
-                  {"connections", dedicated ? config_.users : config_.connections}};
+                  {"connections", share_.connections}};
   if (config_.think == tpcc::ThinkMode::tpcc) {
     t["think_scale"] = config_.think_scale;
     t["tpcc_conformant_think"] = config_.think_scale == 1.0;
   }
-  if (config_.rate_per_s > 0) t["rate"] = config_.rate_per_s;
+  if (config_.rate_per_s > 0) t["rate"] = share_.rate_per_s;
   if (dedicated) t["login_rate"] = config_.login_rate_per_s;
   ctx.recorder->detail("terminals", t);
 }
@@ -309,7 +376,7 @@ void TpccEmulator::warmup_phase(runner::TestContext& ctx) {
   for_each_interval(t0, t0 + settings_.warmup.count(), kLoginReportNs, aborted, [&](bool) {
     if (ramp && driver_->users_logged_in() > reported) {
       reported = driver_->users_logged_in();
-      ctx.recorder->message(fmt::format("users logged in: {}/{}", reported, config_.users));
+      ctx.recorder->message(fmt::format("users logged in: {}/{}", reported, share_.users));
     }
   });
   warmup_s_ = seconds_between(t0, monotonic_ns());
@@ -337,11 +404,11 @@ void TpccEmulator::run_phase(runner::TestContext& ctx) {
   const CpuTimes cpu0 = process_cpu_times();
   driver_->begin_measurement();
   const int logged_in = driver_->users_logged_in();
-  if (config_.terminals == tpcc::TerminalMode::dedicated && logged_in < config_.users)
+  if (config_.terminals == tpcc::TerminalMode::dedicated && logged_in < share_.users)
     ctx.recorder->warning(fmt::format(
         "only {} of {} users were logged in when the measured phase began (login_rate {}/s); make "
         "warmup at least users / login_rate = {:.3g} s",
-        logged_in, config_.users, config_.login_rate_per_s, config_.users / std::max(config_.login_rate_per_s, 1e-9)));
+        logged_in, share_.users, config_.login_rate_per_s, share_.users / std::max(config_.login_rate_per_s, 1e-9)));
   const std::int64_t t0 = monotonic_ns();
   const auto aborted = [&] { return stop_or_failed(ctx); };
   for_each_interval(t0, t0 + settings_.duration.count(), settings_.interval.count(), aborted, [&](bool) {
@@ -360,6 +427,11 @@ void TpccEmulator::run_phase(runner::TestContext& ctx) {
 
 void TpccEmulator::verify_phase(runner::TestContext& ctx) {
   if (!backend_ || (driver_ && driver_->failed())) return;  // a dead server cannot be checked
+  if (shared_ && share_.rank != 0) {
+    // The runner's verify barrier: every rank's terminals have stopped; rank 0 checks them all.
+    ctx.recorder->detail("consistency_checked_by", "rank 0 (shared_database)");
+    return;
+  }
   auto conn = backend_->connect();
   results::Json not_run = results::Json::array();
   for (const auto& c : tpcc::check_consistency(*conn)) {
@@ -391,7 +463,9 @@ void TpccEmulator::cleanup(runner::TestContext& ctx) noexcept {
     // on a full disk MariaDB's DROP DATABASE waits for space forever ("Disk full ... waiting for
     // someone to free some space"), hanging the cleanup of a test that failed for that reason.
     const bool removed_with_server = config_.database.managed && !config_.database.keep_server;
-    if (prepared_ && backend_ && !config_.keep_database && !config_.reuse && !removed_with_server) backend_->destroy();
+    const bool owner = !shared_ || share_.rank == 0;  // a shared database is rank 0's to drop
+    if (prepared_ && backend_ && owner && !config_.keep_database && !config_.reuse && !removed_with_server)
+      backend_->destroy();
   } catch (const std::exception& ex) {
     warn(ex.what());
   }

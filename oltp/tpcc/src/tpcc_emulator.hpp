@@ -61,6 +61,19 @@ class TpccEmulator final : public DatabaseEmulator {
   void check_growth_after_warmup(runner::TestContext& ctx, std::optional<std::int64_t> new_orders_before);
   bool try_reuse(runner::TestContext& ctx);
   bool load(runner::TestContext& ctx);
+  /// Opens the database (starting a managed server) and checks its max_connections.
+  void open_for_test(runner::TestContext& ctx);
+  /// open_for_test, then loads or reuses the database, creates the procedures, draws C-Run (one
+  /// host, or rank 0 of a shared database).
+  void prepare_database(runner::TestContext& ctx);
+  /// Draws C-Run from C-Load and records the database's facts (transactions, size, NURand, scale).
+  void record_database_facts(runner::TestContext& ctx);
+  /// A shared database on a rank > 0, after rank 0 loaded it: its C-Load from the load's
+  /// metadata (tpcc_schema.hpp LoadMeta), then record_database_facts.
+  void join_shared_database(runner::TestContext& ctx);
+  /// shared_database on several ranks: each rank prepares its part, then all meet (a collective)
+  /// so no rank goes on before rank 0's load is there or after another rank failed.
+  void prepare_shared(runner::TestContext& ctx);
   void start_driver(runner::TestContext& ctx);
   /// A stop was requested or the terminals failed: what ends the phase's waits (core/phase.hpp).
   bool stop_or_failed(const runner::TestContext& ctx) const noexcept;
@@ -73,6 +86,16 @@ class TpccEmulator final : public DatabaseEmulator {
   Backend* backend_ = nullptr;
   std::unique_ptr<tpcc::Driver> driver_;
   tpcc::CConstants c_load_;
+  /// This rank's part of the job's terminals (shared_database on several ranks; else all of them).
+  struct Share {
+    int rank = 0;
+    int hosts = 1;
+    int users = 0;        ///< terminals rank, rank + hosts, ... below config users
+    int connections = 0;  ///< dedicated: its users; pooled: the pool, at most its users
+    double rate_per_s = 0;
+  };
+  Share share_;
+  bool shared_ = false;  ///< shared_database on more than one rank
   tpcc::CConstants c_run_;
   bool prepared_ = false;
   bool reused_ = false;

@@ -9,12 +9,12 @@
 
 namespace drivelab::oltp::tpcc::detail {
 
-TerminalIdentity TerminalIdentity::make(int index, int warehouses, const Rng& base) {
+TerminalIdentity TerminalIdentity::make(int index, int number, int warehouses, const Rng& base) {
   TerminalIdentity t;
   t.index = index;
-  t.w_id = (index % warehouses) + 1;
-  t.stock_level_d_id = ((index / warehouses) % kDistrictsPerWarehouse) + 1;
-  t.rng = base.split(static_cast<std::uint64_t>(index) + 1);
+  t.w_id = (number % warehouses) + 1;
+  t.stock_level_d_id = ((number / warehouses) % kDistrictsPerWarehouse) + 1;
+  t.rng = base.split(static_cast<std::uint64_t>(number) + 1);
   return t;
 }
 

@@ -33,14 +33,17 @@ struct Card {
 
 /// A terminal's identity and random state (shared by the pooled, dedicated and open-loop modes).
 struct TerminalIdentity {
-  int index = 0;
+  int index = 0;  ///< this driver's terminal number (0..users-1)
   int w_id = 1;
   int stock_level_d_id = 1;
   Rng rng;
   Deck deck;
 
-  /// Terminal i of a run with `warehouses` warehouses (clause 4.2.2 placement, tpcc_driver.hpp).
-  static TerminalIdentity make(int index, int warehouses, const Rng& base);
+  /// This driver's terminal `index`, the job's terminal `number` (DriverOptions::terminal_first
+  /// + index x terminal_step; the same on one host), of a run with `warehouses` warehouses: the
+  /// number fixes the home warehouse and district (clause 4.2.2 placement, tpcc_driver.hpp) and
+  /// the random stream.
+  static TerminalIdentity make(int index, int number, int warehouses, const Rng& base);
   /// Draws the inputs of a `type` transaction of this terminal (clauses 2.x.1).
   Card card(const InputGenerator& gen, TxType type);
 };

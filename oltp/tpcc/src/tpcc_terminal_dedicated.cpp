@@ -98,7 +98,7 @@ void DedicatedTerminals::start() {
   users_.reserve(static_cast<std::size_t>(o.users));
   for (int i = 0; i < o.users; ++i) {
     auto u = std::make_unique<User>();
-    u->id = TerminalIdentity::make(i, o.scale.warehouses, base);
+    u->id = TerminalIdentity::make(i, o.terminal_first + i * o.terminal_step, o.scale.warehouses, base);
     users_.push_back(std::move(u));
   }
   const std::int64_t t0 = monotonic_ns();

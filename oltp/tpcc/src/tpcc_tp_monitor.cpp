@@ -157,9 +157,10 @@ void TpMonitor::start() {
   const Rng base(o.seed);
   arrival_rng_ = base.split(0);
   terminals_.reserve(static_cast<std::size_t>(o.users));
-  for (int i = 0; i < o.users; ++i)
-    terminals_.push_back(
-        std::make_unique<Terminal>(io_, TerminalIdentity::make(i, o.scale.warehouses, base)));
+  for (int i = 0; i < o.users; ++i) {
+    const int number = o.terminal_first + i * o.terminal_step;  // the job's terminal number
+    terminals_.push_back(std::make_unique<Terminal>(io_, TerminalIdentity::make(i, number, o.scale.warehouses, base)));
+  }
 
   work_.emplace(io_.get_executor());
   for (auto& w : workers_) w->thread = std::thread([this, wp = w.get()] { worker_main(*wp); });

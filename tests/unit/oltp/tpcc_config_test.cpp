@@ -172,5 +172,18 @@ TEST(TpccConfig, BadValuesAreAllReported) {
     EXPECT_NE(d.errors.find(needle), std::string::npos) << needle << "\n" << d.errors;
 }
 
+// Issue 16: several ranks on one server need a server every rank reaches.
+TEST(TpccConfig, SharedDatabaseNeedsAnExistingServer) {
+  expect_error("tpcc: {shared_database: true}\n",
+               "tpcc.shared_database: shared_database needs an existing server that every rank reaches");
+  expect_error("tpcc: {shared_database: true, backend: postgres, server: {managed: postgres}}\n",
+               "shared_database needs an existing server");
+  const auto d = decode("tpcc: {shared_database: true, backend: postgres, server: {connection: 'host=db1'}}\n");
+  EXPECT_EQ(d.errors, "");
+  EXPECT_TRUE(d.config.shared_database);
+  EXPECT_EQ(to_json(d.config)["shared_database"], true);
+  EXPECT_FALSE(to_json(decode("tpcc: {}\n").config).contains("shared_database")) << "written only when set";
+}
+
 }  // namespace
 }  // namespace drivelab::oltp::tpcc

@@ -37,6 +37,15 @@
 ///   reuse:         false                  keep a complete database of the same scale from a
 ///                                         previous run instead of rebuilding it (checked)
 ///   keep_database: false                  leave the database in the target after the test
+///   shared_database: false                multi-host runs (docs/multihost.md): every rank drives
+///                                         ONE existing server (server.connection): rank 0 loads
+///                                         (or reuses) the schema once, the others wait for it;
+///                                         users, rate and the terminals' warehouses are the
+///                                         job's, split among the ranks (terminal i runs on rank
+///                                         i mod N); connections stays each rank's pool; the
+///                                         consistency conditions are checked once, by rank 0,
+///                                         after every rank's terminals stopped; only rank 0
+///                                         drops the database. One rank alone: as false.
 ///   load_threads:  sqlite: 1; servers: min(warehouses, 2 x CPUs)
 ///                                         loader threads (SQLite: must be 1, one writer)
 ///   scale_items:   100000                 TESTING ONLY, NOT TPC-C: rows of ITEM and STOCK per
@@ -73,6 +82,7 @@ struct TpccConfig {
   std::chrono::nanoseconds reconnect_timeout = std::chrono::seconds(10);
   bool reuse = false;
   bool keep_database = false;
+  bool shared_database = false;  ///< several ranks on one server (above)
   int load_threads = 0;        ///< resolved by decode
   int scale_items = kItems;
 };

@@ -53,6 +53,12 @@ struct DriverOptions {
   /// (tpcc_procedures.hpp; the procedures must exist: create_procedures).
   TxProtocol protocol = TxProtocol::statements;
   std::uint64_t seed = 1;
+  /// This driver's terminals are the job's terminals first, first + step, ... (`users` of them):
+  /// 0 and 1 on one host; rank r of N with shared_database: r and N. A terminal's number fixes
+  /// its home warehouse (number mod warehouses + 1) and its random stream, so the job's terminals
+  /// are the same whatever the number of ranks.
+  int terminal_first = 0;
+  int terminal_step = 1;
 };
 
 /// Counters of one transaction type (measured phase only).
