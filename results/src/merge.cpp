@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <array>
+#include <map>
 #include <optional>
 #include <set>
 
@@ -254,6 +255,43 @@ std::vector<Interval> merge_intervals(const std::vector<const TestRecord*>& test
   return out;
 }
 
+/// A curve's `details.points` (vdbench: one object per run, in order) merged by the curve rule
+/// (docs/multihost.md "Curves"): when every host ran the same points (same groups in the same
+/// order), each merged point has the hosts' requested and achieved IOPS summed, the longest
+/// measured_s, and latency_avg_us from the merged histogram latency_<group>; what is a host's own
+/// (steady state, workload shares) stays in hosts[].tests[]. Null when the hosts' points differ
+/// or a test has none.
+Json merge_curve_points(const std::vector<const TestRecord*>& tests, const std::map<std::string, LatencyHistogram>& merged) {
+  std::vector<const Json*> lists;
+  for (const TestRecord* x : tests) {
+    const Json* p = x->details.is_object() ? detail::member(x->details, "points") : nullptr;
+    if (p == nullptr || !p->is_array()) return nullptr;
+    lists.push_back(p);
+  }
+  if (lists.empty()) return nullptr;
+  const std::size_t n = lists.front()->size();
+  Json out = Json::array();
+  for (std::size_t k = 0; k < n; ++k) {
+    const Json& first = (*lists.front())[k];
+    const std::string group = first.value("group", "");
+    double requested = 0, achieved = 0, measured = 0;
+    for (const Json* l : lists) {
+      if (l->size() != n || !(*l)[k].is_object() || (*l)[k].value("group", "") != group) return nullptr;
+      requested += (*l)[k].value("requested_iops", 0.0);
+      achieved += (*l)[k].value("achieved_iops", 0.0);
+      measured = std::max(measured, (*l)[k].value("measured_s", 0.0));
+    }
+    Json point{{"group", group},
+               {"requested_pct", first.value("requested_pct", 0.0)},
+               {"requested_iops", requested},
+               {"achieved_iops", achieved},
+               {"measured_s", measured}};
+    if (const auto h = merged.find("latency_" + group); h != merged.end()) point["latency_avg_us"] = h->second.mean() / 1e3;
+    out.push_back(std::move(point));
+  }
+  return out;
+}
+
 Json host_test_entry(const TestRecord& t) {
   Json metrics = Json::object();
   for (const Metric& m : t.metrics) metrics[m.name] = number_or_null(m.value);
@@ -399,6 +437,7 @@ TestRecord merge_test(std::size_t index, const std::vector<Host>& all, int size,
   t.details = Json{{"start_skew_ns", std::move(skew)},
                    {"clock_offset_uncertainty_ns", uncertainty},
                    {"per_host_only", std::move(per_host_only)}};
+  if (Json points = merge_curve_points(tests, t.histograms); !points.is_null()) t.details["points"] = std::move(points);
   return t;
 }
 

@@ -170,6 +170,22 @@ tests:
   // The curve's point ran at its share of the aggregate max run on each rank.
   const json& curve = merged["tests"][2];
   EXPECT_TRUE(curve["details"].contains("start_skew_ns")) << curve["details"].dump();
+  // The merged curve's points: the aggregate's (requested and achieved IOPS the ranks' sums,
+  // the mean latency from the merged per-point histogram), what `report` draws.
+  ASSERT_TRUE(curve["details"].contains("points")) << curve["details"].dump();
+  const json& points = curve["details"]["points"];
+  ASSERT_EQ(points.size(), ranks.front()["tests"][2]["details"]["points"].size());
+  for (std::size_t k = 0; k < points.size(); ++k) {
+    double requested = 0, achieved = 0;
+    for (const auto& rk : ranks) {
+      requested += rk["tests"][2]["details"]["points"][k]["requested_iops"].get<double>();
+      achieved += rk["tests"][2]["details"]["points"][k]["achieved_iops"].get<double>();
+    }
+    EXPECT_NEAR(points[k]["requested_iops"].get<double>(), requested, 1e-9 * (requested + 1)) << k;
+    EXPECT_NEAR(points[k]["achieved_iops"].get<double>(), achieved, 1e-9 * achieved) << k;
+    const std::string g = points[k]["group"];
+    EXPECT_GT(points[k]["latency_avg_us"].get<double>(), 0) << g;
+  }
 
   // Offline: the same merged record, byte for byte.
   std::vector<std::string> merge_args{DRIVELAB_EXE, "results", "merge"};
