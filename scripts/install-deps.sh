@@ -13,11 +13,14 @@ packages=(
   fio sysbench clang libclang-rt-14-dev dmsetup
   gnuplot-nox chromium libpng-dev
   openmpi-bin libopenmpi-dev openssh-server openssh-client iproute2
+  python3-jsonschema
 )
 # openmpi-bin, libopenmpi-dev: multi-host runs (issue 16, docs/multihost.md); openssh-server,
 # openssh-client and iproute2 (`ip netns`): the two-"host" test in tests/multihost/ (sshd in a
 # network namespace with its own config, started and stopped by the test; Debian's openssh-server
 # also enables the machine's ssh service on install, which the test does not use).
+# python3-jsonschema (4.10, JSON Schema 2020-12): `drivelab results validate` and the test suite's
+# check of every record it writes against docs/results.schema.json.
 
 missing=()
 for p in "${packages[@]}"; do
