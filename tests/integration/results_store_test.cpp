@@ -80,11 +80,17 @@ TEST(ResultsStore, ReportFromTheStoreIsTheGoldenReportOfTheFiles) {
   ASSERT_EQ(rep.status, 0) << rep.err;
   EXPECT_EQ(read_file(csv), read_file(kSource / "tests/golden/report_two_targets.csv"));
   EXPECT_EQ(read_file(md), read_file(kSource / "tests/golden/report_two_targets.md"));
-  // And the same as `report` on the files, through the binary.
-  const fs::path files_csv = dir.path() / "files.csv";
-  const auto from_files = run_drivelab(dir, with({"report"}, with(kGolden, {"--csv", files_csv.string()})));
+  // And the same as `report` on the files, through the binary, the HTML page included (without
+  // charts: gnuplot's drawing is the browser test's).
+  const fs::path files_csv = dir.path() / "files.csv", files_html = dir.path() / "files.html", html = dir.path() / "db.html";
+  const auto from_files = run_drivelab(
+      dir, with({"report"}, with(kGolden, {"--csv", files_csv.string(), "--html", files_html.string(), "--no-charts"})));
   ASSERT_EQ(from_files.status, 0) << from_files.err;
   EXPECT_EQ(read_file(csv), read_file(files_csv));
+  const auto db_html = run_drivelab(dir, {"report", "--db", db, "--html", html.string(), "--no-charts"});
+  ASSERT_EQ(db_html.status, 0) << db_html.err;
+  EXPECT_GT(read_file(html).size(), 10000u);
+  EXPECT_EQ(read_file(html), read_file(files_html));
 }
 
 TEST(ResultsStore, WhereSelectsWithBoundValues) {
