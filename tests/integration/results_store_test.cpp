@@ -89,7 +89,7 @@ TEST(ResultsStore, ReportFromTheStoreIsTheGoldenReportOfTheFiles) {
   EXPECT_EQ(read_file(csv), read_file(files_csv));
   const auto db_html = run_drivelab(dir, {"report", "--db", db, "--html", html.string(), "--no-charts"});
   ASSERT_EQ(db_html.status, 0) << db_html.err;
-  EXPECT_GT(read_file(html).size(), 10000u);
+  EXPECT_NE(read_file(html).find("1st of 2"), std::string::npos);  // the ranked tables are there
   EXPECT_EQ(read_file(html), read_file(files_html));
 }
 
