@@ -23,7 +23,9 @@
 #include "drivelab/report/report.hpp"
 #include "drivelab/results/journal.hpp"
 #include "drivelab/results/merge.hpp"
+#include "drivelab/results/store.hpp"
 #include "drivelab/results/summary.hpp"
+#include "drivelab/results/validate.hpp"
 #include "drivelab/runner/hosts.hpp"
 #include "drivelab/runner/protocol.hpp"
 #include "drivelab/runner/run.hpp"
@@ -346,6 +348,7 @@ int cmd_recover(const std::filesystem::path& journal, const std::filesystem::pat
       dest = journal.parent_path() / (name + ".recovered.json");
     }
     results::write_record(dest, record);
+    results::keep_copy_for_validation(dest);
     std::cout << fmt::format("recovered {} test{} (run status: {}) into {}\n", record.tests.size(),
                              record.tests.size() == 1 ? "" : "s", results::to_string(record.status),
                              dest.string());
@@ -372,16 +375,62 @@ int cmd_merge(const std::vector<std::filesystem::path>& inputs, const std::files
       }
     }
     results::write_record(dest, merged);
+    results::keep_copy_for_validation(dest);
     std::cout << results::format_summary(merged, dest);
     return merged.status == results::Status::complete ? kExitOk : kExitTestFailed;
+  });
+}
+
+int cmd_results_validate(const std::vector<std::filesystem::path>& files, const std::filesystem::path& schema) {
+  return results_command([&] {
+    const results::Validation v = results::validate_files(files, schema);
+    std::cout << v.output << std::flush;
+    return v.exit_code;
+  });
+}
+
+int cmd_results_import(const std::vector<std::filesystem::path>& records, const std::filesystem::path& db) {
+  return results_command([&] {
+    results::RunStore store(db, true);
+    std::size_t imported = 0, already = 0, refused = 0;
+    for (const auto& file : records) {
+      try {
+        const results::ImportOutcome o = store.import_file(file);
+        if (o.stored) {
+          ++imported;
+          std::cout << fmt::format("{}: imported run {}\n", file.string(), o.run_id);
+        } else {
+          ++already;
+          std::cout << fmt::format("{}: run {} already stored (imported from {}{})\n", file.string(), o.run_id,
+                                   o.stored_source, o.same_content ? "" : "; this file differs: the stored record is kept");
+        }
+      } catch (const ConfigError& e) {
+        ++refused;
+        std::cerr << "drivelab: results import: " << e.what() << '\n';
+      }
+    }
+    std::cout << fmt::format("imported {}, already stored {}{} ({} runs in {})\n", imported, already,
+                             refused > 0 ? fmt::format(", refused {}", refused) : "", store.run_count(), db.string());
+    return refused > 0 ? kExitBadInput : kExitOk;
   });
 }
 
 int cmd_report(const ReportArgs& args) {
   report::Dataset data;
   try {
+    if (args.inputs.empty() && args.db.empty())
+      throw ConfigError("report: give result files, or --db with a results store (drivelab report --help)");
     for (std::size_t i = 0; i < args.inputs.size(); ++i)
       report::add_file(data, args.inputs[i], i < args.labels.size() ? args.labels[i] : std::string());
+    if (!args.db.empty()) {
+      std::vector<results::RunFilter> where;
+      for (const auto& w : args.where) where.push_back(results::parse_run_filter(w));
+      const results::RunStore store(args.db, false);
+      // The stored JSON goes the way of a record file: the same reading and ranking.
+      for (const results::StoredRun& run : store.select(where)) report::add_record_json(data, run.record, run.source, {});
+    } else if (!args.where.empty()) {
+      throw ConfigError("report: --where selects runs of a results store: give --db too");
+    }
     if (!args.published.empty()) report::add_file(data, args.published, {});
   } catch (const ConfigError& e) {
     std::cerr << "drivelab: " << e.what() << '\n';

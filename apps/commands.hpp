@@ -80,9 +80,23 @@ int cmd_recover(const std::filesystem::path& journal, const std::filesystem::pat
 /// names the input and the key) or an output that is one of the inputs, 3 when a file cannot be
 /// read or written.
 int cmd_merge(const std::vector<std::filesystem::path>& inputs, const std::filesystem::path& out);
+/// `drivelab results validate FILE... [--schema FILE]`: records, journals (.jsonl) and report CSVs
+/// (.csv) against the record schema (results/validate.hpp; the built-in one unless `schema`).
+/// Prints each fault with its file (and line) and JSON pointer. Exit 0 every file valid, 2 some
+/// file invalid, 3 the validator cannot run (no python3 or python3-jsonschema).
+int cmd_results_validate(const std::vector<std::filesystem::path>& files, const std::filesystem::path& schema);
+/// `drivelab results import RECORD... --db FILE`: stores records in the results store
+/// (results/store.hpp), one line per file, then "imported N, already stored M" (and ", refused K").
+/// Exit 0, or 2 when an input is not a record (each named; the others are still stored) or the
+/// database is not a results store, 3 when a file or the database cannot be read or written.
+int cmd_results_import(const std::vector<std::filesystem::path>& records, const std::filesystem::path& db);
 /// `drivelab report RESULT... --html/--md/--csv FILE`: ranks drives side by side (docs/reporter.md).
 struct ReportArgs {
   std::vector<std::filesystem::path> inputs;   ///< drivelab records, fio JSON, sysbench text, published CSV
+  /// --db: a results store; its runs (those --where selects) are reported after `inputs`, each as
+  /// the record file it was imported from.
+  std::filesystem::path db;
+  std::vector<std::string> where;              ///< --where KEY=VALUE (results::parse_run_filter)
   std::vector<std::string> labels;             ///< drive names for the inputs, in order
   std::filesystem::path published;             ///< --published CSV
   std::filesystem::path html, md, csv;         ///< outputs (none given: Markdown on stdout)

@@ -19,6 +19,7 @@
 #include "drivelab/io/target_safety.hpp"
 #include "drivelab/oltp/database/database.hpp"
 #include "drivelab/results/identity.hpp"
+#include "drivelab/results/store.hpp"
 
 namespace {
 
@@ -213,6 +214,8 @@ struct CommandLine {
   std::string journal_file, recover_out;
   std::vector<std::filesystem::path> merge_inputs;
   std::filesystem::path merge_out;
+  std::vector<std::filesystem::path> validate_files, import_files;
+  std::filesystem::path validate_schema, import_db;
   drivelab::app::ReportArgs report_args;
   drivelab::app::TraceArgs trace_args;
 };
@@ -315,7 +318,7 @@ void add_oltp_commands(CLI::App& app, CommandLine& cl, std::vector<Action>& acti
   tpcc.flags["tests[0].tpcc.backend"] = "--backend";
 }
 
-/// `drivelab results recover` and `drivelab results merge`.
+/// `drivelab results recover`, `merge`, `validate` and `import`.
 void add_results_commands(CLI::App& app, CommandLine& cl, std::vector<Action>& actions) {
   auto* res = app.add_subcommand("results", "Work with result records");
   res->require_subcommand(1);
@@ -330,6 +333,20 @@ void add_results_commands(CLI::App& app, CommandLine& cl, std::vector<Action>& a
       ->check(CLI::ExistingFile);
   merge->add_option("-o,--output", cl.merge_out, "Record to write (default: <job_id>.json beside the first input)");
   actions.push_back({merge, [&cl] { return drivelab::app::cmd_merge(cl.merge_inputs, cl.merge_out); }});
+
+  auto* validate = res->add_subcommand(
+      "validate", "Check records, journals (.jsonl) and report CSVs (.csv) against the record's JSON Schema "
+                  "(docs/results.schema.json; needs python3-jsonschema)");
+  validate->add_option("files", cl.validate_files, "<run_id>.json, <run_id>.journal.jsonl, drivelab report --csv output")
+      ->required()->check(CLI::ExistingFile);
+  validate->add_option("--schema", cl.validate_schema, "Validate against this schema file instead of the built-in one")
+      ->check(CLI::ExistingFile);
+  actions.push_back({validate, [&cl] { return drivelab::app::cmd_results_validate(cl.validate_files, cl.validate_schema); }});
+
+  auto* import = res->add_subcommand("import", "Keep records in a SQLite results store (one row per run id) for report --db");
+  import->add_option("records", cl.import_files, "<run_id>.json records")->required()->check(CLI::ExistingFile);
+  import->add_option("--db", cl.import_db, "The store (created if it does not exist), e.g. runs.sqlite")->required();
+  actions.push_back({import, [&cl] { return drivelab::app::cmd_results_import(cl.import_files, cl.import_db); }});
 }
 
 /// `drivelab report`.
@@ -338,7 +355,12 @@ void add_report_command(CLI::App& app, CommandLine& cl, std::vector<Action>& act
   auto* report_cmd = app.add_subcommand("report", "Rank drives side by side from result records and imports (HTML, Markdown, CSV)");
   report_cmd->add_option("inputs", report_args.inputs,
                          "drivelab result records (.json), fio JSON (json/json+), sysbench text output, published-results CSV")
-      ->required()->check(CLI::ExistingFile);
+      ->check(CLI::ExistingFile);
+  report_cmd->add_option("--db", report_args.db, "Report the runs of a results store (drivelab results import)")
+      ->check(CLI::ExistingFile);
+  report_cmd->add_option("--where", report_args.where,
+                         "With --db: only runs with KEY=VALUE; keys: " + std::string(drivelab::results::kRunFilterKeys) +
+                             " (repeat; the same key: any of the values; docs/reporter.md)");
   report_cmd->add_option("--published", report_args.published, "Published-results CSV (e.g. ../shared/data/published_results.csv)")
       ->check(CLI::ExistingFile);
   report_cmd->add_option("--label", report_args.labels, "Drive name for the inputs, in order (repeat: first --label names the first input)");

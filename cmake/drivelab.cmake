@@ -52,11 +52,22 @@ function(drivelab_test name)
   # tests/lsan.supp (each entry documented there).
   set(env "")
   if(DRIVELAB_SANITIZE)
-    set(env ENVIRONMENT "LSAN_OPTIONS=suppressions=${PROJECT_SOURCE_DIR}/tests/lsan.supp:print_suppressions=0")
+    list(APPEND env ENVIRONMENT "LSAN_OPTIONS=suppressions=${PROJECT_SOURCE_DIR}/tests/lsan.supp:print_suppressions=0")
   endif()
-  if(ARG_FIXTURES)
+  # Every final record and journal a test writes is kept (results/validate.hpp) and validated
+  # against the schema by the cleanup test of the fixture kept_records (tests/CMakeLists.txt),
+  # which is also a cleanup of the fixtures given here (gtest_discover_tests loses a list in
+  # PROPERTIES, so each test names one fixture, and ENVIRONMENT_MODIFICATION is a property apart).
+  set(fixtures ${ARG_FIXTURES})
+  if(DRIVELAB_KEPT_RECORDS_DIR)
+    list(APPEND env ENVIRONMENT_MODIFICATION "DRIVELAB_KEEP_RECORDS_IN=set:${DRIVELAB_KEPT_RECORDS_DIR}")
+    if(NOT fixtures)
+      set(fixtures kept_records)
+    endif()
+  endif()
+  if(fixtures)
     gtest_discover_tests(${name} DISCOVERY_TIMEOUT 60
-      PROPERTIES LABELS "${ARG_LABELS}" FIXTURES_REQUIRED "${ARG_FIXTURES}" ${env})
+      PROPERTIES LABELS "${ARG_LABELS}" FIXTURES_REQUIRED "${fixtures}" ${env})
   else()
     gtest_discover_tests(${name} DISCOVERY_TIMEOUT 60 PROPERTIES LABELS "${ARG_LABELS}" ${env})
   endif()

@@ -14,6 +14,7 @@ packages=(
   gnuplot-nox chromium libpng-dev
   openmpi-bin libopenmpi-dev openssh-server openssh-client iproute2
   help2man dpkg-dev file lintian
+  python3-jsonschema
 )
 # help2man, dpkg-dev (dpkg-shlibdeps), file (CPack DEB sorts the ELF files with it) and lintian:
 # the Debian package (packaging/, scripts/package-check.sh).
@@ -21,6 +22,8 @@ packages=(
 # openssh-client and iproute2 (`ip netns`): the two-"host" test in tests/multihost/ (sshd in a
 # network namespace with its own config, started and stopped by the test; Debian's openssh-server
 # also enables the machine's ssh service on install, which the test does not use).
+# python3-jsonschema (4.10, JSON Schema 2020-12): `drivelab results validate` and the test suite's
+# check of every record it writes against docs/results.schema.json.
 
 missing=()
 for p in "${packages[@]}"; do

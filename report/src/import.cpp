@@ -281,6 +281,10 @@ void add_file(Dataset& data, const std::filesystem::path& path, const std::strin
     add_fio_json(data, j, source, label);
     return;
   }
+  add_record_json(data, j, source, label);
+}
+
+void add_record_json(Dataset& data, const Json& j, const std::string& source, const std::string& label) {
   try {
     // The multi-host keys `hosts` and `cohort` (docs/results.md) are read from the JSON itself.
     const auto key = [&j](const char* k) { return j.is_object() && j.contains(k) ? j[k] : Json(); };

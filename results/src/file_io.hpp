@@ -5,7 +5,15 @@
 #include <string>
 #include <string_view>
 
+namespace drivelab::results {
+struct RunRecord;
+}
+
 namespace drivelab::results::detail {
+
+/// Parses the text of the record file `path` (read_record, the results store). Throws
+/// ConfigError "result record 'PATH': not valid JSON: ..." or "...: <the reader's message>".
+RunRecord record_from_text(const std::string& text, const std::filesystem::path& path);
 
 /// Reads a whole file. Throws EnvironmentError "cannot read <what> '<path>': <strerror>".
 std::string read_file(const std::filesystem::path& path, std::string_view what);

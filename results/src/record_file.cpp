@@ -12,8 +12,9 @@ void write_record(const std::filesystem::path& path, const RunRecord& r) {
   detail::write_file_atomically(path, detail::dump_json(to_json(r), 2) + "\n", "result record");
 }
 
-RunRecord read_record(const std::filesystem::path& path) {
-  const std::string text = detail::read_file(path, "result record");
+namespace detail {
+
+RunRecord record_from_text(const std::string& text, const std::filesystem::path& path) {
   const std::string where = "result record '" + path.string() + "'";
   Json j;
   try {
@@ -26,6 +27,12 @@ RunRecord read_record(const std::filesystem::path& path) {
   } catch (const ConfigError& e) {
     throw ConfigError(where + ": " + e.what());
   }
+}
+
+}  // namespace detail
+
+RunRecord read_record(const std::filesystem::path& path) {
+  return detail::record_from_text(detail::read_file(path, "result record"), path);
 }
 
 }  // namespace drivelab::results

@@ -24,6 +24,7 @@
 #include "drivelab/results/journal.hpp"
 #include "drivelab/results/merge.hpp"
 #include "drivelab/results/summary.hpp"
+#include "drivelab/results/validate.hpp"
 #include "target.hpp"
 
 namespace drivelab::runner {
@@ -575,6 +576,10 @@ RunOutcome run_protocol(Protocol& protocol, const RunOptions& options, const Sto
         outcome.record_path.string(), e.what(), outcome.journal_path.string()));
   }
   if (cr.active()) merge_online(cr, options, outcome, out);
+  // The test suite validates every final record and journal against the schema (no-op otherwise).
+  results::keep_copy_for_validation(outcome.record_path);
+  results::keep_copy_for_validation(outcome.journal_path);
+  if (!outcome.merged_path.empty()) results::keep_copy_for_validation(outcome.merged_path);
   if (outcome.merged) {
     out << '\n' << results::format_summary(*outcome.merged, outcome.merged_path) << std::flush;
   } else if (cr.cohort == nullptr || cr.cohort->rank() == 0) {

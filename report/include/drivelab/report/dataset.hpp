@@ -203,8 +203,14 @@ void add_sysbench_text(Dataset& data, const std::string& text, const std::string
 /// is not empty or a whole number >= 1 included).
 void add_published_csv(Dataset& data, const std::string& text, const std::string& source);
 
-/// Reads a file and dispatches on its content: JSON with `schema` -> drivelab record (its `hosts`
-/// and `cohort` keys, when there, are passed to add_record from the JSON; an unknown
+/// Adds a drivelab record given as its JSON (a file's content, or a record kept whole in the
+/// results store, results/store.hpp): run_record_from_json, then add_record with the JSON's own
+/// `hosts` and `cohort` keys. Throws ConfigError "SOURCE: <the reader's message>" (an unknown
+/// schema: "SOURCE: unsupported result schema 'X' (this drivelab reads drivelab.run/1)").
+void add_record_json(Dataset& data, const results::Json& record, const std::string& source, const std::string& label);
+
+/// Reads a file and dispatches on its content: JSON with `schema` -> drivelab record
+/// (add_record_json; an unknown
 /// schema is a ConfigError: "FILE: unsupported result schema 'X' (this drivelab reads
 /// drivelab.run/1)"); JSON with `fio version` -> fio; text with "SQL statistics:" or "General
 /// statistics:" -> sysbench; a CSV with the published header -> published. Throws ConfigError for

@@ -1,0 +1,295 @@
+// The results store (store.hpp): run records in SQLite, deduplicated by run id.
+#include "drivelab/results/store.hpp"
+
+#include <sqlite3.h>
+
+#include <algorithm>
+#include <regex>
+
+#include <fmt/format.h>
+
+#include "drivelab/core/clock.hpp"
+#include "drivelab/core/errors.hpp"
+#include "file_io.hpp"
+#include "json_read.hpp"
+
+namespace drivelab::results {
+
+namespace {
+
+/// A prepared statement, finalized on scope exit.
+class Statement {
+ public:
+  Statement(sqlite3* db, const std::string& sql, const std::filesystem::path& where) : db_(db), where_(where) {
+    if (sqlite3_prepare_v2(db, sql.c_str(), -1, &stmt_, nullptr) != SQLITE_OK) fail("prepare");
+  }
+  ~Statement() { sqlite3_finalize(stmt_); }
+  Statement(const Statement&) = delete;
+  Statement& operator=(const Statement&) = delete;
+
+  void bind(int index, std::string_view text) {
+    if (sqlite3_bind_text(stmt_, index, text.data(), static_cast<int>(text.size()), SQLITE_TRANSIENT) != SQLITE_OK)
+      fail("bind");
+  }
+  void bind_or_null(int index, const Json& j) {
+    if (j.is_string()) bind(index, j.get<std::string>());
+    else if (sqlite3_bind_null(stmt_, index) != SQLITE_OK) fail("bind");
+  }
+  void bind(int index, std::int64_t v) {
+    if (sqlite3_bind_int64(stmt_, index, v) != SQLITE_OK) fail("bind");
+  }
+  void bind(int index, double v) {
+    if (sqlite3_bind_double(stmt_, index, v) != SQLITE_OK) fail("bind");
+  }
+  /// True while there is a row.
+  bool step() {
+    const int rc = sqlite3_step(stmt_);
+    if (rc == SQLITE_ROW) return true;
+    if (rc == SQLITE_DONE) return false;
+    fail("step");
+  }
+  std::string text(int column) const {
+    const auto* p = sqlite3_column_text(stmt_, column);
+    return p == nullptr ? std::string() : std::string(reinterpret_cast<const char*>(p),
+                                                      static_cast<std::size_t>(sqlite3_column_bytes(stmt_, column)));
+  }
+  std::int64_t integer(int column) const { return sqlite3_column_int64(stmt_, column); }
+
+ private:
+  [[noreturn]] void fail(const char* what) const {
+    const int code = sqlite3_errcode(db_);
+    const std::string message = fmt::format("results store '{}': {}", where_.string(), sqlite3_errmsg(db_));
+    if (code == SQLITE_NOTADB || code == SQLITE_CORRUPT)
+      throw ConfigError(message + " (not a drivelab results store)");
+    throw EnvironmentError(fmt::format("{} ({})", message, what));
+  }
+  sqlite3* db_;
+  std::filesystem::path where_;
+  sqlite3_stmt* stmt_ = nullptr;
+};
+
+void exec(sqlite3* db, const std::string& sql, const std::filesystem::path& where) {
+  Statement s(db, sql, where);
+  while (s.step()) {
+  }
+}
+
+/// Version 1 of the tables (store.hpp).
+constexpr const char* kCreateTables[] = {
+    "CREATE TABLE runs ("
+    " run_id TEXT PRIMARY KEY,"
+    " status TEXT NOT NULL, reason TEXT NOT NULL, protocol TEXT NOT NULL,"
+    " started_at TEXT NOT NULL, finished_at TEXT NOT NULL,"
+    " hostname TEXT, target_model TEXT, target_serial TEXT, target_path TEXT,"
+    " source TEXT NOT NULL, imported_at TEXT NOT NULL, record TEXT NOT NULL)",
+    "CREATE TABLE tests ("
+    " run_id TEXT NOT NULL REFERENCES runs(run_id) ON DELETE CASCADE,"
+    " position INTEGER NOT NULL, name TEXT NOT NULL, kind TEXT NOT NULL,"
+    " status TEXT NOT NULL, reason TEXT NOT NULL, measured_s REAL, headline TEXT NOT NULL,"
+    " PRIMARY KEY (run_id, position))",
+    "CREATE INDEX tests_kind ON tests(kind)",
+    "CREATE INDEX tests_name ON tests(name)",
+};
+
+Json member_or_null(const Json& object, const char* key) {
+  return object.is_object() && object.contains(key) ? object[key] : Json();
+}
+
+/// SQL of one --where key with parameter number `n` (never the value itself).
+std::string filter_sql(const std::string& key, int n) {
+  if (key == "run") return fmt::format("run_id = ?{}", n);
+  if (key == "status") return fmt::format("status = ?{}", n);
+  if (key == "protocol") return fmt::format("protocol = ?{}", n);
+  if (key == "host") return fmt::format("hostname = ?{}", n);
+  if (key == "model") return fmt::format("target_model = ?{}", n);
+  if (key == "serial") return fmt::format("target_serial = ?{}", n);
+  if (key == "since") return fmt::format("started_at >= ?{}", n);
+  // Inclusive: a run started on the day (or within the prefix) given.
+  if (key == "until") return fmt::format("substr(started_at, 1, length(?{0})) <= ?{0}", n);
+  if (key == "kind") return fmt::format("EXISTS (SELECT 1 FROM tests t WHERE t.run_id = runs.run_id AND t.kind = ?{})", n);
+  if (key == "test") return fmt::format("EXISTS (SELECT 1 FROM tests t WHERE t.run_id = runs.run_id AND t.name = ?{})", n);
+  throw ConfigError("--where: unknown key '" + key + "'");
+}
+
+}  // namespace
+
+RunFilter parse_run_filter(std::string_view text) {
+  const auto eq = text.find('=');
+  const std::string keys(kRunFilterKeys);
+  if (eq == std::string_view::npos || eq == 0)
+    throw ConfigError(fmt::format("--where '{}': expected KEY=VALUE with KEY one of {}", text, keys));
+  RunFilter f{std::string(text.substr(0, eq)), std::string(text.substr(eq + 1))};
+  bool known = false;
+  for (std::string_view rest = kRunFilterKeys; !rest.empty();) {
+    const auto comma = rest.find(',');
+    known = known || rest.substr(0, comma) == f.key;
+    rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 2);
+  }
+  if (!known) throw ConfigError(fmt::format("--where '{}': unknown key '{}' (the keys: {})", text, f.key, keys));
+  if (f.key == "since" || f.key == "until") {
+    static const std::regex kDate(R"(^[0-9]{4}-[0-9]{2}-[0-9]{2}(T[0-9]{2}(:[0-9]{2}(:[0-9]{2}(\.[0-9]{1,3})?)?)?Z?)?$)");
+    if (!std::regex_match(f.value, kDate))
+      throw ConfigError(fmt::format("--where '{}': {} must be a UTC date YYYY-MM-DD or time YYYY-MM-DDTHH:MM:SS", text, f.key));
+    if (f.value.ends_with('Z')) f.value.pop_back();  // the records' times end in "Z" after the milliseconds
+  }
+  if (f.key == "status" && !value_of(kStatusNames, f.value))
+    throw ConfigError(fmt::format("--where '{}': unknown status (running, complete, interrupted, failed, skipped)", text));
+  return f;
+}
+
+void RunStore::Closer::operator()(sqlite3* db) const noexcept { sqlite3_close_v2(db); }
+
+RunStore::RunStore(const std::filesystem::path& path, bool create) : path_(path) {
+  std::error_code ec;
+  if (!create && !std::filesystem::exists(path, ec))
+    throw EnvironmentError(fmt::format("results store '{}' does not exist (drivelab results import RECORD... --db {} makes it)",
+                                       path.string(), path.string()));
+  sqlite3* raw = nullptr;
+  const int flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0);
+  const int rc = sqlite3_open_v2(path.c_str(), &raw, flags, nullptr);
+  db_.reset(raw);
+  if (rc != SQLITE_OK)
+    throw EnvironmentError(fmt::format("results store '{}': cannot open: {}", path.string(),
+                                       raw != nullptr ? sqlite3_errmsg(raw) : sqlite3_errstr(rc)));
+  sqlite3_busy_timeout(raw, 10000);
+  exec(raw, "PRAGMA foreign_keys = ON", path_);
+  Statement version(raw, "PRAGMA user_version", path_);
+  version.step();
+  const std::int64_t v = version.integer(0);
+  Statement tables(raw, "SELECT count(*) FROM sqlite_master WHERE type = 'table'", path_);
+  tables.step();
+  const std::int64_t n_tables = tables.integer(0);
+  if (v == 0 && n_tables == 0) {
+    if (!create) throw ConfigError(fmt::format("results store '{}': an empty database, not a drivelab results store", path.string()));
+    exec(raw, "BEGIN IMMEDIATE", path_);
+    for (const char* sql : kCreateTables) exec(raw, sql, path_);
+    exec(raw, fmt::format("PRAGMA user_version = {}", kStoreVersion), path_);
+    exec(raw, "COMMIT", path_);
+  } else if (v == 0) {
+    throw ConfigError(fmt::format("results store '{}': an SQLite database of something else (tables, no drivelab "
+                                  "store version), not a drivelab results store", path.string()));
+  } else if (v > kStoreVersion) {
+    throw ConfigError(fmt::format("results store '{}' has version {}; this drivelab reads version {} (a newer "
+                                  "drivelab made it)", path.string(), v, kStoreVersion));
+  }
+}
+
+RunStore::~RunStore() = default;
+
+ImportOutcome RunStore::import_file(const std::filesystem::path& file) {
+  const std::string text = detail::read_file(file, "result record");
+  const RunRecord record = detail::record_from_text(text, file);
+  sqlite3* db = db_.get();
+  exec(db, "BEGIN IMMEDIATE", path_);
+  try {
+    ImportOutcome out;
+    out.run_id = record.run_id;
+    Statement existing(db, "SELECT source, record FROM runs WHERE run_id = ?1", path_);
+    existing.bind(1, record.run_id);
+    if (existing.step()) {
+      out.stored_source = existing.text(0);
+      out.same_content = Json::parse(existing.text(1)) == Json::parse(text);
+      exec(db, "ROLLBACK", path_);
+      return out;
+    }
+    Statement run(db,
+                  "INSERT INTO runs (run_id, status, reason, protocol, started_at, finished_at, hostname, "
+                  "target_model, target_serial, target_path, source, imported_at, record) "
+                  "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
+                  path_);
+    run.bind(1, record.run_id);
+    run.bind(2, to_string(record.status));
+    run.bind(3, record.reason);
+    run.bind(4, record.protocol);
+    run.bind(5, record.started_at);
+    run.bind(6, record.finished_at);
+    run.bind_or_null(7, member_or_null(record.host, "hostname"));
+    run.bind_or_null(8, member_or_null(record.target, "model"));
+    run.bind_or_null(9, member_or_null(record.target, "serial"));
+    run.bind_or_null(10, member_or_null(record.target, "path"));
+    run.bind(11, file.string());
+    run.bind(12, utc_timestamp());
+    run.bind(13, text);
+    run.step();
+    for (std::size_t i = 0; i < record.tests.size(); ++i) {
+      const TestRecord& t = record.tests[i];
+      Json headline = Json::object();
+      for (std::size_t m = 0; m < t.metrics.size() && m < 5; ++m)
+        headline[t.metrics[m].name] = Json{{"value", detail::number_or_null(t.metrics[m].value)}, {"unit", t.metrics[m].unit}};
+      Statement test(db,
+                     "INSERT INTO tests (run_id, position, name, kind, status, reason, measured_s, headline) "
+                     "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                     path_);
+      test.bind(1, record.run_id);
+      test.bind(2, static_cast<std::int64_t>(i));
+      test.bind(3, t.name);
+      test.bind(4, t.kind);
+      test.bind(5, to_string(t.status));
+      test.bind(6, t.reason);
+      test.bind(7, t.measured_s);
+      test.bind(8, headline.dump());
+      test.step();
+    }
+    exec(db, "COMMIT", path_);
+    out.stored = true;
+    return out;
+  } catch (...) {
+    sqlite3_exec(db, "ROLLBACK", nullptr, nullptr, nullptr);
+    throw;
+  }
+}
+
+std::vector<StoredRun> RunStore::select(const std::vector<RunFilter>& where) const {
+  // One group per key, in kRunFilterKeys order: (key = ?a OR key = ?b) AND (...).
+  std::vector<std::string> keys;
+  for (const auto& f : where)
+    if (std::find(keys.begin(), keys.end(), f.key) == keys.end()) keys.push_back(f.key);
+  std::string sql = "SELECT run_id, source, record FROM runs";
+  std::vector<std::string> values;
+  for (std::size_t k = 0; k < keys.size(); ++k) {
+    std::string group;
+    for (const auto& f : where) {
+      if (f.key != keys[k]) continue;
+      values.push_back(f.value);
+      group += (group.empty() ? "" : " OR ") + filter_sql(f.key, static_cast<int>(values.size()));
+    }
+    sql += (k == 0 ? " WHERE (" : " AND (") + group + ")";
+  }
+  sql += " ORDER BY rowid";
+  Statement s(db_.get(), sql, path_);
+  for (std::size_t i = 0; i < values.size(); ++i) s.bind(static_cast<int>(i + 1), values[i]);
+  std::vector<std::string> kinds, tests;
+  for (const auto& f : where) {
+    if (f.key == "kind") kinds.push_back(f.value);
+    if (f.key == "test") tests.push_back(f.value);
+  }
+  const auto wanted = [](const std::vector<std::string>& list, const Json& v) {
+    return list.empty() || (v.is_string() && std::find(list.begin(), list.end(), v.get<std::string>()) != list.end());
+  };
+  std::vector<StoredRun> out;
+  while (s.step()) {
+    StoredRun r{s.text(0), s.text(1), Json::parse(s.text(2))};
+    if ((!kinds.empty() || !tests.empty()) && r.record.contains("tests") && r.record["tests"].is_array()) {
+      Json kept = Json::array();
+      for (const Json& t : r.record["tests"])
+        if (wanted(kinds, member_or_null(t, "kind")) && wanted(tests, member_or_null(t, "name"))) kept.push_back(t);
+      r.record["tests"] = std::move(kept);
+    }
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+std::size_t RunStore::run_count() const {
+  Statement s(db_.get(), "SELECT count(*) FROM runs", path_);
+  s.step();
+  return static_cast<std::size_t>(s.integer(0));
+}
+
+std::size_t RunStore::test_count() const {
+  Statement s(db_.get(), "SELECT count(*) FROM tests", path_);
+  s.step();
+  return static_cast<std::size_t>(s.integer(0));
+}
+
+}  // namespace drivelab::results
