@@ -6,8 +6,11 @@
 #include <chrono>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
+
+#include "drivelab/metrics/prometheus.hpp"
 
 namespace drivelab::app {
 
@@ -27,6 +30,9 @@ struct RunArgs {
   std::vector<std::string> command_line;
   /// --barrier-timeout: longest wait of a multi-host run's collectives (docs/multihost.md).
   std::chrono::nanoseconds barrier_timeout{std::chrono::minutes(10)};
+  /// --metrics-listen: serve the live figures for Prometheus there (docs/metrics.md); none when
+  /// not given. Under mpirun each rank listens on the port plus its rank.
+  std::optional<metrics::ListenAddress> metrics_listen;
 };
 
 /// Where this process runs in a multi-host job, from the launcher's environment (before MPI

@@ -64,6 +64,18 @@ void add_run_options(CLI::App& cmd, RunArgs& args, bool target_required = true) 
          },
          "Multi-host runs (mpirun): the longest wait of a rank at a phase barrier before the run ends on every host "
          "(default 10m; docs/multihost.md)");
+  cmd.add_option_function<std::string>(
+         "--metrics-listen",
+         [&args](const std::string& v) {
+           try {
+             args.metrics_listen = drivelab::metrics::parse_listen_address(v);
+           } catch (const std::exception& e) {
+             throw CLI::ValidationError(e.what());
+           }
+         },
+         "Serve the run's live figures for Prometheus at http://ADDRESS/metrics: HOST:PORT, [IPV6]:PORT, or PORT "
+         "alone for 127.0.0.1 (off unless given; under mpirun, port + rank; docs/metrics.md)")
+      ->type_name("ADDRESS");
 }
 
 /// Single-test commands: each option is one key of the test or of its `<kind>:` section; values

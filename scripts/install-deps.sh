@@ -13,11 +13,15 @@ packages=(
   fio sysbench clang libclang-rt-14-dev dmsetup
   gnuplot-nox chromium libpng-dev
   openmpi-bin libopenmpi-dev openssh-server openssh-client iproute2
+  prometheus-cpp-dev prometheus
 )
 # openmpi-bin, libopenmpi-dev: multi-host runs (issue 16, docs/multihost.md); openssh-server,
 # openssh-client and iproute2 (`ip netns`): the two-"host" test in tests/multihost/ (sshd in a
 # network namespace with its own config, started and stopped by the test; Debian's openssh-server
 # also enables the machine's ssh service on install, which the test does not use).
+# prometheus-cpp-dev: --metrics-listen (docs/metrics.md); prometheus: its /usr/bin/promtool checks
+# the scraped output in tests/integration/metrics_test.cpp (the package also installs the
+# Prometheus server and its service, which nothing here starts or uses).
 
 missing=()
 for p in "${packages[@]}"; do
