@@ -245,8 +245,12 @@ PrometheusExporter::PrometheusExporter(const ListenAddress& address, ExporterLab
       ::inet_pton(AF_INET, address.host.c_str(), &sa.sin_addr);
       if (::bind(s.get(), reinterpret_cast<const sockaddr*>(&sa), sizeof sa) != 0) err = errno;
     }
-    throw EnvironmentError(fmt::format("--metrics-listen {}: cannot listen there: {}", address.to_string(),
-                                       err != 0 ? errno_text(err) : std::string("the HTTP server did not start")));
+    // Debian 12's civetweb is built without IPv6 (mg_check_feature(8) is 0): the address itself is fine.
+    const std::string cause = err != 0 ? errno_text(err)
+                              : v6     ? std::string("the HTTP server prometheus-cpp uses (civetweb) has no IPv6 support "
+                                                     "on this system; give an IPv4 address such as 127.0.0.1:PORT")
+                                       : std::string("the HTTP server did not start");
+    throw EnvironmentError(fmt::format("--metrics-listen {}: cannot listen there: {}", address.to_string(), cause));
   }
   const std::vector<int> ports = impl_->exposer->GetListeningPorts();
   impl_->port = ports.empty() ? address.port : static_cast<std::uint16_t>(ports.front());

@@ -109,5 +109,16 @@ TEST(MetricsListen, APortInUseIsAnEnvironmentErrorWithItsCause) {
   }
 }
 
+TEST(MetricsListen, IPv6ServesOrSaysWhyNot) {
+  // Debian 12's civetweb has no IPv6: the exporter says so rather than "did not start".
+  try {
+    PrometheusExporter ex(parse_listen_address("[::1]:0"), {});
+    EXPECT_NE(ex.port(), 0);
+  } catch (const EnvironmentError& e) {
+    EXPECT_NE(std::string(e.what()).find("has no IPv6 support on this system; give an IPv4 address"), std::string::npos)
+        << e.what();
+  }
+}
+
 }  // namespace
 }  // namespace drivelab::metrics

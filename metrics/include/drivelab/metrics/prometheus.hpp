@@ -41,7 +41,8 @@ class PrometheusExporter final : public runner::LiveMetrics {
  public:
   /// Listens on `address` at once and serves GET /metrics until destroyed. Throws
   /// EnvironmentError naming the address and the cause when it cannot listen (the port is in use,
-  /// the address is not one of this host's, a port below 1024 without the privilege).
+  /// the address is not one of this host's, a port below 1024 without the privilege, an IPv6
+  /// address where civetweb was built without IPv6, as Debian 12's is).
   PrometheusExporter(const ListenAddress& address, ExporterLabels labels);
   ~PrometheusExporter() override;
   PrometheusExporter(const PrometheusExporter&) = delete;
