@@ -35,26 +35,22 @@ using nlohmann::json;
 
 const std::filesystem::path kSource = DRIVELAB_SOURCE_DIR;
 
-/// A TCP socket bound to 127.0.0.1 on a port the kernel chose (listening when `listen` is set).
-struct BoundSocket {
-  int fd = -1;
+/// A TCP socket listening on 127.0.0.1 on a port the kernel chose.
+struct Listener {
+  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   int port = 0;
-  explicit BoundSocket(bool listen) {
-    fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  Listener() {
     sockaddr_in sa{};
     sa.sin_family = AF_INET;
     sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    if (::bind(fd, reinterpret_cast<sockaddr*>(&sa), sizeof sa) != 0) throw std::runtime_error("bind");
-    if (listen && ::listen(fd, 1) != 0) throw std::runtime_error("listen");
+    if (::bind(fd, reinterpret_cast<sockaddr*>(&sa), sizeof sa) != 0 || ::listen(fd, 1) != 0)
+      throw std::runtime_error("bind/listen");
     socklen_t len = sizeof sa;
     ::getsockname(fd, reinterpret_cast<sockaddr*>(&sa), &len);
     port = ntohs(sa.sin_port);
   }
-  ~BoundSocket() { ::close(fd); }
+  ~Listener() { ::close(fd); }
 };
-
-/// A free loopback port: bound by the kernel's choice, then released for the child to take.
-int free_port() { return BoundSocket(false).port; }
 
 /// One sample of the exposition text: name, labels, value.
 struct Sample {
@@ -155,7 +151,7 @@ TEST(Metrics, ScrapedMidRunCheckedByPromtoolAndEqualToTheIntervals) {
   const auto out = dir.path() / "out";
   std::filesystem::create_directories(target);
   std::ofstream(dir.path() / "protocol.yaml") << kProtocol;
-  const int port = free_port();
+  const int port = drivelab::test_support::free_loopback_ports();
   Child child({DRIVELAB_EXE, "run", (dir.path() / "protocol.yaml").string(), "--target", target.string(), "--out",
                out.string(), "--metrics-listen", "127.0.0.1:" + std::to_string(port)},
               dir.path() / "stdout.txt", dir.path() / "stderr.txt");
@@ -251,7 +247,7 @@ TEST(Metrics, AMalformedAddressIsBadInput) {
 
 TEST(Metrics, APortInUseStopsTheRunBeforeAnythingIsWritten) {
   ScratchDir dir("metrics-port-in-use");
-  const BoundSocket taken(true);
+  const Listener taken;
   const auto out = dir.path() / "out";
   const auto r = drivelab::testing::run({DRIVELAB_EXE, "io", "--target", dir.path().string(), "--out", out.string(),
                                          "--metrics-listen", "127.0.0.1:" + std::to_string(taken.port),
