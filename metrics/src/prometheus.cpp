@@ -205,6 +205,9 @@ struct PrometheusExporter::Impl {
     return l;
   }
 
+  void set_run_status(Status s) {
+    for (const auto& [word, status] : results::kStatusNames) run_status.Add({{"status", std::string(word)}}).Set(status == s ? 1 : 0);
+  }
   void set_status(const runner::LiveTest& t, Status s) {
     for (const auto& [word, status] : results::kStatusNames)
       test_status.Add(with(of(t), "status", std::string(word))).Set(status == s ? 1 : 0);
@@ -269,8 +272,7 @@ void PrometheusExporter::run_started(std::string_view run_id, std::string_view p
   try {
     Impl& m = *impl_;
     m.run_info.Add({{"run_id", std::string(run_id)}, {"protocol", std::string(protocol)}}).Set(1);
-    for (const auto& [word, status] : results::kStatusNames)
-      m.run_status.Add({{"status", std::string(word)}}).Set(status == Status::running ? 1 : 0);
+    m.set_run_status(Status::running);
     m.run_tests.Add({}).Set(static_cast<double>(tests));
     std::lock_guard lock(m.mu);
     m.tests = tests;
@@ -362,8 +364,7 @@ void PrometheusExporter::test_ended(const runner::LiveTest& test, Status status)
 
 void PrometheusExporter::run_ended(Status status) noexcept {
   try {
-    for (const auto& [word, s] : results::kStatusNames)
-      impl_->run_status.Add({{"status", std::string(word)}}).Set(s == status ? 1 : 0);
+    impl_->set_run_status(status);
   } catch (const std::exception&) {
   }
 }
