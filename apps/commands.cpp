@@ -157,6 +157,28 @@ int execute(runner::Protocol& protocol, const RunArgs& args) {
     if (cohort && (cohort->broken() || code == kExitEnvironment)) cohort->abort(code == kExitOk ? kExitEnvironment : code);
     return code;
   };
+  std::unique_ptr<metrics::PrometheusExporter> exporter;
+  if (args.metrics_listen) {
+    // Listening before anything runs: a port in use is said at once (exit 3), no record made.
+    metrics::ListenAddress at = *args.metrics_listen;
+    if (at.port != 0 && cohort) {  // one port per rank: the given port plus the rank
+      const int port = at.port + cohort->rank();
+      if (port > 65535) {
+        std::cerr << fmt::format("drivelab: --metrics-listen {}: rank {} would listen on port {}, above 65535\n",
+                                 at.to_string(), cohort->rank(), port);
+        return finish(kExitBadInput);
+      }
+      at.port = static_cast<std::uint16_t>(port);
+    }
+    try {
+      exporter = std::make_unique<metrics::PrometheusExporter>(at, metrics::ExporterLabels{place.host, place.rank});
+    } catch (const EnvironmentError& e) {
+      std::cerr << "drivelab: " << (cohort ? cohort->describe_rank(cohort->rank()) + ": " : std::string()) << e.what() << '\n';
+      return finish(kExitEnvironment);
+    }
+    options.live_metrics = exporter.get();
+    (options.out != nullptr ? *options.out : std::cout) << "metrics: " << exporter->url() << '\n' << std::flush;
+  }
   if (args.start_at && !wait_for_start(*args.start_at, options.out != nullptr ? *options.out : std::cout))
     return finish(kExitInterrupted);
   try {

@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "drivelab/metrics/prometheus.hpp"
+
 namespace drivelab::app {
 
 inline constexpr int kExitOk = 0;
@@ -33,6 +35,9 @@ struct RunArgs {
   /// --start-at: the wall-clock instant (UTC) to start the first test at, so runs started by hand
   /// on several hosts begin together (their records merge with `results merge`); none = at once.
   std::optional<std::chrono::system_clock::time_point> start_at;
+  /// --metrics-listen: serve the live figures for Prometheus there (docs/metrics.md); none when
+  /// not given. Under mpirun each rank listens on the port plus its rank.
+  std::optional<metrics::ListenAddress> metrics_listen;
 };
 
 /// Why `path` cannot be a run's target ("target 'x' does not exist", "... is neither a directory

@@ -72,6 +72,18 @@ void add_run_options(CLI::App& cmd, RunArgs& args, bool target_required = true) 
          },
          "Start the first test at this UTC time (2026-12-05T23:30:00Z) or after this long (+90s): runs started by "
          "hand on several hosts begin together; their records merge with `results merge` (docs/multihost.md)");
+  cmd.add_option_function<std::string>(
+         "--metrics-listen",
+         [&args](const std::string& v) {
+           try {
+             args.metrics_listen = drivelab::metrics::parse_listen_address(v);
+           } catch (const std::exception& e) {
+             throw CLI::ValidationError(e.what());
+           }
+         },
+         "Serve the run's live figures for Prometheus at http://ADDRESS/metrics: HOST:PORT, [IPV6]:PORT, or PORT "
+         "alone for 127.0.0.1 (off unless given; under mpirun, port + rank; docs/metrics.md)")
+      ->type_name("ADDRESS");
 }
 
 /// Single-test commands: each option is one key of the test or of its `<kind>:` section; values

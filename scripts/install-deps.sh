@@ -15,6 +15,7 @@ packages=(
   openmpi-bin libopenmpi-dev openssh-server openssh-client iproute2
   help2man dpkg-dev file lintian
   python3-jsonschema
+  prometheus-cpp-dev prometheus
 )
 # help2man, dpkg-dev (dpkg-shlibdeps), file (CPack DEB sorts the ELF files with it) and lintian:
 # the Debian package (packaging/, scripts/package-check.sh).
@@ -24,6 +25,9 @@ packages=(
 # also enables the machine's ssh service on install, which the test does not use).
 # python3-jsonschema (4.10, JSON Schema 2020-12): `drivelab results validate` and the test suite's
 # check of every record it writes against docs/results.schema.json.
+# prometheus-cpp-dev: --metrics-listen (docs/metrics.md); prometheus: its /usr/bin/promtool checks
+# the scraped output in tests/integration/metrics_test.cpp (the package also installs the
+# Prometheus server and its service, which nothing here starts or uses).
 
 missing=()
 for p in "${packages[@]}"; do

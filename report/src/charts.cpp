@@ -16,6 +16,7 @@
 #include "drivelab/core/errors.hpp"
 #include "drivelab/core/process.hpp"
 #include "drivelab/report/report.hpp"
+#include "drivelab/results/summary.hpp"
 
 namespace drivelab::report {
 namespace {
@@ -102,7 +103,8 @@ ChartScript bars(const MetricTable& t) {
   ChartScript c;
   c.test = t.test;
   c.name = stem(t.test + "_" + t.metric + "_bars");
-  c.title = fmt::format("{}: {} ({}, {} is better)", t.test, t.metric, t.unit, to_string(t.better));
+  c.title = fmt::format("{}: {} ({}, {} is better)", t.test, t.metric, results::unit_label(t.unit, t.metric),
+                        to_string(t.better));
   std::string data = "$bars << EOD\n";
   int i = 0;
   for (const auto& cell : t.cells) {
@@ -116,7 +118,7 @@ ChartScript bars(const MetricTable& t) {
       "set linetype 1 lc rgb '#1f77b4'\nset linetype 2 lc rgb '#2ca02c'\nset linetype 3 lc rgb '#9a9a9a'\n"
       "set key off\nset bmargin 7\n"
       "plot $bars using 1:2:3:xtic(4) with boxes lc variable notitle",
-      gp_quote(c.title), i - 0.5, gp_quote(t.unit));
+      gp_quote(c.title), i - 0.5, gp_quote(results::unit_label(t.unit, t.metric)));
   return c;
 }
 
@@ -206,7 +208,7 @@ std::vector<Chart> draw_charts(const Report& r, const ChartOptions& opt) {
         // against the y axis on a linear one).
         const bool log_x = lo_iops > 0 && hi_iops / lo_iops > 20;
         c.body = data + fmt::format(
-            "set title {}\nset xlabel {}\nset ylabel 'average latency (us)'\nset grid\n"
+            "set title {}\nset xlabel {}\nset ylabel 'average latency (µs)'\nset grid\n"
             "set key below horizontal\nset format x '%.1s%c'\nset xtics nomirror\n{}set yrange [0:*]\n{}",
             gp_quote(c.title), gp_quote(log_x ? "IOPS (log scale)" : "IOPS"),
             log_x ? "set logscale x 10\n" : "set xrange [0:*]\n", plot);

@@ -77,7 +77,7 @@ std::string to_html(const Report& r, const std::vector<Chart>& charts, const std
                            esc(host_row_source(v.host_rows[i])));
         for (const auto* t : v.tables) {
           const Cell* c = find_host_cell(*t, v, i);
-          out += fmt::format("<td>{}</td>", c != nullptr ? esc(cell_text(*c)) : "");
+          out += fmt::format("<td>{}</td>", c != nullptr ? esc(cell_text(*t, *c)) : "");
         }
         out += "</tr>\n";
       }
@@ -93,7 +93,7 @@ std::string to_html(const Report& r, const std::vector<Chart>& charts, const std
       for (const auto* t : v.tables) {
         const Cell* c = find_cell(*t, d);
         out += fmt::format("<td{}>{}</td>", c != nullptr && c->rank == 1 ? " class=\"rank1\"" : "",
-                           c != nullptr ? esc(cell_text(*c)) : "");
+                           c != nullptr ? esc(cell_text(*t, *c)) : "");
       }
       out += "</tr>\n";
       host_rows(d, false);
@@ -106,7 +106,7 @@ std::string to_html(const Report& r, const std::vector<Chart>& charts, const std
                          any != nullptr ? to_string(any->origin) : "");
       for (const auto* t : v.tables) {
         const Cell* c = find_cell(*t, d, true);
-        out += fmt::format("<td>{}</td>", c != nullptr ? esc(cell_text(*c)) : "");
+        out += fmt::format("<td>{}</td>", c != nullptr ? esc(cell_text(*t, *c)) : "");
       }
       out += "</tr>\n";
       host_rows(d, true);

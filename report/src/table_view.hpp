@@ -40,10 +40,11 @@ inline constexpr const char* kLeftOutSuffix = " (partial, not ranked)";
 std::vector<TestView> test_views(const Report& r);
 /// The drive's cell in the ranked cells, or with `left_out` in MetricTable::left_out.
 const Cell* find_cell(const MetricTable& t, const std::string& drive, bool left_out = false);
-/// "12346 (1st of 3) [min 12000, max 12500, n=2]"; "-" without a value.
-std::string cell_text(const Cell& c);
+/// "12.3K IOPS (1st of 3) [min 12.0K IOPS, max 12.5K IOPS, n=2]": each value as
+/// results::format_quantity in the table's unit; "-" without a value.
+std::string cell_text(const MetricTable& t, const Cell& c);
 std::string comparison_verdict(const Comparison& c);
-/// "iops (1/s, higher is better)"
+/// "iops (higher is better)" (the cells carry the unit: a latency column may mix µs and ms)
 std::string header_text(const MetricTable& t);
 
 }  // namespace drivelab::report

@@ -96,12 +96,12 @@ const Cell* find_cell(const MetricTable& t, const std::string& drive, bool left_
   return nullptr;
 }
 
-std::string cell_text(const Cell& c) {
+std::string cell_text(const MetricTable& t, const Cell& c) {
   if (c.n == 0) return "-";
-  std::string s = results::format_number(c.median);
+  const auto value = [&t](double v) { return results::format_quantity(v, t.unit, t.metric); };
+  std::string s = value(c.median);
   if (c.rank > 0) s += fmt::format(" ({})", place(c));
-  if (c.n >= 2)
-    s += fmt::format(" [min {}, max {}, n={}]", results::format_number(c.min), results::format_number(c.max), c.n);
+  if (c.n >= 2) s += fmt::format(" [min {}, max {}, n={}]", value(c.min), value(c.max), c.n);
   return s;
 }
 
@@ -112,8 +112,8 @@ std::string comparison_verdict(const Comparison& c) {
 
 std::string header_text(const MetricTable& t) {
   if (t.lab_convention)
-    return fmt::format("{} ({}, lab convention: not an exact figure, not ranked)", t.metric, t.unit);
-  return fmt::format("{} ({}, {} is better)", t.metric, t.unit, to_string(t.better));
+    return fmt::format("{} (lab convention: not an exact figure, not ranked)", t.metric);
+  return fmt::format("{} ({} is better)", t.metric, to_string(t.better));
 }
 
 std::string to_csv(const Report& r) {
@@ -172,7 +172,7 @@ std::string to_markdown(const Report& r) {
                            md_escape(host_row_source(v.host_rows[i])));
         for (const auto* t : v.tables) {
           const Cell* c = find_host_cell(*t, v, i);
-          out += fmt::format(" {} |", c != nullptr ? md_escape(cell_text(*c)) : "");
+          out += fmt::format(" {} |", c != nullptr ? md_escape(cell_text(*t, *c)) : "");
         }
         out += '\n';
       }
@@ -185,7 +185,7 @@ std::string to_markdown(const Report& r) {
                          any != nullptr ? to_string(any->origin) : "");
       for (const auto* t : v.tables) {
         const Cell* c = find_cell(*t, d);
-        out += fmt::format(" {} |", c != nullptr ? md_escape(cell_text(*c)) : "");
+        out += fmt::format(" {} |", c != nullptr ? md_escape(cell_text(*t, *c)) : "");
       }
       out += '\n';
       host_rows(d, false);
@@ -197,7 +197,7 @@ std::string to_markdown(const Report& r) {
       out += fmt::format("| {}{} | {} |", md_escape(d), kLeftOutSuffix, any != nullptr ? to_string(any->origin) : "");
       for (const auto* t : v.tables) {
         const Cell* c = find_cell(*t, d, true);
-        out += fmt::format(" {} |", c != nullptr ? md_escape(cell_text(*c)) : "");
+        out += fmt::format(" {} |", c != nullptr ? md_escape(cell_text(*t, *c)) : "");
       }
       out += '\n';
       host_rows(d, true);

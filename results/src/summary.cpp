@@ -3,6 +3,7 @@
 #include "drivelab/results/summary.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <vector>
 
@@ -24,6 +25,118 @@ std::string format_number(double v) {
   return fmt::format("{:.{}f}", v, decimals);
 }
 
+std::string format_grouped(double v) {
+  if (!std::isfinite(v)) return format_number(v);
+  const double r = std::round(v);
+  const std::string digits = fmt::format("{:.0f}", std::fabs(r));
+  std::string out = r < 0 ? "-" : "";
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
+namespace {
+
+/// "<number> <unit>", "-" for NaN (a missing value has no unit).
+std::string with_unit(double v, const std::string& number, std::string_view unit) {
+  if (std::isnan(v)) return "-";
+  return fmt::format("{} {}", number, unit);
+}
+
+/// The word of a rate metric by its name's parts ("peak_iops" -> IOPS, "tpm_c" -> tpmC), "" if none.
+std::string_view rate_word(std::string_view name) {
+  if (name.find("tpm_c") != std::string_view::npos || name.find("tpmc") != std::string_view::npos) return "tpmC";
+  std::string_view word;
+  std::size_t from = 0;
+  while (from <= name.size() && word.empty()) {
+    const std::size_t to = std::min(name.find('_', from), name.size());
+    const std::string_view part = name.substr(from, to - from);
+    if (part == "iops") word = "IOPS";
+    else if (part == "tps") word = "TPS";
+    else if (part == "qps") word = "QPS";
+    else if (part == "nopm") word = "NOPM";
+    else if (part == "fps") word = "fps";
+    from = to + 1;
+  }
+  return word;
+}
+
+/// The latency units format_latency knows, in microseconds.
+double microseconds_per(std::string_view unit) {
+  return unit == "ns" ? 1e-3 : unit == "us" ? 1.0 : unit == "ms" ? 1e3 : unit == "s" ? 1e6 : 0.0;
+}
+
+}  // namespace
+
+std::string format_rate(double per_unit, std::string_view word) {
+  const std::string number =
+      std::isfinite(per_unit) && std::round(std::fabs(per_unit)) >= 1000 ? format_grouped(per_unit) : format_number(per_unit);
+  return with_unit(per_unit, number, word);
+}
+
+std::string format_iops(double iops) {
+  const double a = std::fabs(iops);
+  if (!std::isfinite(iops) || std::round(a) < 1e4) return format_rate(iops, "IOPS");
+  const char* sign = iops < 0 ? "-" : "";
+  if (std::round(a / 1e2) / 10 < 1000) return fmt::format("{}{:.1f}K IOPS", sign, a / 1e3);
+  const double m = a / 1e6;
+  return fmt::format("{}{:.{}f}M IOPS", sign, m, std::round(m * 100) / 100 < 10 ? 2 : 1);
+}
+
+std::string format_throughput(double mb_s) {
+  const double a = std::fabs(mb_s);
+  std::string number = format_number(mb_s);
+  if (std::isfinite(mb_s) && std::round(a * 10) / 10 >= 1000) number = format_grouped(mb_s);
+  else if (std::isfinite(mb_s) && a >= 10) number = fmt::format("{:.1f}", mb_s);
+  return with_unit(mb_s, number, "MB/s");
+}
+
+std::string format_latency(double value, std::string_view unit) {
+  const double per = microseconds_per(unit);
+  if (per == 0) return with_unit(value, format_number(value), unit);
+  if (!std::isfinite(value) || value == 0) return with_unit(value, format_number(value), unit_label(unit));
+  const double us = std::fabs(value) * per;
+  const double sign = value < 0 ? -1.0 : 1.0;
+  if (us < 999.95) return with_unit(value, format_number(sign * us), "µs");
+  // In ms or s the number is at least 0.99995: two decimals below 10 ("1.00 ms", not "1.000 ms").
+  const auto number = [sign](double x) { return x < 10 ? fmt::format("{:.2f}", sign * x) : format_number(sign * x); };
+  if (us < 999.95e3) return with_unit(value, number(us / 1e3), "ms");
+  return with_unit(value, number(us / 1e6), "s");
+}
+
+std::string format_quantity(double value, std::string_view unit, std::string_view name) {
+  if (unit == "1/s" || unit == "1/min") {
+    const std::string_view word = rate_word(name);
+    if (word == "IOPS" && unit == "1/s") return format_iops(value);
+    if (!word.empty()) return format_rate(value, word);
+    if (std::isnan(value)) return "-";
+    const std::string per = unit == "1/s" ? "/s" : "/min";
+    return (std::isfinite(value) && std::round(std::fabs(value)) >= 1000 ? format_grouped(value) : format_number(value)) + per;
+  }
+  if (unit == "MB/s") return format_throughput(value);
+  if (unit == "ns" || unit == "us" || unit == "ms") return format_latency(value, unit);
+  if (unit == "count" || unit == "bytes") {
+    const bool whole = std::isfinite(value) && (value == std::trunc(value) || std::fabs(value) >= 1000);
+    const std::string number = whole ? format_grouped(value) : format_number(value);
+    return unit == "bytes" ? with_unit(value, number, "bytes") : number;
+  }
+  if (unit == "%") return std::isnan(value) ? "-" : format_number(value) + "%";
+  if (unit.empty() || unit == "ratio") return format_number(value);
+  return with_unit(value, format_number(value), unit);
+}
+
+std::string unit_label(std::string_view unit, std::string_view name) {
+  if (unit == "1/s" || unit == "1/min") {
+    const std::string_view word = rate_word(name);
+    if (!word.empty()) return std::string(word);
+    return unit == "1/s" ? "/s" : "/min";
+  }
+  if (unit == "us") return "µs";
+  return std::string(unit);
+}
+
 std::string format_interval_line(const std::string& test_name, const Interval& interval,
                                  std::size_t max_values) {
   std::string line = fmt::format("[ {:>3}s ] {}", format_number(interval.t_s), test_name);
@@ -39,6 +152,12 @@ namespace {
 
 constexpr std::size_t kHeadlineMetrics = 5;
 
+/// Columns a cell takes on a terminal: its UTF-8 code points ("µs" is two bytes, two columns).
+std::size_t display_width(const std::string& s) {
+  return static_cast<std::size_t>(
+      std::count_if(s.begin(), s.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
+}
+
 /// Rows of cells printed as left-aligned columns two spaces apart, trailing spaces trimmed.
 class Table {
  public:
@@ -50,7 +169,7 @@ class Table {
     std::vector<std::size_t> width;
     for (const auto& row : rows_) {
       if (width.size() < row.size()) width.resize(row.size(), 0);
-      for (std::size_t c = 0; c < row.size(); ++c) width[c] = std::max(width[c], row[c].size());
+      for (std::size_t c = 0; c < row.size(); ++c) width[c] = std::max(width[c], display_width(row[c]));
     }
     std::string out;
     for (std::size_t r = 0; r <= rows_.size(); ++r) {
@@ -66,7 +185,7 @@ class Table {
       for (std::size_t c = 0; c < rows_[r].size(); ++c) {
         if (c) line += "  ";
         line += rows_[r][c];
-        line.append(width[c] - rows_[r][c].size(), ' ');
+        line.append(width[c] - display_width(rows_[r][c]), ' ');
       }
       line.erase(line.find_last_not_of(' ') + 1);
       out += line + "\n";
@@ -102,10 +221,20 @@ std::string target_line(const Json& target) {
   return line + "\n";
 }
 
+/// True when the unit's word is the metric's name ("tps" and TPS, "tpm_c" and tpmC, "iops" and IOPS).
+bool unit_names_metric(const Metric& m) {
+  const auto key = [](std::string_view s) {
+    std::string k;
+    for (char c : s)
+      if (c != '_') k += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return k;
+  };
+  return key(unit_label(m.unit, m.name)) == key(m.name);
+}
+
 std::string metric_cell(const Metric& m) {
-  std::string cell = m.name + " " + format_number(m.value);
-  if (!m.unit.empty()) cell += " " + m.unit;
-  return cell;
+  const std::string value = format_quantity(m.value, m.unit, m.name);
+  return unit_names_metric(m) ? value : m.name + " " + value;
 }
 
 std::string with_reason(std::string_view name, Status status, const std::string& reason) {

@@ -49,6 +49,12 @@ std::string make_run_id() {
   return fmt::format("{}Z-{:06x}", compact, rd() & 0xFFFFFF);
 }
 
+/// What RunOptions::live_metrics is told of test `index`.
+LiveTest live_test(const PlannedTest& test, std::size_t index) {
+  return LiveTest{test.settings.name, test.settings.kind, index,
+                  std::chrono::duration<double>(test.settings.duration).count()};
+}
+
 /// Journals intervals, prints progress and keeps the on-disk record current.
 ///
 /// The emulator's thread only queues: a writer thread does the journal append (write + fdatasync),
@@ -86,7 +92,7 @@ class RunState final : public results::TestRecorder::Listener {
       error_reported_ = true;
       std::rethrow_exception(e);
     }
-    queue_.push_back(Event{test.name, interval, {}});
+    queue_.push_back(Event{test.name, interval, {}, live_});
     latest_ = test;
     has_latest_ = true;
     lock.unlock();
@@ -97,7 +103,7 @@ class RunState final : public results::TestRecorder::Listener {
     if (options_.quiet) return;
     {
       std::lock_guard lock(q_mu_);
-      queue_.push_back(Event{test.name, std::nullopt, std::string(message)});
+      queue_.push_back(Event{test.name, std::nullopt, std::string(message), {}});
     }
     q_cv_.notify_all();
   }
@@ -114,6 +120,15 @@ class RunState final : public results::TestRecorder::Listener {
     } catch (const std::exception& ex) {
       return ex.what();
     }
+  }
+
+  /// The running test and its phase, as the intervals queued from now on are published
+  /// (RunOptions::live_metrics); tells the observer the phase began.
+  void enter_phase(const PlannedTest& test, std::size_t index, std::string_view phase) {
+    const LiveTest t = live_test(test, index);
+    if (options_.live_metrics != nullptr) options_.live_metrics->phase_started(t, phase);
+    std::lock_guard lock(q_mu_);
+    live_ = LiveEvent{std::string(t.kind), std::string(phase), t.index, t.duration_s};
   }
 
   void say(const std::string& line) {
@@ -136,10 +151,19 @@ class RunState final : public results::TestRecorder::Listener {
   }
 
  private:
+  /// What LiveMetrics is told of an interval besides its test's name.
+  struct LiveEvent {
+    std::string kind;
+    std::string phase;
+    std::size_t index = 0;
+    double duration_s = 0;
+    LiveTest view(std::string_view name) const { return LiveTest{name, kind, index, duration_s}; }
+  };
   struct Event {
     std::string test;
     std::optional<results::Interval> interval;  ///< an interval, or else
     std::string message;                        ///< a progress message
+    LiveEvent live;                             ///< an interval's test and phase
   };
 
   void writer_loop() {
@@ -159,6 +183,9 @@ class RunState final : public results::TestRecorder::Listener {
         for (const Event& e : events) {
           if (e.interval) {
             journal_.append(results::journal_interval(e.test, *e.interval));
+            // Published before the line is printed: whoever reads the line can scrape its values.
+            if (options_.live_metrics != nullptr)
+              options_.live_metrics->interval(e.live.view(e.test), e.live.phase, *e.interval);
             print_interval(e.test, *e.interval);
           } else {
             print_message(e.test, e.message);
@@ -226,6 +253,7 @@ class RunState final : public results::TestRecorder::Listener {
   std::mutex q_mu_;  ///< everything below
   std::condition_variable q_cv_;
   std::deque<Event> queue_;
+  LiveEvent live_;              ///< the running test and phase (enter_phase)
   results::TestRecord latest_;  ///< the newest snapshot not yet written (has_latest_)
   bool has_latest_ = false;
   bool busy_ = false;     ///< the writer is working on events taken off the queue
@@ -308,6 +336,7 @@ void run_one(PlannedTest& test, std::size_t index, results::RunRecord& record, R
   const auto phase = [&](const char* barrier, const std::string& name, auto&& body) {
     go = go && phase_barrier(cr, options, stop, tr.name, barrier, failure, barriers);
     if (!go || !failure.empty() || stop.requested()) return;
+    state.enter_phase(test, index, barrier);
     state.say(fmt::format("== {} ({}): {}", tr.name, tr.kind, name));
     try {
       body();
@@ -338,6 +367,7 @@ void run_one(PlannedTest& test, std::size_t index, results::RunRecord& record, R
   if (ran && cr.cohort != nullptr) (void)phase_barrier(cr, options, stop, tr.name, "verify", failure, barriers);
   if (ran && failure.empty()) {
     // Verify even after an interrupt: the database must still be consistent.
+    state.enter_phase(test, index, "verify");
     state.say(fmt::format("== {} ({}): verify", tr.name, tr.kind));
     try {
       e.verify(ctx);
@@ -387,6 +417,8 @@ void run_one(PlannedTest& test, std::size_t index, results::RunRecord& record, R
       // journal.failure() has the cause; run_protocol reports it
     }
   }
+  if (options.live_metrics != nullptr)
+    options.live_metrics->test_ended(live_test(test, index), tr.status);
   record.tests.push_back(std::move(tr));
   state.write_record();
 }
@@ -505,6 +537,8 @@ RunOutcome run_protocol(Protocol& protocol, const RunOptions& options, const Sto
                           "the merged record of every rank", cr.cohort->describe_rank(cr.cohort->rank()),
                           cr.cohort->size(), fmt::join(cr.cohort->hosts(), ", ")));
 
+  if (options.live_metrics != nullptr)
+    options.live_metrics->run_started(record.run_id, protocol.name, protocol.tests.size());
   for (std::size_t i = 0; i < protocol.tests.size(); ++i) {
     PlannedTest& t = protocol.tests[i];
     const std::string journal_failure = journal.failure();
@@ -524,6 +558,7 @@ RunOutcome run_protocol(Protocol& protocol, const RunOptions& options, const Sto
                        : !cr.peer_stop.empty()           ? fmt::format("not run: {}", cr.peer_stop)
                                                          : "not run: the multi-host run is broken (an earlier collective failed)";
       skipped.config = t.emulator->effective_config();
+      if (options.live_metrics != nullptr) options.live_metrics->test_ended(live_test(t, i), Status::skipped);
       // Journaled too (a test_end without a test_start), so `results recover` keeps it.
       try {
         journal.append(results::journal_test_end(skipped));
@@ -566,6 +601,7 @@ RunOutcome run_protocol(Protocol& protocol, const RunOptions& options, const Sto
   } catch (const std::exception& ex) {
     std::cerr << "drivelab: the journal's run_end was not written: " << ex.what() << '\n' << std::flush;
   }
+  if (options.live_metrics != nullptr) options.live_metrics->run_ended(record.status);
   journal.release_reserve();  // the run has ended: the space it held back is the user's again
   try {
     state.write_final_record();

@@ -5,6 +5,7 @@
 // TPS and IOPS summed) and byte for byte what `drivelab results merge` makes of the four files.
 // A rank killed with SIGKILL mid-test ends the whole run within 30 s, leaves no process behind,
 // every survivor's record valid, and `results merge` of the survivors names the lost host.
+// With --metrics-listen each rank serves its own live figures on the port plus its rank.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -16,6 +17,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "http_get.hpp"  // tests/support
 #include "process.hpp"
 
 namespace {
@@ -195,6 +197,35 @@ tests:
   const auto m = drivelab::testing::run(merge_args, dir.path(), std::chrono::seconds(120));
   ASSERT_EQ(m.status, 0) << m.out << m.err;
   EXPECT_EQ(read_file(dir.path() / "offline.json"), read_file(recs.merged));
+}
+
+TEST(Multihost, EachRankServesItsLiveMetricsOnThePortPlusItsRank) {
+  if (!have_mpirun()) GTEST_SKIP() << "no mpirun (apt-get install openmpi-bin)";
+  ScratchDir dir("multihost-metrics");
+  const int port = drivelab::test_support::free_loopback_ports(2);
+  Child job(mpirun(2, {DRIVELAB_EXE, "io", "--engine", "null", "--rw", "randread", "--warmup", "0s", "--duration", "8s",
+                       "--interval", "1s", "--target", (dir.path() / "t{rank}").string(), "--out",
+                       (dir.path() / "out").string(), "--quiet", "--metrics-listen",
+                       "127.0.0.1:" + std::to_string(port)}),
+            dir.path() / "stdout.txt", dir.path() / "stderr.txt");
+  std::map<int, std::string> served;  // rank -> its scrape once it has an interval
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+  while (served.size() < 2 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    for (int rank : {0, 1}) {
+      const auto body = drivelab::test_support::http_get(port + rank, "/metrics");
+      if (body && body->find("\ndrivelab_interval_iops{") != std::string::npos) served[rank] = *body;
+    }
+  }
+  ASSERT_EQ(served.size(), 2u) << job.out() << job.err();
+  for (const auto& [rank, body] : served) {
+    static const std::regex iops_re(R"re(\ndrivelab_interval_iops\{host="[^"]+",rank="(\d+)",kind="io",phase="run",test="io"\} (\S+)\n)re");
+    std::smatch m;
+    ASSERT_TRUE(std::regex_search(body, m, iops_re)) << body;
+    EXPECT_EQ(m[1], std::to_string(rank));
+    EXPECT_GT(std::stod(m[2]), 0);
+  }
+  EXPECT_EQ(job.wait(std::chrono::seconds(120)), 0) << job.out() << job.err();
 }
 
 /// Processes whose command line names `marker` (the test's own directory).

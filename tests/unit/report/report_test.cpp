@@ -122,7 +122,7 @@ TEST(ReportComparison, WithinNoiseOnlyWhenRepetitionRangesOverlap) {
   const std::string md = to_markdown(r);
   EXPECT_NE(md.find("within noise"), std::string::npos);
   EXPECT_NE(md.find("beyond noise"), std::string::npos);
-  EXPECT_NE(md.find("[min 98, max 104, n=3]"), std::string::npos);
+  EXPECT_NE(md.find("[min 98 TPS, max 104 TPS, n=3]"), std::string::npos);
 }
 
 TEST(ReportImport, UnknownSchemaVersionIsAClearError) {
@@ -283,7 +283,7 @@ TEST(ReportImport, PublishedPeaksOfAnotherConfigurationAreAReferenceBlock) {
   EXPECT_NE(table_of(r, "sqlserver_oltp_4vms", "tps"), nullptr);
   const std::string md = to_markdown(r);
   EXPECT_NE(md.find("## 4k_random_read (other configuration)\n\nReference only, other configuration"), std::string::npos);
-  EXPECT_NE(md.find("| Toshiba XG6 1TB | published | 366208 |"), std::string::npos);
+  EXPECT_NE(md.find("| Toshiba XG6 1TB | published | 366.2K IOPS |"), std::string::npos);
   EXPECT_NE(to_csv(r).find("4k_random_read (other configuration),iops,1/s,higher,Toshiba XG6 1TB,published,,,,366208,"),
             std::string::npos);
   EXPECT_NE(to_html(r, {}, "").find("class=\"other-configuration\""), std::string::npos);

@@ -28,6 +28,102 @@ TEST(Summary, FormatNumber) {
   EXPECT_EQ(format_number(-std::numeric_limits<double>::infinity()), "-inf");
 }
 
+TEST(Summary, FormatGrouped) {
+  EXPECT_EQ(format_grouped(0), "0");
+  EXPECT_EQ(format_grouped(-0.4), "0");
+  EXPECT_EQ(format_grouped(999), "999");
+  EXPECT_EQ(format_grouped(999.5), "1,000");
+  EXPECT_EQ(format_grouped(1561.4), "1,561");
+  EXPECT_EQ(format_grouped(-40497), "-40,497");
+  EXPECT_EQ(format_grouped(760160), "760,160");
+  EXPECT_EQ(format_grouped(1234567890), "1,234,567,890");
+  EXPECT_EQ(format_grouped(std::numeric_limits<double>::quiet_NaN()), "-");
+  EXPECT_EQ(format_grouped(std::numeric_limits<double>::infinity()), "inf");
+}
+
+TEST(Summary, FormatRatesAsReviewsWriteThem) {
+  EXPECT_EQ(format_rate(1561.2, "TPS"), "1,561 TPS");
+  EXPECT_EQ(format_rate(40497, "tpmC"), "40,497 tpmC");
+  EXPECT_EQ(format_rate(13.63, "TPS"), "13.6 TPS");
+  EXPECT_EQ(format_rate(999.4, "TPS"), "999.4 TPS");
+  EXPECT_EQ(format_rate(0, "TPS"), "0 TPS");
+  EXPECT_EQ(format_rate(-1561, "TPS"), "-1,561 TPS");
+  EXPECT_EQ(format_rate(std::numeric_limits<double>::quiet_NaN(), "TPS"), "-");
+  EXPECT_EQ(format_rate(std::numeric_limits<double>::infinity(), "TPS"), "inf TPS");
+}
+
+TEST(Summary, FormatIopsWithKAndMSuffixes) {
+  EXPECT_EQ(format_iops(0), "0 IOPS");
+  EXPECT_EQ(format_iops(512), "512 IOPS");
+  EXPECT_EQ(format_iops(5230.4), "5,230 IOPS");
+  EXPECT_EQ(format_iops(9999.4), "9,999 IOPS");
+  EXPECT_EQ(format_iops(9999.6), "10.0K IOPS");  // rounds up to the next suffix
+  EXPECT_EQ(format_iops(69312), "69.3K IOPS");
+  EXPECT_EQ(format_iops(760160), "760.2K IOPS");
+  EXPECT_EQ(format_iops(999949), "999.9K IOPS");
+  EXPECT_EQ(format_iops(999960), "1.00M IOPS");
+  EXPECT_EQ(format_iops(1523000), "1.52M IOPS");
+  EXPECT_EQ(format_iops(9996000), "10.0M IOPS");
+  EXPECT_EQ(format_iops(12500000), "12.5M IOPS");
+  EXPECT_EQ(format_iops(-69312), "-69.3K IOPS");
+  EXPECT_EQ(format_iops(std::numeric_limits<double>::quiet_NaN()), "-");
+}
+
+TEST(Summary, FormatThroughput) {
+  EXPECT_EQ(format_throughput(283.84), "283.8 MB/s");
+  EXPECT_EQ(format_throughput(9.063), "9.06 MB/s");
+  EXPECT_EQ(format_throughput(7012.4), "7,012 MB/s");
+  EXPECT_EQ(format_throughput(999.96), "1,000 MB/s");
+  EXPECT_EQ(format_throughput(0), "0 MB/s");
+  EXPECT_EQ(format_throughput(-12.34), "-12.3 MB/s");
+  EXPECT_EQ(format_throughput(std::numeric_limits<double>::quiet_NaN()), "-");
+}
+
+TEST(Summary, FormatLatencyChoosesMicrosecondsMillisecondsOrSeconds) {
+  EXPECT_EQ(format_latency(1.234, "ms"), "1.23 ms");
+  EXPECT_EQ(format_latency(0.85, "ms"), "850 µs");
+  EXPECT_EQ(format_latency(850, "us"), "850 µs");
+  EXPECT_EQ(format_latency(85.31, "us"), "85.3 µs");
+  EXPECT_EQ(format_latency(999.9, "us"), "999.9 µs");
+  EXPECT_EQ(format_latency(999.96, "us"), "1.00 ms");
+  EXPECT_EQ(format_latency(1894, "us"), "1.89 ms");
+  EXPECT_EQ(format_latency(123440, "us"), "123.4 ms");
+  EXPECT_EQ(format_latency(2500, "ms"), "2.50 s");
+  EXPECT_EQ(format_latency(1.5, "s"), "1.50 s");
+  EXPECT_EQ(format_latency(168000, "ns"), "168 µs");
+  EXPECT_EQ(format_latency(0, "ms"), "0 ms");
+  EXPECT_EQ(format_latency(0, "us"), "0 µs");
+  EXPECT_EQ(format_latency(-1.234, "ms"), "-1.23 ms");
+  EXPECT_EQ(format_latency(std::numeric_limits<double>::quiet_NaN(), "ms"), "-");
+  EXPECT_EQ(format_latency(7, "ticks"), "7 ticks");
+}
+
+TEST(Summary, FormatQuantityByUnitAndName) {
+  EXPECT_EQ(format_quantity(1561.2, "1/s", "tps"), "1,561 TPS");
+  EXPECT_EQ(format_quantity(40497, "1/min", "tpm_c"), "40,497 tpmC");
+  EXPECT_EQ(format_quantity(40497, "1/min", "nopm"), "40,497 NOPM");
+  EXPECT_EQ(format_quantity(69312, "1/s", "iops"), "69.3K IOPS");
+  EXPECT_EQ(format_quantity(760160, "1/s", "peak_iops"), "760.2K IOPS");
+  EXPECT_EQ(format_quantity(2513, "1/s", "qps"), "2,513 QPS");
+  EXPECT_EQ(format_quantity(24, "1/s", "write_fps"), "24 fps");
+  EXPECT_EQ(format_quantity(1234.4, "1/s", "reads_s"), "1,234/s");
+  EXPECT_EQ(format_quantity(12.5, "1/min", "restarts"), "12.5/min");
+  EXPECT_EQ(format_quantity(283.84, "MB/s", "throughput_mb_s"), "283.8 MB/s");
+  EXPECT_EQ(format_quantity(0.85, "ms", "latency_p99_ms"), "850 µs");
+  EXPECT_EQ(format_quantity(12.34, "s", "total_s"), "12.3 s");
+  EXPECT_EQ(format_quantity(123456, "count", "ios"), "123,456");
+  EXPECT_EQ(format_quantity(2.5, "count", "queue_len_avg"), "2.50");
+  EXPECT_EQ(format_quantity(1048576, "bytes", "wal_bytes"), "1,048,576 bytes");
+  EXPECT_EQ(format_quantity(12.34, "%", "pool_util_pct"), "12.3%");
+  EXPECT_EQ(format_quantity(0.5, "ratio", "hit"), "0.500");
+  EXPECT_EQ(format_quantity(std::numeric_limits<double>::quiet_NaN(), "1/s", "tps"), "-");
+  EXPECT_EQ(unit_label("1/s", "iops"), "IOPS");
+  EXPECT_EQ(unit_label("1/min", "tpm_c"), "tpmC");
+  EXPECT_EQ(unit_label("1/s", "reads_s"), "/s");
+  EXPECT_EQ(unit_label("us"), "µs");
+  EXPECT_EQ(unit_label("MB/s"), "MB/s");
+}
+
 TEST(Summary, IntervalLine) {
   const Interval i{10, 5, {{"tps", 123.44}, {"lat_avg_ms", 8.123}, {"lat_p99_ms", 20.34}}};
   EXPECT_EQ(format_interval_line("oltp", i), "[  10s ] oltp  tps 123.4  lat_avg_ms 8.12  lat_p99_ms 20.3");
@@ -85,10 +181,10 @@ TEST(Summary, Table) {
       "\n"
       "test      kind    status       headline metrics\n"
       "--------  ------  -----------  ----------------  ------------------  ------------------  "
-      "----------------  --------------\n"
-      "oltp      tpcc    complete     tps 512.3 1/s     lat_avg_ms 8.12 ms  lat_p99_ms 20.3 ms  "
-      "tpmc 30741 1/min  errors 0 count\n"
-      "seq-read  fio     interrupted  mb_s 3211 MB/s    iops 25684 1/s      lat_avg_us 99.7 us\n"
+      "-----------  --------\n"
+      "oltp      tpcc    complete     512.3 TPS         lat_avg_ms 8.12 ms  lat_p99_ms 20.3 ms  "
+      "30,741 tpmC  errors 0\n"
+      "seq-read  fio     interrupted  mb_s 3,211 MB/s   25.7K IOPS          lat_avg_us 99.7 µs\n"
       "render    render  skipped\n"
       "\n"
       "failed checks:\n"
@@ -122,7 +218,7 @@ TEST(Summary, CleanRunHasNoTrailingSections) {
             "\n"
             "test  kind  status    headline metrics\n"
             "----  ----  --------  ----------------\n"
-            "spot  fio   complete  iops 1000 1/s\n");
+            "spot  fio   complete  1,000 IOPS\n");
   r.tests.clear();
   EXPECT_EQ(format_summary(r), "run r  status complete\n\nno tests\n");
 }

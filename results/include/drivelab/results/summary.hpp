@@ -1,10 +1,13 @@
 #pragma once
 /// \file summary.hpp
-/// Plain-text sinks for people: the live interval line and the end-of-run summary table.
-/// (Sinks only format finished data; google/benchmark's reporters are the model.) Output is ASCII
-/// apart from names and texts taken from the record, so it pastes anywhere.
+/// Plain-text sinks for people: the live interval line and the end-of-run summary table, and the
+/// one place numbers are formatted for people (the report uses the same functions). (Sinks only
+/// format finished data; google/benchmark's reporters are the model.) Output is ASCII apart from
+/// "µs" and the names and texts taken from the record. The record itself keeps machine units
+/// ("1/s", "1/min", "us"); only what people read is formatted here.
 #include <filesystem>
 #include <string>
+#include <string_view>
 
 #include "drivelab/results/record.hpp"
 
@@ -16,13 +19,51 @@ namespace drivelab::results {
 /// NaN, "inf"/"-inf" for infinities.
 std::string format_number(double v);
 
+/// An integer with thousands separators, rounded to the nearest: 1561.4 -> "1,561", -40497 ->
+/// "-40,497", 999.5 -> "1,000"; NaN and infinities as format_number.
+std::string format_grouped(double v);
+
+/// One formatter per quantity kind, each "<number> <unit>" as reviews write it. Shared rules:
+/// NaN gives "-" (no unit), infinities "inf"/"-inf" with the unit; a negative value keeps its sign
+/// and is formatted as its magnitude would be.
+
+/// A rate of transactions or queries (`word`: "TPS", "tpmC", "NOPM", "QPS", "fps"): from 1,000 on
+/// an integer with separators ("1,561 TPS", "40,497 tpmC"), below as format_number ("13.6 TPS").
+std::string format_rate(double per_unit, std::string_view word);
+/// I/Os per second: below 10,000 as format_rate ("5,230 IOPS", "512 IOPS"); from 10,000 on in
+/// thousands with one decimal ("69.3K IOPS", "760.2K IOPS"); from 10^6 on in millions, two
+/// decimals below 10M and one above ("1.52M IOPS", "12.5M IOPS"). A value that rounds up to the
+/// next suffix takes it (999,960 -> "1.00M IOPS", 9,999.6 -> "10.0K IOPS").
+std::string format_iops(double iops);
+/// MB/s (MB = 10^6 bytes): from 1,000 on an integer with separators ("7,012 MB/s"), from 10 on one
+/// decimal ("283.8 MB/s"), below as format_number ("9.06 MB/s").
+std::string format_throughput(double mb_s);
+/// A latency or response time given in `unit` ("ns", "us", "ms" or "s"), shown in the unit that
+/// keeps 3-4 significant digits: below 1 ms in µs ("850 µs", "85.3 µs"), below 1 s in ms
+/// ("1.23 ms", "123.4 ms"), else in s ("1.23 s"); numbers as format_number. An unknown unit gives
+/// format_number and the unit as given.
+std::string format_latency(double value, std::string_view unit);
+
+/// A metric's value as people read it, by its record unit (record.hpp Metric::unit) and, for rates,
+/// its name: "1/s" -> IOPS when the name has "iops", TPS for "tps", QPS for "qps", fps for "fps",
+/// else "<n>/s"; "1/min" -> tpmC for "tpm_c"/"tpmc", NOPM for "nopm", else "<n>/min"; "MB/s" ->
+/// format_throughput; "ns"/"us"/"ms" -> format_latency; "s" -> "12.3 s" (format_number); "count"
+/// and "bytes" -> format_grouped (with " bytes"); "%" -> "12.3%"; "ratio" and "" -> format_number;
+/// any other unit -> format_number and the unit.
+std::string format_quantity(double value, std::string_view unit, std::string_view name = {});
+/// The unit as people read it, for axis labels: "IOPS", "TPS", "tpmC", "/s", "MB/s", "µs", "ms"...
+/// (the words of format_quantity; the record's unit when it has none).
+std::string unit_label(std::string_view unit, std::string_view name = {});
+
 /// "[  10s ] oltp  tps 123.4  lat_avg_ms 8.12  lat_p99_ms 20.3" — the first `max_values` values
 /// of the interval, numbers as format_number (sysbench's --report-interval line is the model).
 std::string format_interval_line(const std::string& test_name, const Interval& interval,
                                  std::size_t max_values = 6);
 
 /// A fixed-width table: a header (run id, protocol, status, target), one row per test with kind,
-/// status and its first 5 headline metrics ("tps 512.3 1/s"), columns aligned across rows; then
+/// status and its first 5 headline metrics, each as format_quantity with the metric's name before
+/// it ("latency_p99_ms 20.3 ms") unless the unit's word names it ("512.3 TPS", "69.3K IOPS",
+/// "40,497 tpmC"), columns aligned across rows; then
 /// the failed checks, the warnings (run and tests), and every status other than complete with its
 /// reason. Ends with a newline; no trailing spaces.
 std::string format_summary(const RunRecord& record);

@@ -19,6 +19,7 @@
 
 #include "drivelab/results/record.hpp"
 #include "drivelab/runner/cohort.hpp"
+#include "drivelab/runner/live_metrics.hpp"
 #include "drivelab/runner/protocol.hpp"
 
 namespace drivelab::runner {
@@ -43,6 +44,9 @@ struct RunOptions {
   Cohort* cohort = nullptr;
   /// Longest wait at a phase barrier or any other collective (--barrier-timeout).
   std::chrono::nanoseconds barrier_timeout{std::chrono::minutes(10)};
+  /// Receives the run's live figures (`--metrics-listen`: metrics/prometheus.hpp), nullptr for
+  /// none. Called as live_metrics.hpp says; it must outlive the call.
+  LiveMetrics* live_metrics = nullptr;
 };
 
 struct RunOutcome {

@@ -1,0 +1,67 @@
+#pragma once
+/// \file prometheus.hpp
+/// `--metrics-listen ADDRESS`: the run's live figures served over HTTP in the Prometheus text
+/// exposition format (prometheus-cpp's pull Exposer, GET /metrics), for Prometheus to scrape and
+/// Grafana to chart (config/grafana/drivelab.json). Metric names, types and labels: docs/metrics.md.
+///
+/// The exporter is a runner::LiveMetrics: it is fed by run_protocol's interval closer (the writer
+/// thread), never by an emulator, so the hot paths pay nothing. Every series carries the labels
+/// `host` (gethostname) and `rank` (the MPI rank; 0 on one host); a test's series add `test` and
+/// `kind`, its interval series `phase`.
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "drivelab/runner/live_metrics.hpp"
+
+namespace drivelab::metrics {
+
+/// Where the exporter listens.
+struct ListenAddress {
+  std::string host;        ///< an IPv4 or IPv6 literal ("127.0.0.1", "::1", "0.0.0.0")
+  std::uint16_t port = 0;  ///< 0: a free port chosen by the kernel (PrometheusExporter::port says which)
+  /// "127.0.0.1:9464", "[::1]:9464" (civetweb's listening_ports syntax).
+  std::string to_string() const;
+};
+
+/// Parses `--metrics-listen`: "HOST:PORT", "[IPV6]:PORT", or "PORT" alone, which listens on the
+/// loopback address 127.0.0.1 (the default: another address only when given). "localhost" is
+/// 127.0.0.1. HOST must be a numeric address (no name lookup); PORT 0..65535. Throws ConfigError
+/// naming the text and what is wrong ("--metrics-listen '127.0.0.1': expected HOST:PORT ...").
+ListenAddress parse_listen_address(std::string_view text);
+
+/// The labels every series carries.
+struct ExporterLabels {
+  std::string host;  ///< this host's name
+  int rank = 0;      ///< the MPI rank of a multi-host run, 0 on one host
+};
+
+class PrometheusExporter final : public runner::LiveMetrics {
+ public:
+  /// Listens on `address` at once and serves GET /metrics until destroyed. Throws
+  /// EnvironmentError naming the address and the cause when it cannot listen (the port is in use,
+  /// the address is not one of this host's, a port below 1024 without the privilege, an IPv6
+  /// address where civetweb was built without IPv6, as Debian 12's is).
+  PrometheusExporter(const ListenAddress& address, ExporterLabels labels);
+  ~PrometheusExporter() override;
+  PrometheusExporter(const PrometheusExporter&) = delete;
+  PrometheusExporter& operator=(const PrometheusExporter&) = delete;
+
+  /// The port it listens on (the kernel's choice when the address gave 0).
+  std::uint16_t port() const noexcept;
+  /// "http://127.0.0.1:9464/metrics".
+  std::string url() const;
+
+  void run_started(std::string_view run_id, std::string_view protocol, std::size_t tests) noexcept override;
+  void phase_started(const runner::LiveTest& test, std::string_view phase) noexcept override;
+  void interval(const runner::LiveTest& test, std::string_view phase, const results::Interval& iv) noexcept override;
+  void test_ended(const runner::LiveTest& test, results::Status status) noexcept override;
+  void run_ended(results::Status status) noexcept override;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace drivelab::metrics

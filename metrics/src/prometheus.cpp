@@ -1,0 +1,372 @@
+// The Prometheus exporter of --metrics-listen (docs/metrics.md is the reference of every name below:
+// change both together; tests/integration/metrics_test.cpp scrapes a real run and checks them).
+#include "drivelab/metrics/prometheus.hpp"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <cerrno>
+#include <charconv>
+#include <cmath>
+#include <mutex>
+#include <optional>
+
+#include <fmt/format.h>
+#include <prometheus/counter.h>
+#include <prometheus/exposer.h>
+#include <prometheus/gauge.h>
+#include <prometheus/registry.h>
+
+#include "drivelab/core/errors.hpp"
+#include "drivelab/core/fd.hpp"
+
+namespace drivelab::metrics {
+namespace {
+
+using prometheus::Labels;
+using results::Interval;
+using results::Status;
+
+constexpr std::array<std::string_view, 5> kPhases{"prepare", "warmup", "run", "verify", "done"};
+/// The latency percentiles served (drivelab_interval_latency_seconds{percentile}). The label is not
+/// "quantile": Prometheus keeps that one for summaries (promtool rejects it on a gauge).
+constexpr std::array<double, 3> kPercentiles{50, 95, 99};
+
+std::optional<double> value_of(const Interval& iv, std::string_view name) {
+  for (const auto& [n, v] : iv.values)
+    if (n == name && std::isfinite(v)) return v;
+  return std::nullopt;
+}
+
+/// The sum of the named values present (nullopt when none is).
+std::optional<double> sum_of(const Interval& iv, std::initializer_list<std::string_view> names) {
+  std::optional<double> sum;
+  for (std::string_view n : names)
+    if (const auto v = value_of(iv, n)) sum = sum.value_or(0) + *v;
+  return sum;
+}
+
+/// The interval's operations: I/Os ("ios"), transactions (tps x duration) or frames (video).
+std::optional<double> operations_of(const Interval& iv) {
+  if (const auto ios = value_of(iv, "ios")) return *ios;
+  if (const auto tps = value_of(iv, "tps")) return std::round(*tps * iv.duration_s);
+  if (const auto iops = value_of(iv, "iops")) return std::round(*iops * iv.duration_s);
+  if (const auto fps = sum_of(iv, {"read_fps", "write_fps"})) return std::round(*fps * iv.duration_s);
+  return std::nullopt;
+}
+
+/// Bytes per second: mb_s (MB = 10^6 bytes), read + write (video), the device's (render).
+std::optional<double> bytes_per_second_of(const Interval& iv) {
+  if (const auto mb = value_of(iv, "mb_s")) return *mb * 1e6;
+  if (const auto rw = sum_of(iv, {"read_mb_s", "write_mb_s"})) return *rw * 1e6;
+  if (const auto dev = sum_of(iv, {"device_read_mb_s", "device_write_mb_s"})) return *dev * 1e6;
+  return std::nullopt;
+}
+
+std::optional<double> errors_of(const Interval& iv) {
+  if (const auto e = value_of(iv, "errors")) return *e;
+  if (const auto e = value_of(iv, "err_s")) return std::round(*e * iv.duration_s);
+  return std::nullopt;
+}
+
+/// "lat_p99_ms" -> ("p99", 1e-3); "lateness_p99_us" with prefix "lateness_" -> ("p99", 1e-6).
+std::optional<std::pair<std::string_view, double>> timed_value(std::string_view name, std::string_view prefix) {
+  if (!name.starts_with(prefix)) return std::nullopt;
+  name.remove_prefix(prefix.size());
+  const auto cut = name.rfind('_');
+  if (cut == std::string_view::npos) return std::nullopt;
+  const std::string_view unit = name.substr(cut + 1);
+  const double scale = unit == "ms" ? 1e-3 : unit == "us" ? 1e-6 : unit == "ns" ? 1e-9 : unit == "s" ? 1.0 : 0.0;
+  if (scale == 0) return std::nullopt;
+  return std::pair{name.substr(0, cut), scale};
+}
+
+/// "p99" -> "99", "p50" -> "50", "p99.9" -> "99.9"; "" for other figures.
+std::string percentile_label(std::string_view figure) {
+  if (!figure.starts_with('p')) return {};
+  double p = 0;
+  const auto [end, ec] = std::from_chars(figure.data() + 1, figure.data() + figure.size(), p);
+  if (ec != std::errc() || end != figure.data() + figure.size()) return {};
+  return fmt::format("{:g}", p);
+}
+
+}  // namespace
+
+std::string ListenAddress::to_string() const {
+  return host.find(':') != std::string::npos ? fmt::format("[{}]:{}", host, port) : fmt::format("{}:{}", host, port);
+}
+
+ListenAddress parse_listen_address(std::string_view text) {
+  const auto bad = [&](std::string_view why) {
+    return ConfigError(fmt::format("--metrics-listen '{}': {} (expected HOST:PORT, e.g. 127.0.0.1:9464 or [::1]:9464, "
+                                   "or PORT alone for the loopback address)",
+                                   text, why));
+  };
+  ListenAddress a;
+  std::string_view host, port;
+  if (text.starts_with('[')) {
+    const auto close = text.find(']');
+    if (close == std::string_view::npos || close + 1 >= text.size() || text[close + 1] != ':')
+      throw bad("an IPv6 address in brackets must be followed by :PORT");
+    host = text.substr(1, close - 1);
+    port = text.substr(close + 2);
+  } else if (const auto colon = text.rfind(':'); colon != std::string_view::npos) {
+    host = text.substr(0, colon);
+    port = text.substr(colon + 1);
+    if (host.find(':') != std::string_view::npos) throw bad("an IPv6 address goes in brackets");
+  } else {
+    host = "127.0.0.1";
+    port = text;
+  }
+  if (host == "localhost") host = "127.0.0.1";
+  unsigned value = 0;
+  const auto [end, ec] = std::from_chars(port.data(), port.data() + port.size(), value);
+  if (port.empty() || ec != std::errc() || end != port.data() + port.size() || value > 65535)
+    throw bad(fmt::format("'{}' is not a port number (0 to 65535)", port));
+  a.port = static_cast<std::uint16_t>(value);
+  in6_addr v6{};
+  in_addr v4{};
+  const std::string h(host);
+  if (h.empty()) throw bad("the address is missing");
+  if (::inet_pton(AF_INET, h.c_str(), &v4) != 1 && ::inet_pton(AF_INET6, h.c_str(), &v6) != 1)
+    throw bad(fmt::format("'{}' is not a numeric IPv4 or IPv6 address", h));
+  a.host = h;
+  return a;
+}
+
+struct PrometheusExporter::Impl {
+  explicit Impl(ExporterLabels l) : labels(std::move(l)) {}
+  ExporterLabels labels;  ///< first: the families below carry them
+  std::shared_ptr<prometheus::Registry> registry = std::make_shared<prometheus::Registry>();
+  std::unique_ptr<prometheus::Exposer> exposer;
+  std::uint16_t port = 0;
+  std::string host;
+
+  std::mutex mu;  ///< the run's progress below (Families and metrics are thread-safe themselves)
+  std::size_t tests = 0;
+  std::size_t finished = 0;
+  double current_progress = 0;
+
+  prometheus::Family<prometheus::Counter>& counter(const char* name, const char* help) {
+    return prometheus::BuildCounter().Name(name).Help(help).Labels(common()).Register(*registry);
+  }
+  prometheus::Family<prometheus::Gauge>& gauge(const char* name, const char* help) {
+    return prometheus::BuildGauge().Name(name).Help(help).Labels(common()).Register(*registry);
+  }
+  Labels common() const { return {{"host", labels.host}, {"rank", std::to_string(labels.rank)}}; }
+
+  // Counters of the measured work, per test and phase (docs/metrics.md).
+  prometheus::Family<prometheus::Counter>& operations = counter(
+      "drivelab_operations_total", "Operations completed: I/Os (io, vdbench, precondition, replay, vdi), transactions "
+                                   "(tpcc, sysbench), frames (video)");
+  prometheus::Family<prometheus::Counter>& bytes = counter("drivelab_bytes_total", "Bytes transferred (read + write)");
+  prometheus::Family<prometheus::Counter>& errors = counter("drivelab_errors_total", "Operations that failed (tpcc, sysbench)");
+  prometheus::Family<prometheus::Counter>& retries = counter("drivelab_retries_total", "Transactions retried after a deadlock or serialization failure (tpcc)");
+  // The last closed interval's figures.
+  prometheus::Family<prometheus::Gauge>& tps = gauge("drivelab_interval_transactions_per_second",
+                                                     "Transactions per second (TPS) of the last interval");
+  prometheus::Family<prometheus::Gauge>& tpmc = gauge("drivelab_interval_tpmc", "New-Order transactions per minute (tpmC) of the last interval");
+  prometheus::Family<prometheus::Gauge>& iops = gauge("drivelab_interval_iops", "I/Os per second of the last interval");
+  prometheus::Family<prometheus::Gauge>& bps = gauge("drivelab_interval_bytes_per_second", "Bytes per second of the last interval");
+  prometheus::Family<prometheus::Gauge>& latency = gauge(
+      "drivelab_interval_latency_seconds", "Latency percentile of the last interval (the latency the interval line shows)");
+  prometheus::Family<prometheus::Gauge>& latency_mean = gauge("drivelab_interval_latency_mean_seconds", "Mean latency of the last interval");
+  prometheus::Family<prometheus::Gauge>& lateness = gauge(
+      "drivelab_interval_lateness_seconds", "Lateness percentile of the last interval: issue time after the intended start (open loop)");
+  prometheus::Family<prometheus::Gauge>& value = gauge(
+      "drivelab_interval_value", "Every value of the last interval as the record names it (unit in the name)");
+  prometheus::Family<prometheus::Gauge>& end = gauge("drivelab_interval_end_seconds",
+                                                     "End of the last interval, seconds into the measured phase");
+  prometheus::Family<prometheus::Gauge>& length = gauge("drivelab_interval_duration_seconds", "Length of the last interval");
+  // Status and progress.
+  prometheus::Family<prometheus::Gauge>& run_info = gauge("drivelab_run_info", "The run: its record's run id and protocol (always 1)");
+  prometheus::Family<prometheus::Gauge>& run_status = gauge("drivelab_run_status", "1 for the run's status, 0 for the others");
+  prometheus::Family<prometheus::Gauge>& run_tests = gauge("drivelab_run_tests", "Tests in the run");
+  prometheus::Family<prometheus::Gauge>& run_finished = gauge("drivelab_run_tests_finished", "Tests ended (any status)");
+  prometheus::Family<prometheus::Gauge>& run_progress = gauge("drivelab_run_progress_ratio",
+                                                              "Finished tests plus the running test's progress, over the tests");
+  prometheus::Family<prometheus::Gauge>& test_status = gauge("drivelab_test_status", "1 for the test's status, 0 for the others");
+  prometheus::Family<prometheus::Gauge>& test_phase = gauge("drivelab_test_phase", "1 for the test's phase, 0 for the others");
+  prometheus::Family<prometheus::Gauge>& test_progress = gauge(
+      "drivelab_test_progress_ratio", "Seconds of the measured phase done over its duration (at most 1)");
+
+  static Labels of(const runner::LiveTest& t) { return {{"test", std::string(t.name)}, {"kind", std::string(t.kind)}}; }
+  static Labels of(const runner::LiveTest& t, std::string_view phase) {
+    Labels l = of(t);
+    l.emplace("phase", std::string(phase));
+    return l;
+  }
+  static Labels with(Labels l, const char* key, std::string v) {
+    l.emplace(key, std::move(v));
+    return l;
+  }
+
+  void set_run_status(Status s) {
+    for (const auto& [word, status] : results::kStatusNames) run_status.Add({{"status", std::string(word)}}).Set(status == s ? 1 : 0);
+  }
+  void set_status(const runner::LiveTest& t, Status s) {
+    for (const auto& [word, status] : results::kStatusNames)
+      test_status.Add(with(of(t), "status", std::string(word))).Set(status == s ? 1 : 0);
+  }
+  void set_phase(const runner::LiveTest& t, std::string_view phase) {
+    for (std::string_view p : kPhases) test_phase.Add(with(of(t), "phase", std::string(p))).Set(p == phase ? 1 : 0);
+  }
+  void set_run_progress() {  // under mu
+    run_finished.Add({}).Set(static_cast<double>(finished));
+    run_progress.Add({}).Set(tests > 0 ? std::min(1.0, (static_cast<double>(finished) + current_progress) / static_cast<double>(tests)) : 0.0);
+  }
+};
+
+PrometheusExporter::PrometheusExporter(const ListenAddress& address, ExporterLabels labels)
+    : impl_(std::make_unique<Impl>(std::move(labels))) {
+  impl_->host = address.host;
+  try {
+    impl_->exposer = std::make_unique<prometheus::Exposer>(
+        std::vector<std::string>{"listening_ports", address.to_string(), "num_threads", "2"});
+  } catch (const std::exception&) {
+    // civetweb says only "null context when constructing CivetServer": bind a socket the same way
+    // for the reason (EADDRINUSE, EADDRNOTAVAIL, EACCES).
+    int err = 0;
+    const bool v6 = address.host.find(':') != std::string::npos;
+    UniqueFd s(::socket(v6 ? AF_INET6 : AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+    if (!s) {
+      err = errno;
+    } else if (v6) {
+      sockaddr_in6 sa{};
+      sa.sin6_family = AF_INET6;
+      sa.sin6_port = htons(address.port);
+      ::inet_pton(AF_INET6, address.host.c_str(), &sa.sin6_addr);
+      if (::bind(s.get(), reinterpret_cast<const sockaddr*>(&sa), sizeof sa) != 0) err = errno;
+    } else {
+      sockaddr_in sa{};
+      sa.sin_family = AF_INET;
+      sa.sin_port = htons(address.port);
+      ::inet_pton(AF_INET, address.host.c_str(), &sa.sin_addr);
+      if (::bind(s.get(), reinterpret_cast<const sockaddr*>(&sa), sizeof sa) != 0) err = errno;
+    }
+    // Debian 12's civetweb is built without IPv6 (mg_check_feature(8) is 0): the address itself is fine.
+    const std::string cause = err != 0 ? errno_text(err)
+                              : v6     ? std::string("the HTTP server prometheus-cpp uses (civetweb) has no IPv6 support "
+                                                     "on this system; give an IPv4 address such as 127.0.0.1:PORT")
+                                       : std::string("the HTTP server did not start");
+    throw EnvironmentError(fmt::format("--metrics-listen {}: cannot listen there: {}", address.to_string(), cause));
+  }
+  const std::vector<int> ports = impl_->exposer->GetListeningPorts();
+  impl_->port = ports.empty() ? address.port : static_cast<std::uint16_t>(ports.front());
+  impl_->exposer->RegisterCollectable(impl_->registry);
+}
+
+PrometheusExporter::~PrometheusExporter() = default;
+
+std::uint16_t PrometheusExporter::port() const noexcept { return impl_->port; }
+
+std::string PrometheusExporter::url() const {
+  return fmt::format("http://{}/metrics", ListenAddress{impl_->host, impl_->port}.to_string());
+}
+
+void PrometheusExporter::run_started(std::string_view run_id, std::string_view protocol, std::size_t tests) noexcept {
+  try {
+    Impl& m = *impl_;
+    m.run_info.Add({{"run_id", std::string(run_id)}, {"protocol", std::string(protocol)}}).Set(1);
+    m.set_run_status(Status::running);
+    m.run_tests.Add({}).Set(static_cast<double>(tests));
+    std::lock_guard lock(m.mu);
+    m.tests = tests;
+    m.set_run_progress();
+  } catch (const std::exception&) {
+    // a figure not published is not a reason to stop a run
+  }
+}
+
+void PrometheusExporter::phase_started(const runner::LiveTest& test, std::string_view phase) noexcept {
+  try {
+    Impl& m = *impl_;
+    m.set_phase(test, phase);
+    m.set_status(test, Status::running);
+    if (phase == "prepare") {
+      m.test_progress.Add(Impl::of(test)).Set(0);
+      std::lock_guard lock(m.mu);
+      m.current_progress = 0;
+      m.set_run_progress();
+    }
+  } catch (const std::exception&) {
+  }
+}
+
+void PrometheusExporter::interval(const runner::LiveTest& test, std::string_view phase, const Interval& iv) noexcept {
+  try {
+    Impl& m = *impl_;
+    const Labels l = Impl::of(test, phase);
+    if (const auto n = operations_of(iv)) m.operations.Add(l).Increment(*n);
+    const auto bps = bytes_per_second_of(iv);
+    if (bps) {
+      m.bytes.Add(l).Increment(std::round(*bps * iv.duration_s));
+      m.bps.Add(l).Set(*bps);
+    }
+    if (const auto e = errors_of(iv)) m.errors.Add(l).Increment(*e);
+    if (const auto r = value_of(iv, "retries")) m.retries.Add(l).Increment(*r);
+    if (const auto v = value_of(iv, "tps")) m.tps.Add(l).Set(*v);
+    if (const auto v = value_of(iv, "tpm_c")) m.tpmc.Add(l).Set(*v);
+    if (const auto v = value_of(iv, "iops")) m.iops.Add(l).Set(*v);
+    // Latency: the interval's "latency" histogram, whose figures the lat_* values are; without
+    // one, the lat_<figure>_<unit> values it has.
+    const auto h = iv.histograms.find("latency");
+    if (h != iv.histograms.end() && h->second.count() > 0) {
+      for (double p : kPercentiles)
+        m.latency.Add(Impl::with(l, "percentile", fmt::format("{:g}", p)))
+            .Set(static_cast<double>(h->second.percentile(p)) * 1e-9);
+      m.latency_mean.Add(l).Set(h->second.mean() * 1e-9);
+    } else {
+      for (const auto& [name, v] : iv.values) {
+        const auto t = timed_value(name, "lat_");
+        if (!t || !std::isfinite(v)) continue;
+        if (t->first == "avg") m.latency_mean.Add(l).Set(v * t->second);
+        else if (const std::string p = percentile_label(t->first); !p.empty())
+          m.latency.Add(Impl::with(l, "percentile", p)).Set(v * t->second);
+      }
+    }
+    for (const auto& [name, v] : iv.values) {
+      if (!std::isfinite(v)) continue;
+      m.value.Add(Impl::with(l, "name", name)).Set(v);
+      if (const auto t = timed_value(name, "lateness_")) {
+        if (const std::string p = percentile_label(t->first); !p.empty())
+          m.lateness.Add(Impl::with(l, "percentile", p)).Set(v * t->second);
+      }
+    }
+    m.end.Add(l).Set(iv.t_s);
+    m.length.Add(l).Set(iv.duration_s);
+    const double progress = test.duration_s > 0 ? std::clamp(iv.t_s / test.duration_s, 0.0, 1.0) : 0.0;
+    m.test_progress.Add(Impl::of(test)).Set(progress);
+    std::lock_guard lock(m.mu);
+    m.current_progress = progress;
+    m.set_run_progress();
+  } catch (const std::exception&) {
+  }
+}
+
+void PrometheusExporter::test_ended(const runner::LiveTest& test, Status status) noexcept {
+  try {
+    Impl& m = *impl_;
+    m.set_status(test, status);
+    m.set_phase(test, "done");
+    if (status == Status::complete) m.test_progress.Add(Impl::of(test)).Set(1);
+    std::lock_guard lock(m.mu);
+    ++m.finished;
+    m.current_progress = 0;
+    m.set_run_progress();
+  } catch (const std::exception&) {
+  }
+}
+
+void PrometheusExporter::run_ended(Status status) noexcept {
+  try {
+    impl_->set_run_status(status);
+  } catch (const std::exception&) {
+  }
+}
+
+}  // namespace drivelab::metrics
