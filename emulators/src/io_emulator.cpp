@@ -147,7 +147,7 @@ void IoEmulator::run(runner::TestContext& ctx) {
                                {"lat_p99_us", static_cast<double>(interval.latency.percentile(99)) / 1e3},
                                {"ios", static_cast<double>(interval.ios)}},
                     .histograms = {{"latency", interval.latency}}});
-      interval_ios_sum_ += interval.ios;
+      ios_.interval_sum += interval.ios;
     }
     total.merge(interval.latency);
     total_bytes += interval.bytes;
@@ -159,8 +159,8 @@ void IoEmulator::run(runner::TestContext& ctx) {
   const double measured_s = seconds_between(t0, prev);
   rec.set_phase_times(warmup_s_, measured_s);
 
-  measured_ios_ = total.count();
-  const double iops = measured_s > 0 ? static_cast<double>(measured_ios_) / measured_s : 0.0;
+  ios_.measured = total.count();
+  const double iops = measured_s > 0 ? static_cast<double>(ios_.measured) / measured_s : 0.0;
   rec.metric("iops", iops, "1/s", "I/Os completed per second in the measured phase");
   rec.metric("throughput_mb_s", measured_s > 0 ? static_cast<double>(total_bytes) / 1e6 / measured_s : 0.0, "MB/s",
              "bytes transferred per second, MB = 10^6 bytes");
@@ -169,13 +169,13 @@ void IoEmulator::run(runner::TestContext& ctx) {
                           LatencyFigure::p(99, "99th percentile completion latency"),
                           LatencyFigure::p(99.9, "99.9th percentile completion latency"),
                           LatencyFigure::p(50, "median completion latency"), LatencyFigure::max("slowest I/O")});
-  rec.metric("ios", static_cast<double>(measured_ios_), "count", "I/Os completed in the measured phase");
+  rec.metric("ios", static_cast<double>(ios_.measured), "count", "I/Os completed in the measured phase");
   rec.metric("bytes", static_cast<double>(total_bytes), "bytes", "bytes transferred in the measured phase");
   // fio's usr_cpu / sys_cpu: CPU time over the phase as a percent of one core (whole process:
   // every job thread, plus io_uring's SQPOLL and io-wq kernel threads, which belong to it).
   rec.metric("cpu_usr_pct", cpu.user_pct(measured_s), "%", "user CPU time / measured time, percent of one core");
   rec.metric("cpu_sys_pct", cpu.system_pct(measured_s), "%", "system CPU time / measured time, percent of one core");
-  rec.metric("iops_per_cpu_s", cpu.total_s() > 0 ? static_cast<double>(measured_ios_) / cpu.total_s() : 0.0,
+  rec.metric("iops_per_cpu_s", cpu.total_s() > 0 ? static_cast<double>(ios_.measured) / cpu.total_s() : 0.0,
              "1/cpu-s", "I/Os completed per CPU-second (user + system): IOPS per fully busy core");
   // fio reads RUSAGE_THREAD for each job: the job threads alone, without io-wq / SQPOLL threads.
   rec.metric("cpu_jobs_usr_pct", jobs_cpu.user_pct(measured_s), "%",
@@ -216,16 +216,11 @@ void IoEmulator::run(runner::TestContext& ctx) {
 
 void IoEmulator::verify(runner::TestContext& ctx) {
   auto& rec = *ctx.recorder;
-  std::uint64_t issued = 0, completed = 0;
-  for (const auto& w : workers_) {
-    issued += w->issued();
-    completed += w->completed();
-  }
+  const auto [issued, completed] = issued_and_completed(workers_);
   rec.check("every issued I/O completed", issued == completed,
             fmt::format("{} issued, {} completed (warm-up included)", issued, completed));
-  rec.check("interval counts add up to ios", interval_ios_sum_ == measured_ios_,
-            fmt::format("sum of interval ios {}, ios {}", interval_ios_sum_, measured_ios_));
-  if (measured_ios_ > 0 && !workers_.empty()) {
+  ios_.check(rec, "ios", "ios");
+  if (ios_.measured > 0 && !workers_.empty()) {
     // Latency runs from submission to reap, a part of each slot's cycle, so by Little's law the
     // achieved depth cannot exceed the configured one; more would mean mis-measured latency.
     const double configured = static_cast<double>(workers_.front()->depth()) * static_cast<double>(job_.jobs);

@@ -39,8 +39,7 @@ class IoEmulator final : public runner::Emulator {
   std::vector<std::unique_ptr<IoWorker>> workers_;
   bool started_ = false;
   double warmup_s_ = 0;
-  std::uint64_t measured_ios_ = 0;
-  std::uint64_t interval_ios_sum_ = 0;
+  MeasuredIos ios_;  // measured and summed over the intervals, checked at verify
   double achieved_qd_ = 0;
   double qd_window_slack_ = 0;  // max latency / measured time: the window-edge allowance
 };

@@ -231,10 +231,10 @@ PointResult VdbenchEmulator::measure(runner::TestContext& ctx, PointResult p, bo
                                  {"ios", static_cast<double>(interval.ios)},
                                  {"point_pct", p.requested_pct}},
                       .histograms = {{"latency", interval.latency}}});
-        interval_ios_sum_ += interval.ios;
+        ios_.interval_sum += interval.ios;
       } else {
         // A zero-length closing interval: its I/Os (if any) still count; fold them in the sum.
-        interval_ios_sum_ += interval.ios;
+        ios_.interval_sum += interval.ios;
       }
       interval.clear();
       prev_interval = now;
@@ -247,7 +247,7 @@ PointResult VdbenchEmulator::measure(runner::TestContext& ctx, PointResult p, bo
   p.cpu_sys_s = cpu.system_s();
   for (const auto& j : jobs_) p.backlog += j->backlog_at_stop();
   if (ss && ss->window_full()) p.ss = ss->last();
-  measured_ios_ += p.total.ios;
+  ios_.measured += p.total.ios;
   return p;
 }
 
@@ -451,16 +451,11 @@ void VdbenchEmulator::run(runner::TestContext& ctx) {
 
 void VdbenchEmulator::verify(runner::TestContext& ctx) {
   auto& rec = *ctx.recorder;
-  std::uint64_t issued = 0, completed = 0;
-  for (const auto& j : jobs_) {
-    issued += j->issued();
-    completed += j->completed();
-  }
+  const auto [issued, completed] = issued_and_completed(jobs_);
   rec.check("every issued I/O completed", issued == completed,
             fmt::format("{} issued, {} completed (warm-ups and the {} reaped after the runs' windows included)", issued,
                         completed, drained_ios_));
-  rec.check("interval counts add up to the points' ios", interval_ios_sum_ == measured_ios_,
-            fmt::format("sum of interval ios {}, ios of all points {}", interval_ios_sum_, measured_ios_));
+  ios_.check(rec, "the points' ios", "ios of all points");
 }
 
 void VdbenchEmulator::cleanup(runner::TestContext&) noexcept {

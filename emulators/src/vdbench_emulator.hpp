@@ -67,8 +67,7 @@ class VdbenchEmulator final : public runner::Emulator {
   bool running_ = false;
   double warmup_s_ = 0;
   std::int64_t run_start_ns_ = 0;
-  std::uint64_t measured_ios_ = 0;
-  std::uint64_t interval_ios_sum_ = 0;
+  MeasuredIos ios_;  // measured and summed over the intervals, checked at verify
   std::uint64_t drained_ios_ = 0;  // reaped after a run's window closed, not counted
   std::vector<PointResult> points_;
 };

@@ -12,6 +12,8 @@
 #include <string_view>
 #include <utility>
 
+#include <fmt/format.h>
+
 #include "drivelab/core/clock.hpp"
 #include "drivelab/core/errors.hpp"
 #include "drivelab/io/storage_failure.hpp"
@@ -77,6 +79,37 @@ class WorkerState : public IssuerCounts {
   std::atomic<bool> stop_{false};
   std::atomic<bool> failed_{false};
   std::string error_;
+};
+
+/// I/Os issued and completed by `workers` (a range of pointers to IssuerCounts) together: the
+/// verify phase's "every issued I/O completed".
+struct IssuedCompleted {
+  std::uint64_t issued = 0;
+  std::uint64_t completed = 0;
+};
+template <class Workers>
+IssuedCompleted issued_and_completed(const Workers& workers) noexcept {
+  IssuedCompleted n;
+  for (const auto& w : workers) {
+    n.issued += w->issued();
+    n.completed += w->completed();
+  }
+  return n;
+}
+
+/// The two counts of an I/O emulator's measured phases that must agree: the ios of the measured
+/// phase(s), and the sum of the ios of the intervals it reported (a lost or double-counted interval
+/// shows as a difference).
+struct MeasuredIos {
+  std::uint64_t measured = 0;
+  std::uint64_t interval_sum = 0;
+  /// The verify check "interval counts add up to <what>", with both counts in its detail ("sum of
+  /// interval ios N, <measured_name> M").
+  template <class Recorder>
+  void check(Recorder& rec, const std::string& what, std::string_view measured_name) const {
+    rec.check("interval counts add up to " + what, interval_sum == measured,
+              fmt::format("sum of interval ios {}, {} {}", interval_sum, measured_name, measured));
+  }
 };
 
 /// Calls start(phase, start_ns) on the phase clock() of each of `workers`.

@@ -70,8 +70,7 @@ std::string to_html(const Report& r, const std::vector<Chart>& charts, const std
     for (const auto* t : v.tables) out += fmt::format("<th>{}</th>", esc(header_text(*t)));
     out += "</tr>\n";
     const auto host_rows = [&out, &v](const std::string& system, bool left_out) {
-      for (std::size_t i = 0; i < v.host_rows.size(); ++i) {
-        if (v.host_row_systems[i] != system || v.host_rows[i].left_out != left_out) continue;
+      for (const std::size_t i : host_rows_of(v, system, left_out)) {
         out += fmt::format("<tr class=\"host{}\"><td>{}</td><td>{}</td>",
                            v.host_rows[i].status == "complete" ? "" : " partial", esc(host_row_label(v.host_rows[i])),
                            esc(host_row_source(v.host_rows[i])));
@@ -83,9 +82,7 @@ std::string to_html(const Report& r, const std::vector<Chart>& charts, const std
       }
     };
     for (const auto& d : v.drives) {
-      const Cell* any = nullptr;
-      for (const auto* t : v.tables)
-        if ((any = find_cell(*t, d)) != nullptr) break;
+      const Cell* any = first_cell(v, d);
       std::string cls = any != nullptr && any->origin == Origin::published ? "published" : "measured";
       if (any != nullptr && any->partial) cls += " partial";
       out += fmt::format("<tr class=\"{}\"><td>{}{}</td><td>{}</td>", cls, esc(d),
@@ -99,9 +96,7 @@ std::string to_html(const Report& r, const std::vector<Chart>& charts, const std
       host_rows(d, false);
     }
     for (const auto& d : v.left_out) {
-      const Cell* any = nullptr;
-      for (const auto* t : v.tables)
-        if ((any = find_cell(*t, d, true)) != nullptr) break;
+      const Cell* any = first_cell(v, d, true);
       out += fmt::format("<tr class=\"measured partial not-ranked\"><td>{}{}</td><td>{}</td>", esc(d), kLeftOutSuffix,
                          any != nullptr ? to_string(any->origin) : "");
       for (const auto* t : v.tables) {

@@ -23,6 +23,12 @@ struct TestView {
   bool lab_conventions = false;               ///< some table is a lab-convention metric
 };
 
+/// The indexes of `v`'s host rows under system `system` (shown among the ranked drives, or with
+/// `left_out` among the partial ones), in order: what each writer prints right under that system.
+std::vector<std::size_t> host_rows_of(const TestView& v, const std::string& system, bool left_out);
+/// The drive's first cell in `v`'s tables (ranked, or with `left_out` the partial ones): the one
+/// whose origin and partial flag label the drive's row; nullptr if no table has it.
+const Cell* first_cell(const TestView& v, const std::string& drive, bool left_out = false);
 /// The cell of host row `i` of `v` in table `t`; nullptr if the table has none.
 const Cell* find_host_cell(const MetricTable& t, const TestView& v, std::size_t i);
 /// "↳ host b (rank 1)", and the Source column of a host row: "host, complete".

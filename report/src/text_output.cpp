@@ -73,6 +73,19 @@ std::string other_configuration_text(const TestView& v) {
                      v.other_configuration);
 }
 
+std::vector<std::size_t> host_rows_of(const TestView& v, const std::string& system, bool left_out) {
+  std::vector<std::size_t> out;
+  for (std::size_t i = 0; i < v.host_rows.size(); ++i)
+    if (v.host_row_systems[i] == system && v.host_rows[i].left_out == left_out) out.push_back(i);
+  return out;
+}
+
+const Cell* first_cell(const TestView& v, const std::string& drive, bool left_out) {
+  for (const auto* t : v.tables)
+    if (const Cell* c = find_cell(*t, drive, left_out); c != nullptr) return c;
+  return nullptr;
+}
+
 const Cell* find_host_cell(const MetricTable& t, const TestView& v, std::size_t i) {
   for (const auto& c : t.host_cells)
     if (c.drive == v.host_row_systems[i] && c.host->left_out == v.host_rows[i].left_out &&
@@ -166,8 +179,7 @@ std::string to_markdown(const Report& r) {
     for (std::size_t i = 0; i < v.tables.size(); ++i) out += "---|";
     out += '\n';
     const auto host_rows = [&out, &v](const std::string& system, bool left_out) {
-      for (std::size_t i = 0; i < v.host_rows.size(); ++i) {
-        if (v.host_row_systems[i] != system || v.host_rows[i].left_out != left_out) continue;
+      for (const std::size_t i : host_rows_of(v, system, left_out)) {
         out += fmt::format("| {} | {} |", md_escape(host_row_label(v.host_rows[i])),
                            md_escape(host_row_source(v.host_rows[i])));
         for (const auto* t : v.tables) {
@@ -178,9 +190,7 @@ std::string to_markdown(const Report& r) {
       }
     };
     for (const auto& d : v.drives) {
-      const Cell* any = nullptr;
-      for (const auto* t : v.tables)
-        if ((any = find_cell(*t, d)) != nullptr) break;
+      const Cell* any = first_cell(v, d);
       out += fmt::format("| {}{} | {} |", md_escape(d), any != nullptr && any->partial ? " (partial)" : "",
                          any != nullptr ? to_string(any->origin) : "");
       for (const auto* t : v.tables) {
@@ -191,9 +201,7 @@ std::string to_markdown(const Report& r) {
       host_rows(d, false);
     }
     for (const auto& d : v.left_out) {
-      const Cell* any = nullptr;
-      for (const auto* t : v.tables)
-        if ((any = find_cell(*t, d, true)) != nullptr) break;
+      const Cell* any = first_cell(v, d, true);
       out += fmt::format("| {}{} | {} |", md_escape(d), kLeftOutSuffix, any != nullptr ? to_string(any->origin) : "");
       for (const auto* t : v.tables) {
         const Cell* c = find_cell(*t, d, true);

@@ -466,6 +466,37 @@ void merge_online(CohortRun& cr, const RunOptions& options, RunOutcome& outcome,
   written();
 }
 
+/// The run's status and reason once its tests have ended: failed when the journal could not be
+/// written (also said on stderr: the record may not be writable either), interrupted by a signal
+/// or by another rank's stop, failed when a test failed, else complete.
+void set_run_status(results::RunRecord& record, const std::string& journal_failure, const StopFlag& stop,
+                    const CohortRun& cr) {
+  bool any_failed = false;
+  for (const auto& t : record.tests) any_failed = any_failed || t.status == Status::failed;
+  if (!journal_failure.empty()) {
+    // The results filesystem filled: the test that was running failed with it, the rest were
+    // not run. Said on stderr too: the record may be all the user has not, if it cannot be written.
+    record.status = Status::failed;
+    record.reason = fmt::format("the result journal could not be written: {}", journal_failure);
+    std::cerr << "drivelab: " << record.reason << "; the running test failed and the run stopped\n" << std::flush;
+  } else if (stop.requested()) {
+    record.status = Status::interrupted;
+    record.reason = cr.cohort == nullptr
+                        ? "stopped by signal (SIGINT/SIGTERM); finished intervals are kept"
+                        : "stopped by signal (SIGINT/SIGTERM: under mpirun, Ctrl-C on mpirun or another rank that "
+                          "died); finished intervals are kept";
+  } else if (!cr.peer_stop.empty() && !any_failed) {
+    record.status = Status::interrupted;
+    record.reason = fmt::format("{}: the run stopped on every host; finished intervals are kept", cr.peer_stop);
+  } else if (any_failed) {
+    record.status = Status::failed;
+    record.reason = "one or more tests failed";
+  } else {
+    record.status = Status::complete;
+    record.reason.clear();
+  }
+}
+
 }  // namespace
 
 RunOutcome run_protocol(Protocol& protocol, const RunOptions& options, const StopFlag& stop) {
@@ -572,30 +603,7 @@ RunOutcome run_protocol(Protocol& protocol, const RunOptions& options, const Sto
   }
 
   record.finished_at = utc_timestamp();
-  bool any_failed = false;
-  for (const auto& t : record.tests) any_failed = any_failed || t.status == Status::failed;
-  if (const std::string journal_failure = journal.failure(); !journal_failure.empty()) {
-    // The results filesystem filled: the test that was running failed with it, the rest were
-    // not run. Said on stderr too: the record may be all the user has not, if it cannot be written.
-    record.status = Status::failed;
-    record.reason = fmt::format("the result journal could not be written: {}", journal_failure);
-    std::cerr << "drivelab: " << record.reason << "; the running test failed and the run stopped\n" << std::flush;
-  } else if (stop.requested()) {
-    record.status = Status::interrupted;
-    record.reason = cr.cohort == nullptr
-                        ? "stopped by signal (SIGINT/SIGTERM); finished intervals are kept"
-                        : "stopped by signal (SIGINT/SIGTERM: under mpirun, Ctrl-C on mpirun or another rank that "
-                          "died); finished intervals are kept";
-  } else if (!cr.peer_stop.empty() && !any_failed) {
-    record.status = Status::interrupted;
-    record.reason = fmt::format("{}: the run stopped on every host; finished intervals are kept", cr.peer_stop);
-  } else if (any_failed) {
-    record.status = Status::failed;
-    record.reason = "one or more tests failed";
-  } else {
-    record.status = Status::complete;
-    record.reason.clear();
-  }
+  set_run_status(record, journal.failure(), stop, cr);
   try {
     journal.append(results::journal_run_end(record.status, record.reason, record.finished_at));
   } catch (const std::exception& ex) {

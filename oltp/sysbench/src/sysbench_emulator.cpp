@@ -133,15 +133,10 @@ results::Json SysbenchEmulator::effective_config() const { return to_json(config
 
 void SysbenchEmulator::prepare_phase(runner::TestContext& ctx) {
   auto& rec = *ctx.recorder;
-  OpenRequest req;
-  req.target_dir = ctx.target_dir;
-  req.test_name = settings_.name;
-  req.workload = "sysbench";
-  req.connections = sessions_needed(config_.threads, load_threads_used(config_.threads, scale_, capabilities_of(config_.database.backend)),
-                                    capabilities_of(config_.database.backend));
-  req.message = [&rec](const std::string& m) { rec.message(m); };
-  req.warning = [&rec](const std::string& m) { rec.warning(m); };
-  db_ = open_database(config_.database, req);
+  const Capabilities can = capabilities_of(config_.database.backend);
+  db_ = open_database(config_.database,
+                      open_request(ctx, settings_.name, "sysbench",
+                                   sessions_needed(config_.threads, load_threads_used(config_.threads, scale_, can), can)));
   Backend& backend = db_->backend();
   rec.detail("preflight", preflight(backend, config_));
 

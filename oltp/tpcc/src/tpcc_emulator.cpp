@@ -272,15 +272,8 @@ void TpccEmulator::prepare_shared(runner::TestContext& ctx) {
 
 void TpccEmulator::open_for_test(runner::TestContext& ctx) {
   auto& rec = *ctx.recorder;
-  OpenRequest req;
-  req.target_dir = ctx.target_dir;
-  req.test_name = settings_.name;
-  req.workload = "tpcc";
-  req.connections = sessions_needed();
-  req.message = [&rec](const std::string& m) { rec.message(m); };
-  req.warning = [&rec](const std::string& m) { rec.warning(m); };
   prepared_ = true;  // from here on cleanup() owns what was created
-  database_ = open_database(config_.database, req);
+  database_ = open_database(config_.database, open_request(ctx, settings_.name, "tpcc", sessions_needed()));
   backend_ = &database_->backend();
   rec.detail("database", database_->describe());
   check_max_connections();
