@@ -20,7 +20,7 @@ namespace drivelab::oltp::tpcc::detail {
 class DriverState {
  public:
   DriverState(Backend& db, const DriverOptions& options, int executors)
-      : backend(db), opt(options), gen(options.scale, options.c_run), stats(executors) {}
+      : backend(db), opt(options), gen(options.scale, options.c_run, options.profile, options.hammerdb_script), stats(executors) {}
 
   /// Records the first fatal error and stops every terminal.
   void fail(std::string message) {
