@@ -60,7 +60,7 @@ PaymentInput InputGenerator::payment(Rng& rng, int w_id) const {
   in.w_id = w_id;
   in.d_id = static_cast<int>(rng.uniform(1, kDistrictsPerWarehouse));
   const bool hdb = profile_ == Profile::hammerdb;
-  // HammerDB (pgoltp.tcl 3049-3057): the remote branch is taken 15% of the time even when W = 1,
+  // HammerDB (pgoltp.tcl 3047-3057): the remote branch is taken 15% of the time even when W = 1,
   // where its warehouse loop ends at once on the home warehouse and only the district is random.
   const bool home = rng.uniform(1, 100) <= 85 || (!hdb && scale_.warehouses == 1);
   if (home) {
