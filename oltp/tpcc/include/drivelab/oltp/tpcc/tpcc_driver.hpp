@@ -26,6 +26,10 @@
 /// waits the keying time (clause 5.2.5.7, fixed) before submitting and a think time (clause
 /// 5.2.5.4, negative exponential, truncated at 10 x the mean) after the response, both multiplied
 /// by `think_scale` (1 in TPC-C; smaller values exist only for tests and are flagged).
+/// DriverOptions::profile = hammerdb replaces these rules by HammerDB's: home warehouse and
+/// district drawn per terminal (TerminalHome), an independent 1-in-23 draw instead of the deck
+/// (hammerdb_transaction), whole-second untruncated think times (think_time_s), and its inputs
+/// (InputGenerator).
 ///
 /// Times of one transaction (monotonic clock, ns):
 ///   submit   the terminal submits it (pooled: the keying timer fired; open loop: the INTENDED
