@@ -59,8 +59,11 @@ std::int64_t DriverState::think_ns(TxType type, Rng& rng) const noexcept {
 }
 
 double DriverState::start_spread_ns() const noexcept {
-  // HammerDB's virtual users key their first transaction as soon as they are logged in.
-  if (opt.profile == Profile::hammerdb) return 0.0;
+  // HammerDB's virtual users key their first transaction as soon as they are logged in, and their
+  // logins are 500 ms apart: dedicated users with a login ramp do the same. Pooled terminals have
+  // no login ramp, so they keep the spread.
+  if (opt.profile == Profile::hammerdb && opt.terminals == TerminalMode::dedicated && opt.login_rate_per_s > 0)
+    return 0.0;
   return opt.think == ThinkMode::tpcc ? kMeanThinkTimeS[0] * opt.think_scale * 1e9 : 0.0;
 }
 
