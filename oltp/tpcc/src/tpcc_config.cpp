@@ -23,6 +23,8 @@ TpccConfig decode_tpcc_config(const config::Node& section, int cpus) {
   r.integer("warehouses", c.warehouses, {.min = 1, .max = 100'000});
   r.integer("users", c.users, {.min = 1, .max = 100'000});
   r.choice("think", c.think, kThinkModeNames);
+  r.choice("profile", c.profile, kProfileNames);
+  const bool has_all_warehouses = r.boolean("all_warehouses", c.all_warehouses);
   const bool has_terminals = r.choice("terminals", c.terminals, kTerminalModeNames);
   const bool has_connections = r.integer("connections", c.connections, {.min = 1, .max = 100'000});
   const bool has_rate = r.number("rate", c.rate_per_s, {.min = 0.001, .max = 10'000'000.0});
@@ -39,6 +41,12 @@ TpccConfig decode_tpcc_config(const config::Node& section, int cpus) {
   r.finish();
 
   if (c.users == 0) c.users = 10 * c.warehouses;
+  if (has_all_warehouses && c.all_warehouses && c.profile != Profile::hammerdb) {
+    section.child("all_warehouses").error(
+        "all_warehouses is HammerDB's option (each terminal draws its warehouse before every transaction); it "
+        "needs profile: hammerdb (TPC-C keeps a terminal on its home warehouse, clause 2.4.1.1)");
+    c.all_warehouses = false;
+  }
   if (!has_terminals)
     c.terminals = (c.think == ThinkMode::tpcc || has_rate) ? TerminalMode::pooled : TerminalMode::dedicated;
   const bool pooled = c.terminals == TerminalMode::pooled;
@@ -64,6 +72,8 @@ TpccConfig decode_tpcc_config(const config::Node& section, int cpus) {
     c.connections = c.users;
   }
   if (!has_connections || !pooled) c.connections = pooled ? default_connections(c.users, cpus) : c.users;
+  // HammerDB starts a virtual user every repeat_delay = 500 ms (genvu.tcl 506, 518-523).
+  if (!has_login_rate && c.profile == Profile::hammerdb) c.login_rate_per_s = kHammerDbLoginRatePerS;
   if (has_login_rate && pooled)
     section.child("login_rate").error(
         "login_rate staggers the logins of terminals: dedicated; the pool of terminals: pooled "
@@ -113,6 +123,9 @@ results::Json to_json(const TpccConfig& c) {
   j["warehouses"] = c.warehouses;
   j["users"] = c.users;
   j["think"] = to_string(c.think);
+  // Only when not the default, so the records of TPC-C runs keep their keys.
+  if (c.profile != Profile::tpcc) j["profile"] = to_string(c.profile);
+  if (c.all_warehouses) j["all_warehouses"] = true;
   j["terminals"] = to_string(c.terminals);
   j["connections"] = c.connections;
   if (c.rate_per_s > 0) j["rate"] = c.rate_per_s;

@@ -16,8 +16,14 @@
 
 namespace drivelab::oltp::tpcc {
 
-double think_time_s(Rng& rng, double mean_s) noexcept {
+double mean_think_time_s(Profile profile, TxType type) noexcept {
+  const auto k = static_cast<std::size_t>(type);
+  return profile == Profile::hammerdb ? kHammerDbMeanThinkTimeS[k] : kMeanThinkTimeS[k];
+}
+
+double think_time_s(Rng& rng, double mean_s, Profile profile) noexcept {
   const double r = 1.0 - rng.uniform01();  // (0, 1]
+  if (profile == Profile::hammerdb) return std::abs(std::round(std::log(r) * mean_s));
   return std::min(-std::log(r) * mean_s, 10.0 * mean_s);
 }
 
@@ -49,10 +55,15 @@ std::int64_t DriverState::keying_ns(TxType type) const noexcept {
 std::int64_t DriverState::think_ns(TxType type, Rng& rng) const noexcept {
   if (opt.think != ThinkMode::tpcc) return 0;
   return static_cast<std::int64_t>(
-      think_time_s(rng, kMeanThinkTimeS[static_cast<std::size_t>(type)]) * opt.think_scale * 1e9);
+      think_time_s(rng, mean_think_time_s(opt.profile, type), opt.profile) * opt.think_scale * 1e9);
 }
 
 double DriverState::start_spread_ns() const noexcept {
+  // HammerDB's virtual users key their first transaction as soon as they are logged in, and their
+  // logins are 500 ms apart: dedicated users with a login ramp do the same. Pooled terminals have
+  // no login ramp, so they keep the spread.
+  if (opt.profile == Profile::hammerdb && opt.terminals == TerminalMode::dedicated && opt.login_rate_per_s > 0)
+    return 0.0;
   return opt.think == ThinkMode::tpcc ? kMeanThinkTimeS[0] * opt.think_scale * 1e9 : 0.0;
 }
 

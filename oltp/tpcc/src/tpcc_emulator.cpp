@@ -204,7 +204,7 @@ bool TpccEmulator::load(runner::TestContext& ctx) {
   backend_->destroy();
   check_free_space_before_load(ctx);
   Rng c_rng = rng.split(kStreamCLoad);
-  c_load_ = tpcc::make_c_load(c_rng);
+  c_load_ = tpcc::make_c_load(c_rng, config_.profile);
   tpcc::LoadOptions lo;
   lo.threads = config_.load_threads;
   lo.progress = [&](const tpcc::LoadProgress& p) {
@@ -301,7 +301,11 @@ void TpccEmulator::record_database_facts(runner::TestContext& ctx) {
   rec.detail("transactions", tpcc::to_string(config_.transactions));
   const Rng rng(ctx.seed);
   Rng c_rng = rng.split(kStreamCRun);
-  c_run_ = tpcc::make_c_run(c_rng, c_load_);
+  c_run_ = tpcc::make_c_run(c_rng, c_load_, config_.profile);
+  if (config_.profile == tpcc::Profile::hammerdb && c_load_.c_last != tpcc::kHammerDbCLast)
+    rec.warning(fmt::format("profile: hammerdb on a database loaded with C_LAST constant {} (HammerDB loads with {}): "
+                            "the last names the terminals ask for are not the ones HammerDB's would find",
+                            c_load_.c_last, tpcc::kHammerDbCLast));
   rec.detail("database_size_bytes_after_load", backend_->size_bytes().value_or(0));
   rec.detail("nurand_c_load", to_json(c_load_));
   rec.detail("nurand_c_run", to_json(c_run_));
@@ -334,6 +338,12 @@ void TpccEmulator::start_driver(runner::TestContext& ctx) {
                                                            .reconnect_timeout = config_.reconnect_timeout,
                                                            .protocol = config_.transactions,
                                                            .seed = Rng(ctx.seed).split(kStreamTerminals)(),
+                                                           .profile = config_.profile,
+                                                           .hammerdb_script = config_.database.backend == BackendKind::mysql
+                                                                                  ? tpcc::HammerDbScript::mariadb
+                                                                                  : tpcc::HammerDbScript::postgresql,
+                                                           .all_warehouses = config_.all_warehouses,
+                                                           .job_users = config_.users,
                                                            .terminal_first = share_.rank,
                                                            .terminal_step = share_.hosts,
                                                        });
@@ -350,6 +360,7 @@ void TpccEmulator::start_driver(runner::TestContext& ctx) {
   }
   if (config_.rate_per_s > 0) t["rate"] = share_.rate_per_s;
   if (dedicated) t["login_rate"] = config_.login_rate_per_s;
+  if (config_.profile != tpcc::Profile::tpcc) t["profile"] = tpcc::to_string(config_.profile);
   ctx.recorder->detail("terminals", t);
 }
 
@@ -394,6 +405,12 @@ void TpccEmulator::run_phase(runner::TestContext& ctx) {
   RunFacts facts;
   facts.config = &config_;
   facts.counters_before = counters_or_warn(ctx, "before");
+  // HammerDB's NOPM (pgoltp.tcl 2922, 2961; mariaoltp.tcl 2287, 2311): SUM(d_next_o_id) read while the
+  // terminals run, at the start and the end of the measured time. One rank of a shared database
+  // would count every rank's New-Orders, so not there.
+  const bool db_nopm = config_.profile == tpcc::Profile::hammerdb && !shared_;
+  const std::optional<std::int64_t> nopm_before = db_nopm ? new_orders_so_far() : std::nullopt;
+  const std::int64_t nopm_t0 = monotonic_ns();
   const CpuTimes cpu0 = process_cpu_times();
   driver_->begin_measurement();
   const int logged_in = driver_->users_logged_in();
@@ -408,6 +425,14 @@ void TpccEmulator::run_phase(runner::TestContext& ctx) {
     const tpcc::IntervalStats iv = driver_->take_interval();
     if (iv.duration_s > 0.001) ctx.recorder->interval(to_interval(iv, seconds_between(t0, monotonic_ns())));
   });
+  if (nopm_before && !driver_->failed()) {
+    const std::optional<std::int64_t> nopm_after = new_orders_so_far();
+    const double minutes = seconds_between(nopm_t0, monotonic_ns()) / 60.0;
+    if (nopm_after && minutes > 0) facts.nopm_db = static_cast<double>(*nopm_after - *nopm_before) / minutes;
+  }
+  if (db_nopm && !facts.nopm_db && !driver_->failed())
+    ctx.recorder->warning("nopm: SUM(d_next_o_id) could not be read before and after the measured phase; nopm is "
+                          "the terminals' count (tpm_c)");
   driver_->finish();
   facts.cpu = process_cpu_times() - cpu0;
   facts.peak_rss_bytes = peak_rss_bytes();

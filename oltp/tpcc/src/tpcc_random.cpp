@@ -41,11 +41,12 @@ std::int64_t nurand(Rng& rng, int a, std::int64_t x, std::int64_t y, int c) noex
   return ((r + c) % (y - x + 1)) + x;
 }
 
-CConstants make_c_load(Rng& rng) noexcept {
+CConstants make_c_load(Rng& rng, Profile profile) noexcept {
   CConstants c;
   c.c_last = static_cast<int>(rng.uniform(0, 255));
   c.c_id = static_cast<int>(rng.uniform(0, 1023));
   c.ol_i_id = static_cast<int>(rng.uniform(0, 8191));
+  if (profile == Profile::hammerdb) c.c_last = kHammerDbCLast;
   return c;
 }
 
@@ -54,8 +55,14 @@ bool c_last_run_is_valid(int c_load, int c_run) noexcept {
   return delta >= 65 && delta <= 119 && delta != 96 && delta != 112;
 }
 
-CConstants make_c_run(Rng& rng, const CConstants& c_load) noexcept {
+CConstants make_c_run(Rng& rng, const CConstants& c_load, Profile profile) noexcept {
   CConstants c;
+  if (profile == Profile::hammerdb) {
+    c.c_last = kHammerDbCLast;
+    c.c_id = static_cast<int>(rng.uniform(0, 1023));
+    c.ol_i_id = static_cast<int>(rng.uniform(0, 8191));
+    return c;
+  }
   // Every C_Load in [0, 255] has valid C_Run values in [0, 255] (e.g. C_Load +- 65), so
   // rejection sampling ends quickly (about 1 in 5 draws is accepted on average).
   do {
@@ -132,6 +139,15 @@ std::string_view to_string(TxType t) noexcept {
     case TxType::stock_level: return "stock_level";
   }
   return "unknown";
+}
+
+TxType hammerdb_transaction(Rng& rng) noexcept {
+  const auto choice = rng.uniform(1, 23);
+  if (choice <= 10) return TxType::new_order;
+  if (choice <= 20) return TxType::payment;
+  if (choice == 21) return TxType::delivery;
+  if (choice == 22) return TxType::stock_level;
+  return TxType::order_status;
 }
 
 Deck::Deck() {

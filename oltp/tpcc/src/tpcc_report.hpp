@@ -2,6 +2,8 @@
 // What a TPC-C run writes into its record: interval values, headline metrics, per-type groups,
 // histograms, server counter differences and the warnings that say when the driver rather than
 // the drive was measured. Names, units and meanings are listed in docs/oltp-tpcc.md section 5.
+#include <optional>
+
 #include "drivelab/core/cpu_usage.hpp"
 #include "drivelab/oltp/tpcc/tpcc_config.hpp"
 #include "drivelab/oltp/tpcc/tpcc_driver_options.hpp"
@@ -30,6 +32,9 @@ struct RunFacts {
   std::uint64_t peak_rss_bytes = 0;
   results::Json counters_before;  ///< null when unavailable
   results::Json counters_after;
+  /// profile: hammerdb: New-Orders per minute from SUM(d_next_o_id) before and after the
+  /// measured phase (HammerDB's NOPM); empty otherwise or when it could not be read.
+  std::optional<double> nopm_db;
 };
 
 /// Headline metrics, groups, histograms, details and warnings of the measured phase.

@@ -9,18 +9,20 @@
 
 namespace drivelab::oltp::tpcc::detail {
 
-TerminalIdentity TerminalIdentity::make(int index, int number, int warehouses, const Rng& base) {
+TerminalIdentity TerminalIdentity::make(int index, int number, const DriverOptions& o, const Rng& base) {
   TerminalIdentity t;
   t.index = index;
-  t.w_id = (number % warehouses) + 1;
-  t.stock_level_d_id = ((number / warehouses) % kDistrictsPerWarehouse) + 1;
   t.rng = base.split(static_cast<std::uint64_t>(number) + 1);
+  t.home = TerminalHome::make(o.profile, o.all_warehouses, number, o.job_users > 0 ? o.job_users : o.users,
+                              o.scale.warehouses, t.rng);
   return t;
 }
 
 Card TerminalIdentity::card(const InputGenerator& gen, TxType type) {
   Card c;
   c.terminal = index;
+  const int w_id = home.warehouse(rng);
+  const int stock_level_d_id = home.stock_level_d_id();
   switch (type) {
     case TxType::new_order: c.input = gen.new_order(rng, w_id); break;
     case TxType::payment: c.input = gen.payment(rng, w_id); break;

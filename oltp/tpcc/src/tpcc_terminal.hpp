@@ -34,16 +34,19 @@ struct Card {
 /// A terminal's identity and random state (shared by the pooled, dedicated and open-loop modes).
 struct TerminalIdentity {
   int index = 0;  ///< this driver's terminal number (0..users-1)
-  int w_id = 1;
-  int stock_level_d_id = 1;
+  TerminalHome home;
   Rng rng;
   Deck deck;
 
   /// This driver's terminal `index`, the job's terminal `number` (DriverOptions::terminal_first
-  /// + index x terminal_step; the same on one host), of a run with `warehouses` warehouses: the
-  /// number fixes the home warehouse and district (clause 4.2.2 placement, tpcc_driver.hpp) and
-  /// the random stream.
-  static TerminalIdentity make(int index, int number, int warehouses, const Rng& base);
+  /// + index x terminal_step; the same on one host), of a run with options `o`: the number fixes
+  /// the random stream and, under Profile::tpcc, the home warehouse and district (clause 4.2.2
+  /// placement, tpcc_driver.hpp); under Profile::hammerdb they are drawn (TerminalHome).
+  static TerminalIdentity make(int index, int number, const DriverOptions& o, const Rng& base);
+  /// The type of the next transaction: the deck's next card, or HammerDB's independent draw.
+  TxType next_type(Profile profile) noexcept {
+    return profile == Profile::hammerdb ? hammerdb_transaction(rng) : deck.draw(rng);
+  }
   /// Draws the inputs of a `type` transaction of this terminal (clauses 2.x.1).
   Card card(const InputGenerator& gen, TxType type);
 };

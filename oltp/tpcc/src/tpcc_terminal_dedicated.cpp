@@ -98,7 +98,7 @@ void DedicatedTerminals::start() {
   users_.reserve(static_cast<std::size_t>(o.users));
   for (int i = 0; i < o.users; ++i) {
     auto u = std::make_unique<User>();
-    u->id = TerminalIdentity::make(i, o.terminal_first + i * o.terminal_step, o.scale.warehouses, base);
+    u->id = TerminalIdentity::make(i, o.terminal_first + i * o.terminal_step, o, base);
     users_.push_back(std::move(u));
   }
   const std::int64_t t0 = monotonic_ns();
@@ -135,7 +135,7 @@ void DedicatedTerminals::user_main(User& u, std::int64_t t0_ns) {
       if (!sleep_until(u, base)) return;
     }
     while (!s_.stop.requested()) {
-      const TxType type = u.id.deck.draw(u.id.rng);
+      const TxType type = u.id.next_type(o.profile);
       if (const std::int64_t keying = s_.keying_ns(type); keying > 0) {
         base += keying;
         if (!sleep_until(u, base)) return;

@@ -20,7 +20,7 @@ namespace drivelab::oltp::tpcc::detail {
 class DriverState {
  public:
   DriverState(Backend& db, const DriverOptions& options, int executors)
-      : backend(db), opt(options), gen(options.scale, options.c_run), stats(executors) {}
+      : backend(db), opt(options), gen(options.scale, options.c_run, options.profile, options.hammerdb_script), stats(executors) {}
 
   /// Records the first fatal error and stops every terminal.
   void fail(std::string message) {
@@ -42,6 +42,7 @@ class DriverState {
   std::int64_t think_ns(TxType type, Rng& rng) const noexcept;
   /// With think: tpcc, terminals start at a uniform random point of this window (one mean
   /// New-Order think time, scaled), so thousands of them do not key their first card in lockstep.
+  /// 0 under Profile::hammerdb for dedicated users with a login ramp (HammerDB's way).
   double start_spread_ns() const noexcept;
 
   Backend& backend;

@@ -10,8 +10,8 @@
 //
 // Timers are armed at absolute times computed from the previous SCHEDULED time (keying) or from
 // the worker's end-of-transaction time (think), so a late wake-up does not stretch the cycle; it
-// is recorded as timer lateness instead. A terminal costs ~400 bytes (identity, deck and RNG 152,
-// steady_timer 112, its pending wait ~100): 15,000 terminals are ~6 MB.
+// is recorded as timer lateness instead. A terminal costs ~420 bytes (identity, deck and RNG ~172,
+// steady_timer 112, its pending wait ~100): 15,000 terminals are ~6.3 MB.
 #include <utility>  // before any Asio header: GCC 12 + Boost 1.74 (DESIGN.md section 6)
 
 #include <boost/asio/executor_work_guard.hpp>
@@ -159,7 +159,7 @@ void TpMonitor::start() {
   terminals_.reserve(static_cast<std::size_t>(o.users));
   for (int i = 0; i < o.users; ++i) {
     const int number = o.terminal_first + i * o.terminal_step;  // the job's terminal number
-    terminals_.push_back(std::make_unique<Terminal>(io_, TerminalIdentity::make(i, number, o.scale.warehouses, base)));
+    terminals_.push_back(std::make_unique<Terminal>(io_, TerminalIdentity::make(i, number, o, base)));
   }
 
   work_.emplace(io_.get_executor());
@@ -214,7 +214,7 @@ void TpMonitor::launch_terminals() {
 }
 
 void TpMonitor::begin_cycle(Terminal& t, std::int64_t base_ns) {
-  t.next = t.id.deck.draw(t.id.rng);
+  t.next = t.id.next_type(s_.opt.profile);
   const std::int64_t keying = s_.keying_ns(t.next);
   if (keying > 0) arm(t, Phase::keying, base_ns + keying);
   else submit(t);
@@ -272,7 +272,7 @@ void TpMonitor::on_arrival_timer() {
   // shows up as queue wait, never as a missing sample (no coordinated omission).
   while (next_arrival_ns_ <= now) {
     TerminalIdentity& id = terminals_[arrival_seq_++ % terminals_.size()]->id;
-    Card card = id.card(s_.gen, id.deck.draw(id.rng));
+    Card card = id.card(s_.gen, id.next_type(s_.opt.profile));
     card.terminal = -1;  // nobody waits for the response
     card.submit_ns = next_arrival_ns_;
     arrivals_.fetch_add(1, std::memory_order_relaxed);

@@ -231,6 +231,27 @@ TEST_F(DriverFixture, ThinkTimeDedicatedUsersRecordTimerLateness) {
   EXPECT_GT(t.timer_lateness.count(), completed(all));  // keying + think sleeps
 }
 
+// profile: hammerdb in both terminal modes with (scaled) think times: HammerDB's home warehouses,
+// mix and whole-second think times drive the same terminals without errors.
+TEST_F(DriverFixture, HammerDbProfileRunsDedicatedAndPooledTerminalsWithThinkTimes) {
+  for (const TerminalMode mode : {TerminalMode::dedicated, TerminalMode::pooled}) {
+    DriverOptions o = options();
+    o.profile = Profile::hammerdb;
+    o.users = 6;
+    o.terminals = mode;
+    o.connections = 2;
+    o.login_rate_per_s = mode == TerminalMode::dedicated ? 100 : 0;
+    o.think = ThinkMode::tpcc;
+    o.think_scale = 0.002;  // keying 36/6/4/4/4 ms; think 0, 2, 4, ... ms (whole seconds x 0.002)
+    const DriverTotals t = run(*backend, o, std::chrono::milliseconds(1200));
+    const TypeStats all = all_types(t);
+    EXPECT_GT(completed(all), 10u) << to_string(mode);
+    EXPECT_EQ(all.errors, 0u) << to_string(mode);
+    EXPECT_GT(t.timer_lateness.count(), 0u) << to_string(mode);
+    expect_parts_add_up(all);
+  }
+}
+
 TEST_F(DriverFixture, AMissingTableIsAFatalErrorThatStopsEveryTerminal) {
   // The statements prepare at start; dropping a table afterwards makes New-Order fail fatally.
   DriverOptions o = options();

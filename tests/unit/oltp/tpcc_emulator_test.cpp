@@ -105,6 +105,35 @@ TEST_F(EmulatorFixture, PrepareLoadsAndCleanupRemovesTheDatabase) {
   EXPECT_FALSE(fs::exists(dir.path() / "target" / "drivelab-small-tpcc.db-wal"));
 }
 
+// profile: hammerdb end to end on SQLite: HammerDB's C 123 at load and run, its NOPM from the
+// database's own counter (SUM(d_next_o_id) before/after), and a consistent database afterwards.
+TEST_F(EmulatorFixture, HammerDbProfileRunsAndCountsNopmFromTheDatabase) {
+  runner::StopFlag stop;
+  const auto r = run("protocol: p\nseed: 9\ntests:\n"
+                     "  - {name: hdb, kind: tpcc, warmup: 2s, duration: 3s, interval: 1s,\n"
+                     "     tpcc: {warehouses: 2, users: 3, scale_items: 1000, synchronous: OFF, profile: hammerdb,\n"
+                     "            all_warehouses: true}}\n",
+                     stop);
+  const auto& t = r.record.tests.at(0);
+  ASSERT_EQ(t.status, results::Status::complete) << t.reason << "\n" << out.str();
+  EXPECT_EQ(t.config["profile"], "hammerdb");
+  EXPECT_EQ(t.config["all_warehouses"], true);
+  EXPECT_EQ(t.details["terminals"]["profile"], "hammerdb");
+  EXPECT_EQ(t.details["nurand_c_load"]["c_last"], tpcc::kHammerDbCLast);
+  EXPECT_EQ(t.details["nurand_c_run"]["c_last"], tpcc::kHammerDbCLast);
+  EXPECT_EQ(metric(t, "errors"), 0.0);
+  for (const auto& c : t.checks) EXPECT_TRUE(c.passed) << c.name << ": " << c.detail;
+  const auto* nopm = t.find_metric("nopm");
+  ASSERT_NE(nopm, nullptr);
+  EXPECT_NE(nopm->description.find("SUM(d_next_o_id)"), std::string::npos) << nopm->description;
+  // The database's count and the terminals' count of the same phase differ only by the
+  // New-Orders in flight at its two ends (a few per terminal at most).
+  const double tpm_c = metric(t, "tpm_c");
+  ASSERT_GT(tpm_c, 0.0);
+  const double per_minute_of_one_order = 60.0 / t.measured_s;
+  EXPECT_NEAR(nopm->value, tpm_c, 2 * 3 * per_minute_of_one_order + 0.05 * tpm_c);
+}
+
 TEST_F(EmulatorFixture, StopDuringTheMeasuredPhaseKeepsWhatWasMeasured) {
   test::copy_of_cached_database(dir.path() / "target", "drivelab-oltp-tpcc.db");
   runner::StopFlag stop;

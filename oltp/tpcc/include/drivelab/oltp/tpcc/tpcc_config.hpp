@@ -8,6 +8,13 @@
 ///   warehouses:    1                      >= 1 (~86 MB per warehouse with SQLite)
 ///   users:         10 x warehouses        >= 1 terminals (clause 4.2.2: 10 per warehouse)
 ///   think:         none                   none | tpcc (clause 5.2.5 keying + think times)
+///   profile:       tpcc                   tpcc | hammerdb: whose rules draw the inputs, the mix,
+///                                         the home warehouses and the think times (TPC-C's, or
+///                                         HammerDB v4.12 TPROC-C's where they differ;
+///                                         docs/oltp-tpcc.md section 2a)
+///   all_warehouses: false                 HammerDB's all-warehouses option: each terminal draws
+///                                         its warehouse before every transaction from its share
+///                                         of all W (needs profile: hammerdb)
 ///   terminals:     see below              pooled | dedicated
 ///                                         default: pooled with think: tpcc or rate, else dedicated
 ///   connections:   min(users, max(8, 4 x CPUs))
@@ -23,8 +30,8 @@
 ///   rate:          (closed loop)          open loop: transactions per second in total, Poisson
 ///                                         arrivals, latency from the intended start (> 0; needs
 ///                                         terminals: pooled and think: none)
-///   login_rate:    50                     dedicated: user logins per second (0 = all at once;
-///                                         HammerDB also ramps its virtual users)
+///   login_rate:    50 (hammerdb: 2)       dedicated: user logins per second (0 = all at once;
+///                                         HammerDB starts one virtual user every 500 ms)
 ///   think_scale:   1                      TESTING ONLY, NOT TPC-C: multiplies keying and think
 ///                                         times (0 < x <= 1; needs think: tpcc); flagged in the record
 ///   transactions:  postgres, mysql: procedures; sqlite, odbc: statements
@@ -51,7 +58,7 @@
 ///   scale_items:   100000                 TESTING ONLY, NOT TPC-C: rows of ITEM and STOCK per
 ///                                         warehouse; anything but 100000 is flagged in the record
 ///
-/// Errors, each at its key: a key that does not apply to the chosen mode (connections with
+/// Errors, each at its key: all_warehouses without profile: hammerdb; a key that does not apply to the chosen mode (connections with
 /// dedicated terminals, login_rate with pooled ones, think_scale without think: tpcc, rate with
 /// think: tpcc or dedicated terminals, transactions: procedures with sqlite or odbc), connections above users in a closed loop, load_threads
 /// other than 1 with SQLite, and the database keys' own errors (database.hpp).
@@ -73,6 +80,8 @@ struct TpccConfig {
   int warehouses = 1;
   int users = 0;  ///< resolved by decode (10 x warehouses when absent)
   ThinkMode think = ThinkMode::none;
+  Profile profile = Profile::tpcc;
+  bool all_warehouses = false;  ///< profile: hammerdb only
   TerminalMode terminals = TerminalMode::dedicated;  ///< resolved by decode
   int connections = 0;         ///< resolved by decode (pooled: pool size; dedicated: users)
   double rate_per_s = 0;       ///< 0 = closed loop
@@ -86,6 +95,9 @@ struct TpccConfig {
   int load_threads = 0;        ///< resolved by decode
   int scale_items = kItems;
 };
+
+/// profile: hammerdb's default login_rate: HammerDB's 500 ms between virtual users.
+inline constexpr double kHammerDbLoginRatePerS = 2.0;
 
 /// The default pool size for `users` terminals on a machine with `cpus` CPUs (see above).
 int default_connections(int users, int cpus) noexcept;

@@ -26,6 +26,10 @@
 /// waits the keying time (clause 5.2.5.7, fixed) before submitting and a think time (clause
 /// 5.2.5.4, negative exponential, truncated at 10 x the mean) after the response, both multiplied
 /// by `think_scale` (1 in TPC-C; smaller values exist only for tests and are flagged).
+/// DriverOptions::profile = hammerdb replaces these rules by HammerDB's: home warehouse and
+/// district drawn per terminal (TerminalHome), an independent 1-in-23 draw instead of the deck
+/// (hammerdb_transaction), whole-second untruncated think times (think_time_s), and its inputs
+/// (InputGenerator).
 ///
 /// Times of one transaction (monotonic clock, ns):
 ///   submit   the terminal submits it (pooled: the keying timer fired; open loop: the INTENDED
@@ -65,12 +69,20 @@
 namespace drivelab::oltp::tpcc {
 
 /// Clause 5.2.5.7 keying times and clause 5.2.5.4 mean think times, in seconds, per TxType.
+/// HammerDB's keying times are the same (keytime 18/3/2/2/2, pgoltp.tcl 3223-3239).
 inline constexpr std::array<double, kTxTypes> kKeyingTimeS{18, 3, 2, 2, 2};
 inline constexpr std::array<double, kTxTypes> kMeanThinkTimeS{12, 12, 10, 5, 5};
+/// HammerDB's think times per TxType (thinktime 12/12/5/10/5, pgoltp.tcl 3225-3241): Order-Status
+/// 5 s and Delivery 10 s, the clause's values swapped.
+inline constexpr std::array<double, kTxTypes> kHammerDbMeanThinkTimeS{12, 12, 5, 10, 5};
+
+/// The mean think time of `type` under `profile`.
+double mean_think_time_s(Profile profile, TxType type) noexcept;
 
 /// Negative-exponential think time with `mean_s`, truncated at 10 x the mean (clause 5.2.5.4):
-/// -ln(r) x mean with r uniform in (0, 1].
-double think_time_s(Rng& rng, double mean_s) noexcept;
+/// -ln(r) x mean with r uniform in (0, 1]. Profile::hammerdb: HammerDB's thinktime
+/// (tpcccommon-1.0.tm 145-149): abs(round(ln(r) x mean)) whole seconds, not truncated.
+double think_time_s(Rng& rng, double mean_s, Profile profile = Profile::tpcc) noexcept;
 
 /// Transactions per second the TPC-C keying and think times allow one terminal at zero response
 /// time: 1 / (mean over the deck of keying + mean think time) = 1 / 20.7 s.

@@ -53,6 +53,14 @@ struct DriverOptions {
   /// (tpcc_procedures.hpp; the procedures must exist: create_procedures).
   TxProtocol protocol = TxProtocol::statements;
   std::uint64_t seed = 1;
+  /// Whose rules draw inputs, mix, home warehouses and think times (tpcc_random.hpp), and which
+  /// HammerDB script's New-Order rules apply under Profile::hammerdb.
+  Profile profile = Profile::tpcc;
+  HammerDbScript hammerdb_script = HammerDbScript::postgresql;
+  /// Profile::hammerdb only: HammerDB's all-warehouses option (TerminalHome).
+  bool all_warehouses = false;
+  /// The job's terminals (every rank's; 0: `users`): HammerDB's V of all-warehouses.
+  int job_users = 0;
   /// This driver's terminals are the job's terminals first, first + step, ... (`users` of them):
   /// 0 and 1 on one host; rank r of N with shared_database: r and N. A terminal's number fixes
   /// its home warehouse (number mod warehouses + 1) and its random stream, so the job's terminals

@@ -9,9 +9,30 @@
 #include <string_view>
 #include <vector>
 
+#include "drivelab/core/names.hpp"
 #include "drivelab/core/rng.hpp"
 
 namespace drivelab::oltp::tpcc {
+
+// ---- profiles (docs/oltp-tpcc.md section 2a) --------------------------------------------------
+
+/// Whose rules draw the inputs, the transaction mix, the terminals' warehouses and the think
+/// times. tpcc: the TPC-C clauses cited in this file (the default). hammerdb: HammerDB v4.12
+/// TPROC-C's driver scripts where they differ (each difference with its file:line in
+/// docs/oltp-tpcc.md); everything else stays TPC-C's.
+enum class Profile { tpcc, hammerdb };
+inline constexpr EnumNames<Profile, 2> kProfileNames{{{"tpcc", Profile::tpcc}, {"hammerdb", Profile::hammerdb}}};
+inline std::string_view to_string(Profile p) noexcept { return name_of(kProfileNames, p); }
+
+/// HammerDB draws New-Order's item lines inside its stored procedure, and its PostgreSQL and
+/// MariaDB procedures differ (rollback 1 in 100 vs 1 in 99; a remote line's warehouse drawn
+/// from all W vs from the other W - 1). The mysql backend follows MariaDB's script, every other
+/// backend PostgreSQL's.
+enum class HammerDbScript { postgresql, mariadb };
+
+/// The C of NURand(255, 0, 999, C) for C_LAST that HammerDB uses at load and at run time alike
+/// (tpcccommon-1.0.tm's callers: pgoltp.tcl, mariaoltp.tcl `NURand 255 0 999 123`).
+inline constexpr int kHammerDbCLast = 123;
 
 // ---- cardinalities (clause 1.2 / 4.3.3.1) -------------------------------------------------------
 inline constexpr int kDistrictsPerWarehouse = 10;
@@ -45,11 +66,13 @@ struct CConstants {
 std::int64_t nurand(Rng& rng, int a, std::int64_t x, std::int64_t y, int c) noexcept;
 
 /// C-Load: constants used while populating the database (only C_LAST is used by the load).
-CConstants make_c_load(Rng& rng) noexcept;
+/// Profile hammerdb: C_LAST is kHammerDbCLast.
+CConstants make_c_load(Rng& rng, Profile profile = Profile::tpcc) noexcept;
 /// C-Run for the measurement, chosen so that clause 2.1.6.1 holds for C_LAST:
 /// delta = |C_Run - C_Load| in [65, 119], delta != 96 and delta != 112. C_ID and OL_I_ID: any
-/// value in range (the load does not use them).
-CConstants make_c_run(Rng& rng, const CConstants& c_load) noexcept;
+/// value in range (the load does not use them). Profile hammerdb: C_LAST is kHammerDbCLast
+/// whatever C-Load is (HammerDB does not follow clause 2.1.6.1).
+CConstants make_c_run(Rng& rng, const CConstants& c_load, Profile profile = Profile::tpcc) noexcept;
 /// The clause 2.1.6.1 constraint on the C_LAST constants.
 bool c_last_run_is_valid(int c_load, int c_run) noexcept;
 
@@ -87,6 +110,11 @@ inline constexpr std::array<TxType, kTxTypes> kAllTxTypes{
     TxType::new_order, TxType::payment, TxType::order_status, TxType::delivery, TxType::stock_level};
 /// "new_order", "payment", "order_status", "delivery", "stock_level".
 std::string_view to_string(TxType t) noexcept;
+
+/// HammerDB's mix: every transaction draws RandomNumber 1 23 on its own (no deck): 1-10
+/// New-Order, 11-20 Payment, 21 Delivery, 22 Stock-Level, 23 Order-Status (pgoltp.tcl 3221-3242,
+/// mariaoltp.tcl 2529-2550). The shares are the deck's, but a run of 23 can hold any counts.
+TxType hammerdb_transaction(Rng& rng) noexcept;
 
 /// A card deck (the selection method clause 5.2.4 permits for the minimum mix of 5.2.4.2): 23 cards,
 /// 10 New-Order, 10 Payment, 1 Order-Status, 1 Delivery, 1 Stock-Level, shuffled again after

@@ -56,20 +56,29 @@ struct StockLevelInput {
 };
 
 /// Draws transaction inputs for one terminal. `c_run` are the run's NURand constants (shared by
-/// every terminal of the run); `scale` bounds the ids.
+/// every terminal of the run); `scale` bounds the ids. `profile` chooses whose rules draw them
+/// (tpcc_random.hpp): the rules below are TPC-C's; with Profile::hammerdb each "hammerdb:" rule
+/// replaces the one before it (HammerDB v4.12 pgoltp.tcl / mariaoltp.tcl, docs/oltp-tpcc.md 2a).
 class InputGenerator {
  public:
-  InputGenerator(const Scale& scale, const CConstants& c_run) : scale_(scale), c_(c_run) {}
+  InputGenerator(const Scale& scale, const CConstants& c_run, Profile profile = Profile::tpcc,
+                 HammerDbScript script = HammerDbScript::postgresql)
+      : scale_(scale), c_(c_run), profile_(profile), script_(script) {}
 
   /// Clause 2.4.1: d_id random(1,10); c_id NURand(1023,1,3000); ol_cnt random(5,15); 1% of
   /// orders roll back (unused item id on the last line); each line: i_id NURand(8191,1,items),
   /// supplied by a remote warehouse with probability 1% when W > 1, quantity random(1,10).
+  /// hammerdb: c_id random(1,3000); i_id random(1,items); rollback 1 in 100 (postgresql) or
+  /// 1 in 99 (mariadb); a line is remote with probability 1% whatever W, its warehouse
+  /// 1 + (w + random(0,W-1)) mod W, any of the W (postgresql), or random over the other W - 1,
+  /// home when W = 1 (mariadb).
   NewOrderInput new_order(Rng& rng, int w_id) const;
   /// Clause 2.5.1: 85% home / 15% remote customer (remote only when W > 1; remote district
   /// random(1,10)); 60% by last name (NURand(255,0,999)), 40% by id (NURand(1023,1,3000));
-  /// h_amount random(1.00, 5,000.00).
+  /// h_amount random(1.00, 5,000.00). hammerdb: 15% remote also when W = 1 (then the home
+  /// warehouse with a random district); c_id random(1,3000); h_amount a whole number random(1,5000).
   PaymentInput payment(Rng& rng, int w_id) const;
-  /// Clause 2.6.1: d_id random(1,10); 60% by last name, 40% by id.
+  /// Clause 2.6.1: d_id random(1,10); 60% by last name, 40% by id (hammerdb: c_id random(1,3000)).
   OrderStatusInput order_status(Rng& rng, int w_id) const;
   /// Clause 2.7.1: o_carrier_id random(1,10).
   DeliveryInput delivery(Rng& rng, int w_id) const;
@@ -77,14 +86,43 @@ class InputGenerator {
   StockLevelInput stock_level(Rng& rng, int w_id, int d_id) const;
 
   const Scale& scale() const noexcept { return scale_; }
+  Profile profile() const noexcept { return profile_; }
 
  private:
   int remote_warehouse(Rng& rng, int home) const;
-  /// 60% by last name (NURand(255,0,999)), 40% by id (NURand(1023,1,3000)): Payment and
-  /// Order-Status choose their customer alike (clauses 2.5.1.2, 2.6.1.2).
+  /// C_ID of New-Order, Payment and Order-Status: NURand(1023,1,3000); hammerdb: random(1,3000).
+  int customer_id(Rng& rng) const;
+  /// 60% by last name (NURand(255,0,999)), 40% by id (customer_id): Payment and Order-Status
+  /// choose their customer alike (clauses 2.5.1.2, 2.6.1.2).
   void choose_customer(Rng& rng, bool& by_last_name, std::string& c_last, int& c_id) const;
   Scale scale_;
   CConstants c_;
+  Profile profile_;
+  HammerDbScript script_;
+};
+
+/// Where a terminal works: its home warehouse and its Stock-Level district (clause 4.2.2
+/// placement, tpcc_driver.hpp), or HammerDB's choices: a virtual user's home warehouse and
+/// district are random(1,W) and random(1,10) (pgoltp.tcl 3212, 3216); with HammerDB's
+/// all-warehouses option (gentpcc.tcl 7-28) virtual user j (0-based) of V owns the warehouses
+/// ((j + k V) mod W) + 1 for k = 0 .. ceil(W / V) - 1 and draws one of them before every
+/// transaction.
+class TerminalHome {
+ public:
+  /// Terminal `number` (0-based, of the job's `job_users`) of a run with `warehouses`; draws
+  /// from `rng` (the terminal's own stream) only under Profile::hammerdb.
+  static TerminalHome make(Profile profile, bool all_warehouses, int number, int job_users, int warehouses, Rng& rng);
+  /// The warehouse of the next transaction: the home warehouse, or with all-warehouses a draw.
+  int warehouse(Rng& rng) const noexcept;
+  int home_w_id() const noexcept { return w_id_; }
+  int stock_level_d_id() const noexcept { return d_id_; }
+  /// With all-warehouses: how many warehouses this terminal draws from (0 otherwise).
+  int owned_warehouses() const noexcept { return all_count_; }
+
+ private:
+  int w_id_ = 1, d_id_ = 1;
+  int warehouses_ = 1;
+  int all_first_ = 0, all_step_ = 1, all_count_ = 0;
 };
 
 // ---- outputs (what the terminal would display; used by tests) ----------------------------------
