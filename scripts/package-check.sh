@@ -106,7 +106,7 @@ fi
 scratch=$(mktemp -d "${TMPDIR:-/var/tmp}/drivelab-package-check.XXXXXX")
 if "$bin" io --target "$scratch" --out "$scratch/results" --rw randread --bs 4k --size 16MiB --duration 2s \
   --quiet >"$build/package-io.log" 2>&1 && grep -q '"status": *"complete"' "$scratch/results/latest.json"; then
-  say "drivelab io: a 2 s 4k random-read run completed: $(grep -m1 -E 'randread|iops' "$build/package-io.log" | tr -s ' ' || true)"
+  say "drivelab io: a 2 s 4k random-read run completed: $(grep -m1 -E ' IOPS' "$build/package-io.log" | tr -s ' ' || true)"
 else
   fail "drivelab io (2 s, 16 MiB) did not complete with a record; its output:"
   sed 's/^/  | /' "$build/package-io.log"
