@@ -89,16 +89,6 @@ bool load_protocol(LoadedDocument loaded, const runner::Registry& registry,
   return true;
 }
 
-/// --start-at: waits (a stop ends the wait: false) until the wall clock reaches `at`, saying so.
-/// The wait is measured on the monotonic clock from one reading of the wall clock, so a clock step
-/// during the wait does not move the start.
-bool wait_for_start(std::chrono::system_clock::time_point at, std::ostream& out) {
-  const auto left = std::chrono::duration_cast<std::chrono::nanoseconds>(at - std::chrono::system_clock::now());
-  if (left.count() <= 0) return true;
-  out << fmt::format("drivelab: waiting {:.1f} s for --start-at\n", seconds_between(0, left.count())) << std::flush;
-  return runner::StopFlag::global().sleep_until(monotonic_ns() + left.count());
-}
-
 int execute(runner::Protocol& protocol, const RunArgs& args) {
   runner::StopFlag::install_signal_handlers();
   runner::RunOptions options;
@@ -179,8 +169,7 @@ int execute(runner::Protocol& protocol, const RunArgs& args) {
     options.live_metrics = exporter.get();
     (options.out != nullptr ? *options.out : std::cout) << "metrics: " << exporter->url() << '\n' << std::flush;
   }
-  if (args.start_at && !wait_for_start(*args.start_at, options.out != nullptr ? *options.out : std::cout))
-    return finish(kExitInterrupted);
+  options.start_at = args.start_at;
   try {
     const runner::RunOutcome outcome = runner::run_protocol(protocol, options, runner::StopFlag::global());
     const results::Status status = outcome.merged ? outcome.merged->status : outcome.record.status;
@@ -266,21 +255,30 @@ std::chrono::system_clock::time_point parse_start_at(const std::string& value,
 int cmd_validate(const std::filesystem::path& protocol_file, const std::vector<std::string>& overrides) {
   const runner::Registry registry = make_registry();
   runner::Protocol protocol;
-  if (!load_protocol(read_document(protocol_file, {}), registry, overrides, protocol)) return kExitBadInput;
-  // Every hosts: entry's overrides, as that host will apply them (this host's were applied above).
-  bool hosts_ok = true;
-  for (const runner::HostEntry& e : protocol.hosts) {
+  const bool loaded_ok = load_protocol(read_document(protocol_file, {}), registry, overrides, protocol);
+  // Every hosts: entry's overrides, as that host will apply them (this host's were applied above),
+  // also when the rest has problems: every mistake at once. A problem the entry's `set:` causes is
+  // said at the entry's line, not at "<--set>" (the command line's).
+  std::size_t host_problems = 0;
+  const LoadedDocument base = read_document(protocol_file, {});
+  for (const runner::HostEntry& e : runner::hosts_of(base.doc)) {
     if (e.set.empty()) continue;
     LoadedDocument loaded = read_document(protocol_file, {});
     runner::apply_host_overrides(loaded.doc, e, loaded.diags);
-    for (const auto& o : overrides) loaded.doc.apply_override(o, loaded.diags);
     if (loaded.diags.empty()) (void)runner::decode_protocol(loaded.doc, registry, loaded.diags);
     for (const auto& d : loaded.diags.items()) {
-      std::cerr << e.key_path << " (" << e.describe() << "): " << d.to_string() << '\n';
-      hosts_ok = false;
+      const bool from_set = d.where.file == "<--set>" || d.key_path == e.key_path + ".set";
+      if (!from_set) continue;  // the protocol's own problems: reported above
+      const bool own = d.key_path == e.key_path + ".set";  // an assignment that did not apply
+      std::cerr << fmt::format("{}:{}:{}: {}.set ({}): {}{}\n", protocol_file.string(), e.where.line, e.where.column,
+                               e.key_path, e.describe(), own ? "" : d.key_path + ": ", d.message);
+      ++host_problems;
     }
   }
-  if (!hosts_ok) return kExitBadInput;
+  if (host_problems > 0)
+    std::cerr << fmt::format("{}: {} problem{} found in the hosts: entries' overrides\n", protocol_file.string(),
+                             host_problems, host_problems == 1 ? "" : "s");
+  if (!loaded_ok || host_problems > 0) return kExitBadInput;
   std::cout << fmt::format("{}: ok — protocol '{}', {} test{}\n", protocol_file.string(), protocol.name,
                            protocol.tests.size(), protocol.tests.size() == 1 ? "" : "s");
   for (const runner::HostEntry& e : protocol.hosts)

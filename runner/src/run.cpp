@@ -523,6 +523,16 @@ RunOutcome run_protocol(Protocol& protocol, const RunOptions& options, const Sto
   const detail::RunTarget target = detail::RunTarget::acquire(protocol, options, record.run_id);
   fs::create_directories(options.out_dir, ec);
   if (ec) throw EnvironmentError(fmt::format("cannot create output directory '{}': {}", options.out_dir.string(), ec.message()));
+  if (options.start_at) {
+    // The wait is on the monotonic clock from one reading of the wall clock: a clock step during
+    // it does not move the start. A stop ends it; the tests are then skipped as interrupted.
+    const auto left = std::chrono::duration_cast<std::chrono::nanoseconds>(*options.start_at - std::chrono::system_clock::now());
+    if (left.count() > 0) {
+      (options.out ? *options.out : std::cout)
+          << fmt::format("drivelab: waiting {:.1f} s for --start-at\n", seconds_between(0, left.count())) << std::flush;
+      stop.sleep_until(monotonic_ns() + left.count());
+    }
+  }
 
   record.tool = results::probe_tool();
   record.host = results::probe_host();

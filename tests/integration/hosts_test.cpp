@@ -11,6 +11,7 @@
 #include <fstream>
 #include <iomanip>
 #include <sstream>
+#include <thread>
 
 #include <nlohmann/json.hpp>
 
@@ -88,8 +89,19 @@ TEST(HostsSection, ValidateChecksEveryEntrysOverrides) {
                                    "  - rank: 1\n    target: /b\n    set:\n      tests[0].io.iodepth: 0\n"));
   const auto r = drivelab::testing::run({DRIVELAB_EXE, "validate", protocol.string()}, dir.path(), std::chrono::seconds(60));
   EXPECT_EQ(r.status, 2) << r.out << r.err;
-  EXPECT_NE(r.err.find("hosts[1] (rank 1): "), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("iodepth"), std::string::npos) << r.err;
+  // At the entry's line in the file (hosts[1] is on line 4), not at "<--set>".
+  EXPECT_NE(r.err.find(protocol.string() + ":4:5: hosts[1].set (rank 1): tests[0].io.iodepth: "), std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.err.find("<--set>"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("1 problem found in the hosts: entries' overrides"), std::string::npos) << r.err;
+  // With a structural problem too, both are reported at once.
+  write_text(protocol, io_protocol("hosts:\n"
+                                   "  - {rank: 0, host: both, target: /a}\n"
+                                   "  - rank: 1\n    target: /b\n    set:\n      tests[0].io.iodepth: 0\n"));
+  const auto both = drivelab::testing::run({DRIVELAB_EXE, "validate", protocol.string()}, dir.path(), std::chrono::seconds(60));
+  EXPECT_EQ(both.status, 2);
+  EXPECT_NE(both.err.find("an entry names a rank or a host, not both"), std::string::npos) << both.err;
+  EXPECT_NE(both.err.find("hosts[1].set (rank 1): tests[0].io.iodepth"), std::string::npos) << both.err;
 
   write_text(protocol, io_protocol("hosts:\n  - {rank: 0, target: /a}\n  - {host: vm2, target: /b, set: {seed: 9}}\n"));
   const auto ok = drivelab::testing::run({DRIVELAB_EXE, "validate", protocol.string()}, dir.path(), std::chrono::seconds(60));
@@ -127,6 +139,31 @@ TEST(StartAt, WaitsForTheTimeAndRefusesAPastOrMalformedOne) {
   }
 }
 
+TEST(StartAt, TheTargetIsCheckedAndLockedBeforeTheWait) {
+  ScratchDir dir("start-at-lock");
+  // A refusal comes at once, not at the start time.
+  const auto t0 = std::chrono::steady_clock::now();
+  const auto bad = drivelab::testing::run({DRIVELAB_EXE, "io", "--target", dir.path().string(), "--engine", "null",
+                                           "--duration", "1s", "--out", "/proc/drivelab-no-such-dir", "--start-at",
+                                           "+60s"},
+                                          dir.path(), std::chrono::seconds(60));
+  EXPECT_EQ(bad.status, 3) << bad.err;
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 30.0);
+  // The waiting run holds the target: a second run on it is refused while the first waits.
+  drivelab::testing::Child waiting({DRIVELAB_EXE, "io", "--target", dir.path().string(), "--engine", "null",
+                                    "--warmup", "0s", "--duration", "1s", "--out", (dir.path() / "a").string(),
+                                    "--quiet", "--start-at", "+6s"},
+                                   dir.path() / "a.out", dir.path() / "a.err");
+  for (int i = 0; i < 100 && read_file(dir.path() / "a.out").find("waiting") == std::string::npos; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  const auto second = drivelab::testing::run({DRIVELAB_EXE, "io", "--target", dir.path().string(), "--engine", "null",
+                                              "--duration", "1s", "--out", (dir.path() / "b").string()},
+                                             dir.path(), std::chrono::seconds(60));
+  EXPECT_EQ(second.status, 3) << second.out << second.err;
+  EXPECT_NE(second.err.find("in use by another drivelab run"), std::string::npos) << second.err;
+  EXPECT_EQ(waiting.wait(std::chrono::seconds(60)), 0) << waiting.err();
+}
+
 TEST(HostsSection, TwoRanksUnderMpirunEachRunOnTheirEntrysTarget) {
   if (::access("/usr/bin/mpirun", X_OK) != 0) GTEST_SKIP() << "no /usr/bin/mpirun (apt-get install openmpi-bin)";
   ScratchDir dir("hosts-mpirun");
@@ -140,7 +177,7 @@ TEST(HostsSection, TwoRanksUnderMpirunEachRunOnTheirEntrysTarget) {
                                 "--mca", "btl_tcp_if_include", "lo", "--mca", "oob_tcp_if_include", "lo",
                                 "-x", "ASAN_OPTIONS=detect_leaks=0:abort_on_error=1"};
   if (::geteuid() == 0) args.insert(args.begin() + 1, "--allow-run-as-root");
-  for (const std::string a : {std::string(DRIVELAB_EXE), std::string("run"), protocol.string(), std::string("--out"),
+  for (const std::string& a : {std::string(DRIVELAB_EXE), std::string("run"), protocol.string(), std::string("--out"),
                               (dir.path() / "out").string(), std::string("--quiet"), std::string("--set"),
                               std::string("tests[0].duration=1s")})
     args.push_back(a);

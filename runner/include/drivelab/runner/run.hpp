@@ -47,6 +47,11 @@ struct RunOptions {
   /// Receives the run's live figures (`--metrics-listen`: metrics/prometheus.hpp), nullptr for
   /// none. Called as live_metrics.hpp says; it must outlive the call.
   LiveMetrics* live_metrics = nullptr;
+  /// --start-at: the wall-clock instant to start the first test at (runs started by hand on
+  /// several hosts, docs/multihost.md). run_protocol waits for it after the target is checked and
+  /// locked and the output directory made, so those refusals come at once and the target stays
+  /// this run's through the wait; a stop during the wait skips every test (record interrupted).
+  std::optional<std::chrono::system_clock::time_point> start_at;
 };
 
 struct RunOutcome {
