@@ -412,6 +412,26 @@ TestRecord merge_test(std::size_t index, const std::vector<Host>& all, int size,
   std::vector<const std::vector<std::string>*> wl;
   for (const TestRecord* x : tests) wl.push_back(&x->warnings);
   t.warnings = merge_warnings(hosts, wl);
+  // Hosts that ran the test with different settings (a hosts: entry's set:): the merged figures
+  // sum different workloads, and the merged record keeps the first host's config only.
+  {
+    std::vector<std::string> differing;
+    const Json& first = tests.front()->config;
+    for (std::size_t i = 1; i < tests.size(); ++i) {
+      const Json& c = tests[i]->config;
+      if (!first.is_object() || !c.is_object()) continue;
+      for (const auto& [key, value] : c.items()) {
+        const auto it = first.find(key);
+        if (it != first.end() && *it == value) continue;
+        differing.push_back(fmt::format("{}: {} {} vs {} {}", key, hosts.front()->label(),
+                                        it != first.end() ? it->dump() : "(none)", hosts[i]->label(), value.dump()));
+      }
+    }
+    if (!differing.empty())
+      t.warnings.push_back(fmt::format("the hosts ran this test with different settings ({}): its config is {}'s, and "
+                                       "the merged figures combine different workloads",
+                                       fmt::join(differing, "; "), hosts.front()->label()));
+  }
   for (const std::string& u : unmeasured)
     t.warnings.push_back(fmt::format("{} has no results for this test (its record ends before the test did): the "
                                      "figures are those of the other {} host{}", u, tests.size(),
