@@ -4,6 +4,7 @@
 #include <sqlite3.h>
 
 #include <algorithm>
+#include <chrono>
 #include <regex>
 
 #include <fmt/format.h>
@@ -16,6 +17,25 @@
 namespace drivelab::results {
 
 namespace {
+
+/// Whether `text` starts with a real UTC calendar date and, if it goes on, a real time of day:
+/// "YYYY-MM-DD[THH[:MM[:SS[.fff]]]][Z]" with the month's days and 00-23:00-59:00-59 checked
+/// (the format is checked by the caller's pattern; this rejects 2026-02-30 and 25:61).
+bool calendar_valid(std::string_view text) {
+  const auto num = [&](std::size_t at, std::size_t len) {
+    int v = 0;
+    for (std::size_t i = at; i < at + len && i < text.size(); ++i) v = v * 10 + (text[i] - '0');
+    return v;
+  };
+  if (text.size() < 10) return false;
+  const std::chrono::year_month_day ymd{std::chrono::year(num(0, 4)), std::chrono::month(static_cast<unsigned>(num(5, 2))),
+                                        std::chrono::day(static_cast<unsigned>(num(8, 2)))};
+  if (!ymd.ok()) return false;
+  if (text.size() >= 13 && num(11, 2) > 23) return false;
+  if (text.size() >= 16 && num(14, 2) > 59) return false;
+  if (text.size() >= 19 && num(17, 2) > 59) return false;
+  return true;
+}
 
 /// A prepared statement, finalized on scope exit.
 class Statement {
@@ -128,7 +148,7 @@ RunFilter parse_run_filter(std::string_view text) {
   if (!known) throw ConfigError(fmt::format("--where '{}': unknown key '{}' (the keys: {})", text, f.key, keys));
   if (f.key == "since" || f.key == "until") {
     static const std::regex kDate(R"(^[0-9]{4}-[0-9]{2}-[0-9]{2}(T[0-9]{2}(:[0-9]{2}(:[0-9]{2}(\.[0-9]{1,3})?)?)?Z?)?$)");
-    if (!std::regex_match(f.value, kDate))
+    if (!std::regex_match(f.value, kDate) || !calendar_valid(f.value))
       throw ConfigError(fmt::format("--where '{}': {} must be a UTC date YYYY-MM-DD or time YYYY-MM-DDTHH:MM:SS", text, f.key));
     if (f.value.ends_with('Z')) f.value.pop_back();  // the records' times end in "Z" after the milliseconds
   }
@@ -179,6 +199,11 @@ RunStore::~RunStore() = default;
 ImportOutcome RunStore::import_file(const std::filesystem::path& file) {
   const std::string text = detail::read_file(file, "result record");
   const RunRecord record = detail::record_from_text(text, file);
+  // since/until compare started_at as text: only a real timestamp may go in.
+  static const std::regex kTime(R"(^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?Z$)");
+  if (!std::regex_match(record.started_at, kTime) || !calendar_valid(record.started_at))
+    throw ConfigError(fmt::format("{}: started_at '{}' is not a UTC time such as 2026-12-05T23:30:00.000Z", file.string(),
+                                  record.started_at));
   sqlite3* db = db_.get();
   exec(db, "BEGIN IMMEDIATE", path_);
   try {

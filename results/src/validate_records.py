@@ -99,24 +99,40 @@ def check_record(name, text):
 
 
 def check_journal(name, text):
+    """A journal as `drivelab results recover` reads it (docs/results.md, "Journal"): its first
+    event is run_start; a last line cut off by a crash (no newline after it, not JSON) is the
+    normal state after a kill and is noted, not a fault; any other line must be an event."""
     ok = True
+    cut_last = not text.endswith("\n")
     lines = text.split("\n")
     if lines and lines[-1] == "":
         lines.pop()
     events = 0
+    first = True
     for number, line in enumerate(lines, start=1):
         if line.strip() == "":
             continue
-        events += 1
         try:
             doc = json.loads(line)
         except ValueError as e:
+            if cut_last and number == len(lines):
+                print(f"{name}:{number}: note: the last line is cut off (a run killed while writing it); "
+                      f"recover ignores it")
+                continue
             report(f"{name}:{number}", [("", f"not valid JSON: {e}")])
             ok = False
             continue
+        events += 1
+        if first and not (isinstance(doc, dict) and doc.get("event") == "run_start"):
+            report(f"{name}:{number}", [("/event", "a journal starts with the run_start event")])
+            ok = False
+        first = False
         found = faults("journal_line", doc)
         report(f"{name}:{number}", found)
         ok = ok and not found
+    if events == 0:
+        report(name, [("", "no events: a journal starts with the run_start event")])
+        ok = False
     return ok, events
 
 
@@ -148,11 +164,16 @@ for name in files:
     try:
         with open(name, encoding="utf-8") as f:
             text = f.read()
-    except (OSError, UnicodeDecodeError) as e:
+    except UnicodeDecodeError as e:
+        # Readable, but not text: not a record, a journal or a CSV; the other files are still checked.
+        report(name, [("", f"not valid JSON or CSV: not UTF-8 text ({e.reason} at byte {e.start})")])
+        invalid += 1
+        continue
+    except OSError as e:
         fail(f"{name}: cannot read: {e}")
     if name.endswith(".jsonl"):
         ok, n = check_journal(name, text)
-        what = f"journal, {n} events"
+        what = f"journal, {n} event{'' if n == 1 else 's'}"
     elif name.endswith(".csv"):
         ok, n = check_csv(name, text)
         what = f"report CSV, {n} rows"

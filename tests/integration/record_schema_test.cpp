@@ -219,6 +219,29 @@ TEST(RecordSchema, FaultsAreRejectedWithTheirFileLineAndPointer) {
   EXPECT_NE(vs.out.find("report_run_disk_1.json: /lab: required key missing"), std::string::npos) << vs.out;
 }
 
+// Journals as `results recover` reads them: the first event is run_start; a last line cut off by
+// a kill is noted, not a fault; a file that is not text is reported and the others still checked.
+TEST(RecordSchema, JournalsFollowRecoverAndBinaryFilesAreReportedNotFatal) {
+  ScratchDir dir("record-schema-journals");
+  const fs::path empty = dir.path() / "empty.jsonl", interval_only = dir.path() / "interval.jsonl",
+                 cut = dir.path() / "cut.jsonl", binary = dir.path() / "binary.json", good = dir.path() / "good.json";
+  std::ofstream(empty) << "";
+  std::ofstream(interval_only) << R"({"event":"interval","test":"a","interval":{"t_s":1,"duration_s":1,"values":{}}})" << '\n';
+  std::ofstream(cut) << R"({"event":"run_start","record":{"schema":"drivelab.run/1")";  // cut by a kill, no newline
+  std::ofstream(binary, std::ios::binary) << std::string("\x7f" "ELF\x02\x01\x01\0\xd0\xff\xfe", 12);
+  save(good, load(golden("report_run_disk_1.json")));
+  const auto v = validate(dir, {empty.string(), interval_only.string(), cut.string(), binary.string(), good.string()});
+  EXPECT_EQ(v.status, 2) << v.out << v.err;
+  EXPECT_NE(v.out.find(empty.string() + ": (document root): no events: a journal starts with the run_start event"),
+            std::string::npos) << v.out;
+  EXPECT_NE(v.out.find(interval_only.string() + ":1: /event: a journal starts with the run_start event"),
+            std::string::npos) << v.out;
+  EXPECT_NE(v.out.find(cut.string() + ":1: note: the last line is cut off"), std::string::npos) << v.out;
+  EXPECT_NE(v.out.find(binary.string() + ": (document root): not valid JSON or CSV: not UTF-8 text"), std::string::npos)
+      << v.out << v.err;
+  EXPECT_NE(v.out.find(good.string() + ": valid (record)"), std::string::npos) << "checked after the binary file: " << v.out;
+}
+
 TEST(RecordSchema, WithoutPython3TheValidatorCannotRun) {
   ScratchDir dir("record-schema-nopython");
   ScopedEnv env("PATH", dir.path().string());  // no python3 there

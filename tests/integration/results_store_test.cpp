@@ -9,6 +9,8 @@
 
 #include <fstream>
 
+#include <nlohmann/json.hpp>
+
 #include "process.hpp"
 
 namespace {
@@ -18,6 +20,7 @@ using drivelab::testing::read_file;
 using drivelab::testing::ScratchDir;
 
 const fs::path kSource = DRIVELAB_SOURCE_DIR;
+using nlohmann::json;
 
 /// The golden records as a user types them from the source root (the golden test's sources).
 const std::vector<std::string> kGolden = {"tests/golden/report_run_disk_1.json", "tests/golden/report_run_disk_2.json",
@@ -127,6 +130,25 @@ TEST(ResultsStore, WhereSelectsWithBoundValues) {
   const auto bad_date = run_drivelab(dir, {"report", "--db", db, "--where", "since=yesterday"});
   EXPECT_EQ(bad_date.status, 2);
   EXPECT_NE(bad_date.err.find("since must be a UTC date"), std::string::npos) << bad_date.err;
+  // Dates the calendar does not have are refused too, not compared as text.
+  for (const char* impossible : {"since=2026-02-30", "since=2026-13-45", "until=2026-12-06T25:61:00"}) {
+    const auto r = run_drivelab(dir, {"report", "--db", db, "--where", impossible});
+    EXPECT_EQ(r.status, 2) << impossible << ": " << r.out;
+    EXPECT_NE(r.err.find("must be a UTC date"), std::string::npos) << r.err;
+  }
+}
+
+// A record whose started_at is not a timestamp would be misplaced by since/until: refused by name.
+TEST(ResultsStore, ARecordWhoseStartIsNotATimestampIsRefused) {
+  ScratchDir dir("store-bad-start");
+  const std::string db = (dir.path() / "runs.sqlite").string();
+  json rec = json::parse(read_file(kSource / "tests/golden/report_run_disk_1.json"));
+  rec["started_at"] = "not-a-date";
+  const fs::path bad = dir.path() / "baddate.json";
+  std::ofstream(bad) << rec.dump();
+  const auto r = run_drivelab(dir, {"results", "import", bad.string(), "--db", db});
+  EXPECT_NE(r.status, 0) << r.out;
+  EXPECT_NE((r.out + r.err).find("started_at 'not-a-date' is not a UTC time"), std::string::npos) << r.out << r.err;
 }
 
 TEST(ResultsStore, ANonRecordOrANonStoreIsRefusedByName) {
