@@ -292,6 +292,28 @@ Json merge_curve_points(const std::vector<const TestRecord*>& tests, const std::
   return out;
 }
 
+/// The warning of a test that the hosts ran with different settings (a hosts: entry's set:),
+/// naming each differing config key per host; "" when every host's config is the first's. The
+/// merged figures then combine different workloads, and the merged config is the first host's.
+std::string different_settings_warning(const std::vector<const Host*>& hosts, const std::vector<const TestRecord*>& tests) {
+  std::vector<std::string> differing;
+  const Json& first = tests.front()->config;
+  for (std::size_t i = 1; i < tests.size(); ++i) {
+    const Json& c = tests[i]->config;
+    if (!first.is_object() || !c.is_object()) continue;
+    for (const auto& [key, value] : c.items()) {
+      const auto it = first.find(key);
+      if (it != first.end() && *it == value) continue;
+      differing.push_back(fmt::format("{}: {} {} vs {} {}", key, hosts.front()->label(),
+                                      it != first.end() ? it->dump() : "(none)", hosts[i]->label(), value.dump()));
+    }
+  }
+  if (differing.empty()) return {};
+  return fmt::format("the hosts ran this test with different settings ({}): its config is {}'s, and the merged "
+                     "figures combine different workloads",
+                     fmt::join(differing, "; "), hosts.front()->label());
+}
+
 Json host_test_entry(const TestRecord& t) {
   Json metrics = Json::object();
   for (const Metric& m : t.metrics) metrics[m.name] = number_or_null(m.value);
@@ -412,26 +434,7 @@ TestRecord merge_test(std::size_t index, const std::vector<Host>& all, int size,
   std::vector<const std::vector<std::string>*> wl;
   for (const TestRecord* x : tests) wl.push_back(&x->warnings);
   t.warnings = merge_warnings(hosts, wl);
-  // Hosts that ran the test with different settings (a hosts: entry's set:): the merged figures
-  // sum different workloads, and the merged record keeps the first host's config only.
-  {
-    std::vector<std::string> differing;
-    const Json& first = tests.front()->config;
-    for (std::size_t i = 1; i < tests.size(); ++i) {
-      const Json& c = tests[i]->config;
-      if (!first.is_object() || !c.is_object()) continue;
-      for (const auto& [key, value] : c.items()) {
-        const auto it = first.find(key);
-        if (it != first.end() && *it == value) continue;
-        differing.push_back(fmt::format("{}: {} {} vs {} {}", key, hosts.front()->label(),
-                                        it != first.end() ? it->dump() : "(none)", hosts[i]->label(), value.dump()));
-      }
-    }
-    if (!differing.empty())
-      t.warnings.push_back(fmt::format("the hosts ran this test with different settings ({}): its config is {}'s, and "
-                                       "the merged figures combine different workloads",
-                                       fmt::join(differing, "; "), hosts.front()->label()));
-  }
+  if (std::string w = different_settings_warning(hosts, tests); !w.empty()) t.warnings.push_back(std::move(w));
   for (const std::string& u : unmeasured)
     t.warnings.push_back(fmt::format("{} has no results for this test (its record ends before the test did): the "
                                      "figures are those of the other {} host{}", u, tests.size(),

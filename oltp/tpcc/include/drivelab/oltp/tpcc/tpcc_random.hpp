@@ -14,6 +14,23 @@
 
 namespace drivelab::oltp::tpcc {
 
+// ---- cardinalities (clause 1.2 / 4.3.3.1) -------------------------------------------------------
+inline constexpr int kDistrictsPerWarehouse = 10;
+inline constexpr int kCustomersPerDistrict = 3000;
+inline constexpr int kOrdersPerDistrict = 3000;
+inline constexpr int kItems = 100'000;  ///< also STOCK rows per warehouse
+/// Orders 2,101..3,000 of each district are undelivered at load time (900 NEW-ORDER rows).
+inline constexpr int kFirstUndeliveredOrder = 2101;
+/// Customers 1..1,000 get last names from c_id - 1; the others from NURand(255, 0, 999).
+inline constexpr int kCustomersWithSequentialLastName = 1000;
+
+/// Database size. `items` is 100,000 in TPC-C; smaller values exist only for fast unit tests and
+/// make the database not TPC-C (documented in docs/oltp-tpcc.md).
+struct Scale {
+  int warehouses = 1;
+  int items = kItems;
+};
+
 // ---- profiles (docs/oltp-tpcc.md section 2a) --------------------------------------------------
 
 /// Whose rules draw the inputs, the transaction mix, the terminals' warehouses and the think
@@ -33,23 +50,6 @@ enum class HammerDbScript { postgresql, mariadb };
 /// The C of NURand(255, 0, 999, C) for C_LAST that HammerDB uses at load and at run time alike
 /// (tpcccommon-1.0.tm's callers: pgoltp.tcl, mariaoltp.tcl `NURand 255 0 999 123`).
 inline constexpr int kHammerDbCLast = 123;
-
-// ---- cardinalities (clause 1.2 / 4.3.3.1) -------------------------------------------------------
-inline constexpr int kDistrictsPerWarehouse = 10;
-inline constexpr int kCustomersPerDistrict = 3000;
-inline constexpr int kOrdersPerDistrict = 3000;
-inline constexpr int kItems = 100'000;  ///< also STOCK rows per warehouse
-/// Orders 2,101..3,000 of each district are undelivered at load time (900 NEW-ORDER rows).
-inline constexpr int kFirstUndeliveredOrder = 2101;
-/// Customers 1..1,000 get last names from c_id - 1; the others from NURand(255, 0, 999).
-inline constexpr int kCustomersWithSequentialLastName = 1000;
-
-/// Database size. `items` is 100,000 in TPC-C; smaller values exist only for fast unit tests and
-/// make the database not TPC-C (documented in docs/oltp-tpcc.md).
-struct Scale {
-  int warehouses = 1;
-  int items = kItems;
-};
 
 // ---- NURand (clause 2.1.6) ----------------------------------------------------------------------
 
