@@ -150,13 +150,19 @@ std::optional<LoadMeta> read_meta(Connection& conn) {
   return meta;
 }
 
-std::string sql_timestamp_now() {
+const std::string& sql_timestamp_now() {
+  thread_local std::time_t formatted = -1;
+  thread_local std::string text;
   const std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  localtime_r(&t, &tm);
-  char buf[32];
-  const std::size_t n = std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S", &tm);
-  return std::string(buf, n);
+  if (t != formatted) {
+    std::tm tm{};
+    localtime_r(&t, &tm);
+    char buf[32];
+    const std::size_t n = std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S", &tm);
+    text.assign(buf, n);
+    formatted = t;
+  }
+  return text;
 }
 
 }  // namespace drivelab::oltp::tpcc

@@ -9,9 +9,13 @@
 /// Unlike HammerDB, the inputs are drawn in the driver (InputGenerator, clauses 2.x.1) and passed
 /// as arguments, so both protocols run the same transactions from the same seed. New-Order's
 /// item lines are passed as three packed strings of comma-separated integers (item ids, supply
-/// warehouses, quantities; at most 15 each). Each procedure follows the database profile of its
-/// clause x.2.2 statement by statement, exactly as the `statements` protocol does
-/// (tpcc_statements.hpp): the same reads, locking reads, updates and inserts.
+/// warehouses, quantities; at most 15 each). Each procedure has the effects of its clause x.2.2
+/// database profile exactly as the `statements` protocol (tpcc_statements.hpp): the same reads,
+/// locking reads, updates and inserts. Most follow it statement by statement; PostgreSQL's
+/// New-Order is set-based (one statement reads, updates and turns all lines' stock rows into
+/// ORDER-LINE rows; 8 statements for 10 lines instead of 46, as HammerDB's NEWORD is set-based,
+/// pgoltp.tcl:479-600), and PostgreSQL's Payment reads WAREHOUSE and DISTRICT with
+/// UPDATE ... RETURNING (docs/oltp-tpcc.md section 7).
 ///
 ///   PostgreSQL  PL/pgSQL functions drivelab_neword / _payment / _ostat / _delivery / _slev,
 ///               called as `SELECT drivelab_x(?, ...)` in autocommit: the call IS the
@@ -54,7 +58,7 @@ inline constexpr std::string_view kRollbackSqlstate = "DLRB1";
 bool has_procedures(const Dialect& dialect) noexcept;
 
 /// The DDL that (re)creates the five procedures in `dialect`, one statement per element
-/// (PostgreSQL: CREATE OR REPLACE FUNCTION; MariaDB: DROP FUNCTION IF EXISTS + CREATE FUNCTION).
+/// (PostgreSQL: CREATE OR REPLACE FUNCTION, New-Order's helper drivelab_stock_quantity first; MariaDB: DROP FUNCTION IF EXISTS + CREATE FUNCTION).
 /// Throws InternalError for a dialect without procedures.
 std::vector<std::string> procedure_ddl(const Dialect& dialect);
 

@@ -52,8 +52,10 @@ void write_meta(Connection& conn, const LoadMeta& meta);
 std::optional<LoadMeta> read_meta(Connection& conn);
 
 /// Current local time as "YYYY-MM-DD HH:MM:SS", the text form of a TIMESTAMP every backend
-/// accepts (O_ENTRY_D, H_DATE, C_SINCE, OL_DELIVERY_D).
-std::string sql_timestamp_now();
+/// accepts (O_ENTRY_D, H_DATE, C_SINCE, OL_DELIVERY_D). The text is formatted once per second
+/// per thread (localtime_r takes glibc's time-zone lock; 87% of transactions need a timestamp)
+/// and the reference stays valid until the calling thread's next call.
+const std::string& sql_timestamp_now();
 
 /// Why a database cannot be reused for a run at `scale`, or "" when it can: drivelab_meta says
 /// complete with the same warehouses and items, and cheap row counts agree (WAREHOUSE = W,
