@@ -39,30 +39,13 @@ export REPO SCRIPT
 exec python3 - "$@" <<'PY'
 import json, os, shlex, shutil, statistics, subprocess, sys, tempfile, time
 
-args = sys.argv[1:]
-opt = {"duration": 60, "tables": 4, "table_size": 100000, "threads": 8,
-       "databases": "postgres mariadb", "rand_types": "special uniform", "services_env": "", "build": "./build",
-       "repeat": 1}
-i = 0
-while i < len(args):
-    a = args[i]
-    key = a[2:].replace("-", "_") if a.startswith("--") else None
-    if key in opt and i + 1 < len(args):
-        opt[key] = type(opt[key])(args[i + 1]) if isinstance(opt[key], int) else args[i + 1]
-        i += 2
-    elif a in ("-h", "--help"):
-        for line in open(os.environ["SCRIPT"]):
-            if line.startswith("#!"):
-                continue
-            if not line.startswith("#"):
-                break
-            print(line.rstrip()[2:])
-        sys.exit(0)
-    elif not a.startswith("--"):
-        opt["build"] = a
-        i += 1
-    else:
-        sys.exit(f"oltp_vs_sysbench: unknown option {a} (see the header of the script)")
+sys.path.insert(0, os.path.join(os.environ["REPO"], "bench"))
+from bench_options import parse_options  # noqa: E402
+
+DEFAULTS = {"duration": 60, "tables": 4, "table_size": 100000, "threads": 8,
+            "databases": "postgres mariadb", "rand_types": "special uniform", "services_env": "", "build": "./build",
+            "repeat": 1}
+opt = parse_options(sys.argv[1:], DEFAULTS, os.environ["SCRIPT"], "oltp_vs_sysbench")
 
 repo = os.environ["REPO"]
 drivelab = os.path.join(opt["build"], "apps", "drivelab")
