@@ -89,7 +89,7 @@ std::string deliver_order(std::string_view indent) {
 /// New-Order (clause 2.4.2.2); returns the new O_ID. Set-based: the district's next O_ID is taken
 /// with UPDATE ... RETURNING, the items of all lines are read in one SELECT, and the stock rows of
 /// all lines are read, updated and turned into ORDER-LINE rows by one statement (a data-modifying
-/// CTE), so a 10-line order costs 8 statements instead of 46 (each statement of a PL/pgSQL body
+/// CTE), so a 10-line order costs 7 statements instead of 46 (each statement of a PL/pgSQL body
 /// pays the executor's start-up; HammerDB v4.12's NEWORD is set-based too, pgoltp.tcl:479-600).
 /// The effects are the per-line clause's exactly: an item ordered on two lines from the same
 /// warehouse has its S_QUANTITY rule applied twice in line order (drivelab_stock_quantity), its

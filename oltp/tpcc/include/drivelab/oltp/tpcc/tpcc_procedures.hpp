@@ -13,7 +13,7 @@
 /// database profile exactly as the `statements` protocol (tpcc_statements.hpp): the same reads,
 /// locking reads, updates and inserts. Most follow it statement by statement; PostgreSQL's
 /// New-Order is set-based (one statement reads, updates and turns all lines' stock rows into
-/// ORDER-LINE rows; 8 statements for 10 lines instead of 46, as HammerDB's NEWORD is set-based,
+/// ORDER-LINE rows; 7 statements for 10 lines instead of 46, as HammerDB's NEWORD is set-based,
 /// pgoltp.tcl:479-600), and PostgreSQL's Payment reads WAREHOUSE and DISTRICT with
 /// UPDATE ... RETURNING (docs/oltp-tpcc.md section 7).
 ///
