@@ -3,7 +3,12 @@
 // identities that hold exactly (response = queue wait + service).
 #include <gtest/gtest.h>
 
+#include <pthread.h>
+#include <sched.h>
+
 #include <chrono>
+#include <filesystem>
+#include <string>
 #include <thread>
 
 #include "drivelab/core/errors.hpp"
@@ -163,6 +168,78 @@ TEST_F(DriverFixture, PooledClosedLoopWithMoreTerminalsThanConnectionsQueues) {
   EXPECT_GT(t.pool_utilisation, 0.0);
   EXPECT_LE(t.pool_utilisation, 1.0 + 1e-9);
   EXPECT_EQ(t.timer_lateness.count(), 0u);  // no timers in a closed loop without think time
+}
+
+TEST_F(DriverFixture, PooledClosedLoopEveryResponseReachesItsTerminal) {
+  // think: none, 40 terminals on 2 connections: each response goes straight back through the
+  // workers' hand-back to its terminal, which submits again at once. A response that never
+  // reached the timer thread would leave its terminal idle for good; once a few were lost the
+  // queue would drain and the pool stop. So work still flows in the last interval, and the queue
+  // holds most of the 40 cards over the run.
+  DriverOptions o = options();
+  o.users = 40;
+  o.terminals = TerminalMode::pooled;
+  o.connections = 2;
+  std::vector<IntervalStats> intervals;
+  const DriverTotals t = run(*backend, o, std::chrono::milliseconds(1000), &intervals);
+  ASSERT_EQ(intervals.size(), 2u);
+  EXPECT_GT(intervals[1].commits, 0u);
+  EXPECT_GT(t.queue_length_avg, 20.0);  // 38 wait for a connection, minus those on their way back
+  EXPECT_LE(t.queue_length_max, 40u);
+  EXPECT_EQ(all_types(t).errors, 0u);
+}
+
+/// Threads of this process whose scheduling policy is SCHED_FIFO.
+int fifo_threads() {
+  int n = 0;
+  for (const auto& task : fs::directory_iterator("/proc/self/task"))
+    if (::sched_getscheduler(std::stoi(task.path().filename().string())) == SCHED_FIFO) ++n;
+  return n;
+}
+
+/// Whether this process may put a thread under SCHED_FIFO (root or CAP_SYS_NICE, and real-time
+/// time in its cgroup): tried on a thread of its own.
+bool may_use_sched_fifo() {
+  bool ok = false;
+  std::thread probe([&ok] {
+    sched_param p{};
+    p.sched_priority = 1;
+    ok = ::pthread_setschedparam(::pthread_self(), SCHED_FIFO, &p) == 0;
+  });
+  probe.join();
+  return ok;
+}
+
+TEST_F(DriverFixture, PooledTimerThreadRunsUnderSchedFifoWhereAllowed) {
+  // The timer thread asks for SCHED_FIFO and, where refused, a short SCHED_OTHER slice; the record
+  // says which, and the kernel's view of the process's threads agrees.
+  DriverOptions o = options();
+  o.users = 10;
+  o.terminals = TerminalMode::pooled;
+  o.connections = 2;
+  o.think = ThinkMode::tpcc;
+  o.think_scale = 0.002;
+  const bool allowed = may_use_sched_fifo();
+  ASSERT_EQ(fifo_threads(), 0);
+  Driver d(*backend, o);
+  d.start();
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));  // the timer thread has started
+  const int during = fifo_threads();
+  d.begin_measurement();
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  d.finish();
+  ASSERT_FALSE(d.failed()) << d.fatal_error().value_or("");
+  const DriverTotals t = d.totals();
+  EXPECT_EQ(t.timer_thread_fifo, allowed);
+  EXPECT_EQ(during, allowed ? 1 : 0);  // the timer thread only: the workers keep SCHED_OTHER
+  if (t.timer_thread_fifo) {
+    EXPECT_EQ(t.timer_thread_nice, 0);
+    EXPECT_EQ(t.timer_thread_slice_us, 0);
+  } else {
+    EXPECT_EQ(t.timer_thread_slice_us, 100);  // sched_setattr is open to every thread for itself
+  }
+  EXPECT_GT(t.timer_lateness.count(), 0u);
+  EXPECT_EQ(fifo_threads(), 0);  // joined
 }
 
 TEST_F(DriverFixture, OpenLoopArrivalsComeAtTheRequestedRate) {
