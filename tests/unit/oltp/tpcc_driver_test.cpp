@@ -189,6 +189,26 @@ TEST_F(DriverFixture, PooledClosedLoopEveryResponseReachesItsTerminal) {
   EXPECT_EQ(all_types(t).errors, 0u);
 }
 
+TEST_F(DriverFixture, PooledThinkTimersOfLongThinkTimesAreArmedByTheSweep) {
+  // think_scale 0.02: think means 240/240/200/100/100 ms, so most responses have a think time
+  // past the 50 ms horizon and do not wake the timer thread; the 10 ms sweep must take them and
+  // arm their think timers, else each terminal would stop after its first such response.
+  DriverOptions o = options();
+  o.users = 10;
+  o.terminals = TerminalMode::pooled;
+  o.connections = 2;
+  o.think = ThinkMode::tpcc;
+  o.think_scale = 0.02;  // keying 360/60/40/40/40 ms: a cycle is ~0.3-0.6 s
+  std::vector<IntervalStats> intervals;
+  const DriverTotals t = run(*backend, o, std::chrono::milliseconds(3000), &intervals);
+  const TypeStats all = all_types(t);
+  ASSERT_EQ(intervals.size(), 2u);
+  EXPECT_GT(intervals[1].commits, 0u);  // terminals still cycle in the last 1.5 s
+  EXPECT_GT(completed(all), 2u * 10u);  // more than two cycles per terminal on average
+  EXPECT_GT(t.timer_lateness.count(), completed(all));  // keying + think timers fired
+  EXPECT_EQ(all.errors, 0u);
+}
+
 /// Threads of this process whose scheduling policy is SCHED_FIFO.
 int fifo_threads() {
   int n = 0;
