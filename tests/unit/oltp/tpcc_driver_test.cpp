@@ -35,6 +35,18 @@ struct DriverFixture : ::testing::Test {
     return o;
   }
 
+  /// 10 pooled terminals (one per district, clause 4.2.2) on `connections` connections, with the
+  /// clause 5.2.5 keying and think times scaled by `think_scale`.
+  DriverOptions pooled_with_think(int connections, double think_scale) const {
+    DriverOptions o = options();
+    o.users = 10;
+    o.terminals = TerminalMode::pooled;
+    o.connections = connections;
+    o.think = ThinkMode::tpcc;
+    o.think_scale = think_scale;
+    return o;
+  }
+
   /// Runs `o` for `measure` after a short unrecorded start; returns the totals.
   static DriverTotals run(Backend& b, const DriverOptions& o, std::chrono::milliseconds measure,
                           std::vector<IntervalStats>* intervals = nullptr) {
@@ -104,12 +116,8 @@ TEST(TpccDriverRules, ImpossibleOptionsAreRejected) {
 }
 
 TEST_F(DriverFixture, PooledTerminalsWithScaledThinkTimesRunTheMixThroughThePool) {
-  DriverOptions o = options();
-  o.users = 10;  // 10 terminals for the warehouse, one per district (clause 4.2.2)
-  o.terminals = TerminalMode::pooled;
-  o.connections = 3;
-  o.think = ThinkMode::tpcc;
-  o.think_scale = 0.002;  // keying 36/6/4/4/4 ms, think means 24/24/20/10/10 ms
+  // Keying 36/6/4/4/4 ms, think means 24/24/20/10/10 ms.
+  const DriverOptions o = pooled_with_think(3, 0.002);
   std::vector<IntervalStats> intervals;
   const DriverTotals t = run(*backend, o, std::chrono::milliseconds(2400), &intervals);
   const TypeStats all = all_types(t);
@@ -193,12 +201,7 @@ TEST_F(DriverFixture, PooledThinkTimersOfLongThinkTimesAreArmedByTheSweep) {
   // think_scale 0.02: think means 240/240/200/100/100 ms, so most responses have a think time
   // past the 50 ms horizon and do not wake the timer thread; the 10 ms sweep must take them and
   // arm their think timers, else each terminal would stop after its first such response.
-  DriverOptions o = options();
-  o.users = 10;
-  o.terminals = TerminalMode::pooled;
-  o.connections = 2;
-  o.think = ThinkMode::tpcc;
-  o.think_scale = 0.02;  // keying 360/60/40/40/40 ms: a cycle is ~0.3-0.6 s
+  const DriverOptions o = pooled_with_think(2, 0.02);  // keying 360/60/40/40/40 ms: a cycle is ~0.3-0.6 s
   std::vector<IntervalStats> intervals;
   const DriverTotals t = run(*backend, o, std::chrono::milliseconds(3000), &intervals);
   const TypeStats all = all_types(t);
@@ -233,12 +236,7 @@ bool may_use_sched_fifo() {
 TEST_F(DriverFixture, PooledTimerThreadRunsUnderSchedFifoWhereAllowed) {
   // The timer thread asks for SCHED_FIFO and, where refused, a short SCHED_OTHER slice; the record
   // says which, and the kernel's view of the process's threads agrees.
-  DriverOptions o = options();
-  o.users = 10;
-  o.terminals = TerminalMode::pooled;
-  o.connections = 2;
-  o.think = ThinkMode::tpcc;
-  o.think_scale = 0.002;
+  const DriverOptions o = pooled_with_think(2, 0.002);
   const bool allowed = may_use_sched_fifo();
   ASSERT_EQ(fifo_threads(), 0);
   Driver d(*backend, o);
