@@ -6,7 +6,7 @@
 #   driver RSS peak      MiB, VmHWM of the drivelab process            target <= 200 MiB
 #   driver CPU           % of one core, getrusage over the measured    target <= 25 %
 #                        phase (the server's processes are not ours)
-#   timer lateness p99   ms, how late keying/think timers fired         target <= 5 ms
+#   timer lateness p99   ms, how late keying/think timers fired         target <= 1 ms
 #
 # and, for context, TPS, tpmC, efficiency, response/queue-wait p50/p99, pool utilisation and
 # the driver's CPU per transaction (ms of CPU / transaction = CPU% / 100 / TPS).
@@ -21,6 +21,8 @@
 # Needs: a Release build of `drivelab` (a Debug build works but its CPU figure means little),
 # PostgreSQL 15 server binaries (/usr/lib/postgresql/15/bin), and a target directory the
 # `postgres` user can reach when run as root (e.g. under /tmp or a mount of the drive under test).
+# Run as root (or with CAP_SYS_NICE), the timer thread gets SCHED_FIFO, which the lateness target
+# assumes (docs/oltp-tpcc.md section 4; the record's details.pool.timer_thread_policy says).
 # The database is ~86 MB per warehouse (50 warehouses: ~4.3 GB, loaded first; the load time is
 # printed). Exit status: 0 when every target is met, 1 when one is missed, 2 on a failed run.
 set -euo pipefail
@@ -123,7 +125,7 @@ for w in t.get("warnings", []):
 checks = [
     ("driver RSS peak", m.get("driver_rss_peak_mib"), "MiB", 200.0),
     ("driver CPU", m.get("driver_cpu_pct"), "% of one core", 25.0),
-    ("timer lateness p99", m.get("timer_lateness_p99_ms"), "ms", 5.0),
+    ("timer lateness p99", m.get("timer_lateness_p99_ms"), "ms", 1.0),
 ]
 failed = False
 for name, value, unit, limit in checks:

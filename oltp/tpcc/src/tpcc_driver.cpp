@@ -194,7 +194,10 @@ DriverTotals Driver::totals() const {
   if (!engine_) return out;
   state_->stats.totals(out);
   out.workers = engine_->executors();
-  out.timer_thread_nice = engine_->timer_thread_nice();
+  const detail::TerminalEngine::TimerThreadScheduling timer = engine_->timer_thread();
+  out.timer_thread_fifo = timer.fifo;
+  out.timer_thread_nice = timer.nice;
+  out.timer_thread_slice_us = timer.slice_us;
   if (finished_) engine_->merge_lateness(out.timer_lateness);  // the engine's threads are joined
   std::lock_guard lock(book_->mu);
   out.users_logged_in = book_->logged_in_at_start;

@@ -189,7 +189,9 @@ void record_tpcc_results(results::TestRecorder& rec, const tpcc::DriverTotals& t
   rec.detail("in_doubt", totals.in_doubt);
   rec.detail("delivery_skipped_districts", totals.delivery_skipped_districts);
   rec.detail("pool", {{"workers", totals.workers},
+                      {"timer_thread_policy", totals.timer_thread_fifo ? "fifo" : "other"},
                       {"timer_thread_nice", totals.timer_thread_nice},
+                      {"timer_thread_slice_us", totals.timer_thread_slice_us},
                       {"utilisation_pct", totals.pool_utilisation * 100.0},
                       {"queue_length_avg", totals.queue_length_avg},
                       {"queue_length_max", totals.queue_length_max}});

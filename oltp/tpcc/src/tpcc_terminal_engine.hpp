@@ -79,8 +79,13 @@ class TerminalEngine {
   virtual std::uint64_t arrivals_dropped() const noexcept { return 0; }
   /// Executors connected so far.
   virtual int logged_in() const noexcept = 0;
-  /// Nice value of the timer thread (0 without one or when it could not be raised).
-  virtual int timer_thread_nice() const noexcept { return 0; }
+  /// How the timer thread is scheduled (DriverTotals::timer_thread_*; all unset without one).
+  struct TimerThreadScheduling {
+    bool fifo = false;
+    int nice = 0;
+    int slice_us = 0;
+  };
+  virtual TimerThreadScheduling timer_thread() const noexcept { return {}; }
   /// Adds lateness samples the engine keeps outside StatsShards (call after join()).
   virtual void merge_lateness(LatencyHistogram&) const {}
 };

@@ -3,7 +3,12 @@
 // identities that hold exactly (response = queue wait + service).
 #include <gtest/gtest.h>
 
+#include <pthread.h>
+#include <sched.h>
+
 #include <chrono>
+#include <filesystem>
+#include <string>
 #include <thread>
 
 #include "drivelab/core/errors.hpp"
@@ -27,6 +32,18 @@ struct DriverFixture : ::testing::Test {
     Rng rng(7);
     o.c_run = make_c_run(rng, test::cached_c_load());
     o.seed = 11;
+    return o;
+  }
+
+  /// 10 pooled terminals (one per district, clause 4.2.2) on `connections` connections, with the
+  /// clause 5.2.5 keying and think times scaled by `think_scale`.
+  DriverOptions pooled_with_think(int connections, double think_scale) const {
+    DriverOptions o = options();
+    o.users = 10;
+    o.terminals = TerminalMode::pooled;
+    o.connections = connections;
+    o.think = ThinkMode::tpcc;
+    o.think_scale = think_scale;
     return o;
   }
 
@@ -99,12 +116,8 @@ TEST(TpccDriverRules, ImpossibleOptionsAreRejected) {
 }
 
 TEST_F(DriverFixture, PooledTerminalsWithScaledThinkTimesRunTheMixThroughThePool) {
-  DriverOptions o = options();
-  o.users = 10;  // 10 terminals for the warehouse, one per district (clause 4.2.2)
-  o.terminals = TerminalMode::pooled;
-  o.connections = 3;
-  o.think = ThinkMode::tpcc;
-  o.think_scale = 0.002;  // keying 36/6/4/4/4 ms, think means 24/24/20/10/10 ms
+  // Keying 36/6/4/4/4 ms, think means 24/24/20/10/10 ms.
+  const DriverOptions o = pooled_with_think(3, 0.002);
   std::vector<IntervalStats> intervals;
   const DriverTotals t = run(*backend, o, std::chrono::milliseconds(2400), &intervals);
   const TypeStats all = all_types(t);
@@ -163,6 +176,88 @@ TEST_F(DriverFixture, PooledClosedLoopWithMoreTerminalsThanConnectionsQueues) {
   EXPECT_GT(t.pool_utilisation, 0.0);
   EXPECT_LE(t.pool_utilisation, 1.0 + 1e-9);
   EXPECT_EQ(t.timer_lateness.count(), 0u);  // no timers in a closed loop without think time
+}
+
+TEST_F(DriverFixture, PooledClosedLoopEveryResponseReachesItsTerminal) {
+  // think: none, 40 terminals on 2 connections: each response goes straight back through the
+  // workers' hand-back to its terminal, which submits again at once. A response that never
+  // reached the timer thread would leave its terminal idle for good; once a few were lost the
+  // queue would drain and the pool stop. So work still flows in the last interval, and the queue
+  // holds most of the 40 cards over the run.
+  DriverOptions o = options();
+  o.users = 40;
+  o.terminals = TerminalMode::pooled;
+  o.connections = 2;
+  std::vector<IntervalStats> intervals;
+  const DriverTotals t = run(*backend, o, std::chrono::milliseconds(1000), &intervals);
+  ASSERT_EQ(intervals.size(), 2u);
+  EXPECT_GT(intervals[1].commits, 0u);
+  EXPECT_GT(t.queue_length_avg, 20.0);  // 38 wait for a connection, minus those on their way back
+  EXPECT_LE(t.queue_length_max, 40u);
+  EXPECT_EQ(all_types(t).errors, 0u);
+}
+
+TEST_F(DriverFixture, PooledThinkTimersOfLongThinkTimesAreArmedByTheSweep) {
+  // think_scale 0.02: think means 240/240/200/100/100 ms, so most responses have a think time
+  // past the 50 ms horizon and do not wake the timer thread; the 10 ms sweep must take them and
+  // arm their think timers, else each terminal would stop after its first such response.
+  const DriverOptions o = pooled_with_think(2, 0.02);  // keying 360/60/40/40/40 ms: a cycle is ~0.3-0.6 s
+  std::vector<IntervalStats> intervals;
+  const DriverTotals t = run(*backend, o, std::chrono::milliseconds(3000), &intervals);
+  const TypeStats all = all_types(t);
+  ASSERT_EQ(intervals.size(), 2u);
+  EXPECT_GT(intervals[1].commits, 0u);  // terminals still cycle in the last 1.5 s
+  EXPECT_GT(completed(all), 2u * 10u);  // more than two cycles per terminal on average
+  EXPECT_GT(t.timer_lateness.count(), completed(all));  // keying + think timers fired
+  EXPECT_EQ(all.errors, 0u);
+}
+
+/// Threads of this process whose scheduling policy is SCHED_FIFO.
+int fifo_threads() {
+  int n = 0;
+  for (const auto& task : fs::directory_iterator("/proc/self/task"))
+    if (::sched_getscheduler(std::stoi(task.path().filename().string())) == SCHED_FIFO) ++n;
+  return n;
+}
+
+/// Whether this process may put a thread under SCHED_FIFO (root or CAP_SYS_NICE, and real-time
+/// time in its cgroup): tried on a thread of its own.
+bool may_use_sched_fifo() {
+  bool ok = false;
+  std::thread probe([&ok] {
+    sched_param p{};
+    p.sched_priority = 1;
+    ok = ::pthread_setschedparam(::pthread_self(), SCHED_FIFO, &p) == 0;
+  });
+  probe.join();
+  return ok;
+}
+
+TEST_F(DriverFixture, PooledTimerThreadRunsUnderSchedFifoWhereAllowed) {
+  // The timer thread asks for SCHED_FIFO and, where refused, a short SCHED_OTHER slice; the record
+  // says which, and the kernel's view of the process's threads agrees.
+  const DriverOptions o = pooled_with_think(2, 0.002);
+  const bool allowed = may_use_sched_fifo();
+  ASSERT_EQ(fifo_threads(), 0);
+  Driver d(*backend, o);
+  d.start();
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));  // the timer thread has started
+  const int during = fifo_threads();
+  d.begin_measurement();
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  d.finish();
+  ASSERT_FALSE(d.failed()) << d.fatal_error().value_or("");
+  const DriverTotals t = d.totals();
+  EXPECT_EQ(t.timer_thread_fifo, allowed);
+  EXPECT_EQ(during, allowed ? 1 : 0);  // the timer thread only: the workers keep SCHED_OTHER
+  if (t.timer_thread_fifo) {
+    EXPECT_EQ(t.timer_thread_nice, 0);
+    EXPECT_EQ(t.timer_thread_slice_us, 0);
+  } else {
+    EXPECT_EQ(t.timer_thread_slice_us, 100);  // sched_setattr is open to every thread for itself
+  }
+  EXPECT_GT(t.timer_lateness.count(), 0u);
+  EXPECT_EQ(fifo_threads(), 0);  // joined
 }
 
 TEST_F(DriverFixture, OpenLoopArrivalsComeAtTheRequestedRate) {

@@ -42,8 +42,18 @@
 /// terminal's worker, not deferred (clause 2.7.2 allows deferral; this is stricter).
 /// Timer lateness: how late a keying/think/arrival timer (or a dedicated user's sleep) woke
 /// relative to its schedule; high lateness means the driver machine, not the database, is slow.
-/// The pooled timer thread runs at nice -10 where the process may raise priorities (root or
-/// CAP_SYS_NICE), so busy cores delay it less; DriverTotals::timer_thread_nice says if it did.
+/// Lateness is the time the timer's handler starts minus the time the timer was due. On a busy
+/// machine it is mostly the timer thread waiting for a core behind runnable threads (the
+/// database's, the pool's, other work's): under Linux's EEVDF scheduler a woken thread of normal
+/// policy may wait for the running one's time slice to end, whatever its nice (measured on a
+/// busy 2-core VM at nice -10: scheduling delay p99 0.7 ms, p99.9 1.7 ms, max 2.7 ms; section 4 of
+/// docs/oltp-tpcc.md). So the pooled timer thread asks for SCHED_FIFO priority 1 (root or
+/// CAP_SYS_NICE, and a cgroup with real-time time): it then runs as soon as it wakes, and the
+/// workers it wakes cannot preempt it mid-batch. It needs a few % of a core and blocks in epoll
+/// between timers; the kernel's real-time throttling (sched_rt_runtime_us) still bounds it. Where
+/// SCHED_FIFO is refused it keeps SCHED_OTHER, asks for nice -10 and for a 100 us time slice
+/// (sched_setattr; Linux >= 6.12 lets a thread with a shorter slice preempt on wake-up).
+/// DriverTotals::timer_thread_fifo / _nice / _slice_us say what was granted.
 ///
 /// Errors, retries, reconnects (the one retry loop, tpcc_terminal.cpp): `retryable` -> roll back
 /// and rerun with the same inputs (up to Session::kMaxRetries, each a retry); `in_doubt` is never

@@ -96,7 +96,12 @@ struct DriverTotals {
   std::uint64_t arrivals_dropped = 0;     ///< open loop: arrivals dropped (queue full)
   int workers = 0;                        ///< connections executing transactions
   int users_logged_in = 0;                ///< dedicated: users connected at begin_measurement
-  int timer_thread_nice = 0;              ///< pooled: the timer thread's nice (-10 where allowed)
+  /// Pooled: how the timer thread is scheduled (tpcc_driver.hpp, "Timer lateness"): SCHED_FIFO
+  /// where allowed (fifo true, nice unused), else SCHED_OTHER at nice -10 where allowed (else 0)
+  /// with a 100 us time slice where the kernel takes one (Linux >= 6.12; 0 = the kernel's default).
+  bool timer_thread_fifo = false;
+  int timer_thread_nice = 0;
+  int timer_thread_slice_us = 0;
 };
 
 /// One reporting interval (all types together).
