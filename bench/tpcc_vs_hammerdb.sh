@@ -58,7 +58,8 @@
 #   for 30 s, its client CPU per New-Order (what any libpq client pays here);
 #   the ratios and PASS/FAIL against issue 17's targets: our tpmC >= 1.2x HammerDB's NOPM and our
 #   client CPU per New-Order <= 0.3x HammerDB's, judged on profile hammerdb (the same workload);
-#   the default profile's ratios are printed for context (NURand ids, fixed homes: more contended).
+#   the default profile's ratios are printed for context (its NURand ids and fixed home districts
+#   make another workload).
 # Both tools and the kit's servers run at the absolute nice level HAMMERDB_NICE (default 10).
 # The machine's load average is printed before every run: run it on a quiet machine.
 # Needs root (the kit's servers run as postgres/mysql), a Release build of drivelab, Debian 12's
@@ -570,7 +571,7 @@ NOPM_MIN = 1.2
 CPU_MAX = 0.3
 # The targets are judged where both tools run the same workload: profile hammerdb draws HammerDB's
 # inputs (uniform ids, random home warehouse per user; docs/oltp-tpcc.md section 2a). The default
-# profile's NURand ids and fixed homes make another, more contended workload: printed for context.
+# profile's NURand ids and fixed home districts make another workload: printed for context.
 JUDGED = "hammerdb"
 ok_all = True
 
