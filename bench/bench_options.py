@@ -6,10 +6,11 @@ import sys
 def parse_options(argv, defaults, script, name):
     """Returns a copy of `defaults` filled from argv: `--some-key VALUE` sets defaults' key
     `some_key` (an int default takes a whole number), a bare word sets `build` (the build
-    directory), -h/--help prints the script's header comment (the lines after #! that start with
+    directory; a second one is an error), -h/--help prints the script's header comment (the lines after #! that start with
     #) and exits 0. An unknown option or a value that is not a whole number exits with a message
     that names the option and `name`."""
     opt = dict(defaults)
+    build_given = False
     i = 0
     while i < len(argv):
         a = argv[i]
@@ -29,7 +30,10 @@ def parse_options(argv, defaults, script, name):
                 print(line.rstrip()[2:])
             sys.exit(0)
         elif not a.startswith("--"):
+            if build_given:
+                sys.exit(f"{name}: two build directories given ('{opt['build']}', '{a}')")
             opt["build"] = a
+            build_given = True
             i += 1
         else:
             sys.exit(f"{name}: unknown option {a} (see --help)")
