@@ -1,8 +1,9 @@
 // The five TPC-C transactions as server-side procedures (tpcc_procedures.hpp). Each body follows
 // the statements of its `statements` counterpart (tpcc_statements.cpp) one for one, with the
-// clauses cited there, except PostgreSQL's New-Order and Delivery, which are set-based (their
-// comments say how), and PostgreSQL's Payment, which reads WAREHOUSE and DISTRICT with
-// UPDATE ... RETURNING.
+// clauses cited there, except PostgreSQL's, which fold statements together (each statement of a
+// PL/pgSQL body pays the executor's start-up): New-Order and Delivery are set-based, Payment reads
+// what it updates with UPDATE ... RETURNING, and a customer chosen by last name is counted and
+// found in one statement (their comments say how).
 #include "drivelab/oltp/tpcc/tpcc_procedures.hpp"
 
 #include <iterator>
@@ -22,50 +23,68 @@ namespace {
 
 /// Clause 2.5.2.2 / 2.6.2.2: with p_by_name, v_c_id becomes the customer of warehouse `w`,
 /// district `d` and last name p_c_last at position ceil(n/2) (1-based) of the n sorted by
-/// C_FIRST; none is a damaged database.
+/// C_FIRST; none is a damaged database. PostgreSQL counts them in the same statement (the OFFSET's
+/// subquery), MySQL in a statement before.
 std::string customer_by_name(const Dialect& dialect, std::string_view w, std::string_view d) {
-  const bool pg = dialect.procedures != ProcedureLanguage::sql_psm;
-  const std::string none = pg ? fmt::format(R"(    IF v_count = 0 THEN
-      RAISE EXCEPTION 'no customer named % in warehouse % district %', p_c_last, {}, {};
-    END IF;)",
-                                            w, d)
-                              : R"(    IF v_count = 0 THEN SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'no customer with that last name'; END IF;
-    SET v_count = (v_count - 1) DIV 2;)";
+  if (dialect.procedures != ProcedureLanguage::sql_psm)
+    return fmt::format(R"(  IF p_by_name <> 0 THEN
+    SELECT c_id INTO v_c_id FROM customer
+      WHERE c_w_id = {0} AND c_d_id = {1} AND c_last = p_c_last
+      ORDER BY c_first
+      OFFSET (SELECT (COUNT(*) - 1) / 2 FROM customer WHERE c_w_id = {0} AND c_d_id = {1} AND c_last = p_c_last)
+      LIMIT 1;
+    IF NOT FOUND THEN
+      RAISE EXCEPTION 'no customer named % in warehouse % district %', p_c_last, {0}, {1};
+    END IF;
+  END IF;)",
+                       w, d);
   return fmt::format(R"(  IF p_by_name <> 0 THEN
     SELECT COUNT(*) INTO v_count FROM customer
       WHERE c_w_id = {0} AND c_d_id = {1} AND c_last = p_c_last;
-{2}
+    IF v_count = 0 THEN SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'no customer with that last name'; END IF;
+    SET v_count = (v_count - 1) DIV 2;
     SELECT c_id INTO v_c_id FROM customer
       WHERE c_w_id = {0} AND c_d_id = {1} AND c_last = p_c_last
-      ORDER BY c_first {3};
+      ORDER BY c_first LIMIT v_count, 1;
   END IF;)",
-                     w, d, none, pg ? "OFFSET (v_count - 1) / 2 LIMIT 1" : "LIMIT v_count, 1");
+                     w, d);
 }
 
-/// Clause 2.5.2.2, after the customer v_c_id is read and locked: the payment booked on the
-/// customer (a BC customer's C_DATA gets the payment at its left, truncated to 500 characters)
-/// and its HISTORY row (H_DATA: W_NAME and D_NAME separated by 4 spaces).
+/// Clause 2.5.2.2, once the customer v_c_id is known: the customer's row read and the payment
+/// booked on it (a BC customer's C_DATA gets the payment at its left, truncated to 500
+/// characters), and its HISTORY row (H_DATA: W_NAME and D_NAME separated by 4 spaces).
+/// PostgreSQL reads, updates and inserts in one statement (UPDATE ... RETURNING feeding the
+/// INSERT); MySQL reads with SELECT ... FOR UPDATE (in kMyPayment), then updates and inserts.
 std::string pay_customer(const Dialect& dialect) {
-  const bool pg = dialect.procedures != ProcedureLanguage::sql_psm;
-  return fmt::format(R"(  IF {0} = 'BC' THEN
-    UPDATE customer SET c_balance = c_balance - {1}, c_ytd_payment = c_ytd_payment + {1},
+  if (dialect.procedures != ProcedureLanguage::sql_psm)
+    return R"(  WITH c AS (
+    UPDATE customer SET c_balance = c_balance - v_amount, c_ytd_payment = c_ytd_payment + v_amount,
            c_payment_cnt = c_payment_cnt + 1,
-           c_data = {2}
+           c_data = CASE WHEN c_credit = 'BC'
+                         THEN left(format('%s %s %s %s %s %s ', v_c_id, p_c_d_id, p_c_w_id, p_d_id, p_w_id,
+                                          v_amount) || c_data, 500)
+                         ELSE c_data END
+      WHERE c_w_id = p_c_w_id AND c_d_id = p_c_d_id AND c_id = v_c_id
+      RETURNING c_first, c_middle, c_last, c_street_1, c_street_2, c_city, c_state, c_zip, c_phone,
+                c_since, c_credit, c_credit_lim, c_discount, c_balance, c_data)
+  INSERT INTO history (h_c_id, h_c_d_id, h_c_w_id, h_d_id, h_w_id, h_date, h_amount, h_data)
+    SELECT v_c_id, p_c_d_id, p_c_w_id, p_d_id, p_w_id, p_h_date, v_amount, v_wd.w_name || '    ' || v_wd.d_name
+      FROM c;
+  IF NOT FOUND THEN RAISE EXCEPTION 'customer %/%/% not found', p_c_w_id, p_c_d_id, v_c_id; END IF;)";
+  return R"(  IF v_c_credit = 'BC' THEN
+    UPDATE customer SET c_balance = c_balance - p_h_amount, c_ytd_payment = c_ytd_payment + p_h_amount,
+           c_payment_cnt = c_payment_cnt + 1,
+           c_data = LEFT(CONCAT(v_c_id, ' ', p_c_d_id, ' ', p_c_w_id, ' ', p_d_id, ' ', p_w_id, ' ',
+                                p_h_amount, ' ', v_c_data), 500)
       WHERE c_w_id = p_c_w_id AND c_d_id = p_c_d_id AND c_id = v_c_id;
   ELSE
-    UPDATE customer SET c_balance = c_balance - {1}, c_ytd_payment = c_ytd_payment + {1},
+    UPDATE customer SET c_balance = c_balance - p_h_amount, c_ytd_payment = c_ytd_payment + p_h_amount,
            c_payment_cnt = c_payment_cnt + 1
       WHERE c_w_id = p_c_w_id AND c_d_id = p_c_d_id AND c_id = v_c_id;
   END IF;
   INSERT INTO history (h_c_id, h_c_d_id, h_c_w_id, h_d_id, h_w_id, h_date, h_amount, h_data)
-    VALUES (v_c_id, p_c_d_id, p_c_w_id, p_d_id, p_w_id, p_h_date, {1},
-            {3});)",
-                     pg ? "v_c.c_credit" : "v_c_credit", pg ? "v_amount" : "p_h_amount",
-                     pg ? "left(format('%s %s %s %s %s %s ', v_c_id, p_c_d_id, p_c_w_id, p_d_id, p_w_id,\n"
-                          "                                v_amount) || v_c.c_data, 500)"
-                        : "LEFT(CONCAT(v_c_id, ' ', p_c_d_id, ' ', p_c_w_id, ' ', p_d_id, ' ', p_w_id, ' ',\n"
-                          "                                p_h_amount, ' ', v_c_data), 500)",
-                     pg ? "v_w.w_name || '    ' || v_d.d_name" : "CONCAT(v_w_name, '    ', v_d_name)");
+    VALUES (v_c_id, p_c_d_id, p_c_w_id, p_d_id, p_w_id, p_h_date, p_h_amount,
+            CONCAT(v_w_name, '    ', v_d_name));)";
 }
 
 /// Clause 2.7.4.2, once district v_d's oldest order v_o_id is taken and its customer v_c_id
@@ -86,11 +105,14 @@ std::string deliver_order(std::string_view indent) {
 
 // ---- PostgreSQL (PL/pgSQL) ---------------------------------------------------------------------
 
-/// New-Order (clause 2.4.2.2); returns the new O_ID. Set-based: the district's next O_ID is taken
-/// with UPDATE ... RETURNING, the items of all lines are read in one SELECT, and the stock rows of
-/// all lines are read, updated and turned into ORDER-LINE rows by one statement (a data-modifying
-/// CTE), so a 10-line order costs 7 statements instead of 46 (each statement of a PL/pgSQL body
-/// pays the executor's start-up; HammerDB v4.12's NEWORD is set-based too, pgoltp.tcl:479-600).
+/// New-Order (clause 2.4.2.2); returns the new O_ID. Set-based, in two statements instead of the
+/// per-line clause's 46 for 10 lines (each statement of a PL/pgSQL body pays the executor's
+/// start-up and end and a plan-cache check: 18% of the server's CPU in the TPC-C mix, measured
+/// with perf when New-Order took 7; HammerDB v4.12's NEWORD is set-based too, pgoltp.tcl:479-600): one takes the district's next O_ID with UPDATE ... RETURNING
+/// and reads the WAREHOUSE and CUSTOMER rows with it; one (data-modifying CTEs) reads the items of
+/// all lines, reads and updates their stock rows, turns them into ORDER-LINE rows and inserts the
+/// ORDERS and NEW-ORDER rows. An unused item (clause 2.4.2.3) leaves its line out of the join: the
+/// line count falls short and the order is rolled back with kRollbackSqlstate, naming the item.
 /// The effects are the per-line clause's exactly: an item ordered on two lines from the same
 /// warehouse has its S_QUANTITY rule applied twice in line order (drivelab_stock_quantity), its
 /// S_YTD/S_ORDER_CNT/S_REMOTE_CNT counted per line. The stock rows are locked in (S_W_ID, S_I_ID)
@@ -115,35 +137,24 @@ DECLARE
   v_i_ids INTEGER[] := string_to_array(p_i_ids, ',')::INTEGER[];
   v_supply INTEGER[] := string_to_array(p_supply_w_ids, ',')::INTEGER[];
   v_qty INTEGER[] := string_to_array(p_quantities, ',')::INTEGER[];
-  v_w_tax NUMERIC; v_d_tax NUMERIC; v_o_id INTEGER; v_c RECORD;
   v_all_local INTEGER := CASE WHEN p_w_id = ALL (v_supply) THEN 1 ELSE 0 END;
-  v_price NUMERIC[]; v_name TEXT[]; v_data TEXT[]; v_items INTEGER; v_rows INTEGER;
+  v_h RECORD; v_o_id INTEGER; v_rows INTEGER; v_unused INTEGER;
 BEGIN
-  SELECT w_tax INTO v_w_tax FROM warehouse WHERE w_id = p_w_id;
-  IF NOT FOUND THEN RAISE EXCEPTION 'warehouse % not found', p_w_id; END IF;
-  UPDATE district SET d_next_o_id = d_next_o_id + 1 WHERE d_w_id = p_w_id AND d_id = p_d_id
-    RETURNING d_tax, d_next_o_id - 1 INTO v_d_tax, v_o_id;
-  IF NOT FOUND THEN RAISE EXCEPTION 'district %/% not found', p_w_id, p_d_id; END IF;
-  SELECT c_discount, c_last, c_credit INTO v_c FROM customer
-    WHERE c_w_id = p_w_id AND c_d_id = p_d_id AND c_id = p_c_id;
-  IF NOT FOUND THEN RAISE EXCEPTION 'customer %/%/% not found', p_w_id, p_d_id, p_c_id; END IF;
-  INSERT INTO orders (o_id, o_d_id, o_w_id, o_c_id, o_entry_d, o_carrier_id, o_ol_cnt, o_all_local)
-    VALUES (v_o_id, p_d_id, p_w_id, p_c_id, p_entry_d, NULL, p_ol_cnt, v_all_local);
-  INSERT INTO new_order (no_o_id, no_d_id, no_w_id) VALUES (v_o_id, p_d_id, p_w_id);
-  SELECT array_agg(i.i_price ORDER BY u.n), array_agg(i.i_name ORDER BY u.n),
-         array_agg(i.i_data ORDER BY u.n), count(i.i_id)
-    INTO v_price, v_name, v_data, v_items
-    FROM unnest(v_i_ids) WITH ORDINALITY AS u(id, n) LEFT JOIN item i ON i.i_id = u.id;
-  IF v_items <> p_ol_cnt THEN
-    FOR k IN 1..p_ol_cnt LOOP
-      CONTINUE WHEN v_price[k] IS NOT NULL;
-      RAISE EXCEPTION USING ERRCODE = 'DLRB1',
-        MESSAGE = format('unused item %s: New-Order rolled back (clause 2.4.2.3)', v_i_ids[k]);
-    END LOOP;
+  WITH d AS (
+    UPDATE district SET d_next_o_id = d_next_o_id + 1 WHERE d_w_id = p_w_id AND d_id = p_d_id
+      RETURNING d_tax, d_next_o_id - 1 AS o_id)
+  SELECT d.o_id, d.d_tax, w.w_tax, c.c_discount, c.c_last, c.c_credit INTO v_h
+    FROM d, warehouse w, customer c
+    WHERE w.w_id = p_w_id AND c.c_w_id = p_w_id AND c.c_d_id = p_d_id AND c.c_id = p_c_id;
+  IF NOT FOUND THEN
+    RAISE EXCEPTION 'warehouse %, district %/% or customer %/%/% not found',
+      p_w_id, p_w_id, p_d_id, p_w_id, p_d_id, p_c_id;
   END IF;
+  v_o_id := v_h.o_id;
   WITH lines AS (
-    SELECT u.id, u.sw, u.q, u.n::INTEGER AS n
-      FROM unnest(v_i_ids, v_supply, v_qty) WITH ORDINALITY AS u(id, sw, q, n)),
+    SELECT u.id, u.sw, u.q, u.n::INTEGER AS n, i.i_price, i.i_name, i.i_data
+      FROM unnest(v_i_ids, v_supply, v_qty) WITH ORDINALITY AS u(id, sw, q, n)
+      JOIN item i ON i.i_id = u.id),
   pairs AS (
     SELECT l.id, l.sw, count(*)::INTEGER AS cnt, sum(l.q)::INTEGER AS qsum, array_agg(l.q ORDER BY l.n) AS qs
       FROM lines l GROUP BY l.id, l.sw ORDER BY l.sw, l.id),
@@ -159,38 +170,48 @@ BEGIN
         CASE p_d_id WHEN 1 THEN stock.s_dist_01 WHEN 2 THEN stock.s_dist_02 WHEN 3 THEN stock.s_dist_03
           WHEN 4 THEN stock.s_dist_04 WHEN 5 THEN stock.s_dist_05 WHEN 6 THEN stock.s_dist_06
           WHEN 7 THEN stock.s_dist_07 WHEN 8 THEN stock.s_dist_08 WHEN 9 THEN stock.s_dist_09
-          ELSE stock.s_dist_10 END AS dist_info)
+          ELSE stock.s_dist_10 END AS dist_info),
+  o AS (
+    INSERT INTO orders (o_id, o_d_id, o_w_id, o_c_id, o_entry_d, o_carrier_id, o_ol_cnt, o_all_local)
+      VALUES (v_o_id, p_d_id, p_w_id, p_c_id, p_entry_d, NULL, p_ol_cnt, v_all_local)),
+  n AS (
+    INSERT INTO new_order (no_o_id, no_d_id, no_w_id) VALUES (v_o_id, p_d_id, p_w_id))
   INSERT INTO order_line (ol_o_id, ol_d_id, ol_w_id, ol_number, ol_i_id, ol_supply_w_id,
                           ol_delivery_d, ol_quantity, ol_amount, ol_dist_info)
-    SELECT v_o_id, p_d_id, p_w_id, l.n, l.id, l.sw, NULL, l.q, l.q * v_price[l.n], upd.dist_info
+    SELECT v_o_id, p_d_id, p_w_id, l.n, l.id, l.sw, NULL, l.q, l.q * l.i_price, upd.dist_info
       FROM lines l JOIN upd ON upd.s_i_id = l.id AND upd.s_w_id = l.sw;
   GET DIAGNOSTICS v_rows = ROW_COUNT;
   IF v_rows <> p_ol_cnt THEN
+    SELECT u.id INTO v_unused FROM unnest(v_i_ids) WITH ORDINALITY AS u(id, n)
+      WHERE NOT EXISTS (SELECT 1 FROM item WHERE i_id = u.id) ORDER BY u.n LIMIT 1;
+    IF FOUND THEN
+      RAISE EXCEPTION USING ERRCODE = 'DLRB1',
+        MESSAGE = format('unused item %s: New-Order rolled back (clause 2.4.2.3)', v_unused);
+    END IF;
     RAISE EXCEPTION 'stock rows missing: % of % order lines found (warehouse %)', v_rows, p_ol_cnt, p_w_id;
   END IF;
   RETURN v_o_id;
 END $$)";
 
-/// Payment (clause 2.5.2.2); returns the customer's C_ID.
+/// Payment (clause 2.5.2.2); returns the customer's C_ID. Two statements (three by last name)
+/// instead of the clause's five (seven): WAREHOUSE is updated and read by a CTE that the DISTRICT
+/// update joins (so the warehouse row is always locked first, as in the per-statement order), and
+/// the customer's read, update and HISTORY row are one statement (pay_customer).
 constexpr std::string_view kPgPayment = R"(CREATE OR REPLACE FUNCTION drivelab_payment(
   p_w_id INTEGER, p_d_id INTEGER, p_c_w_id INTEGER, p_c_d_id INTEGER, p_c_id INTEGER,
   p_by_name INTEGER, p_c_last TEXT, p_h_amount NUMERIC, p_h_date TIMESTAMP)
 RETURNS INTEGER LANGUAGE plpgsql AS $$
 DECLARE
-  v_amount NUMERIC := round(p_h_amount, 2); v_w RECORD; v_d RECORD; v_c RECORD;
-  v_c_id INTEGER := p_c_id; v_count INTEGER;
+  v_amount NUMERIC := round(p_h_amount, 2); v_wd RECORD; v_c_id INTEGER := p_c_id;
 BEGIN
-  UPDATE warehouse SET w_ytd = w_ytd + v_amount WHERE w_id = p_w_id
-    RETURNING w_name, w_street_1, w_street_2, w_city, w_state, w_zip INTO v_w;
-  IF NOT FOUND THEN RAISE EXCEPTION 'warehouse % not found', p_w_id; END IF;
-  UPDATE district SET d_ytd = d_ytd + v_amount WHERE d_w_id = p_w_id AND d_id = p_d_id
-    RETURNING d_name, d_street_1, d_street_2, d_city, d_state, d_zip INTO v_d;
-  IF NOT FOUND THEN RAISE EXCEPTION 'district %/% not found', p_w_id, p_d_id; END IF;
+  WITH w AS (
+    UPDATE warehouse SET w_ytd = w_ytd + v_amount WHERE w_id = p_w_id
+      RETURNING w_name, w_street_1, w_street_2, w_city, w_state, w_zip)
+  UPDATE district SET d_ytd = d_ytd + v_amount FROM w WHERE d_w_id = p_w_id AND d_id = p_d_id
+    RETURNING w.w_name, w.w_street_1, w.w_street_2, w.w_city, w.w_state, w.w_zip,
+              d_name, d_street_1, d_street_2, d_city, d_state, d_zip INTO v_wd;
+  IF NOT FOUND THEN RAISE EXCEPTION 'warehouse % or district %/% not found', p_w_id, p_w_id, p_d_id; END IF;
 {payment_customer}
-  SELECT c_first, c_middle, c_last, c_street_1, c_street_2, c_city, c_state, c_zip, c_phone,
-         c_since, c_credit, c_credit_lim, c_discount, c_balance, c_data
-    INTO v_c FROM customer WHERE c_w_id = p_c_w_id AND c_d_id = p_c_d_id AND c_id = v_c_id FOR UPDATE;
-  IF NOT FOUND THEN RAISE EXCEPTION 'customer %/%/% not found', p_c_w_id, p_c_d_id, v_c_id; END IF;
 {pay_customer}
   RETURN v_c_id;
 END $$)";
