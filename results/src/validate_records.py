@@ -101,7 +101,10 @@ def check_record(name, text):
 def check_journal(name, text):
     """A journal as `drivelab results recover` reads it (docs/results.md, "Journal"): its first
     event is run_start; a last line cut off by a crash (no newline after it, not JSON) is the
-    normal state after a kill and is noted, not a fault; any other line must be an event."""
+    normal state after a kill and is noted, not a fault; so is a line torn by a full disk (the
+    start of an event, `{"event":"...`, cut short, with events after it: the journal starts its
+    next line with a newline after a failed write, and recover skips it); any other line must be
+    an event."""
     ok = True
     cut_last = not text.endswith("\n")
     lines = text.split("\n")
@@ -118,6 +121,10 @@ def check_journal(name, text):
             if cut_last and number == len(lines):
                 print(f"{name}:{number}: note: the last line is cut off (a run killed while writing it); "
                       f"recover ignores it")
+                continue
+            if line.startswith('{"event":"') and not first and number < len(lines):
+                print(f"{name}:{number}: note: a write torn by a full disk (the start of an event, cut short); "
+                      f"recover skips it")
                 continue
             report(f"{name}:{number}", [("", f"not valid JSON: {e}")])
             ok = False

@@ -40,8 +40,10 @@ void StopFlag::install_signal_handlers() {
   sa.sa_handler = on_stop_signal;
   sigemptyset(&sa.sa_mask);
   sa.sa_flags = 0;  // no SA_RESTART: blocking calls return EINTR so loops notice the stop
-  if (sigaction(SIGINT, &sa, nullptr) != 0 || sigaction(SIGTERM, &sa, nullptr) != 0)
-    throw_errno("sigaction", errno);
+  // SIGHUP too: a dropped ssh session must end the run as Ctrl-C does (a valid record marked
+  // interrupted), not with the default action (killed, the record left "running").
+  for (int signo : {SIGINT, SIGTERM, SIGHUP})
+    if (sigaction(signo, &sa, nullptr) != 0) throw_errno("sigaction", errno);
 }
 
 }  // namespace drivelab::runner

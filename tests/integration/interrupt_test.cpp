@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <memory>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -38,13 +39,29 @@ std::vector<std::string> long_oltp(const std::filesystem::path& target, const st
           "--users", "2", "--warmup", "0s", "--duration", "300s", "--interval", "1s"};
 }
 
+/// A drivelab run of `command(target, out)` in a fresh scratch directory, started and waited for
+/// until its live record has `n` intervals (live is null if that took longer than `timeout`).
+struct LiveRun {
+  ScratchDir dir;
+  std::filesystem::path target = dir.path() / "target";
+  std::filesystem::path out = dir.path() / "out";
+  std::unique_ptr<Child> child;
+  json live;
+  LiveRun(const char* name,
+          std::vector<std::string> (*command)(const std::filesystem::path&, const std::filesystem::path&),
+          std::size_t n, std::chrono::seconds timeout)
+      : dir(name) {
+    std::filesystem::create_directories(target);
+    child = std::make_unique<Child>(command(target, out), dir.path() / "stdout.txt", dir.path() / "stderr.txt");
+    live = wait_for_intervals(out, n, timeout);
+  }
+};
+
 TEST(Interrupt, SigintKeepsFinishedIntervals) {
-  ScratchDir dir("interrupt-sigint");
-  const auto target = dir.path() / "target";
-  const auto out = dir.path() / "out";
-  std::filesystem::create_directories(target);
-  Child child(long_oltp(target, out), dir.path() / "stdout.txt", dir.path() / "stderr.txt");
-  const json live = wait_for_intervals(out, 2, std::chrono::seconds(240));
+  LiveRun r("interrupt-sigint", long_oltp, 2, std::chrono::seconds(240));
+  Child& child = *r.child;
+  const json& live = r.live;
+  const auto& out = r.out;
   ASSERT_FALSE(live.is_null()) << child.out() << child.err();
   // While running, the record on disk is already valid and says it is not complete.
   EXPECT_EQ(live["status"], "interrupted");
@@ -105,6 +122,26 @@ namespace {
 std::vector<std::string> long_null_io(const std::filesystem::path& target, const std::filesystem::path& out) {
   return {DRIVELAB_EXE, "io",     "--target", target.string(), "--out",  out.string(), "--engine", "null",
           "--warmup",   "0s",     "--duration", "300s",        "--interval", "200ms",  "--quiet"};
+}
+
+/// A dropped ssh session (SIGHUP) ends the run as Ctrl-C does: exit 130, the record interrupted
+/// with its intervals and headline, the journal's reserve given back.
+TEST(Interrupt, SighupEndsTheRunAsSigintDoes) {
+  LiveRun r("interrupt-sighup", long_null_io, 2, std::chrono::seconds(120));
+  Child& child = *r.child;
+  const auto& out = r.out;
+  ASSERT_FALSE(r.live.is_null()) << child.out() << child.err();
+  child.signal(SIGHUP);
+  EXPECT_EQ(child.wait(std::chrono::seconds(60)), 130) << child.out() << child.err();
+  const json rec = json::parse(read_file(out / "latest.json"));
+  EXPECT_EQ(rec["status"], "interrupted");
+  EXPECT_NE(rec["reason"].get<std::string>().find("SIGHUP"), std::string::npos) << rec["reason"];
+  ASSERT_EQ(rec["tests"].size(), 1u);
+  EXPECT_EQ(rec["tests"][0]["status"], "interrupted");
+  EXPECT_GE(rec["tests"][0]["intervals"].size(), 2u);
+  EXPECT_FALSE(rec["tests"][0]["metrics"].empty());
+  for (const auto& e : std::filesystem::directory_iterator(out))
+    EXPECT_FALSE(e.path().string().ends_with(".reserve")) << e.path();
 }
 
 /// The CSV row of `drive` in the table of test `test`, metric `metric` ("" when absent).

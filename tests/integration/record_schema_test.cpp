@@ -242,6 +242,35 @@ TEST(RecordSchema, JournalsFollowRecoverAndBinaryFilesAreReportedNotFatal) {
   EXPECT_NE(v.out.find(good.string() + ": valid (record)"), std::string::npos) << "checked after the binary file: " << v.out;
 }
 
+// What the journal writes when the results disk fills (a torn line, then its next events on lines
+// of their own) is a note, not a fault: the journal drivelab wrote validates.
+TEST(RecordSchema, AJournalLineTornByAFullDiskIsANoteNotAFault) {
+  ScratchDir dir("record-schema-torn");
+  const fs::path target = dir.path() / "target", out = dir.path() / "out";
+  fs::create_directories(target);
+  const auto r = drivelab::testing::run({DRIVELAB_EXE, "io", "--target", target.string(), "--out", out.string(), "--engine",
+                                         "null", "--warmup", "0s", "--duration", "2s", "--interval", "500ms", "--quiet"},
+                                        dir.path());
+  ASSERT_EQ(r.status, 0) << r.out << r.err;
+  fs::path journal;
+  for (const auto& e : fs::directory_iterator(out))
+    if (e.path().string().ends_with(".journal.jsonl")) journal = e.path();
+  ASSERT_FALSE(journal.empty());
+  std::string text = read_file(journal);
+  const std::size_t third = text.find('\n', text.find('\n') + 1) + 1;
+  text.insert(third, "{\"event\":\"interval\",\"test\":\"io\",\"interv\n");
+  std::ofstream(journal) << text;
+  const auto v = validate(dir, {journal.string()});
+  EXPECT_EQ(v.status, 0) << v.out << v.err;
+  EXPECT_NE(v.out.find(journal.string() + ":3: note: a write torn by a full disk"), std::string::npos) << v.out;
+  // Garbage that is not the start of an event stays a fault.
+  text.insert(third, "garbage\n");
+  std::ofstream(journal) << text;
+  const auto g = validate(dir, {journal.string()});
+  EXPECT_EQ(g.status, 2) << g.out << g.err;
+  EXPECT_NE(g.out.find(journal.string() + ":3: (document root): not valid JSON"), std::string::npos) << g.out;
+}
+
 TEST(RecordSchema, WithoutPython3TheValidatorCannotRun) {
   ScratchDir dir("record-schema-nopython");
   ScopedEnv env("PATH", dir.path().string());  // no python3 there

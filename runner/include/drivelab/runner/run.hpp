@@ -3,9 +3,11 @@
 /// Runs a decoded protocol against a target and produces the result record.
 ///
 /// Files (in options.out_dir, created if missing):
-///   <run_id>.json           the record; rewritten atomically after every interval and test, so
-///                           at any moment it is a valid record (status "interrupted", reason
-///                           "run in progress or killed" until the run ends). Interval writes
+///   <run_id>.json           the record; rewritten atomically after every test and, within a
+///                           test, whenever its intervals have doubled since the last write (the
+///                           journal has every interval), so at any moment it is a valid record
+///                           (status "interrupted", reason "run in progress or killed" until the
+///                           run ends). Interval writes
 ///                           (journal, progress line, record) happen on a writer thread, never on
 ///                           the emulator's: TestRecorder::interval() only queues.
 ///   <run_id>.journal.jsonl  the append-only journal (results/journal.hpp)

@@ -1,6 +1,6 @@
 #pragma once
 /// \file stop.hpp
-/// Cooperative stop requests. SIGINT/SIGTERM handlers call request() (async-signal-safe: one
+/// Cooperative stop requests. SIGINT/SIGTERM/SIGHUP handlers call request() (async-signal-safe: one
 /// relaxed atomic store); every emulator loop polls requested() or sleeps through sleep_until(),
 /// which wakes within kWaitPollNs (10 ms, core/phase.hpp's poll rule) of a request. A second
 /// SIGINT restores the default action, so a hung run can still be killed.
@@ -22,7 +22,7 @@ class StopFlag {
   /// first.
   bool sleep_until(std::int64_t deadline_ns) const noexcept;
 
-  /// Installs SIGINT/SIGTERM handlers that request a stop on global().
+  /// Installs SIGINT/SIGTERM/SIGHUP handlers that request a stop on global().
   static void install_signal_handlers();
 
  private:
