@@ -126,7 +126,11 @@ void IoEmulator::run(runner::TestContext& ctx) {
   std::int64_t prev = t0;
   LatencyHistogram total;
   std::uint64_t total_bytes = 0;
-  const auto aborted = [&] { return stop_or_failed(ctx); };
+  // An interval that cannot be recorded (the results disk filled: the journal's append fails)
+  // ends the phase, but not before the headline of what was measured is put in the record; the
+  // error is rethrown at the end, and the test fails with it.
+  std::exception_ptr recording_failed;
+  const auto aborted = [&] { return recording_failed != nullptr || stop_or_failed(ctx); };
   for_each_interval(t0, t0 + ctx.settings.duration.count(), ctx.settings.interval.count(), aborted, [&](bool last) {
     if (last) stop_workers();  // in-flight I/Os are reaped and land in this last interval
     const std::int64_t now = monotonic_ns();
@@ -139,7 +143,8 @@ void IoEmulator::run(runner::TestContext& ctx) {
     }
     const double d = seconds_between(prev, now);
     if (d > 0 && (interval.ios > 0 || d >= 0.001)) {
-      rec.interval({.t_s = seconds_between(t0, now),
+      try {
+        rec.interval({.t_s = seconds_between(t0, now),
                     .duration_s = d,
                     .values = {{"iops", static_cast<double>(interval.ios) / d},
                                {"mb_s", static_cast<double>(interval.bytes) / 1e6 / d},
@@ -147,6 +152,9 @@ void IoEmulator::run(runner::TestContext& ctx) {
                                {"lat_p99_us", static_cast<double>(interval.latency.percentile(99)) / 1e3},
                                {"ios", static_cast<double>(interval.ios)}},
                     .histograms = {{"latency", interval.latency}}});
+      } catch (...) {
+        if (!recording_failed) recording_failed = std::current_exception();
+      }
       ios_.interval_sum += interval.ios;
     }
     total.merge(interval.latency);
@@ -211,6 +219,7 @@ void IoEmulator::run(runner::TestContext& ctx) {
                                      {"reused", file_->reused()},
                                      {"direct", file_->direct()},
                                      {"direct_alignment_bytes", file_->direct_alignment_bytes()}});
+  if (recording_failed) std::rethrow_exception(recording_failed);
   if (any_worker_failed(workers_)) throw_worker_error(workers_, kNoMessage);
 }
 

@@ -387,6 +387,9 @@ TEST(FullResultsDirectory, AJournalWriteThatFailsFailsTheTestAndTheRunAndRecover
   EXPECT_EQ(rec["tests"][0]["status"], "failed") << "not left running";
   EXPECT_TRUE(contains(rec["tests"][0]["reason"].get<std::string>(), "(ENOSPC)")) << rec["tests"][0]["reason"];
   EXPECT_GE(rec["tests"][0]["intervals"].size(), 3u) << "the intervals before the failure are kept";
+  // And the headline of what was measured until then: the phase ended at the failed interval.
+  EXPECT_GT(rec["tests"][0]["metrics"]["iops"]["value"].get<double>(), 0.0) << rec["tests"][0]["metrics"];
+  EXPECT_FALSE(rec["tests"][0]["histograms"].empty());
 
   const auto recovered = dir.path() / "recovered.json";
   const auto r = drivelab::testing::run({DRIVELAB_EXE, "results", "recover", journal.string(), "-o", recovered.string()},
