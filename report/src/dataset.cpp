@@ -284,6 +284,9 @@ void add_record(Dataset& data, const results::RunRecord& record, const std::stri
   if (record.status != results::Status::complete)
     data.notes.push_back(fmt::format("{}: run {} is {}: {}", source, record.run_id, results::to_string(record.status),
                                      record.reason));
+  // What the record says about its own numbers is said beside them: a warning or a failed check
+  // does not change a complete test's place, but a reader must see it (docs/reporter.md).
+  for (const auto& w : record.warnings) data.notes.push_back(fmt::format("{}: run {}: warning: {}", source, record.run_id, w));
   for (const auto& t : record.tests) {
     if (t.status == results::Status::skipped) {
       data.notes.push_back(fmt::format("{}: test {} was skipped: {}", source, t.name, t.reason));
@@ -325,6 +328,12 @@ void add_record(Dataset& data, const results::RunRecord& record, const std::stri
     if (r.partial())
       data.notes.push_back(fmt::format("{}: test {} on {} is {}{}{}", source, t.name, drive, r.status,
                                        r.reason.empty() ? "" : ": ", r.reason));
+    for (const auto& w : t.warnings)
+      data.notes.push_back(fmt::format("{}: test {} on {}: warning: {}", source, t.name, drive, w));
+    for (const auto& c : t.checks)
+      if (!c.passed)
+        data.notes.push_back(fmt::format("{}: test {} on {}: check {} failed{}{}", source, t.name, drive, c.name,
+                                         c.detail.empty() ? "" : ": ", c.detail));
     data.results.push_back(std::move(r));
   }
 }

@@ -126,7 +126,7 @@ std::string to_html(const Report& r, const std::vector<Chart>& charts, const std
     out += "</table>\n</section>\n";
   }
   if (!r.data.notes.empty()) {
-    out += "<section id=\"notes\">\n<h2>Notes: partial runs and configurations</h2>\n<ul>\n";
+    out += "<section id=\"notes\">\n<h2>Notes: partial runs, warnings, failed checks and configurations</h2>\n<ul>\n";
     for (const auto& n : r.data.notes) out += fmt::format("<li>{}</li>\n", esc(n));
     out += "</ul>\n</section>\n";
   }

@@ -220,7 +220,7 @@ std::string to_markdown(const Report& r) {
                          md_escape(c.leader), results::format_number(c.diff_pct), comparison_verdict(c));
   }
   if (!r.data.notes.empty()) {
-    out += "\n## Notes: partial runs and configurations\n\n";
+    out += "\n## Notes: partial runs, warnings, failed checks and configurations\n\n";
     for (const auto& n : r.data.notes) out += fmt::format("- {}\n", md_escape(n));
   }
   return out;

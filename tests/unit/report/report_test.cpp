@@ -460,6 +460,34 @@ TEST(ReportImport, ARunningTestOfAProvisionalRecordIsReportedInterrupted) {
   EXPECT_EQ(to_csv(r).find("running"), std::string::npos);
 }
 
+TEST(ReportImport, WarningsAndFailedChecksOfACompleteTestAreNotedBesideItsPlace) {
+  const auto records = golden_records();
+  ASSERT_FALSE(records.empty());
+  results::RunRecord rec = results::read_record(records.front());
+  rec.warnings = {"built on a tmpfs target"};
+  rec.tests.resize(2);
+  rec.tests[1].warnings = {"replay: lateness p99 1.247 ms exceeds the 1 ms bound"};
+  rec.tests[1].checks = {{"littles_law_max", false, "IOPS x latency = 15.34 outstanding, threads 16"},
+                         {"issued_counts", true, ""}};
+  Dataset d;
+  add_record(d, rec, "warned.json", "Drive W");
+  ASSERT_EQ(d.results.size(), 2u);
+  EXPECT_EQ(d.results[1].status, "complete");
+  EXPECT_FALSE(d.results[1].partial());
+  const Report r = build_report(std::move(d));
+  const std::string md = to_markdown(r);
+  EXPECT_NE(md.find("## Notes: partial runs, warnings, failed checks and configurations"), std::string::npos) << md;
+  EXPECT_NE(md.find("warning: built on a tmpfs target"), std::string::npos) << md;
+  EXPECT_NE(md.find("warned.json: test 4k-random-read on Drive W: warning: replay: lateness p99 1.247 ms"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("warned.json: test 4k-random-read on Drive W: check littles_law_max failed: IOPS x latency"),
+            std::string::npos)
+      << md;
+  EXPECT_EQ(md.find("issued_counts"), std::string::npos) << "a passed check is not a note\n" << md;
+  EXPECT_NE(to_html(r, {}, "").find("check littles_law_max failed"), std::string::npos);
+}
+
 // fio 3.33 (Debian) for one second, json and json+: the import shows exactly fio's IOPS and p99.
 class FioImport : public ::testing::TestWithParam<std::string> {};
 
