@@ -2,6 +2,8 @@
 #include <filesystem>
 #include <iostream>
 
+#include <unistd.h>
+
 #include <fmt/format.h>
 
 #include "commands.hpp"
@@ -48,20 +50,38 @@ int cmd_trace_convert(const TraceArgs& args) {
       throw ConfigError(fmt::format("output '{}' is the input trace itself; write to another file",
                                     args.output.string()));
     auto source = trace::open_trace(args.input, trace::parse_trace_format(args.format), read_options(args));
+    if (args.to != "native" && args.to != "fio-iolog-v3")
+      throw ConfigError(fmt::format("--to: expected native or fio-iolog-v3, got '{}'", args.to));
+    // A regular OUT is written beside itself and renamed over it only when complete: an input
+    // that turns out truncated or garbage halfway leaves OUT as it was (a device or a pipe, such
+    // as /dev/stdout, is written directly).
+    const bool special = std::filesystem::exists(args.output, ec) && !std::filesystem::is_regular_file(args.output, ec);
+    const std::filesystem::path file =
+        special ? args.output : std::filesystem::path(args.output.string() + fmt::format(".drivelab-tmp-{}", ::getpid()));
+    struct RemoveUnlessKept {
+      std::filesystem::path path;
+      bool keep = false;
+      ~RemoveUnlessKept() {
+        std::error_code ignored;
+        if (!keep) std::filesystem::remove(path, ignored);
+      }
+    } partial{special ? std::filesystem::path() : file};
     if (args.to == "native") {
-      const std::uint64_t records = trace::write_native_trace(*source, args.output);
+      const std::uint64_t records = trace::write_native_trace(*source, file);
       std::cerr << fmt::format("drivelab: wrote {} requests on {} devices to {} (native)\n", records,
                                source->devices().size(), args.output.string());
     } else if (args.to == "fio-iolog-v3") {
       trace::FioIologOptions options;
       options.file_name = args.fio_file;
-      const trace::ConvertSummary summary = trace::write_fio_iolog_v3(*source, args.output, options);
+      const trace::ConvertSummary summary = trace::write_fio_iolog_v3(*source, file, options);
       std::cerr << fmt::format("drivelab: wrote {} requests on {} devices to {} (fio iolog v3)", summary.ios_written,
                                summary.devices, args.output.string());
       if (summary.skipped_empty) std::cerr << fmt::format("; skipped {} zero-length reads/writes", summary.skipped_empty);
       std::cerr << '\n';
-    } else {
-      throw ConfigError(fmt::format("--to: expected native or fio-iolog-v3, got '{}'", args.to));
+    }
+    if (!special) {
+      std::filesystem::rename(file, args.output);  // throws filesystem_error naming both paths
+      partial.keep = true;
     }
     return kExitOk;
   } catch (const trace::TraceFormatError& e) {

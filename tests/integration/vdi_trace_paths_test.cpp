@@ -131,4 +131,27 @@ TEST(VdiTracePaths, TraceStatRefusesDevicesAndDirectories) {
   EXPECT_EQ(nlohmann::json::parse(ok.out)["ios"], 20);
 }
 
+/// `trace convert` over an existing OUT: a trace that turns out bad halfway (a garbage line after
+/// good ones) fails with file:line and leaves OUT as the last good conversion wrote it, with no
+/// partial file beside it.
+TEST(TracePaths, AFailedConvertLeavesTheOutputAsItWas) {
+  Layout l;
+  const fs::path good = l.proto_dir / "traces/t.trace";
+  const fs::path bad = l.dir.path() / "bad.trace";
+  std::ofstream(bad) << umass_trace() << "20000 1 320 sixteen 1\n" << umass_trace();
+  const fs::path out = l.dir.path() / "converted" / "t.iolog";
+  fs::create_directories(out.parent_path());
+  const auto first = l.drivelab({"trace", "convert", good.string(), out.string(), "--to", "fio-iolog-v3"});
+  ASSERT_EQ(first.status, 0) << first.out << first.err;
+  const std::string converted = read_file(out);
+  ASSERT_FALSE(converted.empty());
+  const auto second = l.drivelab({"trace", "convert", bad.string(), out.string(), "--to", "fio-iolog-v3"});
+  EXPECT_EQ(second.status, 2) << second.out << second.err;
+  EXPECT_NE(second.err.find("bad.trace:21"), std::string::npos) << second.err;
+  EXPECT_EQ(read_file(out), converted);
+  std::vector<std::string> left;
+  for (const auto& e : fs::directory_iterator(out.parent_path())) left.push_back(e.path().filename().string());
+  EXPECT_EQ(left, std::vector<std::string>{"t.iolog"});
+}
+
 }  // namespace
