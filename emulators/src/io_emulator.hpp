@@ -27,6 +27,7 @@ class IoEmulator final : public runner::Emulator {
   runner::DeviceAccess device_access() const override {
     return is_write(job_.rw) ? runner::DeviceAccess::read_write : runner::DeviceAccess::read_only;
   }
+  bool owns_data_file() const override { return true; }
 
  private:
   void start_workers();

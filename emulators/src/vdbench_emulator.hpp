@@ -42,6 +42,7 @@ class VdbenchEmulator final : public runner::Emulator {
   results::Json effective_config() const override { return to_json(cfg_); }
   /// Reads only when every workload has rdpct 100; otherwise writes (the runner's safety gate).
   runner::DeviceAccess device_access() const override;
+  bool owns_data_file() const override { return true; }
   /// A curve: the max run + each point, every one with the test's warm-up and duration.
   std::string schedule(const runner::TestSettings& settings) const override;
   void prepare(runner::TestContext& ctx) override;

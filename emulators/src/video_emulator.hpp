@@ -25,6 +25,7 @@ class VideoEmulator final : public runner::Emulator {
   void verify(runner::TestContext& ctx) override;
   void cleanup(runner::TestContext& ctx) noexcept override;
   runner::DeviceAccess device_access() const override { return runner::DeviceAccess::read_write; }
+  bool owns_data_file() const override { return true; }
 
  private:
   /// Totals of one direction over the measured phase.

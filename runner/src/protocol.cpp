@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <ranges>
 #include <set>
 
 #include <fmt/format.h>
@@ -135,6 +136,24 @@ Protocol decode_protocol(const config::Document& doc, const Registry& registry,
     tr.finish();
     if (type != nullptr) planned.emulator = type->decode(section, s);
     p.tests.push_back(std::move(planned));
+  }
+  // A test that writes another test's data file (a preconditioning's for_test) must name a later
+  // test that has one: any other name would fill a file that no test reads.
+  for (std::size_t i = 0; i < p.tests.size() && i < elements.size(); ++i) {
+    if (!p.tests[i].emulator) continue;
+    const auto [key, other] = p.tests[i].emulator->data_file_for();
+    if (other.empty()) continue;
+    const config::Node at = elements[i].child(p.tests[i].settings.kind).child(key);
+    std::size_t j = 0;
+    while (j < p.tests.size() && p.tests[j].settings.name != other) ++j;
+    if (j == p.tests.size())
+      at.error(fmt::format("{} '{}' names no test of this protocol (tests: {})", key, other,
+                           fmt::join(p.tests | std::views::transform([](const PlannedTest& t) { return t.settings.name; }), ", ")));
+    else if (j <= i)
+      at.error(fmt::format("{} '{}' names a test that runs before this one: its data file must be written first", key, other));
+    else if (!p.tests[j].emulator || !p.tests[j].emulator->owns_data_file())
+      at.error(fmt::format("{} '{}' names a {} test, which has no data file of its own (io, vdbench, video or a "
+                           "one-target replay)", key, other, p.tests[j].settings.kind));
   }
   return p;
 }

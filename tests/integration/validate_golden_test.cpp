@@ -38,6 +38,12 @@ TEST(ValidateGolden, MaxConnectionsBelowTheSessionsOfTheRunAtTheKey) {
   check_golden("validate_max_connections", 2);
 }
 
+// A preconditioning that names no test, an earlier one or one without a data file would fill a
+// file no test reads: refused at its for_test.
+TEST(ValidateGolden, PreconditionForTestNamesALaterTestWithADataFile) {
+  check_golden("validate_precondition_for_test", 2);
+}
+
 TEST(ValidateGolden, ShippedProtocolsAreValid) {
   ScratchDir dir("validate-shipped");
   // storagereview-sqlserver.yaml reads the password from DRIVELAB_DB_PASSWORD; validate checks it is set.

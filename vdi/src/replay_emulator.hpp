@@ -26,6 +26,8 @@ class ReplayEmulator final : public runner::Emulator {
 
   results::Json effective_config() const override { return effective_; }
   runner::DeviceAccess device_access() const override { return runner::DeviceAccess::unsupported; }
+  /// One target file is `drivelab-<test>.dat`; several are `drivelab-<test>-<k>.dat`.
+  bool owns_data_file() const override { return cfg_.targets == 1 && cfg_.engine != "null"; }
   /// The whole trace once, or the max run + one replay per curve point; `duration:` caps each.
   std::string schedule(const runner::TestSettings& settings) const override {
     const double cap = std::chrono::duration<double>(settings.duration).count();

@@ -26,6 +26,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "drivelab/config/document.hpp"
@@ -113,6 +114,15 @@ class Emulator {
   /// What this test (with its configuration) would do to a block-device target; asked before
   /// the run starts, so a protocol that cannot run on a device fails before anything is written.
   virtual DeviceAccess device_access() const { return DeviceAccess::unsupported; }
+  /// On a directory target, whether this test reads and writes a data file of its own,
+  /// `drivelab-<test>.dat` (io, vdbench, video, a one-target replay): what a preconditioning's
+  /// `for_test` may name.
+  virtual bool owns_data_file() const { return false; }
+  /// On a directory target, the other test whose data file this test writes (a preconditioning's
+  /// `for_test`), as {configuration key, test name}; {"", ""} for none. decode_protocol() checks
+  /// that the test comes later in the protocol and owns_data_file(): a name that matches none
+  /// would fill a file no test reads.
+  virtual std::pair<std::string, std::string> data_file_for() const { return {}; }
   /// How long the test runs when that is not simply `warmup:` + `duration:` (`drivelab validate`
   /// prints it): a curve runs the max run and each point with its own warm-up and duration; a
   /// render or a preconditioning runs to completion. Empty: warm-up + duration.
