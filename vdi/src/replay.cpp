@@ -110,6 +110,19 @@ struct Replayer::Impl {
   std::uint64_t stamp = 0;
 };
 
+void check_target_fits(std::uint64_t region_bytes, std::uint32_t targets, std::uint32_t align_bytes,
+                       const TraceSummary& summary) {
+  const std::uint32_t devices = std::max<std::uint32_t>(1, static_cast<std::uint32_t>(summary.devices.size()));
+  const std::uint32_t n = std::max<std::uint32_t>(1, targets);
+  const std::uint32_t slots = (devices + n - 1) / n;
+  const std::uint64_t slot = align_down(region_bytes / slots, align_bytes);
+  const std::uint64_t largest = align_up(std::max<std::uint32_t>(summary.max_size_bytes, 1), align_bytes);
+  if (slot < largest)
+    throw ConfigError(fmt::format("the target is too small for this trace: {} trace devices in {} slots of {} per "
+                                  "target, but the largest request needs {}; make file_size larger",
+                                  devices, slots, format_size(slot), format_size(largest)));
+}
+
 Replayer::Replayer(ReplayOptions options, std::vector<ReplayTarget> targets, const TraceSummary& summary)
     : options_(std::move(options)), targets_(std::move(targets)), impl_(std::make_unique<Impl>()) {
   const std::uint32_t a = options_.align_bytes;
@@ -123,12 +136,9 @@ Replayer::Replayer(ReplayOptions options, std::vector<ReplayTarget> targets, con
   slots_per_target_ = (devices_ + n - 1) / n;
   std::uint64_t shortest = targets_.front().region_length_bytes;
   for (const auto& t : targets_) shortest = std::min(shortest, t.region_length_bytes);
+  check_target_fits(shortest, n, a, summary);
   slot_bytes_ = align_down(shortest / slots_per_target_, a);
   buffer_bytes_ = static_cast<std::uint32_t>(align_up(std::max<std::uint32_t>(summary.max_size_bytes, 1), a));
-  if (slot_bytes_ < buffer_bytes_)
-    throw ConfigError(fmt::format("the target is too small for this trace: {} trace devices in {} slots of {} per "
-                                  "target, but the largest request needs {}; make file_size larger",
-                                  devices_, slots_per_target_, format_size(slot_bytes_), format_size(buffer_bytes_)));
 
   engine_ = io::make_engine(options_.engine, {.queue_depth = options_.queue_depth});
   if (!engine_->capabilities().has(io::Capability::async)) options_.queue_depth = 1;  // psync: one at a time

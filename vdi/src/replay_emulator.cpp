@@ -42,6 +42,9 @@ void ReplayEmulator::prepare(runner::TestContext& ctx) {
                           summary_.devices.size(), summary_.duration_s(), summary_.iops()));
   if (summary_.reads + summary_.writes == 0) throw ConfigError(fmt::format("trace {} has no read or write", summary_.description));
 
+  // Before any file is filled: a file_size too small for the trace is a mistake, not a 256 MiB
+  // file left behind (the constructor checks again with the files' O_DIRECT alignment).
+  check_target_fits(cfg_.file_size_bytes, cfg_.targets, std::max<std::uint32_t>(512, cfg_.align_bytes), summary_);
   std::vector<ReplayTarget> targets;
   std::uint32_t alignment = 512;
   if (cfg_.engine == "null") {

@@ -159,6 +159,13 @@ struct ReplayResult {
   double iops() const noexcept { return elapsed_s > 0 ? static_cast<double>(total.ios) / elapsed_s : 0.0; }
 };
 
+/// Throws ConfigError ("the target is too small for this trace ...; make file_size larger") when
+/// `targets` regions of `region_bytes` each cannot give every trace device of `summary` a slot
+/// (the mapping above) that holds its largest request aligned to `align_bytes`. Replayer's
+/// constructor checks this; the emulators call it first too, before filling a target file.
+void check_target_fits(std::uint64_t region_bytes, std::uint32_t targets, std::uint32_t align_bytes,
+                       const TraceSummary& summary);
+
 /// Replays traces onto targets. Construction creates the engine and the buffers (throws
 /// ConfigError / NotCompiledIn / EnvironmentError as io::make_engine, ConfigError for options out
 /// of range or a slot smaller than an aligned I/O).
