@@ -2,26 +2,28 @@
 one parser and one --help for all of them."""
 import sys
 
+EXIT_USAGE = 2  # exit 1 is the scripts' "a target was missed"
+
+
+def usage_error(name, message):
+    """Prints `name: message (see --help)` on stderr and exits EXIT_USAGE."""
+    print(f"{name}: {message} (see --help)", file=sys.stderr)
+    sys.exit(EXIT_USAGE)
+
 
 def parse_options(argv, defaults, script, name):
-    """Returns a copy of `defaults` filled from argv: `--some-key VALUE` sets defaults' key
-    `some_key` (an int default takes a whole number), a bare word sets `build` (the build
-    directory; a second one is an error), -h/--help prints the script's header comment (the lines after #! that start with
-    #) and exits 0. An unknown option or a value that is not a whole number exits with a message
-    that names the option and `name`."""
+    """Returns a copy of `defaults` filled from argv: `--some-key VALUE` or `--some-key=VALUE` sets
+    defaults' key `some_key` (an int default takes a whole number), a bare word sets `build` (the
+    build directory; a second one is an error), -h/--help prints the script's header comment (the
+    lines after #! that start with #) and exits 0. An unknown option, an option without its value
+    (at the end, or followed by another option), a value that is not a whole number or a second
+    build directory exits with status 2 and a message that names the option and `name`."""
     opt = dict(defaults)
     build_given = False
     i = 0
     while i < len(argv):
         a = argv[i]
-        key = a[2:].replace("-", "_") if a.startswith("--") else None
-        if key in opt and i + 1 < len(argv):
-            try:
-                opt[key] = int(argv[i + 1]) if isinstance(opt[key], int) else argv[i + 1]
-            except ValueError:
-                sys.exit(f"{name}: {a} needs a whole number, not '{argv[i + 1]}'")
-            i += 2
-        elif a in ("-h", "--help"):
+        if a in ("-h", "--help"):
             for line in open(script):
                 if line.startswith("#!"):
                     continue
@@ -29,12 +31,27 @@ def parse_options(argv, defaults, script, name):
                     break
                 print(line.rstrip()[2:])
             sys.exit(0)
-        elif not a.startswith("--"):
-            if build_given:
-                sys.exit(f"{name}: two build directories given ('{opt['build']}', '{a}')")
-            opt["build"] = a
-            build_given = True
-            i += 1
-        else:
-            sys.exit(f"{name}: unknown option {a} (see --help)")
+        if a.startswith("-") and len(a) > 1:
+            flag, eq, inline = a.partition("=")
+            key = flag[2:].replace("-", "_") if flag.startswith("--") else None
+            if key not in opt or key == "build":
+                usage_error(name, f"unknown option {flag}")
+            if eq:
+                value, i = inline, i + 1
+            elif i + 1 < len(argv) and not (argv[i + 1].startswith("--") and len(argv[i + 1]) > 2):
+                value, i = argv[i + 1], i + 2
+            else:
+                usage_error(name, f"{flag} needs a value" + (f", not the option {argv[i + 1]}" if i + 1 < len(argv) else ""))
+            if isinstance(opt[key], int) and not isinstance(opt[key], bool):
+                try:
+                    value = int(value)
+                except ValueError:
+                    usage_error(name, f"{flag} needs a whole number, not '{value}'")
+            opt[key] = value
+            continue
+        if build_given:
+            usage_error(name, f"two build directories given ('{opt['build']}', '{a}')")
+        opt["build"] = a
+        build_given = True
+        i += 1
     return opt

@@ -37,26 +37,59 @@ REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 SCRIPT="${BASH_SOURCE[0]}"
 export REPO SCRIPT
 exec python3 - "$@" <<'PY'
-import json, os, shlex, shutil, statistics, subprocess, sys, tempfile, time
+import atexit, json, os, shlex, shutil, statistics, subprocess, sys, tempfile, time
 
 sys.path.insert(0, os.path.join(os.environ["REPO"], "bench"))
-from bench_options import parse_options  # noqa: E402
+from bench_options import parse_options, usage_error  # noqa: E402
 
 DEFAULTS = {"duration": 60, "tables": 4, "table_size": 100000, "threads": 8,
             "databases": "postgres mariadb", "rand_types": "special uniform", "services_env": "", "build": "./build",
             "repeat": 1}
 opt = parse_options(sys.argv[1:], DEFAULTS, os.environ["SCRIPT"], "oltp_vs_sysbench")
+for k in ("duration", "tables", "table_size", "threads", "repeat"):
+    if opt[k] < 1:
+        usage_error("oltp_vs_sysbench", f"--{k.replace('_', '-')} must be >= 1, not {opt[k]}")
+for d in opt["databases"].split():
+    if d not in ("postgres", "mariadb"):
+        usage_error("oltp_vs_sysbench", f"--databases: unknown database '{d}' (postgres, mariadb)")
+for r in opt["rand_types"].split():
+    if r not in ("special", "uniform", "gaussian", "pareto"):
+        usage_error("oltp_vs_sysbench", f"--rand-types: unknown rand type '{r}' (special, uniform, gaussian, pareto)")
+if opt["services_env"]:
+    try:
+        svc_keys = {line.split("=", 1)[0].strip() for line in open(opt["services_env"]) if "=" in line}
+    except OSError as e:
+        usage_error("oltp_vs_sysbench", f"--services-env: cannot read {opt['services_env']}: {e.strerror}")
+    wanted = {"postgres": ("PG_SOCKET_DIR", "PG_PORT", "PG_USER", "PG_DATABASE"),
+              "mariadb": ("MYSQL_SOCKET", "MYSQL_USER")}
+    missing = [k for d in opt["databases"].split() for k in wanted[d] if k not in svc_keys]
+    if missing:
+        usage_error("oltp_vs_sysbench", f"--services-env {opt['services_env']}: no {', '.join(missing)} "
+                    "(the format scripts/test-services.sh writes)")
 
 repo = os.environ["REPO"]
 drivelab = os.path.join(opt["build"], "apps", "drivelab")
 if not os.access(drivelab, os.X_OK):
-    sys.exit(f"oltp_vs_sysbench: {drivelab} not found: build the 'drivelab' target first")
+    usage_error("oltp_vs_sysbench", f"{drivelab} not found: build the 'drivelab' target first")
 if not shutil.which("sysbench"):
-    sys.exit("oltp_vs_sysbench: sysbench not found (apt-get install sysbench)")
+    usage_error("oltp_vs_sysbench", "sysbench not found (apt-get install sysbench)")
 
 work = tempfile.mkdtemp(prefix="drivelab-oltp-vs-sysbench-")
 DB = "drivelab_sbbench"
 started_services = False
+
+
+def cleanup():
+    """Stops the private servers (if this script started them) and removes the work directory;
+    once, on every exit (an early failure too)."""
+    global started_services
+    if started_services:
+        subprocess.run([os.path.join(repo, "scripts", "test-services.sh"), "stop", env_file])
+        started_services = False
+    shutil.rmtree(work, ignore_errors=True)
+
+
+atexit.register(cleanup)
 
 
 def run(cmd, what, env=None):
@@ -222,9 +255,7 @@ try:
         else:
             sql_admin(db, [f"DROP DATABASE IF EXISTS `{DB}`"])
 finally:
-    if started_services:
-        subprocess.run([os.path.join(repo, "scripts", "test-services.sh"), "stop", env_file])
-    shutil.rmtree(work, ignore_errors=True)
+    cleanup()
 
 # Targets (decided in issue 17): TPS within +/-3% (0.97x..1.03x); client CPU per
 # transaction <= 1.00x on PostgreSQL, <= 1.10x on MariaDB (MySQL Connector/C++ 1.1 kept).

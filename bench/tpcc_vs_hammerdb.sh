@@ -64,7 +64,7 @@
 # The machine's load average is printed before every run: run it on a quiet machine.
 # Needs root (the kit's servers run as postgres/mysql), a Release build of drivelab, Debian 12's
 # package archive (setup.sh installs Tcl, pgtcl-ng's build tools, the servers). Exit 0 when every
-# target is met, 1 when one is missed, 2 when a run failed.
+# target is met, 1 when one is missed, 2 when a run failed or the command line is wrong.
 set -euo pipefail
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 SCRIPT="${BASH_SOURCE[0]}"
@@ -73,7 +73,7 @@ exec python3 - "$@" <<'PY'
 import glob, json, os, re, shlex, shutil, statistics, subprocess, sys, tempfile, threading, time
 
 sys.path.insert(0, os.path.join(os.environ["REPO"], "bench"))
-from bench_options import parse_options  # noqa: E402
+from bench_options import parse_options, usage_error  # noqa: E402
 
 DEFAULTS = {"databases": "postgres mariadb", "warehouses": 2, "vus": 4, "rampup": 1, "duration": 2,
             "profiles": "tpcc hammerdb", "repeat": 1, "kit": "", "hammerdb_home": "", "out": "", "build": "./build",
@@ -82,27 +82,27 @@ DEFAULTS = {"databases": "postgres mariadb", "warehouses": 2, "vus": 4, "rampup"
 opt = parse_options(sys.argv[1:], DEFAULTS, os.environ["SCRIPT"], "tpcc_vs_hammerdb")
 for k in ("warehouses", "vus", "duration", "repeat"):
     if opt[k] < 1:
-        sys.exit(f"tpcc_vs_hammerdb: --{k} must be >= 1")
+        usage_error("tpcc_vs_hammerdb", f"--{k} must be >= 1, not {opt[k]}")
 if opt["rampup"] < 0:
-    sys.exit("tpcc_vs_hammerdb: --rampup must be >= 0")
+    usage_error("tpcc_vs_hammerdb", f"--rampup must be >= 0, not {opt['rampup']}")
 profiles = opt["profiles"].split()
 for p in profiles:
     if p not in ("tpcc", "hammerdb"):
-        sys.exit(f"tpcc_vs_hammerdb: unknown profile '{p}' (tpcc, hammerdb)")
+        usage_error("tpcc_vs_hammerdb", f"--profiles: unknown profile '{p}' (tpcc, hammerdb)")
 databases = opt["databases"].split()
 for d in databases:
     if d not in ("postgres", "mariadb"):
-        sys.exit(f"tpcc_vs_hammerdb: unknown database '{d}' (postgres, mariadb)")
+        usage_error("tpcc_vs_hammerdb", f"--databases: unknown database '{d}' (postgres, mariadb)")
 
 repo = os.environ["REPO"]
 drivelab = os.path.abspath(os.path.join(opt["build"], "apps", "drivelab"))
 if not os.access(drivelab, os.X_OK):
-    sys.exit(f"tpcc_vs_hammerdb: {drivelab} not found: build the 'drivelab' target first")
+    usage_error("tpcc_vs_hammerdb", f"{drivelab} not found: build the 'drivelab' target first")
 kit = os.path.abspath(opt["kit"] or os.path.join(repo, "..", "shared", "peers", "hammerdb"))
 if not os.access(os.path.join(kit, "run_hammerdb.sh"), os.X_OK):
-    sys.exit(f"tpcc_vs_hammerdb: no HammerDB kit at {kit} (--kit DIR)")
+    usage_error("tpcc_vs_hammerdb", f"no HammerDB kit at {kit} (--kit DIR)")
 if os.geteuid() != 0:
-    sys.exit("tpcc_vs_hammerdb: run as root (the kit's servers run as the users postgres and mysql)")
+    usage_error("tpcc_vs_hammerdb", "run as root (the kit's servers run as the users postgres and mysql)")
 home = os.path.abspath(opt["hammerdb_home"] or os.path.join(tempfile.gettempdir(), "drivelab-vs-hammerdb"))
 NICE = int(os.environ.get("HAMMERDB_NICE", "10"))
 env = dict(os.environ, HAMMERDB_HOME=home, HAMMERDB_NICE=str(NICE))
