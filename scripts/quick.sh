@@ -5,10 +5,12 @@
 #   ./scripts/quick.sh DIR [extra drivelab run options, e.g. --out results-dir]
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
-if [ $# -lt 1 ]; then
-  echo "usage: $0 DIR-ON-THE-DRIVE-UNDER-TEST [drivelab run options]" >&2
-  exit 2
-fi
+usage="usage: $0 DIR-ON-THE-DRIVE-UNDER-TEST [drivelab run options, e.g. --out RESULTS-DIR]"
+case "${1:-}" in
+  -h|--help) echo "$usage"; exit 0 ;;
+  "") echo "$usage" >&2; exit 2 ;;
+  -*) echo "$0: the first argument is the directory to test, not an option ('$1')" >&2; echo "$usage" >&2; exit 2 ;;
+esac
 target=$1
 shift
 "$here/scripts/install-deps.sh"

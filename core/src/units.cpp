@@ -157,6 +157,7 @@ std::string format_duration(std::chrono::nanoseconds d) {
     out += format_duration(std::chrono::nanoseconds(-ns));
     return out;
   }
+  if (ns == 0) return "0s";  // "warm-up 0s", not "0ns"
   if (ns < 1'000) return fmt::format("{}ns", ns);
   if (ns < 1'000'000) return fmt::format("{:g}us", static_cast<double>(ns) / 1e3);
   if (ns < 1'000'000'000) return fmt::format("{:g}ms", static_cast<double>(ns) / 1e6);

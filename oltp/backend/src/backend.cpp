@@ -101,7 +101,11 @@ std::string with_server_log(const std::string& reason, const ManagedServer& serv
     }
     if (!cause.empty()) out = fmt::format("storage failure: {} (server log); ", cause);
   }
-  out += fmt::format("{}\nserver log ({}, last {} distinct lines, repeats counted):\n{}", reason, file.string(), lines, tail);
+  // The file goes with the data directory unless the server section says keep: the lines are
+  // quoted here because the path may be gone when the reason is read.
+  out += fmt::format("{}\nserver log ({}, last {} distinct lines, repeats counted; the file is removed with the data "
+                     "directory unless keep: true):\n{}",
+                     reason, file.string(), lines, tail);
   return out;
 }
 

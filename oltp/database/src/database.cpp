@@ -233,9 +233,9 @@ void decode_database(config::MapReader& r, const config::Node& section, Database
     server.error("the sqlite backend is embedded: it takes no server (set backend: postgres, mysql or odbc)");
   if (is_server && !server.defined())
     section.child("backend").error(fmt::format(
-        "backend {} needs a 'server:' section: {{managed: {}}} for a server created in the target "
-        "directory, or {{connection: ...}} for an existing one",
-        to_string(out.backend), out.backend == BackendKind::mysql ? "mariadb" : "postgres"));
+        "backend {0} needs a 'server:' section: {{managed: {1}}} for a server created in the target "
+        "directory, or {{connection: ...}} for an existing one (on the command line: --set '{2}.server.managed={1}')",
+        to_string(out.backend), out.backend == BackendKind::mysql ? "mariadb" : "postgres", section.path()));
   if (is_server && sqlite_keys)
     for (const char* key : {"journal_mode", "synchronous", "cache_size", "busy_timeout"})
       if (section.child(key).defined())

@@ -186,6 +186,13 @@ void SysbenchEmulator::prepare_phase(runner::TestContext& ctx) {
              prepared_per_connection(config_.workload, config_.statements, config_.tables));
   rec.detail("sysbench_command",
              sysbench_command(config_, settings_, backend.dialect(), described.value("backend", results::Json::object())));
+  // Without a driver the command would fall to sysbench's default (MySQL) and fail or, worse,
+  // measure some MySQL server: say why it has none.
+  if (backend.dialect().sysbench_driver.empty())
+    rec.detail("sysbench_command_note",
+               fmt::format("sysbench has no {} driver: the command has the workload's options only; add "
+                           "--db-driver=pgsql or --db-driver=mysql and the server's connection options to run it",
+                           backend.dialect().name));
 }
 
 void SysbenchEmulator::start_driver(runner::TestContext& ctx) {

@@ -153,7 +153,7 @@ TEST(FormatSize, ExactBinaryUnitsElseOneDecimal) {
 }
 
 TEST(FormatDuration, ReadableForms) {
-  EXPECT_EQ(format_duration(0ns), "0ns");
+  EXPECT_EQ(format_duration(0ns), "0s");
   EXPECT_EQ(format_duration(500ns), "500ns");
   EXPECT_EQ(format_duration(1500ns), "1.5us");
   EXPECT_EQ(format_duration(250ms), "250ms");

@@ -83,6 +83,10 @@ TEST_F(SysbenchEmulatorTest, ReadWriteOnSqliteReportsSysbenchsFields) {
   EXPECT_NE(t.details["sysbench_command"].get<std::string>().find(
                 "sysbench oltp_read_write --tables=2 --table-size=3000 --threads=2 --time=2"),
             std::string::npos);
+  // SQLite: sysbench has no driver for it; the command says none and a note says why.
+  EXPECT_EQ(t.details["sysbench_command"].get<std::string>().find("--db-driver"), std::string::npos);
+  EXPECT_NE(t.details["sysbench_command_note"].get<std::string>().find("sysbench has no sqlite driver"), std::string::npos)
+      << t.details["sysbench_command_note"];
   // Cleanup removed the database (neither keep_database nor reuse).
   EXPECT_FALSE(fs::exists(dir.path() / "target" / "drivelab-sb-sysbench.db"));
 }
