@@ -7,8 +7,10 @@
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <sstream>
+#include <stdexcept>
 
 #include <fmt/format.h>
 
@@ -435,19 +437,29 @@ TEST(ReportImport, PartialAndInterruptedRunsAreMarked) {
   }
 }
 
+/// The first golden record cut to its first two tests and altered by `alter`, added to a dataset
+/// as `source` on `drive`.
+Dataset two_tests_of_a_golden_record(const std::string& source, const std::string& drive,
+                                     const std::function<void(results::RunRecord&)>& alter) {
+  const auto records = golden_records();
+  if (records.empty()) throw std::runtime_error("no golden records");
+  results::RunRecord rec = results::read_record(records.front());
+  rec.tests.resize(2);
+  alter(rec);
+  Dataset d;
+  add_record(d, rec, source, drive);
+  return d;
+}
+
 TEST(ReportImport, ARunningTestOfAProvisionalRecordIsReportedInterrupted) {
   // What a SIGKILLed run leaves in <run_id>.json: the run `interrupted` (in progress), its current
   // test still `running`.
-  const auto records = golden_records();
-  ASSERT_FALSE(records.empty());
-  results::RunRecord rec = results::read_record(records.front());
-  rec.status = results::Status::interrupted;
-  rec.reason = "run in progress, or the process ended before the run finished";
-  rec.tests.resize(2);
-  rec.tests[1].status = results::Status::running;
-  rec.tests[1].finished_at.clear();
-  Dataset d;
-  add_record(d, rec, "live.json", "Drive K");
+  Dataset d = two_tests_of_a_golden_record("live.json", "Drive K", [](results::RunRecord& rec) {
+    rec.status = results::Status::interrupted;
+    rec.reason = "run in progress, or the process ended before the run finished";
+    rec.tests[1].status = results::Status::running;
+    rec.tests[1].finished_at.clear();
+  });
   ASSERT_EQ(d.results.size(), 2u);
   EXPECT_EQ(d.results[1].status, "interrupted");
   EXPECT_TRUE(d.results[1].partial());
@@ -461,16 +473,12 @@ TEST(ReportImport, ARunningTestOfAProvisionalRecordIsReportedInterrupted) {
 }
 
 TEST(ReportImport, WarningsAndFailedChecksOfACompleteTestAreNotedBesideItsPlace) {
-  const auto records = golden_records();
-  ASSERT_FALSE(records.empty());
-  results::RunRecord rec = results::read_record(records.front());
-  rec.warnings = {"built on a tmpfs target"};
-  rec.tests.resize(2);
-  rec.tests[1].warnings = {"replay: lateness p99 1.247 ms exceeds the 1 ms bound"};
-  rec.tests[1].checks = {{"littles_law_max", false, "IOPS x latency = 15.34 outstanding, threads 16"},
-                         {"issued_counts", true, ""}};
-  Dataset d;
-  add_record(d, rec, "warned.json", "Drive W");
+  Dataset d = two_tests_of_a_golden_record("warned.json", "Drive W", [](results::RunRecord& rec) {
+    rec.warnings = {"built on a tmpfs target"};
+    rec.tests[1].warnings = {"replay: lateness p99 1.247 ms exceeds the 1 ms bound"};
+    rec.tests[1].checks = {{"littles_law_max", false, "IOPS x latency = 15.34 outstanding, threads 16"},
+                           {"issued_counts", true, ""}};
+  });
   ASSERT_EQ(d.results.size(), 2u);
   EXPECT_EQ(d.results[1].status, "complete");
   EXPECT_FALSE(d.results[1].partial());
