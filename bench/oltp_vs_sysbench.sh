@@ -11,6 +11,8 @@
 #     --databases LIST    default "postgres mariadb"
 #     --rand-types LIST   default "special uniform"
 #     --repeat N          runs per tool and case, order alternating, medians reported (default 1)
+#     --out DIR           keep every run's files there (sysbench's reports, drivelab's records);
+#                         default: a temporary directory, removed at the end
 #     --services-env FILE use running servers described by FILE (scripts/test-services.sh format);
 #                         default: start a private PostgreSQL + MariaDB with scripts/test-services.sh
 #                         in a temporary directory and stop them at the end
@@ -44,7 +46,7 @@ from bench_options import parse_options, usage_error  # noqa: E402
 
 DEFAULTS = {"duration": 60, "tables": 4, "table_size": 100000, "threads": 8,
             "databases": "postgres mariadb", "rand_types": "special uniform", "services_env": "", "build": "./build",
-            "repeat": 1}
+            "repeat": 1, "out": ""}
 opt = parse_options(sys.argv[1:], DEFAULTS, os.environ["SCRIPT"], "oltp_vs_sysbench")
 for k in ("duration", "tables", "table_size", "threads", "repeat"):
     if opt[k] < 1:
@@ -74,19 +76,22 @@ if not os.access(drivelab, os.X_OK):
 if not shutil.which("sysbench"):
     usage_error("oltp_vs_sysbench", "sysbench not found (apt-get install sysbench)")
 
-work = tempfile.mkdtemp(prefix="drivelab-oltp-vs-sysbench-")
+keep = bool(opt["out"])
+work = os.path.abspath(opt["out"]) if keep else tempfile.mkdtemp(prefix="drivelab-oltp-vs-sysbench-")
+os.makedirs(work, exist_ok=True)
 DB = "drivelab_sbbench"
 started_services = False
 
 
 def cleanup():
-    """Stops the private servers (if this script started them) and removes the work directory;
-    once, on every exit (an early failure too)."""
+    """Stops the private servers (if this script started them) and removes the work directory
+    (unless --out keeps it); once, on every exit (an early failure too)."""
     global started_services
     if started_services:
         subprocess.run([os.path.join(repo, "scripts", "test-services.sh"), "stop", env_file])
         started_services = False
-    shutil.rmtree(work, ignore_errors=True)
+    if not keep:
+        shutil.rmtree(work, ignore_errors=True)
 
 
 atexit.register(cleanup)
@@ -147,12 +152,14 @@ def interval_s():
     return max(1, min(10, opt["duration"] // 6))
 
 
-def theirs(db, rand):
+def theirs(db, rand, tag):
     cmd = ["sysbench", "oltp_read_write"] + sysbench_conn(db) + scale_opts() + [
         f"--threads={opt['threads']}", f"--time={opt['duration']}", f"--report-interval={interval_s()}",
         f"--rand-type={rand}", "run"]
     print("   sysbench: " + shlex.join(cmd))
     out, cpu = run(cmd, "sysbench run")
+    with open(os.path.join(work, f"sysbench-{tag}.log"), "w") as f:
+        f.write(out)
     tx = p95 = None
     tps = err_s = 0.0
     for line in out.splitlines():
@@ -203,6 +210,10 @@ def ours(db, rand, tag):
             "err_s": m["errors_s"], "build": rec.get("tool", {}).get("build_type", "?")}
 
 
+def loadavg():
+    return " ".join(open("/proc/loadavg").read().split()[:3])
+
+
 def median_run(runs):
     """Per-field median over repetitions (CPU per transaction is taken from the median run's ratio)."""
     out = {k: statistics.median(r[k] for r in runs) for k in ("tps", "p95", "err_s")}
@@ -241,12 +252,14 @@ try:
                 sysbench_first = (k + rep) % 2 == 0
                 print(f"== {db}, rand_type {rand}" + (f", run {rep + 1}/{opt['repeat']}" if opt["repeat"] > 1 else "")
                       + (": sysbench, then drivelab" if sysbench_first else ": drivelab, then sysbench"))
-                if sysbench_first:
-                    runs_a.append(theirs(db, rand))
-                    runs_b.append(ours(db, rand, f"{db}-{rand}-{rep}"))
-                else:
-                    runs_b.append(ours(db, rand, f"{db}-{rand}-{rep}"))
-                    runs_a.append(theirs(db, rand))
+                tag = f"{db}-{rand}-{rep}"
+                steps = [("sysbench", lambda: runs_a.append(theirs(db, rand, tag)), runs_a),
+                         ("drivelab", lambda: runs_b.append(ours(db, rand, tag)), runs_b)]
+                for name, step, runs in (steps if sysbench_first else reversed(steps)):
+                    step()
+                    r = runs[-1]
+                    print(f"      {name}: TPS {r['tps']:.1f}, p95 {r['p95']:.2f} ms, client CPU/tx "
+                          f"{r['cpu'] / r['tx'] * 1e6 if r['tx'] else float('nan'):.1f} us (load average {loadavg()})")
                 if runs_b[-1]["build"] == "Debug":
                     print(f"warning: {drivelab} is a Debug build; use -DCMAKE_BUILD_TYPE=Release for representative numbers")
             rows.append((db, rand, median_run(runs_a), median_run(runs_b)))
