@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cerrno>
 #include <ctime>
 #include <fstream>
 #include <iomanip>
@@ -13,6 +14,7 @@
 #include <sstream>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "drivelab/config/document.hpp"
 #include "drivelab/core/clock.hpp"
@@ -447,7 +449,16 @@ int cmd_report(const ReportArgs& args) {
       for (const auto& w : args.where) where.push_back(results::parse_run_filter(w));
       const results::RunStore store(args.db, false);
       // The stored JSON goes the way of a record file: the same reading and ranking.
-      for (const results::StoredRun& run : store.select(where)) report::add_record_json(data, run.record, run.source, {});
+      const std::vector<results::StoredRun> runs = store.select(where);
+      for (const results::StoredRun& run : runs) report::add_record_json(data, run.record, run.source, {});
+      if (runs.empty()) {
+        // Said on stderr and in the report: an empty report must not read as "nothing was slow".
+        const std::string none = fmt::format("no stored run of {} matches {}", args.db.string(),
+                                             args.where.empty() ? std::string("(no --where)")
+                                                                : fmt::format("--where {}", fmt::join(args.where, " --where ")));
+        std::cerr << "drivelab: warning: " << none << '\n';
+        data.notes.push_back(none);
+      }
     } else if (!args.where.empty()) {
       throw ConfigError("report: --where selects runs of a results store: give --db too");
     }
@@ -464,10 +475,12 @@ int cmd_report(const ReportArgs& args) {
     std::error_code ec;
     if (p.has_parent_path()) std::filesystem::create_directories(p.parent_path(), ec);
     if (ec) throw EnvironmentError(fmt::format("cannot create the directory of {}: {}", p.string(), ec.message()));
+    errno = 0;
     std::ofstream out(p, std::ios::binary);
     out << text;
     out.close();
-    if (!out) throw EnvironmentError(fmt::format("cannot write {}", p.string()));
+    if (!out)
+      throw EnvironmentError(fmt::format("cannot write {}{}", p.string(), errno != 0 ? ": " + errno_text(errno) : ""));
   };
   if (!args.csv.empty()) write(args.csv, report::to_csv(rep));
   if (!args.md.empty()) write(args.md, report::to_markdown(rep));

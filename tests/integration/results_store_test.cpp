@@ -122,6 +122,11 @@ TEST(ResultsStore, WhereSelectsWithBoundValues) {
   EXPECT_NE(two.find("tests/golden/report_run_disk_1.json,"), std::string::npos) << two;
   const std::string none = csv_of({"since=2099-01-01"});
   EXPECT_EQ(none.find('\n'), none.size() - 1) << none;  // the header only
+  // ... and the emptiness is said, on stderr and in the report's notes.
+  const auto empty = run_drivelab(dir, {"report", "--db", db, "--where", "kind=nosuch", "--md", (dir.path() / "e.md").string()});
+  EXPECT_EQ(empty.status, 0) << empty.err;
+  EXPECT_NE(empty.err.find("warning: no stored run of " + db + " matches --where kind=nosuch"), std::string::npos) << empty.err;
+  EXPECT_NE(read_file(dir.path() / "e.md").find("no stored run of"), std::string::npos);
   // Text that would change an SQL statement spliced into it is a value like any other.
   EXPECT_EQ(csv_of({"serial=x' OR '1'='1"}).find("measured"), std::string::npos);
   const auto bad = run_drivelab(dir, {"report", "--db", db, "--where", "drive=x"});

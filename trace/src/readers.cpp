@@ -128,6 +128,7 @@ TraceFormat detect_from_input(detail::FileInput& input, const std::filesystem::p
   const std::uint64_t size_bytes = input.regular() ? input.size_bytes() : head.size();
   const TraceFormat format = detail::detect_format_from_head(head, size_bytes);
   if (format == TraceFormat::automatic) {
+    if (head.empty()) throw TraceFormatError(file, 1, "the trace is empty (no request to read)");
     throw TraceFormatError(file, 1,
                            "unrecognised trace format (give one with --format; the detection rules "
                            "are in docs/vdi.md)");
