@@ -368,7 +368,9 @@ void run_one(PlannedTest& test, std::size_t index, results::RunRecord& record, R
     e.warmup(ctx);
   });
   std::int64_t t_measure = monotonic_ns();
-  phase("run", fmt::format("run {}", format_duration(test.settings.duration)), [&] {
+  // A kind whose run is not `duration:` long (a render, a replay, a curve) says what it does instead.
+  const std::string schedule = e.schedule(test.settings);
+  phase("run", schedule.empty() ? fmt::format("run {}", format_duration(test.settings.duration)) : "run: " + schedule, [&] {
     ran = true;
     t_measure = monotonic_ns();
     e.run(ctx);
