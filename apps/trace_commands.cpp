@@ -52,12 +52,18 @@ int cmd_trace_convert(const TraceArgs& args) {
     auto source = trace::open_trace(args.input, trace::parse_trace_format(args.format), read_options(args));
     if (args.to != "native" && args.to != "fio-iolog-v3")
       throw ConfigError(fmt::format("--to: expected native or fio-iolog-v3, got '{}'", args.to));
-    // A regular OUT is written beside itself and renamed over it only when complete: an input
-    // that turns out truncated or garbage halfway leaves OUT as it was (a device or a pipe, such
-    // as /dev/stdout, is written directly).
-    const bool special = std::filesystem::exists(args.output, ec) && !std::filesystem::is_regular_file(args.output, ec);
+    // A regular OUT (or a new one) is written beside itself and renamed over it only when
+    // complete: an input that turns out truncated or garbage halfway leaves OUT as it was.
+    // Anything else is written directly, through the name as given: a symbolic link (never
+    // replaced by a file: /dev/stdout is one, and renaming over it would take stdout away from
+    // every process), a device, a pipe. The name is looked at without following links.
+    // "-" is standard output.
+    const std::filesystem::path out_name = args.output == "-" ? std::filesystem::path("/dev/stdout") : args.output;
+    const std::filesystem::file_status st = std::filesystem::symlink_status(out_name, ec);
+    const bool special = st.type() != std::filesystem::file_type::not_found &&
+                         st.type() != std::filesystem::file_type::regular;
     const std::filesystem::path file =
-        special ? args.output : std::filesystem::path(args.output.string() + fmt::format(".drivelab-tmp-{}", ::getpid()));
+        special ? out_name : std::filesystem::path(out_name.string() + fmt::format(".drivelab-tmp-{}", ::getpid()));
     struct RemoveUnlessKept {
       std::filesystem::path path;
       bool keep = false;
@@ -80,7 +86,7 @@ int cmd_trace_convert(const TraceArgs& args) {
       std::cerr << '\n';
     }
     if (!special) {
-      std::filesystem::rename(file, args.output);  // throws filesystem_error naming both paths
+      std::filesystem::rename(file, out_name);  // throws filesystem_error naming both paths
       partial.keep = true;
     }
     return kExitOk;

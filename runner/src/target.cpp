@@ -34,7 +34,9 @@ std::string lock_holder(int fd) {
                                                "(docs/multihost.md)"
                                              : "";
   throw EnvironmentError(fmt::format(
-      "target '{}' is in use by another drivelab run ({}); two runs on one drive measure each other{}", target.string(),
+      "target '{}' is in use by another drivelab run ({}); two runs on one target would use each other's files and "
+      "measure each other{}",
+      target.string(),
       who, hint));
 }
 

@@ -152,6 +152,13 @@ TEST(TracePaths, AFailedConvertLeavesTheOutputAsItWas) {
   std::vector<std::string> left;
   for (const auto& e : fs::directory_iterator(out.parent_path())) left.push_back(e.path().filename().string());
   EXPECT_EQ(left, std::vector<std::string>{"t.iolog"});
+  // A symbolic link as OUT (as /dev/stdout is one) is written through, never replaced by a file.
+  const fs::path link = out.parent_path() / "link.iolog";
+  fs::create_symlink("t.iolog", link);
+  const auto through = l.drivelab({"trace", "convert", good.string(), link.string(), "--to", "native"});
+  ASSERT_EQ(through.status, 0) << through.out << through.err;
+  EXPECT_TRUE(fs::is_symlink(link));
+  EXPECT_NE(read_file(out), converted) << "the link's target holds the native trace now";
 }
 
 }  // namespace
