@@ -8,8 +8,8 @@
 
 namespace drivelab::results {
 
-void write_record(const std::filesystem::path& path, const RunRecord& r) {
-  detail::write_file_atomically(path, detail::dump_json(to_json(r), 2) + "\n", "result record");
+void write_record(const std::filesystem::path& path, const RunRecord& r, int indent) {
+  detail::write_file_atomically(path, detail::dump_json(to_json(r), indent) + "\n", "result record");
 }
 
 namespace detail {

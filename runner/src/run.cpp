@@ -143,11 +143,25 @@ class RunState final : public results::TestRecorder::Listener {
     std::lock_guard lock(mu_);
     write(record_);
   }
-  /// The final write: an error here is the run's error (the record on disk would be stale).
+  /// The final write: an error here is the run's error (the record on disk would be stale). On a
+  /// full results disk the indented record may not fit in the released reserve (8 MiB; a record
+  /// of thousands of intervals is larger): it is written again on one line, about a third of the
+  /// size, saying so in the run's warnings.
   void write_final_record() {
     flush();
     std::lock_guard lock(mu_);
-    results::write_record(record_path_, record_);
+    try {
+      results::write_record(record_path_, record_);
+    } catch (const std::exception& indented) {
+      record_.warnings.push_back(fmt::format(
+          "the record is written on one line: the indented record did not fit on the results disk ({})", indented.what()));
+      try {
+        results::write_record(record_path_, record_, -1);
+      } catch (...) {
+        record_.warnings.pop_back();
+        throw;
+      }
+    }
   }
 
  private:

@@ -24,6 +24,7 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <thread>
@@ -400,6 +401,38 @@ TEST(FullResultsDirectory, AJournalWriteThatFailsFailsTheTestAndTheRunAndRecover
   EXPECT_TRUE(contains(again["reason"].get<std::string>(), "the result journal could not be written: ")) << again["reason"];
   EXPECT_EQ(again["tests"][0]["status"], "failed");
   EXPECT_TRUE(contains(again["tests"][0]["reason"].get<std::string>(), "(ENOSPC)")) << again["tests"][0]["reason"];
+}
+
+// A results disk that fills when the run is long: the indented final record (45 KB per interval
+// with its histogram) does not fit in the 8 MiB reserve; it is written on one line instead, with
+// a warning, and the run still ends failed with every interval and its headline.
+TEST(FullResultsDirectory, AFinalRecordLargerThanTheReserveIsWrittenOnOneLine) {
+  ScratchDir dir("full-results-large");
+  const auto target = dir.path() / "target";
+  const auto out = dir.path() / "out";
+  std::filesystem::create_directories(target);
+  std::filesystem::create_directories(out);
+  std::string why;
+  const auto tmpfs = TmpfsMount::on(out, 12 << 20, why);
+  if (!tmpfs) GTEST_SKIP() << why;
+  const char* kept = std::getenv("DRIVELAB_KEEP_RECORDS_IN");  // a torn journal, as above
+  const std::string kept_dir = kept != nullptr ? kept : "";
+  ::unsetenv("DRIVELAB_KEEP_RECORDS_IN");
+  const auto r = drivelab::testing::run({DRIVELAB_EXE, "io", "--target", target.string(), "--out", out.string(), "--engine",
+                                         "null", "--warmup", "0s", "--duration", "20s", "--interval", "100ms", "--quiet"},
+                                        dir.path(), std::chrono::seconds(120));
+  if (!kept_dir.empty()) ::setenv("DRIVELAB_KEEP_RECORDS_IN", kept_dir.c_str(), 1);
+  EXPECT_EQ(r.status, 1) << r.out << r.err;
+  const std::string text = read_file(out / "latest.json");
+  EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 1) << "one line";
+  const json rec = json::parse(text);
+  EXPECT_EQ(rec["status"], "failed");
+  EXPECT_EQ(rec["tests"][0]["status"], "failed");
+  EXPECT_EQ(rec["tests"][0]["intervals"].size(), 200u);
+  EXPECT_GT(rec["tests"][0]["metrics"]["iops"]["value"].get<double>(), 0.0);
+  bool said = false;
+  for (const auto& w : rec["warnings"]) said = said || contains(w.get<std::string>(), "the record is written on one line");
+  EXPECT_TRUE(said) << rec["warnings"];
 }
 
 }  // namespace

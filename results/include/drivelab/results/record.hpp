@@ -170,9 +170,11 @@ Interval interval_from_json(const Json& j);
 Json to_json(const LatencyHistogram& h);
 LatencyHistogram histogram_from_json(const Json& j);
 
-/// Writes `r` as pretty JSON to `path` atomically (temporary file in the same directory, fsync,
-/// rename), so a reader never sees a half-written record. Throws EnvironmentError on I/O failure.
-void write_record(const std::filesystem::path& path, const RunRecord& r);
+/// Writes `r` as JSON to `path` atomically (temporary file in the same directory, fsync, rename),
+/// so a reader never sees a half-written record: pretty with `indent` spaces (2, the default), or
+/// on one line with -1 (about a third of the size: what a full results disk's reserve still
+/// holds). Throws EnvironmentError on I/O failure.
+void write_record(const std::filesystem::path& path, const RunRecord& r, int indent = 2);
 /// Reads a record file. Throws ConfigError (bad JSON/schema) or EnvironmentError (unreadable).
 RunRecord read_record(const std::filesystem::path& path);
 
