@@ -51,6 +51,11 @@ opt = parse_options(sys.argv[1:], DEFAULTS, os.environ["SCRIPT"], "oltp_vs_sysbe
 for k in ("duration", "tables", "table_size", "threads", "repeat"):
     if opt[k] < 1:
         usage_error("oltp_vs_sysbench", f"--{k.replace('_', '-')} must be >= 1, not {opt[k]}")
+if opt["repeat"] > 100:
+    usage_error("oltp_vs_sysbench", f"--repeat {opt['repeat']}: at most 100")
+for k in ("databases", "rand_types"):
+    if not opt[k].split():
+        usage_error("oltp_vs_sysbench", f"--{k.replace('_', '-')} is empty")
 for d in opt["databases"].split():
     if d not in ("postgres", "mariadb"):
         usage_error("oltp_vs_sysbench", f"--databases: unknown database '{d}' (postgres, mariadb)")

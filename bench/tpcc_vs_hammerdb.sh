@@ -83,6 +83,14 @@ opt = parse_options(sys.argv[1:], DEFAULTS, os.environ["SCRIPT"], "tpcc_vs_hamme
 for k in ("warehouses", "vus", "duration", "repeat"):
     if opt[k] < 1:
         usage_error("tpcc_vs_hammerdb", f"--{k} must be >= 1, not {opt[k]}")
+if opt["repeat"] > 100:
+    usage_error("tpcc_vs_hammerdb", f"--repeat {opt['repeat']}: at most 100 (11 minutes per database and round)")
+for k in ("pg_port", "maria_port"):
+    if opt[k] and not (opt[k].isdigit() and 1 <= int(opt[k]) <= 65535):
+        usage_error("tpcc_vs_hammerdb", f"--{k.replace('_', '-')} must be a port number (1-65535), not '{opt[k]}'")
+for k in ("databases", "profiles"):
+    if not opt[k].split():
+        usage_error("tpcc_vs_hammerdb", f"--{k} is empty")
 if opt["rampup"] < 0:
     usage_error("tpcc_vs_hammerdb", f"--rampup must be >= 0, not {opt['rampup']}")
 profiles = opt["profiles"].split()

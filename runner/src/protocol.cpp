@@ -142,14 +142,14 @@ Protocol decode_protocol(const config::Document& doc, const Registry& registry,
   for (std::size_t i = 0; i < p.tests.size() && i < elements.size(); ++i) {
     if (!p.tests[i].emulator) continue;
     const auto [key, other] = p.tests[i].emulator->data_file_for();
-    if (other.empty()) continue;
+    if (other.empty() || other == p.tests[i].settings.name) continue;  // its own name: the default
     const config::Node at = elements[i].child(p.tests[i].settings.kind).child(key);
     std::size_t j = 0;
     while (j < p.tests.size() && p.tests[j].settings.name != other) ++j;
     if (j == p.tests.size())
       at.error(fmt::format("{} '{}' names no test of this protocol (tests: {})", key, other,
                            fmt::join(p.tests | std::views::transform([](const PlannedTest& t) { return t.settings.name; }), ", ")));
-    else if (j <= i)
+    else if (j < i)
       at.error(fmt::format("{} '{}' names a test that runs before this one: its data file must be written first", key, other));
     else if (!p.tests[j].emulator || !p.tests[j].emulator->owns_data_file())
       at.error(fmt::format("{} '{}' names a {} test, which has no data file of its own (io, vdbench, video or a "
