@@ -370,6 +370,9 @@ int cmd_recover(const std::filesystem::path& journal, const std::filesystem::pat
       dest = journal.parent_path() / (name + ".recovered.json");
     }
     results::write_record(dest, record);
+    // The killed run's reserve beside its journal (8 MiB) goes too, unless a live run holds it.
+    for (const auto& stale : results::remove_stale_reserves(journal.has_parent_path() ? journal.parent_path() : "."))
+      std::cerr << fmt::format("drivelab: removed {}, the reserve of a run that was killed\n", stale.string());
     results::keep_copy_for_validation(dest);
     std::cout << fmt::format("recovered {} test{} (run status: {}) into {}\n", record.tests.size(),
                              record.tests.size() == 1 ? "" : "s", results::to_string(record.status),

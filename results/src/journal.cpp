@@ -2,6 +2,7 @@
 #include "drivelab/results/journal.hpp"
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -23,10 +24,12 @@ Journal::Journal(const fs::path& path, std::uint64_t reserve_bytes) : path_(path
   if (!fd_) throw_errno("cannot create journal '" + path.string() + "'", errno);
   if (reserve_bytes > 0) {
     const fs::path reserve = reserve_path();
-    UniqueFd rfd(::open(reserve.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600));
-    if (!rfd) throw_errno("cannot create the results reserve '" + reserve.string() + "'", errno);
+    reserve_fd_.reset(::open(reserve.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600));
+    if (!reserve_fd_) throw_errno("cannot create the results reserve '" + reserve.string() + "'", errno);
     reserved_ = true;
-    if (const int err = ::posix_fallocate(rfd.get(), 0, static_cast<off_t>(reserve_bytes)); err != 0) {
+    // Held while the run lives: a reserve nobody holds is a dead run's (remove_stale_reserves).
+    (void)::flock(reserve_fd_.get(), LOCK_EX | LOCK_NB);
+    if (const int err = ::posix_fallocate(reserve_fd_.get(), 0, static_cast<off_t>(reserve_bytes)); err != 0) {
       release_reserve_locked();
       std::error_code ec;
       fs::remove(path, ec);  // the run is refused: no empty journal is left to look like one
@@ -58,7 +61,22 @@ void Journal::release_reserve_locked() noexcept {
   if (!reserved_) return;
   reserved_ = false;
   std::error_code ec;
-  fs::remove(reserve_path(), ec);
+  fs::remove(reserve_path(), ec);  // unlink first, then close (releases the lock)
+  reserve_fd_.reset();
+}
+
+std::vector<fs::path> remove_stale_reserves(const fs::path& dir) {
+  std::vector<fs::path> removed;
+  std::error_code ec;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const fs::path& p = it->path();
+    if (!p.string().ends_with(".journal.jsonl.reserve") || !it->is_regular_file(ec)) continue;
+    UniqueFd fd(::open(p.c_str(), O_RDONLY | O_CLOEXEC));
+    if (!fd || ::flock(fd.get(), LOCK_EX | LOCK_NB) != 0) continue;  // gone already, or its run is alive
+    std::error_code rm;
+    if (fs::remove(p, rm)) removed.push_back(p);
+  }
+  return removed;
 }
 
 std::string Journal::failure() const {

@@ -586,6 +586,9 @@ RunOutcome run_protocol(Protocol& protocol, const RunOptions& options, const Sto
 
   outcome.record_path = options.out_dir / (record.run_id + ".json");
   outcome.journal_path = options.out_dir / (record.run_id + ".journal.jsonl");
+  // A killed run's reserve would keep its 8 MiB of the results disk for good.
+  for (const fs::path& stale : results::remove_stale_reserves(options.out_dir))
+    out << fmt::format("note: removed {}, the reserve of a run that was killed\n", stale.filename().string());
   results::Journal journal(outcome.journal_path, kResultsReserveBytes);
   journal.append(results::journal_run_start(record));
   RunState state(record, outcome.record_path, journal, out, options);

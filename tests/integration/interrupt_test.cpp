@@ -167,9 +167,11 @@ TEST(Interrupt, SigkillMidTestIsRecoveredAsInterruptedNeverRunning) {
     child.signal(SIGKILL);
     ASSERT_EQ(child.wait(std::chrono::seconds(30)), 128 + SIGKILL);
   }
-  // What a killed writer leaves: the provisional record still says the test is running.
+  // What a killed writer leaves: the provisional record still says the test is running, and its
+  // 8 MiB reserve, which recover removes below.
   const auto provisional = out / (run_id + ".json");
   ASSERT_EQ(json::parse(read_file(provisional))["tests"][0]["status"], "running");
+  EXPECT_TRUE(std::filesystem::exists(out / (run_id + ".journal.jsonl.reserve")));
 
   const auto journal = out / (run_id + ".journal.jsonl");
   const auto recovered = dir.path() / "recovered.json";
@@ -188,6 +190,8 @@ TEST(Interrupt, SigkillMidTestIsRecoveredAsInterruptedNeverRunning) {
   ASSERT_GE(t.intervals.size(), 3u);
   EXPECT_EQ(t.measured_s, t.intervals.back().t_s);
   EXPECT_NE(r.out.find("run status: interrupted"), std::string::npos) << r.out;
+  EXPECT_FALSE(std::filesystem::exists(out / (run_id + ".journal.jsonl.reserve"))) << r.err;
+  EXPECT_NE(r.err.find("the reserve of a run that was killed"), std::string::npos) << r.err;
 
   // The reporter reads the provisional record and the recovered one: interrupted, never running.
   for (const auto& input : {provisional, recovered}) {

@@ -149,6 +149,25 @@ TEST(Journal, AppendIsThreadSafe) {
   for (int n : seen) EXPECT_EQ(n, kEach);
 }
 
+// A reserve a live journal holds stays; one nobody holds (its run was killed) is removed.
+TEST(Journal, StaleReservesAreRemovedAndLiveOnesKept) {
+  TempDir dir;
+  const auto live_path = dir.path() / "live.journal.jsonl";
+  Journal live(live_path, 64 * 1024);
+  ASSERT_TRUE(std::filesystem::exists(live.reserve_path()));
+  const auto stale = dir.path() / "killed.journal.jsonl.reserve";
+  std::ofstream(stale) << std::string(4096, '\0');
+  const auto other = dir.path() / "not-a-reserve.dat";
+  std::ofstream(other) << "x";
+  const auto removed = remove_stale_reserves(dir.path());
+  EXPECT_EQ(removed, std::vector<std::filesystem::path>{stale});
+  EXPECT_FALSE(std::filesystem::exists(stale));
+  EXPECT_TRUE(std::filesystem::exists(live.reserve_path())) << "held by a live journal";
+  EXPECT_TRUE(std::filesystem::exists(other));
+  live.release_reserve();
+  EXPECT_FALSE(std::filesystem::exists(live.reserve_path()));
+}
+
 TEST(Journal, ErrorsAreEnvironmentErrors) {
   TempDir dir;
   EXPECT_THROW(Journal(dir / "missing" / "j.jsonl"), EnvironmentError);

@@ -31,6 +31,7 @@
 #include <mutex>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "drivelab/core/fd.hpp"
 #include "drivelab/results/record.hpp"
@@ -75,12 +76,20 @@ class Journal {
 
   std::filesystem::path path_;
   UniqueFd fd_;
+  UniqueFd reserve_fd_;  ///< the reserve, flock'ed while held (remove_stale_reserves)
   std::unique_ptr<std::mutex> mu_ = std::make_unique<std::mutex>();  // unique_ptr: stays movable
   bool torn_ = false;  ///< the last append failed after writing part of its line
   bool reserved_ = false;  ///< reserve_path() exists and is ours
   std::string failure_;
   bool kept_after_failure_ = false;
 };
+
+/// Removes the reserve files (`*.journal.jsonl.reserve`) in `dir` that no live run holds: a run
+/// flocks its reserve until it releases it, so one that can be locked was left by a run that was
+/// killed (SIGKILL, a crash, power loss) and would keep 8 MiB of the results disk for good. The
+/// runner calls it on its output directory, `results recover` on the journal's. Returns what it
+/// removed; errors are skipped (a reserve it cannot open or remove stays).
+std::vector<std::filesystem::path> remove_stale_reserves(const std::filesystem::path& dir);
 
 /// The events of the file comment, built one way for every writer (the runner uses them).
 Json journal_run_start(const RunRecord& header);  ///< `tests` is written empty
