@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <optional>
 #include <cstdlib>
 #include <fstream>
 #include <thread>
@@ -327,26 +328,41 @@ std::size_t lines_with(const std::filesystem::path& file, const std::string& par
   return n;
 }
 
-TEST(FullResultsDirectory, AJournalWriteThatFailsFailsTheTestAndTheRunAndRecoverSaysWhy) {
-  ScratchDir dir("full-results");
-  const auto target = dir.path() / "target";
-  const auto out = dir.path() / "out";
-  std::filesystem::create_directories(target);
-  std::filesystem::create_directories(out);
+/// A scratch directory with target/ and out/, out/ a tmpfs of `bytes` (tmpfs empty and `why` set
+/// when it cannot be mounted). While it lives, the runs started are not among the records the suite
+/// validates against the schema (DRIVELAB_KEEP_RECORDS_IN, results/validate.hpp): their journals
+/// are torn on purpose (a write cut by ENOSPC, then the event written again after it: recovery
+/// skips the torn line); the tests check their records themselves.
+struct FullOut {
+  static std::filesystem::path made(const std::filesystem::path& p) {
+    std::filesystem::create_directories(p);
+    return p;
+  }
+  ScratchDir dir;
+  std::filesystem::path target = made(dir.path() / "target");
+  std::filesystem::path out = made(dir.path() / "out");
   std::string why;
-  const auto tmpfs = TmpfsMount::on(out, 24 << 20, why);  // the 8 MiB reserve, the record and a filler
-  if (!tmpfs) GTEST_SKIP() << why;
-  // This run's journal is torn on purpose (a write cut by ENOSPC, then the event written again
-  // after it: recovery skips the torn line), so it is not one of the records the suite validates
-  // against the schema (DRIVELAB_KEEP_RECORDS_IN, results/validate.hpp); its recovered record is
-  // checked below.
-  const char* kept = std::getenv("DRIVELAB_KEEP_RECORDS_IN");
-  const std::string kept_dir = kept != nullptr ? kept : "";
-  ::unsetenv("DRIVELAB_KEEP_RECORDS_IN");
+  std::optional<TmpfsMount> tmpfs;
+  std::string kept_dir;
+  FullOut(const char* name, std::uint64_t bytes) : dir(name), tmpfs(TmpfsMount::on(out, bytes, why)) {
+    const char* kept = std::getenv("DRIVELAB_KEEP_RECORDS_IN");
+    kept_dir = kept != nullptr ? kept : "";
+    ::unsetenv("DRIVELAB_KEEP_RECORDS_IN");
+  }
+  ~FullOut() {
+    if (!kept_dir.empty()) ::setenv("DRIVELAB_KEEP_RECORDS_IN", kept_dir.c_str(), 1);
+  }
+};
+
+TEST(FullResultsDirectory, AJournalWriteThatFailsFailsTheTestAndTheRunAndRecoverSaysWhy) {
+  FullOut f("full-results", 24 << 20);  // the 8 MiB reserve, the record and a filler
+  if (!f.tmpfs) GTEST_SKIP() << f.why;
+  const auto& dir = f.dir;
+  const auto& target = f.target;
+  const auto& out = f.out;
   Child child({DRIVELAB_EXE, "io", "--target", target.string(), "--out", out.string(), "--engine", "null", "--warmup",
                "0s", "--duration", "300s", "--interval", "100ms", "--quiet"},
               dir.path() / "stdout.txt", dir.path() / "stderr.txt");
-  if (!kept_dir.empty()) ::setenv("DRIVELAB_KEEP_RECORDS_IN", kept_dir.c_str(), 1);
   // Wait for the journal's first intervals, then fill the results filesystem.
   std::filesystem::path journal;
   for (int i = 0; i < 600 && journal.empty(); ++i) {
@@ -407,21 +423,12 @@ TEST(FullResultsDirectory, AJournalWriteThatFailsFailsTheTestAndTheRunAndRecover
 // with its histogram) does not fit in the 8 MiB reserve; it is written on one line instead, with
 // a warning, and the run still ends failed with every interval and its headline.
 TEST(FullResultsDirectory, AFinalRecordLargerThanTheReserveIsWrittenOnOneLine) {
-  ScratchDir dir("full-results-large");
-  const auto target = dir.path() / "target";
-  const auto out = dir.path() / "out";
-  std::filesystem::create_directories(target);
-  std::filesystem::create_directories(out);
-  std::string why;
-  const auto tmpfs = TmpfsMount::on(out, 12 << 20, why);
-  if (!tmpfs) GTEST_SKIP() << why;
-  const char* kept = std::getenv("DRIVELAB_KEEP_RECORDS_IN");  // a torn journal, as above
-  const std::string kept_dir = kept != nullptr ? kept : "";
-  ::unsetenv("DRIVELAB_KEEP_RECORDS_IN");
-  const auto r = drivelab::testing::run({DRIVELAB_EXE, "io", "--target", target.string(), "--out", out.string(), "--engine",
+  FullOut f("full-results-large", 12 << 20);
+  if (!f.tmpfs) GTEST_SKIP() << f.why;
+  const auto& out = f.out;
+  const auto r = drivelab::testing::run({DRIVELAB_EXE, "io", "--target", f.target.string(), "--out", out.string(), "--engine",
                                          "null", "--warmup", "0s", "--duration", "20s", "--interval", "100ms", "--quiet"},
-                                        dir.path(), std::chrono::seconds(120));
-  if (!kept_dir.empty()) ::setenv("DRIVELAB_KEEP_RECORDS_IN", kept_dir.c_str(), 1);
+                                        f.dir.path(), std::chrono::seconds(120));
   EXPECT_EQ(r.status, 1) << r.out << r.err;
   const std::string text = read_file(out / "latest.json");
   EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 1) << "one line";
