@@ -55,3 +55,22 @@ def parse_options(argv, defaults, script, name):
         build_given = True
         i += 1
     return opt
+
+
+def check_options(opt, name, positive=(), lists=None, max_repeat=100):
+    """The checks every benchmark script makes before it starts anything, each failure a
+    usage_error naming the option: the whole numbers in `positive` are >= 1; `repeat` (when an
+    option) is at most `max_repeat`; each key of `lists` is a non-empty space-separated list whose
+    words are among its value (a tuple of the allowed words)."""
+    for k in positive:
+        if opt[k] < 1:
+            usage_error(name, f"--{k.replace('_', '-')} must be >= 1, not {opt[k]}")
+    if "repeat" in opt and opt["repeat"] > max_repeat:
+        usage_error(name, f"--repeat {opt['repeat']}: at most {max_repeat}")
+    for k, allowed in (lists or {}).items():
+        words = opt[k].split()
+        if not words:
+            usage_error(name, f"--{k.replace('_', '-')} is empty")
+        for w in words:
+            if w not in allowed:
+                usage_error(name, f"--{k.replace('_', '-')}: unknown value '{w}' ({', '.join(allowed)})")

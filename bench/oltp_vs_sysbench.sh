@@ -42,26 +42,14 @@ exec python3 - "$@" <<'PY'
 import atexit, json, os, shlex, shutil, statistics, subprocess, sys, tempfile, time
 
 sys.path.insert(0, os.path.join(os.environ["REPO"], "bench"))
-from bench_options import parse_options, usage_error  # noqa: E402
+from bench_options import check_options, parse_options, usage_error  # noqa: E402
 
 DEFAULTS = {"duration": 60, "tables": 4, "table_size": 100000, "threads": 8,
             "databases": "postgres mariadb", "rand_types": "special uniform", "services_env": "", "build": "./build",
             "repeat": 1, "out": ""}
 opt = parse_options(sys.argv[1:], DEFAULTS, os.environ["SCRIPT"], "oltp_vs_sysbench")
-for k in ("duration", "tables", "table_size", "threads", "repeat"):
-    if opt[k] < 1:
-        usage_error("oltp_vs_sysbench", f"--{k.replace('_', '-')} must be >= 1, not {opt[k]}")
-if opt["repeat"] > 100:
-    usage_error("oltp_vs_sysbench", f"--repeat {opt['repeat']}: at most 100")
-for k in ("databases", "rand_types"):
-    if not opt[k].split():
-        usage_error("oltp_vs_sysbench", f"--{k.replace('_', '-')} is empty")
-for d in opt["databases"].split():
-    if d not in ("postgres", "mariadb"):
-        usage_error("oltp_vs_sysbench", f"--databases: unknown database '{d}' (postgres, mariadb)")
-for r in opt["rand_types"].split():
-    if r not in ("special", "uniform", "gaussian", "pareto"):
-        usage_error("oltp_vs_sysbench", f"--rand-types: unknown rand type '{r}' (special, uniform, gaussian, pareto)")
+check_options(opt, "oltp_vs_sysbench", positive=("duration", "tables", "table_size", "threads", "repeat"),
+              lists={"databases": ("postgres", "mariadb"), "rand_types": ("special", "uniform", "gaussian", "pareto")})
 if opt["services_env"]:
     try:
         svc_keys = {line.split("=", 1)[0].strip() for line in open(opt["services_env"]) if "=" in line}
@@ -237,8 +225,6 @@ print(f"oltp_read_write, {opt['tables']} tables x {opt['table_size']} rows, {opt
 rows = []
 try:
     for db in opt["databases"].split():
-        if db not in ("postgres", "mariadb"):
-            sys.exit(f"oltp_vs_sysbench: unknown database '{db}' (postgres, mariadb)")
         print(f"== {db}: sysbench prepare into {DB}")
         if db == "postgres":
             sql_admin(db, [f'DROP DATABASE IF EXISTS "{DB}" WITH (FORCE)', f'CREATE DATABASE "{DB}"'])

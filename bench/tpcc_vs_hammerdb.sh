@@ -73,34 +73,22 @@ exec python3 - "$@" <<'PY'
 import glob, json, os, re, shlex, shutil, statistics, subprocess, sys, tempfile, threading, time
 
 sys.path.insert(0, os.path.join(os.environ["REPO"], "bench"))
-from bench_options import parse_options, usage_error  # noqa: E402
+from bench_options import check_options, parse_options, usage_error  # noqa: E402
 
 DEFAULTS = {"databases": "postgres mariadb", "warehouses": 2, "vus": 4, "rampup": 1, "duration": 2,
             "profiles": "tpcc hammerdb", "repeat": 1, "kit": "", "hammerdb_home": "", "out": "", "build": "./build",
             "pg_host": "", "pg_socket": "", "pg_port": "", "pg_user": "", "pg_password": "",
             "maria_host": "", "maria_socket": "", "maria_port": "", "maria_user": "", "maria_password": ""}
 opt = parse_options(sys.argv[1:], DEFAULTS, os.environ["SCRIPT"], "tpcc_vs_hammerdb")
-for k in ("warehouses", "vus", "duration", "repeat"):
-    if opt[k] < 1:
-        usage_error("tpcc_vs_hammerdb", f"--{k} must be >= 1, not {opt[k]}")
-if opt["repeat"] > 100:
-    usage_error("tpcc_vs_hammerdb", f"--repeat {opt['repeat']}: at most 100 (11 minutes per database and round)")
+check_options(opt, "tpcc_vs_hammerdb", positive=("warehouses", "vus", "duration", "repeat"),
+              lists={"databases": ("postgres", "mariadb"), "profiles": ("tpcc", "hammerdb")})
 for k in ("pg_port", "maria_port"):
     if opt[k] and not (opt[k].isdigit() and 1 <= int(opt[k]) <= 65535):
         usage_error("tpcc_vs_hammerdb", f"--{k.replace('_', '-')} must be a port number (1-65535), not '{opt[k]}'")
-for k in ("databases", "profiles"):
-    if not opt[k].split():
-        usage_error("tpcc_vs_hammerdb", f"--{k} is empty")
 if opt["rampup"] < 0:
     usage_error("tpcc_vs_hammerdb", f"--rampup must be >= 0, not {opt['rampup']}")
 profiles = opt["profiles"].split()
-for p in profiles:
-    if p not in ("tpcc", "hammerdb"):
-        usage_error("tpcc_vs_hammerdb", f"--profiles: unknown profile '{p}' (tpcc, hammerdb)")
 databases = opt["databases"].split()
-for d in databases:
-    if d not in ("postgres", "mariadb"):
-        usage_error("tpcc_vs_hammerdb", f"--databases: unknown database '{d}' (postgres, mariadb)")
 
 repo = os.environ["REPO"]
 drivelab = os.path.abspath(os.path.join(opt["build"], "apps", "drivelab"))

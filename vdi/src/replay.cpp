@@ -110,17 +110,19 @@ struct Replayer::Impl {
   std::uint64_t stamp = 0;
 };
 
-void check_target_fits(std::uint64_t region_bytes, std::uint32_t targets, std::uint32_t align_bytes,
-                       const TraceSummary& summary) {
-  const std::uint32_t devices = std::max<std::uint32_t>(1, static_cast<std::uint32_t>(summary.devices.size()));
+SlotGeometry slot_geometry(std::uint64_t region_bytes, std::uint32_t targets, std::uint32_t align_bytes,
+                           const TraceSummary& summary) {
+  SlotGeometry g;
+  g.devices = std::max<std::uint32_t>(1, static_cast<std::uint32_t>(summary.devices.size()));
   const std::uint32_t n = std::max<std::uint32_t>(1, targets);
-  const std::uint32_t slots = (devices + n - 1) / n;
-  const std::uint64_t slot = align_down(region_bytes / slots, align_bytes);
-  const std::uint64_t largest = align_up(std::max<std::uint32_t>(summary.max_size_bytes, 1), align_bytes);
-  if (slot < largest)
+  g.slots_per_target = (g.devices + n - 1) / n;
+  g.slot_bytes = align_down(region_bytes / g.slots_per_target, align_bytes);
+  g.buffer_bytes = static_cast<std::uint32_t>(align_up(std::max<std::uint32_t>(summary.max_size_bytes, 1), align_bytes));
+  if (g.slot_bytes < g.buffer_bytes)
     throw ConfigError(fmt::format("the target is too small for this trace: {} trace devices in {} slots of {} per "
                                   "target, but the largest request needs {}; make file_size larger",
-                                  devices, slots, format_size(slot), format_size(largest)));
+                                  g.devices, g.slots_per_target, format_size(g.slot_bytes), format_size(g.buffer_bytes)));
+  return g;
 }
 
 Replayer::Replayer(ReplayOptions options, std::vector<ReplayTarget> targets, const TraceSummary& summary)
@@ -131,14 +133,13 @@ Replayer::Replayer(ReplayOptions options, std::vector<ReplayTarget> targets, con
     throw ConfigError(fmt::format("queue_depth must be between 1 and 65536, found {}", options_.queue_depth));
   if (!(options_.time_scale > 0)) throw ConfigError("time_scale must be positive");
   if (targets_.empty()) throw InternalError("replay: no target");
-  devices_ = std::max<std::uint32_t>(1, static_cast<std::uint32_t>(summary.devices.size()));
-  const auto n = static_cast<std::uint32_t>(targets_.size());
-  slots_per_target_ = (devices_ + n - 1) / n;
   std::uint64_t shortest = targets_.front().region_length_bytes;
   for (const auto& t : targets_) shortest = std::min(shortest, t.region_length_bytes);
-  check_target_fits(shortest, n, a, summary);
-  slot_bytes_ = align_down(shortest / slots_per_target_, a);
-  buffer_bytes_ = static_cast<std::uint32_t>(align_up(std::max<std::uint32_t>(summary.max_size_bytes, 1), a));
+  const SlotGeometry g = slot_geometry(shortest, static_cast<std::uint32_t>(targets_.size()), a, summary);
+  devices_ = g.devices;
+  slots_per_target_ = g.slots_per_target;
+  slot_bytes_ = g.slot_bytes;
+  buffer_bytes_ = g.buffer_bytes;
 
   engine_ = io::make_engine(options_.engine, {.queue_depth = options_.queue_depth});
   if (!engine_->capabilities().has(io::Capability::async)) options_.queue_depth = 1;  // psync: one at a time

@@ -44,7 +44,7 @@ void ReplayEmulator::prepare(runner::TestContext& ctx) {
 
   // Before any file is filled: a file_size too small for the trace is a mistake, not a 256 MiB
   // file left behind (the constructor checks again with the files' O_DIRECT alignment).
-  check_target_fits(cfg_.file_size_bytes, cfg_.targets, std::max<std::uint32_t>(512, cfg_.align_bytes), summary_);
+  (void)slot_geometry(cfg_.file_size_bytes, cfg_.targets, std::max<std::uint32_t>(512, cfg_.align_bytes), summary_);
   std::vector<ReplayTarget> targets;
   std::uint32_t alignment = 512;
   if (cfg_.engine == "null") {

@@ -159,12 +159,21 @@ struct ReplayResult {
   double iops() const noexcept { return elapsed_s > 0 ? static_cast<double>(total.ios) / elapsed_s : 0.0; }
 };
 
-/// Throws ConfigError ("the target is too small for this trace ...; make file_size larger") when
-/// `targets` regions of `region_bytes` each cannot give every trace device of `summary` a slot
-/// (the mapping above) that holds its largest request aligned to `align_bytes`. Replayer's
-/// constructor checks this; the emulators call it first too, before filling a target file.
-void check_target_fits(std::uint64_t region_bytes, std::uint32_t targets, std::uint32_t align_bytes,
-                       const TraceSummary& summary);
+/// How the trace devices of a replay are laid out on its targets (the mapping above).
+struct SlotGeometry {
+  std::uint32_t devices = 1;           ///< trace devices (at least 1)
+  std::uint32_t slots_per_target = 1;  ///< ceil(devices / targets)
+  std::uint64_t slot_bytes = 0;        ///< each slot's length: region / slots, aligned down
+  std::uint32_t buffer_bytes = 0;      ///< the largest request, aligned up: one I/O buffer
+};
+
+/// The slot geometry of `targets` regions of `region_bytes` each for the trace devices of
+/// `summary`, aligned to `align_bytes` (a power of two). Throws ConfigError ("the target is too
+/// small for this trace ...; make file_size larger") when a slot cannot hold the largest request.
+/// Replayer's constructor lays its targets out by it; the emulators call it first too, before
+/// filling a target file.
+SlotGeometry slot_geometry(std::uint64_t region_bytes, std::uint32_t targets, std::uint32_t align_bytes,
+                           const TraceSummary& summary);
 
 /// Replays traces onto targets. Construction creates the engine and the buffers (throws
 /// ConfigError / NotCompiledIn / EnvironmentError as io::make_engine, ConfigError for options out
