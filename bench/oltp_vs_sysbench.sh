@@ -18,21 +18,31 @@
 #                         in a temporary directory and stop them at the end
 #
 # What it does, per database:
-#   1. creates the database `drivelab_sbbench` and loads it ONCE with `sysbench oltp_read_write
-#      prepare` (sysbench's own tables: drivelab reuses them, reuse: true, checked by MAX(id));
-#   2. per rand type: `sysbench oltp_read_write run` and drivelab's oltp_read_write on the same
-#      tables, back to back, same options (threads, duration, rand type, report interval); the
-#      order alternates between rand types (special: sysbench first; uniform: drivelab first)
-#      and repetitions, so that what the first run leaves (dead rows, autovacuum or purge still
-#      running, warmer caches) does not always land on the same tool;
+#   1. before EVERY run (of either tool) builds the same starting state: drops and creates the
+#      database `drivelab_sbbench`, loads it with `sysbench oltp_read_write prepare` (sysbench's
+#      own tables: drivelab reuses them, reuse: true, checked by MAX(id)), then on PostgreSQL
+#      autovacuum off on the tables, VACUUM (FREEZE, ANALYZE) and CHECKPOINT, on MariaDB
+#      ANALYZE TABLE and FLUSH TABLES ... FOR EXPORT (the loaded pages written out). A run that inherited the previous run's dead rows,
+#      unset hint bits, autovacuum, purge or checkpoint would measure its place in the sequence:
+#      with one load for all runs both tools' TPS fell ~13% from the first run to the twelfth
+#      and single pairs differed by up to 10% either way;
+#   2. per rand type: `sysbench oltp_read_write run` and drivelab's oltp_read_write, back to
+#      back, same options (threads, duration, rand type, report interval); the order alternates
+#      between rand types (special: sysbench first; uniform: drivelab first) and repetitions,
+#      so that the page cache and the servers' buffers, which are not reset, do not always
+#      favour the same tool;
 #   3. prints TPS, p95 latency and client CPU per transaction (user + sys CPU seconds of the
 #      client process, from wait4(2) rusage, divided by its transactions) for both, the ratios
 #      ours/sysbench, and PASS/FAIL against the targets: TPS within +/-3% of sysbench's
 #      (0.97x..1.03x: the same workload must do the same work), client CPU/transaction <= 1.00x on PostgreSQL and
 #      <= 1.10x on MariaDB (the decided bound for MySQL Connector/C++ 1.1's per-query cost,
-#      docs/oltp-sysbench.md). Judge with --repeat 3 (medians).
+#      docs/oltp-sysbench.md). Judge with --repeat 3 (medians). Also printed, not judged: the
+#      server's CPU per transaction during each tool's run (servers this script started:
+#      the postmaster with its reaped and live children, or mariadbd, from /proc), which tells
+#      a TPS difference made by the server's work from one made by the client, and each
+#      pair's TPS ratio (the two runs next to each other in time).
 # The client CPU of each tool is its whole process (start-up, statement preparation, the run and
-# its reports); the servers' CPU is not included. p95: sysbench's histogram has ~1.8% wide buckets,
+# its reports); the servers' CPU is not included in it. p95: sysbench's histogram has ~1.8% wide buckets,
 # ours <= 0.2% (docs/oltp-sysbench.md). Use a Release build of drivelab: a Debug build is flagged.
 set -euo pipefail
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -42,6 +52,7 @@ exec python3 - "$@" <<'PY'
 import atexit, json, os, shlex, shutil, statistics, subprocess, sys, tempfile, time
 
 sys.path.insert(0, os.path.join(os.environ["REPO"], "bench"))
+import bench_proc  # noqa: E402
 from bench_options import check_options, parse_options, usage_error  # noqa: E402
 
 DEFAULTS = {"duration": 60, "tables": 4, "table_size": 100000, "threads": 8,
@@ -118,15 +129,45 @@ if not env_file:
 svc = dict(line.strip().split("=", 1) for line in open(env_file) if "=" in line)
 
 
-def sql_admin(db, statements):
+def sql_admin(db, statements, database=None):
+    """Runs statements as the admin user, in `database` (default: the services' own)."""
     if db == "postgres":
         cmd = ["psql", "-X", "-q", "-h", svc["PG_SOCKET_DIR"], "-p", svc["PG_PORT"], "-U", svc["PG_USER"],
-               "-d", svc["PG_DATABASE"]]
+               "-d", database or svc["PG_DATABASE"]]
         for s in statements:
             cmd += ["-c", s]
     else:
-        cmd = ["mariadb", "--no-defaults", "-S", svc["MYSQL_SOCKET"], "-u", svc["MYSQL_USER"], "-e", ";".join(statements)]
+        cmd = ["mariadb", "--no-defaults", "-S", svc["MYSQL_SOCKET"], "-u", svc["MYSQL_USER"]]
+        cmd += [database] if database else []
+        cmd += ["-e", ";".join(statements)]
     run(cmd, f"{db} admin")
+
+
+def fresh_data(db):
+    """The same starting state for every run: a new database loaded by `sysbench prepare`, then
+    (PostgreSQL) VACUUM (FREEZE, ANALYZE) so that no run pays for setting hint bits or the
+    visibility map, autovacuum off on the tables (the launcher visits a database once a minute,
+    at a moment unrelated to the run's start, so one 60 s run got a vacuum of every table and the
+    next none), and a CHECKPOINT so that every run starts at the same point of the checkpoint
+    cycle (full-page writes); (MariaDB) ANALYZE
+    TABLE and FLUSH TABLES ... FOR EXPORT, which writes the tables' dirty pages out so that no
+    run shares the disk with the flushing of the load."""
+    t0 = time.monotonic()
+    if db == "postgres":
+        sql_admin(db, [f'DROP DATABASE IF EXISTS "{DB}" WITH (FORCE)', f'CREATE DATABASE "{DB}"'])
+    else:
+        sql_admin(db, [f"DROP DATABASE IF EXISTS `{DB}`", f"CREATE DATABASE `{DB}`"])
+    run(["sysbench", "oltp_read_write"] + sysbench_conn(db) + scale_opts() +
+        [f"--threads={min(opt['threads'], opt['tables'])}", "prepare"], "sysbench prepare")
+    tables = [f"sbtest{i}" for i in range(1, opt["tables"] + 1)]
+    if db == "postgres":
+        sql_admin(db, [f"ALTER TABLE {t} SET (autovacuum_enabled = false)" for t in tables] +
+                  ["VACUUM (FREEZE, ANALYZE)", "CHECKPOINT"], database=DB)
+    else:
+        sql_admin(db, [f"ANALYZE TABLE {', '.join(tables)}", f"FLUSH TABLES {', '.join(tables)} FOR EXPORT",
+                       "UNLOCK TABLES"], database=DB)
+    print(f"   fresh data (prepare, {'VACUUM, CHECKPOINT' if db == 'postgres' else 'ANALYZE, FLUSH'}) "
+          f"in {time.monotonic() - t0:.1f} s")
 
 
 def sysbench_conn(db):
@@ -203,6 +244,22 @@ def ours(db, rand, tag):
             "err_s": m["errors_s"], "build": rec.get("tool", {}).get("build_type", "?")}
 
 
+def server_cpu(db):
+    """The server's CPU seconds so far (bench_proc.server_cpu), from the pid file of a server
+    scripts/test-services.sh started (SERVICES_DIR); None for other servers."""
+    base = svc.get("SERVICES_DIR", "")
+    if not base:
+        return None
+    pid_file = os.path.join(base, "pg", "data", "postmaster.pid") if db == "postgres" \
+        else os.path.join(base, "mysql", "mysqld.pid")
+    return bench_proc.server_cpu(pid_file, db)
+
+
+def per_tx_us(r, key):
+    """r[key] (CPU seconds) per transaction in microseconds; NaN when unknown."""
+    return r[key] / r["tx"] * 1e6 if r.get(key) is not None and r["tx"] else float("nan")
+
+
 def loadavg():
     return " ".join(open("/proc/loadavg").read().split()[:3])
 
@@ -213,6 +270,8 @@ def median_run(runs):
     per_tx = sorted(runs, key=lambda r: r["cpu"] / r["tx"] if r["tx"] else float("inf"))
     mid = per_tx[len(per_tx) // 2]
     out.update(cpu=mid["cpu"], tx=mid["tx"])
+    srv = [per_tx_us(r, "srv") for r in runs if r.get("srv") is not None and r["tx"]]
+    out["srv_us"] = statistics.median(srv) if srv else float("nan")
     return out
 
 
@@ -225,17 +284,9 @@ print(f"oltp_read_write, {opt['tables']} tables x {opt['table_size']} rows, {opt
 rows = []
 try:
     for db in opt["databases"].split():
-        print(f"== {db}: sysbench prepare into {DB}")
-        if db == "postgres":
-            sql_admin(db, [f'DROP DATABASE IF EXISTS "{DB}" WITH (FORCE)', f'CREATE DATABASE "{DB}"'])
-        else:
-            sql_admin(db, [f"DROP DATABASE IF EXISTS `{DB}`", f"CREATE DATABASE `{DB}`"])
-        t0 = time.monotonic()
-        run(["sysbench", "oltp_read_write"] + sysbench_conn(db) + scale_opts() +
-            [f"--threads={min(opt['threads'], opt['tables'])}", "prepare"], "sysbench prepare")
-        print(f"   loaded in {time.monotonic() - t0:.1f} s")
         for k, rand in enumerate(opt["rand_types"].split()):
             runs_a, runs_b = [], []
+            pairs = []
             for rep in range(opt["repeat"]):
                 # The order alternates (by rand type and repetition), so that what the first run
                 # leaves behind (dead row versions, a warmer cache, a purge or autovacuum still
@@ -247,13 +298,20 @@ try:
                 steps = [("sysbench", lambda: runs_a.append(theirs(db, rand, tag)), runs_a),
                          ("drivelab", lambda: runs_b.append(ours(db, rand, tag)), runs_b)]
                 for name, step, runs in (steps if sysbench_first else reversed(steps)):
+                    fresh_data(db)
+                    srv0 = server_cpu(db)
                     step()
+                    time.sleep(0.5)  # the sessions' processes end and are reaped (PostgreSQL)
+                    srv1 = server_cpu(db)
                     r = runs[-1]
+                    r["srv"] = srv1 - srv0 if srv0 is not None and srv1 is not None else None
                     print(f"      {name}: TPS {r['tps']:.1f}, p95 {r['p95']:.2f} ms, client CPU/tx "
-                          f"{r['cpu'] / r['tx'] * 1e6 if r['tx'] else float('nan'):.1f} us (load average {loadavg()})")
+                          f"{per_tx_us(r, 'cpu'):.1f} us, server CPU/tx {per_tx_us(r, 'srv'):.1f} us "
+                          f"(load average {loadavg()})")
+                pairs.append((db, rand, runs_a[-1]["tps"], runs_b[-1]["tps"]))
                 if runs_b[-1]["build"] == "Debug":
                     print(f"warning: {drivelab} is a Debug build; use -DCMAKE_BUILD_TYPE=Release for representative numbers")
-            rows.append((db, rand, median_run(runs_a), median_run(runs_b)))
+            rows.append((db, rand, median_run(runs_a), median_run(runs_b), [b / a for _, _, a, b in pairs if a]))
         if db == "postgres":
             sql_admin(db, [f'DROP DATABASE IF EXISTS "{DB}" WITH (FORCE)'])
         else:
@@ -270,7 +328,7 @@ CPU_MAX = {"postgres": 1.00, "mariadb": 1.10}
 ok_all = True
 print()
 print(f"{'database':9} {'rand':8} {'':22} {'sysbench':>10} {'drivelab':>10} {'ours/sb':>8}  {'target':8} verdict")
-for db, rand, a, b in rows:
+for db, rand, a, b, pair_ratios in rows:
     cpu_a = a["cpu"] / a["tx"] * 1e6 if a["tx"] else float("nan")
     cpu_b = b["cpu"] / b["tx"] * 1e6 if b["tx"] else float("nan")
     tps_ratio = b["tps"] / a["tps"] if a["tps"] else float("nan")
@@ -285,6 +343,9 @@ for db, rand, a, b in rows:
     print(f"{'':9} {'':8} {'client CPU/tx (us)':22} {cpu_a:10.1f} {cpu_b:10.1f} {cpu_ratio:7.3f}x  {'<= ' + f'{cpu_max:.2f}x':8} "
           f"{'PASS' if cpu_ok else 'FAIL'}")
     print(f"{'':9} {'':8} {'client CPU (s)':22} {a['cpu']:10.2f} {b['cpu']:10.2f}")
+    print(f"{'':9} {'':8} {'server CPU/tx (us)':22} {a['srv_us']:10.1f} {b['srv_us']:10.1f} "
+          f"{b['srv_us'] / a['srv_us']:7.3f}x")
+    print(f"{'':9} {'':8} {'TPS ratio of each pair':22} " + " ".join(f"{x:.3f}x" for x in pair_ratios))
     print(f"{'':9} {'':8} {'ignored errors/s':22} {a['err_s']:10.2f} {b['err_s']:10.2f}")
 print()
 print("overall: " + ("PASS" if ok_all else "FAIL") +

@@ -73,6 +73,7 @@ exec python3 - "$@" <<'PY'
 import glob, json, os, re, shlex, shutil, statistics, subprocess, sys, tempfile, threading, time
 
 sys.path.insert(0, os.path.join(os.environ["REPO"], "bench"))
+import bench_proc  # noqa: E402
 from bench_options import check_options, parse_options, usage_error  # noqa: E402
 
 DEFAULTS = {"databases": "postgres mariadb", "warehouses": 2, "vus": 4, "rampup": 1, "duration": 2,
@@ -193,41 +194,10 @@ def admin(db, statements):
     run(cmd, f"{db} admin ({'; '.join(statements)})", e)
 
 
-TICK = os.sysconf("SC_CLK_TCK")
-
-
-def proc_cpu(pid, children_too):
-    """utime+stime (+cutime+cstime) of pid in seconds, or 0 when it is gone."""
-    try:
-        f = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
-    except OSError:
-        return 0.0
-    t = int(f[11]) + int(f[12]) + ((int(f[13]) + int(f[14])) if children_too else 0)
-    return t / TICK
-
-
 def server_cpu(db):
-    """CPU seconds the server has used so far: the postmaster, its reaped children (cutime) and its
-    live children; or mariadbd. None for a server not started by the kit."""
-    pid_file = conn(db)["pid_file"]
-    if not pid_file:
-        return None
-    try:
-        pid = int(open(pid_file).read().split()[0])
-    except (OSError, ValueError, IndexError):
-        return None
-    if db == "mariadb":
-        return proc_cpu(pid, False)
-    total = proc_cpu(pid, True)
-    for d in os.listdir("/proc"):
-        if d.isdigit():
-            try:
-                ppid = int(open(f"/proc/{d}/stat").read().rsplit(")", 1)[1].split()[1])
-            except (OSError, IndexError, ValueError):
-                continue
-            if ppid == pid:
-                total += proc_cpu(int(d), False)
-    return total
+    """CPU seconds the server has used so far (bench_proc.server_cpu); None for a server not
+    started by the kit."""
+    return bench_proc.server_cpu(conn(db)["pid_file"], db)
 
 
 class LockWaits:
