@@ -1,7 +1,7 @@
 // PostgreSQL through libpq (postgres_backend.hpp; docs/backend-postgres.md).
 //
-// Every call sends with PQsend* and waits in pg::collect (poll() on the socket in 100 ms slices),
-// so the cancel flag is honoured and a closed socket is noticed instead of blocking in libpq.
+// Every call sends with PQsend* and waits in pg::collect (poll(-1) on the socket), so a closed
+// socket is noticed; the backend's CancelWatcher (postgres_cancel.hpp) honours the cancel flag.
 // Results are fetched whole (PQgetResult), not in single-row mode: the workloads' results are a
 // few rows, and single-row mode costs one PGresult allocation per row.
 #include "drivelab/oltp/backends/postgres/postgres_backend.hpp"
@@ -58,7 +58,9 @@ class PgBulkLoader;
 
 class PgConnection final : public Connection {
  public:
-  explicit PgConnection(const PostgresOptions& options) : conn_(pg::connect(options)) {
+  /// `watcher`: where set_cancel_flag registers the session (nullptr: the flag is ignored).
+  PgConnection(const PostgresOptions& options, pg::CancelWatcher* watcher)
+      : conn_(pg::connect(options)), watcher_(watcher) {
     PQsetNoticeProcessor(conn_.get(), ignore_notice, nullptr);
     canceller_.reset(PQgetCancel(conn_.get()));
   }
@@ -97,13 +99,27 @@ class PgConnection final : public Connection {
   std::unique_ptr<BulkLoader> bulk_loader(std::string_view table,
                                           const std::vector<std::string>& columns) override;
 
-  void set_cancel_flag(const std::atomic<bool>* flag) noexcept override { cancel_ = flag; }
+  void set_cancel_flag(const std::atomic<bool>* flag) noexcept override {
+    if (flag != nullptr && !slot_ && watcher_ != nullptr && canceller_) {
+      auto slot = std::make_shared<pg::CallSlot>();
+      slot->canceller = canceller_.get();
+      slot->socket = PQsocket(conn_.get());
+      try {
+        watcher_->add(slot);
+        slot_ = std::move(slot);
+      } catch (const std::exception&) {
+        // No watcher thread: the flag cannot be honoured; lock waits end by the server's own
+        // timeouts. Nothing else changes.
+      }
+    }
+    if (slot_) slot_->cancel.store(flag, std::memory_order_relaxed);
+  }
 
   // ---- for statements and loaders ----
 
   PGconn* raw() noexcept { return conn_.get(); }
   bool broken() const noexcept { return broken_; }
-  pg::Wait wait() const noexcept { return {cancel_, canceller_.get()}; }
+  pg::Wait wait() const noexcept { return {slot_.get()}; }
   std::string next_statement_name() { return fmt::format("dl{}", ++statements_); }
 
   void mark_broken(std::string_view message) {
@@ -148,7 +164,8 @@ class PgConnection final : public Connection {
 
   pg::ConnHandle conn_;
   pg::CancelHandle canceller_;
-  const std::atomic<bool>* cancel_ = nullptr;
+  pg::CancelWatcher* watcher_ = nullptr;
+  std::shared_ptr<pg::CallSlot> slot_;  ///< registered with watcher_ by set_cancel_flag
   bool broken_ = false;
   std::string lost_message_;
   std::uint64_t statements_ = 0;
@@ -408,7 +425,9 @@ class PgBulkLoader final : public BulkLoader {
 // ---- Connection (the parts that need the other classes) ---------------------------------------
 
 // Loaders and statements must not outlive their connection (interface contract).
-PgConnection::~PgConnection() = default;
+PgConnection::~PgConnection() {
+  if (slot_) slot_->release();  // before the canceller and the socket go
+}
 
 void PgConnection::ready_for_command(const PgBulkLoader* owner) {
   if (copy_owner_ != nullptr && copy_owner_ != owner) copy_owner_->end_copy();
@@ -481,10 +500,10 @@ class PgBackend final : public Backend {
     return postgres_capabilities();
   }
 
-  std::unique_ptr<Connection> connect() override { return std::make_unique<PgConnection>(opt_); }
+  std::unique_ptr<Connection> connect() override { return std::make_unique<PgConnection>(opt_, &watcher_); }
 
   std::unique_ptr<Connection> connect_for_load() override {
-    auto c = std::make_unique<PgConnection>(opt_);
+    auto c = std::make_unique<PgConnection>(opt_, &watcher_);
     // An interrupted load is rebuilt, so its commits need not wait for the WAL flush;
     // finish_load() makes the result durable with one CHECKPOINT. Index builds at the end of the
     // load sort in memory rather than in temporary files.
@@ -662,6 +681,7 @@ class PgBackend final : public Backend {
 
   PostgresOptions opt_;
   Dialect dialect_;
+  pg::CancelWatcher watcher_;  // cancels the calls of sessions asked to stop (postgres_cancel.hpp)
 };
 
 }  // namespace

@@ -124,12 +124,13 @@ ConnHandle connect(const PostgresOptions& o) {
 
 Collected collect(PGconn* conn, const Wait& wait) {
   Collected out;
-  const std::int64_t start_ns = monotonic_ns();
-  std::int64_t cancel_sent_ns = 0;
   bool have_error = false;
+  const WatchedCall watched(wait.slot);
   const auto lose = [&](std::string message) {
     out.lost = true;
-    out.lost_message = one_line(message);
+    out.lost_message = wait.slot != nullptr && wait.slot->abandoned.load(std::memory_order_acquire)
+                           ? "no answer from the server within 2 s of a cancel request; session abandoned"
+                           : one_line(message);
     return std::move(out);
   };
   for (;;) {
@@ -137,22 +138,12 @@ Collected collect(PGconn* conn, const Wait& wait) {
       const int fd = PQsocket(conn);
       if (fd < 0 || PQstatus(conn) == CONNECTION_BAD) return lose(PQerrorMessage(conn));
       pollfd p{fd, POLLIN, 0};
-      const int rc = ::poll(&p, 1, static_cast<int>(kSliceNs / 1'000'000));
+      // No timeout (see postgres_cancel.hpp): the watcher cancels a call whose session is asked
+      // to stop, and shuts the socket down when the server does not answer.
+      const int rc = ::poll(&p, 1, -1);
       if (rc < 0 && errno != EINTR) return lose(fmt::format("poll: {}", std::strerror(errno)));
       // EOF and errors show up as readable; PQconsumeInput then reports the closed connection.
       if (rc > 0 && PQconsumeInput(conn) == 0) return lose(PQerrorMessage(conn));
-      if (wait.cancel != nullptr && wait.cancel->load(std::memory_order_relaxed)) {
-        const std::int64_t now = monotonic_ns();
-        if (cancel_sent_ns == 0 && now - start_ns >= kCancelAfterNs) {
-          std::array<char, 256> err{};
-          if (wait.canceller != nullptr) PQcancel(wait.canceller, err.data(), static_cast<int>(err.size()));
-          cancel_sent_ns = now;
-        } else if (cancel_sent_ns != 0 && now - cancel_sent_ns >= kCancelGiveUpNs) {
-          // The server neither answered nor honoured the cancel: the result still pending would
-          // confuse the next command, so the session is given up (the caller reconnects).
-          return lose("no answer from the server within 2 s of a cancel request; session abandoned");
-        }
-      }
     }
     ResultHandle r(PQgetResult(conn));
     if (!r) break;
@@ -168,10 +159,7 @@ Collected collect(PGconn* conn, const Wait& wait) {
       out.result = std::move(r);
     }
   }
-  if (PQstatus(conn) == CONNECTION_BAD) {
-    out.lost = true;
-    out.lost_message = one_line(PQerrorMessage(conn));
-  }
+  if (PQstatus(conn) == CONNECTION_BAD) return lose(PQerrorMessage(conn));
   return out;
 }
 

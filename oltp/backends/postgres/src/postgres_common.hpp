@@ -1,7 +1,8 @@
 #pragma once
 // libpq plumbing shared by the PostgreSQL backend (postgres_backend.cpp) and the managed server
 // (postgres_server.cpp): RAII owners, conninfo text, connecting with errors a person can act on,
-// waiting for results without ever blocking forever, and SQLSTATE classification.
+// waiting for results (cancelled from outside by the backend's watcher, postgres_cancel.hpp),
+// and SQLSTATE classification.
 #include <atomic>
 #include <cstdint>
 #include <memory>
@@ -13,6 +14,7 @@
 
 #include "drivelab/oltp/backend/backend.hpp"
 #include "drivelab/oltp/backends/postgres/postgres_backend.hpp"
+#include "postgres_cancel.hpp"
 
 namespace drivelab::oltp::pg {
 
@@ -50,19 +52,13 @@ std::string conninfo(const PostgresOptions& o);
 /// does not exist (3D000); libpq's own text is appended (it never contains the password).
 ConnHandle connect(const PostgresOptions& o);
 
-/// How a wait for results ended.
+/// How a wait for results may be cancelled.
 struct Wait {
-  /// While *cancel is set and a call has waited `kCancelAfterNs`, a cancel request is sent
-  /// (PQcancel); the server then answers 57014. nullptr: never cancelled.
-  const std::atomic<bool>* cancel = nullptr;
-  PGcancel* canceller = nullptr;
+  /// The session's slot in its backend's CancelWatcher (postgres_cancel.hpp), which cancels the
+  /// call when the session's flag is set and abandons the session when the server does not
+  /// answer the cancel. nullptr: never cancelled (loads, COMMIT, the managed server's sessions).
+  CallSlot* slot = nullptr;
 };
-
-/// Poll slice and cancel timing (ns). A call waiting on the server checks the cancel flag every
-/// slice; a cancel request that gets no answer within kCancelGiveUpNs abandons the session.
-inline constexpr std::int64_t kSliceNs = 100'000'000;
-inline constexpr std::int64_t kCancelAfterNs = 100'000'000;
-inline constexpr std::int64_t kCancelGiveUpNs = 2'000'000'000;
 
 /// Outcome of collecting the results of one sent command.
 struct Collected {
@@ -71,7 +67,8 @@ struct Collected {
   std::string lost_message;
 };
 
-/// After a PQsend* call: waits (poll() on PQsocket in kSliceNs slices, honouring `wait`) and
+/// After a PQsend* call: waits (poll(-1) on PQsocket, as libpq's blocking calls do; the call is
+/// marked on `wait.slot` for the watcher) and
 /// collects every result until PQgetResult returns null, keeping the first error result, else
 /// the last one. Stops at PGRES_COPY_IN (the caller then streams the data).
 Collected collect(PGconn* conn, const Wait& wait);

@@ -1,0 +1,72 @@
+#include "postgres_cancel.hpp"
+
+#include <sys/socket.h>
+
+#include <array>
+#include <chrono>
+
+#include "drivelab/core/clock.hpp"
+
+namespace drivelab::oltp::pg {
+
+WatchedCall::WatchedCall(CallSlot* slot) noexcept : slot_(slot) {
+  if (slot_ == nullptr) return;
+  slot_->call.fetch_add(1, std::memory_order_relaxed);
+  slot_->busy_since_ns.store(monotonic_ns(), std::memory_order_release);
+}
+
+WatchedCall::~WatchedCall() {
+  if (slot_ != nullptr) slot_->busy_since_ns.store(0, std::memory_order_release);
+}
+
+CancelWatcher::~CancelWatcher() {
+  {
+    std::lock_guard lock(mu_);
+    stop_ = true;
+  }
+  cv_.notify_all();
+  if (thread_.joinable()) thread_.join();
+}
+
+void CancelWatcher::add(std::shared_ptr<CallSlot> slot) {
+  std::lock_guard lock(mu_);
+  slots_.push_back(std::move(slot));
+  if (!thread_.joinable()) thread_ = std::thread([this] { run(); });
+}
+
+void CancelWatcher::run() {
+  std::unique_lock lock(mu_);
+  while (!stop_) {
+    cv_.wait_for(lock, std::chrono::nanoseconds(kTickNs));
+    if (stop_) break;
+    // Sessions that have closed (only the watcher holds their slot) are dropped.
+    std::erase_if(slots_, [](const std::shared_ptr<CallSlot>& s) { return s.use_count() == 1; });
+    const std::int64_t now = monotonic_ns();
+    for (const auto& s : slots_) look_at(*s, now);
+  }
+}
+
+void CancelWatcher::look_at(CallSlot& s, std::int64_t now) {
+  const std::int64_t since = s.busy_since_ns.load(std::memory_order_acquire);
+  if (since == 0 || now - since < kCancelAfterNs) return;
+  std::lock_guard lock(s.mu);
+  const std::atomic<bool>* flag = s.cancel.load(std::memory_order_relaxed);
+  if (flag == nullptr || s.canceller == nullptr || !flag->load(std::memory_order_relaxed)) return;
+  const std::uint64_t call = s.call.load(std::memory_order_relaxed);
+  if (s.busy_since_ns.load(std::memory_order_acquire) == 0) return;  // ended meanwhile
+  if (s.cancelled_call != call) {
+    std::array<char, 256> err{};
+    PQcancel(s.canceller, err.data(), static_cast<int>(err.size()));
+    s.cancelled_call = call;
+    s.cancel_sent_ns = now;
+    cancels_.fetch_add(1, std::memory_order_relaxed);
+  } else if (now - s.cancel_sent_ns >= kCancelGiveUpNs && !s.abandoned.load(std::memory_order_relaxed)) {
+    // The server neither answered nor honoured the cancel: the session is given up. Its poll()
+    // returns at once; the result still pending would confuse the next command anyway.
+    s.abandoned.store(true, std::memory_order_release);
+    ::shutdown(s.socket, SHUT_RDWR);
+    abandoned_.fetch_add(1, std::memory_order_relaxed);
+  }
+}
+
+}  // namespace drivelab::oltp::pg
