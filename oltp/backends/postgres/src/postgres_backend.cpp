@@ -62,7 +62,6 @@ class PgConnection final : public Connection {
   PgConnection(const PostgresOptions& options, pg::CancelWatcher* watcher)
       : conn_(pg::connect(options)), watcher_(watcher) {
     PQsetNoticeProcessor(conn_.get(), ignore_notice, nullptr);
-    canceller_.reset(PQgetCancel(conn_.get()));
   }
   ~PgConnection() override;
 
@@ -100,10 +99,11 @@ class PgConnection final : public Connection {
                                           const std::vector<std::string>& columns) override;
 
   void set_cancel_flag(const std::atomic<bool>* flag) noexcept override {
-    if (flag != nullptr && !slot_ && watcher_ != nullptr && canceller_) {
+    if (flag != nullptr && !slot_ && watcher_ != nullptr) {
       auto slot = std::make_shared<pg::CallSlot>();
-      slot->canceller = canceller_.get();
+      slot->canceller.reset(PQgetCancel(conn_.get()));
       slot->socket = PQsocket(conn_.get());
+      if (!slot->canceller) return;  // no cancel key (not connected): the flag cannot be honoured
       try {
         watcher_->add(slot);
         slot_ = std::move(slot);
@@ -163,7 +163,6 @@ class PgConnection final : public Connection {
   void discard_loaders() noexcept;
 
   pg::ConnHandle conn_;
-  pg::CancelHandle canceller_;
   pg::CancelWatcher* watcher_ = nullptr;
   std::shared_ptr<pg::CallSlot> slot_;  ///< registered with watcher_ by set_cancel_flag
   bool broken_ = false;
@@ -426,7 +425,7 @@ class PgBulkLoader final : public BulkLoader {
 
 // Loaders and statements must not outlive their connection (interface contract).
 PgConnection::~PgConnection() {
-  if (slot_) slot_->release();  // before the canceller and the socket go
+  if (slot_) slot_->release();  // before the socket goes
 }
 
 void PgConnection::ready_for_command(const PgBulkLoader* owner) {

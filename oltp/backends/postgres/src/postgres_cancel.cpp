@@ -19,6 +19,8 @@ WatchedCall::~WatchedCall() {
   if (slot_ != nullptr) slot_->busy_since_ns.store(0, std::memory_order_release);
 }
 
+CancelWatcher::CancelWatcher() : outbox_(std::make_shared<Outbox>()) {}
+
 CancelWatcher::~CancelWatcher() {
   {
     std::lock_guard lock(mu_);
@@ -26,37 +28,67 @@ CancelWatcher::~CancelWatcher() {
   }
   cv_.notify_all();
   if (thread_.joinable()) thread_.join();
+  {
+    std::lock_guard lock(outbox_->mu);
+    outbox_->stop = true;
+    outbox_->pending.clear();
+  }
+  outbox_->cv.notify_all();
 }
 
 void CancelWatcher::add(std::shared_ptr<CallSlot> slot) {
   std::lock_guard lock(mu_);
   slots_.push_back(std::move(slot));
-  if (!thread_.joinable()) thread_ = std::thread([this] { run(); });
+  if (thread_.joinable()) return;
+  // The sender: detached, it keeps the outbox (and the slot it is sending for) alive itself.
+  std::thread([box = outbox_] {
+    std::unique_lock l(box->mu);
+    for (;;) {
+      box->cv.wait(l, [&] { return box->stop || !box->pending.empty(); });
+      if (box->stop) return;
+      const std::shared_ptr<CallSlot> s = std::move(box->pending.front());
+      box->pending.pop_front();
+      l.unlock();
+      std::array<char, 256> err{};
+      PQcancel(s->canceller.get(), err.data(), static_cast<int>(err.size()));
+      l.lock();
+    }
+  }).detach();
+  thread_ = std::thread([this] { run(); });
 }
 
 void CancelWatcher::run() {
+  std::vector<std::shared_ptr<CallSlot>> slots;
   std::unique_lock lock(mu_);
   while (!stop_) {
-    cv_.wait_for(lock, std::chrono::nanoseconds(kTickNs));
+    cv_.wait_for(lock, std::chrono::nanoseconds(kTickNs), [this] { return stop_; });
     if (stop_) break;
     // Sessions that have closed (only the watcher holds their slot) are dropped.
     std::erase_if(slots_, [](const std::shared_ptr<CallSlot>& s) { return s.use_count() == 1; });
+    slots = slots_;
+    lock.unlock();
     const std::int64_t now = monotonic_ns();
-    for (const auto& s : slots_) look_at(*s, now);
+    for (const auto& s : slots) look_at(s, now);
+    slots.clear();
+    lock.lock();
   }
 }
 
-void CancelWatcher::look_at(CallSlot& s, std::int64_t now) {
+void CancelWatcher::look_at(const std::shared_ptr<CallSlot>& sp, std::int64_t now) {
+  CallSlot& s = *sp;
   const std::int64_t since = s.busy_since_ns.load(std::memory_order_acquire);
   if (since == 0 || now - since < kCancelAfterNs) return;
   std::lock_guard lock(s.mu);
   const std::atomic<bool>* flag = s.cancel.load(std::memory_order_relaxed);
-  if (flag == nullptr || s.canceller == nullptr || !flag->load(std::memory_order_relaxed)) return;
+  if (flag == nullptr || s.socket < 0 || !flag->load(std::memory_order_relaxed)) return;
   const std::uint64_t call = s.call.load(std::memory_order_relaxed);
   if (s.busy_since_ns.load(std::memory_order_acquire) == 0) return;  // ended meanwhile
   if (s.cancelled_call != call) {
-    std::array<char, 256> err{};
-    PQcancel(s.canceller, err.data(), static_cast<int>(err.size()));
+    {
+      std::lock_guard box(outbox_->mu);
+      outbox_->pending.push_back(sp);
+    }
+    outbox_->cv.notify_one();
     s.cancelled_call = call;
     s.cancel_sent_ns = now;
     cancels_.fetch_add(1, std::memory_order_relaxed);

@@ -17,6 +17,12 @@
 //     poll() returns at once and the call fails as `connection lost` ("no answer from the server
 //     within 2 s of a cancel request; session abandoned"), as before this thread existed.
 //
+// The cancel requests are sent by a second thread, so that the watcher never waits for one:
+// PQcancel connects to the server and waits until the server has read the request, which never
+// happens when the whole server is frozen. That thread is detached (a backend being destroyed
+// does not wait for a cancel request stuck in a frozen server), and owns, with the slot, the
+// PGcancel it uses, made for the slot when the session registered.
+//
 // Races: a call is numbered, and the watcher acts only on the call it saw waiting. A cancel
 // request that reaches the server after that call ended can end the session's next statement
 // (57014, retryable): only while the flag is set, i.e. while the run stops.
@@ -25,6 +31,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <mutex>
 #include <thread>
@@ -37,8 +44,15 @@ namespace drivelab::oltp::pg {
 inline constexpr std::int64_t kCancelAfterNs = 100'000'000;
 inline constexpr std::int64_t kCancelGiveUpNs = 2'000'000'000;
 
-/// One session as the watcher sees it. The session owns the PGconn and its PGcancel; release()
-/// (under `mu`) tells the watcher they are gone.
+struct CancelFreer {
+  void operator()(PGcancel* c) const noexcept { PQfreeCancel(c); }
+};
+using CancelHandle = std::unique_ptr<PGcancel, CancelFreer>;
+
+/// One session as the watcher sees it. The session owns the PGconn and its socket; release()
+/// (under `mu`) tells the watcher the socket is gone. The slot owns the PGcancel its cancel
+/// requests use (PQgetCancel of the session, made when it registered): a request in flight may
+/// outlive the session.
 struct CallSlot {
   std::mutex mu;
   /// The session's cancel flag; read by the watcher only while a call waits (busy_since_ns != 0).
@@ -49,16 +63,15 @@ struct CallSlot {
   std::atomic<std::uint64_t> call{0};
   /// Set by the watcher before it shuts the socket down: the session is abandoned.
   std::atomic<bool> abandoned{false};
-  PGcancel* canceller = nullptr;  ///< under `mu`; nullptr once released
-  int socket = -1;                ///< under `mu`; -1 once released
+  CancelHandle canceller;  ///< set before the slot is registered, then read only
+  int socket = -1;         ///< under `mu`; -1 once released
   // The watcher's own (its thread only):
   std::uint64_t cancelled_call = 0;  ///< the call a cancel request was sent for
   std::int64_t cancel_sent_ns = 0;
 
-  /// Called by the closing session: the watcher no longer touches its socket or canceller.
+  /// Called by the closing session: the watcher no longer touches its socket or its flag.
   void release() noexcept {
     std::lock_guard lock(mu);
-    canceller = nullptr;
     socket = -1;
     cancel.store(nullptr, std::memory_order_relaxed);
   }
@@ -81,21 +94,28 @@ class CancelWatcher {
  public:
   static constexpr std::int64_t kTickNs = 50'000'000;
 
-  CancelWatcher() = default;
-  ~CancelWatcher();  ///< stops and joins the thread
+  CancelWatcher();
+  ~CancelWatcher();  ///< stops and joins the watcher thread; the sender ends on its own
   CancelWatcher(const CancelWatcher&) = delete;
   CancelWatcher& operator=(const CancelWatcher&) = delete;
 
-  /// Watches `slot` from now on (starts the thread on first use); the slot is dropped once only
-  /// the watcher holds it. Throws std::system_error when the thread cannot start.
+  /// Watches `slot` (its canceller set) from now on; starts the threads on first use. The slot is
+  /// dropped once only the watcher holds it. Throws std::system_error when a thread cannot start.
   void add(std::shared_ptr<CallSlot> slot);
   /// Cancel requests sent and sessions abandoned so far (for tests).
   std::uint64_t cancels_sent() const noexcept { return cancels_.load(std::memory_order_relaxed); }
   std::uint64_t sessions_abandoned() const noexcept { return abandoned_.load(std::memory_order_relaxed); }
 
  private:
+  /// The cancel requests to send, shared with the detached sender thread.
+  struct Outbox {
+    std::mutex mu;
+    std::condition_variable cv;
+    bool stop = false;
+    std::deque<std::shared_ptr<CallSlot>> pending;
+  };
   void run();
-  void look_at(CallSlot& s, std::int64_t now);
+  void look_at(const std::shared_ptr<CallSlot>& s, std::int64_t now);
 
   std::mutex mu_;
   std::condition_variable cv_;
@@ -103,6 +123,7 @@ class CancelWatcher {
   std::vector<std::shared_ptr<CallSlot>> slots_;
   std::atomic<std::uint64_t> cancels_{0};
   std::atomic<std::uint64_t> abandoned_{0};
+  std::shared_ptr<Outbox> outbox_;
   std::thread thread_;
 };
 

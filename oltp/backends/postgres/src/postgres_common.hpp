@@ -28,11 +28,6 @@ struct ResultClearer {
 };
 using ResultHandle = std::unique_ptr<PGresult, ResultClearer>;
 
-struct CancelFreer {
-  void operator()(PGcancel* c) const noexcept { PQfreeCancel(c); }
-};
-using CancelHandle = std::unique_ptr<PGcancel, CancelFreer>;
-
 /// `value` as a conninfo value: single-quoted, with \ and ' escaped (libpq's rule).
 std::string conninfo_quote(std::string_view value);
 /// SQL identifier in double quotes ("a""b").
