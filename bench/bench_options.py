@@ -61,7 +61,7 @@ def check_options(opt, name, positive=(), lists=None, max_repeat=100):
     """The checks every benchmark script makes before it starts anything, each failure a
     usage_error naming the option: the whole numbers in `positive` are >= 1; `repeat` (when an
     option) is at most `max_repeat`; each key of `lists` is a non-empty space-separated list whose
-    words are among its value (a tuple of the allowed words)."""
+    words are among its value (a tuple of the allowed words), each given once."""
     for k in positive:
         if opt[k] < 1:
             usage_error(name, f"--{k.replace('_', '-')} must be >= 1, not {opt[k]}")
@@ -74,3 +74,21 @@ def check_options(opt, name, positive=(), lists=None, max_repeat=100):
         for w in words:
             if w not in allowed:
                 usage_error(name, f"--{k.replace('_', '-')}: unknown value '{w}' ({', '.join(allowed)})")
+        for w in set(words):
+            if words.count(w) > 1:
+                usage_error(name, f"--{k.replace('_', '-')}: '{w}' is given {words.count(w)} times")
+
+
+def exit_on_signals():
+    """SIGINT, SIGTERM and SIGHUP (Ctrl-C, timeout(1), a CI job's cancel, a closed terminal) end
+    the script with status 128 + the signal's number, as an exception in the main thread, so that
+    its `finally` and atexit clean up (stop the private servers, remove the temporary directory)
+    and no traceback is printed. Python's default for SIGTERM and SIGHUP is to die at once,
+    leaving the servers running."""
+    import signal
+
+    def _exit(signum, _frame):
+        raise SystemExit(128 + signum)
+
+    for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(s, _exit)

@@ -74,7 +74,9 @@ import glob, json, os, re, shlex, shutil, statistics, subprocess, sys, tempfile,
 
 sys.path.insert(0, os.path.join(os.environ["REPO"], "bench"))
 import bench_proc  # noqa: E402
-from bench_options import check_options, parse_options, usage_error  # noqa: E402
+from bench_options import check_options, exit_on_signals, parse_options, usage_error  # noqa: E402
+
+exit_on_signals()
 
 DEFAULTS = {"databases": "postgres mariadb", "warehouses": 2, "vus": 4, "rampup": 1, "duration": 2,
             "profiles": "tpcc hammerdb", "repeat": 1, "kit": "", "hammerdb_home": "", "out": "", "build": "./build",

@@ -4,7 +4,6 @@
 #include <sys/types.h>
 
 #include <chrono>
-#include <cstdlib>
 #include <future>
 #include <string>
 #include <thread>
@@ -159,42 +158,9 @@ TEST_F(PgTest, CancelFlagEndsALockWaitAsRetryable) {
 
 TEST_F(PgTest, AFrozenServerSessionIsAbandonedTwoSecondsAfterItsCancelRequest) {
   // Sessions wait with poll(-1); the backend's watcher sends the cancel request of a session
-  // asked to stop and, when the server does not answer it, shuts the socket down. The server
-  // process of the session is stopped (SIGSTOP): it neither answers nor acts on the cancel.
-  auto waiter = backend->connect();
-  std::atomic<bool> stop{false};
-  waiter->set_cancel_flag(&stop);
-  const pid_t pid = static_cast<pid_t>(std::stoll(pg_value(*waiter, "SELECT pg_backend_pid()")));
-  auto q = waiter->prepare("SELECT 1");
-  // A stopped backend also stalls the server's other sessions that wait for every backend (DROP
-  // DATABASE's barrier): it is resumed however the test ends.
-  struct Resume {
-    pid_t pid;
-    ~Resume() { ::kill(pid, SIGCONT); }
-  };
-  // And if this process dies first, a detached shell resumes it 20 s later.
-  ASSERT_EQ(std::system(("(sleep 20; kill -CONT " + std::to_string(pid) + ") >/dev/null 2>&1 &").c_str()), 0);
-  ASSERT_EQ(::kill(pid, SIGSTOP), 0) << "the test server must run on this host";
-  const Resume resume{pid};
-  std::thread raiser([&] {
-    std::this_thread::sleep_for(std::chrono::milliseconds(150));
-    stop = true;
-  });
-  const auto t0 = std::chrono::steady_clock::now();
-  const DbStatus s = q->execute();
-  const auto waited = std::chrono::steady_clock::now() - t0;
-  raiser.join();
-  ::kill(pid, SIGCONT);  // at once (the guard is for an early exit)
-  EXPECT_TRUE(s.connection_lost) << s.to_string();
-  EXPECT_NE(s.message.find("within 2 s of a cancel request; session abandoned"), std::string::npos) << s.message;
-  // The flag at 150 ms, the cancel request 100 ms into the wait (next 50 ms tick), the socket
-  // shut down 2 s later: about 2.3 s. Not a performance bound: without the watcher it never ends.
-  EXPECT_GE(waited, std::chrono::seconds(2));
-  EXPECT_LT(waited, std::chrono::seconds(10));
-  // Every later call reports the lost session at once; a new session works.
-  EXPECT_TRUE(waiter->begin(TxMode::read_write).connection_lost);
-  auto fresh = backend->connect();
-  EXPECT_EQ(pg_value(*fresh, "SELECT 3"), "3");
+  // asked to stop and, when the server does not act on it, shuts the socket down.
+  test::expect_abandoned_when_frozen(*backend, false);
+  // The whole server frozen: ManagedPostgres.AWhollyFrozenServer... (a private server).
 }
 
 TEST_F(PgTest, SessionsWithoutAStopRequestWaitAsLongAsTheServerTakes) {

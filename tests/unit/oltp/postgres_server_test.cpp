@@ -57,6 +57,21 @@ PostgresOptions to(const Endpoint& e, const std::string& db) {
   return o;
 }
 
+TEST(ManagedPostgres, AWhollyFrozenServerStillAbandonsTheSessionWhoseCancelGoesUnanswered) {
+  // The postmaster stopped too (a hung host): PQcancel connects to it and waits, without a
+  // timeout (libpq 15), for it to read the request. The request is sent from its own thread, so
+  // the backend's watcher still shuts the socket down 2 s later. A private server: stopping the
+  // shared test server whole would stall the tests running beside this one.
+  TmpDir tmp;
+  auto server = make_managed_postgres(small(tmp.path() / "drivelab-t-postgres"));
+  server->start();
+  server->create_database("frozen");
+  auto backend = make_postgres_backend(to(server->endpoint(), "frozen"));
+  test::expect_abandoned_when_frozen(*backend, true);
+  backend.reset();
+  server->stop();
+}
+
 TEST(ManagedPostgres, StartConnectStopRemovesTheDirectory) {
   TmpDir tmp;
   const fs::path data = tmp.path() / "drivelab-t-postgres";

@@ -11,7 +11,7 @@ namespace drivelab::oltp::pg {
 
 WatchedCall::WatchedCall(CallSlot* slot) noexcept : slot_(slot) {
   if (slot_ == nullptr) return;
-  slot_->call.fetch_add(1, std::memory_order_relaxed);
+  slot_->call.fetch_add(1, std::memory_order_acq_rel);
   slot_->busy_since_ns.store(monotonic_ns(), std::memory_order_release);
 }
 
@@ -76,13 +76,16 @@ void CancelWatcher::run() {
 
 void CancelWatcher::look_at(const std::shared_ptr<CallSlot>& sp, std::int64_t now) {
   CallSlot& s = *sp;
+  // The call number first: a call that starts after it was read has a new number, and one that
+  // started before has its start in busy_since_ns (WatchedCall numbers the call, then marks it).
+  const std::uint64_t call = s.call.load(std::memory_order_acquire);
   const std::int64_t since = s.busy_since_ns.load(std::memory_order_acquire);
   if (since == 0 || now - since < kCancelAfterNs) return;
   std::lock_guard lock(s.mu);
   const std::atomic<bool>* flag = s.cancel.load(std::memory_order_relaxed);
   if (flag == nullptr || s.socket < 0 || !flag->load(std::memory_order_relaxed)) return;
-  const std::uint64_t call = s.call.load(std::memory_order_relaxed);
-  if (s.busy_since_ns.load(std::memory_order_acquire) == 0) return;  // ended meanwhile
+  // Still the call that was seen waiting (not ended, no other started since).
+  if (s.busy_since_ns.load(std::memory_order_acquire) == 0 || s.call.load(std::memory_order_acquire) != call) return;
   if (s.cancelled_call != call) {
     {
       std::lock_guard box(outbox_->mu);

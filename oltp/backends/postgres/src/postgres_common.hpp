@@ -51,7 +51,9 @@ ConnHandle connect(const PostgresOptions& o);
 struct Wait {
   /// The session's slot in its backend's CancelWatcher (postgres_cancel.hpp), which cancels the
   /// call when the session's flag is set and abandons the session when the server does not
-  /// answer the cancel. nullptr: never cancelled (loads, COMMIT, the managed server's sessions).
+  /// answer the cancel. nullptr: never cancelled (COPY, ROLLBACK, sessions without a cancel
+  /// flag: loads, the managed server's own). COMMIT is waited for with the slot, as every
+  /// statement (PgConnection::commit).
   CallSlot* slot = nullptr;
 };
 
