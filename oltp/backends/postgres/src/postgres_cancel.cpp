@@ -94,13 +94,11 @@ void CancelWatcher::look_at(const std::shared_ptr<CallSlot>& sp, std::int64_t no
     outbox_->cv.notify_one();
     s.cancelled_call = call;
     s.cancel_sent_ns = now;
-    cancels_.fetch_add(1, std::memory_order_relaxed);
   } else if (now - s.cancel_sent_ns >= kCancelGiveUpNs && !s.abandoned.load(std::memory_order_relaxed)) {
     // The server neither answered nor honoured the cancel: the session is given up. Its poll()
     // returns at once; the result still pending would confuse the next command anyway.
     s.abandoned.store(true, std::memory_order_release);
     ::shutdown(s.socket, SHUT_RDWR);
-    abandoned_.fetch_add(1, std::memory_order_relaxed);
   }
 }
 

@@ -102,9 +102,6 @@ class CancelWatcher {
   /// Watches `slot` (its canceller set) from now on; starts the threads on first use. The slot is
   /// dropped once only the watcher holds it. Throws std::system_error when a thread cannot start.
   void add(std::shared_ptr<CallSlot> slot);
-  /// Cancel requests sent and sessions abandoned so far (for tests).
-  std::uint64_t cancels_sent() const noexcept { return cancels_.load(std::memory_order_relaxed); }
-  std::uint64_t sessions_abandoned() const noexcept { return abandoned_.load(std::memory_order_relaxed); }
 
  private:
   /// The cancel requests to send, shared with the detached sender thread.
@@ -121,8 +118,6 @@ class CancelWatcher {
   std::condition_variable cv_;
   bool stop_ = false;
   std::vector<std::shared_ptr<CallSlot>> slots_;
-  std::atomic<std::uint64_t> cancels_{0};
-  std::atomic<std::uint64_t> abandoned_{0};
   std::shared_ptr<Outbox> outbox_;
   std::thread thread_;
 };
