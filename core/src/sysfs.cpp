@@ -223,14 +223,31 @@ std::optional<std::string> udev_property(dev_t dev, std::string_view key, const 
 
 // ---- the device stack -----------------------------------------------------------------------
 
-std::optional<LoopBacking> loop_backing(const SysBlock& device, const std::vector<MountEntry>& mounts) {
+std::optional<LoopBacking> loop_backing(const SysBlock& device, const std::vector<MountEntry>& mounts,
+                                        const fs::path& sys_root) {
   if (device.is_partition) return std::nullopt;
   auto file = read_sysfs_text(device.dir / "loop" / "backing_file");
   if (!file) return std::nullopt;
   LoopBacking b;
   b.file = std::move(*file);
   struct stat st {};
-  if (::stat(b.file.c_str(), &st) == 0) {
+  const bool stated = ::stat(b.file.c_str(), &st) == 0;
+  if (stated && S_ISBLK(st.st_mode)) {
+    // A loop device over a block device: devtmpfs's st_dev/st_ino of the node say nothing about
+    // the storage, its st_rdev does.
+    b.backing_device = st.st_rdev;
+    b.file_dev = st.st_dev;
+    b.file_ino = st.st_ino;
+    return b;
+  }
+  if (!stated && b.file.rfind("/dev/", 0) == 0) {
+    // The node is not visible here (another mount namespace): its kernel name still is.
+    const std::string name = fs::path(b.file).filename().string();
+    if (const auto text = read_sysfs_text(sys_root / "class" / "block" / name / "dev"))
+      if (const auto dev = parse_dev_numbers(*text)) b.backing_device = *dev;
+    if (b.backing_device) return b;
+  }
+  if (stated) {
     b.file_dev = st.st_dev;
     b.file_ino = st.st_ino;
     if (major(st.st_dev) != 0) {
@@ -245,6 +262,7 @@ std::optional<LoopBacking> loop_backing(const SysBlock& device, const std::vecto
 }
 
 bool same_backing_file(const LoopBacking& a, const LoopBacking& b) noexcept {
+  if (a.backing_device || b.backing_device) return a.backing_device == b.backing_device;
   if (a.file_dev && a.file_ino && b.file_dev && b.file_ino) return *a.file_dev == *b.file_dev && *a.file_ino == *b.file_ino;
   return a.file == b.file;
 }
@@ -265,18 +283,26 @@ namespace {
 
 /// Which links are followed from a member, by the link it was reached by (docs/targets.md):
 /// upward and sideways from the device and what is stacked on it, downward from what it is on.
+/// Loop devices over block devices are followed like holders and slaves: upward (`loops_over`,
+/// the loop devices over a member) wherever holders are, downward (`backing_device`, the device a
+/// loop member is over) from the device itself and from anything below it or beside it. Below a
+/// loop device the holders of its backing device are followed too: unlike an LVM volume, which
+/// maps some extents of its physical volume, a loop device covers the whole device it is over.
 struct Follow {
   bool holders, partitions, whole_disk, slaves, same_backing, backing_on;
+  bool loops_over, backing_device;
 };
 Follow follow(StorageLink link) noexcept {
   switch (link) {
-    case StorageLink::self: return {true, true, true, true, true, true};
-    case StorageLink::partition: return {true, false, false, false, false, true};
-    case StorageLink::holder: return {true, true, false, false, false, true};
+    case StorageLink::self: return {true, true, true, true, true, true, true, true};
+    case StorageLink::partition: return {true, false, false, false, false, true, true, false};
+    case StorageLink::holder: return {true, true, false, false, false, true, true, false};
     case StorageLink::backing_file_on:
-    case StorageLink::same_backing_file: return {true, true, false, false, true, true};
-    case StorageLink::slave: return {false, true, true, true, true, false};
-    case StorageLink::whole_disk: return {true, false, false, true, true, true};
+    case StorageLink::same_backing_file: return {true, true, false, false, true, true, true, true};
+    case StorageLink::loop_over: return {true, true, false, false, true, true, true, false};
+    case StorageLink::slave: return {false, true, true, true, true, false, false, true};
+    case StorageLink::backing_device: return {true, true, true, true, true, false, true, true};
+    case StorageLink::whole_disk: return {true, false, false, true, true, true, true, true};
   }
   return {};
 }
@@ -321,7 +347,7 @@ std::vector<AttachedLoop> attached_loops(const fs::path& sys_root, const std::ve
     const fs::path dir = fs::canonical(e.path(), cec);
     if (cec) continue;
     if (auto b = sys_block_at(dir))
-      if (auto backing = loop_backing(*b, mounts)) out.push_back({std::move(*b), std::move(*backing)});
+      if (auto backing = loop_backing(*b, mounts, sys_root)) out.push_back({std::move(*b), std::move(*backing)});
   }
   return out;
 }
@@ -335,7 +361,7 @@ StorageSet storage_set(const SysBlock& device, const std::vector<MountEntry>& mo
   const auto backing_of = [&](const SysBlock& b) -> std::optional<LoopBacking> {
     for (const AttachedLoop& l : loops)
       if (l.block.dev == b.dev) return l.backing;
-    return loop_backing(b, mounts);
+    return loop_backing(b, mounts, sys_root);
   };
   std::deque<std::size_t> queue;
   const auto add = [&](SysBlock b, StorageLink link, std::size_t from) {
@@ -359,7 +385,10 @@ StorageSet storage_set(const SysBlock& device, const std::vector<MountEntry>& mo
       for (SysBlock& p : partitions_of(block.dir)) add(std::move(p), StorageLink::partition, i);
     if (f.whole_disk && block.is_partition)
       if (auto disk = sys_block_at(block.disk_dir)) add(std::move(*disk), StorageLink::whole_disk, i);
+    if (f.backing_device && backing && backing->backing_device)
+      if (auto below = sys_block(*backing->backing_device, sys_root)) add(std::move(*below), StorageLink::backing_device, i);
     for (const AttachedLoop& l : loops) {
+      if (f.loops_over && l.backing.backing_device == block.dev) add(l.block, StorageLink::loop_over, i);
       if (f.same_backing && backing && l.block.dev != block.dev && same_backing_file(l.backing, *backing))
         add(l.block, StorageLink::same_backing_file, i);
       if (f.backing_on && l.backing.fs_device == block.dev) {

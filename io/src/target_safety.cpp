@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <linux/fs.h>
+#include <sys/file.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -79,6 +80,8 @@ std::string link_phrase(const StorageSet& set, std::size_t i) {
     case StorageLink::same_backing_file: return "shares its backing file with " + node;
     case StorageLink::backing_file_on:
       return fmt::format("holds the backing file of {} ({})", node, m.backing ? m.backing->file : "?");
+    case StorageLink::backing_device: return "is a loop device over " + node;
+    case StorageLink::loop_over: return "is the backing device of the loop device " + node;
   }
   return "?";
 }
@@ -146,6 +149,32 @@ void stack_findings(const BlockDevice& dev, const StorageSet& set, const std::ve
                                loop == 0 ? node_of(dev, set, 0) : path_phrase(dev, set, loop),
                                set.members[loop].backing ? set.members[loop].backing->file : "?",
                                node_of(dev, set, on))});
+}
+
+/// SafetyReport::reach: the members a write reaches that the kernel lets us claim (see the
+/// header): the target, loop devices beside, below and above it. A partition and its whole disk
+/// are never both held (the claim of one excludes the other): the whole disk wins.
+std::vector<StackDevice> reach_of(const BlockDevice& dev, const StorageSet& set) {
+  std::vector<StackDevice> out;
+  std::vector<const SysBlock*> blocks;
+  for (std::size_t i = 0; i < set.members.size(); ++i) {
+    const StorageLink l = set.members[i].link;
+    const bool held = l == StorageLink::self || l == StorageLink::same_backing_file ||
+                      l == StorageLink::backing_device || l == StorageLink::loop_over;
+    if (!held) continue;
+    const SysBlock& b = set.members[i].block;
+    out.push_back({i == 0 ? dev.path : fs::path("/dev") / b.name, b.dev,
+                   i == 0 ? std::string("the target") : path_phrase(dev, set, i)});
+    blocks.push_back(&b);
+  }
+  std::vector<StackDevice> kept;
+  for (std::size_t k = 0; k < out.size(); ++k) {
+    const bool disk_held = blocks[k]->is_partition && k != 0 &&
+                           std::any_of(blocks.begin(), blocks.end(),
+                                       [&](const SysBlock* o) { return o->dev == blocks[k]->disk_dev; });
+    if (!disk_held) kept.push_back(std::move(out[k]));
+  }
+  return kept;
 }
 
 std::string blkid_value(blkid_probe pr, const char* name) {
@@ -364,6 +393,7 @@ SafetyReport inspect_device(const fs::path& path) {
     }
   }
   stack_findings(dev, set, mounts, swaps, out);
+  report.reach = reach_of(dev, set);
   if (dev.read_only)
     out.push_back({Hazard::read_only, fmt::format("it is read-only (/sys/class/block/{}/ro = 1)", dev.name)});
 
@@ -412,6 +442,67 @@ bool authorize_device(const SafetyReport& report, std::span<const Consent> conse
                        blocking ? "Then: " : "", id, id, dev.identity_source);
   }
   throw EnvironmentError(msg);
+}
+
+// ---- StackClaim ----------------------------------------------------------------------------
+
+struct StackClaim::Held {
+  dev_t dev = 0;
+  UniqueFd fd;
+};
+
+StackClaim::StackClaim(StackClaim&&) noexcept = default;
+StackClaim& StackClaim::operator=(StackClaim&&) noexcept = default;
+StackClaim::~StackClaim() = default;
+
+std::vector<dev_t> StackClaim::held() const {
+  std::vector<dev_t> out;
+  for (const Held& h : held_) out.push_back(h.dev);
+  return out;
+}
+
+StackClaim StackClaim::hold(const SafetyReport& report) {
+  StackClaim claim;
+  claim.extend(report);
+  return claim;
+}
+
+void StackClaim::extend(const SafetyReport& report) {
+  for (const StackDevice& d : report.reach) {
+    if (std::any_of(held_.begin(), held_.end(), [&](const Held& h) { return h.dev == d.dev; })) continue;
+    const std::string via = d.path == "the target" ? std::string()
+                                                   : fmt::format(" ({}: writing the target writes it)", d.path);
+    // One descriptor for both: flock against another drivelab run, O_EXCL against the kernel's
+    // exclusive users. The node is checked to be the device the inspection saw.
+    UniqueFd fd(::open(d.node.c_str(), O_RDONLY | O_EXCL | O_CLOEXEC));
+    if (!fd) {
+      const int err = errno;
+      if (err == EBUSY) {
+        // Is it another drivelab run? Its flock says so (a plain open sees it).
+        UniqueFd probe(::open(d.node.c_str(), O_RDONLY | O_CLOEXEC));
+        if (probe && ::flock(probe.get(), LOCK_EX | LOCK_NB) != 0)
+          throw EnvironmentError(fmt::format(
+              "block device {}{} is in use by another drivelab run: two runs writing the same blocks through "
+              "different devices would destroy each other's data and measure each other",
+              d.node.string(), via));
+        throw EnvironmentError(fmt::format(
+            "block device {}{} is in use: the kernel refused an exclusive open (it is mounted, active swap, claimed "
+            "by device-mapper/md, or opened exclusively by another program); drivelab never writes to a device in use",
+            d.node.string(), via));
+      }
+      throw_errno(fmt::format("cannot hold block device {}{} for the run", d.node.string(), via), err);
+    }
+    struct stat st {};
+    if (::fstat(fd.get(), &st) != 0 || !S_ISBLK(st.st_mode) || st.st_rdev != d.dev)
+      throw EnvironmentError(fmt::format("{}{} is not the block device {}:{} that sysfs shows; not writing",
+                                         d.node.string(), via, major(d.dev), minor(d.dev)));
+    if (::flock(fd.get(), LOCK_EX | LOCK_NB) != 0)
+      throw EnvironmentError(fmt::format(
+          "block device {}{} is in use by another drivelab run: two runs writing the same blocks through different "
+          "devices would destroy each other's data and measure each other",
+          d.node.string(), via));
+    held_.push_back({d.dev, std::move(fd)});
+  }
 }
 
 }  // namespace drivelab::io

@@ -77,31 +77,29 @@ class DirectoryLock final : public RunTarget::Lock {
   UniqueFd fd_;
 };
 
-/// flock(2) on the device node (other drivelab runs) and, for a run that writes, an O_EXCL open:
-/// Linux makes O_EXCL on a block device exclusive against mounts, swapon, dm/md and other
-/// O_EXCL openers (block/bdev.c), so nothing can start using the device while we write to it.
-class DeviceLock final : public RunTarget::Lock {
+/// A run that only reads: flock(2) on the device node (another drivelab run on it is refused).
+class DeviceReadLock final : public RunTarget::Lock {
  public:
-  DeviceLock(const fs::path& device, bool writes) {
-    shared_.reset(::open(device.c_str(), O_RDONLY | O_CLOEXEC));
-    if (!shared_) throw_errno(fmt::format("cannot open block device {}", device.string()), errno);
-    if (::flock(shared_.get(), LOCK_EX | LOCK_NB) != 0) throw_in_use_by_run(device, "it holds a lock on the device");
-    if (!writes) return;
-    exclusive_.reset(::open(device.c_str(), O_RDWR | O_EXCL | O_CLOEXEC));
-    if (!exclusive_) {
-      const int err = errno;
-      if (err == EBUSY)
-        throw EnvironmentError(fmt::format(
-            "block device {} is in use: the kernel refused an exclusive open (it is mounted, active swap, claimed by "
-            "device-mapper/md, or opened exclusively by another program)",
-            device.string()));
-      throw_errno(fmt::format("cannot open block device {} for writing", device.string()), err);
-    }
+  explicit DeviceReadLock(const fs::path& device) {
+    fd_.reset(::open(device.c_str(), O_RDONLY | O_CLOEXEC));
+    if (!fd_) throw_errno(fmt::format("cannot open block device {}", device.string()), errno);
+    if (::flock(fd_.get(), LOCK_EX | LOCK_NB) != 0) throw_in_use_by_run(device, "it holds a lock on the device");
   }
 
  private:
-  UniqueFd shared_;
-  UniqueFd exclusive_;
+  UniqueFd fd_;
+};
+
+/// A run that writes: io::StackClaim, every device the write reaches flock'ed and held with
+/// O_EXCL (target_safety.hpp): the kernel then refuses to mount, swapon or claim any of them
+/// until the run ends, and another drivelab run writing the same blocks through another device
+/// is refused.
+class DeviceWriteLock final : public RunTarget::Lock {
+ public:
+  explicit DeviceWriteLock(io::StackClaim claim) : claim_(std::move(claim)) {}
+
+ private:
+  io::StackClaim claim_;
 };
 
 }  // namespace
@@ -154,8 +152,19 @@ RunTarget RunTarget::acquire(const Protocol& protocol, const RunOptions& options
         "the device",
         target.string(), need_dir, need_dir.find(',') == std::string::npos ? "s" : "", need_dir));
 
-  const io::SafetyReport report = io::inspect_device(target);
+  io::SafetyReport report = io::inspect_device(target);
   const bool consent_used = io::authorize_device(report, consent, writes);
+  if (writes) {
+    // Hold the whole stack, then look again: what changed between the first look and the holds
+    // (a mount, a loop device attached) is refused or held too.
+    io::StackClaim claim = io::StackClaim::hold(report);
+    report = io::inspect_device(target);
+    io::authorize_device(report, consent, writes);
+    claim.extend(report);
+    t.lock_ = std::make_unique<DeviceWriteLock>(std::move(claim));
+  } else {
+    t.lock_ = std::make_unique<DeviceReadLock>(target);
+  }
   const io::BlockDevice& dev = report.device;
   t.device_ = TargetDevice{.path = target, .name = dev.name, .identity = dev.identity,
                            .capacity_bytes = dev.capacity_bytes, .logical_block_bytes = dev.logical_block_bytes,
@@ -166,7 +175,6 @@ RunTarget RunTarget::acquire(const Protocol& protocol, const RunOptions& options
     t.warnings_.push_back(fmt::format("this run writes to {} ({}), named by {}; what was on it is destroyed ({})",
                                       target.string(), dev.identity, consent.front().origin, found));
   }
-  t.lock_ = std::make_unique<DeviceLock>(target, writes);
   return t;
 }
 

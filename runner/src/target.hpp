@@ -10,9 +10,11 @@
 //  2. if any test writes, io::inspect_device + io::authorize_device (target_safety.hpp) decide,
 //     with the consent of `destroy_data_on:` and `--destroy-data-on`; a named identity that is not
 //     the device's is an error even for read-only protocols;
-//  3. the lock: flock(2) on the device node (against another drivelab run) and, when writing, an
-//     O_EXCL open held for the run (the kernel then refuses to mount it or to claim it for dm/md
-//     until the run ends; it also fails now if something already has).
+//  3. the lock: a run that only reads flock(2)s the device node (against another drivelab run);
+//     a run that writes holds io::StackClaim for the run: every device its writes reach (the
+//     target, loop devices over the same backing, loops stacked below or above it) flock'ed and
+//     opened with O_EXCL (the kernel then refuses to mount or claim any of them until the run
+//     ends; it also fails now if something already has), then inspects and authorizes again.
 #include <memory>
 #include <optional>
 #include <string>

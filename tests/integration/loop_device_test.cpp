@@ -10,6 +10,11 @@
 //    on a device-mapper linear device over it (skipped without device-mapper);
 //  - a second loop device over the backing file of a mounted one is refused, named or not, with a
 //    message that names the mount, and the filesystem survives (issue 15);
+//  - the device-stack matrix (issue 29): a loop device over a block device, under and over a
+//    mounted one, three deep both ways, partscan partitions above and below: each write refused,
+//    named or not, with the mount named, and the filesystem clean afterwards (fsck -n -f); a run
+//    holds its whole stack (mounting a loop over the target fails with EBUSY) and a second run
+//    writing the same blocks through an alias loop device is refused;
 //  - a device that fills mid-run (a loop device whose sparse backing file lives on a small tmpfs)
 //    ends each writing kind (io, vdbench, precondition, video) `failed`, exit status 1, with the
 //    storage failure in its reason and the intervals measured before it kept (issue 15);
@@ -25,9 +30,11 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <optional>
 #include <cstdlib>
 #include <fstream>
+#include <stdexcept>
 #include <thread>
 
 #include <nlohmann/json.hpp>
@@ -198,6 +205,170 @@ TEST_F(LoopDeviceRun, ASecondLoopDeviceOverAMountedOnesBackingFileIsRefusedEvenW
   }
   ASSERT_TRUE(loop_->mount_ext4());
   EXPECT_EQ(read_file(mnt / "keep.txt"), "still here\n");
+}
+
+// ---- Issue 29: the device-stack matrix on real loop stacks ---------------------------------------
+// A loop device whose backing "file" is a block device (`losetup /dev/loopM /dev/loopN`) was not
+// linked to that device: with consent, drivelab wrote through a loop under a mounted stacked
+// loop and through a loop stacked on a mounted one, and the live ext4 was corrupted. Each case
+// mounts an ext4 somewhere in a stack, writes (named and not) through another device of it, and
+// checks the refusal names the mount and the filesystem is intact afterwards (fsck -n -f).
+
+class DeviceStackRun : public ::testing::Test {
+ protected:
+  LoopDevice make(std::uint64_t bytes = 64ull << 20, bool partscan = false) {
+    std::string why;
+    auto d = LoopDevice::create(bytes, why, partscan);
+    if (!d) throw std::runtime_error("no loop device here: " + why);
+    return std::move(*d);
+  }
+  LoopDevice over(const std::string& node, bool partscan = false) {
+    std::string why;
+    auto d = LoopDevice::over(node, why, partscan);
+    if (!d) throw std::runtime_error("cannot stack a loop device on " + node + ": " + why);
+    return std::move(*d);
+  }
+  void SetUp() override {
+    std::string why;
+    if (!LoopDevice::create(1 << 20, why)) GTEST_SKIP() << "no loop device here: " << why;
+    if (!drivelab::find_program("mkfs.ext4", {"/usr/sbin", "/sbin"})) GTEST_SKIP() << "mkfs.ext4 not available";
+  }
+  drivelab::testing::Result write_to(const std::string& device, const std::vector<std::string>& extra,
+                                     const ScratchDir& dir) {
+    std::vector<std::string> args = {DRIVELAB_EXE, "io", "--target", device, "--out", (dir.path() / "out").string(),
+                                      "--quiet", "--rw", "randwrite", "--file-size", "16MiB", "--duration", "2s",
+                                      "--warmup", "0s", "--interval", "1s"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return drivelab::testing::run(std::move(args), dir.path(), std::chrono::seconds(120));
+  }
+  /// Writes through `target` (named by `identity`, and not named) while `mounted` has an ext4
+  /// mounted at `mnt` (`node`, the device mounted): both refused with `expected` (which names the
+  /// mount) in the message; then the filesystem is unmounted, checked clean and mounted again
+  /// with its file. `mounted` is the LoopDevice that mounted it (its unmount/mount_ext4).
+  void expect_refused_and_intact(const std::string& target, const std::string& identity, LoopDevice& mounted,
+                                 const std::string& node, const std::string& expected, const char* label) {
+    const auto mnt = mounted.dir() / "mnt";
+    { std::ofstream(mnt / "keep.txt") << "still here\n"; }
+    ::sync();
+    ScratchDir dir(std::string("stack-") + label);
+    for (const bool name : {true, false}) {
+      const auto r = write_to(target, name ? std::vector<std::string>{"--destroy-data-on", identity}
+                                           : std::vector<std::string>{}, dir);
+      EXPECT_EQ(r.status, 3) << label << (name ? " (named)" : " (not named)") << ": " << r.out << r.err;
+      EXPECT_TRUE(contains(r.err, "refusing to write to " + target)) << label << ": " << r.err;
+      EXPECT_TRUE(contains(r.err, expected)) << label << ": expected «" << expected << "» in\n" << r.err;
+      EXPECT_TRUE(contains(r.err, "naming the device does not lift this")) << label << ": " << r.err;
+      EXPECT_FALSE(std::filesystem::exists(dir.path() / "out" / "latest.json")) << "a refused run leaves no record";
+      if (name) std::cout << label << ":\n" << r.err;
+    }
+    mounted.unmount();
+    const auto fsck = drivelab::find_program("fsck.ext4", {"/usr/sbin", "/sbin"});
+    ASSERT_TRUE(fsck);
+    const auto checked = drivelab::run_command({fsck->string(), "-n", "-f", node}, std::chrono::seconds(120));
+    EXPECT_EQ(checked.exit_code, 0) << label << ": " << checked.output;
+    ASSERT_TRUE(mounted.mount_ext4(node == mounted.path() ? std::string() : node)) << label;
+    EXPECT_EQ(read_file(mnt / "keep.txt"), "still here\n") << label;
+  }
+};
+
+TEST_F(DeviceStackRun, ALoopOverAMountedDevice) {
+  LoopDevice a = make();
+  LoopDevice b = over(a.path());
+  ASSERT_TRUE(a.make_ext4());
+  ASSERT_TRUE(a.mount_ext4());
+  expect_refused_and_intact(b.path(), b.backing_file(), a, a.path(),
+                            b.path() + " is a loop device over " + a.path() + ", mounted at " +
+                                (a.dir() / "mnt").string() + " (ext4)",
+                            "below");
+}
+
+TEST_F(DeviceStackRun, TheDeviceUnderAMountedLoop) {
+  LoopDevice a = make();
+  LoopDevice b = over(a.path());
+  ASSERT_TRUE(b.make_ext4());
+  ASSERT_TRUE(b.mount_ext4());
+  expect_refused_and_intact(a.path(), a.backing_file(), b, b.path(),
+                            a.path() + " is the backing device of the loop device " + b.path() + ", mounted at " +
+                                (b.dir() / "mnt").string() + " (ext4)",
+                            "above");
+}
+
+TEST_F(DeviceStackRun, ThreeDeepBothWays) {
+  LoopDevice a = make();
+  LoopDevice b = over(a.path());
+  LoopDevice c = over(b.path());
+  ASSERT_TRUE(a.make_ext4());
+  ASSERT_TRUE(a.mount_ext4());
+  expect_refused_and_intact(c.path(), c.backing_file(), a, a.path(),
+                            c.path() + " is a loop device over " + b.path() + ", which is a loop device over " +
+                                a.path() + ", mounted at " + (a.dir() / "mnt").string() + " (ext4)",
+                            "depth-3-down");
+  a.unmount();
+  ASSERT_TRUE(b.drop_cache() && c.drop_cache()) << "c cached the superblock while a was mounted";
+  ASSERT_TRUE(c.mount_ext4());
+  expect_refused_and_intact(a.path(), a.backing_file(), c, c.path(),
+                            a.path() + " is the backing device of the loop device " + b.path() +
+                                ", which is the backing device of the loop device " + c.path() + ", mounted at " +
+                                (c.dir() / "mnt").string() + " (ext4)",
+                            "depth-3-up");
+}
+
+TEST_F(DeviceStackRun, PartscanPartitionsAboveAndBelow) {
+  // A partition of a partscan loop over the target is mounted.
+  LoopDevice a = make();
+  LoopDevice b = over(a.path(), /*partscan=*/true);
+  if (!b.add_partition()) GTEST_SKIP() << "the kernel makes no partition of " << b.path();
+  ASSERT_TRUE(b.make_ext4_on(b.partition(1)));
+  ASSERT_TRUE(b.mount_ext4(b.partition(1)));
+  expect_refused_and_intact(a.path(), a.backing_file(), b, b.partition(1),
+                            a.path() + " is the backing device of the loop device " + b.path() +
+                                ", which has the partition " + b.partition(1) + ", mounted at " +
+                                (b.dir() / "mnt").string() + " (ext4)",
+                            "partscan-above");
+  b.unmount();
+  // A loop over a partition of the target is mounted; the target is the whole disk.
+  LoopDevice disk = make(64ull << 20, /*partscan=*/true);
+  ASSERT_TRUE(disk.add_partition());
+  LoopDevice p = over(disk.partition(1));
+  ASSERT_TRUE(p.make_ext4());
+  ASSERT_TRUE(p.mount_ext4());
+  expect_refused_and_intact(disk.path(), disk.backing_file(), p, p.path(),
+                            disk.path() + " has the partition " + disk.partition(1) +
+                                ", which is the backing device of the loop device " + p.path() + ", mounted at " +
+                                (p.dir() / "mnt").string() + " (ext4)",
+                            "partition-below");
+}
+
+TEST_F(DeviceStackRun, ARunHoldsItsWholeStackAgainstMountsAndASecondRunThroughAnAlias) {
+  LoopDevice a = make();
+  std::string why;
+  auto alias = a.alias(why);
+  ASSERT_TRUE(alias) << why;
+  LoopDevice c = over(a.path());
+  ASSERT_TRUE(c.make_ext4()) << "an ext4 that the run will overwrite: nobody may mount it meanwhile";
+  ScratchDir dir("stack-held");
+  // The first run holds the stack while it waits for its start time, then writes for 1 s.
+  Child first({DRIVELAB_EXE, "io", "--target", a.path(), "--destroy-data-on", a.backing_file(), "--out",
+               (dir.path() / "a").string(), "--rw", "randwrite", "--file-size", "16MiB", "--duration", "1s",
+               "--warmup", "0s", "--interval", "1s", "--start-at", "+5s"},
+              dir.path() / "a.out", dir.path() / "a.err");
+  for (int i = 0; i < 200 && read_file(dir.path() / "a.out").find("waiting") == std::string::npos; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(25));
+  ASSERT_TRUE(contains(read_file(dir.path() / "a.out"), "waiting")) << read_file(dir.path() / "a.err");
+  // Mounting any device of the stack is refused by the kernel while the run holds it.
+  EXPECT_FALSE(c.mount_ext4()) << c.path() << " (over the target) was mounted during the run";
+  EXPECT_EQ(errno, EBUSY);
+  // A second run writing the same blocks through the alias is refused, naming the other run.
+  const auto second = drivelab::testing::run(
+      {DRIVELAB_EXE, "io", "--target", alias->path(), "--destroy-data-on", alias->backing_file(), "--out",
+       (dir.path() / "b").string(), "--rw", "randwrite", "--file-size", "16MiB", "--duration", "1s", "--warmup", "0s"},
+      dir.path(), std::chrono::seconds(60));
+  EXPECT_EQ(second.status, 3) << second.out << second.err;
+  EXPECT_TRUE(contains(second.err, "in use by another drivelab run")) << second.err;
+  EXPECT_TRUE(contains(second.err, alias->path())) << second.err;
+  std::cout << "second run: " << second.err;
+  EXPECT_EQ(first.wait(std::chrono::seconds(60)), 0) << first.err();
+  EXPECT_EQ(json::parse(read_file(dir.path() / "a" / "latest.json"))["status"], "complete");
 }
 
 TEST_F(LoopDeviceRun, DirectoryTestsAndMisplacedConsentAreRefused) {

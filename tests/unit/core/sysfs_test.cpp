@@ -240,6 +240,8 @@ class FakeSysfs {
     }
     fs::create_directories(root_ / "dev" / "block");
     fs::create_symlink(dir, root_ / "dev" / "block" / (std::to_string(major(dev)) + ":" + std::to_string(minor(dev))));
+    fs::create_directories(root_ / "class" / "block");
+    fs::create_symlink(dir, root_ / "class" / "block" / name);
     return dir;
   }
   /// `upper` is stacked on `lower`: lower/holders/<upper> and upper/slaves/<lower>.
@@ -308,12 +310,12 @@ TEST_F(StorageSetTest, ASecondLoopDeviceOverTheSameInodeAndWhatIsStackedOnIt) {
 }
 
 TEST_F(StorageSetTest, BackingFilesCompareByInodeThenByPath) {
-  LoopBacking a{"/x/a.img", makedev(8, 1), 12, std::nullopt};
-  LoopBacking b{"/y/other-name.img", makedev(8, 1), 12, std::nullopt};
+  LoopBacking a{"/x/a.img", makedev(8, 1), 12, std::nullopt, std::nullopt};
+  LoopBacking b{"/y/other-name.img", makedev(8, 1), 12, std::nullopt, std::nullopt};
   EXPECT_TRUE(same_backing_file(a, b));
   b.file_ino = 13;
   EXPECT_FALSE(same_backing_file(a, b));
-  LoopBacking gone1{"/x/a.img (deleted)", std::nullopt, std::nullopt, std::nullopt};
+  LoopBacking gone1{"/x/a.img (deleted)", std::nullopt, std::nullopt, std::nullopt, std::nullopt};
   LoopBacking gone2 = gone1;
   EXPECT_TRUE(same_backing_file(gone1, gone2)) << "not stat-able: the same path";
   EXPECT_FALSE(same_backing_file(a, gone1));
@@ -360,6 +362,75 @@ TEST_F(StorageSetTest, LoopDevicesWhoseBackingFileLivesOnAMember) {
   ASSERT_EQ(cycle.loops_on_themselves.size(), 1u);
   EXPECT_EQ(cycle.members[cycle.loops_on_themselves[0].first].block.name, "loop2");
   EXPECT_EQ(cycle.members[cycle.loops_on_themselves[0].second].block.name, "fsdisk9");
+}
+
+/// Issue 29: loop devices over block devices. A disk vdy (partitions vdy1, vdy2), md9 on vdy2,
+/// loop900 over /dev/vdy1, loop901 over /dev/loop900, dm-5 on loop901. The backing nodes do
+/// not exist on this machine, so they are resolved by kernel name through class/block/, as for a
+/// node in another mount namespace.
+class StackedLoopTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const fs::path vdy = sys_.device("vdy", makedev(251, 16));
+    sys_.device("vdy1", makedev(251, 17), vdy);
+    const fs::path vdy2 = sys_.device("vdy2", makedev(251, 18), vdy);
+    FakeSysfs::stack(sys_.device("md9", makedev(9, 9)), vdy2);
+    write(sys_.device("loop900", makedev(7, 210)) / "loop" / "backing_file", "/dev/vdy1\n");
+    const fs::path l11 = sys_.device("loop901", makedev(7, 211));
+    write(l11 / "loop" / "backing_file", "/dev/loop900\n");
+    FakeSysfs::stack(sys_.device("dm-5", makedev(250, 5)), l11);
+  }
+  static std::vector<std::pair<std::string, StorageLink>> sorted(StorageSet set) {
+    auto got = links_of(set);
+    std::sort(got.begin() + 1, got.end());
+    return got;
+  }
+  TempDir dir_;
+  FakeSysfs sys_{dir_.path() / "sys"};
+};
+
+TEST_F(StackedLoopTest, ALoopOverABlockDeviceIsThatDevicesBlocks) {
+  ASSERT_FALSE(fs::exists("/dev/vdy1") || fs::exists("/dev/loop900")) << "the fake names must not exist here";
+  const auto backing = loop_backing(sys_.block(makedev(7, 211)), {}, sys_.root());
+  ASSERT_TRUE(backing);
+  EXPECT_EQ(backing->file, "/dev/loop900");
+  EXPECT_EQ(backing->backing_device, makedev(7, 210));
+  EXPECT_FALSE(backing->fs_device) << "devtmpfs holds no storage of it";
+  LoopBacking a{"/dev/x", std::nullopt, std::nullopt, std::nullopt, makedev(7, 210)};
+  LoopBacking b{"/dev/disk/by-id/other-name", std::nullopt, std::nullopt, std::nullopt, makedev(7, 210)};
+  EXPECT_TRUE(same_backing_file(a, b)) << "two nodes of one device";
+  b.backing_device = makedev(7, 212);
+  EXPECT_FALSE(same_backing_file(a, b));
+}
+
+TEST_F(StackedLoopTest, DownwardFromTheTopLoopToTheWholeDiskButNotItsOtherPartition) {
+  using L = StorageLink;
+  const StorageSet set = storage_set(sys_.block(makedev(7, 211)), {}, sys_.root());
+  const std::vector<std::pair<std::string, StorageLink>> expected = {
+      {"loop901", L::self}, {"dm-5", L::holder}, {"loop900", L::backing_device}, {"vdy1", L::backing_device},
+      {"vdy", L::whole_disk}};
+  EXPECT_EQ(links_of(set), expected);
+  EXPECT_EQ(set.path_to(4), (std::vector<std::size_t>{0, 2, 3, 4}));
+}
+
+TEST_F(StackedLoopTest, UpwardFromTheDiskThroughItsPartitionsToEveryLoopAndHolder) {
+  using L = StorageLink;
+  const std::vector<std::pair<std::string, StorageLink>> expected = {
+      {"vdy", L::self},       {"dm-5", L::holder},    {"loop900", L::loop_over}, {"loop901", L::loop_over},
+      {"md9", L::holder},     {"vdy1", L::partition}, {"vdy2", L::partition}};
+  EXPECT_EQ(sorted(storage_set(sys_.block(makedev(251, 16)), {}, sys_.root())), expected);
+  // md9 down: its member, that member's disk; not the disk's other partition or what is on it.
+  const std::vector<std::pair<std::string, StorageLink>> md = {{"md9", L::self}, {"vdy2", L::slave}, {"vdy", L::whole_disk}};
+  EXPECT_EQ(links_of(storage_set(sys_.block(makedev(9, 9)), {}, sys_.root())), md);
+}
+
+TEST_F(StackedLoopTest, TheHoldersOfTheDeviceALoopIsOverShareItsBlocks) {
+  // A dm device on loop900 (below the target loop901): unlike an LVM volume beside the target,
+  // it maps blocks the loop device covers.
+  FakeSysfs::stack(sys_.device("dm-6", makedev(250, 6)), sys_.root() / "devices" / "virtual" / "block" / "loop900");
+  const StorageSet set = storage_set(sys_.block(makedev(7, 211)), {}, sys_.root());
+  ASSERT_TRUE(set.find(makedev(250, 6)));
+  EXPECT_EQ(set.members[*set.find(makedev(250, 6))].link, StorageLink::holder);
 }
 
 }  // namespace

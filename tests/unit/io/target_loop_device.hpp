@@ -1,6 +1,7 @@
 #pragma once
 // Test helper: a real loop device on a sparse file, always detached and removed (RAII); a second
-// loop device over the same file (alias), partitions (partscan), and an ext4 mount of any node.
+// loop device over the same file (alias), a loop device stacked on another block device (over),
+// partitions (partscan), and an ext4 mount of any node.
 // With `tmpfs_bytes` the sparse file lives on a tmpfs of that size of its own: writes past that
 // much data fail on the device (a full disk for real, issue 15). TmpfsMount alone is a full
 // filesystem for real.
@@ -91,15 +92,14 @@ class LoopDevice {
   /// it): the same storage under another device number. It has a directory of its own (for
   /// mount_ext4) and leaves the backing file to this device; destroy it first.
   std::optional<LoopDevice> alias(std::string& why, bool partscan = false) const {
-    LoopDevice d;
-    if (!d.make_dir(why)) return std::nullopt;
-    d.backing_ = backing_;
-    const int bfd = ::open(backing_.c_str(), O_RDWR | O_CLOEXEC);
-    if (bfd < 0) return fail(why, "open backing file");
-    const bool ok = d.attach(bfd, partscan, why);
-    ::close(bfd);
-    if (!ok) return std::nullopt;
-    return d;
+    return attached_to(backing_, why, partscan);
+  }
+
+  /// A loop device stacked on the block device `node` (`losetup -f --show /dev/loopN`, the usual
+  /// way to reach a disk image's partitions): its backing "file" is that device node. It has a
+  /// directory of its own (for mount_ext4) and removes nothing of `node`; destroy it first.
+  static std::optional<LoopDevice> over(const std::string& node, std::string& why, bool partscan = false) {
+    return attached_to(node, why, partscan);
   }
 
   LoopDevice(LoopDevice&& o) noexcept
@@ -189,6 +189,11 @@ class LoopDevice {
     return ::ioctl(fd_, BLKPG, &arg) == 0 && wait_for_partition(500);
   }
 
+  /// Drops this device's page cache (BLKFLSBUF). Two loop devices over the same blocks each
+  /// cache what they read: after writing through one, the other must drop its cache before it
+  /// mounts what was written.
+  bool drop_cache() const { return ::ioctl(fd_, BLKFLSBUF, 0) == 0; }
+
   void unmount() {
     if (mount_dir_.empty()) return;
     ::umount2(mount_dir_.c_str(), MNT_DETACH);
@@ -197,6 +202,22 @@ class LoopDevice {
 
  private:
   LoopDevice() = default;
+
+  /// A loop device over `backing` (a file or a device node) that it does not own.
+  static std::optional<LoopDevice> attached_to(const std::filesystem::path& backing, std::string& why, bool partscan) {
+    LoopDevice d;
+    if (!d.make_dir(why)) return std::nullopt;
+    d.backing_ = backing;
+    const int bfd = ::open(backing.c_str(), O_RDWR | O_CLOEXEC);
+    if (bfd < 0) {
+      why = "open " + backing.string() + ": " + std::strerror(errno);
+      return std::nullopt;
+    }
+    const bool ok = d.attach(bfd, partscan, why);
+    ::close(bfd);
+    if (!ok) return std::nullopt;
+    return d;
+  }
 
   bool make_dir(std::string& why) {
     std::string tmpl = (std::filesystem::temp_directory_path() / "drivelab-loop-XXXXXX").string();

@@ -13,6 +13,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <stdexcept>
 #include <vector>
 
 #include "drivelab/core/errors.hpp"
@@ -276,6 +278,145 @@ TEST_F(Safety, TheSecondLoopDeviceUnderAMountedDmDeviceIsRefused) {
                                 dm_name + " (device-mapper '" + dm->name() + "'), mounted at " + mount->dir().string() +
                                 " (ext4)"))
       << msg;
+}
+
+// ---- Issue 29: loop devices stacked on block devices, both ways, any depth ----------------------
+
+/// loop_ (64 MiB over a file) and loops stacked on it; each test mounts one and inspects another.
+class SafetyStacked : public Safety {
+ protected:
+  testing::LoopDevice over(const std::string& node, bool partscan = false) {
+    std::string why;
+    auto d = testing::LoopDevice::over(node, why, partscan);
+    if (!d) throw std::runtime_error("cannot stack a loop device on " + node + ": " + why);
+    return std::move(*d);
+  }
+  static std::string mnt(const testing::LoopDevice& d) { return (d.dir() / "mnt").string(); }
+  static std::vector<std::string> reach_nodes(const SafetyReport& r) {
+    std::vector<std::string> out;
+    for (const StackDevice& d : r.reach) out.push_back(d.node.string());
+    return out;
+  }
+};
+
+TEST_F(SafetyStacked, ALoopOverAMountedDeviceIsRefusedNamingTheMountWithAndWithoutConsent) {
+  if (!loop_->make_ext4()) GTEST_SKIP() << "mkfs.ext4 not available";
+  auto upper = over(loop_->path());
+  if (!loop_->mount_ext4()) GTEST_SKIP() << "cannot mount here";
+  const SafetyReport r = inspect_device(upper.path());
+  EXPECT_TRUE(r.has(Hazard::shared_storage));
+  const std::string expected = upper.path() + " is a loop device over " + loop_->path() + ", mounted at " + mnt(*loop_) +
+                               " (ext4)";
+  for (const auto& consent : {std::vector<Consent>{}, named(upper.backing_file())}) {
+    const std::string msg = refusal(r, consent, true);
+    EXPECT_TRUE(contains(msg, expected)) << msg;
+    EXPECT_TRUE(contains(msg, "naming the device does not lift this")) << msg;
+  }
+  EXPECT_EQ(upper.backing_file(), loop_->path()) << "a loop over a device is named by that device's node";
+  EXPECT_FALSE(authorize_device(r, {}, false)) << "reading is still allowed";
+}
+
+TEST_F(SafetyStacked, TheDeviceUnderAMountedLoopIsRefused) {
+  auto upper = over(loop_->path());
+  if (!upper.make_ext4()) GTEST_SKIP() << "mkfs.ext4 not available";
+  if (!upper.mount_ext4()) GTEST_SKIP() << "cannot mount here";
+  const SafetyReport r = inspect_device(loop_->path());
+  const std::string msg = refusal(r, named(loop_->backing_file()), true);
+  EXPECT_TRUE(contains(msg, loop_->path() + " is the backing device of the loop device " + upper.path() +
+                                ", mounted at " + mnt(upper) + " (ext4)"))
+      << msg;
+  EXPECT_TRUE(r.has(Hazard::shared_storage));
+}
+
+TEST_F(SafetyStacked, ThreeDeepBothWays) {
+  auto middle = over(loop_->path());
+  auto top = over(middle.path());
+  // Idle: nothing to refuse, and a write would hold all three (the target first).
+  const SafetyReport idle = inspect_device(top.path());
+  EXPECT_TRUE(idle.findings.empty()) << idle.findings.front().detail;
+  EXPECT_EQ(reach_nodes(idle), (std::vector<std::string>{top.path(), middle.path(), loop_->path()}));
+  EXPECT_EQ(reach_nodes(inspect_device(loop_->path())), (std::vector<std::string>{loop_->path(), middle.path(), top.path()}));
+  if (!loop_->make_ext4()) GTEST_SKIP() << "mkfs.ext4 not available";
+  ASSERT_TRUE(loop_->mount_ext4());
+  const std::string down = refusal(inspect_device(top.path()), named(top.backing_file()), true);
+  EXPECT_TRUE(contains(down, top.path() + " is a loop device over " + middle.path() + ", which is a loop device over " +
+                                 loop_->path() + ", mounted at " + mnt(*loop_) + " (ext4)"))
+      << down;
+  loop_->unmount();
+  ASSERT_TRUE(middle.drop_cache() && top.drop_cache());
+  ASSERT_TRUE(top.mount_ext4()) << "the same ext4, seen through two loop devices";
+  const std::string up = refusal(inspect_device(loop_->path()), named(loop_->backing_file()), true);
+  EXPECT_TRUE(contains(up, loop_->path() + " is the backing device of the loop device " + middle.path() +
+                               ", which is the backing device of the loop device " + top.path() + ", mounted at " +
+                               mnt(top) + " (ext4)"))
+      << up;
+}
+
+TEST_F(SafetyStacked, APartitionOfAPartscanLoopOverTheDeviceIsMounted) {
+  auto upper = over(loop_->path(), /*partscan=*/true);
+  if (!upper.add_partition()) GTEST_SKIP() << "the kernel makes no partition of " << upper.path();
+  if (!upper.make_ext4_on(upper.partition(1))) GTEST_SKIP() << "mkfs.ext4 not available";
+  ASSERT_TRUE(upper.mount_ext4(upper.partition(1)));
+  const std::string msg = refusal(inspect_device(loop_->path()), named(loop_->backing_file()), true);
+  EXPECT_TRUE(contains(msg, loop_->path() + " is the backing device of the loop device " + upper.path() +
+                                ", which has the partition " + upper.partition(1) + ", mounted at " + mnt(upper) +
+                                " (ext4)"))
+      << msg;
+}
+
+TEST_F(SafetyStacked, ALoopOverAPartitionOfTheTargetIsMounted) {
+  std::string why;
+  auto disk = testing::LoopDevice::create(64 * kMiB, why, /*partscan=*/true);
+  ASSERT_TRUE(disk) << why;
+  if (!disk->add_partition()) GTEST_SKIP() << "the kernel makes no partition of " << disk->path();
+  auto upper = over(disk->partition(1));
+  if (!upper.make_ext4()) GTEST_SKIP() << "mkfs.ext4 not available";
+  ASSERT_TRUE(upper.mount_ext4());
+  const SafetyReport r = inspect_device(disk->path());
+  const std::string msg = refusal(r, named(disk->backing_file()), true);
+  EXPECT_TRUE(contains(msg, disk->path() + " has the partition " + disk->partition(1) +
+                                ", which is the backing device of the loop device " + upper.path() + ", mounted at " +
+                                mnt(upper) + " (ext4)"))
+      << msg;
+  // From the partition itself, and from the loop over it down to the whole disk.
+  EXPECT_TRUE(inspect_device(disk->partition(1)).has(Hazard::shared_storage));
+  upper.unmount();
+  const SafetyReport idle = inspect_device(upper.path());
+  for (const HazardFinding& f : idle.findings) EXPECT_TRUE(consent_lifts(f.hazard)) << f.detail;
+  EXPECT_EQ(reach_nodes(idle), (std::vector<std::string>{upper.path(), disk->partition(1)}))
+      << "the whole disk is not held beside its partition: the kernel's claim of one excludes the other";
+}
+
+TEST_F(SafetyStacked, HeldStackCannotBeMountedAndASecondRunThroughAnAliasIsRefused) {
+  if (!loop_->make_ext4()) GTEST_SKIP() << "mkfs.ext4 not available";
+  auto upper = over(loop_->path());
+  std::string why;
+  auto alias = loop_->alias(why);
+  ASSERT_TRUE(alias) << why;
+  const SafetyReport r = inspect_device(upper.path());
+  ASSERT_EQ(reach_nodes(r).size(), 3u) << "the target, the device it is over and that one's alias";
+  std::optional<StackClaim> claim(StackClaim::hold(r));
+  EXPECT_EQ(claim->held().size(), 3u);
+  for (testing::LoopDevice* d : {&*loop_, &*alias}) {
+    EXPECT_FALSE(d->mount_ext4()) << d->path() << " is held";
+    EXPECT_EQ(errno, EBUSY) << d->path();
+  }
+  // A second run writing the same blocks through another device.
+  try {
+    StackClaim::hold(inspect_device(alias->path()));
+    ADD_FAILURE() << "a second claim of the same stack succeeded";
+  } catch (const EnvironmentError& e) {
+    EXPECT_TRUE(contains(e.what(), "in use by another drivelab run")) << e.what();
+  }
+  claim.reset();
+  EXPECT_TRUE(loop_->mount_ext4()) << "released with the claim";
+  try {
+    StackClaim::hold(inspect_device(upper.path()));
+    ADD_FAILURE() << "a mounted device below was held";
+  } catch (const EnvironmentError& e) {
+    EXPECT_TRUE(contains(e.what(), "kernel refused an exclusive open")) << e.what();
+    EXPECT_TRUE(contains(e.what(), upper.path() + " is a loop device over " + loop_->path())) << e.what();
+  }
 }
 
 TEST(SafetySystem, TheRootDeviceIsRefused) {

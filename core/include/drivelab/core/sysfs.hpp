@@ -131,15 +131,25 @@ struct LoopBacking {
   std::optional<ino_t> file_ino;   ///< stat(file).st_ino: paths can differ, the inode cannot
   /// The block device of the filesystem that holds the file: file_dev when it is a block device,
   /// else the source of the mount with that (anonymous) number, as btrfs and overlayfs show it.
+  /// Never set when the backing "file" is itself a block device (see backing_device).
   std::optional<dev_t> fs_device;
+  /// When the backing "file" is a block device node (`losetup /dev/loop1 /dev/loop0`, the usual
+  /// way to reach a disk image's partitions, or a loop over /dev/sdb1): that device's number,
+  /// stat(file).st_rdev with S_ISBLK. Its file_dev/file_ino are devtmpfs's numbers for the node,
+  /// which say nothing about the storage: the loop device IS that device's blocks. If the node
+  /// cannot be stat'ed here (another mount namespace), a path /dev/<name> is resolved through
+  /// <sys_root>/class/block/<name>/dev.
+  std::optional<dev_t> backing_device;
 };
 
 /// The backing file of `device` (a loop device: `<dir>/loop/backing_file`); nullopt for any other
-/// device and for a detached loop device. `mounts` (read_mountinfo) resolves fs_device.
-std::optional<LoopBacking> loop_backing(const SysBlock& device, const std::vector<MountEntry>& mounts);
+/// device and for a detached loop device. `mounts` (read_mountinfo) resolves fs_device;
+/// `sys_root` resolves a backing device node that cannot be stat'ed here.
+std::optional<LoopBacking> loop_backing(const SysBlock& device, const std::vector<MountEntry>& mounts,
+                                        const std::filesystem::path& sys_root = "/sys");
 
-/// True if two loop devices are over the same file: the same st_dev and st_ino when both are
-/// known, otherwise the same path.
+/// True if two loop devices are over the same storage: the same backing block device when both
+/// are over one, else the same st_dev and st_ino when both are known, otherwise the same path.
 bool same_backing_file(const LoopBacking& a, const LoopBacking& b) noexcept;
 
 /// How a member of a StorageSet was reached from the member before it.
@@ -152,6 +162,9 @@ enum class StorageLink {
   slave,              ///< in its slaves/ (the device it is stacked on)
   same_backing_file,  ///< another loop device over its backing file (same inode)
   backing_file_on,    ///< a loop device whose backing file lives on a filesystem on it
+  backing_device,     ///< the block device a loop device is over (its backing "file" is a device
+                      ///< node): the loop device's blocks ARE that device's blocks, downward
+  loop_over,          ///< a loop device whose backing "file" is this block device, upward
 };
 
 /// One device of a storage set.
@@ -182,7 +195,12 @@ struct StorageSet {
 ///    downward (what a dm/md device is stacked on, and a slave partition's whole disk);
 ///  - for a loop device, every other loop device over the same backing file (by inode);
 ///  - every loop device whose backing file lives on a filesystem on a member (the one that backs
-///    a loop device is in use by it), and recursively their stacks.
+///    a loop device is in use by it), and recursively their stacks;
+///  - loop devices over block devices, both ways and at any depth: the device a loop device is
+///    over (backing_device; its partitions, whole disk, holders and the other loop devices over
+///    it, since the loop covers all of it) and every loop device over a member (loop_over).
+///    Without these links a mounted filesystem was written through a loop stacked on it or under
+///    it (issue 29).
 /// A partition's sibling partitions and the other holders of a device below (another LVM volume
 /// on the same physical volume) are not members: they do not share the device's blocks.
 /// `mounts` is read_mountinfo() (for backing files on btrfs-like anonymous device numbers).

@@ -32,6 +32,8 @@
 /// Reads are never refused (as in fio and vdbench): a read-only test on a mounted disk is harmless.
 /// A named identity that is not the device's is always an error, read or write: it means the
 /// protocol was written for another device.
+#include <sys/types.h>
+
 #include <cstdint>
 #include <filesystem>
 #include <span>
@@ -85,10 +87,26 @@ struct HazardFinding {
   std::string detail;  ///< "it is mounted on /mnt/data (ext4)", "it carries an ext4 filesystem signature ..."
 };
 
+/// A device of the target's stack that a write reaches, to be held with O_EXCL for the run.
+struct StackDevice {
+  std::filesystem::path node;  ///< the target as given, else "/dev/<kernel name>"
+  dev_t dev = 0;               ///< its device number (checked against the node before holding)
+  std::string path;            ///< how the target reaches it: "/dev/loop7 is a loop device over /dev/loop6"
+};
+
 /// Everything found that makes writing to one device dangerous.
 struct SafetyReport {
   BlockDevice device;
   std::vector<HazardFinding> findings;
+  /// The devices whose blocks a write to `device` reaches and that the kernel lets us claim: the
+  /// target first, then the other loop devices over its backing file, the loop devices stacked
+  /// below it (its backing device, at any depth) and above it (over it or over one of its
+  /// partitions, at any depth). Not its own partitions or whole disk (the kernel's claim of a
+  /// whole disk already excludes claims of its partitions, and the other way round: block/bdev.c,
+  /// bd_may_claim), not dm/md devices above or below (they claim what they are stacked on
+  /// themselves, which is the `holders` hazard), and not the filesystem that holds a loop
+  /// device's backing file.
+  std::vector<StackDevice> reach;
   bool has(Hazard h) const noexcept;
 };
 
@@ -124,5 +142,34 @@ struct Consent {
 ///
 /// Returns true if the run writes to a device whose data consent was needed for (for the record).
 bool authorize_device(const SafetyReport& report, std::span<const Consent> consent, bool writes);
+
+/// The kernel's guarantee for a run that writes: every device of SafetyReport::reach flock(2)ed
+/// (against another drivelab run writing the same blocks through another device: "in use by
+/// another drivelab run") and opened with O_EXCL for as long as this object lives. Linux makes an
+/// O_EXCL open of a block device exclusive against mounts, swapon, dm/md and other O_EXCL openers
+/// (block/bdev.c), so the open fails for a device that is already in use and, once held, nobody
+/// can mount or claim any of them until the run ends. What it cannot see: a loop device attached
+/// over the target's file or device after the run started (attaching claims nothing), and a
+/// program that opens a device without O_EXCL (docs/targets.md).
+class StackClaim {
+ public:
+  /// Holds every device of `report.reach` (the target first). Throws EnvironmentError naming the
+  /// device and how the target reaches it if one cannot be held; what was held is released.
+  static StackClaim hold(const SafetyReport& report);
+  /// Holds the devices of `report.reach` not held yet (a second inspection, after the holds,
+  /// closes the window between the first inspection and the holds). Throws as hold() does.
+  void extend(const SafetyReport& report);
+
+  StackClaim(StackClaim&&) noexcept;
+  StackClaim& operator=(StackClaim&&) noexcept;
+  ~StackClaim();
+  /// The device numbers held, the target first.
+  std::vector<dev_t> held() const;
+
+ private:
+  StackClaim() = default;
+  struct Held;
+  std::vector<Held> held_;
+};
 
 }  // namespace drivelab::io
