@@ -1,7 +1,9 @@
 // Target safety on real loop devices: blank, ext4, ext4 + partition table, mounted, read-only;
 // a device-mapper linear device on one (its UUID names it; the loop below is claimed); the
 // device stack (issue 15): a second loop device over a mounted one's backing file, a partition
-// of a mounted whole disk and a whole disk with a mounted partition, dm devices over them.
+// of a mounted whole disk and a whole disk with a mounted partition, dm devices over them;
+// loop devices stacked on block devices both ways and three deep, with partitions (issue 29), and
+// the O_EXCL hold of a whole stack (StackClaim).
 // Skipped where loop devices cannot be made (not root), the dm tests where device-mapper cannot.
 #include <gtest/gtest.h>
 
