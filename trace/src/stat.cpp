@@ -177,8 +177,10 @@ std::string format_trace_stats(const TraceStats& s) {
                       : std::string("none\n");
   }
   const std::size_t shown = std::min<std::size_t>(s.iops_buckets.size(), 10);
-  out += fmt::format("IOPS over time ({} buckets of {} s; first {}):", s.iops_buckets.size(),
-                     static_cast<double>(s.rate_bucket_ns) / 1e9, shown);
+  // Counts, not rates: a bucket is 1 s only until a long trace doubles it (issue 29: they were
+  // labelled "IOPS" at any width).
+  out += fmt::format("requests per {} s bucket over time ({} buckets; first {}):",
+                     static_cast<double>(s.rate_bucket_ns) / 1e9, s.iops_buckets.size(), shown);
   for (std::size_t i = 0; i < shown; ++i) out += fmt::format(" {}", s.iops_buckets[i]);
   out += "\n";
   return out;

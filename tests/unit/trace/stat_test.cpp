@@ -171,6 +171,14 @@ TEST(TraceStat, RateBucketsStayBoundedOnLongTraces) {
   std::uint64_t total = 0;
   for (std::uint64_t c : s.iops_buckets) total += c;
   EXPECT_EQ(total, ios.size());
+  // Issue 29: these are requests per 32 s bucket; the line called them "IOPS".
+  const std::string text = format_trace_stats(s);
+  EXPECT_NE(text.find("requests per 32 s bucket over time (3125 buckets; first 10): 5 5 4 5 4 5 4 5 5 4\n"),
+            std::string::npos) << text;
+  EXPECT_EQ(text.find("IOPS over time"), std::string::npos) << text;
+  const auto j = nlohmann::json::parse(trace_stats_json(s));
+  EXPECT_EQ(j["iops"]["bucket_s"], 32.0);
+  EXPECT_EQ(j["iops"]["counts"][0], 5);
 }
 
 }  // namespace
