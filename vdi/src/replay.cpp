@@ -200,7 +200,8 @@ struct Replayer::Pass {
   /// every request is issued and completed, or a stop (max_duration, on_interval).
   ReplayResult run();
 
-  /// Reads the requests of the next timestamp (at most kMaxGroup) with their intended starts.
+  /// Reads the requests of the next timestamp (at most kMaxGroup) with their intended starts (each
+  /// at least its predecessor's).
   void lookahead();
   /// Issues every request that is due and has a free slot, then submits them (one batch).
   void issue_due(std::int64_t now);
@@ -271,6 +272,7 @@ struct Replayer::Pass {
   const std::int64_t start_ns;  // 1 ms after the pass is made, to get going
   std::int64_t trace_t0 = 0;
   bool first_io = true;
+  std::int64_t last_intended = std::numeric_limits<std::int64_t>::min();  // intended starts never decrease
 
   std::int64_t first_submit = 0, last_complete = 0, last_issue = 0;
   // The backlog: issue times of issued requests that came after the latest intended start so far
@@ -360,10 +362,14 @@ void Replayer::Pass::lookahead() {
     }
     group.push_back(held);
   }
+  // Requests are issued in trace order, so one stamped earlier than its predecessor (an unsorted
+  // trace) can start no sooner than that predecessor's intended start: that is its intended start,
+  // for its latency, lateness and the backlog alike (replay.hpp "Timing").
   const auto k = static_cast<std::int64_t>(group.size());
   for (std::int64_t i = 0; i < k; ++i) {
     const double trace_ns = static_cast<double>(t - trace_t0) + static_cast<double>(tick) * static_cast<double>(i) / static_cast<double>(k);
-    group_intended.push_back(start_ns + static_cast<std::int64_t>(trace_ns * time_scale));
+    last_intended = std::max(last_intended, start_ns + static_cast<std::int64_t>(trace_ns * time_scale));
+    group_intended.push_back(last_intended);
   }
 }
 

@@ -181,5 +181,23 @@ TEST(TraceStat, RateBucketsStayBoundedOnLongTraces) {
   EXPECT_EQ(j["iops"]["counts"][0], 5);
 }
 
+// Issue 29: requests stamped before their predecessor are counted with the largest step back.
+TEST(TraceStat, UnsortedRequestsAreCountedWithTheLargestStepBack) {
+  testing::VectorSource source({{5'000'000'000, 0, 4096, 0, TraceOp::read},
+                                {0, 4096, 4096, 0, TraceOp::read},
+                                {100'000'000, 8192, 4096, 0, TraceOp::read},
+                                {98'500'000, 0, 4096, 0, TraceOp::read}},
+                               {"0"});
+  const TraceStats s = compute_trace_stats(source);
+  EXPECT_EQ(s.out_of_order, 2u);
+  EXPECT_EQ(s.max_backward_ns, 5'000'000'000);
+  const std::string text = format_trace_stats(s);
+  EXPECT_NE(text.find("unsorted   2 requests arrive before their predecessor, at most 5.000000 s before it\n"),
+            std::string::npos) << text;
+  const auto j = nlohmann::json::parse(trace_stats_json(s));
+  EXPECT_EQ(j["out_of_order"], 2);
+  EXPECT_EQ(j["max_backward_s"], 5.0);
+}
+
 }  // namespace
 }  // namespace drivelab::trace
