@@ -336,6 +336,38 @@ TEST(Replay, IntervalsAreClosedInOrderAndAStopRequestEndsTheReplay) {
                EnvironmentError);
 }
 
+// Issue 29: interval lines stopped while the replaying thread was blocked: in a wait for the next
+// intended start, a reap, psync I/O, an fdatasync. Two reads 1.2 s apart with intervals of 100 ms:
+// the thread sleeps through the gap, and the intervals of the gap used to come all at once after
+// it (one call 1.2 s after the one before). The closer's worker closes them on time meanwhile.
+TEST(Replay, IntervalsKeepComingWhileTheReplayingThreadIsBlocked) {
+  TempDir dir;
+  io::TargetFile f = open_file(dir, "gap", 4 * kMiB);
+  std::vector<trace::TraceIo> ios{{.time_ns = 0, .size_bytes = 4096, .op = trace::TraceOp::read},
+                                  {.time_ns = 1'200'000'000, .offset_bytes = 4096, .size_bytes = 4096,
+                                   .op = trace::TraceOp::read}};
+  VectorSource src(ios, {"0"});
+  const TraceSummary s = summarize(src);
+  src.rewind();
+  Replayer r({.engine = engine(), .queue_depth = 2, .align_bytes = f.direct_alignment_bytes(), .interval_ns = 100'000'000},
+             {{f.fd(), f.region_offset(), f.region_length(), {}}}, s);
+  std::vector<std::int64_t> at;
+  std::uint64_t ios_seen = 0;
+  const ReplayResult res = r.replay(src, 1.0, false, [&](ReplaySample& x, std::int64_t now) {
+    at.push_back(now);
+    ios_seen += x.ios;
+    return true;
+  });
+  ASSERT_TRUE(res.complete);
+  EXPECT_EQ(res.total.ios, 2u) << res.first_error;
+  EXPECT_EQ(ios_seen, 2u) << "every completion in exactly one interval";
+  ASSERT_GE(at.size(), 8u) << "about 12 intervals of 100 ms";
+  std::int64_t widest = 0;
+  for (std::size_t i = 1; i < at.size(); ++i) widest = std::max(widest, at[i] - at[i - 1]);
+  EXPECT_LT(widest, 500'000'000) << "an interval line waited for the thread: " << widest / 1'000'000 << " ms";
+  EXPECT_TRUE(std::is_sorted(at.begin(), at.end()));
+}
+
 TEST(Replay, VerifyHeadersCatchACorruptedBlock) {
   TempDir dir;
   io::TargetFile f = open_file(dir, "verify", 4 * kMiB);

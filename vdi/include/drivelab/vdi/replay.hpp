@@ -210,8 +210,10 @@ class Replayer {
   /// with what completed since the last call; returning false stops the replay (a stop request).
   /// It runs on a helper thread (the replaying thread only swaps the sample out, so closing an
   /// interval — histogram copies, merges, percentiles, the recorder — never delays an issue);
-  /// calls are in order and never overlap; the last one comes from the calling thread after the
-  /// replay ends.
+  /// while the replaying thread is blocked (a wait for a completion or the next intended start,
+  /// psync I/O, a flush, a hole punch), the helper closes the intervals that come due itself, so
+  /// they keep coming through a stall. Calls are in order and never overlap; the last one comes
+  /// from the calling thread after the replay ends.
   /// `time_scale` overrides options.time_scale for this replay (curve points); no_stall as given.
   /// Throws EnvironmentError on an engine failure; an I/O error ends the replay and is returned
   /// in ReplayResult::first_error (with total.errors counting the failed completions).
