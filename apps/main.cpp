@@ -151,7 +151,7 @@ void survive_closed_stdout() {
 std::pair<CLI::App*, CLI::App*> add_trace_commands(CLI::App& app, drivelab::app::TraceArgs& trace_args) {
   auto* trace_cmd = app.add_subcommand("trace", "Block traces: statistics and conversion (docs/vdi.md)");
   trace_cmd->require_subcommand(1);
-  auto* trace_stat = trace_cmd->add_subcommand("stat", "I/O count, reads/writes, bytes, sizes, duration, IOPS over time, devices, LBA span");
+  auto* trace_stat = trace_cmd->add_subcommand("stat", "I/O count, reads/writes, bytes, sizes, duration, mean and peak IOPS, requests per bucket over time, devices, LBA span");
   auto* trace_convert = trace_cmd->add_subcommand("convert", "Convert a trace to drivelab's native format or a fio iolog v3");
   for (auto* c : {trace_stat, trace_convert}) {
     c->add_option("input", trace_args.input, "Trace file")->required()->check(CLI::ExistingFile);

@@ -60,6 +60,7 @@ LatencyHistogram::LatencyHistogram(LatencyHistogram&& o) noexcept
     : counts_(std::move(o.counts_)),
       count_(o.count_),
       saturated_(o.saturated_),
+      saturated_above_(o.saturated_above_),
       min_(o.min_),
       max_(o.max_),
       sum_(o.sum_),
@@ -74,6 +75,7 @@ LatencyHistogram& LatencyHistogram::operator=(LatencyHistogram&& o) noexcept {
     counts_ = std::move(o.counts_);
     count_ = o.count_;
     saturated_ = o.saturated_;
+    saturated_above_ = o.saturated_above_;
     min_ = o.min_;
     max_ = o.max_;
     sum_ = o.sum_;
@@ -87,6 +89,7 @@ LatencyHistogram& LatencyHistogram::operator=(LatencyHistogram&& o) noexcept {
 
 void LatencyHistogram::clear_summary() noexcept {
   count_ = saturated_ = 0;
+  saturated_above_ = kMaxValue + 1;
   min_ = std::numeric_limits<std::int64_t>::max();
   max_ = std::numeric_limits<std::int64_t>::min();
   sum_ = sum_sq_ = 0;
@@ -166,6 +169,7 @@ void LatencyHistogram::merge(const LatencyHistogram& o) noexcept {
   }
   count_ += o.count_;
   saturated_ += o.saturated_;
+  if (o.saturated_ > 0) saturated_above_ = std::min(saturated_above_, o.saturated_above_);
   min_ = std::min(min_, o.min_);
   max_ = std::max(max_, o.max_);
   sum_ += o.sum_;
@@ -242,17 +246,22 @@ std::vector<LatencyHistogram::Bin> LatencyHistogram::bins() const {
     b.count = counts_[i];
     out.push_back(b);
   }
-  if (saturated_ > 0) out.push_back(Bin{kMaxValue + 1, max_, saturated_});
+  if (saturated_ > 0) out.push_back(Bin{saturated_above_, max_, saturated_});
   return out;
 }
 
 LatencyHistogram LatencyHistogram::from_bins(const std::vector<Bin>& bins, std::int64_t min_ns,
-                                             std::int64_t max_ns, double sum_ns, double sum_sq_ns) {
+                                             std::int64_t max_ns, double sum_ns, double sum_sq_ns,
+                                             std::uint64_t saturated) {
   LatencyHistogram h;
-  for (const Bin& b : bins) {
+  // The writer's saturated samples are its last bin, whatever range its layout had (histogram.hpp).
+  const bool last_saturated = saturated > 0 && !bins.empty() && bins.back().count == saturated;
+  for (std::size_t i = 0; i < bins.size(); ++i) {
+    const Bin& b = bins[i];
     if (b.count == 0) continue;
-    if (b.lower_ns > kMaxValue) {
+    if (b.lower_ns > kMaxValue || (last_saturated && i + 1 == bins.size())) {
       h.saturated_ += b.count;
+      h.saturated_above_ = std::min(h.saturated_above_, std::max<std::int64_t>(b.lower_ns, 0));
     } else {
       h.counts_[bin_index(static_cast<std::uint64_t>(std::max<std::int64_t>(b.lower_ns, 0)))] +=
           b.count;

@@ -77,7 +77,7 @@ Json to_json(const LatencyHistogram& exact) {
   // reproduce them bit for bit; they differ from the exact 128-bit ones only in the last ulps.
   const std::vector<LatencyHistogram::Bin> bin_list = exact.bins();
   const LatencyHistogram h = LatencyHistogram::from_bins(bin_list, exact.min(), exact.max(),
-                                                         exact.sum_ns(), exact.sum_sq_ns());
+                                                         exact.sum_ns(), exact.sum_sq_ns(), exact.saturated());
   Json bins = Json::array();
   for (const LatencyHistogram::Bin& b : bin_list) {
     bins.push_back(Json::array({b.lower_ns, b.upper_ns, b.count}));
@@ -249,11 +249,22 @@ LatencyHistogram histogram_at(const Json& j, const std::string& path) {
     malformed(join(path, "count"), std::to_string(count) + " is not the sum of the bin counts (" +
                                        std::to_string(total) + ")");
   }
+  // The writer's saturated samples are its last bin (LatencyHistogram::bins()), above the range of
+  // the layout it wrote with: 2^42 ns now, 2^36 ns before issue 15. They stay saturated whatever
+  // that range was (from_bins), so a percentile among them is never read lower than written.
+  std::uint64_t saturated = 0;
+  if (const Json* sat = member(j, "saturated")) {
+    const std::string spath = join(path, "saturated");
+    saturated = as_uint64(*sat, spath);
+    if (saturated > 0 && (bins.empty() || bins.back().count != saturated))
+      malformed(spath, std::to_string(saturated) + " saturated samples, but the last bin holds " +
+                           (bins.empty() ? std::string("none") : std::to_string(bins.back().count)));
+  }
   return LatencyHistogram::from_bins(
       bins, as_int64(required(j, "min_ns", path), join(path, "min_ns")),
       as_int64(required(j, "max_ns", path), join(path, "max_ns")),
       as_double(required(j, "sum_ns", path), join(path, "sum_ns")),
-      as_double(required(j, "sum_sq_ns", path), join(path, "sum_sq_ns")));
+      as_double(required(j, "sum_sq_ns", path), join(path, "sum_sq_ns")), saturated);
 }
 
 TestRecord test_at(const Json& j, const std::string& path) {

@@ -2,6 +2,7 @@
 #include "drivelab/results/recorder.hpp"
 
 #include <algorithm>
+#include <bit>
 
 #include <fmt/format.h>
 
@@ -23,12 +24,20 @@ void put_metric(std::vector<Metric>& metrics, Metric m) {
 std::string saturation_prefix(std::string_view name) { return fmt::format("histogram '{}': ", name); }
 
 /// recorder.hpp histogram(): "histogram 'latency': 3 of 120 samples saturated (above 2^42 ns =
-/// 73.3 min, the histogram's range); percentiles among them read as the max, 5000.000 s".
+/// 73.3 min, the histogram's range); percentiles among them read as the max, 5000.000 s". Samples
+/// read from a record of the older 2^36 ns layout (or merged with one) are saturated above that
+/// range, and the warning says so: "(above 2^36 ns = 1.1 min, the range of the layout they were
+/// recorded with)".
 std::string saturation_warning(std::string_view name, const LatencyHistogram& h) {
-  return fmt::format("{}{} of {} samples saturated (above 2^{} ns = {:.1f} min, the histogram's range); percentiles "
-                     "among them read as the max, {:.3f} s",
-                     saturation_prefix(name), h.saturated(), h.count(), LatencyHistogram::kMaxExponent,
-                     static_cast<double>(LatencyHistogram::max_trackable_ns() + 1) / 60e9,
+  const std::int64_t above = h.saturated_above_ns();
+  const bool ours = above == LatencyHistogram::max_trackable_ns() + 1;
+  const std::string range = std::has_single_bit(static_cast<std::uint64_t>(above))
+                                ? fmt::format("2^{} ns", std::countr_zero(static_cast<std::uint64_t>(above)))
+                                : fmt::format("{} ns", above);
+  return fmt::format("{}{} of {} samples saturated (above {} = {:.1f} min, {}); percentiles among them read as the "
+                     "max, {:.3f} s",
+                     saturation_prefix(name), h.saturated(), h.count(), range, static_cast<double>(above) / 60e9,
+                     ours ? "the histogram's range" : "the range of the layout they were recorded with",
                      static_cast<double>(h.max()) / 1e9);
 }
 

@@ -101,6 +101,7 @@ TraceStats compute_trace_stats(TraceSource& source) {
       s.first_time_ns = s.last_time_ns = io.time_ns;
     } else if (io.time_ns < previous) {
       ++s.out_of_order;
+      s.max_backward_ns = std::max(s.max_backward_ns, previous - io.time_ns);
     }
     previous = io.time_ns;
     s.first_time_ns = std::min(s.first_time_ns, io.time_ns);
@@ -161,7 +162,9 @@ std::string format_trace_stats(const TraceStats& s) {
   if (s.fua) out += fmt::format("{:<10} {} (forced unit access)\n", "FUA", s.fua);
   out += fmt::format("duration   {:.3f} s (timestamp tick {} ns)\n", static_cast<double>(s.duration_ns()) / 1e9,
                      s.tick_ns);
-  if (s.out_of_order) out += fmt::format("unsorted   {} requests arrive before their predecessor\n", s.out_of_order);
+  if (s.out_of_order)
+    out += fmt::format("unsorted   {} requests arrive before their predecessor, at most {:.6f} s before it\n",
+                       s.out_of_order, static_cast<double>(s.max_backward_ns) / 1e9);
   out += fmt::format("IOPS       mean {:.1f}, peak {:.1f} (over {} s windows)\n", s.mean_iops(), s.peak_iops(),
                      static_cast<double>(s.rate_bucket_ns) / 1e9);
   for (const std::string& w : s.warnings) out += fmt::format("warning    {}\n", w);
@@ -177,8 +180,10 @@ std::string format_trace_stats(const TraceStats& s) {
                       : std::string("none\n");
   }
   const std::size_t shown = std::min<std::size_t>(s.iops_buckets.size(), 10);
-  out += fmt::format("IOPS over time ({} buckets of {} s; first {}):", s.iops_buckets.size(),
-                     static_cast<double>(s.rate_bucket_ns) / 1e9, shown);
+  // Counts, not rates: a bucket is 1 s only until a long trace doubles it (issue 29: they were
+  // labelled "IOPS" at any width).
+  out += fmt::format("requests per {} s bucket over time ({} buckets; first {}):",
+                     static_cast<double>(s.rate_bucket_ns) / 1e9, s.iops_buckets.size(), shown);
   for (std::size_t i = 0; i < shown; ++i) out += fmt::format(" {}", s.iops_buckets[i]);
   out += "\n";
   return out;
@@ -204,6 +209,7 @@ std::string trace_stats_json(const TraceStats& s) {
   j["tick_ns"] = s.tick_ns;
   j["duration_s"] = static_cast<double>(s.duration_ns()) / 1e9;
   j["out_of_order"] = s.out_of_order;
+  j["max_backward_s"] = static_cast<double>(s.max_backward_ns) / 1e9;
   j["mean_iops"] = s.mean_iops();
   j["peak_iops"] = s.peak_iops();
   j["iops"] = {{"bucket_s", static_cast<double>(s.rate_bucket_ns) / 1e9}, {"counts", s.iops_buckets}};

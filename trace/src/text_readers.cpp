@@ -64,7 +64,13 @@ class FioIologSource final : public TextTraceSource {
     }
     if (action == "wait") {
       if (version_ == 3) lines_.fail("'wait' is not allowed in iolog version 3");
-      if (rest < 1) lines_.fail("'wait' needs its time in the offset field");
+      // fio's iolog.c reads an I/O line, a wait included, as FILE ACTION OFFSET LENGTH (sscanf of 4
+      // fields); `FILE wait N` is a "bad iolog2" line it skips, so it is an error here.
+      if (rest != 2)
+        lines_.fail(fmt::format("'wait' needs its time in the offset field and a length (fio reads 'FILE wait TIME "
+                                "LENGTH' only, e.g. 'f wait 1000 0'); found {} field{} after 'wait'",
+                                rest, rest == 1 ? "" : "s"));
+      (void)parse_u64(lines_, f[i + 3], "wait length");
       wait(parse_u64(lines_, f[i + 2], "wait time"));
       return false;
     }

@@ -12,7 +12,8 @@
 //   verify         around issue and completion: a write carries a Header per aligned unit, a read
 //                  of a unit this replay wrote checks it; verify_written() re-reads them all.
 // Nothing slow runs between issues: intervals are closed on IntervalCloser's helper thread
-// (interval_closer.hpp); the trace's summary and the sample's merge are in replay_summary.cpp.
+// (interval_closer.hpp), which also closes them itself while this thread is in a blocking call;
+// the trace's summary and the sample's merge are in replay_summary.cpp.
 #include "drivelab/vdi/replay.hpp"
 
 #include <fcntl.h>
@@ -200,7 +201,8 @@ struct Replayer::Pass {
   /// every request is issued and completed, or a stop (max_duration, on_interval).
   ReplayResult run();
 
-  /// Reads the requests of the next timestamp (at most kMaxGroup) with their intended starts.
+  /// Reads the requests of the next timestamp (at most kMaxGroup) with their intended starts (each
+  /// at least its predecessor's).
   void lookahead();
   /// Issues every request that is due and has a free slot, then submits them (one batch).
   void issue_due(std::int64_t now);
@@ -209,6 +211,18 @@ struct Replayer::Pass {
   /// Waits for a completion when every slot is busy (or nothing is left to issue, or no_stall),
   /// else until the next intended start, reaping what completes meanwhile. Returns the reaped count.
   std::size_t wait_and_reap(bool more);
+  /// The engine's queue() and submit(), as blocking calls when they may block (psync does its I/O
+  /// in queue(); a submission can wait for the device's queue): the closer may close an interval
+  /// meanwhile (interval_closer.hpp).
+  io::QueueStatus queue(const io::IoRequest& req) {
+    if (!sync_engine) return engine.queue(req);
+    const detail::BlockedSection blocked(closer);
+    return engine.queue(req);
+  }
+  void submit() {
+    const detail::BlockedSection blocked(closer);
+    engine.submit();
+  }
   /// Records the first `n` completions into the interval and frees their slots.
   void complete(std::size_t n, std::int64_t now);
 
@@ -257,7 +271,6 @@ struct Replayer::Pass {
   const bool verify;      // options.verify
   ReplayResult r;
   ReplaySample interval;
-  detail::IntervalCloser closer;  // after r: r.total is the closer's until closer.finish()
   SpinMargin margin;
   std::vector<io::IoCompletion> done;
 
@@ -271,13 +284,16 @@ struct Replayer::Pass {
   const std::int64_t start_ns;  // 1 ms after the pass is made, to get going
   std::int64_t trace_t0 = 0;
   bool first_io = true;
+  std::int64_t last_intended = std::numeric_limits<std::int64_t>::min();  // intended starts never decrease
 
   std::int64_t first_submit = 0, last_complete = 0, last_issue = 0;
   // The backlog: issue times of issued requests that came after the latest intended start so far
   // (8 bytes per backlogged request; FIFO both ways: trace order, intended starts kept monotone).
   std::deque<std::int64_t> backlog;
   std::int64_t backlog_due = std::numeric_limits<std::int64_t>::min();
-  std::int64_t next_interval;
+  const bool sync_engine;  // the engine does the I/O inside queue() (psync)
+  // After r, interval and start_ns: r.total and interval are the closer's until closer.finish().
+  detail::IntervalCloser closer;
   bool stopping = false;
   bool overflow_counted = false;  // for the request at group[gi]
 };
@@ -286,9 +302,11 @@ Replayer::Pass::Pass(Replayer& replayer, trace::TraceSource& src, double scale, 
                      const IntervalCallback& callback)
     : rp(replayer), im(*replayer.impl_), engine(*replayer.engine_), options(replayer.options_),
       targets(replayer.targets_), source(src), time_scale(scale), no_stall(fast), on_interval(callback),
-      a(replayer.options_.align_bytes), verify(replayer.options_.verify), closer(r.total, callback),
+      a(replayer.options_.align_bytes), verify(replayer.options_.verify),
       done(std::max<std::uint32_t>(replayer.options_.queue_depth, 1)), tick(std::max<std::int64_t>(1, src.tick_ns())),
-      start_ns(monotonic_ns() + 1'000'000), next_interval(start_ns + replayer.options_.interval_ns) {
+      start_ns(monotonic_ns() + 1'000'000),
+      sync_engine(!replayer.engine_->capabilities().has(io::Capability::async)),
+      closer(r.total, callback, interval, start_ns, replayer.options_.interval_ns) {
   r.time_scale = scale;
 }
 
@@ -313,10 +331,7 @@ ReplayResult Replayer::Pass::run() {
     now = monotonic_ns();
     complete(n, now);
 
-    if (now >= next_interval) {
-      closer.hand(interval, now);
-      while (next_interval <= now) next_interval += options.interval_ns;
-    }
+    closer.close_if_due(now);
     if (closer.stop_requested()) stop();
   }
   closer.finish();
@@ -360,10 +375,14 @@ void Replayer::Pass::lookahead() {
     }
     group.push_back(held);
   }
+  // Requests are issued in trace order, so one stamped earlier than its predecessor (an unsorted
+  // trace) can start no sooner than that predecessor's intended start: that is its intended start,
+  // for its latency, lateness and the backlog alike (replay.hpp "Timing").
   const auto k = static_cast<std::int64_t>(group.size());
   for (std::int64_t i = 0; i < k; ++i) {
     const double trace_ns = static_cast<double>(t - trace_t0) + static_cast<double>(tick) * static_cast<double>(i) / static_cast<double>(k);
-    group_intended.push_back(start_ns + static_cast<std::int64_t>(trace_ns * time_scale));
+    last_intended = std::max(last_intended, start_ns + static_cast<std::int64_t>(trace_ns * time_scale));
+    group_intended.push_back(last_intended);
   }
 }
 
@@ -391,7 +410,7 @@ void Replayer::Pass::issue_due(std::int64_t now) {
     if (intended > now) break;
     if (sync_op) {
       // In trace order at its intended start: what is staged goes to the engine first.
-      if (staged > 0) engine.submit();
+      if (staged > 0) submit();
       staged = 0;
       if (t.op == trace::TraceOp::flush) {
         flush(rp.map(t.device, 0, 1).target);
@@ -410,7 +429,7 @@ void Replayer::Pass::issue_due(std::int64_t now) {
       break;
     }
     if (preflush) {
-      if (staged > 0) engine.submit();
+      if (staged > 0) submit();
       staged = 0;
       flush(rp.map(t.device, 0, 1).target);
       if (stopping) break;
@@ -419,7 +438,7 @@ void Replayer::Pass::issue_due(std::int64_t now) {
     ++gi;
     overflow_counted = false;
   }
-  if (staged > 0) engine.submit();
+  if (staged > 0) submit();
 }
 
 std::int64_t Replayer::Pass::issue(const trace::TraceIo& t, std::int64_t intended, std::size_t& staged) {
@@ -450,11 +469,11 @@ std::int64_t Replayer::Pass::issue(const trace::TraceIo& t, std::int64_t intende
                           .length_bytes = m.length_bytes, .buffer = buf, .user_data = s,
                           .intended_ns = intended};
   slot.issue_ns = monotonic_ns();
-  io::QueueStatus st = engine.queue(req);
+  io::QueueStatus st = queue(req);
   if (st == io::QueueStatus::busy && staged > 0) {
-    engine.submit();
+    submit();
     staged = 0;
-    st = engine.queue(req);
+    st = queue(req);
   }
   if (st == io::QueueStatus::busy) throw InternalError("replay: the engine refused a request with a free slot");
   ++staged;
@@ -481,7 +500,13 @@ void Replayer::Pass::fail(std::string text) {
 
 bool Replayer::Pass::sync_target(std::uint32_t target, std::string_view what) {
   const int fd = targets[target].fd;
-  if (fd < 0 || ::fdatasync(fd) == 0) return true;
+  if (fd < 0) return true;
+  int rc = 0;
+  {
+    const detail::BlockedSection blocked(closer);
+    rc = ::fdatasync(fd);
+  }
+  if (rc == 0) return true;
   const int err = errno;
   ++interval.errors;
   fail(io::storage_failure({.file = file_name(target), .result = -err, .operation = what}, seconds_in(monotonic_ns()),
@@ -500,8 +525,13 @@ void Replayer::Pass::flush(std::uint32_t target) {
 void Replayer::Pass::discard(const trace::TraceIo& t) {
   const Mapped m = rp.map_discard(t.device, t.offset_bytes, t.size_bytes);
   const int fd = targets[m.target].fd;
-  if (fd >= 0 && ::fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, static_cast<off_t>(m.offset_bytes),
-                             static_cast<off_t>(m.length_bytes)) != 0) {
+  int rc = 0;
+  if (fd >= 0) {
+    const detail::BlockedSection blocked(closer);
+    rc = ::fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, static_cast<off_t>(m.offset_bytes),
+                     static_cast<off_t>(m.length_bytes));
+  }
+  if (rc != 0) {
     const int err = errno;
     if (err == EOPNOTSUPP) {
       ++r.discards_skipped;
@@ -524,6 +554,7 @@ std::size_t Replayer::Pass::wait_and_reap(bool more) {
   const std::int64_t now = monotonic_ns();
   if (!more || im.free_slots.empty() || no_stall) {
     if (engine.in_flight() == 0) return 0;
+    const detail::BlockedSection blocked(closer);
     return engine.reap(1, done, more ? io::IoEngine::kNoTimeout : std::chrono::nanoseconds(kSpinNs * 10));
   }
   std::int64_t next = now;
@@ -532,11 +563,22 @@ std::size_t Replayer::Pass::wait_and_reap(bool more) {
   const std::int64_t spin = margin.ns();
   std::size_t n = 0;
   if (engine.in_flight() > 0) {
-    n = engine.reap(wait > spin ? 1 : 0, done,
-                    wait > spin ? std::chrono::nanoseconds(wait - spin) : std::chrono::nanoseconds(0));
-    if (wait > spin && n == 0) margin.woke(next - spin, monotonic_ns());
+    if (wait > spin) {
+      {
+        const detail::BlockedSection blocked(closer);
+        n = engine.reap(1, done, std::chrono::nanoseconds(wait - spin));
+      }
+      if (n == 0) margin.woke(next - spin, monotonic_ns());
+    } else {
+      n = engine.reap(0, done, std::chrono::nanoseconds(0));  // polls: never blocks
+    }
   } else if (wait > spin) {
-    margin.woke(next - spin, sleep_until_ns(next - spin));
+    std::int64_t woke = 0;
+    {
+      const detail::BlockedSection blocked(closer);
+      woke = sleep_until_ns(next - spin);
+    }
+    margin.woke(next - spin, woke);
   }
   return n;
 }

@@ -40,6 +40,12 @@ void ReplayEmulator::prepare(runner::TestContext& ctx) {
   rec.message(fmt::format("trace {}: {} I/Os ({} reads, {} writes, {} other), {} devices, {:.3f} s, {:.0f} IOPS",
                           summary_.description, summary_.ios, summary_.reads, summary_.writes, summary_.other,
                           summary_.devices.size(), summary_.duration_s(), summary_.iops()));
+  if (summary_.out_of_order > 0)
+    rec.message(fmt::format("trace {}: {} requests are stamped before their predecessor, at most {:.6f} s before it: "
+                            "each is due with its predecessor (it cannot be issued sooner), and its latency and "
+                            "lateness count from then (docs/vdi.md \"Replay\")",
+                            summary_.description, summary_.out_of_order,
+                            static_cast<double>(summary_.max_backward_ns) / 1e9));
   if (summary_.reads + summary_.writes == 0) throw ConfigError(fmt::format("trace {} has no read or write", summary_.description));
 
   // Before any file is filled: a file_size too small for the trace is a mistake, not a 256 MiB
@@ -238,6 +244,8 @@ void ReplayEmulator::run(runner::TestContext& ctx) {
                                     {"read_bytes", summary_.read_bytes},
                                     {"write_bytes", summary_.write_bytes},
                                     {"duration_s", summary_.duration_s()},
+                                    {"out_of_order", summary_.out_of_order},
+                                    {"max_backward_s", static_cast<double>(summary_.max_backward_ns) / 1e9},
                                     {"iops", summary_.iops()},
                                     {"devices", summary_.devices.size()},
                                     {"tick_ns", summary_.tick_ns}});

@@ -28,6 +28,8 @@ TraceSummary summarize(trace::TraceSource& source) {
   s.write_bytes = st.ops[static_cast<int>(trace::TraceOp::write)].bytes;
   s.first_ns = st.first_time_ns;
   s.last_ns = st.last_time_ns;
+  s.out_of_order = st.out_of_order;
+  s.max_backward_ns = st.max_backward_ns;
   // The size histogram's bucket i holds sizes in (2^(i-1), 2^i]: the highest non-empty bucket's
   // bound is at least the largest request (and at most twice it): the slot buffers' size.
   for (std::size_t i = st.size_histogram.size(); i-- > 0;)

@@ -462,6 +462,43 @@ TEST(LatencyHistogram, FromBinsRoundTripsSaturatedAndEmpty) {
   expect_identical(empty, LatencyHistogram{});
 }
 
+// Issue 29: a record of the 2^36 ns layout (before issue 15) holds its saturated samples in a last
+// bin [2^36, max, n]; read as a regular bin of 68.7 s it lowered every percentile among them. With
+// the declared count they stay saturated above 2^36, a merge keeps the lower bound, and a round
+// trip through bins() keeps it.
+TEST(LatencyHistogram, OldLayoutSaturatedBinStaysSaturated) {
+  constexpr std::int64_t kOldRange = std::int64_t{1} << 36;
+  constexpr std::int64_t kMax = 98'850'000'000;
+  LatencyHistogram regular;
+  for (int i = 0; i < 90; ++i) regular.record(1'000'000 + i);
+  std::vector<LatencyHistogram::Bin> bins = regular.bins();
+  bins.push_back({kOldRange, kMax, 10});
+  const double sum = regular.sum_ns() + 10.0 * static_cast<double>(kMax);
+  const LatencyHistogram old = LatencyHistogram::from_bins(bins, regular.min(), kMax, sum, 0, 10);
+  EXPECT_EQ(old.saturated(), 10u);
+  EXPECT_EQ(old.saturated_above_ns(), kOldRange);
+  EXPECT_EQ(old.percentile(99), kMax);
+  EXPECT_EQ(LatencyHistogram::from_bins(bins, regular.min(), kMax, sum, 0).percentile(99), 68'853'694'463)
+      << "without the declared count: the regular bin of 68.7 s, as before";
+  // Merged with a histogram of today's layout (one sample saturated above 2^42): one saturated
+  // bin, above the lower bound, last.
+  LatencyHistogram now;
+  now.record(5'000'000'000'000);
+  LatencyHistogram merged = old;
+  merged.merge(now);
+  EXPECT_EQ(merged.saturated(), 11u);
+  EXPECT_EQ(merged.saturated_above_ns(), kOldRange);
+  const auto out = merged.bins();
+  EXPECT_EQ(out.back().lower_ns, kOldRange);
+  EXPECT_EQ(out.back().upper_ns, 5'000'000'000'000);
+  EXPECT_EQ(out.back().count, 11u);
+  const LatencyHistogram back = LatencyHistogram::from_bins(out, merged.min(), merged.max(), merged.sum_ns(),
+                                                            merged.sum_sq_ns(), merged.saturated());
+  expect_same_bins(back, merged);
+  EXPECT_EQ(back.saturated_above_ns(), kOldRange);
+  EXPECT_EQ(LatencyHistogram{}.saturated_above_ns(), LatencyHistogram::max_trackable_ns() + 1);
+}
+
 // Exact two-pass reference in long double.
 void expect_moments_match(const std::vector<std::int64_t>& samples, double rel_tol) {
   LatencyHistogram h;

@@ -315,5 +315,71 @@ TEST(Merge, MaximaTakeTheLargestPeaksArePerHostOnlyCpuSecondsAdd) {
   EXPECT_EQ(t.details["clock_offset_uncertainty_ns"], 5000);
 }
 
+/// What the code before issue 15 wrote for a histogram of 2^36 ns range (68.7 s): the bins below
+/// 2^36 as today's (the same log-linear layout, fewer exponents), and its saturated samples as one
+/// last bin [2^36, max_ns, saturated], with the count, sums and percentiles over all samples.
+Json old_layout_histogram(const LatencyHistogram& regular, std::uint64_t saturated, std::int64_t max_ns) {
+  Json j = to_json(regular);
+  const auto n = static_cast<double>(saturated);
+  const auto x = static_cast<double>(max_ns);
+  j["bins"].push_back(Json::array({std::int64_t{1} << 36, max_ns, saturated}));
+  j["count"] = regular.count() + saturated;
+  j["saturated"] = saturated;
+  j["max_ns"] = max_ns;
+  j["sum_ns"] = regular.sum_ns() + n * x;
+  j["sum_sq_ns"] = regular.sum_sq_ns() + n * x * x;
+  const double total = static_cast<double>(regular.count() + saturated);
+  j["mean_ns"] = j["sum_ns"].get<double>() / total;
+  for (const char* p : {"p90", "p95", "p99", "p99.9", "max"}) j["percentiles_ns"][p] = max_ns;
+  return j;
+}
+
+// Issue 29: two records of the 2^36 ns layout, each with p99 = max = 98.85 s and 322,220 saturated
+// samples, merged (read from files, as `drivelab results merge`, the report and the store read
+// them) into p99 68.85 s and 0 saturated: the old saturated bin had landed in the regular bin of
+// 68.7 s. Now it stays saturated above 2^36 ns and the merged p99 is the inputs' 98.85 s.
+TEST(Merge, OldLayoutSaturatedSamplesStaySaturatedAndNeverLowerAPercentile) {
+  constexpr std::uint64_t kSaturated = 322'220;
+  constexpr std::int64_t kMax = 98'850'000'000;
+  TempDir dir;
+  std::vector<MergeInput> in;
+  for (int k = 0; k < 2; ++k) {
+    Json j = to_json(rank_record(k, 2));
+    const LatencyHistogram regular = samples(k, 50, 1'000'000);
+    j["tests"][0]["histograms"]["response_time"] = old_layout_histogram(regular, kSaturated, kMax);
+    const auto path = dir / ("old" + std::to_string(k) + ".json");
+    write_record(path, run_record_from_json(j));
+    in.push_back({read_record(path), path.string()});
+    const LatencyHistogram& read = in.back().record.tests[0].histograms.at("response_time");
+    EXPECT_EQ(read.saturated(), kSaturated) << "read back as written";
+    EXPECT_EQ(read.saturated_above_ns(), std::int64_t{1} << 36);
+    EXPECT_EQ(read.percentile(99), kMax);
+  }
+  const RunRecord m = merge_host_records(in);
+  const LatencyHistogram& merged = m.tests[0].histograms.at("response_time");
+  EXPECT_EQ(merged.count(), 2 * (1'000'000 + kSaturated));
+  EXPECT_EQ(merged.saturated(), 2 * kSaturated) << "was 0";
+  EXPECT_EQ(merged.percentile(99), kMax) << "was 68.85 s";
+  EXPECT_EQ(find(m.tests[0].metrics, "latency_p99_ms")->value, 98'850.0);
+  // Written and read again: the saturated bin keeps its bound and its count.
+  const Json out = to_json(m);
+  const Json& h = out["tests"][0]["histograms"]["response_time"];
+  EXPECT_EQ(h["saturated"], 2 * kSaturated);
+  EXPECT_EQ(h["bins"].back(), Json::array({std::int64_t{1} << 36, kMax, 2 * kSaturated}));
+  EXPECT_EQ(h["percentiles_ns"]["p99"], kMax);
+  const RunRecord again = run_record_from_json(out);
+  EXPECT_EQ(to_json(again).dump(), out.dump());
+  // A declared saturated count the last bin does not hold is an error naming the key.
+  Json bad = to_json(rank_record(0, 1));
+  bad["tests"][0]["histograms"]["response_time"]["saturated"] = 3;
+  try {
+    run_record_from_json(bad);
+    ADD_FAILURE() << "accepted";
+  } catch (const std::exception& e) {
+    EXPECT_NE(std::string(e.what()).find("tests[0].histograms.response_time.saturated"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("3 saturated samples, but the last bin holds"), std::string::npos) << e.what();
+  }
+}
+
 }  // namespace
 }  // namespace drivelab::results

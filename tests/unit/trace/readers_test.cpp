@@ -456,6 +456,11 @@ TEST(TraceErrors, MalformedLinesNameFileAndLine) {
       {"1.5,0.1,X,4,0,4096\n", TraceFormat::systor17, "bad.trace:1: IOType (or blank): expected R or W, got 'X'"},
       {"1.5,0.1,R,4,0\n", TraceFormat::systor17, "bad.trace:1: expected 6 fields"},
       {"fio version 2 iolog\nf wait\n", TraceFormat::fio_iolog_v2, "bad.trace:2: 'wait' needs its time"},
+      // Issue 29: a one-field wait was accepted; fio's iolog.c skips it as "bad iolog2".
+      {"fio version 2 iolog\nf add\nf wait 1000\n", TraceFormat::fio_iolog_v2,
+       "bad.trace:3: 'wait' needs its time in the offset field and a length (fio reads 'FILE wait TIME LENGTH' "
+       "only, e.g. 'f wait 1000 0'); found 1 field after 'wait'"},
+      {"fio version 2 iolog\nf add\nf wait 1000 0 7\n", TraceFormat::fio_iolog_v2, "bad.trace:3: 'wait' needs its time"},
       {"1,X,0,4096,10\n", TraceFormat::alibaba, "bad.trace:1: opcode: expected R or W"},
       {"1,0,8,2,5\n", TraceFormat::tencent, "bad.trace:1: IOType: expected 0 (read) or 1 (write), got 2"},
       {"99999999999999999999,0,8,0,5\n", TraceFormat::tencent, "bad.trace:1: Timestamp: expected an unsigned integer"},

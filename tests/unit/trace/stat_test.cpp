@@ -171,6 +171,32 @@ TEST(TraceStat, RateBucketsStayBoundedOnLongTraces) {
   std::uint64_t total = 0;
   for (std::uint64_t c : s.iops_buckets) total += c;
   EXPECT_EQ(total, ios.size());
+  // Issue 29: these are requests per 32 s bucket; the line called them "IOPS".
+  const std::string text = format_trace_stats(s);
+  EXPECT_NE(text.find("requests per 32 s bucket over time (3125 buckets; first 10): 5 5 4 5 4 5 4 5 5 4\n"),
+            std::string::npos) << text;
+  EXPECT_EQ(text.find("IOPS over time"), std::string::npos) << text;
+  const auto j = nlohmann::json::parse(trace_stats_json(s));
+  EXPECT_EQ(j["iops"]["bucket_s"], 32.0);
+  EXPECT_EQ(j["iops"]["counts"][0], 5);
+}
+
+// Issue 29: requests stamped before their predecessor are counted with the largest step back.
+TEST(TraceStat, UnsortedRequestsAreCountedWithTheLargestStepBack) {
+  testing::VectorSource source({{5'000'000'000, 0, 4096, 0, TraceOp::read},
+                                {0, 4096, 4096, 0, TraceOp::read},
+                                {100'000'000, 8192, 4096, 0, TraceOp::read},
+                                {98'500'000, 0, 4096, 0, TraceOp::read}},
+                               {"0"});
+  const TraceStats s = compute_trace_stats(source);
+  EXPECT_EQ(s.out_of_order, 2u);
+  EXPECT_EQ(s.max_backward_ns, 5'000'000'000);
+  const std::string text = format_trace_stats(s);
+  EXPECT_NE(text.find("unsorted   2 requests arrive before their predecessor, at most 5.000000 s before it\n"),
+            std::string::npos) << text;
+  const auto j = nlohmann::json::parse(trace_stats_json(s));
+  EXPECT_EQ(j["out_of_order"], 2);
+  EXPECT_EQ(j["max_backward_s"], 5.0);
 }
 
 }  // namespace

@@ -12,6 +12,11 @@
 /// 512 ns are exact). Larger values are counted in `saturated()`, kept out of the regular bins and
 /// reported by bins() as one extra bin [2^42, max()]; a percentile whose rank falls among them
 /// reports max(), so the recorder warns whenever saturated() > 0 (results/recorder.hpp).
+/// Records written before the range grew to 2^42 (issue 15) had 2^36 ns (68.7 s): their saturated
+/// samples, read back by from_bins(), stay saturated above 2^36 ns (saturated_above_ns()), and a
+/// merge keeps the lowest such bound. A percentile among saturated samples reads as max(), and one
+/// below them counts them as the largest samples: either is then an upper bound, never lowered
+/// (issue 29: the old saturated bin read as a regular bin at 68.7 s made a p99 of 98.85 s 68.85 s).
 /// Memory: fixed, (kMaxExponent - kSubBucketBits + 1) * 2^kSubBucketBits counters of 8 bytes
 /// = 35 x 256 x 8 B = 70 KiB, independent of the number of samples.
 /// Merge: exact — adding bin counts (and min/max/sum/sum-of-squares); merging then asking for a
@@ -52,6 +57,9 @@ class LatencyHistogram {
 
   std::uint64_t count() const noexcept { return count_; }
   std::uint64_t saturated() const noexcept { return saturated_; }
+  /// The value the saturated samples are known to exceed: 2^kMaxExponent ns, or lower for samples
+  /// read from a record of a smaller layout (2^36 ns before issue 15) or merged with one.
+  std::int64_t saturated_above_ns() const noexcept { return saturated_above_; }
   /// Exact minimum / maximum recorded value in ns (0 if empty).
   std::int64_t min() const noexcept;
   std::int64_t max() const noexcept;
@@ -72,14 +80,19 @@ class LatencyHistogram {
     std::uint64_t count;
   };
   /// Non-empty bins in increasing order (for the result record and for exact re-merging).
-  /// Saturated samples come last as one bin {2^kMaxExponent, max(), saturated()}.
+  /// Saturated samples come last as one bin {saturated_above_ns(), max(), saturated()}.
   std::vector<Bin> bins() const;
   /// Rebuilds from bins (as written by bins()) plus exact summary fields; for reading records back.
   /// Each bin is placed by its lower_ns (bins from a coarser layout land in the bin of their lower
-  /// bound); lower_ns >= 2^kMaxExponent counts as saturated. from_bins(h.bins(), h.min(), h.max(),
-  /// h.sum_ns(), h.sum_sq_ns()) reproduces h's bins, count, percentiles, mean and stddev.
+  /// bound); lower_ns >= 2^kMaxExponent counts as saturated. `saturated` is the count the writer
+  /// declared: when it is > 0 and the last bin holds exactly that many, that bin is the writer's
+  /// saturated bin whatever its lower_ns (a record of the 2^36 ns layout: [2^36, max, n]), and its
+  /// samples stay saturated above its lower_ns (saturated_above_ns()). from_bins(h.bins(), h.min(),
+  /// h.max(), h.sum_ns(), h.sum_sq_ns(), h.saturated()) reproduces h's bins, count, saturated
+  /// count and bound, percentiles, mean and stddev.
   static LatencyHistogram from_bins(const std::vector<Bin>& bins, std::int64_t min_ns,
-                                    std::int64_t max_ns, double sum_ns, double sum_sq_ns);
+                                    std::int64_t max_ns, double sum_ns, double sum_sq_ns,
+                                    std::uint64_t saturated = 0);
   /// Sum and sum of squares of the recorded values (ns, ns^2), rounded to double.
   double sum_ns() const noexcept;
   double sum_sq_ns() const noexcept;
@@ -103,6 +116,7 @@ class LatencyHistogram {
   std::vector<std::uint64_t> counts_;  // in-range samples only; empty after a move = all zero
   std::uint64_t count_ = 0;            // all samples, saturated included
   std::uint64_t saturated_ = 0;
+  std::int64_t saturated_above_;       // saturated samples exceed this (clear_summary: 2^kMaxExponent)
   std::int64_t min_;
   std::int64_t max_;
   Uint128 sum_ = 0;           // exact sum of all values

@@ -47,6 +47,7 @@ struct TraceStats {
   std::int64_t first_time_ns = 0;          ///< earliest time_ns seen
   std::int64_t last_time_ns = 0;           ///< latest time_ns seen
   std::uint64_t out_of_order = 0;          ///< requests earlier than their predecessor
+  std::int64_t max_backward_ns = 0;        ///< the most one of them is earlier than its predecessor
   std::int64_t rate_bucket_ns = 1'000'000'000;  ///< width of each iops_buckets entry
   std::vector<std::uint64_t> iops_buckets;  ///< requests per bucket, from time 0
   std::vector<DeviceStats> devices;         ///< by TraceIo::device
@@ -79,7 +80,8 @@ TraceStats compute_trace_stats(TraceSource& source);
 std::string format_trace_stats(const TraceStats& stats);
 /// The same as a JSON object (`--json`): ios, bytes, reads/writes/flushes/discards {count, bytes},
 /// preflushes, fua, size_histogram [{le_bytes, count}], time_unit, time_unit_origin, tick_ns,
-/// duration_s, mean_iops, peak_iops, iops {bucket_s, counts}, devices [{name, ios, bytes,
+/// duration_s, out_of_order, max_backward_s, mean_iops, peak_iops, iops {bucket_s, counts: requests
+/// per bucket}, devices [{name, ios, bytes,
 /// lba_min_bytes, lba_max_bytes}], warnings [text].
 std::string trace_stats_json(const TraceStats& stats);
 
