@@ -259,6 +259,35 @@ TEST(Signals, AnOrphanedServerIsNamedAndStoppedByTheNextRun) {
   EXPECT_EQ(joined(processes_in(r.target.path())), "");
 }
 
+/// The same on managed MariaDB: its mysqld.pid and the --defaults-file of the process prove it.
+TEST(Signals, AnOrphanedMariadbIsNamedAndStoppedByTheNextRun) {
+  if (!have_mariadb()) GTEST_SKIP() << "MariaDB server not installed";
+  ManagedRun r("sig-orphan-maria", "mysql", "mariadb", "300s");
+  r.start("run");
+  ASSERT_TRUE(r.measuring(240s)) << r.log();
+  const pid_t guardian = guardian_of(r.child->pid());
+  ASSERT_GT(guardian, 0) << "no drivelab-guard process under drivelab";
+  ::kill(guardian, SIGKILL);
+  std::this_thread::sleep_for(200ms);
+  r.child->signal(SIGKILL);
+  EXPECT_EQ(r.child->wait(30s), 128 + SIGKILL);
+  std::this_thread::sleep_for(1s);
+  ASSERT_NE(joined(processes_in(r.target.path())), "") << "the orphan did not survive: nothing to test";
+  std::ifstream pidfile(r.data_dir() / "mysqld.pid");
+  long mariadbd = 0;
+  ASSERT_TRUE(pidfile >> mariadbd);
+
+  ManagedRun again("sig-orphan-maria-next", "mysql", "mariadb", "2s");
+  const auto next = drivelab::testing::run({DRIVELAB_EXE, "run", (again.dir.path() / "p.yaml").string(), "--target",
+                                            r.target.path().string(), "--out", r.out.string()},
+                                           again.dir.path(), 240s);
+  EXPECT_EQ(next.status, 0) << next.out << next.err;
+  EXPECT_NE(next.err.find(fmt::format("drivelab: managed mariadb: stopping the server (pid {}) that an earlier "
+                                      "drivelab run left running in {}", mariadbd, r.data_dir().string())),
+            std::string::npos) << next.err;
+  EXPECT_EQ(joined(processes_in(r.target.path())), "");
+}
+
 /// Three signals 0.1 s apart during a managed PostgreSQL run: the third ends the run at once
 /// (the record rebuilt from the journal), or the run had already ended by the second's path; either
 /// way exit 130, the record and its test `interrupted`, no server, no run lock, no reserve.
