@@ -424,8 +424,12 @@ void run_one(PlannedTest& test, std::size_t index, results::RunRecord& record, R
     } else if (stop.hurried()) {
       // What failed after the servers were stopped at once failed because of it.
       r.status = Status::interrupted;
-      r.reason = fmt::format("stopped by a second signal: managed servers stopped at once, verify skipped; intervals "
-                             "so far are kept{}", failure.empty() ? "" : fmt::format(" (then: {})", failure.substr(0, failure.find('\n'))));
+      r.reason = failure.empty()
+                     ? std::string("stopped by a second signal: managed servers stopped at once, verify skipped; "
+                                   "intervals so far are kept")
+                     : fmt::format("stopped by a second signal: managed servers stopped at once, so {} failed (not "
+                                   "counted as a failure); intervals so far are kept",
+                                   failure.substr(0, failure.find(" failed")));
     } else if (!stop.requested() && !cr.peer_stop.empty()) {
       r.status = Status::interrupted;
       r.reason = fmt::format("{}: the run stopped on every host; intervals so far are kept", cr.peer_stop);
