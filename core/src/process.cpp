@@ -329,4 +329,11 @@ std::optional<ProcessState> process_state(pid_t pid) {
   return ProcessState{stat.substr(open + 1, close - open - 1), stat[close + 2]};
 }
 
+std::optional<fs::path> process_cwd(pid_t pid) {
+  std::error_code ec;
+  fs::path cwd = fs::read_symlink(fmt::format("/proc/{}/cwd", pid), ec);
+  if (ec) return std::nullopt;
+  return cwd;
+}
+
 }  // namespace drivelab

@@ -336,6 +336,7 @@ void run_one(PlannedTest& test, std::size_t index, results::RunRecord& record, R
   tr.config = test.emulator->effective_config();
   tr.started_at = utc_timestamp();
   std::string failure;
+  bool failed_hurried = false;  // the failure came after a second signal stopped the servers at once
   try {
     journal.append(results::journal_test_start(tr));
   } catch (const std::exception& ex) {
@@ -369,6 +370,7 @@ void run_one(PlannedTest& test, std::size_t index, results::RunRecord& record, R
       body();
     } catch (const std::exception& ex) {
       failure = fmt::format("{} failed: {}", name, ex.what());
+      failed_hurried = stop.hurried();
     }
   };
   const std::int64_t t0 = monotonic_ns();
@@ -394,14 +396,15 @@ void run_one(PlannedTest& test, std::size_t index, results::RunRecord& record, R
   // database's consistency is checked once, by rank 0, after every rank's terminals stopped:
   // tpcc shared_database). A stop does not skip verify; a failure on any rank skips it on all.
   if (ran && cr.cohort != nullptr) (void)phase_barrier(cr, options, stop, tr.name, "verify", failure, barriers);
-  if (ran && failure.empty()) {
-    // Verify even after an interrupt: the database must still be consistent.
+  if (ran && failure.empty() && !stop.hurried()) {
+    // Verify even after an interrupt (not after a second signal): the database must still be consistent.
     state.enter_phase(test, index, "verify");
     state.say(fmt::format("== {} ({}): verify", tr.name, tr.kind));
     try {
       e.verify(ctx);
     } catch (const std::exception& ex) {
       failure = fmt::format("verify failed: {}", ex.what());
+      failed_hurried = stop.hurried();
     }
   }
   if (entered_prepare) e.cleanup(ctx);
@@ -415,9 +418,18 @@ void run_one(PlannedTest& test, std::size_t index, results::RunRecord& record, R
     }
     r.finished_at = utc_timestamp();
     if (cr.cohort != nullptr) r.barriers = barriers;
-    if (!failure.empty()) {
+    if (!failure.empty() && !failed_hurried) {
       r.status = Status::failed;
       r.reason = failure;
+    } else if (stop.hurried()) {
+      // What failed after the servers were stopped at once failed because of it.
+      r.status = Status::interrupted;
+      r.reason = failure.empty()
+                     ? std::string("stopped by a second signal: managed servers stopped at once, verify skipped; "
+                                   "intervals so far are kept")
+                     : fmt::format("stopped by a second signal: managed servers stopped at once, so {} failed (not "
+                                   "counted as a failure); intervals so far are kept",
+                                   failure.substr(0, failure.find(" failed")));
     } else if (!stop.requested() && !cr.peer_stop.empty()) {
       r.status = Status::interrupted;
       r.reason = fmt::format("{}: the run stopped on every host; intervals so far are kept", cr.peer_stop);
@@ -591,6 +603,10 @@ RunOutcome run_protocol(Protocol& protocol, const RunOptions& options, const Sto
     out << fmt::format("note: removed {}, the reserve of a run that was killed\n", stale.filename().string());
   results::Journal journal(outcome.journal_path, kResultsReserveBytes);
   journal.append(results::journal_run_start(record));
+  // A third signal, or a run still going 10 s after the second, ends here (stop.hpp).
+  std::vector<fs::path> remove_at_last_resort{journal.reserve_path()};
+  if (!target.device()) remove_at_last_resort.push_back(options.target / detail::kRunLockFile);
+  const LastResort last_resort(outcome.journal_path, outcome.record_path, std::move(remove_at_last_resort));
   RunState state(record, outcome.record_path, journal, out, options);
   state.write_record();
   const fs::path latest = options.out_dir / "latest.json";

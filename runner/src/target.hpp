@@ -26,6 +26,9 @@
 
 namespace drivelab::runner::detail {
 
+/// The run lock of a directory target: `<target>/drivelab-run.lock` (flock(2); it names the run).
+inline constexpr const char* kRunLockFile = "drivelab-run.lock";
+
 class RunTarget {
  public:
   /// Checks and locks (see the file comment). Throws EnvironmentError with the reason.

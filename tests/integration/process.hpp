@@ -61,6 +61,7 @@ class Child {
     }
   }
   void signal(int signo) { ::kill(pid_, signo); }
+  pid_t pid() const { return pid_; }
   /// Waits up to `timeout`; returns the exit status, or -1 on timeout (child killed), or 128+signal.
   int wait(std::chrono::seconds timeout) {
     const auto deadline = std::chrono::steady_clock::now() + timeout;

@@ -119,6 +119,37 @@ std::string distinct_tail_of_text(const std::string& text, int lines = 20);
 /// distinct_tail_of_text of a file's last 64 KiB; "" if unreadable.
 std::string distinct_tail_of_file(const std::filesystem::path& file, int lines = 20);
 
+/// Managed server processes that must not outlive drivelab (docs/architecture.md, "Signals").
+///
+/// guard_process() registers a server process (the postmaster, mariadbd) with the *guardian*: a
+/// small process forked at the first registration, in a session of its own, that holds the read
+/// end of a pipe whose write end only drivelab holds. When drivelab ends by any means (SIGKILL
+/// included) the pipe reads end-of-file and the guardian sends each process still registered its
+/// `fast_signal`, waits up to its `grace`, then SIGKILLs it and its process group. This stands in
+/// for PR_SET_PDEATHSIG, which cannot cover these servers: pg_ctl starts the postmaster as a
+/// grandchild (the setting is not inherited across fork), mariadbd changes its user when started
+/// as root (which clears the setting), and the signal follows the death of the forking *thread*.
+/// Before signalling, the guardian checks that the pid still runs a program of the registered
+/// command name (a pid reused meanwhile is left alone).
+///
+/// At most kMaxGuardedProcesses at once; beyond that a process is not guarded (said on stderr).
+/// Thread-safe.
+inline constexpr int kMaxGuardedProcesses = 32;
+/// Registers `pid` (command name `comm`, as /proc/<pid>/stat shows it: "postgres", "mariadbd").
+/// Starts the guardian if it is not running; when it cannot be started, the process is still
+/// stopped fast on a second signal but not when drivelab is killed (said on stderr).
+void guard_process(pid_t pid, const std::string& comm, int fast_signal, std::chrono::milliseconds grace);
+/// Forgets `pid` (its server was stopped normally). No-op for a pid not registered.
+void unguard_process(pid_t pid) noexcept;
+/// Sends every registered process its fast signal (a postmaster SIGQUIT: immediate shutdown;
+/// mariadbd SIGKILL). Async-signal-safe: the signal handlers call it on a second signal.
+void stop_guarded_processes_fast() noexcept;
+/// SIGKILLs every registered process and its process group, then waits up to `limit` until they
+/// are gone. The last resort of a third signal. Not async-signal-safe.
+void kill_guarded_processes(std::chrono::milliseconds limit) noexcept;
+/// The pid of the guardian process, or -1 if none was started (tests).
+pid_t guardian_pid() noexcept;
+
 /// A process as /proc/<pid>/stat shows it (proc(5): "pid (comm) state ppid ...").
 struct ProcessState {
   std::string comm;  ///< the command name (at most 15 bytes; the same as /proc/<pid>/comm)
@@ -126,5 +157,8 @@ struct ProcessState {
 };
 /// nullopt if there is no process `pid` (or /proc is not mounted).
 std::optional<ProcessState> process_state(pid_t pid);
+/// The working directory of `pid` (readlink /proc/<pid>/cwd: symbolic links resolved), nullopt if
+/// there is no such process or it may not be read. A postmaster's is its data directory.
+std::optional<std::filesystem::path> process_cwd(pid_t pid);
 
 }  // namespace drivelab

@@ -19,6 +19,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <fstream>
+#include <iostream>
 #include <thread>
 
 #include <fmt/format.h>
@@ -179,6 +180,9 @@ class ManagedMariadb final : public ManagedServer {
     write_config();
     server_ = std::make_unique<ChildProcess>(mysql::start_logged(
         {mariadbd_.string(), "--defaults-file=" + config_path().string()}, opt_.data_dir / "server.out"));
+    // Stopped with drivelab whatever ends it (process.hpp: guard_process): SIGKILL at once (the
+    // directory is removed anyway; InnoDB would recover a kept one at its next start).
+    guard_process(server_->pid(), mariadbd_.filename().string().substr(0, 15), SIGKILL, 1s);
     wait_until_ready();
   }
 
@@ -188,6 +192,7 @@ class ManagedMariadb final : public ManagedServer {
     if (server_) {
       // SIGTERM is mariadbd's normal shutdown (like SHUTDOWN): it flushes and exits cleanly.
       server_->terminate(kStopGrace);
+      unguard_process(server_->pid());
       server_.reset();
     }
     std::error_code ec;
@@ -286,6 +291,10 @@ class ManagedMariadb final : public ManagedServer {
     long pid = 0;
     if (pid_in >> pid && pid > 1 && is_our_server(static_cast<pid_t>(pid), config_path())) {
       const auto p = static_cast<pid_t>(pid);
+      std::cerr << fmt::format("drivelab: managed mariadb: stopping the server (pid {}) that an earlier drivelab run "
+                               "left running in {} (its mysqld.pid, its --defaults-file={} and the {} file prove it "
+                               "is drivelab's), then removing the directory\n",
+                               p, opt_.data_dir.string(), config_path().string(), kMarker) << std::flush;
       ::kill(p, SIGTERM);
       const std::int64_t deadline = monotonic_ns() + std::chrono::nanoseconds(kStopGrace).count();
       while (process_exists(p) && monotonic_ns() < deadline) std::this_thread::sleep_for(50ms);
@@ -294,6 +303,14 @@ class ManagedMariadb final : public ManagedServer {
         while (process_exists(p) && monotonic_ns() < deadline + 5'000'000'000) std::this_thread::sleep_for(20ms);
       }
     }
+    else if (pid > 1 && process_exists(static_cast<pid_t>(pid)))
+      std::cerr << fmt::format("drivelab: managed mariadb: {}/mysqld.pid names pid {}, which is not a mariadbd "
+                               "started with {}: not drivelab's server, left alone\n",
+                               opt_.data_dir.string(), pid, config_path().string()) << std::flush;
+    else
+      std::cerr << fmt::format("drivelab: managed mariadb: removing {}, the server directory an earlier run left "
+                               "(killed, or kept with server.keep); no server runs in it\n", opt_.data_dir.string())
+                << std::flush;
     // A socket directory outside data_dir (long paths) is named in the marker.
     std::ifstream marker(opt_.data_dir / kMarker);
     for (std::string line; std::getline(marker, line);)

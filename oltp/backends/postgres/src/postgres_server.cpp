@@ -11,7 +11,9 @@
 
 #include <algorithm>
 #include <fstream>
+#include <iostream>
 #include <thread>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -196,6 +198,7 @@ class ManagedPostgres final : public ManagedServer {
           wait_until_gone(*pid, 5s);
         }
       }
+      unguard_process(std::exchange(guarded_pid_, -1));
       std::error_code ec;
       if (owns_socket_dir_) fs::remove_all(socket_dir_, ec);
       if (!opt_.keep) fs::remove_all(data_dir_, ec);
@@ -268,6 +271,25 @@ class ManagedPostgres final : public ManagedServer {
                                          "drivelab does not remove it (move it away or choose another target)",
                                          data_dir_.string()));
     if (const auto pid = pg::postmaster_pid(data_dir_); pid && pg::is_postgres_process(*pid)) {
+      // Stopped only when provably drivelab's: our marker in the directory, and the process the
+      // directory's postmaster.pid names runs in that very directory (a postmaster's working
+      // directory is its data directory: not a pid reused by another cluster).
+      const auto cwd = process_cwd(*pid);
+      std::error_code canon_ec;
+      const fs::path dir = fs::weakly_canonical(data_dir_, canon_ec);
+      if (!fs::exists(data_dir_ / kMarker, ec) || !cwd || *cwd != dir)
+        throw EnvironmentError(fmt::format(
+            "managed postgres: a PostgreSQL server (pid {}) runs with {}, which is not provably drivelab's ({}): "
+            "drivelab leaves it alone. Stop it (pg_ctl stop -D {}) or choose another target",
+            *pid, data_dir_.string(),
+            !fs::exists(data_dir_ / kMarker, ec) ? fmt::format("no {} file in it", kMarker)
+            : cwd ? fmt::format("its working directory is {}", cwd->string())
+                  : std::string("its working directory cannot be read"),
+            data_dir_.string()));
+      std::cerr << fmt::format("drivelab: managed postgres: stopping the server (pid {}) that an earlier drivelab run "
+                               "left running in {} (its postmaster.pid, working directory and {} file prove it is "
+                               "drivelab's), then removing the directory\n",
+                               *pid, data_dir_.string(), kMarker) << std::flush;
       pg::run_command(user_, {(bin_dir_ / "pg_ctl").string(), "stop", "-D", data_dir_.string(), "-m", "immediate",
                               "-w", "-t", "10", "-s"},
                       15s);
@@ -277,6 +299,10 @@ class ManagedPostgres final : public ManagedServer {
           throw EnvironmentError(fmt::format("managed postgres: the stale server (pid {}) of {} does not stop",
                                              *pid, data_dir_.string()));
       }
+    } else if (!fs::is_empty(data_dir_, ec)) {
+      std::cerr << fmt::format("drivelab: managed postgres: removing {}, the server directory an earlier run left "
+                               "(killed, or kept with server.keep); no server runs in it\n", data_dir_.string())
+                << std::flush;
     }
     fs::remove_all(data_dir_, ec);
     if (ec)
@@ -334,6 +360,12 @@ class ManagedPostgres final : public ManagedServer {
                                          r.timed_out ? "timed out" : fmt::format("pg_ctl exit {}", r.exit_code),
                                          log.string(), tail));
     }
+    // Stopped with drivelab whatever ends it (process.hpp: guard_process): SIGQUIT is the
+    // postmaster's immediate shutdown; its process group is SIGKILLed 5 s later if still there.
+    if (const auto pid = pg::postmaster_pid(data_dir_)) {
+      guarded_pid_ = *pid;
+      guard_process(*pid, "postgres", SIGQUIT, 5s);
+    }
     try {
       const pg::ConnHandle c = pg::connect(admin_options());
       const pg::ResultHandle v = pg::exec_or_throw(c.get(), "SHOW server_version", "server version");
@@ -351,6 +383,7 @@ class ManagedPostgres final : public ManagedServer {
   fs::path socket_dir_;
   bool owns_data_dir_ = false;
   bool owns_socket_dir_ = false;
+  pid_t guarded_pid_ = -1;  ///< the postmaster registered with guard_process
   std::string version_;
   Settings applied_;
 };
