@@ -31,7 +31,7 @@ grep -qx 'CMAKE_BUILD_TYPE:STRING=Release' "$build/CMakeCache.txt" 2>/dev/null |
 if dpkg-query -W -f='${Status}' drivelab 2>/dev/null | grep -q 'ok installed'; then
   die "a drivelab package is installed already; this check installs and purges its own (apt-get purge drivelab first)" 2
 fi
-"$here/scripts/install-deps.sh"
+"$here/scripts/install-deps.sh" package
 export DEBIAN_FRONTEND=noninteractive
 
 # ---- 1. build ----------------------------------------------------------------------------------

@@ -21,7 +21,7 @@ if [ ! -d "$target" ] && [ ! -d "$(dirname "$target")" ]; then
   echo "$0: neither '$target' nor its parent directory exists: give a directory on the drive under test" >&2
   exit 2
 fi
-"$here/scripts/install-deps.sh"
+"$here/scripts/install-deps.sh" build
 # No tests or benchmarks in this build: its `all` is drivelab and the package's generated files, so
 # scripts/package-check.sh builds the Debian package from it without compiling anything more.
 cmake -S "$here" -B "$here/build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DDRIVELAB_BUILD_TESTS=OFF \

@@ -6,7 +6,7 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 build=${DRIVELAB_TEST_BUILD_DIR:-$here/build-test}
-"$here/scripts/install-deps.sh"
+"$here/scripts/install-deps.sh" test
 cmake -S "$here" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DDRIVELAB_SANITIZE=ON \
   -DDRIVELAB_BUILD_BENCH=ON >/dev/null
 cmake --build "$build" -j "$(nproc)"
