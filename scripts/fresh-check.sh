@@ -3,15 +3,18 @@
 # here" also means "passes on a new machine": nothing installed, configured or left behind by hand
 # on this machine can hide a missing install step or a test that needs it.
 #
-#   scripts/fresh-check.sh [--only quick|package|test | --run 'COMMAND'] [--logs DIR] [--scratch PARENT] [--keep]
+#   scripts/fresh-check.sh [--release bookworm|trixie] [--only quick|package|test | --run 'COMMAND'] [--logs DIR] [--scratch PARENT] [--keep]
 #
+#   --release names the Debian release of the root (Debian 12 bookworm or 13 trixie; default:
+#   this machine's), from the same archive apt uses here.
 #   --only quick or test runs that one; --only package runs quick.sh and then the package check
 #   (which packs quick.sh's build); --run runs COMMAND instead of them (in /src/drivelab of the root).
 #
 # As root, it
-#   1. builds a minimal root of this machine's Debian release (/etc/os-release) with debootstrap,
-#      from the same archive apt uses here (`apt-get indextargets`: the mirror of the release, and
-#      the updates and security suites of the same origin, as a fresh install has them);
+#   1. builds a minimal root of the release (default: this machine's, /etc/os-release) with
+#      debootstrap, from the same archive apt uses here (`apt-get indextargets`: the mirror of
+#      this machine's release, and the updates and security suites of the same origin, as a fresh
+#      install has them; for another release the same sites with that release's suites);
 #   2. copies a clean clone of HEAD (committed work only) to /src/drivelab in it and ../shared, read
 #      only as CI has it, to /src/shared;
 #   3. runs, inside it (chroot with /proc, /sys, /dev — loop devices, cgroups — and a /run of its
@@ -21,7 +24,11 @@
 #        ./scripts/package-check.sh          (builds the .deb, lintian, apt-get install, checks, purge)
 #        ./scripts/test.sh                   (installs, builds with sanitizers, ctest, fuzz)
 #      with an empty environment (HOME, PATH, LANG, CI only) and no standard input;
-#   4. prints each command's result, time and counts, and the log's tail when one fails.
+#   4. prints each command's result, time and counts, and the log's tail when one fails;
+#   5. after each command, prints the systemd units the root has enabled (the *.wants/ and
+#      *.requires/ links of /etc/systemd/system) that it did not have before the command, and
+#      fails the command if there is one: the README's commands leave no service enabled
+#      (scripts/install-deps.sh). Running services cannot be seen in a chroot; enabled ones can.
 #
 # Nothing outside the scratch folder (default: a new folder under ${TMPDIR:-/var/tmp}) is
 # changed: debootstrap is unpacked there when this machine does not have it (`apt-get download`),
@@ -55,6 +62,7 @@ value_of() {  # value_of OPTION VALUE: VALUE, or a usage error when it is missin
 }
 
 here=$DRIVELAB_FRESH_CHECK_HERE
+release=""
 only=""
 run_cmd=""
 logs=""
@@ -62,6 +70,9 @@ scratch_parent=${TMPDIR:-/var/tmp}
 keep=0
 while [ $# -gt 0 ]; do
   case $1 in
+    --release) release=$(value_of "$1" "${2:-}") || exit 2
+               case $release in bookworm|trixie) ;; *) usage "--release takes bookworm or trixie, not '$release'" ;; esac
+               shift 2 ;;
     --only) only=$(value_of "$1" "${2:-}") || exit 2
             case $only in quick|package|test) ;; *) usage "--only takes quick, package or test, not '$only'" ;; esac
             shift 2 ;;
@@ -69,7 +80,7 @@ while [ $# -gt 0 ]; do
     --logs) logs=$(value_of "$1" "${2:-}") || exit 2; shift 2 ;;
     --scratch) scratch_parent=$(value_of "$1" "${2:-}") || exit 2; shift 2 ;;
     --keep) keep=1; shift ;;
-    -h|--help) sed -n '2,35p' "$here/scripts/fresh-check.sh" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,43p' "$here/scripts/fresh-check.sh" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) usage "unknown argument '$1'" ;;
   esac
 done
@@ -112,7 +123,8 @@ trap 'exit 130' INT TERM
 
 # ---- the archive apt uses here -------------------------------------------------------------------
 . /etc/os-release
-codename=${VERSION_CODENAME:?no VERSION_CODENAME in /etc/os-release}
+here_codename=${VERSION_CODENAME:?no VERSION_CODENAME in /etc/os-release}
+codename=${release:-$here_codename}
 arch=$(dpkg --print-architecture)
 apt_opts=()
 # One line per index target: site suite component origin. The release's own suite names the mirror.
@@ -128,9 +140,11 @@ if [ -z "$targets" ]; then
   apt-get "${apt_opts[@]}" update -qq >"$scratch/apt-update.log" 2>&1 || { tail -5 "$scratch/apt-update.log" >&2; die "apt-get update (into the scratch folder) failed"; }
   targets=$(index_targets)
 fi
-mirror=$(awk -v s="$codename" '$2 == s && $4 == "Debian" {print $1; exit}' <<<"$targets")
-[ -n "$mirror" ] || die "apt here has no Debian index for '$codename' in its sources"
-sources=$(awk '$4 == "Debian" {print "deb " $1 " " $2 " " $3}' <<<"$targets")
+mirror=$(awk -v s="$here_codename" '$2 == s && $4 == "Debian" {print $1; exit}' <<<"$targets")
+[ -n "$mirror" ] || die "apt here has no Debian index for '$here_codename' in its sources"
+# This machine's suites (bookworm, bookworm-updates, bookworm-security), renamed for the release.
+sources=$(awk -v from="$here_codename" -v to="$codename" \
+  '$4 == "Debian" && index($2, from) == 1 {print "deb " $1 " " to substr($2, length(from) + 1) " " $3}' <<<"$targets" | sort -u)
 
 debootstrap_cmd=(debootstrap)
 if ! command -v debootstrap >/dev/null; then
@@ -191,6 +205,19 @@ else
 fi
 say "clean clone of HEAD ($head) in /src/drivelab"
 
+enabled_units() {  # the units the root's systemd would start: links in its *.wants/ and *.requires/,
+  # but systemd's own (getty@tty1, remote-fs.target: the init a package brought into the root)
+  local own
+  own=$(chroot "$root" dpkg-query -L systemd 2>/dev/null | sed -n 's|.*/systemd/system/\([^/]*\)$|\1|p')
+  find "$root/etc/systemd/system" -mindepth 2 -maxdepth 2 \( -path '*.wants/*' -o -path '*.requires/*' \) \
+    -printf '%h %f\n' 2>/dev/null | sed "s|^$root/etc/systemd/system/||" | sort |
+    while read -r dir unit; do
+      t=$unit
+      case $unit in *@*.*) t=${unit%%@*}@.${unit##*.} ;; esac
+      grep -qxF "$t" <<<"$own" || printf '%s %s\n' "$dir" "$unit"
+    done
+}
+
 in_root() {  # in_root LOG COMMAND: run COMMAND in the root with an empty environment
   local log=$1
   shift
@@ -201,10 +228,19 @@ in_root() {  # in_root LOG COMMAND: run COMMAND in the root with an empty enviro
 passed=0
 failed=0
 run_step() {  # run_step NAME COMMAND
-  local name=$1 cmd=$2 log=$scratch/$1.log t rc=0
+  local name=$1 cmd=$2 log=$scratch/$1.log t rc=0 before added
   t=$(date +%s)
   say "running $cmd"
+  before=$(enabled_units)
   in_root "$log" "$cmd" || rc=$?
+  added=$(comm -13 <(printf '%s\n' "$before") <(enabled_units) | sed '/^$/d')
+  if [ -n "$added" ]; then
+    say "$cmd left services enabled in the root (it must leave none):"
+    sed 's/^/  | /' <<<"$added"
+    [ "$rc" -ne 0 ] || rc=1
+  else
+    say "$cmd: services check: none enabled by it; enabled in the root: $(enabled_units | awk '{print $2}' | tr '\n' ' ')"
+  fi
   local took
   took=$(elapsed "$t")
   [ -z "$logs" ] || cp "$log" "$logs/$name.log"
