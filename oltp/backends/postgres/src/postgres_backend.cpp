@@ -618,11 +618,30 @@ class PgBackend final : public Backend {
                 "blk_read_time AS blk_read_time_ms, blk_write_time AS blk_write_time_ms "
                 "FROM pg_stat_database WHERE datname = current_database()",
                 out);
-    add_numbers(c.get(),
-                "SELECT checkpoints_timed, checkpoints_req, checkpoint_write_time AS checkpoint_write_time_ms, "
-                "checkpoint_sync_time AS checkpoint_sync_time_ms, buffers_checkpoint, buffers_clean, "
-                "maxwritten_clean, buffers_backend, buffers_backend_fsync, buffers_alloc FROM pg_stat_bgwriter",
-                out);
+    // PostgreSQL 17 moved the checkpointer's counters from pg_stat_bgwriter to
+    // pg_stat_checkpointer and dropped buffers_backend(_fsync), whose writes and fsyncs by client
+    // backends pg_stat_io (16+) counts: the same keys are read from where each release keeps them
+    // (release notes of PostgreSQL 17, E.x "Monitoring"; docs/backend-postgres.md).
+    const pg::ResultHandle v = pg::exec_or_throw(c.get(), "SHOW server_version_num", "server version");
+    const long version = std::strtol(PQgetvalue(v.get(), 0, 0), nullptr, 10);
+    if (version >= 170000) {
+      add_numbers(c.get(),
+                  "SELECT num_timed AS checkpoints_timed, num_requested AS checkpoints_req, "
+                  "write_time AS checkpoint_write_time_ms, sync_time AS checkpoint_sync_time_ms, "
+                  "buffers_written AS buffers_checkpoint FROM pg_stat_checkpointer",
+                  out);
+      add_numbers(c.get(), "SELECT buffers_clean, maxwritten_clean, buffers_alloc FROM pg_stat_bgwriter", out);
+      add_numbers(c.get(),
+                  "SELECT coalesce(sum(writes), 0) AS buffers_backend, coalesce(sum(fsyncs), 0) AS buffers_backend_fsync "
+                  "FROM pg_stat_io WHERE backend_type = 'client backend' AND object = 'relation'",
+                  out);
+    } else {
+      add_numbers(c.get(),
+                  "SELECT checkpoints_timed, checkpoints_req, checkpoint_write_time AS checkpoint_write_time_ms, "
+                  "checkpoint_sync_time AS checkpoint_sync_time_ms, buffers_checkpoint, buffers_clean, "
+                  "maxwritten_clean, buffers_backend, buffers_backend_fsync, buffers_alloc FROM pg_stat_bgwriter",
+                  out);
+    }
     add_numbers(c.get(), "SELECT wal_records, wal_fpi, wal_bytes, wal_buffers_full, wal_write, wal_sync FROM pg_stat_wal", out);
     return out;
   }
