@@ -255,7 +255,7 @@ class ManagedMariadb final : public ManagedServer {
     set("innodb_log_file_size", std::to_string(log_file_bytes(opt_.buffer_bytes)));
     set("innodb_flush_log_at_trx_commit", "1");
     set("innodb_flush_method", "O_DIRECT");
-    set("innodb_doublewrite", "1");
+    set("innodb_doublewrite", "ON");  // a boolean on 10.11, an enum OFF/ON/fast on 11.x: ON is both
     set("innodb_file_per_table", "1");
     set("max_connections", std::to_string(opt_.max_connections));
     set("max_prepared_stmt_count", "1048576");
