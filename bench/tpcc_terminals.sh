@@ -19,7 +19,7 @@
 #   A short check: bench/tpcc_terminals.sh --duration 60 --warmup 20 --warehouses 5 --terminals 1500
 #
 # Needs: a Release build of `drivelab` (a Debug build works but its CPU figure means little),
-# PostgreSQL 15 server binaries (/usr/lib/postgresql/15/bin), and a target directory the
+# PostgreSQL server binaries (the newest /usr/lib/postgresql/*/bin), and a target directory the
 # `postgres` user can reach when run as root (e.g. under /tmp or a mount of the drive under test).
 # Run as root (or with CAP_SYS_NICE), the timer thread gets SCHED_FIFO, which the lateness target
 # assumes (docs/oltp-tpcc.md section 4; the record's details.pool.timer_thread_policy says).

@@ -359,7 +359,8 @@ def hammerdb(db, tag):
 
 
 # ---- the floor: the leanest libpq client on the same procedures ---------------------------------
-PGBENCH = shutil.which("pgbench") or "/usr/lib/postgresql/15/bin/pgbench"
+PGBENCH = shutil.which("pgbench") or (sorted(glob.glob("/usr/lib/postgresql/*/bin/pgbench"),
+                                              key=lambda p: int(p.split("/")[4])) or ["pgbench"])[-1]
 FLOOR_S = 30
 
 

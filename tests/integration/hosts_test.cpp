@@ -15,6 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "mpirun.hpp"
 #include "process.hpp"
 
 namespace {
@@ -173,10 +174,7 @@ TEST(HostsSection, TwoRanksUnderMpirunEachRunOnTheirEntrysTarget) {
                                    "  - {rank: 0, target: " + (dir.path() / "r0").string() + "}\n"
                                    "  - rank: 1\n    target: " + (dir.path() / "r1").string() +
                                    "\n    set:\n      tests[0].io.xfersize: 8k\n") );
-  std::vector<std::string> args{"/usr/bin/mpirun", "--oversubscribe", "-np", "2", "--mca", "btl", "self,tcp",
-                                "--mca", "btl_tcp_if_include", "lo", "--mca", "oob_tcp_if_include", "lo",
-                                "-x", "ASAN_OPTIONS=detect_leaks=0:abort_on_error=1"};
-  if (::geteuid() == 0) args.insert(args.begin() + 1, "--allow-run-as-root");
+  std::vector<std::string> args = drivelab::testing::mpirun_local(2, {});
   for (const std::string& a : {std::string(DRIVELAB_EXE), std::string("run"), protocol.string(), std::string("--out"),
                               (dir.path() / "out").string(), std::string("--quiet"), std::string("--set"),
                               std::string("tests[0].duration=1s")})

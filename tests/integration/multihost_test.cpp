@@ -18,6 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include "http_get.hpp"  // tests/support
+#include "mpirun.hpp"
 #include "process.hpp"
 
 namespace {
@@ -28,25 +29,14 @@ using drivelab::testing::read_file;
 using drivelab::testing::ScratchDir;
 using nlohmann::json;
 
-const char* const kMpirun = "/usr/bin/mpirun";
+using drivelab::testing::kMpirun;
 
-/// mpirun on this host: N ranks over TCP on lo (--oversubscribe: more ranks than cores), as root
-/// when the tests run as root (Open MPI refuses root without --allow-run-as-root). A rank that
-/// dies is answered by SIGTERM to the others 8 s later and SIGKILL 8 s after that
+/// mpirun on this host: N ranks over TCP on lo, as root when the tests run as root; on Open MPI
+/// 4.1 a rank that dies is answered by SIGTERM to the others 8 s later and SIGKILL 8 s after that
 /// (odls_base_sigkill_timeout 8, docs/multihost.md "When a host or rank dies"): time for them to
-/// write their records.
+/// write their records (tests/support/mpirun.hpp: the options of each Open MPI release).
 std::vector<std::string> mpirun(int ranks, std::vector<std::string> command) {
-  std::vector<std::string> args{kMpirun, "--oversubscribe", "-np", std::to_string(ranks), "--mca", "btl", "self,tcp",
-                                "--mca", "btl_tcp_if_include", "lo", "--mca", "oob_tcp_if_include", "lo",
-                                "--mca", "odls_base_sigkill_timeout", "8",
-                                // Sanitizer build: Open MPI dlcloses its components in MPI_Finalize,
-                                // so LeakSanitizer reports their allocations at exit under
-                                // "<unknown module>", which no suppression can name; leaks are
-                                // checked by every other test. ASan's error checks stay on.
-                                "-x", "ASAN_OPTIONS=detect_leaks=0:abort_on_error=1"};
-  if (::geteuid() == 0) args.insert(args.begin() + 1, "--allow-run-as-root");
-  args.insert(args.end(), command.begin(), command.end());
-  return args;
+  return drivelab::testing::mpirun_local(ranks, command);
 }
 
 void write_text(const fs::path& p, const std::string& text) {

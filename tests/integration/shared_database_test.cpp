@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "mpirun.hpp"
 #include "process.hpp"
 #include "services.hpp"
 
@@ -28,7 +29,7 @@ TEST(SharedDatabase, TwoRanksLoadOnceSplitTheTerminalsAndCheckOnce) {
   ScratchDir dir("shared-db");
   const std::string database = drivelab::testing::unique_database_name();
   const auto psql = [&](const std::string& sql) {
-    return drivelab::testing::run({"/usr/lib/postgresql/15/bin/psql", "-X", "-q", "-h", s->pg_socket_dir, "-p", std::to_string(s->pg_port), "-U",
+    return drivelab::testing::run({"/usr/bin/psql", "-X", "-q", "-h", s->pg_socket_dir, "-p", std::to_string(s->pg_port), "-U",
                                    s->pg_user, "-d", s->pg_database, "-c", sql},
                                   dir.path(), std::chrono::seconds(60));
   };
@@ -52,10 +53,7 @@ TEST(SharedDatabase, TwoRanksLoadOnceSplitTheTerminalsAndCheckOnce) {
                              "      users: 4\n"
                              "      scale_items: 1000\n"
                              "      shared_database: true\n";
-  std::vector<std::string> args{"/usr/bin/mpirun", "--oversubscribe", "-np", "2", "--mca", "btl", "self,tcp",
-                                "--mca", "btl_tcp_if_include", "lo", "--mca", "oob_tcp_if_include", "lo",
-                                "-x", "ASAN_OPTIONS=detect_leaks=0:abort_on_error=1"};
-  if (::geteuid() == 0) args.insert(args.begin() + 1, "--allow-run-as-root");
+  std::vector<std::string> args = drivelab::testing::mpirun_local(2, {});
   for (const std::string& a : {std::string(DRIVELAB_EXE), std::string("run"), protocol.string(), std::string("--target"),
                                (dir.path() / "t{rank}").string(), std::string("--out"), (dir.path() / "out").string(),
                                std::string("--quiet")})

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Two-host MPI test (issue 16, second "done when"): mpirun on "host" a launches a rank on "host" b
-# through the real remote path — mpirun's ssh launcher (plm rsh), sshd, orted on b, and the TCP BTL
+# through the real remote path — mpirun's ssh launcher (plm rsh), sshd, orted (prted on Open MPI 5)
+# on b, and the TCP BTL
 # between the two — on the two network namespaces of tests/multihost/netns.sh.
 #
 #   two_host_test.sh MH_ALLREDUCE      (the mh_allreduce program built from mh_allreduce.cpp)
@@ -29,7 +30,12 @@ if ! command -v ip >/dev/null || ! err=$(ip netns add "$name-probe" 2>&1); then
   exit $skip
 fi
 ip netns delete "$name-probe"
-for t in mpirun orted sshd; do
+# Open MPI 4.1 (Debian 12) starts `orted` on each remote host; 5.0 (Debian 13) is PRRTE's mpirun,
+# which starts `prted` and takes its own parameter names (see mpirun_two).
+ompi_major=$(mpirun --version 2>/dev/null | sed -n 's/.*(Open MPI) \([0-9][0-9]*\)\..*/\1/p' | head -1)
+daemon=orted
+[ "${ompi_major:-4}" -lt 5 ] || daemon=prted
+for t in mpirun "$daemon" sshd; do
   command -v "$t" >/dev/null || [ -x "/usr/sbin/$t" ] || fail "$t not installed (scripts/install-deps.sh)"
 done
 
@@ -50,14 +56,22 @@ echo "two_host_test: $host_a ($addr_a) and $host_b ($addr_b), ssh agent $agent"
 # on the veth subnet only (out-of-band and BTL), as root. mpirun passes only OMPI_* variables to
 # a remote rank (mpirun(1), "Exported Environment Variables"): the sanitizers' options of a
 # sanitizer build (scripts/test.sh, LSAN_OPTIONS from ctest) are passed on with -x.
+# Open MPI 4.1: the ssh agent is plm_rsh_agent, mpirun's own network oob_tcp_if_include.
+# Open MPI 5.0 (PRRTE 3): plm_ssh_agent and prte_if_include, given with --prtemca, and
+# --map-by node:OVERSUBSCRIBE: with `--host a,b` (one slot each) PRRTE 3.0.8 maps two ranks onto
+# "not enough slots" otherwise (measured on Debian 13's Open MPI 5.0.7).
 mpirun_two() {
-  local env_args=() v
+  local env_args=() v launch=()
   for v in ASAN_OPTIONS LSAN_OPTIONS UBSAN_OPTIONS; do
     [ -z "${!v:-}" ] || env_args+=(-x "$v")
   done
+  if [ "$daemon" = prted ]; then
+    launch=(--map-by node:OVERSUBSCRIBE --prtemca plm_ssh_agent "$agent" --prtemca prte_if_include "$subnet")
+  else
+    launch=(--mca plm_rsh_agent "$agent" --mca oob_tcp_if_include "$subnet")
+  fi
   "$netns" exec "$name" a timeout -k 10 120 mpirun --allow-run-as-root -np 2 --host "$addr_a,$addr_b" \
-    --mca plm_rsh_agent "$agent" --mca btl self,tcp --mca btl_tcp_if_include "$subnet" \
-    --mca oob_tcp_if_include "$subnet" "${env_args[@]}" "$@"
+    "${launch[@]}" --mca btl self,tcp --mca btl_tcp_if_include "$subnet" "${env_args[@]}" "$@"
 }
 
 # ---- step 1: a real MPI_Allreduce across the two hosts ---------------------------------------------
