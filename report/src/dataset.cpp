@@ -196,11 +196,16 @@ std::vector<HostResult> hosts_of(const Json& hosts, const results::TestRecord& t
       r.status = string_member(tests[k], "status", tpath);
       r.reason = string_member(tests[k], "reason", tpath);
       const Json& metrics = member(tests[k], "metrics", tpath, &Json::is_object, "an object");
-      for (auto it = metrics.begin(); metrics.is_object() && it != metrics.end(); ++it) {
-        // A non-finite value is written as null (docs/results.md) and reads back as NaN.
-        if (!it->is_number() && !it->is_null())
-          throw ConfigError(fmt::format("{}.metrics.{}: expected a number, got {}", tpath, it.key(), it->type_name()));
-        r.metrics.push_back({it.key(), it->is_number() ? it->get<double>() : NAN, unit_in(t, it.key()), {}});
+      if (metrics.is_object()) {
+        for (const auto& item : metrics.items()) {
+          // A non-finite value is written as null (docs/results.md) and reads back as NaN.
+          const Json& value = item.value();
+          const bool number = value.is_number();
+          if (!number && !value.is_null())
+            throw ConfigError(
+                fmt::format("{}.metrics.{}: expected a number, got {}", tpath, item.key(), value.type_name()));
+          r.metrics.push_back({item.key(), number ? value.get<double>() : NAN, unit_in(t, item.key()), {}});
+        }
       }
       const Json& intervals = member(tests[k], "intervals", tpath, &Json::is_array, "an array");
       for (std::size_t n = 0; intervals.is_array() && n < intervals.size(); ++n) {

@@ -80,7 +80,9 @@ inline void expect_abandoned_when_frozen(Backend& backend, bool whole_server) {
   pid_t postmaster = 0;
   if (whole_server) {
     std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
-    const std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+    std::ostringstream whole;  // not istreambuf_iterator: GCC 14 -Wnull-dereference in libstdc++
+    whole << stat.rdbuf();
+    const std::string text = whole.str();
     ASSERT_NE(text.rfind(')'), std::string::npos) << "the test server must run on this host";
     std::istringstream rest(text.substr(text.rfind(')') + 1));
     std::string state;

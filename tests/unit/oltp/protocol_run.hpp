@@ -74,7 +74,9 @@ struct ProtocolRun {
     for (const auto& e : fs::directory_iterator(out_dir, ec)) {
       if (e.path().string().ends_with(".journal.jsonl")) {
         std::ifstream in(e.path());
-        const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        std::ostringstream whole;  // not istreambuf_iterator: GCC 14 -Wnull-dereference in libstdc++
+        whole << in.rdbuf();
+        const std::string text = whole.str();
         if (text.find("\"event\":\"interval\"") != std::string::npos) return true;
       }
     }

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <sstream>
 #include <bit>
 #include <cstring>
 #include <fstream>
@@ -337,7 +338,9 @@ TEST(RecordFile, WriteThenReadIsExactAndLeavesNoTemporaryFile) {
   EXPECT_EQ(files, 1u);
   // Pretty, two-space indent, trailing newline.
   std::ifstream in(path);
-  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::ostringstream whole;  // not istreambuf_iterator: GCC 14 -Wnull-dereference in libstdc++
+  whole << in.rdbuf();
+  const std::string text = whole.str();
   EXPECT_EQ(text.rfind("{\n  \"schema\": \"drivelab.run/1\",\n  \"run_id\"", 0), 0u);
   EXPECT_EQ(text.back(), '\n');
 }
