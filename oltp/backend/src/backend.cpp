@@ -109,8 +109,18 @@ bool starts_entry(std::string_view line) {
 
 bool is_error_entry(std::string_view line) {
   return contains(line, "ERROR:") || contains(line, "FATAL:") || contains(line, "PANIC:") ||
-         contains(line, "[ERROR]") || is_storage_message(line) || contains(line, "terminated by signal") ||
-         contains(line, "was terminated by exception") || contains(line, "exited with exit code");
+         contains(line, "[ERROR]") || is_storage_message(line);
+}
+
+/// What ended or broke the server, logged below the error levels: PostgreSQL's postmaster
+/// ("received immediate shutdown request", "server process (PID 12) was terminated by signal 9",
+/// "... exited with exit code 1", "terminating any other active server processes"), MariaDB's
+/// "Normal shutdown" and "Got signal 11".
+bool is_server_event(std::string_view line) {
+  return contains(line, "shutdown request") || contains(line, "terminated by signal") ||
+         contains(line, "was terminated by exception") || contains(line, "exited with exit code") ||
+         contains(line, "terminating any other active server processes") || contains(line, "Normal shutdown") ||
+         contains(line, "Got signal") || contains(line, "got signal");
 }
 
 std::string joined(const std::vector<std::string_view>& lines) {
@@ -142,7 +152,7 @@ ServerLogQuote server_log_quote(const std::string& text, int lines) {
     const bool detail = after_error && (contains(line, "DETAIL:") || contains(line, "HINT:"));
     errors = errors || error;
     after_error = error || detail;
-    if (error || detail || i >= context_from) kept.push_back(line);
+    if (error || detail || is_server_event(line) || i >= context_from) kept.push_back(line);
   }
   return {distinct_tail_of_text(joined(kept), lines + kServerLogContextLines), errors};
 }

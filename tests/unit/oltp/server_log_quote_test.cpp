@@ -65,6 +65,20 @@ TEST(ServerLogQuote, MariadbErrorsAndALogWithoutErrors) {
       "2026-12-06 19:00:01.010 UTC [100] LOG:  database system is shut down\n");
   EXPECT_FALSE(quiet.error_lines);
   EXPECT_NE(quiet.text.find("received immediate shutdown request"), std::string::npos) << quiet.text;
+  // What ended the server stays when the reconnect refusals and the business rollbacks after it
+  // are more than the last lines quoted.
+  std::string killed =
+      "2026-12-06 19:00:00.001 UTC [100] LOG:  database system is ready to accept connections\n"
+      "2026-12-06 19:00:01.000 UTC [100] LOG:  received immediate shutdown request\n";
+  for (int i = 0; i < 6; ++i)
+    killed += "2026-12-06 19:00:01.100 UTC [20" + std::to_string(i) + "] FATAL:  the database system is shutting down\n";
+  killed += "2026-12-06 19:00:01.200 UTC [100] LOG:  database system is shut down\n";
+  const ServerLogQuote k = server_log_quote(killed);
+  EXPECT_TRUE(k.error_lines);
+  EXPECT_EQ(k.text,
+            "2026-12-06 19:00:01.000 UTC [100] LOG:  received immediate shutdown request\n"
+            "2026-12-06 19:00:01.100 UTC [205] FATAL:  the database system is shutting down [6 times]\n"
+            "2026-12-06 19:00:01.200 UTC [100] LOG:  database system is shut down");
   EXPECT_EQ(server_log_quote("").text, "");
 }
 

@@ -89,10 +89,11 @@ inline constexpr int kServerLogContextLines = 5;
 /// What of a server log's `text` a failed test's reason quotes (issue 29: not 20 lines of
 /// start-up noise or of a PL/pgSQL body): its error reports — a log entry (a line that starts
 /// with a timestamp digit) whose level is ERROR, FATAL or PANIC (PostgreSQL "... ERROR:  ...",
-/// MariaDB "... [ERROR] ..."), that names a storage problem (is_storage_message), or that says a
-/// server process was terminated or exited (PostgreSQL's crash LOG), each with the DETAIL and
-/// HINT entries right after it — and the last kServerLogContextLines entries (what the server
-/// did last: "received immediate shutdown request"). Never CONTEXT or
+/// MariaDB "... [ERROR] ..."), or that names a storage problem (is_storage_message), each with
+/// the DETAIL and HINT entries right after it; the entries that say what ended or broke the
+/// server below those levels (PostgreSQL "received immediate shutdown request", "server process
+/// (PID n) was terminated by signal 9", "... exited with exit code 1"; MariaDB "Normal shutdown",
+/// "Got signal"); and the last kServerLogContextLines entries (what the server did last). Never CONTEXT or
 /// STATEMENT entries nor the lines that continue an entry (a statement's or a function's body).
 /// In log order, at most `lines` + kServerLogContextLines distinct lines (distinct_tail_of_text:
 /// a repeat shown once, at its last place, with " [N times]"). `error_lines`: an error report
