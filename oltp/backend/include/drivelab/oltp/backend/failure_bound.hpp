@@ -23,9 +23,10 @@
 /// and when it began: the first failure after the type's last success (seconds into the measured
 /// phase). The run's last window counts when it lasted at least half a window (check_end).
 ///
-/// Why 50% over 5 s: contention a run may legitimately show stays far below it — deadlocks and
-/// serialization failures of a hot warehouse are a few % of attempts (HammerDB's and sysbench's
-/// users see ~0.1-5%); TPC-C's own rules then catch a skewed mix (clause 5.2.4.2, tpcc_report).
+/// Why 50% over 5 s: the contention a run may legitimately show — deadlocks and serialization
+/// failures that a rerun clears — leaves most attempts of a type succeeding; a type that fails
+/// more often than it succeeds for seconds on end does no measurable work. Below the bound,
+/// TPC-C's own rule catches a type whose failures skew the mix (clause 5.2.4.2, tpcc_report).
 /// Half of a type's attempts failing for 5 s is a broken run: a trigger or a server that refuses
 /// the type, a retryable error that never clears (issue 29: every Payment failing with 40001
 /// for 22 s still ended `complete`). 5 s is long enough not to fire on one lock storm (a
