@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <string_view>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -83,29 +85,101 @@ void throw_status(std::string_view what, const DbStatus& s) {
   throw_as(s, fmt::format("{}: {}", what, text));
 }
 
+namespace {
+
+/// The lines of `text`, trailing blanks removed.
+std::vector<std::string_view> lines_of(std::string_view text) {
+  std::vector<std::string_view> out;
+  while (!text.empty()) {
+    const std::size_t nl = text.find('\n');
+    std::string_view line = text.substr(0, nl);
+    while (!line.empty() && (line.back() == ' ' || line.back() == '\r')) line.remove_suffix(1);
+    out.push_back(line);
+    text = nl == std::string_view::npos ? std::string_view{} : text.substr(nl + 1);
+  }
+  return out;
+}
+
+bool contains(std::string_view line, std::string_view what) { return line.find(what) != std::string_view::npos; }
+
+/// A log entry's first line: the servers' prefixes start with the timestamp.
+bool starts_entry(std::string_view line) {
+  return !line.empty() && std::isdigit(static_cast<unsigned char>(line.front())) != 0;
+}
+
+bool is_error_entry(std::string_view line) {
+  return contains(line, "ERROR:") || contains(line, "FATAL:") || contains(line, "PANIC:") ||
+         contains(line, "[ERROR]") || is_storage_message(line);
+}
+
+/// What ended or broke the server, logged below the error levels: PostgreSQL's postmaster
+/// ("received immediate shutdown request", "server process (PID 12) was terminated by signal 9",
+/// "... exited with exit code 1", "terminating any other active server processes"), MariaDB's
+/// "Normal shutdown" and "Got signal 11".
+bool is_server_event(std::string_view line) {
+  return contains(line, "shutdown request") || contains(line, "terminated by signal") ||
+         contains(line, "was terminated by exception") || contains(line, "exited with exit code") ||
+         contains(line, "terminating any other active server processes") || contains(line, "Normal shutdown") ||
+         contains(line, "Got signal") || contains(line, "got signal");
+}
+
+std::string joined(const std::vector<std::string_view>& lines) {
+  std::string out;
+  for (const auto line : lines) {
+    out.append(line);
+    out += '\n';
+  }
+  return out;
+}
+
+}  // namespace
+
+ServerLogQuote server_log_quote(const std::string& text, int lines) {
+  // The entries, without the lines that continue one (a statement's or a function's body) and
+  // without CONTEXT and STATEMENT entries (which quote them).
+  std::vector<std::string_view> entries;
+  for (const auto line : lines_of(text))
+    if (starts_entry(line) && !contains(line, "CONTEXT:") && !contains(line, "STATEMENT:")) entries.push_back(line);
+  // The last kServerLogContextLines entries: what the server did last.
+  const std::size_t context_from =
+      entries.size() - std::min(entries.size(), static_cast<std::size_t>(kServerLogContextLines));
+  std::vector<std::string_view> kept;
+  bool errors = false;
+  bool after_error = false;  // the previous entry was an error: its DETAIL and HINT go with it
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    const std::string_view line = entries[i];
+    const bool error = is_error_entry(line);
+    const bool detail = after_error && (contains(line, "DETAIL:") || contains(line, "HINT:"));
+    errors = errors || error;
+    after_error = error || detail;
+    if (error || detail || is_server_event(line) || i >= context_from) kept.push_back(line);
+  }
+  return {distinct_tail_of_text(joined(kept), lines + kServerLogContextLines), errors};
+}
+
 std::string with_server_log(const std::string& reason, const ManagedServer& server, int lines) {
   const std::filesystem::path file = server.log_file();
   if (file.empty()) return reason;
-  const std::string tail = distinct_tail_of_file(file, lines);
-  if (tail.empty()) return reason;
+  const ServerLogQuote quote = server_log_quote(tail_of_file(file, 1 << 20), lines);
+  if (quote.text.empty()) return reason;
   std::string out;
   if (reason.find("storage failure") == std::string::npos) {
     // The last line that names the storage problem: the server's latest word on it.
-    std::string_view rest = tail;
     std::string_view cause;
-    while (!rest.empty()) {
-      const std::size_t nl = rest.find('\n');
-      const std::string_view line = rest.substr(0, nl);
+    for (const auto line : lines_of(quote.text))
       if (is_storage_message(line)) cause = line;
-      rest = nl == std::string_view::npos ? std::string_view{} : rest.substr(nl + 1);
-    }
     if (!cause.empty()) out = fmt::format("storage failure: {} (server log); ", cause);
   }
   // The file goes with the data directory unless the server section says keep: the lines are
   // quoted here because the path may be gone when the reason is read.
-  out += fmt::format("{}\nserver log ({}, last {} distinct lines, repeats counted; the file is removed with the data "
-                     "directory unless keep: true):\n{}",
-                     reason, file.string(), lines, tail);
+  out += fmt::format("{}\nserver log ({}, {}, repeats counted; the file is removed with the data directory unless "
+                     "keep: true):\n{}",
+                     reason, file.string(),
+                     quote.error_lines ? fmt::format("its last {} distinct ERROR/FATAL/PANIC lines and its last {} lines",
+                                                     lines, kServerLogContextLines)
+                                       : fmt::format("no ERROR/FATAL/PANIC line; its last {} distinct lines",
+                                                     kServerLogContextLines),
+                     quote.text);
   return out;
 }
 

@@ -292,3 +292,20 @@ results::Json to_json(const DatabaseConfig& c) {
 }
 
 }  // namespace drivelab::oltp
+
+namespace drivelab::oltp {
+
+void decode_failure_bound(config::MapReader& r, FailureBound& out) {
+  const config::Node node = r.section("failure_bound");
+  if (!node.defined() || node.is_null()) return;
+  config::MapReader b(node);
+  b.percent("failed", out.failed_pct);
+  b.duration("window", out.window, {.min = std::chrono::seconds(1), .max = std::chrono::hours(1)});
+  b.finish();
+}
+
+results::Json to_json(const FailureBound& b) {
+  return {{"failed_pct", b.failed_pct}, {"window", format_duration(b.window)}};
+}
+
+}  // namespace drivelab::oltp

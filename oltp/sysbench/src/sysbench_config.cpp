@@ -40,6 +40,7 @@ SysbenchConfig decode_sysbench_config(const config::Node& section) {
   }
   r.boolean("reuse", c.reuse);
   r.boolean("keep_database", c.keep_database);
+  decode_failure_bound(r, c.failure_bound);
   decode_database(r, section, c.database);
   r.finish();
   // A managed server's max_connections must hold every session the run opens at once.
@@ -75,6 +76,7 @@ results::Json to_json(const SysbenchConfig& c) {
       {"skip_trx", false},
       {"reuse", c.reuse},
       {"keep_database", c.keep_database},
+      {"failure_bound", to_json(c.failure_bound)},
       {"database", to_json(c.database)},
   };
 }

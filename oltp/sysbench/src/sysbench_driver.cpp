@@ -60,7 +60,8 @@ Driver::Driver(Backend& backend, DriverOptions options)
       // lock, which no server does (docs/oltp-sysbench.md).
       mode_(options.workload == Workload::oltp_read_only && backend.capabilities().serialized_writers
                 ? TxMode::read_only
-                : TxMode::read_write) {}
+                : TxMode::read_write),
+      failures_(options.failure_bound, {std::string(to_string(options.workload))}) {}
 
 Driver::~Driver() { finish(); }
 
@@ -96,6 +97,7 @@ void Driver::begin_measurement() {
     w->interval = Counters{};
   }
   measuring_.store(true, std::memory_order_release);
+  failures_.start(measure_start_ns_);
 }
 
 IntervalStats Driver::take_interval() {
@@ -118,8 +120,14 @@ IntervalStats Driver::take_interval() {
 
 void Driver::finish() {
   if (measuring_.exchange(false)) {
-    std::lock_guard lock(mu_);
-    measure_end_ns_ = monotonic_ns();
+    std::optional<std::string> beyond;
+    {
+      std::lock_guard lock(mu_);
+      measure_end_ns_ = monotonic_ns();
+      // The last window, while the workers still run (stopping them cuts attempts short).
+      beyond = failures_.check_end(measure_end_ns_);
+    }
+    if (beyond) fail(std::move(*beyond));
   }
   stop_.store(true);
   for (auto& th : threads_)
@@ -138,6 +146,7 @@ DriverTotals Driver::totals() const {
     out.threads.push_back({w->total.events, w->execution_time_s});
     out.in_doubt += w->in_doubt;
   }
+  out.attempts = failures_.totals().at(0);
   std::lock_guard lock(mu_);
   if (measure_start_ns_ != 0) {
     const std::int64_t end = measure_end_ns_ != 0 ? measure_end_ns_ : monotonic_ns();
@@ -197,6 +206,13 @@ void Driver::worker_main(Worker& w) {
       for (;;) {
         plan_event(opt_.workload, opt_.statements, opt_.scale, w.rnd, plan);
         const DbStatus st = execute_event(*w.conn, *w.stmts, plan, mode_, q);
+        if (!stop_.load(std::memory_order_relaxed)) {
+          if (auto beyond = failures_.attempt(0, st.ok() ? nullptr : &st, monotonic_ns())) {
+            if (!st.ok() && !st.connection_lost) w.conn->rollback();
+            fail(std::move(*beyond));
+            return;
+          }
+        }
         if (st.ok()) break;
         const bool ignored = is_ignored_error(st, dialect);
         if (ignored && st.outcome == Outcome::in_doubt && measuring_.load(std::memory_order_relaxed)) {

@@ -203,6 +203,7 @@ void SysbenchEmulator::start_driver(runner::TestContext& ctx) {
   opt.scale = scale_;
   opt.threads = config_.threads;
   opt.seed = Rng(ctx.seed).split(kStreamWorkers)();
+  opt.failure_bound = config_.failure_bound;
   driver_ = std::make_unique<Driver>(db_->backend(), opt);
   driver_->start();
   ctx.recorder->detail("threads", config_.threads);
@@ -287,6 +288,10 @@ void SysbenchEmulator::record_results(runner::TestContext& ctx, const DriverTota
   rec.metric("other", n(c.queries.other), "count");
   rec.metric("ignored_errors", n(c.queries.errors), "count", "failed queries whose transaction was restarted");
   rec.metric("reconnects", n(c.reconnects), "count");
+  rec.metric("attempts", n(totals.attempts.attempts), "count",
+             "executions of an event: first tries and restarts (failure_bound counts these)");
+  rec.metric("failed_attempts", n(totals.attempts.failed), "count",
+             "executions that ended with an error sysbench ignores and restarts (failure_bound)");
   runner::record_latency(rec, h, "latency", "latency", LatencyUnit::ms,
                          {LatencyFigure::min(), LatencyFigure::max(),
                           LatencyFigure::sum("sum of all transaction latencies (sysbench's \"sum\")")});
@@ -308,6 +313,8 @@ void SysbenchEmulator::record_results(runner::TestContext& ctx, const DriverTota
   rec.group_metric("threads_fairness", "execution_time_avg_s", time_avg, "s");
   rec.group_metric("threads_fairness", "execution_time_stddev_s", std::sqrt(time_var / nthreads), "s");
   rec.detail("in_doubt", totals.in_doubt);
+  if (const AttemptTotals& a = totals.attempts; a.first_error)
+    rec.detail("failed_attempts", {{to_string(config_.workload), to_json(a)}});
   if (c.events > 0)
     rec.detail("queries_per_transaction", n(c.queries.total()) / n(c.events));
 }

@@ -33,6 +33,7 @@ TpccConfig decode_tpcc_config(const config::Node& section, int cpus) {
   const bool has_transactions = r.choice("transactions", c.transactions, kTxProtocolNames);
   r.duration("reconnect_timeout", c.reconnect_timeout,
              {.min = std::chrono::milliseconds(100), .max = std::chrono::hours(1)});
+  decode_failure_bound(r, c.failure_bound);
   r.boolean("reuse", c.reuse);
   r.boolean("keep_database", c.keep_database);
   r.boolean("shared_database", c.shared_database);
@@ -133,6 +134,7 @@ results::Json to_json(const TpccConfig& c) {
   if (c.think == ThinkMode::tpcc) j["think_scale"] = c.think_scale;
   j["transactions"] = to_string(c.transactions);
   j["reconnect_timeout"] = format_duration(c.reconnect_timeout);
+  j["failure_bound"] = to_json(c.failure_bound);
   j["reuse"] = c.reuse;
   j["keep_database"] = c.keep_database;
   if (c.shared_database) j["shared_database"] = true;

@@ -149,6 +149,7 @@ void Driver::begin_measurement() {
   book_->logged_in_at_start = engine_->logged_in();
   book_->measuring = true;
   state_->stats.set_measuring(true);
+  state_->failures.start(book_->start.t_ns);
 }
 
 IntervalStats Driver::take_interval() {
@@ -183,6 +184,8 @@ void Driver::finish() {
       book_->queue_max = std::max(book_->queue_max, max_queue);
       book_->measuring = false;
       book_->ended = true;
+      // The last window, while the terminals still run (stopping them cuts attempts short).
+      if (auto beyond = state_->failures.check_end(book_->end.t_ns)) state_->fail(std::move(*beyond));
     }
   }
   state_->stop.request();
@@ -193,6 +196,8 @@ DriverTotals Driver::totals() const {
   DriverTotals out;
   if (!engine_) return out;
   state_->stats.totals(out);
+  const std::vector<AttemptTotals> attempts = state_->failures.totals();
+  std::copy_n(attempts.begin(), std::min(attempts.size(), out.attempts.size()), out.attempts.begin());
   out.workers = engine_->executors();
   const detail::TerminalEngine::TimerThreadScheduling timer = engine_->timer_thread();
   out.timer_thread_fifo = timer.fifo;

@@ -340,6 +340,7 @@ void TpccEmulator::start_driver(runner::TestContext& ctx) {
                                                            .login_rate_per_s = config_.login_rate_per_s,
                                                            .think_scale = config_.think_scale,
                                                            .reconnect_timeout = config_.reconnect_timeout,
+                                                           .failure_bound = config_.failure_bound,
                                                            .protocol = config_.transactions,
                                                            .seed = Rng(ctx.seed).split(kStreamTerminals)(),
                                                            .profile = config_.profile,
@@ -442,9 +443,15 @@ void TpccEmulator::run_phase(runner::TestContext& ctx) {
   facts.peak_rss_bytes = peak_rss_bytes();
   if (!driver_->failed()) facts.counters_after = counters_or_warn(ctx, "after");
   const tpcc::DriverTotals totals = driver_->totals();
-  record_tpcc_results(*ctx.recorder, totals, facts);
+  facts.terminals = share_.users;
+  const std::optional<std::string> mix_missed = record_tpcc_results(*ctx.recorder, totals, facts);
   ctx.recorder->set_phase_times(warmup_s_, totals.measured_s);
   if (auto err = driver_->fatal_error()) throw BackendError(*err);
+  if (mix_missed) {
+    // A stopped run stays interrupted: what it measured is kept, with the miss said.
+    if (ctx.stop_requested()) ctx.recorder->warning(*mix_missed);
+    else throw Error(*mix_missed);
+  }
 }
 
 void TpccEmulator::verify_phase(runner::TestContext& ctx) {

@@ -1,5 +1,6 @@
 #include "drivelab/oltp/tpcc/tpcc_random.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <numeric>
 
@@ -165,6 +166,22 @@ TxType Deck::draw(Rng& rng) noexcept {
     next_ = 0;
   }
   return cards_[static_cast<std::size_t>(next_++)];
+}
+
+std::vector<MixShortfall> mix_shortfalls(const std::array<std::uint64_t, kTxTypes>& completed, int terminals) {
+  std::vector<MixShortfall> out;
+  const std::uint64_t total = std::accumulate(completed.begin(), completed.end(), std::uint64_t{0});
+  if (total == 0) return out;
+  for (TxType t : kAllTxTypes) {
+    const auto k = static_cast<std::size_t>(t);
+    if (kMinMixPct[k] <= 0) continue;
+    const double cards = Deck::kCardsPerType[k];
+    const double slack = std::max(terminals, 0) * 2.0 * cards * (Deck::kCards - cards) / Deck::kCards;
+    const double n = static_cast<double>(completed[k]);
+    if (n < kMinMixPct[k] / 100.0 * static_cast<double>(total) - slack)
+      out.push_back({t, completed[k], 100.0 * n / static_cast<double>(total), kMinMixPct[k]});
+  }
+  return out;
 }
 
 }  // namespace drivelab::oltp::tpcc

@@ -1,6 +1,8 @@
 #include "tpcc_report.hpp"
 
+#include <array>
 #include <fstream>
+#include <numeric>
 #include <initializer_list>
 #include <string>
 
@@ -36,6 +38,30 @@ constexpr HeadlineCounter kHeadlineCounters[] = {
     {"Innodb_data_fsyncs", "server_innodb_data_fsyncs", "count", "InnoDB: fsync() calls"},
     {"Com_commit", "server_commits", "count", "MySQL/MariaDB: COMMIT statements"},
 };
+
+/// Clause 5.2.4.2 on the completed transactions (record_tpcc_results).
+std::optional<std::string> check_mix(results::TestRecorder& rec, const tpcc::DriverTotals& totals, const RunFacts& facts) {
+  std::array<std::uint64_t, tpcc::kTxTypes> completed{};
+  for (std::size_t k = 0; k < completed.size(); ++k) completed[k] = totals.by_type[k].commits + totals.by_type[k].rollbacks;
+  const bool deck = facts.config->profile == tpcc::Profile::tpcc;
+  const auto misses = tpcc::mix_shortfalls(completed, deck ? facts.terminals : 0);
+  if (misses.empty()) return std::nullopt;
+  std::string what;
+  for (const auto& m : misses) {
+    const auto& a = totals.attempts[static_cast<std::size_t>(m.type)];
+    what += fmt::format("{}{} {:.1f}% (at least {:g}%; {} completed, {} failed attempts)", what.empty() ? "" : ", ",
+                        tpcc::to_string(m.type), m.pct, m.min_pct, m.count, a.failed);
+  }
+  const std::uint64_t total = std::accumulate(completed.begin(), completed.end(), std::uint64_t{0});
+  if (deck)
+    return fmt::format("the completed transactions miss clause 5.2.4.2's minimum mix: {} of {} completed; more than "
+                       "{} terminals' partial decks explain, so transactions of that type failed or never ran",
+                       what, total, facts.terminals);
+  rec.warning(fmt::format("the completed transactions miss clause 5.2.4.2's minimum mix: {} of {} completed "
+                          "(profile: hammerdb draws each transaction independently and promises no minimum)",
+                          what, total));
+  return std::nullopt;
+}
 
 }  // namespace
 
@@ -81,7 +107,8 @@ std::uint64_t peak_rss_bytes() {
   return 0;
 }
 
-void record_tpcc_results(results::TestRecorder& rec, const tpcc::DriverTotals& totals, const RunFacts& facts) {
+std::optional<std::string> record_tpcc_results(results::TestRecorder& rec, const tpcc::DriverTotals& totals,
+                                               const RunFacts& facts) {
   using runner::LatencyUnit;
   using runner::record_latency;
   using Figure = runner::LatencyFigure;
@@ -178,6 +205,11 @@ void record_tpcc_results(results::TestRecorder& rec, const tpcc::DriverTotals& t
     rec.group_metric(g, "retries", static_cast<double>(s.retries), "count");
     rec.group_metric(g, "errors", static_cast<double>(s.errors), "count");
     rec.group_metric(g, "reconnects", static_cast<double>(s.reconnects), "count");
+    const AttemptTotals& a = totals.attempts[static_cast<std::size_t>(t)];
+    rec.group_metric(g, "attempts", static_cast<double>(a.attempts), "count",
+                     "executions of the transaction: first tries and reruns");
+    rec.group_metric(g, "failed_attempts", static_cast<double>(a.failed), "count",
+                     "executions that ended with an error, retryable ones included (failure_bound)");
     rec.histogram("response_time." + g, s.response_time);
     rec.histogram("queue_wait." + g, s.queue_wait);
     rec.histogram("service_time." + g, s.service_time);
@@ -205,6 +237,13 @@ void record_tpcc_results(results::TestRecorder& rec, const tpcc::DriverTotals& t
     }
     rec.detail("mix_pct", mix);
   }
+  results::Json failures = results::Json::object();
+  for (TxType t : tpcc::kAllTxTypes) {
+    const AttemptTotals& a = totals.attempts[static_cast<std::size_t>(t)];
+    if (!a.first_error) continue;
+    failures[std::string(tpcc::to_string(t))] = to_json(a);
+  }
+  if (!failures.empty()) rec.detail("failed_attempts", failures);
 
   // When the driver, not the drive, shaped the numbers, say so in the record.
   const double qw_p50 = ms(all.queue_wait.percentile(50));
@@ -227,6 +266,7 @@ void record_tpcc_results(results::TestRecorder& rec, const tpcc::DriverTotals& t
     rec.warning(fmt::format("timer lateness p99 is {:.1f} ms: the driver machine is too busy to keep "
                             "the keying/think/arrival schedule",
                             ms(totals.timer_lateness.percentile(99))));
+  return check_mix(rec, totals, facts);
 }
 
 }  // namespace drivelab::oltp::tpcc::detail

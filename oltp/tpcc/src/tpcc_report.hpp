@@ -35,10 +35,16 @@ struct RunFacts {
   /// profile: hammerdb: New-Orders per minute from SUM(d_next_o_id) before and after the
   /// measured phase (HammerDB's NOPM); empty otherwise or when it could not be read.
   std::optional<double> nopm_db;
+  /// This driver's terminals (the mix check's allowance for partial decks, mix_shortfalls).
+  int terminals = 0;
 };
 
-/// Headline metrics, groups, histograms, details and warnings of the measured phase.
-void record_tpcc_results(results::TestRecorder& rec, const tpcc::DriverTotals& totals, const RunFacts& facts);
+/// Headline metrics, groups, histograms, details and warnings of the measured phase. Returns why
+/// the test is not complete when the completed transactions miss clause 5.2.4.2's minimum mix
+/// under profile: tpcc, whose deck promises it (mix_shortfalls); under profile: hammerdb, whose
+/// independent draw does not, a miss is a warning.
+std::optional<std::string> record_tpcc_results(results::TestRecorder& rec, const tpcc::DriverTotals& totals,
+                                               const RunFacts& facts);
 
 /// Peak resident set size of this process (VmHWM), 0 if unknown.
 std::uint64_t peak_rss_bytes();

@@ -54,8 +54,8 @@ bool StopSignal::sleep_until(std::int64_t deadline_ns) const {
 // ---- Session -----------------------------------------------------------------------------------
 
 Session::Session(Backend& backend, const StopSignal& stop, std::chrono::nanoseconds reconnect_timeout,
-                 TxProtocol protocol)
-    : backend_(backend), stop_(stop), reconnect_timeout_(reconnect_timeout), protocol_(protocol) {
+                 TxProtocol protocol, FailureMeter* failures)
+    : backend_(backend), stop_(stop), reconnect_timeout_(reconnect_timeout), protocol_(protocol), failures_(failures) {
   open();
 }
 
@@ -138,12 +138,24 @@ ExecResult Session::execute(const Card& card, std::string_view who) {
       if (!reconnect(res, none, who)) return res;
     }
     TxResult r = run_once(card, res.delivery_skipped);
+    // Every attempt counts against the failure bound, except one the stop cut short.
+    const bool stopping = r.end == TxEnd::failed && stop_.requested();
+    std::optional<std::string> beyond_bound;
+    if (failures_ != nullptr && !stopping)
+      beyond_bound = failures_->attempt(static_cast<std::size_t>(type), r.end == TxEnd::failed ? &r.status : nullptr,
+                                        monotonic_ns());
     if (r.end != TxEnd::failed) {
       res.end = r.end;
+      if (beyond_bound) res.fatal = std::move(beyond_bound);
       return res;
     }
     res.end = TxEnd::failed;
     const DbStatus& st = r.status;
+    if (beyond_bound) {
+      if (!st.connection_lost) conn_->rollback();
+      res.fatal = std::move(beyond_bound);
+      return res;
+    }
     if (st.outcome == Outcome::storage_failure) {
       // The drive failed: never retried, never in_doubt, the run stops (issue 15). The rollback
       // is a courtesy; its own error would only hide the cause.

@@ -16,6 +16,7 @@
 
 #include "drivelab/core/rng.hpp"
 #include "drivelab/oltp/backend/backend.hpp"
+#include "drivelab/oltp/backend/failure_bound.hpp"
 #include "drivelab/oltp/tpcc/tpcc_driver_options.hpp"
 #include "drivelab/oltp/tpcc/tpcc_random.hpp"
 #include "drivelab/oltp/tpcc/tpcc_transactions.hpp"
@@ -86,9 +87,10 @@ class Session {
   static constexpr int kMaxRetries = 100;
 
   /// Connects and prepares the statements or procedure calls of `protocol` (throws
-  /// BackendError / EnvironmentError).
+  /// BackendError / EnvironmentError). Every attempt is reported to `failures` (when set); when
+  /// it says the bound is crossed, execute() ends with that reason as `fatal`.
   Session(Backend& backend, const StopSignal& stop, std::chrono::nanoseconds reconnect_timeout,
-          TxProtocol protocol = TxProtocol::statements);
+          TxProtocol protocol = TxProtocol::statements, FailureMeter* failures = nullptr);
   ~Session();
   Session(const Session&) = delete;
   Session& operator=(const Session&) = delete;
@@ -108,6 +110,7 @@ class Session {
   const StopSignal& stop_;
   std::chrono::nanoseconds reconnect_timeout_;
   TxProtocol protocol_;
+  FailureMeter* failures_;
   std::unique_ptr<Connection> conn_;
   std::unique_ptr<Transactions> tx_;
 };

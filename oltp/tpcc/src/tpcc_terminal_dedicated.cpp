@@ -120,7 +120,7 @@ void DedicatedTerminals::user_main(User& u, std::int64_t t0_ns) {
       return;
     std::unique_ptr<Session> session;
     try {
-      session = std::make_unique<Session>(s_.backend, s_.stop, o.reconnect_timeout, o.protocol);
+      session = std::make_unique<Session>(s_.backend, s_.stop, o.reconnect_timeout, o.protocol, &s_.failures);
     } catch (const std::exception& ex) {
       s_.fail(fmt::format("{} of {} could not log in ({} logged in before it; is the server's "
                           "max_connections below users?): {}",

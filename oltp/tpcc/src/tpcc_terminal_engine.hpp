@@ -20,7 +20,11 @@ namespace drivelab::oltp::tpcc::detail {
 class DriverState {
  public:
   DriverState(Backend& db, const DriverOptions& options, int executors)
-      : backend(db), opt(options), gen(options.scale, options.c_run, options.profile, options.hammerdb_script), stats(executors) {}
+      : backend(db),
+        opt(options),
+        gen(options.scale, options.c_run, options.profile, options.hammerdb_script),
+        stats(executors),
+        failures(options.failure_bound, type_names()) {}
 
   /// Records the first fatal error and stops every terminal.
   void fail(std::string message) {
@@ -50,8 +54,15 @@ class DriverState {
   const InputGenerator gen;
   StopSignal stop;
   StatsShards stats;
+  /// Attempts per TxType against DriverOptions::failure_bound (measured phase only).
+  FailureMeter failures;
 
  private:
+  static std::vector<std::string> type_names() {
+    std::vector<std::string> out;
+    for (TxType t : kAllTxTypes) out.emplace_back(to_string(t));
+    return out;
+  }
   mutable std::mutex mu_;
   std::optional<std::string> fatal_;
   std::atomic<bool> failed_{false};

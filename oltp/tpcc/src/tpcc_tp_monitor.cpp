@@ -198,7 +198,7 @@ void TpMonitor::start() {
   for (int i = 0; i < o.connections; ++i) {
     auto w = std::make_unique<Worker>();
     w->index = i;
-    w->session = std::make_unique<Session>(s_.backend, s_.stop, o.reconnect_timeout, o.protocol);
+    w->session = std::make_unique<Session>(s_.backend, s_.stop, o.reconnect_timeout, o.protocol, &s_.failures);
     workers_.push_back(std::move(w));
     logged_in_.fetch_add(1, std::memory_order_relaxed);
   }

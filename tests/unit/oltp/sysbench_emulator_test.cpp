@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <sstream>
+#include <thread>
 
 #include "drivelab/oltp/register.hpp"
 #include "drivelab/runner/protocol.hpp"
@@ -119,6 +120,52 @@ TEST_F(SysbenchEmulatorTest, WriteOnlyRunsFourWritesPerTransaction) {
   EXPECT_DOUBLE_EQ(metric(t, "writes"), 4 * metric(t, "transactions"));
   EXPECT_DOUBLE_EQ(metric(t, "reads"), 0.0);
   EXPECT_GT(t.warmup_s, 0.15);
+}
+
+
+// Issue 29, sysbench: sysbench restarts an event that fails with an error it ignores and runs on,
+// reporting err/s. When every event fails (another process holds SQLite's writer lock, so every
+// BEGIN IMMEDIATE gives up after busy_timeout with SQLITE_BUSY), the test fails by
+// failure_bound, naming the workload, the error and when it began, instead of ending complete
+// with a handful of transactions.
+TEST_F(SysbenchEmulatorTest, EventsThatFailOnEveryTryFailTheTestByTheFailureBound) {
+  test::ProtocolRun r;
+  r.out_dir = dir.path() / "out";
+  const fs::path db = dir.path() / "target" / "drivelab-sb-sysbench.db";
+  std::string lock_error;
+  std::thread locker([&] {
+    r.wait_for_measured_phase();
+    if (r.finished) return;
+    try {
+      auto conn = test::sqlite_at(db)->connect();
+      const DbStatus st = conn->begin(TxMode::read_write);  // BEGIN IMMEDIATE: the writer lock
+      if (!st.ok()) throw std::runtime_error(st.to_string());
+      for (int i = 0; i < 80 && !r.finished; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      conn->rollback();
+    } catch (const std::exception& ex) {
+      lock_error = ex.what();
+    }
+  });
+  const auto outcome = r.run("protocol: p\nseed: 3\ntests:\n"
+                             "  - {name: sb, kind: sysbench, warmup: 0s, duration: 30s, interval: 500ms,\n"
+                             "     sysbench: {tables: 1, table_size: 1000, threads: 4, synchronous: 'OFF',\n"
+                             "                busy_timeout: 100ms, failure_bound: {window: 2s}}}\n",
+                             dir.path() / "target");
+  locker.join();
+  ASSERT_EQ(lock_error, "");
+  ASSERT_EQ(outcome.record.tests.size(), 1u);
+  const auto& t = outcome.record.tests[0];
+  ::testing::Test::RecordProperty("reason", t.reason);  // in --gtest_output, for a look at the text
+  EXPECT_EQ(t.status, results::Status::failed) << r.out.str();
+  EXPECT_NE(t.reason.find("oltp_read_write: "), std::string::npos) << t.reason;
+  EXPECT_NE(t.reason.find("more than failure_bound's 50% over 2 s"), std::string::npos) << t.reason;
+  EXPECT_NE(t.reason.find("error 5 "), std::string::npos) << t.reason;  // SQLITE_BUSY
+  EXPECT_NE(t.reason.find("every attempt has failed since"), std::string::npos) << t.reason;
+  EXPECT_LT(t.measured_s, 15.0);
+  EXPECT_GE(metric(t, "failed_attempts"), 20.0);
+  EXPECT_GE(metric(t, "attempts"), metric(t, "failed_attempts"));
+  ASSERT_TRUE(t.details.contains("failed_attempts"));
+  EXPECT_TRUE(t.details["failed_attempts"]["oltp_read_write"].contains("first_error"));
 }
 
 }  // namespace

@@ -83,13 +83,31 @@ class ManagedServer {
 
 /// How many lines of a managed server's log a failed test's reason quotes.
 inline constexpr int kServerLogLines = 20;
+/// How many entries of the log's end the reason quotes besides its error lines.
+inline constexpr int kServerLogContextLines = 5;
 
-/// `reason` with the last `lines` distinct lines of `server`'s log (core/process.hpp
-/// distinct_tail_of_file: a repeated line shown once, at its last place, with its count, so the
-/// reconnect attempts' "the database system is shutting down" cannot push the cause out)
-/// appended as "\nserver log (<file>, last N distinct lines, repeats counted):\n<lines>", so the
-/// cause is in the record before stop() removes the directory (issue 15). When `reason` is not
-/// already a storage failure but the quoted lines hold one (backend.hpp is_storage_message), the
+/// What of a server log's `text` a failed test's reason quotes (issue 29: not 20 lines of
+/// start-up noise or of a PL/pgSQL body): its error reports — a log entry (a line that starts
+/// with a timestamp digit) whose level is ERROR, FATAL or PANIC (PostgreSQL "... ERROR:  ...",
+/// MariaDB "... [ERROR] ..."), or that names a storage problem (is_storage_message), each with
+/// the DETAIL and HINT entries right after it; the entries that say what ended or broke the
+/// server below those levels (PostgreSQL "received immediate shutdown request", "server process
+/// (PID n) was terminated by signal 9", "... exited with exit code 1"; MariaDB "Normal shutdown",
+/// "Got signal"); and the last kServerLogContextLines entries (what the server did last). Never CONTEXT or
+/// STATEMENT entries nor the lines that continue an entry (a statement's or a function's body).
+/// In log order, at most `lines` + kServerLogContextLines distinct lines (distinct_tail_of_text:
+/// a repeat shown once, at its last place, with " [N times]"). `error_lines`: an error report
+/// was found.
+struct ServerLogQuote {
+  std::string text;
+  bool error_lines = false;
+};
+ServerLogQuote server_log_quote(const std::string& text, int lines = kServerLogLines);
+
+/// `reason` with server_log_quote of `server`'s log (its last 64 KiB) appended as
+/// "\nserver log (<file>, its last N distinct ERROR/FATAL/PANIC lines, repeats counted; ...):\n<lines>",
+/// so the cause is in the record before stop() removes the directory (issue 15). When `reason`
+/// is not already a storage failure but the log holds one (backend.hpp is_storage_message), the
 /// result starts with "storage failure: <that line> (server log); ". `reason` unchanged when the
 /// log is missing or empty.
 std::string with_server_log(const std::string& reason, const ManagedServer& server, int lines = kServerLogLines);

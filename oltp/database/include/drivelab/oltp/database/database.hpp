@@ -40,6 +40,7 @@
 #include "drivelab/config/map_reader.hpp"
 #include "drivelab/core/names.hpp"
 #include "drivelab/oltp/backend/backend.hpp"
+#include "drivelab/oltp/backend/failure_bound.hpp"
 #include "drivelab/oltp/backend/server.hpp"
 #include "drivelab/results/record.hpp"
 
@@ -126,6 +127,14 @@ int sessions_needed(int workers, int loaders, const Capabilities& capabilities) 
 /// existing server (its limit is asked at run time). `section` is the workload's section.
 void check_max_connections_key(const config::Node& section, const DatabaseConfig& config, int workers, int loaders,
                                std::string_view workers_what);
+
+/// Reads `failure_bound: {failed: 50%, window: 5s}` (failure_bound.hpp) from `r`, the workload's
+/// section reader: `failed` a percentage 0-100% (100% = no bound), `window` 1 s .. 1 h; a wrong
+/// value, an unknown key or a scalar instead of the mapping is an error at its key
+/// (file:line:column). Shared by tpcc and sysbench.
+void decode_failure_bound(config::MapReader& r, FailureBound& out);
+/// {failed_pct, window} for the record's config.
+results::Json to_json(const FailureBound& b);
 
 /// What open_database needs to know about the test.
 struct OpenRequest {

@@ -29,6 +29,10 @@
 ///                                       complete for tables x table_size (e.g. loaded by
 ///                                       `sysbench ... prepare`); never reload them
 ///   keep_database:     false            leave the tables after the test
+///   failure_bound: {failed: 50%, window: 5s}  the test fails when more than `failed` of the
+///                                       event attempts (restarts included) fail with an error
+///                                       sysbench ignores, over a window (failure_bound.hpp);
+///                                       sysbench itself runs on and only reports err/s
 ///
 /// Errors are reported at file:line:col with the key path, all at once (config/document.hpp).
 #include <cstdint>
@@ -74,6 +78,7 @@ struct SysbenchConfig {
   StatementOptions statements;
   bool reuse = false;
   bool keep_database = false;
+  FailureBound failure_bound;  ///< failure_bound.hpp
   DatabaseConfig database;
 };
 

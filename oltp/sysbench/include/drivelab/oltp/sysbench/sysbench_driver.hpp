@@ -24,6 +24,10 @@
 ///     server cannot be reached, the run fails (sysbench would retry forever; we end with a clear
 ///     status instead of hanging).
 /// Anything else is fatal: every worker stops and fatal_error() tells why.
+/// Every attempt of an event in the measured phase (the first and each restart) counts against
+/// DriverOptions::failure_bound (failure_bound.hpp; the one kind is the workload's name): sysbench
+/// would run on for ever with every event restarting and only report err/s; past the bound the
+/// run stops and fatal_error() gives the bound's reason.
 ///
 /// Phases: start() connects and prepares every worker (in parallel, like sysbench's thread_init)
 /// and waits until all are ready, then they run unrecorded (warm-up); begin_measurement() records
@@ -40,6 +44,7 @@
 
 #include "drivelab/core/histogram.hpp"
 #include "drivelab/oltp/backend/backend.hpp"
+#include "drivelab/oltp/backend/failure_bound.hpp"
 #include "drivelab/oltp/sysbench/sysbench_config.hpp"
 #include "drivelab/oltp/sysbench/sysbench_transactions.hpp"
 
@@ -52,6 +57,7 @@ struct DriverOptions {
   Scale scale;
   int threads = 1;
   std::uint64_t seed = 1;
+  FailureBound failure_bound;
 };
 
 /// True when sysbench 1.0.20 ignores this failure and restarts the event (see file comment).
@@ -83,6 +89,7 @@ struct DriverTotals {
   std::vector<ThreadShare> threads;
   std::uint64_t in_doubt = 0;  ///< commits whose outcome was lost with the connection
   double measured_s = 0;
+  AttemptTotals attempts;      ///< event attempts (restarts included) and failed ones
 };
 
 class Driver {
@@ -117,6 +124,7 @@ class Driver {
   Backend& backend_;
   DriverOptions opt_;
   TxMode mode_;
+  FailureMeter failures_;
   std::vector<std::unique_ptr<Worker>> workers_;
   std::vector<std::thread> threads_;
   std::atomic<bool> stop_{false};

@@ -41,6 +41,9 @@
 ///                                         one between BEGIN and COMMIT (~28 round trips)
 ///   reconnect_timeout: 10s                how long reconnecting after a lost connection may fail
 ///                                         before the test fails with "server connection lost"
+///   failure_bound: {failed: 50%, window: 5s}  the test fails when more than `failed` of one
+///                                         transaction type's attempts (retries included) fail
+///                                         over a window (oltp/backend/failure_bound.hpp)
 ///   reuse:         false                  keep a complete database of the same scale from a
 ///                                         previous run instead of rebuilding it (checked)
 ///   keep_database: false                  leave the database in the target after the test
@@ -89,6 +92,7 @@ struct TpccConfig {
   double think_scale = 1.0;
   TxProtocol transactions = TxProtocol::statements;  ///< resolved by decode
   std::chrono::nanoseconds reconnect_timeout = std::chrono::seconds(10);
+  FailureBound failure_bound;  ///< failure_bound.hpp
   bool reuse = false;
   bool keep_database = false;
   bool shared_database = false;  ///< several ranks on one server (above)

@@ -60,7 +60,9 @@
 /// rerun and counts as an error; `fatal` counts as an error, stops every terminal and is reported by
 /// fatal_error(). A status with connection_lost drops the Connection and connects again (counted
 /// as a reconnect; then a retryable transaction is rerun). If connecting keeps failing for
-/// `reconnect_timeout`, the run ends with "server connection lost: ...".
+/// `reconnect_timeout`, the run ends with "server connection lost: ...". Every attempt (first
+/// try or rerun) of the measured phase counts against DriverOptions::failure_bound per type
+/// (failure_bound.hpp): past it the attempt's terminal reports the bound's reason as fatal.
 ///
 /// Phases: start() connects and launches the terminals unrecorded (warm-up); begin_measurement()
 /// records every transaction that ends from then on; take_interval() returns one reporting

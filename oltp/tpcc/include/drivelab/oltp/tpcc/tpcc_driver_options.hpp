@@ -12,6 +12,7 @@
 
 #include "drivelab/core/histogram.hpp"
 #include "drivelab/core/names.hpp"
+#include "drivelab/oltp/backend/failure_bound.hpp"
 #include "drivelab/oltp/tpcc/tpcc_random.hpp"
 #include "drivelab/oltp/tpcc/tpcc_transactions.hpp"
 
@@ -46,6 +47,9 @@ struct DriverOptions {
   double think_scale = 1.0;
   /// How long reconnecting may fail before the run ends with "server connection lost".
   std::chrono::nanoseconds reconnect_timeout = std::chrono::seconds(10);
+  /// The bound on failed attempts per transaction type (failure_bound.hpp): past it the run
+  /// stops and fatal_error() says why.
+  FailureBound failure_bound;
   /// Open loop: arrivals beyond this many queued transactions are dropped and counted (the
   /// offered rate is then above what the database delivers; memory stays bounded).
   std::size_t max_queued = 100'000;
@@ -102,6 +106,9 @@ struct DriverTotals {
   bool timer_thread_fifo = false;
   int timer_thread_nice = 0;
   int timer_thread_slice_us = 0;
+  /// Per TxType: attempts (first tries and reruns) and failed attempts of the measured phase,
+  /// with the first and the latest error (failure_bound.hpp).
+  std::array<AttemptTotals, kTxTypes> attempts;
 };
 
 /// One reporting interval (all types together).

@@ -134,4 +134,27 @@ class Deck {
   int next_ = kCards;  // shuffle on first draw
 };
 
+/// Clause 5.2.4.2's minimum shares of the completed transactions, in % per TxType: Payment 43%,
+/// Order-Status, Delivery, Stock-Level 4% each; New-Order none (it is the rest).
+inline constexpr std::array<double, kTxTypes> kMinMixPct{0, 43, 4, 4, 4};
+
+/// A type whose measured share is below its clause 5.2.4.2 minimum (mix_shortfalls).
+struct MixShortfall {
+  TxType type = TxType::payment;
+  std::uint64_t count = 0;  ///< its completed transactions
+  double pct = 0;           ///< its share of all completed transactions
+  double min_pct = 0;       ///< kMinMixPct
+};
+
+/// The types of `completed` (completed transactions per TxType: commits + business rollbacks)
+/// whose share is below kMinMixPct by more than `terminals` decks can explain. Each terminal's
+/// completed transactions are whole decks between a partial deck at the start of the measured
+/// phase and one at its end; a partial deck of h cards can hold no card of a type with k cards per
+/// deck when h <= 23 - k, so one terminal can fall short of the share k/23 by at most
+/// 2 k (23 - k) / 23 transactions (11.3 Payments, 1.9 of a one-card type). A count below
+/// min% x completed - terminals x that is not the deck's doing: transactions of the type failed
+/// or never ran. `terminals` = 0 judges the shares as they are (HammerDB's independent draw,
+/// which promises no minimum). Empty when nothing completed.
+std::vector<MixShortfall> mix_shortfalls(const std::array<std::uint64_t, kTxTypes>& completed, int terminals);
+
 }  // namespace drivelab::oltp::tpcc
