@@ -184,4 +184,14 @@ std::vector<MixShortfall> mix_shortfalls(const std::array<std::uint64_t, kTxType
   return out;
 }
 
+std::vector<MixShortfall> mix_shortfalls_beyond_chance(const std::array<std::uint64_t, kTxTypes>& completed) {
+  std::vector<MixShortfall> out = mix_shortfalls(completed, 0);
+  const double n = static_cast<double>(std::accumulate(completed.begin(), completed.end(), std::uint64_t{0}));
+  std::erase_if(out, [&](const MixShortfall& m) {
+    const double p = static_cast<double>(Deck::kCardsPerType[static_cast<std::size_t>(m.type)]) / Deck::kCards;
+    return static_cast<double>(m.count) >= p * n - 3.0 * std::sqrt(n * p * (1.0 - p));
+  });
+  return out;
+}
+
 }  // namespace drivelab::oltp::tpcc

@@ -44,7 +44,9 @@ std::optional<std::string> check_mix(results::TestRecorder& rec, const tpcc::Dri
   std::array<std::uint64_t, tpcc::kTxTypes> completed{};
   for (std::size_t k = 0; k < completed.size(); ++k) completed[k] = totals.by_type[k].commits + totals.by_type[k].rollbacks;
   const bool deck = facts.config->profile == tpcc::Profile::tpcc;
-  const auto misses = tpcc::mix_shortfalls(completed, deck ? facts.terminals : 0);
+  // profile: hammerdb's independent draws miss a minimum by chance alone in about one run of
+  // four: only a shortfall beyond chance is warned (tpcc_random.hpp).
+  const auto misses = deck ? tpcc::mix_shortfalls(completed, facts.terminals) : tpcc::mix_shortfalls_beyond_chance(completed);
   if (misses.empty()) return std::nullopt;
   std::string what;
   for (const auto& m : misses) {
@@ -57,8 +59,9 @@ std::optional<std::string> check_mix(results::TestRecorder& rec, const tpcc::Dri
     return fmt::format("the completed transactions miss clause 5.2.4.2's minimum mix: {} of {} completed; more than "
                        "{} terminals' partial decks explain, so transactions of that type failed or never ran",
                        what, total, facts.terminals);
-  rec.warning(fmt::format("the completed transactions miss clause 5.2.4.2's minimum mix: {} of {} completed "
-                          "(profile: hammerdb draws each transaction independently and promises no minimum)",
+  rec.warning(fmt::format("the completed transactions miss clause 5.2.4.2's minimum mix by more than chance "
+                          "explains: {} of {} completed (profile: hammerdb draws each transaction independently and "
+                          "promises no minimum; this far below its odds, transactions of that type failed or never ran)",
                           what, total));
   return std::nullopt;
 }

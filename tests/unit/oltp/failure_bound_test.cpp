@@ -222,5 +222,18 @@ TEST(MixCheck, PartialDecksOfAShortRunAreAllowedForButNotBeyond) {
   EXPECT_EQ(none[0].type, tpcc::TxType::delivery);
 }
 
+TEST(MixCheck, HammerDbsIndependentDrawsAreWarnedOnlyBeyondChance) {
+  using tpcc::mix_shortfalls_beyond_chance;
+  // 10,000 transactions at HammerDB's odds (expected 4,348 Payments, 435 of each small type):
+  // 4,280 Payments (42.8%) and 395 Deliveries (3.95%) are below the minimums but within 3
+  // standard deviations (149 and 61) of the odds: chance, not failure.
+  EXPECT_EQ(tpcc::mix_shortfalls({4'500, 4'280, 395, 410, 415}, 0).size(), 2u);
+  EXPECT_TRUE(mix_shortfalls_beyond_chance({4'500, 4'280, 395, 410, 415}).empty());
+  // 4,100 Payments (41%) is 248 below its expected count, beyond 3 standard deviations.
+  const auto misses = mix_shortfalls_beyond_chance({4'680, 4'100, 400, 410, 410});
+  ASSERT_EQ(misses.size(), 1u);
+  EXPECT_EQ(misses[0].type, tpcc::TxType::payment);
+}
+
 }  // namespace
 }  // namespace drivelab::oltp
