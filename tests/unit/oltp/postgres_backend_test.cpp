@@ -395,6 +395,26 @@ TEST_F(PgTest, ConnectErrorsSayWhatToFixAndNeverShowThePassword) {
               std::string::npos)
         << e.what();
   }
+
+  // An existing server named in the `connection` string (conninfo_extra), as a protocol's
+  // `server: {connection: "host=... port=..."}` gives it: the message names that endpoint, not
+  // libpq's default server. Port 1 on the loopback: nothing listens there.
+  for (const auto& [connection, named] :
+       {std::pair{std::string("host=127.0.0.1 port=1"), std::string("server unreachable at host 127.0.0.1 port 1: ")},
+        std::pair{std::string("host=/nonexistent-drivelab-socket-dir port=5999"),
+                  std::string("server unreachable at socket directory /nonexistent-drivelab-socket-dir port 5999: ")},
+        std::pair{std::string("hostaddr=127.0.0.1 port=1"), std::string("server unreachable at address 127.0.0.1 port 1: ")}}) {
+    PostgresOptions given;
+    given.database = name;
+    given.conninfo_extra = connection;
+    try {
+      make_postgres_backend(given)->connect();
+      FAIL() << connection;
+    } catch (const BackendError& e) {
+      EXPECT_NE(std::string(e.what()).find(named), std::string::npos) << e.what();
+      EXPECT_EQ(std::string(e.what()).find("libpq's default server"), std::string::npos) << e.what();
+    }
+  }
 }
 
 TEST_F(PgTest, DescribeAndServerCountersForTheRecord) {

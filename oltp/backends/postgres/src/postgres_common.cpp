@@ -66,11 +66,32 @@ std::string quote_literal(std::string_view text) {
 }
 
 std::string describe_target(const PostgresOptions& o) {
-  const Endpoint& e = o.endpoint;
-  const std::string port = e.port > 0 ? fmt::format(" port {}", e.port) : std::string(" (default port)");
-  if (!e.socket_path.empty()) return fmt::format("socket directory {}{}", e.socket_path, port);
-  if (!e.host.empty()) return fmt::format("host {}{}", e.host, port);
-  return "libpq's default server (PGHOST or the default socket)" + (e.port > 0 ? port : std::string());
+  // What the whole conninfo names (the endpoint, then an existing server's `connection` string,
+  // where libpq keeps the last of a keyword given twice), parsed as libpq parses it, without the
+  // environment's defaults: an explicit `host=db1 port=5433` is named as given.
+  std::string host;
+  std::string hostaddr;
+  std::string port;
+  char* parse_error = nullptr;
+  if (PQconninfoOption* opts = PQconninfoParse(conninfo(o).c_str(), &parse_error); opts != nullptr) {
+    for (const PQconninfoOption* opt = opts; opt->keyword != nullptr; ++opt) {
+      if (opt->val == nullptr || *opt->val == '\0') continue;
+      const std::string_view k = opt->keyword;
+      if (k == "host") host = opt->val;
+      else if (k == "hostaddr") hostaddr = opt->val;
+      else if (k == "port") port = opt->val;
+    }
+    PQconninfoFree(opts);
+  }
+  if (parse_error != nullptr) PQfreemem(parse_error);
+  const std::string port_text = !port.empty() ? fmt::format(" port {}", port) : std::string(" (default port)");
+  // libpq: a host starting with '/' (or '@', an abstract socket) is a socket directory.
+  if (!host.empty() && (host.front() == '/' || host.front() == '@'))
+    return fmt::format("socket directory {}{}", host, port_text);
+  if (!host.empty() && !hostaddr.empty()) return fmt::format("host {} (address {}){}", host, hostaddr, port_text);
+  if (!host.empty()) return fmt::format("host {}{}", host, port_text);
+  if (!hostaddr.empty()) return fmt::format("address {}{}", hostaddr, port_text);
+  return "libpq's default server (PGHOST or the default socket)" + (!port.empty() ? port_text : std::string());
 }
 
 std::string conninfo(const PostgresOptions& o) {
