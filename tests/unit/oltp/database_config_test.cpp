@@ -4,6 +4,11 @@
 #include <stdlib.h>
 
 #include <fstream>
+#include <tuple>
+
+#include <fmt/format.h>
+
+#include "drivelab/core/errors.hpp"
 
 #include "drivelab/config/map_reader.hpp"
 #include "drivelab/oltp/backends/odbc/odbc_backend.hpp"
@@ -190,6 +195,47 @@ TEST(DatabaseCapabilities, KnownAtDecodeAreTheBackendsOwn) {
   EXPECT_TRUE(capabilities_of(BackendKind::mysql).server_procedures);
   EXPECT_FALSE(capabilities_of(BackendKind::odbc).server_procedures);
   EXPECT_FALSE(capabilities_of(BackendKind::sqlite).server_procedures);
+}
+
+/// A managed server behind the ODBC backend: a driver this machine lacks is said, with the Debian
+/// package that provides it, before the server is created. unixODBC reads odbcinst.ini from
+/// $ODBCSYSINI: an empty directory there is a machine without ODBC drivers.
+TEST(OpenDatabase, AMissingOdbcDriverIsSaidWithItsPackageBeforeTheManagedServerStarts) {
+  test_support::TempDir no_drivers("odbcsysini");
+  test_support::TempDir target("odbc-target");
+  const char* old = std::getenv("ODBCSYSINI");
+  const std::string saved = old != nullptr ? old : "";
+  ::setenv("ODBCSYSINI", no_drivers.path().c_str(), 1);
+  for (const auto& [kind, driver, package] :
+       {std::tuple{ServerKind::postgres, "PostgreSQL Unicode", "odbc-postgresql"},
+        std::tuple{ServerKind::mariadb, "MariaDB Unicode", "odbc-mariadb"}}) {
+    DatabaseConfig c;
+    c.backend = BackendKind::odbc;
+    c.managed = kind;
+    c.dialect = kind == ServerKind::postgres ? SqlDialect::postgres : SqlDialect::mysql;
+    OpenRequest req;
+    req.target_dir = target.path();
+    req.test_name = "t";
+    req.workload = "tpcc";
+    std::vector<std::string> said;
+    req.message = [&](const std::string& m) { said.push_back(m); };
+    try {
+      open_database(c, req);
+      ADD_FAILURE() << "opened a database through the missing driver " << driver;
+    } catch (const EnvironmentError& e) {
+      EXPECT_EQ(std::string(e.what()),
+                fmt::format("odbc: the ODBC driver '{}' is not installed (not in the driver manager's odbcinst.ini; "
+                            "`odbcinst -q -d` lists the installed drivers: none): Debian: apt-get install {}",
+                            driver, package));
+    }
+    EXPECT_TRUE(said.empty()) << said.front();  // no "starting a managed ... server"
+    EXPECT_TRUE(std::filesystem::is_empty(target.path()));  // nothing created in the target
+  }
+  if (old != nullptr) ::setenv("ODBCSYSINI", saved.c_str(), 1);
+  else ::unsetenv("ODBCSYSINI");
+  // With the machine's drivers (the test image installs both): no problem.
+  EXPECT_EQ(odbc_driver_problem(odbc_driver_for(ServerKind::postgres)), "");
+  EXPECT_EQ(odbc_driver_problem(odbc_driver_for(ServerKind::mariadb)), "");
 }
 
 }  // namespace
