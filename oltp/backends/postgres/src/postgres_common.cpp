@@ -10,6 +10,7 @@
 
 #include "drivelab/core/clock.hpp"
 #include "drivelab/core/errors.hpp"
+#include "drivelab/oltp/backend/connect_failure.hpp"
 
 namespace drivelab::oltp::pg {
 namespace {
@@ -116,10 +117,18 @@ ConnHandle connect(const PostgresOptions& o) {
   if (PQstatus(conn.get()) == CONNECTION_OK) return conn;
 
   // libpq gives no SQLSTATE for a failed connection (PG 15), only the server's text: recognise
-  // the three failures a person must fix differently.
+  // the failures a person must fix differently.
   const std::string detail = one_line(PQerrorMessage(conn.get()));
   const std::string user = o.endpoint.user.empty() ? "(libpq default user)" : o.endpoint.user;
   const std::string where = describe_target(o);
+  // ERRCODE_TOO_MANY_CONNECTIONS (53300): "sorry, too many clients already" (max_connections),
+  // "too many connections for database/role" (CONNECTION LIMIT), "remaining connection slots are
+  // reserved ..." (postmaster.c, postinit.c).
+  if (classify_connect_failure("", 0, detail) == ConnectFailure::too_many_connections)
+    throw BackendError(fmt::format("postgres: the server at {} has no session left for user \"{}\" on database "
+                                   "\"{}\" (too many connections, SQLSTATE 53300): {}",
+                                   where, user, o.database, detail),
+                       "53300");
   if (contains(detail, "password authentication failed") || contains(detail, "authentication failed") ||
       contains(detail, "no password supplied") || contains(detail, "pg_hba.conf") ||
       (contains(detail, "role \"") && contains(detail, "does not exist"))) {
