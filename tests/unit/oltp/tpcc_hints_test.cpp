@@ -1,6 +1,7 @@
 // The hints of a TPC-C run, chosen from numbers and error values: why a login failed (too many
 // connections, time-out, refused: classify_connect_failure, login_failure_message), why users
-// were still logging in when the measured phase began (login_lag_warning).
+// were still logging in when the measured phase began (login_lag_warning), and whether queue
+// wait at the pool or a stalled service time shaped the response times (pool_wait_warning).
 #include <gtest/gtest.h>
 
 #include <stdexcept>
@@ -137,6 +138,60 @@ TEST(LoginLag, AShortWarmUpAndSlowLoginsAreToldApart) {
   EXPECT_TRUE(has(login_lag_warning(3, 10, 0, 20.0), "though every login was due at once into the 20 s warm-up: the "
                                                      "others were still connecting"));
   EXPECT_TRUE(has(login_lag_warning(3, 10, 0, 0.5), "make warmup at least users / login_rate + 1 s = 1 s"));
+}
+
+/// A pooled run's totals from numbers (ms): `n` New-Orders and `n` Payments, each with its
+/// service times, the given queue wait, response time = queue wait + service time.
+DriverTotals pool_run(int n, double service_ms, double slow_service_ms, int slow_per_hundred, double queue_ms) {
+  DriverTotals t;
+  t.workers = 8;
+  t.pool_utilisation = 0.97;
+  for (TxType type : {TxType::new_order, TxType::payment}) {
+    TypeStats& s = t.by_type[static_cast<std::size_t>(type)];
+    for (int i = 0; i < n; ++i) {
+      const double service = i % 100 < slow_per_hundred ? slow_service_ms : service_ms;
+      s.service_time.record(static_cast<std::int64_t>(service * 1e6));
+      s.queue_wait.record(static_cast<std::int64_t>(queue_ms * 1e6));
+      s.response_time.record(static_cast<std::int64_t>((service + queue_ms) * 1e6));
+      ++s.commits;
+    }
+  }
+  return t;
+}
+
+TEST(PoolWait, SaysWhatWasMeasuredAndBlamesThePoolOnlyWhileServiceTimesAreSteady) {
+  // Service time steady at 2 ms (p99 4 ms: 2x), 8 ms waiting for a connection: the pool.
+  const auto steady = pool_wait_warning(pool_run(1000, 2.0, 4.0, 5, 8.0), false);
+  ASSERT_TRUE(steady.has_value());
+  // 10 ms reads 10.01 ms: the histogram's bin (about 0.1% wide) holding it.
+  EXPECT_TRUE(has(*steady, "queue wait is 80% of the response time at p50 (8.00 of 10.01 ms): transactions waited "
+                           "for one of the pool's 8 connections (97% busy) while the service time on a connection "
+                           "stayed steady (p50 2.00 ms, p99 4.00 ms; new_order"))
+      << *steady;
+  EXPECT_TRUE(has(*steady, "'s p99 is 2.0x its p50, below 10x): the pool, not the database or the drive, shaped the "
+                           "response times; raise connections if the database has capacity left"))
+      << *steady;
+  const auto open_loop = pool_wait_warning(pool_run(1000, 2.0, 4.0, 5, 8.0), true);
+  ASSERT_TRUE(open_loop.has_value());
+  EXPECT_TRUE(has(*open_loop, "lower rate, or raise connections if the database has capacity left")) << *open_loop;
+
+  // 2% of the transactions stall for 400 ms on the drive: the service time p99 is 200x its p50;
+  // the connections were held by them, so the warning blames the stall, not the pool's size.
+  const auto stalled = pool_wait_warning(pool_run(1000, 2.0, 400.0, 2, 8.0), false);
+  ASSERT_TRUE(stalled.has_value());
+  EXPECT_TRUE(has(*stalled, "transactions waited for one of the pool's 8 connections (97% busy) because the service "
+                            "time on a connection stalled (p50 2.00 ms, p99 400."))
+      << *stalled;
+  EXPECT_TRUE(has(*stalled, "x its p50, at or above 10x): slow transactions held the connections, so the database "
+                            "server or its drive stalled (I/O, checkpoint or lock waits), not the pool's size; more "
+                            "connections would wait inside the server instead"))
+      << *stalled;
+  EXPECT_FALSE(has(*stalled, "raise connections")) << *stalled;
+  EXPECT_FALSE(has(*stalled, "not the drive")) << *stalled;
+
+  // Queue wait at 5% of the response time: no warning.
+  EXPECT_FALSE(pool_wait_warning(pool_run(1000, 2.0, 4.0, 5, 0.1), false).has_value());
+  EXPECT_FALSE(pool_wait_warning(DriverTotals{}, false).has_value());
 }
 
 }  // namespace
