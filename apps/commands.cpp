@@ -256,14 +256,16 @@ std::chrono::system_clock::time_point parse_start_at(const std::string& value,
 
 int cmd_validate(const std::filesystem::path& protocol_file, const std::vector<std::string>& overrides) {
   const runner::Registry registry = make_registry();
+  // The hosts: entries as written, read first and the tree let go at once: only the entries are
+  // kept, never a second copy of the document beside the one being decoded.
+  const std::vector<runner::HostEntry> host_entries = runner::hosts_of(read_document(protocol_file, {}).doc);
   runner::Protocol protocol;
   const bool loaded_ok = load_protocol(read_document(protocol_file, {}), registry, overrides, protocol);
   // Every hosts: entry's overrides, as that host will apply them (this host's were applied above),
   // also when the rest has problems: every mistake at once. A problem the entry's `set:` causes is
   // said at the entry's line, not at "<--set>" (the command line's).
   std::size_t host_problems = 0;
-  const LoadedDocument base = read_document(protocol_file, {});
-  for (const runner::HostEntry& e : runner::hosts_of(base.doc)) {
+  for (const runner::HostEntry& e : host_entries) {
     if (e.set.empty()) continue;
     LoadedDocument loaded = read_document(protocol_file, {});
     runner::apply_host_overrides(loaded.doc, e, loaded.diags);

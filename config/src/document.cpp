@@ -26,43 +26,108 @@ Location location_of(const YAML::Mark& mark, const std::string& file) {
   return Location{file, mark.line + 1, mark.column + 1};
 }
 
+// A protocol is a few KiB: these bound what one may hold before yaml-cpp builds its tree, which
+// takes some 300 bytes per node (a 16 MiB file of "1," is 8 million nodes, gigabytes of memory
+// and minutes of decoding). The largest real lists (hosts: entries, curve points) are far below.
+constexpr std::size_t kMaxSequenceElements = 100'000;
+constexpr std::size_t kMaxNodes = 1'000'000;
+
 // Sees a stream's documents without building them: whether a document has content (an empty
-// one, or one whose root is null, gives a single OnNull) and where each begins.
+// one, or one whose root is null, gives a single OnNull), where each begins, and the first place
+// where it passes a bound above (with the key path of the list or the document).
 class DocumentScan final : public YAML::EventHandler {
  public:
   YAML::Mark begin;  // the document's first token
   bool content = false;
   YAML::Mark start;  // of the root node, when there is content
+  std::string too_large;        // what passed a bound ("" while none did)
+  YAML::Mark too_large_at;      // where: the list's start, or the node that passed kMaxNodes
+  std::string too_large_path;   // its key path ("tests[0].vdbench.curve")
 
   void OnDocumentStart(const YAML::Mark& mark) override {
     begin = mark;
     content = false;
+    stack_.clear();
+    nodes_ = 0;
   }
   void OnDocumentEnd() override {}
-  void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
-  void OnAlias(const YAML::Mark& mark, YAML::anchor_t) override { saw(mark); }
-  void OnScalar(const YAML::Mark& mark, const std::string&, YAML::anchor_t, const std::string&) override {
+  void OnNull(const YAML::Mark& mark, YAML::anchor_t) override { node(mark, nullptr); }
+  void OnAlias(const YAML::Mark& mark, YAML::anchor_t) override {
     saw(mark);
+    node(mark, nullptr);
+  }
+  void OnScalar(const YAML::Mark& mark, const std::string&, YAML::anchor_t, const std::string& value) override {
+    saw(mark);
+    node(mark, &value);
   }
   void OnSequenceStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t,
                        YAML::EmitterStyle::value) override {
     saw(mark);
+    node(mark, nullptr);
+    stack_.push_back(Frame{.map = false, .at = mark, .count = 0, .key = {}});
   }
-  void OnSequenceEnd() override {}
+  void OnSequenceEnd() override { pop(); }
   void OnMapStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {
     saw(mark);
+    node(mark, nullptr);
+    stack_.push_back(Frame{.map = true, .at = mark, .count = 0, .key = {}});
   }
-  void OnMapEnd() override {}
+  void OnMapEnd() override { pop(); }
 
  private:
+  struct Frame {
+    bool map = false;
+    YAML::Mark at;
+    std::size_t count = 0;  // sequence: elements so far; map: keys and values so far
+    std::string key;        // map: the key of the value being read
+  };
+
   void saw(const YAML::Mark& mark) {
     if (!content) start = mark;
     content = true;
   }
+  // Every node: counted; a map's even nodes are its keys (their text is kept for the path).
+  void node(const YAML::Mark& mark, const std::string* scalar) {
+    ++nodes_;
+    if (!stack_.empty()) {
+      Frame& f = stack_.back();
+      if (f.map && f.count % 2 == 0) f.key = scalar != nullptr ? *scalar : std::string("?");
+      ++f.count;
+      if (!f.map && f.count == kMaxSequenceElements + 1 && too_large.empty()) {
+        too_large = fmt::format("a list of more than {} elements; no protocol key takes that many", kMaxSequenceElements);
+        too_large_at = f.at;
+        too_large_path = path(stack_.size() - 1);
+      }
+    }
+    if (nodes_ == kMaxNodes + 1 && too_large.empty()) {
+      too_large = fmt::format("more than {} YAML nodes in one protocol; a protocol holds a few hundred", kMaxNodes);
+      too_large_at = mark;
+      too_large_path = path(stack_.size());
+    }
+  }
+  void pop() {
+    if (!stack_.empty()) stack_.pop_back();
+  }
+  // The key path of the node that frames [0, depth) lead to (what Node::path() would say).
+  std::string path(std::size_t depth) const {
+    std::string out;
+    for (std::size_t i = 0; i < depth; ++i) {
+      const Frame& f = stack_[i];
+      if (f.map) out += (out.empty() ? "" : ".") + f.key;
+      else out += fmt::format("[{}]", f.count - 1);
+    }
+    return out;
+  }
+
+  std::vector<Frame> stack_;
+  std::size_t nodes_ = 0;
 };
 
 struct DocumentCount {
   std::size_t documents = 0;
+  std::string too_large;  // the first document's first bound passed (DocumentScan)
+  YAML::Mark too_large_at;
+  std::string too_large_path;
   YAML::Mark second;     // where the second one begins
   bool stuck = false;    // a token no rule consumes (yaml-cpp 0.8 rejects such streams)
   YAML::Mark stuck_at;   // where it is
@@ -88,7 +153,12 @@ DocumentCount count_documents(const std::string& text) {
       count.stuck_at = scan.begin;
       break;
     }
-    if (++count.documents == 2) count.second = scan.content ? scan.start : scan.begin;
+    if (++count.documents == 1 && !scan.too_large.empty()) {
+      count.too_large = scan.too_large;
+      count.too_large_at = scan.too_large_at;
+      count.too_large_path = scan.too_large_path;
+    }
+    if (count.documents == 2) count.second = scan.content ? scan.start : scan.begin;
     previous = scan.begin;
   }
   return count;
@@ -175,6 +245,10 @@ Document Document::load_string(const std::string& text, std::string name, Diagno
       diags.error(location_of(count.stuck_at, doc.name_), "",
                   fmt::format("YAML syntax error: unexpected {}",
                               pos < text.size() ? detail::quote(text.substr(pos, 1)) : "end of file"));
+      return doc;
+    }
+    if (!count.too_large.empty()) {  // before yaml-cpp builds the tree that would take the memory
+      diags.error(location_of(count.too_large_at, doc.name_), count.too_large_path, count.too_large);
       return doc;
     }
     if (count.documents > 1) {

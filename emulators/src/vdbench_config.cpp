@@ -254,6 +254,10 @@ VdbenchConfig decode_vdbench(const config::Node& section) {
   if (const config::Node curve = r.section("curve"); curve.defined()) {
     if (!curve.is_sequence() || curve.elements().empty()) {
       curve.error("expected a list of percentages of the max run, e.g. [10, 50, 70, 80, 90, 100, 110, 120]");
+    } else if (const std::size_t n = curve.elements().size(); n > runner::kMaxCurvePoints) {
+      curve.error(fmt::format("{} curve points; at most {} (each point is a run of warm-up and measured time: "
+                              "vdbench's curves have about ten)",
+                              n, runner::kMaxCurvePoints));
     } else {
       std::vector<double> pts;
       for (const config::Node& e : curve.elements()) {

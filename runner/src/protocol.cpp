@@ -10,6 +10,7 @@
 
 #include "drivelab/config/map_reader.hpp"
 #include "drivelab/core/clock.hpp"
+#include "drivelab/core/units.hpp"
 
 namespace drivelab::runner {
 namespace {
@@ -27,6 +28,19 @@ void decode_timing(config::MapReader& r, TestSettings& s) {
   r.duration("warmup", s.warmup, {.min = 0ns});
   r.duration("duration", s.duration, {.min = 1s});
   r.duration("interval", s.interval, {.min = 100ms});
+}
+
+/// A test's measured phase writes one interval line per `interval`: more than kMaxIntervals is
+/// refused at the test's interval (or duration) key, whichever it sets, else at the test.
+void check_interval_count(const config::Node& test, const TestSettings& s) {
+  if (s.interval.count() <= 0) return;
+  const auto n = static_cast<std::uint64_t>(s.duration / s.interval);
+  if (n <= kMaxIntervals) return;
+  const config::Node at = test.child("interval").defined() ? test.child("interval")
+                          : test.child("duration").defined() ? test.child("duration")
+                                                             : test;
+  at.error(fmt::format("duration {} / interval {} is {} intervals; at most {} (make interval longer)",
+                       format_duration(s.duration), format_duration(s.interval), n, kMaxIntervals));
 }
 
 std::uint64_t decode_seed(const config::Node& node) {
@@ -125,6 +139,7 @@ Protocol decode_protocol(const config::Document& doc, const Registry& registry,
         el.child("name").error(fmt::format("duplicate test name '{}'", s.name));
     }
     decode_timing(tr, s);
+    check_interval_count(el, s);
     const EmulatorType* type = nullptr;
     if (tr.string("kind", s.kind, true)) {
       type = registry.find(s.kind);

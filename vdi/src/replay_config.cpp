@@ -13,6 +13,7 @@
 
 #include "drivelab/config/map_reader.hpp"
 #include "drivelab/core/units.hpp"
+#include "drivelab/runner/curve.hpp"
 #include "drivelab/runner/engine_key.hpp"
 
 namespace drivelab::vdi {
@@ -57,6 +58,10 @@ void decode_settings(config::MapReader& r, const config::Node& section, ReplaySe
   if (const config::Node curve = r.section("curve"); curve.defined() && !curve.is_null()) {
     if (!curve.is_sequence()) {
       curve.error("expected a list of percentages, e.g. [10, 50, 70, 80, 90, 100, 110, 120]");
+    } else if (const std::size_t n = curve.elements().size(); n > runner::kMaxCurvePoints) {
+      curve.error(fmt::format("{} curve points; at most {} (each point is a run of warm-up and measured time: "
+                              "vdbench's curves have about ten)",
+                              n, runner::kMaxCurvePoints));
     } else {
       for (const config::Node& e : curve.elements()) {
         double v = 0;

@@ -1,4 +1,5 @@
 #include "drivelab/oltp/backend/backend.hpp"
+#include "drivelab/oltp/backend/connect_failure.hpp"
 #include "drivelab/oltp/backend/server.hpp"
 
 #include <algorithm>
@@ -63,6 +64,39 @@ bool is_storage_error(SqlDialect d, std::string_view sqlstate, int native_code, 
       break;
   }
   return is_storage_message(message);
+}
+
+namespace {
+bool contains_nocase(std::string_view text, std::string_view lower_needle) noexcept {
+  return std::search(text.begin(), text.end(), lower_needle.begin(), lower_needle.end(), [](char a, char b) {
+           return std::tolower(static_cast<unsigned char>(a)) == b;
+         }) != text.end();
+}
+}  // namespace
+
+std::string_view to_string(ConnectFailure f) noexcept {
+  switch (f) {
+    case ConnectFailure::too_many_connections: return "too many connections";
+    case ConnectFailure::timed_out: return "timed out";
+    case ConnectFailure::refused: return "refused";
+    case ConnectFailure::other: return "other";
+  }
+  return "other";
+}
+
+ConnectFailure classify_connect_failure(std::string_view sqlstate, int native_code, std::string_view message) noexcept {
+  const auto says = [&](std::string_view lower) { return contains_nocase(message, lower); };
+  if (sqlstate == "53300" || native_code == 1040 || native_code == 1203 || says("too many clients") ||
+      says("too many connections") || says("remaining connection slots are reserved"))
+    return ConnectFailure::too_many_connections;
+  const bool mysql_connect = native_code == 2002 || native_code == 2003;
+  if (sqlstate == "HYT00" || sqlstate == "HYT01" || says("timeout expired") || says("timed out") ||
+      says("system error: 110") || (mysql_connect && says("(110)")))
+    return ConnectFailure::timed_out;
+  if (says("connection refused") || says("no such file or directory") ||
+      (mysql_connect && (says("(111)") || says("(2)"))))
+    return ConnectFailure::refused;
+  return ConnectFailure::other;
 }
 
 std::string DbStatus::to_string() const {

@@ -91,6 +91,11 @@ std::unique_ptr<Database> open_database(const DatabaseConfig& c, const OpenReque
   Endpoint endpoint;
   std::string conninfo_extra;
   if (c.managed) {
+    // What can be known before a server exists is checked before one is created: an ODBC
+    // driver missing from this machine would otherwise be found after the server's start-up.
+    if (c.backend == BackendKind::odbc)
+      if (std::string problem = odbc_driver_problem(odbc_driver_for(*c.managed)); !problem.empty())
+        throw EnvironmentError(std::move(problem));
     ManagedServerOptions so;
     so.kind = *c.managed;
     so.data_dir = req.target_dir / fmt::format("drivelab-{}-{}", req.test_name, to_string(*c.managed));

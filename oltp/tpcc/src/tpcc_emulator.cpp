@@ -420,10 +420,7 @@ void TpccEmulator::run_phase(runner::TestContext& ctx) {
   driver_->begin_measurement();
   const int logged_in = driver_->users_logged_in();
   if (config_.terminals == tpcc::TerminalMode::dedicated && logged_in < share_.users)
-    ctx.recorder->warning(fmt::format(
-        "only {} of {} users were logged in when the measured phase began (login_rate {}/s); make "
-        "warmup at least users / login_rate = {:.3g} s",
-        logged_in, share_.users, config_.login_rate_per_s, share_.users / std::max(config_.login_rate_per_s, 1e-9)));
+    ctx.recorder->warning(login_lag_warning(logged_in, share_.users, config_.login_rate_per_s, warmup_s_));
   const std::int64_t t0 = monotonic_ns();
   const auto aborted = [&] { return stop_or_failed(ctx); };
   for_each_interval(t0, t0 + settings_.duration.count(), settings_.interval.count(), aborted, [&](bool) {

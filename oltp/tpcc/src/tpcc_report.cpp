@@ -1,5 +1,6 @@
 #include "tpcc_report.hpp"
 
+#include <algorithm>
 #include <array>
 #include <fstream>
 #include <numeric>
@@ -108,6 +109,65 @@ std::uint64_t peak_rss_bytes() {
   for (std::string line; std::getline(in, line);)
     if (line.rfind("VmHWM:", 0) == 0) return std::stoull(line.substr(6)) * 1024;  // "VmHWM:  1234 kB"
   return 0;
+}
+
+std::optional<std::string> pool_wait_warning(const tpcc::DriverTotals& totals, bool open_loop) {
+  tpcc::TypeStats all;
+  for (const auto& s : totals.by_type) all.merge(s);
+  const double qw_p50 = ms(all.queue_wait.percentile(50));
+  const double rt_p50 = ms(all.response_time.percentile(50));
+  if (all.response_time.count() == 0 || rt_p50 <= 0 || qw_p50 <= kQueueWaitWarnShare * rt_p50) return std::nullopt;
+
+  // The type whose service time has the longest tail relative to its median.
+  std::string_view worst = "all types";
+  double worst_ratio = 0;
+  const auto consider = [&](const LatencyHistogram& h, std::string_view name) {
+    const double p50 = static_cast<double>(h.percentile(50));
+    const double ratio = static_cast<double>(h.percentile(99)) / std::max(p50, 1.0);
+    if (ratio > worst_ratio) {
+      worst_ratio = ratio;
+      worst = name;
+    }
+  };
+  for (TxType t : tpcc::kAllTxTypes)
+    if (const auto& s = totals.by_type[static_cast<std::size_t>(t)]; s.service_time.count() >= kServiceStallMinSamples)
+      consider(s.service_time, tpcc::to_string(t));
+  if (worst_ratio == 0) consider(all.service_time, "all types");
+  const bool stalled = worst_ratio >= kServiceStallRatio;
+
+  const std::string measured = fmt::format(
+      "queue wait is {:.0f}% of the response time at p50 ({:.2f} of {:.2f} ms): transactions waited for one of the "
+      "pool's {} connections ({:.0f}% busy) {} the service time on a connection {} (p50 {:.2f} ms, p99 {:.2f} ms; "
+      "{}'s p99 is {:.1f}x its p50, {} {:.0f}x)",
+      100.0 * qw_p50 / rt_p50, qw_p50, rt_p50, totals.workers, totals.pool_utilisation * 100.0,
+      stalled ? "because" : "while", stalled ? "stalled" : "stayed steady", ms(all.service_time.percentile(50)),
+      ms(all.service_time.percentile(99)), worst, worst_ratio, stalled ? "at or above" : "below", kServiceStallRatio);
+  if (stalled)
+    return measured +
+           ": slow transactions held the connections, so the database server or its drive stalled (I/O, "
+           "checkpoint or lock waits), not the pool's size; more connections would wait inside the server "
+           "instead; look at the drive's latency and the server's waits over the run";
+  return measured + ": the pool, not the database or the drive, shaped the response times; " +
+         (open_loop ? "lower rate, or raise connections if the database has capacity left"
+                    : "raise connections if the database has capacity left (service times stay flat as "
+                      "connections grow), otherwise the terminals offer more than this database serves");
+}
+
+std::string login_lag_warning(int logged_in, int users, double login_rate_per_s, double warmup_s) {
+  const double schedule_s = login_rate_per_s > 0 ? users / login_rate_per_s : 0.0;
+  const std::string due = login_rate_per_s > 0 ? fmt::format("the last login was due {:.3g} s", schedule_s)
+                                               : std::string("every login was due at once");
+  if (warmup_s < schedule_s + kLoginGraceS)
+    return fmt::format("only {} of {} users were logged in when the measured phase began (login_rate {:g}/s): {} into "
+                       "the {:.3g} s warm-up; make warmup at least users / login_rate + {:g} s = {:.3g} s",
+                       logged_in, users, login_rate_per_s, due, warmup_s, kLoginGraceS, schedule_s + kLoginGraceS);
+  return fmt::format(
+      "only {} of {} users were logged in when the measured phase began (login_rate {:g}/s), though {} into the "
+      "{:.3g} s warm-up: the others were still connecting, so the server accepts sessions slowly (a connect waits "
+      "up to its time-out) and a longer warm-up would not fix it; the measured phase ran with fewer users than "
+      "asked: find what slows the server's logins{}",
+      logged_in, users, login_rate_per_s, due, warmup_s,
+      login_rate_per_s > 0 ? ", or lower login_rate" : ", or set login_rate to stagger them");
 }
 
 std::optional<std::string> record_tpcc_results(results::TestRecorder& rec, const tpcc::DriverTotals& totals,
@@ -248,19 +308,8 @@ std::optional<std::string> record_tpcc_results(results::TestRecorder& rec, const
   }
   if (!failures.empty()) rec.detail("failed_attempts", failures);
 
-  // When the driver, not the drive, shaped the numbers, say so in the record.
-  const double qw_p50 = ms(all.queue_wait.percentile(50));
-  const double rt_p50 = ms(h.percentile(50));
-  if (h.count() > 0 && rt_p50 > 0 && qw_p50 > kQueueWaitWarnShare * rt_p50)
-    rec.warning(fmt::format(
-        "queue wait is {:.0f}% of the response time at p50 ({:.2f} of {:.2f} ms): transactions waited "
-        "for a free connection of the pool ({} connections, {:.0f}% busy), so the driver, not the "
-        "drive, shaped the response times; {}",
-        100.0 * qw_p50 / rt_p50, qw_p50, rt_p50, totals.workers, totals.pool_utilisation * 100.0,
-        cfg.rate_per_s > 0 ? "lower rate, or raise connections if the database has capacity left"
-                           : "raise connections if the database has capacity left (service times "
-                             "stay flat as connections grow), otherwise the terminals offer more "
-                             "than this database serves"));
+  // When the pool, not the database, shaped the numbers, say so in the record, and which.
+  if (std::optional<std::string> w = pool_wait_warning(totals, cfg.rate_per_s > 0)) rec.warning(*w);
   if (totals.arrivals_dropped > 0)
     rec.warning(fmt::format("{} of {} arrivals were dropped (more than {} queued): rate {:.0f}/s is "
                             "above what this database delivers",

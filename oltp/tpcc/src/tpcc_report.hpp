@@ -2,7 +2,9 @@
 // What a TPC-C run writes into its record: interval values, headline metrics, per-type groups,
 // histograms, server counter differences and the warnings that say when the driver rather than
 // the drive was measured. Names, units and meanings are listed in docs/oltp-tpcc.md section 5.
+#include <cstdint>
 #include <optional>
+#include <string>
 
 #include "drivelab/core/cpu_usage.hpp"
 #include "drivelab/oltp/tpcc/tpcc_config.hpp"
@@ -18,6 +20,38 @@ inline constexpr double kMaxTpmCPerWarehouse = 12.86;
 /// Queue wait above this share of the response time at p50 means the pool, not the database,
 /// shaped the response times: warned.
 inline constexpr double kQueueWaitWarnShare = 0.10;
+
+/// A transaction type's service time p99 at or above this multiple of its p50 means the
+/// service time itself stalled (the server or its drive held the connections: I/O, checkpoint or
+/// lock waits), not the pool's size. A steady database keeps each type's p99 within a few times
+/// its p50 (a type's work varies about 3x: 5 to 15 order lines, clause 2.4.1.3).
+inline constexpr double kServiceStallRatio = 10.0;
+
+/// Service time p99 / p50 is read from a type with at least this many transactions (else from
+/// all types together).
+inline constexpr std::uint64_t kServiceStallMinSamples = 100;
+
+/// The warning of a run whose queue wait is above kQueueWaitWarnShare of the response time at
+/// p50, or nothing. It says what was measured (queue wait and response time at p50, the pool's
+/// connections and busy share, the service time p50 / p99 on a connection, and the type with the
+/// largest p99 / p50) and what the numbers point at: the service time steady (every type's
+/// p99 below kServiceStallRatio x its p50): the pool shaped the response times, raise
+/// `connections` if the database has capacity left (open loop: or lower `rate`); the service time
+/// stalled: the database server or its drive held the connections, and more connections would
+/// not help.
+std::optional<std::string> pool_wait_warning(const tpcc::DriverTotals& totals, bool open_loop);
+
+/// Time a login may take after it is due before it counts as slow (a login to a local server
+/// takes milliseconds; a connect time-out is 10 s).
+inline constexpr double kLoginGraceS = 1.0;
+
+/// The warning when only `logged_in` of `users` dedicated users were connected as the measured
+/// phase began after `warmup_s` of warm-up. If the warm-up ended before the login schedule (user
+/// i at i / login_rate; 0 = all at once) plus kLoginGraceS, the warm-up was too short: make it at
+/// least users / login_rate + kLoginGraceS. Otherwise the missing users were still connecting
+/// long after their login was due: the server accepts sessions slowly (a connect waits up to its
+/// time-out), which a longer warm-up would not fix.
+std::string login_lag_warning(int logged_in, int users, double login_rate_per_s, double warmup_s);
 
 /// One interval's values, in this order: tps, tpm_c, lat_avg_ms, lat_p95_ms, lat_p99_ms,
 /// retries, errors, reconnects, queue_len_avg, queue_len_max, pool_util_pct.

@@ -6,6 +6,8 @@
 #include <fmt/format.h>
 
 #include "drivelab/core/clock.hpp"
+#include "drivelab/core/errors.hpp"
+#include "drivelab/oltp/backend/connect_failure.hpp"
 
 namespace drivelab::oltp::tpcc::detail {
 
@@ -49,6 +51,44 @@ bool StopSignal::sleep_until(std::int64_t deadline_ns) const {
   const std::chrono::steady_clock::time_point deadline{std::chrono::nanoseconds(deadline_ns)};
   std::unique_lock lock(mu_);
   return !cv_.wait_until(lock, deadline, [this] { return requested(); });
+}
+
+std::string login_failure_message(std::string_view who, int users, int logged_in, double login_rate_per_s,
+                                  const std::exception& error) {
+  const auto* backend_error = dynamic_cast<const BackendError*>(&error);
+  const std::string_view sqlstate = backend_error != nullptr ? std::string_view(backend_error->sqlstate()) : "";
+  const int native = backend_error != nullptr ? backend_error->native_code() : 0;
+  std::string hint;
+  switch (classify_connect_failure(sqlstate, native, error.what())) {
+    case ConnectFailure::too_many_connections:
+      hint = fmt::format(
+          "the server refused the session for too many connections{}: its max_connections (PostgreSQL: or the "
+          "database's or role's CONNECTION LIMIT; MySQL: or max_user_connections) is below the sessions open at "
+          "once, this test's {} users + 1 plus any other client's; raise it, or lower users",
+          native == 1040 || native == 1203 ? fmt::format(" (error {})", native)
+          : sqlstate == "53300"            ? std::string(" (SQLSTATE 53300)")
+                                           : std::string(),
+          users);
+      break;
+    case ConnectFailure::timed_out:
+      hint = fmt::format(
+          "connecting timed out: the server did not complete the login within the connect time-out, so it (or its "
+          "drive) stalls or the network drops packets; a server at max_connections refuses at once instead; {}",
+          login_rate_per_s > 0 ? fmt::format("lower login_rate (now {:g}/s) or find what stalls the server", login_rate_per_s)
+                               : std::string("set login_rate to stagger the logins (now 0: all at once) or find "
+                                             "what stalls the server"));
+      break;
+    case ConnectFailure::refused:
+      hint = "the connection was refused: nothing accepts connections at that address (the server is not running, "
+             "has stopped or crashed, or listens elsewhere)";
+      break;
+    case ConnectFailure::other:
+      break;
+  }
+  return hint.empty() ? fmt::format("{} of {} could not log in ({} logged in before it): {}", who, users, logged_in,
+                                    error.what())
+                      : fmt::format("{} of {} could not log in ({} logged in before it): {}: {}", who, users, logged_in,
+                                    hint, error.what());
 }
 
 // ---- Session -----------------------------------------------------------------------------------

@@ -8,10 +8,12 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
+#include <exception>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <variant>
 
 #include "drivelab/core/rng.hpp"
@@ -78,6 +80,20 @@ struct ExecResult {
   int delivery_skipped = 0;          ///< districts a committed Delivery found empty
   std::optional<std::string> fatal;  ///< set when the run must stop (error text)
 };
+
+/// What a dedicated user whose login failed says ("user 7 of 50 could not log in (6 logged in
+/// before it): <hint>: <error>"), the hint chosen by classify_connect_failure from the error's
+/// SQLSTATE, native code and text (a BackendError's; any other exception's text alone):
+///   too many connections  the server's max_connections (PostgreSQL: or the database's or role's
+///                         CONNECTION LIMIT; MySQL: or max_user_connections) is below the sessions
+///                         open at once: raise it or lower users;
+///   timed out             the server did not complete the login within the connect time-out: it
+///                         (or its drive) stalls, or packets are dropped; not max_connections (a
+///                         full server refuses at once): lower login_rate or find the stall;
+///   refused               nothing accepts connections at that address;
+///   other                 the error alone (it names authentication, an unknown database, ...).
+std::string login_failure_message(std::string_view who, int users, int logged_in, double login_rate_per_s,
+                                  const std::exception& error);
 
 /// One session with the database. Not thread-safe: one worker (or one dedicated user) owns it.
 class Session {

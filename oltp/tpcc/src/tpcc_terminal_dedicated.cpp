@@ -122,9 +122,7 @@ void DedicatedTerminals::user_main(User& u, std::int64_t t0_ns) {
     try {
       session = std::make_unique<Session>(s_.backend, s_.stop, o.reconnect_timeout, o.protocol, &s_.failures);
     } catch (const std::exception& ex) {
-      s_.fail(fmt::format("{} of {} could not log in ({} logged in before it; is the server's "
-                          "max_connections below users?): {}",
-                          who, o.users, logged_in_.load(), ex.what()));
+      s_.fail(login_failure_message(who, o.users, logged_in_.load(), o.login_rate_per_s, ex));
       return;
     }
     logged_in_.fetch_add(1, std::memory_order_relaxed);

@@ -56,6 +56,42 @@ TEST(Document, SyntaxErrorIsADiagnosticAtItsPosition) {
   EXPECT_EQ(diags.items()[0].to_string(), "bad.yaml:3:15: YAML syntax error: illegal map value");
 }
 
+/// A list longer than any protocol key takes is refused before yaml-cpp builds its tree (which
+/// takes some 300 bytes a node: 8 million curve points were gigabytes), at the list's place and key.
+TEST(Document, AnAbsurdlyLongListIsRefusedAtItsKeyBeforeTheTreeIsBuilt) {
+  std::string text = "protocol: big\ntests:\n  - name: a\n    kind: vdbench\n    vdbench:\n      curve: [";
+  for (int i = 0; i < 100'001; ++i) text += i == 0 ? "1" : ",1";
+  text += "]\n";
+  Diagnostics diags;
+  const Document doc = Document::load_string(text, "big.yaml", diags);
+  EXPECT_FALSE(doc.loaded());
+  ASSERT_EQ(diags.size(), 1u);
+  EXPECT_EQ(diags.items()[0].to_string(),
+            "big.yaml:6:14: tests[0].vdbench.curve: a list of more than 100000 elements; no protocol key takes that many");
+
+  // 100,000 elements are still read (the bound is on absurd sizes; the key's own range says more).
+  std::string fits = "curve: [";
+  for (int i = 0; i < 100'000; ++i) fits += i == 0 ? "1" : ",1";
+  fits += "]\n";
+  Diagnostics ok;
+  EXPECT_TRUE(Document::load_string(fits, "fits.yaml", ok).loaded());
+  EXPECT_TRUE(ok.empty()) << ok.to_string();
+}
+
+/// So is a document of more nodes than a protocol holds, wherever they are.
+TEST(Document, AnAbsurdNumberOfNodesIsRefusedBeforeTheTreeIsBuilt) {
+  std::string text = "settings:\n";
+  for (int i = 0; i < 510'000; ++i) text += "  k" + std::to_string(i) + ": 1\n";  // 1,020,001 nodes
+  Diagnostics diags;
+  const Document doc = Document::load_string(text, "many.yaml", diags);
+  EXPECT_FALSE(doc.loaded());
+  ASSERT_EQ(diags.size(), 1u);
+  // The 1,000,001st node is the value of k499998 on line 500,000 (the root, the key settings and
+  // its map are 3 nodes, then 2 per entry).
+  EXPECT_EQ(diags.items()[0].to_string(),
+            "many.yaml:500000:12: settings.k499998: more than 1000000 YAML nodes in one protocol; a protocol holds a few hundred");
+}
+
 TEST(Document, BadIndentationIsReportedWithItsLine) {
   Diagnostics diags;
   const Document doc = Document::load_string("io:\n  xfersize: 4k\n iodepth: 2\n", "indent.yaml", diags);

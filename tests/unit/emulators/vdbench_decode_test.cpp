@@ -98,6 +98,18 @@ TEST(VdbenchDecode, AFullCurveProfile) {
   EXPECT_EQ(to_json(d2.cfg).dump(), again);
 }
 
+TEST(VdbenchDecode, ACurveOfMoreThanAThousandPointsIsRefusedAtItsKey) {
+  std::string points;
+  for (int i = 0; i < 1001; ++i) points += i == 0 ? "10" : ", 10";
+  const Decoded d = decode("{iorate: curve, curve: [" + points + "]}");
+  EXPECT_EQ(d.errors(),
+            "t.yaml:1:33: vdbench.curve: 1001 curve points; at most 1000 (each point is a run of warm-up and "
+            "measured time: vdbench's curves have about ten)");
+  const Decoded ok = decode("{iorate: curve, curve: [" + points.substr(4) + "]}");  // 1000 points
+  EXPECT_TRUE(ok.diags.empty()) << ok.errors();
+  EXPECT_EQ(ok.cfg.curve.size(), 1000u);
+}
+
 TEST(VdbenchDecode, FixedRateAndUnspecifiedSkewsShareTheRest) {
   const Decoded d = decode("{iorate: 5000, workloads: [{name: a, skew: 40}, {name: b}, {name: c}]}");
   ASSERT_TRUE(d.diags.empty()) << d.errors();

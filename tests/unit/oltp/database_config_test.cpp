@@ -2,8 +2,16 @@
 #include <gtest/gtest.h>
 
 #include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include <filesystem>
 #include <fstream>
+#include <utility>
+
+#include <fmt/format.h>
+
+#include "drivelab/core/errors.hpp"
 
 #include "drivelab/config/map_reader.hpp"
 #include "drivelab/oltp/backends/odbc/odbc_backend.hpp"
@@ -190,6 +198,67 @@ TEST(DatabaseCapabilities, KnownAtDecodeAreTheBackendsOwn) {
   EXPECT_TRUE(capabilities_of(BackendKind::mysql).server_procedures);
   EXPECT_FALSE(capabilities_of(BackendKind::odbc).server_procedures);
   EXPECT_FALSE(capabilities_of(BackendKind::sqlite).server_procedures);
+}
+
+/// A managed server behind the ODBC backend: a driver this machine lacks is said, with the Debian
+/// package that provides it, before the server is created. unixODBC reads odbcinst.ini from
+/// $ODBCSYSINI: an empty directory there is a machine without ODBC drivers. unixODBC keeps the
+/// first odbcinst.ini path it finds for the life of the process (odbcinst_system_file_path), so
+/// the machine without drivers is a child process, which writes back what open_database did.
+TEST(OpenDatabase, AMissingOdbcDriverIsSaidWithItsPackageBeforeTheManagedServerStarts) {
+  test_support::TempDir no_drivers("odbcsysini");
+  test_support::TempDir target("odbc-target");
+  int out[2];
+  ASSERT_EQ(::pipe(out), 0);
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    ::close(out[0]);
+    ::setenv("ODBCSYSINI", no_drivers.path().c_str(), 1);
+    std::string report;
+    for (const ServerKind kind : {ServerKind::postgres, ServerKind::mariadb}) {
+      DatabaseConfig c;
+      c.backend = BackendKind::odbc;
+      c.managed = kind;
+      c.dialect = kind == ServerKind::postgres ? SqlDialect::postgres : SqlDialect::mysql;
+      OpenRequest req;
+      req.target_dir = target.path();
+      req.test_name = "t";
+      req.workload = "tpcc";
+      std::vector<std::string> said;
+      req.message = [&](const std::string& m) { said.push_back(m); };
+      try {
+        open_database(c, req);
+        report += "opened a database\n";
+      } catch (const EnvironmentError& e) {
+        report += std::string(e.what()) + "\n";
+      } catch (const std::exception& e) {
+        report += std::string("another error: ") + e.what() + "\n";
+      }
+      for (const std::string& m : said) report += "said: " + m + "\n";  // "starting a managed ... server"
+      if (!std::filesystem::is_empty(target.path())) report += "the target is not empty\n";
+    }
+    const bool written = ::write(out[1], report.data(), report.size()) == static_cast<ssize_t>(report.size());
+    ::_exit(written ? 0 : 1);
+  }
+  ::close(out[1]);
+  std::string report;
+  char buf[4096];
+  for (ssize_t n; (n = ::read(out[0], buf, sizeof buf)) > 0;) report.append(buf, static_cast<std::size_t>(n));
+  ::close(out[0]);
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << report;
+  std::string expected;
+  for (const auto& [driver, package] : {std::pair{"PostgreSQL Unicode", "odbc-postgresql"},
+                                        std::pair{"MariaDB Unicode", "odbc-mariadb"}})
+    expected += fmt::format("odbc: the ODBC driver '{}' is not installed (not in the driver manager's odbcinst.ini; "
+                            "`odbcinst -q -d` lists the installed drivers: none): Debian: apt-get install {}\n",
+                            driver, package);
+  EXPECT_EQ(report, expected);  // no "said:", nothing created in the target
+  // With the machine's drivers (the test image installs both): no problem.
+  EXPECT_EQ(odbc_driver_problem(odbc_driver_for(ServerKind::postgres)), "");
+  EXPECT_EQ(odbc_driver_problem(odbc_driver_for(ServerKind::mariadb)), "");
 }
 
 }  // namespace

@@ -11,6 +11,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include <fmt/format.h>
+
 #include "drivelab/core/errors.hpp"
 #include "drivelab/oltp/backends/mysql/mysql_backend.hpp"
 #include "drivelab/oltp/backend/server.hpp"
@@ -57,6 +59,28 @@ std::int64_t read_pid(const fs::path& data_dir) {
   long pid = 0;
   in >> pid;
   return pid;
+}
+
+TEST(ManagedMariadb, APathMariadbInstallDbCannotChownIsRefusedBeforeAnythingIsCreated) {
+  // As root, mariadb-install-db runs `chown $user $dir` unquoted: a blank splits the path.
+  if (::geteuid() != 0) GTEST_SKIP() << "mariadb-install-db chowns the data directory only when run as root";
+  ServerDir dir;
+  const fs::path target = dir.path() / "my target";
+  const fs::path data_dir = target / "drivelab-t-mariadb";
+  try {
+    auto server = make_managed_mariadb(options_in(data_dir));
+    server->start();
+    FAIL() << "a managed MariaDB was created in " << data_dir;
+  } catch (const EnvironmentError& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find(fmt::format("managed mariadb: cannot create a server in {}: the path holds a space (a blank at "
+                                 "character {})",
+                                 (data_dir / "data").string(), dir.path().string().size() + 4)),
+              std::string::npos)
+        << m;
+    EXPECT_NE(m.find("passes the data directory to `chown` unquoted, so the shell splits it"), std::string::npos) << m;
+  }
+  EXPECT_FALSE(fs::exists(target));  // nothing created, nothing started
 }
 
 TEST(ManagedMariadb, StartsOnItsSocketServesTheBackendStopsAndIsRemoved) {

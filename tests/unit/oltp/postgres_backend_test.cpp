@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include "drivelab/core/errors.hpp"
+#include "drivelab/oltp/backend/connect_failure.hpp"
 #include "postgres_test_db.hpp"
 
 namespace drivelab::oltp {
@@ -395,6 +396,58 @@ TEST_F(PgTest, ConnectErrorsSayWhatToFixAndNeverShowThePassword) {
               std::string::npos)
         << e.what();
   }
+
+  // An existing server named in the `connection` string (conninfo_extra), as a protocol's
+  // `server: {connection: "host=... port=..."}` gives it: the message names that endpoint, not
+  // libpq's default server. Port 1 on the loopback: nothing listens there.
+  for (const auto& [connection, named] :
+       {std::pair{std::string("host=127.0.0.1 port=1"), std::string("server unreachable at host 127.0.0.1 port 1: ")},
+        std::pair{std::string("host=/nonexistent-drivelab-socket-dir port=5999"),
+                  std::string("server unreachable at socket directory /nonexistent-drivelab-socket-dir port 5999: ")},
+        std::pair{std::string("hostaddr=127.0.0.1 port=1"), std::string("server unreachable at address 127.0.0.1 port 1: ")}}) {
+    PostgresOptions given;
+    given.database = name;
+    given.conninfo_extra = connection;
+    try {
+      make_postgres_backend(given)->connect();
+      FAIL() << connection;
+    } catch (const BackendError& e) {
+      EXPECT_NE(std::string(e.what()).find(named), std::string::npos) << e.what();
+      EXPECT_EQ(std::string(e.what()).find("libpq's default server"), std::string::npos) << e.what();
+    }
+  }
+}
+
+TEST_F(PgTest, AFullServerIsTooManyConnectionsNotATimeOutOrARefusal) {
+  // A database that takes one session (CONNECTION LIMIT 1; superusers are exempt, so a role of
+  // the test's own logs in): the second login is refused with SQLSTATE 53300, which the login
+  // hint tells apart from a time-out and a refusal.
+  const std::string role = name + "_r";
+  admin->execute_immediate("DROP ROLE IF EXISTS \"" + role + "\"");
+  admin->execute_immediate("CREATE ROLE \"" + role + "\" LOGIN");
+  admin->execute_immediate("ALTER DATABASE \"" + name + "\" CONNECTION LIMIT 1");
+  PostgresOptions limited = pg_options(svc, name);
+  limited.endpoint.user = role;
+  auto limited_backend = make_postgres_backend(limited);
+  {
+    auto first = limited_backend->connect();
+    try {
+      limited_backend->connect();
+      ADD_FAILURE() << "a second session on a database of CONNECTION LIMIT 1";
+    } catch (const BackendError& e) {
+      const std::string m = e.what();
+      EXPECT_EQ(e.sqlstate(), "53300") << m;
+      EXPECT_EQ(classify_connect_failure(e.sqlstate(), e.native_code(), m), ConnectFailure::too_many_connections);
+      EXPECT_NE(m.find("has no session left for user \"" + role + "\" on database \"" + name +
+                       "\" (too many connections, SQLSTATE 53300): "),
+                std::string::npos)
+          << m;
+      EXPECT_NE(m.find("too many connections for database \"" + name + "\""), std::string::npos) << m;  // the server's
+    }
+  }
+  limited_backend.reset();
+  admin->execute_immediate("DROP DATABASE IF EXISTS \"" + name + "\" WITH (FORCE)");
+  admin->execute_immediate("DROP ROLE IF EXISTS \"" + role + "\"");
 }
 
 TEST_F(PgTest, DescribeAndServerCountersForTheRecord) {

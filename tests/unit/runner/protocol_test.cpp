@@ -40,6 +40,25 @@ TEST(DecodeProtocol, AppliesDefaultsAndTestSettings) {
   EXPECT_EQ(eff["tests"][0]["tick"]["fail_in"], "");
 }
 
+TEST(DecodeProtocol, MoreThanAMillionIntervalsAreRefusedAtTheKeyThatSetsThem) {
+  testing::PhaseLog log;
+  auto d = decode(
+      "protocol: p\n"
+      "defaults: {interval: 100ms}\n"
+      "tests:\n"
+      "  - {name: a, kind: tick, duration: 100001s}\n"  // 1,000,010 intervals of 100 ms
+      "  - {name: b, kind: tick, duration: 5000000s, interval: 1s}\n"
+      "  - {name: c, kind: tick, duration: 100000s}\n",  // exactly 1,000,000: accepted
+      &log);
+  const auto& items = d.diags.items();
+  ASSERT_EQ(items.size(), 2u) << d.diags.to_string();
+  EXPECT_EQ(items[0].to_string(),
+            "p.yaml:4:37: tests[0].duration: duration 27h46m41s / interval 100ms is 1000010 intervals; at most "
+            "1000000 (make interval longer)");
+  EXPECT_EQ(items[1].key_path, "tests[1].interval");
+  EXPECT_NE(items[1].message.find("is 5000000 intervals; at most 1000000"), std::string::npos) << items[1].message;
+}
+
 TEST(DecodeProtocol, ReportsEveryProblemWithLocation) {
   testing::PhaseLog log;
   auto d = decode(

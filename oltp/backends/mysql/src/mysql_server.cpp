@@ -129,6 +129,7 @@ class ManagedMariadb final : public ManagedServer {
     if (opt_.data_dir.empty()) throw ConfigError("managed mariadb: no data directory");
     opt_.data_dir = fs::absolute(opt_.data_dir).lexically_normal();
     as_root_ = ::geteuid() == 0;
+    if (as_root_) refuse_unsafe_install_path();
     if (as_root_) {
       user_ = "root";
     } else if (const passwd* pw = ::getpwuid(::geteuid()); pw != nullptr) {
@@ -237,6 +238,25 @@ class ManagedMariadb final : public ManagedServer {
   }
 
  private:
+  /// Run as root, mariadb-install-db is given --user and then runs `chown $user $dir` on the
+  /// datadir without quotes (scripts/mysql_install_db.sh, "Create database directories"; 10.11):
+  /// the shell splits a path with a blank into several arguments (the bootstrap fails, "Cannot
+  /// change ownership") and expands one with *, ? or [ to whatever it matches (root would chown
+  /// someone else's files). Said before anything is created or started; no workaround is safe.
+  void refuse_unsafe_install_path() const {
+    const std::string path = (opt_.data_dir / "data").string();
+    const auto bad = path.find_first_of(" \t\n*?[");
+    if (bad == std::string::npos) return;
+    const char c = path[bad];
+    throw EnvironmentError(fmt::format(
+        "managed mariadb: cannot create a server in {}: the path holds {} ({} at character {}), and "
+        "mariadb-install-db, run as root, passes the data directory to `chown` unquoted, so the shell "
+        "{} it; use a target directory whose path has no blanks or *?[ characters",
+        path, c == ' ' ? "a space" : c == '\t' ? "a tab" : c == '\n' ? "a newline" : fmt::format("'{}'", c),
+        c == ' ' || c == '\t' || c == '\n' ? "a blank" : "a wildcard", bad + 1,
+        c == ' ' || c == '\t' || c == '\n' ? "splits" : "expands"));
+  }
+
   fs::path config_path() const { return opt_.data_dir / "my.cnf"; }
   /// The server's tmpdir, also the bootstrap's (see start()).
   fs::path tmp_dir() const { return opt_.data_dir / "tmp"; }

@@ -10,6 +10,7 @@
 #include <cctype>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "drivelab/core/clock.hpp"
 #include "drivelab/core/errors.hpp"
@@ -585,19 +586,39 @@ std::string odbc_connection_string(ServerKind kind, const Endpoint& endpoint, co
   std::string s;
   if (kind == ServerKind::postgres) {
     // psqlODBC hands Servername to libpq as host: a directory means the Unix socket in it.
-    s = fmt::format("Driver={{PostgreSQL Unicode}};Servername={};Port={};Database={}",
+    s = fmt::format("Driver={{{}}};Servername={};Port={};Database={}", odbc_driver_for(kind),
                     quote_value(!endpoint.socket_path.empty() ? endpoint.socket_path : endpoint.host),
                     endpoint.port > 0 ? endpoint.port : 5432, quote_value(database));
     if (!endpoint.user.empty()) s += ";Username=" + quote_value(endpoint.user);
     s += ";Protocol=7.4-1";
   } else {
-    s = "Driver={MariaDB Unicode};";
+    s = fmt::format("Driver={{{}}};", odbc_driver_for(kind));
     if (!endpoint.socket_path.empty()) s += "Socket=" + quote_value(endpoint.socket_path);
     else s += fmt::format("Server={};Port={}", quote_value(endpoint.host), endpoint.port > 0 ? endpoint.port : 3306);
     s += ";Database=" + quote_value(database);
     if (!endpoint.user.empty()) s += ";User=" + quote_value(endpoint.user);
   }
   return s;
+}
+
+std::string_view odbc_driver_for(ServerKind kind) noexcept {
+  return kind == ServerKind::postgres ? "PostgreSQL Unicode" : "MariaDB Unicode";
+}
+
+std::string odbc_driver_problem(std::string_view driver) {
+  const odbc::EnvHandle env = odbc::make_env();
+  const std::vector<std::string> drivers = odbc::installed_drivers(static_cast<SQLHENV>(env.get()));
+  const auto same = [&](const std::string& d) {
+    return d.size() == driver.size() && std::equal(d.begin(), d.end(), driver.begin(), [](char a, char b) {
+             return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
+           });
+  };
+  if (std::any_of(drivers.begin(), drivers.end(), same)) return {};
+  const std::string_view package = odbc::debian_package_of_driver(driver);
+  return fmt::format("odbc: the ODBC driver '{}' is not installed (not in the driver manager's odbcinst.ini; "
+                     "`odbcinst -q -d` lists the installed drivers: {}){}",
+                     driver, drivers.empty() ? std::string("none") : fmt::format("{}", fmt::join(drivers, ", ")),
+                     package.empty() ? std::string() : fmt::format(": Debian: apt-get install {}", package));
 }
 
 Capabilities odbc_capabilities() noexcept {

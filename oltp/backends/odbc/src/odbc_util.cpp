@@ -122,6 +122,32 @@ EnvHandle make_env() {
   return env;
 }
 
+std::vector<std::string> installed_drivers(SQLHENV env) {
+  std::vector<std::string> out;
+  SQLCHAR name[512];
+  SQLCHAR attrs[2048];
+  SQLSMALLINT name_len = 0;
+  SQLSMALLINT attrs_len = 0;
+  for (SQLUSMALLINT dir = SQL_FETCH_FIRST;; dir = SQL_FETCH_NEXT) {
+    const SQLRETURN rc = SQLDrivers(env, dir, name, sizeof name, &name_len, attrs, sizeof attrs, &attrs_len);
+    if (!SQL_SUCCEEDED(rc)) break;  // SQL_NO_DATA at the end, SQL_ERROR without an odbcinst.ini
+    out.emplace_back(reinterpret_cast<const char*>(name));
+  }
+  return out;
+}
+
+std::string_view debian_package_of_driver(std::string_view driver) noexcept {
+  const auto is = [&](std::string_view name) {
+    return driver.size() == name.size() && std::equal(driver.begin(), driver.end(), name.begin(), [](char a, char b) {
+             return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
+           });
+  };
+  if (is("PostgreSQL Unicode") || is("PostgreSQL ANSI")) return "odbc-postgresql";
+  if (is("MariaDB Unicode") || is("MariaDB")) return "odbc-mariadb";
+  if (is("SQLite3") || is("SQLite")) return "libsqliteodbc";
+  return {};
+}
+
 DbcHandle make_dbc(SQLHENV env) {
   SQLHANDLE h = SQL_NULL_HANDLE;
   if (!SQL_SUCCEEDED(SQLAllocHandle(SQL_HANDLE_DBC, env, &h)))
@@ -289,6 +315,14 @@ bool is_unknown_database(const std::vector<DiagRecord>& records) {
          });
 }
 
+namespace {
+/// " (Debian: apt-get install <package>)" for a driver Debian packages, else "".
+std::string install_hint(std::string_view driver) {
+  const std::string_view package = debian_package_of_driver(driver);
+  return package.empty() ? std::string() : fmt::format(" (Debian: apt-get install {})", package);
+}
+}  // namespace
+
 std::string connect_error_message(const std::vector<DiagRecord>& records, std::string_view connection_string,
                                   const std::string& user) {
   const auto attrs = parse_connection_string(connection_string);
@@ -305,13 +339,14 @@ std::string connect_error_message(const std::vector<DiagRecord>& records, std::s
     what = dsn ? fmt::format("ODBC data source '{}' not found (no such DSN in odbc.ini and no default driver): "
                              "`odbcinst -q -s` lists the data sources, `odbcinst -q -d` the drivers",
                              *dsn)
-         : driver ? fmt::format("ODBC driver '{}' not found: `odbcinst -q -d` lists the installed drivers", *driver)
+         : driver ? fmt::format("ODBC driver '{}' not found: `odbcinst -q -d` lists the installed drivers{}", *driver,
+                                install_hint(*driver))
                   : "no DSN= or Driver= in the connection string and no default driver: name one "
                     "(`odbcinst -q -s` lists the data sources, `odbcinst -q -d` the drivers)";
   } else if (any_message(records, "Can't open lib") || any_sqlstate(records, {"IM003"})) {
     what = fmt::format("ODBC driver '{}' cannot be loaded (not registered in odbcinst.ini, or its library is "
-                       "missing): `odbcinst -q -d` lists the installed drivers",
-                       driver.value_or(dsn ? "of DSN " + *dsn : "?"));
+                       "missing): `odbcinst -q -d` lists the installed drivers{}",
+                       driver.value_or(dsn ? "of DSN " + *dsn : "?"), install_hint(driver.value_or("")));
   } else if (any_sqlstate(records, {"28000", "28P01"}) || any_message(records, "authentication failed") ||
              any_message(records, "Access denied for user") || any_message(records, "Login failed for user") ||
              (any_message(records, "role \"") && any_message(records, "does not exist"))) {

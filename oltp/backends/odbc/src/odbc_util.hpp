@@ -46,6 +46,15 @@ EnvHandle make_env();  ///< throws BackendError
 DbcHandle make_dbc(SQLHENV env);
 StmtHandle make_stmt(SQLHDBC dbc);  ///< throws BackendError with the diagnostics
 
+/// The drivers registered with the driver manager (odbcinst.ini, as `odbcinst -q -d` lists
+/// them), by SQLDrivers; empty when it has none or no odbcinst.ini.
+std::vector<std::string> installed_drivers(SQLHENV env);
+
+/// The Debian package that installs the ODBC driver registered as `driver` (case-insensitive):
+/// odbc-postgresql ("PostgreSQL Unicode", "PostgreSQL ANSI"), odbc-mariadb ("MariaDB Unicode"),
+/// libsqliteodbc ("SQLite3", "SQLite"); empty for others (Microsoft's msodbcsql18 is not Debian's).
+std::string_view debian_package_of_driver(std::string_view driver) noexcept;
+
 // ---- connection strings ------------------------------------------------------------------------
 
 /// One KEY=VALUE of a connection string; `value` without its braces.

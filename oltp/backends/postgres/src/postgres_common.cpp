@@ -10,6 +10,7 @@
 
 #include "drivelab/core/clock.hpp"
 #include "drivelab/core/errors.hpp"
+#include "drivelab/oltp/backend/connect_failure.hpp"
 
 namespace drivelab::oltp::pg {
 namespace {
@@ -66,11 +67,32 @@ std::string quote_literal(std::string_view text) {
 }
 
 std::string describe_target(const PostgresOptions& o) {
-  const Endpoint& e = o.endpoint;
-  const std::string port = e.port > 0 ? fmt::format(" port {}", e.port) : std::string(" (default port)");
-  if (!e.socket_path.empty()) return fmt::format("socket directory {}{}", e.socket_path, port);
-  if (!e.host.empty()) return fmt::format("host {}{}", e.host, port);
-  return "libpq's default server (PGHOST or the default socket)" + (e.port > 0 ? port : std::string());
+  // What the whole conninfo names (the endpoint, then an existing server's `connection` string,
+  // where libpq keeps the last of a keyword given twice), parsed as libpq parses it, without the
+  // environment's defaults: an explicit `host=db1 port=5433` is named as given.
+  std::string host;
+  std::string hostaddr;
+  std::string port;
+  char* parse_error = nullptr;
+  if (PQconninfoOption* opts = PQconninfoParse(conninfo(o).c_str(), &parse_error); opts != nullptr) {
+    for (const PQconninfoOption* opt = opts; opt->keyword != nullptr; ++opt) {
+      if (opt->val == nullptr || *opt->val == '\0') continue;
+      const std::string_view k = opt->keyword;
+      if (k == "host") host = opt->val;
+      else if (k == "hostaddr") hostaddr = opt->val;
+      else if (k == "port") port = opt->val;
+    }
+    PQconninfoFree(opts);
+  }
+  if (parse_error != nullptr) PQfreemem(parse_error);
+  const std::string port_text = !port.empty() ? fmt::format(" port {}", port) : std::string(" (default port)");
+  // libpq: a host starting with '/' (or '@', an abstract socket) is a socket directory.
+  if (!host.empty() && (host.front() == '/' || host.front() == '@'))
+    return fmt::format("socket directory {}{}", host, port_text);
+  if (!host.empty() && !hostaddr.empty()) return fmt::format("host {} (address {}){}", host, hostaddr, port_text);
+  if (!host.empty()) return fmt::format("host {}{}", host, port_text);
+  if (!hostaddr.empty()) return fmt::format("address {}{}", hostaddr, port_text);
+  return "libpq's default server (PGHOST or the default socket)" + (!port.empty() ? port_text : std::string());
 }
 
 std::string conninfo(const PostgresOptions& o) {
@@ -95,10 +117,18 @@ ConnHandle connect(const PostgresOptions& o) {
   if (PQstatus(conn.get()) == CONNECTION_OK) return conn;
 
   // libpq gives no SQLSTATE for a failed connection (PG 15), only the server's text: recognise
-  // the three failures a person must fix differently.
+  // the failures a person must fix differently.
   const std::string detail = one_line(PQerrorMessage(conn.get()));
   const std::string user = o.endpoint.user.empty() ? "(libpq default user)" : o.endpoint.user;
   const std::string where = describe_target(o);
+  // ERRCODE_TOO_MANY_CONNECTIONS (53300): "sorry, too many clients already" (max_connections),
+  // "too many connections for database/role" (CONNECTION LIMIT), "remaining connection slots are
+  // reserved ..." (postmaster.c, postinit.c).
+  if (classify_connect_failure("", 0, detail) == ConnectFailure::too_many_connections)
+    throw BackendError(fmt::format("postgres: the server at {} has no session left for user \"{}\" on database "
+                                   "\"{}\" (too many connections, SQLSTATE 53300): {}",
+                                   where, user, o.database, detail),
+                       "53300");
   if (contains(detail, "password authentication failed") || contains(detail, "authentication failed") ||
       contains(detail, "no password supplied") || contains(detail, "pg_hba.conf") ||
       (contains(detail, "role \"") && contains(detail, "does not exist"))) {

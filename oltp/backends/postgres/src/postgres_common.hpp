@@ -35,7 +35,9 @@ std::string quote_ident(std::string_view name);
 /// SQL string literal in single quotes ('it''s'); standard_conforming_strings is on since 9.1.
 std::string quote_literal(std::string_view text);
 
-/// Where a connection goes, for messages: `socket /dir (port 5432)` or `host db1 port 5432`.
+/// Where a connection goes, for messages: `socket directory /dir port 5432` or `host db1 port 5432`,
+/// from the endpoint and the `connection` string alike (host, hostaddr, port as libpq reads them);
+/// "libpq's default server (PGHOST or the default socket)" only when neither names a host.
 std::string describe_target(const PostgresOptions& o);
 
 /// The full conninfo of `o` (password included: never log it). TCP keepalives are on so a

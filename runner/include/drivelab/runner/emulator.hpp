@@ -37,6 +37,11 @@
 namespace drivelab::runner {
 
 /// Keys common to every test of a protocol (decoded by the runner, not by emulators).
+/// The most reporting intervals one test's measured phase may have (duration / interval): a
+/// million, e.g. 27 h at the shortest interval (100 ms) or 57 days at the default 5 s. More is
+/// refused when the protocol is decoded (`drivelab validate`), naming the key.
+inline constexpr std::uint64_t kMaxIntervals = 1'000'000;
+
 struct TestSettings {
   std::string name;   ///< unique within the protocol; used in file names and reports
   std::string kind;   ///< the EmulatorType::kind

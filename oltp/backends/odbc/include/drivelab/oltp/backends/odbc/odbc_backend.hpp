@@ -100,4 +100,15 @@ Capabilities odbc_capabilities() noexcept;
 /// statement in a SAVEPOINT (its default, -2, adds two statements per statement).
 std::string odbc_connection_string(ServerKind kind, const Endpoint& endpoint, const std::string& database);
 
+/// The driver name odbc_connection_string uses for `kind`: "PostgreSQL Unicode" or "MariaDB Unicode".
+std::string_view odbc_driver_for(ServerKind kind) noexcept;
+
+/// Empty if the driver manager knows the driver `driver` (registered in odbcinst.ini: what
+/// `odbcinst -q -d` lists, read through SQLDrivers), else the message to show: the driver, where
+/// it is looked for and, for a driver Debian packages, the package ("Debian: apt-get install
+/// odbc-postgresql"). open_database calls it before it starts a managed server, so a missing
+/// driver is said before anything is created. A registered driver whose library is missing is
+/// reported by connect() (IM003, with the same package).
+std::string odbc_driver_problem(std::string_view driver);
+
 }  // namespace drivelab::oltp
