@@ -208,7 +208,7 @@ say "clean clone of HEAD ($head) in /src/drivelab"
 enabled_units() {  # the units the root's systemd would start: links in its *.wants/ and *.requires/,
   # but systemd's own (getty@tty1, remote-fs.target: the init a package brought into the root)
   local own
-  own=$(chroot "$root" dpkg-query -L systemd 2>/dev/null | sed -n 's|.*/systemd/system/\([^/]*\)$|\1|p')
+  own=$({ chroot "$root" dpkg-query -L systemd 2>/dev/null || true; } | sed -n 's|.*/systemd/system/\([^/]*\)$|\1|p')
   find "$root/etc/systemd/system" -mindepth 2 -maxdepth 2 \( -path '*.wants/*' -o -path '*.requires/*' \) \
     -printf '%h %f\n' 2>/dev/null | sed "s|^$root/etc/systemd/system/||" | sort |
     while read -r dir unit; do

@@ -95,8 +95,8 @@ if [ "$footprint" = test ]; then
   else
     as_root_or_say clang
     update_lists
-    clang_major=$(apt-cache depends --no-recommends --no-suggests clang 2>/dev/null |
-      sed -n 's/^ *Depends: clang-\([0-9][0-9]*\)$/\1/p' | head -1)
+    clang_major=$({ apt-cache depends --no-recommends --no-suggests clang 2>/dev/null || true; } |
+      sed -n 's/^ *Depends: clang-\([0-9][0-9]*\)$/\1/p' | sed -n 1p)
   fi
   [ -n "$clang_major" ] || { echo "install-deps: cannot tell which clang this release has (apt-cache depends clang)" >&2; exit 1; }
   packages+=("libclang-rt-$clang_major-dev")
@@ -111,8 +111,8 @@ as_root_or_say "${missing[@]}"
 
 # ---- services: none starts during the install, none stays enabled after it ----------------------
 enabled_units() {  # the units systemd would start: symlinks in the *.wants/*.requires directories
-  find /etc/systemd/system -mindepth 2 -maxdepth 2 \( -path '*.wants/*' -o -path '*.requires/*' \) \
-    -printf '%f\n' 2>/dev/null | sort -u
+  { find /etc/systemd/system -mindepth 2 -maxdepth 2 \( -path '*.wants/*' -o -path '*.requires/*' \) \
+    -printf '%f\n' 2>/dev/null || true; } | sort -u
 }
 before=$(enabled_units)
 policy=/usr/sbin/policy-rc.d
@@ -132,7 +132,7 @@ apt-get install -y -qq --no-install-recommends "${missing[@]}"
 [ "$own_policy" -eq 0 ] || { rm -f "$policy"; trap - EXIT; }
 # systemd's own units (getty@tty1, remote-fs.target, ...), where the install brought systemd itself
 # (a root without an init: openssh-server depends on it): the machine's init, not a service.
-systemd_units=$(dpkg-query -L systemd 2>/dev/null | sed -n 's|.*/systemd/system/\([^/]*\)$|\1|p' | sort -u)
+systemd_units=$({ dpkg-query -L systemd 2>/dev/null || true; } | sed -n 's|.*/systemd/system/\([^/]*\)$|\1|p' | sort -u)
 not_systemds() {  # the unit names of stdin that no systemd unit file (template included) ships
   local u t
   while read -r u; do
