@@ -394,10 +394,33 @@ SafetyReport inspect_device(const fs::path& path) {
   }
   stack_findings(dev, set, mounts, swaps, out);
   report.reach = reach_of(dev, set);
+  // Each block device caches what it read: a loop device over another one, or a second loop
+  // device over the same file, can still hold blocks written since through another device of the
+  // stack (a filesystem made on the device below). The probe below would then see the old, blank
+  // blocks and call the target blank. BLKFLSBUF (blockdev --flushbufs: sync, then drop the clean
+  // cached blocks) on every device the write reaches, the lowest first, makes it read what the
+  // storage holds. Without the capability the caches stay, and the signatures of every device of
+  // the stack are probed as well (below).
+  for (auto it = report.reach.rbegin(); it != report.reach.rend(); ++it) {
+    UniqueFd fd(::open(it->node.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
+    if (fd) ::ioctl(fd.get(), BLKFLSBUF, 0);
+  }
   if (dev.read_only)
     out.push_back({Hazard::read_only, fmt::format("it is read-only (/sys/class/block/{}/ro = 1)", dev.name)});
 
   probe_signatures(path, "it", out);
+  // The same blocks seen through the other devices of the stack (a stale cache of the target's
+  // own, where BLKFLSBUF was refused): a signature there is on the target's blocks too.
+  for (std::size_t k = 1; k < report.reach.size(); ++k) {
+    const StackDevice& d = report.reach[k];
+    if (block_device_number(d.node.string()) != d.dev) continue;
+    std::vector<HazardFinding> seen;
+    probe_signatures(d.node, fmt::format("it (seen through {})", d.node.string()), seen);
+    for (HazardFinding& f : seen)
+      if (f.hazard != Hazard::probe_failed &&
+          std::none_of(out.begin(), out.end(), [&](const HazardFinding& o) { return o.hazard == f.hazard; }))
+        out.push_back(std::move(f));
+  }
   if (!dev.is_partition)
     for (std::size_t i = 1; i < covered.size(); ++i) {
       const fs::path node = fs::path("/dev") / covered[i].name;

@@ -389,6 +389,24 @@ TEST_F(SafetyStacked, ALoopOverAPartitionOfTheTargetIsMounted) {
       << "the whole disk is not held beside its partition: the kernel's claim of one excludes the other";
 }
 
+// Found by the fresh review: C over B over A; C was inspected while blank (its cache, and B's,
+// hold A's old blocks); then an ext4 was made on A. A write to C must still see it.
+TEST_F(SafetyStacked, AFilesystemMadeBelowIsSeenThroughTheStaleCachesAbove) {
+  auto middle = over(loop_->path());
+  auto top = over(middle.path());
+  EXPECT_TRUE(inspect_device(top.path()).findings.empty()) << "blank, and now cached above";
+  if (!loop_->make_ext4()) GTEST_SKIP() << "mkfs.ext4 not available";
+  const std::string msg = refusal(inspect_device(top.path()), {}, true);
+  EXPECT_TRUE(contains(msg, "ext4 filesystem signature")) << msg;
+  EXPECT_TRUE(contains(msg, "--destroy-data-on " + top.backing_file())) << msg;
+  // The same through a second loop device over A's file, whose cache A's own writes bypass.
+  std::string why;
+  auto alias = loop_->alias(why);
+  ASSERT_TRUE(alias) << why;
+  auto on_alias = over(alias->path());
+  EXPECT_TRUE(contains(refusal(inspect_device(on_alias.path()), {}, true), "ext4 filesystem signature"));
+}
+
 TEST_F(SafetyStacked, HeldStackCannotBeMountedAndASecondRunThroughAnAliasIsRefused) {
   if (!loop_->make_ext4()) GTEST_SKIP() << "mkfs.ext4 not available";
   auto upper = over(loop_->path());
