@@ -27,12 +27,17 @@ namespace {
 
 /// One registration or removal, sent as one SOCK_SEQPACKET message.
 struct Message {
-  int op = 0;  ///< 1 register, 2 forget
+  int op = 0;  ///< 1 register, 2 forget, 3 register a pid file, 4 forget a pid file
   pid_t pid = 0;
   int fast_signal = 0;
   int grace_ms = 0;
   char comm[16] = {};  ///< /proc/<pid>/stat's comm (at most 15 bytes), NUL-terminated
+  char pid_file[kMaxGuardedPidFilePath] = {};  ///< ops 3 and 4, NUL-terminated
 };
+
+/// How long the guardian waits, after drivelab ended, for a registered pid file to name a
+/// running server: a server that pg_ctl was still starting writes it within its first second.
+constexpr std::int64_t kPidFileWaitMs = 15'000;
 
 struct Slot {
   std::atomic<pid_t> pid{0};
@@ -79,6 +84,19 @@ std::int64_t now_ms() noexcept {
   return static_cast<std::int64_t>(ts.tv_sec) * 1000 + ts.tv_nsec / 1'000'000;
 }
 
+/// The pid on the first line of a pid file (postmaster.pid, mysqld.pid); 0 if none.
+pid_t pid_in_file(const char* path) noexcept {
+  const int fd = ::open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  char buf[32];
+  const ssize_t got = ::read(fd, buf, sizeof buf - 1);
+  ::close(fd);
+  if (got <= 0) return 0;
+  long v = 0;
+  for (ssize_t i = 0; i < got && buf[i] >= '0' && buf[i] <= '9'; ++i) v = v * 10 + (buf[i] - '0');
+  return v > 0 && v < (1L << 30) ? static_cast<pid_t>(v) : 0;
+}
+
 void sleep_ms(long ms) noexcept {
   timespec ts{ms / 1000, (ms % 1000) * 1'000'000};
   while (::nanosleep(&ts, &ts) != 0 && errno == EINTR) {
@@ -103,10 +121,11 @@ void sleep_ms(long ms) noexcept {
     for (int i = 3; i < 4096; ++i) ::close(i);
 
   struct Entry {
-    pid_t pid = 0;
+    pid_t pid = 0;  ///< -1: not known yet, read from pid_file
     int fast_signal = 0;
     int grace_ms = 0;
     char comm[16] = {};
+    char pid_file[kMaxGuardedPidFilePath] = {};
   };
   Entry entries[kMaxGuardedProcesses];
   for (;;) {
@@ -116,7 +135,21 @@ void sleep_ms(long ms) noexcept {
     if (n <= 0) break;  // end-of-file: drivelab has ended
     if (n != static_cast<ssize_t>(sizeof m)) continue;
     m.comm[sizeof m.comm - 1] = '\0';
-    if (m.op == 1) {
+    m.pid_file[sizeof m.pid_file - 1] = '\0';
+    if (m.op == 3) {
+      for (Entry& e : entries)
+        if (e.pid == 0) {
+          e.pid = -1;
+          e.fast_signal = m.fast_signal;
+          e.grace_ms = m.grace_ms;
+          std::memcpy(e.comm, m.comm, sizeof e.comm);
+          std::memcpy(e.pid_file, m.pid_file, sizeof e.pid_file);
+          break;
+        }
+    } else if (m.op == 4) {
+      for (Entry& e : entries)
+        if (e.pid == -1 && std::strcmp(e.pid_file, m.pid_file) == 0) e.pid = 0;
+    } else if (m.op == 1) {
       for (Entry& e : entries)
         if (e.pid == 0 || e.pid == m.pid) {
           e.pid = m.pid;
@@ -129,6 +162,19 @@ void sleep_ms(long ms) noexcept {
       for (Entry& e : entries)
         if (e.pid == m.pid) e.pid = 0;
     }
+  }
+  // Servers known only by their pid file (still starting when drivelab ended): wait for the file.
+  const std::int64_t pid_file_deadline = now_ms() + kPidFileWaitMs;
+  for (;;) {
+    bool waiting = false;
+    for (Entry& e : entries) {
+      if (e.pid != -1) continue;
+      const pid_t p = pid_in_file(e.pid_file);
+      if (p > 0 && same_program(p, e.comm)) e.pid = p;
+      else waiting = true;
+    }
+    if (!waiting || now_ms() >= pid_file_deadline) break;
+    sleep_ms(50);
   }
   std::int64_t deadline = now_ms();
   for (Entry& e : entries) {
@@ -213,6 +259,35 @@ void guard_process(pid_t pid, const std::string& comm, int fast_signal, std::chr
   m.fast_signal = fast_signal;
   m.grace_ms = static_cast<int>(grace.count());
   std::strncpy(m.comm, comm.c_str(), sizeof m.comm - 1);
+  send_message(m);
+}
+
+void guard_pid_file(const std::filesystem::path& pid_file, const std::string& comm, int fast_signal,
+                    std::chrono::milliseconds grace) {
+  const std::string path = pid_file.string();
+  if (path.empty() || path.size() >= static_cast<std::size_t>(kMaxGuardedPidFilePath)) {
+    std::cerr << fmt::format("drivelab: warning: {} is too long a path for the guardian: a server still starting "
+                             "when drivelab is killed would outlive it\n", path) << std::flush;
+    return;
+  }
+  std::lock_guard lock(g_mu);
+  if (!ensure_guardian()) return;
+  Message m;
+  m.op = 3;
+  m.fast_signal = fast_signal;
+  m.grace_ms = static_cast<int>(grace.count());
+  std::strncpy(m.comm, comm.c_str(), sizeof m.comm - 1);
+  std::memcpy(m.pid_file, path.c_str(), path.size() + 1);
+  send_message(m);
+}
+
+void unguard_pid_file(const std::filesystem::path& pid_file) noexcept {
+  const std::string path = pid_file.string();
+  std::lock_guard lock(g_mu);
+  if (g_socket < 0 || path.size() >= static_cast<std::size_t>(kMaxGuardedPidFilePath)) return;
+  Message m;
+  m.op = 4;
+  std::memcpy(m.pid_file, path.c_str(), path.size() + 1);
   send_message(m);
 }
 

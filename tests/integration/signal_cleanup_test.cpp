@@ -10,6 +10,7 @@
 #include <stdlib.h>
 
 #include <fstream>
+#include <sstream>
 #include <memory>
 
 #include <fmt/format.h>
@@ -210,6 +211,33 @@ TEST(Signals, SigkilledDrivelabTakesItsServerAlong) {
   EXPECT_NE(next.err.find("removing " + r.data_dir().string() + ", the server directory an earlier run left"),
             std::string::npos) << next.err;
   EXPECT_EQ(joined(processes_in(r.target.path())), "");
+}
+
+/// Found by the fresh review: drivelab SIGKILLed while `pg_ctl start -w` runs: pg_ctl went on and
+/// started a server that nothing watched (reproduced on 59a463d and on the guardian's first
+/// version: a postgres process left under PID 1). The guardian now knows it by its pid file from before pg_ctl runs.
+TEST(Signals, SigkillWhileTheServerStartsTakesItAlong) {
+  if (!have_postgres()) GTEST_SKIP() << "PostgreSQL server programs not installed";
+  ManagedRun r("sig-kill-start", "postgres", "postgres", "300s");
+  r.start("run");
+  // The moment: `pg_ctl start` runs (before it has started the postmaster).
+  const std::string pg_ctl_start = std::string("pg_ctl\0start\0-D\0", 16) + r.data_dir().string();
+  const auto pg_ctl_runs = [&] {
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator("/proc", ec)) {
+      std::ifstream in(e.path() / "cmdline", std::ios::binary);
+      std::ostringstream cmdline;
+      cmdline << in.rdbuf();
+      if (cmdline.str().find(pg_ctl_start) != std::string::npos) return true;
+    }
+    return false;
+  };
+  const auto until = std::chrono::steady_clock::now() + 120s;
+  while (!pg_ctl_runs() && std::chrono::steady_clock::now() < until) std::this_thread::sleep_for(2ms);
+  ASSERT_TRUE(pg_ctl_runs() || fs::exists(r.data_dir() / "postmaster.pid")) << r.log();
+  r.child->signal(SIGKILL);
+  EXPECT_EQ(r.child->wait(30s), 128 + SIGKILL);
+  EXPECT_EQ(joined(wait_until_none_in(r.target.path(), 20s)), "") << "the starting server outlived drivelab by 20 s";
 }
 
 /// An orphan left on purpose (the guardian killed first, then drivelab): the next run proves it

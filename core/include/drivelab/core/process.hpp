@@ -141,6 +141,17 @@ inline constexpr int kMaxGuardedProcesses = 32;
 void guard_process(pid_t pid, const std::string& comm, int fast_signal, std::chrono::milliseconds grace);
 /// Forgets `pid` (its server was stopped normally). No-op for a pid not registered.
 void unguard_process(pid_t pid) noexcept;
+/// A server that is still starting, known by the pid file it will write (postmaster.pid):
+/// registered before the command that starts it (pg_ctl start -w), so a drivelab killed while
+/// that command waits does not leave the server behind. After drivelab ended, the guardian waits
+/// up to 15 s for the file to name a running program `comm`, then treats it as guard_process
+/// does. Forget it (unguard_pid_file) once the server's pid is guarded, or the guardian lingers
+/// for those 15 s after a normal end. Paths of kMaxGuardedPidFilePath bytes or more are not
+/// guarded (said on stderr).
+inline constexpr int kMaxGuardedPidFilePath = 1024;
+void guard_pid_file(const std::filesystem::path& pid_file, const std::string& comm, int fast_signal,
+                    std::chrono::milliseconds grace);
+void unguard_pid_file(const std::filesystem::path& pid_file) noexcept;
 /// Sends every registered process its fast signal (a postmaster SIGQUIT: immediate shutdown;
 /// mariadbd SIGKILL). Async-signal-safe: the signal handlers call it on a second signal.
 void stop_guarded_processes_fast() noexcept;

@@ -348,6 +348,14 @@ class ManagedPostgres final : public ManagedServer {
 
   void start_server() {
     const fs::path log = log_file();
+    // Guarded from before pg_ctl starts it: a drivelab killed while `pg_ctl start -w` waits would
+    // otherwise leave a postmaster that nothing stops (found by the fresh review of issue 29).
+    const fs::path pid_file = data_dir_ / "postmaster.pid";
+    guard_pid_file(pid_file, "postgres", SIGQUIT, 5s);
+    struct Unguard {
+      fs::path file;
+      ~Unguard() { unguard_pid_file(file); }
+    } unguard{pid_file};
     const CommandResult r = pg::run_command(
         user_,
         {(bin_dir_ / "pg_ctl").string(), "start", "-D", data_dir_.string(), "-l", log.string(), "-w", "-t", "60", "-s"},
