@@ -27,9 +27,10 @@
 set -euo pipefail
 
 footprint=${1:-build}
+[ $# -le 1 ] || { echo "install-deps: one footprint (build, package or test), not '$*'" >&2; exit 2; }
 case $footprint in
   build|package|test) ;;
-  -h|--help) sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+  -h|--help) sed -n '2,/^set -euo pipefail/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; exit 0 ;;
   *) echo "install-deps: the footprint is build, package or test, not '$footprint'" >&2; exit 2 ;;
 esac
 
@@ -115,35 +116,26 @@ enabled_units() {  # the units systemd would start: symlinks in the *.wants/*.re
     -printf '%f\n' 2>/dev/null || true; } | sort -u
 }
 before=$(enabled_units)
-policy=/usr/sbin/policy-rc.d
-own_policy=0
-if [ ! -e "$policy" ]; then
-  printf '#!/bin/sh\n# drivelab install-deps: no service starts while packages install\nexit 101\n' >"$policy"
-  chmod 755 "$policy"
-  own_policy=1
-  trap 'rm -f "$policy"' EXIT
-fi
-
-echo "install-deps ($footprint): installing ${missing[*]}"
-export DEBIAN_FRONTEND=noninteractive
-update_lists
-apt-get install -y -qq --no-install-recommends "${missing[@]}"
-
-[ "$own_policy" -eq 0 ] || { rm -f "$policy"; trap - EXIT; }
 # systemd's own units (getty@tty1, remote-fs.target, ...), where the install brought systemd itself
 # (a root without an init: openssh-server depends on it): the machine's init, not a service.
-systemd_units=$({ dpkg-query -L systemd 2>/dev/null || true; } | sed -n 's|.*/systemd/system/\([^/]*\)$|\1|p' | sort -u)
 not_systemds() {  # the unit names of stdin that no systemd unit file (template included) ships
-  local u t
+  local u t systemd_units
+  systemd_units=$({ dpkg-query -L systemd 2>/dev/null || true; } | sed -n 's|.*/systemd/system/\([^/]*\)$|\1|p' | sort -u)
   while read -r u; do
     t=$u
     case $u in *@*.*) t=${u%%@*}@.${u##*.} ;; esac
     grep -qxF "$t" <<<"$systemd_units" || printf '%s\n' "$u"
   done
 }
-new_units=$(comm -13 <(printf '%s\n' "$before") <(enabled_units) | sed '/^$/d' | not_systemds)
-if [ -n "$new_units" ]; then
-  systemd_runs=0
+policy=/usr/sbin/policy-rc.d
+own_policy=0
+# Run on every way out, a failed or interrupted install too: the packages configured before the
+# failure may have enabled their units already.
+after_install() {
+  local unit new_units systemd_runs=0
+  [ "$own_policy" -eq 0 ] || rm -f "$policy"
+  new_units=$(comm -13 <(printf '%s\n' "$before") <(enabled_units) | sed '/^$/d' | not_systemds)
+  [ -n "$new_units" ] || return 0
   [ -d /run/systemd/system ] && systemd_runs=1
   for unit in $new_units; do
     if command -v systemctl >/dev/null; then
@@ -151,9 +143,22 @@ if [ -n "$new_units" ]; then
       [ "$systemd_runs" -eq 0 ] || systemctl stop "$unit" 2>/dev/null || true
     fi
     # Without systemctl (a root without systemd), or a link systemctl left: remove the links
-    # the install made, as `systemctl disable` would.
+    # the install made, as `systemctl disable` would. (A root without systemd also gets SysV
+    # rc.d links from update-rc.d; they start nothing unless it boots SysV init.)
     find /etc/systemd/system -mindepth 2 -maxdepth 2 \( -path '*.wants/*' -o -path '*.requires/*' \) \
       -name "$unit" -delete 2>/dev/null || true
   done
   echo "install-deps: disabled what the install enabled (the tests start private servers): $(echo $new_units)"
+}
+if [ ! -e "$policy" ]; then
+  printf '#!/bin/sh\n# drivelab install-deps: no service starts while packages install\nexit 101\n' >"$policy"
+  chmod 755 "$policy"
+  own_policy=1
 fi
+trap after_install EXIT
+trap 'exit 130' INT TERM HUP
+
+echo "install-deps ($footprint): installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+update_lists
+apt-get install -y -qq --no-install-recommends "${missing[@]}"
