@@ -501,13 +501,18 @@ void StackClaim::extend(const SafetyReport& report) {
     if (!fd) {
       const int err = errno;
       if (err == EBUSY) {
-        // Is it another drivelab run? Its flock says so (a plain open sees it).
-        UniqueFd probe(::open(d.node.c_str(), O_RDONLY | O_CLOEXEC));
-        if (probe && ::flock(probe.get(), LOCK_EX | LOCK_NB) != 0)
-          throw EnvironmentError(fmt::format(
-              "block device {}{} is in use by another drivelab run: two runs writing the same blocks through "
-              "different devices would destroy each other's data and measure each other",
-              d.node.string(), via));
+        // Is it another drivelab run? Its flock says so (a plain open sees it), on this device or,
+        // for a partition, on its whole disk (whose exclusive claim excludes the partition's).
+        std::vector<fs::path> nodes{d.node};
+        if (const auto b = sys_block(d.dev); b && b->is_partition) nodes.push_back(fs::path("/dev") / b->disk);
+        for (const fs::path& node : nodes) {
+          UniqueFd probe(::open(node.c_str(), O_RDONLY | O_CLOEXEC));
+          if (probe && ::flock(probe.get(), LOCK_EX | LOCK_NB) != 0)
+            throw EnvironmentError(fmt::format(
+                "block device {}{} is in use by another drivelab run{}: two runs on the same blocks through "
+                "different devices would destroy each other's data or measure each other",
+                d.node.string(), via, node == d.node ? "" : fmt::format(" (on its whole disk {})", node.string())));
+        }
         throw EnvironmentError(fmt::format(
             "block device {}{} is in use: the kernel refused an exclusive open (it is mounted, active swap, claimed "
             "by device-mapper/md, or opened exclusively by another program); drivelab never writes to a device in use",
@@ -521,8 +526,8 @@ void StackClaim::extend(const SafetyReport& report) {
                                          d.node.string(), via, major(d.dev), minor(d.dev)));
     if (::flock(fd.get(), LOCK_EX | LOCK_NB) != 0)
       throw EnvironmentError(fmt::format(
-          "block device {}{} is in use by another drivelab run: two runs writing the same blocks through different "
-          "devices would destroy each other's data and measure each other",
+          "block device {}{} is in use by another drivelab run: two runs on the same blocks through different "
+          "devices would destroy each other's data or measure each other",
           d.node.string(), via));
     held_.push_back({d.dev, std::move(fd)});
   }

@@ -461,6 +461,9 @@ TEST(TraceErrors, MalformedLinesNameFileAndLine) {
        "bad.trace:3: 'wait' needs its time in the offset field and a length (fio reads 'FILE wait TIME LENGTH' "
        "only, e.g. 'f wait 1000 0'); found 1 field after 'wait'"},
       {"fio version 2 iolog\nf add\nf wait 1000 0 7\n", TraceFormat::fio_iolog_v2, "bad.trace:3: 'wait' needs its time"},
+      // Found by the fresh review: the request's end wrapped past 2^64 and the LBA span read [0, 4095).
+      {"fio version 2 iolog\nf add\nf read 18446744073709551615 4096\n", TraceFormat::fio_iolog_v2,
+       "bad.trace:3: offset 18446744073709551615 + length 4096 passes the end of any device"},
       {"1,X,0,4096,10\n", TraceFormat::alibaba, "bad.trace:1: opcode: expected R or W"},
       {"1,0,8,2,5\n", TraceFormat::tencent, "bad.trace:1: IOType: expected 0 (read) or 1 (write), got 2"},
       {"99999999999999999999,0,8,0,5\n", TraceFormat::tencent, "bad.trace:1: Timestamp: expected an unsigned integer"},
