@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "process.hpp"
+#include "temp_dir.hpp"
 
 namespace {
 
@@ -27,23 +28,10 @@ using drivelab::testing::ScratchDir;
 using nlohmann::json;
 using namespace std::chrono_literals;
 
-class TmpTarget {
+/// A target the servers' users can reach (tests/support/temp_dir.hpp).
+class TmpTarget : public drivelab::test_support::OpenTempDir {
  public:
-  TmpTarget() {
-    std::string tmpl = (fs::temp_directory_path() / "drivelab-sig-XXXXXX").string();
-    if (::mkdtemp(tmpl.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-    path_ = tmpl;
-    fs::permissions(path_, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
-                               fs::perms::others_read | fs::perms::others_exec);
-  }
-  ~TmpTarget() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
+  TmpTarget() : OpenTempDir("drivelab-sig") {}
 };
 
 /// "pid comm" of every process whose working directory or command line is inside `dir`.

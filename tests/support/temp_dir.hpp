@@ -61,4 +61,15 @@ class TempDir {
   std::filesystem::path path_;
 };
 
+/// A TempDir under the system temp dir that every user can traverse and read (0755): the target
+/// of a managed server, whose own user (postgres, mysql) must reach its data directory there.
+class OpenTempDir : public TempDir {
+ public:
+  explicit OpenTempDir(std::string_view prefix) : TempDir(prefix) {
+    namespace fs = std::filesystem;
+    fs::permissions(path(), fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
+                                fs::perms::others_read | fs::perms::others_exec);
+  }
+};
+
 }  // namespace drivelab::test_support

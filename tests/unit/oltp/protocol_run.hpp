@@ -15,6 +15,8 @@
 
 #include <gtest/gtest.h>
 
+#include "temp_dir.hpp"
+
 #include "drivelab/oltp/register.hpp"
 #include "drivelab/runner/protocol.hpp"
 #include "drivelab/runner/run.hpp"
@@ -42,23 +44,9 @@ inline runner::RunOutcome run_protocol_text(const std::string& yaml, const fs::p
 }
 
 /// A fresh directory in /tmp the postgres user can reach, removed at the end.
-class TmpTarget {
+class TmpTarget : public test_support::OpenTempDir {
  public:
-  TmpTarget() {
-    std::string tmpl = (fs::temp_directory_path() / "drivelab-tpcc-srv-XXXXXX").string();
-    if (::mkdtemp(tmpl.data()) == nullptr) throw std::runtime_error("mkdtemp");
-    path_ = tmpl;
-    fs::permissions(path_, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
-                               fs::perms::others_read | fs::perms::others_exec);
-  }
-  ~TmpTarget() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
+  TmpTarget() : OpenTempDir("drivelab-tpcc-srv") {}
 };
 
 /// Runs a protocol with the tpcc emulator, and watches its journal from another thread.
