@@ -120,6 +120,20 @@ struct ManagedRun {
   }
   std::string log() const { return child ? child->out() + child->err() : ""; }
 
+  /// An orphan on purpose, once measuring: the guardian (a child of drivelab, found through
+  /// /proc) killed first, then drivelab; the server must still run.
+  void leave_an_orphan() {
+    ASSERT_TRUE(measuring(240s)) << log();
+    const pid_t guardian = guardian_of(child->pid());
+    ASSERT_GT(guardian, 0) << "no drivelab-guard process under drivelab";
+    ::kill(guardian, SIGKILL);
+    std::this_thread::sleep_for(200ms);
+    child->signal(SIGKILL);
+    EXPECT_EQ(child->wait(30s), 128 + SIGKILL);
+    std::this_thread::sleep_for(1s);
+    ASSERT_NE(joined(processes_in(target.path())), "") << "the orphan did not survive: nothing to test";
+  }
+
   /// What a run ended by two signals leaves: exit 130, a valid record `interrupted` (the test too,
   /// never `running` or `failed`), no server process, no run lock, no reserve, no data directory.
   void expect_clean_end_after(int first, int second) {
@@ -235,16 +249,7 @@ TEST(Signals, AnOrphanedServerIsNamedAndStoppedByTheNextRun) {
   if (!have_postgres()) GTEST_SKIP() << "PostgreSQL server programs not installed";
   ManagedRun r("sig-orphan", "postgres", "postgres", "300s");
   r.start("run");
-  ASSERT_TRUE(r.measuring(240s)) << r.log();
-  // The guardian is a child of drivelab; find it by pid through /proc.
-  const pid_t guardian = guardian_of(r.child->pid());
-  ASSERT_GT(guardian, 0) << "no drivelab-guard process under drivelab";
-  ::kill(guardian, SIGKILL);
-  std::this_thread::sleep_for(200ms);
-  r.child->signal(SIGKILL);
-  EXPECT_EQ(r.child->wait(30s), 128 + SIGKILL);
-  std::this_thread::sleep_for(1s);
-  ASSERT_NE(joined(processes_in(r.target.path())), "") << "the orphan did not survive: nothing to test";
+  ASSERT_NO_FATAL_FAILURE(r.leave_an_orphan());
   std::ifstream pidfile(r.data_dir() / "postmaster.pid");
   long postmaster = 0;
   ASSERT_TRUE(pidfile >> postmaster);
@@ -280,15 +285,7 @@ TEST(Signals, AnOrphanedMariadbIsNamedAndStoppedByTheNextRun) {
   if (!have_mariadb()) GTEST_SKIP() << "MariaDB server not installed";
   ManagedRun r("sig-orphan-maria", "mysql", "mariadb", "300s");
   r.start("run");
-  ASSERT_TRUE(r.measuring(240s)) << r.log();
-  const pid_t guardian = guardian_of(r.child->pid());
-  ASSERT_GT(guardian, 0) << "no drivelab-guard process under drivelab";
-  ::kill(guardian, SIGKILL);
-  std::this_thread::sleep_for(200ms);
-  r.child->signal(SIGKILL);
-  EXPECT_EQ(r.child->wait(30s), 128 + SIGKILL);
-  std::this_thread::sleep_for(1s);
-  ASSERT_NE(joined(processes_in(r.target.path())), "") << "the orphan did not survive: nothing to test";
+  ASSERT_NO_FATAL_FAILURE(r.leave_an_orphan());
   std::ifstream pidfile(r.data_dir() / "mysqld.pid");
   long mariadbd = 0;
   ASSERT_TRUE(pidfile >> mariadbd);
