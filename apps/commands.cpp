@@ -47,8 +47,8 @@ struct LoadedDocument {
 
 LoadedDocument read_document(const std::filesystem::path& file, const std::optional<std::string>& text) {
   LoadedDocument d;
-  d.doc = text ? config::Document::load_string(*text, file.string(), d.diags)
-               : config::Document::load_file(file, d.diags);
+  d.doc =
+      text ? config::Document::load_string(*text, file.string(), d.diags) : config::Document::load_file(file, d.diags);
   return d;
 }
 
@@ -66,9 +66,8 @@ std::string describe(const config::Diagnostic& d, const std::string& origin,
 
 /// Applies overrides and decodes; prints every diagnostic (reading, overrides, decoding) on
 /// stderr. Returns false on any problem.
-bool load_protocol(LoadedDocument loaded, const runner::Registry& registry,
-                   const std::vector<std::string>& overrides, runner::Protocol& out,
-                   const std::map<std::string, std::string>* flags = nullptr) {
+bool load_protocol(LoadedDocument loaded, const runner::Registry& registry, const std::vector<std::string>& overrides,
+                   runner::Protocol& out, const std::map<std::string, std::string>* flags = nullptr) {
   config::Document& doc = loaded.doc;
   config::Diagnostics& diags = loaded.diags;
   // This host's `hosts:` entry first (runner/hosts.hpp), so the command line's --set wins over it.
@@ -106,9 +105,10 @@ int execute(runner::Protocol& protocol, const RunArgs& args) {
     }
   }
   if (target.empty()) {
-    std::cerr << fmt::format("drivelab: no target: give --target DIR|DEVICE, or a hosts: entry with target: for {} "
-                             "(rank {}, host {}) in {}\n",
-                             place.launched ? "this rank" : "this host", place.rank, place.host, protocol.file);
+    std::cerr << fmt::format(
+        "drivelab: no target: give --target DIR|DEVICE, or a hosts: entry with target: for {} "
+        "(rank {}, host {}) in {}\n",
+        place.launched ? "this rank" : "this host", place.rank, place.host, protocol.file);
     return kExitBadInput;
   }
   options.target = expand_launch_pattern(target, place);
@@ -146,7 +146,8 @@ int execute(runner::Protocol& protocol, const RunArgs& args) {
   const auto finish = [&](int code) {
     // A broken run exits non-zero even when this rank's own tests completed: the job has no
     // merged record (a host did not answer: an environment failure).
-    if (cohort && (cohort->broken() || code == kExitEnvironment)) cohort->abort(code == kExitOk ? kExitEnvironment : code);
+    if (cohort && (cohort->broken() || code == kExitEnvironment))
+      cohort->abort(code == kExitOk ? kExitEnvironment : code);
     return code;
   };
   std::unique_ptr<metrics::PrometheusExporter> exporter;
@@ -165,7 +166,8 @@ int execute(runner::Protocol& protocol, const RunArgs& args) {
     try {
       exporter = std::make_unique<metrics::PrometheusExporter>(at, metrics::ExporterLabels{place.host, place.rank});
     } catch (const EnvironmentError& e) {
-      std::cerr << "drivelab: " << (cohort ? cohort->describe_rank(cohort->rank()) + ": " : std::string()) << e.what() << '\n';
+      std::cerr << "drivelab: " << (cohort ? cohort->describe_rank(cohort->rank()) + ": " : std::string()) << e.what()
+                << '\n';
       return finish(kExitEnvironment);
     }
     options.live_metrics = exporter.get();
@@ -177,14 +179,16 @@ int execute(runner::Protocol& protocol, const RunArgs& args) {
     const results::Status status = outcome.merged ? outcome.merged->status : outcome.record.status;
     if (cohort && cohort->rank() != 0)
       std::cout << fmt::format("drivelab: {}: record {} ({})\n", cohort->describe_rank(cohort->rank()),
-                               outcome.record_path.string(), results::to_string(outcome.record.status)) << std::flush;
+                               outcome.record_path.string(), results::to_string(outcome.record.status))
+                << std::flush;
     switch (status) {
       case results::Status::complete: return finish(kExitOk);
       case results::Status::interrupted: return finish(kExitInterrupted);
       default: return finish(kExitTestFailed);
     }
   } catch (const EnvironmentError& e) {
-    std::cerr << "drivelab: " << (cohort ? cohort->describe_rank(cohort->rank()) + ": " : std::string()) << e.what() << '\n';
+    std::cerr << "drivelab: " << (cohort ? cohort->describe_rank(cohort->rank()) + ": " : std::string()) << e.what()
+              << '\n';
     return finish(kExitEnvironment);
   }
 }
@@ -244,13 +248,12 @@ std::chrono::system_clock::time_point parse_start_at(const std::string& value,
       }
     }
     if (in.fail() || rest != "Z")
-      throw ConfigError(fmt::format("'{}' is not a UTC time such as 2026-12-05T23:30:00Z, nor +DURATION such as +90s",
-                                    value));
+      throw ConfigError(
+          fmt::format("'{}' is not a UTC time such as 2026-12-05T23:30:00Z, nor +DURATION such as +90s", value));
     at = system_clock::from_time_t(timegm(&tm)) + duration_cast<system_clock::duration>(duration<double>(fraction));
   }
   if (at < now)
-    throw ConfigError(fmt::format("'{}' is {:.1f} s in the past", value,
-                                  duration<double>(now - at).count()));
+    throw ConfigError(fmt::format("'{}' is {:.1f} s in the past", value, duration<double>(now - at).count()));
   return at;
 }
 
@@ -272,7 +275,7 @@ int cmd_validate(const std::filesystem::path& protocol_file, const std::vector<s
     if (loaded.diags.empty()) (void)runner::decode_protocol(loaded.doc, registry, loaded.diags);
     for (const auto& d : loaded.diags.items()) {
       const bool from_set = d.where.file == "<--set>" || d.key_path == e.key_path + ".set";
-      if (!from_set) continue;  // the protocol's own problems: reported above
+      if (!from_set) continue;                             // the protocol's own problems: reported above
       const bool own = d.key_path == e.key_path + ".set";  // an assignment that did not apply
       std::cerr << fmt::format("{}:{}:{}: {}.set ({}): {}{}\n", protocol_file.string(), e.where.line, e.where.column,
                                e.key_path, e.describe(), own ? "" : d.key_path + ": ", d.message);
@@ -286,8 +289,9 @@ int cmd_validate(const std::filesystem::path& protocol_file, const std::vector<s
   std::cout << fmt::format("{}: ok — protocol '{}', {} test{}\n", protocol_file.string(), protocol.name,
                            protocol.tests.size(), protocol.tests.size() == 1 ? "" : "s");
   for (const runner::HostEntry& e : protocol.hosts)
-    std::cout << fmt::format("  {} ({}): target {}{}\n", e.key_path, e.describe(), e.target.empty() ? "(--target)" : e.target,
-                             e.set.empty() ? "" : fmt::format(", {} override{}", e.set.size(), e.set.size() == 1 ? "" : "s"));
+    std::cout << fmt::format(
+        "  {} ({}): target {}{}\n", e.key_path, e.describe(), e.target.empty() ? "(--target)" : e.target,
+        e.set.empty() ? "" : fmt::format(", {} override{}", e.set.size(), e.set.size() == 1 ? "" : "s"));
   for (const auto& t : protocol.tests) {
     const std::string schedule = t.emulator ? t.emulator->schedule(t.settings) : std::string();
     if (!schedule.empty())
@@ -312,12 +316,14 @@ bool select_tests(runner::Protocol& protocol, std::vector<std::string> only, con
   for (const auto& t : protocol.tests) names += (names.empty() ? "" : ", ") + t.settings.name;
   bool ok = true;
   for (const auto& n : only) {
-    if (std::none_of(protocol.tests.begin(), protocol.tests.end(), [&](const auto& t) { return t.settings.name == n; })) {
+    if (std::none_of(protocol.tests.begin(), protocol.tests.end(),
+                     [&](const auto& t) { return t.settings.name == n; })) {
       std::cerr << fmt::format("{}: --only: no test named '{}' (the protocol's tests: {})\n", file, n, names);
       ok = false;
     }
   }
-  std::erase_if(protocol.tests, [&](const auto& t) { return std::find(only.begin(), only.end(), t.settings.name) == only.end(); });
+  std::erase_if(protocol.tests,
+                [&](const auto& t) { return std::find(only.begin(), only.end(), t.settings.name) == only.end(); });
   return ok;
 }
 
@@ -377,8 +383,7 @@ int cmd_recover(const std::filesystem::path& journal, const std::filesystem::pat
       std::cerr << fmt::format("drivelab: removed {}, the reserve of a run that was killed\n", stale.string());
     results::keep_copy_for_validation(dest);
     std::cout << fmt::format("recovered {} test{} (run status: {}) into {}\n", record.tests.size(),
-                             record.tests.size() == 1 ? "" : "s", results::to_string(record.status),
-                             dest.string());
+                             record.tests.size() == 1 ? "" : "s", results::to_string(record.status), dest.string());
     return kExitOk;
   });
 }
@@ -429,7 +434,8 @@ int cmd_results_import(const std::vector<std::filesystem::path>& records, const 
         } else {
           ++already;
           std::cout << fmt::format("{}: run {} already stored (imported from {}{})\n", file.string(), o.run_id,
-                                   o.stored_source, o.same_content ? "" : "; this file differs: the stored record is kept");
+                                   o.stored_source,
+                                   o.same_content ? "" : "; this file differs: the stored record is kept");
         }
       } catch (const ConfigError& e) {
         ++refused;
@@ -458,9 +464,10 @@ int cmd_report(const ReportArgs& args) {
       for (const results::StoredRun& run : runs) report::add_record_json(data, run.record, run.source, {});
       if (runs.empty()) {
         // Said on stderr and in the report: an empty report must not read as "nothing was slow".
-        const std::string none = fmt::format("no stored run of {} matches {}", args.db.string(),
-                                             args.where.empty() ? std::string("(no --where)")
-                                                                : fmt::format("--where {}", fmt::join(args.where, " --where ")));
+        const std::string none =
+            fmt::format("no stored run of {} matches {}", args.db.string(),
+                        args.where.empty() ? std::string("(no --where)")
+                                           : fmt::format("--where {}", fmt::join(args.where, " --where ")));
         std::cerr << "drivelab: warning: " << none << '\n';
         data.notes.push_back(none);
       }
@@ -496,7 +503,8 @@ int cmd_report(const ReportArgs& args) {
       note = "Charts not drawn (--no-charts).";
     } else {
       report::ChartOptions opt;
-      opt.dir = args.charts_dir.empty() ? args.html.parent_path() / (args.html.stem().string() + "_charts") : args.charts_dir;
+      opt.dir =
+          args.charts_dir.empty() ? args.html.parent_path() / (args.html.stem().string() + "_charts") : args.charts_dir;
       charts = report::draw_charts(rep, opt);  // EnvironmentError if gnuplot is missing or fails
     }
     write(args.html, report::to_html(rep, charts, note));

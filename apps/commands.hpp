@@ -97,30 +97,30 @@ int cmd_results_validate(const std::vector<std::filesystem::path>& files, const 
 int cmd_results_import(const std::vector<std::filesystem::path>& records, const std::filesystem::path& db);
 /// `drivelab report RESULT... --html/--md/--csv FILE`: ranks drives side by side (docs/reporter.md).
 struct ReportArgs {
-  std::vector<std::filesystem::path> inputs;   ///< drivelab records, fio JSON, sysbench text, published CSV
+  std::vector<std::filesystem::path> inputs;  ///< drivelab records, fio JSON, sysbench text, published CSV
   /// --db: a results store; its runs (those --where selects) are reported after `inputs`, each as
   /// the record file it was imported from.
   std::filesystem::path db;
-  std::vector<std::string> where;              ///< --where KEY=VALUE (results::parse_run_filter)
-  std::vector<std::string> labels;             ///< drive names for the inputs, in order
-  std::filesystem::path published;             ///< --published CSV
-  std::filesystem::path html, md, csv;         ///< outputs (none given: Markdown on stdout)
-  std::filesystem::path charts_dir;            ///< default: <html stem>_charts beside the HTML
+  std::vector<std::string> where;       ///< --where KEY=VALUE (results::parse_run_filter)
+  std::vector<std::string> labels;      ///< drive names for the inputs, in order
+  std::filesystem::path published;      ///< --published CSV
+  std::filesystem::path html, md, csv;  ///< outputs (none given: Markdown on stdout)
+  std::filesystem::path charts_dir;     ///< default: <html stem>_charts beside the HTML
   bool no_charts = false;
-  bool include_partial = false;                ///< --include-partial: rank partial tests with complete ones
+  bool include_partial = false;  ///< --include-partial: rank partial tests with complete ones
 };
 int cmd_report(const ReportArgs& args);
 /// `drivelab trace stat FILE` / `drivelab trace convert IN OUT --to native|fio-iolog-v3`
 /// (docs/vdi.md). Malformed traces exit 2 with "file:line: reason".
 struct TraceArgs {
   std::filesystem::path input, output;
-  std::string format = "auto";        ///< --format (trace/readers.hpp names)
-  std::string blkparse_event = "Q";   ///< --blkparse-event Q|D
-  std::string time_unit;              ///< --time-unit ps|ns|us|ms|s (empty: the format's own)
+  std::string format = "auto";           ///< --format (trace/readers.hpp names)
+  std::string blkparse_event = "Q";      ///< --blkparse-event Q|D
+  std::string time_unit;                 ///< --time-unit ps|ns|us|ms|s (empty: the format's own)
   std::string fio_wait = "absolute-ms";  ///< --fio-wait absolute-ms|relative-us (fio iolog v2)
-  std::string to;                     ///< --to native|fio-iolog-v3
-  std::string fio_file;               ///< --fio-file: one fio file name for every trace device
-  bool json = false;                  ///< stat --json
+  std::string to;                        ///< --to native|fio-iolog-v3
+  std::string fio_file;                  ///< --fio-file: one fio file name for every trace device
+  bool json = false;                     ///< stat --json
 };
 int cmd_trace_stat(const TraceArgs& args);
 int cmd_trace_convert(const TraceArgs& args);

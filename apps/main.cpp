@@ -43,35 +43,34 @@ void add_run_options(CLI::App& cmd, RunArgs& args, bool target_required = true) 
   cmd.add_option("--destroy-data-on", args.destroy_data_on,
                  "Allow writing to the target block device with this serial number (loop device: its backing "
                  "file) even though it holds a partition table or data signatures");
-  cmd.add_option("--out", args.out_dir, "Directory for the result record and journal")
-      ->capture_default_str();
+  cmd.add_option("--out", args.out_dir, "Directory for the result record and journal")->capture_default_str();
   cmd.add_option("--set", args.overrides,
                  "Override a protocol key: --set tests[0].duration=10s, --set 'tests[*].warmup=0s'")
       ->take_all();
   cmd.add_flag("--quiet,-q", args.quiet, "No per-interval lines (the summary is still printed)");
   cmd.add_option_function<std::string>(
-         "--barrier-timeout",
-         [&args](const std::string& v) {
-           try {
-             args.barrier_timeout = drivelab::parse_duration(v);
-           } catch (const std::exception& e) {
-             throw CLI::ValidationError("--barrier-timeout", e.what());
-           }
-           if (args.barrier_timeout.count() <= 0) throw CLI::ValidationError("--barrier-timeout", "must be more than 0");
-         },
-         "Multi-host runs (mpirun): the longest wait of a rank at a phase barrier before the run ends on every host "
-         "(default 10m; docs/multihost.md)");
+      "--barrier-timeout",
+      [&args](const std::string& v) {
+        try {
+          args.barrier_timeout = drivelab::parse_duration(v);
+        } catch (const std::exception& e) {
+          throw CLI::ValidationError("--barrier-timeout", e.what());
+        }
+        if (args.barrier_timeout.count() <= 0) throw CLI::ValidationError("--barrier-timeout", "must be more than 0");
+      },
+      "Multi-host runs (mpirun): the longest wait of a rank at a phase barrier before the run ends on every host "
+      "(default 10m; docs/multihost.md)");
   cmd.add_option_function<std::string>(
-         "--start-at",
-         [&args](const std::string& v) {
-           try {
-             args.start_at = drivelab::app::parse_start_at(v, std::chrono::system_clock::now());
-           } catch (const std::exception& e) {
-             throw CLI::ValidationError("--start-at", e.what());
-           }
-         },
-         "Start the first test at this UTC time (2026-12-05T23:30:00Z) or after this long (+90s): runs started by "
-         "hand on several hosts begin together; their records merge with `results merge` (docs/multihost.md)");
+      "--start-at",
+      [&args](const std::string& v) {
+        try {
+          args.start_at = drivelab::app::parse_start_at(v, std::chrono::system_clock::now());
+        } catch (const std::exception& e) {
+          throw CLI::ValidationError("--start-at", e.what());
+        }
+      },
+      "Start the first test at this UTC time (2026-12-05T23:30:00Z) or after this long (+90s): runs started by "
+      "hand on several hosts begin together; their records merge with `results merge` (docs/multihost.md)");
   cmd.add_option_function<std::string>(
          "--metrics-listen",
          [&args](const std::string& v) {
@@ -151,22 +150,31 @@ void survive_closed_stdout() {
 std::pair<CLI::App*, CLI::App*> add_trace_commands(CLI::App& app, drivelab::app::TraceArgs& trace_args) {
   auto* trace_cmd = app.add_subcommand("trace", "Block traces: statistics and conversion (docs/vdi.md)");
   trace_cmd->require_subcommand(1);
-  auto* trace_stat = trace_cmd->add_subcommand("stat", "I/O count, reads/writes, bytes, sizes, duration, mean and peak IOPS, requests per bucket over time, devices, LBA span");
-  auto* trace_convert = trace_cmd->add_subcommand("convert", "Convert a trace to drivelab's native format or a fio iolog v3");
+  auto* trace_stat = trace_cmd->add_subcommand("stat",
+                                               "I/O count, reads/writes, bytes, sizes, duration, mean and peak IOPS, "
+                                               "requests per bucket over time, devices, LBA span");
+  auto* trace_convert =
+      trace_cmd->add_subcommand("convert", "Convert a trace to drivelab's native format or a fio iolog v3");
   for (auto* c : {trace_stat, trace_convert}) {
     c->add_option("input", trace_args.input, "Trace file")->required()->check(CLI::ExistingFile);
-    c->add_option("--format", trace_args.format, "auto (default), fio-iolog-v2, fio-iolog-v3, blkparse, msr-cambridge, "
-                  "cloudphysics-csv, cloudphysics-binary, mqsim (also: umass), spc, alibaba, tencent, systor17, native");
-    c->add_option("--blkparse-event", trace_args.blkparse_event, "blkparse: Q (queued, default) or D (issued to the driver)");
-    c->add_option("--time-unit", trace_args.time_unit, "Unit of the timestamps, for the formats whose file does not "
+    c->add_option(
+        "--format", trace_args.format,
+        "auto (default), fio-iolog-v2, fio-iolog-v3, blkparse, msr-cambridge, "
+        "cloudphysics-csv, cloudphysics-binary, mqsim (also: umass), spc, alibaba, tencent, systor17, native");
+    c->add_option("--blkparse-event", trace_args.blkparse_event,
+                  "blkparse: Q (queued, default) or D (issued to the driver)");
+    c->add_option("--time-unit", trace_args.time_unit,
+                  "Unit of the timestamps, for the formats whose file does not "
                   "carry it: ps, ns, us, ms or s (default: the format's own, e.g. ns for mqsim; docs/vdi.md)");
-    c->add_option("--fio-wait", trace_args.fio_wait, "fio-iolog-v2 `wait N`: absolute-ms (default, as fio 3.33 replays "
+    c->add_option("--fio-wait", trace_args.fio_wait,
+                  "fio-iolog-v2 `wait N`: absolute-ms (default, as fio 3.33 replays "
                   "it: until N ms after the start) or relative-us (the HOWTO's text)");
   }
   trace_stat->add_flag("--json", trace_args.json, "Print JSON");
   trace_convert->add_option("output", trace_args.output, "File to write")->required();
   trace_convert->add_option("--to", trace_args.to, "native or fio-iolog-v3")->required();
-  trace_convert->add_option("--fio-file", trace_args.fio_file, "fio-iolog-v3: one file name for every trace device "
+  trace_convert->add_option("--fio-file", trace_args.fio_file,
+                            "fio-iolog-v3: one file name for every trace device "
                             "(default: trace-dev<N> per device; fio --replay_redirect also works)");
   return {trace_stat, trace_convert};
 }
@@ -237,7 +245,8 @@ void add_protocol_commands(CLI::App& app, CommandLine& cl, std::vector<Action>& 
   using namespace drivelab::app;
   auto* run = app.add_subcommand("run", "Run a protocol file against a target directory or block device");
   run->add_option("protocol", cl.protocol_file, "Protocol YAML (e.g. config/quick.yaml)")
-      ->required()->check(CLI::ExistingFile);
+      ->required()
+      ->check(CLI::ExistingFile);
   add_run_options(*run, cl.args, /*target_required=*/false);  // or the protocol's hosts: entry
   run->add_option("--only", cl.args.only, "Run only these tests of the protocol, by name (comma-separated or repeated)")
       ->delimiter(',');
@@ -261,10 +270,11 @@ CLI::App* add_single_test_command(CLI::App& parent, const std::string& word, con
   cmd->add_option("--name", test.name, name_help)->capture_default_str();
   add_timing(*cmd, test, kind);
   for (const KeyOption& k : keys) add_key(*cmd, test, kind, Part::section, k.flags, k.key, k.help);
-  const std::string origin = parent.get_parent() == nullptr ? "drivelab " + word
-                                                            : "drivelab " + parent.get_name() + " " + word;
+  const std::string origin =
+      parent.get_parent() == nullptr ? "drivelab " + word : "drivelab " + parent.get_name() + " " + word;
   actions.push_back({cmd, [&test, &cl, kind, origin] {
-                       return drivelab::app::cmd_run_generated(single_test_yaml(kind, test), origin, test.flags, cl.args);
+                       return drivelab::app::cmd_run_generated(single_test_yaml(kind, test), origin, test.flags,
+                                                               cl.args);
                      }});
   return cmd;
 }
@@ -301,18 +311,18 @@ void add_oltp_commands(CLI::App& app, CommandLine& cl, std::vector<Action>& acti
   SingleTest& tpcc = cl.tpcc;
   auto* oltp = app.add_subcommand("oltp", "OLTP database workloads");
   oltp->require_subcommand(1);
-  auto* tpcc_cmd = add_single_test_command(
-      *oltp, "tpcc", "TPC-C-like OLTP on a database in the target (kind: tpcc)", "tpcc", "Test name",
-      {
-          {"--warehouses,-w", "warehouses", "Warehouses (scale)"},
-          {"--users,-u", "users", "Virtual users (terminals)"},
-          {"--think", "think", "none | tpcc (keying and think times)"},
-          {"--journal-mode", "journal_mode", "SQLite journal mode (wal)"},
-          {"--synchronous", "synchronous", "SQLite synchronous (full)"},
-          {"--cache-size", "cache_size", "Database buffer (e.g. 64MiB)"},
-          {"--keep-database", "keep_database", "Keep the database (true/false)"},
-      },
-      tpcc, cl, actions);
+  auto* tpcc_cmd = add_single_test_command(*oltp, "tpcc", "TPC-C-like OLTP on a database in the target (kind: tpcc)",
+                                           "tpcc", "Test name",
+                                           {
+                                               {"--warehouses,-w", "warehouses", "Warehouses (scale)"},
+                                               {"--users,-u", "users", "Virtual users (terminals)"},
+                                               {"--think", "think", "none | tpcc (keying and think times)"},
+                                               {"--journal-mode", "journal_mode", "SQLite journal mode (wal)"},
+                                               {"--synchronous", "synchronous", "SQLite synchronous (full)"},
+                                               {"--cache-size", "cache_size", "Database buffer (e.g. 64MiB)"},
+                                               {"--keep-database", "keep_database", "Keep the database (true/false)"},
+                                           },
+                                           tpcc, cl, actions);
   // --backend: the words of oltp::kBackendKindNames, the one list the protocol key decodes with;
   // `--backend help` prints them (before the required options are checked: CLI11 runs option
   // callbacks first).
@@ -339,23 +349,29 @@ void add_results_commands(CLI::App& app, CommandLine& cl, std::vector<Action>& a
   recover->add_option("-o,--output", cl.recover_out, "Record to write (default: <run_id>.recovered.json)");
   actions.push_back({recover, [&cl] { return drivelab::app::cmd_recover(cl.journal_file, cl.recover_out); }});
 
-  auto* merge = res->add_subcommand("merge", "Merge the per-host records (or journals) of a multi-host run into one record");
+  auto* merge =
+      res->add_subcommand("merge", "Merge the per-host records (or journals) of a multi-host run into one record");
   merge->add_option("inputs", cl.merge_inputs, "<run_id>.json records or <run_id>.journal.jsonl journals, one per host")
       ->required()
       ->check(CLI::ExistingFile);
   merge->add_option("-o,--output", cl.merge_out, "Record to write (default: <job_id>.json beside the first input)");
   actions.push_back({merge, [&cl] { return drivelab::app::cmd_merge(cl.merge_inputs, cl.merge_out); }});
 
-  auto* validate = res->add_subcommand(
-      "validate", "Check records, journals (.jsonl) and report CSVs (.csv) against the record's JSON Schema "
-                  "(docs/results.schema.json; needs python3-jsonschema)");
-  validate->add_option("files", cl.validate_files, "<run_id>.json, <run_id>.journal.jsonl, drivelab report --csv output")
-      ->required()->check(CLI::ExistingFile);
+  auto* validate =
+      res->add_subcommand("validate",
+                          "Check records, journals (.jsonl) and report CSVs (.csv) against the record's JSON Schema "
+                          "(docs/results.schema.json; needs python3-jsonschema)");
+  validate
+      ->add_option("files", cl.validate_files, "<run_id>.json, <run_id>.journal.jsonl, drivelab report --csv output")
+      ->required()
+      ->check(CLI::ExistingFile);
   validate->add_option("--schema", cl.validate_schema, "Validate against this schema file instead of the built-in one")
       ->check(CLI::ExistingFile);
-  actions.push_back({validate, [&cl] { return drivelab::app::cmd_results_validate(cl.validate_files, cl.validate_schema); }});
+  actions.push_back(
+      {validate, [&cl] { return drivelab::app::cmd_results_validate(cl.validate_files, cl.validate_schema); }});
 
-  auto* import = res->add_subcommand("import", "Keep records in a SQLite results store (one row per run id) for report --db");
+  auto* import =
+      res->add_subcommand("import", "Keep records in a SQLite results store (one row per run id) for report --db");
   import->add_option("records", cl.import_files, "<run_id>.json records")->required()->check(CLI::ExistingFile);
   import->add_option("--db", cl.import_db, "The store (created if it does not exist), e.g. runs.sqlite")->required();
   actions.push_back({import, [&cl] { return drivelab::app::cmd_results_import(cl.import_files, cl.import_db); }});
@@ -364,22 +380,30 @@ void add_results_commands(CLI::App& app, CommandLine& cl, std::vector<Action>& a
 /// `drivelab report`.
 void add_report_command(CLI::App& app, CommandLine& cl, std::vector<Action>& actions) {
   drivelab::app::ReportArgs& report_args = cl.report_args;
-  auto* report_cmd = app.add_subcommand("report", "Rank drives side by side from result records and imports (HTML, Markdown, CSV)");
-  report_cmd->add_option("inputs", report_args.inputs,
-                         "drivelab result records (.json), fio JSON (json/json+), sysbench text output, published-results CSV")
+  auto* report_cmd =
+      app.add_subcommand("report", "Rank drives side by side from result records and imports (HTML, Markdown, CSV)");
+  report_cmd
+      ->add_option(
+          "inputs", report_args.inputs,
+          "drivelab result records (.json), fio JSON (json/json+), sysbench text output, published-results CSV")
       ->check(CLI::ExistingFile);
   report_cmd->add_option("--db", report_args.db, "Report the runs of a results store (drivelab results import)")
       ->check(CLI::ExistingFile);
-  report_cmd->add_option("--where", report_args.where,
-                         "With --db: only runs with KEY=VALUE; keys: " + std::string(drivelab::results::kRunFilterKeys) +
-                             " (repeat; the same key: any of the values; docs/reporter.md)");
-  report_cmd->add_option("--published", report_args.published, "Published-results CSV (e.g. ../shared/data/published_results.csv)")
+  report_cmd->add_option(
+      "--where", report_args.where,
+      "With --db: only runs with KEY=VALUE; keys: " + std::string(drivelab::results::kRunFilterKeys) +
+          " (repeat; the same key: any of the values; docs/reporter.md)");
+  report_cmd
+      ->add_option("--published", report_args.published,
+                   "Published-results CSV (e.g. ../shared/data/published_results.csv)")
       ->check(CLI::ExistingFile);
-  report_cmd->add_option("--label", report_args.labels, "Drive name for the inputs, in order (repeat: first --label names the first input)");
+  report_cmd->add_option("--label", report_args.labels,
+                         "Drive name for the inputs, in order (repeat: first --label names the first input)");
   report_cmd->add_option("--html", report_args.html, "Self-contained HTML page with charts");
   report_cmd->add_option("--md", report_args.md, "Markdown tables");
   report_cmd->add_option("--csv", report_args.csv, "CSV: one row per test, metric and drive");
-  report_cmd->add_option("--charts-dir", report_args.charts_dir, "Where the charts' SVG, PNG and gnuplot files go (default: <html>_charts)");
+  report_cmd->add_option("--charts-dir", report_args.charts_dir,
+                         "Where the charts' SVG, PNG and gnuplot files go (default: <html>_charts)");
   report_cmd->add_flag("--no-charts", report_args.no_charts, "Do not draw charts (no gnuplot needed)");
   report_cmd->add_flag("--include-partial", report_args.include_partial,
                        "Rank interrupted/failed (partial) tests with complete ones (default: shown apart, not ranked)");
@@ -404,7 +428,8 @@ void add_other_commands(CLI::App& app, CommandLine& cl, std::vector<Action>& act
 int main(int argc, char** argv) {
   using namespace drivelab::app;
   survive_closed_stdout();
-  CLI::App app{"drivelab — application-level storage benchmarks: TPC-C-like OLTP on a database in the target, fio-style I/O"};
+  CLI::App app{
+      "drivelab — application-level storage benchmarks: TPC-C-like OLTP on a database in the target, fio-style I/O"};
   app.require_subcommand(1);
   app.set_version_flag("--version", version_line);
   app.add_flag_callback(

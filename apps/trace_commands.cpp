@@ -47,8 +47,8 @@ int cmd_trace_convert(const TraceArgs& args) {
     // The writers truncate OUT before the reader has read IN: the same file would be lost.
     std::error_code ec;
     if (std::filesystem::equivalent(args.input, args.output, ec))
-      throw ConfigError(fmt::format("output '{}' is the input trace itself; write to another file",
-                                    args.output.string()));
+      throw ConfigError(
+          fmt::format("output '{}' is the input trace itself; write to another file", args.output.string()));
     auto source = trace::open_trace(args.input, trace::parse_trace_format(args.format), read_options(args));
     if (args.to != "native" && args.to != "fio-iolog-v3")
       throw ConfigError(fmt::format("--to: expected native or fio-iolog-v3, got '{}'", args.to));
@@ -60,8 +60,8 @@ int cmd_trace_convert(const TraceArgs& args) {
     // "-" is standard output.
     const std::filesystem::path out_name = args.output == "-" ? std::filesystem::path("/dev/stdout") : args.output;
     const std::filesystem::file_status st = std::filesystem::symlink_status(out_name, ec);
-    const bool special = st.type() != std::filesystem::file_type::not_found &&
-                         st.type() != std::filesystem::file_type::regular;
+    const bool special =
+        st.type() != std::filesystem::file_type::not_found && st.type() != std::filesystem::file_type::regular;
     const std::filesystem::path file =
         special ? out_name : std::filesystem::path(out_name.string() + fmt::format(".drivelab-tmp-{}", ::getpid()));
     struct RemoveUnlessKept {
@@ -82,7 +82,8 @@ int cmd_trace_convert(const TraceArgs& args) {
       const trace::ConvertSummary summary = trace::write_fio_iolog_v3(*source, file, options);
       std::cerr << fmt::format("drivelab: wrote {} requests on {} devices to {} (fio iolog v3)", summary.ios_written,
                                summary.devices, args.output.string());
-      if (summary.skipped_empty) std::cerr << fmt::format("; skipped {} zero-length reads/writes", summary.skipped_empty);
+      if (summary.skipped_empty)
+        std::cerr << fmt::format("; skipped {} zero-length reads/writes", summary.skipped_empty);
       std::cerr << '\n';
     }
     if (!special) {

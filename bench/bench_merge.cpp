@@ -67,8 +67,12 @@ RunRecord rank_record(int rank, int intervals) {
   r.status = Status::complete;
   Json names = Json::array();
   for (int k = 0; k < kRanks; ++k) names.push_back("host" + std::to_string(k));
-  r.cohort = Json{{"job_id", "20261202T160000Z-abc123"}, {"rank", rank}, {"size", kRanks}, {"hosts", names},
-                  {"clock_offset_ns", rank * 150'000}, {"clock_offset_uncertainty_ns", 40'000}};
+  r.cohort = Json{{"job_id", "20261202T160000Z-abc123"},
+                  {"rank", rank},
+                  {"size", kRanks},
+                  {"hosts", names},
+                  {"clock_offset_ns", rank * 150'000},
+                  {"clock_offset_uncertainty_ns", 40'000}};
   TestRecord t;
   t.name = "4k-random-read";
   t.kind = "io";

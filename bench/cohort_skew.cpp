@@ -54,11 +54,13 @@ int main(int argc, char** argv) {
   }
   std::sort(skew_us.begin(), skew_us.end());
   const auto pct = [&](double p) {
-    const std::size_t k = static_cast<std::size_t>(std::max(1.0, p / 100.0 * static_cast<double>(skew_us.size()) + 0.999999)) - 1;
+    const std::size_t k =
+        static_cast<std::size_t>(std::max(1.0, p / 100.0 * static_cast<double>(skew_us.size()) + 0.999999)) - 1;
     return skew_us[std::min(k, skew_us.size() - 1)];
   };
-  std::printf("barrier start skew over %d barriers, %d ranks: p50 %.1f us, p99 %.1f us, max %.1f us; "
-              "clock offset uncertainty <= %.1f us\n",
-              barriers, cohort->size(), pct(50), pct(99), skew_us.back(), static_cast<double>(max_unc) / 1e3);
+  std::printf(
+      "barrier start skew over %d barriers, %d ranks: p50 %.1f us, p99 %.1f us, max %.1f us; "
+      "clock offset uncertainty <= %.1f us\n",
+      barriers, cohort->size(), pct(50), pct(99), skew_us.back(), static_cast<double>(max_unc) / 1e3);
   return 0;
 }

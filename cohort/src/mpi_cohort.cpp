@@ -52,8 +52,7 @@ class MpiCohort final : public runner::Cohort {
       int provided = 0;
       if (const int rc = MPI_Init_thread(nullptr, nullptr, MPI_THREAD_SERIALIZED, &provided); rc != MPI_SUCCESS)
         throw CohortError(fmt::format("MPI_Init_thread failed: {}", mpi_error_text(rc)));
-      if (provided < MPI_THREAD_SERIALIZED)
-        throw CohortError("the MPI library does not provide MPI_THREAD_SERIALIZED");
+      if (provided < MPI_THREAD_SERIALIZED) throw CohortError("the MPI library does not provide MPI_THREAD_SERIALIZED");
       initialized_here_ = true;
     }
     // Errors return to us (CohortError) instead of aborting the job from inside MPI.
@@ -69,8 +68,7 @@ class MpiCohort final : public runner::Cohort {
     check(MPI_Iallgather(mine.data(), kHostNameBytes, MPI_CHAR, all.data(), kHostNameBytes, MPI_CHAR, comm_, &req),
           "host names");
     wait(&req, 1, "host names", timeout);
-    for (int r = 0; r < size_; ++r)
-      hosts_.emplace_back(all.data() + static_cast<std::ptrdiff_t>(r) * kHostNameBytes);
+    for (int r = 0; r < size_; ++r) hosts_.emplace_back(all.data() + static_cast<std::ptrdiff_t>(r) * kHostNameBytes);
     estimate_clock_offsets(timeout);
   }
 
@@ -173,9 +171,11 @@ class MpiCohort final : public runner::Cohort {
         broken_ = true;  // the requests stay pending: the communicator is no longer usable
         const double waited_s = static_cast<double>(now - start) / 1e9;
         throw CohortError(stopped ? fmt::format("the ranks did not all reach '{}' within {:.3g} s of the stop request "
-                                                "(a rank died or is stopped)", what, waited_s)
+                                                "(a rank died or is stopped)",
+                                                what, waited_s)
                                   : fmt::format("the ranks did not all reach '{}' within {:.3g} s (a rank died, froze "
-                                                "or lost its network; --barrier-timeout sets the limit)", what, waited_s));
+                                                "or lost its network; --barrier-timeout sets the limit)",
+                                                what, waited_s));
       }
       const std::int64_t waited = now - start;
       if (waited < 20'000'000) {

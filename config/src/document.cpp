@@ -39,10 +39,10 @@ class DocumentScan final : public YAML::EventHandler {
  public:
   YAML::Mark begin;  // the document's first token
   bool content = false;
-  YAML::Mark start;  // of the root node, when there is content
-  std::string too_large;        // what passed a bound ("" while none did)
-  YAML::Mark too_large_at;      // where: the list's start, or the node that passed kMaxNodes
-  std::string too_large_path;   // its key path ("tests[0].vdbench.curve")
+  YAML::Mark start;            // of the root node, when there is content
+  std::string too_large;       // what passed a bound ("" while none did)
+  YAML::Mark too_large_at;     // where: the list's start, or the node that passed kMaxNodes
+  std::string too_large_path;  // its key path ("tests[0].vdbench.curve")
 
   void OnDocumentStart(const YAML::Mark& mark) override {
     begin = mark;
@@ -60,8 +60,7 @@ class DocumentScan final : public YAML::EventHandler {
     saw(mark);
     node(mark, &value);
   }
-  void OnSequenceStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t,
-                       YAML::EmitterStyle::value) override {
+  void OnSequenceStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {
     saw(mark);
     node(mark, nullptr);
     stack_.push_back(Frame{.map = false, .at = mark, .count = 0, .key = {}});
@@ -94,7 +93,8 @@ class DocumentScan final : public YAML::EventHandler {
       if (f.map && f.count % 2 == 0) f.key = scalar != nullptr ? *scalar : std::string("?");
       ++f.count;
       if (!f.map && f.count == kMaxSequenceElements + 1 && too_large.empty()) {
-        too_large = fmt::format("a list of more than {} elements; no protocol key takes that many", kMaxSequenceElements);
+        too_large =
+            fmt::format("a list of more than {} elements; no protocol key takes that many", kMaxSequenceElements);
         too_large_at = f.at;
         too_large_path = path(stack_.size() - 1);
       }
@@ -113,8 +113,10 @@ class DocumentScan final : public YAML::EventHandler {
     std::string out;
     for (std::size_t i = 0; i < depth; ++i) {
       const Frame& f = stack_[i];
-      if (f.map) out += (out.empty() ? "" : ".") + f.key;
-      else out += fmt::format("[{}]", f.count - 1);
+      if (f.map)
+        out += (out.empty() ? "" : ".") + f.key;
+      else
+        out += fmt::format("[{}]", f.count - 1);
     }
     return out;
   }
@@ -128,9 +130,9 @@ struct DocumentCount {
   std::string too_large;  // the first document's first bound passed (DocumentScan)
   YAML::Mark too_large_at;
   std::string too_large_path;
-  YAML::Mark second;     // where the second one begins
-  bool stuck = false;    // a token no rule consumes (yaml-cpp 0.8 rejects such streams)
-  YAML::Mark stuck_at;   // where it is
+  YAML::Mark second;    // where the second one begins
+  bool stuck = false;   // a token no rule consumes (yaml-cpp 0.8 rejects such streams)
+  YAML::Mark stuck_at;  // where it is
 };
 
 bool same_place(const YAML::Mark& a, const YAML::Mark& b) { return a.pos == b.pos && a.line == b.line; }

@@ -108,8 +108,8 @@ std::string format_number(double v) { return fmt::format("{:g}", v); }
 // Checks `value` against the caller's range and the limits of the target type T. Type limits are
 // only named in the message when they are the bound that was violated.
 template <class T>
-bool check_int_range(const Node& node, std::string_view key, std::string_view text, IntParse parsed,
-                     std::int64_t value, const Range<std::int64_t>& range) {
+bool check_int_range(const Node& node, std::string_view key, std::string_view text, IntParse parsed, std::int64_t value,
+                     const Range<std::int64_t>& range) {
   const auto type_min = static_cast<std::int64_t>(std::numeric_limits<T>::min());
   const auto type_max = static_cast<std::int64_t>(
       std::min<std::uint64_t>(std::numeric_limits<T>::max(), std::numeric_limits<std::int64_t>::max()));
@@ -200,7 +200,8 @@ void MapReader::report_duplicate_keys() {
     const Node here = map_.child(key);
     const Location loc = Node(key_node, here.path(), map_.file(), &map_.diagnostics()).location();
     std::string where;
-    if (!first->second.is_null()) where = fmt::format(" (first given at {}:{})", first->second.line + 1, first->second.column + 1);
+    if (!first->second.is_null())
+      where = fmt::format(" (first given at {}:{})", first->second.line + 1, first->second.column + 1);
     map_.diagnostics().error(loc, here.path(), fmt::format("duplicate key {}{}", detail::quote(key), where));
   }
 }
@@ -273,14 +274,14 @@ bool MapReader::number(std::string_view key, double& out, Range<double> range, b
 }
 
 bool MapReader::size(std::string_view key, std::uint64_t& bytes, Range<std::uint64_t> range, bool required) {
-  return read_with_unit(scalar_child(key, required, "a size"), key, "size", "4k, 2GiB", parse_size, format_size,
-                        range, bytes);
+  return read_with_unit(scalar_child(key, required, "a size"), key, "size", "4k, 2GiB", parse_size, format_size, range,
+                        bytes);
 }
 
 bool MapReader::duration(std::string_view key, std::chrono::nanoseconds& out, Range<std::chrono::nanoseconds> range,
                          bool required) {
-  return read_with_unit(scalar_child(key, required, "a duration"), key, "duration", "30s, 250ms, 1h30m",
-                        parse_duration, format_duration, range, out);
+  return read_with_unit(scalar_child(key, required, "a duration"), key, "duration", "30s, 250ms, 1h30m", parse_duration,
+                        format_duration, range, out);
 }
 
 bool MapReader::percent(std::string_view key, double& out, bool required) {
@@ -381,9 +382,12 @@ void MapReader::finish() {
     const std::string key = it->first.Scalar();
     if (std::find(known_.begin(), known_.end(), key) != known_.end()) continue;
     std::string hint;
-    if (const auto suggestion = detail::closest(key, known_)) hint = fmt::format(" (did you mean '{}'?)", *suggestion);
-    else if (!known_.empty()) hint = fmt::format(" (known keys: {})", detail::join(known_));
-    else hint = " (this section takes no keys)";
+    if (const auto suggestion = detail::closest(key, known_))
+      hint = fmt::format(" (did you mean '{}'?)", *suggestion);
+    else if (!known_.empty())
+      hint = fmt::format(" (known keys: {})", detail::join(known_));
+    else
+      hint = " (this section takes no keys)";
     // Reported at the key itself, which is where the typo is.
     const std::string path = map_.path().empty() ? key : fmt::format("{}.{}", map_.path(), key);
     Node(it->first, path, map_.file(), &map_.diagnostics())

@@ -38,8 +38,8 @@ std::string parse_path(std::string_view path, std::vector<Segment>& out) {
         std::size_t index = 0;
         const auto [ptr, ec] = std::from_chars(inside.data(), inside.data() + inside.size(), index);
         if (inside.empty() || ec != std::errc{} || ptr != inside.data() + inside.size())
-          return fmt::format("bad index '[{}]' in path '{}' (use [N] with N >= 0, or [*] for every element)",
-                             inside, path);
+          return fmt::format("bad index '[{}]' in path '{}' (use [N] with N >= 0, or [*] for every element)", inside,
+                             path);
         out.emplace_back(index);
       }
       i = close + 1;
@@ -135,8 +135,8 @@ class Assigner {
     }
     if (absent) {
       const auto* index = std::get_if<std::size_t>(&seg);
-      return fmt::format("{}: {} {}", index ? fmt::format("index {} out of range", *index) : "cannot apply [*]",
-                         where, cur.IsDefined() ? "is empty" : "does not exist");
+      return fmt::format("{}: {} {}", index ? fmt::format("index {} out of range", *index) : "cannot apply [*]", where,
+                         cur.IsDefined() ? "is empty" : "does not exist");
     }
     if (!cur.IsSequence())
       return fmt::format("cannot index {}: it is {}, not a sequence", where, detail::describe(cur));
@@ -180,8 +180,8 @@ void Document::apply_override(std::string_view assignment, Diagnostics& diags) {
   const std::string path(trim(assignment.substr(0, eq)));
   const std::string value_text(assignment.substr(eq + 1));
   if (path.empty()) {
-    report("", fmt::format("{} has an empty key path before '=' (e.g. tests[0].duration=10s)",
-                           detail::quote(assignment)));
+    report("",
+           fmt::format("{} has an empty key path before '=' (e.g. tests[0].duration=10s)", detail::quote(assignment)));
     return;
   }
   std::vector<Segment> segments;

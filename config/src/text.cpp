@@ -28,7 +28,8 @@ std::size_t utf8_length(std::string_view text, std::size_t i) {
   const unsigned char b0 = byte(i);
   std::size_t n = 0;
   unsigned char lo = 0x80, hi = 0xBF;  // allowed range of the second byte
-  if (b0 >= 0xC2 && b0 <= 0xDF) n = 2;
+  if (b0 >= 0xC2 && b0 <= 0xDF)
+    n = 2;
   else if (b0 >= 0xE0 && b0 <= 0xEF) {
     n = 3;
     if (b0 == 0xE0) lo = 0xA0;

@@ -6,9 +6,7 @@
 
 namespace drivelab {
 
-void throw_errno(const std::string& what, int errnum) {
-  throw EnvironmentError(what + ": " + std::strerror(errnum));
-}
+void throw_errno(const std::string& what, int errnum) { throw EnvironmentError(what + ": " + std::strerror(errnum)); }
 
 std::string errno_text(int errnum) {
   const char* name = strerrorname_np(errnum);

@@ -23,8 +23,7 @@ void UniqueFd::reset(int fd) noexcept {
 AlignedBuffer::AlignedBuffer(std::size_t size_bytes, std::size_t alignment) : size_(size_bytes) {
   // aligned_alloc wants a power-of-two alignment and a size that is a multiple of it.
   if (!std::has_single_bit(alignment))
-    throw InternalError(
-        fmt::format("AlignedBuffer: alignment {} is not a power of two", alignment));
+    throw InternalError(fmt::format("AlignedBuffer: alignment {} is not a power of two", alignment));
   if (size_bytes > std::numeric_limits<std::size_t>::max() - alignment) throw std::bad_alloc();
   const std::size_t rounded = align_up(size_bytes, alignment);
   void* p = std::aligned_alloc(alignment, rounded == 0 ? alignment : rounded);

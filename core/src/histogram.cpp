@@ -13,8 +13,7 @@ constexpr std::int64_t kSubCount = std::int64_t{1} << kSub;
 constexpr std::int64_t kMaxValue = LatencyHistogram::max_trackable_ns();
 // Bins: [0, 2 * kSubCount) exact (one per ns), then for each exponent e in [kSub + 1, kMaxExponent)
 // kSubCount bins of width 2^(e - kSub).
-constexpr std::size_t kBinCount =
-    static_cast<std::size_t>(kSubCount) * (LatencyHistogram::kMaxExponent - kSub + 1);
+constexpr std::size_t kBinCount = static_cast<std::size_t>(kSubCount) * (LatencyHistogram::kMaxExponent - kSub + 1);
 // record_n multiplies the per-sample square (< 2^84) by n in 128 bits; above this n it could wrap
 // (2^84 x 2^40 = 2^124). The running sum of squares holds 2^44 samples of the largest value.
 constexpr std::uint64_t kMaxExactRepeat = std::uint64_t{1} << 40;
@@ -99,7 +98,8 @@ void LatencyHistogram::clear_summary() noexcept {
 // A moved-from histogram has no bins; give them back before the first record into it. The
 // allocation stays out of line so record() needs no stack frame.
 void LatencyHistogram::ensure_bins() noexcept {
-  if (counts_.empty()) [[unlikely]] allocate_bins(counts_);
+  if (counts_.empty()) [[unlikely]]
+    allocate_bins(counts_);
 }
 
 // The hot path (one call per I/O or transaction): integer-only, no branches except the rare
@@ -115,8 +115,10 @@ void LatencyHistogram::record(std::int64_t ns) noexcept {
   ++count_;
   // Branches, not cmov: min/max rarely change, and an unconditional store would chain every
   // record through store-to-load forwarding.
-  if (ns < min_) [[unlikely]] min_ = ns;
-  if (ns > max_) [[unlikely]] max_ = ns;
+  if (ns < min_) [[unlikely]]
+    min_ = ns;
+  if (ns > max_) [[unlikely]]
+    max_ = ns;
   sum_ += v;
   sum_sq_ += static_cast<Uint128>(v) * v;
 }
@@ -185,9 +187,7 @@ void LatencyHistogram::reset() noexcept {
 std::int64_t LatencyHistogram::min() const noexcept { return count_ ? min_ : 0; }
 std::int64_t LatencyHistogram::max() const noexcept { return count_ ? max_ : 0; }
 double LatencyHistogram::sum_ns() const noexcept { return static_cast<double>(sum_); }
-double LatencyHistogram::sum_sq_ns() const noexcept {
-  return static_cast<double>(sum_sq_) + extra_sum_sq_;
-}
+double LatencyHistogram::sum_sq_ns() const noexcept { return static_cast<double>(sum_sq_) + extra_sum_sq_; }
 
 double LatencyHistogram::mean() const noexcept {
   if (count_ == 0) return 0.0;
@@ -250,9 +250,8 @@ std::vector<LatencyHistogram::Bin> LatencyHistogram::bins() const {
   return out;
 }
 
-LatencyHistogram LatencyHistogram::from_bins(const std::vector<Bin>& bins, std::int64_t min_ns,
-                                             std::int64_t max_ns, double sum_ns, double sum_sq_ns,
-                                             std::uint64_t saturated) {
+LatencyHistogram LatencyHistogram::from_bins(const std::vector<Bin>& bins, std::int64_t min_ns, std::int64_t max_ns,
+                                             double sum_ns, double sum_sq_ns, std::uint64_t saturated) {
   LatencyHistogram h;
   // The writer's saturated samples are its last bin, whatever range its layout had (histogram.hpp).
   const bool last_saturated = saturated > 0 && !bins.empty() && bins.back().count == saturated;
@@ -263,8 +262,7 @@ LatencyHistogram LatencyHistogram::from_bins(const std::vector<Bin>& bins, std::
       h.saturated_ += b.count;
       h.saturated_above_ = std::min(h.saturated_above_, std::max<std::int64_t>(b.lower_ns, 0));
     } else {
-      h.counts_[bin_index(static_cast<std::uint64_t>(std::max<std::int64_t>(b.lower_ns, 0)))] +=
-          b.count;
+      h.counts_[bin_index(static_cast<std::uint64_t>(std::max<std::int64_t>(b.lower_ns, 0)))] += b.count;
     }
     h.count_ += b.count;
   }

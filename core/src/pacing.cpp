@@ -22,10 +22,8 @@ double ArrivalSchedule::gap_ns() noexcept {
     case ArrivalDistribution::exponential:
       // 1 - U lies in (0, 1]: the logarithm is finite.
       return -std::log(1.0 - rng_.uniform01()) * mean_gap_ns_;
-    case ArrivalDistribution::uniform:
-      return 2.0 * rng_.uniform01() * mean_gap_ns_;
-    case ArrivalDistribution::deterministic:
-      return mean_gap_ns_;
+    case ArrivalDistribution::uniform: return 2.0 * rng_.uniform01() * mean_gap_ns_;
+    case ArrivalDistribution::deterministic: return mean_gap_ns_;
   }
   return mean_gap_ns_;
 }

@@ -83,9 +83,7 @@ ChildProcess::ChildProcess(const std::vector<std::string>& argv, const SpawnOpti
   FileActions fa;
   posix_spawn_file_actions_addopen(&fa.value, 0, "/dev/null", O_RDONLY, 0);
   switch (options.output) {
-    case ChildOutput::discard:
-      posix_spawn_file_actions_addopen(&fa.value, 1, "/dev/null", O_WRONLY, 0);
-      break;
+    case ChildOutput::discard: posix_spawn_file_actions_addopen(&fa.value, 1, "/dev/null", O_WRONLY, 0); break;
     case ChildOutput::append_to_file:
       posix_spawn_file_actions_addopen(&fa.value, 1, options.output_file.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
       break;
@@ -122,8 +120,11 @@ ChildProcess::ChildProcess(const std::vector<std::string>& argv, const SpawnOpti
 }
 
 ChildProcess::ChildProcess(ChildProcess&& o) noexcept
-    : pid_(std::exchange(o.pid_, -1)), group_(o.group_), pipe_fd_(std::exchange(o.pipe_fd_, -1)),
-      status_(o.status_), output_(std::move(o.output_)) {}
+    : pid_(std::exchange(o.pid_, -1)),
+      group_(o.group_),
+      pipe_fd_(std::exchange(o.pipe_fd_, -1)),
+      status_(o.status_),
+      output_(std::move(o.output_)) {}
 
 ChildProcess::~ChildProcess() {
   if (pid_ > 0 && !status_) kill();
@@ -255,9 +256,8 @@ std::string last_bytes_of_file(const fs::path& file) {
   if (!in) return {};
   in.seekg(0, std::ios::end);
   const std::streamoff size = in.tellg();
-  const std::streamoff start = size > static_cast<std::streamoff>(kKeepOutputBytes)
-                                   ? size - static_cast<std::streamoff>(kKeepOutputBytes)
-                                   : 0;
+  const std::streamoff start =
+      size > static_cast<std::streamoff>(kKeepOutputBytes) ? size - static_cast<std::streamoff>(kKeepOutputBytes) : 0;
   in.seekg(start);
   std::ostringstream ss;
   ss << in.rdbuf();

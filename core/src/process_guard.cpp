@@ -31,7 +31,7 @@ struct Message {
   pid_t pid = 0;
   int fast_signal = 0;
   int grace_ms = 0;
-  char comm[16] = {};  ///< /proc/<pid>/stat's comm (at most 15 bytes), NUL-terminated
+  char comm[16] = {};                          ///< /proc/<pid>/stat's comm (at most 15 bytes), NUL-terminated
   char pid_file[kMaxGuardedPidFilePath] = {};  ///< ops 3 and 4, NUL-terminated
 };
 
@@ -45,8 +45,8 @@ struct Slot {
 };
 
 Slot g_slots[kMaxGuardedProcesses];
-std::mutex g_mu;          // the socket and the guardian's start
-int g_socket = -1;        // drivelab's end of the socketpair (g_mu)
+std::mutex g_mu;    // the socket and the guardian's start
+int g_socket = -1;  // drivelab's end of the socketpair (g_mu)
 std::atomic<pid_t> g_guardian{-1};
 bool g_start_failed = false;  // said once (g_mu)
 
@@ -58,7 +58,8 @@ bool same_program(pid_t pid, const char* comm) noexcept {
   // "/proc/<pid>/stat" without snprintf (not async-signal-safe).
   char digits[16];
   int n = 0;
-  for (unsigned v = static_cast<unsigned>(pid); n == 0 || v != 0; v /= 10) digits[n++] = static_cast<char>('0' + v % 10);
+  for (unsigned v = static_cast<unsigned>(pid); n == 0 || v != 0; v /= 10)
+    digits[n++] = static_cast<char>('0' + v % 10);
   std::memcpy(path, "/proc/", 6);
   int len = 6;
   while (n > 0) path[len++] = digits[--n];
@@ -170,8 +171,10 @@ void sleep_ms(long ms) noexcept {
     for (Entry& e : entries) {
       if (e.pid != -1) continue;
       const pid_t p = pid_in_file(e.pid_file);
-      if (p > 0 && same_program(p, e.comm)) e.pid = p;
-      else waiting = true;
+      if (p > 0 && same_program(p, e.comm))
+        e.pid = p;
+      else
+        waiting = true;
     }
     if (!waiting || now_ms() >= pid_file_deadline) break;
     sleep_ms(50);
@@ -209,8 +212,9 @@ bool ensure_guardian() {
   int sv[2];
   if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0) {
     g_start_failed = true;
-    std::cerr << "drivelab: warning: cannot start the guardian of managed servers (socketpair: "
-              << errno_text(errno) << "): a server would outlive a killed drivelab\n" << std::flush;
+    std::cerr << "drivelab: warning: cannot start the guardian of managed servers (socketpair: " << errno_text(errno)
+              << "): a server would outlive a killed drivelab\n"
+              << std::flush;
     return false;
   }
   const pid_t pid = ::fork();
@@ -221,7 +225,8 @@ bool ensure_guardian() {
     ::close(sv[0]);
     g_start_failed = true;
     std::cerr << "drivelab: warning: cannot start the guardian of managed servers (fork: " << errno_text(err)
-              << "): a server would outlive a killed drivelab\n" << std::flush;
+              << "): a server would outlive a killed drivelab\n"
+              << std::flush;
     return false;
   }
   g_socket = sv[0];
@@ -246,8 +251,11 @@ void guard_process(pid_t pid, const std::string& comm, int fast_signal, std::chr
     if (p == pid) break;
   }
   if (free_slot == nullptr) {
-    std::cerr << fmt::format("drivelab: warning: more than {} managed server processes: {} (pid {}) would outlive "
-                             "a killed drivelab\n", kMaxGuardedProcesses, comm, pid) << std::flush;
+    std::cerr << fmt::format(
+                     "drivelab: warning: more than {} managed server processes: {} (pid {}) would outlive "
+                     "a killed drivelab\n",
+                     kMaxGuardedProcesses, comm, pid)
+              << std::flush;
     return;
   }
   free_slot->fast_signal.store(fast_signal, std::memory_order_relaxed);
@@ -266,8 +274,11 @@ void guard_pid_file(const std::filesystem::path& pid_file, const std::string& co
                     std::chrono::milliseconds grace) {
   const std::string path = pid_file.string();
   if (path.empty() || path.size() >= static_cast<std::size_t>(kMaxGuardedPidFilePath)) {
-    std::cerr << fmt::format("drivelab: warning: {} is too long a path for the guardian: a server still starting "
-                             "when drivelab is killed would outlive it\n", path) << std::flush;
+    std::cerr << fmt::format(
+                     "drivelab: warning: {} is too long a path for the guardian: a server still starting "
+                     "when drivelab is killed would outlive it\n",
+                     path)
+              << std::flush;
     return;
   }
   std::lock_guard lock(g_mu);

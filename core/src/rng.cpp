@@ -52,13 +52,10 @@ std::int64_t Rng::uniform(std::int64_t lo, std::int64_t hi) noexcept {
       low = static_cast<std::uint64_t>(m);
     }
   }
-  return static_cast<std::int64_t>(static_cast<std::uint64_t>(lo) +
-                                   static_cast<std::uint64_t>(m >> 64));
+  return static_cast<std::int64_t>(static_cast<std::uint64_t>(lo) + static_cast<std::uint64_t>(m >> 64));
 }
 
-double Rng::uniform01() noexcept {
-  return static_cast<double>((*this)() >> 11) * 0x1.0p-53;
-}
+double Rng::uniform01() noexcept { return static_cast<double>((*this)() >> 11) * 0x1.0p-53; }
 
 Rng Rng::split(std::uint64_t stream_id) const noexcept {
   std::uint64_t x = seed_ ^ (stream_id * 0xD1B54A32D192ED03ull);

@@ -38,8 +38,8 @@ SteadyStateCriterion SteadyStateCriterion::parse(std::string_view text) {
       known = true;
     }
   if (!known)
-    throw std::invalid_argument(fmt::format(
-        "unknown steady-state metric '{}' (use iops, iops_slope, bw, bw_slope, lat, lat_slope)", word));
+    throw std::invalid_argument(
+        fmt::format("unknown steady-state metric '{}' (use iops, iops_slope, bw, bw_slope, lat, lat_slope)", word));
   if (!limit.empty() && limit.back() == '%') {
     c.percent = true;
     limit.remove_suffix(1);

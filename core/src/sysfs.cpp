@@ -199,7 +199,7 @@ std::optional<SysBlock> sys_block_at(const fs::path& dir) {
 }
 
 std::optional<dev_t> block_device_number(const std::string& path) {
-  struct stat st {};
+  struct stat st{};
   if (path.rfind('/', 0) != 0 || ::stat(path.c_str(), &st) != 0 || !S_ISBLK(st.st_mode)) return std::nullopt;
   return st.st_rdev;
 }
@@ -207,8 +207,8 @@ std::optional<dev_t> block_device_number(const std::string& path) {
 std::optional<std::string> scsi_unit_serial(const fs::path& vpd_pg80) {
   const auto page = read_whole(vpd_pg80);
   if (!page || page->size() < 4 || static_cast<unsigned char>((*page)[1]) != 0x80) return std::nullopt;
-  const std::size_t len = static_cast<std::size_t>(static_cast<unsigned char>((*page)[2])) << 8 |
-                          static_cast<unsigned char>((*page)[3]);
+  const std::size_t len =
+      static_cast<std::size_t>(static_cast<unsigned char>((*page)[2])) << 8 | static_cast<unsigned char>((*page)[3]);
   return non_empty(std::string_view(*page).substr(4, len));
 }
 
@@ -230,7 +230,7 @@ std::optional<LoopBacking> loop_backing(const SysBlock& device, const std::vecto
   if (!file) return std::nullopt;
   LoopBacking b;
   b.file = std::move(*file);
-  struct stat st {};
+  struct stat st{};
   const bool stated = ::stat(b.file.c_str(), &st) == 0;
   if (stated && S_ISBLK(st.st_mode)) {
     // A loop device over a block device: devtmpfs's st_dev/st_ino of the node say nothing about
@@ -263,7 +263,8 @@ std::optional<LoopBacking> loop_backing(const SysBlock& device, const std::vecto
 
 bool same_backing_file(const LoopBacking& a, const LoopBacking& b) noexcept {
   if (a.backing_device || b.backing_device) return a.backing_device == b.backing_device;
-  if (a.file_dev && a.file_ino && b.file_dev && b.file_ino) return *a.file_dev == *b.file_dev && *a.file_ino == *b.file_ino;
+  if (a.file_dev && a.file_ino && b.file_dev && b.file_ino)
+    return *a.file_dev == *b.file_dev && *a.file_ino == *b.file_ino;
   return a.file == b.file;
 }
 
@@ -386,14 +387,16 @@ StorageSet storage_set(const SysBlock& device, const std::vector<MountEntry>& mo
     if (f.whole_disk && block.is_partition)
       if (auto disk = sys_block_at(block.disk_dir)) add(std::move(*disk), StorageLink::whole_disk, i);
     if (f.backing_device && backing && backing->backing_device)
-      if (auto below = sys_block(*backing->backing_device, sys_root)) add(std::move(*below), StorageLink::backing_device, i);
+      if (auto below = sys_block(*backing->backing_device, sys_root))
+        add(std::move(*below), StorageLink::backing_device, i);
     for (const AttachedLoop& l : loops) {
       if (f.loops_over && l.backing.backing_device == block.dev) add(l.block, StorageLink::loop_over, i);
       if (f.same_backing && backing && l.block.dev != block.dev && same_backing_file(l.backing, *backing))
         add(l.block, StorageLink::same_backing_file, i);
       if (f.backing_on && l.backing.fs_device == block.dev) {
         const auto known = set.find(l.block.dev);
-        if (!known) add(l.block, StorageLink::backing_file_on, i);
+        if (!known)
+          add(l.block, StorageLink::backing_file_on, i);
         else if (set.members[*known].link != StorageLink::backing_file_on || set.members[*known].from != i)
           set.loops_on_themselves.emplace_back(*known, i);
       }

@@ -54,20 +54,25 @@ std::uint64_t parse_size(std::string_view text) {
   if (rest.empty()) throw std::invalid_argument("empty size");
   const std::string_view num = take_number(rest);
   if (num.empty())
-    throw std::invalid_argument(fmt::format(
-        "'{}' is not a size (expected a number first, e.g. 4k, 512, 2GiB)", trim(text)));
+    throw std::invalid_argument(
+        fmt::format("'{}' is not a size (expected a number first, e.g. 4k, 512, 2GiB)", trim(text)));
   const std::string suffix = lower(trim(rest));
   int power = -1;  // of 1024
-  if (suffix.empty() || suffix == "b") power = 0;
-  else if (suffix == "k" || suffix == "kb" || suffix == "kib") power = 1;
-  else if (suffix == "m" || suffix == "mb" || suffix == "mib") power = 2;
-  else if (suffix == "g" || suffix == "gb" || suffix == "gib") power = 3;
-  else if (suffix == "t" || suffix == "tb" || suffix == "tib") power = 4;
-  else if (suffix == "p" || suffix == "pb" || suffix == "pib") power = 5;
+  if (suffix.empty() || suffix == "b")
+    power = 0;
+  else if (suffix == "k" || suffix == "kb" || suffix == "kib")
+    power = 1;
+  else if (suffix == "m" || suffix == "mb" || suffix == "mib")
+    power = 2;
+  else if (suffix == "g" || suffix == "gb" || suffix == "gib")
+    power = 3;
+  else if (suffix == "t" || suffix == "tb" || suffix == "tib")
+    power = 4;
+  else if (suffix == "p" || suffix == "pb" || suffix == "pib")
+    power = 5;
   else
-    throw std::invalid_argument(fmt::format(
-        "'{}': unknown size unit '{}' (use b, k/KiB, m/MiB, g/GiB, t/TiB, p/PiB)", trim(text),
-        suffix));
+    throw std::invalid_argument(
+        fmt::format("'{}': unknown size unit '{}' (use b, k/KiB, m/MiB, g/GiB, t/TiB, p/PiB)", trim(text), suffix));
   const std::uint64_t mult = std::uint64_t{1} << (10 * power);
   const auto too_large = [&] {
     return std::invalid_argument(fmt::format("'{}' is too large (max 2^64 - 1 bytes)", trim(text)));
@@ -97,8 +102,7 @@ std::chrono::nanoseconds parse_duration(std::string_view text) {
   while (!rest.empty()) {
     const std::string_view num = take_number(rest);
     if (num.empty())
-      throw std::invalid_argument(
-          fmt::format("'{}' is not a duration (e.g. 30s, 250ms, 1h30m)", trim(text)));
+      throw std::invalid_argument(fmt::format("'{}' is not a duration (e.g. 30s, 250ms, 1h30m)", trim(text)));
     const double number = parse_double(num, text, "duration");
     while (!rest.empty() && is_space(rest.front())) rest.remove_prefix(1);
     std::size_t j = 0;
@@ -107,15 +111,21 @@ std::chrono::nanoseconds parse_duration(std::string_view text) {
     rest.remove_prefix(j);
     while (!rest.empty() && is_space(rest.front())) rest.remove_prefix(1);
     double mult = 0;
-    if (unit.empty() || unit == "s" || unit == "sec") mult = 1e9;
-    else if (unit == "ns") mult = 1;
-    else if (unit == "us") mult = 1e3;
-    else if (unit == "ms") mult = 1e6;
-    else if (unit == "m" || unit == "min") mult = 60e9;
-    else if (unit == "h") mult = 3600e9;
+    if (unit.empty() || unit == "s" || unit == "sec")
+      mult = 1e9;
+    else if (unit == "ns")
+      mult = 1;
+    else if (unit == "us")
+      mult = 1e3;
+    else if (unit == "ms")
+      mult = 1e6;
+    else if (unit == "m" || unit == "min")
+      mult = 60e9;
+    else if (unit == "h")
+      mult = 3600e9;
     else
-      throw std::invalid_argument(fmt::format(
-          "'{}': unknown duration unit '{}' (use ns, us, ms, s, m, h)", trim(text), unit));
+      throw std::invalid_argument(
+          fmt::format("'{}': unknown duration unit '{}' (use ns, us, ms, s, m, h)", trim(text), unit));
     // A bare number means seconds only on its own: "1h30" is ambiguous, so it is an error.
     if (unit.empty() && (parts > 0 || !rest.empty()))
       throw std::invalid_argument(

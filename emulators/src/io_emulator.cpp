@@ -33,8 +33,11 @@ void IoEmulator::prepare(runner::TestContext& ctx) {
   if (!no_io) {
     std::int64_t last_ns = 0;
     const std::int64_t start_ns = monotonic_ns();
-    const io::TargetFileSpec spec{.dir = ctx.target_dir, .test_name = ctx.settings.name,
-                                  .size_bytes = job_.file_size_bytes, .direct = job_.direct, .fill = true,
+    const io::TargetFileSpec spec{.dir = ctx.target_dir,
+                                  .test_name = ctx.settings.name,
+                                  .size_bytes = job_.file_size_bytes,
+                                  .direct = job_.direct,
+                                  .fill = true,
                                   .seed = ctx.seed};
     const std::string file_name = io::target_file_path(spec.dir, spec.test_name).filename().string();
     rec.message(fmt::format("preparing {} ({})", file_name, format_size(spec.size_bytes)));
@@ -43,8 +46,8 @@ void IoEmulator::prepare(runner::TestContext& ctx) {
       if (now - last_ns >= 1'000'000'000 || done == total) {
         last_ns = now;
         const double s = seconds_between(start_ns, now);
-        rec.message(fmt::format("filling {}: {} of {} ({:.0f}%), {:.0f} MB/s", file_name,
-                                format_size(done), format_size(total), 100.0 * static_cast<double>(done) / static_cast<double>(total),
+        rec.message(fmt::format("filling {}: {} of {} ({:.0f}%), {:.0f} MB/s", file_name, format_size(done),
+                                format_size(total), 100.0 * static_cast<double>(done) / static_cast<double>(total),
                                 s > 0 ? static_cast<double>(done) / 1e6 / s : 0.0));
       }
       return !ctx.stop_requested();
@@ -52,10 +55,10 @@ void IoEmulator::prepare(runner::TestContext& ctx) {
     if (file_->reused()) rec.message(fmt::format("reusing filled {}", file_->path().string()));
     if (!file_->filled()) return;  // stopped during the fill
     if (job_.direct && job_.xfersize_bytes % file_->direct_alignment_bytes() != 0)
-      throw ConfigError(fmt::format("io.xfersize: {} is not a multiple of the O_DIRECT alignment of {} ({} bytes); "
-                                    "use a multiple of it or set io.direct: false",
-                                    format_size(job_.xfersize_bytes), ctx.target_dir.string(),
-                                    file_->direct_alignment_bytes()));
+      throw ConfigError(
+          fmt::format("io.xfersize: {} is not a multiple of the O_DIRECT alignment of {} ({} bytes); "
+                      "use a multiple of it or set io.direct: false",
+                      format_size(job_.xfersize_bytes), ctx.target_dir.string(), file_->direct_alignment_bytes()));
     fd = file_->fd();
     path = file_->path();
   }
@@ -64,16 +67,19 @@ void IoEmulator::prepare(runner::TestContext& ctx) {
 
   const io::IoEngine& engine = workers_.front()->engine();
   if (!engine.capabilities().has(io::Capability::async) && job_.iodepth > 1)
-    rec.warning(fmt::format("engine {} is synchronous: iodepth {} acts as 1 per job (as in fio); "
-                            "use jobs for more outstanding I/Os",
-                            engine.name(), job_.iodepth));
+    rec.warning(
+        fmt::format("engine {} is synchronous: iodepth {} acts as 1 per job (as in fio); "
+                    "use jobs for more outstanding I/Os",
+                    engine.name(), job_.iodepth));
   if (!job_.direct && !no_io)
-    rec.warning("direct: false — I/O goes through the page cache, so reads of a file smaller than free memory "
-                "measure memory, not the drive");
+    rec.warning(
+        "direct: false — I/O goes through the page cache, so reads of a file smaller than free memory "
+        "measure memory, not the drive");
   if (!job_.direct && job_.engine == "libaio")
-    rec.warning("engine libaio with direct: false — Linux AIO is asynchronous only with O_DIRECT: io_submit "
-                "performs each buffered I/O before it returns, so each job has one I/O in flight in effect "
-                "(as with fio's libaio); use direct: true, or io_uring for buffered asynchronous I/O");
+    rec.warning(
+        "engine libaio with direct: false — Linux AIO is asynchronous only with O_DIRECT: io_submit "
+        "performs each buffered I/O before it returns, so each job has one I/O in flight in effect "
+        "(as with fio's libaio); use direct: true, or io_uring for buffered asynchronous I/O");
 }
 
 void IoEmulator::start_workers() {
@@ -145,13 +151,13 @@ void IoEmulator::run(runner::TestContext& ctx) {
     if (d > 0 && (interval.ios > 0 || d >= 0.001)) {
       try {
         rec.interval({.t_s = seconds_between(t0, now),
-                    .duration_s = d,
-                    .values = {{"iops", static_cast<double>(interval.ios) / d},
-                               {"mb_s", static_cast<double>(interval.bytes) / 1e6 / d},
-                               {"lat_avg_us", interval.latency.mean() / 1e3},
-                               {"lat_p99_us", static_cast<double>(interval.latency.percentile(99)) / 1e3},
-                               {"ios", static_cast<double>(interval.ios)}},
-                    .histograms = {{"latency", interval.latency}}});
+                      .duration_s = d,
+                      .values = {{"iops", static_cast<double>(interval.ios) / d},
+                                 {"mb_s", static_cast<double>(interval.bytes) / 1e6 / d},
+                                 {"lat_avg_us", interval.latency.mean() / 1e3},
+                                 {"lat_p99_us", static_cast<double>(interval.latency.percentile(99)) / 1e3},
+                                 {"ios", static_cast<double>(interval.ios)}},
+                      .histograms = {{"latency", interval.latency}}});
       } catch (...) {
         if (!recording_failed) recording_failed = std::current_exception();
       }
@@ -183,8 +189,8 @@ void IoEmulator::run(runner::TestContext& ctx) {
   // every job thread, plus io_uring's SQPOLL and io-wq kernel threads, which belong to it).
   rec.metric("cpu_usr_pct", cpu.user_pct(measured_s), "%", "user CPU time / measured time, percent of one core");
   rec.metric("cpu_sys_pct", cpu.system_pct(measured_s), "%", "system CPU time / measured time, percent of one core");
-  rec.metric("iops_per_cpu_s", cpu.total_s() > 0 ? static_cast<double>(ios_.measured) / cpu.total_s() : 0.0,
-             "1/cpu-s", "I/Os completed per CPU-second (user + system): IOPS per fully busy core");
+  rec.metric("iops_per_cpu_s", cpu.total_s() > 0 ? static_cast<double>(ios_.measured) / cpu.total_s() : 0.0, "1/cpu-s",
+             "I/Os completed per CPU-second (user + system): IOPS per fully busy core");
   // fio reads RUSAGE_THREAD for each job: the job threads alone, without io-wq / SQPOLL threads.
   rec.metric("cpu_jobs_usr_pct", jobs_cpu.user_pct(measured_s), "%",
              "user CPU of the job threads only (RUSAGE_THREAD, summed), percent of one core: fio's usr_cpu x jobs");
@@ -209,9 +215,10 @@ void IoEmulator::run(runner::TestContext& ctx) {
                                             {"complete_max", job_.complete_max()}});
   rec.detail("cpu_usr_s", cpu.user_s());
   rec.detail("cpu_sys_s", cpu.system_s());
-  rec.detail("cpu_measured", "cpu_usr/sys_pct: getrusage(RUSAGE_SELF) over the measured phase, all threads of the "
-                             "process incl. io_uring io-wq/SQPOLL threads; cpu_jobs_*: RUSAGE_THREAD of the job "
-                             "threads (fio's definition)");
+  rec.detail("cpu_measured",
+             "cpu_usr/sys_pct: getrusage(RUSAGE_SELF) over the measured phase, all threads of the "
+             "process incl. io_uring io-wq/SQPOLL threads; cpu_jobs_*: RUSAGE_THREAD of the job "
+             "threads (fio's definition)");
   rec.detail("latency_measured", "from just before the I/O is queued to the reap that returned it (fio: lat)");
   if (file_)
     rec.detail("file", results::Json{{"path", file_->path().string()},

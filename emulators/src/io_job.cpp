@@ -30,14 +30,15 @@ IoJobConfig decode_io_job(const config::Node& section) {
   r.choice("rw", job.rw, kRwNames);
   const bool xfer_ok = r.size("xfersize", job.xfersize_bytes, {.min = kSector, .max = kMaxXfer});
   if (xfer_ok && job.xfersize_bytes % kSector != 0) {
-    section.child("xfersize").error(fmt::format("xfersize must be a multiple of 512 bytes, found {}",
-                                                format_size(job.xfersize_bytes)));
+    section.child("xfersize")
+        .error(fmt::format("xfersize must be a multiple of 512 bytes, found {}", format_size(job.xfersize_bytes)));
     job.xfersize_bytes = 4096;
   }
   const bool depth_ok = r.integer("iodepth", job.iodepth, {.min = 1, .max = 65536});
   if (r.size("file_size", job.file_size_bytes, {.min = kSector}) && job.file_size_bytes < job.xfersize_bytes)
-    section.child("file_size").error(fmt::format("file_size must be at least xfersize ({}), found {}",
-                                                 format_size(job.xfersize_bytes), format_size(job.file_size_bytes)));
+    section.child("file_size")
+        .error(fmt::format("file_size must be at least xfersize ({}), found {}", format_size(job.xfersize_bytes),
+                           format_size(job.file_size_bytes)));
   r.boolean("direct", job.direct);
   const bool jobs_ok = r.integer("jobs", job.jobs, {.min = 1, .max = 1024});
   r.boolean("keep_file", job.keep_file);
@@ -77,9 +78,10 @@ IoJobConfig decode_io_job(const config::Node& section) {
   }
   // io_uring accepts at most 16384 registered buffers; like fio, one per slot.
   if (job.fixedbufs && job.iodepth > 16384)
-    section.child("fixedbufs").error(fmt::format("fixedbufs registers one buffer per I/O slot, at most 16384; "
-                                                 "iodepth is {}",
-                                                 job.iodepth));
+    section.child("fixedbufs")
+        .error(fmt::format("fixedbufs registers one buffer per I/O slot, at most 16384; "
+                           "iodepth is {}",
+                           job.iodepth));
   r.finish();
   const std::uint64_t buffers = job.xfersize_bytes * job.iodepth * job.jobs;
   if ((xfer_ok || depth_ok || jobs_ok) && buffers > kMaxBufferBytes)

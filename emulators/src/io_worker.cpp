@@ -49,7 +49,8 @@ IoWorker::IoWorker(const IoJobConfig& job, int fd, std::filesystem::path file, s
   // One registered buffer per slot, as fio registers one per io_u (fixedbufs).
   std::vector<iovec> iov(depth_);
   for (std::uint32_t i = 0; i < depth_; ++i)
-    iov[i] = {buffers_.data() + static_cast<std::size_t>(i) * job.xfersize_bytes, static_cast<std::size_t>(job.xfersize_bytes)};
+    iov[i] = {buffers_.data() + static_cast<std::size_t>(i) * job.xfersize_bytes,
+              static_cast<std::size_t>(job.xfersize_bytes)};
   engine_->register_buffers(iov);
 
   blocks_ = job.file_size_bytes / job.xfersize_bytes;
@@ -63,7 +64,9 @@ IoWorker::~IoWorker() {
   join();
 }
 
-void IoWorker::start() { thread_ = std::thread([this] { loop(); }); }
+void IoWorker::start() {
+  thread_ = std::thread([this] { loop(); });
+}
 
 void IoWorker::join() noexcept {
   if (thread_.joinable()) thread_.join();
@@ -115,8 +118,12 @@ void IoWorker::loop() {
             // Unique first bytes per write (fio: scramble_buffers), so blocks never dedupe.
             std::memcpy(buf, &issued_, sizeof issued_);
           }
-          const io::IoRequest req{.op = op, .file_index = 0, .offset_bytes = slot.offset_bytes,
-                                  .length_bytes = xfer, .buffer = buf, .buffer_index = static_cast<std::int32_t>(s),
+          const io::IoRequest req{.op = op,
+                                  .file_index = 0,
+                                  .offset_bytes = slot.offset_bytes,
+                                  .length_bytes = xfer,
+                                  .buffer = buf,
+                                  .buffer_index = static_cast<std::int32_t>(s),
                                   .user_data = s};
           slot.issue_ns = monotonic_ns();  // fio's start_time: before queue (psync: before the pread)
           io::QueueStatus st = engine_->queue(req);
@@ -155,8 +162,11 @@ void IoWorker::loop() {
         free_slots.push_back(s);
         ++completed_;
         if (result != static_cast<std::int64_t>(xfer)) {
-          fail(phase_.failure({.op = op, .length_bytes = xfer, .offset_bytes = slots[s].offset_bytes,
-                               .file = file_.native(), .result = result}));
+          fail(phase_.failure({.op = op,
+                               .length_bytes = xfer,
+                               .offset_bytes = slots[s].offset_bytes,
+                               .file = file_.native(),
+                               .result = result}));
           continue;
         }
         interval_.latency.record(now - slots[s].issue_ns);

@@ -81,8 +81,8 @@ class IoWorker : public WorkerState {
   std::unique_ptr<io::IoEngine> engine_;
   std::uint32_t depth_ = 1;
   Rng rng_;
-  std::uint64_t blocks_ = 0;       // xfersize blocks in the file
-  std::uint64_t seq_first_ = 0;    // sequential: this job's slice [seq_first_, seq_end_) in blocks
+  std::uint64_t blocks_ = 0;     // xfersize blocks in the file
+  std::uint64_t seq_first_ = 0;  // sequential: this job's slice [seq_first_, seq_end_) in blocks
   std::uint64_t seq_end_ = 0;
   std::uint64_t seq_next_ = 0;
 

@@ -29,8 +29,13 @@ std::string eta_text(double remaining_s) {
 
 void PreconditionEmulator::prepare(runner::TestContext& ctx) {
   auto& rec = *ctx.recorder;
-  io::TargetFileSpec spec{.dir = ctx.target_dir, .test_name = ctx.settings.name, .size_bytes = 0, .direct = true,
-                          .fill = false, .seed = ctx.seed, .region = config_.region};
+  io::TargetFileSpec spec{.dir = ctx.target_dir,
+                          .test_name = ctx.settings.name,
+                          .size_bytes = 0,
+                          .direct = true,
+                          .fill = false,
+                          .seed = ctx.seed,
+                          .region = config_.region};
   // for_test and file_size only apply to a directory: on a device, its region itself is the target
   // (so one protocol serves both).
   if (!io::is_block_device(ctx.target_dir)) {
@@ -39,8 +44,8 @@ void PreconditionEmulator::prepare(runner::TestContext& ctx) {
   }
   file_ = io::TargetFile::open(spec);
   const std::uint32_t align = file_->direct_alignment_bytes();
-  for (const auto& [key, bytes] : {std::pair{"xfersize", config_.xfersize_bytes},
-                                   std::pair{"random_xfersize", config_.random_xfersize_bytes}})
+  for (const auto& [key, bytes] :
+       {std::pair{"xfersize", config_.xfersize_bytes}, std::pair{"random_xfersize", config_.random_xfersize_bytes}})
     if (bytes % align != 0)
       throw ConfigError(fmt::format("precondition.{}: {} is not a multiple of the O_DIRECT alignment of {} ({} bytes)",
                                     key, format_size(bytes), file_->path().string(), align));
@@ -54,7 +59,8 @@ void PreconditionEmulator::prepare(runner::TestContext& ctx) {
                                                     : std::string()));
 }
 
-bool PreconditionEmulator::run_pass(runner::TestContext& ctx, std::size_t index, bool random, std::int64_t run_start_ns) {
+bool PreconditionEmulator::run_pass(runner::TestContext& ctx, std::size_t index, bool random,
+                                    std::int64_t run_start_ns) {
   auto& rec = *ctx.recorder;
   const std::uint64_t xfer = random ? config_.random_xfersize_bytes : config_.xfersize_bytes;
   const std::uint32_t depth = random ? config_.random_iodepth : config_.iodepth;
@@ -74,7 +80,8 @@ bool PreconditionEmulator::run_pass(runner::TestContext& ctx, std::size_t index,
     if (handed_out >= total) return std::nullopt;
     PumpChunk c;
     if (random) {
-      c.offset_bytes = base + static_cast<std::uint64_t>(offsets.uniform(0, static_cast<std::int64_t>(blocks) - 1)) * xfer;
+      c.offset_bytes =
+          base + static_cast<std::uint64_t>(offsets.uniform(0, static_cast<std::int64_t>(blocks) - 1)) * xfer;
       c.length_bytes = static_cast<std::uint32_t>(xfer);
     } else {
       c.offset_bytes = base + handed_out;

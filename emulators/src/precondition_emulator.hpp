@@ -26,7 +26,8 @@ class PreconditionEmulator final : public runner::Emulator {
   void cleanup(runner::TestContext&) noexcept override { file_.reset(); }
   runner::DeviceAccess device_access() const override { return runner::DeviceAccess::read_write; }
   std::pair<std::string, std::string> data_file_for() const override {
-    return config_.for_test.empty() ? std::pair<std::string, std::string>{} : std::pair{std::string("for_test"), config_.for_test};
+    return config_.for_test.empty() ? std::pair<std::string, std::string>{}
+                                    : std::pair{std::string("for_test"), config_.for_test};
   }
   std::string schedule(const runner::TestSettings&) const override {
     return fmt::format("runs to completion: a sequential fill + {} random pass{} of the whole region",

@@ -74,8 +74,12 @@ bool IoPump::run(io::Op op, const std::function<std::optional<PumpChunk>()>& nex
           std::memcpy(buf + at, &stamp_, sizeof stamp_);
         }
       slots[s] = {*chunk, monotonic_ns()};
-      const io::IoRequest req{.op = op, .file_index = 0, .offset_bytes = chunk->offset_bytes,
-                              .length_bytes = chunk->length_bytes, .buffer = buf, .user_data = s};
+      const io::IoRequest req{.op = op,
+                              .file_index = 0,
+                              .offset_bytes = chunk->offset_bytes,
+                              .length_bytes = chunk->length_bytes,
+                              .buffer = buf,
+                              .user_data = s};
       if (engine_->queue(req) == io::QueueStatus::busy) throw InternalError("pump: engine busy below its depth");
       free_slots.pop_back();
       staged.push_back(s);
@@ -99,8 +103,11 @@ bool IoPump::run(io::Op op, const std::function<std::optional<PumpChunk>()>& nex
       const PumpChunk& c = slots[s].chunk;
       if (done[i].result != static_cast<std::int64_t>(c.length_bytes)) {
         if (error.empty())
-          error = phase_.failure({.op = op, .length_bytes = c.length_bytes, .offset_bytes = c.offset_bytes,
-                                  .file = file_, .result = done[i].result});
+          error = phase_.failure({.op = op,
+                                  .length_bytes = c.length_bytes,
+                                  .offset_bytes = c.offset_bytes,
+                                  .file = file_,
+                                  .result = done[i].result});
         continue;
       }
       sample_.latency.record(now - slots[s].issue_ns);

@@ -17,12 +17,12 @@ void register_emulators(runner::Registry& registry) {
   registry.add(emulator_type("precondition",
                              "fill the target (device, region or file) sequentially, then random 4K write passes",
                              decode_precondition, construct<detail::PreconditionEmulator>{}));
-  registry.add(emulator_type("video",
-                             "Blackmagic-style video test: frame-sized writes then reads, formats and frame rates sustained",
-                             decode_video, construct<detail::VideoEmulator>{}));
-  registry.add(emulator_type("vdbench",
-                             "vdbench-style workloads: skewed mixes, iorate max | N | curve, open-loop latency and lateness",
-                             decode_vdbench, construct<detail::VdbenchEmulator>{}));
+  registry.add(emulator_type(
+      "video", "Blackmagic-style video test: frame-sized writes then reads, formats and frame rates sustained",
+      decode_video, construct<detail::VideoEmulator>{}));
+  registry.add(emulator_type(
+      "vdbench", "vdbench-style workloads: skewed mixes, iorate max | N | curve, open-loop latency and lateness",
+      decode_vdbench, construct<detail::VdbenchEmulator>{}));
 }
 
 }  // namespace drivelab::emulators

@@ -41,7 +41,10 @@ std::optional<double> to_number(std::string_view text) {
 // A number from a scalar node, or an error at the node.
 std::optional<double> number_at(const config::Node& n, std::string_view what) {
   if (!n.is_scalar()) {
-    n.error(fmt::format("expected {}, found {}", what, n.is_map() ? "a mapping" : n.is_sequence() ? "a sequence" : "nothing"));
+    n.error(fmt::format("expected {}, found {}", what,
+                        n.is_map()        ? "a mapping"
+                        : n.is_sequence() ? "a sequence"
+                                          : "nothing"));
     return std::nullopt;
   }
   const auto v = to_number(n.scalar());
@@ -188,9 +191,10 @@ std::vector<XferShare> parse_xfersize(std::string_view text) {
     throw std::invalid_argument(
         "xfersize=(min,max,align) is not supported; give pairs of size and percentage, e.g. (4k,25,8k,75)");
   if (parts.size() % 2 != 0)
-    throw std::invalid_argument(fmt::format("an xfersize distribution is pairs of size and percentage, e.g. "
-                                            "(4k,25,8k,75); found {} values",
-                                            parts.size()));
+    throw std::invalid_argument(
+        fmt::format("an xfersize distribution is pairs of size and percentage, e.g. "
+                    "(4k,25,8k,75); found {} values",
+                    parts.size()));
   std::vector<XferShare> out;
   for (std::size_t i = 0; i < parts.size(); i += 2) {
     XferShare s;
@@ -231,8 +235,8 @@ VdbenchConfig decode_vdbench(const config::Node& section) {
     r.integer("jobs", c.jobs, {.min = 1, .max = 1024});
   }
   if (r.size("file_size", c.file_size_bytes, {.min = std::uint64_t{1} << 20}) && c.file_size_bytes % 4096 != 0)
-    section.child("file_size").error(fmt::format("file_size must be a multiple of 4 KiB, found {}",
-                                                 format_size(c.file_size_bytes)));
+    section.child("file_size")
+        .error(fmt::format("file_size must be a multiple of 4 KiB, found {}", format_size(c.file_size_bytes)));
   c.region = decode_region(r.section("region"));
   r.boolean("direct", c.direct);
   r.boolean("keep_file", c.keep_file);
@@ -255,9 +259,10 @@ VdbenchConfig decode_vdbench(const config::Node& section) {
     if (!curve.is_sequence() || curve.elements().empty()) {
       curve.error("expected a list of percentages of the max run, e.g. [10, 50, 70, 80, 90, 100, 110, 120]");
     } else if (const std::size_t n = curve.elements().size(); n > runner::kMaxCurvePoints) {
-      curve.error(fmt::format("{} curve points; at most {} (each point is a run of warm-up and measured time: "
-                              "vdbench's curves have about ten)",
-                              n, runner::kMaxCurvePoints));
+      curve.error(
+          fmt::format("{} curve points; at most {} (each point is a run of warm-up and measured time: "
+                      "vdbench's curves have about ten)",
+                      n, runner::kMaxCurvePoints));
     } else {
       std::vector<double> pts;
       for (const config::Node& e : curve.elements()) {
@@ -289,7 +294,8 @@ VdbenchConfig decode_vdbench(const config::Node& section) {
   std::uint64_t unit = c.dedupunit_bytes;
   if (r.size("dedupunit", unit, {.min = kSector, .max = std::uint64_t{1} << 20})) {
     if (unit % kSector != 0)
-      section.child("dedupunit").error(fmt::format("dedupunit must be a multiple of 512 bytes, found {}", format_size(unit)));
+      section.child("dedupunit")
+          .error(fmt::format("dedupunit must be a multiple of 512 bytes, found {}", format_size(unit)));
     else
       c.dedupunit_bytes = static_cast<std::uint32_t>(unit);
   }

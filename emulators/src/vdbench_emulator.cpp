@@ -57,7 +57,8 @@ double metric_of(const SteadyStateCriterion& c, const VdbSample& s, double dur_s
 VdbenchEmulator::~VdbenchEmulator() { stop_jobs(); }
 
 runner::DeviceAccess VdbenchEmulator::device_access() const {
-  const bool writes = std::any_of(cfg_.workloads.begin(), cfg_.workloads.end(), [](const WorkloadDef& w) { return w.rdpct < 100; });
+  const bool writes =
+      std::any_of(cfg_.workloads.begin(), cfg_.workloads.end(), [](const WorkloadDef& w) { return w.rdpct < 100; });
   return writes ? runner::DeviceAccess::read_write : runner::DeviceAccess::read_only;
 }
 
@@ -66,9 +67,10 @@ std::string VdbenchEmulator::schedule(const runner::TestSettings& settings) cons
   const double w = std::chrono::duration<double>(settings.warmup).count();
   const double d = std::chrono::duration<double>(settings.duration).count();
   const std::size_t runs = 1 + cfg_.curve.size();
-  return fmt::format("curve: max run + {} points, each warm-up {:.0f} s + measured {:.0f} s: {:.0f} s at most "
-                     "(stopcurve or steady state may end it sooner)",
-                     cfg_.curve.size(), w, d, static_cast<double>(runs) * (w + d));
+  return fmt::format(
+      "curve: max run + {} points, each warm-up {:.0f} s + measured {:.0f} s: {:.0f} s at most "
+      "(stopcurve or steady state may end it sooner)",
+      cfg_.curve.size(), w, d, static_cast<double>(runs) * (w + d));
 }
 
 void VdbenchEmulator::prepare(runner::TestContext& ctx) {
@@ -78,9 +80,10 @@ void VdbenchEmulator::prepare(runner::TestContext& ctx) {
   std::uint32_t jobs = cfg_.jobs != 0 ? cfg_.jobs : (async ? 1 : std::min<std::uint32_t>(cfg_.threads, 1024));
   jobs = std::min(jobs, cfg_.threads);
   if (!async && jobs < cfg_.threads)
-    rec.warning(fmt::format("engine {} is synchronous: one outstanding I/O per job, so {} jobs give {} outstanding "
-                            "I/Os, not threads = {}; set jobs: auto",
-                            cfg_.engine, jobs, jobs, cfg_.threads));
+    rec.warning(
+        fmt::format("engine {} is synchronous: one outstanding I/O per job, so {} jobs give {} outstanding "
+                    "I/Os, not threads = {}; set jobs: auto",
+                    cfg_.engine, jobs, jobs, cfg_.threads));
 
   const bool no_io = cfg_.engine == "null";
   int fd = -1;
@@ -90,9 +93,13 @@ void VdbenchEmulator::prepare(runner::TestContext& ctx) {
     // On a device with a region, the region is the target; otherwise the first file_size bytes
     // (of the device, or the file), or the region of that file.
     const bool sized = !(io::is_block_device(ctx.target_dir) && cfg_.region);
-    const io::TargetFileSpec spec{.dir = ctx.target_dir, .test_name = ctx.settings.name,
-                                  .size_bytes = sized ? cfg_.file_size_bytes : 0, .direct = cfg_.direct,
-                                  .fill = true, .seed = ctx.seed, .region = cfg_.region};
+    const io::TargetFileSpec spec{.dir = ctx.target_dir,
+                                  .test_name = ctx.settings.name,
+                                  .size_bytes = sized ? cfg_.file_size_bytes : 0,
+                                  .direct = cfg_.direct,
+                                  .fill = true,
+                                  .seed = ctx.seed,
+                                  .region = cfg_.region};
     const std::string name = io::target_file_path(spec.dir, spec.test_name).filename().string();
     rec.message(fmt::format("preparing {} ({})", name, format_size(spec.size_bytes)));
     std::int64_t last_ns = 0;
@@ -118,13 +125,19 @@ void VdbenchEmulator::prepare(runner::TestContext& ctx) {
   const Region region = target_region(file_ ? &*file_ : nullptr, cfg_.file_size_bytes);
   for (std::uint32_t j = 0; j < jobs; ++j) {
     const std::uint32_t depth = async ? cfg_.threads / jobs + (j < cfg_.threads % jobs ? 1 : 0) : 1;
-    jobs_.push_back(std::make_unique<VdbenchJob>(
-        cfg_, JobSetup{.fd = fd, .file = path, .region = region, .alignment_bytes = alignment, .index = j,
-                       .jobs = jobs, .depth = depth, .seed = ctx.seed}));
+    jobs_.push_back(std::make_unique<VdbenchJob>(cfg_, JobSetup{.fd = fd,
+                                                                .file = path,
+                                                                .region = region,
+                                                                .alignment_bytes = alignment,
+                                                                .index = j,
+                                                                .jobs = jobs,
+                                                                .depth = depth,
+                                                                .seed = ctx.seed}));
   }
   if (!cfg_.direct && !no_io)
-    rec.warning("direct: false — I/O goes through the page cache, so reads of a file smaller than free memory "
-                "measure memory, not the drive");
+    rec.warning(
+        "direct: false — I/O goes through the page cache, so reads of a file smaller than free memory "
+        "measure memory, not the drive");
 }
 
 std::uint32_t VdbenchEmulator::threads_effective() const noexcept {
@@ -267,15 +280,16 @@ void VdbenchEmulator::record_point(runner::TestContext& ctx, const PointResult& 
   if (p.requested_iops > 0)
     m("achieved_pct_of_requested", 100.0 * iops / p.requested_iops, "%", "achieved / requested IOPS");
   m("throughput_mb_s", s > 0 ? static_cast<double>(p.total.bytes) / 1e6 / s : 0.0, "MB/s", "MB = 10^6 bytes");
-  runner::record_group_latency(rec, g, p.total.latency, "latency_" + g, "latency", LatencyUnit::us,
-                               {LatencyFigure::avg("from the intended start (open loop) to completion"),
-                                LatencyFigure::p(50), LatencyFigure::p(99), LatencyFigure::p(99.9), LatencyFigure::max()});
+  runner::record_group_latency(
+      rec, g, p.total.latency, "latency_" + g, "latency", LatencyUnit::us,
+      {LatencyFigure::avg("from the intended start (open loop) to completion"), LatencyFigure::p(50),
+       LatencyFigure::p(99), LatencyFigure::p(99.9), LatencyFigure::max()});
   runner::record_group_latency(rec, g, p.total.service, "service_latency_" + g, "service_latency", LatencyUnit::us,
                                {LatencyFigure::avg("from submission to completion (fio: lat)"), LatencyFigure::p(50),
                                 LatencyFigure::p(99), LatencyFigure::p(99.9), LatencyFigure::max()});
-  runner::record_group_latency(rec, g, p.total.lateness, "lateness_" + g, "lateness", LatencyUnit::us,
-                               {LatencyFigure::avg("submission minus intended start"), LatencyFigure::p(99),
-                                LatencyFigure::max()});
+  runner::record_group_latency(
+      rec, g, p.total.lateness, "lateness_" + g, "lateness", LatencyUnit::us,
+      {LatencyFigure::avg("submission minus intended start"), LatencyFigure::p(99), LatencyFigure::max()});
   m("backlog_ios", static_cast<double>(p.backlog), "count", "arrivals due but not issued when the point ended");
   m("achieved_qd", qd, "count", "IOPS x mean service latency (Little's law)");
   m("threads", threads, "count", "outstanding I/O slots");
@@ -333,8 +347,10 @@ void VdbenchEmulator::run(runner::TestContext& ctx) {
     const double max_iops_per_host = max_run[0] / hosts;
     // (Each host's record keeps its own max_run_iops; the merged record's sum is the aggregate.)
     if (hosts > 1)
-      rec.message(fmt::format("curve: the hosts' max runs sum to {:.0f} IOPS; each point asks this host for 1/{:.0f} of "
-                              "its percentage", max_run[0], hosts));
+      rec.message(
+          fmt::format("curve: the hosts' max runs sum to {:.0f} IOPS; each point asks this host for 1/{:.0f} of "
+                      "its percentage",
+                      max_run[0], hosts));
     for (std::size_t i = 0; i < cfg_.curve.size() && max_run[1] == 0; ++i) {
       PointResult p;
       p.requested_pct = cfg_.curve[i];
@@ -380,14 +396,16 @@ void VdbenchEmulator::run(runner::TestContext& ctx) {
 
   // Headline metrics: the first run (the max run of a curve).
   const double s = first.measured_s;
-  rec.metric("iops", first.iops(), "1/s", cfg_.iorate == IorateMode::fixed ? "I/Os per second at the fixed iorate"
-                                                                             : "I/Os per second of the max run");
+  rec.metric(
+      "iops", first.iops(), "1/s",
+      cfg_.iorate == IorateMode::fixed ? "I/Os per second at the fixed iorate" : "I/Os per second of the max run");
   rec.metric("throughput_mb_s", s > 0 ? static_cast<double>(first.total.bytes) / 1e6 / s : 0.0, "MB/s",
              "MB = 10^6 bytes");
-  runner::record_latency(rec, first.total.latency, "latency", "latency", LatencyUnit::us,
-                         {LatencyFigure::avg("mean latency from the intended start"),
-                          LatencyFigure::p(99, "99th percentile latency"), LatencyFigure::p(99.9, "99.9th percentile latency"),
-                          LatencyFigure::p(50, "median latency"), LatencyFigure::max("slowest I/O")});
+  runner::record_latency(
+      rec, first.total.latency, "latency", "latency", LatencyUnit::us,
+      {LatencyFigure::avg("mean latency from the intended start"), LatencyFigure::p(99, "99th percentile latency"),
+       LatencyFigure::p(99.9, "99.9th percentile latency"), LatencyFigure::p(50, "median latency"),
+       LatencyFigure::max("slowest I/O")});
   rec.metric("ios", static_cast<double>(first.total.ios), "count", "I/Os completed in the first run");
   rec.histogram("latency", first.total.latency);
 
@@ -404,17 +422,21 @@ void VdbenchEmulator::run(runner::TestContext& ctx) {
   // Details: the points in order, the model as run.
   results::Json pts = results::Json::array();
   for (const auto& p : points_) {
-    results::Json pj{{"group", p.group},           {"requested_pct", p.requested_pct},
-                     {"requested_iops", p.requested_iops}, {"achieved_iops", p.iops()},
-                     {"latency_avg_us", us(p.total.latency.mean())}, {"measured_s", p.measured_s}};
+    results::Json pj{{"group", p.group},
+                     {"requested_pct", p.requested_pct},
+                     {"requested_iops", p.requested_iops},
+                     {"achieved_iops", p.iops()},
+                     {"latency_avg_us", us(p.total.latency.mean())},
+                     {"measured_s", p.measured_s}};
     if (cfg_.ss)
-      pj["steady_state"] = {{"criterion", cfg_.ss->to_string()}, {"attained", p.ss_attained},
+      pj["steady_state"] = {{"criterion", cfg_.ss->to_string()},   {"attained", p.ss_attained},
                             {"attained_at_s", p.ss_attained_at_s}, {"value", p.ss ? p.ss->value : NAN},
                             {"mean", p.ss ? p.ss->mean : NAN},     {"ended_run", p.ended_by_ss}};
     results::Json shares = results::Json::object();
     for (std::size_t w = 0; w < cfg_.workloads.size() && w < p.total.workload_ios.size(); ++w)
       shares[cfg_.workloads[w].name] =
-          p.total.ios > 0 ? 100.0 * static_cast<double>(p.total.workload_ios[w]) / static_cast<double>(p.total.ios) : 0.0;
+          p.total.ios > 0 ? 100.0 * static_cast<double>(p.total.workload_ios[w]) / static_cast<double>(p.total.ios)
+                          : 0.0;
     pj["workload_share_pct"] = std::move(shares);
     pts.push_back(std::move(pj));
   }

@@ -18,9 +18,9 @@ namespace drivelab::emulators::detail {
 
 /// What one run (the max run, a fixed rate or a curve point) measured.
 struct PointResult {
-  std::string group;            // "max", "fixed", "point_050"
-  double requested_pct = 0;     // of the max run; 0 for max and fixed
-  double requested_iops = 0;    // 0 = unpaced (max)
+  std::string group;          // "max", "fixed", "point_050"
+  double requested_pct = 0;   // of the max run; 0 for max and fixed
+  double requested_iops = 0;  // 0 = unpaced (max)
   VdbSample total;
   double measured_s = 0;
   std::uint64_t backlog = 0;
@@ -68,7 +68,7 @@ class VdbenchEmulator final : public runner::Emulator {
   bool running_ = false;
   double warmup_s_ = 0;
   std::int64_t run_start_ns_ = 0;
-  MeasuredIos ios_;  // measured and summed over the intervals, checked at verify
+  MeasuredIos ios_;                // measured and summed over the intervals, checked at verify
   std::uint64_t drained_ios_ = 0;  // reaped after a run's window closed, not counted
   std::vector<PointResult> points_;
 };

@@ -160,9 +160,14 @@ void VdbenchJob::loop(double rate_per_s, std::uint64_t schedule_seed) {
           } else {
             slot.laid_out_workload = -1;  // the read overwrites the buffer
           }
-          const io::IoRequest req{.op = slot.spec.op, .file_index = 0, .offset_bytes = slot.spec.offset_bytes,
-                                  .length_bytes = slot.spec.length_bytes, .buffer = buf, .buffer_index = 0,
-                                  .user_data = s, .intended_ns = intended};
+          const io::IoRequest req{.op = slot.spec.op,
+                                  .file_index = 0,
+                                  .offset_bytes = slot.spec.offset_bytes,
+                                  .length_bytes = slot.spec.length_bytes,
+                                  .buffer = buf,
+                                  .buffer_index = 0,
+                                  .user_data = s,
+                                  .intended_ns = intended};
           if (!async) slot.issue_ns = monotonic_ns();  // a synchronous engine does the I/O in queue()
           const io::QueueStatus st = engine_->queue(req);
           if (st == io::QueueStatus::busy) {
@@ -211,8 +216,10 @@ void VdbenchJob::loop(double rate_per_s, std::uint64_t schedule_seed) {
         free_slots.push_back(s);
         ++completed_;
         if (done[i].result != static_cast<std::int64_t>(slot.spec.length_bytes)) {
-          fail(phase_.failure({.op = slot.spec.op, .length_bytes = slot.spec.length_bytes,
-                               .offset_bytes = slot.spec.offset_bytes, .file = setup_.file.native(),
+          fail(phase_.failure({.op = slot.spec.op,
+                               .length_bytes = slot.spec.length_bytes,
+                               .offset_bytes = slot.spec.offset_bytes,
+                               .file = setup_.file.native(),
                                .result = done[i].result}));
           continue;
         }

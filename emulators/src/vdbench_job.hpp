@@ -49,13 +49,13 @@ struct VdbSample : OpenLoopSample {
 };
 
 struct JobSetup {
-  int fd = -1;                      // -1 for the null engine
+  int fd = -1;  // -1 for the null engine
   std::filesystem::path file;
   Region region;
   std::uint32_t alignment_bytes = 512;
   std::uint32_t index = 0;
   std::uint32_t jobs = 1;
-  std::uint32_t depth = 1;          // slots (outstanding I/Os) of this job
+  std::uint32_t depth = 1;  // slots (outstanding I/Os) of this job
   std::uint64_t seed = 1;
 };
 
@@ -103,7 +103,7 @@ class VdbenchJob : public WorkerState {
   const VdbenchConfig& config_;
   const JobSetup setup_;
   // Declared before engine_ so it is destroyed after it: the ring may still own in-flight I/Os.
-  AlignedBuffer buffers_;           // depth slots of the largest xfersize
+  AlignedBuffer buffers_;  // depth slots of the largest xfersize
   std::uint32_t slot_bytes_ = 0;
   std::unique_ptr<io::IoEngine> engine_;
   std::optional<WorkloadStream> stream_;

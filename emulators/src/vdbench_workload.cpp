@@ -45,9 +45,10 @@ WorkloadStream::WorkloadStream(const std::vector<WorkloadDef>& workloads, Region
     for (const auto& x : w.xfersize) xt += x.pct;
     for (const auto& x : w.xfersize) {
       if (x.size_bytes % align != 0)
-        throw ConfigError(fmt::format("workloads[{}] ({}): xfersize {} is not a multiple of the target's O_DIRECT "
-                                      "alignment ({} bytes); use a multiple of it or set direct: false",
-                                      i, w.name, format_size(x.size_bytes), align));
+        throw ConfigError(
+            fmt::format("workloads[{}] ({}): xfersize {} is not a multiple of the target's O_DIRECT "
+                        "alignment ({} bytes); use a multiple of it or set direct: false",
+                        i, w.name, format_size(x.size_bytes), align));
       xc += x.pct / xt;
       d.xfer_cdf.push_back(xc);
       d.xfer_bytes.push_back(static_cast<std::uint32_t>(x.size_bytes));
@@ -62,10 +63,11 @@ WorkloadStream::WorkloadStream(const std::vector<WorkloadDef>& workloads, Region
     d.hi = region.offset_bytes + align_down(std::min(pct_of(w.range_hi_pct), region.length_bytes), align);
     const std::uint32_t largest = *std::max_element(d.xfer_bytes.begin(), d.xfer_bytes.end());
     if (d.hi <= d.lo || d.hi - d.lo < largest)
-      throw ConfigError(fmt::format("workloads[{}] ({}): its {} [{}%, {}%] of the {} region is smaller than its "
-                                    "largest xfersize ({}); widen it or grow file_size",
-                                    i, w.name, w.hotband ? "hotband" : "range", w.range_lo_pct, w.range_hi_pct,
-                                    format_size(region.length_bytes), format_size(largest)));
+      throw ConfigError(
+          fmt::format("workloads[{}] ({}): its {} [{}%, {}%] of the {} region is smaller than its "
+                      "largest xfersize ({}); widen it or grow file_size",
+                      i, w.name, w.hotband ? "hotband" : "range", w.range_lo_pct, w.range_hi_pct,
+                      format_size(region.length_bytes), format_size(largest)));
     const std::uint64_t span = d.hi - d.lo;
     d.cursor = d.lo + align_down(span * stream_index / std::max<std::uint32_t>(streams, 1), align);
     defs_.push_back(std::move(d));
@@ -84,8 +86,8 @@ IoSpec WorkloadStream::next() noexcept {
   s.random = d.random_p >= 1.0 || (d.random_p > 0 && rng_.uniform01() < d.random_p);
   if (s.random) {
     const std::uint64_t blocks = (d.hi - d.lo) / s.length_bytes;
-    s.offset_bytes = d.lo + static_cast<std::uint64_t>(rng_.uniform(0, static_cast<std::int64_t>(blocks) - 1)) *
-                                s.length_bytes;
+    s.offset_bytes =
+        d.lo + static_cast<std::uint64_t>(rng_.uniform(0, static_cast<std::int64_t>(blocks) - 1)) * s.length_bytes;
   } else {
     s.offset_bytes = d.cursor + s.length_bytes <= d.hi ? d.cursor : d.lo;
   }
@@ -123,7 +125,8 @@ WriteFiller::WriteFiller(double compratio, double dedupratio, std::uint32_t dedu
 }
 
 std::size_t WriteFiller::head_bytes(std::size_t len) const noexcept {
-  return std::min(len, std::max<std::size_t>(16, static_cast<std::size_t>(std::ceil(static_cast<double>(len) / compratio_))));
+  return std::min(
+      len, std::max<std::size_t>(16, static_cast<std::size_t>(std::ceil(static_cast<double>(len) / compratio_))));
 }
 
 void WriteFiller::fill_unit(std::byte* dst, std::size_t len, std::uint64_t identity) noexcept {

@@ -25,9 +25,13 @@ void VideoEmulator::prepare(runner::TestContext& ctx) {
   frame_bytes_ = video_frame_bytes(format, codec);
   // On a device without a region the "file" is its first file_size bytes; with one, the region.
   const bool sized = !(io::is_block_device(ctx.target_dir) && config_.region);
-  file_ = io::TargetFile::open({.dir = ctx.target_dir, .test_name = ctx.settings.name,
-                                .size_bytes = sized ? config_.file_size_bytes : 0, .direct = config_.direct,
-                                .fill = false, .seed = ctx.seed, .region = config_.region});
+  file_ = io::TargetFile::open({.dir = ctx.target_dir,
+                                .test_name = ctx.settings.name,
+                                .size_bytes = sized ? config_.file_size_bytes : 0,
+                                .direct = config_.direct,
+                                .fill = false,
+                                .seed = ctx.seed,
+                                .region = config_.region});
   const std::uint64_t align = std::max<std::uint64_t>(file_->direct_alignment_bytes(), 1);
   transfer_bytes_ = static_cast<std::uint32_t>(align_up(frame_bytes_, align));
   frames_per_pass_ = file_->region_length() / transfer_bytes_;
@@ -129,25 +133,32 @@ void VideoEmulator::run(runner::TestContext& ctx) {
   const double write_bps = per_s(static_cast<double>(write_.bytes), write_.seconds);
   const double read_bps = per_s(static_cast<double>(read_.bytes), read_.seconds);
   const auto ms = [](std::int64_t ns) { return static_cast<double>(ns) / 1e6; };
-  rec.metric("write_mb_s", write_bps / 1e6, "MB/s", "frame writes, bytes per second of write-pass time, MB = 10^6 bytes");
+  rec.metric("write_mb_s", write_bps / 1e6, "MB/s",
+             "frame writes, bytes per second of write-pass time, MB = 10^6 bytes");
   rec.metric("read_mb_s", read_bps / 1e6, "MB/s", "frame reads, bytes per second of read-pass time, MB = 10^6 bytes");
   rec.metric("write_fps", write_bps / static_cast<double>(frame_bytes_), "1/s",
              "frames of the tested format and codec written per second");
   rec.metric("read_fps", read_bps / static_cast<double>(frame_bytes_), "1/s",
              "frames of the tested format and codec read per second");
-  rec.metric("read_frame_latency_p99_ms", ms(read_.latency.percentile(99)), "ms", "99th percentile time to read one frame");
+  rec.metric("read_frame_latency_p99_ms", ms(read_.latency.percentile(99)), "ms",
+             "99th percentile time to read one frame");
   rec.metric("write_frame_latency_p99_ms", ms(write_.latency.percentile(99)), "ms",
              "99th percentile time to write one frame");
   rec.metric("write_passes", write_.passes, "count", "complete write passes over the file");
   rec.metric("read_passes", read_.passes, "count", "complete read passes over the file");
   rec.histogram("write_frame_latency", write_.latency);
   rec.histogram("read_frame_latency", read_.latency);
-  rec.detail("frame", results::Json{{"format", config_.format}, {"codec", config_.codec},
-                                    {"frame_bytes", frame_bytes_}, {"transfer_bytes", transfer_bytes_},
-                                    {"frames_per_pass", frames_per_pass_}, {"iodepth", pump_->depth()}});
-  rec.detail("file", results::Json{{"path", file_->path().string()}, {"device", file_->is_device()},
+  rec.detail("frame", results::Json{{"format", config_.format},
+                                    {"codec", config_.codec},
+                                    {"frame_bytes", frame_bytes_},
+                                    {"transfer_bytes", transfer_bytes_},
+                                    {"frames_per_pass", frames_per_pass_},
+                                    {"iodepth", pump_->depth()}});
+  rec.detail("file", results::Json{{"path", file_->path().string()},
+                                   {"device", file_->is_device()},
                                    {"region_offset_bytes", file_->region_offset()},
-                                   {"region_length_bytes", file_->region_length()}, {"direct", file_->direct()}});
+                                   {"region_length_bytes", file_->region_length()},
+                                   {"direct", file_->direct()}});
   rec.detail("engine", std::string(pump_->engine().name()));
   record_table(ctx, write_bps, read_bps);
 }
@@ -161,19 +172,30 @@ void VideoEmulator::record_table(runner::TestContext& ctx, double write_bps, dou
       results::Json sw = results::Json::array(), sr = results::Json::array();
       double wmax = 0, rmax = 0;
       for (double rate : video_frame_rates()) {
-        if (wfps >= rate) { sw.push_back(rate); wmax = rate; }
-        if (rfps >= rate) { sr.push_back(rate); rmax = rate; }
+        if (wfps >= rate) {
+          sw.push_back(rate);
+          wmax = rate;
+        }
+        if (rfps >= rate) {
+          sr.push_back(rate);
+          rmax = rate;
+        }
       }
-      table.push_back({{"format", f.id}, {"codec", c.id}, {"frame_bytes", video_frame_bytes(f, c)},
-                       {"write_fps", wfps}, {"read_fps", rfps}, {"write_sustains_fps", sw}, {"read_sustains_fps", sr}});
+      table.push_back({{"format", f.id},
+                       {"codec", c.id},
+                       {"frame_bytes", video_frame_bytes(f, c)},
+                       {"write_fps", wfps},
+                       {"read_fps", rfps},
+                       {"write_sustains_fps", sw},
+                       {"read_sustains_fps", sr}});
       ctx.recorder->message(fmt::format("{:<13} {:<20} {:>9}/frame: write {:7.1f} fps ({}), read {:7.1f} fps ({})",
                                         f.name, c.name, format_size(video_frame_bytes(f, c)), wfps,
                                         wmax > 0 ? fmt::format("up to {:g}", wmax) : "none", rfps,
                                         rmax > 0 ? fmt::format("up to {:g}", rmax) : "none"));
     }
   ctx.recorder->detail("formats", std::move(table));
-  ctx.recorder->detail("frame_rates_fps", results::Json(std::vector<double>(video_frame_rates().begin(),
-                                                                           video_frame_rates().end())));
+  ctx.recorder->detail("frame_rates_fps",
+                       results::Json(std::vector<double>(video_frame_rates().begin(), video_frame_rates().end())));
 }
 
 void VideoEmulator::verify(runner::TestContext& ctx) {

@@ -50,7 +50,7 @@ class VideoEmulator final : public runner::Emulator {
   std::uint64_t frame_bytes_ = 0;     // the catalog frame
   std::uint32_t transfer_bytes_ = 0;  // frame_bytes_ rounded up to the O_DIRECT alignment
   std::uint64_t frames_per_pass_ = 0;
-  bool written_ = false;              // a complete write pass exists: reads are of written data
+  bool written_ = false;  // a complete write pass exists: reads are of written data
   io::Op next_op_ = io::Op::write;
   Direction write_, read_;
   double warmup_s_ = 0;

@@ -65,8 +65,7 @@ const VideoCodec* find_video_codec(std::string_view id) noexcept {
 }
 
 std::uint64_t video_frame_bytes(const VideoFormat& f, const VideoCodec& c) noexcept {
-  if (c.kind == CodecKind::prores)
-    return static_cast<std::uint64_t>(prores_mbps_at_2997(f) * 1e6 / 8 / 29.97);
+  if (c.kind == CodecKind::prores) return static_cast<std::uint64_t>(prores_mbps_at_2997(f) * 1e6 / 8 / 29.97);
   std::uint64_t line = (std::uint64_t{f.width} + c.pixels_per_group - 1) / c.pixels_per_group * c.bytes_per_group;
   line = (line + c.line_align_bytes - 1) / c.line_align_bytes * c.line_align_bytes;
   return line * f.height;
@@ -81,9 +80,10 @@ VideoConfig decode_video(const config::Node& section) {
   else if (n.defined())
     c.format = n.scalar();
   if (const config::Node n = r.section("codec"); n.defined() && find_video_codec(n.scalar()) == nullptr)
-    n.error(fmt::format("codec must be one of: yuv422-8bit, yuv422-10bit, rgb444-10bit, rgb444-12bit, prores422hq; "
-                        "found '{}'",
-                        n.scalar()));
+    n.error(
+        fmt::format("codec must be one of: yuv422-8bit, yuv422-10bit, rgb444-10bit, rgb444-12bit, prores422hq; "
+                    "found '{}'",
+                    n.scalar()));
   else if (n.defined())
     c.codec = n.scalar();
   r.size("file_size", c.file_size_bytes, {.min = std::uint64_t{16} << 20});
@@ -98,15 +98,17 @@ VideoConfig decode_video(const config::Node& section) {
     section.error(fmt::format("iodepth x frame size = {} of buffers is more than 1 GiB; lower iodepth",
                               format_size(video_frame_bytes(*f, *k) * c.iodepth)));
   if (f && k && c.file_size_bytes < 2 * video_frame_bytes(*f, *k))
-    section.child("file_size").error(fmt::format("file_size must hold at least two {} {} frames ({})", c.format,
-                                                 c.codec, format_size(2 * video_frame_bytes(*f, *k))));
+    section.child("file_size")
+        .error(fmt::format("file_size must hold at least two {} {} frames ({})", c.format, c.codec,
+                           format_size(2 * video_frame_bytes(*f, *k))));
   return c;
 }
 
 results::Json to_json(const VideoConfig& c) {
-  results::Json j{{"engine", c.engine},       {"format", c.format},        {"codec", c.codec},
-                  {"file_size", size_json(c.file_size_bytes)}, {"iodepth", c.iodepth},
-                  {"direct", c.direct},       {"keep_file", c.keep_file}};
+  results::Json j{{"engine", c.engine},      {"format", c.format},
+                  {"codec", c.codec},        {"file_size", size_json(c.file_size_bytes)},
+                  {"iodepth", c.iodepth},    {"direct", c.direct},
+                  {"keep_file", c.keep_file}};
   if (c.region) j["region"] = region_json(c.region);
   return j;
 }

@@ -1,10 +1,9 @@
 #pragma once
-// The counts and failure plumbing of an emulator's I/O threads (IssuerCounts, WorkerState): the io emulator's IoWorkers and the
-// vdbench emulator's VdbenchJobs each record their first error (failed(), error()) and stop; the
-// emulator's thread asks any_worker_failed() while it waits (core/phase.hpp's abort) and then
-// throws the first worker's error, which ends the test as failed. A failed I/O is worded by
-// io/storage_failure.hpp, timed by the worker's PhaseClock from the start of the phase it is in
-// (the precondition and video kinds' IoPump uses the same clock).
+// The counts and failure plumbing of an emulator's I/O threads (IssuerCounts, WorkerState): the io emulator's IoWorkers
+// and the vdbench emulator's VdbenchJobs each record their first error (failed(), error()) and stop; the emulator's
+// thread asks any_worker_failed() while it waits (core/phase.hpp's abort) and then throws the first worker's error,
+// which ends the test as failed. A failed I/O is worded by io/storage_failure.hpp, timed by the worker's PhaseClock
+// from the start of the phase it is in (the precondition and video kinds' IoPump uses the same clock).
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
@@ -35,7 +34,8 @@ class PhaseClock {
   std::string failure(const io::FailedIo& io) const {
     const std::int64_t start = start_ns_.load(std::memory_order_acquire);
     const std::int64_t now = monotonic_ns();
-    return io::storage_failure(io, seconds_between(start > 0 ? start : now, now), phase_.load(std::memory_order_relaxed));
+    return io::storage_failure(io, seconds_between(start > 0 ? start : now, now),
+                               phase_.load(std::memory_order_relaxed));
   }
 
  private:

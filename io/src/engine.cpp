@@ -48,29 +48,33 @@ std::string memlock_text() {
 }  // namespace
 
 std::string uring_unavailable_message(int errnum) {
-  std::string msg = fmt::format("io_uring is disabled on this kernel or container: io_uring_setup failed: {}",
-                                errno_text(errnum));
+  std::string msg =
+      fmt::format("io_uring is disabled on this kernel or container: io_uring_setup failed: {}", errno_text(errnum));
   switch (errnum) {
     case EPERM: {
       // Linux 6.6+: 0 = enabled, 1 = only for members of kernel.io_uring_group (and root),
       // 2 = disabled for everyone. Container runtimes block it with seccomp (Docker >= 25).
       const std::string disabled = read_proc_line("/proc/sys/kernel/io_uring_disabled");
       if (!disabled.empty() && disabled != "0")
-        msg += fmt::format("; /proc/sys/kernel/io_uring_disabled is {} ({})", disabled,
-                           disabled == "1" ? "only members of kernel.io_uring_group may use it"
-                                           : "disabled for everyone");
+        msg +=
+            fmt::format("; /proc/sys/kernel/io_uring_disabled is {} ({})", disabled,
+                        disabled == "1" ? "only members of kernel.io_uring_group may use it" : "disabled for everyone");
       else
-        msg += "; kernel.io_uring_disabled does not forbid it here, so a seccomp profile (a container's) "
-               "or an LSM policy probably blocks io_uring_setup";
+        msg +=
+            "; kernel.io_uring_disabled does not forbid it here, so a seccomp profile (a container's) "
+            "or an LSM policy probably blocks io_uring_setup";
       break;
     }
     case ENOSYS:
-      msg += "; the kernel was built without io_uring (CONFIG_IO_URING) or a seccomp profile hides the "
-             "system call";
+      msg +=
+          "; the kernel was built without io_uring (CONFIG_IO_URING) or a seccomp profile hides the "
+          "system call";
       break;
     case ENOMEM:
-      msg += fmt::format("; on kernels before 5.12 ring memory counts against the locked-memory limit "
-                         "(ulimit -l, here {})", memlock_text());
+      msg += fmt::format(
+          "; on kernels before 5.12 ring memory counts against the locked-memory limit "
+          "(ulimit -l, here {})",
+          memlock_text());
       break;
     default: break;
   }
@@ -78,12 +82,14 @@ std::string uring_unavailable_message(int errnum) {
 }
 
 std::string uring_sqpoll_refused_message(int errnum, const EngineOptions& options) {
-  std::string msg = fmt::format("io_uring refused sqthread_poll: io_uring_setup with IORING_SETUP_SQPOLL failed: "
-                                "{}, while a ring without it works",
-                                errno_text(errnum));
+  std::string msg = fmt::format(
+      "io_uring refused sqthread_poll: io_uring_setup with IORING_SETUP_SQPOLL failed: "
+      "{}, while a ring without it works",
+      errno_text(errnum));
   if (errnum == EPERM)
-    msg += "; Linux before 5.11 allows the SQ polling thread only with CAP_SYS_ADMIN (run as root), and "
-           "a container's seccomp or capability set may forbid it";
+    msg +=
+        "; Linux before 5.11 allows the SQ polling thread only with CAP_SYS_ADMIN (run as root), and "
+        "a container's seccomp or capability set may forbid it";
   else if (errnum == EINVAL && options.sqthread_poll_cpu >= 0)
     msg += fmt::format("; sqthread_poll_cpu {} is not an online CPU this process may use", options.sqthread_poll_cpu);
   return msg + "; drop sqthread_poll";
@@ -95,15 +101,17 @@ std::string aio_unavailable_message(int errnum, std::uint32_t nr_events) {
     case EAGAIN: {
       const std::string nr = read_proc_line("/proc/sys/fs/aio-nr");
       const std::string max = read_proc_line("/proc/sys/fs/aio-max-nr");
-      msg += fmt::format("; the system-wide AIO event limit is reached (fs.aio-nr {} of fs.aio-max-nr {}): "
-                         "raise fs.aio-max-nr or lower iodepth x jobs",
-                         nr.empty() ? "?" : nr, max.empty() ? "?" : max);
+      msg += fmt::format(
+          "; the system-wide AIO event limit is reached (fs.aio-nr {} of fs.aio-max-nr {}): "
+          "raise fs.aio-max-nr or lower iodepth x jobs",
+          nr.empty() ? "?" : nr, max.empty() ? "?" : max);
       break;
     }
     case ENOSYS:
     case EPERM:
-      msg += "; the kernel was built without AIO (CONFIG_AIO) or a seccomp profile (a container's) blocks "
-             "io_setup; use engine io_uring or psync";
+      msg +=
+          "; the kernel was built without AIO (CONFIG_AIO) or a seccomp profile (a container's) blocks "
+          "io_setup; use engine io_uring or psync";
       break;
     default: break;
   }

@@ -81,8 +81,7 @@ class LibaioEngine final : public IoEngine {
     return done;
   }
 
-  std::size_t reap(std::size_t min_events, std::span<IoCompletion> out,
-                   std::chrono::nanoseconds timeout) override {
+  std::size_t reap(std::size_t min_events, std::span<IoCompletion> out, std::chrono::nanoseconds timeout) override {
     std::size_t got = 0;
     while (got < out.size() && !failed_.empty()) {  // rare: requests io_submit refused
       const auto [slot, result] = failed_.front();
@@ -123,9 +122,9 @@ class LibaioEngine final : public IoEngine {
   std::vector<std::uint64_t> user_data_;  // by slot
   std::vector<io_event> events_;
   std::vector<std::uint32_t> free_;
-  std::vector<iocb*> staged_;             // queued, not yet accepted by io_submit
+  std::vector<iocb*> staged_;                                   // queued, not yet accepted by io_submit
   std::vector<std::pair<std::uint32_t, std::int64_t>> failed_;  // refused by io_submit: slot, -errno
-  std::size_t submitted_ = 0;             // accepted by io_submit, not yet reaped
+  std::size_t submitted_ = 0;                                   // accepted by io_submit, not yet reaped
   std::vector<int> fds_;
 };
 

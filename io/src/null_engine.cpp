@@ -10,8 +10,7 @@ namespace {
 
 class NullEngine final : public IoEngine {
  public:
-  explicit NullEngine(const EngineOptions& options)
-      : queue_depth_(options.queue_depth), done_(options.queue_depth) {
+  explicit NullEngine(const EngineOptions& options) : queue_depth_(options.queue_depth), done_(options.queue_depth) {
     staged_.reserve(queue_depth_);
   }
 

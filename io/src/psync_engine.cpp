@@ -14,8 +14,7 @@ namespace {
 
 class PsyncEngine final : public IoEngine {
  public:
-  explicit PsyncEngine(const EngineOptions& options)
-      : queue_depth_(options.queue_depth), done_(options.queue_depth) {}
+  explicit PsyncEngine(const EngineOptions& options) : queue_depth_(options.queue_depth), done_(options.queue_depth) {}
 
   std::string_view name() const noexcept override { return "psync"; }
   Capabilities capabilities() const noexcept override { return {Capability::supports_direct}; }
@@ -24,8 +23,7 @@ class PsyncEngine final : public IoEngine {
 
   QueueStatus queue(const IoRequest& r) override {
     if (in_flight() >= queue_depth_) return QueueStatus::busy;
-    if (r.file_index >= fds_.size())
-      throw InternalError("psync: request names file index beyond the registered files");
+    if (r.file_index >= fds_.size()) throw InternalError("psync: request names file index beyond the registered files");
     const int fd = fds_[r.file_index];
     const auto offset = static_cast<off_t>(r.offset_bytes);
     ssize_t n;

@@ -7,8 +7,8 @@
 namespace drivelab::io {
 
 std::string storage_failure(const FailedIo& io, double seconds_into_phase, std::string_view phase) {
-  const std::string cause = io.result < 0 ? errno_text(static_cast<int>(-io.result))
-                                          : fmt::format("short transfer of {} bytes", io.result);
+  const std::string cause =
+      io.result < 0 ? errno_text(static_cast<int>(-io.result)) : fmt::format("short transfer of {} bytes", io.result);
   const std::string_view operation = io.operation.empty() ? to_string(io.op) : io.operation;
   if (io.length_bytes == 0)
     return fmt::format("storage failure: {} of {}: {}, {:.2f} s into the {}", operation, io.file, cause,

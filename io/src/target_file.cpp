@@ -46,11 +46,11 @@ bool has_marker(int fd, std::uint64_t size_bytes) {
 // Direct-I/O offset alignment: statx(STATX_DIOALIGN) (Linux 6.1+), else the logical block size
 // of the block device behind the file (sysfs), else 512.
 std::uint32_t direct_alignment(int fd) {
-  struct statx stx {};
+  struct statx stx{};
   if (::statx(fd, "", AT_EMPTY_PATH, STATX_DIOALIGN, &stx) == 0 && (stx.stx_mask & STATX_DIOALIGN) &&
       stx.stx_dio_offset_align > 0)
     return stx.stx_dio_offset_align;
-  struct stat st {};
+  struct stat st{};
   if (::fstat(fd, &st) == 0) {
     const fs::path dev = fmt::format("/sys/dev/block/{}:{}", major(st.st_dev), minor(st.st_dev));
     for (const char* rel : {"queue/logical_block_size", "../queue/logical_block_size"}) {
@@ -69,8 +69,11 @@ void write_all(int fd, const std::byte* data, std::size_t len, std::uint64_t off
     const ssize_t n = ::pwrite(fd, data, len, static_cast<off_t>(offset));
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0)  // 0: no progress (would loop forever); < 0: ENOSPC, EIO, EROFS
-      throw EnvironmentError(storage_failure({.op = Op::write, .length_bytes = len, .offset_bytes = offset,
-                                              .file = path.native(), .result = n < 0 ? -errno : 0},
+      throw EnvironmentError(storage_failure({.op = Op::write,
+                                              .length_bytes = len,
+                                              .offset_bytes = offset,
+                                              .file = path.native(),
+                                              .result = n < 0 ? -errno : 0},
                                              seconds_between(fill_start_ns, monotonic_ns()), "fill of the test file"));
     data += n;
     len -= static_cast<std::size_t>(n);
@@ -174,7 +177,8 @@ std::string to_string(const Region& region) {
 ByteRange resolve_region(const Region& region, std::uint64_t capacity_bytes, std::uint32_t block_bytes,
                          std::string_view what) {
   const std::uint64_t block = std::max<std::uint32_t>(block_bytes, 1);
-  if (capacity_bytes < block) throw ConfigError(fmt::format("{} is empty ({} bytes): no region fits", what, capacity_bytes));
+  if (capacity_bytes < block)
+    throw ConfigError(fmt::format("{} is empty ({} bytes): no region fits", what, capacity_bytes));
   std::uint64_t offset = region.offset.resolve(capacity_bytes);
   if (offset >= capacity_bytes)
     throw ConfigError(fmt::format("region offset {} is beyond the end of {} ({})", extent_text(region.offset), what,
@@ -196,7 +200,7 @@ fs::path target_file_path(const fs::path& dir, const std::string& test_name) {
 std::string filesystem_type(const fs::path& path) {
   std::error_code ec;
   const fs::path canon = fs::weakly_canonical(fs::absolute(path, ec), ec);
-  struct stat st {};
+  struct stat st{};
   const std::optional<dev_t> dev = ::stat(canon.c_str(), &st) == 0 ? std::optional<dev_t>(st.st_dev) : std::nullopt;
   const auto m = mount_containing(read_mountinfo(), canon.string(), dev);
   return m ? m->fstype : "unknown";
@@ -220,7 +224,8 @@ TargetFile TargetFile::open_device(const TargetFileSpec& spec) {
   if (!tf.fd_) {
     const int err = errno;
     if (err == EINVAL && spec.direct)
-      throw EnvironmentError(fmt::format("block device {} does not support O_DIRECT; set direct: false", spec.dir.string()));
+      throw EnvironmentError(
+          fmt::format("block device {} does not support O_DIRECT; set direct: false", spec.dir.string()));
     throw_errno("open block device " + spec.dir.string(), err);
   }
   const int fd = tf.fd_.get();
@@ -234,10 +239,9 @@ TargetFile TargetFile::open_device(const TargetFileSpec& spec) {
   if (spec.size_bytes > 0) {
     // fio's size= on a device: the first size bytes (of the region).
     if (spec.size_bytes > tf.region_.length_bytes)
-      throw EnvironmentError(fmt::format("{} has {} {}, less than the {} this test addresses", spec.dir.string(),
-                                         format_size(tf.region_.length_bytes),
-                                         spec.region ? "in its region '" + to_string(*spec.region) + "'" : "in all",
-                                         format_size(spec.size_bytes)));
+      throw EnvironmentError(fmt::format(
+          "{} has {} {}, less than the {} this test addresses", spec.dir.string(), format_size(tf.region_.length_bytes),
+          spec.region ? "in its region '" + to_string(*spec.region) + "'" : "in all", format_size(spec.size_bytes)));
     tf.region_.length_bytes = spec.size_bytes - spec.size_bytes % block;
     if (tf.region_.length_bytes == 0)
       throw ConfigError(fmt::format("a test size of {} bytes is less than one block of {} ({} bytes)", spec.size_bytes,
@@ -284,7 +288,7 @@ void TargetFile::open_file(TargetFile& tf, const TargetFileSpec& spec, const Fil
     throw_errno("open " + tf.path_.string(), err);
   }
   const int fd = tf.fd_.get();
-  struct stat st {};
+  struct stat st{};
   if (::fstat(fd, &st) != 0) throw_errno("stat " + tf.path_.string(), errno);
   if (!S_ISREG(st.st_mode)) throw EnvironmentError(tf.path_.string() + " exists and is not a regular file");
   const auto allocated = static_cast<std::uint64_t>(st.st_blocks) * 512;
@@ -294,7 +298,7 @@ void TargetFile::open_file(TargetFile& tf, const TargetFileSpec& spec, const Fil
   tf.reused_ = right_size && (spec.fill ? (fully_allocated && has_marker(fd, spec.size_bytes)) : true);
 
   if (!tf.reused_) {
-    struct statvfs vfs {};
+    struct statvfs vfs{};
     if (::fstatvfs(fd, &vfs) != 0) throw_errno("statvfs " + spec.dir.string(), errno);
     const std::uint64_t avail = static_cast<std::uint64_t>(vfs.f_bavail) * vfs.f_frsize + allocated;
     if (spec.size_bytes > avail) throw_no_space(spec.dir, tf.path_, spec.size_bytes, avail);
@@ -306,7 +310,8 @@ void TargetFile::open_file(TargetFile& tf, const TargetFileSpec& spec, const Fil
       const int err = errno;
       if (err == ENOSPC) throw_no_space(spec.dir, tf.path_, spec.size_bytes, avail);
       if (err != EOPNOTSUPP && err != ENOSYS) throw_errno("fallocate " + tf.path_.string(), err);
-      if (::ftruncate(fd, static_cast<off_t>(spec.size_bytes)) != 0) throw_errno("truncate " + tf.path_.string(), errno);
+      if (::ftruncate(fd, static_cast<off_t>(spec.size_bytes)) != 0)
+        throw_errno("truncate " + tf.path_.string(), errno);
     }
     if (spec.fill) tf.filled_ = fill_file(tf.path_, spec.size_bytes, spec.seed, progress);
   } else {
@@ -315,8 +320,8 @@ void TargetFile::open_file(TargetFile& tf, const TargetFileSpec& spec, const Fil
   // Start cold: drop the pages the fill (or an earlier run) left in the page cache.
   ::posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
   tf.direct_alignment_bytes_ = spec.direct ? direct_alignment(fd) : 1;
-  tf.region_ = spec.region ? resolve_region(*spec.region, spec.size_bytes, std::max<std::uint32_t>(tf.direct_alignment_bytes_, 512),
-                                            tf.path_.string())
+  tf.region_ = spec.region ? resolve_region(*spec.region, spec.size_bytes,
+                                            std::max<std::uint32_t>(tf.direct_alignment_bytes_, 512), tf.path_.string())
                            : ByteRange{0, spec.size_bytes};
 }
 

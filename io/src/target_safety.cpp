@@ -57,7 +57,8 @@ void add_with_slaves(const fs::path& dir, std::set<std::string>& out, int depth 
 /// "dm-0 (device-mapper 'vg0-data')", "md0 (md RAID)".
 std::string describe_holder(const fs::path& holder_dir) {
   const std::string name = holder_dir.filename().string();
-  if (const auto dm = read_sysfs_text(holder_dir / "dm" / "name")) return fmt::format("{} (device-mapper '{}')", name, *dm);
+  if (const auto dm = read_sysfs_text(holder_dir / "dm" / "name"))
+    return fmt::format("{} (device-mapper '{}')", name, *dm);
   if (fs::exists(holder_dir / "md")) return fmt::format("{} (md RAID)", name);
   return name;
 }
@@ -144,11 +145,11 @@ void stack_findings(const BlockDevice& dev, const StorageSet& set, const std::ve
     if (top && !reported) found(i, path_phrase(dev, set, i));
   }
   for (const auto& [loop, on] : set.loops_on_themselves)
-    out.push_back({Hazard::loop_backing,
-                   fmt::format("{} has its backing file {} on a filesystem on {}, which shares its storage",
-                               loop == 0 ? node_of(dev, set, 0) : path_phrase(dev, set, loop),
-                               set.members[loop].backing ? set.members[loop].backing->file : "?",
-                               node_of(dev, set, on))});
+    out.push_back(
+        {Hazard::loop_backing,
+         fmt::format("{} has its backing file {} on a filesystem on {}, which shares its storage",
+                     loop == 0 ? node_of(dev, set, 0) : path_phrase(dev, set, loop),
+                     set.members[loop].backing ? set.members[loop].backing->file : "?", node_of(dev, set, on))});
 }
 
 /// SafetyReport::reach: the members a write reaches that the kernel lets us claim (see the
@@ -169,9 +170,9 @@ std::vector<StackDevice> reach_of(const BlockDevice& dev, const StorageSet& set)
   }
   std::vector<StackDevice> kept;
   for (std::size_t k = 0; k < out.size(); ++k) {
-    const bool disk_held = blocks[k]->is_partition && k != 0 &&
-                           std::any_of(blocks.begin(), blocks.end(),
-                                       [&](const SysBlock* o) { return o->dev == blocks[k]->disk_dev; });
+    const bool disk_held =
+        blocks[k]->is_partition && k != 0 &&
+        std::any_of(blocks.begin(), blocks.end(), [&](const SysBlock* o) { return o->dev == blocks[k]->disk_dev; });
     if (!disk_held) kept.push_back(std::move(out[k]));
   }
   return kept;
@@ -193,12 +194,18 @@ using UniqueProbe = std::unique_ptr<blkid_struct_probe, ProbeOwner>;
 std::string describe_signature(const std::string& type, const std::string& usage, const std::string& label,
                                const std::string& uuid) {
   std::string what;
-  if (type == "LVM2_member") what = "an LVM2_member signature (LVM physical volume)";
-  else if (type == "swap") what = "a swap signature";
-  else if (usage == "raid") what = fmt::format("a {} RAID signature", type);
-  else if (usage == "crypto") what = fmt::format("a {} encryption signature", type);
-  else if (usage == "filesystem") what = fmt::format("an {} filesystem signature", type);
-  else what = fmt::format("a {} signature", type);
+  if (type == "LVM2_member")
+    what = "an LVM2_member signature (LVM physical volume)";
+  else if (type == "swap")
+    what = "a swap signature";
+  else if (usage == "raid")
+    what = fmt::format("a {} RAID signature", type);
+  else if (usage == "crypto")
+    what = fmt::format("a {} encryption signature", type);
+  else if (usage == "filesystem")
+    what = fmt::format("an {} filesystem signature", type);
+  else
+    what = fmt::format("a {} signature", type);
   std::vector<std::string> extra;
   if (!label.empty()) extra.push_back(fmt::format("label '{}'", label));
   if (!uuid.empty()) extra.push_back("UUID " + uuid);
@@ -211,18 +218,19 @@ std::string describe_signature(const std::string& type, const std::string& usage
 void probe_signatures(const fs::path& path, const std::string& subject, std::vector<HazardFinding>& out) {
   UniqueProbe pr(blkid_new_probe_from_filename(path.c_str()));
   if (!pr) {
-    out.push_back({Hazard::probe_failed, fmt::format("{} could not be read to look for data signatures: {}",
-                                                     subject, std::strerror(errno))});
+    out.push_back({Hazard::probe_failed,
+                   fmt::format("{} could not be read to look for data signatures: {}", subject, std::strerror(errno))});
     return;
   }
   blkid_probe_enable_superblocks(pr.get(), 1);
-  blkid_probe_set_superblocks_flags(pr.get(), BLKID_SUBLKS_TYPE | BLKID_SUBLKS_USAGE | BLKID_SUBLKS_LABEL | BLKID_SUBLKS_UUID);
+  blkid_probe_set_superblocks_flags(pr.get(),
+                                    BLKID_SUBLKS_TYPE | BLKID_SUBLKS_USAGE | BLKID_SUBLKS_LABEL | BLKID_SUBLKS_UUID);
   blkid_probe_enable_partitions(pr.get(), 1);
   const int rc = blkid_do_safeprobe(pr.get());
   if (rc == 1) return;  // nothing found
   if (rc == -1) {
-    out.push_back({Hazard::probe_failed, fmt::format("{} could not be read to look for data signatures: {}",
-                                                     subject, std::strerror(errno))});
+    out.push_back({Hazard::probe_failed,
+                   fmt::format("{} could not be read to look for data signatures: {}", subject, std::strerror(errno))});
     return;
   }
   if (rc == 0) {
@@ -235,18 +243,20 @@ void probe_signatures(const fs::path& path, const std::string& subject, std::vec
       out.push_back({Hazard::partition_table, fmt::format("{} holds a {} partition table{}", subject, pt, count)});
     }
     if (const std::string type = blkid_value(pr.get(), "TYPE"); !type.empty())
-      out.push_back({Hazard::signature, fmt::format("{} carries {}", subject,
-                                                    describe_signature(type, blkid_value(pr.get(), "USAGE"),
-                                                                       blkid_value(pr.get(), "LABEL"),
-                                                                       blkid_value(pr.get(), "UUID")))});
+      out.push_back({Hazard::signature,
+                     fmt::format("{} carries {}", subject,
+                                 describe_signature(type, blkid_value(pr.get(), "USAGE"),
+                                                    blkid_value(pr.get(), "LABEL"), blkid_value(pr.get(), "UUID")))});
     return;
   }
   // rc == -2: several signatures that contradict each other; list them one by one, as wipefs does.
   blkid_reset_probe(pr.get());
   std::vector<std::string> found;
   while (blkid_do_probe(pr.get()) == 0) {
-    if (const std::string pt = blkid_value(pr.get(), "PTTYPE"); !pt.empty()) found.push_back(pt + " partition table");
-    else if (const std::string t = blkid_value(pr.get(), "TYPE"); !t.empty()) found.push_back(t);
+    if (const std::string pt = blkid_value(pr.get(), "PTTYPE"); !pt.empty())
+      found.push_back(pt + " partition table");
+    else if (const std::string t = blkid_value(pr.get(), "TYPE"); !t.empty())
+      found.push_back(t);
   }
   std::string list;
   for (const auto& f : found) list += (list.empty() ? "" : ", ") + f;
@@ -267,7 +277,7 @@ std::string shell_quote(const std::string& s) {
 }  // namespace
 
 bool is_block_device(const fs::path& path) noexcept {
-  struct stat st {};
+  struct stat st{};
   return ::stat(path.c_str(), &st) == 0 && S_ISBLK(st.st_mode);
 }
 
@@ -296,7 +306,7 @@ bool SafetyReport::has(Hazard h) const noexcept {
 }
 
 BlockDevice probe_block_device(const fs::path& path) {
-  struct stat st {};
+  struct stat st{};
   if (::stat(path.c_str(), &st) != 0) throw_errno(fmt::format("target '{}' cannot be examined", path.string()), errno);
   if (!S_ISBLK(st.st_mode)) throw EnvironmentError(fmt::format("'{}' is not a block device", path.string()));
   BlockDevice d;
@@ -304,7 +314,9 @@ BlockDevice probe_block_device(const fs::path& path) {
   d.major = major(st.st_rdev);
   d.minor = minor(st.st_rdev);
   const auto self = sys_block(st.st_rdev);
-  if (!self) throw EnvironmentError(fmt::format("block device {} ({}:{}) is not in /sys/dev/block", path.string(), d.major, d.minor));
+  if (!self)
+    throw EnvironmentError(
+        fmt::format("block device {} ({}:{}) is not in /sys/dev/block", path.string(), d.major, d.minor));
   d.name = self->name;
   d.is_partition = self->is_partition;
   d.disk = self->disk;
@@ -320,8 +332,10 @@ BlockDevice probe_block_device(const fs::path& path) {
   unsigned pbs = 0;
   if (::ioctl(fd.get(), BLKSSZGET, &lbs) == 0 && lbs >= 512) d.logical_block_bytes = static_cast<std::uint32_t>(lbs);
   if (::ioctl(fd.get(), BLKPBSZGET, &pbs) == 0 && pbs >= 512) d.physical_block_bytes = pbs;
-  if (const auto text = read_sysfs_text(self->dir / "ro")) d.read_only = *text == "1";
-  else if (::ioctl(fd.get(), BLKROGET, &ro) == 0) d.read_only = ro != 0;
+  if (const auto text = read_sysfs_text(self->dir / "ro"))
+    d.read_only = *text == "1";
+  else if (::ioctl(fd.get(), BLKROGET, &ro) == 0)
+    d.read_only = ro != 0;
   return d;
 }
 
@@ -359,13 +373,15 @@ SafetyReport inspect_device(const fs::path& path) {
     if (const auto rdev = block_device_number(s.path)) {
       swap_devs.push_back(*rdev);
       if (const std::string* hit = covered_name(*rdev))
-        out.push_back({Hazard::swap, fmt::format("{} is an active swap device ({} in /proc/swaps)", subject(*hit), s.path)});
+        out.push_back(
+            {Hazard::swap, fmt::format("{} is an active swap device ({} in /proc/swaps)", subject(*hit), s.path)});
     }
   // Backs the running system: the root filesystem's device, or swap, through any stack of
   // dm/md devices above this one.
   std::vector<std::pair<dev_t, std::string>> system_roots;
-  struct stat root {};
-  if (::stat("/", &root) == 0 && major(root.st_dev) != 0) system_roots.emplace_back(root.st_dev, "the root filesystem /");
+  struct stat root{};
+  if (::stat("/", &root) == 0 && major(root.st_dev) != 0)
+    system_roots.emplace_back(root.st_dev, "the root filesystem /");
   for (const MountEntry& m : mounts)
     if (m.mount_point == "/")
       if (const auto rdev = block_device_number(m.source)) system_roots.emplace_back(*rdev, "the root filesystem /");
@@ -389,7 +405,8 @@ SafetyReport inspect_device(const fs::path& path) {
     std::error_code ec;
     for (const auto& e : fs::directory_iterator(c.dir / "holders", ec)) {
       const fs::path holder = fs::canonical(e.path(), ec);
-      out.push_back({Hazard::holders, fmt::format("{} is in use by {}", subject(c.name), describe_holder(ec ? e.path() : holder))});
+      out.push_back({Hazard::holders,
+                     fmt::format("{} is in use by {}", subject(c.name), describe_holder(ec ? e.path() : holder))});
     }
   }
   stack_findings(dev, set, mounts, swaps, out);
@@ -434,13 +451,12 @@ bool authorize_device(const SafetyReport& report, std::span<const Consent> conse
   const std::string what = fmt::format("{} ({}, {})", dev.path.string(), dev.name, format_size(dev.capacity_bytes));
   std::string mismatches;
   for (const Consent& c : consent)
-    if (c.identity != dev.identity)
-      mismatches += fmt::format("\n  - {} names '{}'", c.origin, c.identity);
+    if (c.identity != dev.identity) mismatches += fmt::format("\n  - {} names '{}'", c.origin, c.identity);
   if (!mismatches.empty())
-    throw EnvironmentError(fmt::format(
-        "the device named for destruction is not the target:{}\nbut {} is '{}' (from {}).\n"
-        "Check the target; drivelab will not touch a device the protocol or command line did not name.",
-        mismatches, what, dev.identity, dev.identity_source));
+    throw EnvironmentError(
+        fmt::format("the device named for destruction is not the target:{}\nbut {} is '{}' (from {}).\n"
+                    "Check the target; drivelab will not touch a device the protocol or command line did not name.",
+                    mismatches, what, dev.identity, dev.identity_source));
   if (!writes) return false;
 
   bool blocking = false, liftable = false;
@@ -449,20 +465,24 @@ bool authorize_device(const SafetyReport& report, std::span<const Consent> conse
 
   std::string msg = fmt::format("refusing to write to {}:", what);
   for (const HazardFinding& f : report.findings)
-    msg += fmt::format("\n  - {}{}", f.detail, consent_lifts(f.hazard) ? "" : " [naming the device does not lift this]");
+    msg +=
+        fmt::format("\n  - {}{}", f.detail, consent_lifts(f.hazard) ? "" : " [naming the device does not lift this]");
   if (blocking)
-    msg += "\nIt is in use by the running system: unmount it, swapoff it or deactivate its holders "
-           "(vgchange -an, mdadm --stop) first; drivelab never writes to a device in use.";
+    msg +=
+        "\nIt is in use by the running system: unmount it, swapoff it or deactivate its holders "
+        "(vgchange -an, mdadm --stop) first; drivelab never writes to a device in use.";
   if (report.has(Hazard::shared_storage) || report.has(Hazard::loop_backing))
-    msg += "\nA device that shares its storage (named above: the same backing file, a device stacked on or under "
-           "it, its whole disk) counts as the device itself: unmount, swapoff, deactivate or detach (losetup -d) "
-           "that one.";
+    msg +=
+        "\nA device that shares its storage (named above: the same backing file, a device stacked on or under "
+        "it, its whole disk) counts as the device itself: unmount, swapoff, deactivate or detach (losetup -d) "
+        "that one.";
   if (liftable) {
     const std::string id = shell_quote(dev.identity);
-    msg += fmt::format("\n{}Everything on it would be destroyed. To allow that, name the device:\n"
-                       "  --destroy-data-on {}   (or `destroy_data_on: {}` in the protocol)\n"
-                       "  (identity from {})",
-                       blocking ? "Then: " : "", id, id, dev.identity_source);
+    msg += fmt::format(
+        "\n{}Everything on it would be destroyed. To allow that, name the device:\n"
+        "  --destroy-data-on {}   (or `destroy_data_on: {}` in the protocol)\n"
+        "  (identity from {})",
+        blocking ? "Then: " : "", id, id, dev.identity_source);
   }
   throw EnvironmentError(msg);
 }
@@ -493,8 +513,8 @@ StackClaim StackClaim::hold(const SafetyReport& report) {
 void StackClaim::extend(const SafetyReport& report) {
   for (const StackDevice& d : report.reach) {
     if (std::any_of(held_.begin(), held_.end(), [&](const Held& h) { return h.dev == d.dev; })) continue;
-    const std::string via = d.path == "the target" ? std::string()
-                                                   : fmt::format(" ({}: writing the target writes it)", d.path);
+    const std::string via =
+        d.path == "the target" ? std::string() : fmt::format(" ({}: writing the target writes it)", d.path);
     // One descriptor for both: flock against another drivelab run, O_EXCL against the kernel's
     // exclusive users. The node is checked to be the device the inspection saw.
     UniqueFd fd(::open(d.node.c_str(), O_RDONLY | O_EXCL | O_CLOEXEC));
@@ -520,7 +540,7 @@ void StackClaim::extend(const SafetyReport& report) {
       }
       throw_errno(fmt::format("cannot hold block device {}{} for the run", d.node.string(), via), err);
     }
-    struct stat st {};
+    struct stat st{};
     if (::fstat(fd.get(), &st) != 0 || !S_ISBLK(st.st_mode) || st.st_rdev != d.dev)
       throw EnvironmentError(fmt::format("{}{} is not the block device {}:{} that sysfs shows; not writing",
                                          d.node.string(), via, major(d.dev), minor(d.dev)));

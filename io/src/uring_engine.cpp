@@ -124,8 +124,8 @@ class UringEngine final : public IoEngine {
 
   std::string_view name() const noexcept override { return "io_uring"; }
   Capabilities capabilities() const noexcept override {
-    return {Capability::async, Capability::batched, Capability::supports_direct,
-            Capability::registered_files, Capability::registered_buffers};
+    return {Capability::async, Capability::batched, Capability::supports_direct, Capability::registered_files,
+            Capability::registered_buffers};
   }
 
   std::vector<std::string> features_in_use() const override {
@@ -143,8 +143,7 @@ class UringEngine final : public IoEngine {
     fds_.assign(fds.begin(), fds.end());
     if (!options_.register_files || fds_.empty()) return;
     const int ret = io_uring_register_files(ring_.get(), fds_.data(), static_cast<unsigned>(fds_.size()));
-    if (ret < 0)
-      throw EnvironmentError(fmt::format("io_uring_register_files failed: {}", errno_text(-ret)));
+    if (ret < 0) throw EnvironmentError(fmt::format("io_uring_register_files failed: {}", errno_text(-ret)));
     fixed_files_ = true;
   }
 
@@ -152,10 +151,10 @@ class UringEngine final : public IoEngine {
     if (!options_.register_buffers || buffers.empty()) return;
     const int ret = io_uring_register_buffers(ring_.get(), buffers.data(), static_cast<unsigned>(buffers.size()));
     if (ret < 0)
-      throw EnvironmentError(fmt::format(
-          "io_uring_register_buffers ({} buffers) failed: {} (registered buffers are locked memory: raise "
-          "ulimit -l; at most 16384 buffers of at most 1 GiB each; or turn fixedbufs off)",
-          buffers.size(), errno_text(-ret)));
+      throw EnvironmentError(
+          fmt::format("io_uring_register_buffers ({} buffers) failed: {} (registered buffers are locked memory: raise "
+                      "ulimit -l; at most 16384 buffers of at most 1 GiB each; or turn fixedbufs off)",
+                      buffers.size(), errno_text(-ret)));
     fixed_buffers_ = true;
   }
 
@@ -198,8 +197,7 @@ class UringEngine final : public IoEngine {
     return n;
   }
 
-  std::size_t reap(std::size_t min_events, std::span<IoCompletion> out,
-                   std::chrono::nanoseconds timeout) override {
+  std::size_t reap(std::size_t min_events, std::span<IoCompletion> out, std::chrono::nanoseconds timeout) override {
     if (!enabled_) enable();
     const std::size_t submitted = in_flight_ - staged_;
     const std::size_t want = std::min({min_events, submitted, out.size()});
@@ -252,8 +250,8 @@ class UringEngine final : public IoEngine {
   // than sleeping in the kernel (that is the point of the mode), until `want` arrive or timeout.
   std::size_t spin(std::span<IoCompletion> out, std::size_t want, std::chrono::nanoseconds timeout) {
     std::size_t got = 0;
-    const std::int64_t deadline = timeout == kNoTimeout ? std::numeric_limits<std::int64_t>::max()
-                                                        : monotonic_ns() + timeout.count();
+    const std::int64_t deadline =
+        timeout == kNoTimeout ? std::numeric_limits<std::int64_t>::max() : monotonic_ns() + timeout.count();
     for (unsigned i = 0; got < want; ++i) {
       got += drain(out.subspan(got));
       if ((i & 255) == 255 && monotonic_ns() >= deadline) break;
@@ -309,8 +307,7 @@ std::vector<FeatureAvailability> probe_uring_features() {
   files.register_files = true;
   EngineOptions buffers = base;
   buffers.register_buffers = true;
-  return {probe_feature("sqthread_poll", sqpoll, true, false),
-          probe_feature("registered_files", files, true, false),
+  return {probe_feature("sqthread_poll", sqpoll, true, false), probe_feature("registered_files", files, true, false),
           probe_feature("registered_buffers", buffers, false, true)};
 }
 

@@ -102,9 +102,10 @@ std::string ListenAddress::to_string() const {
 
 ListenAddress parse_listen_address(std::string_view text) {
   const auto bad = [&](std::string_view why) {
-    return ConfigError(fmt::format("--metrics-listen '{}': {} (expected HOST:PORT, e.g. 127.0.0.1:9464 or [::1]:9464, "
-                                   "or PORT alone for the loopback address)",
-                                   text, why));
+    return ConfigError(
+        fmt::format("--metrics-listen '{}': {} (expected HOST:PORT, e.g. 127.0.0.1:9464 or [::1]:9464, "
+                    "or PORT alone for the loopback address)",
+                    text, why));
   };
   ListenAddress a;
   std::string_view host, port;
@@ -160,39 +161,53 @@ struct PrometheusExporter::Impl {
   Labels common() const { return {{"host", labels.host}, {"rank", std::to_string(labels.rank)}}; }
 
   // Counters of the measured work, per test and phase (docs/metrics.md).
-  prometheus::Family<prometheus::Counter>& operations = counter(
-      "drivelab_operations_total", "Operations completed: I/Os (io, vdbench, precondition, replay, vdi), transactions "
-                                   "(tpcc, sysbench), frames (video)");
+  prometheus::Family<prometheus::Counter>& operations =
+      counter("drivelab_operations_total",
+              "Operations completed: I/Os (io, vdbench, precondition, replay, vdi), transactions "
+              "(tpcc, sysbench), frames (video)");
   prometheus::Family<prometheus::Counter>& bytes = counter("drivelab_bytes_total", "Bytes transferred (read + write)");
-  prometheus::Family<prometheus::Counter>& errors = counter("drivelab_errors_total", "Operations that failed (tpcc, sysbench)");
-  prometheus::Family<prometheus::Counter>& retries = counter("drivelab_retries_total", "Transactions retried after a deadlock or serialization failure (tpcc)");
+  prometheus::Family<prometheus::Counter>& errors =
+      counter("drivelab_errors_total", "Operations that failed (tpcc, sysbench)");
+  prometheus::Family<prometheus::Counter>& retries =
+      counter("drivelab_retries_total", "Transactions retried after a deadlock or serialization failure (tpcc)");
   // The last closed interval's figures.
-  prometheus::Family<prometheus::Gauge>& tps = gauge("drivelab_interval_transactions_per_second",
-                                                     "Transactions per second (TPS) of the last interval");
-  prometheus::Family<prometheus::Gauge>& tpmc = gauge("drivelab_interval_tpmc", "New-Order transactions per minute (tpmC) of the last interval");
+  prometheus::Family<prometheus::Gauge>& tps =
+      gauge("drivelab_interval_transactions_per_second", "Transactions per second (TPS) of the last interval");
+  prometheus::Family<prometheus::Gauge>& tpmc =
+      gauge("drivelab_interval_tpmc", "New-Order transactions per minute (tpmC) of the last interval");
   prometheus::Family<prometheus::Gauge>& iops = gauge("drivelab_interval_iops", "I/Os per second of the last interval");
-  prometheus::Family<prometheus::Gauge>& bps = gauge("drivelab_interval_bytes_per_second", "Bytes per second of the last interval");
-  prometheus::Family<prometheus::Gauge>& latency = gauge(
-      "drivelab_interval_latency_seconds", "Latency percentile of the last interval (the latency the interval line shows)");
-  prometheus::Family<prometheus::Gauge>& latency_mean = gauge("drivelab_interval_latency_mean_seconds", "Mean latency of the last interval");
-  prometheus::Family<prometheus::Gauge>& lateness = gauge(
-      "drivelab_interval_lateness_seconds", "Lateness percentile of the last interval: issue time after the intended start (open loop)");
-  prometheus::Family<prometheus::Gauge>& value = gauge(
-      "drivelab_interval_value", "Every value of the last interval as the record names it (unit in the name)");
-  prometheus::Family<prometheus::Gauge>& end = gauge("drivelab_interval_end_seconds",
-                                                     "End of the last interval, seconds into the measured phase");
-  prometheus::Family<prometheus::Gauge>& length = gauge("drivelab_interval_duration_seconds", "Length of the last interval");
+  prometheus::Family<prometheus::Gauge>& bps =
+      gauge("drivelab_interval_bytes_per_second", "Bytes per second of the last interval");
+  prometheus::Family<prometheus::Gauge>& latency =
+      gauge("drivelab_interval_latency_seconds",
+            "Latency percentile of the last interval (the latency the interval line shows)");
+  prometheus::Family<prometheus::Gauge>& latency_mean =
+      gauge("drivelab_interval_latency_mean_seconds", "Mean latency of the last interval");
+  prometheus::Family<prometheus::Gauge>& lateness =
+      gauge("drivelab_interval_lateness_seconds",
+            "Lateness percentile of the last interval: issue time after the intended start (open loop)");
+  prometheus::Family<prometheus::Gauge>& value =
+      gauge("drivelab_interval_value", "Every value of the last interval as the record names it (unit in the name)");
+  prometheus::Family<prometheus::Gauge>& end =
+      gauge("drivelab_interval_end_seconds", "End of the last interval, seconds into the measured phase");
+  prometheus::Family<prometheus::Gauge>& length =
+      gauge("drivelab_interval_duration_seconds", "Length of the last interval");
   // Status and progress.
-  prometheus::Family<prometheus::Gauge>& run_info = gauge("drivelab_run_info", "The run: its record's run id and protocol (always 1)");
-  prometheus::Family<prometheus::Gauge>& run_status = gauge("drivelab_run_status", "1 for the run's status, 0 for the others");
+  prometheus::Family<prometheus::Gauge>& run_info =
+      gauge("drivelab_run_info", "The run: its record's run id and protocol (always 1)");
+  prometheus::Family<prometheus::Gauge>& run_status =
+      gauge("drivelab_run_status", "1 for the run's status, 0 for the others");
   prometheus::Family<prometheus::Gauge>& run_tests = gauge("drivelab_run_tests", "Tests in the run");
-  prometheus::Family<prometheus::Gauge>& run_finished = gauge("drivelab_run_tests_finished", "Tests ended (any status)");
-  prometheus::Family<prometheus::Gauge>& run_progress = gauge("drivelab_run_progress_ratio",
-                                                              "Finished tests plus the running test's progress, over the tests");
-  prometheus::Family<prometheus::Gauge>& test_status = gauge("drivelab_test_status", "1 for the test's status, 0 for the others");
-  prometheus::Family<prometheus::Gauge>& test_phase = gauge("drivelab_test_phase", "1 for the test's phase, 0 for the others");
-  prometheus::Family<prometheus::Gauge>& test_progress = gauge(
-      "drivelab_test_progress_ratio", "Seconds of the measured phase done over its duration (at most 1)");
+  prometheus::Family<prometheus::Gauge>& run_finished =
+      gauge("drivelab_run_tests_finished", "Tests ended (any status)");
+  prometheus::Family<prometheus::Gauge>& run_progress =
+      gauge("drivelab_run_progress_ratio", "Finished tests plus the running test's progress, over the tests");
+  prometheus::Family<prometheus::Gauge>& test_status =
+      gauge("drivelab_test_status", "1 for the test's status, 0 for the others");
+  prometheus::Family<prometheus::Gauge>& test_phase =
+      gauge("drivelab_test_phase", "1 for the test's phase, 0 for the others");
+  prometheus::Family<prometheus::Gauge>& test_progress =
+      gauge("drivelab_test_progress_ratio", "Seconds of the measured phase done over its duration (at most 1)");
 
   static Labels of(const runner::LiveTest& t) { return {{"test", std::string(t.name)}, {"kind", std::string(t.kind)}}; }
   static Labels of(const runner::LiveTest& t, std::string_view phase) {
@@ -206,7 +221,8 @@ struct PrometheusExporter::Impl {
   }
 
   void set_run_status(Status s) {
-    for (const auto& [word, status] : results::kStatusNames) run_status.Add({{"status", std::string(word)}}).Set(status == s ? 1 : 0);
+    for (const auto& [word, status] : results::kStatusNames)
+      run_status.Add({{"status", std::string(word)}}).Set(status == s ? 1 : 0);
   }
   void set_status(const runner::LiveTest& t, Status s) {
     for (const auto& [word, status] : results::kStatusNames)
@@ -217,7 +233,9 @@ struct PrometheusExporter::Impl {
   }
   void set_run_progress() {  // under mu
     run_finished.Add({}).Set(static_cast<double>(finished));
-    run_progress.Add({}).Set(tests > 0 ? std::min(1.0, (static_cast<double>(finished) + current_progress) / static_cast<double>(tests)) : 0.0);
+    run_progress.Add({}).Set(
+        tests > 0 ? std::min(1.0, (static_cast<double>(finished) + current_progress) / static_cast<double>(tests))
+                  : 0.0);
   }
 };
 
@@ -250,8 +268,9 @@ PrometheusExporter::PrometheusExporter(const ListenAddress& address, ExporterLab
     }
     // Debian 12's civetweb is built without IPv6 (mg_check_feature(8) is 0): the address itself is fine.
     const std::string cause = err != 0 ? errno_text(err)
-                              : v6     ? std::string("the HTTP server prometheus-cpp uses (civetweb) has no IPv6 support "
-                                                     "on this system; give an IPv4 address such as 127.0.0.1:PORT")
+                              : v6     ? std::string(
+                                             "the HTTP server prometheus-cpp uses (civetweb) has no IPv6 support "
+                                             "on this system; give an IPv4 address such as 127.0.0.1:PORT")
                                        : std::string("the HTTP server did not start");
     throw EnvironmentError(fmt::format("--metrics-listen {}: cannot listen there: {}", address.to_string(), cause));
   }
@@ -324,7 +343,8 @@ void PrometheusExporter::interval(const runner::LiveTest& test, std::string_view
       for (const auto& [name, v] : iv.values) {
         const auto t = timed_value(name, "lat_");
         if (!t || !std::isfinite(v)) continue;
-        if (t->first == "avg") m.latency_mean.Add(l).Set(v * t->second);
+        if (t->first == "avg")
+          m.latency_mean.Add(l).Set(v * t->second);
         else if (const std::string p = percentile_label(t->first); !p.empty())
           m.latency.Add(Impl::with(l, "percentile", p)).Set(v * t->second);
       }

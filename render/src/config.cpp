@@ -6,10 +6,7 @@
 #include "drivelab/render/scene.hpp"
 
 namespace drivelab::render {
-namespace {
-
-
-}  // namespace
+namespace {}  // namespace
 
 std::uint64_t RenderConfig::point_count() const {
   if (points > 0) return points;
@@ -34,19 +31,18 @@ RenderConfig decode_render(const config::Node& section) {
   r.integer("threads", c.threads, {.min = 0, .max = 1024});
   r.boolean("process", c.process);
   r.boolean("write", c.write);
-  r.choice("bucket_grid", c.bucket_grid,
-           {{"4", 4u}, {"8", 8u}, {"16", 16u}, {"32", 32u}, {"64", 64u}});
+  r.choice("bucket_grid", c.bucket_grid, {{"4", 4u}, {"8", 8u}, {"16", 16u}, {"32", 32u}, {"64", 64u}});
   r.integer("zstd_level", c.zstd_level, {.min = -5, .max = 19});
   r.size("swap_file_size", c.swap_file_bytes);
   r.boolean("baseline", c.baseline);
   r.boolean("keep_scene", c.keep_scene);
   r.finish();
   if (c.point_count() >= (std::uint64_t{1} << 32))
-    section.error(fmt::format("{} points are too many (at most 4,294,967,295: point indices are 32-bit)",
-                              c.point_count()));
+    section.error(
+        fmt::format("{} points are too many (at most 4,294,967,295: point indices are 32-bit)", c.point_count()));
   if (c.point_count() < 1000)
-    section.error(fmt::format("only {} points: raise memory_budget or working_set_factor, or set points",
-                              c.point_count()));
+    section.error(
+        fmt::format("only {} points: raise memory_budget or working_set_factor, or set points", c.point_count()));
   return c;
 }
 

@@ -35,9 +35,17 @@ void parallel(unsigned n, F&& fn) {
     std::vector<std::jthread> pool;
     for (unsigned t = 1; t < n; ++t)
       pool.emplace_back([&, t] {
-        try { fn(t); } catch (...) { errors[t] = std::current_exception(); }
+        try {
+          fn(t);
+        } catch (...) {
+          errors[t] = std::current_exception();
+        }
       });
-    try { fn(0u); } catch (...) { errors[0] = std::current_exception(); }
+    try {
+      fn(0u);
+    } catch (...) {
+      errors[0] = std::current_exception();
+    }
   }
   for (auto& e : errors)
     if (e) std::rethrow_exception(e);

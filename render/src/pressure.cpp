@@ -136,9 +136,12 @@ PagingCounters PagingCounters::sample(const fs::path& device_stat) noexcept {
     std::string k;
     std::uint64_t v = 0;
     while (vm >> k >> v) {
-      if (k == "pswpin") c.pswpin_pages = v;
-      else if (k == "pswpout") c.pswpout_pages = v;
-      else if (k == "pgmajfault") c.pgmajfault = v;
+      if (k == "pswpin")
+        c.pswpin_pages = v;
+      else if (k == "pswpout")
+        c.pswpout_pages = v;
+      else if (k == "pgmajfault")
+        c.pgmajfault = v;
     }
     rusage ru{};
     if (::getrusage(RUSAGE_SELF, &ru) == 0) c.process_major_faults = static_cast<std::uint64_t>(ru.ru_majflt);
@@ -157,9 +160,12 @@ PagingCounters PagingCounters::sample(const fs::path& device_stat) noexcept {
 
 PagingCounters PagingCounters::operator-(const PagingCounters& e) const noexcept {
   const auto d = [](std::uint64_t a, std::uint64_t b) { return a >= b ? a - b : 0; };
-  return {d(pswpin_pages, e.pswpin_pages),       d(pswpout_pages, e.pswpout_pages),
-          d(pgmajfault, e.pgmajfault),           d(process_major_faults, e.process_major_faults),
-          d(device_read_bytes, e.device_read_bytes), d(device_write_bytes, e.device_write_bytes)};
+  return {d(pswpin_pages, e.pswpin_pages),
+          d(pswpout_pages, e.pswpout_pages),
+          d(pgmajfault, e.pgmajfault),
+          d(process_major_faults, e.process_major_faults),
+          d(device_read_bytes, e.device_read_bytes),
+          d(device_write_bytes, e.device_write_bytes)};
 }
 
 PagingCounters& PagingCounters::operator+=(const PagingCounters& o) noexcept {
@@ -197,19 +203,22 @@ void check_swap_mode(const fs::path& target_dir) {
   std::vector<std::string> why;
   if (::geteuid() != 0) why.push_back("mode swap needs root (swapon and a memory cgroup); use mode: mmap without root");
   for (const SwapEntry& e : active_swaps())
-    why.push_back(fmt::format("another swap {} is active ({}): pages would go there, not to the target; "
-                              "swapoff it first{}",
-                              e.type, e.path, e.path.find("zram") != std::string::npos ? " (zram: compressed RAM)" : ""));
-  if (const std::string z = read_text("/sys/module/zswap/parameters/enabled"); !z.empty() && (z[0] == 'Y' || z[0] == '1'))
-    why.push_back("zswap is enabled (/sys/module/zswap/parameters/enabled = Y): swapped pages would be compressed "
-                  "in RAM instead of written to the target; echo N > /sys/module/zswap/parameters/enabled");
+    why.push_back(
+        fmt::format("another swap {} is active ({}): pages would go there, not to the target; "
+                    "swapoff it first{}",
+                    e.type, e.path, e.path.find("zram") != std::string::npos ? " (zram: compressed RAM)" : ""));
+  if (const std::string z = read_text("/sys/module/zswap/parameters/enabled");
+      !z.empty() && (z[0] == 'Y' || z[0] == '1'))
+    why.push_back(
+        "zswap is enabled (/sys/module/zswap/parameters/enabled = Y): swapped pages would be compressed "
+        "in RAM instead of written to the target; echo N > /sys/module/zswap/parameters/enabled");
   struct statfs sf{};
   if (::statfs(target_dir.c_str(), &sf) != 0) {
     why.push_back(fmt::format("cannot statfs {}: {}", target_dir.string(), std::strerror(errno)));
   } else {
     const auto t = static_cast<unsigned long>(sf.f_type);
     // linux/magic.h: filesystems that cannot hold a plain swap file.
-    const char* bad = t == 0x01021994ul ? "tmpfs (memory, not a drive)"
+    const char* bad = t == 0x01021994ul   ? "tmpfs (memory, not a drive)"
                       : t == 0x9123683Eul ? "btrfs (a swap file needs a NOCOW file on a single device)"
                       : t == 0x794C7630ul ? "overlayfs"
                       : t == 0x6969ul     ? "NFS"
@@ -219,7 +228,8 @@ void check_swap_mode(const fs::path& target_dir) {
     if (bad) why.push_back(fmt::format("{} is on {}: swapon cannot use a swap file there", target_dir.string(), bad));
   }
   if (memory_cgroup_version() == 0)
-    why.push_back("no memory cgroup: neither cgroup v2 with the memory controller nor a v1 memory hierarchy is mounted");
+    why.push_back(
+        "no memory cgroup: neither cgroup v2 with the memory controller nor a v1 memory hierarchy is mounted");
   if (!why.empty()) {
     std::string msg = "render: mode swap cannot run here:";
     for (const auto& w : why) msg += "\n  - " + w;
@@ -294,7 +304,8 @@ SwapFile::SwapFile(fs::path path, std::uint64_t size_bytes, const std::function<
     fd.reset();
     // mkswap(8) from util-linux writes the swap header (the format swapon(2) checks).
     const auto mkswap = find_program("mkswap", {"/sbin"});
-    const int exit_code = mkswap ? run_command({mkswap->string(), path_.string()}, std::chrono::minutes(10)).exit_code : 127;
+    const int exit_code =
+        mkswap ? run_command({mkswap->string(), path_.string()}, std::chrono::minutes(10)).exit_code : 127;
     if (exit_code != 0)
       throw EnvironmentError(fmt::format("render: mkswap {} failed (exit status {}; is util-linux installed?)",
                                          path_.string(), exit_code));

@@ -21,7 +21,6 @@ namespace drivelab::render::detail {
 namespace fs = std::filesystem;
 namespace {
 
-
 std::uint64_t mem_available_bytes() {
   std::ifstream in("/proc/meminfo");
   std::string k;
@@ -98,16 +97,16 @@ void RenderEmulator::prepare(runner::TestContext& ctx) {
   const runner::StopFlag* stop = ctx.stop;
   scene_ = write_scene(scene_path_, layout, points, points_per_block_, config_.bucket_grid, ctx.seed, threads_,
                        config_.zstd_level, [stop] { return stop->requested(); });
-  rec.detail("scene", results::Json{{"path", scene_path_.string()},
-                                    {"points", scene_->points},
-                                    {"blocks", scene_->blocks},
-                                    {"points_per_block", scene_->points_per_block},
-                                    {"file_bytes", scene_->file_bytes},
-                                    {"unpacked_bytes", scene_->unpacked_bytes},
-                                    {"compression_ratio", scene_->file_bytes > 0
-                                                              ? static_cast<double>(scene_->unpacked_bytes) /
-                                                                    static_cast<double>(scene_->file_bytes)
-                                                              : 0.0}});
+  rec.detail("scene",
+             results::Json{{"path", scene_path_.string()},
+                           {"points", scene_->points},
+                           {"blocks", scene_->blocks},
+                           {"points_per_block", scene_->points_per_block},
+                           {"file_bytes", scene_->file_bytes},
+                           {"unpacked_bytes", scene_->unpacked_bytes},
+                           {"compression_ratio", scene_->file_bytes > 0 ? static_cast<double>(scene_->unpacked_bytes) /
+                                                                              static_cast<double>(scene_->file_bytes)
+                                                                        : 0.0}});
   if (ctx.stop_requested()) return;
   if (config_.mode != MemoryMode::swap) return;
 
@@ -125,16 +124,19 @@ void RenderEmulator::prepare(runner::TestContext& ctx) {
   const std::uint64_t swap_bytes =
       config_.swap_file_bytes > 0
           ? config_.swap_file_bytes
-          : std::max<std::uint64_t>(64 << 20, (ws > config_.memory_budget_bytes ? ws - config_.memory_budget_bytes : 0) /
-                                                      4 * 5 + (64 << 20));
+          : std::max<std::uint64_t>(
+                64 << 20,
+                (ws > config_.memory_budget_bytes ? ws - config_.memory_budget_bytes : 0) / 4 * 5 + (64 << 20));
   rec.message(fmt::format("render: swap file {} of {} on the target; memory cgroup capped at {}", swap_path.string(),
                           format_size(swap_bytes), format_size(config_.memory_budget_bytes)));
   swap_ = std::make_unique<SwapFile>(swap_path, swap_bytes, [stop] { return stop->requested(); });
   cgroup_ = std::make_unique<MemoryCgroup>(cg_name, config_.memory_budget_bytes);
-  rec.detail("memory_pressure",
-             results::Json{{"mode", "swap"}, {"swap_file", swap_path.string()}, {"swap_file_bytes", swap_->size_bytes()},
-                           {"cgroup", cgroup_->path().string()}, {"cgroup_version", cgroup_->version()},
-                           {"memory_limit_bytes", config_.memory_budget_bytes}});
+  rec.detail("memory_pressure", results::Json{{"mode", "swap"},
+                                              {"swap_file", swap_path.string()},
+                                              {"swap_file_bytes", swap_->size_bytes()},
+                                              {"cgroup", cgroup_->path().string()},
+                                              {"cgroup_version", cgroup_->version()},
+                                              {"memory_limit_bytes", config_.memory_budget_bytes}});
   if (config_.inject_failure == "prepare")
     throw EnvironmentError("render: injected failure after the swap file and cgroup were set up (test)");
 }
@@ -189,7 +191,8 @@ PipelineResult RenderEmulator::run_in_cgroup(runner::TestContext& ctx) {
     if (got == sizeof r) break;
   }
   int status = 0;
-  while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {}
+  while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {
+  }
   cgroup_limit_hits_ = cgroup_->limit_hits();
   if (got == sizeof r) return r;
   PipelineResult fail;
@@ -268,9 +271,12 @@ void RenderEmulator::record(runner::TestContext& ctx, const PipelineResult& r) {
     if (!p.ran) continue;
     const std::string g = fmt::format("phase{}_{}", i + 1, kPhaseNames[i]);
     rec.group_metric(g, "seconds", p.seconds, "s");
-    rec.group_metric(g, "pswpin_pages", static_cast<double>(p.paging.pswpin_pages), "pages", "/proc/vmstat, 4 KiB pages");
-    rec.group_metric(g, "pswpout_pages", static_cast<double>(p.paging.pswpout_pages), "pages", "/proc/vmstat, 4 KiB pages");
-    rec.group_metric(g, "host_major_faults", static_cast<double>(p.paging.pgmajfault), "count", "/proc/vmstat pgmajfault");
+    rec.group_metric(g, "pswpin_pages", static_cast<double>(p.paging.pswpin_pages), "pages",
+                     "/proc/vmstat, 4 KiB pages");
+    rec.group_metric(g, "pswpout_pages", static_cast<double>(p.paging.pswpout_pages), "pages",
+                     "/proc/vmstat, 4 KiB pages");
+    rec.group_metric(g, "host_major_faults", static_cast<double>(p.paging.pgmajfault), "count",
+                     "/proc/vmstat pgmajfault");
     rec.group_metric(g, "major_faults", static_cast<double>(p.paging.process_major_faults), "count",
                      "the pipeline process (getrusage)");
     rec.group_metric(g, "device_read_bytes", static_cast<double>(p.paging.device_read_bytes), "bytes");
@@ -293,11 +299,12 @@ void RenderEmulator::record(runner::TestContext& ctx, const PipelineResult& r) {
   const bool paged = config_.mode == MemoryMode::swap ? total.pswpout_pages > 0 && total.device_write_bytes > 0
                                                       : total.process_major_faults > 0 && total.device_read_bytes > 0;
   if (!paged)
-    rec.warning(fmt::format("render: the run did not page to the target (pswpout {} pages, {} major faults, {} read "
-                            "and {} written on the device): the working set fit in memory, so the drive did not "
-                            "decide the score; raise working_set_factor or lower memory_budget",
-                            total.pswpout_pages, total.process_major_faults, format_size(total.device_read_bytes),
-                            format_size(total.device_write_bytes)));
+    rec.warning(
+        fmt::format("render: the run did not page to the target (pswpout {} pages, {} major faults, {} read "
+                    "and {} written on the device): the working set fit in memory, so the drive did not "
+                    "decide the score; raise working_set_factor or lower memory_budget",
+                    total.pswpout_pages, total.process_major_faults, format_size(total.device_read_bytes),
+                    format_size(total.device_write_bytes)));
 }
 
 void RenderEmulator::run_baseline(runner::TestContext& ctx) {
@@ -317,8 +324,7 @@ void RenderEmulator::run_baseline(runner::TestContext& ctx) {
   if (!b.completed) return;
   rec.metric("baseline_total_s", b.total_seconds, "s", "the same phases in RAM (mode none)");
   for (std::size_t i = 0; i < b.phases.size(); ++i)
-    if (b.phases[i].ran)
-      rec.group_metric("baseline", fmt::format("{}_s", kPhaseNames[i]), b.phases[i].seconds, "s");
+    if (b.phases[i].ran) rec.group_metric("baseline", fmt::format("{}_s", kPhaseNames[i]), b.phases[i].seconds, "s");
   if (b.total_seconds > 0 && result_)
     rec.metric("slowdown_vs_ram", result_->total_seconds / b.total_seconds, "ratio",
                "total_s / baseline_total_s: how much longer paging to the drive took than RAM only");
@@ -369,11 +375,12 @@ std::unique_ptr<runner::Emulator> make_render_emulator(RenderConfig config) {
 }
 
 void register_emulators(runner::Registry& registry) {
-  registry.add({.kind = "render",
-                .summary = "Houdini-like render pipeline (load, unpack, repack points) paging to the drive: swap | mmap | none",
-                .decode = [](const config::Node& section, const runner::TestSettings&) -> std::unique_ptr<runner::Emulator> {
-                  return make_render_emulator(decode_render(section));
-                }});
+  registry.add(
+      {.kind = "render",
+       .summary = "Houdini-like render pipeline (load, unpack, repack points) paging to the drive: swap | mmap | none",
+       .decode = [](const config::Node& section, const runner::TestSettings&) -> std::unique_ptr<runner::Emulator> {
+         return make_render_emulator(decode_render(section));
+       }});
 }
 
 }  // namespace drivelab::render

@@ -21,10 +21,10 @@ namespace drivelab::render {
 namespace {
 
 // Houdini standard attributes (SideFX, "Geometry attributes"): P, v, id, age, life, pscale, Cd, N.
-constexpr std::array kFlipAttributes{
-    Attribute{"P", "float32x3", 0, 12},  Attribute{"v", "float32x3", 12, 12}, Attribute{"id", "int32", 24, 4},
-    Attribute{"age", "float32", 28, 4},  Attribute{"life", "float32", 32, 4}, Attribute{"pscale", "float32", 36, 4},
-    Attribute{"Cd", "float32x3", 40, 12}, Attribute{"N", "float32x3", 52, 12}};
+constexpr std::array kFlipAttributes{Attribute{"P", "float32x3", 0, 12},   Attribute{"v", "float32x3", 12, 12},
+                                     Attribute{"id", "int32", 24, 4},      Attribute{"age", "float32", 28, 4},
+                                     Attribute{"life", "float32", 32, 4},  Attribute{"pscale", "float32", 36, 4},
+                                     Attribute{"Cd", "float32x3", 40, 12}, Attribute{"N", "float32x3", 52, 12}};
 constexpr std::array kFlipLiteAttributes{Attribute{"P", "float32x3", 0, 12}, Attribute{"v", "float32x3", 12, 12},
                                          Attribute{"id", "int32", 24, 4}, Attribute{"age", "float32", 28, 4},
                                          Attribute{"life", "float32", 32, 4}};
@@ -77,7 +77,8 @@ void pread_all(int fd, void* data, std::size_t bytes, std::uint64_t offset, cons
     const ssize_t n = ::pread(fd, p, bytes, static_cast<off_t>(offset));
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) throw_errno("render: read " + path.string(), errno);
-    if (n == 0) throw EnvironmentError(fmt::format("render: {} is truncated (not a complete scene file)", path.string()));
+    if (n == 0)
+      throw EnvironmentError(fmt::format("render: {} is truncated (not a complete scene file)", path.string()));
     p += n;
     bytes -= static_cast<std::size_t>(n);
     offset += static_cast<std::uint64_t>(n);

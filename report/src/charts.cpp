@@ -32,8 +32,10 @@ std::string read_all(const std::filesystem::path& p) {
 std::string gp_quote(const std::string& s) {
   std::string out = "'";
   for (char c : s) {
-    if (c == '\'') out += "''";
-    else if (c != '\n') out += c;
+    if (c == '\'')
+      out += "''";
+    else if (c != '\n')
+      out += c;
   }
   return out + "'";
 }
@@ -112,13 +114,14 @@ ChartScript bars(const MetricTable& t) {
     data += fmt::format("{} {} {} {}\n", i++, gp_num(cell.median), colour_index(cell.origin), gp_field(cell.drive));
   }
   data += "EOD\n";
-  c.body = data + fmt::format(
-      "set title {}\nset style fill solid 0.85 border -1\nset boxwidth 0.6\nset yrange [0:*]\n"
-      "set xrange [-0.5:{}]\nset xtics rotate by -20 nomirror\nset grid ytics\nset ylabel {}\n"
-      "set linetype 1 lc rgb '#1f77b4'\nset linetype 2 lc rgb '#2ca02c'\nset linetype 3 lc rgb '#9a9a9a'\n"
-      "set key off\nset bmargin 7\n"
-      "plot $bars using 1:2:3:xtic(4) with boxes lc variable notitle",
-      gp_quote(c.title), i - 0.5, gp_quote(results::unit_label(t.unit, t.metric)));
+  c.body =
+      data + fmt::format(
+                 "set title {}\nset style fill solid 0.85 border -1\nset boxwidth 0.6\nset yrange [0:*]\n"
+                 "set xrange [-0.5:{}]\nset xtics rotate by -20 nomirror\nset grid ytics\nset ylabel {}\n"
+                 "set linetype 1 lc rgb '#1f77b4'\nset linetype 2 lc rgb '#2ca02c'\nset linetype 3 lc rgb '#9a9a9a'\n"
+                 "set key off\nset bmargin 7\n"
+                 "plot $bars using 1:2:3:xtic(4) with boxes lc variable notitle",
+                 gp_quote(c.title), i - 0.5, gp_quote(results::unit_label(t.unit, t.metric)));
   return c;
 }
 
@@ -139,9 +142,9 @@ struct Series {
   }
   std::string body(const std::string& title, const std::string& ylabel) const {
     return data + fmt::format(
-        "set title {}\nset xlabel 'seconds into the measured phase'\nset ylabel {}\nset grid\n"
-        "set key outside right top\nset yrange [0:*]\n{}",
-        gp_quote(title), gp_quote(ylabel), plot);
+                      "set title {}\nset xlabel 'seconds into the measured phase'\nset ylabel {}\nset grid\n"
+                      "set key outside right top\nset yrange [0:*]\n{}",
+                      gp_quote(title), gp_quote(ylabel), plot);
   }
 };
 
@@ -149,10 +152,12 @@ struct Series {
 
 std::vector<Chart> draw_charts(const Report& r, const ChartOptions& opt) {
   const auto program = find_program(opt.gnuplot);
-  if (!program) throw EnvironmentError(fmt::format("gnuplot not found ('{}' on PATH); install gnuplot-nox", opt.gnuplot));
+  if (!program)
+    throw EnvironmentError(fmt::format("gnuplot not found ('{}' on PATH); install gnuplot-nox", opt.gnuplot));
   std::error_code ec;
   std::filesystem::create_directories(opt.dir, ec);
-  if (ec) throw EnvironmentError(fmt::format("cannot create the charts directory '{}': {}", opt.dir.string(), ec.message()));
+  if (ec)
+    throw EnvironmentError(fmt::format("cannot create the charts directory '{}': {}", opt.dir.string(), ec.message()));
   // gnuplot runs in the charts directory; every path handed to it must not depend on our cwd.
   ChartOptions abs_opt = opt;
   abs_opt.dir = std::filesystem::absolute(opt.dir);
@@ -195,10 +200,13 @@ std::vector<Chart> draw_charts(const Report& r, const ChartOptions& opt) {
           }
         }
         data += "EOD\n";
-        const std::string style = pts.size() > 1 ? "linespoints pt 7 ps 0.6" : (res->origin == Origin::published ? "points pt 5 ps 1.2" : "points pt 7 ps 1.4");
+        const std::string style =
+            pts.size() > 1 ? "linespoints pt 7 ps 0.6"
+                           : (res->origin == Origin::published ? "points pt 5 ps 1.2" : "points pt 7 ps 1.4");
         const std::string label = res->drive + (res->origin == Origin::published ? " (published)" : "") +
                                   (res->partial() ? " (partial)" : "");
-        plot += fmt::format("{}$c{} using 1:2 with {} title {}", plot.empty() ? "plot " : ", ", k, style, gp_quote(label));
+        plot +=
+            fmt::format("{}$c{} using 1:2 with {} title {}", plot.empty() ? "plot " : ", ", k, style, gp_quote(label));
         ++k;
       }
       if (k > 0) {
@@ -207,11 +215,12 @@ std::vector<Chart> draw_charts(const Report& r, const ChartOptions& opt) {
         // (a published NVMe peak beside a measured VM disk would squash the measured curve
         // against the y axis on a linear one).
         const bool log_x = lo_iops > 0 && hi_iops / lo_iops > 20;
-        c.body = data + fmt::format(
-            "set title {}\nset xlabel {}\nset ylabel 'average latency (µs)'\nset grid\n"
-            "set key below horizontal\nset format x '%.1s%c'\nset xtics nomirror\n{}set yrange [0:*]\n{}",
-            gp_quote(c.title), gp_quote(log_x ? "IOPS (log scale)" : "IOPS"),
-            log_x ? "set logscale x 10\n" : "set xrange [0:*]\n", plot);
+        c.body =
+            data + fmt::format(
+                       "set title {}\nset xlabel {}\nset ylabel 'average latency (µs)'\nset grid\n"
+                       "set key below horizontal\nset format x '%.1s%c'\nset xtics nomirror\n{}set yrange [0:*]\n{}",
+                       gp_quote(c.title), gp_quote(log_x ? "IOPS (log scale)" : "IOPS"),
+                       log_x ? "set logscale x 10\n" : "set xrange [0:*]\n", plot);
         scripts.push_back(std::move(c));
       }
     }

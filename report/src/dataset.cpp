@@ -56,8 +56,10 @@ std::string test_key(std::string_view name) {
   std::string k;
   k.reserve(name.size());
   for (char c : name) {
-    if (c == '-' || c == ' ') k += '_';
-    else k += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (c == '-' || c == ' ')
+      k += '_';
+    else
+      k += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   }
   return k;
 }
@@ -109,8 +111,10 @@ std::string config_difference(const results::Json& a, const results::Json& b) {
   std::vector<std::string> diffs;
   for (const auto& [k, v] : a.items()) {
     const auto it = b.find(k);
-    if (it == b.end()) diffs.push_back(fmt::format("{} {} vs none", k, v.dump()));
-    else if (*it != v) diffs.push_back(fmt::format("{} {} vs {}", k, v.dump(), it->dump()));
+    if (it == b.end())
+      diffs.push_back(fmt::format("{} {} vs none", k, v.dump()));
+    else if (*it != v)
+      diffs.push_back(fmt::format("{} {} vs {}", k, v.dump(), it->dump()));
   }
   for (const auto& [k, v] : b.items())
     if (!a.contains(k)) diffs.push_back(fmt::format("{} none vs {}", k, v.dump()));
@@ -241,9 +245,10 @@ void drop_ranks_of(Dataset& data, const std::string& job_id, const std::string& 
     return true;
   });
   for (const auto& [run_id, from] : dropped)
-    data.notes.push_back(fmt::format("{}: the merged record of job {} has run {} ({}) as a host row: that rank's "
-                                     "record is not counted again as a drive",
-                                     source, job_id, run_id, from));
+    data.notes.push_back(
+        fmt::format("{}: the merged record of job {} has run {} ({}) as a host row: that rank's "
+                    "record is not counted again as a drive",
+                    source, job_id, run_id, from));
   std::erase_if(data.variants, [&](const TestVariant& v) {
     return std::none_of(data.results.begin(), data.results.end(), [&v](const Result& r) { return r.test == v.as; });
   });
@@ -251,14 +256,14 @@ void drop_ranks_of(Dataset& data, const std::string& job_id, const std::string& 
 
 }  // namespace
 
-void add_record(Dataset& data, const results::RunRecord& record, const std::string& source,
-                const std::string& label, const results::Json& hosts, const results::Json& cohort) {
+void add_record(Dataset& data, const results::RunRecord& record, const std::string& source, const std::string& label,
+                const results::Json& hosts, const results::Json& cohort) {
   // The same run given twice (e.g. `results/*.json` matches both <run_id>.json and latest.json,
   // its copy) would count as two repetitions and fake the run-to-run noise.
   for (const Result& r : data.results)
     if (!record.run_id.empty() && r.run_id == record.run_id) {
-      data.notes.push_back(fmt::format("{}: run {} was already read from {}: not counted twice", source,
-                                       record.run_id, r.source));
+      data.notes.push_back(
+          fmt::format("{}: run {} was already read from {}: not counted twice", source, record.run_id, r.source));
       return;
     }
   if (!hosts.is_null() && !hosts.is_array()) throw ConfigError("hosts: expected an array");
@@ -271,27 +276,30 @@ void add_record(Dataset& data, const results::RunRecord& record, const std::stri
   if (!job_id.empty() && is_rank_of(record.run_id, job_id)) {
     for (const Result& r : data.results)
       if (r.run_id == job_id && !r.per_host.empty()) {
-        data.notes.push_back(fmt::format("{}: run {} is a rank of job {}, whose merged record {} is also given: it is "
-                                         "that record's host row, not counted again as a drive",
-                                         source, record.run_id, job_id, r.source));
+        data.notes.push_back(
+            fmt::format("{}: run {} is a rank of job {}, whose merged record {} is also given: it is "
+                        "that record's host row, not counted again as a drive",
+                        source, record.run_id, job_id, r.source));
         return;
       }
     const Json& size = member(cohort, "size", "cohort", &Json::is_number_integer, "an integer");
     data.notes.push_back(fmt::format(
         "{}: run {} is one rank of the {}multi-host job {}: reported as one host's result (ranked with single hosts); "
         "`drivelab results merge` of the job's records gives its system row",
-        source, record.run_id, size.is_null() ? std::string() : fmt::format("{}-host ", size.get<long long>()), job_id));
+        source, record.run_id, size.is_null() ? std::string() : fmt::format("{}-host ", size.get<long long>()),
+        job_id));
   }
   const std::string system = fmt::format("{} host{}", host_count, host_count == 1 ? "" : "s");
   const std::string drive = host_count == 0 ? (label.empty() ? drive_name(record.target) : label)
                             : label.empty() ? system
                                             : fmt::format("{} ({})", label, system);
   if (record.status != results::Status::complete)
-    data.notes.push_back(fmt::format("{}: run {} is {}: {}", source, record.run_id, results::to_string(record.status),
-                                     record.reason));
+    data.notes.push_back(
+        fmt::format("{}: run {} is {}: {}", source, record.run_id, results::to_string(record.status), record.reason));
   // What the record says about its own numbers is said beside them: a warning or a failed check
   // does not change a complete test's place, but a reader must see it (docs/reporter.md).
-  for (const auto& w : record.warnings) data.notes.push_back(fmt::format("{}: run {}: warning: {}", source, record.run_id, w));
+  for (const auto& w : record.warnings)
+    data.notes.push_back(fmt::format("{}: run {}: warning: {}", source, record.run_id, w));
   for (const auto& t : record.tests) {
     if (t.status == results::Status::skipped) {
       data.notes.push_back(fmt::format("{}: test {} was skipped: {}", source, t.name, t.reason));
@@ -310,8 +318,9 @@ void add_record(Dataset& data, const results::RunRecord& record, const std::stri
       // `running`; read after the fact, its process was killed (SIGKILL, crash, power loss) or is
       // still measuring. Either way the test did not finish: it is interrupted, as after Ctrl-C.
       r.status = std::string(results::to_string(results::Status::interrupted));
-      r.reason = "the record ends before this test's end (its process was killed, or the run is still going); "
-                 "intervals so far are kept";
+      r.reason =
+          "the record ends before this test's end (its process was killed, or the run is still going); "
+          "intervals so far are kept";
     }
     r.source = source;
     r.run_id = record.run_id;

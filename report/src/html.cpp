@@ -23,7 +23,8 @@ std::string esc(const std::string& s) {
   return out;
 }
 
-constexpr const char* kStyle = R"(body{font-family:sans-serif;margin:1.5em auto;max-width:1100px;color:#222;padding:0 1em}
+constexpr const char* kStyle =
+    R"(body{font-family:sans-serif;margin:1.5em auto;max-width:1100px;color:#222;padding:0 1em}
 table{border-collapse:collapse;margin:0.5em 0 1em;font-size:0.92em}
 th,td{border:1px solid #ccc;padding:0.3em 0.6em;text-align:left;vertical-align:top}
 th{background:#f0f3f7}
@@ -41,12 +42,16 @@ figcaption{font-size:0.85em;color:#555}
 // is laid out writes the chart boxes (page pixels) and the errors into <body data-...>, so a
 // headless browser test can find the charts in a screenshot (tests/browser/, docs/reporter.md).
 constexpr const char* kHeadScript =
-    "window.drivelabErrors=[];window.addEventListener('error',function(e){window.drivelabErrors.push(String(e.message));});"
-    "(function(){var o=console.error;console.error=function(){window.drivelabErrors.push(Array.prototype.join.call(arguments,' '));"
+    "window.drivelabErrors=[];window.addEventListener('error',function(e){window.drivelabErrors.push(String(e.message))"
+    ";});"
+    "(function(){var "
+    "o=console.error;console.error=function(){window.drivelabErrors.push(Array.prototype.join.call(arguments,' '));"
     "o.apply(console,arguments);};})();";
 constexpr const char* kTailScript =
-    "(function(){var b=[];document.querySelectorAll('figure.chart svg').forEach(function(s){var r=s.getBoundingClientRect();"
-    "b.push([Math.round(r.left+window.scrollX),Math.round(r.top+window.scrollY),Math.round(r.width),Math.round(r.height)].join(','));});"
+    "(function(){var b=[];document.querySelectorAll('figure.chart svg').forEach(function(s){var "
+    "r=s.getBoundingClientRect();"
+    "b.push([Math.round(r.left+window.scrollX),Math.round(r.top+window.scrollY),Math.round(r.width),Math.round(r."
+    "height)].join(','));});"
     "document.body.setAttribute('data-chart-boxes',b.join(';'));"
     "document.body.setAttribute('data-page-height',String(document.documentElement.scrollHeight));"
     "document.body.setAttribute('data-errors',window.drivelabErrors.join(' | '));})();";
@@ -54,17 +59,20 @@ constexpr const char* kTailScript =
 }  // namespace
 
 std::string to_html(const Report& r, const std::vector<Chart>& charts, const std::string& charts_note) {
-  std::string out = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>drivelab report</title>\n";
+  std::string out =
+      "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>drivelab report</title>\n";
   out += fmt::format("<script>{}</script>\n<style>\n{}\n</style>\n</head>\n<body>\n", kHeadScript, kStyle);
-  out += "<h1>drivelab report</h1>\n<p>Drives ranked per metric in its direction (rates: higher is better; times: lower "
-         "is better). Each cell: median over repetitions, place among the drives with a value, and min/max when there "
-         "are repetitions. Published results are from the reviews listed in the published-results CSV; measured "
-         "results are drivelab runs. Model and rules: docs/reporter.md.</p>\n";
+  out +=
+      "<h1>drivelab report</h1>\n<p>Drives ranked per metric in its direction (rates: higher is better; times: lower "
+      "is better). Each cell: median over repetitions, place among the drives with a value, and min/max when there "
+      "are repetitions. Published results are from the reviews listed in the published-results CSV; measured "
+      "results are drivelab runs. Model and rules: docs/reporter.md.</p>\n";
   if (!charts_note.empty()) out += fmt::format("<p class=\"note\">{}</p>\n", esc(charts_note));
   for (const auto& v : test_views(r)) {
     out += fmt::format("<section id=\"{0}\"{1}>\n<h2>{0}</h2>\n", esc(v.test),
                        v.other_configuration.empty() ? "" : " class=\"other-configuration\"");
-    if (!v.other_configuration.empty()) out += fmt::format("<p class=\"note\">{}</p>\n", esc(other_configuration_text(v)));
+    if (!v.other_configuration.empty())
+      out += fmt::format("<p class=\"note\">{}</p>\n", esc(other_configuration_text(v)));
     if (v.lab_conventions) out += fmt::format("<p class=\"note\">{}</p>\n", esc(kLabConventionsText));
     out += "<table>\n<tr><th>Drive</th><th>Source</th>";
     for (const auto* t : v.tables) out += fmt::format("<th>{}</th>", esc(header_text(*t)));
@@ -85,8 +93,9 @@ std::string to_html(const Report& r, const std::vector<Chart>& charts, const std
       const Cell* any = first_cell(v, d);
       std::string cls = any != nullptr && any->origin == Origin::published ? "published" : "measured";
       if (any != nullptr && any->partial) cls += " partial";
-      out += fmt::format("<tr class=\"{}\"><td>{}{}</td><td>{}</td>", cls, esc(d),
-                         any != nullptr && any->partial ? " (partial)" : "", any != nullptr ? to_string(any->origin) : "");
+      out +=
+          fmt::format("<tr class=\"{}\"><td>{}{}</td><td>{}</td>", cls, esc(d),
+                      any != nullptr && any->partial ? " (partial)" : "", any != nullptr ? to_string(any->origin) : "");
       for (const auto* t : v.tables) {
         const Cell* c = find_cell(*t, d);
         out += fmt::format("<td{}>{}</td>", c != nullptr && c->rank == 1 ? " class=\"rank1\"" : "",
@@ -109,16 +118,19 @@ std::string to_html(const Report& r, const std::vector<Chart>& charts, const std
     out += "</table>\n";
     for (const auto& c : charts) {
       if (c.test != v.test) continue;
-      out += fmt::format("<figure class=\"chart\" id=\"chart-{}\">\n{}\n<figcaption>{} (files: {}.svg, {}.png)</figcaption>\n</figure>\n",
-                         esc(c.name), c.svg, esc(c.title), esc(c.name), esc(c.name));
+      out += fmt::format(
+          "<figure class=\"chart\" id=\"chart-{}\">\n{}\n<figcaption>{} (files: {}.svg, "
+          "{}.png)</figcaption>\n</figure>\n",
+          esc(c.name), c.svg, esc(c.title), esc(c.name), esc(c.name));
     }
     out += "</section>\n";
   }
   if (!r.comparisons.empty()) {
-    out += "<section id=\"comparisons\">\n<h2>Comparisons</h2>\n<p>Each measured drive against the best measured drive "
-           "of the same test and metric. Noise is the run-to-run spread of the repetitions (min to max); a difference "
-           "whose ranges overlap is within noise.</p>\n<table>\n<tr><th>Test</th><th>Metric</th><th>Drive</th>"
-           "<th>Against</th><th>Difference</th><th>Verdict</th></tr>\n";
+    out +=
+        "<section id=\"comparisons\">\n<h2>Comparisons</h2>\n<p>Each measured drive against the best measured drive "
+        "of the same test and metric. Noise is the run-to-run spread of the repetitions (min to max); a difference "
+        "whose ranges overlap is within noise.</p>\n<table>\n<tr><th>Test</th><th>Metric</th><th>Drive</th>"
+        "<th>Against</th><th>Difference</th><th>Verdict</th></tr>\n";
     for (const auto& c : r.comparisons)
       out += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}%</td><td>{}</td></tr>\n", esc(c.test),
                          esc(c.metric), esc(c.other), esc(c.leader), results::format_number(c.diff_pct),

@@ -111,7 +111,8 @@ void add_fio_json(Dataset& data, const Json& fio, const std::string& source, con
 }
 
 void add_sysbench_text(Dataset& data, const std::string& text, const std::string& source, const std::string& label) {
-  static const std::regex per_sec(R"(^\s*(transactions|queries|events per second):\s+([0-9.]+)\s*(\(([0-9.]+) per sec\.\))?)");
+  static const std::regex per_sec(
+      R"(^\s*(transactions|queries|events per second):\s+([0-9.]+)\s*(\(([0-9.]+) per sec\.\))?)");
   static const std::regex lat_line(R"(^\s*(min|avg|max|([0-9.]+)th percentile):\s+([0-9.]+)\s*$)");
   static const std::regex interval_line(R"(^\[\s*([0-9.]+)s\s*\]\s*thds:\s*[0-9]+\s+(tps|eps):\s*([0-9.]+)(.*)$)");
   static const std::regex qps_re(R"(qps:\s*([0-9.]+))");
@@ -143,17 +144,22 @@ void add_sysbench_text(Dataset& data, const std::string& text, const std::string
       const std::string rest = m[4];
       std::smatch mm;
       if (std::regex_search(rest, mm, qps_re)) iv.values.emplace_back("qps", std::stod(mm[1]));
-      if (std::regex_search(rest, mm, lat_re)) iv.values.emplace_back(fmt::format("lat_p{}_ms", mm[1].str()), std::stod(mm[2]));
+      if (std::regex_search(rest, mm, lat_re))
+        iv.values.emplace_back(fmt::format("lat_p{}_ms", mm[1].str()), std::stod(mm[2]));
       r.intervals.push_back(std::move(iv));
       continue;
     }
     if (in_latency && std::regex_search(line, m, lat_line)) {
       const std::string what = m[1];
       const double v = std::stod(m[3]);
-      if (what == "min") r.metrics.push_back({"latency_min_ms", v, "ms", "sysbench Latency (ms) min"});
-      else if (what == "avg") r.metrics.push_back({"latency_avg_ms", v, "ms", "sysbench Latency (ms) avg"});
-      else if (what == "max") r.metrics.push_back({"latency_max_ms", v, "ms", "sysbench Latency (ms) max"});
-      else r.metrics.push_back({fmt::format("latency_p{}_ms", m[2].str()), v, "ms", fmt::format("sysbench {}", what)});
+      if (what == "min")
+        r.metrics.push_back({"latency_min_ms", v, "ms", "sysbench Latency (ms) min"});
+      else if (what == "avg")
+        r.metrics.push_back({"latency_avg_ms", v, "ms", "sysbench Latency (ms) avg"});
+      else if (what == "max")
+        r.metrics.push_back({"latency_max_ms", v, "ms", "sysbench Latency (ms) max"});
+      else
+        r.metrics.push_back({fmt::format("latency_p{}_ms", m[2].str()), v, "ms", fmt::format("sysbench {}", what)});
       any = true;
       continue;
     }
@@ -168,18 +174,24 @@ void add_sysbench_text(Dataset& data, const std::string& text, const std::string
       any = true;
     }
   }
-  if (!any) throw ConfigError(fmt::format("{}: no sysbench statistics found (expected sysbench 1.0 text output)", source));
+  if (!any)
+    throw ConfigError(fmt::format("{}: no sysbench statistics found (expected sysbench 1.0 text output)", source));
   r.test = oltp ? "sysbench_oltp" : "sysbench";
   data.results.push_back(std::move(r));
 }
 
 void add_published_csv(Dataset& data, const std::string& text, const std::string& source) {
   static const std::map<std::string, std::pair<std::string, std::string>, std::less<>> rename{
-      {"peak_iops", {"iops", "1/s"}},           {"iops", {"iops", "1/s"}},
-      {"latency_avg_at_peak", {"latency_avg_us", "us"}}, {"tps", {"tps", "1/s"}},
-      {"latency_avg", {"latency_avg_ms", "ms"}}, {"latency_p99", {"latency_p99_ms", "ms"}},
-      {"throughput", {"throughput_mb_s", "MB/s"}}, {"seconds", {"seconds", "s"}},
-      {"read_mb_s", {"read_mb_s", "MB/s"}},     {"write_mb_s", {"write_mb_s", "MB/s"}}};
+      {"peak_iops", {"iops", "1/s"}},
+      {"iops", {"iops", "1/s"}},
+      {"latency_avg_at_peak", {"latency_avg_us", "us"}},
+      {"tps", {"tps", "1/s"}},
+      {"latency_avg", {"latency_avg_ms", "ms"}},
+      {"latency_p99", {"latency_p99_ms", "ms"}},
+      {"throughput", {"throughput_mb_s", "MB/s"}},
+      {"seconds", {"seconds", "s"}},
+      {"read_mb_s", {"read_mb_s", "MB/s"}},
+      {"write_mb_s", {"write_mb_s", "MB/s"}}};
   std::istringstream in(text);
   std::string line;
   std::size_t line_no = 0;
@@ -189,7 +201,8 @@ void add_published_csv(Dataset& data, const std::string& text, const std::string
     if (!line.empty() && line.back() == '\r') line.pop_back();
     if (line_no == 1) {
       if (line != kPublishedHeader)
-        throw ConfigError(fmt::format("{}:1: not the published-results header (expected '{}')", source, kPublishedHeader));
+        throw ConfigError(
+            fmt::format("{}:1: not the published-results header (expected '{}')", source, kPublishedHeader));
       continue;
     }
     if (line.empty()) continue;
@@ -212,8 +225,8 @@ void add_published_csv(Dataset& data, const std::string& text, const std::string
       unit = it->second.second;
     }
     if (better_for_unit(unit) == Better::unranked)
-      data.notes.push_back(fmt::format("{}:{}: {} in unit '{}' is neither a rate nor a time: shown, not ranked",
-                                       source, line_no, metric, unit));
+      data.notes.push_back(fmt::format("{}:{}: {} in unit '{}' is neither a rate nor a time: shown, not ranked", source,
+                                       line_no, metric, unit));
     unsigned vms = 1;
     if (!f[7].empty()) {
       const auto [end, ec] = std::from_chars(f[7].data(), f[7].data() + f[7].size(), vms);
@@ -270,7 +283,8 @@ void add_file(Dataset& data, const std::filesystem::path& path, const std::strin
   // fio may print notes before its JSON on the same stream: start at the first '{'.
   const auto brace = text.find('{');
   if (brace == std::string::npos)
-    throw ConfigError(fmt::format("{}: not a drivelab record, fio JSON, sysbench output or published-results CSV", source));
+    throw ConfigError(
+        fmt::format("{}: not a drivelab record, fio JSON, sysbench output or published-results CSV", source));
   Json j;
   try {
     j = Json::parse(text.substr(brace));

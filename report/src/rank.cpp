@@ -123,7 +123,8 @@ std::vector<Cell> host_cells_of(const std::vector<Result>& results, const std::s
         it = out.end() - 1;
       }
       Cell& c = *it;
-      if (c.host->status != h.status && (", " + c.host->status + ", ").find(", " + h.status + ", ") == std::string::npos)
+      if (c.host->status != h.status &&
+          (", " + c.host->status + ", ").find(", " + h.status + ", ") == std::string::npos)
         c.host->status += ", " + h.status;
       c.partial = c.partial || h.status != "complete";
       add_unique(c.sources, r.source);
@@ -257,9 +258,8 @@ Report build_report(Dataset data, const ReportOptions& opt) {
     if (!r.other_configuration) continue;
     if (std::find(rep.tests.begin(), rep.tests.end(), r.test) != rep.tests.end()) continue;
     const std::string key = r.test.substr(0, r.test.size() - other_configuration_key("").size());
-    auto at = std::find_if(rep.tests.begin(), rep.tests.end(), [&key](const std::string& t) {
-      return t == key || t.starts_with(key + " (");
-    });
+    auto at = std::find_if(rep.tests.begin(), rep.tests.end(),
+                           [&key](const std::string& t) { return t == key || t.starts_with(key + " ("); });
     while (at != rep.tests.end() && (*at == key || at->starts_with(key + " ("))) ++at;
     rep.tests.insert(at, r.test);
   }
@@ -328,7 +328,7 @@ Report build_report(Dataset data, const ReportOptions& opt) {
         if (c.n == 0) continue;
         c.of = ranked;
         c.rank = (i > 0 && t.cells[i - 1].n > 0 && t.cells[i - 1].median == c.median) ? t.cells[i - 1].rank
-                                                                                         : static_cast<int>(i) + 1;
+                                                                                      : static_cast<int>(i) + 1;
       }
       // Comparisons: every other measured drive against the best measured drive.
       const Cell* leader = nullptr;
@@ -370,8 +370,8 @@ Report build_report(Dataset data, const ReportOptions& opt) {
       t.unit = unit_of["lab_conventions." + metric];
       t.better = better_for_unit(t.unit);
       t.lab_convention = true;
-      fill_cells(t, data.results, [&metric](const Result& r) { return find_metric(r.lab_conventions, metric); },
-                 left_out);
+      fill_cells(
+          t, data.results, [&metric](const Result& r) { return find_metric(r.lab_conventions, metric); }, left_out);
       rep.tables.push_back(std::move(t));
     }
   }

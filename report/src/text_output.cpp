@@ -25,9 +25,12 @@ std::string csv_number(double v) { return std::isfinite(v) ? fmt::format("{}", v
 std::string md_escape(const std::string& s) {
   std::string out;
   for (char c : s) {
-    if (c == '|') out += "\\|";
-    else if (c == '\n') out += ' ';
-    else out += c;
+    if (c == '|')
+      out += "\\|";
+    else if (c == '\n')
+      out += ' ';
+    else
+      out += c;
   }
   return out;
 }
@@ -68,9 +71,10 @@ std::vector<TestView> test_views(const Report& r) {
 }
 
 std::string other_configuration_text(const TestView& v) {
-  return fmt::format("Reference only, other configuration: these published numbers were measured on another "
-                     "configuration than the measured test of the same name, so they are not ranked against it ({}).",
-                     v.other_configuration);
+  return fmt::format(
+      "Reference only, other configuration: these published numbers were measured on another "
+      "configuration than the measured test of the same name, so they are not ranked against it ({}).",
+      v.other_configuration);
 }
 
 std::vector<std::size_t> host_rows_of(const TestView& v, const std::string& system, bool left_out) {
@@ -124,8 +128,7 @@ std::string comparison_verdict(const Comparison& c) {
 }
 
 std::string header_text(const MetricTable& t) {
-  if (t.lab_convention)
-    return fmt::format("{} (lab convention: not an exact figure, not ranked)", t.metric);
+  if (t.lab_convention) return fmt::format("{} (lab convention: not an exact figure, not ranked)", t.metric);
   return fmt::format("{} ({} is better)", t.metric, to_string(t.better));
 }
 
@@ -136,13 +139,13 @@ std::string to_csv(const Report& r) {
     std::string sources;
     for (const auto& s : c.sources) sources += (sources.empty() ? "" : ";") + s;
     const std::string_view kind = c.host ? "host" : c.hosts > 1 ? "system" : "drive";
-    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", csv_field(t.test),
-                       csv_field(t.metric), csv_field(t.unit), to_string(t.better), csv_field(c.drive),
-                       to_string(c.origin), c.rank > 0 ? std::to_string(c.rank) : "",
-                       c.rank > 0 ? std::to_string(c.of) : "", csv_field(place(c)), csv_number(c.median),
-                       csv_number(c.min), csv_number(c.max), c.n, csv_field(std::string(status)), csv_field(sources),
-                       kind, c.hosts, c.host ? csv_field(c.host->name) : "",
-                       c.host ? std::to_string(c.host->rank) : "");
+    out +=
+        fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", csv_field(t.test),
+                    csv_field(t.metric), csv_field(t.unit), to_string(t.better), csv_field(c.drive),
+                    to_string(c.origin), c.rank > 0 ? std::to_string(c.rank) : "",
+                    c.rank > 0 ? std::to_string(c.of) : "", csv_field(place(c)), csv_number(c.median),
+                    csv_number(c.min), csv_number(c.max), c.n, csv_field(std::string(status)), csv_field(sources), kind,
+                    c.hosts, c.host ? csv_field(c.host->name) : "", c.host ? std::to_string(c.host->rank) : "");
   };
   for (const auto& t : r.tables) {
     const auto hosts_of = [&](const Cell& system, bool left_out) {
@@ -150,10 +153,11 @@ std::string to_csv(const Report& r) {
         if (c.drive == system.drive && c.host->left_out == left_out) row(t, c, c.host->status);
     };
     for (const auto& c : t.cells) {
-      row(t, c, t.lab_convention ? "lab_convention"
-                : !t.other_configuration.empty() ? "other_configuration"
-                : c.partial ? "partial"
-                            : "complete");
+      row(t, c,
+          t.lab_convention                 ? "lab_convention"
+          : !t.other_configuration.empty() ? "other_configuration"
+          : c.partial                      ? "partial"
+                                           : "complete");
       hosts_of(c, false);
     }
     for (const auto& c : t.left_out) {
@@ -166,9 +170,10 @@ std::string to_csv(const Report& r) {
 
 std::string to_markdown(const Report& r) {
   std::string out = "# drivelab report\n\n";
-  out += "Drives ranked per metric in its direction (rates: higher is better; times: lower is better). "
-         "Each cell: median over repetitions, place among the drives with a value, and min/max when "
-         "there are repetitions. Model and rules: docs/reporter.md.\n";
+  out +=
+      "Drives ranked per metric in its direction (rates: higher is better; times: lower is better). "
+      "Each cell: median over repetitions, place among the drives with a value, and min/max when "
+      "there are repetitions. Model and rules: docs/reporter.md.\n";
   for (const auto& v : test_views(r)) {
     out += fmt::format("\n## {}\n\n", md_escape(v.test));
     if (!v.other_configuration.empty()) out += md_escape(other_configuration_text(v)) + "\n\n";
@@ -212,12 +217,14 @@ std::string to_markdown(const Report& r) {
     }
   }
   if (!r.comparisons.empty()) {
-    out += "\n## Comparisons\n\nEach measured drive against the best measured drive of the same test and metric. "
-           "Noise is the run-to-run spread of the repetitions (min to max); a difference whose ranges overlap is "
-           "within noise.\n\n| Test | Metric | Drive | Against | Difference | Verdict |\n|---|---|---|---|---|---|\n";
+    out +=
+        "\n## Comparisons\n\nEach measured drive against the best measured drive of the same test and metric. "
+        "Noise is the run-to-run spread of the repetitions (min to max); a difference whose ranges overlap is "
+        "within noise.\n\n| Test | Metric | Drive | Against | Difference | Verdict |\n|---|---|---|---|---|---|\n";
     for (const auto& c : r.comparisons)
-      out += fmt::format("| {} | {} | {} | {} | {}% | {} |\n", md_escape(c.test), md_escape(c.metric), md_escape(c.other),
-                         md_escape(c.leader), results::format_number(c.diff_pct), comparison_verdict(c));
+      out +=
+          fmt::format("| {} | {} | {} | {} | {}% | {} |\n", md_escape(c.test), md_escape(c.metric), md_escape(c.other),
+                      md_escape(c.leader), results::format_number(c.diff_pct), comparison_verdict(c));
   }
   if (!r.data.notes.empty()) {
     out += "\n## Notes: partial runs, warnings, failed checks and configurations\n\n";

@@ -16,22 +16,20 @@ namespace fs = std::filesystem;
 
 namespace {
 
-[[noreturn]] void fail(std::string_view what, const fs::path& path, std::string_view step,
-                       int errnum) {
-  throw EnvironmentError("cannot write " + std::string(what) + " '" + path.string() + "': " +
-                         std::string(step) + ": " + errno_text(errnum));
+[[noreturn]] void fail(std::string_view what, const fs::path& path, std::string_view step, int errnum) {
+  throw EnvironmentError("cannot write " + std::string(what) + " '" + path.string() + "': " + std::string(step) + ": " +
+                         errno_text(errnum));
 }
 
 }  // namespace
 
 std::string read_file(const fs::path& path, std::string_view what) {
   const auto fail_read = [&](int errnum) {
-    throw EnvironmentError("cannot read " + std::string(what) + " '" + path.string() +
-                           "': " + std::strerror(errnum));
+    throw EnvironmentError("cannot read " + std::string(what) + " '" + path.string() + "': " + std::strerror(errnum));
   };
   UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
   if (!fd) fail_read(errno);
-  struct stat st {};
+  struct stat st{};
   if (::fstat(fd.get(), &st) != 0) fail_read(errno);
   if (S_ISDIR(st.st_mode)) fail_read(EISDIR);
   // A device never ends (/dev/zero) and is no record; a regular file or a pipe is read.
@@ -70,8 +68,8 @@ void write_file_atomically(const fs::path& path, std::string_view text, std::str
   // Unique per process and call, so concurrent writers of the same record never share a temp file.
   static std::atomic<unsigned> counter{0};
   const fs::path dir = path.has_parent_path() ? path.parent_path() : fs::path(".");
-  const fs::path tmp = dir / ("." + path.filename().string() + ".tmp." + std::to_string(::getpid()) +
-                              "." + std::to_string(counter.fetch_add(1)));
+  const fs::path tmp = dir / ("." + path.filename().string() + ".tmp." + std::to_string(::getpid()) + "." +
+                              std::to_string(counter.fetch_add(1)));
   {
     UniqueFd fd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644));
     if (!fd) fail(what, path, "create temporary file", errno);

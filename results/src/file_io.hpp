@@ -21,8 +21,7 @@ std::string read_file(const std::filesystem::path& path, std::string_view what);
 /// Writes `text` to `path` so that a reader sees either the old file or the new one, never a part:
 /// temporary file in the same directory (O_EXCL), write, fsync, rename over `path`, fsync the
 /// directory (so the rename itself survives a power loss). Throws EnvironmentError naming the step.
-void write_file_atomically(const std::filesystem::path& path, std::string_view text,
-                           std::string_view what);
+void write_file_atomically(const std::filesystem::path& path, std::string_view text, std::string_view what);
 
 /// write(2) until done or an error; EINTR is retried. Returns 0 or the errno of the failing call
 /// and sets `written` to the bytes that reached the file.

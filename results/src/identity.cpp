@@ -119,8 +119,8 @@ Json virtualization() {
   }
   const std::string dmi = read_sysfs_text("/sys/class/dmi/id/sys_vendor").value_or("") + " " +
                           read_sysfs_text("/sys/class/dmi/id/product_name").value_or("");
-  for (const char* vm : {"QEMU", "KVM", "VMware", "VirtualBox", "Xen", "Bochs", "BHYVE",
-                         "Parallels", "Virtual Machine"}) {
+  for (const char* vm :
+       {"QEMU", "KVM", "VMware", "VirtualBox", "Xen", "Bochs", "BHYVE", "Parallels", "Virtual Machine"}) {
     if (dmi.find(vm) != std::string::npos) return "vm";
   }
   return nullptr;
@@ -196,7 +196,7 @@ void probe_block(dev_t dev, Json& t) {
 }  // namespace
 
 Json probe_target(const fs::path& target) {
-  struct stat st {};
+  struct stat st{};
   if (::stat(target.c_str(), &st) != 0) {
     throw_errno("target '" + target.string() + "' cannot be examined", errno);
   }
@@ -207,15 +207,24 @@ Json probe_target(const fs::path& target) {
                      : S_ISBLK(st.st_mode) ? "block_device"
                      : S_ISREG(st.st_mode) ? "file"
                                            : "other";
-  Json t{{"path", abs.string()},          {"kind", kind},
-         {"filesystem", nullptr},         {"mount_point", nullptr},
-         {"mount_source", nullptr},       {"block_device", nullptr},
-         {"partition", nullptr},          {"model", nullptr},
-         {"serial", nullptr},             {"firmware", nullptr},
-         {"vendor", nullptr},             {"rotational", nullptr},
-         {"logical_block_bytes", nullptr}, {"physical_block_bytes", nullptr},
-         {"capacity_bytes", nullptr},     {"filesystem_size_bytes", nullptr},
-         {"filesystem_free_bytes", nullptr}, {"scheduler", nullptr}};
+  Json t{{"path", abs.string()},
+         {"kind", kind},
+         {"filesystem", nullptr},
+         {"mount_point", nullptr},
+         {"mount_source", nullptr},
+         {"block_device", nullptr},
+         {"partition", nullptr},
+         {"model", nullptr},
+         {"serial", nullptr},
+         {"firmware", nullptr},
+         {"vendor", nullptr},
+         {"rotational", nullptr},
+         {"logical_block_bytes", nullptr},
+         {"physical_block_bytes", nullptr},
+         {"capacity_bytes", nullptr},
+         {"filesystem_size_bytes", nullptr},
+         {"filesystem_free_bytes", nullptr},
+         {"scheduler", nullptr}};
 
   if (S_ISBLK(st.st_mode)) {
     // A raw device: the filesystem fields stay null (the test owns the whole device).
@@ -227,7 +236,7 @@ Json probe_target(const fs::path& target) {
     t["mount_point"] = m->mount_point;
     t["mount_source"] = m->source;
   }
-  struct statvfs vfs {};
+  struct statvfs vfs{};
   if (::statvfs(abs.c_str(), &vfs) == 0) {
     t["filesystem_size_bytes"] = static_cast<std::uint64_t>(vfs.f_blocks) * vfs.f_frsize;
     // f_bavail: what an unprivileged writer can still use (excludes the root reserve).
@@ -238,7 +247,7 @@ Json probe_target(const fs::path& target) {
   } else if (t["mount_source"].is_string()) {
     // Anonymous device numbers (btrfs subvolumes): the mount source may still name the device.
     const std::string source = t["mount_source"].get<std::string>();
-    struct stat src {};
+    struct stat src{};
     if (source.rfind("/dev/", 0) == 0 && ::stat(source.c_str(), &src) == 0 && S_ISBLK(src.st_mode)) {
       probe_block(src.st_rdev, t);
     }

@@ -131,8 +131,11 @@ Json journal_run_start(const RunRecord& header) {
 }
 
 Json journal_test_start(const TestRecord& test) {
-  return Json{{"event", "test_start"}, {"test", test.name}, {"kind", test.kind},
-              {"config", test.config}, {"at", test.started_at}};
+  return Json{{"event", "test_start"},
+              {"test", test.name},
+              {"kind", test.kind},
+              {"config", test.config},
+              {"at", test.started_at}};
 }
 
 Json journal_interval(std::string_view test, const Interval& interval) {
@@ -154,9 +157,9 @@ namespace {
 using namespace detail;  // NOLINT(google-build-using-namespace)
 
 struct Line {
-  std::size_t number;       // 1-based
+  std::size_t number;  // 1-based
   std::string_view text;
-  bool terminated;          // followed by '\n' (a line cut by a crash is not)
+  bool terminated;  // followed by '\n' (a line cut by a crash is not)
 };
 
 std::vector<Line> split_lines(std::string_view text) {
@@ -195,8 +198,7 @@ class Recovery {
       } catch (const ConfigError& e) {
         const Json* name = event->is_object() ? member(*event, "event") : nullptr;
         const std::string kind = name != nullptr && name->is_string() ? name->get<std::string>() : "?";
-        warn("line " + std::to_string(line.number) + ": " + kind + " event: " + e.what() +
-             "; skipped");
+        warn("line " + std::to_string(line.number) + ": " + kind + " event: " + e.what() + "; skipped");
       }
     }
     if (!record_) {
@@ -237,8 +239,7 @@ class Recovery {
       throw ConfigError(where + ": run_start record: " + e.what());
     }
     record_->tests.clear();
-    record_->warnings.insert(record_->warnings.begin(), pending_warnings_.begin(),
-                             pending_warnings_.end());
+    record_->warnings.insert(record_->warnings.begin(), pending_warnings_.begin(), pending_warnings_.end());
   }
 
   void apply(const Json& event) {
@@ -261,8 +262,7 @@ class Recovery {
         warn("interval for test '" + test + "' that was not started; skipped");
         return;
       }
-      record_->tests[it->second].intervals.push_back(
-          interval_from_json(required(event, "interval", "")));
+      record_->tests[it->second].intervals.push_back(interval_from_json(required(event, "interval", "")));
     } else if (kind == "test_end") {
       const std::string test = as_string(required(event, "test", ""), "test");
       TestRecord t = test_record_from_json(required(event, "record", ""));
@@ -311,7 +311,7 @@ class Recovery {
 
   fs::path path_;
   std::optional<RunRecord> record_;
-  std::map<std::string, std::size_t> open_;  // test name -> index in record_->tests
+  std::map<std::string, std::size_t> open_;                        // test name -> index in record_->tests
   std::optional<std::pair<std::string, std::size_t>> last_ended_;  // the test the last test_end ended
   std::vector<std::string> pending_warnings_;
   bool saw_run_end_ = false;
@@ -319,8 +319,6 @@ class Recovery {
 
 }  // namespace
 
-RunRecord recover_from_journal(const fs::path& path) {
-  return Recovery(path).run(detail::read_file(path, "journal"));
-}
+RunRecord recover_from_journal(const fs::path& path) { return Recovery(path).run(detail::read_file(path, "journal")); }
 
 }  // namespace drivelab::results

@@ -27,9 +27,7 @@ inline std::string dump_json(const Json& j, int indent) {
 inline std::string join(const std::string& path, std::string_view key) {
   return path.empty() ? std::string(key) : path + "." + std::string(key);
 }
-inline std::string at_index(const std::string& path, std::size_t i) {
-  return path + "[" + std::to_string(i) + "]";
-}
+inline std::string at_index(const std::string& path, std::size_t i) { return path + "[" + std::to_string(i) + "]"; }
 
 [[noreturn]] inline void malformed(const std::string& path, const std::string& what) {
   throw ConfigError(path.empty() ? what : path + ": " + what);
@@ -104,8 +102,7 @@ inline Status as_status(const Json& j, const std::string& path) {
   try {
     return status_from_string(word);
   } catch (const std::invalid_argument&) {
-    malformed(path, "unknown status '" + word +
-                        "' (expected running, complete, interrupted, failed or skipped)");
+    malformed(path, "unknown status '" + word + "' (expected running, complete, interrupted, failed or skipped)");
   }
 }
 

@@ -50,8 +50,8 @@ bool rate_unit(std::string_view unit) { return unit == "1/s" || unit == "1/min" 
 /// Interval values that are rates or counts of one host: summed over hosts.
 bool summed_interval_value(std::string_view name) {
   static constexpr std::array<std::string_view, 17> kSummed{
-      "tps",     "qps",    "iops",   "ios",      "tpm_c",   "retries", "errors",     "reconnects",     "reads_s",
-      "writes_s", "other_s", "err_s", "reconn_s", "mb_s",   "mib_s",   "requested_iops", "requested_mb_s"};
+      "tps",      "qps",     "iops",  "ios",      "tpm_c", "retries", "errors",         "reconnects",    "reads_s",
+      "writes_s", "other_s", "err_s", "reconn_s", "mb_s",  "mib_s",   "requested_iops", "requested_mb_s"};
   if (std::find(kSummed.begin(), kSummed.end(), name) != kSummed.end()) return true;
   return name.ends_with("_mb_s") || name.ends_with("_mib_s") || name.ends_with("_iops");
 }
@@ -109,9 +109,8 @@ std::vector<std::string> merge_warnings(const std::vector<const Host*>& hosts,
   std::set<std::string> shared_done;
   for (std::size_t i = 0; i < hosts.size(); ++i) {
     for (const std::string& w : *lists[i]) {
-      const bool everywhere = std::all_of(lists.begin(), lists.end(), [&](const auto* l) {
-        return std::find(l->begin(), l->end(), w) != l->end();
-      });
+      const bool everywhere = std::all_of(
+          lists.begin(), lists.end(), [&](const auto* l) { return std::find(l->begin(), l->end(), w) != l->end(); });
       if (everywhere && lists.size() > 1) {
         if (shared_done.insert(w).second) out.push_back(w);
       } else if (everywhere) {
@@ -140,8 +139,8 @@ std::string max_time(const std::vector<std::string>& ts) {
 /// Merges one list of metrics (headline, or one group's) of the hosts' tests. `hist` are the
 /// merged test histograms; `prefix` names a group's metrics in per_host_only ("new_order.").
 std::vector<Metric> merge_metrics(const std::vector<const std::vector<Metric>*>& lists,
-                                  const std::map<std::string, LatencyHistogram>& hist,
-                                  const std::string& prefix, Json& per_host_only, bool lab_conventions) {
+                                  const std::map<std::string, LatencyHistogram>& hist, const std::string& prefix,
+                                  Json& per_host_only, bool lab_conventions) {
   std::vector<std::string> names;
   for (const auto* l : lists)
     for (const Metric& m : *l)
@@ -156,8 +155,9 @@ std::vector<Metric> merge_metrics(const std::vector<const std::vector<Metric>*>&
     }
     if (found.empty()) continue;  // cannot happen (every name is from a list); GCC's -Wnull-dereference
     const Metric& first = *found.front();
-    const bool everywhere = found.size() == lists.size() &&
-                            std::all_of(found.begin(), found.end(), [&](const Metric* m) { return m->unit == first.unit; });
+    const bool everywhere =
+        found.size() == lists.size() &&
+        std::all_of(found.begin(), found.end(), [&](const Metric* m) { return m->unit == first.unit; });
     // By name before unit: a maximum of a whole test (queue_length_max, *_peak_*) merges as the
     // largest of the hosts' (a sum of maxima is no one's maximum); a peak across points (a
     // curve's peak_iops) is not the peak of the merged points: per host only; CPU seconds add up.
@@ -178,8 +178,7 @@ std::vector<Metric> merge_metrics(const std::vector<const std::vector<Metric>*>&
       const auto h = hist.find(first.of->histogram);
       const bool same_source =
           std::all_of(found.begin(), found.end(), [&](const Metric* m) { return m->of == first.of; });
-      if (same_source && h != hist.end())
-        value = histogram_figure(h->second, first.of->figure, first.unit);
+      if (same_source && h != hist.end()) value = histogram_figure(h->second, first.of->figure, first.unit);
     } else if (everywhere && summed_unit(first.unit)) {
       double sum = 0;
       for (const Metric* m : found) sum += m->value;
@@ -226,7 +225,8 @@ std::vector<Interval> merge_intervals(const std::vector<const TestRecord*>& test
     std::set<std::string> names;
     for (const auto& [name, h] : base.histograms) names.insert(name);
     for (const std::string& name : names) {
-      if (!std::all_of(tests.begin(), tests.end(), [&](const TestRecord* t) { return t->intervals[k].histograms.contains(name); }))
+      if (!std::all_of(tests.begin(), tests.end(),
+                       [&](const TestRecord* t) { return t->intervals[k].histograms.contains(name); }))
         continue;
       LatencyHistogram merged;
       for (const TestRecord* t : tests) merged.merge(t->intervals[k].histograms.at(name));
@@ -261,7 +261,8 @@ std::vector<Interval> merge_intervals(const std::vector<const TestRecord*>& test
 /// measured_s, and latency_avg_us from the merged histogram latency_<group>; what is a host's own
 /// (steady state, workload shares) stays in hosts[].tests[]. Null when the hosts' points differ
 /// or a test has none.
-Json merge_curve_points(const std::vector<const TestRecord*>& tests, const std::map<std::string, LatencyHistogram>& merged) {
+Json merge_curve_points(const std::vector<const TestRecord*>& tests,
+                        const std::map<std::string, LatencyHistogram>& merged) {
   std::vector<const Json*> lists;
   for (const TestRecord* x : tests) {
     const Json* p = x->details.is_object() ? detail::member(x->details, "points") : nullptr;
@@ -286,7 +287,8 @@ Json merge_curve_points(const std::vector<const TestRecord*>& tests, const std::
                {"requested_iops", requested},
                {"achieved_iops", achieved},
                {"measured_s", measured}};
-    if (const auto h = merged.find("latency_" + group); h != merged.end()) point["latency_avg_us"] = h->second.mean() / 1e3;
+    if (const auto h = merged.find("latency_" + group); h != merged.end())
+      point["latency_avg_us"] = h->second.mean() / 1e3;
     out.push_back(std::move(point));
   }
   return out;
@@ -295,7 +297,8 @@ Json merge_curve_points(const std::vector<const TestRecord*>& tests, const std::
 /// The warning of a test that the hosts ran with different settings (a hosts: entry's set:),
 /// naming each differing config key per host; "" when every host's config is the first's. The
 /// merged figures then combine different workloads, and the merged config is the first host's.
-std::string different_settings_warning(const std::vector<const Host*>& hosts, const std::vector<const TestRecord*>& tests) {
+std::string different_settings_warning(const std::vector<const Host*>& hosts,
+                                       const std::vector<const TestRecord*>& tests) {
   std::vector<std::string> differing;
   const Json& first = tests.front()->config;
   for (std::size_t i = 1; i < tests.size(); ++i) {
@@ -309,9 +312,10 @@ std::string different_settings_warning(const std::vector<const Host*>& hosts, co
     }
   }
   if (differing.empty()) return {};
-  return fmt::format("the hosts ran this test with different settings ({}): its config is {}'s, and the merged "
-                     "figures combine different workloads",
-                     fmt::join(differing, "; "), hosts.front()->label());
+  return fmt::format(
+      "the hosts ran this test with different settings ({}): its config is {}'s, and the merged "
+      "figures combine different workloads",
+      fmt::join(differing, "; "), hosts.front()->label());
 }
 
 Json host_test_entry(const TestRecord& t) {
@@ -324,8 +328,11 @@ Json host_test_entry(const TestRecord& t) {
     Interval plain{i.t_s, i.duration_s, i.values};
     intervals.push_back(to_json(plain));
   }
-  return Json{{"name", t.name}, {"status", to_string(t.status)}, {"reason", t.reason},
-              {"metrics", std::move(metrics)}, {"intervals", std::move(intervals)}};
+  return Json{{"name", t.name},
+              {"status", to_string(t.status)},
+              {"reason", t.reason},
+              {"metrics", std::move(metrics)},
+              {"intervals", std::move(intervals)}};
 }
 
 TestRecord merge_test(std::size_t index, const std::vector<Host>& all, int size,
@@ -420,7 +427,8 @@ TestRecord merge_test(std::size_t index, const std::vector<Host>& all, int size,
     std::vector<const std::vector<Metric>*> glists;
     static const std::vector<Metric> kNone;
     for (const TestRecord* x : tests) {
-      const auto it = std::find_if(x->groups.begin(), x->groups.end(), [&](const MetricGroup& mg) { return mg.name == g; });
+      const auto it =
+          std::find_if(x->groups.begin(), x->groups.end(), [&](const MetricGroup& mg) { return mg.name == g; });
       glists.push_back(it == x->groups.end() ? &kNone : &it->metrics);
     }
     t.groups.push_back(MetricGroup{g, merge_metrics(glists, t.histograms, g + ".", per_host_only, true)});
@@ -436,9 +444,10 @@ TestRecord merge_test(std::size_t index, const std::vector<Host>& all, int size,
   t.warnings = merge_warnings(hosts, wl);
   if (std::string w = different_settings_warning(hosts, tests); !w.empty()) t.warnings.push_back(std::move(w));
   for (const std::string& u : unmeasured)
-    t.warnings.push_back(fmt::format("{} has no results for this test (its record ends before the test did): the "
-                                     "figures are those of the other {} host{}", u, tests.size(),
-                                     tests.size() == 1 ? "" : "s"));
+    t.warnings.push_back(
+        fmt::format("{} has no results for this test (its record ends before the test did): the "
+                    "figures are those of the other {} host{}",
+                    u, tests.size(), tests.size() == 1 ? "" : "s"));
 
   Json skew = Json::object();
   for (const auto& [phase, v] : base.barriers.items()) {
@@ -506,8 +515,10 @@ Hosts collect_hosts(const std::vector<MergeInput>& inputs) {
         throw ConfigError(fmt::format("{}: run_id '{}' is also the run of {}: the same run given twice", in.source,
                                       in.record.run_id, inputs[j].source));
     if (!c.is_null() && detail::member(c, "rank") == nullptr && detail::member(c, "ranks") != nullptr)
-      throw ConfigError(fmt::format("{}: a merged record (its cohort lists ranks): give the per-rank records "
-                                    "<job_id>-r<k>.json or their journals", in.source));
+      throw ConfigError(
+          fmt::format("{}: a merged record (its cohort lists ranks): give the per-rank records "
+                      "<job_id>-r<k>.json or their journals",
+                      in.source));
     Host h;
     h.input = &in;
     const Json* hn = in.record.host.is_object() ? detail::member(in.record.host, "hostname") : nullptr;
@@ -529,14 +540,15 @@ Hosts collect_hosts(const std::vector<MergeInput>& inputs) {
         throw ConfigError(fmt::format("{}: cohort.job_id '{}' differs from '{}' of {}", in.source, job, out.job_id,
                                       inputs.front().source));
       } else if (n != out.size) {
-        throw ConfigError(fmt::format("{}: cohort.size {} differs from {} of {}", in.source, n, out.size,
-                                      inputs.front().source));
+        throw ConfigError(
+            fmt::format("{}: cohort.size {} differs from {} of {}", in.source, n, out.size, inputs.front().source));
       }
       if (h.rank < 0 || h.rank >= out.size)
         throw ConfigError(fmt::format("{}: cohort.rank {} is outside 0..{}", in.source, h.rank, out.size - 1));
       for (const Host& o : hosts)
         if (o.rank == h.rank)
-          throw ConfigError(fmt::format("{}: cohort.rank {} is also the rank of {}", in.source, h.rank, o.input->source));
+          throw ConfigError(
+              fmt::format("{}: cohort.rank {} is also the rank of {}", in.source, h.rank, o.input->source));
     } else {
       h.rank = static_cast<int>(i);
     }
@@ -566,8 +578,8 @@ std::size_t common_test_count(const std::vector<Host>& hosts) {
     const RunRecord& r = h.record();
     const std::string& src = h.input->source;
     if (r.protocol != b.protocol)
-      throw ConfigError(fmt::format("{}: protocol '{}' differs from '{}' of {}", src, r.protocol, b.protocol,
-                                    base.input->source));
+      throw ConfigError(
+          fmt::format("{}: protocol '{}' differs from '{}' of {}", src, r.protocol, b.protocol, base.input->source));
     const std::size_t common = std::min(r.tests.size(), b.tests.size());
     for (std::size_t i = 0; i < common; ++i)
       if (r.tests[i].name != b.tests[i].name)
@@ -611,8 +623,14 @@ void add_host_rows(const Hosts& c, RunRecord& out) {
     if (it == c.hosts.end()) {
       const std::string why = missing_reason(r, name);
       st.missing(why);
-      out.hosts.push_back(Json{{"rank", r}, {"name", name}, {"run_id", ""}, {"status", "missing"}, {"reason", why},
-                               {"target", nullptr}, {"clock_offset_ns", 0}, {"clock_offset_uncertainty_ns", 0},
+      out.hosts.push_back(Json{{"rank", r},
+                               {"name", name},
+                               {"run_id", ""},
+                               {"status", "missing"},
+                               {"reason", why},
+                               {"target", nullptr},
+                               {"clock_offset_ns", 0},
+                               {"clock_offset_uncertainty_ns", 0},
                                {"tests", Json::array()}});
       continue;
     }
@@ -620,8 +638,13 @@ void add_host_rows(const Hosts& c, RunRecord& out) {
     st.add(*it, rec.status, rec.reason);
     Json tests = Json::array();
     for (const TestRecord& t : rec.tests) tests.push_back(host_test_entry(t));
-    out.hosts.push_back(Json{{"rank", r}, {"name", name}, {"run_id", rec.run_id}, {"status", to_string(rec.status)},
-                             {"reason", rec.reason}, {"target", rec.target}, {"clock_offset_ns", it->clock_offset_ns},
+    out.hosts.push_back(Json{{"rank", r},
+                             {"name", name},
+                             {"run_id", rec.run_id},
+                             {"status", to_string(rec.status)},
+                             {"reason", rec.reason},
+                             {"target", rec.target},
+                             {"clock_offset_ns", it->clock_offset_ns},
                              {"clock_offset_uncertainty_ns", it->clock_offset_uncertainty_ns},
                              {"tests", std::move(tests)}});
   }

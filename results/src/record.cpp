@@ -60,9 +60,7 @@ std::optional<double> histogram_figure(const LatencyHistogram& h, std::string_vi
 Json to_json(const Interval& i) {
   Json values = Json::object();
   for (const auto& [name, v] : i.values) values[name] = number_or_null(v);
-  Json out{{"t_s", number_or_null(i.t_s)},
-           {"duration_s", number_or_null(i.duration_s)},
-           {"values", std::move(values)}};
+  Json out{{"t_s", number_or_null(i.t_s)}, {"duration_s", number_or_null(i.duration_s)}, {"values", std::move(values)}};
   if (!i.histograms.empty()) {
     Json histograms = Json::object();
     for (const auto& [name, h] : i.histograms) histograms[name] = to_json(h);
@@ -76,8 +74,8 @@ Json to_json(const LatencyHistogram& exact) {
   // (LatencyHistogram::from_bins). Writing the figures of that same rebuild makes a read-back
   // reproduce them bit for bit; they differ from the exact 128-bit ones only in the last ulps.
   const std::vector<LatencyHistogram::Bin> bin_list = exact.bins();
-  const LatencyHistogram h = LatencyHistogram::from_bins(bin_list, exact.min(), exact.max(),
-                                                         exact.sum_ns(), exact.sum_sq_ns(), exact.saturated());
+  const LatencyHistogram h = LatencyHistogram::from_bins(bin_list, exact.min(), exact.max(), exact.sum_ns(),
+                                                         exact.sum_sq_ns(), exact.saturated());
   Json bins = Json::array();
   for (const LatencyHistogram::Bin& b : bin_list) {
     bins.push_back(Json::array({b.lower_ns, b.upper_ns, b.count}));
@@ -246,8 +244,8 @@ LatencyHistogram histogram_at(const Json& j, const std::string& path) {
   }
   const std::uint64_t count = as_uint64(required(j, "count", path), join(path, "count"));
   if (count != total) {
-    malformed(join(path, "count"), std::to_string(count) + " is not the sum of the bin counts (" +
-                                       std::to_string(total) + ")");
+    malformed(join(path, "count"),
+              std::to_string(count) + " is not the sum of the bin counts (" + std::to_string(total) + ")");
   }
   // The writer's saturated samples are its last bin (LatencyHistogram::bins()), above the range of
   // the layout it wrote with: 2^42 ns now, 2^36 ns before issue 15. They stay saturated whatever
@@ -260,11 +258,10 @@ LatencyHistogram histogram_at(const Json& j, const std::string& path) {
       malformed(spath, std::to_string(saturated) + " saturated samples, but the last bin holds " +
                            (bins.empty() ? std::string("none") : std::to_string(bins.back().count)));
   }
-  return LatencyHistogram::from_bins(
-      bins, as_int64(required(j, "min_ns", path), join(path, "min_ns")),
-      as_int64(required(j, "max_ns", path), join(path, "max_ns")),
-      as_double(required(j, "sum_ns", path), join(path, "sum_ns")),
-      as_double(required(j, "sum_sq_ns", path), join(path, "sum_sq_ns")), saturated);
+  return LatencyHistogram::from_bins(bins, as_int64(required(j, "min_ns", path), join(path, "min_ns")),
+                                     as_int64(required(j, "max_ns", path), join(path, "max_ns")),
+                                     as_double(required(j, "sum_ns", path), join(path, "sum_ns")),
+                                     as_double(required(j, "sum_sq_ns", path), join(path, "sum_sq_ns")), saturated);
 }
 
 TestRecord test_at(const Json& j, const std::string& path) {
@@ -339,8 +336,8 @@ TestRecord test_record_from_json(const Json& j) { return test_at(j, ""); }
 RunRecord run_record_from_json(const Json& j) {
   const std::string reads = "(this drivelab reads " + std::string(kSchema) + ")";
   if (!j.is_object()) {
-    throw ConfigError(std::string("not a drivelab result record: expected a JSON object, got ") +
-                      j.type_name() + " " + reads);
+    throw ConfigError(std::string("not a drivelab result record: expected a JSON object, got ") + j.type_name() + " " +
+                      reads);
   }
   const Json* schema = member(j, "schema");
   if (schema == nullptr) throw ConfigError("not a drivelab result record: no 'schema' field " + reads);

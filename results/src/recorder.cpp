@@ -10,8 +10,7 @@ namespace drivelab::results {
 namespace {
 
 void put_metric(std::vector<Metric>& metrics, Metric m) {
-  const auto it = std::find_if(metrics.begin(), metrics.end(),
-                               [&](const Metric& x) { return x.name == m.name; });
+  const auto it = std::find_if(metrics.begin(), metrics.end(), [&](const Metric& x) { return x.name == m.name; });
   if (it != metrics.end()) {
     *it = std::move(m);
   } else {
@@ -34,11 +33,12 @@ std::string saturation_warning(std::string_view name, const LatencyHistogram& h)
   const std::string range = std::has_single_bit(static_cast<std::uint64_t>(above))
                                 ? fmt::format("2^{} ns", std::countr_zero(static_cast<std::uint64_t>(above)))
                                 : fmt::format("{} ns", above);
-  return fmt::format("{}{} of {} samples saturated (above {} = {:.1f} min, {}); percentiles among them read as the "
-                     "max, {:.3f} s",
-                     saturation_prefix(name), h.saturated(), h.count(), range, static_cast<double>(above) / 60e9,
-                     ours ? "the histogram's range" : "the range of the layout they were recorded with",
-                     static_cast<double>(h.max()) / 1e9);
+  return fmt::format(
+      "{}{} of {} samples saturated (above {} = {:.1f} min, {}); percentiles among them read as the "
+      "max, {:.3f} s",
+      saturation_prefix(name), h.saturated(), h.count(), range, static_cast<double>(above) / 60e9,
+      ours ? "the histogram's range" : "the range of the layout they were recorded with",
+      static_cast<double>(h.max()) / 1e9);
 }
 
 }  // namespace
@@ -76,15 +76,15 @@ void TestRecorder::metric(Metric m) {
   put_metric(record_.metrics, std::move(m));
 }
 
-void TestRecorder::group_metric(std::string_view group, std::string name, double value,
-                                std::string unit, std::string description) {
+void TestRecorder::group_metric(std::string_view group, std::string name, double value, std::string unit,
+                                std::string description) {
   group_metric(group, Metric{std::move(name), value, std::move(unit), std::move(description), std::nullopt});
 }
 
 void TestRecorder::group_metric(std::string_view group, Metric m) {
   std::lock_guard lock(mu_);
-  auto it = std::find_if(record_.groups.begin(), record_.groups.end(),
-                         [&](const MetricGroup& g) { return g.name == group; });
+  auto it =
+      std::find_if(record_.groups.begin(), record_.groups.end(), [&](const MetricGroup& g) { return g.name == group; });
   if (it == record_.groups.end()) {
     record_.groups.push_back(MetricGroup{std::string(group), {}});
     it = std::prev(record_.groups.end());

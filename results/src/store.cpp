@@ -28,7 +28,8 @@ bool calendar_valid(std::string_view text) {
     return v;
   };
   if (text.size() < 10) return false;
-  const std::chrono::year_month_day ymd{std::chrono::year(num(0, 4)), std::chrono::month(static_cast<unsigned>(num(5, 2))),
+  const std::chrono::year_month_day ymd{std::chrono::year(num(0, 4)),
+                                        std::chrono::month(static_cast<unsigned>(num(5, 2))),
                                         std::chrono::day(static_cast<unsigned>(num(8, 2)))};
   if (!ymd.ok()) return false;
   if (text.size() >= 13 && num(11, 2) > 23) return false;
@@ -52,8 +53,10 @@ class Statement {
       fail("bind");
   }
   void bind_or_null(int index, const Json& j) {
-    if (j.is_string()) bind(index, j.get<std::string>());
-    else if (sqlite3_bind_null(stmt_, index) != SQLITE_OK) fail("bind");
+    if (j.is_string())
+      bind(index, j.get<std::string>());
+    else if (sqlite3_bind_null(stmt_, index) != SQLITE_OK)
+      fail("bind");
   }
   void bind(int index, std::int64_t v) {
     if (sqlite3_bind_int64(stmt_, index, v) != SQLITE_OK) fail("bind");
@@ -70,8 +73,9 @@ class Statement {
   }
   std::string text(int column) const {
     const auto* p = sqlite3_column_text(stmt_, column);
-    return p == nullptr ? std::string() : std::string(reinterpret_cast<const char*>(p),
-                                                      static_cast<std::size_t>(sqlite3_column_bytes(stmt_, column)));
+    return p == nullptr ? std::string()
+                        : std::string(reinterpret_cast<const char*>(p),
+                                      static_cast<std::size_t>(sqlite3_column_bytes(stmt_, column)));
   }
   std::int64_t integer(int column) const { return sqlite3_column_int64(stmt_, column); }
 
@@ -79,8 +83,7 @@ class Statement {
   [[noreturn]] void fail(const char* what) const {
     const int code = sqlite3_errcode(db_);
     const std::string message = fmt::format("results store '{}': {}", where_.string(), sqlite3_errmsg(db_));
-    if (code == SQLITE_NOTADB || code == SQLITE_CORRUPT)
-      throw ConfigError(message + " (not a drivelab results store)");
+    if (code == SQLITE_NOTADB || code == SQLITE_CORRUPT) throw ConfigError(message + " (not a drivelab results store)");
     throw EnvironmentError(fmt::format("{} ({})", message, what));
   }
   sqlite3* db_;
@@ -126,8 +129,10 @@ std::string filter_sql(const std::string& key, int n) {
   if (key == "since") return fmt::format("started_at >= ?{}", n);
   // Inclusive: a run started on the day (or within the prefix) given.
   if (key == "until") return fmt::format("substr(started_at, 1, length(?{0})) <= ?{0}", n);
-  if (key == "kind") return fmt::format("EXISTS (SELECT 1 FROM tests t WHERE t.run_id = runs.run_id AND t.kind = ?{})", n);
-  if (key == "test") return fmt::format("EXISTS (SELECT 1 FROM tests t WHERE t.run_id = runs.run_id AND t.name = ?{})", n);
+  if (key == "kind")
+    return fmt::format("EXISTS (SELECT 1 FROM tests t WHERE t.run_id = runs.run_id AND t.kind = ?{})", n);
+  if (key == "test")
+    return fmt::format("EXISTS (SELECT 1 FROM tests t WHERE t.run_id = runs.run_id AND t.name = ?{})", n);
   throw ConfigError("--where: unknown key '" + key + "'");
 }
 
@@ -147,13 +152,16 @@ RunFilter parse_run_filter(std::string_view text) {
   }
   if (!known) throw ConfigError(fmt::format("--where '{}': unknown key '{}' (the keys: {})", text, f.key, keys));
   if (f.key == "since" || f.key == "until") {
-    static const std::regex kDate(R"(^[0-9]{4}-[0-9]{2}-[0-9]{2}(T[0-9]{2}(:[0-9]{2}(:[0-9]{2}(\.[0-9]{1,3})?)?)?Z?)?$)");
+    static const std::regex kDate(
+        R"(^[0-9]{4}-[0-9]{2}-[0-9]{2}(T[0-9]{2}(:[0-9]{2}(:[0-9]{2}(\.[0-9]{1,3})?)?)?Z?)?$)");
     if (!std::regex_match(f.value, kDate) || !calendar_valid(f.value))
-      throw ConfigError(fmt::format("--where '{}': {} must be a UTC date YYYY-MM-DD or time YYYY-MM-DDTHH:MM:SS", text, f.key));
+      throw ConfigError(
+          fmt::format("--where '{}': {} must be a UTC date YYYY-MM-DD or time YYYY-MM-DDTHH:MM:SS", text, f.key));
     if (f.value.ends_with('Z')) f.value.pop_back();  // the records' times end in "Z" after the milliseconds
   }
   if (f.key == "status" && !value_of(kStatusNames, f.value))
-    throw ConfigError(fmt::format("--where '{}': unknown status (running, complete, interrupted, failed, skipped)", text));
+    throw ConfigError(
+        fmt::format("--where '{}': unknown status (running, complete, interrupted, failed, skipped)", text));
   return f;
 }
 
@@ -162,8 +170,9 @@ void RunStore::Closer::operator()(sqlite3* db) const noexcept { sqlite3_close_v2
 RunStore::RunStore(const std::filesystem::path& path, bool create) : path_(path) {
   std::error_code ec;
   if (!create && !std::filesystem::exists(path, ec))
-    throw EnvironmentError(fmt::format("results store '{}' does not exist (drivelab results import RECORD... --db {} makes it)",
-                                       path.string(), path.string()));
+    throw EnvironmentError(
+        fmt::format("results store '{}' does not exist (drivelab results import RECORD... --db {} makes it)",
+                    path.string(), path.string()));
   sqlite3* raw = nullptr;
   const int flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0);
   const int rc = sqlite3_open_v2(path.c_str(), &raw, flags, nullptr);
@@ -180,17 +189,23 @@ RunStore::RunStore(const std::filesystem::path& path, bool create) : path_(path)
   tables.step();
   const std::int64_t n_tables = tables.integer(0);
   if (v == 0 && n_tables == 0) {
-    if (!create) throw ConfigError(fmt::format("results store '{}': an empty database, not a drivelab results store", path.string()));
+    if (!create)
+      throw ConfigError(
+          fmt::format("results store '{}': an empty database, not a drivelab results store", path.string()));
     exec(raw, "BEGIN IMMEDIATE", path_);
     for (const char* sql : kCreateTables) exec(raw, sql, path_);
     exec(raw, fmt::format("PRAGMA user_version = {}", kStoreVersion), path_);
     exec(raw, "COMMIT", path_);
   } else if (v == 0) {
-    throw ConfigError(fmt::format("results store '{}': an SQLite database of something else (tables, no drivelab "
-                                  "store version), not a drivelab results store", path.string()));
+    throw ConfigError(
+        fmt::format("results store '{}': an SQLite database of something else (tables, no drivelab "
+                    "store version), not a drivelab results store",
+                    path.string()));
   } else if (v > kStoreVersion) {
-    throw ConfigError(fmt::format("results store '{}' has version {}; this drivelab reads version {} (a newer "
-                                  "drivelab made it)", path.string(), v, kStoreVersion));
+    throw ConfigError(
+        fmt::format("results store '{}' has version {}; this drivelab reads version {} (a newer "
+                    "drivelab made it)",
+                    path.string(), v, kStoreVersion));
   }
 }
 
@@ -202,8 +217,8 @@ ImportOutcome RunStore::import_file(const std::filesystem::path& file) {
   // since/until compare started_at as text: only a real timestamp may go in.
   static const std::regex kTime(R"(^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?Z$)");
   if (!std::regex_match(record.started_at, kTime) || !calendar_valid(record.started_at))
-    throw ConfigError(fmt::format("{}: started_at '{}' is not a UTC time such as 2026-12-05T23:30:00.000Z", file.string(),
-                                  record.started_at));
+    throw ConfigError(fmt::format("{}: started_at '{}' is not a UTC time such as 2026-12-05T23:30:00.000Z",
+                                  file.string(), record.started_at));
   sqlite3* db = db_.get();
   exec(db, "BEGIN IMMEDIATE", path_);
   try {
@@ -240,7 +255,8 @@ ImportOutcome RunStore::import_file(const std::filesystem::path& file) {
       const TestRecord& t = record.tests[i];
       Json headline = Json::object();
       for (std::size_t m = 0; m < t.metrics.size() && m < 5; ++m)
-        headline[t.metrics[m].name] = Json{{"value", detail::number_or_null(t.metrics[m].value)}, {"unit", t.metrics[m].unit}};
+        headline[t.metrics[m].name] =
+            Json{{"value", detail::number_or_null(t.metrics[m].value)}, {"unit", t.metrics[m].unit}};
       Statement test(db,
                      "INSERT INTO tests (run_id, position, name, kind, status, reason, measured_s, headline) "
                      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",

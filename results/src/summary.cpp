@@ -53,11 +53,16 @@ std::string_view rate_word(std::string_view name) {
   while (from <= name.size() && word.empty()) {
     const std::size_t to = std::min(name.find('_', from), name.size());
     const std::string_view part = name.substr(from, to - from);
-    if (part == "iops") word = "IOPS";
-    else if (part == "tps") word = "TPS";
-    else if (part == "qps") word = "QPS";
-    else if (part == "nopm") word = "NOPM";
-    else if (part == "fps") word = "fps";
+    if (part == "iops")
+      word = "IOPS";
+    else if (part == "tps")
+      word = "TPS";
+    else if (part == "qps")
+      word = "QPS";
+    else if (part == "nopm")
+      word = "NOPM";
+    else if (part == "fps")
+      word = "fps";
     from = to + 1;
   }
   return word;
@@ -71,8 +76,9 @@ double microseconds_per(std::string_view unit) {
 }  // namespace
 
 std::string format_rate(double per_unit, std::string_view word) {
-  const std::string number =
-      std::isfinite(per_unit) && std::round(std::fabs(per_unit)) >= 1000 ? format_grouped(per_unit) : format_number(per_unit);
+  const std::string number = std::isfinite(per_unit) && std::round(std::fabs(per_unit)) >= 1000
+                                 ? format_grouped(per_unit)
+                                 : format_number(per_unit);
   return with_unit(per_unit, number, word);
 }
 
@@ -88,8 +94,10 @@ std::string format_iops(double iops) {
 std::string format_throughput(double mb_s) {
   const double a = std::fabs(mb_s);
   std::string number = format_number(mb_s);
-  if (std::isfinite(mb_s) && std::round(a * 10) / 10 >= 1000) number = format_grouped(mb_s);
-  else if (std::isfinite(mb_s) && a >= 10) number = fmt::format("{:.1f}", mb_s);
+  if (std::isfinite(mb_s) && std::round(a * 10) / 10 >= 1000)
+    number = format_grouped(mb_s);
+  else if (std::isfinite(mb_s) && a >= 10)
+    number = fmt::format("{:.1f}", mb_s);
   return with_unit(mb_s, number, "MB/s");
 }
 
@@ -113,7 +121,9 @@ std::string format_quantity(double value, std::string_view unit, std::string_vie
     if (!word.empty()) return format_rate(value, word);
     if (std::isnan(value)) return "-";
     const std::string per = unit == "1/s" ? "/s" : "/min";
-    return (std::isfinite(value) && std::round(std::fabs(value)) >= 1000 ? format_grouped(value) : format_number(value)) + per;
+    return (std::isfinite(value) && std::round(std::fabs(value)) >= 1000 ? format_grouped(value)
+                                                                         : format_number(value)) +
+           per;
   }
   if (unit == "MB/s") return format_throughput(value);
   if (unit == "ns" || unit == "us" || unit == "ms") return format_latency(value, unit);
@@ -137,8 +147,7 @@ std::string unit_label(std::string_view unit, std::string_view name) {
   return std::string(unit);
 }
 
-std::string format_interval_line(const std::string& test_name, const Interval& interval,
-                                 std::size_t max_values) {
+std::string format_interval_line(const std::string& test_name, const Interval& interval, std::size_t max_values) {
   std::string line = fmt::format("[ {:>3}s ] {}", format_number(interval.t_s), test_name);
   const std::size_t n = std::min(max_values, interval.values.size());
   for (std::size_t i = 0; i < n; ++i) {

@@ -29,18 +29,21 @@ Validation validate_files(const std::vector<std::filesystem::path>& files, const
                           std::chrono::milliseconds timeout) {
   const auto python = find_program("python3");
   if (!python)
-    throw EnvironmentError("results validate: python3 not found on PATH (install the Debian packages python3 and "
-                           "python3-jsonschema)");
+    throw EnvironmentError(
+        "results validate: python3 not found on PATH (install the Debian packages python3 and "
+        "python3-jsonschema)");
   // The schema as one argument (about 20 KB, far below Linux's 128 KiB per argument) or @FILE.
-  std::vector<std::string> argv{python->string(), "-c", std::string(detail::kValidatorPython),
-                                schema_file.empty() ? std::string(detail::kRecordSchemaText) : "@" + schema_file.string()};
+  std::vector<std::string> argv{
+      python->string(), "-c", std::string(detail::kValidatorPython),
+      schema_file.empty() ? std::string(detail::kRecordSchemaText) : "@" + schema_file.string()};
   for (const auto& f : files) argv.push_back(f.string());
   // The output goes to a temporary file, read whole afterwards: a capture pipe keeps only the
   // last 64 KiB, and the suite's validation of hundreds of files must not lose a fault.
   std::string out_template = (std::filesystem::temp_directory_path() / "drivelab-validate-XXXXXX").string();
   const int fd = ::mkstemp(out_template.data());
-  if (fd < 0) throw EnvironmentError("results validate: cannot create a temporary file in " +
-                                     std::filesystem::temp_directory_path().string());
+  if (fd < 0)
+    throw EnvironmentError("results validate: cannot create a temporary file in " +
+                           std::filesystem::temp_directory_path().string());
   ::close(fd);
   const std::filesystem::path out_file = out_template;
   SpawnOptions options;

@@ -39,7 +39,8 @@ std::optional<Launch> launched_by_mpi() {
 
 std::string Cohort::describe_rank(int r) const {
   const auto& h = hosts();
-  if (r >= 0 && static_cast<std::size_t>(r) < h.size()) return fmt::format("rank {} (host {})", r, h[static_cast<std::size_t>(r)]);
+  if (r >= 0 && static_cast<std::size_t>(r) < h.size())
+    return fmt::format("rank {} (host {})", r, h[static_cast<std::size_t>(r)]);
   return fmt::format("rank {}", r);
 }
 
@@ -61,7 +62,8 @@ std::string expand_rank_pattern(std::string_view pattern, int rank, std::string_
 
 void TestContext::sum_over_hosts(std::span<double> values, std::string_view what) const {
   if (cohort == nullptr || cohort->size() <= 1) return;
-  if (cohort->broken()) throw CohortError(fmt::format("{}: the multi-host run is broken (an earlier collective failed)", what));
+  if (cohort->broken())
+    throw CohortError(fmt::format("{}: the multi-host run is broken (an earlier collective failed)", what));
   cohort->sum(values, fmt::format("test {}: {}", settings.name, what), cohort_timeout);
 }
 

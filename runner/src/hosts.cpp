@@ -9,9 +9,7 @@
 
 namespace drivelab::runner {
 
-std::string HostEntry::describe() const {
-  return rank ? fmt::format("rank {}", *rank) : fmt::format("host {}", host);
-}
+std::string HostEntry::describe() const { return rank ? fmt::format("rank {}", *rank) : fmt::format("host {}", host); }
 
 std::vector<HostEntry> decode_hosts(const config::Node& section) {
   std::vector<HostEntry> out;
@@ -38,7 +36,8 @@ std::vector<HostEntry> decode_hosts(const config::Node& section) {
     } else if (has_rank && !ranks.insert(rank).second) {
       el.child("rank").error(fmt::format("rank {} has two entries", rank));
     } else if (has_host && (e.host.empty() || !names.insert(e.host).second)) {
-      el.child("host").error(e.host.empty() ? "host must name a host" : fmt::format("host '{}' has two entries", e.host));
+      el.child("host").error(e.host.empty() ? "host must name a host"
+                                            : fmt::format("host '{}' has two entries", e.host));
     }
     if (r.string("target", e.target) && e.target.empty())
       el.child("target").error("target must name a directory or a block device");

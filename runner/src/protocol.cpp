@@ -36,7 +36,7 @@ void check_interval_count(const config::Node& test, const TestSettings& s) {
   if (s.interval.count() <= 0) return;
   const auto n = static_cast<std::uint64_t>(s.duration / s.interval);
   if (n <= kMaxIntervals) return;
-  const config::Node at = test.child("interval").defined() ? test.child("interval")
+  const config::Node at = test.child("interval").defined()   ? test.child("interval")
                           : test.child("duration").defined() ? test.child("duration")
                                                              : test;
   at.error(fmt::format("duration {} / interval {} is {} intervals; at most {} (make interval longer)",
@@ -68,8 +68,10 @@ results::Json Protocol::effective() const {
     results::Json hj = results::Json::array();
     for (const HostEntry& h : hosts) {
       results::Json e;
-      if (h.rank) e["rank"] = *h.rank;
-      else e["host"] = h.host;
+      if (h.rank)
+        e["rank"] = *h.rank;
+      else
+        e["host"] = h.host;
       if (!h.target.empty()) e["target"] = h.target;
       if (!h.out.empty()) e["out"] = h.out;
       if (!h.set.empty()) e["set"] = h.set;
@@ -92,8 +94,7 @@ results::Json Protocol::effective() const {
   return j;
 }
 
-Protocol decode_protocol(const config::Document& doc, const Registry& registry,
-                         config::Diagnostics& diags) {
+Protocol decode_protocol(const config::Document& doc, const Registry& registry, config::Diagnostics& diags) {
   Protocol p;
   p.file = doc.name();
   if (!doc.loaded()) return p;
@@ -103,7 +104,8 @@ Protocol decode_protocol(const config::Document& doc, const Registry& registry,
   r.string("description", p.description);
   if (const config::Node seed = r.section("seed"); seed.defined()) p.seed = decode_seed(seed);
   if (r.string("destroy_data_on", p.destroy_data_on) && p.destroy_data_on.empty())
-    root.child("destroy_data_on").error("destroy_data_on must name a device's serial number (or a loop device's backing file)");
+    root.child("destroy_data_on")
+        .error("destroy_data_on must name a device's serial number (or a loop device's backing file)");
 
   p.hosts = decode_hosts(r.section("hosts"));
 
@@ -144,8 +146,8 @@ Protocol decode_protocol(const config::Document& doc, const Registry& registry,
     if (tr.string("kind", s.kind, true)) {
       type = registry.find(s.kind);
       if (type == nullptr)
-        el.child("kind").error(fmt::format("unknown kind '{}' (this drivelab knows: {})", s.kind,
-                                           fmt::join(registry.kinds(), ", ")));
+        el.child("kind").error(
+            fmt::format("unknown kind '{}' (this drivelab knows: {})", s.kind, fmt::join(registry.kinds(), ", ")));
     }
     config::Node section = type ? tr.section(type->kind) : config::Node(YAML::Node(), "", "", &diags);
     tr.finish();
@@ -162,13 +164,17 @@ Protocol decode_protocol(const config::Document& doc, const Registry& registry,
     std::size_t j = 0;
     while (j < p.tests.size() && p.tests[j].settings.name != other) ++j;
     if (j == p.tests.size())
-      at.error(fmt::format("{} '{}' names no test of this protocol (tests: {})", key, other,
-                           fmt::join(p.tests | std::views::transform([](const PlannedTest& t) { return t.settings.name; }), ", ")));
+      at.error(fmt::format(
+          "{} '{}' names no test of this protocol (tests: {})", key, other,
+          fmt::join(p.tests | std::views::transform([](const PlannedTest& t) { return t.settings.name; }), ", ")));
     else if (j < i)
-      at.error(fmt::format("{} '{}' names a test that runs before this one: its data file must be written first", key, other));
+      at.error(fmt::format("{} '{}' names a test that runs before this one: its data file must be written first", key,
+                           other));
     else if (!p.tests[j].emulator || !p.tests[j].emulator->owns_data_file())
-      at.error(fmt::format("{} '{}' names a {} test, which has no data file of its own (io, vdbench, video or a "
-                           "one-target replay)", key, other, p.tests[j].settings.kind));
+      at.error(
+          fmt::format("{} '{}' names a {} test, which has no data file of its own (io, vdbench, video or a "
+                      "one-target replay)",
+                      key, other, p.tests[j].settings.kind));
   }
   return p;
 }

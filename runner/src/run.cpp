@@ -67,10 +67,9 @@ LiveTest live_test(const PlannedTest& test, std::size_t index) {
 /// and to run_one by flush(). What a crash can lose: intervals queued in the last few ms.
 class RunState final : public results::TestRecorder::Listener {
  public:
-  RunState(results::RunRecord& record, fs::path record_path, results::Journal& journal,
-           std::ostream& out, const RunOptions& options)
-      : record_(record), record_path_(std::move(record_path)), journal_(journal), out_(out),
-        options_(options) {
+  RunState(results::RunRecord& record, fs::path record_path, results::Journal& journal, std::ostream& out,
+           const RunOptions& options)
+      : record_(record), record_path_(std::move(record_path)), journal_(journal), out_(out), options_(options) {
     writer_ = std::thread([this] { writer_loop(); });
   }
   ~RunState() override {
@@ -153,8 +152,9 @@ class RunState final : public results::TestRecorder::Listener {
     try {
       results::write_record(record_path_, record_);
     } catch (const std::exception& indented) {
-      record_.warnings.push_back(fmt::format(
-          "the record is written on one line: the indented record did not fit on the results disk ({})", indented.what()));
+      record_.warnings.push_back(
+          fmt::format("the record is written on one line: the indented record did not fit on the results disk ({})",
+                      indented.what()));
       try {
         results::write_record(record_path_, record_, -1);
       } catch (...) {
@@ -268,7 +268,7 @@ class RunState final : public results::TestRecorder::Listener {
     }
   }
 
-  std::mutex mu_;  ///< the output stream and record_ reads by the writer
+  std::mutex mu_;                      ///< the output stream and record_ reads by the writer
   std::size_t written_intervals_ = 0;  ///< intervals in the record last written (mu_)
   results::RunRecord& record_;
   fs::path record_path_;
@@ -283,7 +283,7 @@ class RunState final : public results::TestRecorder::Listener {
   LiveEvent live_;              ///< the running test and phase (enter_phase)
   results::TestRecord latest_;  ///< the newest snapshot not yet written (has_latest_)
   bool has_latest_ = false;
-  bool busy_ = false;     ///< the writer is working on events taken off the queue
+  bool busy_ = false;  ///< the writer is working on events taken off the queue
   bool closing_ = false;
   std::exception_ptr error_;
   bool error_reported_ = false;
@@ -308,9 +308,9 @@ bool phase_barrier(CohortRun& cr, const RunOptions& options, const StopFlag& sto
     if (failure.empty()) failure = "the multi-host run is broken (an earlier collective failed)";
     return false;
   }
-  const PhaseState mine = !failure.empty() ? PhaseState::failed
+  const PhaseState mine = !failure.empty()                            ? PhaseState::failed
                           : stop.requested() || !cr.peer_stop.empty() ? PhaseState::stopping
-                                                                       : PhaseState::ready;
+                                                                      : PhaseState::ready;
   try {
     const PhaseVote v = cr.cohort->barrier(fmt::format("test {}: {}", test, phase), mine, options.barrier_timeout);
     barriers[phase] = v.released_unix_ns;
@@ -386,11 +386,12 @@ void run_one(PlannedTest& test, std::size_t index, results::RunRecord& record, R
   std::int64_t t_measure = monotonic_ns();
   // A kind whose run is not `duration:` long (a render, a replay, a curve) says what it does instead.
   const std::string schedule = e.schedule(test.settings);
-  phase("run", schedule.empty() ? fmt::format("run {}", format_duration(test.settings.duration)) : "run: " + schedule, [&] {
-    ran = true;
-    t_measure = monotonic_ns();
-    e.run(ctx);
-  });
+  phase("run", schedule.empty() ? fmt::format("run {}", format_duration(test.settings.duration)) : "run: " + schedule,
+        [&] {
+          ran = true;
+          t_measure = monotonic_ns();
+          e.run(ctx);
+        });
   const std::int64_t t_end = monotonic_ns();
   // Multi-host: no rank verifies before every rank's measured phase has ended (a shared
   // database's consistency is checked once, by rank 0, after every rank's terminals stopped:
@@ -409,7 +410,8 @@ void run_one(PlannedTest& test, std::size_t index, results::RunRecord& record, R
   }
   if (entered_prepare) e.cleanup(ctx);
   // Every interval journaled before the test's end (the writer thread may still hold some).
-  if (std::string err = state.flush(); !err.empty() && failure.empty()) failure = fmt::format("recording results failed: {}", err);
+  if (std::string err = state.flush(); !err.empty() && failure.empty())
+    failure = fmt::format("recording results failed: {}", err);
 
   recorder.with_record([&](results::TestRecord& r) {
     if (r.warmup_s == 0 && r.measured_s == 0) {
@@ -424,12 +426,13 @@ void run_one(PlannedTest& test, std::size_t index, results::RunRecord& record, R
     } else if (stop.hurried()) {
       // What failed after the servers were stopped at once failed because of it.
       r.status = Status::interrupted;
-      r.reason = failure.empty()
-                     ? std::string("stopped by a second signal: managed servers stopped at once, verify skipped; "
-                                   "intervals so far are kept")
-                     : fmt::format("stopped by a second signal: managed servers stopped at once, so {} failed (not "
-                                   "counted as a failure); intervals so far are kept",
-                                   failure.substr(0, failure.find(" failed")));
+      r.reason = failure.empty() ? std::string(
+                                       "stopped by a second signal: managed servers stopped at once, verify skipped; "
+                                       "intervals so far are kept")
+                                 : fmt::format(
+                                       "stopped by a second signal: managed servers stopped at once, so {} failed (not "
+                                       "counted as a failure); intervals so far are kept",
+                                       failure.substr(0, failure.find(" failed")));
     } else if (!stop.requested() && !cr.peer_stop.empty()) {
       r.status = Status::interrupted;
       r.reason = fmt::format("{}: the run stopped on every host; intervals so far are kept", cr.peer_stop);
@@ -458,8 +461,7 @@ void run_one(PlannedTest& test, std::size_t index, results::RunRecord& record, R
       // journal.failure() has the cause; run_protocol reports it
     }
   }
-  if (options.live_metrics != nullptr)
-    options.live_metrics->test_ended(live_test(test, index), tr.status);
+  if (options.live_metrics != nullptr) options.live_metrics->test_ended(live_test(test, index), tr.status);
   record.tests.push_back(std::move(tr));
   state.write_record();
 }
@@ -500,8 +502,11 @@ void merge_online(CohortRun& cr, const RunOptions& options, RunOutcome& outcome,
     fs::create_symlink(outcome.merged_path.filename(), latest, ec);
     outcome.merged = std::move(merged);
   } catch (const std::exception& e) {
-    out << fmt::format("drivelab: the merged record could not be written: {}. Every host's record is kept; "
-                       "drivelab results merge builds it from them\n", e.what()) << std::flush;
+    out << fmt::format(
+               "drivelab: the merged record could not be written: {}. Every host's record is kept; "
+               "drivelab results merge builds it from them\n",
+               e.what())
+        << std::flush;
     outcome.merged_path.clear();
   }
   written();
@@ -522,10 +527,11 @@ void set_run_status(results::RunRecord& record, const std::string& journal_failu
     std::cerr << "drivelab: " << record.reason << "; the running test failed and the run stopped\n" << std::flush;
   } else if (stop.requested()) {
     record.status = Status::interrupted;
-    record.reason = cr.cohort == nullptr
-                        ? "stopped by signal (SIGINT/SIGTERM/SIGHUP); finished intervals are kept"
-                        : "stopped by signal (SIGINT/SIGTERM/SIGHUP: under mpirun, Ctrl-C on mpirun or another rank that "
-                          "died); finished intervals are kept";
+    record.reason =
+        cr.cohort == nullptr
+            ? "stopped by signal (SIGINT/SIGTERM/SIGHUP); finished intervals are kept"
+            : "stopped by signal (SIGINT/SIGTERM/SIGHUP: under mpirun, Ctrl-C on mpirun or another rank that "
+              "died); finished intervals are kept";
   } else if (!cr.peer_stop.empty() && !any_failed) {
     record.status = Status::interrupted;
     record.reason = fmt::format("{}: the run stopped on every host; finished intervals are kept", cr.peer_stop);
@@ -563,11 +569,14 @@ RunOutcome run_protocol(Protocol& protocol, const RunOptions& options, const Sto
   // Before anything is created: a refused target leaves no trace.
   const detail::RunTarget target = detail::RunTarget::acquire(protocol, options, record.run_id);
   fs::create_directories(options.out_dir, ec);
-  if (ec) throw EnvironmentError(fmt::format("cannot create output directory '{}': {}", options.out_dir.string(), ec.message()));
+  if (ec)
+    throw EnvironmentError(
+        fmt::format("cannot create output directory '{}': {}", options.out_dir.string(), ec.message()));
   if (options.start_at) {
     // The wait is on the monotonic clock from one reading of the wall clock: a clock step during
     // it does not move the start. A stop ends it; the tests are then skipped as interrupted.
-    const auto left = std::chrono::duration_cast<std::chrono::nanoseconds>(*options.start_at - std::chrono::system_clock::now());
+    const auto left =
+        std::chrono::duration_cast<std::chrono::nanoseconds>(*options.start_at - std::chrono::system_clock::now());
     if (left.count() > 0) {
       (options.out ? *options.out : std::cout)
           << fmt::format("drivelab: waiting {:.1f} s for --start-at\n", seconds_between(0, left.count())) << std::flush;
@@ -591,10 +600,9 @@ RunOutcome run_protocol(Protocol& protocol, const RunOptions& options, const Sto
   if (record.tool.value("build_type", std::string()) == "Debug")
     record.warnings.push_back("debug build: numbers are not representative");
   for (const std::string& w : target.warnings()) record.warnings.push_back(w);
-  if (const Json fs_type = record.target.value("filesystem", Json());
-      fs_type == "tmpfs" || fs_type == "ramfs")
-    record.warnings.push_back(fmt::format("target is on {} (memory): results measure RAM, not a drive",
-                                          fs_type.get<std::string>()));
+  if (const Json fs_type = record.target.value("filesystem", Json()); fs_type == "tmpfs" || fs_type == "ramfs")
+    record.warnings.push_back(
+        fmt::format("target is on {} (memory): results measure RAM, not a drive", fs_type.get<std::string>()));
 
   outcome.record_path = options.out_dir / (record.run_id + ".json");
   outcome.journal_path = options.out_dir / (record.run_id + ".journal.jsonl");
@@ -619,12 +627,14 @@ RunOutcome run_protocol(Protocol& protocol, const RunOptions& options, const Sto
                         protocol.name, options.target.string(),
                         target.device() ? target.describe()
                         : record.target.value("filesystem", Json()).is_string()
-                            ? record.target["filesystem"].get<std::string>() : std::string("?"),
+                            ? record.target["filesystem"].get<std::string>()
+                            : std::string("?"),
                         outcome.record_path.string()));
   if (cr.cohort != nullptr)
-    state.say(fmt::format("{} of {} ranks (hosts: {}): the interval lines are this rank's; the summary at the end is "
-                          "the merged record of every rank", cr.cohort->describe_rank(cr.cohort->rank()),
-                          cr.cohort->size(), fmt::join(cr.cohort->hosts(), ", ")));
+    state.say(fmt::format(
+        "{} of {} ranks (hosts: {}): the interval lines are this rank's; the summary at the end is "
+        "the merged record of every rank",
+        cr.cohort->describe_rank(cr.cohort->rank()), cr.cohort->size(), fmt::join(cr.cohort->hosts(), ", ")));
 
   if (options.live_metrics != nullptr)
     options.live_metrics->run_started(record.run_id, protocol.name, protocol.tests.size());
@@ -642,10 +652,10 @@ RunOutcome run_protocol(Protocol& protocol, const RunOptions& options, const Sto
       skipped.name = t.settings.name;
       skipped.kind = t.settings.kind;
       skipped.status = Status::skipped;
-      skipped.reason = !journal_failure.empty()          ? "not run: the result journal could not be written"
-                       : stop.requested()                ? "run interrupted before this test"
-                       : !cr.peer_stop.empty()           ? fmt::format("not run: {}", cr.peer_stop)
-                                                         : "not run: the multi-host run is broken (an earlier collective failed)";
+      skipped.reason = !journal_failure.empty() ? "not run: the result journal could not be written"
+                       : stop.requested()       ? "run interrupted before this test"
+                       : !cr.peer_stop.empty() ? fmt::format("not run: {}", cr.peer_stop)
+                                               : "not run: the multi-host run is broken (an earlier collective failed)";
       skipped.config = t.emulator->effective_config();
       if (options.live_metrics != nullptr) options.live_metrics->test_ended(live_test(t, i), Status::skipped);
       // Journaled too (a test_end without a test_start), so `results recover` keeps it.
@@ -677,14 +687,14 @@ RunOutcome run_protocol(Protocol& protocol, const RunOptions& options, const Sto
       out << '\n' << results::format_summary(record) << "\nrecord: not written (below)\n" << std::flush;
     std::error_code gone;
     if (!fs::exists(outcome.journal_path, gone))
-      throw EnvironmentError(fmt::format(
-          "could not write the result record {}: {}. The journal {} is gone too (was the results directory "
-          "removed during the run?): the summary above is all that is left of this run",
-          outcome.record_path.string(), e.what(), outcome.journal_path.string()));
-    throw EnvironmentError(fmt::format(
-        "could not write the result record {}: {}. The journal has every result: "
-        "drivelab results recover {} -o NEW_RECORD.json",
-        outcome.record_path.string(), e.what(), outcome.journal_path.string()));
+      throw EnvironmentError(
+          fmt::format("could not write the result record {}: {}. The journal {} is gone too (was the results directory "
+                      "removed during the run?): the summary above is all that is left of this run",
+                      outcome.record_path.string(), e.what(), outcome.journal_path.string()));
+    throw EnvironmentError(
+        fmt::format("could not write the result record {}: {}. The journal has every result: "
+                    "drivelab results recover {} -o NEW_RECORD.json",
+                    outcome.record_path.string(), e.what(), outcome.journal_path.string()));
   }
   if (cr.active()) merge_online(cr, options, outcome, out);
   // The test suite validates every final record and journal against the schema (no-op otherwise).

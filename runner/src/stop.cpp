@@ -44,8 +44,9 @@ extern "C" void on_stop_signal(int) {
     StopFlag::global().hurry();
     if (n == 2) {
       stop_guarded_processes_fast();
-      say_from_handler("\ndrivelab: second signal: managed servers stopped at once, verify skipped; the record is "
-                       "finalised as interrupted (a third signal ends the run at once)\n");
+      say_from_handler(
+          "\ndrivelab: second signal: managed servers stopped at once, verify skipped; the record is "
+          "finalised as interrupted (a third signal ends the run at once)\n");
     } else if (n == 3) {
       say_from_handler("\ndrivelab: third signal: ending the run now (the record is rebuilt from the journal)\n");
     }
@@ -70,8 +71,7 @@ void watchdog() {
     }
     if (errno != EINTR) break;  // ETIMEDOUT
   }
-  LastResort::run_now(third ? "a third signal came"
-                            : "the run did not end within 10 s of the second signal");
+  LastResort::run_now(third ? "a third signal came" : "the run did not end within 10 s of the second signal");
 }
 
 std::mutex g_last_resort_mu;                // held by run_now for good, and by LastResort's life changes
@@ -133,16 +133,18 @@ void LastResort::run_now(const char* why) noexcept {
       try {
         results::RunRecord r = results::recover_from_journal(lr->journal_);
         r.status = results::Status::interrupted;
-        r.reason = fmt::format("stopped by signal (SIGINT/SIGTERM/SIGHUP) and {}: managed servers killed, the record "
-                               "rebuilt from the journal; finished intervals are kept", why);
+        r.reason = fmt::format(
+            "stopped by signal (SIGINT/SIGTERM/SIGHUP) and {}: managed servers killed, the record "
+            "rebuilt from the journal; finished intervals are kept",
+            why);
         r.finished_at = utc_timestamp();
         results::write_record(lr->record_, r);
         results::keep_copy_for_validation(lr->record_);
         results::keep_copy_for_validation(lr->journal_);
         how = fmt::format("record {} written as interrupted", lr->record_.string());
       } catch (const std::exception& e) {
-        how = fmt::format("the record could not be rebuilt ({}); drivelab results recover {} makes it",
-                          e.what(), lr->journal_.string());
+        how = fmt::format("the record could not be rebuilt ({}); drivelab results recover {} makes it", e.what(),
+                          lr->journal_.string());
       }
       for (const fs::path& p : lr->remove_) {
         std::error_code ec;

@@ -32,14 +32,14 @@ std::string lock_holder(int fd) {
 
 [[noreturn]] void throw_in_use_by_run(const fs::path& target, const std::string& who) {
   // Under mpirun the other run is most likely another rank of the same job on this host.
-  const std::string hint = launched_by_mpi() ? "; the ranks on one host each need their own target: --target DIR/{rank} "
-                                               "(docs/multihost.md)"
-                                             : "";
+  const std::string hint = launched_by_mpi()
+                               ? "; the ranks on one host each need their own target: --target DIR/{rank} "
+                                 "(docs/multihost.md)"
+                               : "";
   throw EnvironmentError(fmt::format(
       "target '{}' is in use by another drivelab run ({}); two runs on one target would use each other's files and "
       "measure each other{}",
-      target.string(),
-      who, hint));
+      target.string(), who, hint));
 }
 
 }  // namespace
@@ -66,9 +66,12 @@ class DirectoryLock final : public RunTarget::Lock {
     }
     // A lock file that is there but not locked was left by a run that was killed: said, not hidden
     // (its managed server, if any, is named when the test starts it again).
-    if (struct stat st {}; ::fstat(fd_.get(), &st) == 0 && st.st_size > 0)
-      std::cerr << fmt::format("drivelab: note: {} was left by {}, which ended without removing it (killed?); "
-                               "this run takes the target over\n", path_.string(), lock_holder(fd_.get())) << std::flush;
+    if (struct stat st{}; ::fstat(fd_.get(), &st) == 0 && st.st_size > 0)
+      std::cerr << fmt::format(
+                       "drivelab: note: {} was left by {}, which ended without removing it (killed?); "
+                       "this run takes the target over\n",
+                       path_.string(), lock_holder(fd_.get()))
+                << std::flush;
     const std::string me = fmt::format("pid {}, run {}\n", ::getpid(), run_id);
     if (::ftruncate(fd_.get(), 0) != 0 || ::pwrite(fd_.get(), me.data(), me.size(), 0) < 0) {
       // The lock itself holds; only the holder's description is missing.
@@ -132,7 +135,8 @@ RunTarget RunTarget::acquire(const Protocol& protocol, const RunOptions& options
   if (!io::is_block_device(target)) {
     std::error_code ec;
     if (!fs::is_directory(target, ec))
-      throw EnvironmentError(fmt::format("target '{}' is neither an existing directory nor a block device", target.string()));
+      throw EnvironmentError(
+          fmt::format("target '{}' is neither an existing directory nor a block device", target.string()));
     if (!consent.empty())
       throw EnvironmentError(fmt::format(
           "{} names a block device to destroy, but the target '{}' is a directory: drivelab only creates and removes "
@@ -173,8 +177,11 @@ RunTarget RunTarget::acquire(const Protocol& protocol, const RunOptions& options
     t.lock_ = std::make_unique<DeviceReadLock>(target);
   }
   const io::BlockDevice& dev = report.device;
-  t.device_ = TargetDevice{.path = target, .name = dev.name, .identity = dev.identity,
-                           .capacity_bytes = dev.capacity_bytes, .logical_block_bytes = dev.logical_block_bytes,
+  t.device_ = TargetDevice{.path = target,
+                           .name = dev.name,
+                           .identity = dev.identity,
+                           .capacity_bytes = dev.capacity_bytes,
+                           .logical_block_bytes = dev.logical_block_bytes,
                            .writes_allowed = writes};
   if (consent_used) {
     std::string found;

@@ -60,8 +60,9 @@ Image read_png(const std::filesystem::path& p) {
 TEST(ReportBrowser, ChartsDrawAndConsoleHasNoErrors) {
   const auto chromium = find_program("chromium");
   if (!chromium) {
-    std::fprintf(stderr, "\n*** SKIPPED: chromium is not installed: the HTML report was NOT checked in a browser. "
-                         "Install Debian's chromium (scripts/install-deps.sh does). ***\n\n");
+    std::fprintf(stderr,
+                 "\n*** SKIPPED: chromium is not installed: the HTML report was NOT checked in a browser. "
+                 "Install Debian's chromium (scripts/install-deps.sh does). ***\n\n");
     GTEST_SKIP() << "chromium is not installed (Debian package chromium)";
   }
   if (!find_program("gnuplot")) GTEST_SKIP() << "gnuplot is not installed (Debian package gnuplot-nox)";
@@ -79,9 +80,19 @@ TEST(ReportBrowser, ChartsDrawAndConsoleHasNoErrors) {
   const auto charts = draw_charts(rep, {.dir = dir / "report_charts"});
   std::ofstream(dir / "report.html", std::ios::binary) << to_html(rep, charts, "");
   const std::string url = "file://" + (dir / "report.html").string();
-  const std::vector<std::string> common{"timeout", "-k", "5", "90", chromium->string(), "--headless=new", "--no-sandbox",
-                                        "--disable-gpu", "--hide-scrollbars", "--force-device-scale-factor=1",
-                                        "--user-data-dir=" + (dir / "profile").string(), "--enable-logging=stderr", "--v=0"};
+  const std::vector<std::string> common{"timeout",
+                                        "-k",
+                                        "5",
+                                        "90",
+                                        chromium->string(),
+                                        "--headless=new",
+                                        "--no-sandbox",
+                                        "--disable-gpu",
+                                        "--hide-scrollbars",
+                                        "--force-device-scale-factor=1",
+                                        "--user-data-dir=" + (dir / "profile").string(),
+                                        "--enable-logging=stderr",
+                                        "--v=0"};
 
   // 1. Layout: chart boxes, page height, errors seen by the page.
   auto dump = common;
@@ -133,8 +144,8 @@ TEST(ReportBrowser, ChartsDrawAndConsoleHasNoErrors) {
         const unsigned char* p = img.px(x, y);
         const int mx = std::max({p[0], p[1], p[2]}), mn = std::min({p[0], p[1], p[2]});
         ++total;
-        if (mx < 200) ++dark;              // axes, tick labels, title
-        if (mx - mn > 60) ++coloured;      // data: bars, curves, series (not grey)
+        if (mx < 200) ++dark;          // axes, tick labels, title
+        if (mx - mn > 60) ++coloured;  // data: bars, curves, series (not grey)
       }
     // Non-blank: text and axes drawn, and data drawn in colour.
     EXPECT_GT(dark, total / 500) << "chart " << index << " looks blank (no axes or text)";

@@ -27,9 +27,9 @@ TEST(Cli, TargetThatIsARegularFileExitsWithBadOptions) {
     EXPECT_NE(r.err.find("is neither a directory nor a block device"), std::string::npos) << r.err;
     EXPECT_NE(r.err.find(file.string()), std::string::npos) << r.err;
   }
-  const auto missing = drivelab::testing::run(
-      {DRIVELAB_EXE, "io", "--target", (dir.path() / "nowhere").string(), "--duration", "1s"}, dir.path(),
-      std::chrono::seconds(60));
+  const auto missing =
+      drivelab::testing::run({DRIVELAB_EXE, "io", "--target", (dir.path() / "nowhere").string(), "--duration", "1s"},
+                             dir.path(), std::chrono::seconds(60));
   EXPECT_EQ(missing.status, 2) << missing.err;
   EXPECT_NE(missing.err.find("does not exist"), std::string::npos) << missing.err;
   // Nothing was created beside the file: no run started.
@@ -38,12 +38,14 @@ TEST(Cli, TargetThatIsARegularFileExitsWithBadOptions) {
 
 TEST(Cli, UnknownSubcommandNamesItselfAndTheValidOnes) {
   ScratchDir dir("cli-subcommand");
-  const auto top = drivelab::testing::run({DRIVELAB_EXE, "rnu", "config/quick.yaml"}, dir.path(), std::chrono::seconds(60));
+  const auto top =
+      drivelab::testing::run({DRIVELAB_EXE, "rnu", "config/quick.yaml"}, dir.path(), std::chrono::seconds(60));
   EXPECT_EQ(top.status, 2);
   EXPECT_NE(top.err.find("unknown subcommand 'rnu'"), std::string::npos) << top.err;
   for (const char* sub : {"run", "validate", "io", "oltp", "results", "report", "trace", "list", "version"})
     EXPECT_NE(top.err.find(sub), std::string::npos) << sub << " missing from: " << top.err;
-  const auto nested = drivelab::testing::run({DRIVELAB_EXE, "trace", "stats", "x"}, dir.path(), std::chrono::seconds(60));
+  const auto nested =
+      drivelab::testing::run({DRIVELAB_EXE, "trace", "stats", "x"}, dir.path(), std::chrono::seconds(60));
   EXPECT_EQ(nested.status, 2);
   EXPECT_NE(nested.err.find("unknown subcommand 'stats' of drivelab trace"), std::string::npos) << nested.err;
   EXPECT_NE(nested.err.find("stat, convert"), std::string::npos) << nested.err;
@@ -51,12 +53,13 @@ TEST(Cli, UnknownSubcommandNamesItselfAndTheValidOnes) {
 
 TEST(Cli, BackendHelpListsEveryBackend) {
   ScratchDir dir("cli-backend-help");
-  const auto r = drivelab::testing::run({DRIVELAB_EXE, "oltp", "tpcc", "--backend", "help"}, dir.path(),
-                                        std::chrono::seconds(60));
+  const auto r =
+      drivelab::testing::run({DRIVELAB_EXE, "oltp", "tpcc", "--backend", "help"}, dir.path(), std::chrono::seconds(60));
   EXPECT_EQ(r.status, 0) << r.err;
   for (const auto& [word, kind] : drivelab::oltp::kBackendKindNames)
     EXPECT_NE(r.out.find(std::string(word)), std::string::npos) << word << " missing from: " << r.out;
-  const auto help = drivelab::testing::run({DRIVELAB_EXE, "oltp", "tpcc", "--help"}, dir.path(), std::chrono::seconds(60));
+  const auto help =
+      drivelab::testing::run({DRIVELAB_EXE, "oltp", "tpcc", "--help"}, dir.path(), std::chrono::seconds(60));
   EXPECT_EQ(help.status, 0);
   EXPECT_NE(help.out.find("sqlite, postgres, mysql, odbc"), std::string::npos) << help.out;
 }
@@ -76,7 +79,8 @@ TEST(Cli, ResultsMergeWritesTheJobRecordAndNamesAMissingHost) {
     r.tool = probe_tool();
     r.host = probe_host();
     r.host["hostname"] = "vm" + std::to_string(rank);
-    r.cohort = Json{{"job_id", "job1"}, {"rank", rank}, {"size", size}, {"hosts", {"vm0", "vm1", "vm2"}},
+    r.cohort = Json{{"job_id", "job1"},     {"rank", rank},
+                    {"size", size},         {"hosts", {"vm0", "vm1", "vm2"}},
                     {"clock_offset_ns", 0}, {"clock_offset_uncertainty_ns", 0}};
     TestRecord t;
     t.name = "io";
@@ -89,8 +93,8 @@ TEST(Cli, ResultsMergeWritesTheJobRecordAndNamesAMissingHost) {
   };
   const std::string r0 = rank_file(0, 3);
   const std::string r2 = rank_file(2, 3);
-  const auto partial = drivelab::testing::run({DRIVELAB_EXE, "results", "merge", r2, r0}, dir.path(),
-                                              std::chrono::seconds(60));
+  const auto partial =
+      drivelab::testing::run({DRIVELAB_EXE, "results", "merge", r2, r0}, dir.path(), std::chrono::seconds(60));
   EXPECT_EQ(partial.status, 1) << partial.err;
   EXPECT_NE(partial.out.find("no record or journal of rank 1 (host vm1)"), std::string::npos) << partial.out;
   const RunRecord merged = read_record(dir.path() / "job1.json");
@@ -102,9 +106,9 @@ TEST(Cli, ResultsMergeWritesTheJobRecordAndNamesAMissingHost) {
   EXPECT_NE(refused.err.find("is the input"), std::string::npos) << refused.err;
   EXPECT_EQ(read_record(r2).run_id, "job1-r2") << "the input is untouched";
   const std::string r1 = rank_file(1, 3);
-  const auto all = drivelab::testing::run(
-      {DRIVELAB_EXE, "results", "merge", r0, r1, r2, "-o", (dir.path() / "all.json").string()}, dir.path(),
-      std::chrono::seconds(60));
+  const auto all =
+      drivelab::testing::run({DRIVELAB_EXE, "results", "merge", r0, r1, r2, "-o", (dir.path() / "all.json").string()},
+                             dir.path(), std::chrono::seconds(60));
   EXPECT_EQ(all.status, 0) << all.err << all.out;
   EXPECT_EQ(read_record(dir.path() / "all.json").status, Status::complete);
 }

@@ -40,7 +40,8 @@ TEST(HostsSection, TheEntryOfThisRankGivesTheTargetAndItsOverrides) {
   fs::create_directories(dir.path() / "t0");
   const fs::path protocol = dir.path() / "p.yaml";
   write_text(protocol, io_protocol("hosts:\n"
-                                   "  - rank: 0\n    target: " + (dir.path() / "t0").string() +
+                                   "  - rank: 0\n    target: " +
+                                   (dir.path() / "t0").string() +
                                    "\n    set:\n      tests[0].duration: 1s\n"
                                    "  - host: no-such-host\n    target: /nonexistent\n"));
   const fs::path out = dir.path() / "out";
@@ -67,14 +68,15 @@ TEST(HostsSection, NoTargetAndNoEntryIsABadOptionAndABadEntryTargetIsNamed) {
   ScratchDir dir("hosts-none");
   const fs::path protocol = dir.path() / "p.yaml";
   write_text(protocol, io_protocol("hosts:\n  - {rank: 3, target: /x}\n"));
-  const auto r = drivelab::testing::run({DRIVELAB_EXE, "run", protocol.string(), "--quiet"}, dir.path(),
-                                        std::chrono::seconds(60));
+  const auto r =
+      drivelab::testing::run({DRIVELAB_EXE, "run", protocol.string(), "--quiet"}, dir.path(), std::chrono::seconds(60));
   EXPECT_EQ(r.status, 2) << r.err;
-  EXPECT_NE(r.err.find("no target: give --target DIR|DEVICE, or a hosts: entry with target:"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("no target: give --target DIR|DEVICE, or a hosts: entry with target:"), std::string::npos)
+      << r.err;
 
   write_text(protocol, io_protocol("hosts:\n  - {rank: 0, target: " + (dir.path() / "missing").string() + "}\n"));
-  const auto m = drivelab::testing::run({DRIVELAB_EXE, "run", protocol.string(), "--quiet"}, dir.path(),
-                                        std::chrono::seconds(60));
+  const auto m =
+      drivelab::testing::run({DRIVELAB_EXE, "run", protocol.string(), "--quiet"}, dir.path(), std::chrono::seconds(60));
   EXPECT_EQ(m.status, 2) << m.err;
   EXPECT_NE(m.err.find("hosts[0].target (rank 0): target '" + (dir.path() / "missing").string() + "' does not exist"),
             std::string::npos)
@@ -88,7 +90,8 @@ TEST(HostsSection, ValidateChecksEveryEntrysOverrides) {
   write_text(protocol, io_protocol("hosts:\n"
                                    "  - {rank: 0, target: /a}\n"
                                    "  - rank: 1\n    target: /b\n    set:\n      tests[0].io.iodepth: 0\n"));
-  const auto r = drivelab::testing::run({DRIVELAB_EXE, "validate", protocol.string()}, dir.path(), std::chrono::seconds(60));
+  const auto r =
+      drivelab::testing::run({DRIVELAB_EXE, "validate", protocol.string()}, dir.path(), std::chrono::seconds(60));
   EXPECT_EQ(r.status, 2) << r.out << r.err;
   // At the entry's line in the file (hosts[1] is on line 4), not at "<--set>".
   EXPECT_NE(r.err.find(protocol.string() + ":4:5: hosts[1].set (rank 1): tests[0].io.iodepth: "), std::string::npos)
@@ -99,13 +102,15 @@ TEST(HostsSection, ValidateChecksEveryEntrysOverrides) {
   write_text(protocol, io_protocol("hosts:\n"
                                    "  - {rank: 0, host: both, target: /a}\n"
                                    "  - rank: 1\n    target: /b\n    set:\n      tests[0].io.iodepth: 0\n"));
-  const auto both = drivelab::testing::run({DRIVELAB_EXE, "validate", protocol.string()}, dir.path(), std::chrono::seconds(60));
+  const auto both =
+      drivelab::testing::run({DRIVELAB_EXE, "validate", protocol.string()}, dir.path(), std::chrono::seconds(60));
   EXPECT_EQ(both.status, 2);
   EXPECT_NE(both.err.find("an entry names a rank or a host, not both"), std::string::npos) << both.err;
   EXPECT_NE(both.err.find("hosts[1].set (rank 1): tests[0].io.iodepth"), std::string::npos) << both.err;
 
   write_text(protocol, io_protocol("hosts:\n  - {rank: 0, target: /a}\n  - {host: vm2, target: /b, set: {seed: 9}}\n"));
-  const auto ok = drivelab::testing::run({DRIVELAB_EXE, "validate", protocol.string()}, dir.path(), std::chrono::seconds(60));
+  const auto ok =
+      drivelab::testing::run({DRIVELAB_EXE, "validate", protocol.string()}, dir.path(), std::chrono::seconds(60));
   EXPECT_EQ(ok.status, 0) << ok.err;
   EXPECT_NE(ok.out.find("hosts[1] (host vm2): target /b, 1 override"), std::string::npos) << ok.out;
 }
@@ -114,10 +119,10 @@ TEST(StartAt, WaitsForTheTimeAndRefusesAPastOrMalformedOne) {
   ScratchDir dir("start-at");
   const fs::path out = dir.path() / "out";
   const auto t0 = std::chrono::system_clock::now();
-  const auto r = drivelab::testing::run({DRIVELAB_EXE, "io", "--target", dir.path().string(), "--engine", "null",
-                                         "--warmup", "0s", "--duration", "1s", "--out", out.string(), "--quiet",
-                                         "--start-at", "+3s"},
-                                        dir.path(), std::chrono::seconds(60));
+  const auto r =
+      drivelab::testing::run({DRIVELAB_EXE, "io", "--target", dir.path().string(), "--engine", "null", "--warmup", "0s",
+                              "--duration", "1s", "--out", out.string(), "--quiet", "--start-at", "+3s"},
+                             dir.path(), std::chrono::seconds(60));
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.out.find("waiting"), std::string::npos) << r.out;
   const double waited = std::chrono::duration<double>(std::chrono::system_clock::now() - t0).count();
@@ -144,17 +149,17 @@ TEST(StartAt, TheTargetIsCheckedAndLockedBeforeTheWait) {
   ScratchDir dir("start-at-lock");
   // A refusal comes at once, not at the start time.
   const auto t0 = std::chrono::steady_clock::now();
-  const auto bad = drivelab::testing::run({DRIVELAB_EXE, "io", "--target", dir.path().string(), "--engine", "null",
-                                           "--duration", "1s", "--out", "/proc/drivelab-no-such-dir", "--start-at",
-                                           "+60s"},
-                                          dir.path(), std::chrono::seconds(60));
+  const auto bad =
+      drivelab::testing::run({DRIVELAB_EXE, "io", "--target", dir.path().string(), "--engine", "null", "--duration",
+                              "1s", "--out", "/proc/drivelab-no-such-dir", "--start-at", "+60s"},
+                             dir.path(), std::chrono::seconds(60));
   EXPECT_EQ(bad.status, 3) << bad.err;
   EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 30.0);
   // The waiting run holds the target: a second run on it is refused while the first waits.
-  drivelab::testing::Child waiting({DRIVELAB_EXE, "io", "--target", dir.path().string(), "--engine", "null",
-                                    "--warmup", "0s", "--duration", "1s", "--out", (dir.path() / "a").string(),
-                                    "--quiet", "--start-at", "+6s"},
-                                   dir.path() / "a.out", dir.path() / "a.err");
+  drivelab::testing::Child waiting(
+      {DRIVELAB_EXE, "io", "--target", dir.path().string(), "--engine", "null", "--warmup", "0s", "--duration", "1s",
+       "--out", (dir.path() / "a").string(), "--quiet", "--start-at", "+6s"},
+      dir.path() / "a.out", dir.path() / "a.err");
   for (int i = 0; i < 100 && read_file(dir.path() / "a.out").find("waiting") == std::string::npos; ++i)
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   const auto second = drivelab::testing::run({DRIVELAB_EXE, "io", "--target", dir.path().string(), "--engine", "null",
@@ -171,13 +176,15 @@ TEST(HostsSection, TwoRanksUnderMpirunEachRunOnTheirEntrysTarget) {
   for (const char* t : {"r0", "r1"}) fs::create_directories(dir.path() / t);
   const fs::path protocol = dir.path() / "p.yaml";
   write_text(protocol, io_protocol("hosts:\n"
-                                   "  - {rank: 0, target: " + (dir.path() / "r0").string() + "}\n"
-                                   "  - rank: 1\n    target: " + (dir.path() / "r1").string() +
-                                   "\n    set:\n      tests[0].io.xfersize: 8k\n") );
+                                   "  - {rank: 0, target: " +
+                                   (dir.path() / "r0").string() +
+                                   "}\n"
+                                   "  - rank: 1\n    target: " +
+                                   (dir.path() / "r1").string() + "\n    set:\n      tests[0].io.xfersize: 8k\n"));
   std::vector<std::string> args = drivelab::testing::mpirun_local(2, {});
   for (const std::string& a : {std::string(DRIVELAB_EXE), std::string("run"), protocol.string(), std::string("--out"),
-                              (dir.path() / "out").string(), std::string("--quiet"), std::string("--set"),
-                              std::string("tests[0].duration=1s")})
+                               (dir.path() / "out").string(), std::string("--quiet"), std::string("--set"),
+                               std::string("tests[0].duration=1s")})
     args.push_back(a);
   const auto r = drivelab::testing::run(args, dir.path(), std::chrono::seconds(180));
   ASSERT_EQ(r.status, 0) << r.out << r.err;

@@ -35,8 +35,9 @@ json wait_for_intervals(const std::filesystem::path& out, std::size_t n, std::ch
 }
 
 std::vector<std::string> long_oltp(const std::filesystem::path& target, const std::filesystem::path& out) {
-  return {DRIVELAB_EXE, "oltp", "tpcc", "--target", target.string(), "--out", out.string(), "--warehouses", "1",
-          "--users", "2", "--warmup", "0s", "--duration", "300s", "--interval", "1s"};
+  return {DRIVELAB_EXE,   "oltp",       "tpcc",    "--target", target.string(), "--out", out.string(),
+          "--warehouses", "1",          "--users", "2",        "--warmup",      "0s",    "--duration",
+          "300s",         "--interval", "1s"};
 }
 
 /// A drivelab run of `command(target, out)` in a fresh scratch directory, started and waited for
@@ -102,8 +103,8 @@ TEST(Interrupt, SigkillLeavesAValidRecordAndARecoverableJournal) {
 
   const auto journal = out / (run_id + ".journal.jsonl");
   const auto recovered = dir.path() / "recovered.json";
-  const auto r = drivelab::testing::run({DRIVELAB_EXE, "results", "recover", journal.string(), "-o", recovered.string()},
-                                        dir.path());
+  const auto r = drivelab::testing::run(
+      {DRIVELAB_EXE, "results", "recover", journal.string(), "-o", recovered.string()}, dir.path());
   ASSERT_EQ(r.status, 0) << r.out << r.err;
   const json rj = json::parse(read_file(recovered));
   EXPECT_EQ(rj["schema"], "drivelab.run/1");
@@ -120,8 +121,8 @@ namespace {
 /// `drivelab io` on the null engine (no file, no disk: seconds to start even under ASan), measuring
 /// for far longer than the test waits.
 std::vector<std::string> long_null_io(const std::filesystem::path& target, const std::filesystem::path& out) {
-  return {DRIVELAB_EXE, "io",     "--target", target.string(), "--out",  out.string(), "--engine", "null",
-          "--warmup",   "0s",     "--duration", "300s",        "--interval", "200ms",  "--quiet"};
+  return {DRIVELAB_EXE, "io", "--target",   target.string(), "--out",      out.string(), "--engine", "null",
+          "--warmup",   "0s", "--duration", "300s",          "--interval", "200ms",      "--quiet"};
 }
 
 /// A dropped ssh session (SIGHUP) ends the run as Ctrl-C does: exit 130, the record interrupted
@@ -175,8 +176,8 @@ TEST(Interrupt, SigkillMidTestIsRecoveredAsInterruptedNeverRunning) {
 
   const auto journal = out / (run_id + ".journal.jsonl");
   const auto recovered = dir.path() / "recovered.json";
-  const auto r = drivelab::testing::run({DRIVELAB_EXE, "results", "recover", journal.string(), "-o", recovered.string()},
-                                        dir.path());
+  const auto r = drivelab::testing::run(
+      {DRIVELAB_EXE, "results", "recover", journal.string(), "-o", recovered.string()}, dir.path());
   ASSERT_EQ(r.status, 0) << r.out << r.err;
   // Valid drivelab.run/1 (the reader checks schema, required keys and types).
   const drivelab::results::RunRecord rec = drivelab::results::read_record(recovered);
@@ -215,10 +216,11 @@ TEST(Interrupt, SigintSkippedTestsSurviveRecoveryAndPartialRunsAreRankedApart) {
   const auto out = dir.path() / "out";
   std::filesystem::create_directories(target);
   const auto protocol = dir.path() / "two.yaml";
-  std::ofstream(protocol) << "protocol: two\n"
-                             "tests:\n"
-                             "  - {name: a, kind: io, warmup: 0s, duration: 300s, interval: 200ms, io: {engine: 'null'}}\n"
-                             "  - {name: b, kind: io, warmup: 0s, duration: 1s, io: {engine: 'null'}}\n";
+  std::ofstream(protocol)
+      << "protocol: two\n"
+         "tests:\n"
+         "  - {name: a, kind: io, warmup: 0s, duration: 300s, interval: 200ms, io: {engine: 'null'}}\n"
+         "  - {name: b, kind: io, warmup: 0s, duration: 1s, io: {engine: 'null'}}\n";
   {
     Child child({DRIVELAB_EXE, "run", protocol.string(), "--target", target.string(), "--out", out.string(), "--quiet"},
                 dir.path() / "stdout.txt", dir.path() / "stderr.txt");
@@ -233,8 +235,8 @@ TEST(Interrupt, SigintSkippedTestsSurviveRecoveryAndPartialRunsAreRankedApart) {
   // `results recover` keeps the skipped test, with its status and reason: the journal names it.
   const auto journal = out / (final_record["run_id"].get<std::string>() + ".journal.jsonl");
   const auto recovered = dir.path() / "recovered.json";
-  const auto r = drivelab::testing::run({DRIVELAB_EXE, "results", "recover", journal.string(), "-o", recovered.string()},
-                                        dir.path());
+  const auto r = drivelab::testing::run(
+      {DRIVELAB_EXE, "results", "recover", journal.string(), "-o", recovered.string()}, dir.path());
   ASSERT_EQ(r.status, 0) << r.out << r.err;
   const drivelab::results::RunRecord rec = drivelab::results::read_record(recovered);
   ASSERT_EQ(rec.tests.size(), 2u);
@@ -247,15 +249,24 @@ TEST(Interrupt, SigintSkippedTestsSurviveRecoveryAndPartialRunsAreRankedApart) {
 
   // A complete run of the same workload on another "drive", then the report of both.
   const auto out2 = dir.path() / "out2";
-  const auto done = drivelab::testing::run({DRIVELAB_EXE, "run", protocol.string(), "--only", "a", "--set",
-                                            "tests[0].duration=1s", "--target", target.string(), "--out",
-                                            out2.string(), "--quiet"},
-                                           dir.path());
+  const auto done =
+      drivelab::testing::run({DRIVELAB_EXE, "run", protocol.string(), "--only", "a", "--set", "tests[0].duration=1s",
+                              "--target", target.string(), "--out", out2.string(), "--quiet"},
+                             dir.path());
   ASSERT_EQ(done.status, 0) << done.out << done.err;
   const auto report = [&](std::vector<std::string> extra) {
-    std::vector<std::string> args{DRIVELAB_EXE, "report", (out2 / "latest.json").string(), (out / "latest.json").string(),
-                                  "--label", "complete", "--label", "interrupted",
-                                  "--csv", (dir.path() / "r.csv").string(), "--md", (dir.path() / "r.md").string()};
+    std::vector<std::string> args{DRIVELAB_EXE,
+                                  "report",
+                                  (out2 / "latest.json").string(),
+                                  (out / "latest.json").string(),
+                                  "--label",
+                                  "complete",
+                                  "--label",
+                                  "interrupted",
+                                  "--csv",
+                                  (dir.path() / "r.csv").string(),
+                                  "--md",
+                                  (dir.path() / "r.md").string()};
     args.insert(args.end(), extra.begin(), extra.end());
     const auto res = drivelab::testing::run(args, dir.path());
     EXPECT_EQ(res.status, 0) << res.out << res.err;

@@ -71,10 +71,10 @@ class LoopDeviceRun : public ::testing::Test {
   /// A short write test on a blank `device`, naming it `identity` (naming is checked even when
   /// not needed); the record goes to <dir>/out.
   drivelab::testing::Result write_named(const std::string& device, const std::string& identity, const ScratchDir& dir) {
-    return drivelab({"io", "--target", device, "--out", (dir.path() / "out").string(), "--quiet", "--rw", "write",
-                     "--file-size", "16MiB", "--duration", "1s", "--warmup", "0s", "--interval", "1s",
-                     "--destroy-data-on", identity},
-                    dir);
+    return drivelab(
+        {"io", "--target", device, "--out", (dir.path() / "out").string(), "--quiet", "--rw", "write", "--file-size",
+         "16MiB", "--duration", "1s", "--warmup", "0s", "--interval", "1s", "--destroy-data-on", identity},
+        dir);
   }
   /// target.serial of the complete record in <dir>/out.
   json serial_in_record(const ScratchDir& dir) {
@@ -90,9 +90,17 @@ TEST_F(LoopDeviceRun, FilesystemRefusedUntilNamedThenPreconditionAndRegionTest) 
   ScratchDir dir("loop-device");
   const std::string protocol = std::string(DRIVELAB_SOURCE_DIR) + "/config/precondition.yaml";
   const auto out = dir.path() / "out";
-  const std::vector<std::string> shorten = {
-      "--out", out.string(), "--quiet", "--set", "tests[0].precondition.random_pass_size=256MiB",
-      "--set", "tests[*].warmup=0s", "--set", "tests[1].duration=2s", "--set", "tests[1].interval=1s"};
+  const std::vector<std::string> shorten = {"--out",
+                                            out.string(),
+                                            "--quiet",
+                                            "--set",
+                                            "tests[0].precondition.random_pass_size=256MiB",
+                                            "--set",
+                                            "tests[*].warmup=0s",
+                                            "--set",
+                                            "tests[1].duration=2s",
+                                            "--set",
+                                            "tests[1].interval=1s"};
   const auto with = [&](std::vector<std::string> args) {
     args.insert(args.end(), shorten.begin(), shorten.end());
     return args;
@@ -107,7 +115,8 @@ TEST_F(LoopDeviceRun, FilesystemRefusedUntilNamedThenPreconditionAndRegionTest) 
   EXPECT_FALSE(std::filesystem::exists(out / "latest.json")) << "a refused run leaves no record";
 
   // 2. The wrong identity is refused too, naming the right one.
-  const auto wrong = drivelab(with({"run", protocol, "--target", loop_->path(), "--destroy-data-on", "S3X-NOT-IT"}), dir);
+  const auto wrong =
+      drivelab(with({"run", protocol, "--target", loop_->path(), "--destroy-data-on", "S3X-NOT-IT"}), dir);
   EXPECT_EQ(wrong.status, 3);
   EXPECT_TRUE(contains(wrong.err, "names 'S3X-NOT-IT'")) << wrong.err;
   EXPECT_TRUE(contains(wrong.err, loop_->backing_file())) << wrong.err;
@@ -119,8 +128,8 @@ TEST_F(LoopDeviceRun, FilesystemRefusedUntilNamedThenPreconditionAndRegionTest) 
   EXPECT_EQ(read.status, 0) << read.out << read.err;
 
   // 4. Named: fill + one 256 MiB random pass, then video on the first 25% (1 GiB).
-  const auto ok = drivelab(with({"run", protocol, "--target", loop_->path(), "--destroy-data-on", loop_->backing_file()}),
-                           dir);
+  const auto ok =
+      drivelab(with({"run", protocol, "--target", loop_->path(), "--destroy-data-on", loop_->backing_file()}), dir);
   ASSERT_EQ(ok.status, 0) << ok.out << ok.err;
   json rec = json::parse(read_file(out / "latest.json"));  // non-const: a missing key reads as null
   EXPECT_EQ(rec["status"], "complete");
@@ -153,7 +162,6 @@ TEST_F(LoopDeviceRun, FilesystemRefusedUntilNamedThenPreconditionAndRegionTest) 
   for (const auto& c : video["checks"]) EXPECT_TRUE(c["passed"].get<bool>()) << c.dump();
   std::cout << "video on the first 25%: write " << video["metrics"]["write_mb_s"]["value"] << " MB/s, read "
             << video["metrics"]["read_mb_s"]["value"] << " MB/s\n";
-
 }
 
 TEST_F(LoopDeviceRun, TheRecordsSerialIsTheIdentityDestroyDataOnAccepts) {
@@ -181,7 +189,9 @@ TEST_F(LoopDeviceRun, ASecondLoopDeviceOverAMountedOnesBackingFileIsRefusedEvenW
   if (!loop_->make_ext4()) GTEST_SKIP() << "mkfs.ext4 not available";
   if (!loop_->mount_ext4()) GTEST_SKIP() << "cannot mount here";
   const auto mnt = loop_->dir() / "mnt";
-  { std::ofstream(mnt / "keep.txt") << "still here\n"; }
+  {
+    std::ofstream(mnt / "keep.txt") << "still here\n";
+  }
   ::sync();
   std::string why;
   auto alias = loop_->alias(why);
@@ -235,9 +245,10 @@ class DeviceStackRun : public ::testing::Test {
   }
   drivelab::testing::Result write_to(const std::string& device, const std::vector<std::string>& extra,
                                      const ScratchDir& dir) {
-    std::vector<std::string> args = {DRIVELAB_EXE, "io", "--target", device, "--out", (dir.path() / "out").string(),
-                                      "--quiet", "--rw", "randwrite", "--file-size", "16MiB", "--duration", "2s",
-                                      "--warmup", "0s", "--interval", "1s"};
+    std::vector<std::string> args = {
+        DRIVELAB_EXE, "io",       "--target",  device,        "--out", (dir.path() / "out").string(),
+        "--quiet",    "--rw",     "randwrite", "--file-size", "16MiB", "--duration",
+        "2s",         "--warmup", "0s",        "--interval",  "1s"};
     args.insert(args.end(), extra.begin(), extra.end());
     return drivelab::testing::run(std::move(args), dir.path(), std::chrono::seconds(120));
   }
@@ -248,12 +259,14 @@ class DeviceStackRun : public ::testing::Test {
   void expect_refused_and_intact(const std::string& target, const std::string& identity, LoopDevice& mounted,
                                  const std::string& node, const std::string& expected, const char* label) {
     const auto mnt = mounted.dir() / "mnt";
-    { std::ofstream(mnt / "keep.txt") << "still here\n"; }
+    {
+      std::ofstream(mnt / "keep.txt") << "still here\n";
+    }
     ::sync();
     ScratchDir dir(std::string("stack-") + label);
     for (const bool name : {true, false}) {
-      const auto r = write_to(target, name ? std::vector<std::string>{"--destroy-data-on", identity}
-                                           : std::vector<std::string>{}, dir);
+      const auto r = write_to(
+          target, name ? std::vector<std::string>{"--destroy-data-on", identity} : std::vector<std::string>{}, dir);
       EXPECT_EQ(r.status, 3) << label << (name ? " (named)" : " (not named)") << ": " << r.out << r.err;
       EXPECT_TRUE(contains(r.err, "refusing to write to " + target)) << label << ": " << r.err;
       EXPECT_TRUE(contains(r.err, expected)) << label << ": expected «" << expected << "» in\n" << r.err;
@@ -276,10 +289,10 @@ TEST_F(DeviceStackRun, ALoopOverAMountedDevice) {
   LoopDevice b = over(a.path());
   ASSERT_TRUE(a.make_ext4());
   ASSERT_TRUE(a.mount_ext4());
-  expect_refused_and_intact(b.path(), b.backing_file(), a, a.path(),
-                            b.path() + " is a loop device over " + a.path() + ", mounted at " +
-                                (a.dir() / "mnt").string() + " (ext4)",
-                            "below");
+  expect_refused_and_intact(
+      b.path(), b.backing_file(), a, a.path(),
+      b.path() + " is a loop device over " + a.path() + ", mounted at " + (a.dir() / "mnt").string() + " (ext4)",
+      "below");
 }
 
 TEST_F(DeviceStackRun, TheDeviceUnderAMountedLoop) {
@@ -348,9 +361,26 @@ TEST_F(DeviceStackRun, ARunHoldsItsWholeStackAgainstMountsAndASecondRunThroughAn
   ASSERT_TRUE(c.make_ext4()) << "an ext4 that the run will overwrite: nobody may mount it meanwhile";
   ScratchDir dir("stack-held");
   // The first run holds the stack while it waits for its start time, then writes for 1 s.
-  Child first({DRIVELAB_EXE, "io", "--target", a.path(), "--destroy-data-on", a.backing_file(), "--out",
-               (dir.path() / "a").string(), "--rw", "randwrite", "--file-size", "16MiB", "--duration", "1s",
-               "--warmup", "0s", "--interval", "1s", "--start-at", "+5s"},
+  Child first({DRIVELAB_EXE,
+               "io",
+               "--target",
+               a.path(),
+               "--destroy-data-on",
+               a.backing_file(),
+               "--out",
+               (dir.path() / "a").string(),
+               "--rw",
+               "randwrite",
+               "--file-size",
+               "16MiB",
+               "--duration",
+               "1s",
+               "--warmup",
+               "0s",
+               "--interval",
+               "1s",
+               "--start-at",
+               "+5s"},
               dir.path() / "a.out", dir.path() / "a.err");
   for (int i = 0; i < 200 && read_file(dir.path() / "a.out").find("waiting") == std::string::npos; ++i)
     std::this_thread::sleep_for(std::chrono::milliseconds(25));
@@ -383,7 +413,8 @@ TEST_F(LoopDeviceRun, DirectoryTestsAndMisplacedConsentAreRefused) {
                                    target.string(), "--destroy-data-on", "X", "--out", (dir.path() / "out").string()},
                                   dir);
   EXPECT_EQ(misplaced.status, 3) << misplaced.out << misplaced.err;
-  EXPECT_TRUE(contains(misplaced.err, "--destroy-data-on names a block device to destroy, but the target")) << misplaced.err;
+  EXPECT_TRUE(contains(misplaced.err, "--destroy-data-on names a block device to destroy, but the target"))
+      << misplaced.err;
 }
 
 // A device that fills: 1 GiB over a sparse file on a 192 MiB tmpfs, so writes past ~192 MiB fail
@@ -403,14 +434,15 @@ class FullDeviceRun : public ::testing::Test {
   /// device, named; returns the failed test's record after checking the run's status.
   json run_kind(const std::string& kind, const std::string& section, const ScratchDir& dir) {
     const auto protocol = dir.path() / "full.yaml";
-    std::ofstream(protocol) << "protocol: full-device\nseed: 1\ntests:\n  - name: " << kind << "-full\n    kind: "
-                            << kind << "\n    warmup: 0s\n    duration: 60s\n    interval: 100ms\n    " << kind
-                            << ": " << section << "\n";
-    return check_failed(drivelab::testing::run({DRIVELAB_EXE, "run", protocol.string(), "--target", loop_->path(),
-                                                "--destroy-data-on", loop_->backing_file(), "--out",
-                                                (dir.path() / "out").string(), "--quiet"},
-                                               dir.path(), std::chrono::seconds(300)),
-                        dir);
+    std::ofstream(protocol) << "protocol: full-device\nseed: 1\ntests:\n  - name: " << kind
+                            << "-full\n    kind: " << kind
+                            << "\n    warmup: 0s\n    duration: 60s\n    interval: 100ms\n    " << kind << ": "
+                            << section << "\n";
+    return check_failed(
+        drivelab::testing::run({DRIVELAB_EXE, "run", protocol.string(), "--target", loop_->path(), "--destroy-data-on",
+                                loop_->backing_file(), "--out", (dir.path() / "out").string(), "--quiet"},
+                               dir.path(), std::chrono::seconds(300)),
+        dir);
   }
   json check_failed(const drivelab::testing::Result& r, const ScratchDir& dir) {
     EXPECT_EQ(r.status, 1) << r.out << r.err;
@@ -432,11 +464,32 @@ class FullDeviceRun : public ::testing::Test {
 TEST_F(FullDeviceRun, AnIoTestThatFillsTheDeviceFailsWithTheCauseAndKeepsItsIntervals) {
   ScratchDir dir("full-device-io");
   // 4 KiB at QD1: ~49,000 writes until the tmpfs is full, several 100 ms intervals.
-  const auto r = drivelab::testing::run(
-      {DRIVELAB_EXE, "io", "--target", loop_->path(), "--out", (dir.path() / "out").string(), "--quiet", "--rw",
-       "write", "--xfersize", "4k", "--iodepth", "1", "--engine", "psync", "--file-size", "1GiB", "--duration", "60s",
-       "--warmup", "0s", "--interval", "100ms", "--destroy-data-on", loop_->backing_file()},
-      dir.path(), std::chrono::seconds(300));
+  const auto r = drivelab::testing::run({DRIVELAB_EXE,
+                                         "io",
+                                         "--target",
+                                         loop_->path(),
+                                         "--out",
+                                         (dir.path() / "out").string(),
+                                         "--quiet",
+                                         "--rw",
+                                         "write",
+                                         "--xfersize",
+                                         "4k",
+                                         "--iodepth",
+                                         "1",
+                                         "--engine",
+                                         "psync",
+                                         "--file-size",
+                                         "1GiB",
+                                         "--duration",
+                                         "60s",
+                                         "--warmup",
+                                         "0s",
+                                         "--interval",
+                                         "100ms",
+                                         "--destroy-data-on",
+                                         loop_->backing_file()},
+                                        dir.path(), std::chrono::seconds(300));
   json t = check_failed(r, dir);
   EXPECT_TRUE(contains(t["reason"].get<std::string>(), "into the measured phase"));
   ASSERT_GE(t["intervals"].size(), 1u) << "the intervals before the failure are kept";
@@ -455,9 +508,10 @@ TEST_F(FullDeviceRun, AnIoTestOnAFilesystemWhoseStorageFillsFails) {
   ScratchDir dir("full-device-fs");
   const auto mnt = loop_->dir() / "mnt";
   const auto r = drivelab::testing::run(
-      {DRIVELAB_EXE, "io", "--target", mnt.string(), "--out", (dir.path() / "out").string(), "--quiet", "--rw",
-       "write", "--xfersize", "64k", "--iodepth", "4", "--file-size", "768MiB", "--duration", "60s", "--warmup", "0s",
-       "--interval", "100ms"},
+      {DRIVELAB_EXE, "io",          "--target", mnt.string(), "--out", (dir.path() / "out").string(),
+       "--quiet",    "--rw",        "write",    "--xfersize", "64k",   "--iodepth",
+       "4",          "--file-size", "768MiB",   "--duration", "60s",   "--warmup",
+       "0s",         "--interval",  "100ms"},
       dir.path(), std::chrono::seconds(300));
   EXPECT_EQ(r.status, 1) << r.out << r.err;
   json rec = json::parse(read_file(dir.path() / "out" / "latest.json"));
@@ -472,9 +526,9 @@ TEST_F(FullDeviceRun, AnIoTestOnAFilesystemWhoseStorageFillsFails) {
 TEST_F(FullDeviceRun, AVdbenchTestThatFillsTheDeviceFails) {
   ScratchDir dir("full-device-vdbench");
   json t = run_kind("vdbench",
-                          "{engine: psync, threads: 1, jobs: 1, workloads: [{name: fill, xfersize: 4k, rdpct: 0, "
-                          "seekpct: 0}]}",
-                          dir);
+                    "{engine: psync, threads: 1, jobs: 1, workloads: [{name: fill, xfersize: 4k, rdpct: 0, "
+                    "seekpct: 0}]}",
+                    dir);
   EXPECT_GE(t["intervals"].size(), 1u) << "the intervals before the failure are kept";
 }
 
@@ -551,7 +605,7 @@ TEST(FullResultsDirectory, AJournalWriteThatFailsFailsTheTestAndTheRunAndRecover
     ASSERT_GE(fd, 0);
     off_t end = 0;
     for (int i = 0; i < 3; ++i) {
-      struct statvfs v {};
+      struct statvfs v{};
       ASSERT_EQ(::statvfs(out.c_str(), &v), 0);
       const off_t free = static_cast<off_t>(v.f_bavail) * static_cast<off_t>(v.f_frsize);
       if (free < (64 << 10)) break;
@@ -580,12 +634,13 @@ TEST(FullResultsDirectory, AJournalWriteThatFailsFailsTheTestAndTheRunAndRecover
   EXPECT_FALSE(rec["tests"][0]["histograms"].empty());
 
   const auto recovered = dir.path() / "recovered.json";
-  const auto r = drivelab::testing::run({DRIVELAB_EXE, "results", "recover", journal.string(), "-o", recovered.string()},
-                                        dir.path());
+  const auto r = drivelab::testing::run(
+      {DRIVELAB_EXE, "results", "recover", journal.string(), "-o", recovered.string()}, dir.path());
   ASSERT_EQ(r.status, 0) << r.out << r.err;
   json again = json::parse(read_file(recovered));
   EXPECT_EQ(again["status"], "failed");
-  EXPECT_TRUE(contains(again["reason"].get<std::string>(), "the result journal could not be written: ")) << again["reason"];
+  EXPECT_TRUE(contains(again["reason"].get<std::string>(), "the result journal could not be written: "))
+      << again["reason"];
   EXPECT_EQ(again["tests"][0]["status"], "failed");
   EXPECT_TRUE(contains(again["tests"][0]["reason"].get<std::string>(), "(ENOSPC)")) << again["tests"][0]["reason"];
 }
@@ -597,9 +652,10 @@ TEST(FullResultsDirectory, AFinalRecordLargerThanTheReserveIsWrittenOnOneLine) {
   FullOut f("full-results-large", 12 << 20);
   if (!f.tmpfs) GTEST_SKIP() << f.why;
   const auto& out = f.out;
-  const auto r = drivelab::testing::run({DRIVELAB_EXE, "io", "--target", f.target.string(), "--out", out.string(), "--engine",
-                                         "null", "--warmup", "0s", "--duration", "20s", "--interval", "100ms", "--quiet"},
-                                        f.dir.path(), std::chrono::seconds(120));
+  const auto r =
+      drivelab::testing::run({DRIVELAB_EXE, "io", "--target", f.target.string(), "--out", out.string(), "--engine",
+                              "null", "--warmup", "0s", "--duration", "20s", "--interval", "100ms", "--quiet"},
+                             f.dir.path(), std::chrono::seconds(120));
   EXPECT_EQ(r.status, 1) << r.out << r.err;
   const std::string text = read_file(out / "latest.json");
   EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 1) << "one line";
@@ -618,7 +674,8 @@ TEST(FullResultsDirectory, AFinalRecordLargerThanTheReserveIsWrittenOnOneLine) {
   EXPECT_GE(kept, 100u) << "a record too large for the reserve when indented";
   EXPECT_GT(rec["tests"][0]["metrics"]["iops"]["value"].get<double>(), 0.0);
   bool said = false;
-  for (const auto& w : rec["warnings"]) said = said || contains(w.get<std::string>(), "the record is written on one line");
+  for (const auto& w : rec["warnings"])
+    said = said || contains(w.get<std::string>(), "the record is written on one line");
   EXPECT_TRUE(said) << rec["warnings"];
 }
 
@@ -632,8 +689,14 @@ TEST(TargetProfiles, ShortFormsRunOnADirectory) {
   const auto target = dir.path() / "target";
   std::filesystem::create_directories(target);
   const auto run = [&](const std::string& profile, std::vector<std::string> sets) {
-    std::vector<std::string> args{DRIVELAB_EXE, "run", std::string(DRIVELAB_SOURCE_DIR) + "/config/" + profile + ".yaml",
-                                  "--target", target.string(), "--out", (dir.path() / "out").string(), "--quiet"};
+    std::vector<std::string> args{DRIVELAB_EXE,
+                                  "run",
+                                  std::string(DRIVELAB_SOURCE_DIR) + "/config/" + profile + ".yaml",
+                                  "--target",
+                                  target.string(),
+                                  "--out",
+                                  (dir.path() / "out").string(),
+                                  "--quiet"};
     for (auto& s : sets) {
       args.push_back("--set");
       args.push_back(std::move(s));
@@ -648,12 +711,14 @@ TEST(TargetProfiles, ShortFormsRunOnADirectory) {
     }
     return rec;
   };
-  json pre = run("precondition", {"tests[*].duration=1s", "tests[*].interval=500ms", "tests[0].precondition.file_size=64MiB",
-                                  "tests[0].precondition.random_pass_size=8MiB", "tests[1].video.file_size=64MiB",
-                                  "tests[1].video.format=1080p", "tests[1].video.codec=prores422hq"});
+  json pre =
+      run("precondition", {"tests[*].duration=1s", "tests[*].interval=500ms", "tests[0].precondition.file_size=64MiB",
+                           "tests[0].precondition.random_pass_size=8MiB", "tests[1].video.file_size=64MiB",
+                           "tests[1].video.format=1080p", "tests[1].video.codec=prores422hq"});
   EXPECT_EQ(pre["tests"][0]["metrics"]["bytes_written"]["value"].get<double>(), 72.0 * (1 << 20));
   EXPECT_EQ(pre["tests"][1]["details"]["file"]["path"].get<std::string>(),
-            (target / "drivelab-video-25pct.dat").string()) << "the video test uses the preconditioned file";
+            (target / "drivelab-video-25pct.dat").string())
+      << "the video test uses the preconditioned file";
   EXPECT_EQ(pre["tests"][1]["details"]["file"]["region_length_bytes"], 16 << 20);
   json video = run("video", {"tests[0].duration=1s", "tests[0].interval=500ms", "tests[0].video.file_size=64MiB",
                              "tests[0].video.format=1080p", "tests[0].video.codec=yuv422-8bit"});

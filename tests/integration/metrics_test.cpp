@@ -27,10 +27,10 @@
 
 namespace {
 
+using drivelab::test_support::http_get;
 using drivelab::testing::Child;
 using drivelab::testing::read_file;
 using drivelab::testing::ScratchDir;
-using drivelab::test_support::http_get;
 using nlohmann::json;
 
 const std::filesystem::path kSource = DRIVELAB_SOURCE_DIR;
@@ -91,8 +91,10 @@ const Sample* find_sample(const std::vector<Sample>& samples, const std::string&
 void collect_exprs(const json& j, std::vector<std::string>& out) {
   if (j.is_object()) {
     for (const auto& [k, v] : j.items()) {
-      if ((k == "expr" || k == "query" || k == "definition") && v.is_string()) out.push_back(v.get<std::string>());
-      else collect_exprs(v, out);
+      if ((k == "expr" || k == "query" || k == "definition") && v.is_string())
+        out.push_back(v.get<std::string>());
+      else
+        collect_exprs(v, out);
     }
   } else if (j.is_array()) {
     for (const auto& v : j) collect_exprs(v, out);
@@ -222,9 +224,8 @@ TEST(Metrics, ScrapedMidRunCheckedByPromtoolAndEqualToTheIntervals) {
   const json rec = json::parse(read_file(out / "latest.json"));
   const std::string so = child.out();
   // The scraped figures are the record's interval with the same end, and the line printed for it.
-  for (const auto& [test, sample, end, value] :
-       {std::tuple{std::string("io"), iops, io_end, std::string("iops")},
-        std::tuple{std::string("oltp"), tps, oltp_end, std::string("tps")}}) {
+  for (const auto& [test, sample, end, value] : {std::tuple{std::string("io"), iops, io_end, std::string("iops")},
+                                                 std::tuple{std::string("oltp"), tps, oltp_end, std::string("tps")}}) {
     const json* iv = record_interval(rec, test, end->value);
     ASSERT_NE(iv, nullptr) << test << " t_s " << end->value;
     const double recorded = (*iv)["values"][value].get<double>();
@@ -238,8 +239,8 @@ TEST(Metrics, ScrapedMidRunCheckedByPromtoolAndEqualToTheIntervals) {
 TEST(Metrics, AMalformedAddressIsBadInput) {
   ScratchDir dir("metrics-bad-address");
   for (const std::string bad : {"127.0.0.1", "127.0.0.1:99999", "my-host:9464", "::1:9464", "127.0.0.1:94x"}) {
-    const auto r = drivelab::testing::run({DRIVELAB_EXE, "io", "--target", dir.path().string(), "--metrics-listen", bad},
-                                          dir.path());
+    const auto r = drivelab::testing::run(
+        {DRIVELAB_EXE, "io", "--target", dir.path().string(), "--metrics-listen", bad}, dir.path());
     EXPECT_EQ(r.status, 2) << bad << r.out << r.err;
     EXPECT_NE(r.err.find("--metrics-listen '" + bad + "'"), std::string::npos) << r.err;
   }
@@ -249,12 +250,13 @@ TEST(Metrics, APortInUseStopsTheRunBeforeAnythingIsWritten) {
   ScratchDir dir("metrics-port-in-use");
   const Listener taken;
   const auto out = dir.path() / "out";
-  const auto r = drivelab::testing::run({DRIVELAB_EXE, "io", "--target", dir.path().string(), "--out", out.string(),
-                                         "--metrics-listen", "127.0.0.1:" + std::to_string(taken.port),
-                                         "--duration", "1s", "--engine", "null"},
-                                        dir.path());
+  const auto r = drivelab::testing::run(
+      {DRIVELAB_EXE, "io", "--target", dir.path().string(), "--out", out.string(), "--metrics-listen",
+       "127.0.0.1:" + std::to_string(taken.port), "--duration", "1s", "--engine", "null"},
+      dir.path());
   EXPECT_EQ(r.status, 3) << r.out << r.err;
-  EXPECT_NE(r.err.find("--metrics-listen 127.0.0.1:" + std::to_string(taken.port) + ": cannot listen there: Address "
+  EXPECT_NE(r.err.find("--metrics-listen 127.0.0.1:" + std::to_string(taken.port) +
+                       ": cannot listen there: Address "
                        "already in use (EADDRINUSE)"),
             std::string::npos)
       << r.err;

@@ -58,8 +58,10 @@ Records find_records(const fs::path& out) {
     const std::string name = e.path().filename().string();
     if (e.is_symlink() || !name.ends_with(".json")) continue;
     std::smatch m;
-    if (std::regex_match(name, m, rank_re)) r.ranks[std::stoi(m[2])] = e.path();
-    else if (name.starts_with("20")) r.merged = e.path();
+    if (std::regex_match(name, m, rank_re))
+      r.ranks[std::stoi(m[2])] = e.path();
+    else if (name.starts_with("20"))
+      r.merged = e.path();
   }
   return r;
 }
@@ -71,7 +73,9 @@ std::map<std::int64_t, std::uint64_t> bins_of(const json& h) {
   return out;
 }
 
-double metric(const json& test, const std::string& name) { return test.at("metrics").at(name).at("value").get<double>(); }
+double metric(const json& test, const std::string& name) {
+  return test.at("metrics").at(name).at("value").get<double>();
+}
 
 bool have_mpirun() { return fs::exists(kMpirun); }
 
@@ -109,10 +113,10 @@ tests:
         - {name: rr, xfersize: 4k, rdpct: 100, seekpct: 100}
 )");
   const fs::path out = dir.path() / "out";
-  const auto r = drivelab::testing::run(
-      mpirun(4, {DRIVELAB_EXE, "run", protocol.string(), "--target", (dir.path() / "t{rank}").string(), "--out",
-                 out.string(), "--quiet"}),
-      dir.path(), std::chrono::seconds(600));
+  const auto r =
+      drivelab::testing::run(mpirun(4, {DRIVELAB_EXE, "run", protocol.string(), "--target",
+                                        (dir.path() / "t{rank}").string(), "--out", out.string(), "--quiet"}),
+                             dir.path(), std::chrono::seconds(600));
   ASSERT_EQ(r.status, 0) << r.out << r.err;
 
   const Records recs = find_records(out);
@@ -193,11 +197,11 @@ TEST(Multihost, EachRankServesItsLiveMetricsOnThePortPlusItsRank) {
   if (!have_mpirun()) GTEST_SKIP() << "no mpirun (apt-get install openmpi-bin)";
   ScratchDir dir("multihost-metrics");
   const int port = drivelab::test_support::free_loopback_ports(2);
-  Child job(mpirun(2, {DRIVELAB_EXE, "io", "--engine", "null", "--rw", "randread", "--warmup", "0s", "--duration", "8s",
-                       "--interval", "1s", "--target", (dir.path() / "t{rank}").string(), "--out",
-                       (dir.path() / "out").string(), "--quiet", "--metrics-listen",
-                       "127.0.0.1:" + std::to_string(port)}),
-            dir.path() / "stdout.txt", dir.path() / "stderr.txt");
+  Child job(
+      mpirun(2, {DRIVELAB_EXE, "io", "--engine", "null", "--rw", "randread", "--warmup", "0s", "--duration", "8s",
+                 "--interval", "1s", "--target", (dir.path() / "t{rank}").string(), "--out",
+                 (dir.path() / "out").string(), "--quiet", "--metrics-listen", "127.0.0.1:" + std::to_string(port)}),
+      dir.path() / "stdout.txt", dir.path() / "stderr.txt");
   std::map<int, std::string> served;  // rank -> its scrape once it has an interval
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
   while (served.size() < 2 && std::chrono::steady_clock::now() < deadline) {
@@ -209,7 +213,8 @@ TEST(Multihost, EachRankServesItsLiveMetricsOnThePortPlusItsRank) {
   }
   ASSERT_EQ(served.size(), 2u) << job.out() << job.err();
   for (const auto& [rank, body] : served) {
-    static const std::regex iops_re(R"re(\ndrivelab_interval_iops\{host="[^"]+",rank="(\d+)",kind="io",phase="run",test="io"\} (\S+)\n)re");
+    static const std::regex iops_re(
+        R"re(\ndrivelab_interval_iops\{host="[^"]+",rank="(\d+)",kind="io",phase="run",test="io"\} (\S+)\n)re");
     std::smatch m;
     ASSERT_TRUE(std::regex_search(body, m, iops_re)) << body;
     EXPECT_EQ(m[1], std::to_string(rank));
@@ -251,10 +256,10 @@ TEST(Multihost, SigkillOfOneRankEndsTheRunWithin30sAndSurvivorsMergeNamingTheLos
   if (!have_mpirun()) GTEST_SKIP() << "no mpirun (apt-get install openmpi-bin)";
   ScratchDir dir("multihost-kill");
   const fs::path out = dir.path() / "out";
-  Child job(mpirun(4, {DRIVELAB_EXE, "io", "--engine", "null", "--rw", "randread", "--warmup", "0s", "--duration",
-                       "300s", "--interval", "1s", "--target", (dir.path() / "t{rank}").string(), "--out",
-                       out.string(), "--quiet"}),
-            dir.path() / "stdout.txt", dir.path() / "stderr.txt");
+  Child job(
+      mpirun(4, {DRIVELAB_EXE, "io", "--engine", "null", "--rw", "randread", "--warmup", "0s", "--duration", "300s",
+                 "--interval", "1s", "--target", (dir.path() / "t{rank}").string(), "--out", out.string(), "--quiet"}),
+      dir.path() / "stdout.txt", dir.path() / "stderr.txt");
   // Wait until every rank is in its measured phase (its record has intervals).
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
   bool measuring = false;
@@ -301,7 +306,8 @@ TEST(Multihost, SigkillOfOneRankEndsTheRunWithin30sAndSurvivorsMergeNamingTheLos
   EXPECT_EQ(merged["hosts"][2]["status"], "missing");
   char host[256] = {};
   ::gethostname(host, sizeof host - 1);
-  EXPECT_NE(merged["hosts"][2]["reason"].get<std::string>().find(std::string("rank 2 (host ") + host), std::string::npos)
+  EXPECT_NE(merged["hosts"][2]["reason"].get<std::string>().find(std::string("rank 2 (host ") + host),
+            std::string::npos)
       << merged["hosts"][2].dump();
   EXPECT_NE(merged["reason"].get<std::string>().find("rank 2"), std::string::npos) << merged["reason"];
 }

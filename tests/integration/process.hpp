@@ -37,8 +37,8 @@ inline std::string read_file(const std::filesystem::path& p) {
 /// A running child with stdout and stderr redirected to files.
 class Child {
  public:
-  Child(std::vector<std::string> args, const std::filesystem::path& out_file,
-        const std::filesystem::path& err_file, const std::filesystem::path& cwd = {})
+  Child(std::vector<std::string> args, const std::filesystem::path& out_file, const std::filesystem::path& err_file,
+        const std::filesystem::path& cwd = {})
       : out_(out_file), err_(err_file) {
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
@@ -98,8 +98,7 @@ struct Result {
 };
 
 inline Result run(std::vector<std::string> args, const std::filesystem::path& dir,
-                  std::chrono::seconds timeout = std::chrono::seconds(300),
-                  const std::filesystem::path& cwd = {}) {
+                  std::chrono::seconds timeout = std::chrono::seconds(300), const std::filesystem::path& cwd = {}) {
   Child c(std::move(args), dir / "stdout.txt", dir / "stderr.txt", cwd);
   const int st = c.wait(timeout);
   return {st, c.out(), c.err()};

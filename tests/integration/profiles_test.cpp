@@ -42,8 +42,9 @@ json run_short(const std::string& profile, std::vector<std::string> overrides) {
   const fs::path target = dir.path() / "target";
   const fs::path out = dir.path() / "out";
   fs::create_directories(target);
-  std::vector<std::string> args{DRIVELAB_EXE, "run", (config_dir() / (profile + ".yaml")).string(), "--target",
-                                target.string(), "--out", out.string()};
+  std::vector<std::string> args{DRIVELAB_EXE, "run",           (config_dir() / (profile + ".yaml")).string(),
+                                "--target",   target.string(), "--out",
+                                out.string()};
   for (auto& o : overrides) {
     args.push_back("--set");
     args.push_back(std::move(o));
@@ -68,8 +69,9 @@ json run_short(const std::string& profile, std::vector<std::string> overrides) {
 
 // The short form of a curve profile: tiny files, 1 s runs, a one-point curve at 120% (overload).
 std::vector<std::string> short_curve(const std::string& file_size) {
-  return {"tests[*].warmup=0s", "tests[*].duration=1s", "tests[*].interval=1s",
-          "tests[*].vdbench.file_size=" + file_size, "tests[*].vdbench.curve=[120]", "tests[*].vdbench.jobs=1"};
+  return {"tests[*].warmup=0s",           "tests[*].duration=1s",
+          "tests[*].interval=1s",         "tests[*].vdbench.file_size=" + file_size,
+          "tests[*].vdbench.curve=[120]", "tests[*].vdbench.jobs=1"};
 }
 
 void expect_curve_groups(const json& rec) {

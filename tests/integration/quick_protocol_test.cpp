@@ -16,15 +16,42 @@ TEST(QuickProtocol, RunsAndWritesACompleteRecord) {
   const auto target = dir.path() / "target";
   const auto out = dir.path() / "out";
   std::filesystem::create_directories(target);
-  const auto r = drivelab::testing::run(
-      {DRIVELAB_EXE, "run", std::string(DRIVELAB_SOURCE_DIR) + "/config/quick.yaml", "--target", target.string(),
-       "--out", out.string(), "--set", "tests[*].warmup=1s", "--set", "tests[*].duration=4s", "--set",
-       "tests[*].interval=1s", "--set", "tests[0].tpcc.warehouses=1", "--set", "tests[0].tpcc.users=2", "--set",
-       "tests[1].io.file_size=64MiB", "--set", "tests[2].io.file_size=64MiB", "--set",
-       "tests[3].vdbench.file_size=64MiB", "--set", "tests[4].vdbench.file_size=64MiB", "--set",
-       "tests[5].video.file_size=256MiB", "--set", "tests[6].render.memory_budget=16MiB", "--set", "tests[7].vdi.phase_length=1s", "--set",
-       "tests[7].vdi.stagger=20ms", "--set", "tests[7].vdi.file_size=64MiB"},
-      dir.path());
+  const auto r = drivelab::testing::run({DRIVELAB_EXE,
+                                         "run",
+                                         std::string(DRIVELAB_SOURCE_DIR) + "/config/quick.yaml",
+                                         "--target",
+                                         target.string(),
+                                         "--out",
+                                         out.string(),
+                                         "--set",
+                                         "tests[*].warmup=1s",
+                                         "--set",
+                                         "tests[*].duration=4s",
+                                         "--set",
+                                         "tests[*].interval=1s",
+                                         "--set",
+                                         "tests[0].tpcc.warehouses=1",
+                                         "--set",
+                                         "tests[0].tpcc.users=2",
+                                         "--set",
+                                         "tests[1].io.file_size=64MiB",
+                                         "--set",
+                                         "tests[2].io.file_size=64MiB",
+                                         "--set",
+                                         "tests[3].vdbench.file_size=64MiB",
+                                         "--set",
+                                         "tests[4].vdbench.file_size=64MiB",
+                                         "--set",
+                                         "tests[5].video.file_size=256MiB",
+                                         "--set",
+                                         "tests[6].render.memory_budget=16MiB",
+                                         "--set",
+                                         "tests[7].vdi.phase_length=1s",
+                                         "--set",
+                                         "tests[7].vdi.stagger=20ms",
+                                         "--set",
+                                         "tests[7].vdi.file_size=64MiB"},
+                                        dir.path());
   ASSERT_EQ(r.status, 0) << r.out << r.err;
 
   const json rec = json::parse(read_file(out / "latest.json"));
@@ -89,7 +116,8 @@ TEST(QuickProtocol, RunsAndWritesACompleteRecord) {
   const std::string run_id = rec["run_id"];
   const std::string journal = read_file(out / (run_id + ".journal.jsonl"));
   EXPECT_NE(journal.find("\"run_end\""), std::string::npos);
-  for (const char* name : {"oltp", "4k-random-read", "4k-random-write", "4k-random-read-curve", "sql-mix", "video", "render", "vdi-boot"})
+  for (const char* name :
+       {"oltp", "4k-random-read", "4k-random-write", "4k-random-read-curve", "sql-mix", "video", "render", "vdi-boot"})
     EXPECT_NE(r.out.find(name), std::string::npos);
   // Files were created only inside the target directory, with the drivelab- prefix.
   for (const auto& e : std::filesystem::directory_iterator(target))
@@ -107,18 +135,19 @@ TEST(QuickProtocol, OnlyRunsTheNamedTestsAndRejectsAnUnknownName) {
   std::filesystem::create_directories(target);
   const std::string quick = std::string(DRIVELAB_SOURCE_DIR) + "/config/quick.yaml";
   // An unknown name: exit 2 before anything runs, naming the protocol's tests.
-  const auto bad = drivelab::testing::run({DRIVELAB_EXE, "run", quick, "--target", target.string(), "--out", out.string(),
-                                           "--only", "video,no-such-test"},
-                                          dir.path());
+  const auto bad = drivelab::testing::run(
+      {DRIVELAB_EXE, "run", quick, "--target", target.string(), "--out", out.string(), "--only", "video,no-such-test"},
+      dir.path());
   EXPECT_EQ(bad.status, 2) << bad.out << bad.err;
   EXPECT_NE(bad.err.find("no test named 'no-such-test'"), std::string::npos) << bad.err;
   EXPECT_NE(bad.err.find("vdi-boot"), std::string::npos) << bad.err;
   EXPECT_FALSE(std::filesystem::exists(out / "latest.json"));
   // One test by name: the record holds it alone, its effective config too.
-  const auto r = drivelab::testing::run({DRIVELAB_EXE, "run", quick, "--target", target.string(), "--out", out.string(),
-                                         "--only", "video", "--set", "tests[5].video.file_size=64MiB", "--set",
-                                         "tests[*].warmup=0s", "--set", "tests[*].duration=2s", "--set", "tests[*].interval=1s"},
-                                        dir.path());
+  const auto r =
+      drivelab::testing::run({DRIVELAB_EXE, "run", quick, "--target", target.string(), "--out", out.string(), "--only",
+                              "video", "--set", "tests[5].video.file_size=64MiB", "--set", "tests[*].warmup=0s",
+                              "--set", "tests[*].duration=2s", "--set", "tests[*].interval=1s"},
+                             dir.path());
   ASSERT_EQ(r.status, 0) << r.out << r.err;
   const json rec = json::parse(read_file(out / "latest.json"));
   ASSERT_EQ(rec["tests"].size(), 1u);

@@ -32,8 +32,10 @@ class ScopedEnv {
     ::setenv(name, value.c_str(), 1);
   }
   ~ScopedEnv() {
-    if (old_) ::setenv(name_, old_->c_str(), 1);
-    else ::unsetenv(name_);
+    if (old_)
+      ::setenv(name_, old_->c_str(), 1);
+    else
+      ::unsetenv(name_);
   }
   ScopedEnv(const ScopedEnv&) = delete;
   ScopedEnv& operator=(const ScopedEnv&) = delete;
@@ -92,15 +94,17 @@ TEST(RecordSchema, ARealRunItsJournalRecoveryMergeAndReportAllValidate) {
   {
     ScopedEnv env("DRIVELAB_KEEP_RECORDS_IN", kept.string());  // the suite's hook, into our own directory
     for (const char* out : {"out1", "out2"}) {
-      const auto r = drivelab::testing::run({DRIVELAB_EXE, "run", protocol.string(), "--target",
-                                             (dir.path() / "target").string(), "--out", (dir.path() / out).string(),
-                                             "--quiet"},
-                                            dir.path(), std::chrono::seconds(600));
+      const auto r =
+          drivelab::testing::run({DRIVELAB_EXE, "run", protocol.string(), "--target", (dir.path() / "target").string(),
+                                  "--out", (dir.path() / out).string(), "--quiet"},
+                                 dir.path(), std::chrono::seconds(600));
       ASSERT_EQ(r.status, 0) << r.out << r.err;
       for (const auto& e : fs::directory_iterator(dir.path() / out)) {
         const std::string name = e.path().filename().string();
-        if (name.ends_with(".journal.jsonl")) journals.push_back(e.path());
-        else if (name.ends_with(".json") && name != "latest.json") records.push_back(e.path());
+        if (name.ends_with(".journal.jsonl"))
+          journals.push_back(e.path());
+        else if (name.ends_with(".json") && name != "latest.json")
+          records.push_back(e.path());
       }
     }
   }
@@ -115,8 +119,8 @@ TEST(RecordSchema, ARealRunItsJournalRecoveryMergeAndReportAllValidate) {
   EXPECT_TRUE(r0["tests"][1]["intervals"][0].contains("histograms"));
 
   const fs::path recovered = dir.path() / "recovered.json";
-  const auto rec = drivelab::testing::run({DRIVELAB_EXE, "results", "recover", journals[0].string(), "-o", recovered.string()},
-                                          dir.path());
+  const auto rec = drivelab::testing::run(
+      {DRIVELAB_EXE, "results", "recover", journals[0].string(), "-o", recovered.string()}, dir.path());
   ASSERT_EQ(rec.status, 0) << rec.err;
   const fs::path merged = dir.path() / "merged.json";
   const auto mrg = drivelab::testing::run(
@@ -124,9 +128,9 @@ TEST(RecordSchema, ARealRunItsJournalRecoveryMergeAndReportAllValidate) {
   ASSERT_EQ(mrg.status, 0) << mrg.err;
   EXPECT_EQ(load(merged)["hosts"].size(), 2u);
   const fs::path csv = dir.path() / "report.csv";
-  const auto rep = drivelab::testing::run({DRIVELAB_EXE, "report", records[0].string(), records[1].string(),
-                                           merged.string(), "--csv", csv.string()},
-                                          dir.path());
+  const auto rep = drivelab::testing::run(
+      {DRIVELAB_EXE, "report", records[0].string(), records[1].string(), merged.string(), "--csv", csv.string()},
+      dir.path());
   ASSERT_EQ(rep.status, 0) << rep.err;
   EXPECT_NE(read_file(csv).find(",system,2,,"), std::string::npos) << read_file(csv);  // the merged 2-host row
 
@@ -164,7 +168,8 @@ TEST(RecordSchema, FaultsAreRejectedWithTheirFileLineAndPointer) {
   missing.erase("run_id");
   json bad_status = r;
   bad_status["tests"][1]["status"] = "done";
-  const fs::path a = dir.path() / "wrong_type.json", b = dir.path() / "missing.json", c = dir.path() / "bad_status.json";
+  const fs::path a = dir.path() / "wrong_type.json", b = dir.path() / "missing.json",
+                 c = dir.path() / "bad_status.json";
   save(a, wrong_type);
   save(b, missing);
   save(c, bad_status);
@@ -172,7 +177,8 @@ TEST(RecordSchema, FaultsAreRejectedWithTheirFileLineAndPointer) {
   const auto va = validate(dir, {a.string()});
   EXPECT_EQ(va.status, 2) << va.out << va.err;
   EXPECT_NE(va.out.find(a.string() + ": /tests/0/metrics/tps/value: 'fast' is not of type 'number', 'null'"),
-            std::string::npos) << va.out;
+            std::string::npos)
+      << va.out;
   const auto vb = validate(dir, {b.string()});
   EXPECT_EQ(vb.status, 2);
   EXPECT_NE(vb.out.find(b.string() + ": /run_id: required key missing"), std::string::npos) << vb.out;
@@ -188,15 +194,25 @@ TEST(RecordSchema, FaultsAreRejectedWithTheirFileLineAndPointer) {
     json start{{"event", "run_start"}, {"record", r}};
     start["record"]["tests"] = json::array();
     j << start.dump() << '\n';
-    j << json{{"event", "test_start"}, {"test", "oltp"}, {"kind", "tpcc"}, {"config", json::object()},
-              {"at", "2026-11-30T03:19:30.000Z"}}.dump() << '\n';
-    j << json{{"event", "interval"}, {"test", "oltp"}, {"interval", {{"t_s", "one"}, {"duration_s", 1.0}, {"values", json::object()}}}}.dump()
+    j << json{{"event", "test_start"},
+              {"test", "oltp"},
+              {"kind", "tpcc"},
+              {"config", json::object()},
+              {"at", "2026-11-30T03:19:30.000Z"}}
+             .dump()
       << '\n';
-    j << json{{"event", "run_end"}, {"status", "complete"}, {"reason", ""}, {"at", "2026-11-30T03:24:15.649Z"}}.dump() << '\n';
+    j << json{{"event", "interval"},
+              {"test", "oltp"},
+              {"interval", {{"t_s", "one"}, {"duration_s", 1.0}, {"values", json::object()}}}}
+             .dump()
+      << '\n';
+    j << json{{"event", "run_end"}, {"status", "complete"}, {"reason", ""}, {"at", "2026-11-30T03:24:15.649Z"}}.dump()
+      << '\n';
   }
   const auto vj = validate(dir, {journal.string()});
   EXPECT_EQ(vj.status, 2);
-  EXPECT_NE(vj.out.find(journal.string() + ":3: /interval/t_s: 'one' is not of type 'number', 'null'"), std::string::npos)
+  EXPECT_NE(vj.out.find(journal.string() + ":3: /interval/t_s: 'one' is not of type 'number', 'null'"),
+            std::string::npos)
       << vj.out;
   EXPECT_EQ(vj.out.find(":1: "), std::string::npos) << vj.out;  // the other lines are valid
 
@@ -226,20 +242,27 @@ TEST(RecordSchema, JournalsFollowRecoverAndBinaryFilesAreReportedNotFatal) {
   const fs::path empty = dir.path() / "empty.jsonl", interval_only = dir.path() / "interval.jsonl",
                  cut = dir.path() / "cut.jsonl", binary = dir.path() / "binary.json", good = dir.path() / "good.json";
   std::ofstream(empty) << "";
-  std::ofstream(interval_only) << R"({"event":"interval","test":"a","interval":{"t_s":1,"duration_s":1,"values":{}}})" << '\n';
+  std::ofstream(interval_only) << R"({"event":"interval","test":"a","interval":{"t_s":1,"duration_s":1,"values":{}}})"
+                               << '\n';
   std::ofstream(cut) << R"({"event":"run_start","record":{"schema":"drivelab.run/1")";  // cut by a kill, no newline
-  std::ofstream(binary, std::ios::binary) << std::string("\x7f" "ELF\x02\x01\x01\0\xd0\xff\xfe", 12);
+  std::ofstream(binary, std::ios::binary) << std::string(
+      "\x7f"
+      "ELF\x02\x01\x01\0\xd0\xff\xfe",
+      12);
   save(good, load(golden("report_run_disk_1.json")));
   const auto v = validate(dir, {empty.string(), interval_only.string(), cut.string(), binary.string(), good.string()});
   EXPECT_EQ(v.status, 2) << v.out << v.err;
   EXPECT_NE(v.out.find(empty.string() + ": (document root): no events: a journal starts with the run_start event"),
-            std::string::npos) << v.out;
+            std::string::npos)
+      << v.out;
   EXPECT_NE(v.out.find(interval_only.string() + ":1: /event: a journal starts with the run_start event"),
-            std::string::npos) << v.out;
+            std::string::npos)
+      << v.out;
   EXPECT_NE(v.out.find(cut.string() + ":1: note: the last line is cut off"), std::string::npos) << v.out;
   EXPECT_NE(v.out.find(binary.string() + ": (document root): not valid JSON or CSV: not UTF-8 text"), std::string::npos)
       << v.out << v.err;
-  EXPECT_NE(v.out.find(good.string() + ": valid (record)"), std::string::npos) << "checked after the binary file: " << v.out;
+  EXPECT_NE(v.out.find(good.string() + ": valid (record)"), std::string::npos)
+      << "checked after the binary file: " << v.out;
 }
 
 // What the journal writes when the results disk fills (a torn line, then its next events on lines
@@ -248,9 +271,10 @@ TEST(RecordSchema, AJournalLineTornByAFullDiskIsANoteNotAFault) {
   ScratchDir dir("record-schema-torn");
   const fs::path target = dir.path() / "target", out = dir.path() / "out";
   fs::create_directories(target);
-  const auto r = drivelab::testing::run({DRIVELAB_EXE, "io", "--target", target.string(), "--out", out.string(), "--engine",
-                                         "null", "--warmup", "0s", "--duration", "2s", "--interval", "500ms", "--quiet"},
-                                        dir.path());
+  const auto r =
+      drivelab::testing::run({DRIVELAB_EXE, "io", "--target", target.string(), "--out", out.string(), "--engine",
+                              "null", "--warmup", "0s", "--duration", "2s", "--interval", "500ms", "--quiet"},
+                             dir.path());
   ASSERT_EQ(r.status, 0) << r.out << r.err;
   fs::path journal;
   for (const auto& e : fs::directory_iterator(out))

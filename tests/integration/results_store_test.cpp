@@ -59,8 +59,10 @@ TEST(ResultsStore, ImportTwiceStoresOnceAndSaysSo) {
   const auto again = run_drivelab(dir, {"results", "import", kGolden[0], kGolden[1], "--db", db});
   ASSERT_EQ(again.status, 0) << again.err;
   EXPECT_NE(again.out.find("imported 1, already stored 1"), std::string::npos) << again.out;
-  EXPECT_NE(again.out.find(kGolden[0] + ": run 20261130T031927Z-0c79cd already stored (imported from " + kGolden[0] + ")"),
-            std::string::npos) << again.out;
+  EXPECT_NE(
+      again.out.find(kGolden[0] + ": run 20261130T031927Z-0c79cd already stored (imported from " + kGolden[0] + ")"),
+      std::string::npos)
+      << again.out;
   EXPECT_EQ(query(db, "SELECT count(*) FROM runs"), 2);
   EXPECT_EQ(query(db, "SELECT count(*) FROM runs WHERE run_id = '20261130T031927Z-0c79cd'"), 1);
   EXPECT_EQ(query(db, "SELECT count(*) FROM tests"), 6);  // three tests per run
@@ -69,7 +71,8 @@ TEST(ResultsStore, ImportTwiceStoresOnceAndSaysSo) {
   EXPECT_EQ(query(db, "SELECT length(record) FROM runs WHERE rowid = 1"),
             static_cast<long long>(fs::file_size(kSource / kGolden[0])));
   // Headline metrics of each test, queryable with SQLite's JSON functions.
-  EXPECT_EQ(query(db, "SELECT count(*) FROM tests WHERE kind = 'io' AND json_extract(headline, '$.iops.unit') = '1/s'"), 2);
+  EXPECT_EQ(query(db, "SELECT count(*) FROM tests WHERE kind = 'io' AND json_extract(headline, '$.iops.unit') = '1/s'"),
+            2);
 }
 
 TEST(ResultsStore, ReportFromTheStoreIsTheGoldenReportOfTheFiles) {
@@ -85,9 +88,11 @@ TEST(ResultsStore, ReportFromTheStoreIsTheGoldenReportOfTheFiles) {
   EXPECT_EQ(read_file(md), read_file(kSource / "tests/golden/report_two_targets.md"));
   // And the same as `report` on the files, through the binary, the HTML page included (without
   // charts: gnuplot's drawing is the browser test's).
-  const fs::path files_csv = dir.path() / "files.csv", files_html = dir.path() / "files.html", html = dir.path() / "db.html";
+  const fs::path files_csv = dir.path() / "files.csv", files_html = dir.path() / "files.html",
+                 html = dir.path() / "db.html";
   const auto from_files = run_drivelab(
-      dir, with({"report"}, with(kGolden, {"--csv", files_csv.string(), "--html", files_html.string(), "--no-charts"})));
+      dir,
+      with({"report"}, with(kGolden, {"--csv", files_csv.string(), "--html", files_html.string(), "--no-charts"})));
   ASSERT_EQ(from_files.status, 0) << from_files.err;
   EXPECT_EQ(read_file(csv), read_file(files_csv));
   const auto db_html = run_drivelab(dir, {"report", "--db", db, "--html", html.string(), "--no-charts"});
@@ -118,14 +123,17 @@ TEST(ResultsStore, WhereSelectsWithBoundValues) {
   EXPECT_EQ(disk.find("loop0 (ext4)"), std::string::npos);
   EXPECT_NE(disk.find("tests/golden/report_run_disk_1.json;tests/golden/report_run_disk_2.json"), std::string::npos);
   // Two values of one key are alternatives; dates compare as days.
-  const std::string two = csv_of({"run=20261130T031927Z-0c79cd", "run=no-such-run", "since=2026-11-30", "until=2026-11-30"});
+  const std::string two =
+      csv_of({"run=20261130T031927Z-0c79cd", "run=no-such-run", "since=2026-11-30", "until=2026-11-30"});
   EXPECT_NE(two.find("tests/golden/report_run_disk_1.json,"), std::string::npos) << two;
   const std::string none = csv_of({"since=2099-01-01"});
   EXPECT_EQ(none.find('\n'), none.size() - 1) << none;  // the header only
   // ... and the emptiness is said, on stderr and in the report's notes.
-  const auto empty = run_drivelab(dir, {"report", "--db", db, "--where", "kind=nosuch", "--md", (dir.path() / "e.md").string()});
+  const auto empty =
+      run_drivelab(dir, {"report", "--db", db, "--where", "kind=nosuch", "--md", (dir.path() / "e.md").string()});
   EXPECT_EQ(empty.status, 0) << empty.err;
-  EXPECT_NE(empty.err.find("warning: no stored run of " + db + " matches --where kind=nosuch"), std::string::npos) << empty.err;
+  EXPECT_NE(empty.err.find("warning: no stored run of " + db + " matches --where kind=nosuch"), std::string::npos)
+      << empty.err;
   EXPECT_NE(read_file(dir.path() / "e.md").find("no stored run of"), std::string::npos);
   // Text that would change an SQL statement spliced into it is a value like any other.
   EXPECT_EQ(csv_of({"serial=x' OR '1'='1"}).find("measured"), std::string::npos);
@@ -165,7 +173,8 @@ TEST(ResultsStore, ANonRecordOrANonStoreIsRefusedByName) {
   const auto r = run_drivelab(dir, {"results", "import", garbage.string(), kGolden[2], fio.string(), "--db", db});
   EXPECT_EQ(r.status, 2) << r.out;
   EXPECT_NE(r.err.find("result record '" + garbage.string() + "': not valid JSON"), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("result record '" + fio.string() + "': unsupported result schema 'drivelab.run/7'"), std::string::npos)
+  EXPECT_NE(r.err.find("result record '" + fio.string() + "': unsupported result schema 'drivelab.run/7'"),
+            std::string::npos)
       << r.err;
   EXPECT_NE(r.out.find("imported 1, already stored 0, refused 2"), std::string::npos) << r.out;
   EXPECT_EQ(query(db, "SELECT count(*) FROM runs"), 1);  // the good file is stored, nothing of the others
@@ -178,7 +187,8 @@ TEST(ResultsStore, ANonRecordOrANonStoreIsRefusedByName) {
   sqlite3_close(h);
   const auto rep = run_drivelab(dir, {"report", "--db", other.string()});
   EXPECT_EQ(rep.status, 2);
-  EXPECT_NE(rep.err.find("results store '" + other.string() + "': an SQLite database of something else"), std::string::npos)
+  EXPECT_NE(rep.err.find("results store '" + other.string() + "': an SQLite database of something else"),
+            std::string::npos)
       << rep.err;
   const auto imp = run_drivelab(dir, {"results", "import", kGolden[0], "--db", garbage.string()});
   EXPECT_EQ(imp.status, 2);

@@ -46,9 +46,7 @@ class TmpTarget {
   std::filesystem::path path_;
 };
 
-void write(const std::filesystem::path& p, const std::string& text) {
-  std::ofstream(p) << text;
-}
+void write(const std::filesystem::path& p, const std::string& text) { std::ofstream(p) << text; }
 
 struct Failed {
   int status;
@@ -62,10 +60,11 @@ Failed run_expecting_failure(const std::string& name, const std::string& tpcc_se
   const auto out = dir.path() / "out";
   write(dir.path() / "p.yaml", "protocol: " + name +
                                    "\ntests:\n  - name: t\n    kind: tpcc\n    warmup: 0s\n    duration: 5s\n"
-                                   "    tpcc:\n" + tpcc_section);
-  const auto r = drivelab::testing::run(
-      {DRIVELAB_EXE, "run", (dir.path() / "p.yaml").string(), "--target", target.path().string(), "--out", out.string()},
-      dir.path(), std::chrono::seconds(120));
+                                   "    tpcc:\n" +
+                                   tpcc_section);
+  const auto r = drivelab::testing::run({DRIVELAB_EXE, "run", (dir.path() / "p.yaml").string(), "--target",
+                                         target.path().string(), "--out", out.string()},
+                                        dir.path(), std::chrono::seconds(120));
   Failed f{r.status, "", ""};
   if (std::filesystem::exists(out / "latest.json")) {
     f.record = read_file(out / "latest.json");
@@ -79,11 +78,11 @@ TEST(ServerFailure, WrongPostgresCredentialsAreNamed) {
   const auto s = drivelab::testing::services();
   ASSERT_TRUE(s);
   ::setenv("DRIVELAB_IT_PW", "not-the-password-xyzzy", 1);
-  const auto f = run_expecting_failure(
-      "wrong-pg-user",
-      "      backend: postgres\n      database: " + s->pg_database + "\n      server:\n        connection: 'host=" +
-          s->pg_socket_dir + " port=" + std::to_string(s->pg_port) +
-          "'\n        user: no_such_user\n        password_env: DRIVELAB_IT_PW\n");
+  const auto f = run_expecting_failure("wrong-pg-user",
+                                       "      backend: postgres\n      database: " + s->pg_database +
+                                           "\n      server:\n        connection: 'host=" + s->pg_socket_dir +
+                                           " port=" + std::to_string(s->pg_port) +
+                                           "'\n        user: no_such_user\n        password_env: DRIVELAB_IT_PW\n");
   EXPECT_EQ(f.status, 1);
   EXPECT_NE(f.reason.find("no_such_user"), std::string::npos) << f.reason;
   EXPECT_EQ(f.record.find("xyzzy"), std::string::npos) << "the password reached the record";
@@ -92,10 +91,10 @@ TEST(ServerFailure, WrongPostgresCredentialsAreNamed) {
 TEST(ServerFailure, WrongMariadbCredentialsAreNamed) {
   const auto s = drivelab::testing::services();
   ASSERT_TRUE(s);
-  const auto f = run_expecting_failure(
-      "wrong-mysql-user", "      backend: mysql\n      database: " + s->mysql_database +
-                              "\n      server:\n        connection: 'unix://" + s->mysql_socket +
-                              "'\n        user: no_such_user\n");
+  const auto f =
+      run_expecting_failure("wrong-mysql-user", "      backend: mysql\n      database: " + s->mysql_database +
+                                                    "\n      server:\n        connection: 'unix://" + s->mysql_socket +
+                                                    "'\n        user: no_such_user\n");
   EXPECT_EQ(f.status, 1);
   EXPECT_NE(f.reason.find("no_such_user"), std::string::npos) << f.reason;
 }
@@ -110,7 +109,8 @@ TEST(ServerFailure, UnreachableServerIsNamed) {
 
 TEST(ServerFailure, MissingOdbcDataSourceIsNamed) {
   const auto f = run_expecting_failure(
-      "missing-dsn", "      backend: odbc\n      dialect: sqlserver\n      server:\n        connection: 'DSN=drivelab_no_such_dsn'\n");
+      "missing-dsn",
+      "      backend: odbc\n      dialect: sqlserver\n      server:\n        connection: 'DSN=drivelab_no_such_dsn'\n");
   EXPECT_EQ(f.status, 1);
   EXPECT_NE(f.reason.find("drivelab_no_such_dsn"), std::string::npos) << f.reason;
 }
@@ -134,14 +134,17 @@ std::string password_protocol(const std::filesystem::path& dir) {
          "      backend: postgres\n"
          "      server:\n"
          "        connection: host=127.0.0.1 port=9\n"
-         "        password_file: " + (dir / "missing-pw").string() + "\n"
+         "        password_file: " +
+         (dir / "missing-pw").string() +
+         "\n"
          "  - name: c\n"
          "    kind: sysbench\n"
          "    sysbench:\n"
          "      backend: postgres\n"
          "      server:\n"
          "        connection: host=127.0.0.1 port=9\n"
-         "        password_file: " + (dir / "empty-pw").string() + "\n";
+         "        password_file: " +
+         (dir / "empty-pw").string() + "\n";
 }
 
 void expect_password_errors(const drivelab::testing::Result& r, const std::filesystem::path& dir) {
@@ -149,10 +152,13 @@ void expect_password_errors(const drivelab::testing::Result& r, const std::files
   EXPECT_EQ(r.err,
             "p.yaml:9:23: tests[0].sysbench.server.password_env: the environment variable DRIVELAB_IT_UNSET_PW is "
             "not set (it must hold the password)\n"
-            "p.yaml:16:24: tests[1].tpcc.server.password_file: " + (dir / "missing-pw").string() + " does not exist\n"
-            "p.yaml:23:24: tests[2].sysbench.server.password_file: the first line of " + (dir / "empty-pw").string() +
-            " is empty (it must hold the password)\n"
-            "p.yaml: 3 problems found\n");
+            "p.yaml:16:24: tests[1].tpcc.server.password_file: " +
+                (dir / "missing-pw").string() +
+                " does not exist\n"
+                "p.yaml:23:24: tests[2].sysbench.server.password_file: the first line of " +
+                (dir / "empty-pw").string() +
+                " is empty (it must hold the password)\n"
+                "p.yaml: 3 problems found\n");
   EXPECT_EQ((r.out + r.err).find("hunter2"), std::string::npos) << "a password was printed";
 }
 
@@ -161,16 +167,16 @@ TEST(PasswordSource, ValidateReportsAnUnreadablePasswordAtItsKey) {
   ::unsetenv("DRIVELAB_IT_UNSET_PW");
   write(dir.path() / "p.yaml", password_protocol(dir.path()));
   write(dir.path() / "empty-pw", "\nhunter2\n");
-  const auto r = drivelab::testing::run({DRIVELAB_EXE, "validate", "p.yaml"}, dir.path(), std::chrono::seconds(60),
-                                        dir.path());
+  const auto r =
+      drivelab::testing::run({DRIVELAB_EXE, "validate", "p.yaml"}, dir.path(), std::chrono::seconds(60), dir.path());
   expect_password_errors(r, dir.path());
 
   // With the variable set and the files holding a password, the same protocol is valid.
   ::setenv("DRIVELAB_IT_UNSET_PW", "hunter2-env", 1);
   write(dir.path() / "missing-pw", "hunter2-file\n");
   write(dir.path() / "empty-pw", "hunter2-file\n");
-  const auto ok = drivelab::testing::run({DRIVELAB_EXE, "validate", "p.yaml"}, dir.path(), std::chrono::seconds(60),
-                                         dir.path());
+  const auto ok =
+      drivelab::testing::run({DRIVELAB_EXE, "validate", "p.yaml"}, dir.path(), std::chrono::seconds(60), dir.path());
   ::unsetenv("DRIVELAB_IT_UNSET_PW");
   EXPECT_EQ(ok.status, 0) << ok.out << ok.err;
   EXPECT_EQ((ok.out + ok.err).find("hunter2"), std::string::npos) << "a password was printed";
@@ -183,9 +189,9 @@ TEST(PasswordSource, RunReportsAnUnreadablePasswordBeforeAnyWork) {
   write(dir.path() / "p.yaml", password_protocol(dir.path()));
   write(dir.path() / "empty-pw", "\nhunter2\n");
   const auto out = dir.path() / "out";
-  const auto r = drivelab::testing::run(
-      {DRIVELAB_EXE, "run", "p.yaml", "--target", target.path().string(), "--out", out.string()}, dir.path(),
-      std::chrono::seconds(60), dir.path());
+  const auto r =
+      drivelab::testing::run({DRIVELAB_EXE, "run", "p.yaml", "--target", target.path().string(), "--out", out.string()},
+                             dir.path(), std::chrono::seconds(60), dir.path());
   expect_password_errors(r, dir.path());
   EXPECT_FALSE(std::filesystem::exists(out)) << "the run wrote results";
   EXPECT_TRUE(std::filesystem::is_empty(target.path())) << "the run touched the target";

@@ -29,8 +29,8 @@ TEST(SharedDatabase, TwoRanksLoadOnceSplitTheTerminalsAndCheckOnce) {
   ScratchDir dir("shared-db");
   const std::string database = drivelab::testing::unique_database_name();
   const auto psql = [&](const std::string& sql) {
-    return drivelab::testing::run({"/usr/bin/psql", "-X", "-q", "-h", s->pg_socket_dir, "-p", std::to_string(s->pg_port), "-U",
-                                   s->pg_user, "-d", s->pg_database, "-c", sql},
+    return drivelab::testing::run({"/usr/bin/psql", "-X", "-q", "-h", s->pg_socket_dir, "-p",
+                                   std::to_string(s->pg_port), "-U", s->pg_user, "-d", s->pg_database, "-c", sql},
                                   dir.path(), std::chrono::seconds(60));
   };
   psql("DROP DATABASE IF EXISTS \"" + database + "\"");
@@ -46,17 +46,20 @@ TEST(SharedDatabase, TwoRanksLoadOnceSplitTheTerminalsAndCheckOnce) {
                              "    interval: 1s\n"
                              "    tpcc:\n"
                              "      backend: postgres\n"
-                             "      database: " + database + "\n"
-                             "      server: {connection: 'host=" + s->pg_socket_dir + " port=" +
-                                 std::to_string(s->pg_port) + "', user: " + s->pg_user + "}\n"
-                             "      warehouses: 2\n"
-                             "      users: 4\n"
-                             "      scale_items: 1000\n"
-                             "      shared_database: true\n";
+                             "      database: " +
+                                 database +
+                                 "\n"
+                                 "      server: {connection: 'host=" +
+                                 s->pg_socket_dir + " port=" + std::to_string(s->pg_port) + "', user: " + s->pg_user +
+                                 "}\n"
+                                 "      warehouses: 2\n"
+                                 "      users: 4\n"
+                                 "      scale_items: 1000\n"
+                                 "      shared_database: true\n";
   std::vector<std::string> args = drivelab::testing::mpirun_local(2, {});
-  for (const std::string& a : {std::string(DRIVELAB_EXE), std::string("run"), protocol.string(), std::string("--target"),
-                               (dir.path() / "t{rank}").string(), std::string("--out"), (dir.path() / "out").string(),
-                               std::string("--quiet")})
+  for (const std::string& a :
+       {std::string(DRIVELAB_EXE), std::string("run"), protocol.string(), std::string("--target"),
+        (dir.path() / "t{rank}").string(), std::string("--out"), (dir.path() / "out").string(), std::string("--quiet")})
     args.push_back(a);
   const auto r = drivelab::testing::run(args, dir.path(), std::chrono::seconds(300));
   psql("DROP DATABASE IF EXISTS \"" + database + "\"");
@@ -68,8 +71,10 @@ TEST(SharedDatabase, TwoRanksLoadOnceSplitTheTerminalsAndCheckOnce) {
     const std::string name = e.path().filename().string();
     if (e.is_symlink() || !name.ends_with(".json")) continue;
     const json rec = json::parse(read_file(e.path()));
-    if (rec.contains("cohort") && rec["cohort"].contains("rank")) ranks[rec["cohort"]["rank"]] = rec;
-    else merged = rec;
+    if (rec.contains("cohort") && rec["cohort"].contains("rank"))
+      ranks[rec["cohort"]["rank"]] = rec;
+    else
+      merged = rec;
   }
   ASSERT_EQ(ranks.size(), 2u);
   ASSERT_FALSE(merged.is_null());
@@ -94,7 +99,9 @@ TEST(SharedDatabase, TwoRanksLoadOnceSplitTheTerminalsAndCheckOnce) {
   EXPECT_EQ(t1["details"]["consistency_checked_by"], "rank 0 (shared_database)");
   EXPECT_TRUE(t0["barriers"].contains("verify"));
   // The job's New-Orders are both ranks'.
-  const auto metric = [](const json& t, const char* name) { return t.at("metrics").at(name).at("value").get<double>(); };
+  const auto metric = [](const json& t, const char* name) {
+    return t.at("metrics").at(name).at("value").get<double>();
+  };
   EXPECT_GT(metric(t0, "tpm_c"), 0);
   EXPECT_GT(metric(t1, "tpm_c"), 0);
   EXPECT_NEAR(metric(merged["tests"][0], "tpm_c"), metric(t0, "tpm_c") + metric(t1, "tpm_c"), 1e-6);

@@ -95,9 +95,15 @@ struct ManagedRun {
   ManagedRun(const char* name, const std::string& backend, const std::string& managed, const char* duration)
       : dir(name), server(managed) {
     std::ofstream(dir.path() / "p.yaml") << "protocol: sig\ntests:\n  - name: t\n    kind: tpcc\n    warmup: 0s\n"
-                                            "    duration: " << duration << "\n    interval: 1s\n    tpcc:\n"
-                                            "      backend: " << backend << "\n"
-                                            "      server: {managed: " << managed << ", buffer: 128MiB}\n"
+                                            "    duration: "
+                                         << duration
+                                         << "\n    interval: 1s\n    tpcc:\n"
+                                            "      backend: "
+                                         << backend
+                                         << "\n"
+                                            "      server: {managed: "
+                                         << managed
+                                         << ", buffer: 128MiB}\n"
                                             "      warehouses: 1\n      users: 2\n";
   }
   fs::path data_dir() const { return target.path() / ("drivelab-t-" + server); }
@@ -152,8 +158,7 @@ struct ManagedRun {
     EXPECT_EQ(joined(wait_until_none_in(target.path(), 2s)), "");
     EXPECT_FALSE(fs::exists(target.path() / "drivelab-run.lock"));
     EXPECT_FALSE(fs::exists(data_dir())) << data_dir();
-    for (const auto& e : fs::directory_iterator(out))
-      EXPECT_FALSE(e.path().string().ends_with(".reserve")) << e.path();
+    for (const auto& e : fs::directory_iterator(out)) EXPECT_FALSE(e.path().string().ends_with(".reserve")) << e.path();
   }
 };
 
@@ -211,7 +216,8 @@ TEST(Signals, SigkilledDrivelabTakesItsServerAlong) {
   EXPECT_EQ(next.status, 0) << next.out << next.err;
   EXPECT_NE(next.err.find("drivelab-run.lock was left by pid"), std::string::npos) << next.err;
   EXPECT_NE(next.err.find("removing " + r.data_dir().string() + ", the server directory an earlier run left"),
-            std::string::npos) << next.err;
+            std::string::npos)
+      << next.err;
   EXPECT_EQ(joined(processes_in(r.target.path())), "");
 }
 
@@ -255,8 +261,9 @@ TEST(Signals, AnOrphanedServerIsNamedAndStoppedByTheNextRun) {
   ASSERT_TRUE(pidfile >> postmaster);
 
   ManagedRun again("sig-orphan-next", "postgres", "postgres", "2s");
-  const std::vector<std::string> cmd{DRIVELAB_EXE, "run", (again.dir.path() / "p.yaml").string(), "--target",
-                                     r.target.path().string(), "--out", r.out.string()};
+  const std::vector<std::string> cmd{
+      DRIVELAB_EXE, "run",         (again.dir.path() / "p.yaml").string(), "--target", r.target.path().string(),
+      "--out",      r.out.string()};
   // Not provably ours: left alone, said.
   fs::rename(r.data_dir() / "drivelab-managed", r.dir.path() / "marker");
   const auto refused = drivelab::testing::run(cmd, again.dir.path(), 240s);
@@ -276,7 +283,8 @@ TEST(Signals, AnOrphanedServerIsNamedAndStoppedByTheNextRun) {
                                       "drivelab run left running in {} (its postmaster.pid, working directory and "
                                       "drivelab-managed file prove it is drivelab's), then removing the directory",
                                       postmaster, r.data_dir().string())),
-            std::string::npos) << next.err;
+            std::string::npos)
+      << next.err;
   EXPECT_EQ(joined(processes_in(r.target.path())), "");
 }
 
@@ -296,8 +304,10 @@ TEST(Signals, AnOrphanedMariadbIsNamedAndStoppedByTheNextRun) {
                                            again.dir.path(), 240s);
   EXPECT_EQ(next.status, 0) << next.out << next.err;
   EXPECT_NE(next.err.find(fmt::format("drivelab: managed mariadb: stopping the server (pid {}) that an earlier "
-                                      "drivelab run left running in {}", mariadbd, r.data_dir().string())),
-            std::string::npos) << next.err;
+                                      "drivelab run left running in {}",
+                                      mariadbd, r.data_dir().string())),
+            std::string::npos)
+      << next.err;
   EXPECT_EQ(joined(processes_in(r.target.path())), "");
 }
 
@@ -321,8 +331,7 @@ TEST(Signals, AThirdSignalEndsTheRunWithAFinalRecord) {
   EXPECT_FALSE(rec["tests"][0]["intervals"].empty());
   EXPECT_EQ(joined(wait_until_none_in(r.target.path(), 3s)), "");
   EXPECT_FALSE(fs::exists(r.target.path() / "drivelab-run.lock"));
-  for (const auto& e : fs::directory_iterator(r.out))
-    EXPECT_FALSE(e.path().string().ends_with(".reserve")) << e.path();
+  for (const auto& e : fs::directory_iterator(r.out)) EXPECT_FALSE(e.path().string().ends_with(".reserve")) << e.path();
 }
 
 }  // namespace

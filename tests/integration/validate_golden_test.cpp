@@ -28,15 +28,11 @@ void check_golden(const std::string& name, int expected_status) {
   EXPECT_EQ(r.err, read_file(golden));
 }
 
-TEST(ValidateGolden, ThreeMistakesAllReportedWithLineAndColumn) {
-  check_golden("validate_three_mistakes", 2);
-}
+TEST(ValidateGolden, ThreeMistakesAllReportedWithLineAndColumn) { check_golden("validate_three_mistakes", 2); }
 
 // server.max_connections below what the run opens (workers + 1 drivelab session, the loaders,
 // PostgreSQL's ANALYZE sessions) is refused by validate at the key, not by the run with exit 1.
-TEST(ValidateGolden, MaxConnectionsBelowTheSessionsOfTheRunAtTheKey) {
-  check_golden("validate_max_connections", 2);
-}
+TEST(ValidateGolden, MaxConnectionsBelowTheSessionsOfTheRunAtTheKey) { check_golden("validate_max_connections", 2); }
 
 // A preconditioning that names no test, an earlier one or one without a data file would fill a
 // file no test reads: refused at its for_test.
@@ -66,18 +62,19 @@ TEST(ValidateOptions, ShorthandCommandsNameTheOptionNotTheGeneratedYaml) {
   ScratchDir dir("validate-options");
   const auto target = dir.path() / "target";
   std::filesystem::create_directories(target);
-  const auto io = drivelab::testing::run({DRIVELAB_EXE, "io", "--target", target.string(), "--out",
-                                          (dir.path() / "out").string(), "--bs", "4q", "--iodepth", "x",
-                                          "--name", "a b", "--set", "tests[0].warmup=soon"},
-                                         dir.path());
+  const auto io =
+      drivelab::testing::run({DRIVELAB_EXE, "io", "--target", target.string(), "--out", (dir.path() / "out").string(),
+                              "--bs", "4q", "--iodepth", "x", "--name", "a b", "--set", "tests[0].warmup=soon"},
+                             dir.path());
   EXPECT_EQ(io.status, 2) << io.out << io.err;
-  EXPECT_EQ(io.err,
-            "drivelab io: --name: test name 'a b' must be 1-64 characters of letters, digits, '-' or '_' (it names files)\n"
-            "<--set>: tests[0].warmup: 'soon' is not a duration (e.g. 30s, 250ms, 1h30m)\n"
-            "drivelab io: --xfersize/--bs: '4q' is not a size: unknown size unit 'q' (use b, k/KiB, m/MiB, g/GiB, "
-            "t/TiB, p/PiB)\n"
-            "drivelab io: --iodepth: expected an integer, found 'x'\n"
-            "drivelab io: 4 problems found\n");
+  EXPECT_EQ(
+      io.err,
+      "drivelab io: --name: test name 'a b' must be 1-64 characters of letters, digits, '-' or '_' (it names files)\n"
+      "<--set>: tests[0].warmup: 'soon' is not a duration (e.g. 30s, 250ms, 1h30m)\n"
+      "drivelab io: --xfersize/--bs: '4q' is not a size: unknown size unit 'q' (use b, k/KiB, m/MiB, g/GiB, "
+      "t/TiB, p/PiB)\n"
+      "drivelab io: --iodepth: expected an integer, found 'x'\n"
+      "drivelab io: 4 problems found\n");
   const auto tpcc = drivelab::testing::run({DRIVELAB_EXE, "oltp", "tpcc", "--target", target.string(), "--out",
                                             (dir.path() / "out").string(), "-w", "0", "--users", "lots"},
                                            dir.path());

@@ -71,9 +71,10 @@ struct Layout {
 TEST(VdiTracePaths, ValidateAndRunReportAMissingTraceBeforeAnyWork) {
   Layout l;
   const fs::path p = write_protocol(l.proto_dir / "p.yaml", "traces/missing.trace");
-  const std::string problem = "tests[0].replay.trace: trace file 'traces/missing.trace' (resolved to " +
-                              (l.proto_dir / "traces/missing.trace").string() +
-                              ") does not exist (a relative trace path is resolved against the protocol file's directory)\n";
+  const std::string problem =
+      "tests[0].replay.trace: trace file 'traces/missing.trace' (resolved to " +
+      (l.proto_dir / "traces/missing.trace").string() +
+      ") does not exist (a relative trace path is resolved against the protocol file's directory)\n";
   const auto v = l.drivelab({"validate", p.string()});
   EXPECT_EQ(v.status, 2) << v.out << v.err;
   // file:line:column (line 9, the column of the value), the key path, both paths; then the count.
@@ -119,11 +120,13 @@ TEST(VdiTracePaths, TraceStatRefusesDevicesAndDirectories) {
   // /dev/zero had been detected as a binary trace and read without end.
   const auto zero = l.drivelab({"trace", "stat", "/dev/zero"});
   EXPECT_EQ(zero.status, 2) << zero.out << zero.err;
-  EXPECT_EQ(zero.err, "drivelab: trace /dev/zero is a character device, not a trace file (give a regular file, or a pipe)\n");
+  EXPECT_EQ(zero.err,
+            "drivelab: trace /dev/zero is a character device, not a trace file (give a regular file, or a pipe)\n");
   const auto dir = l.drivelab({"trace", "stat", l.proto_dir.string()});
   EXPECT_EQ(dir.status, 2) << dir.out << dir.err;
   EXPECT_NE(dir.err.find("directory"), std::string::npos) << dir.err;
-  const auto convert = l.drivelab({"trace", "convert", "/dev/zero", (l.dir.path() / "z.bin").string(), "--to", "native"});
+  const auto convert =
+      l.drivelab({"trace", "convert", "/dev/zero", (l.dir.path() / "z.bin").string(), "--to", "native"});
   EXPECT_EQ(convert.status, 2) << convert.out << convert.err;
   // A regular file still works (the count of the 20-request trace).
   const auto ok = l.drivelab({"trace", "stat", (l.proto_dir / "traces/t.trace").string(), "--json"});

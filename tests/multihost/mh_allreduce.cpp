@@ -17,9 +17,7 @@
 namespace {
 constexpr int kField = 256;  // bytes per gathered string (host names are at most 64)
 
-void copy_field(const std::string& s, char* out) {
-  std::snprintf(out, kField, "%s", s.c_str());
-}
+void copy_field(const std::string& s, char* out) { std::snprintf(out, kField, "%s", s.c_str()); }
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -41,8 +39,8 @@ int main(int argc, char** argv) {
   copy_field(ec ? "unknown" : netns, row.data() + kField);
   copy_field(std::to_string(sum), row.data() + 2 * kField);
   std::vector<char> rows(rank == 0 ? static_cast<size_t>(size) * row.size() : 0);
-  MPI_Gather(row.data(), static_cast<int>(row.size()), MPI_CHAR, rows.data(), static_cast<int>(row.size()),
-             MPI_CHAR, 0, MPI_COMM_WORLD);
+  MPI_Gather(row.data(), static_cast<int>(row.size()), MPI_CHAR, rows.data(), static_cast<int>(row.size()), MPI_CHAR, 0,
+             MPI_COMM_WORLD);
 
   int status = 0;
   if (rank == 0) {

@@ -127,7 +127,8 @@ struct EmulatorHarness {
 };
 
 /// Problems that decoding `<kind>: <yaml>` reports, one per line ("" if none).
-inline std::string decode_problems(RegisterKinds register_kinds, const std::string& kind, const std::string& section_yaml) {
+inline std::string decode_problems(RegisterKinds register_kinds, const std::string& kind,
+                                   const std::string& section_yaml) {
   runner::Registry registry;
   register_kinds(registry);
   config::Diagnostics diags;

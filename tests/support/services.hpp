@@ -66,7 +66,9 @@ inline std::string unique_database_name() {
   std::string name = "dl_";
   for (const char* p : {info->test_suite_name(), "_", info->name()})
     for (const char* c = p; *c != '\0'; ++c)
-      name += (std::isalnum(static_cast<unsigned char>(*c)) != 0) ? static_cast<char>(std::tolower(static_cast<unsigned char>(*c))) : '_';
+      name += (std::isalnum(static_cast<unsigned char>(*c)) != 0)
+                  ? static_cast<char>(std::tolower(static_cast<unsigned char>(*c)))
+                  : '_';
   return name.substr(0, 63);
 }
 

@@ -25,8 +25,10 @@ class RecordSource : public TraceSource {
  public:
   RecordSource(std::unique_ptr<ByteInput> input, std::filesystem::path name, TraceFormat format,
                const TraceReadOptions& options)
-      : input_(std::make_unique<BufferedInput>(std::move(input))), name_(std::move(name)),
-        clock_(read_clock(format, options)), format_(format) {}
+      : input_(std::make_unique<BufferedInput>(std::move(input))),
+        name_(std::move(name)),
+        clock_(read_clock(format, options)),
+        format_(format) {}
   [[nodiscard]] const std::vector<std::string>& devices() const final { return devices_.names(); }
   [[nodiscard]] TraceClock clock() const final { return clock_.clock; }
   [[nodiscard]] std::string describe() const final {
@@ -66,7 +68,8 @@ class NativeSource final : public RecordSource {
     const auto version = load_le<std::uint32_t>(header.data() + 8);
     const auto header_bytes = load_le<std::uint32_t>(header.data() + 12);
     if (version != kNativeVersion) {
-      throw TraceFormatError(name_, 0, fmt::format("native trace version {} (this drivelab reads {})", version, kNativeVersion));
+      throw TraceFormatError(name_, 0,
+                             fmt::format("native trace version {} (this drivelab reads {})", version, kNativeVersion));
     }
     if (header_bytes < kNativeHeaderBytes || header_bytes > 4096) {
       throw TraceFormatError(name_, 0, fmt::format("native header size {} out of range [32, 4096]", header_bytes));
@@ -169,9 +172,10 @@ class CloudPhysicsBinarySource final : public RecordSource {
     // Records of other SCSI commands are skipped (a real trace has a few); a file of them only is
     // not a vscsi trace (random bytes of a size divisible by 32 look like one to the detection).
     if (records_ > 0 && io_records_ == 0)
-      fail(fmt::format("{} records of 32 bytes and not one is a SCSI read or write: not a vscsi v1 trace "
-                       "(give the format with --format)",
-                       records_));
+      fail(
+          fmt::format("{} records of 32 bytes and not one is a SCSI read or write: not a vscsi v1 trace "
+                      "(give the format with --format)",
+                      records_));
     return false;
   }
 

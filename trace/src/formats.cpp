@@ -31,8 +31,8 @@ constexpr std::array<std::pair<TraceFormat, std::string_view>, 14> kNames{{
     {TraceFormat::mqsim, "umass"},  // the 5-column MQSim form was read as "umass" before it was recognised
 }};
 
-constexpr std::array<std::pair<TimeUnit, std::string_view>, 5> kUnits{{
-    {TimeUnit::ps, "ps"}, {TimeUnit::ns, "ns"}, {TimeUnit::us, "us"}, {TimeUnit::ms, "ms"}, {TimeUnit::s, "s"}}};
+constexpr std::array<std::pair<TimeUnit, std::string_view>, 5> kUnits{
+    {{TimeUnit::ps, "ps"}, {TimeUnit::ns, "ns"}, {TimeUnit::us, "us"}, {TimeUnit::ms, "ms"}, {TimeUnit::s, "s"}}};
 
 // Each format's own clock: the ns per timestamp unit where the file does not carry it (0 where it
 // does, or where there are no timestamps), and where the unit is written down (docs/vdi.md).
@@ -40,7 +40,8 @@ constexpr std::array<detail::FormatClock, 12> kClocks{{
     {TraceFormat::fio_iolog_v2, 0, "ms (wait, since the start)",
      "fio 3.33's replay: `wait N` waits until N ms after the start (iolog.c read_iolog_get); "
      "--fio-wait relative-us reads it as the HOWTO's text says"},
-    {TraceFormat::fio_iolog_v3, 1000, "us", "the format's default: fio 3.33's replay sleeps a timestamp gap of N as N us"},
+    {TraceFormat::fio_iolog_v3, 1000, "us",
+     "the format's default: fio 3.33's replay sleeps a timestamp gap of N as N us"},
     {TraceFormat::blkparse, 0, "s (decimal, ns digits)", "carried by the file: SECONDS.NANOSECONDS"},
     {TraceFormat::msr_cambridge, 100, "100 ns", "the format's: Windows FILETIME ticks (SNIA IOTTA 388 README)"},
     {TraceFormat::cloudphysics_csv, 1'000'000'000, "s",
@@ -94,8 +95,10 @@ TimeUnit parse_time_unit(std::string_view name) {
   for (const auto& [unit, text] : kUnits) {
     if (lower == text) return unit;
   }
-  throw ConfigError(fmt::format("unknown time unit '{}' (accepted: ps, ns, us, ms, s; or MQSim's PICOSECOND, "
-                                "NANOSECOND, MICROSECOND)", name));
+  throw ConfigError(
+      fmt::format("unknown time unit '{}' (accepted: ps, ns, us, ms, s; or MQSim's PICOSECOND, "
+                  "NANOSECOND, MICROSECOND)",
+                  name));
 }
 
 std::string_view to_string(TimeUnit unit) {
@@ -114,14 +117,15 @@ FioWait parse_fio_wait(std::string_view name) {
   const std::string wanted = dashed(name);
   if (wanted == "absolute-ms") return FioWait::absolute_ms;
   if (wanted == "relative-us") return FioWait::relative_us;
-  throw ConfigError(fmt::format("unknown fio wait reading '{}' (accepted: absolute-ms, fio 3.33's behaviour; "
-                                "relative-us, the HOWTO's text)", name));
+  throw ConfigError(
+      fmt::format("unknown fio wait reading '{}' (accepted: absolute-ms, fio 3.33's behaviour; "
+                  "relative-us, the HOWTO's text)",
+                  name));
 }
 
 std::string_view to_string(FioWait wait) { return wait == FioWait::absolute_ms ? "absolute-ms" : "relative-us"; }
 
-TraceFormatError::TraceFormatError(const std::filesystem::path& file, std::uint64_t line,
-                                   const std::string& reason)
+TraceFormatError::TraceFormatError(const std::filesystem::path& file, std::uint64_t line, const std::string& reason)
     : Error(fmt::format("{}:{}: {}", file.string(), line, reason)), file_(file), line_(line) {}
 
 namespace detail {
@@ -154,14 +158,15 @@ ReadClock read_clock(TraceFormat format, const TraceReadOptions& options) {
   if (options.time_unit && own->unit_ns > 0) {
     out.scale = unit_scale(*options.time_unit);
     out.clock.unit = std::string(to_string(*options.time_unit));
-    out.clock.origin = fmt::format("given by the user (--time-unit / time_unit); the format's own is {}, {}",
-                                   own->unit, own->origin);
+    out.clock.origin =
+        fmt::format("given by the user (--time-unit / time_unit); the format's own is {}, {}", own->unit, own->origin);
     out.clock.given = true;
   }
   if (format == TraceFormat::fio_iolog_v2 && options.fio_wait == FioWait::relative_us) {
     out.clock.unit = "us (wait, after the previous wait)";
-    out.clock.origin = "given by the user (--fio-wait relative-us): the fio HOWTO's text; fio 3.33 itself waits "
-                       "until N ms after the start";
+    out.clock.origin =
+        "given by the user (--fio-wait relative-us): the fio HOWTO's text; fio 3.33 itself waits "
+        "until N ms after the start";
     out.clock.given = true;
   }
   out.tick_ns = std::max<std::int64_t>(1, static_cast<std::int64_t>(out.scale.num / out.scale.den));
@@ -171,11 +176,11 @@ ReadClock read_clock(TraceFormat format, const TraceReadOptions& options) {
 void check_time_unit(TraceFormat format, const TraceReadOptions& options) {
   if (!options.time_unit || takes_time_unit(format)) return;
   const FormatClock* own = own_clock(format);
-  throw ConfigError(fmt::format(
-      "time unit '{}' does not apply to {} traces: {}{} (time_unit applies to fio-iolog-v3, msr-cambridge, "
-      "cloudphysics-csv, cloudphysics-binary, mqsim, alibaba and tencent)",
-      to_string(*options.time_unit), to_string(format), own ? own->unit : "ns",
-      own ? fmt::format(", from {}", own->origin) : std::string()));
+  throw ConfigError(
+      fmt::format("time unit '{}' does not apply to {} traces: {}{} (time_unit applies to fio-iolog-v3, msr-cambridge, "
+                  "cloudphysics-csv, cloudphysics-binary, mqsim, alibaba and tencent)",
+                  to_string(*options.time_unit), to_string(format), own ? own->unit : "ns",
+                  own ? fmt::format(", from {}", own->origin) : std::string()));
 }
 
 }  // namespace detail

@@ -25,14 +25,15 @@ namespace detail {
 namespace {
 
 [[noreturn]] void refuse(const std::filesystem::path& file, std::string_view kind) {
-  throw ConfigError(fmt::format("trace {} is {}, not a trace file (give a regular file, or a pipe)", file.string(), kind));
+  throw ConfigError(
+      fmt::format("trace {} is {}, not a trace file (give a regular file, or a pipe)", file.string(), kind));
 }
 
 }  // namespace
 
 FileInput::FileInput(const std::filesystem::path& file) : file_(file) {
   // Checked before open(): opening a device can have effects of its own (a tape rewinds).
-  struct stat st {};
+  struct stat st{};
   if (::stat(file.c_str(), &st) == 0) {
     if (const auto kind = refused_file_kind(st.st_mode); !kind.empty()) refuse(file, kind);
   }
@@ -142,9 +143,7 @@ bool LineReader::next(std::string_view& line) {
   }
 }
 
-void LineReader::fail(const std::string& reason) const {
-  throw TraceFormatError(name_, line_number_, reason);
-}
+void LineReader::fail(const std::string& reason) const { throw TraceFormatError(name_, line_number_, reason); }
 
 bool DeviceTable::index_of(std::string_view name, std::uint32_t& index) {
   std::string key(name);

@@ -121,17 +121,15 @@ class DeviceTable {
 };
 
 /// Opens a reader over `input` in `format` (not automatic); `name` appears in messages.
-std::unique_ptr<TraceSource> open_trace_input(std::unique_ptr<ByteInput> input,
-                                              const std::filesystem::path& name, TraceFormat format,
-                                              const TraceReadOptions& options);
+std::unique_ptr<TraceSource> open_trace_input(std::unique_ptr<ByteInput> input, const std::filesystem::path& name,
+                                              TraceFormat format, const TraceReadOptions& options);
 
 /// Detects the format from the first `head` bytes of a file of `file_size_bytes`.
 /// Returns TraceFormat::automatic if no rule matches.
 TraceFormat detect_format_from_head(std::string_view head, std::uint64_t file_size_bytes);
 
 /// Opens `data` (detected when `format` is automatic); for fuzz targets and tests.
-std::unique_ptr<TraceSource> open_trace_memory(std::string data, const std::filesystem::path& name,
-                                               TraceFormat format,
+std::unique_ptr<TraceSource> open_trace_memory(std::string data, const std::filesystem::path& name, TraceFormat format,
                                                const TraceReadOptions& options = {});
 
 }  // namespace drivelab::trace::detail

@@ -59,14 +59,13 @@ inline bool is_blank_or_comment(std::string_view line) {
   return line.empty() || line.front() == '#';
 }
 
-inline std::uint64_t parse_u64(const LineReader& in, std::string_view text, std::string_view what,
-                               int base = 10) {
+inline std::uint64_t parse_u64(const LineReader& in, std::string_view text, std::string_view what, int base = 10) {
   std::uint64_t value = 0;
   const char* end = text.data() + text.size();
   const auto [ptr, ec] = std::from_chars(text.data(), end, value, base);
   if (text.empty() || ec != std::errc{} || ptr != end) {
-    in.fail(fmt::format("{}: expected an unsigned {}integer, got '{}'", what,
-                        base == 16 ? "hexadecimal " : "", text.substr(0, 64)));
+    in.fail(fmt::format("{}: expected an unsigned {}integer, got '{}'", what, base == 16 ? "hexadecimal " : "",
+                        text.substr(0, 64)));
   }
   return value;
 }
@@ -74,15 +73,13 @@ inline std::uint64_t parse_u64(const LineReader& in, std::string_view text, std:
 inline std::uint32_t parse_u32(const LineReader& in, std::string_view text, std::string_view what) {
   const std::uint64_t value = parse_u64(in, text, what);
   if (value > std::numeric_limits<std::uint32_t>::max()) {
-    in.fail(fmt::format("{}: {} is out of range (at most {})", what, value,
-                        std::numeric_limits<std::uint32_t>::max()));
+    in.fail(fmt::format("{}: {} is out of range (at most {})", what, value, std::numeric_limits<std::uint32_t>::max()));
   }
   return static_cast<std::uint32_t>(value);
 }
 
 /// a * b, failing on overflow (offsets in sectors, times in ticks).
-inline std::uint64_t checked_mul(const LineReader& in, std::uint64_t a, std::uint64_t b,
-                                 std::string_view what) {
+inline std::uint64_t checked_mul(const LineReader& in, std::uint64_t a, std::uint64_t b, std::string_view what) {
   std::uint64_t result = 0;
   if (__builtin_mul_overflow(a, b, &result)) in.fail(fmt::format("{}: {} is out of range", what, a));
   return result;

@@ -96,9 +96,8 @@ TraceFormat detect_format_from_head(std::string_view head, std::uint64_t file_si
   return TraceFormat::automatic;
 }
 
-std::unique_ptr<TraceSource> open_trace_input(std::unique_ptr<ByteInput> input,
-                                              const std::filesystem::path& name, TraceFormat format,
-                                              const TraceReadOptions& options) {
+std::unique_ptr<TraceSource> open_trace_input(std::unique_ptr<ByteInput> input, const std::filesystem::path& name,
+                                              TraceFormat format, const TraceReadOptions& options) {
   check_time_unit(format, options);
   if (format == TraceFormat::native || format == TraceFormat::cloudphysics_binary) {
     return make_binary_reader(std::move(input), name, format, options);
@@ -106,8 +105,8 @@ std::unique_ptr<TraceSource> open_trace_input(std::unique_ptr<ByteInput> input,
   return make_text_reader(std::move(input), name, format, options);
 }
 
-std::unique_ptr<TraceSource> open_trace_memory(std::string data, const std::filesystem::path& name,
-                                               TraceFormat format, const TraceReadOptions& options) {
+std::unique_ptr<TraceSource> open_trace_memory(std::string data, const std::filesystem::path& name, TraceFormat format,
+                                               const TraceReadOptions& options) {
   if (format == TraceFormat::automatic) {
     format = detect_format_from_head(std::string_view(data).substr(0, kDetectBytes), data.size());
     if (format == TraceFormat::automatic) throw TraceFormatError(name, 1, "unrecognised trace format");

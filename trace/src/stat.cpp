@@ -82,9 +82,10 @@ std::vector<std::string> plausibility_warnings(const TraceStats& s) {
   }
   if (mean > 1e7) why = fmt::format("a mean rate of {:.3g} IOPS is above 10 million IOPS", mean);
   if (!why.empty()) {
-    out.push_back(fmt::format("{}: are the timestamps really {} ({})? If not, give their unit with --time-unit "
-                              "(time_unit: in a protocol)",
-                              why, s.clock.unit, s.clock.origin));
+    out.push_back(
+        fmt::format("{}: are the timestamps really {} ({})? If not, give their unit with --time-unit "
+                    "(time_unit: in a protocol)",
+                    why, s.clock.unit, s.clock.origin));
   }
   return out;
 }
@@ -158,7 +159,8 @@ std::string format_trace_stats(const TraceStats& s) {
     out += fmt::format("{:<10} {} I/Os, {} bytes ({}), mean {} bytes\n", kOpNames[i], op.count, op.bytes,
                        human_bytes(op.bytes), op.count ? op.bytes / op.count : 0);
   }
-  if (s.preflushes) out += fmt::format("{:<10} {} (writes that carry a flush before them)\n", "preflushes", s.preflushes);
+  if (s.preflushes)
+    out += fmt::format("{:<10} {} (writes that carry a flush before them)\n", "preflushes", s.preflushes);
   if (s.fua) out += fmt::format("{:<10} {} (forced unit access)\n", "FUA", s.fua);
   out += fmt::format("duration   {:.3f} s (timestamp tick {} ns)\n", static_cast<double>(s.duration_ns()) / 1e9,
                      s.tick_ns);
@@ -199,7 +201,8 @@ std::string trace_stats_json(const TraceStats& s) {
   }
   auto sizes = nlohmann::ordered_json::array();
   for (std::size_t i = 0; i < s.size_histogram.size(); ++i) {
-    if (s.size_histogram[i]) sizes.push_back({{"le_bytes", i == 0 ? 1ULL : (1ULL << i)}, {"count", s.size_histogram[i]}});
+    if (s.size_histogram[i])
+      sizes.push_back({{"le_bytes", i == 0 ? 1ULL : (1ULL << i)}, {"count", s.size_histogram[i]}});
   }
   j["preflushes"] = s.preflushes;
   j["fua"] = s.fua;

@@ -13,10 +13,18 @@ namespace drivelab::trace::detail {
 // SBC-3 opcodes: READ(6/10/12/16), WRITE(6/10/12/16), SYNCHRONIZE CACHE(10/16), UNMAP, WRITE SAME(16).
 bool scsi_opcode_op(std::uint64_t opcode, TraceOp& op) {
   switch (opcode) {
-    case 0x08: case 0x28: case 0xa8: case 0x88: op = TraceOp::read; return true;
-    case 0x0a: case 0x2a: case 0xaa: case 0x8a: op = TraceOp::write; return true;
-    case 0x35: case 0x91: op = TraceOp::flush; return true;
-    case 0x42: case 0x93: op = TraceOp::discard; return true;
+    case 0x08:
+    case 0x28:
+    case 0xa8:
+    case 0x88: op = TraceOp::read; return true;
+    case 0x0a:
+    case 0x2a:
+    case 0xaa:
+    case 0x8a: op = TraceOp::write; return true;
+    case 0x35:
+    case 0x91: op = TraceOp::flush; return true;
+    case 0x42:
+    case 0x93: op = TraceOp::discard; return true;
     default: return false;
   }
 }
@@ -33,7 +41,8 @@ class FioIologSource final : public TextTraceSource {
                  const TraceReadOptions& options)
       : TextTraceSource(std::move(input), name, version == 2 ? TraceFormat::fio_iolog_v2 : TraceFormat::fio_iolog_v3,
                         options, version == 2 ? 1000 : 0),
-        version_(version), wait_(options.fio_wait) {}
+        version_(version),
+        wait_(options.fio_wait) {}
 
  private:
   bool parse(std::string_view line, TraceIo& io) override {
@@ -67,9 +76,10 @@ class FioIologSource final : public TextTraceSource {
       // fio's iolog.c reads an I/O line, a wait included, as FILE ACTION OFFSET LENGTH (sscanf of 4
       // fields); `FILE wait N` is a "bad iolog2" line it skips, so it is an error here.
       if (rest != 2)
-        lines_.fail(fmt::format("'wait' needs its time in the offset field and a length (fio reads 'FILE wait TIME "
-                                "LENGTH' only, e.g. 'f wait 1000 0'); found {} field{} after 'wait'",
-                                rest, rest == 1 ? "" : "s"));
+        lines_.fail(
+            fmt::format("'wait' needs its time in the offset field and a length (fio reads 'FILE wait TIME "
+                        "LENGTH' only, e.g. 'f wait 1000 0'); found {} field{} after 'wait'",
+                        rest, rest == 1 ? "" : "s"));
       (void)parse_u64(lines_, f[i + 3], "wait length");
       wait(parse_u64(lines_, f[i + 2], "wait time"));
       return false;
@@ -200,8 +210,9 @@ class MqsimSource final : public TextTraceSource {
  private:
   bool parse(std::string_view line, TraceIo& io) override {
     if (line.find(',') != std::string_view::npos) {
-      lines_.fail("a comma-separated line: MQSim traces are 'ARRIVAL DEVICE LBA SIZE TYPE' separated by spaces "
-                  "(an SPC trace, ASU,LBA,SIZE,OPCODE,TIMESTAMP, is format spc)");
+      lines_.fail(
+          "a comma-separated line: MQSim traces are 'ARRIVAL DEVICE LBA SIZE TYPE' separated by spaces "
+          "(an SPC trace, ASU,LBA,SIZE,OPCODE,TIMESTAMP, is format spc)");
     }
     Fields f;
     const std::size_t n = split_whitespace(line, f);
@@ -226,9 +237,8 @@ class MqsimSource final : public TextTraceSource {
 
 bool is_blkparse_device_field(std::string_view field) { return BlkparseSource::is_device_field(field); }
 
-std::unique_ptr<TraceSource> make_text_reader(std::unique_ptr<ByteInput> input,
-                                              const std::filesystem::path& name, TraceFormat format,
-                                              const TraceReadOptions& options) {
+std::unique_ptr<TraceSource> make_text_reader(std::unique_ptr<ByteInput> input, const std::filesystem::path& name,
+                                              TraceFormat format, const TraceReadOptions& options) {
   switch (format) {
     case TraceFormat::fio_iolog_v2: return std::make_unique<FioIologSource>(std::move(input), name, 2, options);
     case TraceFormat::fio_iolog_v3: return std::make_unique<FioIologSource>(std::move(input), name, 3, options);

@@ -7,9 +7,8 @@
 
 namespace drivelab::trace::detail {
 
-std::unique_ptr<TraceSource> make_text_reader(std::unique_ptr<ByteInput> input,
-                                              const std::filesystem::path& name, TraceFormat format,
-                                              const TraceReadOptions& options);
+std::unique_ptr<TraceSource> make_text_reader(std::unique_ptr<ByteInput> input, const std::filesystem::path& name,
+                                              TraceFormat format, const TraceReadOptions& options);
 /// The comma-separated formats (csv_readers.cpp); make_text_reader hands them on.
 std::unique_ptr<TraceSource> make_csv_reader(std::unique_ptr<ByteInput> input, const std::filesystem::path& name,
                                              TraceFormat format, const TraceReadOptions& options);

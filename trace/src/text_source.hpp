@@ -21,7 +21,9 @@ class TextTraceSource : public TraceSource {
   /// `tick_ns` 0: one unit of the clock read_clock() gives (formats with integer timestamps).
   TextTraceSource(std::unique_ptr<ByteInput> input, const std::filesystem::path& name, TraceFormat format,
                   const TraceReadOptions& options, std::int64_t tick_ns = 0)
-      : lines_(std::move(input), name), format_(format), clock_(read_clock(format, options)),
+      : lines_(std::move(input), name),
+        format_(format),
+        clock_(read_clock(format, options)),
         tick_ns_(tick_ns > 0 ? tick_ns : clock_.tick_ns) {}
 
   bool next(TraceIo& io) final {

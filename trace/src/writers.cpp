@@ -126,9 +126,7 @@ ConvertSummary write_fio_iolog_v3(TraceSource& source, const std::filesystem::pa
       case TraceOp::discard:
         line = fmt::format("{} {} trim {} {}\n", time_us, name, io.offset_bytes, io.size_bytes);
         break;
-      case TraceOp::flush:
-        line = fmt::format("{} {} sync 0 0\n", time_us, name);
-        break;
+      case TraceOp::flush: line = fmt::format("{} {} sync 0 0\n", time_us, name); break;
     }
     out << line;
     ++summary.ios_written;

@@ -34,8 +34,12 @@ class IntervalCloser {
   /// `live` is the replaying thread's interval sample; intervals end every interval_ns from first_ns.
   IntervalCloser(ReplaySample& total, const Replayer::IntervalCallback& on_interval, ReplaySample& live,
                  std::int64_t first_ns, std::int64_t interval_ns)
-      : total_(total), on_interval_(on_interval), live_(live), interval_ns_(std::max<std::int64_t>(interval_ns, 1)),
-        next_due_(first_ns + interval_ns_), worker_([this] { loop(); }) {}
+      : total_(total),
+        on_interval_(on_interval),
+        live_(live),
+        interval_ns_(std::max<std::int64_t>(interval_ns, 1)),
+        next_due_(first_ns + interval_ns_),
+        worker_([this] { loop(); }) {}
   ~IntervalCloser() { finish(); }
   IntervalCloser(const IntervalCloser&) = delete;
   IntervalCloser& operator=(const IntervalCloser&) = delete;
@@ -157,7 +161,7 @@ class IntervalCloser {
   bool retry_ = false;  // the worker's: its last wake-up found the replaying thread running
   std::atomic<bool> stop_{false};
   std::exception_ptr error_;  // written by the worker, read after finish()
-  std::thread worker_;  // last: starts after everything above exists
+  std::thread worker_;        // last: starts after everything above exists
 };
 
 /// A blocking call on the replaying thread: IntervalCloser::block() until the end of the scope.

@@ -118,18 +118,21 @@ SlotGeometry slot_geometry(std::uint64_t region_bytes, std::uint32_t targets, st
   const std::uint32_t n = std::max<std::uint32_t>(1, targets);
   g.slots_per_target = (g.devices + n - 1) / n;
   g.slot_bytes = align_down(region_bytes / g.slots_per_target, align_bytes);
-  g.buffer_bytes = static_cast<std::uint32_t>(align_up(std::max<std::uint32_t>(summary.max_size_bytes, 1), align_bytes));
+  g.buffer_bytes =
+      static_cast<std::uint32_t>(align_up(std::max<std::uint32_t>(summary.max_size_bytes, 1), align_bytes));
   if (g.slot_bytes < g.buffer_bytes)
-    throw ConfigError(fmt::format("the target is too small for this trace: {} trace devices in {} slots of {} per "
-                                  "target, but the largest request needs {}; make file_size larger",
-                                  g.devices, g.slots_per_target, format_size(g.slot_bytes), format_size(g.buffer_bytes)));
+    throw ConfigError(
+        fmt::format("the target is too small for this trace: {} trace devices in {} slots of {} per "
+                    "target, but the largest request needs {}; make file_size larger",
+                    g.devices, g.slots_per_target, format_size(g.slot_bytes), format_size(g.buffer_bytes)));
   return g;
 }
 
 Replayer::Replayer(ReplayOptions options, std::vector<ReplayTarget> targets, const TraceSummary& summary)
     : options_(std::move(options)), targets_(std::move(targets)), impl_(std::make_unique<Impl>()) {
   const std::uint32_t a = options_.align_bytes;
-  if (a < 512 || !std::has_single_bit(a)) throw ConfigError(fmt::format("align must be a power of two >= 512, found {}", a));
+  if (a < 512 || !std::has_single_bit(a))
+    throw ConfigError(fmt::format("align must be a power of two >= 512, found {}", a));
   if (options_.queue_depth < 1 || options_.queue_depth > 65536)
     throw ConfigError(fmt::format("queue_depth must be between 1 and 65536, found {}", options_.queue_depth));
   if (!(options_.time_scale > 0)) throw ConfigError("time_scale must be positive");
@@ -171,12 +174,15 @@ Replayer::~Replayer() {
   }
 }
 
-Replayer::Mapped Replayer::map(std::uint32_t device, std::uint64_t offset_bytes, std::uint32_t size_bytes) const noexcept {
+Replayer::Mapped Replayer::map(std::uint32_t device, std::uint64_t offset_bytes,
+                               std::uint32_t size_bytes) const noexcept {
   return map_within(device, offset_bytes, size_bytes, buffer_bytes_);
 }
 
-Replayer::Mapped Replayer::map_discard(std::uint32_t device, std::uint64_t offset_bytes, std::uint32_t size_bytes) const noexcept {
-  return map_within(device, offset_bytes, size_bytes, std::min<std::uint64_t>(slot_bytes_, align_down(0xFFFFFFFFu, options_.align_bytes)));
+Replayer::Mapped Replayer::map_discard(std::uint32_t device, std::uint64_t offset_bytes,
+                                       std::uint32_t size_bytes) const noexcept {
+  return map_within(device, offset_bytes, size_bytes,
+                    std::min<std::uint64_t>(slot_bytes_, align_down(0xFFFFFFFFu, options_.align_bytes)));
 }
 
 Replayer::Mapped Replayer::map_within(std::uint32_t device, std::uint64_t offset_bytes, std::uint32_t size_bytes,
@@ -300,10 +306,19 @@ struct Replayer::Pass {
 
 Replayer::Pass::Pass(Replayer& replayer, trace::TraceSource& src, double scale, bool fast,
                      const IntervalCallback& callback)
-    : rp(replayer), im(*replayer.impl_), engine(*replayer.engine_), options(replayer.options_),
-      targets(replayer.targets_), source(src), time_scale(scale), no_stall(fast), on_interval(callback),
-      a(replayer.options_.align_bytes), verify(replayer.options_.verify),
-      done(std::max<std::uint32_t>(replayer.options_.queue_depth, 1)), tick(std::max<std::int64_t>(1, src.tick_ns())),
+    : rp(replayer),
+      im(*replayer.impl_),
+      engine(*replayer.engine_),
+      options(replayer.options_),
+      targets(replayer.targets_),
+      source(src),
+      time_scale(scale),
+      no_stall(fast),
+      on_interval(callback),
+      a(replayer.options_.align_bytes),
+      verify(replayer.options_.verify),
+      done(std::max<std::uint32_t>(replayer.options_.queue_depth, 1)),
+      tick(std::max<std::int64_t>(1, src.tick_ns())),
       start_ns(monotonic_ns() + 1'000'000),
       sync_engine(!replayer.engine_->capabilities().has(io::Capability::async)),
       closer(r.total, callback, interval, start_ns, replayer.options_.interval_ns) {
@@ -380,7 +395,8 @@ void Replayer::Pass::lookahead() {
   // for its latency, lateness and the backlog alike (replay.hpp "Timing").
   const auto k = static_cast<std::int64_t>(group.size());
   for (std::int64_t i = 0; i < k; ++i) {
-    const double trace_ns = static_cast<double>(t - trace_t0) + static_cast<double>(tick) * static_cast<double>(i) / static_cast<double>(k);
+    const double trace_ns =
+        static_cast<double>(t - trace_t0) + static_cast<double>(tick) * static_cast<double>(i) / static_cast<double>(k);
     last_intended = std::max(last_intended, start_ns + static_cast<std::int64_t>(trace_ns * time_scale));
     group_intended.push_back(last_intended);
   }
@@ -465,8 +481,12 @@ std::int64_t Replayer::Pass::issue(const trace::TraceIo& t, std::int64_t intende
     r.trace_read_bytes += t.size_bytes;
   std::byte* buf = buffer(s);
   prepare_buffer(slot, buf);
-  const io::IoRequest req{.op = slot.op, .file_index = m.target, .offset_bytes = m.offset_bytes,
-                          .length_bytes = m.length_bytes, .buffer = buf, .user_data = s,
+  const io::IoRequest req{.op = slot.op,
+                          .file_index = m.target,
+                          .offset_bytes = m.offset_bytes,
+                          .length_bytes = m.length_bytes,
+                          .buffer = buf,
+                          .user_data = s,
                           .intended_ns = intended};
   slot.issue_ns = monotonic_ns();
   io::QueueStatus st = queue(req);
@@ -541,8 +561,12 @@ void Replayer::Pass::discard(const trace::TraceIo& t) {
       return;
     }
     ++interval.errors;
-    fail(io::storage_failure({.op = io::Op::write, .length_bytes = m.length_bytes, .offset_bytes = m.offset_bytes,
-                              .file = file_name(m.target), .result = -err, .operation = "discard (punch hole)"},
+    fail(io::storage_failure({.op = io::Op::write,
+                              .length_bytes = m.length_bytes,
+                              .offset_bytes = m.offset_bytes,
+                              .file = file_name(m.target),
+                              .result = -err,
+                              .operation = "discard (punch hole)"},
                              seconds_in(monotonic_ns()), kPhase));
     return;
   }
@@ -600,8 +624,11 @@ void Replayer::Pass::complete(std::size_t n, std::int64_t now) {
     ++interval.ios;
     if (!whole) {
       ++interval.errors;
-      fail(io::storage_failure({.op = slot.op, .length_bytes = slot.length, .offset_bytes = slot.offset,
-                                .file = file_name(slot.target), .result = done[i].result},
+      fail(io::storage_failure({.op = slot.op,
+                                .length_bytes = slot.length,
+                                .offset_bytes = slot.offset,
+                                .file = file_name(slot.target),
+                                .result = done[i].result},
                                seconds_in(now), kPhase));
     }
     if (slot.op == io::Op::read) {
@@ -662,7 +689,8 @@ void Replayer::Pass::forget_written(std::uint32_t target, std::uint64_t offset, 
 void Replayer::Pass::mark_written(const Impl::Slot& slot) {
   const std::uint64_t base = targets[slot.target].region_offset_bytes;
   auto& bits = im.written[slot.target];
-  for (std::uint64_t u = (slot.offset - base) / a, e = u + slot.length / a; u < e; ++u) bits[u / 64] |= 1ull << (u % 64);
+  for (std::uint64_t u = (slot.offset - base) / a, e = u + slot.length / a; u < e; ++u)
+    bits[u / 64] |= 1ull << (u % 64);
 }
 
 std::uint64_t Replayer::verify_written(ReplayResult& result) {
@@ -683,10 +711,10 @@ std::uint64_t Replayer::verify_written(ReplayResult& result) {
         if (got != static_cast<ssize_t>(a) || !header_matches(h, off, options_.seed, t)) {
           ++found;
           if (result.verify_errors.size() < kMaxVerifyErrors)
-            result.verify_errors.push_back(
-                got != static_cast<ssize_t>(a)
-                    ? fmt::format("target {} offset {}: read back failed ({})", t, off, got < 0 ? errno_text(errno) : "short")
-                    : header_mismatch(h, t, off, options_.seed));
+            result.verify_errors.push_back(got != static_cast<ssize_t>(a)
+                                               ? fmt::format("target {} offset {}: read back failed ({})", t, off,
+                                                             got < 0 ? errno_text(errno) : "short")
+                                               : header_mismatch(h, t, off, options_.seed));
         }
       }
     }

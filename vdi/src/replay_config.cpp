@@ -30,7 +30,8 @@ void decode_settings(config::MapReader& r, const config::Node& section, ReplaySe
   runner::decode_engine(r, s.engine);
   r.integer("queue_depth", s.queue_depth, {.min = 1, .max = 65536});
   if (r.size("file_size", s.file_size_bytes, {.min = std::uint64_t{1} << 20}) && s.file_size_bytes % 4096 != 0)
-    section.child("file_size").error(fmt::format("file_size must be a multiple of 4 KiB, found {}", format_size(s.file_size_bytes)));
+    section.child("file_size")
+        .error(fmt::format("file_size must be a multiple of 4 KiB, found {}", format_size(s.file_size_bytes)));
   r.integer("targets", s.targets, {.min = 1, .max = 64});
   r.boolean("direct", s.direct);
   r.boolean("keep_file", s.keep_file);
@@ -59,9 +60,10 @@ void decode_settings(config::MapReader& r, const config::Node& section, ReplaySe
     if (!curve.is_sequence()) {
       curve.error("expected a list of percentages, e.g. [10, 50, 70, 80, 90, 100, 110, 120]");
     } else if (const std::size_t n = curve.elements().size(); n > runner::kMaxCurvePoints) {
-      curve.error(fmt::format("{} curve points; at most {} (each point is a run of warm-up and measured time: "
-                              "vdbench's curves have about ten)",
-                              n, runner::kMaxCurvePoints));
+      curve.error(
+          fmt::format("{} curve points; at most {} (each point is a run of warm-up and measured time: "
+                      "vdbench's curves have about ten)",
+                      n, runner::kMaxCurvePoints));
     } else {
       for (const config::Node& e : curve.elements()) {
         double v = 0;
@@ -90,9 +92,10 @@ void decode_settings(config::MapReader& r, const config::Node& section, ReplaySe
 /// as written and as resolved.
 void check_trace_file(const config::Node& node, const std::string& written, const std::filesystem::path& resolved,
                       trace::TraceFormat format, const trace::TraceReadOptions& options, std::string_view base) {
-  const std::string where = written == resolved.string() ? fmt::format("'{}'", written)
-                                                         : fmt::format("'{}' (resolved to {})", written, resolved.string());
-  struct stat st {};
+  const std::string where = written == resolved.string()
+                                ? fmt::format("'{}'", written)
+                                : fmt::format("'{}' (resolved to {})", written, resolved.string());
+  struct stat st{};
   if (::stat(resolved.c_str(), &st) != 0) {
     const int err = errno;
     node.error(err == ENOENT || err == ENOTDIR
@@ -105,17 +108,20 @@ void check_trace_file(const config::Node& node, const std::string& written, cons
   }
   if (!S_ISREG(st.st_mode)) {
     const std::string_view kind = trace::refused_file_kind(st.st_mode);
-    node.error(fmt::format("trace file {} is {}: a replay reads its trace twice (a summary pass, then the replay), so "
-                           "it must be a regular file",
-                           where, kind.empty() ? std::string_view("a pipe") : kind));
+    node.error(
+        fmt::format("trace file {} is {}: a replay reads its trace twice (a summary pass, then the replay), so "
+                    "it must be a regular file",
+                    where, kind.empty() ? std::string_view("a pipe") : kind));
     return;
   }
   try {
     (void)trace::open_trace(resolved, format, options);  // detects the format (first 4 KiB) or reads the header
   } catch (const trace::TraceFormatError& e) {
     if (format == trace::TraceFormat::automatic)
-      node.error(fmt::format("trace file {}: unrecognised trace format (give one with `format:`; the detection rules "
-                             "are in docs/vdi.md)", where));
+      node.error(
+          fmt::format("trace file {}: unrecognised trace format (give one with `format:`; the detection rules "
+                      "are in docs/vdi.md)",
+                      where));
     else
       node.error(fmt::format("trace file {} is not a valid {} trace: {}", where, trace::to_string(format), e.what()));
   } catch (const ConfigError& e) {

@@ -41,12 +41,13 @@ void ReplayEmulator::prepare(runner::TestContext& ctx) {
                           summary_.description, summary_.ios, summary_.reads, summary_.writes, summary_.other,
                           summary_.devices.size(), summary_.duration_s(), summary_.iops()));
   if (summary_.out_of_order > 0)
-    rec.message(fmt::format("trace {}: {} requests are stamped before their predecessor, at most {:.6f} s before it: "
-                            "each is due with its predecessor (it cannot be issued sooner), and its latency and "
-                            "lateness count from then (docs/vdi.md \"Replay\")",
-                            summary_.description, summary_.out_of_order,
-                            static_cast<double>(summary_.max_backward_ns) / 1e9));
-  if (summary_.reads + summary_.writes == 0) throw ConfigError(fmt::format("trace {} has no read or write", summary_.description));
+    rec.message(
+        fmt::format("trace {}: {} requests are stamped before their predecessor, at most {:.6f} s before it: "
+                    "each is due with its predecessor (it cannot be issued sooner), and its latency and "
+                    "lateness count from then (docs/vdi.md \"Replay\")",
+                    summary_.description, summary_.out_of_order, static_cast<double>(summary_.max_backward_ns) / 1e9));
+  if (summary_.reads + summary_.writes == 0)
+    throw ConfigError(fmt::format("trace {} has no read or write", summary_.description));
 
   // Before any file is filled: a file_size too small for the trace is a mistake, not a 256 MiB
   // file left behind (the constructor checks again with the files' O_DIRECT alignment).
@@ -58,8 +59,12 @@ void ReplayEmulator::prepare(runner::TestContext& ctx) {
   } else {
     for (std::uint32_t t = 0; t < cfg_.targets; ++t) {
       const std::string name = cfg_.targets == 1 ? ctx.settings.name : fmt::format("{}-{}", ctx.settings.name, t);
-      const io::TargetFileSpec spec{.dir = ctx.target_dir, .test_name = name, .size_bytes = cfg_.file_size_bytes,
-                                    .direct = cfg_.direct, .fill = true, .seed = ctx.seed + t};
+      const io::TargetFileSpec spec{.dir = ctx.target_dir,
+                                    .test_name = name,
+                                    .size_bytes = cfg_.file_size_bytes,
+                                    .direct = cfg_.direct,
+                                    .fill = true,
+                                    .seed = ctx.seed + t};
       rec.message(fmt::format("preparing {} ({})", io::target_file_path(spec.dir, name).filename().string(),
                               format_size(spec.size_bytes)));
       files_.push_back(io::TargetFile::open(spec, [&](std::uint64_t, std::uint64_t) { return !ctx.stop_requested(); }));
@@ -69,15 +74,24 @@ void ReplayEmulator::prepare(runner::TestContext& ctx) {
                          files_.back().path().string()});
     }
   }
-  ReplayOptions o{.engine = cfg_.engine, .queue_depth = cfg_.queue_depth, .time_scale = cfg_.time_scale,
-                  .no_stall = cfg_.no_stall, .align_bytes = cfg_.align_bytes != 0 ? cfg_.align_bytes : alignment,
-                  .offset_shift_bytes = cfg_.offset_shift_bytes, .verify = cfg_.verify, .seed = ctx.seed,
-                  .max_duration_ns = ctx.settings.duration.count(), .interval_ns = ctx.settings.interval.count(),
-                  .flushes = cfg_.flushes, .discards = cfg_.discards};
+  ReplayOptions o{.engine = cfg_.engine,
+                  .queue_depth = cfg_.queue_depth,
+                  .time_scale = cfg_.time_scale,
+                  .no_stall = cfg_.no_stall,
+                  .align_bytes = cfg_.align_bytes != 0 ? cfg_.align_bytes : alignment,
+                  .offset_shift_bytes = cfg_.offset_shift_bytes,
+                  .verify = cfg_.verify,
+                  .seed = ctx.seed,
+                  .max_duration_ns = ctx.settings.duration.count(),
+                  .interval_ns = ctx.settings.interval.count(),
+                  .flushes = cfg_.flushes,
+                  .discards = cfg_.discards};
   if (o.align_bytes < alignment)
-    throw ConfigError(fmt::format("align {} is smaller than the target's O_DIRECT alignment {}", o.align_bytes, alignment));
+    throw ConfigError(
+        fmt::format("align {} is smaller than the target's O_DIRECT alignment {}", o.align_bytes, alignment));
   replayer_ = std::make_unique<Replayer>(o, std::move(targets), summary_);
-  if (!cfg_.direct) rec.warning("direct: false — I/O goes through the page cache; reads may measure memory, not the drive");
+  if (!cfg_.direct)
+    rec.warning("direct: false — I/O goes through the page cache; reads may measure memory, not the drive");
 }
 
 void ReplayEmulator::warmup(runner::TestContext&) {
@@ -112,22 +126,25 @@ ReplayEmulator::Point ReplayEmulator::replay_once(runner::TestContext& ctx, std:
     return !ctx.stop_requested();
   });
   if (!p.result.complete)
-    rec.warning(fmt::format("{}: replay ended before the end of the trace ({} of {} I/Os issued): stop request or "
-                            "duration {} reached",
-                            p.group, p.result.issued, summary_.reads + summary_.writes, format_duration(ctx.settings.duration)));
+    rec.warning(fmt::format(
+        "{}: replay ended before the end of the trace ({} of {} I/Os issued): stop request or "
+        "duration {} reached",
+        p.group, p.result.issued, summary_.reads + summary_.writes, format_duration(ctx.settings.duration)));
   const auto& r = p.result;
   if (r.flushes_skipped + r.fua_skipped > 0)
-    rec.warning(fmt::format("{}: {} flushes and {} FUA writes' syncs of the trace skipped (flushes: skip): the "
-                            "drive's cache was never flushed for them",
-                            p.group, r.flushes_skipped, r.fua_skipped));
+    rec.warning(
+        fmt::format("{}: {} flushes and {} FUA writes' syncs of the trace skipped (flushes: skip): the "
+                    "drive's cache was never flushed for them",
+                    p.group, r.flushes_skipped, r.fua_skipped));
   if (r.discards_skipped > 0)
     rec.warning(fmt::format("{}: {} discards of the trace skipped ({})", p.group, r.discards_skipped,
                             r.discard_note.empty() ? "discards: skip" : r.discard_note));
   if (!no_stall && r.total.lateness.percentile(99) > kLatenessBoundNs)
-    rec.warning(fmt::format("{}: lateness p99 {:.3f} ms exceeds the {} ms bound (docs/vdi.md \"Replay\"): the "
-                            "target did not keep up with the trace's schedule (backlog max {} I/Os, mean {:.1f})",
-                            p.group, static_cast<double>(r.total.lateness.percentile(99)) / 1e6,
-                            kLatenessBoundNs / 1'000'000, r.max_backlog, r.mean_backlog));
+    rec.warning(
+        fmt::format("{}: lateness p99 {:.3f} ms exceeds the {} ms bound (docs/vdi.md \"Replay\"): the "
+                    "target did not keep up with the trace's schedule (backlog max {} I/Os, mean {:.1f})",
+                    p.group, static_cast<double>(r.total.lateness.percentile(99)) / 1e6, kLatenessBoundNs / 1'000'000,
+                    r.max_backlog, r.mean_backlog));
   return p;
 }
 
@@ -141,21 +158,26 @@ void ReplayEmulator::record_point(runner::TestContext& ctx, const Point& p) {
   m("requested_pct", p.requested_pct, "%", "curve points: of the max run (curve_of max) or of the trace's rate");
   m("time_scale", r.time_scale, "", "trace times were multiplied by this");
   m("achieved_iops", r.iops(), "1/s", "I/Os completed per second, first submission to last completion");
-  m("throughput_mb_s", r.elapsed_s > 0 ? static_cast<double>(r.total.read_bytes + r.total.write_bytes) / 1e6 / r.elapsed_s : 0.0,
-    "MB/s", "MB = 10^6 bytes");
+  m("throughput_mb_s",
+    r.elapsed_s > 0 ? static_cast<double>(r.total.read_bytes + r.total.write_bytes) / 1e6 / r.elapsed_s : 0.0, "MB/s",
+    "MB = 10^6 bytes");
   runner::record_group_latency(rec, p.group, r.total.latency, "latency_" + p.group, "latency", LatencyUnit::us,
                                {LatencyFigure::avg("from the intended start to completion"), LatencyFigure::p(50),
                                 LatencyFigure::p(99), LatencyFigure::p(99.9), LatencyFigure::max()});
-  runner::record_group_latency(rec, p.group, r.total.service, "service_latency_" + p.group, "service_latency", LatencyUnit::us,
+  runner::record_group_latency(rec, p.group, r.total.service, "service_latency_" + p.group, "service_latency",
+                               LatencyUnit::us,
                                {LatencyFigure::avg("from submission to completion (fio: lat)"), LatencyFigure::p(99)});
-  runner::record_group_latency(rec, p.group, r.total.lateness, "lateness_" + p.group, "lateness", LatencyUnit::us,
-                               {LatencyFigure::p(50, "submission minus intended start"), LatencyFigure::p(99),
-                                LatencyFigure::max()});
-  m("overflow_ios", static_cast<double>(r.overflow_ios), "count", "I/Os that found every slot busy at their intended start");
+  runner::record_group_latency(
+      rec, p.group, r.total.lateness, "lateness_" + p.group, "lateness", LatencyUnit::us,
+      {LatencyFigure::p(50, "submission minus intended start"), LatencyFigure::p(99), LatencyFigure::max()});
+  m("overflow_ios", static_cast<double>(r.overflow_ios), "count",
+    "I/Os that found every slot busy at their intended start");
   m("max_backlog_ios", static_cast<double>(r.max_backlog), "count",
     "most requests past their intended start but not yet issued at once (0 for no_stall)");
-  m("mean_backlog_ios", r.mean_backlog, "count", "time average of that backlog over the replay (sum of lateness / span)");
-  m("flushes_replayed", static_cast<double>(r.flushes_replayed), "count", "flush requests and preflushes done as fdatasync");
+  m("mean_backlog_ios", r.mean_backlog, "count",
+    "time average of that backlog over the replay (sum of lateness / span)");
+  m("flushes_replayed", static_cast<double>(r.flushes_replayed), "count",
+    "flush requests and preflushes done as fdatasync");
   m("flushes_skipped", static_cast<double>(r.flushes_skipped), "count", "flushes: skip");
   m("fua_replayed", static_cast<double>(r.fua_replayed), "count", "FUA writes followed by an fdatasync");
   m("fua_skipped", static_cast<double>(r.fua_skipped), "count", "flushes: skip");
@@ -204,7 +226,8 @@ void ReplayEmulator::run(runner::TestContext& ctx) {
     }
   }
   const auto& r = first.result;
-  rec.metric("iops", r.iops(), "1/s", curve ? "I/Os per second of the max (no_stall) run" : "I/Os per second of the replay");
+  rec.metric("iops", r.iops(), "1/s",
+             curve ? "I/Os per second of the max (no_stall) run" : "I/Os per second of the replay");
   rec.metric("throughput_mb_s",
              r.elapsed_s > 0 ? static_cast<double>(r.total.read_bytes + r.total.write_bytes) / 1e6 / r.elapsed_s : 0.0,
              "MB/s", "MB = 10^6 bytes");
@@ -222,19 +245,25 @@ void ReplayEmulator::run(runner::TestContext& ctx) {
   if (curve) {
     double peak = 0;
     for (const auto& p : points_) peak = std::max(peak, p.result.iops());
-    rec.group_metric("curve", "max_run_iops", first.result.iops(), "1/s", "the rate curve_of max points are percentages of");
+    rec.group_metric("curve", "max_run_iops", first.result.iops(), "1/s",
+                     "the rate curve_of max points are percentages of");
     rec.group_metric("curve", "trace_iops", summary_.iops(), "1/s", "the trace's own rate (curve_of recorded)");
     rec.group_metric("curve", "points_run", static_cast<double>(points_.size() - 1), "count", "curve points measured");
     rec.group_metric("curve", "peak_iops", peak, "1/s", "highest achieved IOPS of any replay");
   }
   results::Json pts = results::Json::array();
   for (const auto& p : points_)
-    pts.push_back({{"group", p.group}, {"requested_pct", p.requested_pct}, {"requested_iops", p.requested_iops},
-                   {"achieved_iops", p.result.iops()}, {"latency_avg_us", us(p.result.total.latency.mean())},
+    pts.push_back({{"group", p.group},
+                   {"requested_pct", p.requested_pct},
+                   {"requested_iops", p.requested_iops},
+                   {"achieved_iops", p.result.iops()},
+                   {"latency_avg_us", us(p.result.total.latency.mean())},
                    {"latency_p99_us", us(p.result.total.latency.percentile(99))},
                    {"lateness_p99_us", us(p.result.total.lateness.percentile(99))},
-                   {"overflow_ios", p.result.overflow_ios}, {"max_backlog_ios", p.result.max_backlog},
-                   {"mean_backlog_ios", p.result.mean_backlog}, {"complete", p.result.complete}});
+                   {"overflow_ios", p.result.overflow_ios},
+                   {"max_backlog_ios", p.result.max_backlog},
+                   {"mean_backlog_ios", p.result.mean_backlog},
+                   {"complete", p.result.complete}});
   rec.detail("points", std::move(pts));
   rec.detail("trace", results::Json{{"description", summary_.description},
                                     {"ios", summary_.ios},
@@ -253,8 +282,9 @@ void ReplayEmulator::run(runner::TestContext& ctx) {
                                       {"slots_per_target", replayer_->slots_per_target()},
                                       {"slot_bytes", replayer_->slot_length_bytes()}});
   rec.detail("engine", std::string(replayer_->engine().name()));
-  rec.detail("latency_measured", "latency: from the intended start (trace time x time scale) to the reap; service latency: "
-                                 "from submission; lateness: submission minus intended start");
+  rec.detail("latency_measured",
+             "latency: from the intended start (trace time x time scale) to the reap; service latency: "
+             "from submission; lateness: submission minus intended start");
   double measured = 0;
   for (const auto& p : points_) measured += p.result.elapsed_s;
   rec.set_phase_times(0, measured);
@@ -269,17 +299,19 @@ void ReplayEmulator::verify(runner::TestContext& ctx) {
     if (!r.complete) continue;  // cut short (stop request or duration): replay_once warned; nothing to compare
     const std::uint64_t flushes = r.flushes_replayed + r.flushes_skipped;
     const std::uint64_t discards = r.discards_replayed + r.discards_skipped;
-    rec.check(p.group + ": I/O counts equal the trace's",
-              r.total.reads == summary_.reads && r.total.writes == summary_.writes && flushes == summary_.flushes &&
-                  discards == summary_.discards,
-              fmt::format("reads {} (trace {}), writes {} (trace {}), flushes {} replayed + {} skipped (trace {}), "
-                          "discards {} replayed + {} skipped (trace {})",
-                          r.total.reads, summary_.reads, r.total.writes, summary_.writes, r.flushes_replayed,
-                          r.flushes_skipped, summary_.flushes, r.discards_replayed, r.discards_skipped, summary_.discards));
-    rec.check(p.group + ": bytes per operation equal the trace's",
-              r.total.read_bytes == summary_.read_bytes && r.total.write_bytes == summary_.write_bytes,
-              fmt::format("read {} B (trace {} B), written {} B (trace {} B), {} I/Os rounded to the alignment",
-                          r.total.read_bytes, summary_.read_bytes, r.total.write_bytes, summary_.write_bytes, r.rounded_ios));
+    rec.check(
+        p.group + ": I/O counts equal the trace's",
+        r.total.reads == summary_.reads && r.total.writes == summary_.writes && flushes == summary_.flushes &&
+            discards == summary_.discards,
+        fmt::format("reads {} (trace {}), writes {} (trace {}), flushes {} replayed + {} skipped (trace {}), "
+                    "discards {} replayed + {} skipped (trace {})",
+                    r.total.reads, summary_.reads, r.total.writes, summary_.writes, r.flushes_replayed,
+                    r.flushes_skipped, summary_.flushes, r.discards_replayed, r.discards_skipped, summary_.discards));
+    rec.check(
+        p.group + ": bytes per operation equal the trace's",
+        r.total.read_bytes == summary_.read_bytes && r.total.write_bytes == summary_.write_bytes,
+        fmt::format("read {} B (trace {} B), written {} B (trace {} B), {} I/Os rounded to the alignment",
+                    r.total.read_bytes, summary_.read_bytes, r.total.write_bytes, summary_.write_bytes, r.rounded_ios));
     rec.check(p.group + ": no I/O errors", r.total.errors == 0, r.first_error);
   }
   if (cfg_.verify) {

@@ -70,17 +70,18 @@ void check_against_profile(results::TestRecorder& rec, const VdiModelParams& mod
   // the ratios have too few requests to settle; the numbers are recorded, the check is not made.
   const double per_desktop = std::round(prof.iops_per_desktop * phase_s);
   rec.group_metric("model", "read_pct", read_pct, "%", fmt::format("generated; profile {:g}%", prof.read_pct));
-  rec.group_metric("model", "mean_size_bytes", mean_size, "bytes", fmt::format("generated; profile {:.0f}", prof.mean_size_bytes()));
+  rec.group_metric("model", "mean_size_bytes", mean_size, "bytes",
+                   fmt::format("generated; profile {:.0f}", prof.mean_size_bytes()));
   rec.group_metric("model", "iops_per_desktop", iops_per_desktop, "1/s",
                    fmt::format("generated; profile {:g}", prof.iops_per_desktop));
   if (per_desktop < 100) return;
-  rec.check("model: the generated workload matches its documented profile within 5%",
-            within(read_pct, prof.read_pct) && within(mean_size, prof.mean_size_bytes()) &&
-                within(iops_per_desktop, prof.iops_per_desktop),
-            fmt::format("reads {:.2f}% (profile {:g}%), mean size {:.0f} B (profile {:.0f} B), {:.2f} IOPS per desktop "
-                        "(profile {:g})",
-                        read_pct, prof.read_pct, mean_size, prof.mean_size_bytes(), iops_per_desktop,
-                        prof.iops_per_desktop));
+  rec.check(
+      "model: the generated workload matches its documented profile within 5%",
+      within(read_pct, prof.read_pct) && within(mean_size, prof.mean_size_bytes()) &&
+          within(iops_per_desktop, prof.iops_per_desktop),
+      fmt::format("reads {:.2f}% (profile {:g}%), mean size {:.0f} B (profile {:.0f} B), {:.2f} IOPS per desktop "
+                  "(profile {:g})",
+                  read_pct, prof.read_pct, mean_size, prof.mean_size_bytes(), iops_per_desktop, prof.iops_per_desktop));
 }
 
 VdiModelSource::VdiModelSource(const VdiModelParams& params)

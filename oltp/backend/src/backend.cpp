@@ -30,9 +30,15 @@ StorageFailure::StorageFailure(const std::string& what, std::string sqlstate, in
 
 bool is_storage_message(std::string_view message) noexcept {
   // Lower-case fragments; see the header for where each comes from.
-  static constexpr std::array<std::string_view, 9> kTexts{
-      "no space left on device", "could not write", "could not extend file", "could not fsync",
-      "disk full", "errno 28", "error 28", "input/output error", "read-only file system"};
+  static constexpr std::array<std::string_view, 9> kTexts{"no space left on device",
+                                                          "could not write",
+                                                          "could not extend file",
+                                                          "could not fsync",
+                                                          "disk full",
+                                                          "errno 28",
+                                                          "error 28",
+                                                          "input/output error",
+                                                          "read-only file system"};
   const auto lower_find = [&](std::string_view needle) {
     for (std::size_t at = 0; at + needle.size() <= message.size(); ++at) {
       bool same = true;
@@ -68,9 +74,8 @@ bool is_storage_error(SqlDialect d, std::string_view sqlstate, int native_code, 
 
 namespace {
 bool contains_nocase(std::string_view text, std::string_view lower_needle) noexcept {
-  return std::search(text.begin(), text.end(), lower_needle.begin(), lower_needle.end(), [](char a, char b) {
-           return std::tolower(static_cast<unsigned char>(a)) == b;
-         }) != text.end();
+  return std::search(text.begin(), text.end(), lower_needle.begin(), lower_needle.end(),
+                     [](char a, char b) { return std::tolower(static_cast<unsigned char>(a)) == b; }) != text.end();
 }
 }  // namespace
 
@@ -206,14 +211,14 @@ std::string with_server_log(const std::string& reason, const ManagedServer& serv
   }
   // The file goes with the data directory unless the server section says keep: the lines are
   // quoted here because the path may be gone when the reason is read.
-  out += fmt::format("{}\nserver log ({}, {}, repeats counted; the file is removed with the data directory unless "
-                     "keep: true):\n{}",
-                     reason, file.string(),
-                     quote.error_lines ? fmt::format("its last {} distinct ERROR/FATAL/PANIC lines and its last {} lines",
-                                                     lines, kServerLogContextLines)
-                                       : fmt::format("no ERROR/FATAL/PANIC line; its last {} distinct lines",
-                                                     kServerLogContextLines),
-                     quote.text);
+  out += fmt::format(
+      "{}\nserver log ({}, {}, repeats counted; the file is removed with the data directory unless "
+      "keep: true):\n{}",
+      reason, file.string(),
+      quote.error_lines ? fmt::format("its last {} distinct ERROR/FATAL/PANIC lines and its last {} lines", lines,
+                                      kServerLogContextLines)
+                        : fmt::format("no ERROR/FATAL/PANIC line; its last {} distinct lines", kServerLogContextLines),
+      quote.text);
   return out;
 }
 

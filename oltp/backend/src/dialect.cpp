@@ -34,7 +34,8 @@ Dialect make_dialect(SqlDialect d) {
       out.sysbench_driver = "pgsql";
       out.procedures = ProcedureLanguage::plpgsql;
       out.primary_key_sql =
-          "SELECT conname, pg_get_constraintdef(oid) FROM pg_constraint WHERE contype = 'p' AND conrelid = to_regclass(?)";
+          "SELECT conname, pg_get_constraintdef(oid) FROM pg_constraint WHERE contype = 'p' AND conrelid = "
+          "to_regclass(?)";
       break;
     case SqlDialect::mysql:
       out.for_update = " FOR UPDATE";

@@ -6,8 +6,10 @@ namespace drivelab::oltp {
 
 std::string describe_error(const DbStatus& s) {
   std::string code;
-  if (!s.sqlstate.empty()) code = fmt::format("SQLSTATE {}", s.sqlstate);
-  else if (s.native_code != 0) code = fmt::format("error {}", s.native_code);
+  if (!s.sqlstate.empty())
+    code = fmt::format("SQLSTATE {}", s.sqlstate);
+  else if (s.native_code != 0)
+    code = fmt::format("error {}", s.native_code);
   const std::string message = s.message.empty() ? std::string(to_string(s.outcome)) : s.message;
   return code.empty() ? message : fmt::format("{} {}", code, message);
 }
@@ -81,11 +83,11 @@ std::optional<std::string> FailureMeter::judge(Kind& k, std::int64_t window_end_
           ? fmt::format("every attempt has failed since {:.1f} s into the measured phase", s(k.failing_since_ns))
           : fmt::format("failing since {:.1f} s into the measured phase (its first failure after its last success)",
                         s(k.failing_since_ns >= 0 ? k.failing_since_ns : start));
-  return tripped(fmt::format(
-      "{}: {} of {} attempts failed from {:.1f} to {:.1f} s into the measured phase ({:.1f}%, more than "
-      "failure_bound's {:g}% over {:g} s): {}; {}",
-      k.name, failed, attempts, s(start), s(window_end_ns), pct, bound_.failed_pct,
-      std::chrono::duration<double>(bound_.window).count(), describe_error(*error), began));
+  return tripped(
+      fmt::format("{}: {} of {} attempts failed from {:.1f} to {:.1f} s into the measured phase ({:.1f}%, more than "
+                  "failure_bound's {:g}% over {:g} s): {}; {}",
+                  k.name, failed, attempts, s(start), s(window_end_ns), pct, bound_.failed_pct,
+                  std::chrono::duration<double>(bound_.window).count(), describe_error(*error), began));
 }
 
 std::optional<std::string> FailureMeter::attempt(std::size_t kind, const DbStatus* failure, std::int64_t now_ns) {

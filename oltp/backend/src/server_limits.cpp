@@ -52,10 +52,16 @@ ServerLimits read_mysql(Connection& conn, const Dialect& d) {
   PreparedStatementLimits p{.limit = number((*limit)[0]), .in_use = 0, .server_max = kDocumentedMaxPreparedStmtCount};
   out.sessions_open = 1;
   for (const char* table : {"information_schema.GLOBAL_STATUS", "performance_schema.global_status"}) {
-    const auto a = first_row(conn, fmt::format("SELECT VARIABLE_VALUE FROM {} WHERE VARIABLE_NAME = "
-                                               "'PREPARED_STMT_COUNT'", table), 1);
-    const auto b = first_row(conn, fmt::format("SELECT VARIABLE_VALUE FROM {} WHERE VARIABLE_NAME = "
-                                               "'THREADS_CONNECTED'", table), 1);
+    const auto a = first_row(conn,
+                             fmt::format("SELECT VARIABLE_VALUE FROM {} WHERE VARIABLE_NAME = "
+                                         "'PREPARED_STMT_COUNT'",
+                                         table),
+                             1);
+    const auto b = first_row(conn,
+                             fmt::format("SELECT VARIABLE_VALUE FROM {} WHERE VARIABLE_NAME = "
+                                         "'THREADS_CONNECTED'",
+                                         table),
+                             1);
     if (a && b) {
       p.in_use = number((*a)[0]);
       out.sessions_open = number((*b)[0]);
@@ -91,8 +97,7 @@ ServerLimits read_postgres(Connection& conn, const Dialect& d) {
   if (!row) throw BackendError("pre-flight: cannot read superuser_reserved_connections and the client sessions");
   out.reserved_connections = number((*row)[0]);
   out.sessions_open = number((*row)[1]);
-  out.raise_connections_hint =
-      " (postgresql.conf, or server: {settings: {max_connections: N}} for a managed server)";
+  out.raise_connections_hint = " (postgresql.conf, or server: {settings: {max_connections: N}} for a managed server)";
   out.read = {{"max_connections", out.max_connections},
               {"superuser_reserved_connections", out.reserved_connections},
               {"client_sessions", out.sessions_open}};

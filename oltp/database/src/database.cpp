@@ -35,9 +35,8 @@ namespace {
 bool valid_identifier(const std::string& s) {
   if (s.empty() || s.size() > 63) return false;
   if (std::isdigit(static_cast<unsigned char>(s[0])) != 0) return false;
-  return std::all_of(s.begin(), s.end(), [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_';
-  });
+  return std::all_of(s.begin(), s.end(),
+                     [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_'; });
 }
 
 void decode_server(const config::Node& node, DatabaseConfig& out) {
@@ -68,34 +67,35 @@ void decode_server(const config::Node& node, DatabaseConfig& out) {
   r.finish();
 
   if (out.managed && has_connection) {
-    node.child("connection").error(
-        "'connection' and 'managed' exclude each other: a managed server is created by drivelab, "
-        "'connection' names an existing one");
+    node.child("connection")
+        .error(
+            "'connection' and 'managed' exclude each other: a managed server is created by drivelab, "
+            "'connection' names an existing one");
   }
   if (!out.managed && !has_connection) {
-    node.error("needs either 'managed: postgres|mariadb' (a server created in the target directory) "
-               "or 'connection: ...' (an existing server)");
+    node.error(
+        "needs either 'managed: postgres|mariadb' (a server created in the target directory) "
+        "or 'connection: ...' (an existing server)");
   }
   if (out.managed) {
-    for (const auto& [present, key] : {std::pair{has_user, "user"}, std::pair{has_pw_env, "password_env"},
-                                       std::pair{has_pw_file, "password_file"}})
+    for (const auto& [present, key] :
+         {std::pair{has_user, "user"}, std::pair{has_pw_env, "password_env"}, std::pair{has_pw_file, "password_file"}})
       if (present) node.child(key).error(fmt::format("'{}' applies to 'connection' servers only", key));
   } else if (has_connection) {
-    for (const auto& [present, key] :
-         {std::pair{has_buffer, "buffer"}, std::pair{has_max, "max_connections"},
-          std::pair{settings.defined(), "settings"}, std::pair{has_keep, "keep"}})
+    for (const auto& [present, key] : {std::pair{has_buffer, "buffer"}, std::pair{has_max, "max_connections"},
+                                       std::pair{settings.defined(), "settings"}, std::pair{has_keep, "keep"}})
       if (present)
-        node.child(key).error(fmt::format(
-            "'{}' applies to managed servers only (an existing server keeps its own settings)", key));
+        node.child(key).error(
+            fmt::format("'{}' applies to managed servers only (an existing server keeps its own settings)", key));
   }
   if (has_pw_env && has_pw_file)
     node.child("password_file").error("give the password by 'password_env' or 'password_file', not both");
   if (has_pw_env && !valid_identifier(out.password_env))
-    node.child("password_env").error(
-        fmt::format("'{}' is not an environment variable name", out.password_env));
+    node.child("password_env").error(fmt::format("'{}' is not an environment variable name", out.password_env));
   // The password must be readable now: `validate` and the run's own validation report it before
   // any work, at its key. Only the outcome is kept here; open_database() reads it again.
-  if (!out.managed && has_connection && has_pw_env != has_pw_file && (!has_pw_env || valid_identifier(out.password_env)))
+  if (!out.managed && has_connection && has_pw_env != has_pw_file &&
+      (!has_pw_env || valid_identifier(out.password_env)))
     if (const PasswordLookup pw = look_up_password(out); !pw.problem.empty()) node.child(pw.key).error(pw.problem);
 }
 
@@ -139,9 +139,12 @@ PasswordLookup look_up_password(const DatabaseConfig& c) {
   std::string line;
   std::getline(in, line);
   if (!line.empty() && line.back() == '\r') line.pop_back();
-  if (in.bad()) out.problem = fmt::format("cannot read {}", path);
-  else if (line.empty()) out.problem = fmt::format("the first line of {} is empty (it must hold the password)", path);
-  else out.password = std::move(line);
+  if (in.bad())
+    out.problem = fmt::format("cannot read {}", path);
+  else if (line.empty())
+    out.problem = fmt::format("the first line of {} is empty (it must hold the password)", path);
+  else
+    out.password = std::move(line);
   return out;
 }
 
@@ -192,38 +195,38 @@ void check_max_connections_key(const config::Node& section, const DatabaseConfig
 void decode_database(config::MapReader& r, const config::Node& section, DatabaseConfig& out) {
   r.choice("backend", out.backend, kBackendKindNames);
   if (r.string("database", out.database) && !valid_identifier(out.database)) {
-    section.child("database").error(fmt::format(
-        "'{}' is not a database name drivelab accepts (letters, digits and _, at most 63, not "
-        "starting with a digit)", out.database));
+    section.child("database")
+        .error(fmt::format("'{}' is not a database name drivelab accepts (letters, digits and _, at most 63, not "
+                           "starting with a digit)",
+                           out.database));
     out.database = "drivelab";
   }
-  const bool has_dialect = r.choice("dialect", out.dialect,
-                                    {{"sqlserver", SqlDialect::sqlserver},
-                                     {"postgres", SqlDialect::postgres},
-                                     {"mysql", SqlDialect::mysql}});
+  const bool has_dialect = r.choice(
+      "dialect", out.dialect,
+      {{"sqlserver", SqlDialect::sqlserver}, {"postgres", SqlDialect::postgres}, {"mysql", SqlDialect::mysql}});
 
   // SQLite's own settings.
   bool sqlite_keys = false;
   if (r.string("journal_mode", out.journal_mode)) {
     sqlite_keys = true;
     if (!is_valid_journal_mode(out.journal_mode)) {
-      section.child("journal_mode").error(fmt::format(
-          "'{}' is not a journal mode (choices: WAL, DELETE, TRUNCATE, PERSIST, MEMORY, OFF)",
-          out.journal_mode));
+      section.child("journal_mode")
+          .error(fmt::format("'{}' is not a journal mode (choices: WAL, DELETE, TRUNCATE, PERSIST, MEMORY, OFF)",
+                             out.journal_mode));
       out.journal_mode = "WAL";
     }
   }
   if (r.string("synchronous", out.synchronous)) {
     sqlite_keys = true;
     if (!is_valid_synchronous(out.synchronous)) {
-      section.child("synchronous").error(fmt::format(
-          "'{}' is not a synchronous level (choices: OFF, NORMAL, FULL, EXTRA)", out.synchronous));
+      section.child("synchronous")
+          .error(fmt::format("'{}' is not a synchronous level (choices: OFF, NORMAL, FULL, EXTRA)", out.synchronous));
       out.synchronous = "FULL";
     }
   }
   sqlite_keys |= r.size("cache_size", out.cache_size_bytes, {.min = 1ull << 20, .max = 1ull << 40});
-  sqlite_keys |= r.duration("busy_timeout", out.busy_timeout,
-                            {.min = std::chrono::milliseconds(1), .max = std::chrono::hours(1)});
+  sqlite_keys |=
+      r.duration("busy_timeout", out.busy_timeout, {.min = std::chrono::milliseconds(1), .max = std::chrono::hours(1)});
 
   const config::Node server = r.section("server");
   if (server.defined()) decode_server(server, out);
@@ -239,8 +242,8 @@ void decode_database(config::MapReader& r, const config::Node& section, Database
   if (is_server && sqlite_keys)
     for (const char* key : {"journal_mode", "synchronous", "cache_size", "busy_timeout"})
       if (section.child(key).defined())
-        section.child(key).error(fmt::format("'{}' is a sqlite setting; with backend {} use server.settings",
-                                             key, to_string(out.backend)));
+        section.child(key).error(
+            fmt::format("'{}' is a sqlite setting; with backend {} use server.settings", key, to_string(out.backend)));
   if (has_dialect && out.backend != BackendKind::odbc)
     section.child("dialect").error("'dialect' applies to backend odbc only (the native backends know theirs)");
 
@@ -252,14 +255,14 @@ void decode_database(config::MapReader& r, const config::Node& section, Database
       server.child("managed").error("backend mysql needs managed: mariadb");
     if (out.backend == BackendKind::odbc) {
       const SqlDialect want = m == ServerKind::postgres ? SqlDialect::postgres : SqlDialect::mysql;
-      if (!has_dialect) out.dialect = want;
+      if (!has_dialect)
+        out.dialect = want;
       else if (out.dialect != want)
-        section.child("dialect").error(fmt::format("a managed {} server speaks dialect {}, not {}",
-                                                   to_string(m), to_string(want), to_string(out.dialect)));
+        section.child("dialect").error(fmt::format("a managed {} server speaks dialect {}, not {}", to_string(m),
+                                                   to_string(want), to_string(out.dialect)));
     }
   } else if (out.backend == BackendKind::odbc && !has_dialect && server.defined()) {
-    section.child("backend").error(
-        "backend odbc with an existing server needs 'dialect: sqlserver|postgres|mysql'");
+    section.child("backend").error("backend odbc with an existing server needs 'dialect: sqlserver|postgres|mysql'");
   }
 }
 

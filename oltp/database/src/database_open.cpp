@@ -46,8 +46,8 @@ Endpoint parse_mysql_connection(const std::string& text) {
       char* end = nullptr;
       const long port = std::strtol(rest.c_str() + colon + 1, &end, 10);
       if (end == nullptr || *end != '\0' || port <= 0 || port > 65535)
-        throw ConfigError(fmt::format(
-            "server.connection '{}': expected tcp://host:port or unix:///path/to/mysqld.sock", text));
+        throw ConfigError(
+            fmt::format("server.connection '{}': expected tcp://host:port or unix:///path/to/mysqld.sock", text));
       e.port = static_cast<int>(port);
     } else {
       e.host = rest;
@@ -74,8 +74,12 @@ results::Json Database::describe() const {
 }
 
 std::unique_ptr<Database> open_database(const DatabaseConfig& c, const OpenRequest& req) {
-  const auto say = [&](const std::string& m) { if (req.message) req.message(m); };
-  const auto warn = [&](const std::string& m) { if (req.warning) req.warning(m); };
+  const auto say = [&](const std::string& m) {
+    if (req.message) req.message(m);
+  };
+  const auto warn = [&](const std::string& m) {
+    if (req.warning) req.warning(m);
+  };
 
   if (c.backend == BackendKind::sqlite) {
     SqliteOptions opt;
@@ -102,9 +106,10 @@ std::unique_ptr<Database> open_database(const DatabaseConfig& c, const OpenReque
     so.buffer_bytes = c.buffer_bytes;
     const std::uint64_t ram = physical_memory_bytes();
     if (ram > 0 && so.buffer_bytes > ram / 2) {
-      warn(fmt::format("server buffer {} capped to {} (half of this machine's {} of RAM); results are "
-                       "not comparable with a run that had the full buffer",
-                       format_size(c.buffer_bytes), format_size(ram / 2), format_size(ram)));
+      warn(
+          fmt::format("server buffer {} capped to {} (half of this machine's {} of RAM); results are "
+                      "not comparable with a run that had the full buffer",
+                      format_size(c.buffer_bytes), format_size(ram / 2), format_size(ram)));
       so.buffer_bytes = ram / 2;
     }
     so.max_connections = c.max_connections > 0 ? c.max_connections : req.connections + 20;
@@ -113,8 +118,8 @@ std::unique_ptr<Database> open_database(const DatabaseConfig& c, const OpenReque
                                     so.max_connections, req.connections));
     so.settings = c.settings;
     so.keep = c.keep_server;
-    server = c.managed == ServerKind::postgres ? make_managed_postgres(std::move(so))
-                                               : make_managed_mariadb(std::move(so));
+    server =
+        c.managed == ServerKind::postgres ? make_managed_postgres(std::move(so)) : make_managed_mariadb(std::move(so));
     say(fmt::format("starting a managed {} server in {}", to_string(*c.managed),
                     (req.target_dir / fmt::format("drivelab-{}-{}", req.test_name, to_string(*c.managed))).string()));
     server->start();

@@ -34,9 +34,10 @@ SysbenchConfig decode_sysbench_config(const config::Node& section) {
   r.integer("range_size", s.range_size, {.min = 1, .max = 1'000'000});
   bool skip_trx = false;
   if (r.boolean("skip_trx", skip_trx) && skip_trx) {
-    section.child("skip_trx").error(
-        "skip_trx: true is not supported: drivelab's backends run every statement inside "
-        "BEGIN/COMMIT (sysbench's default, skip_trx: false)");
+    section.child("skip_trx")
+        .error(
+            "skip_trx: true is not supported: drivelab's backends run every statement inside "
+            "BEGIN/COMMIT (sysbench's default, skip_trx: false)");
   }
   r.boolean("reuse", c.reuse);
   r.boolean("keep_database", c.keep_database);

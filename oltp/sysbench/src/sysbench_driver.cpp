@@ -9,18 +9,14 @@ namespace drivelab::oltp::sysbench {
 
 bool is_ignored_error(const DbStatus& s, const Dialect& dialect) noexcept {
   switch (s.outcome) {
-    case Outcome::ok:
-      return false;
-    case Outcome::retryable:
-      return true;
+    case Outcome::ok: return false;
+    case Outcome::retryable: return true;
     case Outcome::in_doubt:
       // A commit lost with its connection: sysbench reconnects and restarts the event. An
       // in-doubt commit on a live session (SQLite I/O error) is a failing drive: fatal.
       return s.connection_lost;
-    case Outcome::storage_failure:
-      return false;  // the drive failed: never restarted, even with the session gone
-    case Outcome::fatal:
-      break;
+    case Outcome::storage_failure: return false;  // the drive failed: never restarted, even with the session gone
+    case Outcome::fatal: break;
   }
   if (s.connection_lost) return true;
   const auto& codes = dialect.ignorable_native_errors;
@@ -236,8 +232,8 @@ void Driver::worker_main(Worker& w) {
           try {
             connect(w);
           } catch (const std::exception& ex) {
-            fail(fmt::format("thread {}: connection lost ({}) and reconnecting failed: {}", w.index,
-                             st.message, ex.what()));
+            fail(fmt::format("thread {}: connection lost ({}) and reconnecting failed: {}", w.index, st.message,
+                             ex.what()));
             return;
           }
           ++reconnects;

@@ -46,10 +46,12 @@ bool uses_password(const DatabaseConfig& d) {
   if (!d.password_env.empty() || !d.password_file.empty()) return true;
   if (d.managed) return false;
   std::string text = d.connection;
-  std::transform(text.begin(), text.end(), text.begin(), [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
+  std::transform(text.begin(), text.end(), text.begin(),
+                 [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
   for (const std::string_view key : {"password", "pwd"}) {
     for (auto at = text.find(key); at != std::string::npos; at = text.find(key, at + 1)) {
-      const bool starts_word = at == 0 || std::isspace(static_cast<unsigned char>(text[at - 1])) != 0 || text[at - 1] == ';';
+      const bool starts_word =
+          at == 0 || std::isspace(static_cast<unsigned char>(text[at - 1])) != 0 || text[at - 1] == ';';
       auto end = at + key.size();
       while (end < text.size() && std::isspace(static_cast<unsigned char>(text[end])) != 0) ++end;
       if (starts_word && end < text.size() && text[end] == '=') return true;
@@ -88,10 +90,10 @@ std::string connection_options(const results::Json& backend, std::string_view dr
 /// people comparing the two); `backend` is Backend::describe().
 std::string sysbench_command(const SysbenchConfig& c, const runner::TestSettings& s, const Dialect& dialect,
                              const results::Json& backend) {
-  std::string cmd = fmt::format("sysbench {} --tables={} --table-size={} --threads={} --time={} --report-interval={}",
-                                to_string(c.workload), c.tables, c.table_size, c.threads,
-                                std::chrono::duration_cast<std::chrono::seconds>(s.duration).count(),
-                                std::max<std::int64_t>(1, std::chrono::duration_cast<std::chrono::seconds>(s.interval).count()));
+  std::string cmd = fmt::format(
+      "sysbench {} --tables={} --table-size={} --threads={} --time={} --report-interval={}", to_string(c.workload),
+      c.tables, c.table_size, c.threads, std::chrono::duration_cast<std::chrono::seconds>(s.duration).count(),
+      std::max<std::int64_t>(1, std::chrono::duration_cast<std::chrono::seconds>(s.interval).count()));
   const RandOptions dr;
   cmd += fmt::format(" --rand-type={}", to_string(c.rand.type));
   if (c.rand.spec_iter != dr.spec_iter) cmd += fmt::format(" --rand-spec-iter={}", c.rand.spec_iter);
@@ -134,9 +136,10 @@ results::Json SysbenchEmulator::effective_config() const { return to_json(config
 void SysbenchEmulator::prepare_phase(runner::TestContext& ctx) {
   auto& rec = *ctx.recorder;
   const Capabilities can = capabilities_of(config_.database.backend);
-  db_ = open_database(config_.database,
-                      open_request(ctx, settings_.name, "sysbench",
-                                   sessions_needed(config_.threads, load_threads_used(config_.threads, scale_, can), can)));
+  db_ = open_database(
+      config_.database,
+      open_request(ctx, settings_.name, "sysbench",
+                   sessions_needed(config_.threads, load_threads_used(config_.threads, scale_, can), can)));
   Backend& backend = db_->backend();
   rec.detail("preflight", preflight(backend, config_));
 
@@ -184,8 +187,8 @@ void SysbenchEmulator::prepare_phase(runner::TestContext& ctx) {
   rec.detail("load", load);
   rec.detail("prepared_statements_per_connection",
              prepared_per_connection(config_.workload, config_.statements, config_.tables));
-  rec.detail("sysbench_command",
-             sysbench_command(config_, settings_, backend.dialect(), described.value("backend", results::Json::object())));
+  rec.detail("sysbench_command", sysbench_command(config_, settings_, backend.dialect(),
+                                                  described.value("backend", results::Json::object())));
   // Without a driver the command would fall to sysbench's default (MySQL) and fail or, worse,
   // measure some MySQL server: say why it has none.
   if (backend.dialect().sysbench_driver.empty())
@@ -271,16 +274,19 @@ void SysbenchEmulator::record_results(runner::TestContext& ctx, const DriverTota
   // sysbench's final report, field by field (src/sysbench.c sb_report_cumulative and the
   // "SQL statistics" of db_driver.c), headline first.
   rec.metric("tps", per_s(c.events), "1/s", "transactions (events) per second: sysbench's \"transactions\"");
-  rec.metric("qps", per_s(c.queries.total()), "1/s", "queries per second (read + write + other): sysbench's \"queries\"");
+  rec.metric("qps", per_s(c.queries.total()), "1/s",
+             "queries per second (read + write + other): sysbench's \"queries\"");
   runner::record_latency(rec, h, "latency", "latency", LatencyUnit::ms,
                          {LatencyFigure::avg("mean transaction latency, restarts included"),
                           LatencyFigure::p(95, "95th percentile (sysbench's default --percentile=95)"),
                           LatencyFigure::p(99, "99th percentile")});
-  rec.metric("errors_s", per_s(c.queries.errors), "1/s", "ignored errors per second (deadlocks, lock timeouts...; the transaction was restarted)");
+  rec.metric("errors_s", per_s(c.queries.errors), "1/s",
+             "ignored errors per second (deadlocks, lock timeouts...; the transaction was restarted)");
   rec.metric("reconnects_s", per_s(c.reconnects), "1/s", "reconnects per second after a lost connection");
   rec.metric("reads_s", per_s(c.queries.reads), "1/s", "read queries per second (statements returning rows)");
   rec.metric("writes_s", per_s(c.queries.writes), "1/s", "write queries per second (statements that changed rows)");
-  rec.metric("other_s", per_s(c.queries.other), "1/s", "other queries per second (BEGIN, COMMIT, writes that changed no row)");
+  rec.metric("other_s", per_s(c.queries.other), "1/s",
+             "other queries per second (BEGIN, COMMIT, writes that changed no row)");
   rec.metric("transactions", n(c.events), "count", "transactions (events) completed in the measured phase");
   rec.metric("queries", n(c.queries.total()), "count", "queries completed (read + write + other)");
   rec.metric("reads", n(c.queries.reads), "count");
@@ -315,8 +321,7 @@ void SysbenchEmulator::record_results(runner::TestContext& ctx, const DriverTota
   rec.detail("in_doubt", totals.in_doubt);
   if (const AttemptTotals& a = totals.attempts; a.first_error)
     rec.detail("failed_attempts", {{to_string(config_.workload), to_json(a)}});
-  if (c.events > 0)
-    rec.detail("queries_per_transaction", n(c.queries.total()) / n(c.events));
+  if (c.events > 0) rec.detail("queries_per_transaction", n(c.queries.total()) / n(c.events));
 }
 
 void SysbenchEmulator::verify_phase(runner::TestContext& ctx) {
@@ -345,9 +350,7 @@ void SysbenchEmulator::verify_phase(runner::TestContext& ctx) {
   ctx.recorder->detail("database_size_bytes_after_run", backend.size_bytes().value_or(0));
 }
 
-const ManagedServer* SysbenchEmulator::managed_server() const noexcept {
-  return db_ ? db_->server() : nullptr;
-}
+const ManagedServer* SysbenchEmulator::managed_server() const noexcept { return db_ ? db_->server() : nullptr; }
 
 void SysbenchEmulator::cleanup(runner::TestContext& ctx) noexcept {
   try {
@@ -356,7 +359,8 @@ void SysbenchEmulator::cleanup(runner::TestContext& ctx) noexcept {
     // on a full disk MariaDB's DROP DATABASE waits for space forever ("Disk full ... waiting for
     // someone to free some space"), hanging the cleanup of a test that failed for that reason.
     const bool removed_with_server = config_.database.managed && !config_.database.keep_server;
-    if (db_ && loaded_by_us_ && !config_.keep_database && !config_.reuse && !removed_with_server) db_->backend().destroy();
+    if (db_ && loaded_by_us_ && !config_.keep_database && !config_.reuse && !removed_with_server)
+      db_->backend().destroy();
   } catch (const std::exception& ex) {
     try {
       ctx.recorder->warning(fmt::format("cleanup: {}", ex.what()));

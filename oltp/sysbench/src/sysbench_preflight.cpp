@@ -22,14 +22,14 @@ std::string connection_problem(int threads, std::int64_t limit, std::int64_t res
   return fmt::format(
       "max_connections is {} ({}{} sessions already open), but this test needs {} connections "
       "({} threads + 1 control session); raise max_connections{} or use fewer threads",
-      limit, reserved > 0 ? fmt::format("{} reserved for superusers, ", reserved) : std::string(), in_use,
-      need, threads, how);
+      limit, reserved > 0 ? fmt::format("{} reserved for superusers, ", reserved) : std::string(), in_use, need,
+      threads, how);
 }
 
 }  // namespace
 
-std::optional<std::string> prepared_statement_problem(const SysbenchConfig& c, std::int64_t limit,
-                                                      std::int64_t in_use, std::int64_t server_max) {
+std::optional<std::string> prepared_statement_problem(const SysbenchConfig& c, std::int64_t limit, std::int64_t in_use,
+                                                      std::int64_t server_max) {
   const std::int64_t per_conn = prepared_per_connection(c.workload, c.statements, c.tables);
   const std::int64_t need = per_conn * c.threads;
   if (need + in_use <= limit) return std::nullopt;
@@ -65,7 +65,8 @@ results::Json preflight(Backend& backend, const SysbenchConfig& c) {
   results::Json found = limits->read;
   if (const auto& p = limits->prepared) {
     found["prepared_statements_needed"] = prepared_per_connection(c.workload, c.statements, c.tables) * c.threads;
-    if (auto problem = prepared_statement_problem(c, p->limit, p->in_use, p->server_max)) throw EnvironmentError(*problem);
+    if (auto problem = prepared_statement_problem(c, p->limit, p->in_use, p->server_max))
+      throw EnvironmentError(*problem);
   }
   // Our own control session is one of the sessions open.
   if (auto problem = connection_problem(c.threads, limits->max_connections, limits->reserved_connections,

@@ -47,8 +47,7 @@ std::uint32_t SbRandom::special(std::uint32_t a, std::uint32_t b) noexcept {
 }
 
 std::uint32_t SbRandom::pareto(std::uint32_t a, std::uint32_t b) noexcept {
-  return a + static_cast<std::uint32_t>((static_cast<double>(b - a) + 1.0) *
-                                        std::pow(u(), pareto_power_));
+  return a + static_cast<std::uint32_t>((static_cast<double>(b - a) + 1.0) * std::pow(u(), pareto_power_));
 }
 
 std::uint32_t SbRandom::pick(std::uint32_t a, std::uint32_t b) noexcept {

@@ -26,17 +26,15 @@ void check(const DbStatus& s, std::string_view what) {
 
 void create_meta_table(Connection& conn, const Dialect& d) {
   // The same bookkeeping table as the TPC-C workload (tpcc_schema.cpp).
-  conn.execute_immediate(fmt::format(
-      "CREATE TABLE drivelab_meta (name VARCHAR(64) NOT NULL, value VARCHAR(200), PRIMARY KEY (name)){}",
-      d.table_options));
+  conn.execute_immediate(
+      fmt::format("CREATE TABLE drivelab_meta (name VARCHAR(64) NOT NULL, value VARCHAR(200), PRIMARY KEY (name)){}",
+                  d.table_options));
 }
 
 void write_meta(Connection& conn, const Scale& scale, bool complete) {
   const std::pair<std::string_view, std::string> rows[] = {
-      {"version", std::to_string(kMetaVersion)},
-      {"workload", "sysbench"},
-      {"tables", std::to_string(scale.tables)},
-      {"table_size", std::to_string(scale.table_size)},
+      {"version", std::to_string(kMetaVersion)}, {"workload", "sysbench"},
+      {"tables", std::to_string(scale.tables)},  {"table_size", std::to_string(scale.table_size)},
       {"complete", complete ? "1" : "0"},
   };
   check(conn.begin(TxMode::read_write), "begin");
@@ -118,9 +116,8 @@ int load_threads_used(int threads, const Scale& scale, const Capabilities& capab
   return std::max(1, std::min({threads, scale.tables, capabilities.max_load_threads}));
 }
 
-LoadStats load_tables(Backend& backend, const Scale& scale, const RandOptions& rand, const Rng& rng,
-                      int threads, const std::function<void(const LoadProgress&)>& progress,
-                      const std::function<bool()>& stop) {
+LoadStats load_tables(Backend& backend, const Scale& scale, const RandOptions& rand, const Rng& rng, int threads,
+                      const std::function<void(const LoadProgress&)>& progress, const std::function<bool()>& stop) {
   const std::int64_t t0 = monotonic_ns();
   LoadStats stats;
   stats.threads = load_threads_used(threads, scale, backend.capabilities());
@@ -206,17 +203,21 @@ std::optional<std::string> check_reusable(Connection& conn, const Scale& scale) 
     while (q->next(st)) {
       const std::string name(q->column_text(0));
       const std::string value = q->is_null(1) ? std::string() : std::string(q->column_text(1));
-      if (name == "workload") workload = value;
-      else if (name == "complete") complete = value;
-      else if (name == "tables") tables = std::atoll(value.c_str());
-      else if (name == "table_size") table_size = std::atoll(value.c_str());
+      if (name == "workload")
+        workload = value;
+      else if (name == "complete")
+        complete = value;
+      else if (name == "tables")
+        tables = std::atoll(value.c_str());
+      else if (name == "table_size")
+        table_size = std::atoll(value.c_str());
     }
     conn.rollback();
     if (workload != "sysbench") return "it holds another drivelab workload's tables";
     if (complete != "1") return "its load did not finish";
     if (tables != scale.tables || table_size != scale.table_size)
-      return fmt::format("it has {} table(s) of {} rows, not {} of {}", tables, table_size,
-                         scale.tables, scale.table_size);
+      return fmt::format("it has {} table(s) of {} rows, not {} of {}", tables, table_size, scale.tables,
+                         scale.table_size);
     return std::nullopt;
   }
   // No drivelab_meta: tables made by sysbench prepare (or someone else). Check each.
@@ -233,8 +234,8 @@ std::optional<std::string> check_reusable(Connection& conn, const Scale& scale) 
     const auto v = one_value(*max_id[static_cast<std::size_t>(t - 1)]);
     if (!v || std::atoll(v->c_str()) != scale.table_size) {
       conn.rollback();
-      return fmt::format("{} has MAX(id) = {}, not table_size = {}", table_name(t),
-                         v && !v->empty() ? *v : "NULL", scale.table_size);
+      return fmt::format("{} has MAX(id) = {}, not table_size = {}", table_name(t), v && !v->empty() ? *v : "NULL",
+                         scale.table_size);
     }
   }
   conn.rollback();

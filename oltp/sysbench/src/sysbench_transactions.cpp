@@ -23,8 +23,7 @@ constexpr std::array<KindInfo, kKinds> kInfo{{
     {"inserts", "INSERT INTO sbtest%u (id, k, c, pad) VALUES (?, ?, ?, ?)"},
 }};
 
-constexpr std::array<Kind, 4> kRangeKinds{Kind::simple_range, Kind::sum_range, Kind::order_range,
-                                          Kind::distinct_range};
+constexpr std::array<Kind, 4> kRangeKinds{Kind::simple_range, Kind::sum_range, Kind::order_range, Kind::distinct_range};
 
 bool reads(Workload w) noexcept { return w != Workload::oltp_write_only; }
 bool writes(Workload w) noexcept { return w != Workload::oltp_read_only; }
@@ -61,7 +60,8 @@ std::vector<Kind> prepared_kinds(Workload w, const StatementOptions& o) {
       for (const Kind k : kRangeKinds) out.push_back(k);
   }
   if (writes(w))
-    for (const Kind k : {Kind::index_update, Kind::non_index_update, Kind::delete_row, Kind::insert_row}) out.push_back(k);
+    for (const Kind k : {Kind::index_update, Kind::non_index_update, Kind::delete_row, Kind::insert_row})
+      out.push_back(k);
   return out;
 }
 
@@ -78,9 +78,9 @@ void plan_event(Workload w, const StatementOptions& o, const Scale& scale, SbRan
   plan.clear();
   const auto tables = static_cast<std::uint32_t>(scale.tables);
   const auto size = static_cast<std::uint32_t>(scale.table_size);
-  const auto table = [&] { return static_cast<int>(rnd.uniform(1, tables)); };  // get_table_num()
+  const auto table = [&] { return static_cast<int>(rnd.uniform(1, tables)); };   // get_table_num()
   const auto id = [&] { return static_cast<std::int64_t>(rnd.pick(1, size)); };  // get_id()
-  const auto add_step = [&](Kind kind, int t) -> Step& {  // a step on table t; its keys follow
+  const auto add_step = [&](Kind kind, int t) -> Step& {                         // a step on table t; its keys follow
     Step& s = plan.add();
     s.kind = kind;
     s.table = t;
@@ -164,9 +164,7 @@ DbStatus execute_event(Connection& conn, const PreparedSet& stmts, const EventPl
     switch (s.kind) {
       case Kind::point_select:
       case Kind::index_update:
-      case Kind::delete_row:
-        q.bind_int64(1, s.id);
-        break;
+      case Kind::delete_row: q.bind_int64(1, s.id); break;
       case Kind::simple_range:
       case Kind::sum_range:
       case Kind::order_range:

@@ -49,8 +49,7 @@ class Offenders {
 };
 
 void must(const DbStatus& s, std::string_view what) {
-  if (!s.ok())
-    throw_status(fmt::format("consistency check {}", what), s);
+  if (!s.ok()) throw_status(fmt::format("consistency check {}", what), s);
 }
 
 /// Runs `sql` and calls `row(stmt)` for each row.
@@ -124,9 +123,9 @@ ConsistencyCheck per_district_counts(Connection& conn, std::string_view sql, std
 
 /// Conditions 5, 6, 10 and 12: the rows of `from` that satisfy `bad`, counted per district
 /// (`district`: its two key columns in `from`), with the first by `id` (named `id_name`).
-ConsistencyCheck rows_violating(Connection& conn, std::string_view district, std::string_view id,
-                                std::string_view bad, std::string_view from, std::string_view rule,
-                                std::string_view what, std::string_view id_name) {
+ConsistencyCheck rows_violating(Connection& conn, std::string_view district, std::string_view id, std::string_view bad,
+                                std::string_view from, std::string_view rule, std::string_view what,
+                                std::string_view id_name) {
   return per_district_counts(conn,
                              fmt::format("SELECT {0}, COUNT(*), SUM(CASE WHEN {1} THEN 1 ELSE 0 END), "
                                          "MIN(CASE WHEN {1} THEN {2} END) FROM {3} GROUP BY {0} ORDER BY {0}",
@@ -188,19 +187,18 @@ ConsistencyCheck condition_3(Connection& conn) {
 // sum(O_OL_CNT) = [number of rows in the ORDER-LINE table for this district] for each district
 // defined by (O_W_ID = OL_W_ID) and (O_D_ID = OL_D_ID).
 ConsistencyCheck condition_4(Connection& conn) {
-  return per_place(
-             conn,
-             "SELECT a.w, a.d, a.s, b.c FROM "
-             "(SELECT o_w_id AS w, o_d_id AS d, SUM(o_ol_cnt) AS s FROM orders GROUP BY o_w_id, o_d_id) a "
-             "LEFT JOIN "
-             "(SELECT ol_w_id AS w, ol_d_id AS d, COUNT(*) AS c FROM order_line GROUP BY ol_w_id, ol_d_id) b "
-             "ON a.w = b.w AND a.d = b.d ORDER BY a.w, a.d",
-             Place::district,
-             [](Statement& r) {
-               const auto lines = int_or_zero(r, 3);
-               if (r.column_int64(2) == lines) return std::string();
-               return fmt::format("sum(o_ol_cnt)={} order_line rows={}", r.column_int64(2), lines);
-             })
+  return per_place(conn,
+                   "SELECT a.w, a.d, a.s, b.c FROM "
+                   "(SELECT o_w_id AS w, o_d_id AS d, SUM(o_ol_cnt) AS s FROM orders GROUP BY o_w_id, o_d_id) a "
+                   "LEFT JOIN "
+                   "(SELECT ol_w_id AS w, ol_d_id AS d, COUNT(*) AS c FROM order_line GROUP BY ol_w_id, ol_d_id) b "
+                   "ON a.w = b.w AND a.d = b.d ORDER BY a.w, a.d",
+                   Place::district,
+                   [](Statement& r) {
+                     const auto lines = int_or_zero(r, 3);
+                     if (r.column_int64(2) == lines) return std::string();
+                     return fmt::format("sum(o_ol_cnt)={} order_line rows={}", r.column_int64(2), lines);
+                   })
       .result("sum(O_OL_CNT) = rows in ORDER-LINE (clause 3.3.2.4)", "districts");
 }
 
@@ -302,28 +300,28 @@ ConsistencyCheck condition_10(Connection& conn) {
 ConsistencyCheck condition_11(Connection& conn) {
   constexpr int kDeliveredAtLoad = kFirstUndeliveredOrder - 1;  // 2100 (clause 4.3.3.1)
   std::uint64_t untouched = 0;  // districts where no Delivery ran: the spec's form applies as is
-  const Offenders bad = per_place(
-      conn,
-      "SELECT d_w_id, d_id, "
-      "(SELECT COUNT(*) FROM orders WHERE o_w_id = d_w_id AND o_d_id = d_id), "
-      "(SELECT COUNT(*) FROM new_order WHERE no_w_id = d_w_id AND no_d_id = d_id), "
-      "(SELECT SUM(c_delivery_cnt) FROM customer WHERE c_w_id = d_w_id AND c_d_id = d_id) "
-      "FROM district ORDER BY d_w_id, d_id",
-      Place::district, [&](Statement& r) {
-        const auto orders = int_or_zero(r, 2);
-        const auto new_orders = int_or_zero(r, 3);
-        const auto deliveries = int_or_zero(r, 4);
-        if (deliveries == 0) ++untouched;
-        if (orders - new_orders == kDeliveredAtLoad + deliveries) return std::string();
-        return fmt::format("count(orders)-count(new_order)={} expected {} + sum(c_delivery_cnt) {}",
-                           orders - new_orders, kDeliveredAtLoad, deliveries);
-      });
-  return bad.result(fmt::format("count(ORDER) - count(NEW-ORDER) = {} + sum(C_DELIVERY_CNT) (clause 3.3.2.11)",
-                                kDeliveredAtLoad),
-                    "districts",
-                    fmt::format(" ({} of them without a Delivery since the load, where it is the "
-                                "clause's = {} exactly)",
-                                untouched, kDeliveredAtLoad));
+  const Offenders bad =
+      per_place(conn,
+                "SELECT d_w_id, d_id, "
+                "(SELECT COUNT(*) FROM orders WHERE o_w_id = d_w_id AND o_d_id = d_id), "
+                "(SELECT COUNT(*) FROM new_order WHERE no_w_id = d_w_id AND no_d_id = d_id), "
+                "(SELECT SUM(c_delivery_cnt) FROM customer WHERE c_w_id = d_w_id AND c_d_id = d_id) "
+                "FROM district ORDER BY d_w_id, d_id",
+                Place::district, [&](Statement& r) {
+                  const auto orders = int_or_zero(r, 2);
+                  const auto new_orders = int_or_zero(r, 3);
+                  const auto deliveries = int_or_zero(r, 4);
+                  if (deliveries == 0) ++untouched;
+                  if (orders - new_orders == kDeliveredAtLoad + deliveries) return std::string();
+                  return fmt::format("count(orders)-count(new_order)={} expected {} + sum(c_delivery_cnt) {}",
+                                     orders - new_orders, kDeliveredAtLoad, deliveries);
+                });
+  return bad.result(
+      fmt::format("count(ORDER) - count(NEW-ORDER) = {} + sum(C_DELIVERY_CNT) (clause 3.3.2.11)", kDeliveredAtLoad),
+      "districts",
+      fmt::format(" ({} of them without a Delivery since the load, where it is the "
+                  "clause's = {} exactly)",
+                  untouched, kDeliveredAtLoad));
 }
 
 // 3.3.2.12: Entries in the CUSTOMER and ORDER-LINE tables must satisfy the relationship
@@ -331,16 +329,15 @@ ConsistencyCheck condition_11(Connection& conn) {
 // OL_AMOUNT is selected by (OL_W_ID, OL_D_ID, OL_O_ID) = (O_W_ID, O_D_ID, O_ID) and
 // (O_W_ID, O_D_ID, O_C_ID) = (C_W_ID, C_D_ID, C_ID) and (OL_DELIVERY_D is not a null value).
 ConsistencyCheck condition_12(Connection& conn) {
-  return rows_violating(conn, "x.w, x.d", "x.c", fmt::format("(ABS(x.b + x.p - x.s) > {})", kMoneyTolerance),
-                        kDeliveredPerCustomer,
-                        "C_BALANCE + C_YTD_PAYMENT = sum(delivered OL_AMOUNT) (clause 3.3.2.12, every customer)",
-                        "customers", "c_id");
+  return rows_violating(
+      conn, "x.w, x.d", "x.c", fmt::format("(ABS(x.b + x.p - x.s) > {})", kMoneyTolerance), kDeliveredPerCustomer,
+      "C_BALANCE + C_YTD_PAYMENT = sum(delivered OL_AMOUNT) (clause 3.3.2.12, every customer)", "customers", "c_id");
 }
 
 using ConditionFn = ConsistencyCheck (*)(Connection&);
-constexpr ConditionFn kConditionFns[kConditions] = {condition_1, condition_2, condition_3, condition_4,
-                                                     condition_5, condition_6, condition_7, condition_8,
-                                                     condition_9, condition_10, condition_11, condition_12};
+constexpr ConditionFn kConditionFns[kConditions] = {condition_1, condition_2,  condition_3,  condition_4,
+                                                    condition_5, condition_6,  condition_7,  condition_8,
+                                                    condition_9, condition_10, condition_11, condition_12};
 
 }  // namespace
 

@@ -11,9 +11,7 @@
 
 namespace drivelab::oltp::tpcc {
 
-int default_connections(int users, int cpus) noexcept {
-  return std::min(users, std::max(8, 4 * std::max(cpus, 1)));
-}
+int default_connections(int users, int cpus) noexcept { return std::min(users, std::max(8, 4 * std::max(cpus, 1))); }
 
 TpccConfig decode_tpcc_config(const config::Node& section, int cpus) {
   if (cpus <= 0) cpus = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
@@ -43,9 +41,10 @@ TpccConfig decode_tpcc_config(const config::Node& section, int cpus) {
 
   if (c.users == 0) c.users = 10 * c.warehouses;
   if (has_all_warehouses && c.all_warehouses && c.profile != Profile::hammerdb) {
-    section.child("all_warehouses").error(
-        "all_warehouses is HammerDB's option (each terminal draws its warehouse before every transaction); it "
-        "needs profile: hammerdb (TPC-C keeps a terminal on its home warehouse, clause 2.4.1.1)");
+    section.child("all_warehouses")
+        .error(
+            "all_warehouses is HammerDB's option (each terminal draws its warehouse before every transaction); it "
+            "needs profile: hammerdb (TPC-C keeps a terminal on its home warehouse, clause 2.4.1.1)");
     c.all_warehouses = false;
   }
   if (!has_terminals)
@@ -58,27 +57,27 @@ TpccConfig decode_tpcc_config(const config::Node& section, int cpus) {
         "waits for its response and thinks) exclude each other");
     c.rate_per_s = 0;
   } else if (has_rate && !pooled) {
-    section.child("rate").error(
-        "rate needs terminals: pooled (arrivals are queued to the pool of connections)");
+    section.child("rate").error("rate needs terminals: pooled (arrivals are queued to the pool of connections)");
     c.rate_per_s = 0;
   }
   if (has_connections && !pooled) {
-    section.child("connections").error(
-        "connections sizes the pool of terminals: pooled; terminals: dedicated opens one per user");
+    section.child("connections")
+        .error("connections sizes the pool of terminals: pooled; terminals: dedicated opens one per user");
   } else if (has_connections && c.rate_per_s == 0 && c.connections > c.users) {
-    section.child("connections").error(fmt::format(
-        "connections ({}) must not exceed users ({}): a closed-loop terminal has at most one "
-        "transaction in flight, so the extra connections would never be used",
-        c.connections, c.users));
+    section.child("connections")
+        .error(fmt::format("connections ({}) must not exceed users ({}): a closed-loop terminal has at most one "
+                           "transaction in flight, so the extra connections would never be used",
+                           c.connections, c.users));
     c.connections = c.users;
   }
   if (!has_connections || !pooled) c.connections = pooled ? default_connections(c.users, cpus) : c.users;
   // HammerDB starts a virtual user every repeat_delay = 500 ms (genvu.tcl 506, 518-523).
   if (!has_login_rate && c.profile == Profile::hammerdb) c.login_rate_per_s = kHammerDbLoginRatePerS;
   if (has_login_rate && pooled)
-    section.child("login_rate").error(
-        "login_rate staggers the logins of terminals: dedicated; the pool of terminals: pooled "
-        "connects at once");
+    section.child("login_rate")
+        .error(
+            "login_rate staggers the logins of terminals: dedicated; the pool of terminals: pooled "
+            "connects at once");
   if (has_think_scale && c.think != ThinkMode::tpcc) {
     section.child("think_scale").error("think_scale scales the keying and think times of think: tpcc");
     c.think_scale = 1.0;
@@ -91,31 +90,34 @@ TpccConfig decode_tpcc_config(const config::Node& section, int cpus) {
   if (!has_transactions) {
     c.transactions = has_procs ? TxProtocol::procedures : TxProtocol::statements;
   } else if (c.transactions == TxProtocol::procedures && !has_procs) {
-    section.child("transactions").error(fmt::format(
-        "transactions: procedures needs backend: postgres or mysql (server-side functions); "
-        "the {} backend runs transactions: statements",
-        to_string(c.database.backend)));
+    section.child("transactions")
+        .error(fmt::format("transactions: procedures needs backend: postgres or mysql (server-side functions); "
+                           "the {} backend runs transactions: statements",
+                           to_string(c.database.backend)));
     c.transactions = TxProtocol::statements;
   }
 
   // One loader where writers are serialised (SQLite's single writer).
   if (has_load_threads && can.serialized_writers && c.load_threads != 1) {
-    section.child("load_threads").error(fmt::format(
-        "load_threads must be 1 with the {} backend (SQLite has a single writer)", to_string(c.database.backend)));
+    section.child("load_threads")
+        .error(fmt::format("load_threads must be 1 with the {} backend (SQLite has a single writer)",
+                           to_string(c.database.backend)));
     c.load_threads = 1;
   }
   if (!has_load_threads || c.load_threads == 0)
     c.load_threads = can.serialized_writers ? 1 : std::min(c.warehouses, 2 * cpus);
 
   if (c.shared_database && c.database.connection.empty())
-    section.child("shared_database").error(
-        "shared_database needs an existing server that every rank reaches: server.connection (a managed server "
-        "or an SQLite file is one rank's own)");
+    section.child("shared_database")
+        .error(
+            "shared_database needs an existing server that every rank reaches: server.connection (a managed server "
+            "or an SQLite file is one rank's own)");
 
   // A managed server's max_connections must hold every session the run opens at once.
-  check_max_connections_key(section, c.database, c.connections,
-                            load_threads_used(c.load_threads, {.warehouses = c.warehouses, .items = c.scale_items}, can),
-                            pooled ? "pooled connections" : "dedicated terminals");
+  check_max_connections_key(
+      section, c.database, c.connections,
+      load_threads_used(c.load_threads, {.warehouses = c.warehouses, .items = c.scale_items}, can),
+      pooled ? "pooled connections" : "dedicated terminals");
   return c;
 }
 

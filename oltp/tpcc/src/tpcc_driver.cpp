@@ -29,8 +29,7 @@ double think_time_s(Rng& rng, double mean_s, Profile profile) noexcept {
 
 double tpcc_terminal_rate_per_s() noexcept {
   double cycle_s = 0;
-  for (std::size_t k = 0; k < kTxTypes; ++k)
-    cycle_s += (kKeyingTimeS[k] + kMeanThinkTimeS[k]) * Deck::kCardsPerType[k];
+  for (std::size_t k = 0; k < kTxTypes; ++k) cycle_s += (kKeyingTimeS[k] + kMeanThinkTimeS[k]) * Deck::kCardsPerType[k];
   return Deck::kCards / cycle_s;
 }
 
@@ -54,8 +53,8 @@ std::int64_t DriverState::keying_ns(TxType type) const noexcept {
 
 std::int64_t DriverState::think_ns(TxType type, Rng& rng) const noexcept {
   if (opt.think != ThinkMode::tpcc) return 0;
-  return static_cast<std::int64_t>(
-      think_time_s(rng, mean_think_time_s(opt.profile, type), opt.profile) * opt.think_scale * 1e9);
+  return static_cast<std::int64_t>(think_time_s(rng, mean_think_time_s(opt.profile, type), opt.profile) *
+                                   opt.think_scale * 1e9);
 }
 
 double DriverState::start_spread_ns() const noexcept {
@@ -221,9 +220,7 @@ DriverTotals Driver::totals() const {
   return out;
 }
 
-std::optional<std::string> Driver::fatal_error() const {
-  return state_ ? state_->fatal() : std::nullopt;
-}
+std::optional<std::string> Driver::fatal_error() const { return state_ ? state_->fatal() : std::nullopt; }
 
 bool Driver::failed() const noexcept { return state_ && state_->failed(); }
 

@@ -53,17 +53,21 @@ int TpccEmulator::sessions_needed() const noexcept {
 void TpccEmulator::warn_about_configuration(runner::TestContext& ctx) const {
   auto& rec = *ctx.recorder;
   if (scale_.items != tpcc::kItems)
-    rec.warning(fmt::format("scale_items = {}: not TPC-C (a testing knob; TPC-C has 100,000 items), "
-                            "results are not comparable", scale_.items));
+    rec.warning(
+        fmt::format("scale_items = {}: not TPC-C (a testing knob; TPC-C has 100,000 items), "
+                    "results are not comparable",
+                    scale_.items));
   if (config_.think == tpcc::ThinkMode::tpcc && config_.think_scale != 1.0)
-    rec.warning(fmt::format("think_scale = {}: keying and think times are not TPC-C's (a testing knob), "
-                            "results are not comparable", config_.think_scale));
+    rec.warning(
+        fmt::format("think_scale = {}: keying and think times are not TPC-C's (a testing knob), "
+                    "results are not comparable",
+                    config_.think_scale));
   if (config_.think == tpcc::ThinkMode::tpcc && config_.users > 10 * config_.warehouses)
-    rec.warning(fmt::format(
-        "users = {} is more than 10 x warehouses = {}: TPC-C has 10 terminals per warehouse "
-        "(clause 4.2.2); the extra terminals push tpm_c past 12.86 per warehouse, so efficiency_pct "
-        "exceeds 100%",
-        config_.users, 10 * config_.warehouses));
+    rec.warning(
+        fmt::format("users = {} is more than 10 x warehouses = {}: TPC-C has 10 terminals per warehouse "
+                    "(clause 4.2.2); the extra terminals push tpm_c past 12.86 per warehouse, so efficiency_pct "
+                    "exceeds 100%",
+                    config_.users, 10 * config_.warehouses));
 }
 
 void TpccEmulator::check_max_connections() const {
@@ -250,15 +254,20 @@ void TpccEmulator::prepare_phase(runner::TestContext& ctx) {
 
 void TpccEmulator::prepare_shared(runner::TestContext& ctx) {
   auto& rec = *ctx.recorder;
-  rec.detail("shared_database", {{"rank", share_.rank}, {"ranks", share_.hosts}, {"users_here", share_.users},
+  rec.detail("shared_database", {{"rank", share_.rank},
+                                 {"ranks", share_.hosts},
+                                 {"users_here", share_.users},
                                  {"terminals", fmt::format("{} + k x {}", share_.rank, share_.hosts)}});
   std::exception_ptr error;
   try {
     if (share_.users < 1)
-      throw ConfigError(fmt::format("shared_database: users ({}) are fewer than the ranks ({}): rank {} has no terminal",
-                                    config_.users, share_.hosts, share_.rank));
-    if (share_.rank == 0) prepare_database(ctx);
-    else open_for_test(ctx);
+      throw ConfigError(
+          fmt::format("shared_database: users ({}) are fewer than the ranks ({}): rank {} has no terminal",
+                      config_.users, share_.hosts, share_.rank));
+    if (share_.rank == 0)
+      prepare_database(ctx);
+    else
+      open_for_test(ctx);
   } catch (...) {
     error = std::current_exception();
   }
@@ -268,8 +277,9 @@ void TpccEmulator::prepare_shared(runner::TestContext& ctx) {
   ctx.sum_over_hosts(outcome, "the shared database's load");
   if (error) std::rethrow_exception(error);
   if (outcome[0] > 0)
-    throw EnvironmentError("shared_database: another rank failed to prepare (rank 0 loads the database; its record "
-                           "has the cause)");
+    throw EnvironmentError(
+        "shared_database: another rank failed to prepare (rank 0 loads the database; its record "
+        "has the cause)");
   if (outcome[1] > 0) return;  // a stop: the runner ends the test on every rank at its next barrier
   if (share_.rank != 0) join_shared_database(ctx);
 }
@@ -307,9 +317,10 @@ void TpccEmulator::record_database_facts(runner::TestContext& ctx) {
   Rng c_rng = rng.split(kStreamCRun);
   c_run_ = tpcc::make_c_run(c_rng, c_load_, config_.profile);
   if (config_.profile == tpcc::Profile::hammerdb && c_load_.c_last != tpcc::kHammerDbCLast)
-    rec.warning(fmt::format("profile: hammerdb on a database loaded with C_LAST constant {} (HammerDB loads with {}): "
-                            "the last names the terminals ask for are not the ones HammerDB's would find",
-                            c_load_.c_last, tpcc::kHammerDbCLast));
+    rec.warning(
+        fmt::format("profile: hammerdb on a database loaded with C_LAST constant {} (HammerDB loads with {}): "
+                    "the last names the terminals ask for are not the ones HammerDB's would find",
+                    c_load_.c_last, tpcc::kHammerDbCLast));
   rec.detail("database_size_bytes_after_load", backend_->size_bytes().value_or(0));
   rec.detail("nurand_c_load", to_json(c_load_));
   rec.detail("nurand_c_run", to_json(c_run_));
@@ -322,36 +333,38 @@ void TpccEmulator::join_shared_database(runner::TestContext& ctx) {
   std::optional<tpcc::LoadMeta> meta;
   auto conn = backend_->connect();
   if (const std::string problem = tpcc::reuse_problem(*conn, scale_, meta); !problem.empty())
-    throw EnvironmentError(fmt::format("shared_database: the database rank 0 prepared is not usable here ({})", problem));
+    throw EnvironmentError(
+        fmt::format("shared_database: the database rank 0 prepared is not usable here ({})", problem));
   c_load_ = meta->c_load;
   ctx.recorder->detail("database_reused", true);
   record_database_facts(ctx);
 }
 
 void TpccEmulator::start_driver(runner::TestContext& ctx) {
-  driver_ = std::make_unique<tpcc::Driver>(*backend_, tpcc::DriverOptions{
-                                                           .scale = scale_,
-                                                           .c_run = c_run_,
-                                                           .users = share_.users,
-                                                           .think = config_.think,
-                                                           .terminals = config_.terminals,
-                                                           .connections = share_.connections,
-                                                           .rate_per_s = share_.rate_per_s,
-                                                           .login_rate_per_s = config_.login_rate_per_s,
-                                                           .think_scale = config_.think_scale,
-                                                           .reconnect_timeout = config_.reconnect_timeout,
-                                                           .failure_bound = config_.failure_bound,
-                                                           .protocol = config_.transactions,
-                                                           .seed = Rng(ctx.seed).split(kStreamTerminals)(),
-                                                           .profile = config_.profile,
-                                                           .hammerdb_script = config_.database.backend == BackendKind::mysql
-                                                                                  ? tpcc::HammerDbScript::mariadb
-                                                                                  : tpcc::HammerDbScript::postgresql,
-                                                           .all_warehouses = config_.all_warehouses,
-                                                           .job_users = config_.users,
-                                                           .terminal_first = share_.rank,
-                                                           .terminal_step = share_.hosts,
-                                                       });
+  driver_ =
+      std::make_unique<tpcc::Driver>(*backend_, tpcc::DriverOptions{
+                                                    .scale = scale_,
+                                                    .c_run = c_run_,
+                                                    .users = share_.users,
+                                                    .think = config_.think,
+                                                    .terminals = config_.terminals,
+                                                    .connections = share_.connections,
+                                                    .rate_per_s = share_.rate_per_s,
+                                                    .login_rate_per_s = config_.login_rate_per_s,
+                                                    .think_scale = config_.think_scale,
+                                                    .reconnect_timeout = config_.reconnect_timeout,
+                                                    .failure_bound = config_.failure_bound,
+                                                    .protocol = config_.transactions,
+                                                    .seed = Rng(ctx.seed).split(kStreamTerminals)(),
+                                                    .profile = config_.profile,
+                                                    .hammerdb_script = config_.database.backend == BackendKind::mysql
+                                                                           ? tpcc::HammerDbScript::mariadb
+                                                                           : tpcc::HammerDbScript::postgresql,
+                                                    .all_warehouses = config_.all_warehouses,
+                                                    .job_users = config_.users,
+                                                    .terminal_first = share_.rank,
+                                                    .terminal_step = share_.hosts,
+                                                });
   driver_->start();
   const bool dedicated = config_.terminals == tpcc::TerminalMode::dedicated;
   results::Json t{{"mode", tpcc::to_string(config_.terminals)},
@@ -433,8 +446,9 @@ void TpccEmulator::run_phase(runner::TestContext& ctx) {
     if (nopm_after && minutes > 0) facts.nopm_db = static_cast<double>(*nopm_after - *nopm_before) / minutes;
   }
   if (db_nopm && !facts.nopm_db && !driver_->failed())
-    ctx.recorder->warning("nopm: SUM(d_next_o_id) could not be read before and after the measured phase; nopm is "
-                          "the terminals' count (tpm_c)");
+    ctx.recorder->warning(
+        "nopm: SUM(d_next_o_id) could not be read before and after the measured phase; nopm is "
+        "the terminals' count (tpm_c)");
   driver_->finish();
   facts.cpu = process_cpu_times() - cpu0;
   facts.peak_rss_bytes = peak_rss_bytes();
@@ -446,8 +460,10 @@ void TpccEmulator::run_phase(runner::TestContext& ctx) {
   if (auto err = driver_->fatal_error()) throw BackendError(*err);
   if (mix_missed) {
     // A stopped run stays interrupted: what it measured is kept, with the miss said.
-    if (ctx.stop_requested()) ctx.recorder->warning(*mix_missed);
-    else throw Error(*mix_missed);
+    if (ctx.stop_requested())
+      ctx.recorder->warning(*mix_missed);
+    else
+      throw Error(*mix_missed);
   }
 }
 
@@ -461,16 +477,16 @@ void TpccEmulator::verify_phase(runner::TestContext& ctx) {
   auto conn = backend_->connect();
   results::Json not_run = results::Json::array();
   for (const auto& c : tpcc::check_consistency(*conn)) {
-    if (c.status == tpcc::CheckStatus::not_run) not_run.push_back({{"name", c.name}, {"reason", c.detail}});
-    else ctx.recorder->check(c.name, c.passed, c.detail);
+    if (c.status == tpcc::CheckStatus::not_run)
+      not_run.push_back({{"name", c.name}, {"reason", c.detail}});
+    else
+      ctx.recorder->check(c.name, c.passed, c.detail);
   }
   if (!not_run.empty()) ctx.recorder->detail("consistency_not_run", not_run);
   ctx.recorder->detail("database_size_bytes_after_run", backend_->size_bytes().value_or(0));
 }
 
-const ManagedServer* TpccEmulator::managed_server() const noexcept {
-  return database_ ? database_->server() : nullptr;
-}
+const ManagedServer* TpccEmulator::managed_server() const noexcept { return database_ ? database_->server() : nullptr; }
 
 void TpccEmulator::cleanup(runner::TestContext& ctx) noexcept {
   const auto warn = [&](const std::string& what) {

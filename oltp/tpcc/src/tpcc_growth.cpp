@@ -44,8 +44,7 @@ constexpr GrowthConstants kMariadb{.table_bytes_per_new_order = 1230,
                                    .log_allowance_bytes = 0};
 
 /// New-Order cards in the deck (tpcc_random.hpp Deck): 10 of 23.
-constexpr double kNewOrderShare =
-    static_cast<double>(Deck::kCardsPerType[0]) / static_cast<double>(Deck::kCards);
+constexpr double kNewOrderShare = static_cast<double>(Deck::kCardsPerType[0]) / static_cast<double>(Deck::kCards);
 
 }  // namespace
 
@@ -87,8 +86,7 @@ GrowthEstimate estimate_growth(GrowthBackend backend, std::uint64_t database_byt
     // cycle and the checkpoint's own spread, never more than max_wal_size (docs 30.5).
     // A load still to come writes its own WAL first; the run then recycles those segments, so
     // the larger of the two is what pg_wal holds.
-    const double kept_s =
-        std::min(e.seconds, (1.0 + wal.checkpoint_completion_target) * wal.checkpoint_timeout_s);
+    const double kept_s = std::min(e.seconds, (1.0 + wal.checkpoint_completion_target) * wal.checkpoint_timeout_s);
     const double run_wal = e.new_orders_per_s * kept_s * k.wal_bytes_per_new_order;
     const double load_wal = database_on_drive ? 0.0 : k.load_wal_per_loaded_byte * static_cast<double>(database_bytes);
     log += std::min(std::max(run_wal, load_wal), static_cast<double>(wal.max_wal_size_bytes)) +

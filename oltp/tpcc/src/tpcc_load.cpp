@@ -21,29 +21,27 @@ class Loader {
  public:
   Loader(Connection& conn, const Scale& scale, const CConstants& c_load)
       : conn_(conn), scale_(scale), c_load_(c_load), now_(sql_timestamp_now()) {
-    warehouse_ = conn.bulk_loader("warehouse", {"w_id", "w_name", "w_street_1", "w_street_2",
-                                                "w_city", "w_state", "w_zip", "w_tax", "w_ytd"});
-    district_ = conn.bulk_loader("district", {"d_id", "d_w_id", "d_name", "d_street_1", "d_street_2",
-                                              "d_city", "d_state", "d_zip", "d_tax", "d_ytd",
-                                              "d_next_o_id"});
+    warehouse_ = conn.bulk_loader(
+        "warehouse", {"w_id", "w_name", "w_street_1", "w_street_2", "w_city", "w_state", "w_zip", "w_tax", "w_ytd"});
+    district_ = conn.bulk_loader("district", {"d_id", "d_w_id", "d_name", "d_street_1", "d_street_2", "d_city",
+                                              "d_state", "d_zip", "d_tax", "d_ytd", "d_next_o_id"});
     customer_ = conn.bulk_loader(
-        "customer", {"c_id", "c_d_id", "c_w_id", "c_first", "c_middle", "c_last", "c_street_1",
-                     "c_street_2", "c_city", "c_state", "c_zip", "c_phone", "c_since", "c_credit",
-                     "c_credit_lim", "c_discount", "c_balance", "c_ytd_payment", "c_payment_cnt",
-                     "c_delivery_cnt", "c_data"});
-    history_ = conn.bulk_loader("history", {"h_c_id", "h_c_d_id", "h_c_w_id", "h_d_id", "h_w_id",
-                                            "h_date", "h_amount", "h_data"});
+        "customer",
+        {"c_id",         "c_d_id",     "c_w_id",    "c_first",       "c_middle",      "c_last",         "c_street_1",
+         "c_street_2",   "c_city",     "c_state",   "c_zip",         "c_phone",       "c_since",        "c_credit",
+         "c_credit_lim", "c_discount", "c_balance", "c_ytd_payment", "c_payment_cnt", "c_delivery_cnt", "c_data"});
+    history_ = conn.bulk_loader("history",
+                                {"h_c_id", "h_c_d_id", "h_c_w_id", "h_d_id", "h_w_id", "h_date", "h_amount", "h_data"});
     new_order_ = conn.bulk_loader("new_order", {"no_o_id", "no_d_id", "no_w_id"});
-    orders_ = conn.bulk_loader("orders", {"o_id", "o_d_id", "o_w_id", "o_c_id", "o_entry_d",
-                                          "o_carrier_id", "o_ol_cnt", "o_all_local"});
-    order_line_ = conn.bulk_loader(
-        "order_line", {"ol_o_id", "ol_d_id", "ol_w_id", "ol_number", "ol_i_id", "ol_supply_w_id",
-                       "ol_delivery_d", "ol_quantity", "ol_amount", "ol_dist_info"});
+    orders_ = conn.bulk_loader(
+        "orders", {"o_id", "o_d_id", "o_w_id", "o_c_id", "o_entry_d", "o_carrier_id", "o_ol_cnt", "o_all_local"});
+    order_line_ =
+        conn.bulk_loader("order_line", {"ol_o_id", "ol_d_id", "ol_w_id", "ol_number", "ol_i_id", "ol_supply_w_id",
+                                        "ol_delivery_d", "ol_quantity", "ol_amount", "ol_dist_info"});
     item_ = conn.bulk_loader("item", {"i_id", "i_im_id", "i_name", "i_price", "i_data"});
-    stock_ = conn.bulk_loader(
-        "stock", {"s_i_id", "s_w_id", "s_quantity", "s_dist_01", "s_dist_02", "s_dist_03",
-                  "s_dist_04", "s_dist_05", "s_dist_06", "s_dist_07", "s_dist_08", "s_dist_09",
-                  "s_dist_10", "s_ytd", "s_order_cnt", "s_remote_cnt", "s_data"});
+    stock_ = conn.bulk_loader("stock", {"s_i_id", "s_w_id", "s_quantity", "s_dist_01", "s_dist_02", "s_dist_03",
+                                        "s_dist_04", "s_dist_05", "s_dist_06", "s_dist_07", "s_dist_08", "s_dist_09",
+                                        "s_dist_10", "s_ytd", "s_order_cnt", "s_remote_cnt", "s_data"});
   }
 
   std::uint64_t rows() const noexcept { return rows_; }
@@ -119,8 +117,10 @@ class Loader {
       orders_->add_int64(w);
       orders_->add_int64(customer_of_order[static_cast<std::size_t>(o - 1)]);
       orders_->add_text(now_);
-      if (delivered) orders_->add_int64(rng.uniform(1, 10));
-      else orders_->add_null();
+      if (delivered)
+        orders_->add_int64(rng.uniform(1, 10));
+      else
+        orders_->add_null();
       orders_->add_int64(ol_cnt);
       orders_->add_int64(1);
       end(orders_.get());
@@ -131,8 +131,10 @@ class Loader {
         order_line_->add_int64(n);
         order_line_->add_int64(rng.uniform(1, scale_.items));
         order_line_->add_int64(w);
-        if (delivered) order_line_->add_text(now_);
-        else order_line_->add_null();
+        if (delivered)
+          order_line_->add_text(now_);
+        else
+          order_line_->add_null();
         order_line_->add_int64(5);
         order_line_->add_double(delivered ? 0.00 : fixed_point(rng, 0.01, 9'999.99, 2));
         text(rng, 24, 24, order_line_.get());
@@ -145,8 +147,7 @@ class Loader {
       new_order_->add_int64(w);
       end(new_order_.get());
     }
-    for (BulkLoader* l : {district_.get(), customer_.get(), history_.get(), orders_.get(),
-                          order_line_.get()})
+    for (BulkLoader* l : {district_.get(), customer_.get(), history_.get(), orders_.get(), order_line_.get()})
       l->flush();
     commit(new_order_.get());
   }
@@ -159,8 +160,7 @@ class Loader {
     l->add_int64(w);
     text(rng, 8, 16, l);  // c_first
     l->add_text("OE");
-    const auto name_number =
-        c <= kCustomersWithSequentialLastName ? c - 1 : nurand(rng, 255, 0, 999, c_load_.c_last);
+    const auto name_number = c <= kCustomersWithSequentialLastName ? c - 1 : nurand(rng, 255, 0, 999, c_load_.c_last);
     buffer() = last_name(static_cast<int>(name_number));
     l->add_text(last_buffer());
     address(rng, l);
@@ -197,8 +197,7 @@ class Loader {
   }
 
   void begin() {
-    if (DbStatus s = conn_.begin(TxMode::read_write); !s.ok())
-      throw_status("load: begin", s);
+    if (DbStatus s = conn_.begin(TxMode::read_write); !s.ok()) throw_status("load: begin", s);
   }
   void end(BulkLoader* l) {
     l->end_row();
@@ -210,8 +209,7 @@ class Loader {
   std::string& last_buffer() { return buffers_[next_buffer_ - 1]; }
   void commit(BulkLoader* last) {
     last->flush();
-    if (DbStatus s = conn_.commit(); !s.ok())
-      throw_status("load: commit", s);
+    if (DbStatus s = conn_.commit(); !s.ok()) throw_status("load: commit", s);
   }
 
   Connection& conn_;
@@ -221,8 +219,8 @@ class Loader {
   std::array<std::string, 16> buffers_;  // more than the text columns of any table (STOCK: 11)
   std::size_t next_buffer_ = 0;
   std::uint64_t rows_ = 0;
-  std::unique_ptr<BulkLoader> warehouse_, district_, customer_, history_, new_order_, orders_,
-      order_line_, item_, stock_;
+  std::unique_ptr<BulkLoader> warehouse_, district_, customer_, history_, new_order_, orders_, order_line_, item_,
+      stock_;
 };
 
 /// Seconds since `t0_ns`.
@@ -231,7 +229,7 @@ double seconds_since(std::int64_t t0_ns) { return static_cast<double>(monotonic_
 /// The tables whose primary key is built after the load on PostgreSQL, biggest first (the
 /// builds run in parallel; starting the longest first finishes soonest).
 constexpr std::array<std::string_view, 8> kKeyedTablesBySize{"order_line", "stock", "customer", "orders",
-                                                              "new_order", "item", "district", "warehouse"};
+                                                             "new_order",  "item",  "district", "warehouse"};
 
 /// PostgreSQL: drops the primary keys of the TPC-C tables just created and returns the
 /// statements that add them back (names and definitions from the catalog, so the DDL stays
@@ -429,7 +427,7 @@ std::uint64_t estimated_database_bytes(const Scale& scale, const Capabilities& c
   struct Size {
     double base_bytes, per_warehouse_bytes, stock_per_item_bytes, item_per_item_bytes;
   };
-  constexpr Size kSqlite{0, 44.68e6, 336, 87};         // file + WAL after the load (WAL mode)
+  constexpr Size kSqlite{0, 44.68e6, 336, 87};          // file + WAL after the load (WAL mode)
   constexpr Size kPostgres{8.22e6, 66.67e6, 379, 129};  // pg_database_size (incl. ~8 MB catalog)
   const Size& s = capabilities.embedded ? kSqlite : kPostgres;
   const double w = std::max(scale.warehouses, 0);

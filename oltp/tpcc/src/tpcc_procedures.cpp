@@ -108,10 +108,10 @@ std::string deliver_order(std::string_view indent) {
 /// New-Order (clause 2.4.2.2); returns the new O_ID. Set-based, in two statements instead of the
 /// per-line clause's 46 for 10 lines (each statement of a PL/pgSQL body pays the executor's
 /// start-up and end and a plan-cache check: 18% of the server's CPU in the TPC-C mix, measured
-/// with perf when New-Order took 7; HammerDB v4.12's NEWORD is set-based too, pgoltp.tcl:479-600): one takes the district's next O_ID with UPDATE ... RETURNING
-/// and reads the WAREHOUSE and CUSTOMER rows with it; one (data-modifying CTEs) reads the items of
-/// all lines, reads and updates their stock rows, turns them into ORDER-LINE rows and inserts the
-/// ORDERS and NEW-ORDER rows. An unused item (clause 2.4.2.3) leaves its line out of the join: the
+/// with perf when New-Order took 7; HammerDB v4.12's NEWORD is set-based too, pgoltp.tcl:479-600): one takes the
+/// district's next O_ID with UPDATE ... RETURNING and reads the WAREHOUSE and CUSTOMER rows with it; one
+/// (data-modifying CTEs) reads the items of all lines, reads and updates their stock rows, turns them into ORDER-LINE
+/// rows and inserts the ORDERS and NEW-ORDER rows. An unused item (clause 2.4.2.3) leaves its line out of the join: the
 /// line count falls short and the order is rolled back with kRollbackSqlstate, naming the item.
 /// The effects are the per-line clause's exactly: an item ordered on two lines from the same
 /// warehouse has its S_QUANTITY rule applied twice in line order (drivelab_stock_quantity), its
@@ -319,8 +319,9 @@ struct MyFunction {
 
 /// New-Order (clause 2.4.2.2); returns the new O_ID.
 constexpr MyFunction kMyNewOrder{
-    .params = "p_w_id INT, p_d_id INT, p_c_id INT, p_ol_cnt INT,\n"
-              "  p_i_ids VARCHAR(255), p_supply_w_ids VARCHAR(255), p_quantities VARCHAR(255), p_entry_d DATETIME",
+    .params =
+        "p_w_id INT, p_d_id INT, p_c_id INT, p_ol_cnt INT,\n"
+        "  p_i_ids VARCHAR(255), p_supply_w_ids VARCHAR(255), p_quantities VARCHAR(255), p_entry_d DATETIME",
     .access = "MODIFIES",
     .body = R"(  DECLARE v_w_tax, v_d_tax, v_c_discount DECIMAL(4,4);
   DECLARE v_c_last VARCHAR(16);
@@ -381,11 +382,11 @@ constexpr MyFunction kMyNewOrder{
   RETURN v_o_id;)"};
 
 /// Payment (clause 2.5.2.2); returns the customer's C_ID.
-constexpr MyFunction kMyPayment{
-    .params = "p_w_id INT, p_d_id INT, p_c_w_id INT, p_c_d_id INT, p_c_id INT, p_by_name INT,\n"
-              "  p_c_last VARCHAR(16), p_h_amount DECIMAL(6,2), p_h_date DATETIME",
-    .access = "MODIFIES",
-    .body = R"(  DECLARE v_c_id INT DEFAULT p_c_id;
+constexpr MyFunction kMyPayment{.params =
+                                    "p_w_id INT, p_d_id INT, p_c_w_id INT, p_c_d_id INT, p_c_id INT, p_by_name INT,\n"
+                                    "  p_c_last VARCHAR(16), p_h_amount DECIMAL(6,2), p_h_date DATETIME",
+                                .access = "MODIFIES",
+                                .body = R"(  DECLARE v_c_id INT DEFAULT p_c_id;
   DECLARE v_count INT;
   DECLARE v_w_name, v_d_name VARCHAR(10);
   DECLARE v_street_1, v_street_2, v_city VARCHAR(20);
@@ -419,10 +420,9 @@ constexpr MyFunction kMyPayment{
   RETURN v_c_id;)"};
 
 /// Order-Status (clause 2.6.2.2, read-only); returns the customer's C_ID.
-constexpr MyFunction kMyOrderStatus{
-    .params = "p_w_id INT, p_d_id INT, p_c_id INT, p_by_name INT, p_c_last VARCHAR(16)",
-    .access = "READS",
-    .body = R"(  DECLARE v_c_id INT DEFAULT p_c_id;
+constexpr MyFunction kMyOrderStatus{.params = "p_w_id INT, p_d_id INT, p_c_id INT, p_by_name INT, p_c_last VARCHAR(16)",
+                                    .access = "READS",
+                                    .body = R"(  DECLARE v_c_id INT DEFAULT p_c_id;
   DECLARE v_count, v_o_id, v_o_carrier_id, v_lines, v_supply, v_quantity INT;
   DECLARE v_c_balance, v_amount DECIMAL(12,2);
   DECLARE v_c_first, v_c_last VARCHAR(16);
@@ -444,10 +444,9 @@ constexpr MyFunction kMyOrderStatus{
   RETURN v_c_id;)"};
 
 /// Delivery (clause 2.7.4.2), all ten districts; returns how many were delivered.
-constexpr MyFunction kMyDelivery{
-    .params = "p_w_id INT, p_o_carrier_id INT, p_delivery_d DATETIME",
-    .access = "MODIFIES",
-    .body = R"(  DECLARE v_d INT DEFAULT 1;
+constexpr MyFunction kMyDelivery{.params = "p_w_id INT, p_o_carrier_id INT, p_delivery_d DATETIME",
+                                 .access = "MODIFIES",
+                                 .body = R"(  DECLARE v_d INT DEFAULT 1;
   DECLARE v_delivered INT DEFAULT 0;
   DECLARE v_o_id, v_c_id INT;
   DECLARE v_amount DECIMAL(12,2);
@@ -471,10 +470,9 @@ constexpr MyFunction kMyDelivery{
   RETURN v_delivered;)"};
 
 /// Stock-Level (clause 2.8.2.2, read-only); returns the low-stock count.
-constexpr MyFunction kMyStockLevel{
-    .params = "p_w_id INT, p_d_id INT, p_threshold INT",
-    .access = "READS",
-    .body = R"(  DECLARE v_next_o_id, v_count INT;
+constexpr MyFunction kMyStockLevel{.params = "p_w_id INT, p_d_id INT, p_threshold INT",
+                                   .access = "READS",
+                                   .body = R"(  DECLARE v_next_o_id, v_count INT;
   DECLARE CONTINUE HANDLER FOR NOT FOUND SET v_found = 0;
   SELECT d_next_o_id INTO v_next_o_id FROM district WHERE d_w_id = p_w_id AND d_id = p_d_id;
   IF v_found = 0 THEN SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'district not found'; END IF;
@@ -484,11 +482,11 @@ constexpr MyFunction kMyStockLevel{
       AND s_quantity < p_threshold;
   RETURN v_count;)"};
 
-constexpr std::string_view kNames[] = {"drivelab_neword", "drivelab_payment", "drivelab_ostat",
-                                       "drivelab_delivery", "drivelab_slev"};
+constexpr std::string_view kNames[] = {"drivelab_neword", "drivelab_payment", "drivelab_ostat", "drivelab_delivery",
+                                       "drivelab_slev"};
 
 template <typename T>
-std::string join(const NewOrderInput& in, T OrderLineInput::*field) {
+std::string join(const NewOrderInput& in, T OrderLineInput::* field) {
   std::string out;
   for (int i = 0; i < in.ol_cnt; ++i) {
     if (i > 0) out += ',';
@@ -499,9 +497,7 @@ std::string join(const NewOrderInput& in, T OrderLineInput::*field) {
 
 }  // namespace
 
-bool has_procedures(const Dialect& dialect) noexcept {
-  return dialect.procedures != ProcedureLanguage::none;
-}
+bool has_procedures(const Dialect& dialect) noexcept { return dialect.procedures != ProcedureLanguage::none; }
 
 std::vector<std::string> procedure_ddl(const Dialect& dialect) {
   if (!has_procedures(dialect))
@@ -529,9 +525,10 @@ std::vector<std::string> procedure_ddl(const Dialect& dialect) {
     }
     const MyFunction& f = kMyFunctions[i];
     out.push_back(fmt::format("DROP FUNCTION IF EXISTS {}", kNames[i]));
-    out.push_back(fmt::format("CREATE FUNCTION {}(\n  {})\nRETURNS INT {} SQL DATA NOT DETERMINISTIC\nBEGIN\n"
-                              "  DECLARE v_found INT DEFAULT 1;\n{}\nEND",
-                              kNames[i], f.params, f.access, render(f.body)));
+    out.push_back(
+        fmt::format("CREATE FUNCTION {}(\n  {})\nRETURNS INT {} SQL DATA NOT DETERMINISTIC\nBEGIN\n"
+                    "  DECLARE v_found INT DEFAULT 1;\n{}\nEND",
+                    kNames[i], f.params, f.access, render(f.body)));
   }
   return out;
 }
@@ -599,8 +596,8 @@ class ProcedureTransactions final : public Transactions {
     out = {};
     lines_ = pack_lines(in);
     timestamp_ = sql_timestamp_now();
-    DbStatus s = call(*new_order_, out.o_id, in.w_id, in.d_id, in.c_id, in.ol_cnt, lines_.i_ids,
-                      lines_.supply_w_ids, lines_.quantities, timestamp_);
+    DbStatus s = call(*new_order_, out.o_id, in.w_id, in.d_id, in.c_id, in.ol_cnt, lines_.i_ids, lines_.supply_w_ids,
+                      lines_.quantities, timestamp_);
     // The procedure raised the business rollback; the server undid the whole call.
     if (!s.ok() && s.sqlstate == kRollbackSqlstate) return {TxEnd::rolled_back, {}};
     if (s.ok()) out.all_local = all_local(in);
@@ -611,8 +608,8 @@ class ProcedureTransactions final : public Transactions {
   TxResult payment(const PaymentInput& in, PaymentOutput& out) override {
     out = {};
     timestamp_ = sql_timestamp_now();
-    return ended(call(*payment_, out.c_id, in.w_id, in.d_id, in.c_w_id, in.c_d_id, in.c_id,
-                      in.by_last_name ? 1 : 0, in.c_last, in.h_amount, timestamp_));
+    return ended(call(*payment_, out.c_id, in.w_id, in.d_id, in.c_w_id, in.c_d_id, in.c_id, in.by_last_name ? 1 : 0,
+                      in.c_last, in.h_amount, timestamp_));
   }
 
   /// Fills out.c_id.

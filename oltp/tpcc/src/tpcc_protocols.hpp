@@ -27,9 +27,12 @@ void bind_all(Statement& q, const Values&... values) {
   int index = 1;
   const auto bind = [&](const auto& v) {
     using V = std::decay_t<decltype(v)>;
-    if constexpr (std::integral<V>) q.bind_int64(index++, static_cast<std::int64_t>(v));
-    else if constexpr (std::floating_point<V>) q.bind_double(index++, static_cast<double>(v));
-    else q.bind_text(index++, std::string_view(v));
+    if constexpr (std::integral<V>)
+      q.bind_int64(index++, static_cast<std::int64_t>(v));
+    else if constexpr (std::floating_point<V>)
+      q.bind_double(index++, static_cast<double>(v));
+    else
+      q.bind_text(index++, std::string_view(v));
   };
   (bind(values), ...);
 }

@@ -7,8 +7,7 @@
 namespace drivelab::oltp::tpcc {
 namespace {
 
-constexpr std::string_view kAlnum =
-    "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+constexpr std::string_view kAlnum = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
 static_assert(kAlnum.size() == 62);
 
 __extension__ using u128 = unsigned __int128;
@@ -75,8 +74,8 @@ CConstants make_c_run(Rng& rng, const CConstants& c_load, Profile profile) noexc
 }
 
 const std::array<std::string_view, 10>& last_name_syllables() noexcept {
-  static constexpr std::array<std::string_view, 10> kSyllables{
-      "BAR", "OUGHT", "ABLE", "PRI", "PRES", "ESE", "ANTI", "CALLY", "ATION", "EING"};
+  static constexpr std::array<std::string_view, 10> kSyllables{"BAR", "OUGHT", "ABLE",  "PRI",   "PRES",
+                                                               "ESE", "ANTI",  "CALLY", "ATION", "EING"};
   return kSyllables;
 }
 
@@ -107,8 +106,7 @@ void data_with_original(Rng& rng, std::string& out) {
   a_string(rng, 26, 50, out);
   if (rng.uniform(1, 10) == 1) {
     constexpr std::string_view kOriginal = "ORIGINAL";
-    const auto pos = static_cast<std::size_t>(
-        rng.uniform(0, static_cast<std::int64_t>(out.size() - kOriginal.size())));
+    const auto pos = static_cast<std::size_t>(rng.uniform(0, static_cast<std::int64_t>(out.size() - kOriginal.size())));
     out.replace(pos, kOriginal.size(), kOriginal);
   }
 }

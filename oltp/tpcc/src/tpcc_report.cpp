@@ -19,7 +19,6 @@ using tpcc::TxType;
 double ms(std::int64_t ns) { return static_cast<double>(ns) / 1e6; }
 double ms(double ns) { return ns / 1e6; }
 
-
 /// Server counters worth a headline metric, where the backend reports them.
 struct HeadlineCounter {
   const char* key;
@@ -28,7 +27,8 @@ struct HeadlineCounter {
   const char* description;
 };
 constexpr HeadlineCounter kHeadlineCounters[] = {
-    {"blks_read", "server_blks_read", "count", "PostgreSQL: blocks read from outside shared buffers (pg_stat_database)"},
+    {"blks_read", "server_blks_read", "count",
+     "PostgreSQL: blocks read from outside shared buffers (pg_stat_database)"},
     {"blks_hit", "server_blks_hit", "count", "PostgreSQL: blocks found in shared buffers (pg_stat_database)"},
     {"xact_commit", "server_commits", "count", "PostgreSQL: committed transactions (pg_stat_database)"},
     {"wal_bytes", "server_wal_bytes", "bytes", "PostgreSQL: WAL written (pg_stat_wal)"},
@@ -41,13 +41,16 @@ constexpr HeadlineCounter kHeadlineCounters[] = {
 };
 
 /// Clause 5.2.4.2 on the completed transactions (record_tpcc_results).
-std::optional<std::string> check_mix(results::TestRecorder& rec, const tpcc::DriverTotals& totals, const RunFacts& facts) {
+std::optional<std::string> check_mix(results::TestRecorder& rec, const tpcc::DriverTotals& totals,
+                                     const RunFacts& facts) {
   std::array<std::uint64_t, tpcc::kTxTypes> completed{};
-  for (std::size_t k = 0; k < completed.size(); ++k) completed[k] = totals.by_type[k].commits + totals.by_type[k].rollbacks;
+  for (std::size_t k = 0; k < completed.size(); ++k)
+    completed[k] = totals.by_type[k].commits + totals.by_type[k].rollbacks;
   const bool deck = facts.config->profile == tpcc::Profile::tpcc;
   // profile: hammerdb's independent draws miss a minimum by chance alone in about one run of
   // four: only a shortfall beyond chance is warned (tpcc_random.hpp).
-  const auto misses = deck ? tpcc::mix_shortfalls(completed, facts.terminals) : tpcc::mix_shortfalls_beyond_chance(completed);
+  const auto misses =
+      deck ? tpcc::mix_shortfalls(completed, facts.terminals) : tpcc::mix_shortfalls_beyond_chance(completed);
   if (misses.empty()) return std::nullopt;
   std::string what;
   for (const auto& m : misses) {
@@ -57,13 +60,15 @@ std::optional<std::string> check_mix(results::TestRecorder& rec, const tpcc::Dri
   }
   const std::uint64_t total = std::accumulate(completed.begin(), completed.end(), std::uint64_t{0});
   if (deck)
-    return fmt::format("the completed transactions miss clause 5.2.4.2's minimum mix: {} of {} completed; more than "
-                       "{} terminals' partial decks explain, so transactions of that type failed or never ran",
-                       what, total, facts.terminals);
-  rec.warning(fmt::format("the completed transactions miss clause 5.2.4.2's minimum mix by more than chance "
-                          "explains: {} of {} completed (profile: hammerdb draws each transaction independently and "
-                          "promises no minimum; this far below its odds, transactions of that type failed or never ran)",
-                          what, total));
+    return fmt::format(
+        "the completed transactions miss clause 5.2.4.2's minimum mix: {} of {} completed; more than "
+        "{} terminals' partial decks explain, so transactions of that type failed or never ran",
+        what, total, facts.terminals);
+  rec.warning(
+      fmt::format("the completed transactions miss clause 5.2.4.2's minimum mix by more than chance "
+                  "explains: {} of {} completed (profile: hammerdb draws each transaction independently and "
+                  "promises no minimum; this far below its odds, transactions of that type failed or never ran)",
+                  what, total));
   return std::nullopt;
 }
 
@@ -158,9 +163,10 @@ std::string login_lag_warning(int logged_in, int users, double login_rate_per_s,
   const std::string due = login_rate_per_s > 0 ? fmt::format("the last login was due {:.3g} s", schedule_s)
                                                : std::string("every login was due at once");
   if (warmup_s < schedule_s + kLoginGraceS)
-    return fmt::format("only {} of {} users were logged in when the measured phase began (login_rate {:g}/s): {} into "
-                       "the {:.3g} s warm-up; make warmup at least users / login_rate + {:g} s = {:.3g} s",
-                       logged_in, users, login_rate_per_s, due, warmup_s, kLoginGraceS, schedule_s + kLoginGraceS);
+    return fmt::format(
+        "only {} of {} users were logged in when the measured phase began (login_rate {:g}/s): {} into "
+        "the {:.3g} s warm-up; make warmup at least users / login_rate + {:g} s = {:.3g} s",
+        logged_in, users, login_rate_per_s, due, warmup_s, kLoginGraceS, schedule_s + kLoginGraceS);
   return fmt::format(
       "only {} of {} users were logged in when the measured phase began (login_rate {:g}/s), though {} into the "
       "{:.3g} s warm-up: the others were still connecting, so the server accepts sessions slowly (a connect waits "
@@ -178,7 +184,7 @@ std::optional<std::string> record_tpcc_results(results::TestRecorder& rec, const
   constexpr Figure kP999 = Figure::p(99.9).named("p99_9");  // TPC-C's metric name for the 99.9th
   // The seven figures of one latency histogram: <prefix>_{avg,p50,p90,p95,p99,p99_9,max}_ms.
   const std::initializer_list<Figure> seven = {Figure::avg(), Figure::p(50), Figure::p(90), Figure::p(95),
-                                               Figure::p(99),  kP999,         Figure::max()};
+                                               Figure::p(99), kP999,         Figure::max()};
   const tpcc::TpccConfig& cfg = *facts.config;
   const double secs = totals.measured_s > 0 ? totals.measured_s : 1e-9;
   tpcc::TypeStats all;
@@ -217,7 +223,8 @@ std::optional<std::string> record_tpcc_results(results::TestRecorder& rec, const
     metric("efficiency_pct", tpm_c / (kMaxTpmCPerWarehouse * cfg.warehouses) * 100.0, "%",
            "tpm_c / (12.86 x warehouses)");
   // The rest of the response time's figures, and the seven of each of its two parts.
-  record_latency(rec, h, "response_time", "latency", LatencyUnit::ms, {Figure::p(50), Figure::p(90), kP999, Figure::max()});
+  record_latency(rec, h, "response_time", "latency", LatencyUnit::ms,
+                 {Figure::p(50), Figure::p(90), kP999, Figure::max()});
   record_latency(rec, all.queue_wait, "queue_wait", "queue_wait", LatencyUnit::ms, seven);
   record_latency(rec, all.service_time, "service_time", "service_time", LatencyUnit::ms, seven);
   metric("transactions", static_cast<double>(all.commits), "count", "committed transactions");
@@ -232,8 +239,10 @@ std::optional<std::string> record_tpcc_results(results::TestRecorder& rec, const
   metric("pool_utilisation_pct", totals.pool_utilisation * 100.0, "%",
          pooled ? "busy time of the pool's connections / (connections x measured time)"
                 : "time users spent inside a transaction / (users x measured time)");
-  metric("queue_length_avg", totals.queue_length_avg, "count", "time-weighted mean of transactions waiting for a connection");
-  metric("queue_length_max", static_cast<double>(totals.queue_length_max), "count", "most transactions waiting at once");
+  metric("queue_length_avg", totals.queue_length_avg, "count",
+         "time-weighted mean of transactions waiting for a connection");
+  metric("queue_length_max", static_cast<double>(totals.queue_length_max), "count",
+         "most transactions waiting at once");
   if (totals.timer_lateness.count() > 0) {
     metric("timer_lateness_p99_ms", ms(totals.timer_lateness.percentile(99)), "ms",
            "99th percentile of how late keying/think/arrival timers fired");
@@ -252,7 +261,8 @@ std::optional<std::string> record_tpcc_results(results::TestRecorder& rec, const
 
   const results::Json delta = counter_delta(facts.counters_before, facts.counters_after);
   for (const auto& c : kHeadlineCounters)
-    if (const auto it = delta.find(c.key); it != delta.end()) metric(c.metric, it->get<double>(), c.unit, c.description);
+    if (const auto it = delta.find(c.key); it != delta.end())
+      metric(c.metric, it->get<double>(), c.unit, c.description);
   if (!delta.empty()) rec.detail("server_counters", delta);
 
   for (TxType t : tpcc::kAllTxTypes) {
@@ -311,13 +321,15 @@ std::optional<std::string> record_tpcc_results(results::TestRecorder& rec, const
   // When the pool, not the database, shaped the numbers, say so in the record, and which.
   if (std::optional<std::string> w = pool_wait_warning(totals, cfg.rate_per_s > 0)) rec.warning(*w);
   if (totals.arrivals_dropped > 0)
-    rec.warning(fmt::format("{} of {} arrivals were dropped (more than {} queued): rate {:.0f}/s is "
-                            "above what this database delivers",
-                            totals.arrivals_dropped, totals.arrivals, tpcc::DriverOptions{}.max_queued, cfg.rate_per_s));
+    rec.warning(
+        fmt::format("{} of {} arrivals were dropped (more than {} queued): rate {:.0f}/s is "
+                    "above what this database delivers",
+                    totals.arrivals_dropped, totals.arrivals, tpcc::DriverOptions{}.max_queued, cfg.rate_per_s));
   if (totals.timer_lateness.count() > 0 && totals.timer_lateness.percentile(99) > 50'000'000)
-    rec.warning(fmt::format("timer lateness p99 is {:.1f} ms: the driver machine is too busy to keep "
-                            "the keying/think/arrival schedule",
-                            ms(totals.timer_lateness.percentile(99))));
+    rec.warning(
+        fmt::format("timer lateness p99 is {:.1f} ms: the driver machine is too busy to keep "
+                    "the keying/think/arrival schedule",
+                    ms(totals.timer_lateness.percentile(99))));
   return check_mix(rec, totals, facts);
 }
 

@@ -62,7 +62,7 @@ results::Json counter_delta(const results::Json& before, const results::Json& af
 
 struct RunFacts {
   const tpcc::TpccConfig* config = nullptr;
-  CpuTimes cpu;                   ///< this process during the measured phase
+  CpuTimes cpu;  ///< this process during the measured phase
   std::uint64_t peak_rss_bytes = 0;
   results::Json counters_before;  ///< null when unavailable
   results::Json counters_after;

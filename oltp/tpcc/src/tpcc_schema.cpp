@@ -97,12 +97,9 @@ void create_indexes(Connection& conn) {
 
 void write_meta(Connection& conn, const LoadMeta& meta) {
   const std::pair<std::string_view, std::int64_t> rows[] = {
-      {"version", kMetaVersion},
-      {"warehouses", meta.scale.warehouses},
-      {"items", meta.scale.items},
-      {"c_load_c_last", meta.c_load.c_last},
-      {"c_load_c_id", meta.c_load.c_id},
-      {"c_load_ol_i_id", meta.c_load.ol_i_id},
+      {"version", kMetaVersion},           {"warehouses", meta.scale.warehouses},
+      {"items", meta.scale.items},         {"c_load_c_last", meta.c_load.c_last},
+      {"c_load_c_id", meta.c_load.c_id},   {"c_load_ol_i_id", meta.c_load.ol_i_id},
       {"complete", meta.complete ? 1 : 0},
   };
   conn.execute_immediate("DELETE FROM drivelab_meta");
@@ -111,8 +108,7 @@ void write_meta(Connection& conn, const LoadMeta& meta) {
     const std::string text = std::to_string(value);
     insert->bind_text(1, name);
     insert->bind_text(2, text);
-    if (DbStatus s = insert->execute(); !s.ok())
-      throw_status("write drivelab_meta", s);
+    if (DbStatus s = insert->execute(); !s.ok()) throw_status("write drivelab_meta", s);
   }
 }
 
@@ -137,14 +133,22 @@ std::optional<LoadMeta> read_meta(Connection& conn) {
       return std::nullopt;
     }
     ++found;
-    if (name == "version") version = value;
-    else if (name == "warehouses") meta.scale.warehouses = value;
-    else if (name == "items") meta.scale.items = value;
-    else if (name == "c_load_c_last") meta.c_load.c_last = value;
-    else if (name == "c_load_c_id") meta.c_load.c_id = value;
-    else if (name == "c_load_ol_i_id") meta.c_load.ol_i_id = value;
-    else if (name == "complete") meta.complete = value != 0;
-    else --found;
+    if (name == "version")
+      version = value;
+    else if (name == "warehouses")
+      meta.scale.warehouses = value;
+    else if (name == "items")
+      meta.scale.items = value;
+    else if (name == "c_load_c_last")
+      meta.c_load.c_last = value;
+    else if (name == "c_load_c_id")
+      meta.c_load.c_id = value;
+    else if (name == "c_load_ol_i_id")
+      meta.c_load.ol_i_id = value;
+    else if (name == "complete")
+      meta.complete = value != 0;
+    else
+      --found;
   }
   if (!st.ok() || found != 7 || version != kMetaVersion) return std::nullopt;
   return meta;

@@ -18,13 +18,11 @@ TransactionSql transaction_sql(const Dialect& dialect) {
   q.no_warehouse = "SELECT w_tax FROM warehouse WHERE w_id = ?";
   // D_NEXT_O_ID is read and then incremented: a locking read, so that two New-Orders of one
   // district queue here instead of both reading the same value.
-  q.no_district = render_select(dialect, {.columns = "d_tax, d_next_o_id",
-                                          .table = "district",
-                                          .where = "d_w_id = ? AND d_id = ?",
-                                          .lock_rows = true});
+  q.no_district = render_select(
+      dialect,
+      {.columns = "d_tax, d_next_o_id", .table = "district", .where = "d_w_id = ? AND d_id = ?", .lock_rows = true});
   q.no_district_update = "UPDATE district SET d_next_o_id = ? WHERE d_w_id = ? AND d_id = ?";
-  q.no_customer =
-      "SELECT c_discount, c_last, c_credit FROM customer WHERE c_w_id = ? AND c_d_id = ? AND c_id = ?";
+  q.no_customer = "SELECT c_discount, c_last, c_credit FROM customer WHERE c_w_id = ? AND c_d_id = ? AND c_id = ?";
   q.no_insert_order =
       "INSERT INTO orders (o_id, o_d_id, o_w_id, o_c_id, o_entry_d, o_carrier_id, o_ol_cnt, "
       "o_all_local) VALUES (?, ?, ?, ?, ?, NULL, ?, ?)";
@@ -44,20 +42,18 @@ TransactionSql transaction_sql(const Dialect& dialect) {
       "ol_delivery_d, ol_quantity, ol_amount, ol_dist_info) VALUES (?, ?, ?, ?, ?, ?, NULL, ?, ?, ?)";
   // Payment (2.5.2.2)
   q.p_warehouse_update = "UPDATE warehouse SET w_ytd = w_ytd + ? WHERE w_id = ?";
-  q.p_warehouse =
-      "SELECT w_name, w_street_1, w_street_2, w_city, w_state, w_zip FROM warehouse WHERE w_id = ?";
+  q.p_warehouse = "SELECT w_name, w_street_1, w_street_2, w_city, w_state, w_zip FROM warehouse WHERE w_id = ?";
   q.p_district_update = "UPDATE district SET d_ytd = d_ytd + ? WHERE d_w_id = ? AND d_id = ?";
   q.p_district =
       "SELECT d_name, d_street_1, d_street_2, d_city, d_state, d_zip FROM district "
       "WHERE d_w_id = ? AND d_id = ?";
-  q.customers_by_name =
-      "SELECT c_id FROM customer WHERE c_w_id = ? AND c_d_id = ? AND c_last = ? ORDER BY c_first";
-  q.p_customer = render_select(
-      dialect, {.columns = "c_first, c_middle, c_last, c_street_1, c_street_2, c_city, c_state, c_zip, "
-                           "c_phone, c_since, c_credit, c_credit_lim, c_discount, c_balance, c_data",
-                .table = "customer",
-                .where = "c_w_id = ? AND c_d_id = ? AND c_id = ?",
-                .lock_rows = true});
+  q.customers_by_name = "SELECT c_id FROM customer WHERE c_w_id = ? AND c_d_id = ? AND c_last = ? ORDER BY c_first";
+  q.p_customer =
+      render_select(dialect, {.columns = "c_first, c_middle, c_last, c_street_1, c_street_2, c_city, c_state, c_zip, "
+                                         "c_phone, c_since, c_credit, c_credit_lim, c_discount, c_balance, c_data",
+                              .table = "customer",
+                              .where = "c_w_id = ? AND c_d_id = ? AND c_id = ?",
+                              .lock_rows = true});
   q.p_customer_update =
       "UPDATE customer SET c_balance = c_balance - ?, c_ytd_payment = c_ytd_payment + ?, "
       "c_payment_cnt = c_payment_cnt + 1 WHERE c_w_id = ? AND c_d_id = ? AND c_id = ?";
@@ -92,10 +88,8 @@ TransactionSql transaction_sql(const Dialect& dialect) {
   q.d_delete_new_order = "DELETE FROM new_order WHERE no_w_id = ? AND no_d_id = ? AND no_o_id = ?";
   q.d_order = "SELECT o_c_id FROM orders WHERE o_w_id = ? AND o_d_id = ? AND o_id = ?";
   q.d_order_update = "UPDATE orders SET o_carrier_id = ? WHERE o_w_id = ? AND o_d_id = ? AND o_id = ?";
-  q.d_order_line_update =
-      "UPDATE order_line SET ol_delivery_d = ? WHERE ol_w_id = ? AND ol_d_id = ? AND ol_o_id = ?";
-  q.d_order_line_sum =
-      "SELECT SUM(ol_amount) FROM order_line WHERE ol_w_id = ? AND ol_d_id = ? AND ol_o_id = ?";
+  q.d_order_line_update = "UPDATE order_line SET ol_delivery_d = ? WHERE ol_w_id = ? AND ol_d_id = ? AND ol_o_id = ?";
+  q.d_order_line_sum = "SELECT SUM(ol_amount) FROM order_line WHERE ol_w_id = ? AND ol_d_id = ? AND ol_o_id = ?";
   q.d_customer_update =
       "UPDATE customer SET c_balance = c_balance + ?, c_delivery_cnt = c_delivery_cnt + 1 "
       "WHERE c_w_id = ? AND c_d_id = ? AND c_id = ?";
@@ -211,14 +205,12 @@ TxResult StatementTransactions::new_order(const NewOrderInput& in, NewOrderOutpu
   const std::int64_t o_id = p.no_district->column_int64(1);
   if (DbStatus s = run(*p.no_district_update, o_id + 1, in.w_id, in.d_id); !s.ok()) return failed(std::move(s));
 
-  if (DbStatus s = one_row(*p.no_customer, "customer", in.w_id, in.d_id, in.c_id); !s.ok())
-    return failed(std::move(s));
+  if (DbStatus s = one_row(*p.no_customer, "customer", in.w_id, in.d_id, in.c_id); !s.ok()) return failed(std::move(s));
   const double c_discount = p.no_customer->column_double(0);
 
   const bool local = all_local(in);
   const std::string entry_d = sql_timestamp_now();
-  if (DbStatus s = run(*p.no_insert_order, o_id, in.d_id, in.w_id, in.c_id, entry_d, in.ol_cnt, local ? 1 : 0);
-      !s.ok())
+  if (DbStatus s = run(*p.no_insert_order, o_id, in.d_id, in.w_id, in.c_id, entry_d, in.ol_cnt, local ? 1 : 0); !s.ok())
     return failed(std::move(s));
   if (DbStatus s = run(*p.no_insert_new_order, o_id, in.d_id, in.w_id); !s.ok()) return failed(std::move(s));
 
@@ -243,9 +235,8 @@ TxResult StatementTransactions::new_order(const NewOrderInput& in, NewOrderOutpu
     dist_info.assign(sq.column_text(2));
 
     // Clause 2.4.2.2: decrease by the ordered quantity, restocking by 91 when fewer than 10 remain.
-    const std::int64_t new_quantity = s_quantity - line.quantity >= 10
-                                          ? s_quantity - line.quantity
-                                          : s_quantity - line.quantity + 91;
+    const std::int64_t new_quantity =
+        s_quantity - line.quantity >= 10 ? s_quantity - line.quantity : s_quantity - line.quantity + 91;
     if (DbStatus s = run(*p.no_stock_update, new_quantity, line.quantity, line.supply_w_id != in.w_id ? 1 : 0,
                          line.i_id, line.supply_w_id);
         !s.ok())
@@ -255,8 +246,8 @@ TxResult StatementTransactions::new_order(const NewOrderInput& in, NewOrderOutpu
     sum_amount += ol_amount;
     if (item_original && stock_original) ++out.brand_generic_b;  // 'B'rand, else 'G'eneric
 
-    if (DbStatus s = run(*p.no_insert_order_line, o_id, in.d_id, in.w_id, n, line.i_id, line.supply_w_id,
-                         line.quantity, ol_amount, dist_info);
+    if (DbStatus s = run(*p.no_insert_order_line, o_id, in.d_id, in.w_id, n, line.i_id, line.supply_w_id, line.quantity,
+                         ol_amount, dist_info);
         !s.ok())
       return failed(std::move(s));
   }
@@ -285,8 +276,7 @@ TxResult StatementTransactions::payment(const PaymentInput& in, PaymentOutput& o
 
   int c_id = in.c_id;
   if (in.by_last_name) {
-    if (DbStatus s = customer_by_last_name(in.c_w_id, in.c_d_id, in.c_last, c_id); !s.ok())
-      return failed(std::move(s));
+    if (DbStatus s = customer_by_last_name(in.c_w_id, in.c_d_id, in.c_last, c_id); !s.ok()) return failed(std::move(s));
   }
   Statement& cq = *p.p_customer;
   if (DbStatus s = one_row(cq, "customer", in.c_w_id, in.c_d_id, c_id); !s.ok()) return failed(std::move(s));
@@ -296,8 +286,8 @@ TxResult StatementTransactions::payment(const PaymentInput& in, PaymentOutput& o
   if (out.c_credit == "BC") {
     // Clause 2.5.2.2: C_ID, C_D_ID, C_W_ID, D_ID, W_ID and H_AMOUNT are inserted at the left of
     // C_DATA, shifting it right; the result is truncated to 500 characters.
-    std::string c_data = fmt::format("{} {} {} {} {} {} ", c_id, in.c_d_id, in.c_w_id, in.d_id,
-                                     in.w_id, round2(in.h_amount));
+    std::string c_data =
+        fmt::format("{} {} {} {} {} {} ", c_id, in.c_d_id, in.c_w_id, in.d_id, in.w_id, round2(in.h_amount));
     c_data += cq.column_text(14);
     if (c_data.size() > 500) c_data.resize(500);
     if (DbStatus s = run(*p.p_customer_update_bc, in.h_amount, in.h_amount, c_data, in.c_w_id, in.c_d_id, c_id);

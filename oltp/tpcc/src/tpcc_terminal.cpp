@@ -74,16 +74,17 @@ std::string login_failure_message(std::string_view who, int users, int logged_in
       hint = fmt::format(
           "connecting timed out: the server did not complete the login within the connect time-out, so it (or its "
           "drive) stalls or the network drops packets; a server at max_connections refuses at once instead; {}",
-          login_rate_per_s > 0 ? fmt::format("lower login_rate (now {:g}/s) or find what stalls the server", login_rate_per_s)
-                               : std::string("set login_rate to stagger the logins (now 0: all at once) or find "
-                                             "what stalls the server"));
+          login_rate_per_s > 0
+              ? fmt::format("lower login_rate (now {:g}/s) or find what stalls the server", login_rate_per_s)
+              : std::string("set login_rate to stagger the logins (now 0: all at once) or find "
+                            "what stalls the server"));
       break;
     case ConnectFailure::refused:
-      hint = "the connection was refused: nothing accepts connections at that address (the server is not running, "
-             "has stopped or crashed, or listens elsewhere)";
+      hint =
+          "the connection was refused: nothing accepts connections at that address (the server is not running, "
+          "has stopped or crashed, or listens elsewhere)";
       break;
-    case ConnectFailure::other:
-      break;
+    case ConnectFailure::other: break;
   }
   return hint.empty() ? fmt::format("{} of {} could not log in ({} logged in before it): {}", who, users, logged_in,
                                     error.what())
@@ -154,10 +155,9 @@ bool Session::reconnect(ExecResult& result, const DbStatus& lost, std::string_vi
     }
     const std::int64_t now = monotonic_ns();
     if (now >= deadline) {
-      result.fatal = fmt::format(
-          "server connection lost: {} ({}: {}); reconnecting failed for {:.0f} s: {}", lost.message,
-          who, to_string(lost.outcome), static_cast<double>(reconnect_timeout_.count()) / 1e9,
-          last_error);
+      result.fatal =
+          fmt::format("server connection lost: {} ({}: {}); reconnecting failed for {:.0f} s: {}", lost.message, who,
+                      to_string(lost.outcome), static_cast<double>(reconnect_timeout_.count()) / 1e9, last_error);
       return false;
     }
     // Retry every 200 ms: quick enough to resume after a server restart, slow enough not to
@@ -234,8 +234,7 @@ ExecResult Session::execute(const Card& card, std::string_view who) {
       case Outcome::storage_failure:  // handled above
         res.fatal = fmt::format("{}: {}: {}", who, to_string(type), st.to_string());
         return res;
-      case Outcome::ok:
-        break;
+      case Outcome::ok: break;
     }
     return res;
   }

@@ -28,8 +28,8 @@ namespace drivelab::oltp::tpcc::detail {
 /// One submitted transaction. The variant's index is the TxType.
 struct Card {
   std::variant<NewOrderInput, PaymentInput, OrderStatusInput, DeliveryInput, StockLevelInput> input;
-  int terminal = -1;               ///< submitting terminal (pooled), -1 when none waits for it
-  std::int64_t submit_ns = 0;      ///< see tpcc_driver.hpp: response time starts here
+  int terminal = -1;           ///< submitting terminal (pooled), -1 when none waits for it
+  std::int64_t submit_ns = 0;  ///< see tpcc_driver.hpp: response time starts here
 
   TxType type() const noexcept { return static_cast<TxType>(input.index()); }
 };

@@ -35,8 +35,10 @@ class StackThread {
     const int rc = pthread_create(&thread_, &attr, &StackThread::trampoline, fn_.get());
     pthread_attr_destroy(&attr);
     if (rc != 0)
-      throw EnvironmentError(fmt::format("cannot create a terminal thread: {} (raise ulimit -u or "
-                                         "use terminals: pooled)", std::strerror(rc)));
+      throw EnvironmentError(
+          fmt::format("cannot create a terminal thread: {} (raise ulimit -u or "
+                      "use terminals: pooled)",
+                      std::strerror(rc)));
     joinable_ = true;
   }
   ~StackThread() { join(); }

@@ -9,8 +9,8 @@ StatsShards::StatsShards(int executors) {
   for (int i = 0; i < n; ++i) shards_.push_back(std::make_unique<Shard>());
 }
 
-void StatsShards::record(int executor, TxType type, const ExecResult& r, std::int64_t submit_ns,
-                         std::int64_t start_ns, std::int64_t end_ns) {
+void StatsShards::record(int executor, TxType type, const ExecResult& r, std::int64_t submit_ns, std::int64_t start_ns,
+                         std::int64_t end_ns) {
   if (r.abandoned || !measuring()) return;  // warm-up and stop: not recorded
   Shard& sh = shard(executor);
   std::lock_guard lock(sh.mu);

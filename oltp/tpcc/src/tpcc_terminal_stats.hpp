@@ -34,8 +34,8 @@ class StatsShards {
 
   /// Records one finished transaction (ignored outside the measured phase). Abandoned ones
   /// (stopped mid-retry) are not recorded.
-  void record(int executor, TxType type, const ExecResult& r, std::int64_t submit_ns,
-              std::int64_t start_ns, std::int64_t end_ns);
+  void record(int executor, TxType type, const ExecResult& r, std::int64_t submit_ns, std::int64_t start_ns,
+              std::int64_t end_ns);
   /// Records how late a timer woke (measured phase only).
   void record_lateness(int executor, std::int64_t lateness_ns);
 
@@ -54,9 +54,7 @@ class StatsShards {
     LatencyHistogram lateness;
     IntervalStats interval;
   };
-  Shard& shard(int executor) noexcept {
-    return *shards_[static_cast<std::size_t>(executor) % shards_.size()];
-  }
+  Shard& shard(int executor) noexcept { return *shards_[static_cast<std::size_t>(executor) % shards_.size()]; }
 
   std::vector<std::unique_ptr<Shard>> shards_;
   std::atomic<bool> measuring_{false};

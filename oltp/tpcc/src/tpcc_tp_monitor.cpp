@@ -100,9 +100,9 @@ class TpMonitor final : public TerminalEngine {
     Terminal(asio::io_context& io, TerminalIdentity identity) : id(std::move(identity)), timer(io) {}
     TerminalIdentity id;
     asio::steady_timer timer;
-    std::int64_t due_ns = 0;  // when the armed timer should fire
-    std::int64_t end_ns = 0;    // end of its last transaction } set by the worker before
-    std::int64_t think_ns = 0;  // its think time, drawn        } handing it back
+    std::int64_t due_ns = 0;        // when the armed timer should fire
+    std::int64_t end_ns = 0;        // end of its last transaction } set by the worker before
+    std::int64_t think_ns = 0;      // its think time, drawn        } handing it back
     Terminal* next_done = nullptr;  // link in TpMonitor::done_ while handed back
     TxType next = TxType::new_order;
     Phase phase = Phase::thinking;
@@ -291,8 +291,10 @@ void TpMonitor::launch_terminals() {
 void TpMonitor::begin_cycle(Terminal& t, std::int64_t base_ns) {
   t.next = t.id.next_type(s_.opt.profile);
   const std::int64_t keying = s_.keying_ns(t.next);
-  if (keying > 0) arm(t, Phase::keying, base_ns + keying);
-  else submit(t);
+  if (keying > 0)
+    arm(t, Phase::keying, base_ns + keying);
+  else
+    submit(t);
 }
 
 void TpMonitor::submit(Terminal& t) {
@@ -303,8 +305,10 @@ void TpMonitor::submit(Terminal& t) {
 
 void TpMonitor::on_response(Terminal& t) {
   if (s_.stop.requested()) return;
-  if (t.think_ns > 0) arm(t, Phase::thinking, t.end_ns + t.think_ns);
-  else begin_cycle(t, monotonic_ns());
+  if (t.think_ns > 0)
+    arm(t, Phase::thinking, t.end_ns + t.think_ns);
+  else
+    begin_cycle(t, monotonic_ns());
 }
 
 void TpMonitor::arm(Terminal& t, Phase phase, std::int64_t due_ns) {
@@ -319,8 +323,10 @@ void TpMonitor::arm(Terminal& t, Phase phase, std::int64_t due_ns) {
 void TpMonitor::on_timer(Terminal& t) {
   if (s_.stop.requested()) return;
   record_lateness(monotonic_ns() - t.due_ns);
-  if (t.phase == Phase::keying) submit(t);
-  else begin_cycle(t, t.due_ns);
+  if (t.phase == Phase::keying)
+    submit(t);
+  else
+    begin_cycle(t, t.due_ns);
 }
 
 // Workers hand responses back through done_, a lock-free list the timer thread takes whole.
@@ -329,13 +335,13 @@ void TpMonitor::on_timer(Terminal& t) {
 // would wait for it (and for a worker preempted there, a scheduler time slice).
 //
 // Each wake-up of the timer thread costs ~25 us of CPU on the 2-vCPU VM (measured: its CPU time /
-// its wake-ups; ~40% of its profile is the context switch), so a response wakes it only when its think timer is due soon (think < kSweepHorizonNs: think:
-// none, scaled think times, the short tail of the exponential). The others wait for the sweep,
-// which takes the list every kSweepPeriodNs, long before their think timer is due; arming a
-// timer ahead of time does not change when it fires. With 15,000 terminals that saves ~740
-// wake-ups a second. The worker draws the think time itself: while its card is in flight a
-// terminal belongs to the worker (the timer thread touches it only when its timer fires or its
-// response is taken), and the terminal's random stream is drawn in the same order as before.
+// its wake-ups; ~40% of its profile is the context switch), so a response wakes it only when its think timer is due
+// soon (think < kSweepHorizonNs: think: none, scaled think times, the short tail of the exponential). The others wait
+// for the sweep, which takes the list every kSweepPeriodNs, long before their think timer is due; arming a timer ahead
+// of time does not change when it fires. With 15,000 terminals that saves ~740 wake-ups a second. The worker draws the
+// think time itself: while its card is in flight a terminal belongs to the worker (the timer thread touches it only
+// when its timer fires or its response is taken), and the terminal's random stream is drawn in the same order as
+// before.
 void TpMonitor::hand_back(Terminal& t, std::int64_t end_ns) {
   const std::int64_t think = s_.think_ns(t.next, t.id.rng);
   t.end_ns = end_ns;
@@ -446,7 +452,9 @@ std::optional<Card> TpMonitor::pop() {
 }
 
 void TpMonitor::wake_workers() {
-  { std::lock_guard lock(qmu_); }  // a worker between its check and its wait sees the stop
+  {
+    std::lock_guard lock(qmu_);
+  }  // a worker between its check and its wait sees the stop
   qcv_.notify_all();
 }
 
@@ -481,8 +489,6 @@ void TpMonitor::worker_main(Worker& w) {
 
 }  // namespace
 
-std::unique_ptr<TerminalEngine> make_tp_monitor(DriverState& state) {
-  return std::make_unique<TpMonitor>(state);
-}
+std::unique_ptr<TerminalEngine> make_tp_monitor(DriverState& state) { return std::make_unique<TpMonitor>(state); }
 
 }  // namespace drivelab::oltp::tpcc::detail

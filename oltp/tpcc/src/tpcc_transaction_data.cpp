@@ -19,8 +19,10 @@ int InputGenerator::customer_id(Rng& rng) const {
 
 void InputGenerator::choose_customer(Rng& rng, bool& by_last_name, std::string& c_last, int& c_id) const {
   by_last_name = rng.uniform(1, 100) <= 60;
-  if (by_last_name) c_last = last_name(static_cast<int>(nurand(rng, 255, 0, 999, c_.c_last)));
-  else c_id = customer_id(rng);
+  if (by_last_name)
+    c_last = last_name(static_cast<int>(nurand(rng, 255, 0, 999, c_.c_last)));
+  else
+    c_id = customer_id(rng);
 }
 
 NewOrderInput InputGenerator::new_order(Rng& rng, int w_id) const {
@@ -40,9 +42,12 @@ NewOrderInput InputGenerator::new_order(Rng& rng, int w_id) const {
       // pgoltp.tcl 1058-1071, mariaoltp.tcl 109-122: uniform items; 1% remote lines whatever W.
       line.i_id = static_cast<int>(rng.uniform(1, scale_.items));
       const bool remote = rng.uniform(1, 100) == 1;
-      if (!remote) line.supply_w_id = w_id;
-      else if (maria) line.supply_w_id = w > 1 ? remote_warehouse(rng, w_id) : w_id;
-      else line.supply_w_id = 1 + static_cast<int>((w_id + rng.uniform(0, w - 1)) % w);
+      if (!remote)
+        line.supply_w_id = w_id;
+      else if (maria)
+        line.supply_w_id = w > 1 ? remote_warehouse(rng, w_id) : w_id;
+      else
+        line.supply_w_id = 1 + static_cast<int>((w_id + rng.uniform(0, w - 1)) % w);
     } else {
       line.i_id = static_cast<int>(nurand(rng, 8191, 1, scale_.items, c_.ol_i_id));
       const bool remote = rng.uniform(1, 100) == 1 && w > 1;

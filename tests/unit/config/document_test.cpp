@@ -66,8 +66,9 @@ TEST(Document, AnAbsurdlyLongListIsRefusedAtItsKeyBeforeTheTreeIsBuilt) {
   const Document doc = Document::load_string(text, "big.yaml", diags);
   EXPECT_FALSE(doc.loaded());
   ASSERT_EQ(diags.size(), 1u);
-  EXPECT_EQ(diags.items()[0].to_string(),
-            "big.yaml:6:14: tests[0].vdbench.curve: a list of more than 100000 elements; no protocol key takes that many");
+  EXPECT_EQ(
+      diags.items()[0].to_string(),
+      "big.yaml:6:14: tests[0].vdbench.curve: a list of more than 100000 elements; no protocol key takes that many");
 
   // 100,000 elements are still read (the bound is on absurd sizes; the key's own range says more).
   std::string fits = "curve: [";
@@ -89,7 +90,8 @@ TEST(Document, AnAbsurdNumberOfNodesIsRefusedBeforeTheTreeIsBuilt) {
   // The 1,000,001st node is the value of k499998 on line 500,000 (the root, the key settings and
   // its map are 3 nodes, then 2 per entry).
   EXPECT_EQ(diags.items()[0].to_string(),
-            "many.yaml:500000:12: settings.k499998: more than 1000000 YAML nodes in one protocol; a protocol holds a few hundred");
+            "many.yaml:500000:12: settings.k499998: more than 1000000 YAML nodes in one protocol; a protocol holds a "
+            "few hundred");
 }
 
 TEST(Document, BadIndentationIsReportedWithItsLine) {
@@ -115,7 +117,8 @@ TEST(Document, ATokenNoRuleConsumesIsASyntaxError) {
   // past the ',' as if it were not there; 0.8 rejects them. A file of random bytes starting
   // with ',' is one of them.
   for (const std::string& text : {std::string(","), std::string(",protocol: x\ntests: []\nfoo: 1\n"),
-                                  std::string(",\xdd\xe9N\xad\x96\x82p\x82\xf0" "b\xc8\x1eUx{\n\x92\xd4")}) {
+                                  std::string(",\xdd\xe9N\xad\x96\x82p\x82\xf0"
+                                              "b\xc8\x1eUx{\n\x92\xd4")}) {
     Diagnostics diags;
     const Document doc = Document::load_string(text, "comma.yaml", diags);
     EXPECT_FALSE(doc.loaded());
@@ -141,7 +144,8 @@ TEST(Document, DevicesAndHugeFilesAreRefusedWithoutReadingThemWhole) {
   }
   Diagnostics big_diags;
   EXPECT_FALSE(Document::load_file(big, big_diags).loaded());
-  EXPECT_EQ(big_diags.to_string(), big.string() + ": cannot read file: larger than 16 MiB; a protocol file is a few KiB");
+  EXPECT_EQ(big_diags.to_string(),
+            big.string() + ": cannot read file: larger than 16 MiB; a protocol file is a few KiB");
 }
 
 TEST(Document, EmptyTextIsAnEmptyDocument) {
@@ -209,8 +213,8 @@ TEST(Document, SyntaxErrorInAFileNamesTheFile) {
 
 TEST(Node, PathsAndOneBasedLocations) {
   Diagnostics diags;
-  const Document doc = Document::load_string("tests:\n  - name: a\n  - name: b\n    io:\n      rw: read\n",
-                                             "t.yaml", diags);
+  const Document doc =
+      Document::load_string("tests:\n  - name: a\n  - name: b\n    io:\n      rw: read\n", "t.yaml", diags);
   const Node root = doc.root(diags);
   EXPECT_TRUE(root.is_map());
   const Node tests = root.child("tests");

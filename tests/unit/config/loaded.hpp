@@ -10,8 +10,7 @@
 namespace drivelab::config::testing {
 
 struct LoadedDocument {
-  LoadedDocument(const std::string& text, std::string name)
-      : doc(Document::load_string(text, std::move(name), diags)) {
+  LoadedDocument(const std::string& text, std::string name) : doc(Document::load_string(text, std::move(name), diags)) {
     EXPECT_TRUE(doc.loaded()) << diags.to_string();
   }
   Node root() { return doc.root(diags); }

@@ -353,7 +353,9 @@ TEST(MapReader, NotAMappingIsReportedOnce) {
     EXPECT_FALSE(r.section("inner").defined());
     r.finish();
   }
-  { MapReader r(root.child("fs")); }
+  {
+    MapReader r(root.child("fs"));
+  }
   EXPECT_EQ(t.lines(), (Lines{
                            "t.yaml:1:5: io: expected a mapping, found a sequence",
                            "t.yaml:2:5: fs: expected a mapping, found 'ext4'",
@@ -362,15 +364,25 @@ TEST(MapReader, NotAMappingIsReportedOnce) {
 
 TEST(MapReader, ValuesInMessagesAreEscapedUnlessPrintableOrUtf8) {
   // A file of random bytes must not put raw binary on the terminal; names in any script stay.
-  Loaded t("a: \"x\\x01\\tz\"\n"
-           "b: ab\xff\xfe" "cd\n"
-           "c: caf\xc3\xa9\n"
-           "d: \"\\u202ekey\\u009b31m\"\n");
+  Loaded t(
+      "a: \"x\\x01\\tz\"\n"
+      "b: ab\xff\xfe"
+      "cd\n"
+      "c: caf\xc3\xa9\n"
+      "d: \"\\u202ekey\\u009b31m\"\n");
   const Node root = t.root();
-  { MapReader r(root.child("a")); }
-  { MapReader r(root.child("b")); }
-  { MapReader r(root.child("c")); }
-  { MapReader r(root.child("d")); }
+  {
+    MapReader r(root.child("a"));
+  }
+  {
+    MapReader r(root.child("b"));
+  }
+  {
+    MapReader r(root.child("c"));
+  }
+  {
+    MapReader r(root.child("d"));
+  }
   EXPECT_EQ(t.lines(), (Lines{
                            "t.yaml:1:4: a: expected a mapping, found 'x\\x01\\x09z'",
                            "t.yaml:2:4: b: expected a mapping, found 'ab\\xff\\xfecd'",
@@ -399,12 +411,12 @@ TEST(MapReader, SequenceSection) {
 TEST(MapReader, UnknownKeySuggestsTheClosestKnownKey) {
   Loaded t(
       "io:\n"
-      "  xfersiz: 4k\n"     // deletion
-      "  iodetph: 2\n"      // transposition
-      "  RW: randread\n"    // case
-      "  xfer: 8k\n"        // prefix
-      "  colour: blue\n"    // nothing close: list the keys
-      "  bs: 4k\n"          // 2 edits from 'rw' but only 2 letters long: no suggestion
+      "  xfersiz: 4k\n"   // deletion
+      "  iodetph: 2\n"    // transposition
+      "  RW: randread\n"  // case
+      "  xfer: 8k\n"      // prefix
+      "  colour: blue\n"  // nothing close: list the keys
+      "  bs: 4k\n"        // 2 edits from 'rw' but only 2 letters long: no suggestion
       "  rw: randread\n");
   {
     MapReader r(t.root().child("io"));

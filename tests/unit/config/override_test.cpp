@@ -148,22 +148,24 @@ TEST(Override, ErrorsAreReportedAtSetAndLeaveTheDocumentUnchanged) {
   t.doc.apply_override("extra.list[0]=1", t.diags);
   t.doc.apply_override("tests[*].name.first=x", t.diags);
   t.doc.apply_override("nothing[*].x=1", t.diags);
-  EXPECT_EQ(t.lines(),
-            (Lines{
-                "<--set>: 'novalue' is not an override: expected key.path=value (e.g. tests[0].duration=10s)",
-                "<--set>: '=5' has an empty key path before '=' (e.g. tests[0].duration=10s)",
-                "<--set>: tests[5].duration: index 5 out of range: 'tests' has 2 elements",
-                "<--set>: protocol.name: cannot set key 'name': 'protocol' is a scalar ('demo'), not a mapping",
-                "<--set>: tests.duration: cannot set key 'duration': 'tests' is a sequence, not a mapping (use [N] or [*])",
-                "<--set>: protocol[0]: cannot index 'protocol': it is 'demo', not a sequence",
-                "<--set>: tests[x].duration: bad index '[x]' in path 'tests[x].duration' (use [N] with N >= 0, or [*] for every element)",
-                "<--set>: tests[0.duration: missing ']' in path 'tests[0.duration'",
-                "<--set>: tests..duration: empty key in path 'tests..duration'",
-                "<--set>: tests[0]duration: expected '.' or '[' after ']' in path 'tests[0]duration'",
-                "<--set>: extra.list[0]: index 0 out of range: 'extra.list' does not exist",
-                "<--set>: tests[*].name.first: cannot set key 'first': 'tests[0].name' is a scalar ('a'), not a mapping",
-                "<--set>: nothing[*].x: cannot apply [*]: 'nothing' does not exist",
-            }));
+  EXPECT_EQ(
+      t.lines(),
+      (Lines{
+          "<--set>: 'novalue' is not an override: expected key.path=value (e.g. tests[0].duration=10s)",
+          "<--set>: '=5' has an empty key path before '=' (e.g. tests[0].duration=10s)",
+          "<--set>: tests[5].duration: index 5 out of range: 'tests' has 2 elements",
+          "<--set>: protocol.name: cannot set key 'name': 'protocol' is a scalar ('demo'), not a mapping",
+          "<--set>: tests.duration: cannot set key 'duration': 'tests' is a sequence, not a mapping (use [N] or [*])",
+          "<--set>: protocol[0]: cannot index 'protocol': it is 'demo', not a sequence",
+          "<--set>: tests[x].duration: bad index '[x]' in path 'tests[x].duration' (use [N] with N >= 0, or [*] for "
+          "every element)",
+          "<--set>: tests[0.duration: missing ']' in path 'tests[0.duration'",
+          "<--set>: tests..duration: empty key in path 'tests..duration'",
+          "<--set>: tests[0]duration: expected '.' or '[' after ']' in path 'tests[0]duration'",
+          "<--set>: extra.list[0]: index 0 out of range: 'extra.list' does not exist",
+          "<--set>: tests[*].name.first: cannot set key 'first': 'tests[0].name' is a scalar ('a'), not a mapping",
+          "<--set>: nothing[*].x: cannot apply [*]: 'nothing' does not exist",
+      }));
   // None of the failed overrides changed anything: no 'extra' map was created on the way.
   EXPECT_FALSE(t.root().child("extra").defined());
   EXPECT_FALSE(t.root().child("nothing").defined());

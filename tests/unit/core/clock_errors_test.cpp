@@ -45,8 +45,10 @@ TEST(Clock, UtcTimestampIsIso8601WithMilliseconds) {
   const std::string shape = "dddd-dd-ddTdd:dd:dd.dddZ";
   ASSERT_EQ(ts.size(), shape.size()) << ts;
   for (std::size_t i = 0; i < shape.size(); ++i) {
-    if (shape[i] == 'd') EXPECT_TRUE(std::isdigit(static_cast<unsigned char>(ts[i]))) << ts;
-    else EXPECT_EQ(ts[i], shape[i]) << ts;
+    if (shape[i] == 'd')
+      EXPECT_TRUE(std::isdigit(static_cast<unsigned char>(ts[i]))) << ts;
+    else
+      EXPECT_EQ(ts[i], shape[i]) << ts;
   }
 }
 

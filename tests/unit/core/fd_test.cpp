@@ -17,10 +17,8 @@
 namespace drivelab {
 namespace {
 
-static_assert(!std::is_copy_constructible_v<UniqueFd> &&
-              std::is_nothrow_move_constructible_v<UniqueFd>);
-static_assert(!std::is_copy_constructible_v<AlignedBuffer> &&
-              std::is_nothrow_move_constructible_v<AlignedBuffer> &&
+static_assert(!std::is_copy_constructible_v<UniqueFd> && std::is_nothrow_move_constructible_v<UniqueFd>);
+static_assert(!std::is_copy_constructible_v<AlignedBuffer> && std::is_nothrow_move_constructible_v<AlignedBuffer> &&
               std::is_nothrow_move_assignable_v<AlignedBuffer>);
 
 bool is_open(int fd) { return ::fcntl(fd, F_GETFD) != -1; }
@@ -93,10 +91,8 @@ TEST(UniqueFd, ReleaseAndReset) {
 }
 
 TEST(AlignedBuffer, AlignedAndZeroed) {
-  for (std::size_t alignment :
-       {std::size_t{8}, std::size_t{64}, std::size_t{512}, std::size_t{4096}}) {
-    for (std::size_t size :
-         {std::size_t{1}, std::size_t{512}, std::size_t{4096}, std::size_t{65536 + 3}}) {
+  for (std::size_t alignment : {std::size_t{8}, std::size_t{64}, std::size_t{512}, std::size_t{4096}}) {
+    for (std::size_t size : {std::size_t{1}, std::size_t{512}, std::size_t{4096}, std::size_t{65536 + 3}}) {
       AlignedBuffer buf(size, alignment);
       ASSERT_NE(buf.data(), nullptr);
       EXPECT_EQ(buf.size(), size);

@@ -85,14 +85,10 @@ std::vector<Distribution> distributions() {
       {"uniform_100ns_to_60s", [](Rng& r) { return r.uniform(100, 60'000'000'000); }},
       {"log_uniform_100ns_to_60s", [](Rng& r) { return log_uniform(r, 100, 60e9); }},
       {"exponential_mean_200us",
-       [](Rng& r) {
-         return static_cast<std::int64_t>(-200'000.0 * std::log(1.0 - r.uniform01()));
-       }},
+       [](Rng& r) { return static_cast<std::int64_t>(-200'000.0 * std::log(1.0 - r.uniform01())); }},
       // An SSD with a GC pause mode: 95% around 80 us, 5% around 20 ms.
       {"bimodal_80us_20ms",
-       [](Rng& r) {
-         return r.chance(0.95) ? normal(r, 80'000, 8'000) : normal(r, 20'000'000, 2'000'000);
-       }},
+       [](Rng& r) { return r.chance(0.95) ? normal(r, 80'000, 8'000) : normal(r, 20'000'000, 2'000'000); }},
       // Lots of sub-microsecond values exercise the exact bins and the first log groups.
       {"log_uniform_1ns_to_10us", [](Rng& r) { return log_uniform(r, 1, 10'000); }},
   };
@@ -174,9 +170,7 @@ TEST(LatencyHistogram, EveryBinFrom100nsTo60sIsWithinBound) {
   // 2^8 bins per power of two [2^e, 2^(e+1)), each 2^(e-8) wide.
   const auto documented_width = [](std::int64_t v) -> std::int64_t {
     const int e = 63 - std::countl_zero(static_cast<std::uint64_t>(v));
-    return e <= LatencyHistogram::kSubBucketBits
-               ? 1
-               : std::int64_t{1} << (e - LatencyHistogram::kSubBucketBits);
+    return e <= LatencyHistogram::kSubBucketBits ? 1 : std::int64_t{1} << (e - LatencyHistogram::kSubBucketBits);
   };
   LatencyHistogram h;
   h.record(0);  // below and above the range, so no bin midpoint is clamped to min/max
@@ -207,8 +201,8 @@ TEST(LatencyHistogram, EveryBinFrom100nsTo60sIsWithinBound) {
     }
   }
   EXPECT_GE(bins[bins.size() - 2].upper_ns, kHigh);  // 60 s itself was covered
-  EXPECT_GT(bins.size(), 7000u);   // 2^8 sub-buckets per power of two, 27 powers of two
-  EXPECT_GT(worst, kBound * 0.9);  // the bound is tight, not loose
+  EXPECT_GT(bins.size(), 7000u);                     // 2^8 sub-buckets per power of two, 27 powers of two
+  EXPECT_GT(worst, kBound * 0.9);                    // the bound is tight, not loose
   EXPECT_EQ(h.saturated(), 0u);
 }
 
@@ -423,8 +417,7 @@ TEST(LatencyHistogram, FromBinsRoundTrips) {
   Rng rng(5);
   LatencyHistogram h;
   for (int i = 0; i < 50'000; ++i) h.record(log_uniform(rng, 50, 60e9));
-  const LatencyHistogram back =
-      LatencyHistogram::from_bins(h.bins(), h.min(), h.max(), h.sum_ns(), h.sum_sq_ns());
+  const LatencyHistogram back = LatencyHistogram::from_bins(h.bins(), h.min(), h.max(), h.sum_ns(), h.sum_sq_ns());
   expect_same_bins(back, h);
   EXPECT_EQ(back.count(), h.count());
   EXPECT_EQ(back.min(), h.min());
@@ -449,8 +442,7 @@ TEST(LatencyHistogram, FromBinsRoundTripsSaturatedAndEmpty) {
   h.record(1'000);
   h.record(kTopValue + 1);
   h.record(5'000'000'000'000);  // 5000 s, above the 2^42 ns range
-  const LatencyHistogram back =
-      LatencyHistogram::from_bins(h.bins(), h.min(), h.max(), h.sum_ns(), h.sum_sq_ns());
+  const LatencyHistogram back = LatencyHistogram::from_bins(h.bins(), h.min(), h.max(), h.sum_ns(), h.sum_sq_ns());
   expect_same_bins(back, h);
   EXPECT_EQ(back.saturated(), 2u);
   EXPECT_EQ(back.count(), 3u);
@@ -510,8 +502,7 @@ void expect_moments_match(const std::vector<std::int64_t>& samples, double rel_t
   const long double n = static_cast<long double>(samples.size());
   const long double mean = sum / n;
   long double m2 = 0;
-  for (std::int64_t s : samples)
-    m2 += (static_cast<long double>(s) - mean) * (static_cast<long double>(s) - mean);
+  for (std::int64_t s : samples) m2 += (static_cast<long double>(s) - mean) * (static_cast<long double>(s) - mean);
   const auto exact_mean = static_cast<double>(mean);
   const auto exact_sd = static_cast<double>(std::sqrt(m2 / n));
   EXPECT_NEAR(h.mean(), exact_mean, std::abs(exact_mean) * 1e-15);

@@ -35,7 +35,7 @@ GapStats gaps(ArrivalSchedule& s, int n, std::int64_t start) {
 TEST(ArrivalSchedule, ExponentialHasTheRequestedMeanRateAndPoissonSpread) {
   ArrivalSchedule s(10'000, ArrivalDistribution::exponential, Rng(7), 1'000'000);
   const GapStats g = gaps(s, 200'000, 1'000'000);
-  EXPECT_NEAR(g.mean, 100'000.0, 100'000.0 * 0.01);   // 1/rate = 100 us, within 1%
+  EXPECT_NEAR(g.mean, 100'000.0, 100'000.0 * 0.01);    // 1/rate = 100 us, within 1%
   EXPECT_NEAR(g.stddev, 100'000.0, 100'000.0 * 0.02);  // exponential: stddev = mean
   EXPECT_EQ(s.count(), 200'000u);
 }

@@ -64,10 +64,12 @@ TEST(ForEachInterval, AbortMakesTheCurrentCallTheLast) {
   std::vector<bool> calls;
   const std::int64_t t0 = monotonic_ns();
   bool stop = false;
-  for_each_interval(t0, t0 + 3'600'000 * kMs, kMs, [&] { return stop; }, [&](bool last) {
-    calls.push_back(last);
-    if (calls.size() == 2) stop = true;  // as a stop request between two boundaries
-  });
+  for_each_interval(
+      t0, t0 + 3'600'000 * kMs, kMs, [&] { return stop; },
+      [&](bool last) {
+        calls.push_back(last);
+        if (calls.size() == 2) stop = true;  // as a stop request between two boundaries
+      });
   EXPECT_EQ(calls, (std::vector<bool>{false, false, true}));
 }
 

@@ -126,8 +126,8 @@ TEST(DistinctTail, AFloodOfOneMessageCannotPushTheCauseOutOfTheQuotedLines) {
       "2026-12-02 21:44:22.213 UTC [27326] ERROR:  unused item 1001: New-Order rolled back\n"
       "2026-12-02 21:44:22.843 UTC [27289] LOG:  received immediate shutdown request\n";
   for (int i = 0; i < 50; ++i)
-    log += fmt::format("2026-12-02 21:44:{:02}.{:03} UTC [{}] FATAL:  the database system is shutting down\n", 23 + i / 10,
-                       i * 7, 27333 + i);
+    log += fmt::format("2026-12-02 21:44:{:02}.{:03} UTC [{}] FATAL:  the database system is shutting down\n",
+                       23 + i / 10, i * 7, 27333 + i);
   log += "2026-12-02 21:44:29.903 UTC [27289] LOG:  database system is shut down\n\n";
   EXPECT_EQ(distinct_tail_of_text(log, 20),
             "2026-12-02 21:44:22.213 UTC [27326] ERROR:  unused item 1001: New-Order rolled back [2 times]\n"
@@ -175,7 +175,8 @@ TEST(ChildProcessTest, TheDestructorKillsAndTheChildInheritsNoDescriptor) {
 
   const int leaked = ::open("/dev/null", O_RDONLY);  // no O_CLOEXEC on purpose
   ASSERT_GE(leaked, 3);
-  const std::string probe = "if [ -e /proc/self/fd/" + std::to_string(leaked) + " ]; then echo open; else echo closed; fi";
+  const std::string probe =
+      "if [ -e /proc/self/fd/" + std::to_string(leaked) + " ]; then echo open; else echo closed; fi";
   const CommandResult r = run_command({"/bin/sh", "-c", probe}, 10s);
   ::close(leaked);
   EXPECT_EQ(r.output, "closed\n");

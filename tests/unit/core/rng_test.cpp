@@ -170,8 +170,7 @@ TEST(Rng, UniformIsUnbiasedForLargeNonPowerOfTwoRange) {
   constexpr int kN = 30'000;
   constexpr std::int64_t kThird = std::int64_t{1} << 61;
   std::vector<int> counts(3, 0);
-  for (int i = 0; i < kN; ++i)
-    ++counts[static_cast<std::size_t>(rng.uniform(0, 3 * kThird - 1) / kThird)];
+  for (int i = 0; i < kN; ++i) ++counts[static_cast<std::size_t>(rng.uniform(0, 3 * kThird - 1) / kThird)];
   EXPECT_LT(chi_square(counts, kN), 27.6);
 }
 

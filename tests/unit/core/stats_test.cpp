@@ -23,8 +23,7 @@ TwoPass two_pass(const std::vector<double>& xs) {
   const long double mean = sum / static_cast<long double>(xs.size());
   long double m2 = 0;
   for (double x : xs) m2 += (x - mean) * (x - mean);
-  return {static_cast<double>(mean),
-          static_cast<double>(std::sqrt(m2 / static_cast<long double>(xs.size())))};
+  return {static_cast<double>(mean), static_cast<double>(std::sqrt(m2 / static_cast<long double>(xs.size())))};
 }
 
 std::vector<double> sample_values(std::uint64_t seed, int n, double offset, double spread) {
@@ -63,8 +62,8 @@ TEST(RunningStats, SingleValue) {
 
 TEST(RunningStats, MatchesTwoPass) {
   // Per-interval IOPS-like values, tiny values, and very few values.
-  for (const auto& xs : {sample_values(1, 10'000, 50'000, 20'000), sample_values(3, 3, -10, 4),
-                         sample_values(4, 100'000, 0, 1e-3)}) {
+  for (const auto& xs :
+       {sample_values(1, 10'000, 50'000, 20'000), sample_values(3, 3, -10, 4), sample_values(4, 100'000, 0, 1e-3)}) {
     RunningStats s;
     for (double x : xs) s.add(x);
     expect_matches(s, xs, 1e-12);

@@ -58,7 +58,8 @@ TEST(Mountinfo, OctalEscapesOfProc5) {
 }
 
 TEST(Mountinfo, ParsesTheProc5Example) {
-  const auto m = parse_mountinfo_line("36 35 98:0 /mnt1 /mnt/parent rw,noatime master:1 - ext3 /dev/root rw,errors=continue");
+  const auto m =
+      parse_mountinfo_line("36 35 98:0 /mnt1 /mnt/parent rw,noatime master:1 - ext3 /dev/root rw,errors=continue");
   ASSERT_TRUE(m);
   EXPECT_EQ(m->dev, makedev(98, 0));
   EXPECT_EQ(m->root, "/mnt1");
@@ -87,7 +88,7 @@ TEST(Mountinfo, EscapesNoOptionalFieldsAndAnEmptySource) {
 TEST(Mountinfo, ThisProcessHasARootMount) {
   const auto mounts = read_mountinfo();
   ASSERT_FALSE(mounts.empty());
-  struct stat st {};
+  struct stat st{};
   ASSERT_EQ(::stat("/", &st), 0);
   const auto root = mount_containing(mounts, "/", st.st_dev);
   ASSERT_TRUE(root);
@@ -143,7 +144,8 @@ TEST(ScsiVpd, UnitSerialPage0x80) {
 
 TEST(Udev, PropertyOfABlockDevice) {
   TempDir dir;
-  write(dir.path() / "b8:0", "S:disk/by-id/ata-X\nE:ID_SERIAL_SHORT=123\nE:ID_SERIAL=Samsung_SSD_870_S123\nG:systemd\n");
+  write(dir.path() / "b8:0",
+        "S:disk/by-id/ata-X\nE:ID_SERIAL_SHORT=123\nE:ID_SERIAL=Samsung_SSD_870_S123\nG:systemd\n");
   EXPECT_EQ(udev_property(makedev(8, 0), "ID_SERIAL", dir.path()), "Samsung_SSD_870_S123");
   EXPECT_EQ(udev_property(makedev(8, 0), "ID_MODEL", dir.path()), std::nullopt);
   EXPECT_EQ(udev_property(makedev(8, 16), "ID_SERIAL", dir.path()), std::nullopt);
@@ -210,7 +212,7 @@ TEST(SerialChain, APartitionHasItsDisksIdentityAndALoopItsBackingFile) {
 
 TEST(SysBlockTest, TheRootFilesystemsDevice) {
   EXPECT_FALSE(sys_block(makedev(0, 0))) << "anonymous device numbers are no block devices";
-  struct stat st {};
+  struct stat st{};
   ASSERT_EQ(::stat("/", &st), 0);
   const auto b = sys_block(st.st_dev);
   if (!b) GTEST_SKIP() << "/ is not on a block device here (" << major(st.st_dev) << ":" << minor(st.st_dev) << ")";
@@ -220,7 +222,8 @@ TEST(SysBlockTest, TheRootFilesystemsDevice) {
   if (b->is_partition) {
     EXPECT_EQ(b->disk_dir, b->dir.parent_path());
   }
-  EXPECT_EQ(read_sysfs_text(b->disk_dir / "dev"), std::to_string(major(b->disk_dev)) + ":" + std::to_string(minor(b->disk_dev)));
+  EXPECT_EQ(read_sysfs_text(b->disk_dir / "dev"),
+            std::to_string(major(b->disk_dev)) + ":" + std::to_string(minor(b->disk_dev)));
   EXPECT_FALSE(device_serial(*b).value.empty());
 }
 
@@ -357,7 +360,8 @@ TEST_F(StorageSetTest, LoopDevicesWhoseBackingFileLivesOnAMember) {
   EXPECT_EQ(got[4], (std::pair<std::string, StorageLink>{"loop1", L::backing_file_on}));
   EXPECT_EQ(got[5], (std::pair<std::string, StorageLink>{"loop2", L::backing_file_on}));
   // A loop device over a file on its own storage: fsdisk9 stacked on loop2 (whose file is on it).
-  FakeSysfs::stack(sys_.root() / "devices" / "virtual" / "block" / "fsdisk", sys_.root() / "devices" / "virtual" / "block" / "loop2");
+  FakeSysfs::stack(sys_.root() / "devices" / "virtual" / "block" / "fsdisk",
+                   sys_.root() / "devices" / "virtual" / "block" / "loop2");
   const StorageSet cycle = storage_set(sys_.block(makedev(7, 202)), read_mountinfo(), sys_.root());
   ASSERT_EQ(cycle.loops_on_themselves.size(), 1u);
   EXPECT_EQ(cycle.members[cycle.loops_on_themselves[0].first].block.name, "loop2");
@@ -406,9 +410,11 @@ TEST_F(StackedLoopTest, ALoopOverABlockDeviceIsThatDevicesBlocks) {
 TEST_F(StackedLoopTest, DownwardFromTheTopLoopToTheWholeDiskButNotItsOtherPartition) {
   using L = StorageLink;
   const StorageSet set = storage_set(sys_.block(makedev(7, 211)), {}, sys_.root());
-  const std::vector<std::pair<std::string, StorageLink>> expected = {
-      {"loop901", L::self}, {"dm-5", L::holder}, {"loop900", L::backing_device}, {"vdy1", L::backing_device},
-      {"vdy", L::whole_disk}};
+  const std::vector<std::pair<std::string, StorageLink>> expected = {{"loop901", L::self},
+                                                                     {"dm-5", L::holder},
+                                                                     {"loop900", L::backing_device},
+                                                                     {"vdy1", L::backing_device},
+                                                                     {"vdy", L::whole_disk}};
   EXPECT_EQ(links_of(set), expected);
   EXPECT_EQ(set.path_to(4), (std::vector<std::size_t>{0, 2, 3, 4}));
 }
@@ -416,11 +422,12 @@ TEST_F(StackedLoopTest, DownwardFromTheTopLoopToTheWholeDiskButNotItsOtherPartit
 TEST_F(StackedLoopTest, UpwardFromTheDiskThroughItsPartitionsToEveryLoopAndHolder) {
   using L = StorageLink;
   const std::vector<std::pair<std::string, StorageLink>> expected = {
-      {"vdy", L::self},       {"dm-5", L::holder},    {"loop900", L::loop_over}, {"loop901", L::loop_over},
-      {"md9", L::holder},     {"vdy1", L::partition}, {"vdy2", L::partition}};
+      {"vdy", L::self},   {"dm-5", L::holder},    {"loop900", L::loop_over}, {"loop901", L::loop_over},
+      {"md9", L::holder}, {"vdy1", L::partition}, {"vdy2", L::partition}};
   EXPECT_EQ(sorted(storage_set(sys_.block(makedev(251, 16)), {}, sys_.root())), expected);
   // md9 down: its member, that member's disk; not the disk's other partition or what is on it.
-  const std::vector<std::pair<std::string, StorageLink>> md = {{"md9", L::self}, {"vdy2", L::slave}, {"vdy", L::whole_disk}};
+  const std::vector<std::pair<std::string, StorageLink>> md = {
+      {"md9", L::self}, {"vdy2", L::slave}, {"vdy", L::whole_disk}};
   EXPECT_EQ(links_of(storage_set(sys_.block(makedev(9, 9)), {}, sys_.root())), md);
 }
 

@@ -26,8 +26,7 @@ void expect_size_error(const std::string& text, const std::string& fragment) {
     const std::uint64_t v = parse_size(text);
     ADD_FAILURE() << "'" << text << "' parsed as " << v;
   } catch (const std::invalid_argument& e) {
-    EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos)
-        << "'" << text << "': " << e.what();
+    EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << "'" << text << "': " << e.what();
   }
 }
 
@@ -36,8 +35,7 @@ void expect_duration_error(const std::string& text, const std::string& fragment)
     const auto v = parse_duration(text);
     ADD_FAILURE() << "'" << text << "' parsed as " << v.count() << " ns";
   } catch (const std::invalid_argument& e) {
-    EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos)
-        << "'" << text << "': " << e.what();
+    EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << "'" << text << "': " << e.what();
   }
 }
 
@@ -167,9 +165,9 @@ TEST(FormatDuration, ReadableForms) {
 }
 
 TEST(FormatDuration, ParsesBack) {
-  for (nanoseconds d : {nanoseconds(0), nanoseconds(999), nanoseconds(1500), nanoseconds(250'000),
-                        nanoseconds(1'500'000'000), nanoseconds(30'000'000'000),
-                        nanoseconds(5'400'000'000'000), nanoseconds(3'600'000'000'000 * 24)}) {
+  for (nanoseconds d :
+       {nanoseconds(0), nanoseconds(999), nanoseconds(1500), nanoseconds(250'000), nanoseconds(1'500'000'000),
+        nanoseconds(30'000'000'000), nanoseconds(5'400'000'000'000), nanoseconds(3'600'000'000'000 * 24)}) {
     EXPECT_EQ(parse_duration(format_duration(d)), d) << format_duration(d);
   }
 }

@@ -107,20 +107,26 @@ INSTANTIATE_TEST_SUITE_P(
         BadKey{"{xfersize: 256}", "t.yaml:1:16: io.xfersize: xfersize must be between 512 B and 64 MiB, found 256 B"},
         BadKey{"{iodepth: 0}", "t.yaml:1:15: io.iodepth: iodepth must be between 1 and 65536, found 0"},
         BadKey{"{jobs: 2000}", "t.yaml:1:12: io.jobs: jobs must be between 1 and 1024, found 2000"},
-        BadKey{"{rw: randrw}", "t.yaml:1:10: io.rw: rw must be one of: randread, randwrite, read, write; found 'randrw'"},
-        BadKey{"{engine: aio}", "t.yaml:1:14: io.engine: engine must be one of: io_uring, libaio, psync, null; found 'aio'"},
+        BadKey{"{rw: randrw}",
+               "t.yaml:1:10: io.rw: rw must be one of: randread, randwrite, read, write; found 'randrw'"},
+        BadKey{"{engine: aio}",
+               "t.yaml:1:14: io.engine: engine must be one of: io_uring, libaio, psync, null; found 'aio'"},
         BadKey{"{engine: libaio, sqthread_poll: true}",
                "t.yaml:1:37: io.sqthread_poll: sqthread_poll is an io_uring option; engine is libaio"},
         BadKey{"{iodepth: 4, iodepth_batch_complete_min: 8}",
-               "t.yaml:1:46: io.iodepth_batch_complete_min: iodepth_batch_complete_min must be at most iodepth (4), found 8"},
+               "t.yaml:1:46: io.iodepth_batch_complete_min: iodepth_batch_complete_min must be at most iodepth (4), "
+               "found 8"},
         BadKey{"{iodepth_batch_complete_min: 4, iodepth_batch_complete_max: 2}",
                "t.yaml:1:65: io.iodepth_batch_complete_max: iodepth_batch_complete_max must be at least "
                "iodepth_batch_complete_min (4), found 2"},
-        BadKey{"{direct: maybe}", "t.yaml:1:14: io.direct: expected a boolean (true/false, yes/no, on/off), found 'maybe'"},
-        BadKey{"{file_size: 1k, xfersize: 4k}", "t.yaml:1:17: io.file_size: file_size must be at least xfersize (4 KiB), found 1 KiB"},
+        BadKey{"{direct: maybe}",
+               "t.yaml:1:14: io.direct: expected a boolean (true/false, yes/no, on/off), found 'maybe'"},
+        BadKey{"{file_size: 1k, xfersize: 4k}",
+               "t.yaml:1:17: io.file_size: file_size must be at least xfersize (4 KiB), found 1 KiB"},
         BadKey{"{xfersiz: 4k}", "t.yaml:1:6: io.xfersiz: unknown key 'xfersiz' (did you mean 'xfersize'?)"},
-        BadKey{"{xfersize: 64m, iodepth: 65536}",
-               "t.yaml:1:5: io: jobs x iodepth x xfersize = 4 TiB of I/O buffers is more than 4 GiB; lower one of them"}));
+        BadKey{
+            "{xfersize: 64m, iodepth: 65536}",
+            "t.yaml:1:5: io: jobs x iodepth x xfersize = 4 TiB of I/O buffers is more than 4 GiB; lower one of them"}));
 
 TEST(IoJobDecode, YamlNullSelectsTheNullEngine) {
   IoJobConfig job;

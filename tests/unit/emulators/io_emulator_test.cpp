@@ -36,8 +36,10 @@ std::string usable_engine() { return io::probe_engine("io_uring").usable ? "io_u
 
 TEST(IoEmulator, TwoSecondRandomReadOnA64MiBFile) {
   TempDir dir;
-  IoTest t(dir.path(), "{engine: " + usable_engine() + ", rw: randread, xfersize: 4k, iodepth: 8, file_size: 64MiB, "
-                       "keep_file: false}",
+  IoTest t(dir.path(),
+           "{engine: " + usable_engine() +
+               ", rw: randread, xfersize: 4k, iodepth: 8, file_size: 64MiB, "
+               "keep_file: false}",
            200ms, 2s, 500ms);
   t.emulator->prepare(t.ctx);
   EXPECT_TRUE(fs::exists(dir.path() / "drivelab-unit.dat"));
@@ -103,8 +105,9 @@ TEST(IoEmulator, LibaioBufferedWarnsAndRecordsCpu) {
 TEST(IoEmulator, UringOptionsAreUsedAndRecorded) {
   if (!io::probe_engine("io_uring").usable) GTEST_SKIP() << io::probe_engine("io_uring").reason;
   TempDir dir;
-  IoTest t(dir.path(), "{engine: io_uring, iodepth: 8, file_size: 8MiB, fixedbufs: true, sqthread_poll: true, "
-                       "sq_thread_idle: 10ms, keep_file: false}",
+  IoTest t(dir.path(),
+           "{engine: io_uring, iodepth: 8, file_size: 8MiB, fixedbufs: true, sqthread_poll: true, "
+           "sq_thread_idle: 10ms, keep_file: false}",
            0s, 300ms, 100ms);
   t.emulator->prepare(t.ctx);
   t.emulator->warmup(t.ctx);

@@ -98,9 +98,9 @@ TEST(Precondition, StopLeavesNoFillMarker) {
   t.emulator->run(t.ctx);
   t.emulator->cleanup(t.ctx);
   EXPECT_LT(t.metric("bytes_written"), 16.0 * kMiB);
-  const io::TargetFile again = io::TargetFile::open({.dir = dir.path(), .test_name = "unit", .size_bytes = 16 * kMiB,
-                                                     .fill = true},
-                                                    [](std::uint64_t, std::uint64_t) { return true; });
+  const io::TargetFile again =
+      io::TargetFile::open({.dir = dir.path(), .test_name = "unit", .size_bytes = 16 * kMiB, .fill = true},
+                           [](std::uint64_t, std::uint64_t) { return true; });
   EXPECT_FALSE(again.reused()) << "an interrupted precondition must not pass for a filled file";
 }
 
@@ -110,8 +110,11 @@ TEST(Precondition, RegionOfALoopDevice) {
   if (!loop) GTEST_SKIP() << "no loop device here: " << why;
   KindTest t("precondition", loop->path(),
              "{engine: " + testing::usable_engine() + ", region: {offset: 16MiB, size: 50%}, random_passes: 1}");
-  t.ctx.device = runner::TargetDevice{.path = loop->path(), .name = "loop", .identity = loop->backing_file(),
-                                      .capacity_bytes = 64 * kMiB, .writes_allowed = true};
+  t.ctx.device = runner::TargetDevice{.path = loop->path(),
+                                      .name = "loop",
+                                      .identity = loop->backing_file(),
+                                      .capacity_bytes = 64 * kMiB,
+                                      .writes_allowed = true};
   t.run_all();
   t.expect_checks_pass();
   EXPECT_EQ(t.metric("region_bytes"), 32.0 * kMiB);

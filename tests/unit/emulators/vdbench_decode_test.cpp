@@ -24,15 +24,15 @@ Decoded decode(const std::string& yaml) {
 
 TEST(VdbenchCurveRate, RoundsUpTo100Above1000And10Below) {
   // vdbench RD_entry.set_iorate: (int) max * pct / 100, then round up.
-  EXPECT_EQ(curve_rate(12345.6, 10), 1300u);   // 1234 -> 1300
-  EXPECT_EQ(curve_rate(12345.6, 50), 6200u);   // 6172 -> 6200
-  EXPECT_EQ(curve_rate(12345.6, 100), 12400u); // 12345 -> 12400
-  EXPECT_EQ(curve_rate(12345.6, 120), 14900u); // 14814 -> 14900
-  EXPECT_EQ(curve_rate(950, 50), 480u);        // 475 -> 480
-  EXPECT_EQ(curve_rate(2000, 50), 1000u);      // exactly 1000: not above 1000, stays a multiple of 10
-  EXPECT_EQ(curve_rate(2002, 50), 1100u);      // 1001 -> 1100
-  EXPECT_EQ(curve_rate(760160, 90), 684200u);  // 684144 -> 684200
-  EXPECT_EQ(curve_rate(99, 10), 10u);          // 9.9 -> 9 -> 10
+  EXPECT_EQ(curve_rate(12345.6, 10), 1300u);    // 1234 -> 1300
+  EXPECT_EQ(curve_rate(12345.6, 50), 6200u);    // 6172 -> 6200
+  EXPECT_EQ(curve_rate(12345.6, 100), 12400u);  // 12345 -> 12400
+  EXPECT_EQ(curve_rate(12345.6, 120), 14900u);  // 14814 -> 14900
+  EXPECT_EQ(curve_rate(950, 50), 480u);         // 475 -> 480
+  EXPECT_EQ(curve_rate(2000, 50), 1000u);       // exactly 1000: not above 1000, stays a multiple of 10
+  EXPECT_EQ(curve_rate(2002, 50), 1100u);       // 1001 -> 1100
+  EXPECT_EQ(curve_rate(760160, 90), 684200u);   // 684144 -> 684200
+  EXPECT_EQ(curve_rate(99, 10), 10u);           // 9.9 -> 9 -> 10
   EXPECT_EQ(curve_rate(0, 50), 0u);
   EXPECT_EQ(curve_rate(1000, 0), 0u);
 }
@@ -123,7 +123,8 @@ TEST(VdbenchDecode, ReportsEveryMistakeWithItsPath) {
       workloads: [{name: a, xfersize: "(4k,50,8k,40)", skew: 70, range: [50, 10], rdpct: 120},
                   {name: a, skew: 40, seekpct: sideways, hotband: [0, 5], range: [0, 5], colour: red}]})Y");
   const std::string e = d.errors();
-  EXPECT_NE(e.find("vdbench.iorate: expected 'max', 'curve' or a number of IOPS, found 'fast'"), std::string::npos) << e;
+  EXPECT_NE(e.find("vdbench.iorate: expected 'max', 'curve' or a number of IOPS, found 'fast'"), std::string::npos)
+      << e;
   EXPECT_NE(e.find("vdbench.threads: threads must be between 1 and 65536, found 0"), std::string::npos) << e;
   EXPECT_NE(e.find("vdbench.engine: engine must be one of:"), std::string::npos) << e;
   EXPECT_NE(e.find("vdbench.ss: unknown steady-state metric 'clat'"), std::string::npos) << e;
@@ -145,7 +146,8 @@ TEST(VdbenchDecode, CurveKeysAreIgnoredWithoutACurveAndSkewsMustLeaveRoom) {
   EXPECT_TRUE(a.diags.empty()) << a.errors();
   EXPECT_EQ(to_json(a.cfg).count("curve"), 0u);
   const Decoded z = decode("{iorate: curve, curve: [0]}");
-  EXPECT_NE(z.errors().find("curve points must be above 0 and at most 1000%, found 0"), std::string::npos) << z.errors();
+  EXPECT_NE(z.errors().find("curve points must be above 0 and at most 1000%, found 0"), std::string::npos)
+      << z.errors();
   const Decoded b = decode("{workloads: [{name: a, skew: 100}, {name: b}]}");
   EXPECT_NE(b.errors().find("leaving nothing for the 1 workload(s) without a skew"), std::string::npos) << b.errors();
   const Decoded c = decode("{workloads: [{name: a, skew: 60}, {name: b, skew: 30}]}");

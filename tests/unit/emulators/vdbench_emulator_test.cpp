@@ -95,7 +95,8 @@ TEST(VdbenchEmulator, MixedCurveOnADirectFileCompletes) {
   }
   const auto& shares = t.record.details["points"][0]["workload_share_pct"];
   EXPECT_GT(shares["data"].get<double>(), shares["log"].get<double>());
-  EXPECT_GT(t.record.details["dedup_units_written"].get<double>(), t.record.details["dedup_units_unique"].get<double>());
+  EXPECT_GT(t.record.details["dedup_units_written"].get<double>(),
+            t.record.details["dedup_units_unique"].get<double>());
   for (const auto& c : t.record.checks) {
     if (c.name != "littles_law_max") {
       EXPECT_TRUE(c.passed) << c.name << ": " << c.detail;

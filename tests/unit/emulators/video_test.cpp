@@ -20,12 +20,12 @@ std::uint64_t frame(std::string_view format, std::string_view codec) {
 }
 
 TEST(VideoCatalog, FrameSizesFollowTheirDefinitions) {
-  EXPECT_EQ(frame("1080p", "yuv422-8bit"), 1920u * 2 * 1080);                 // 2vuy: 2 bytes per pixel
+  EXPECT_EQ(frame("1080p", "yuv422-8bit"), 1920u * 2 * 1080);  // 2vuy: 2 bytes per pixel
   EXPECT_EQ(frame("2160p", "yuv422-8bit"), 3840u * 2 * 2160);
-  EXPECT_EQ(frame("1080p", "yuv422-10bit"), 5120u * 1080);                    // v210: 1920/48*128 per line
-  EXPECT_EQ(frame("2160p", "yuv422-10bit"), 10240u * 2160);                   // 22,118,400 bytes
-  EXPECT_EQ(frame("1080p", "rgb444-10bit"), 1920u * 4 * 1080);                // r210: 4 bytes per pixel
-  EXPECT_EQ(frame("1080p", "rgb444-12bit"), 1920u * 36 / 8 * 1080);           // R12L: 36 bytes per 8 pixels
+  EXPECT_EQ(frame("1080p", "yuv422-10bit"), 5120u * 1080);           // v210: 1920/48*128 per line
+  EXPECT_EQ(frame("2160p", "yuv422-10bit"), 10240u * 2160);          // 22,118,400 bytes
+  EXPECT_EQ(frame("1080p", "rgb444-10bit"), 1920u * 4 * 1080);       // r210: 4 bytes per pixel
+  EXPECT_EQ(frame("1080p", "rgb444-12bit"), 1920u * 36 / 8 * 1080);  // R12L: 36 bytes per 8 pixels
   EXPECT_EQ(frame("4320p", "rgb444-12bit"), 7680u * 36 / 8 * 4320);
   // ProRes 422 HQ: 220 Mb/s at 1080p29.97 and 707 Mb/s at 2160p29.97 (Apple ProRes White Paper).
   EXPECT_NEAR(static_cast<double>(frame("1080p", "prores422hq")), 220e6 / 8 / 29.97, 1.0);
@@ -56,8 +56,9 @@ TEST(VideoDecode, DefaultsAndProblems) {
 
 TEST(Video, WritesThenReadsFramesAndTablesTheFormats) {
   TempDir dir;
-  KindTest t("video", dir.path(),
-             "{engine: " + testing::usable_engine() + ", format: 1080p, codec: yuv422-8bit, file_size: 64MiB, iodepth: 2}");
+  KindTest t(
+      "video", dir.path(),
+      "{engine: " + testing::usable_engine() + ", format: 1080p, codec: yuv422-8bit, file_size: 64MiB, iodepth: 2}");
   EXPECT_EQ(t.emulator->device_access(), runner::DeviceAccess::read_write);
   t.emulator->prepare(t.ctx);
   EXPECT_TRUE(fs::exists(dir.path() / "drivelab-unit.dat"));
@@ -81,7 +82,8 @@ TEST(Video, WritesThenReadsFramesAndTablesTheFormats) {
   ASSERT_EQ(table.size(), 15u);
   for (const auto& row : table) {
     // A rate is listed as sustained exactly when the measured frames per second reach it.
-    for (const auto& rate : row.at("read_sustains_fps")) EXPECT_GE(row.at("read_fps").get<double>(), rate.get<double>());
+    for (const auto& rate : row.at("read_sustains_fps"))
+      EXPECT_GE(row.at("read_fps").get<double>(), rate.get<double>());
     if (row.at("read_sustains_fps").size() < video_frame_rates().size()) {
       EXPECT_LT(row.at("read_fps").get<double>(), video_frame_rates()[row.at("read_sustains_fps").size()]);
     }
@@ -95,8 +97,11 @@ TEST(Video, RegionOfALoopDevice) {
   if (!loop) GTEST_SKIP() << "no loop device here: " << why;
   KindTest t("video", loop->path(),
              "{engine: " + testing::usable_engine() + ", format: 1080p, codec: prores422hq, region: first 25%}");
-  t.ctx.device = runner::TargetDevice{.path = loop->path(), .name = "loop", .identity = loop->backing_file(),
-                                      .capacity_bytes = 64 * kMiB, .writes_allowed = true};
+  t.ctx.device = runner::TargetDevice{.path = loop->path(),
+                                      .name = "loop",
+                                      .identity = loop->backing_file(),
+                                      .capacity_bytes = 64 * kMiB,
+                                      .writes_allowed = true};
   t.run_all();
   t.expect_checks_pass();
   EXPECT_EQ(t.record.details.at("file").at("region_length_bytes"), 16 * kMiB);

@@ -69,9 +69,7 @@ constexpr std::uint32_t kAuditArch = AUDIT_ARCH_AARCH64;
 constexpr std::uint32_t kAuditArch = 0;
 #endif
 
-sock_filter stmt(std::uint32_t code, std::uint32_t k) {
-  return {static_cast<std::uint16_t>(code), 0, 0, k};
-}
+sock_filter stmt(std::uint32_t code, std::uint32_t k) { return {static_cast<std::uint16_t>(code), 0, 0, k}; }
 sock_filter jump_eq(std::uint32_t k, std::uint8_t jt, std::uint8_t jf) {
   return {static_cast<std::uint16_t>(BPF_JMP | BPF_JEQ | BPF_K), jt, jf, k};
 }

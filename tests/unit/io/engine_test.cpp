@@ -40,11 +40,13 @@ TEST_P(EngineRoundTrip, WritesThenReadsBackEveryBlock) {
   const EngineCase c = GetParam();
   SKIP_UNLESS_USABLE(c.engine);
   drivelab::test_support::TempDir dir;
-  TargetFile file = TargetFile::open({.dir = dir.path(), .test_name = "rt", .size_bytes = kBlock * kBlocks,
-                                      .direct = c.direct, .fill = false});
+  TargetFile file = TargetFile::open(
+      {.dir = dir.path(), .test_name = "rt", .size_bytes = kBlock * kBlocks, .direct = c.direct, .fill = false});
   ASSERT_EQ(kBlock % file.direct_alignment_bytes(), 0u);
 
-  EngineOptions options{.queue_depth = kBlocks, .register_files = c.registered, .register_buffers = c.registered,
+  EngineOptions options{.queue_depth = kBlocks,
+                        .register_files = c.registered,
+                        .register_buffers = c.registered,
                         .sqthread_poll = c.sqpoll};
   auto engine = make_engine(c.engine, options);
   const int fds[] = {file.fd()};
@@ -53,14 +55,21 @@ TEST_P(EngineRoundTrip, WritesThenReadsBackEveryBlock) {
   const iovec iov[] = {{out.data(), out.size()}, {in.data(), in.size()}};
   engine->register_buffers(iov);
 
-  for (std::uint32_t b = 0; b < kBlocks; ++b)
-    std::memset(out.data() + b * kBlock, static_cast<int>(b * 7 + 1), kBlock);
+  for (std::uint32_t b = 0; b < kBlocks; ++b) std::memset(out.data() + b * kBlock, static_cast<int>(b * 7 + 1), kBlock);
   std::vector<IoRequest> writes, reads;
   for (std::uint32_t b = 0; b < kBlocks; ++b) {
-    writes.push_back({.op = Op::write, .offset_bytes = b * kBlock, .length_bytes = kBlock,
-                      .buffer = out.data() + b * kBlock, .buffer_index = 0, .user_data = b});
-    reads.push_back({.op = Op::read, .offset_bytes = b * kBlock, .length_bytes = kBlock,
-                     .buffer = in.data() + b * kBlock, .buffer_index = 1, .user_data = b});
+    writes.push_back({.op = Op::write,
+                      .offset_bytes = b * kBlock,
+                      .length_bytes = kBlock,
+                      .buffer = out.data() + b * kBlock,
+                      .buffer_index = 0,
+                      .user_data = b});
+    reads.push_back({.op = Op::read,
+                     .offset_bytes = b * kBlock,
+                     .length_bytes = kBlock,
+                     .buffer = in.data() + b * kBlock,
+                     .buffer_index = 1,
+                     .user_data = b});
   }
   for (std::int64_t r : test::run_batch(*engine, writes)) EXPECT_EQ(r, kBlock);
   // The reads wait without a timer (IoEngine::kNoTimeout): every completion still arrives.
@@ -82,8 +91,7 @@ INSTANTIATE_TEST_SUITE_P(Engines, EngineRoundTrip,
                          testing::Values(EngineCase{"psync", true}, EngineCase{"psync", false},
                                          EngineCase{"libaio", true}, EngineCase{"libaio", false},
                                          EngineCase{"io_uring", true}, EngineCase{"io_uring", false},
-                                         EngineCase{"io_uring", true, true},
-                                         EngineCase{"io_uring", true, false, true}),
+                                         EngineCase{"io_uring", true, true}, EngineCase{"io_uring", true, false, true}),
                          case_name);
 
 TEST(Engine, UnknownNameIsAConfigErrorListingTheChoices) {
@@ -116,8 +124,8 @@ TEST(NullEngine, CompletesEverythingAtSubmitUpToItsQueueDepth) {
 
 TEST(PsyncEngine, IsSynchronousSoItsDepthIsOnePerJob) {
   drivelab::test_support::TempDir dir;
-  TargetFile file = TargetFile::open({.dir = dir.path(), .test_name = "ps", .size_bytes = 64 * 1024,
-                                      .direct = false, .fill = false});
+  TargetFile file =
+      TargetFile::open({.dir = dir.path(), .test_name = "ps", .size_bytes = 64 * 1024, .direct = false, .fill = false});
   auto engine = make_engine("psync", {.queue_depth = 4});
   EXPECT_FALSE(engine->capabilities().has(Capability::async));
   const int fds[] = {file.fd()};

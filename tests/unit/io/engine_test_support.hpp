@@ -11,10 +11,10 @@
 #include "drivelab/io/engine.hpp"
 
 // A macro, not a function: GTEST_SKIP() returns from the function it is written in.
-#define SKIP_UNLESS_USABLE(engine)                                  \
-  do {                                                              \
+#define SKIP_UNLESS_USABLE(engine)                                                      \
+  do {                                                                                  \
     const ::drivelab::io::EngineAvailability a_ = ::drivelab::io::probe_engine(engine); \
-    if (!a_.usable) GTEST_SKIP() << a_.reason;                      \
+    if (!a_.usable) GTEST_SKIP() << a_.reason;                                          \
   } while (0)
 
 namespace drivelab::io::test {

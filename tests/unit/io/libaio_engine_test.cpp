@@ -35,15 +35,18 @@ TEST(LibaioEngine, DeclaresAnAsynchronousBatchedEngine) {
 TEST(LibaioEngine, StagesUpToItsDepthAndSubmitsTheWholeBatchAtOnce) {
   SKIP_UNLESS_USABLE("libaio");
   drivelab::test_support::TempDir dir;
-  TargetFile file = TargetFile::open({.dir = dir.path(), .test_name = "b", .size_bytes = 32 * kBlock,
-                                      .direct = true, .fill = true});
+  TargetFile file =
+      TargetFile::open({.dir = dir.path(), .test_name = "b", .size_bytes = 32 * kBlock, .direct = true, .fill = true});
   auto engine = make_engine("libaio", {.queue_depth = 32});
   const int fds[] = {file.fd()};
   engine->register_files(fds);
   AlignedBuffer buf(32 * kBlock);
   for (std::uint32_t i = 0; i < 32; ++i)
-    ASSERT_EQ(engine->queue({.op = Op::read, .offset_bytes = (31 - i) * kBlock, .length_bytes = kBlock,
-                             .buffer = buf.data() + i * kBlock, .user_data = 1000 + i}),
+    ASSERT_EQ(engine->queue({.op = Op::read,
+                             .offset_bytes = (31 - i) * kBlock,
+                             .length_bytes = kBlock,
+                             .buffer = buf.data() + i * kBlock,
+                             .user_data = 1000 + i}),
               QueueStatus::queued);
   EXPECT_EQ(engine->queue({.op = Op::read, .length_bytes = kBlock, .buffer = buf.data()}), QueueStatus::busy);
   EXPECT_EQ(engine->in_flight(), 32u);
@@ -69,15 +72,18 @@ TEST(LibaioEngine, StagesUpToItsDepthAndSubmitsTheWholeBatchAtOnce) {
 TEST(LibaioEngine, ReapNeverReturnsMoreThanAskedAndPollingDoesNotWait) {
   SKIP_UNLESS_USABLE("libaio");
   drivelab::test_support::TempDir dir;
-  TargetFile file = TargetFile::open({.dir = dir.path(), .test_name = "m", .size_bytes = 8 * kBlock,
-                                      .direct = true, .fill = true});
+  TargetFile file =
+      TargetFile::open({.dir = dir.path(), .test_name = "m", .size_bytes = 8 * kBlock, .direct = true, .fill = true});
   auto engine = make_engine("libaio", {.queue_depth = 8});
   const int fds[] = {file.fd()};
   engine->register_files(fds);
   AlignedBuffer buf(8 * kBlock);
   for (std::uint32_t i = 0; i < 8; ++i)
-    ASSERT_EQ(engine->queue({.op = Op::read, .offset_bytes = i * kBlock, .length_bytes = kBlock,
-                             .buffer = buf.data() + i * kBlock, .user_data = i}),
+    ASSERT_EQ(engine->queue({.op = Op::read,
+                             .offset_bytes = i * kBlock,
+                             .length_bytes = kBlock,
+                             .buffer = buf.data() + i * kBlock,
+                             .user_data = i}),
               QueueStatus::queued);
   ASSERT_EQ(engine->submit(), 8u);
   // out.size() is the maximum (fio's iodepth_batch_complete_max): one at a time here.
@@ -101,8 +107,8 @@ TEST(LibaioEngine, MisalignedDirectRequestsCompleteWithEinval) {
   SKIP_UNLESS_USABLE("libaio");
   drivelab::test_support::TempDir dir;
   if (filesystem_type(dir.path()) == "tmpfs") GTEST_SKIP() << "tmpfs accepts any alignment with O_DIRECT";
-  TargetFile file = TargetFile::open({.dir = dir.path(), .test_name = "al", .size_bytes = 16 * kBlock,
-                                      .direct = true, .fill = true});
+  TargetFile file =
+      TargetFile::open({.dir = dir.path(), .test_name = "al", .size_bytes = 16 * kBlock, .direct = true, .fill = true});
   ASSERT_GE(file.direct_alignment_bytes(), 512u);
   auto engine = make_engine("libaio", {.queue_depth = 4});
   const int fds[] = {file.fd()};
@@ -111,9 +117,15 @@ TEST(LibaioEngine, MisalignedDirectRequestsCompleteWithEinval) {
   const std::vector<IoRequest> requests = {
       {.op = Op::read, .offset_bytes = 100, .length_bytes = kBlock, .buffer = buf.data(), .user_data = 0},
       {.op = Op::read, .offset_bytes = kBlock, .length_bytes = 100, .buffer = buf.data() + kBlock, .user_data = 1},
-      {.op = Op::write, .offset_bytes = 2 * kBlock, .length_bytes = kBlock, .buffer = buf.data() + 2 * kBlock + 1,
+      {.op = Op::write,
+       .offset_bytes = 2 * kBlock,
+       .length_bytes = kBlock,
+       .buffer = buf.data() + 2 * kBlock + 1,
        .user_data = 2},
-      {.op = Op::read, .offset_bytes = 3 * kBlock, .length_bytes = kBlock, .buffer = buf.data() + 3 * kBlock,
+      {.op = Op::read,
+       .offset_bytes = 3 * kBlock,
+       .length_bytes = kBlock,
+       .buffer = buf.data() + 3 * kBlock,
        .user_data = 3},  // aligned: succeeds beside the failures
   };
   const std::vector<std::int64_t> results = test::run_batch(*engine, requests);
@@ -128,8 +140,8 @@ TEST(LibaioEngine, MisalignedDirectRequestsCompleteWithEinval) {
 TEST(LibaioEngine, ARequestIoSubmitRefusesBecomesItsCompletion) {
   SKIP_UNLESS_USABLE("libaio");
   drivelab::test_support::TempDir dir;
-  TargetFile file = TargetFile::open({.dir = dir.path(), .test_name = "bad", .size_bytes = 4 * kBlock,
-                                      .direct = false, .fill = true});
+  TargetFile file = TargetFile::open(
+      {.dir = dir.path(), .test_name = "bad", .size_bytes = 4 * kBlock, .direct = false, .fill = true});
   auto engine = make_engine("libaio", {.queue_depth = 4});
   const int fds[] = {file.fd(), -1};
   engine->register_files(fds);

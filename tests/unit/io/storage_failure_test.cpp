@@ -9,14 +9,15 @@ namespace drivelab::io {
 namespace {
 
 TEST(StorageFailure, NamesTheOperationLengthOffsetFileErrnoAndTimeIntoThePhase) {
-  const FailedIo w{.op = Op::write, .length_bytes = 131072, .offset_bytes = 41943040, .file = "/dev/loop0",
-                   .result = -ENOSPC};
+  const FailedIo w{
+      .op = Op::write, .length_bytes = 131072, .offset_bytes = 41943040, .file = "/dev/loop0", .result = -ENOSPC};
   EXPECT_EQ(storage_failure(w, 0.02, "measured phase"),
             "storage failure: write of 131072 bytes at offset 41943040 to /dev/loop0: No space left on device "
             "(ENOSPC), 0.02 s into the measured phase");
   const FailedIo r{.op = Op::read, .length_bytes = 4096, .offset_bytes = 0, .file = "f", .result = -EIO};
-  EXPECT_EQ(storage_failure(r, 1.5, "warm-up"),
-            "storage failure: read of 4096 bytes at offset 0 from f: Input/output error (EIO), 1.50 s into the warm-up");
+  EXPECT_EQ(
+      storage_failure(r, 1.5, "warm-up"),
+      "storage failure: read of 4096 bytes at offset 0 from f: Input/output error (EIO), 1.50 s into the warm-up");
 }
 
 TEST(StorageFailure, AShortTransferSaysHowManyBytesWentThrough) {

@@ -52,8 +52,11 @@ class DmLinearDevice {
   }
 
   DmLinearDevice(DmLinearDevice&& o) noexcept
-      : dmsetup_(std::move(o.dmsetup_)), name_(std::move(o.name_)), uuid_(std::move(o.uuid_)),
-        path_(std::move(o.path_)), created_(std::exchange(o.created_, false)) {}
+      : dmsetup_(std::move(o.dmsetup_)),
+        name_(std::move(o.name_)),
+        uuid_(std::move(o.uuid_)),
+        path_(std::move(o.path_)),
+        created_(std::exchange(o.created_, false)) {}
   DmLinearDevice& operator=(DmLinearDevice&&) = delete;
   DmLinearDevice(const DmLinearDevice&) = delete;
   ~DmLinearDevice() {

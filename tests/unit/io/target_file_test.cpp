@@ -76,7 +76,8 @@ TEST(TargetFile, RefusesWhatDoesNotFitWithTheSizesInTheMessage) {
     FAIL() << "expected EnvironmentError";
   } catch (const EnvironmentError& e) {
     const std::string msg = e.what();
-    const std::string head = "not enough free space in " + dir.path().string() + " for drivelab-huge.dat: need 1024 PiB, ";
+    const std::string head =
+        "not enough free space in " + dir.path().string() + " for drivelab-huge.dat: need 1024 PiB, ";
     EXPECT_EQ(msg.substr(0, head.size()), head);
     EXPECT_EQ(msg.substr(msg.size() - 10), " available") << msg;
   }
@@ -86,7 +87,9 @@ TEST(TargetFile, RefusesWhatDoesNotFitWithTheSizesInTheMessage) {
 
   // A file that was there before is the user's to keep: refused before it is touched, it stays.
   const auto old_file = target_file_path(dir.path(), "old");
-  { std::ofstream(old_file) << "an earlier, smaller target file"; }
+  {
+    std::ofstream(old_file) << "an earlier, smaller target file";
+  }
   EXPECT_THROW(TargetFile::open({.dir = dir.path(), .test_name = "old", .size_bytes = std::uint64_t{1} << 60}),
                EnvironmentError);
   ASSERT_TRUE(std::filesystem::exists(old_file));

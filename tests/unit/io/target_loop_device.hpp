@@ -103,8 +103,12 @@ class LoopDevice {
   }
 
   LoopDevice(LoopDevice&& o) noexcept
-      : dir_(std::move(o.dir_)), backing_(std::move(o.backing_)), path_(std::move(o.path_)),
-        mount_dir_(std::move(o.mount_dir_)), fd_(std::exchange(o.fd_, -1)), tmpfs_(std::move(o.tmpfs_)) {
+      : dir_(std::move(o.dir_)),
+        backing_(std::move(o.backing_)),
+        path_(std::move(o.path_)),
+        mount_dir_(std::move(o.mount_dir_)),
+        fd_(std::exchange(o.fd_, -1)),
+        tmpfs_(std::move(o.tmpfs_)) {
     o.tmpfs_.reset();
     o.dir_.clear();
     o.mount_dir_.clear();
@@ -143,10 +147,15 @@ class LoopDevice {
   bool write_mbr() const {
     unsigned char mbr[512] = {};
     unsigned char* e = mbr + 446;
-    e[4] = 0x83;                      // partition type: Linux
-    put32(e + 8, 2048);               // first LBA
-    put32(e + 12, 8192);              // sectors (4 MiB)
-    e[1] = 0xFE; e[2] = 0xFF; e[3] = 0xFF; e[5] = 0xFE; e[6] = 0xFF; e[7] = 0xFF;  // CHS: "use LBA"
+    e[4] = 0x83;          // partition type: Linux
+    put32(e + 8, 2048);   // first LBA
+    put32(e + 12, 8192);  // sectors (4 MiB)
+    e[1] = 0xFE;
+    e[2] = 0xFF;
+    e[3] = 0xFF;
+    e[5] = 0xFE;
+    e[6] = 0xFF;
+    e[7] = 0xFF;  // CHS: "use LBA"
     mbr[510] = 0x55;
     mbr[511] = 0xAA;
     const int fd = ::open(path_.c_str(), O_WRONLY | O_CLOEXEC);

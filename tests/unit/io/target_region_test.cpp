@@ -65,7 +65,8 @@ TEST(Region, ResolvesToOneMebibyteBoundaries) {
 }
 
 TEST(Region, EmptyOrOutsideRegionsAreConfigErrors) {
-  EXPECT_THROW(resolve_region({Extent::of_bytes(5 * kGiB), Extent::of_percent(10)}, 4 * kGiB, 512, "/dev/x"), ConfigError);
+  EXPECT_THROW(resolve_region({Extent::of_bytes(5 * kGiB), Extent::of_percent(10)}, 4 * kGiB, 512, "/dev/x"),
+               ConfigError);
   EXPECT_THROW(resolve_region(parse_region("first 100k"), 4 * kGiB, 512, "t"), ConfigError);  // < 1 MiB
   try {
     resolve_region({Extent::of_bytes(5 * kGiB), Extent::of_percent(10)}, 4 * kGiB, 512, "/dev/x");
@@ -76,7 +77,8 @@ TEST(Region, EmptyOrOutsideRegionsAreConfigErrors) {
 
 TEST(TargetFileRegion, FileWithoutRegionAddressesAllOfIt) {
   drivelab::test_support::TempDir dir;
-  const TargetFile f = TargetFile::open({.dir = dir.path(), .test_name = "r", .size_bytes = 3 * kMiB + 512, .fill = false});
+  const TargetFile f =
+      TargetFile::open({.dir = dir.path(), .test_name = "r", .size_bytes = 3 * kMiB + 512, .fill = false});
   EXPECT_FALSE(f.is_device());
   EXPECT_EQ(f.region_offset(), 0u);
   EXPECT_EQ(f.region_length(), 3 * kMiB + 512);
@@ -84,7 +86,10 @@ TEST(TargetFileRegion, FileWithoutRegionAddressesAllOfIt) {
 
 TEST(TargetFileRegion, FileWithRegion) {
   drivelab::test_support::TempDir dir;
-  TargetFile f = TargetFile::open({.dir = dir.path(), .test_name = "r", .size_bytes = 64 * kMiB, .fill = false,
+  TargetFile f = TargetFile::open({.dir = dir.path(),
+                                   .test_name = "r",
+                                   .size_bytes = 64 * kMiB,
+                                   .fill = false,
                                    .region = parse_region("first 25%")});
   EXPECT_EQ(f.region_offset(), 0u);
   EXPECT_EQ(f.region_length(), 16 * kMiB);
@@ -122,14 +127,16 @@ TEST_F(LoopTarget, DeviceIsTheTargetFileWithRegionAndSize) {
   EXPECT_EQ(whole.region_length(), 256 * kMiB);
   EXPECT_GE(whole.direct_alignment_bytes(), 512u);
 
-  const TargetFile quarter = TargetFile::open({.dir = loop_->path(), .test_name = "dev", .region = Region{Extent::of_percent(50), Extent::of_percent(25)}});
+  const TargetFile quarter = TargetFile::open(
+      {.dir = loop_->path(), .test_name = "dev", .region = Region{Extent::of_percent(50), Extent::of_percent(25)}});
   EXPECT_EQ(quarter.region_offset(), 128 * kMiB);
   EXPECT_EQ(quarter.region_length(), 64 * kMiB);
 
   // fio's size= on a device: the first size bytes (of the region).
   const TargetFile sized = TargetFile::open({.dir = loop_->path(), .test_name = "dev", .size_bytes = 32 * kMiB});
   EXPECT_EQ(sized.region_length(), 32 * kMiB);
-  EXPECT_THROW(TargetFile::open({.dir = loop_->path(), .test_name = "dev", .size_bytes = 512 * kMiB}), EnvironmentError);
+  EXPECT_THROW(TargetFile::open({.dir = loop_->path(), .test_name = "dev", .size_bytes = 512 * kMiB}),
+               EnvironmentError);
 
   // remove() closes a device; it never unlinks the device node.
   whole.remove();

@@ -228,8 +228,8 @@ TEST_F(SafetyPartitions, AWholeDiskWithAMountedPartitionAndItsSecondLoopDeviceAr
   const SafetyReport r = inspect_device(alias->path());
   EXPECT_TRUE(r.has(Hazard::shared_storage));
   const std::string msg = refusal(r, named(), true);
-  EXPECT_TRUE(contains(msg, alias->path() + " shares its backing file with " + loop_->path() + ", which has the partition " +
-                                loop_->partition(1) + ", mounted at " + mnt + " (ext4)"))
+  EXPECT_TRUE(contains(msg, alias->path() + " shares its backing file with " + loop_->path() +
+                                ", which has the partition " + loop_->partition(1) + ", mounted at " + mnt + " (ext4)"))
       << msg;
 }
 
@@ -307,8 +307,8 @@ TEST_F(SafetyStacked, ALoopOverAMountedDeviceIsRefusedNamingTheMountWithAndWitho
   if (!loop_->mount_ext4()) GTEST_SKIP() << "cannot mount here";
   const SafetyReport r = inspect_device(upper.path());
   EXPECT_TRUE(r.has(Hazard::shared_storage));
-  const std::string expected = upper.path() + " is a loop device over " + loop_->path() + ", mounted at " + mnt(*loop_) +
-                               " (ext4)";
+  const std::string expected =
+      upper.path() + " is a loop device over " + loop_->path() + ", mounted at " + mnt(*loop_) + " (ext4)";
   for (const auto& consent : {std::vector<Consent>{}, named(upper.backing_file())}) {
     const std::string msg = refusal(r, consent, true);
     EXPECT_TRUE(contains(msg, expected)) << msg;
@@ -337,7 +337,8 @@ TEST_F(SafetyStacked, ThreeDeepBothWays) {
   const SafetyReport idle = inspect_device(top.path());
   EXPECT_TRUE(idle.findings.empty()) << idle.findings.front().detail;
   EXPECT_EQ(reach_nodes(idle), (std::vector<std::string>{top.path(), middle.path(), loop_->path()}));
-  EXPECT_EQ(reach_nodes(inspect_device(loop_->path())), (std::vector<std::string>{loop_->path(), middle.path(), top.path()}));
+  EXPECT_EQ(reach_nodes(inspect_device(loop_->path())),
+            (std::vector<std::string>{loop_->path(), middle.path(), top.path()}));
   if (!loop_->make_ext4()) GTEST_SKIP() << "mkfs.ext4 not available";
   ASSERT_TRUE(loop_->mount_ext4());
   const std::string down = refusal(inspect_device(top.path()), named(top.backing_file()), true);
@@ -442,7 +443,7 @@ TEST_F(SafetyStacked, HeldStackCannotBeMountedAndASecondRunThroughAnAliasIsRefus
 TEST(SafetySystem, TheRootDeviceIsRefused) {
   // Whatever holds / here (a disk, a partition, dm): if it is a block device we can name, it must
   // be refused for writes with a reason that consent cannot lift.
-  struct stat st {};
+  struct stat st{};
   ASSERT_EQ(::stat("/", &st), 0);
   std::error_code ec;
   const auto sys = std::filesystem::canonical(

@@ -30,16 +30,19 @@ bool uses(const IoEngine& engine, const char* feature) {
 TEST(UringEngine, SubmitsABatchOf32InOneCallAndReapsThemAll) {
   SKIP_UNLESS_USABLE("io_uring");
   drivelab::test_support::TempDir dir;
-  TargetFile file = TargetFile::open({.dir = dir.path(), .test_name = "b32", .size_bytes = 32 * kBlock,
-                                      .direct = true, .fill = true});
+  TargetFile file = TargetFile::open(
+      {.dir = dir.path(), .test_name = "b32", .size_bytes = 32 * kBlock, .direct = true, .fill = true});
   auto engine = make_engine("io_uring", {.queue_depth = 32});
   EXPECT_TRUE(engine->capabilities().has(Capability::batched));
   const int fds[] = {file.fd()};
   engine->register_files(fds);
   AlignedBuffer buf(32 * kBlock);
   for (std::uint32_t i = 0; i < 32; ++i)
-    ASSERT_EQ(engine->queue({.op = Op::read, .offset_bytes = (31 - i) * kBlock, .length_bytes = kBlock,
-                             .buffer = buf.data() + i * kBlock, .user_data = 1000 + i}),
+    ASSERT_EQ(engine->queue({.op = Op::read,
+                             .offset_bytes = (31 - i) * kBlock,
+                             .length_bytes = kBlock,
+                             .buffer = buf.data() + i * kBlock,
+                             .user_data = 1000 + i}),
               QueueStatus::queued);
   EXPECT_EQ(engine->queue({.op = Op::read, .length_bytes = kBlock, .buffer = buf.data()}), QueueStatus::busy);
   EXPECT_EQ(engine->in_flight(), 32u);
@@ -62,8 +65,8 @@ TEST(UringEngine, SubmitsABatchOf32InOneCallAndReapsThemAll) {
 TEST(UringEngine, RegisteredFilesAreUsedWhenAsked) {
   SKIP_UNLESS_USABLE("io_uring");
   drivelab::test_support::TempDir dir;
-  TargetFile file = TargetFile::open({.dir = dir.path(), .test_name = "rf", .size_bytes = 4 * kBlock,
-                                      .direct = false, .fill = true});
+  TargetFile file =
+      TargetFile::open({.dir = dir.path(), .test_name = "rf", .size_bytes = 4 * kBlock, .direct = false, .fill = true});
   AlignedBuffer buf(kBlock);
   for (const bool registered : {true, false}) {
     SCOPED_TRACE(registered ? "registered" : "not registered");
@@ -85,8 +88,8 @@ TEST(UringEngine, RegisteredFilesAreUsedWhenAsked) {
 TEST(UringEngine, RegisteredBuffersAreUsedWhenAsked) {
   SKIP_UNLESS_USABLE("io_uring");
   drivelab::test_support::TempDir dir;
-  TargetFile file = TargetFile::open({.dir = dir.path(), .test_name = "rb", .size_bytes = 4 * kBlock,
-                                      .direct = true, .fill = true});
+  TargetFile file =
+      TargetFile::open({.dir = dir.path(), .test_name = "rb", .size_bytes = 4 * kBlock, .direct = true, .fill = true});
   AlignedBuffer registered_buf(2 * kBlock), other(kBlock);
   for (const bool fixed : {true, false}) {
     SCOPED_TRACE(fixed ? "fixedbufs" : "no fixedbufs");
@@ -97,8 +100,11 @@ TEST(UringEngine, RegisteredBuffersAreUsedWhenAsked) {
     engine->register_buffers(iov);
     EXPECT_EQ(uses(*engine, "registered_buffers"), fixed);
     const std::vector<std::int64_t> r = test::run_batch(
-        *engine, {{.op = Op::read, .length_bytes = kBlock, .buffer = registered_buf.data() + kBlock,
-                   .buffer_index = 0, .user_data = 0},
+        *engine, {{.op = Op::read,
+                   .length_bytes = kBlock,
+                   .buffer = registered_buf.data() + kBlock,
+                   .buffer_index = 0,
+                   .user_data = 0},
                   {.op = Op::read, .length_bytes = kBlock, .buffer = other.data(), .buffer_index = 0, .user_data = 1}});
     EXPECT_EQ(r[0], kBlock) << "inside the registered buffer";
     EXPECT_EQ(r[1], fixed ? -EFAULT : std::int64_t{kBlock}) << "outside the registered buffer";
@@ -108,8 +114,8 @@ TEST(UringEngine, RegisteredBuffersAreUsedWhenAsked) {
 TEST(UringEngine, SqpollRegistersTheFilesAndCompletesIo) {
   SKIP_UNLESS_USABLE("io_uring");
   drivelab::test_support::TempDir dir;
-  TargetFile file = TargetFile::open({.dir = dir.path(), .test_name = "sq", .size_bytes = 16 * kBlock,
-                                      .direct = true, .fill = true});
+  TargetFile file =
+      TargetFile::open({.dir = dir.path(), .test_name = "sq", .size_bytes = 16 * kBlock, .direct = true, .fill = true});
   auto engine = make_engine("io_uring", {.queue_depth = 16, .sqthread_poll = true, .sq_thread_idle_ms = 10});
   EXPECT_TRUE(uses(*engine, "sqthread_poll"));
   EXPECT_FALSE(uses(*engine, "defer_taskrun")) << "SQPOLL and DEFER_TASKRUN exclude each other";
@@ -119,8 +125,11 @@ TEST(UringEngine, SqpollRegistersTheFilesAndCompletesIo) {
   AlignedBuffer buf(16 * kBlock);
   std::vector<IoRequest> reads;
   for (std::uint32_t i = 0; i < 16; ++i)
-    reads.push_back({.op = Op::read, .offset_bytes = i * kBlock, .length_bytes = kBlock,
-                     .buffer = buf.data() + i * kBlock, .user_data = i});
+    reads.push_back({.op = Op::read,
+                     .offset_bytes = i * kBlock,
+                     .length_bytes = kBlock,
+                     .buffer = buf.data() + i * kBlock,
+                     .user_data = i});
   for (std::int64_t r : test::run_batch(*engine, reads)) EXPECT_EQ(r, kBlock);
 }
 
@@ -129,8 +138,8 @@ TEST(UringEngine, SqpollRegistersTheFilesAndCompletesIo) {
 TEST(UringEngine, CreatedOnOneThreadRunOnAnother) {
   SKIP_UNLESS_USABLE("io_uring");
   drivelab::test_support::TempDir dir;
-  TargetFile file = TargetFile::open({.dir = dir.path(), .test_name = "thr", .size_bytes = 8 * kBlock,
-                                      .direct = true, .fill = true});
+  TargetFile file =
+      TargetFile::open({.dir = dir.path(), .test_name = "thr", .size_bytes = 8 * kBlock, .direct = true, .fill = true});
   auto engine = make_engine("io_uring", {.queue_depth = 8, .register_files = true, .register_buffers = true});
   const int fds[] = {file.fd()};
   engine->register_files(fds);
@@ -142,8 +151,12 @@ TEST(UringEngine, CreatedOnOneThreadRunOnAnother) {
     for (auto* results : {&first, &second}) {
       std::vector<IoRequest> reads;
       for (std::uint32_t i = 0; i < 8; ++i)
-        reads.push_back({.op = Op::read, .offset_bytes = i * kBlock, .length_bytes = kBlock,
-                         .buffer = buf.data() + i * kBlock, .buffer_index = 0, .user_data = i});
+        reads.push_back({.op = Op::read,
+                         .offset_bytes = i * kBlock,
+                         .length_bytes = kBlock,
+                         .buffer = buf.data() + i * kBlock,
+                         .buffer_index = 0,
+                         .user_data = i});
       *results = test::run_batch(*engine, reads);
     }
   });
@@ -157,15 +170,18 @@ TEST(UringEngine, CreatedOnOneThreadRunOnAnother) {
 TEST(UringEngine, PollingReapsCollectEverything) {
   SKIP_UNLESS_USABLE("io_uring");
   drivelab::test_support::TempDir dir;
-  TargetFile file = TargetFile::open({.dir = dir.path(), .test_name = "poll", .size_bytes = 8 * kBlock,
-                                      .direct = true, .fill = true});
+  TargetFile file = TargetFile::open(
+      {.dir = dir.path(), .test_name = "poll", .size_bytes = 8 * kBlock, .direct = true, .fill = true});
   auto engine = make_engine("io_uring", {.queue_depth = 8});
   const int fds[] = {file.fd()};
   engine->register_files(fds);
   AlignedBuffer buf(8 * kBlock);
   for (std::uint32_t i = 0; i < 8; ++i)
-    ASSERT_EQ(engine->queue({.op = Op::read, .offset_bytes = i * kBlock, .length_bytes = kBlock,
-                             .buffer = buf.data() + i * kBlock, .user_data = i}),
+    ASSERT_EQ(engine->queue({.op = Op::read,
+                             .offset_bytes = i * kBlock,
+                             .length_bytes = kBlock,
+                             .buffer = buf.data() + i * kBlock,
+                             .user_data = i}),
               QueueStatus::queued);
   ASSERT_EQ(engine->submit(), 8u);
   std::size_t got = 0;

@@ -18,7 +18,9 @@ namespace {
 std::string scrape(std::uint16_t port) { return test_support::http_get(port, "/metrics").value_or(""); }
 
 /// True when `text` has the sample line `line` ("name{labels} value") exactly.
-bool has_line(const std::string& text, const std::string& line) { return text.find("\n" + line + "\n") != std::string::npos; }
+bool has_line(const std::string& text, const std::string& line) {
+  return text.find("\n" + line + "\n") != std::string::npos;
+}
 
 TEST(MetricsListen, ParsesAddressesLoopbackByDefault) {
   EXPECT_EQ(parse_listen_address("9464").to_string(), "127.0.0.1:9464");
@@ -32,7 +34,8 @@ TEST(MetricsListen, ParsesAddressesLoopbackByDefault) {
       parse_listen_address(bad);
       ADD_FAILURE() << "accepted '" << bad << "'";
     } catch (const ConfigError& e) {
-      EXPECT_NE(std::string(e.what()).find("--metrics-listen '" + std::string(bad) + "'"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("--metrics-listen '" + std::string(bad) + "'"), std::string::npos)
+          << e.what();
     }
   }
 }
@@ -46,16 +49,30 @@ TEST(MetricsListen, EachKindsIntervalAsServed) {
   ex.phase_started(tpcc, "run");
   LatencyHistogram h;
   for (int i = 1; i <= 100; ++i) h.record(std::int64_t{i} * 1'000'000);  // 1..100 ms
-  results::Interval iv{.t_s = 5, .duration_s = 2, .values = {{"tps", 150.5}, {"tpm_c", 3000}, {"lat_p99_ms", 99}, {"retries", 3}, {"errors", 1}},
+  results::Interval iv{.t_s = 5,
+                       .duration_s = 2,
+                       .values = {{"tps", 150.5}, {"tpm_c", 3000}, {"lat_p99_ms", 99}, {"retries", 3}, {"errors", 1}},
                        .histograms = {{"latency", h}}};
   ex.interval(tpcc, "run", iv);
   ex.interval(tpcc, "run", iv);  // counters add up, gauges hold the last
   const runner::LiveTest sysbench{"mysql", "sysbench", 1, 10};
-  ex.interval(sysbench, "run", {.t_s = 1, .duration_s = 0.5, .values = {{"tps", 10}, {"err_s", 4}, {"lat_p95_ms", 7}, {"lat_avg_ms", 2}}, .histograms = {}});
+  ex.interval(sysbench, "run",
+              {.t_s = 1,
+               .duration_s = 0.5,
+               .values = {{"tps", 10}, {"err_s", 4}, {"lat_p95_ms", 7}, {"lat_avg_ms", 2}},
+               .histograms = {}});
   const runner::LiveTest video{"video", "video", 2, 10};
-  ex.interval(video, "run", {.t_s = 1, .duration_s = 2, .values = {{"write_mb_s", 100}, {"read_mb_s", 50}, {"write_fps", 20}, {"read_fps", 10}}, .histograms = {}});
+  ex.interval(video, "run",
+              {.t_s = 1,
+               .duration_s = 2,
+               .values = {{"write_mb_s", 100}, {"read_mb_s", 50}, {"write_fps", 20}, {"read_fps", 10}},
+               .histograms = {}});
   const runner::LiveTest vdi{"boot", "vdi", 3, 10};
-  ex.interval(vdi, "run", {.t_s = 1, .duration_s = 1, .values = {{"iops", 1000}, {"mb_s", 4.096}, {"lateness_p99_us", 250}, {"ios", 1000}}, .histograms = {}});
+  ex.interval(vdi, "run",
+              {.t_s = 1,
+               .duration_s = 1,
+               .values = {{"iops", 1000}, {"mb_s", 4.096}, {"lateness_p99_us", 250}, {"ios", 1000}},
+               .histograms = {}});
   ex.test_ended(tpcc, results::Status::complete);
 
   const std::string text = scrape(ex.port());
@@ -67,15 +84,21 @@ TEST(MetricsListen, EachKindsIntervalAsServed) {
   EXPECT_TRUE(has_line(text, "drivelab_interval_transactions_per_second{" + oltp + "} 150.5")) << text;
   EXPECT_TRUE(has_line(text, "drivelab_interval_tpmc{" + oltp + "} 3000")) << text;
   EXPECT_TRUE(has_line(text, "drivelab_interval_end_seconds{" + oltp + "} 5")) << text;
-  EXPECT_TRUE(has_line(text, R"(drivelab_interval_value{host="h1",rank="2",kind="tpcc",name="retries",phase="run",test="oltp"} 3)")) << text;
+  EXPECT_TRUE(has_line(
+      text, R"(drivelab_interval_value{host="h1",rank="2",kind="tpcc",name="retries",phase="run",test="oltp"} 3)"))
+      << text;
   // From the histogram: p50 of 1..100 ms within its 0.2% error.
-  const auto p50 = text.find(R"(drivelab_interval_latency_seconds{host="h1",rank="2",kind="tpcc",percentile="50",phase="run",test="oltp"} )");
+  const auto p50 = text.find(
+      R"(drivelab_interval_latency_seconds{host="h1",rank="2",kind="tpcc",percentile="50",phase="run",test="oltp"} )");
   ASSERT_NE(p50, std::string::npos) << text;
   EXPECT_NEAR(std::stod(text.substr(text.find("} ", p50) + 2)), 0.050, 0.050 * 0.005);
   const std::string sb = R"(host="h1",rank="2",kind="sysbench",phase="run",test="mysql")";
   EXPECT_TRUE(has_line(text, "drivelab_errors_total{" + sb + "} 2")) << text;  // 4/s x 0.5 s
   EXPECT_TRUE(has_line(text, "drivelab_operations_total{" + sb + "} 5")) << text;
-  EXPECT_TRUE(has_line(text, R"(drivelab_interval_latency_seconds{host="h1",rank="2",kind="sysbench",percentile="95",phase="run",test="mysql"} 0.007)")) << text;
+  EXPECT_TRUE(has_line(
+      text,
+      R"(drivelab_interval_latency_seconds{host="h1",rank="2",kind="sysbench",percentile="95",phase="run",test="mysql"} 0.007)"))
+      << text;
   EXPECT_TRUE(has_line(text, "drivelab_interval_latency_mean_seconds{" + sb + "} 0.002")) << text;
   const std::string vid = R"(host="h1",rank="2",kind="video",phase="run",test="video")";
   EXPECT_TRUE(has_line(text, "drivelab_bytes_total{" + vid + "} 300000000")) << text;
@@ -84,12 +107,18 @@ TEST(MetricsListen, EachKindsIntervalAsServed) {
   const std::string boot = R"(host="h1",rank="2",kind="vdi",phase="run",test="boot")";
   EXPECT_TRUE(has_line(text, "drivelab_operations_total{" + boot + "} 1000")) << text;
   EXPECT_TRUE(has_line(text, "drivelab_interval_iops{" + boot + "} 1000")) << text;
-  EXPECT_TRUE(has_line(text, R"(drivelab_interval_lateness_seconds{host="h1",rank="2",kind="vdi",percentile="99",phase="run",test="boot"} 0.00025)")) << text;
-  EXPECT_EQ(text.find("drivelab_interval_tpmc{" + boot), std::string::npos) << "no series for a quantity the kind lacks";
+  EXPECT_TRUE(has_line(
+      text,
+      R"(drivelab_interval_lateness_seconds{host="h1",rank="2",kind="vdi",percentile="99",phase="run",test="boot"} 0.00025)"))
+      << text;
+  EXPECT_EQ(text.find("drivelab_interval_tpmc{" + boot), std::string::npos)
+      << "no series for a quantity the kind lacks";
   // Status and progress.
   EXPECT_TRUE(has_line(text, R"(drivelab_run_info{host="h1",rank="2",protocol="quick",run_id="run-1"} 1)")) << text;
-  EXPECT_TRUE(has_line(text, R"(drivelab_test_status{host="h1",rank="2",kind="tpcc",status="complete",test="oltp"} 1)")) << text;
-  EXPECT_TRUE(has_line(text, R"(drivelab_test_phase{host="h1",rank="2",kind="tpcc",phase="done",test="oltp"} 1)")) << text;
+  EXPECT_TRUE(has_line(text, R"(drivelab_test_status{host="h1",rank="2",kind="tpcc",status="complete",test="oltp"} 1)"))
+      << text;
+  EXPECT_TRUE(has_line(text, R"(drivelab_test_phase{host="h1",rank="2",kind="tpcc",phase="done",test="oltp"} 1)"))
+      << text;
   EXPECT_TRUE(has_line(text, R"(drivelab_run_tests_finished{host="h1",rank="2"} 1)")) << text;
   EXPECT_TRUE(has_line(text, R"(drivelab_run_progress_ratio{host="h1",rank="2"} 0.25)")) << text;
   ex.run_ended(results::Status::failed);

@@ -101,8 +101,7 @@ TEST(DatabaseConfig, AServerBackendNeedsAServer) {
 
 TEST(DatabaseConfig, ManagedOnlyAndConnectionOnlyKeysAreNotMixed) {
   const auto d = decode("db: {backend: postgres, server: {connection: 'host=db1', buffer: 1GiB, keep: true}}\n");
-  EXPECT_NE(d.errors.find("db.server.buffer: 'buffer' applies to managed servers only"), std::string::npos)
-      << d.errors;
+  EXPECT_NE(d.errors.find("db.server.buffer: 'buffer' applies to managed servers only"), std::string::npos) << d.errors;
   EXPECT_NE(d.errors.find("db.server.keep: 'keep' applies to managed servers only"), std::string::npos) << d.errors;
   const auto e = decode("db: {backend: postgres, server: {managed: postgres, password_env: X}}\n");
   EXPECT_NE(e.errors.find("db.server.password_env: 'password_env' applies to 'connection' servers only"),
@@ -111,7 +110,8 @@ TEST(DatabaseConfig, ManagedOnlyAndConnectionOnlyKeysAreNotMixed) {
 }
 
 TEST(DatabaseConfig, BadNamesAreRejected) {
-  const auto d = decode("db: {backend: postgres, database: 'x; drop', server: {connection: 'host=a', password_env: '1X'}}\n");
+  const auto d =
+      decode("db: {backend: postgres, database: 'x; drop', server: {connection: 'host=a', password_env: '1X'}}\n");
   EXPECT_NE(d.errors.find("db.database: 'x; drop' is not a database name"), std::string::npos) << d.errors;
   EXPECT_NE(d.errors.find("db.server.password_env: '1X' is not an environment variable name"), std::string::npos)
       << d.errors;
@@ -138,8 +138,9 @@ TEST(DatabaseConfig, TheRecordNeverHoldsAPassword) {
 // `validate` and before a run does any work), and the message never holds a password.
 TEST(DatabaseConfig, UnreadablePasswordIsAnErrorAtItsKey) {
   ::unsetenv("DRIVELAB_UT_NO_SUCH_PW");
-  auto d = decode("db:\n  backend: mysql\n  server:\n    connection: tcp://db1:3306\n"
-                  "    password_env: DRIVELAB_UT_NO_SUCH_PW\n");
+  auto d = decode(
+      "db:\n  backend: mysql\n  server:\n    connection: tcp://db1:3306\n"
+      "    password_env: DRIVELAB_UT_NO_SUCH_PW\n");
   EXPECT_EQ(d.errors,
             "t.yaml:5:19: db.server.password_env: the environment variable DRIVELAB_UT_NO_SUCH_PW is not set (it "
             "must hold the password)")
@@ -250,11 +251,12 @@ TEST(OpenDatabase, AMissingOdbcDriverIsSaidWithItsPackageBeforeTheManagedServerS
   ::waitpid(child, &status, 0);
   ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << report;
   std::string expected;
-  for (const auto& [driver, package] : {std::pair{"PostgreSQL Unicode", "odbc-postgresql"},
-                                        std::pair{"MariaDB Unicode", "odbc-mariadb"}})
-    expected += fmt::format("odbc: the ODBC driver '{}' is not installed (not in the driver manager's odbcinst.ini; "
-                            "`odbcinst -q -d` lists the installed drivers: none): Debian: apt-get install {}\n",
-                            driver, package);
+  for (const auto& [driver, package] :
+       {std::pair{"PostgreSQL Unicode", "odbc-postgresql"}, std::pair{"MariaDB Unicode", "odbc-mariadb"}})
+    expected += fmt::format(
+        "odbc: the ODBC driver '{}' is not installed (not in the driver manager's odbcinst.ini; "
+        "`odbcinst -q -d` lists the installed drivers: none): Debian: apt-get install {}\n",
+        driver, package);
   EXPECT_EQ(report, expected);  // no "said:", nothing created in the target
   // With the machine's drivers (the test image installs both): no problem.
   EXPECT_EQ(odbc_driver_problem(odbc_driver_for(ServerKind::postgres)), "");

@@ -31,7 +31,8 @@ TEST(Dialect, SqlServerRendersTableHintsTopAndDatetime2) {
     EXPECT_FALSE(has_word(sql, "LIMIT"));
     EXPECT_FALSE(has(sql, "FOR UPDATE"));
   }
-  EXPECT_EQ(q.no_district, "SELECT d_tax, d_next_o_id FROM district WITH (UPDLOCK, ROWLOCK) WHERE d_w_id = ? AND d_id = ?");
+  EXPECT_EQ(q.no_district,
+            "SELECT d_tax, d_next_o_id FROM district WITH (UPDLOCK, ROWLOCK) WHERE d_w_id = ? AND d_id = ?");
   EXPECT_EQ(q.no_stock[2],
             "SELECT s_quantity, s_data, s_dist_03 FROM stock WITH (UPDLOCK, ROWLOCK) WHERE s_i_id = ? AND s_w_id = ?");
   EXPECT_TRUE(has(q.p_customer, "FROM customer WITH (UPDLOCK, ROWLOCK) WHERE"));
@@ -114,7 +115,8 @@ TEST(Dialect, EveryStatementIsRenderedAndDistinctPerDistrict) {
     EXPECT_FALSE(sql.empty()) << name;
     EXPECT_FALSE(has(sql, "{")) << name << ": unrendered placeholder";
   }
-  for (int d = 1; d <= 10; ++d) EXPECT_TRUE(has(q.no_stock[static_cast<std::size_t>(d - 1)], fmt::format("s_dist_{:02d}", d))) << d;
+  for (int d = 1; d <= 10; ++d)
+    EXPECT_TRUE(has(q.no_stock[static_cast<std::size_t>(d - 1)], fmt::format("s_dist_{:02d}", d))) << d;
 }
 
 }  // namespace

@@ -42,7 +42,7 @@ std::optional<std::string> run(FailureMeter& m, std::size_t kind, std::int64_t f
 TEST(FailureBound, ATypeThatFailsOnEveryTryFailsTheTestNamingItsErrorAndWhenItBegan) {
   FailureMeter m = tpcc_meter();
   m.start(kT0);
-  EXPECT_FALSE(run(m, 1, kT0, kT0 + 8 * kS, kS / 400, false));  // 400 Payments/s succeed
+  EXPECT_FALSE(run(m, 1, kT0, kT0 + 8 * kS, kS / 400, false));   // 400 Payments/s succeed
   EXPECT_FALSE(run(m, 0, kT0, kT0 + 30 * kS, kS / 400, false));  // New-Order goes on
   // 8..10 s: 2 s of failures in the window 5..10 s with 3 s of successes: 1,200 + ~5,000 failed
   // of ~6,200: above 50%, judged when the next window's first attempt arrives.
@@ -143,7 +143,8 @@ TEST(FailureBound, ErrorsAreQuotedWithTheirCode) {
   mysql.native_code = 1213;
   mysql.message = "Deadlock found when trying to get lock; try restarting transaction";
   EXPECT_EQ(describe_error(mysql), "error 1213 Deadlock found when trying to get lock; try restarting transaction");
-  EXPECT_EQ(describe_error(serialization_failure()), "SQLSTATE 40001 could not serialize access due to concurrent update");
+  EXPECT_EQ(describe_error(serialization_failure()),
+            "SQLSTATE 40001 could not serialize access due to concurrent update");
   DbStatus bare;
   bare.outcome = Outcome::retryable;
   EXPECT_EQ(describe_error(bare), "retryable");

@@ -34,15 +34,18 @@ struct MysqlBackendTest : test::MysqlFixture {
     for (int i = 0; i < 130; ++i) {
       // InnoDB refreshes the INNODB_TRX cache only when it was not read for 100 ms: poll slower.
       std::this_thread::sleep_for(std::chrono::milliseconds(150));
-      if (mysql_int(observer, "SELECT COUNT(*) FROM information_schema.innodb_trx WHERE trx_state = "
-                              "'LOCK WAIT' AND trx_mysql_thread_id = " + std::to_string(id)) > 0)
+      if (mysql_int(observer,
+                    "SELECT COUNT(*) FROM information_schema.innodb_trx WHERE trx_state = "
+                    "'LOCK WAIT' AND trx_mysql_thread_id = " +
+                        std::to_string(id)) > 0)
         return;
     }
     FAIL() << "session " << id << " never waited for a lock";
   }
   void make_two_rows(Connection& c) {
-    c.execute_immediate("CREATE TABLE t (id INTEGER NOT NULL PRIMARY KEY, v INTEGER) ENGINE=InnoDB; "
-                        "INSERT INTO t VALUES (1, 0), (2, 0)");
+    c.execute_immediate(
+        "CREATE TABLE t (id INTEGER NOT NULL PRIMARY KEY, v INTEGER) ENGINE=InnoDB; "
+        "INSERT INTO t VALUES (1, 0), (2, 0)");
   }
 };
 
@@ -63,8 +66,10 @@ TEST_F(MysqlBackendTest, ConnectCreatesTheDatabaseAndStatementsRoundTrip) {
     ins->bind_double(2, 10.25 * i);
     ins->bind_text(3, name);
     ins->bind_text(4, "2024-01-02 03:04:05");
-    if (i == 2) ins->bind_null(5);
-    else ins->bind_int64(5, i * 100);
+    if (i == 2)
+      ins->bind_null(5);
+    else
+      ins->bind_int64(5, i * 100);
     ASSERT_TRUE(ins->execute().ok());
     EXPECT_EQ(ins->affected_rows(), 1);
   }
@@ -328,8 +333,10 @@ class FreezingProxy {
         const int to = fds_[k ^ 1u];
         char buf[65536];
         const ssize_t n = ::recv(p[i].fd, buf, sizeof buf, MSG_DONTWAIT);
-        if (n > 0) (void)::send(to, buf, static_cast<std::size_t>(n), MSG_NOSIGNAL);
-        else if (n == 0) ::shutdown(to, SHUT_WR);
+        if (n > 0)
+          (void)::send(to, buf, static_cast<std::size_t>(n), MSG_NOSIGNAL);
+        else if (n == 0)
+          ::shutdown(to, SHUT_WR);
       }
     }
   }
@@ -390,9 +397,9 @@ TEST_F(MysqlBackendTest, AFrozenServerEndsTheCallsOfAStoppingRunAsLostConnection
 
 /// Text that needs escaping in a SQL literal, and some that only looks like it does.
 std::vector<std::string> awkward_texts() {
-  std::vector<std::string> t = {"",        "'",           "''",          "\\",         "\\'",
-                                "a\\nb",   "line\nbreak", "cr\r\nlf",    "tab\there",  "ctrl-z\x1a",
-                                "%_",      "\"double\"",  "`tick`",      "semi;colon", "-- not a comment",
+  std::vector<std::string> t = {"",         "'",           "''",         "\\",         "\\'",
+                                "a\\nb",    "line\nbreak", "cr\r\nlf",   "tab\there",  "ctrl-z\x1a",
+                                "%_",       "\"double\"",  "`tick`",     "semi;colon", "-- not a comment",
                                 "/* no */", "é ü 日本 🙂", "trailing  ", "O'Brien\\"};
   std::string bytes;
   for (int c = 1; c < 128; ++c) bytes += static_cast<char>(c);  // every ASCII byte but NUL
@@ -405,8 +412,9 @@ std::vector<std::string> awkward_texts() {
 
 TEST_F(MysqlBackendTest, BulkLoaderRoundTripsAwkwardTextInBothEscapingModes) {
   auto c = backend->connect_for_load();
-  c->execute_immediate("CREATE TABLE b (id INTEGER NOT NULL PRIMARY KEY, t VARCHAR(3000), "
-                       "d DOUBLE, n INTEGER, m DECIMAL(12,2)) ENGINE=InnoDB CHARACTER SET utf8mb4");
+  c->execute_immediate(
+      "CREATE TABLE b (id INTEGER NOT NULL PRIMARY KEY, t VARCHAR(3000), "
+      "d DOUBLE, n INTEGER, m DECIMAL(12,2)) ENGINE=InnoDB CHARACTER SET utf8mb4");
   const auto texts = awkward_texts();
   const double doubles[] = {0.1, -1e-7, 123456.789, 1e300, 0.0};
   constexpr int kRows = 6000;  // ~2.7 MB of text: three statements or more
@@ -420,8 +428,10 @@ TEST_F(MysqlBackendTest, BulkLoaderRoundTripsAwkwardTextInBothEscapingModes) {
       loader->add_int64(i);
       loader->add_text(texts[static_cast<std::size_t>(i) % texts.size()]);
       loader->add_double(doubles[i % 5]);
-      if (i % 7 == 0) loader->add_null();
-      else loader->add_int64(-i);
+      if (i % 7 == 0)
+        loader->add_null();
+      else
+        loader->add_int64(-i);
       loader->add_double(i * 0.01);
       loader->end_row();
     }
@@ -463,8 +473,9 @@ TEST_F(MysqlBackendTest, BulkLoaderRoundTripsAwkwardTextInBothEscapingModes) {
 
 TEST_F(MysqlBackendTest, DestroyRefusesAForeignDatabaseAndEmptiesOurs) {
   auto c = backend->connect();
-  c->execute_immediate("CREATE TABLE payroll (id INTEGER PRIMARY KEY); "
-                       "CREATE TABLE invoices (id INTEGER PRIMARY KEY)");
+  c->execute_immediate(
+      "CREATE TABLE payroll (id INTEGER PRIMARY KEY); "
+      "CREATE TABLE invoices (id INTEGER PRIMARY KEY)");
   try {
     backend->destroy();
     FAIL() << "destroy() must refuse a database with foreign tables";
@@ -539,9 +550,9 @@ TEST_F(MysqlBackendTest, CountersAndDescriptionAreNumbersAndCarryNoPassword) {
   c->execute_immediate("INSERT INTO t VALUES (2)");
   ASSERT_TRUE(c->commit().ok());
   const results::Json after = backend->server_counters();
-  for (const char* k : {"Handler_read_key", "Handler_write", "Innodb_data_writes", "Innodb_data_fsyncs",
-                        "Innodb_os_log_written", "Innodb_buffer_pool_read_requests", "Com_commit",
-                        "Innodb_row_lock_waits", "Innodb_deadlocks"}) {
+  for (const char* k :
+       {"Handler_read_key", "Handler_write", "Innodb_data_writes", "Innodb_data_fsyncs", "Innodb_os_log_written",
+        "Innodb_buffer_pool_read_requests", "Com_commit", "Innodb_row_lock_waits", "Innodb_deadlocks"}) {
     ASSERT_TRUE(after.contains(k)) << k << " in " << after.dump();
     EXPECT_TRUE(after[k].is_number()) << k;
   }

@@ -62,9 +62,21 @@ TEST_F(MysqlTpcc, ParallelLoadTheFiveTransactionsAndAllTwelveConditions) {
     const auto type = kAllTxTypes[static_cast<std::size_t>(k) % kAllTxTypes.size()];
     TxResult r;
     switch (type) {
-      case TxType::new_order: { NewOrderOutput o; r = tx.new_order(gen.new_order(rng, w), o); break; }
-      case TxType::payment: { PaymentOutput o; r = tx.payment(gen.payment(rng, w), o); break; }
-      case TxType::order_status: { OrderStatusOutput o; r = tx.order_status(gen.order_status(rng, w), o); break; }
+      case TxType::new_order: {
+        NewOrderOutput o;
+        r = tx.new_order(gen.new_order(rng, w), o);
+        break;
+      }
+      case TxType::payment: {
+        PaymentOutput o;
+        r = tx.payment(gen.payment(rng, w), o);
+        break;
+      }
+      case TxType::order_status: {
+        OrderStatusOutput o;
+        r = tx.order_status(gen.order_status(rng, w), o);
+        break;
+      }
       case TxType::delivery: {
         DeliveryOutput o;
         r = tx.delivery(gen.delivery(rng, w), o);
@@ -73,7 +85,11 @@ TEST_F(MysqlTpcc, ParallelLoadTheFiveTransactionsAndAllTwelveConditions) {
         }
         break;
       }
-      case TxType::stock_level: { StockLevelOutput o; r = tx.stock_level(gen.stock_level(rng, w, 1 + k % 10), o); break; }
+      case TxType::stock_level: {
+        StockLevelOutput o;
+        r = tx.stock_level(gen.stock_level(rng, w, 1 + k % 10), o);
+        break;
+      }
     }
     ASSERT_NE(r.end, TxEnd::failed) << to_string(type) << ": " << r.status.to_string();
     if (r.end == TxEnd::committed) {
@@ -92,8 +108,9 @@ TEST_F(MysqlTpcc, ParallelLoadTheFiveTransactionsAndAllTwelveConditions) {
 
   // A balance off by one cent breaks both customer conditions (DECIMAL arithmetic on the server;
   // the other conditions were shown above to hold, and do not read C_BALANCE).
-  conn->execute_immediate("UPDATE customer SET c_balance = c_balance + 0.01 WHERE c_w_id = 2 AND c_d_id = 4 "
-                          "AND c_id = 17");
+  conn->execute_immediate(
+      "UPDATE customer SET c_balance = c_balance + 0.01 WHERE c_w_id = 2 AND c_d_id = 4 "
+      "AND c_id = 17");
   ConsistencyOptions only;
   only.conditions = {10, 12};
   const auto broken = check_consistency(*conn, only);

@@ -36,15 +36,18 @@ class OdbcBackendTest : public ::testing::TestWithParam<OdbcServer> {
   }
   void kill(std::int64_t id) const {
     auto admin = db_->admin();
-    if (pg()) query_int(*admin, fmt::format("SELECT CAST(pg_terminate_backend({}) AS INTEGER)", id));
-    else admin->execute_immediate(fmt::format("KILL {}", id));
+    if (pg())
+      query_int(*admin, fmt::format("SELECT CAST(pg_terminate_backend({}) AS INTEGER)", id));
+    else
+      admin->execute_immediate(fmt::format("KILL {}", id));
   }
   /// Until `id` is gone from the server's session list (pg_terminate_backend only signals).
   void wait_gone(std::int64_t id) const {
     auto admin = db_->admin();
     const std::string sql = pg() ? fmt::format("SELECT COUNT(*) FROM pg_stat_activity WHERE pid = {}", id)
                                  : fmt::format("SELECT COUNT(*) FROM information_schema.processlist WHERE id = {}", id);
-    for (int i = 0; i < 100 && query_int(*admin, sql) != 0; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    for (int i = 0; i < 100 && query_int(*admin, sql) != 0; ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
 
   std::optional<testing::Services> services_;
@@ -54,8 +57,10 @@ class OdbcBackendTest : public ::testing::TestWithParam<OdbcServer> {
 TEST_P(OdbcBackendTest, RoundTripsTypesNullsAndLongText) {
   auto backend = db_->backend();
   auto c = backend->connect();
-  c->execute_immediate("CREATE TABLE t (k INTEGER NOT NULL PRIMARY KEY, big BIGINT, d DECIMAL(12,2), "
-                       "f DOUBLE PRECISION, s VARCHAR(2000), ts " + backend->dialect().timestamp_type + ")");
+  c->execute_immediate(
+      "CREATE TABLE t (k INTEGER NOT NULL PRIMARY KEY, big BIGINT, d DECIMAL(12,2), "
+      "f DOUBLE PRECISION, s VARCHAR(2000), ts " +
+      backend->dialect().timestamp_type + ")");
   auto ins = c->prepare("INSERT INTO t (k, big, d, f, s, ts) VALUES (?, ?, ?, ?, ?, ?)");
   const std::string long_text(1500, 'x');
   ASSERT_TRUE(c->begin(TxMode::read_write).ok());
@@ -270,8 +275,9 @@ TEST_P(OdbcBackendTest, BulkLoaderKeepsAwkwardTextExactlyAcrossBatches) {
   o.bulk_rows = 7;  // several parameter-array executions and a partial batch flushed at commit
   auto backend = make_odbc_backend(o);
   auto c = backend->connect_for_load();
-  c->execute_immediate("CREATE TABLE b (id INTEGER NOT NULL PRIMARY KEY, n BIGINT, x DOUBLE PRECISION, "
-                       "t VARCHAR(3000), u VARCHAR(10))");
+  c->execute_immediate(
+      "CREATE TABLE b (id INTEGER NOT NULL PRIMARY KEY, n BIGINT, x DOUBLE PRECISION, "
+      "t VARCHAR(3000), u VARCHAR(10))");
   const std::string awkward[] = {"",
                                  "plain",
                                  "it's \"quoted\" ; and {braced} }}",
@@ -288,11 +294,15 @@ TEST_P(OdbcBackendTest, BulkLoaderKeepsAwkwardTextExactlyAcrossBatches) {
     const std::string t = text_of(i);
     loader->add_int64(i);
     loader->add_int64((std::int64_t{1} << 40) + i);
-    if (i % 5 == 0) loader->add_null();
-    else loader->add_double(i * 0.25);
+    if (i % 5 == 0)
+      loader->add_null();
+    else
+      loader->add_double(i * 0.25);
     loader->add_text(t);
-    if (i % 3 == 0) loader->add_null();
-    else loader->add_text(i % 2 == 0 ? "" : "u");
+    if (i % 3 == 0)
+      loader->add_null();
+    else
+      loader->add_text(i % 2 == 0 ? "" : "u");
     loader->end_row();
   }
   ASSERT_TRUE(c->commit().ok());  // flushes the last 1 buffered row (50 = 7 x 7 + 1)
@@ -331,8 +341,8 @@ TEST_P(OdbcBackendTest, BulkLoaderKeepsAwkwardTextExactlyAcrossBatches) {
   }
   EXPECT_TRUE(s.ok()) << s.to_string();
   EXPECT_EQ(i, 50);
-  EXPECT_EQ(backend->describe()["bulk_load"], pg() ? "multi-row INSERT of up to 7 rows"
-                                                   : "parameter arrays of 7 rows (column-wise)");
+  EXPECT_EQ(backend->describe()["bulk_load"],
+            pg() ? "multi-row INSERT of up to 7 rows" : "parameter arrays of 7 rows (column-wise)");
 }
 
 /// The widest TPC-C table (STOCK, 17 columns) through the BulkLoader: at the default bulk_rows
@@ -340,9 +350,9 @@ TEST_P(OdbcBackendTest, BulkLoaderKeepsAwkwardTextExactlyAcrossBatches) {
 /// synchronization with server") and at a batch far past every limit (MariaDB: 50,000 rows of
 /// ~330 bytes are more than max_allowed_packet's 16 MiB in one array).
 TEST_P(OdbcBackendTest, BulkLoaderKeepsTheWidestTableWithinTheClientStacksLimits) {
-  const std::vector<std::string> columns{"s_i_id",    "s_w_id",    "s_quantity", "s_dist_01",   "s_dist_02",
-                                         "s_dist_03", "s_dist_04", "s_dist_05",  "s_dist_06",   "s_dist_07",
-                                         "s_dist_08", "s_dist_09", "s_dist_10",  "s_ytd",       "s_order_cnt",
+  const std::vector<std::string> columns{"s_i_id",       "s_w_id",    "s_quantity", "s_dist_01", "s_dist_02",
+                                         "s_dist_03",    "s_dist_04", "s_dist_05",  "s_dist_06", "s_dist_07",
+                                         "s_dist_08",    "s_dist_09", "s_dist_10",  "s_ytd",     "s_order_cnt",
                                          "s_remote_cnt", "s_data"};
   const auto load = [&](const OdbcOptions& o, int warehouse, int rows) {
     auto backend = make_odbc_backend(o);
@@ -414,8 +424,8 @@ TEST_P(OdbcBackendTest, ExistsAndDestroyFollowTheSharedRules) {
 
   // A database that does not exist does not exist.
   OdbcOptions o = db_->options();
-  o.connection_string = odbc_connection_string(
-      GetParam().kind, test::endpoint_of(*services_, GetParam().kind), "dl_odbc_no_such_database");
+  o.connection_string = odbc_connection_string(GetParam().kind, test::endpoint_of(*services_, GetParam().kind),
+                                               "dl_odbc_no_such_database");
   EXPECT_FALSE(make_odbc_backend(o)->exists());
 }
 

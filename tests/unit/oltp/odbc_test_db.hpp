@@ -41,9 +41,8 @@ class OdbcTestDatabase {
     auto c = admin_->connect();
     drop(*c);
     // utf8mb4: MariaDB's default character set (latin1) cannot hold the awkward-text test.
-    c->execute_immediate(server_.kind == ServerKind::postgres
-                             ? "CREATE DATABASE " + name_
-                             : "CREATE DATABASE " + name_ + " CHARACTER SET utf8mb4");
+    c->execute_immediate(server_.kind == ServerKind::postgres ? "CREATE DATABASE " + name_
+                                                              : "CREATE DATABASE " + name_ + " CHARACTER SET utf8mb4");
   }
   ~OdbcTestDatabase() {
     try {

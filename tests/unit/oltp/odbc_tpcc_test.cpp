@@ -157,11 +157,31 @@ TEST_P(OdbcTpccTest, LoadRunAllFiveTransactionsAndCheckConsistency) {
         for (int attempt = 0;; ++attempt) {
           TxResult res;
           switch (type) {
-            case TxType::new_order: { NewOrderOutput o; res = mine.new_order(gen.new_order(rng, w), o); break; }
-            case TxType::payment: { PaymentOutput o; res = mine.payment(gen.payment(rng, w), o); break; }
-            case TxType::order_status: { OrderStatusOutput o; res = mine.order_status(gen.order_status(rng, w), o); break; }
-            case TxType::delivery: { DeliveryOutput o; res = mine.delivery(gen.delivery(rng, w), o); break; }
-            case TxType::stock_level: { StockLevelOutput o; res = mine.stock_level(gen.stock_level(rng, w, 1 + t), o); break; }
+            case TxType::new_order: {
+              NewOrderOutput o;
+              res = mine.new_order(gen.new_order(rng, w), o);
+              break;
+            }
+            case TxType::payment: {
+              PaymentOutput o;
+              res = mine.payment(gen.payment(rng, w), o);
+              break;
+            }
+            case TxType::order_status: {
+              OrderStatusOutput o;
+              res = mine.order_status(gen.order_status(rng, w), o);
+              break;
+            }
+            case TxType::delivery: {
+              DeliveryOutput o;
+              res = mine.delivery(gen.delivery(rng, w), o);
+              break;
+            }
+            case TxType::stock_level: {
+              StockLevelOutput o;
+              res = mine.stock_level(gen.stock_level(rng, w, 1 + t), o);
+              break;
+            }
           }
           if (res.end != TxEnd::failed) {
             ++committed;

@@ -8,8 +8,9 @@ namespace drivelab::oltp::odbc {
 namespace {
 
 TEST(OdbcConnectionString, ParsesBracedValuesAndFindsKeysCaseInsensitively) {
-  const auto a = parse_connection_string("Driver={ODBC Driver 18 for SQL Server};Server=tcp:db,1433; uid = bench ;"
-                                         "PWD={p;w}}d};Encrypt=yes");
+  const auto a = parse_connection_string(
+      "Driver={ODBC Driver 18 for SQL Server};Server=tcp:db,1433; uid = bench ;"
+      "PWD={p;w}}d};Encrypt=yes");
   ASSERT_EQ(a.size(), 5u);
   EXPECT_EQ(a[0].value, "ODBC Driver 18 for SQL Server");
   EXPECT_EQ(find_attr(a, {"server"}).value_or(""), "tcp:db,1433");
@@ -21,7 +22,8 @@ TEST(OdbcConnectionString, ParsesBracedValuesAndFindsKeysCaseInsensitively) {
 TEST(OdbcConnectionString, RedactsEveryPasswordForm) {
   EXPECT_EQ(redact_connection_string("DSN=x;UID=u;PWD=secret"), "DSN=x;UID=u;PWD=***");
   EXPECT_EQ(redact_connection_string("DSN=x;pwd={se;cr}}et};Database=d"), "DSN=x;pwd=***;Database=d");
-  EXPECT_EQ(redact_connection_string("Driver={MariaDB Unicode};Password=hunter2"), "Driver={MariaDB Unicode};Password=***");
+  EXPECT_EQ(redact_connection_string("Driver={MariaDB Unicode};Password=hunter2"),
+            "Driver={MariaDB Unicode};Password=***");
   EXPECT_EQ(redact_connection_string("DSN=nopassword"), "DSN=nopassword");
 }
 
@@ -52,7 +54,8 @@ TEST(OdbcConnectionString, DebianDriversStringsForManagedServers) {
   Endpoint tcp;
   tcp.host = "db1";
   tcp.port = 3307;
-  EXPECT_EQ(odbc_connection_string(ServerKind::mariadb, tcp, "x"), "Driver={MariaDB Unicode};Server=db1;Port=3307;Database=x");
+  EXPECT_EQ(odbc_connection_string(ServerKind::mariadb, tcp, "x"),
+            "Driver={MariaDB Unicode};Server=db1;Port=3307;Database=x");
 }
 
 TEST(OdbcClassify, RetryableConnectionLostAndFatal) {
@@ -104,13 +107,13 @@ TEST(OdbcConnectError, NamesTheMissingDsnDriverUserAndServer) {
   EXPECT_NE(driver.find("'ODBC Driver 18 for SQL Server'"), std::string::npos) << driver;
   EXPECT_NE(driver.find("odbcinst -q -d"), std::string::npos) << driver;
 
-  const std::string auth = connect_error_message({{"28000", 18456, "Login failed for user 'sa'."}},
-                                                 "Driver={X};Server=db", "bench");
+  const std::string auth =
+      connect_error_message({{"28000", 18456, "Login failed for user 'sa'."}}, "Driver={X};Server=db", "bench");
   EXPECT_NE(auth.find("authentication failed for user 'bench'"), std::string::npos) << auth;
 
-  const std::string unreachable = connect_error_message(
-      {{"08001", 101, "connection to server on socket \"/nowhere/.s.PGSQL.5432\" failed"}},
-      "Driver={PostgreSQL Unicode};Servername=/nowhere;Database=d", "");
+  const std::string unreachable =
+      connect_error_message({{"08001", 101, "connection to server on socket \"/nowhere/.s.PGSQL.5432\" failed"}},
+                            "Driver={PostgreSQL Unicode};Servername=/nowhere;Database=d", "");
   EXPECT_NE(unreachable.find("cannot connect to server /nowhere"), std::string::npos) << unreachable;
 
   const std::string nodb = connect_error_message({{"42000", 1049, "Unknown database 'tpcc'"}},
@@ -127,7 +130,10 @@ TEST(OdbcText, Utf8AndUtf16RoundTrip) {
   utf16_to_utf8(wide, back);
   EXPECT_EQ(back, text);
   // Broken input never produces broken output.
-  utf8_to_utf16("a\xff" "b\xe2\x9c", wide);
+  utf8_to_utf16(
+      "a\xff"
+      "b\xe2\x9c",
+      wide);
   EXPECT_EQ(wide, u"a\uFFFDb\uFFFD");
   utf8_to_utf16("\xC0\xAF", wide);  // overlong '/'
   EXPECT_EQ(wide, u"\uFFFD\uFFFD");

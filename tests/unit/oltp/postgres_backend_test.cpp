@@ -30,8 +30,10 @@ TEST_F(PgTest, StatementsRoundTripIntDoubleTextNullAndCountAffectedRows) {
     ins->bind_int64(1, i);
     ins->bind_double(2, 0.1 * i);
     ins->bind_text(3, i == 2 ? std::string_view("it's a ? \\ \"quoted\"") : std::string_view("plain"));
-    if (i == 3) ins->bind_null(4);
-    else ins->bind_int64(4, -9'000'000'000LL * i);
+    if (i == 3)
+      ins->bind_null(4);
+    else
+      ins->bind_int64(4, -9'000'000'000LL * i);
     const DbStatus s = ins->execute();
     ASSERT_TRUE(s.ok()) << s.to_string();
     EXPECT_EQ(ins->affected_rows(), 1);
@@ -203,8 +205,11 @@ TEST_F(PgTest, TerminatedSessionIsConnectionLostAndConnectGivesAFreshOne) {
   ASSERT_TRUE(second->begin(TxMode::read_write).ok());
   ins2->bind_int64(1, 2);
   ASSERT_TRUE(ins2->execute().ok());
-  admin->execute_immediate("SELECT pg_terminate_backend(" + pg_value(*fresh, "SELECT pid FROM pg_stat_activity "
-                           "WHERE datname = current_database() AND state = 'idle in transaction'") + ")");
+  admin->execute_immediate("SELECT pg_terminate_backend(" +
+                           pg_value(*fresh,
+                                    "SELECT pid FROM pg_stat_activity "
+                                    "WHERE datname = current_database() AND state = 'idle in transaction'") +
+                           ")");
   const DbStatus c2 = second->commit();
   EXPECT_TRUE(c2.connection_lost);
   EXPECT_EQ(c2.outcome, Outcome::in_doubt);
@@ -222,8 +227,11 @@ TEST_F(PgTest, CopyLoaderKeepsAwkwardTextAndInterleavedTablesInBothFormats) {
   c->execute_immediate("CREATE TABLE a1 (id INTEGER, s VARCHAR(100), x DECIMAL(6,2), n INTEGER)");
   c->execute_immediate("CREATE TABLE a2 (id INTEGER, s VARCHAR(100), x DECIMAL(6,2), n INTEGER, d DATE)");
   c->execute_immediate("CREATE TABLE b (id INTEGER, pad CHAR(200))");
-  const std::vector<std::string> awkward = {"tab\there", "back\\slash", "new\nline", "cr\rhere", "\\N",
-                                            "\\.", "", "end\\", "quote'\"", "utf8 \xC3\xA9\xE2\x82\xAC"};
+  const std::vector<std::string> awkward = {"tab\there", "back\\slash",
+                                            "new\nline", "cr\rhere",
+                                            "\\N",       "\\.",
+                                            "",          "end\\",
+                                            "quote'\"",  "utf8 \xC3\xA9\xE2\x82\xAC"};
   for (const std::string table : {"a1", "a2"}) {
     SCOPED_TRACE(table);
     const bool text = table == "a2";
@@ -238,8 +246,10 @@ TEST_F(PgTest, CopyLoaderKeepsAwkwardTextAndInterleavedTablesInBothFormats) {
       la->add_int64(i);
       la->add_text(awkward[static_cast<std::size_t>(i) % awkward.size()]);
       la->add_double(i % 7 == 0 ? -0.5 : 12.25);
-      if (i % 3 == 0) la->add_null();
-      else la->add_int64(i);
+      if (i % 3 == 0)
+        la->add_null();
+      else
+        la->add_int64(i);
       if (text) la->add_null();
       la->end_row();
       lb->add_int64(i);
@@ -369,7 +379,8 @@ TEST_F(PgTest, ConnectErrorsSayWhatToFixAndNeverShowThePassword) {
     FAIL();
   } catch (const BackendError& e) {
     EXPECT_EQ(e.sqlstate(), "3D000");
-    EXPECT_NE(std::string(e.what()).find("database \"dl_no_such_database\" does not exist"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("database \"dl_no_such_database\" does not exist"), std::string::npos)
+        << e.what();
     EXPECT_EQ(std::string(e.what()).find("s3cret"), std::string::npos);
   }
   EXPECT_FALSE(make_postgres_backend(missing)->exists());
@@ -382,7 +393,8 @@ TEST_F(PgTest, ConnectErrorsSayWhatToFixAndNeverShowThePassword) {
     FAIL();
   } catch (const BackendError& e) {
     EXPECT_EQ(e.sqlstate().substr(0, 2), "28");
-    EXPECT_NE(std::string(e.what()).find("authentication failed for user \"dl_nobody\""), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("authentication failed for user \"dl_nobody\""), std::string::npos)
+        << e.what();
     EXPECT_EQ(std::string(e.what()).find("s3cret"), std::string::npos);
   }
 
@@ -392,8 +404,9 @@ TEST_F(PgTest, ConnectErrorsSayWhatToFixAndNeverShowThePassword) {
     make_postgres_backend(gone)->connect();
     FAIL();
   } catch (const BackendError& e) {
-    EXPECT_NE(std::string(e.what()).find("server unreachable at socket directory /nonexistent-drivelab-socket-dir port"),
-              std::string::npos)
+    EXPECT_NE(
+        std::string(e.what()).find("server unreachable at socket directory /nonexistent-drivelab-socket-dir port"),
+        std::string::npos)
         << e.what();
   }
 
@@ -404,7 +417,8 @@ TEST_F(PgTest, ConnectErrorsSayWhatToFixAndNeverShowThePassword) {
        {std::pair{std::string("host=127.0.0.1 port=1"), std::string("server unreachable at host 127.0.0.1 port 1: ")},
         std::pair{std::string("host=/nonexistent-drivelab-socket-dir port=5999"),
                   std::string("server unreachable at socket directory /nonexistent-drivelab-socket-dir port 5999: ")},
-        std::pair{std::string("hostaddr=127.0.0.1 port=1"), std::string("server unreachable at address 127.0.0.1 port 1: ")}}) {
+        std::pair{std::string("hostaddr=127.0.0.1 port=1"),
+                  std::string("server unreachable at address 127.0.0.1 port 1: ")}}) {
     PostgresOptions given;
     given.database = name;
     given.conninfo_extra = connection;

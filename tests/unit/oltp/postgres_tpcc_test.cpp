@@ -43,20 +43,26 @@ TEST_F(PgTpcc, ParallelLoadThenEveryTransactionThenConsistency) {
   EXPECT_EQ(pg_value(*c, "SELECT COUNT(*) FROM new_order"), "18000");
   EXPECT_EQ(pg_value(*c, "SELECT COUNT(*) FROM order_line"), pg_value(*c, "SELECT SUM(o_ol_cnt) FROM orders"));
   // The primary keys were built after the COPY, with the names and columns of the DDL.
-  EXPECT_EQ(pg_value(*c, "SELECT COUNT(*) FROM pg_constraint WHERE contype = 'p' AND conrelid::regclass::text IN "
-                         "('warehouse','district','customer','new_order','orders','order_line','item','stock','drivelab_meta')"),
-            "9");
-  EXPECT_EQ(pg_value(*c, "SELECT pg_get_constraintdef(oid) FROM pg_constraint WHERE conrelid = 'order_line'::regclass "
-                         "AND contype = 'p'"),
+  EXPECT_EQ(
+      pg_value(*c,
+               "SELECT COUNT(*) FROM pg_constraint WHERE contype = 'p' AND conrelid::regclass::text IN "
+               "('warehouse','district','customer','new_order','orders','order_line','item','stock','drivelab_meta')"),
+      "9");
+  EXPECT_EQ(pg_value(*c,
+                     "SELECT pg_get_constraintdef(oid) FROM pg_constraint WHERE conrelid = 'order_line'::regclass "
+                     "AND contype = 'p'"),
             "PRIMARY KEY (ol_w_id, ol_d_id, ol_o_id, ol_number)");
-  EXPECT_EQ(pg_value(*c, "SELECT COUNT(*) FROM pg_indexes WHERE indexname IN ('customer_last_name', 'orders_customer')"), "2");
+  EXPECT_EQ(
+      pg_value(*c, "SELECT COUNT(*) FROM pg_indexes WHERE indexname IN ('customer_last_name', 'orders_customer')"),
+      "2");
   std::optional<LoadMeta> meta;
   EXPECT_EQ(reuse_problem(*c, kScale, meta), "");
   ASSERT_TRUE(meta.has_value());
   EXPECT_EQ(meta->c_load.c_last, kCLoad.c_last);
   EXPECT_NE(reuse_problem(*c, {.warehouses = 3, .items = 1000}, meta), "");
 
-  for (const ConsistencyCheck& check : check_consistency(*c)) EXPECT_TRUE(check.passed) << check.name << ": " << check.detail;
+  for (const ConsistencyCheck& check : check_consistency(*c))
+    EXPECT_TRUE(check.passed) << check.name << ": " << check.detail;
 
   {
     // Rows depend on the seed and the warehouse only: SQLite loaded by one thread up to the
@@ -115,7 +121,8 @@ TEST_F(PgTpcc, ParallelLoadThenEveryTransactionThenConsistency) {
   EXPECT_EQ(committed, 9);
   // Each Delivery took the oldest NEW-ORDER of all 10 districts of its warehouse.
   EXPECT_EQ(pg_value(*c, "SELECT COUNT(*) FROM new_order"), std::to_string(18000 + committed - 10 * 10));
-  for (const ConsistencyCheck& check : check_consistency(*c)) EXPECT_TRUE(check.passed) << check.name << ": " << check.detail;
+  for (const ConsistencyCheck& check : check_consistency(*c))
+    EXPECT_TRUE(check.passed) << check.name << ": " << check.detail;
 }
 
 TEST_F(PgTpcc, StoppedLoadStaysIncompleteAndIsNotReusable) {

@@ -71,7 +71,8 @@ TEST(ServerLogQuote, MariadbErrorsAndALogWithoutErrors) {
       "2026-12-06 19:00:00.001 UTC [100] LOG:  database system is ready to accept connections\n"
       "2026-12-06 19:00:01.000 UTC [100] LOG:  received immediate shutdown request\n";
   for (int i = 0; i < 6; ++i)
-    killed += "2026-12-06 19:00:01.100 UTC [20" + std::to_string(i) + "] FATAL:  the database system is shutting down\n";
+    killed +=
+        "2026-12-06 19:00:01.100 UTC [20" + std::to_string(i) + "] FATAL:  the database system is shutting down\n";
   killed += "2026-12-06 19:00:01.200 UTC [100] LOG:  database system is shut down\n";
   const ServerLogQuote k = server_log_quote(killed);
   EXPECT_TRUE(k.error_lines);

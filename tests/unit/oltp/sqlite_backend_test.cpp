@@ -13,7 +13,8 @@ namespace {
 
 using test::TempDir;
 
-std::unique_ptr<Backend> backend_in(const TempDir& dir, std::chrono::milliseconds busy = std::chrono::milliseconds(5000)) {
+std::unique_ptr<Backend> backend_in(const TempDir& dir,
+                                    std::chrono::milliseconds busy = std::chrono::milliseconds(5000)) {
   SqliteOptions o;
   o.path = dir.path() / "b.db";
   o.busy_timeout = busy;

@@ -18,7 +18,8 @@ TEST(StorageClassify, ServerMessagesThatNameTheStorageCause) {
   EXPECT_TRUE(is_storage_message("could not extend file \"base/16384/16402\": No space left on device"));
   EXPECT_TRUE(is_storage_message("could not write to file \"pg_wal/xlogtemp.123\": No space left on device"));
   EXPECT_TRUE(is_storage_message("Got error 28 \"No space left on device\" from storage engine InnoDB"));
-  EXPECT_TRUE(is_storage_message("Error writing file './tpcc/order_line.ibd' (Errcode: 28 \"No space left on device\")"));
+  EXPECT_TRUE(
+      is_storage_message("Error writing file './tpcc/order_line.ibd' (Errcode: 28 \"No space left on device\")"));
   EXPECT_TRUE(is_storage_message("Disk full (/tmp/#sql_1.MAI); waiting for someone to free some space..."));
   EXPECT_TRUE(is_storage_message("could not fsync file \"base/1/2\": Input/output error"));
   EXPECT_TRUE(is_storage_message("NO SPACE LEFT ON DEVICE"));
@@ -33,14 +34,17 @@ TEST(StorageClassify, EachDialectsOwnCodes) {
   EXPECT_TRUE(is_storage_error(SqlDialect::postgres, "58030", 0, "could not read block"));
   EXPECT_FALSE(is_storage_error(SqlDialect::postgres, "53200", 0, "out of memory"));
   EXPECT_FALSE(is_storage_error(SqlDialect::postgres, "40001", 0, "could not serialize access"));
-  EXPECT_TRUE(is_storage_error(SqlDialect::postgres, "XX000", 0, "could not write to file \"pg_wal/x\": No space left on device"));
+  EXPECT_TRUE(is_storage_error(SqlDialect::postgres, "XX000", 0,
+                               "could not write to file \"pg_wal/x\": No space left on device"));
   EXPECT_TRUE(is_storage_error(SqlDialect::mysql, "HY000", 1021, "Disk full"));
   EXPECT_TRUE(is_storage_error(SqlDialect::mysql, "HY000", 1114, "The table 'order_line' is full"));
-  EXPECT_TRUE(is_storage_error(SqlDialect::mysql, "HY000", 1030, "Got error 28 \"No space left on device\" from storage engine"));
+  EXPECT_TRUE(is_storage_error(SqlDialect::mysql, "HY000", 1030,
+                               "Got error 28 \"No space left on device\" from storage engine"));
   EXPECT_FALSE(is_storage_error(SqlDialect::mysql, "HY000", 1030, "Got error 168 from storage engine"));
   EXPECT_FALSE(is_storage_error(SqlDialect::mysql, "40001", 1213, "Deadlock found"));
   EXPECT_FALSE(is_storage_error(SqlDialect::postgres, "", 1114, "x"));  // MySQL's number means nothing to PostgreSQL
-  for (int native : {1101, 1105, 9002, 823}) EXPECT_TRUE(is_storage_error(SqlDialect::sqlserver, "42000", native, "")) << native;
+  for (int native : {1101, 1105, 9002, 823})
+    EXPECT_TRUE(is_storage_error(SqlDialect::sqlserver, "42000", native, "")) << native;
   EXPECT_FALSE(is_storage_error(SqlDialect::sqlserver, "40001", 1205, "deadlock victim"));
 }
 
@@ -61,7 +65,8 @@ TEST(StorageClassify, SqliteFullAndEveryIoErrorAreStorageFailuresEvenInCommit) {
 
 TEST(StorageClassify, MysqlDiskFullTableFullAndErrno28) {
   for (bool in_commit : {false, true}) {
-    EXPECT_EQ(mysql::classify(1021, "Disk full (x); waiting for someone to free some space...", in_commit), Outcome::storage_failure);
+    EXPECT_EQ(mysql::classify(1021, "Disk full (x); waiting for someone to free some space...", in_commit),
+              Outcome::storage_failure);
     EXPECT_EQ(mysql::classify(1114, "The table 'order_line' is full", in_commit), Outcome::storage_failure);
     EXPECT_EQ(mysql::classify(1030, "Got error 28 \"No space left on device\" from storage engine InnoDB", in_commit),
               Outcome::storage_failure);
@@ -79,18 +84,22 @@ TEST(StorageClassify, OdbcRecordsOfEachDialect) {
     return odbc::classify(r, d, in_commit, dead).outcome;
   };
   // psqlODBC passes the server's SQLSTATE; its natives are the driver's own numbers.
-  EXPECT_EQ(outcome({{"53100", 7, "ERROR: could not extend file"}}, SqlDialect::postgres, true), Outcome::storage_failure);
+  EXPECT_EQ(outcome({{"53100", 7, "ERROR: could not extend file"}}, SqlDialect::postgres, true),
+            Outcome::storage_failure);
   EXPECT_EQ(outcome({{"58030", 7, "ERROR: could not read block"}}, SqlDialect::postgres), Outcome::storage_failure);
   // MariaDB Connector/ODBC: HY000 with the server's errno as native.
-  EXPECT_EQ(outcome({{"HY000", 1114, "[ma-3.1.17]The table 'stock' is full"}}, SqlDialect::mysql, true), Outcome::storage_failure);
-  EXPECT_EQ(outcome({{"HY000", 1030, "Got error 28 \"No space left on device\" from storage engine"}}, SqlDialect::mysql),
+  EXPECT_EQ(outcome({{"HY000", 1114, "[ma-3.1.17]The table 'stock' is full"}}, SqlDialect::mysql, true),
             Outcome::storage_failure);
+  EXPECT_EQ(
+      outcome({{"HY000", 1030, "Got error 28 \"No space left on device\" from storage engine"}}, SqlDialect::mysql),
+      Outcome::storage_failure);
   // A storage failure that also cut the session is still one, not an in-doubt commit.
-  const DbStatus s = odbc::classify({{"HY000", 0, "could not write to file: No space left on device"}}, SqlDialect::postgres,
-                                    true, true);
+  const DbStatus s = odbc::classify({{"HY000", 0, "could not write to file: No space left on device"}},
+                                    SqlDialect::postgres, true, true);
   EXPECT_EQ(s.outcome, Outcome::storage_failure);
   EXPECT_TRUE(s.connection_lost);
-  EXPECT_EQ(outcome({{"HY000", 1105, "Could not allocate space for object"}}, SqlDialect::sqlserver), Outcome::storage_failure);
+  EXPECT_EQ(outcome({{"HY000", 1105, "Could not allocate space for object"}}, SqlDialect::sqlserver),
+            Outcome::storage_failure);
   EXPECT_EQ(outcome({{"40001", 1213, "Deadlock"}}, SqlDialect::mysql), Outcome::retryable);
   EXPECT_EQ(outcome({{"08S01", 0, "Communication link failure"}}, SqlDialect::sqlserver, true), Outcome::in_doubt);
 }

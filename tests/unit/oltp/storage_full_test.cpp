@@ -67,8 +67,8 @@ struct SmallDisk {
       loop.reset();
       return;
     }
-    const auto open = fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
-                      fs::perms::others_read | fs::perms::others_exec;
+    const auto open = fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec | fs::perms::others_read |
+                      fs::perms::others_exec;
     fs::permissions(loop->dir(), open);  // mkdtemp made it 0700: the servers' users must pass
     target = loop->dir() / "mnt" / "target";
     fs::create_directories(target);
@@ -145,12 +145,13 @@ TEST(StorageFull, ManagedPostgresTpccFailsWithTheServerLogInTheReason) {
   SmallDisk disk(384 * kMiB);
   if (!disk.loop) GTEST_SKIP() << "no loop device here: " << disk.why;
   std::uint64_t ballast = 0;
-  const auto t = run_until_full(disk,
-                                "protocol: p\nseed: 3\ntests:\n"
-                                "  - name: full\n    kind: tpcc\n    warmup: 0s\n    duration: 60s\n    interval: 1s\n"
-                                "    tpcc:\n      backend: postgres\n      server: {managed: postgres, buffer: 32MiB}\n"
-                                "      warehouses: 1\n      scale_items: 1000\n      users: 4\n      reconnect_timeout: 2s\n",
-                                ballast);
+  const auto t =
+      run_until_full(disk,
+                     "protocol: p\nseed: 3\ntests:\n"
+                     "  - name: full\n    kind: tpcc\n    warmup: 0s\n    duration: 60s\n    interval: 1s\n"
+                     "    tpcc:\n      backend: postgres\n      server: {managed: postgres, buffer: 32MiB}\n"
+                     "      warehouses: 1\n      scale_items: 1000\n      users: 4\n      reconnect_timeout: 2s\n",
+                     ballast);
   EXPECT_GT(ballast, 50 * kMiB);
   // ENOSPC's text, from the client's error or the server log quoted in the reason.
   expect_failed_by_the_full_disk(t, "No space left on device");
@@ -161,12 +162,13 @@ TEST(StorageFull, ManagedMariadbTpccFailsWithTheFullDiskInTheReason) {
   SmallDisk disk(512 * kMiB);
   if (!disk.loop) GTEST_SKIP() << "no loop device here: " << disk.why;
   std::uint64_t ballast = 0;
-  const auto t = run_until_full(disk,
-                                "protocol: p\nseed: 3\ntests:\n"
-                                "  - name: full\n    kind: tpcc\n    warmup: 0s\n    duration: 60s\n    interval: 1s\n"
-                                "    tpcc:\n      backend: mysql\n      server: {managed: mariadb, buffer: 32MiB}\n"
-                                "      warehouses: 1\n      scale_items: 1000\n      users: 4\n      reconnect_timeout: 2s\n",
-                                ballast);
+  const auto t =
+      run_until_full(disk,
+                     "protocol: p\nseed: 3\ntests:\n"
+                     "  - name: full\n    kind: tpcc\n    warmup: 0s\n    duration: 60s\n    interval: 1s\n"
+                     "    tpcc:\n      backend: mysql\n      server: {managed: mariadb, buffer: 32MiB}\n"
+                     "      warehouses: 1\n      scale_items: 1000\n      users: 4\n      reconnect_timeout: 2s\n",
+                     ballast);
   EXPECT_GT(ballast, 50 * kMiB);
   expect_failed_by_the_full_disk(t, "server log (");
 }

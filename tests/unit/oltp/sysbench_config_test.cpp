@@ -99,8 +99,7 @@ TEST(SysbenchPreflight, PreparedStatementShortageNamesTheVariableTheNeedAndTheLi
   ASSERT_TRUE(msg.has_value());
   EXPECT_NE(msg->find("max_prepared_stmt_count is 16382"), std::string::npos) << *msg;
   EXPECT_NE(msg->find("prepares 28800 server-side statements"), std::string::npos) << *msg;
-  EXPECT_NE(msg->find("9 per table x 100 table(s) = 900 per connection, x 32 connections"), std::string::npos)
-      << *msg;
+  EXPECT_NE(msg->find("9 per table x 100 table(s) = 900 per connection, x 32 connections"), std::string::npos) << *msg;
   EXPECT_NE(msg->find("SET GLOBAL max_prepared_stmt_count = 28800"), std::string::npos) << *msg;
   // Statements other sessions hold count against the limit too.
   EXPECT_EQ(prepared_statement_problem(c, 28'800, 0, kDocumentedMaxPreparedStmtCount), std::nullopt);

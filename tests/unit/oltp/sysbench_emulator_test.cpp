@@ -35,9 +35,10 @@ struct SysbenchEmulatorTest : ::testing::Test {
 };
 
 TEST_F(SysbenchEmulatorTest, ReadWriteOnSqliteReportsSysbenchsFields) {
-  const auto r = run("protocol: p\nseed: 3\ntests:\n"
-                     "  - {name: sb, kind: sysbench, warmup: 0s, duration: 2s, interval: 500ms,\n"
-                     "     sysbench: {tables: 2, table_size: 3000, threads: 2, synchronous: 'OFF'}}\n");
+  const auto r =
+      run("protocol: p\nseed: 3\ntests:\n"
+          "  - {name: sb, kind: sysbench, warmup: 0s, duration: 2s, interval: 500ms,\n"
+          "     sysbench: {tables: 2, table_size: 3000, threads: 2, synchronous: 'OFF'}}\n");
   ASSERT_EQ(r.record.tests.size(), 1u);
   const auto& t = r.record.tests[0];
   ASSERT_EQ(t.status, results::Status::complete) << t.reason << "\n" << out.str();
@@ -68,8 +69,8 @@ TEST_F(SysbenchEmulatorTest, ReadWriteOnSqliteReportsSysbenchsFields) {
   // Interval lines as sysbench --report-interval prints them.
   ASSERT_GE(t.intervals.size(), 3u);
   EXPECT_GE(drivelab::test_support::expect_interval_latency_histograms(t, "ms"), 3u);
-  const std::vector<std::string> names = {"tps", "qps", "reads_s", "writes_s", "other_s",
-                                          "lat_p95_ms", "err_s", "reconn_s"};
+  const std::vector<std::string> names = {"tps",     "qps",        "reads_s", "writes_s",
+                                          "other_s", "lat_p95_ms", "err_s",   "reconn_s"};
   for (std::size_t i = 0; i < names.size(); ++i) EXPECT_EQ(t.intervals[0].values[i].first, names[i]);
   // Verification: every table still has its rows.
   ASSERT_EQ(t.checks.size(), 2u);
@@ -86,7 +87,8 @@ TEST_F(SysbenchEmulatorTest, ReadWriteOnSqliteReportsSysbenchsFields) {
             std::string::npos);
   // SQLite: sysbench has no driver for it; the command says none and a note says why.
   EXPECT_EQ(t.details["sysbench_command"].get<std::string>().find("--db-driver"), std::string::npos);
-  EXPECT_NE(t.details["sysbench_command_note"].get<std::string>().find("sysbench has no sqlite driver"), std::string::npos)
+  EXPECT_NE(t.details["sysbench_command_note"].get<std::string>().find("sysbench has no sqlite driver"),
+            std::string::npos)
       << t.details["sysbench_command_note"];
   // Cleanup removed the database (neither keep_database nor reuse).
   EXPECT_FALSE(fs::exists(dir.path() / "target" / "drivelab-sb-sysbench.db"));
@@ -111,9 +113,10 @@ TEST_F(SysbenchEmulatorTest, ReuseKeepsTheTablesAndTheSecondRunSkipsTheLoad) {
 }
 
 TEST_F(SysbenchEmulatorTest, WriteOnlyRunsFourWritesPerTransaction) {
-  const auto r = run("protocol: p\ntests:\n"
-                     "  - {name: sb, kind: sysbench, warmup: 200ms, duration: 1s, interval: 1s,\n"
-                     "     sysbench: {workload: oltp_write_only, tables: 1, table_size: 1000, synchronous: 'OFF'}}\n");
+  const auto r =
+      run("protocol: p\ntests:\n"
+          "  - {name: sb, kind: sysbench, warmup: 200ms, duration: 1s, interval: 1s,\n"
+          "     sysbench: {workload: oltp_write_only, tables: 1, table_size: 1000, synchronous: 'OFF'}}\n");
   const auto& t = r.record.tests[0];
   ASSERT_EQ(t.status, results::Status::complete) << t.reason;
   EXPECT_GT(metric(t, "transactions"), 0);
@@ -121,7 +124,6 @@ TEST_F(SysbenchEmulatorTest, WriteOnlyRunsFourWritesPerTransaction) {
   EXPECT_DOUBLE_EQ(metric(t, "reads"), 0.0);
   EXPECT_GT(t.warmup_s, 0.15);
 }
-
 
 // Issue 29, sysbench: sysbench restarts an event that fails with an error it ignores and runs on,
 // reporting err/s. When every event fails (another process holds SQLite's writer lock, so every
@@ -146,11 +148,12 @@ TEST_F(SysbenchEmulatorTest, EventsThatFailOnEveryTryFailTheTestByTheFailureBoun
       lock_error = ex.what();
     }
   });
-  const auto outcome = r.run("protocol: p\nseed: 3\ntests:\n"
-                             "  - {name: sb, kind: sysbench, warmup: 0s, duration: 30s, interval: 500ms,\n"
-                             "     sysbench: {tables: 1, table_size: 1000, threads: 4, synchronous: 'OFF',\n"
-                             "                busy_timeout: 100ms, failure_bound: {window: 2s}}}\n",
-                             dir.path() / "target");
+  const auto outcome = r.run(
+      "protocol: p\nseed: 3\ntests:\n"
+      "  - {name: sb, kind: sysbench, warmup: 0s, duration: 30s, interval: 500ms,\n"
+      "     sysbench: {tables: 1, table_size: 1000, threads: 4, synchronous: 'OFF',\n"
+      "                busy_timeout: 100ms, failure_bound: {window: 2s}}}\n",
+      dir.path() / "target");
   locker.join();
   ASSERT_EQ(lock_error, "");
   ASSERT_EQ(outcome.record.tests.size(), 1u);

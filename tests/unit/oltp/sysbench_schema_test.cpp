@@ -31,8 +31,9 @@ struct SchemaFixture : ::testing::Test {
 TEST_F(SchemaFixture, LoadWritesSysbenchsRows) {
   const Scale scale{.tables = 3, .table_size = 2000};
   std::vector<int> progress;
-  const auto stats = load_tables(*backend, scale, RandOptions{}, Rng(1), 4,
-                                 [&](const LoadProgress& p) { progress.push_back(p.tables_done); }, nullptr);
+  const auto stats = load_tables(
+      *backend, scale, RandOptions{}, Rng(1), 4, [&](const LoadProgress& p) { progress.push_back(p.tables_done); },
+      nullptr);
   ASSERT_TRUE(stats.complete);
   EXPECT_EQ(stats.rows, 6000u);
   EXPECT_EQ(stats.threads, 1);  // SQLite: one writer
@@ -46,11 +47,13 @@ TEST_F(SchemaFixture, LoadWritesSysbenchsRows) {
     EXPECT_EQ(test::query_int(*conn, "SELECT COUNT(*) FROM " + tbl + " WHERE k < 1 OR k > 2000"), 0);
     // k from the special distribution: ~75% within the middle 1% (ids 990..1010).
     EXPECT_GT(test::query_int(*conn, "SELECT COUNT(*) FROM " + tbl + " WHERE k BETWEEN 985 AND 1015"), 1300);
-    EXPECT_EQ(test::query_int(*conn, "SELECT COUNT(*) FROM " + tbl + " WHERE length(c) = 119 AND "
-                                     "length(pad) = 59 AND c LIKE '___________-%' AND substr(pad, 48, 1) = '-'"),
+    EXPECT_EQ(test::query_int(*conn, "SELECT COUNT(*) FROM " + tbl +
+                                         " WHERE length(c) = 119 AND "
+                                         "length(pad) = 59 AND c LIKE '___________-%' AND substr(pad, 48, 1) = '-'"),
               2000);
     EXPECT_EQ(test::query_int(*conn, fmt::format("SELECT COUNT(*) FROM sqlite_master WHERE type = 'index' AND "
-                                                 "name = 'k_{}'", t)),
+                                                 "name = 'k_{}'",
+                                                 t)),
               1);
   }
   // The content of a table does not depend on the number of tables or loader threads.
@@ -75,10 +78,10 @@ TEST_F(SchemaFixture, TablesPreparedByAnotherToolAreCheckedByTheirKeys) {
     auto conn = backend->connect();
     for (int t = 1; t <= 2; ++t) {
       conn->execute_immediate(create_table_sql(backend->dialect(), t));
-      conn->execute_immediate(fmt::format(
-          "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 300) "
-          "INSERT INTO sbtest{} (k, c, pad) SELECT i, 'c', 'p' FROM n",
-          t));
+      conn->execute_immediate(
+          fmt::format("WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 300) "
+                      "INSERT INTO sbtest{} (k, c, pad) SELECT i, 'c', 'p' FROM n",
+                      t));
     }
     EXPECT_FALSE(has_drivelab_meta(*conn));
     EXPECT_EQ(check_reusable(*conn, {.tables = 2, .table_size = 300}), std::nullopt);

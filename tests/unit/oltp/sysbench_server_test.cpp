@@ -68,8 +68,8 @@ struct SysbenchServerTest : ::testing::Test {
   }
 
   std::string pg_section() const {
-    return fmt::format("backend: postgres, database: {}, server: {{connection: 'host={} port={}', user: {}}}",
-                       database, svc.pg_socket_dir, svc.pg_port, svc.pg_user);
+    return fmt::format("backend: postgres, database: {}, server: {{connection: 'host={} port={}', user: {}}}", database,
+                       svc.pg_socket_dir, svc.pg_port, svc.pg_user);
   }
   std::string mysql_section() const {
     return fmt::format("backend: mysql, database: {}, server: {{connection: 'unix://{}', user: {}}}", database,
@@ -199,7 +199,8 @@ TEST_F(SysbenchServerTest, RecordedCommandRunsSysbenchOnTheSameMariadbDatabase) 
 
 TEST_F(SysbenchServerTest, RecordedCommandRunsSysbenchOnTheSamePostgresDatabase) {
   pg_admin()->connect()->execute_immediate(fmt::format("CREATE DATABASE \"{}\"", database));
-  const auto r = run(fmt::format("{}, tables: 2, table_size: 1000, threads: 2, keep_database: true", pg_section()), "1s");
+  const auto r =
+      run(fmt::format("{}, tables: 2, table_size: 1000, threads: 2, keep_database: true", pg_section()), "1s");
   const auto& t = r.record.tests[0];
   ASSERT_EQ(t.status, results::Status::complete) << t.reason << "\n" << out.str();
   const std::string cmd = t.details["sysbench_command"].get<std::string>();
@@ -257,15 +258,14 @@ TEST_F(SysbenchServerTest, PostgresSessionsKilledMidRunAreReconnectedAndCounted)
   pg_admin()->connect()->execute_immediate(fmt::format("CREATE DATABASE \"{}\"", database));
   auto admin_backend = pg_admin();
   auto admin = admin_backend->connect();
-  const std::string list_sql = fmt::format(
-      "SELECT pid FROM pg_stat_activity WHERE datname = '{}' AND pid <> pg_backend_pid()", database);
+  const std::string list_sql =
+      fmt::format("SELECT pid FROM pg_stat_activity WHERE datname = '{}' AND pid <> pg_backend_pid()", database);
   // sysbench's point select runs only in the measured phase (pg_stat_activity.query holds a
   // session's current or last statement).
   const std::string running_sql = fmt::format(
       "SELECT pid FROM pg_stat_activity WHERE datname = '{}' AND query LIKE 'SELECT c FROM sbtest%'", database);
-  SessionKiller killer(
-      [&] { return !ids_of(*admin, running_sql).empty(); }, [&] { return ids_of(*admin, list_sql); },
-      [&](const std::string& pid) { ids_of(*admin, "SELECT pg_terminate_backend(" + pid + ")"); });
+  SessionKiller killer([&] { return !ids_of(*admin, running_sql).empty(); }, [&] { return ids_of(*admin, list_sql); },
+                       [&](const std::string& pid) { ids_of(*admin, "SELECT pg_terminate_backend(" + pid + ")"); });
   const auto r = run(fmt::format("{}, tables: 2, table_size: 2000, threads: 4", pg_section()), "4s");
   ASSERT_TRUE(killer.join());
   const auto& t = r.record.tests[0];
@@ -279,19 +279,18 @@ TEST_F(SysbenchServerTest, PostgresSessionsKilledMidRunAreReconnectedAndCounted)
 TEST_F(SysbenchServerTest, MariadbSessionsKilledMidRunAreReconnectedAndCounted) {
   auto admin_backend = mysql_admin();
   auto admin = admin_backend->connect();
-  const std::string list_sql = fmt::format(
-      "SELECT id FROM information_schema.processlist WHERE db = '{}' AND id <> CONNECTION_ID()", database);
+  const std::string list_sql =
+      fmt::format("SELECT id FROM information_schema.processlist WHERE db = '{}' AND id <> CONNECTION_ID()", database);
   const std::string running_sql = fmt::format(
       "SELECT id FROM information_schema.processlist WHERE db = '{}' AND info LIKE 'SELECT c FROM sbtest%'", database);
-  SessionKiller killer(
-      [&] { return !ids_of(*admin, running_sql).empty(); }, [&] { return ids_of(*admin, list_sql); },
-      [&](const std::string& id) {
-        try {
-          admin->execute_immediate("KILL CONNECTION " + id);
-        } catch (const BackendError&) {
-          // already gone
-        }
-      });
+  SessionKiller killer([&] { return !ids_of(*admin, running_sql).empty(); }, [&] { return ids_of(*admin, list_sql); },
+                       [&](const std::string& id) {
+                         try {
+                           admin->execute_immediate("KILL CONNECTION " + id);
+                         } catch (const BackendError&) {
+                           // already gone
+                         }
+                       });
   const auto r = run(fmt::format("{}, tables: 2, table_size: 2000, threads: 4", mysql_section()), "4s");
   ASSERT_TRUE(killer.join());
   const auto& t = r.record.tests[0];

@@ -72,12 +72,11 @@ TEST(SysbenchEvent, ReadWriteHasTheScriptsEighteenStatementsInOrder) {
   const StatementOptions o;
   plan_event(Workload::oltp_read_write, o, scale, rnd, plan);
   ASSERT_EQ(plan.size(), 18u);  // + BEGIN + COMMIT = sysbench's 20 queries per transaction
-  const std::vector<Kind> order = {
-      Kind::point_select, Kind::point_select,   Kind::point_select,   Kind::point_select,
-      Kind::point_select, Kind::point_select,   Kind::point_select,   Kind::point_select,
-      Kind::point_select, Kind::point_select,   Kind::simple_range,   Kind::sum_range,
-      Kind::order_range,  Kind::distinct_range, Kind::index_update,   Kind::non_index_update,
-      Kind::delete_row,   Kind::insert_row};
+  const std::vector<Kind> order = {Kind::point_select, Kind::point_select,   Kind::point_select, Kind::point_select,
+                                   Kind::point_select, Kind::point_select,   Kind::point_select, Kind::point_select,
+                                   Kind::point_select, Kind::point_select,   Kind::simple_range, Kind::sum_range,
+                                   Kind::order_range,  Kind::distinct_range, Kind::index_update, Kind::non_index_update,
+                                   Kind::delete_row,   Kind::insert_row};
   for (std::size_t i = 0; i < order.size(); ++i) EXPECT_EQ(plan[i].kind, order[i]) << i;
 }
 
@@ -141,9 +140,7 @@ TEST(SysbenchEvent, ParametersAreTheScriptsParameters) {
         case Kind::distinct_range:
           EXPECT_EQ(s.arg, s.id + 36);  // BETWEEN id AND id + range_size - 1
           break;
-        case Kind::non_index_update:
-          EXPECT_EQ(s.c.size(), 119u);
-          break;
+        case Kind::non_index_update: EXPECT_EQ(s.c.size(), 119u); break;
         case Kind::delete_row: {
           ASSERT_LT(i + 1, plan.size());
           const Step& ins = plan[i + 1];
@@ -156,8 +153,7 @@ TEST(SysbenchEvent, ParametersAreTheScriptsParameters) {
           EXPECT_EQ(ins.c[11], '-');
           break;
         }
-        default:
-          break;
+        default: break;
       }
     }
     // One table per statement group (get_table_num() once per execute_*()).
@@ -177,15 +173,18 @@ TEST(SysbenchEvent, IgnoredErrorsAreSysbenchsList) {
     s.connection_lost = lost;
     return s;
   };
-  for (int code : {1213, 1020, 1205}) EXPECT_TRUE(is_ignored_error(with(Outcome::fatal, code, ""), make_dialect(SqlDialect::mysql))) << code;
-  EXPECT_FALSE(is_ignored_error(with(Outcome::fatal, 1062, "23000"), make_dialect(SqlDialect::mysql)));  // duplicate key: fatal
+  for (int code : {1213, 1020, 1205})
+    EXPECT_TRUE(is_ignored_error(with(Outcome::fatal, code, ""), make_dialect(SqlDialect::mysql))) << code;
+  EXPECT_FALSE(
+      is_ignored_error(with(Outcome::fatal, 1062, "23000"), make_dialect(SqlDialect::mysql)));  // duplicate key: fatal
   for (const char* st : {"40P01", "40001", "23505"})
     EXPECT_TRUE(is_ignored_error(with(Outcome::fatal, 0, st), make_dialect(SqlDialect::postgres))) << st;
   EXPECT_FALSE(is_ignored_error(with(Outcome::fatal, 0, "42P01"), make_dialect(SqlDialect::postgres)));
   EXPECT_FALSE(is_ignored_error(with(Outcome::fatal, 0, "23505"), make_dialect(SqlDialect::sqlite)));
   EXPECT_TRUE(is_ignored_error(with(Outcome::retryable, 5, ""), make_dialect(SqlDialect::sqlite)));  // SQLITE_BUSY
   EXPECT_TRUE(is_ignored_error(with(Outcome::in_doubt, 2013, "", true), make_dialect(SqlDialect::mysql)));
-  EXPECT_FALSE(is_ignored_error(with(Outcome::in_doubt, 10, ""), make_dialect(SqlDialect::sqlite)));  // I/O error at commit
+  EXPECT_FALSE(
+      is_ignored_error(with(Outcome::in_doubt, 10, ""), make_dialect(SqlDialect::sqlite)));  // I/O error at commit
   EXPECT_FALSE(is_ignored_error(with(Outcome::ok, 0, ""), make_dialect(SqlDialect::mysql)));
 }
 

@@ -60,8 +60,8 @@ inline fs::path cached_database() {
   const fs::path tmp = dir / "building.db";
   auto backend = sqlite_at(tmp);
   backend->destroy();
-  const auto stats = tpcc::load_database(*backend, {.warehouses = 1}, cached_c_load(), Rng(kLoadSeed).split(2),
-                                         nullptr, nullptr);
+  const auto stats =
+      tpcc::load_database(*backend, {.warehouses = 1}, cached_c_load(), Rng(kLoadSeed).split(2), nullptr, nullptr);
   if (!stats.complete) throw std::runtime_error("load did not complete");
   fs::rename(tmp, db);
   return db;

@@ -59,11 +59,32 @@ TEST_F(ChecksFixture, AllTwelveHoldAfterAThousandMixedTransactions) {
   for (int k = 0; k < 1000; ++k) {
     TxResult r;
     switch (deck.draw(rng)) {
-      case TxType::new_order: { NewOrderOutput o; r = tx.new_order(gen.new_order(rng, 1), o); break; }
-      case TxType::payment: { PaymentOutput o; r = tx.payment(gen.payment(rng, 1), o); break; }
-      case TxType::order_status: { OrderStatusOutput o; r = tx.order_status(gen.order_status(rng, 1), o); break; }
-      case TxType::delivery: { DeliveryOutput o; r = tx.delivery(gen.delivery(rng, 1), o); deliveries += o.delivered; break; }
-      case TxType::stock_level: { StockLevelOutput o; r = tx.stock_level(gen.stock_level(rng, 1, 4), o); break; }
+      case TxType::new_order: {
+        NewOrderOutput o;
+        r = tx.new_order(gen.new_order(rng, 1), o);
+        break;
+      }
+      case TxType::payment: {
+        PaymentOutput o;
+        r = tx.payment(gen.payment(rng, 1), o);
+        break;
+      }
+      case TxType::order_status: {
+        OrderStatusOutput o;
+        r = tx.order_status(gen.order_status(rng, 1), o);
+        break;
+      }
+      case TxType::delivery: {
+        DeliveryOutput o;
+        r = tx.delivery(gen.delivery(rng, 1), o);
+        deliveries += o.delivered;
+        break;
+      }
+      case TxType::stock_level: {
+        StockLevelOutput o;
+        r = tx.stock_level(gen.stock_level(rng, 1, 4), o);
+        break;
+      }
     }
     ASSERT_NE(r.end, TxEnd::failed) << r.status.to_string();
     (r.end == TxEnd::committed ? committed : rolled_back)++;
@@ -88,52 +109,82 @@ struct Corruption {
 /// evaluation per corruption would cost ~14 passes over the database).
 const std::vector<std::vector<Corruption>> kBatches = {
     {
-        {"UPDATE warehouse SET w_ytd = w_ytd + 1", "UPDATE warehouse SET w_ytd = w_ytd - 1",
-         {"consistency_1", "consistency_8"}, "consistency_8", "warehouse 1: w_ytd=300001.00"},
+        {"UPDATE warehouse SET w_ytd = w_ytd + 1",
+         "UPDATE warehouse SET w_ytd = w_ytd - 1",
+         {"consistency_1", "consistency_8"},
+         "consistency_8",
+         "warehouse 1: w_ytd=300001.00"},
         {"UPDATE district SET d_next_o_id = d_next_o_id + 1 WHERE d_id = 3",
-         "UPDATE district SET d_next_o_id = d_next_o_id - 1 WHERE d_id = 3", {"consistency_2"}, "consistency_2",
+         "UPDATE district SET d_next_o_id = d_next_o_id - 1 WHERE d_id = 3",
+         {"consistency_2"},
+         "consistency_2",
          "warehouse 1 district 3"},
         {"UPDATE orders SET o_ol_cnt = o_ol_cnt + 1 WHERE o_d_id = 5 AND o_id = 10",
          "UPDATE orders SET o_ol_cnt = o_ol_cnt - 1 WHERE o_d_id = 5 AND o_id = 10",
-         {"consistency_4", "consistency_6"}, "consistency_6", "warehouse 1 district 5: 1 of 3000 orders (first o_id 10)"},
+         {"consistency_4", "consistency_6"},
+         "consistency_6",
+         "warehouse 1 district 5: 1 of 3000 orders (first o_id 10)"},
         {"UPDATE order_line SET ol_delivery_d = NULL WHERE ol_d_id = 7 AND ol_o_id = 50 AND ol_number = 1",
-         "UPDATE order_line SET ol_delivery_d = '2020-01-01 00:00:00' WHERE ol_d_id = 7 AND ol_o_id = 50 AND ol_number = 1",
-         {"consistency_7"}, "consistency_7", "warehouse 1 district 7: 1 of"},
+         "UPDATE order_line SET ol_delivery_d = '2020-01-01 00:00:00' WHERE ol_d_id = 7 AND ol_o_id = 50 AND ol_number "
+         "= 1",
+         {"consistency_7"},
+         "consistency_7",
+         "warehouse 1 district 7: 1 of"},
         {"UPDATE customer SET c_delivery_cnt = c_delivery_cnt + 1 WHERE c_d_id = 10 AND c_id = 1",
-         "UPDATE customer SET c_delivery_cnt = c_delivery_cnt - 1 WHERE c_d_id = 10 AND c_id = 1", {"consistency_11"},
-         "consistency_11", "warehouse 1 district 10"},
+         "UPDATE customer SET c_delivery_cnt = c_delivery_cnt - 1 WHERE c_d_id = 10 AND c_id = 1",
+         {"consistency_11"},
+         "consistency_11",
+         "warehouse 1 district 10"},
         {"UPDATE customer SET c_ytd_payment = c_ytd_payment + 1 WHERE c_d_id = 9 AND c_id = 11",
-         "UPDATE customer SET c_ytd_payment = c_ytd_payment - 1 WHERE c_d_id = 9 AND c_id = 11", {"consistency_12"},
-         "consistency_12", "warehouse 1 district 9: 1 of 3000 customers (first c_id 11)"},
+         "UPDATE customer SET c_ytd_payment = c_ytd_payment - 1 WHERE c_d_id = 9 AND c_id = 11",
+         {"consistency_12"},
+         "consistency_12",
+         "warehouse 1 district 9: 1 of 3000 customers (first c_id 11)"},
     },
     {
         {"DELETE FROM new_order WHERE no_d_id = 4 AND no_o_id = 2500",
          "INSERT INTO new_order (no_o_id, no_d_id, no_w_id) VALUES (2500, 4, 1)",
-         {"consistency_3", "consistency_5", "consistency_11"}, "consistency_3", "warehouse 1 district 4"},
-        {"UPDATE district SET d_ytd = d_ytd + 1 WHERE d_id = 8", "UPDATE district SET d_ytd = d_ytd - 1 WHERE d_id = 8",
-         {"consistency_1", "consistency_9"}, "consistency_9", "warehouse 1 district 8"},
+         {"consistency_3", "consistency_5", "consistency_11"},
+         "consistency_3",
+         "warehouse 1 district 4"},
+        {"UPDATE district SET d_ytd = d_ytd + 1 WHERE d_id = 8",
+         "UPDATE district SET d_ytd = d_ytd - 1 WHERE d_id = 8",
+         {"consistency_1", "consistency_9"},
+         "consistency_9",
+         "warehouse 1 district 8"},
         // A payment booked to the wrong customer of the same district: only balances disagree.
         {"UPDATE history SET h_c_id = 2 WHERE h_c_id = 1 AND h_c_d_id = 3",
          "UPDATE history SET h_c_id = 1 WHERE h_c_id = 2 AND h_c_d_id = 3 AND rowid = "
          "(SELECT MIN(rowid) FROM history WHERE h_c_id = 2 AND h_c_d_id = 3)",
-         {"consistency_10"}, "consistency_10", "warehouse 1 district 3: 2 of 3000 customers (first c_id 1)"},
+         {"consistency_10"},
+         "consistency_10",
+         "warehouse 1 district 3: 2 of 3000 customers (first c_id 1)"},
         // An order line without an order: only the district totals of condition 4 see it.
         {"INSERT INTO order_line (ol_o_id, ol_d_id, ol_w_id, ol_number, ol_i_id, ol_supply_w_id, ol_quantity, "
          "ol_amount, ol_dist_info) VALUES (9999, 6, 1, 1, 1, 1, 5, 0, 'x')",
-         "DELETE FROM order_line WHERE ol_o_id = 9999", {"consistency_4"}, "consistency_4", "warehouse 1 district 6"},
+         "DELETE FROM order_line WHERE ol_o_id = 9999",
+         {"consistency_4"},
+         "consistency_4",
+         "warehouse 1 district 6"},
     },
     {
         {"UPDATE orders SET o_carrier_id = NULL WHERE o_d_id = 6 AND o_id = 100",
-         "UPDATE orders SET o_carrier_id = 1 WHERE o_d_id = 6 AND o_id = 100", {"consistency_5", "consistency_7"},
-         "consistency_5", "warehouse 1 district 6: 1 of 3000 orders (first o_id 100)"},
+         "UPDATE orders SET o_carrier_id = 1 WHERE o_d_id = 6 AND o_id = 100",
+         {"consistency_5", "consistency_7"},
+         "consistency_5",
+         "warehouse 1 district 6: 1 of 3000 orders (first o_id 100)"},
         // A payment of nobody (no such customer): the warehouse and district history totals move.
         {"INSERT INTO history (h_c_id, h_c_d_id, h_c_w_id, h_d_id, h_w_id, h_date, h_amount, h_data) "
          "VALUES (9999, 2, 1, 2, 1, '2020-01-01 00:00:00', 5, 'x')",
-         "DELETE FROM history WHERE h_c_id = 9999", {"consistency_8", "consistency_9"}, "consistency_9",
+         "DELETE FROM history WHERE h_c_id = 9999",
+         {"consistency_8", "consistency_9"},
+         "consistency_9",
          "warehouse 1 district 2"},
         {"UPDATE customer SET c_balance = c_balance + 1 WHERE c_d_id = 9 AND c_id = 12",
          "UPDATE customer SET c_balance = c_balance - 1 WHERE c_d_id = 9 AND c_id = 12",
-         {"consistency_10", "consistency_12"}, "consistency_10", "warehouse 1 district 9: 1 of 3000 customers (first c_id 12)"},
+         {"consistency_10", "consistency_12"},
+         "consistency_10",
+         "warehouse 1 district 9: 1 of 3000 customers (first c_id 12)"},
     },
 };
 

@@ -23,8 +23,8 @@ Decoded decode(const std::string& yaml, int cpus = 2) {
 
 void expect_error(const std::string& yaml, const std::string& needle) {
   const auto d = decode(yaml);
-  EXPECT_NE(d.errors.find(needle), std::string::npos) << "yaml: " << yaml << "\nwanted: " << needle
-                                                      << "\ngot: " << d.errors;
+  EXPECT_NE(d.errors.find(needle), std::string::npos)
+      << "yaml: " << yaml << "\nwanted: " << needle << "\ngot: " << d.errors;
 }
 
 TEST(TpccConfig, DefaultsWhenTheSectionIsAbsent) {
@@ -50,8 +50,9 @@ TEST(TpccConfig, DefaultsWhenTheSectionIsAbsent) {
 }
 
 TEST(TpccConfig, KeysDecodeAndUsersDefaultToTenPerWarehouse) {
-  auto d = decode("tpcc: {warehouses: 3, think: tpcc, cache_size: 8MiB, busy_timeout: 250ms, "
-                  "synchronous: normal, journal_mode: delete, reuse: true, keep_database: true}\n");
+  auto d = decode(
+      "tpcc: {warehouses: 3, think: tpcc, cache_size: 8MiB, busy_timeout: 250ms, "
+      "synchronous: normal, journal_mode: delete, reuse: true, keep_database: true}\n");
   EXPECT_EQ(d.errors, "");
   EXPECT_EQ(d.config.users, 30);
   EXPECT_EQ(d.config.think, ThinkMode::tpcc);
@@ -99,7 +100,8 @@ TEST(TpccConfig, DedicatedTerminalsAndOpenLoop) {
 }
 
 TEST(TpccConfig, ServerBackendsTakeTheSharedDatabaseKeys) {
-  const auto d = decode("tpcc:\n  backend: postgres\n  warehouses: 10\n  server: {managed: postgres, buffer: 256MiB}\n", 2);
+  const auto d =
+      decode("tpcc:\n  backend: postgres\n  warehouses: 10\n  server: {managed: postgres, buffer: 256MiB}\n", 2);
   EXPECT_EQ(d.errors, "");
   EXPECT_EQ(d.config.database.backend, BackendKind::postgres);
   ASSERT_TRUE(d.config.database.managed.has_value());
@@ -115,8 +117,7 @@ TEST(TpccConfig, TransactionsDefaultToProceduresOnServersAndStatementsElsewhere)
   EXPECT_EQ(pg.errors, "");
   EXPECT_EQ(pg.config.transactions, TxProtocol::procedures);  // HammerDB's way on PostgreSQL
   EXPECT_EQ(to_json(pg.config)["transactions"], "procedures");
-  EXPECT_EQ(decode("tpcc: {backend: mysql, server: {managed: mariadb}}\n").config.transactions,
-            TxProtocol::procedures);
+  EXPECT_EQ(decode("tpcc: {backend: mysql, server: {managed: mariadb}}\n").config.transactions, TxProtocol::procedures);
   const auto lite = decode("tpcc: {warehouses: 1}\n");
   EXPECT_EQ(lite.config.transactions, TxProtocol::statements);
   EXPECT_EQ(to_json(lite.config)["transactions"], "statements");
@@ -165,10 +166,11 @@ TEST(TpccConfig, EveryNewKeyHasItsErrors) {
 }
 
 TEST(TpccConfig, BadValuesAreAllReported) {
-  const auto d = decode("tpcc: {warehouses: 0, users: 0, think: lots, journal_mode: fast, "
-                        "synchronous: maybe, load_threads: 4, warehuses: 2}\n");
-  for (const char* needle : {"tpcc.warehouses", "tpcc.users", "tpcc.think", "tpcc.journal_mode",
-                             "tpcc.synchronous", "load_threads must be 1", "unknown key 'warehuses'"})
+  const auto d = decode(
+      "tpcc: {warehouses: 0, users: 0, think: lots, journal_mode: fast, "
+      "synchronous: maybe, load_threads: 4, warehuses: 2}\n");
+  for (const char* needle : {"tpcc.warehouses", "tpcc.users", "tpcc.think", "tpcc.journal_mode", "tpcc.synchronous",
+                             "load_threads must be 1", "unknown key 'warehuses'"})
     EXPECT_NE(d.errors.find(needle), std::string::npos) << needle << "\n" << d.errors;
 }
 

@@ -127,7 +127,8 @@ TEST_F(DriverFixture, PooledTerminalsWithScaledThinkTimesRunTheMixThroughThePool
   for (TxType type : kAllTxTypes)
     EXPECT_GT(completed(t.by_type[static_cast<std::size_t>(type)]), 0u) << to_string(type);
   const auto share = [&](TxType type) {
-    return static_cast<double>(completed(t.by_type[static_cast<std::size_t>(type)])) / static_cast<double>(completed(all));
+    return static_cast<double>(completed(t.by_type[static_cast<std::size_t>(type)])) /
+           static_cast<double>(completed(all));
   };
   // Deck: 10/23 = 43.5% each of New-Order and Payment, 1/23 = 4.3% of the others. Each terminal
   // has drawn at least a few full decks; the bounds allow the unfinished decks.
@@ -206,8 +207,8 @@ TEST_F(DriverFixture, PooledThinkTimersOfLongThinkTimesAreArmedByTheSweep) {
   const DriverTotals t = run(*backend, o, std::chrono::milliseconds(3000), &intervals);
   const TypeStats all = all_types(t);
   ASSERT_EQ(intervals.size(), 2u);
-  EXPECT_GT(intervals[1].commits, 0u);  // terminals still cycle in the last 1.5 s
-  EXPECT_GT(completed(all), 2u * 10u);  // more than two cycles per terminal on average
+  EXPECT_GT(intervals[1].commits, 0u);                  // terminals still cycle in the last 1.5 s
+  EXPECT_GT(completed(all), 2u * 10u);                  // more than two cycles per terminal on average
   EXPECT_GT(t.timer_lateness.count(), completed(all));  // keying + think timers fired
   EXPECT_EQ(all.errors, 0u);
 }

@@ -42,10 +42,11 @@ TEST_F(EmulatorFixture, ShortRunOnOneWarehouseMeasuresAndPassesTheChecks) {
   // The shared, fully loaded database is placed where the test expects it and reused.
   test::copy_of_cached_database(dir.path() / "target", "drivelab-oltp-tpcc.db");
   runner::StopFlag stop;
-  const auto r = run("protocol: p\nseed: 5\ntests:\n"
-                     "  - {name: oltp, kind: tpcc, warmup: 0s, duration: 2s, interval: 1s,\n"
-                     "     tpcc: {warehouses: 1, users: 2, reuse: true}}\n",
-                     stop);
+  const auto r =
+      run("protocol: p\nseed: 5\ntests:\n"
+          "  - {name: oltp, kind: tpcc, warmup: 0s, duration: 2s, interval: 1s,\n"
+          "     tpcc: {warehouses: 1, users: 2, reuse: true}}\n",
+          stop);
   ASSERT_EQ(r.record.tests.size(), 1u);
   const auto& t = r.record.tests[0];
   ASSERT_EQ(t.status, results::Status::complete) << t.reason << "\n" << out.str();
@@ -87,10 +88,11 @@ TEST_F(EmulatorFixture, ShortRunOnOneWarehouseMeasuresAndPassesTheChecks) {
 
 TEST_F(EmulatorFixture, PrepareLoadsAndCleanupRemovesTheDatabase) {
   runner::StopFlag stop;
-  const auto r = run("protocol: p\ntests:\n"
-                     "  - {name: small, kind: tpcc, warmup: 1s, duration: 1s, interval: 1s,\n"
-                     "     tpcc: {warehouses: 1, users: 3, scale_items: 1000, synchronous: OFF}}\n",
-                     stop);
+  const auto r =
+      run("protocol: p\ntests:\n"
+          "  - {name: small, kind: tpcc, warmup: 1s, duration: 1s, interval: 1s,\n"
+          "     tpcc: {warehouses: 1, users: 3, scale_items: 1000, synchronous: OFF}}\n",
+          stop);
   const auto& t = r.record.tests.at(0);
   ASSERT_EQ(t.status, results::Status::complete) << t.reason << "\n" << out.str();
   EXPECT_GT(metric(t, "tps"), 0.0);
@@ -109,11 +111,12 @@ TEST_F(EmulatorFixture, PrepareLoadsAndCleanupRemovesTheDatabase) {
 // database's own counter (SUM(d_next_o_id) before/after), and a consistent database afterwards.
 TEST_F(EmulatorFixture, HammerDbProfileRunsAndCountsNopmFromTheDatabase) {
   runner::StopFlag stop;
-  const auto r = run("protocol: p\nseed: 9\ntests:\n"
-                     "  - {name: hdb, kind: tpcc, warmup: 2s, duration: 3s, interval: 1s,\n"
-                     "     tpcc: {warehouses: 2, users: 3, scale_items: 1000, synchronous: OFF, profile: hammerdb,\n"
-                     "            all_warehouses: true}}\n",
-                     stop);
+  const auto r =
+      run("protocol: p\nseed: 9\ntests:\n"
+          "  - {name: hdb, kind: tpcc, warmup: 2s, duration: 3s, interval: 1s,\n"
+          "     tpcc: {warehouses: 2, users: 3, scale_items: 1000, synchronous: OFF, profile: hammerdb,\n"
+          "            all_warehouses: true}}\n",
+          stop);
   const auto& t = r.record.tests.at(0);
   ASSERT_EQ(t.status, results::Status::complete) << t.reason << "\n" << out.str();
   EXPECT_EQ(t.config["profile"], "hammerdb");
@@ -141,10 +144,11 @@ TEST_F(EmulatorFixture, StopDuringTheMeasuredPhaseKeepsWhatWasMeasured) {
     std::this_thread::sleep_for(std::chrono::milliseconds(2500));
     stop.request();
   });
-  const auto r = run("protocol: p\ntests:\n"
-                     "  - {name: oltp, kind: tpcc, warmup: 0s, duration: 10m, interval: 1s,\n"
-                     "     tpcc: {warehouses: 1, users: 4, reuse: true}}\n",
-                     stop);
+  const auto r =
+      run("protocol: p\ntests:\n"
+          "  - {name: oltp, kind: tpcc, warmup: 0s, duration: 10m, interval: 1s,\n"
+          "     tpcc: {warehouses: 1, users: 4, reuse: true}}\n",
+          stop);
   stopper.join();
   const auto& t = r.record.tests.at(0);
   EXPECT_EQ(t.status, results::Status::interrupted) << t.reason;
@@ -157,10 +161,11 @@ TEST_F(EmulatorFixture, PooledTerminalsReportQueueWaitServiceTimeAndTheirWarning
   test::copy_of_cached_database(dir.path() / "target", "drivelab-oltp-tpcc.db");
   runner::StopFlag stop;
   // 20 terminals on 1 warehouse with scaled think times: two non-TPC-C settings, both flagged.
-  const auto r = run("protocol: p\nseed: 3\ntests:\n"
-                     "  - {name: oltp, kind: tpcc, warmup: 0s, duration: 2s, interval: 1s,\n"
-                     "     tpcc: {warehouses: 1, users: 20, think: tpcc, think_scale: 0.002, connections: 2, reuse: true}}\n",
-                     stop);
+  const auto r =
+      run("protocol: p\nseed: 3\ntests:\n"
+          "  - {name: oltp, kind: tpcc, warmup: 0s, duration: 2s, interval: 1s,\n"
+          "     tpcc: {warehouses: 1, users: 20, think: tpcc, think_scale: 0.002, connections: 2, reuse: true}}\n",
+          stop);
   const auto& t = r.record.tests.at(0);
   ASSERT_EQ(t.status, results::Status::complete) << t.reason << "\n" << out.str();
   EXPECT_EQ(t.config["terminals"], "pooled");
@@ -207,10 +212,11 @@ TEST_F(EmulatorFixture, PooledTerminalsReportQueueWaitServiceTimeAndTheirWarning
 TEST_F(EmulatorFixture, OpenLoopRateIsRecorded) {
   test::copy_of_cached_database(dir.path() / "target", "drivelab-oltp-tpcc.db");
   runner::StopFlag stop;
-  const auto r = run("protocol: p\ntests:\n"
-                     "  - {name: oltp, kind: tpcc, warmup: 0s, duration: 2s, interval: 1s,\n"
-                     "     tpcc: {warehouses: 1, rate: 100, connections: 4, reuse: true, synchronous: OFF}}\n",
-                     stop);
+  const auto r =
+      run("protocol: p\ntests:\n"
+          "  - {name: oltp, kind: tpcc, warmup: 0s, duration: 2s, interval: 1s,\n"
+          "     tpcc: {warehouses: 1, rate: 100, connections: 4, reuse: true, synchronous: OFF}}\n",
+          stop);
   const auto& t = r.record.tests.at(0);
   ASSERT_EQ(t.status, results::Status::complete) << t.reason << "\n" << out.str();
   EXPECT_EQ(t.config["rate"], 100.0);
@@ -250,20 +256,21 @@ struct SmallTargetFixture : EmulatorFixture {
 
 TEST_F(SmallTargetFixture, PacedRunWhoseGrowthDoesNotFitIsRefusedBeforeTheLoad) {
   // ~45 MB to load fits in 128 MiB; 100 tps open loop (43.5 New-Orders/s) for an hour does not.
-  refused("  - {name: big, kind: tpcc, warmup: 0s, duration: 1h, interval: 10s,\n"
-          "     tpcc: {warehouses: 1, scale_items: 1000, rate: 100, connections: 2}}\n",
-          {"not enough free space", "estimated load", "growth 43.5 New-Orders/s x 3600 s", "log allowance", "needed",
-           "free"});
+  refused(
+      "  - {name: big, kind: tpcc, warmup: 0s, duration: 1h, interval: 10s,\n"
+      "     tpcc: {warehouses: 1, scale_items: 1000, rate: 100, connections: 2}}\n",
+      {"not enough free space", "estimated load", "growth 43.5 New-Orders/s x 3600 s", "log allowance", "needed",
+       "free"});
   EXPECT_FALSE(fs::exists(target / "drivelab-big-tpcc.db"));  // refused before the load
 }
 
 TEST_F(SmallTargetFixture, ClosedLoopWhoseWarmupRateDoesNotFitIsRefusedBeforeTheMeasuredPhase) {
   // The load fits; the warm-up's New-Order rate over two hours does not.
-  const results::TestRecord t =
-      refused("  - {name: big, kind: tpcc, warmup: 3s, duration: 2h, interval: 10s,\n"
-              "     tpcc: {warehouses: 1, users: 2, scale_items: 1000, synchronous: OFF}}\n",
-              {"not enough free space", "for the rest of this run: the database is on the drive (loaded size",
-               "(the warm-up's rate) x 7200 s", "log allowance", "is free"});
+  const results::TestRecord t = refused(
+      "  - {name: big, kind: tpcc, warmup: 3s, duration: 2h, interval: 10s,\n"
+      "     tpcc: {warehouses: 1, users: 2, scale_items: 1000, synchronous: OFF}}\n",
+      {"not enough free space", "for the rest of this run: the database is on the drive (loaded size",
+       "(the warm-up's rate) x 7200 s", "log allowance", "is free"});
   ASSERT_TRUE(t.details.contains("growth_estimate"));
   EXPECT_GT(t.details["growth_estimate"]["new_orders_per_s_in_warmup"].get<double>(), 0.0);
   EXPECT_GT(t.details["growth_estimate"]["growth_bytes"].get<double>(),

@@ -62,10 +62,12 @@ TEST(TpccGrowth, PostgresWalIsOneCheckpointCycleCappedByMaxWalSizePlusWalKeepSiz
   // larger of the two counts, capped by max_wal_size.
   const double load_ratio = growth_constants(GrowthBackend::postgres).load_wal_per_loaded_byte;
   WalSettings big;
-  EXPECT_NEAR(static_cast<double>(estimate_growth(GrowthBackend::postgres, 1'000'000'000, false, 1.0, 60.0, big).log_bytes),
-              load_ratio * 1e9, 1.0);
-  EXPECT_NEAR(static_cast<double>(estimate_growth(GrowthBackend::postgres, 1'000'000'000, true, 1.0, 60.0, big).log_bytes),
-              60.0 * wal, 1.0);
+  EXPECT_NEAR(
+      static_cast<double>(estimate_growth(GrowthBackend::postgres, 1'000'000'000, false, 1.0, 60.0, big).log_bytes),
+      load_ratio * 1e9, 1.0);
+  EXPECT_NEAR(
+      static_cast<double>(estimate_growth(GrowthBackend::postgres, 1'000'000'000, true, 1.0, 60.0, big).log_bytes),
+      60.0 * wal, 1.0);
   // MariaDB's redo log is preallocated at the server's start: nothing to add.
   EXPECT_EQ(estimate_growth(GrowthBackend::mariadb, 0, true, 100.0, 7200.0, w).log_bytes, 0u);
 }
@@ -74,8 +76,8 @@ TEST(TpccGrowth, TheRefusalPrintsEveryTermOrNothingWhenItFits) {
   const GrowthEstimate e = estimate_growth(GrowthBackend::sqlite, 45'000'000, false, 43.5, 3600.0);
   EXPECT_EQ(growth_refusal(e, e.needed_bytes(), "/t", "estimated load"), "");
   const std::string r = growth_refusal(e, 100'000'000, "/t", "estimated load");
-  for (const std::string part : {"not enough free space in /t", "estimated load 42.9 MiB", "growth 43.5 New-Orders/s x 3600 s",
-                                 "+ log allowance", "needed", "95.4 MiB free"})
+  for (const std::string part : {"not enough free space in /t", "estimated load 42.9 MiB",
+                                 "growth 43.5 New-Orders/s x 3600 s", "+ log allowance", "needed", "95.4 MiB free"})
     EXPECT_NE(r.find(part), std::string::npos) << part << " in: " << r;
   // A closed loop before its load: no rate yet, and the message says when the growth is checked.
   const GrowthEstimate closed = estimate_growth(GrowthBackend::sqlite, 45'000'000, false, 0.0, 3600.0);

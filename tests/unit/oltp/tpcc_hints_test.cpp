@@ -20,45 +20,54 @@ bool has(const std::string& text, const std::string& part) { return text.find(pa
 TEST(ConnectFailure, SortedFromTheErrorValuesOfEachBackend) {
   // libpq's texts (PostgreSQL 15/16 clients; no SQLSTATE for a failed connection), the
   // PostgreSQL backend's own 53300 for a full server.
-  EXPECT_EQ(classify_connect_failure("", 0, "connection to server on socket \"/run/pg/.s.PGSQL.5432\" failed: "
-                                            "FATAL:  sorry, too many clients already"),
+  EXPECT_EQ(classify_connect_failure("", 0,
+                                     "connection to server on socket \"/run/pg/.s.PGSQL.5432\" failed: "
+                                     "FATAL:  sorry, too many clients already"),
             ConnectFailure::too_many_connections);
   EXPECT_EQ(classify_connect_failure("", 0, "FATAL:  too many connections for database \"tpcc\""),
             ConnectFailure::too_many_connections);
   EXPECT_EQ(classify_connect_failure("", 0, "FATAL:  too many connections for role \"bench\""),
             ConnectFailure::too_many_connections);
-  EXPECT_EQ(classify_connect_failure("", 0, "FATAL:  remaining connection slots are reserved for roles with the "
-                                            "SUPERUSER attribute"),
+  EXPECT_EQ(classify_connect_failure("", 0,
+                                     "FATAL:  remaining connection slots are reserved for roles with the "
+                                     "SUPERUSER attribute"),
             ConnectFailure::too_many_connections);
   EXPECT_EQ(classify_connect_failure("53300", 0, "postgres: no session left"), ConnectFailure::too_many_connections);
-  EXPECT_EQ(classify_connect_failure("08001", 0, "connection to server at \"10.255.255.1\", port 5432 failed: "
-                                                 "timeout expired"),
+  EXPECT_EQ(classify_connect_failure("08001", 0,
+                                     "connection to server at \"10.255.255.1\", port 5432 failed: "
+                                     "timeout expired"),
             ConnectFailure::timed_out);
-  EXPECT_EQ(classify_connect_failure("08001", 0, "connection to server at \"db1\" (10.0.0.7), port 5432 failed: "
-                                                 "Connection timed out"),
+  EXPECT_EQ(classify_connect_failure("08001", 0,
+                                     "connection to server at \"db1\" (10.0.0.7), port 5432 failed: "
+                                     "Connection timed out"),
             ConnectFailure::timed_out);
-  EXPECT_EQ(classify_connect_failure("08001", 0, "connection to server at \"127.0.0.1\", port 1 failed: Connection "
-                                                 "refused Is the server running on that host and accepting TCP/IP "
-                                                 "connections?"),
+  EXPECT_EQ(classify_connect_failure("08001", 0,
+                                     "connection to server at \"127.0.0.1\", port 1 failed: Connection "
+                                     "refused Is the server running on that host and accepting TCP/IP "
+                                     "connections?"),
             ConnectFailure::refused);
-  EXPECT_EQ(classify_connect_failure("08001", 0, "connection to server on socket \"/x/.s.PGSQL.5999\" failed: No "
-                                                 "such file or directory"),
+  EXPECT_EQ(classify_connect_failure("08001", 0,
+                                     "connection to server on socket \"/x/.s.PGSQL.5999\" failed: No "
+                                     "such file or directory"),
             ConnectFailure::refused);
 
   // MySQL / MariaDB: the error number decides; 2002/2003 carry errno in parentheses.
   EXPECT_EQ(classify_connect_failure("08004", 1040, "Too many connections"), ConnectFailure::too_many_connections);
-  EXPECT_EQ(classify_connect_failure("42000", 1203, "User bench already has more than 'max_user_connections' "
-                                                    "active connections"),
+  EXPECT_EQ(classify_connect_failure("42000", 1203,
+                                     "User bench already has more than 'max_user_connections' "
+                                     "active connections"),
             ConnectFailure::too_many_connections);
   EXPECT_EQ(classify_connect_failure("HY000", 2003, "Can't connect to server on '10.255.255.1' (110)"),
             ConnectFailure::timed_out);
-  EXPECT_EQ(classify_connect_failure("HY000", 2013, "Lost connection to server at 'handshake: reading initial "
-                                                    "communication packet', system error: 110"),
+  EXPECT_EQ(classify_connect_failure("HY000", 2013,
+                                     "Lost connection to server at 'handshake: reading initial "
+                                     "communication packet', system error: 110"),
             ConnectFailure::timed_out);
   EXPECT_EQ(classify_connect_failure("HY000", 2003, "Can't connect to MySQL server on '127.0.0.1' (111)"),
             ConnectFailure::refused);
-  EXPECT_EQ(classify_connect_failure("HY000", 2002, "Can't connect to local server through socket '/x/mysqld.sock' (2)"),
-            ConnectFailure::refused);
+  EXPECT_EQ(
+      classify_connect_failure("HY000", 2002, "Can't connect to local server through socket '/x/mysqld.sock' (2)"),
+      ConnectFailure::refused);
 
   // ODBC: the driver manager's time-out states; a psqlODBC text passed through.
   EXPECT_EQ(classify_connect_failure("HYT00", 0, "[unixODBC][MariaDB][ODBC 3.1 Driver]Login timeout"),
@@ -75,15 +84,17 @@ TEST(ConnectFailure, SortedFromTheErrorValuesOfEachBackend) {
 }
 
 TEST(LoginFailure, EachKindGetsItsOwnHint) {
-  const BackendError full("postgres: the server at socket directory /run/pg port 5432 has no session left for user "
-                          "\"bench\" on database \"tpcc\" (too many connections, SQLSTATE 53300): FATAL:  sorry, "
-                          "too many clients already",
-                          "53300");
+  const BackendError full(
+      "postgres: the server at socket directory /run/pg port 5432 has no session left for user "
+      "\"bench\" on database \"tpcc\" (too many connections, SQLSTATE 53300): FATAL:  sorry, "
+      "too many clients already",
+      "53300");
   const std::string m = login_failure_message("user 7", 50, 6, 50, full);
-  EXPECT_TRUE(has(m, "user 7 of 50 could not log in (6 logged in before it): the server refused the session for too "
-                     "many connections (SQLSTATE 53300): its max_connections (PostgreSQL: or the database's or role's "
-                     "CONNECTION LIMIT; MySQL: or max_user_connections) is below the sessions open at once, this "
-                     "test's 50 users + 1 plus any other client's; raise it, or lower users: postgres: the server at"))
+  EXPECT_TRUE(has(m,
+                  "user 7 of 50 could not log in (6 logged in before it): the server refused the session for too "
+                  "many connections (SQLSTATE 53300): its max_connections (PostgreSQL: or the database's or role's "
+                  "CONNECTION LIMIT; MySQL: or max_user_connections) is below the sessions open at once, this "
+                  "test's 50 users + 1 plus any other client's; raise it, or lower users: postgres: the server at"))
       << m;
 
   const BackendError full_mysql("mysql: connect to socket /run/my.sock as 'bench': Too many connections (error 1040)",
@@ -91,26 +102,31 @@ TEST(LoginFailure, EachKindGetsItsOwnHint) {
   EXPECT_TRUE(has(login_failure_message("user 3", 10, 2, 50, full_mysql),
                   "the server refused the session for too many connections (error 1040): its max_connections"));
 
-  const BackendError slow("postgres: server unreachable at host db1 port 5432: connection to server at \"db1\" "
-                          "(10.0.0.7), port 5432 failed: timeout expired",
-                          "08001");
+  const BackendError slow(
+      "postgres: server unreachable at host db1 port 5432: connection to server at \"db1\" "
+      "(10.0.0.7), port 5432 failed: timeout expired",
+      "08001");
   const std::string t = login_failure_message("user 12", 50, 11, 2, slow);
-  EXPECT_TRUE(has(t, "user 12 of 50 could not log in (11 logged in before it): connecting timed out: the server did "
-                     "not complete the login within the connect time-out, so it (or its drive) stalls or the network "
-                     "drops packets; a server at max_connections refuses at once instead; lower login_rate (now 2/s) "
-                     "or find what stalls the server: postgres: server unreachable"))
+  EXPECT_TRUE(has(t,
+                  "user 12 of 50 could not log in (11 logged in before it): connecting timed out: the server did "
+                  "not complete the login within the connect time-out, so it (or its drive) stalls or the network "
+                  "drops packets; a server at max_connections refuses at once instead; lower login_rate (now 2/s) "
+                  "or find what stalls the server: postgres: server unreachable"))
       << t;
   EXPECT_FALSE(has(t, "max_connections below")) << t;
-  EXPECT_TRUE(has(login_failure_message("user 12", 50, 11, 0, slow), "set login_rate to stagger the logins (now 0: "
-                                                                     "all at once)"));
+  EXPECT_TRUE(has(login_failure_message("user 12", 50, 11, 0, slow),
+                  "set login_rate to stagger the logins (now 0: "
+                  "all at once)"));
 
-  const BackendError refused("mysql: cannot connect to host 127.0.0.1 port 3306: Can't connect to MySQL server on "
-                             "'127.0.0.1' (111) (error 2003)",
-                             "HY000", 2003);
+  const BackendError refused(
+      "mysql: cannot connect to host 127.0.0.1 port 3306: Can't connect to MySQL server on "
+      "'127.0.0.1' (111) (error 2003)",
+      "HY000", 2003);
   const std::string r = login_failure_message("user 1", 4, 0, 50, refused);
-  EXPECT_TRUE(has(r, "user 1 of 4 could not log in (0 logged in before it): the connection was refused: nothing "
-                     "accepts connections at that address (the server is not running, has stopped or crashed, or "
-                     "listens elsewhere): mysql: cannot connect"))
+  EXPECT_TRUE(has(r,
+                  "user 1 of 4 could not log in (0 logged in before it): the connection was refused: nothing "
+                  "accepts connections at that address (the server is not running, has stopped or crashed, or "
+                  "listens elsewhere): mysql: cannot connect"))
       << r;
   EXPECT_FALSE(has(r, "max_connections")) << r;
 
@@ -135,8 +151,9 @@ TEST(LoginLag, AShortWarmUpAndSlowLoginsAreToldApart) {
             "phase ran with fewer users than asked: find what slows the server's logins, or lower login_rate");
   EXPECT_FALSE(has(slow, "make warmup")) << slow;
   // login_rate 0: all due at once (no division by zero in the advice).
-  EXPECT_TRUE(has(login_lag_warning(3, 10, 0, 20.0), "though every login was due at once into the 20 s warm-up: the "
-                                                     "others were still connecting"));
+  EXPECT_TRUE(has(login_lag_warning(3, 10, 0, 20.0),
+                  "though every login was due at once into the 20 s warm-up: the "
+                  "others were still connecting"));
   EXPECT_TRUE(has(login_lag_warning(3, 10, 0, 0.5), "make warmup at least users / login_rate + 1 s = 1 s"));
 }
 
@@ -164,12 +181,14 @@ TEST(PoolWait, SaysWhatWasMeasuredAndBlamesThePoolOnlyWhileServiceTimesAreSteady
   const auto steady = pool_wait_warning(pool_run(1000, 2.0, 4.0, 5, 8.0), false);
   ASSERT_TRUE(steady.has_value());
   // 10 ms reads 10.01 ms: the histogram's bin (about 0.1% wide) holding it.
-  EXPECT_TRUE(has(*steady, "queue wait is 80% of the response time at p50 (8.00 of 10.01 ms): transactions waited "
-                           "for one of the pool's 8 connections (97% busy) while the service time on a connection "
-                           "stayed steady (p50 2.00 ms, p99 4.00 ms; new_order"))
+  EXPECT_TRUE(has(*steady,
+                  "queue wait is 80% of the response time at p50 (8.00 of 10.01 ms): transactions waited "
+                  "for one of the pool's 8 connections (97% busy) while the service time on a connection "
+                  "stayed steady (p50 2.00 ms, p99 4.00 ms; new_order"))
       << *steady;
-  EXPECT_TRUE(has(*steady, "'s p99 is 2.0x its p50, below 10x): the pool, not the database or the drive, shaped the "
-                           "response times; raise connections if the database has capacity left"))
+  EXPECT_TRUE(has(*steady,
+                  "'s p99 is 2.0x its p50, below 10x): the pool, not the database or the drive, shaped the "
+                  "response times; raise connections if the database has capacity left"))
       << *steady;
   const auto open_loop = pool_wait_warning(pool_run(1000, 2.0, 4.0, 5, 8.0), true);
   ASSERT_TRUE(open_loop.has_value());
@@ -179,12 +198,14 @@ TEST(PoolWait, SaysWhatWasMeasuredAndBlamesThePoolOnlyWhileServiceTimesAreSteady
   // the connections were held by them, so the warning blames the stall, not the pool's size.
   const auto stalled = pool_wait_warning(pool_run(1000, 2.0, 400.0, 2, 8.0), false);
   ASSERT_TRUE(stalled.has_value());
-  EXPECT_TRUE(has(*stalled, "transactions waited for one of the pool's 8 connections (97% busy) because the service "
-                            "time on a connection stalled (p50 2.00 ms, p99 400."))
+  EXPECT_TRUE(has(*stalled,
+                  "transactions waited for one of the pool's 8 connections (97% busy) because the service "
+                  "time on a connection stalled (p50 2.00 ms, p99 400."))
       << *stalled;
-  EXPECT_TRUE(has(*stalled, "x its p50, at or above 10x): slow transactions held the connections, so the database "
-                            "server or its drive stalled (I/O, checkpoint or lock waits), not the pool's size; more "
-                            "connections would wait inside the server instead"))
+  EXPECT_TRUE(has(*stalled,
+                  "x its p50, at or above 10x): slow transactions held the connections, so the database "
+                  "server or its drive stalled (I/O, checkpoint or lock waits), not the pool's size; more "
+                  "connections would wait inside the server instead"))
       << *stalled;
   EXPECT_FALSE(has(*stalled, "raise connections")) << *stalled;
   EXPECT_FALSE(has(*stalled, "not the drive")) << *stalled;

@@ -62,7 +62,8 @@ TEST_F(LoadedDb, RowContentFollowsClause4331) {
   EXPECT_NEAR(bc / 30'000, 0.10, 0.01);
   const double orig = static_cast<double>(query_int(*conn, "SELECT COUNT(*) FROM item WHERE i_data LIKE '%ORIGINAL%'"));
   EXPECT_NEAR(orig / 100'000, 0.10, 0.01);
-  const double sorig = static_cast<double>(query_int(*conn, "SELECT COUNT(*) FROM stock WHERE s_data LIKE '%ORIGINAL%'"));
+  const double sorig =
+      static_cast<double>(query_int(*conn, "SELECT COUNT(*) FROM stock WHERE s_data LIKE '%ORIGINAL%'"));
   EXPECT_NEAR(sorig / 100'000, 0.10, 0.01);
   // Fixed initial values.
   EXPECT_DOUBLE_EQ(query_double(*conn, "SELECT w_ytd FROM warehouse"), 300'000.0);
@@ -83,8 +84,10 @@ TEST_F(LoadedDb, MetaRecordsScaleAndCLoadAndIndexesExist) {
   EXPECT_EQ(meta->scale.warehouses, 1);
   EXPECT_EQ(meta->scale.items, kItems);
   EXPECT_EQ(meta->c_load.c_last, test::cached_c_load().c_last);
-  EXPECT_EQ(query_int(*conn, "SELECT COUNT(*) FROM sqlite_master WHERE type = 'index' AND name IN "
-                             "('customer_last_name', 'orders_customer')"), 2);
+  EXPECT_EQ(query_int(*conn,
+                      "SELECT COUNT(*) FROM sqlite_master WHERE type = 'index' AND name IN "
+                      "('customer_last_name', 'orders_customer')"),
+            2);
   // The loaded file was switched to WAL for the run.
   EXPECT_EQ(query_text(*conn, "PRAGMA journal_mode"), "wal");
 }
@@ -100,8 +103,8 @@ TEST(Load, ReproducibleAndStoppable) {
 
   auto a = test::sqlite_at(dir.path() / "a.db");
   int calls = 0;
-  const auto stats = load_database(*a, scale, c, Rng(1), [&](const LoadProgress&) { ++calls; },
-                                   stop_after_first_district());
+  const auto stats =
+      load_database(*a, scale, c, Rng(1), [&](const LoadProgress&) { ++calls; }, stop_after_first_district());
   EXPECT_FALSE(stats.complete);
   EXPECT_EQ(calls, 0);
   auto ca = a->connect();

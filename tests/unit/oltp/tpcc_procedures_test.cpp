@@ -68,24 +68,29 @@ std::map<std::string, std::string> fingerprint(Connection& c, bool mysql) {
   std::map<std::string, std::string> f;
   f["warehouse"] = text_of(c, "SELECT SUM(w_ytd) FROM warehouse", 1);
   f["district"] = text_of(c, "SELECT SUM(d_ytd), SUM(d_next_o_id) FROM district", 2);
-  f["customer"] = text_of(
-      c, "SELECT SUM(c_balance), SUM(c_ytd_payment), SUM(c_payment_cnt), SUM(c_delivery_cnt), " +
-             digest(cat({"c_w_id", "c_d_id", "c_id", "c_data"}), "c_w_id, c_d_id, c_id") +
-             " FROM customer WHERE c_payment_cnt > 1 OR c_delivery_cnt > 0", 5);
-  f["history"] = text_of(c, "SELECT COUNT(*), SUM(h_amount), " +
-                                digest(cat({"h_c_id", "h_c_d_id", "h_c_w_id", "h_d_id", "h_w_id",
-                                            "h_amount", "h_data"}),
-                                       "h_c_id, h_c_d_id, h_c_w_id, h_d_id, h_w_id, h_amount, h_data") +
-                                " FROM history", 3);
-  f["orders"] = text_of(c, "SELECT COUNT(*), SUM(o_c_id), SUM(o_ol_cnt), SUM(o_all_local), "
-                           "SUM(COALESCE(o_carrier_id, 0)), COUNT(o_carrier_id) FROM orders", 6);
+  f["customer"] = text_of(c,
+                          "SELECT SUM(c_balance), SUM(c_ytd_payment), SUM(c_payment_cnt), SUM(c_delivery_cnt), " +
+                              digest(cat({"c_w_id", "c_d_id", "c_id", "c_data"}), "c_w_id, c_d_id, c_id") +
+                              " FROM customer WHERE c_payment_cnt > 1 OR c_delivery_cnt > 0",
+                          5);
+  f["history"] = text_of(c,
+                         "SELECT COUNT(*), SUM(h_amount), " +
+                             digest(cat({"h_c_id", "h_c_d_id", "h_c_w_id", "h_d_id", "h_w_id", "h_amount", "h_data"}),
+                                    "h_c_id, h_c_d_id, h_c_w_id, h_d_id, h_w_id, h_amount, h_data") +
+                             " FROM history",
+                         3);
+  f["orders"] = text_of(c,
+                        "SELECT COUNT(*), SUM(o_c_id), SUM(o_ol_cnt), SUM(o_all_local), "
+                        "SUM(COALESCE(o_carrier_id, 0)), COUNT(o_carrier_id) FROM orders",
+                        6);
   f["new_order"] = text_of(c, "SELECT COUNT(*), SUM(no_o_id) FROM new_order", 2);
-  f["order_line"] = text_of(
-      c, "SELECT COUNT(*), SUM(ol_amount), SUM(ol_quantity), SUM(ol_i_id), SUM(ol_supply_w_id), "
-         "COUNT(ol_delivery_d), " +
-             digest(cat({"ol_w_id", "ol_d_id", "ol_o_id", "ol_number", "ol_dist_info"}),
-                    "ol_w_id, ol_d_id, ol_o_id, ol_number") +
-             " FROM order_line WHERE ol_o_id > 3000", 7);
+  f["order_line"] = text_of(c,
+                            "SELECT COUNT(*), SUM(ol_amount), SUM(ol_quantity), SUM(ol_i_id), SUM(ol_supply_w_id), "
+                            "COUNT(ol_delivery_d), " +
+                                digest(cat({"ol_w_id", "ol_d_id", "ol_o_id", "ol_number", "ol_dist_info"}),
+                                       "ol_w_id, ol_d_id, ol_o_id, ol_number") +
+                                " FROM order_line WHERE ol_o_id > 3000",
+                            7);
   f["stock"] = text_of(c, "SELECT SUM(s_quantity), SUM(s_ytd), SUM(s_order_cnt), SUM(s_remote_cnt) FROM stock", 4);
   return f;
 }
@@ -181,7 +186,8 @@ void expect_same_results(Backend& statements_db, Backend& procedures_db, bool my
   create_procedures(*b, procedures_db.dialect());  // idempotent: a reused schema gets them again
   // Every other customer of bad credit, so that Payments book on C_DATA (clause 2.5.2.2) in both;
   // the fingerprint's C_DATA digest then compares that rule too.
-  for (Connection* c : {a.get(), b.get()}) c->execute_immediate("UPDATE customer SET c_credit = 'BC' WHERE c_id % 2 = 0");
+  for (Connection* c : {a.get(), b.get()})
+    c->execute_immediate("UPDATE customer SET c_credit = 'BC' WHERE c_id % 2 = 0");
   const auto statements = make_transactions(*a, statements_db.dialect(), TxProtocol::statements);
   const auto procedures = make_transactions(*b, procedures_db.dialect(), TxProtocol::procedures);
   Transactions& by_statements = *statements;
@@ -194,9 +200,9 @@ void expect_same_results(Backend& statements_db, Backend& procedures_db, bool my
   EXPECT_EQ(count(sb, TxEnd::rolled_back), 2);
   ASSERT_EQ(sa.size(), sb.size());
   for (std::size_t i = 0; i < sa.size(); ++i)
-    EXPECT_TRUE(sa[i] == sb[i]) << "transaction " << i << " type " << static_cast<int>(sa[i].type)
-                                << ": statements " << static_cast<int>(sa[i].end) << "/" << sa[i].value
-                                << ", procedures " << static_cast<int>(sb[i].end) << "/" << sb[i].value;
+    EXPECT_TRUE(sa[i] == sb[i]) << "transaction " << i << " type " << static_cast<int>(sa[i].type) << ": statements "
+                                << static_cast<int>(sa[i].end) << "/" << sa[i].value << ", procedures "
+                                << static_cast<int>(sb[i].end) << "/" << sb[i].value;
   // Every type ran and changed something: New-Orders committed, Deliveries delivered.
   int new_orders = 0, delivered = 0;
   for (const Step& s : sb) {
@@ -234,8 +240,8 @@ void expect_retried_and_counted(Backend& db, const std::function<int()>& provoke
   // Every district of warehouse 1 locked: New-Order (district FOR UPDATE) and Payment (district
   // UPDATE) of the terminal wait on it.
   ASSERT_TRUE(holder->begin(TxMode::read_write).ok());
-  auto lock = holder->prepare(render_select(db.dialect(), {.columns = "d_id", .table = "district",
-                                                           .where = "d_w_id = ?", .lock_rows = true}));
+  auto lock = holder->prepare(
+      render_select(db.dialect(), {.columns = "d_id", .table = "district", .where = "d_w_id = ?", .lock_rows = true}));
   lock->bind_int64(1, 1);
   DbStatus s = lock->execute();
   ASSERT_TRUE(s.ok()) << s.to_string();
@@ -322,11 +328,12 @@ TEST_F(MysqlProcedures, SameResultsAsStatementsThenAKilledCallIsRetried) {
     c->execute_immediate("DROP DATABASE IF EXISTS `" + copy + "`");
     c->execute_immediate("CREATE DATABASE `" + copy + "`");
     for (std::string_view t : kTables)
-      c->execute_immediate(fmt::format("CREATE TABLE `{0}`.{1} LIKE `{2}`.{1}; INSERT INTO `{0}`.{1} SELECT * FROM `{2}`.{1}",
-                                       copy, t, database));
-    c->execute_immediate(fmt::format("CREATE TABLE `{0}`.drivelab_meta LIKE `{1}`.drivelab_meta; "
-                                     "INSERT INTO `{0}`.drivelab_meta SELECT * FROM `{1}`.drivelab_meta",
-                                     copy, database));
+      c->execute_immediate(fmt::format(
+          "CREATE TABLE `{0}`.{1} LIKE `{2}`.{1}; INSERT INTO `{0}`.{1} SELECT * FROM `{2}`.{1}", copy, t, database));
+    c->execute_immediate(
+        fmt::format("CREATE TABLE `{0}`.drivelab_meta LIKE `{1}`.drivelab_meta; "
+                    "INSERT INTO `{0}`.drivelab_meta SELECT * FROM `{1}`.drivelab_meta",
+                    copy, database));
   }
   auto procedures_db = make_mysql_backend(test::mysql_options(copy));
   expect_same_results(*backend, *procedures_db, true);

@@ -4,9 +4,9 @@
 // Every test draws from a fixed seed and compares the counts with a chi-square test at the
 // significance level alpha = 0.001 (critical values: the tables' for 1..4 degrees of freedom, the
 // Wilson-Hilferty approximation above, within 1% of the exact quantile from 5 degrees on); bins
-// whose expected count is below 5 are pooled into one. CHI2_TRACE=1 prints every statistic. Where a rule replaces a TPC-C rule,
-// the same test run on the default profile's draws must reject, so each test is shown to tell
-// the two rules apart.
+// whose expected count is below 5 are pooled into one. CHI2_TRACE=1 prints every statistic. Where a rule replaces a
+// TPC-C rule, the same test run on the default profile's draws must reject, so each test is shown to tell the two rules
+// apart.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -71,7 +71,8 @@ ChiSquare chi_square(const std::vector<std::uint64_t>& counts, const std::vector
     ++bins;
   }
   out.df = bins - 1;
-  if (std::getenv("CHI2_TRACE")) std::fprintf(stderr, "chi2 %.1f df %d crit %.1f\n", out.statistic, out.df, chi2_critical(out.df));
+  if (std::getenv("CHI2_TRACE"))
+    std::fprintf(stderr, "chi2 %.1f df %d crit %.1f\n", out.statistic, out.df, chi2_critical(out.df));
   return out;
 }
 
@@ -92,7 +93,8 @@ std::vector<double> hammerdb_last_name_pmf() {
 std::vector<double> hammerdb_think_pmf(double mean, int kmax) {
   std::vector<double> pmf(static_cast<std::size_t>(kmax) + 2);
   pmf[0] = 1.0 - std::exp(-0.5 / mean);
-  for (int k = 1; k <= kmax; ++k) pmf[static_cast<std::size_t>(k)] = std::exp(-(k - 0.5) / mean) - std::exp(-(k + 0.5) / mean);
+  for (int k = 1; k <= kmax; ++k)
+    pmf[static_cast<std::size_t>(k)] = std::exp(-(k - 0.5) / mean) - std::exp(-(k + 0.5) / mean);
   pmf.back() = std::exp(-(kmax + 0.5) / mean);
   return pmf;
 }
@@ -195,9 +197,8 @@ TEST(HammerDbProfile, MixIsAnIndependentDrawOfOneIn23PerTransaction) {
   // New-Orders among 23 consecutive transactions: Binomial(23, 10/23), not always 10 (the deck).
   std::vector<double> binomial(24);
   for (int k = 0; k <= 23; ++k)
-    binomial[static_cast<std::size_t>(k)] =
-        std::exp(std::lgamma(24.0) - std::lgamma(k + 1.0) - std::lgamma(24.0 - k) + k * std::log(10 / 23.0) +
-                 (23 - k) * std::log(13 / 23.0));
+    binomial[static_cast<std::size_t>(k)] = std::exp(std::lgamma(24.0) - std::lgamma(k + 1.0) - std::lgamma(24.0 - k) +
+                                                     k * std::log(10 / 23.0) + (23 - k) * std::log(13 / 23.0));
   const ChiSquare windows = chi_square(new_orders_per_window, binomial);
   EXPECT_GT(windows.df, 5);
   EXPECT_FALSE(windows.rejects()) << windows.statistic << " df " << windows.df;
@@ -299,7 +300,8 @@ TEST(HammerDbProfile, NewOrderLinesFollowTheScriptOfTheDatabase) {
       const NewOrderInput in = gen.new_order(rng, 1);
       ++orders;
       rollbacks += in.will_roll_back;
-      for (int l = 0; l < in.ol_cnt; ++l) ++supply[static_cast<std::size_t>(in.lines[static_cast<std::size_t>(l)].supply_w_id - 1)];
+      for (int l = 0; l < in.ol_cnt; ++l)
+        ++supply[static_cast<std::size_t>(in.lines[static_cast<std::size_t>(l)].supply_w_id - 1)];
     }
     const bool is_pg = script == HammerDbScript::postgresql;
     EXPECT_FALSE(chi_square(supply, is_pg ? pg : maria).rejects()) << "pg=" << is_pg;

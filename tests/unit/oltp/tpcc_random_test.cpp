@@ -56,12 +56,12 @@ TEST(NURand, ConstantCShiftsTheHotValues) {
 
 TEST(CRun, ConstraintOfClause2161) {
   EXPECT_TRUE(c_last_run_is_valid(0, 65));
-  EXPECT_TRUE(c_last_run_is_valid(200, 81));    // delta 119
-  EXPECT_TRUE(c_last_run_is_valid(100, 200));   // delta 100
+  EXPECT_TRUE(c_last_run_is_valid(200, 81));   // delta 119
+  EXPECT_TRUE(c_last_run_is_valid(100, 200));  // delta 100
   EXPECT_FALSE(c_last_run_is_valid(0, 64));
   EXPECT_FALSE(c_last_run_is_valid(0, 120));
-  EXPECT_FALSE(c_last_run_is_valid(10, 106));   // delta 96
-  EXPECT_FALSE(c_last_run_is_valid(150, 38));   // delta 112
+  EXPECT_FALSE(c_last_run_is_valid(10, 106));  // delta 96
+  EXPECT_FALSE(c_last_run_is_valid(150, 38));  // delta 112
   EXPECT_FALSE(c_last_run_is_valid(7, 7));
 }
 

@@ -76,21 +76,21 @@ TEST_F(TpccOnPostgres, MorePooledSessionsThanTheServerAllowsAreRefusedBeforeTheL
   TmpTarget target;
   ProtocolRun r;
   r.out_dir = target.path() / "out";
-  const auto outcome = r.run(
-      fmt::format("protocol: p\ntests:\n"
-                  "  - name: pg\n    kind: tpcc\n    warmup: 0s\n    duration: 2s\n"
-                  "    tpcc:\n      backend: postgres\n      database: {}\n"
-                  "      server: {{connection: \"host={} port={}\", user: {}}}\n"
-                  "      warehouses: 1\n      scale_items: 1000\n      users: {}\n      think: tpcc\n"
-                  "      connections: {}\n",
-                  name, svc.pg_socket_dir, svc.pg_port, svc.pg_user, max + 5, max),
-      target.path());
+  const auto outcome =
+      r.run(fmt::format("protocol: p\ntests:\n"
+                        "  - name: pg\n    kind: tpcc\n    warmup: 0s\n    duration: 2s\n"
+                        "    tpcc:\n      backend: postgres\n      database: {}\n"
+                        "      server: {{connection: \"host={} port={}\", user: {}}}\n"
+                        "      warehouses: 1\n      scale_items: 1000\n      users: {}\n      think: tpcc\n"
+                        "      connections: {}\n",
+                        name, svc.pg_socket_dir, svc.pg_port, svc.pg_user, max + 5, max),
+            target.path());
   const auto& t = outcome.record.tests.at(0);
   ASSERT_EQ(t.status, results::Status::failed) << r.out.str();
   EXPECT_NE(t.reason.find(fmt::format("max_connections is {}", max)), std::string::npos) << t.reason;
-  EXPECT_NE(t.reason.find(fmt::format("needs {} sessions at once ({} pooled connections + 1 drivelab session",
-                                      max + 1, max)),
-            std::string::npos)
+  EXPECT_NE(
+      t.reason.find(fmt::format("needs {} sessions at once ({} pooled connections + 1 drivelab session", max + 1, max)),
+      std::string::npos)
       << t.reason;
   EXPECT_FALSE(t.details.contains("load"));  // refused before the load
 }
@@ -128,7 +128,6 @@ TEST(TpccManagedPostgres, AServerThatDiesMidRunFailsTheTestClearlyAndKeepsTheInt
   EXPECT_FALSE(fs::exists(server_dir));  // cleanup removed the dead server's directory
 }
 
-
 /// Runs for `duration` with `tpcc_keys` (the tpcc section's keys after the database's) on a managed PostgreSQL of
 /// its own and, 1 s into the measured phase, makes every Payment fail with a retryable error: a
 /// trigger on HISTORY raising 40001 (serialization_failure). Returns the test's record.
@@ -164,9 +163,12 @@ results::TestRecord run_with_payments_refused(const std::string& duration, const
   });
   const auto outcome = r.run(
       "protocol: p\nseed: 2\ntests:\n"
-      "  - name: pg\n    kind: tpcc\n    warmup: 0s\n    duration: " + duration + "\n    interval: 1s\n"
-      "    tpcc:\n      backend: postgres\n      server: {managed: postgres, buffer: 64MiB}\n"
-      "      warehouses: 1\n      scale_items: 1000\n      users: 4\n" + tpcc_keys,
+      "  - name: pg\n    kind: tpcc\n    warmup: 0s\n    duration: " +
+          duration +
+          "\n    interval: 1s\n"
+          "    tpcc:\n      backend: postgres\n      server: {managed: postgres, buffer: 64MiB}\n"
+          "      warehouses: 1\n      scale_items: 1000\n      users: 4\n" +
+          tpcc_keys,
       target.path());
   saboteur.join();
   EXPECT_EQ(trigger_error, "");
@@ -231,7 +233,7 @@ TEST(TpccManagedPostgres, WithTheBoundOffAPaymentShareBelowTheMinimumMixFailsThe
       << t.reason;
   EXPECT_NE(t.reason.find("(at least 43%;"), std::string::npos) << t.reason;
   EXPECT_EQ(t.reason.find("order_status"), std::string::npos) << t.reason;  // only the type that failed
-  EXPECT_GT(t.measured_s, 7.0);  // not stopped by the bound
+  EXPECT_GT(t.measured_s, 7.0);                                             // not stopped by the bound
   ASSERT_TRUE(t.details.contains("mix_pct"));
   EXPECT_LT(t.details["mix_pct"]["payment"].get<double>(), 43.0);
 }

@@ -35,8 +35,9 @@ struct TxFixture : ::testing::Test {
 
 TEST_F(TxFixture, NewOrderInsertsTheOrderAndAppliesTheStockRules) {
   // Two lines with known stock: 50 - 5 = 45 (>= 10), and 15 - 10 = 5 (< 10: +91 -> 96).
-  probe->execute_immediate("UPDATE stock SET s_quantity = 50 WHERE s_w_id = 1 AND s_i_id = 11;"
-                           "UPDATE stock SET s_quantity = 15 WHERE s_w_id = 1 AND s_i_id = 22;");
+  probe->execute_immediate(
+      "UPDATE stock SET s_quantity = 50 WHERE s_w_id = 1 AND s_i_id = 11;"
+      "UPDATE stock SET s_quantity = 15 WHERE s_w_id = 1 AND s_i_id = 22;");
   const auto ytd_22 = i("SELECT s_ytd FROM stock WHERE s_w_id = 1 AND s_i_id = 22");
   NewOrderInput in;
   in.w_id = 1;
@@ -69,10 +70,11 @@ TEST_F(TxFixture, NewOrderInsertsTheOrderAndAppliesTheStockRules) {
   // OL_AMOUNT = quantity x I_PRICE; total = sum x (1 - discount) x (1 + w_tax + d_tax).
   const double p11 = d("SELECT i_price FROM item WHERE i_id = 11");
   const double p22 = d("SELECT i_price FROM item WHERE i_id = 22");
-  EXPECT_NEAR(d("SELECT SUM(ol_amount) FROM order_line WHERE ol_o_id = 3001 AND ol_d_id = 4"), 5 * p11 + 10 * p22, 1e-6);
+  EXPECT_NEAR(d("SELECT SUM(ol_amount) FROM order_line WHERE ol_o_id = 3001 AND ol_d_id = 4"), 5 * p11 + 10 * p22,
+              1e-6);
   const double disc = d("SELECT c_discount FROM customer WHERE c_w_id = 1 AND c_d_id = 4 AND c_id = 123");
-  const double taxes = d("SELECT w_tax FROM warehouse WHERE w_id = 1") +
-                       d("SELECT d_tax FROM district WHERE d_w_id = 1 AND d_id = 4");
+  const double taxes =
+      d("SELECT w_tax FROM warehouse WHERE w_id = 1") + d("SELECT d_tax FROM district WHERE d_w_id = 1 AND d_id = 4");
   EXPECT_NEAR(out.total_amount, (5 * p11 + 10 * p22) * (1 - disc) * (1 + taxes), 1e-6);
 }
 
@@ -151,8 +153,14 @@ TEST_F(TxFixture, PaymentByIdUpdatesYtdBalancesAndHistory) {
   const double d_ytd = d("SELECT d_ytd FROM district WHERE d_w_id = 1 AND d_id = 6");
   const double bal = d("SELECT c_balance FROM customer WHERE c_w_id = 1 AND c_d_id = 6 AND c_id = 55");
   const auto history = i("SELECT COUNT(*) FROM history");
-  PaymentInput in{.w_id = 1, .d_id = 6, .c_w_id = 1, .c_d_id = 6, .by_last_name = false, .c_id = 55,
-                  .c_last = {}, .h_amount = 123.45};
+  PaymentInput in{.w_id = 1,
+                  .d_id = 6,
+                  .c_w_id = 1,
+                  .c_d_id = 6,
+                  .by_last_name = false,
+                  .c_id = 55,
+                  .c_last = {},
+                  .h_amount = 123.45};
   PaymentOutput out;
   const TxResult r = tx->payment(in, out);
   ASSERT_EQ(r.end, TxEnd::committed) << r.status.to_string();
@@ -171,8 +179,14 @@ TEST_F(TxFixture, PaymentByIdUpdatesYtdBalancesAndHistory) {
 TEST_F(TxFixture, PaymentOfABadCreditCustomerPrefixesCData) {
   const auto c_id = i("SELECT MIN(c_id) FROM customer WHERE c_w_id = 1 AND c_d_id = 2 AND c_credit = 'BC'");
   const std::string before = t(fmt::format("SELECT c_data FROM customer WHERE c_d_id = 2 AND c_id = {}", c_id));
-  PaymentInput in{.w_id = 1, .d_id = 9, .c_w_id = 1, .c_d_id = 2, .by_last_name = false,
-                  .c_id = static_cast<int>(c_id), .c_last = {}, .h_amount = 10.5};
+  PaymentInput in{.w_id = 1,
+                  .d_id = 9,
+                  .c_w_id = 1,
+                  .c_d_id = 2,
+                  .by_last_name = false,
+                  .c_id = static_cast<int>(c_id),
+                  .c_last = {},
+                  .h_amount = 10.5};
   PaymentOutput out;
   ASSERT_EQ(tx->payment(in, out).end, TxEnd::committed);
   EXPECT_EQ(out.c_credit, "BC");
@@ -195,8 +209,8 @@ TEST_F(TxFixture, ByLastNamePicksTheMiddleCustomerOrderedByFirstName) {
   ASSERT_FALSE(ids.empty());
   const int expected = ids[(ids.size() + 1) / 2 - 1];
 
-  PaymentInput in{.w_id = 1, .d_id = 3, .c_w_id = 1, .c_d_id = 3, .by_last_name = true, .c_id = 0,
-                  .c_last = name, .h_amount = 1.0};
+  PaymentInput in{
+      .w_id = 1, .d_id = 3, .c_w_id = 1, .c_d_id = 3, .by_last_name = true, .c_id = 0, .c_last = name, .h_amount = 1.0};
   PaymentOutput pout;
   ASSERT_EQ(tx->payment(in, pout).end, TxEnd::committed);
   EXPECT_EQ(pout.c_id, expected);
@@ -214,7 +228,8 @@ TEST_F(TxFixture, OrderStatusReturnsTheLatestOrderAndItsLines) {
   no.d_id = 5;
   no.c_id = 77;
   no.ol_cnt = 3;
-  for (int n = 0; n < 3; ++n) no.lines[static_cast<std::size_t>(n)] = {.i_id = 100 + n, .supply_w_id = 1, .quantity = 1};
+  for (int n = 0; n < 3; ++n)
+    no.lines[static_cast<std::size_t>(n)] = {.i_id = 100 + n, .supply_w_id = 1, .quantity = 1};
   NewOrderOutput nout;
   ASSERT_EQ(tx->new_order(no, nout).end, TxEnd::committed);
   OrderStatusInput in{.w_id = 1, .d_id = 5, .by_last_name = false, .c_id = 77, .c_last = {}};
@@ -248,7 +263,8 @@ TEST_F(TxFixture, DeliveryDeliversTheOldestOrderOfEveryDistrict) {
   EXPECT_EQ(i("SELECT COUNT(*) FROM orders WHERE o_id = 2101 AND o_carrier_id = 7"), 10);
   EXPECT_EQ(i("SELECT COUNT(*) FROM order_line WHERE ol_o_id = 2101 AND ol_delivery_d IS NULL"), 0);
   EXPECT_EQ(i("SELECT COUNT(*) FROM order_line WHERE ol_o_id = 2102 AND ol_delivery_d IS NOT NULL"), 0);
-  EXPECT_NEAR(d(fmt::format("SELECT c_balance FROM customer WHERE c_d_id = 8 AND c_id = {}", c_id)), bal + amount, 1e-6);
+  EXPECT_NEAR(d(fmt::format("SELECT c_balance FROM customer WHERE c_d_id = 8 AND c_id = {}", c_id)), bal + amount,
+              1e-6);
   EXPECT_EQ(i(fmt::format("SELECT c_delivery_cnt FROM customer WHERE c_d_id = 8 AND c_id = {}", c_id)), 1);
 
   // A district without undelivered orders is skipped, the others still delivered.

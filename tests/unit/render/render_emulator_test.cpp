@@ -89,8 +89,9 @@ class RenderSwap : public ::testing::Test {
     if (const std::string why = testing::swap_mode_unavailable(dir.path()); !why.empty()) GTEST_SKIP() << why;
   }
   /// 32 MiB cgroup, 96 MiB array: most of the array must go to the swap file.
-  static constexpr const char* kSection = "{mode: swap, memory_budget: 32MiB, working_set_factor: 3, threads: 2, swap_file_size: 512MiB, "
-                                          "block_size: 1MB}";
+  static constexpr const char* kSection =
+      "{mode: swap, memory_budget: 32MiB, working_set_factor: 3, threads: 2, swap_file_size: 512MiB, "
+      "block_size: 1MB}";
   static RenderConfig config(const std::string& failure) {
     RenderConfig c;
     c.mode = MemoryMode::swap;

@@ -54,8 +54,9 @@ inline Json single_host_record(const std::string& run_id, double tps, double lat
 /// target {"kind": "hosts", ...}, cohort {job_id, size, ranks}, the merged test (rates summed,
 /// latency from the merged histogram: here `merged_latency_avg_ms`), groups.lab_conventions, and
 /// hosts[] with each present host's own test.
-inline Json merged_record(const std::string& job_id, const std::vector<FixtureHost>& hosts, double merged_latency_avg_ms,
-                   const std::string& status = "complete", const std::string& reason = "") {
+inline Json merged_record(const std::string& job_id, const std::vector<FixtureHost>& hosts,
+                          double merged_latency_avg_ms, const std::string& status = "complete",
+                          const std::string& reason = "") {
   const auto n = hosts.size();
   double tps = 0, mean_latency = 0;
   std::size_t present = 0;
@@ -66,12 +67,14 @@ inline Json merged_record(const std::string& job_id, const std::vector<FixtureHo
     tps += h.tps;
     mean_latency += h.latency_avg_ms;
     if (interval_tps.empty()) interval_tps.assign(h.interval_tps.size(), 0);
-    for (std::size_t k = 0; k < interval_tps.size() && k < h.interval_tps.size(); ++k) interval_tps[k] += h.interval_tps[k];
+    for (std::size_t k = 0; k < interval_tps.size() && k < h.interval_tps.size(); ++k)
+      interval_tps[k] += h.interval_tps[k];
   }
   mean_latency /= static_cast<double>(present);
   Json merged_intervals = Json::array();
   for (std::size_t k = 0; k < interval_tps.size(); ++k)
-    merged_intervals.push_back(Json{{"t_s", static_cast<double>(k + 1)}, {"duration_s", 1.0},
+    merged_intervals.push_back(Json{{"t_s", static_cast<double>(k + 1)},
+                                    {"duration_s", 1.0},
                                     {"values", Json{{"tps", interval_tps[k]}, {"lat_avg_ms", merged_latency_avg_ms}}}});
   Json latency = metric(merged_latency_avg_ms, "ms", "average transaction latency");
   latency["of"] = Json{{"histogram", "latency"}, {"figure", "avg"}};
@@ -101,19 +104,21 @@ inline Json merged_record(const std::string& job_id, const std::vector<FixtureHo
   Json ranks = Json::array();
   for (std::size_t k = 0; k < n; ++k) {
     const FixtureHost& h = hosts[k];
-    Json entry{{"rank", k},
-               {"name", h.name},
-               {"run_id", fmt::format("{}-r{}", job_id, k)},
-               {"status", h.status},
-               {"reason", h.status == "missing" ? fmt::format("no record or journal of rank {} (host {})", k, h.name) : ""},
-               {"target", Json{{"kind", "directory"}, {"model", "Drive of " + h.name}}},
-               {"clock_offset_ns", k == 0 ? 0 : 1000 * static_cast<int>(k)},
-               {"tests", Json::array()}};
+    Json entry{
+        {"rank", k},
+        {"name", h.name},
+        {"run_id", fmt::format("{}-r{}", job_id, k)},
+        {"status", h.status},
+        {"reason", h.status == "missing" ? fmt::format("no record or journal of rank {} (host {})", k, h.name) : ""},
+        {"target", Json{{"kind", "directory"}, {"model", "Drive of " + h.name}}},
+        {"clock_offset_ns", k == 0 ? 0 : 1000 * static_cast<int>(k)},
+        {"tests", Json::array()}};
     if (h.status != "missing") {
       ranks.push_back(k);
       Json intervals = Json::array();
       for (std::size_t i = 0; i < h.interval_tps.size(); ++i)
-        intervals.push_back(Json{{"t_s", static_cast<double>(i + 1)}, {"duration_s", 1.0},
+        intervals.push_back(Json{{"t_s", static_cast<double>(i + 1)},
+                                 {"duration_s", 1.0},
                                  {"values", Json{{"tps", h.interval_tps[i]}, {"lat_avg_ms", h.latency_avg_ms}}}});
       entry["tests"].push_back(Json{{"name", kTest},
                                     {"status", h.status},
@@ -145,7 +150,8 @@ inline Json merged_record(const std::string& job_id, const std::vector<FixtureHo
 
 /// Rank `rank`'s own record of job `job_id` on `hosts` (by rank): a single-host record with
 /// run_id `<job_id>-r<rank>` and the cohort every rank writes.
-inline Json rank_record(const std::string& job_id, std::size_t rank, const std::vector<std::string>& hosts, double tps) {
+inline Json rank_record(const std::string& job_id, std::size_t rank, const std::vector<std::string>& hosts,
+                        double tps) {
   Json rec = single_host_record(fmt::format("{}-r{}", job_id, rank), tps, 5.0);
   rec["cohort"] = Json{{"job_id", job_id},
                        {"rank", rank},

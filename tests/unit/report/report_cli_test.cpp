@@ -29,7 +29,8 @@ TEST(ReportCli, UnknownSchemaExitsWithBadInput) {
   TempDir dir;
   const auto p = dir / "future.json";
   std::ofstream(p) << R"({"schema": "drivelab.run/2", "run_id": "x", "status": "complete", "tests": []})";
-  const int rc = run_command({DRIVELAB_EXE, "report", p.string(), "--md", (dir / "o.md").string()}, dir / "out", dir / "err");
+  const int rc =
+      run_command({DRIVELAB_EXE, "report", p.string(), "--md", (dir / "o.md").string()}, dir / "out", dir / "err");
   EXPECT_EQ(rc, 2);
   EXPECT_NE(read_text(dir / "err").find("unsupported result schema 'drivelab.run/2'"), std::string::npos)
       << read_text(dir / "err");
@@ -58,8 +59,9 @@ TEST(ReportCli, PublishedDrivesBesideMeasuredAndLabels) {
   TempDir dir;
   std::vector<std::string> args{DRIVELAB_EXE, "report"};
   for (const auto& i : testing::golden_records()) args.push_back(i.string());
-  args.insert(args.end(), {"--label", "Disk A", "--label", "Disk A", "--label", "Loop B", "--label", "Loop B",
-                           "--published", csv.string(), "--md", (dir / "r.md").string(), "--csv", (dir / "r.csv").string()});
+  args.insert(args.end(),
+              {"--label", "Disk A", "--label", "Disk A", "--label", "Loop B", "--label", "Loop B", "--published",
+               csv.string(), "--md", (dir / "r.md").string(), "--csv", (dir / "r.csv").string()});
   ASSERT_EQ(run_command(args, dir / "out", dir / "err"), 0) << read_text(dir / "err");
   const std::string md = read_text(dir / "r.md");
   const auto sec = md.find("\n## 4k_random_read\n");
@@ -76,8 +78,9 @@ TEST(ReportCli, PublishedDrivesBesideMeasuredAndLabels) {
   const std::string block = md.substr(ref, md.find("\n## ", ref + 5) - ref);
   for (const std::string d : {"| Toshiba XG6 1TB |", "| Sabrent Rocket NVMe 4.0 2TB |", "| KIOXIA XG8 2TB |"})
     EXPECT_NE(block.find(d), std::string::npos) << d << "\n" << block;
-  EXPECT_NE(read_text(dir / "r.csv").find("4k_random_read (other configuration),iops,1/s,higher,Toshiba XG6 1TB,published,"),
-            std::string::npos);
+  EXPECT_NE(
+      read_text(dir / "r.csv").find("4k_random_read (other configuration),iops,1/s,higher,Toshiba XG6 1TB,published,"),
+      std::string::npos);
 }
 
 TEST(ReportCli, AMultiHostRecordBesidePublishedFourVmSumsWithItsHostChartOrNone) {
@@ -87,8 +90,16 @@ TEST(ReportCli, AMultiHostRecordBesidePublishedFourVmSumsWithItsHostChartOrNone)
   TempDir dir;
   const auto merged = dir / "merged.json";
   std::ofstream(merged) << testing::merged_record("job-cli", testing::four_hosts(), 4.9).dump(2);
-  const std::vector<std::string> args{DRIVELAB_EXE, "report", merged.string(), "--label", "Lab", "--published",
-                                      csv.string(), "--md", (dir / "r.md").string(), "--html",
+  const std::vector<std::string> args{DRIVELAB_EXE,
+                                      "report",
+                                      merged.string(),
+                                      "--label",
+                                      "Lab",
+                                      "--published",
+                                      csv.string(),
+                                      "--md",
+                                      (dir / "r.md").string(),
+                                      "--html",
                                       (dir / "r.html").string()};
   ASSERT_EQ(run_command(args, dir / "out", dir / "err"), 0) << read_text(dir / "err");
   const std::string md = read_text(dir / "r.md");
@@ -102,7 +113,8 @@ TEST(ReportCli, AMultiHostRecordBesidePublishedFourVmSumsWithItsHostChartOrNone)
   const auto chart = dir / "r_charts" / "sqlserver_oltp_4vms_hosts_Lab__4_hosts__1.gp";
   ASSERT_TRUE(std::filesystem::exists(chart));
   EXPECT_NE(read_text(chart).find("title 'host b (rank 1)'"), std::string::npos);
-  EXPECT_NE(read_text(dir / "r.html").find("id=\"chart-sqlserver_oltp_4vms_hosts_Lab__4_hosts__1\""), std::string::npos);
+  EXPECT_NE(read_text(dir / "r.html").find("id=\"chart-sqlserver_oltp_4vms_hosts_Lab__4_hosts__1\""),
+            std::string::npos);
   // --no-charts: no chart at all, the per-host one included.
   std::filesystem::remove_all(dir / "r_charts");
   auto no_charts = args;

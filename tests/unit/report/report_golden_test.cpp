@@ -55,7 +55,8 @@ std::vector<std::string> split(const std::string& line, char sep) {
   std::string cur;
   bool quoted = false;
   for (char c : line) {
-    if (c == '"') quoted = !quoted;
+    if (c == '"')
+      quoted = !quoted;
     else if (c == sep && !quoted) {
       out.push_back(cur);
       cur.clear();
@@ -92,7 +93,9 @@ TEST(ReportGolden, TwoTargetsRankedInHtmlMarkdownAndCsv) {
   std::istringstream in(csv);
   std::string line;
   std::getline(in, line);
-  ASSERT_EQ(line, "test,metric,unit,better,drive,origin,rank,of,place,median,min,max,n,status,sources,row,hosts,host,host_rank");
+  ASSERT_EQ(
+      line,
+      "test,metric,unit,better,drive,origin,rank,of,place,median,min,max,n,status,sources,row,hosts,host,host_rank");
   std::map<std::string, std::vector<std::vector<std::string>>> tables;
   while (std::getline(in, line)) {
     const auto f = split(line, ',');

@@ -25,8 +25,8 @@ using testing::FixtureHost;
 using testing::four_hosts;
 using testing::merged_record;
 using testing::rank_record;
-using testing::single_host_record;
 using testing::read_text;
+using testing::single_host_record;
 using testing::table_of;
 using testing::TempDir;
 
@@ -107,16 +107,18 @@ TEST(ReportMultiHost, SystemRowWithPerHostRowsInMarkdownCsvAndHtml) {
             std::string::npos)
       << md;
   EXPECT_NE(md.find("sum_of_hosts_tps (lab convention: not an exact figure, not ranked)"), std::string::npos) << md;
-  EXPECT_NE(md.find("Columns marked \"lab convention\" are the review labs' way of adding hosts up"), std::string::npos);
+  EXPECT_NE(md.find("Columns marked \"lab convention\" are the review labs' way of adding hosts up"),
+            std::string::npos);
 
   const std::string csv = to_csv(r);
   EXPECT_TRUE(csv.starts_with(
       "test,metric,unit,better,drive,origin,rank,of,place,median,min,max,n,status,sources,row,hosts,host,host_rank\n"));
   const auto tps_rows = csv_lines_with(csv, "sqlserver_oltp_4vms,tps,");
   ASSERT_EQ(tps_rows.size(), 5u) << csv;
-  EXPECT_EQ(tps_rows[0], fmt::format("sqlserver_oltp_4vms,tps,1/s,higher,Lab (4 hosts),measured,1,1,1st of 1,405,405,405,1,"
-                                     "complete,{},system,4,,",
-                                     file.string()));
+  EXPECT_EQ(tps_rows[0],
+            fmt::format("sqlserver_oltp_4vms,tps,1/s,higher,Lab (4 hosts),measured,1,1,1st of 1,405,405,405,1,"
+                        "complete,{},system,4,,",
+                        file.string()));
   EXPECT_EQ(tps_rows[2], fmt::format("sqlserver_oltp_4vms,tps,1/s,higher,Lab (4 hosts),measured,,,,110,110,110,1,"
                                      "complete,{},host,4,b,1",
                                      file.string()));
@@ -126,8 +128,9 @@ TEST(ReportMultiHost, SystemRowWithPerHostRowsInMarkdownCsvAndHtml) {
 
   const std::string html = to_html(r, {}, "");
   EXPECT_NE(html.find("<tr class=\"measured\"><td>Lab (4 hosts)</td><td>measured</td>"), std::string::npos) << html;
-  EXPECT_NE(html.find("<tr class=\"host\"><td>↳ host b (rank 1)</td><td>host, complete</td><td>110 TPS</td><td>4.50 ms</td>"),
-            std::string::npos)
+  EXPECT_NE(
+      html.find("<tr class=\"host\"><td>↳ host b (rank 1)</td><td>host, complete</td><td>110 TPS</td><td>4.50 ms</td>"),
+      std::string::npos)
       << html;
   EXPECT_NE(html.find("lab convention: not an exact figure, not ranked"), std::string::npos);
 }
@@ -206,10 +209,9 @@ TEST(ReportMultiHost, APartialSystemShowsItsMissingAndInterruptedHostsUnderItsUn
   std::vector<FixtureHost> hosts = four_hosts();
   hosts[2].status = "interrupted";
   hosts[3].status = "missing";
-  const auto file = dir.write(
-      "partial.json",
-      merged_record("job-p", hosts, 4.8, "interrupted", "rank 2 (host c) interrupted; no record of rank 3 (host d)")
-          .dump());
+  const auto file = dir.write("partial.json", merged_record("job-p", hosts, 4.8, "interrupted",
+                                                            "rank 2 (host c) interrupted; no record of rank 3 (host d)")
+                                                  .dump());
   Dataset d;
   add_file(d, file, "");
   const Report r = build_report(std::move(d));
@@ -311,8 +313,8 @@ TEST(ReportMultiHost, ARanksOwnRecordIsOneHostAndNeverCountedBesideItsMergedReco
     ASSERT_EQ(d.results.size(), 1u);
     EXPECT_EQ(d.results[0].drive, "4 hosts");
     EXPECT_EQ(d.variants.size(), 1u);  // the ranks' single-host variant went with them
-    EXPECT_TRUE(has_note(d, merged.string() + ": the merged record of job job-m has run job-m-r1 (" + r1.string() +
-                                ") as a host row"));
+    EXPECT_TRUE(has_note(
+        d, merged.string() + ": the merged record of job job-m has run job-m-r1 (" + r1.string() + ") as a host row"));
     const Report r = build_report(std::move(d));
     EXPECT_EQ(table_of(r, "sqlserver_oltp", "tps"), nullptr);
     EXPECT_EQ(table_of(r, "sqlserver_oltp_4vms", "tps")->host_cells.size(), 4u);
@@ -346,7 +348,8 @@ TEST(ReportMultiHost, PublishedVmsMustBeACount) {
     add_file(d, csv, "");
     FAIL() << "no error";
   } catch (const ConfigError& e) {
-    EXPECT_EQ(std::string(e.what()), csv.string() + ":2: vms 'four' is not a count of VMs (empty, or a whole number >= 1)");
+    EXPECT_EQ(std::string(e.what()),
+              csv.string() + ":2: vms 'four' is not a count of VMs (empty, or a whole number >= 1)");
   }
 }
 

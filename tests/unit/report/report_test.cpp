@@ -110,7 +110,7 @@ TEST(ReportComparison, WithinNoiseOnlyWhenRepetitionRangesOverlap) {
     EXPECT_EQ(c.leader, "A");
     if (c.other == "B") {
       EXPECT_TRUE(c.noise_known);
-      EXPECT_TRUE(c.within_noise);  // [95, 101] overlaps [98, 104]
+      EXPECT_TRUE(c.within_noise);          // [95, 101] overlaps [98, 104]
       EXPECT_NEAR(c.diff_pct, -2.0, 1e-9);  // medians 98 vs 100
     } else if (c.other == "C") {
       EXPECT_TRUE(c.noise_known);
@@ -208,8 +208,18 @@ TEST(ReportImport, SameNameOtherWorkloadIsReportedApart) {
   Dataset d;
   add_file(d, records[0], {});
   // The oltp test as another kind (a sysbench run named "oltp"), the io test as writes.
-  add_file(d, variant(records[1], "other-kind", [](auto& t) { if (t["name"] == "oltp") t["kind"] = "sysbench"; }), {});
-  add_file(d, variant(records[2], "other-config", [](auto& t) { if (t["kind"] == "io") t["config"]["rw"] = "randwrite"; }), {});
+  add_file(d,
+           variant(records[1], "other-kind",
+                   [](auto& t) {
+                     if (t["name"] == "oltp") t["kind"] = "sysbench";
+                   }),
+           {});
+  add_file(d,
+           variant(records[2], "other-config",
+                   [](auto& t) {
+                     if (t["kind"] == "io") t["config"]["rw"] = "randwrite";
+                   }),
+           {});
   const Report r = build_report(std::move(d));
   ASSERT_NE(table_of(r, "oltp", "tps"), nullptr);
   ASSERT_NE(table_of(r, "oltp (sysbench)", "tps"), nullptr);
@@ -284,7 +294,8 @@ TEST(ReportImport, PublishedPeaksOfAnotherConfigurationAreAReferenceBlock) {
   EXPECT_EQ(cell_of(r, "vdi_boot", "iops", "KIOXIA XG8 2TB")->rank, 1);
   EXPECT_NE(table_of(r, "sqlserver_oltp_4vms", "tps"), nullptr);
   const std::string md = to_markdown(r);
-  EXPECT_NE(md.find("## 4k_random_read (other configuration)\n\nReference only, other configuration"), std::string::npos);
+  EXPECT_NE(md.find("## 4k_random_read (other configuration)\n\nReference only, other configuration"),
+            std::string::npos);
   EXPECT_NE(md.find("| Toshiba XG6 1TB | published | 366.2K IOPS |"), std::string::npos);
   EXPECT_NE(to_csv(r).find("4k_random_read (other configuration),iops,1/s,higher,Toshiba XG6 1TB,published,,,,366208,"),
             std::string::npos);
@@ -302,11 +313,15 @@ TEST(ReportImport, PublishedPeaksJoinAMeasuredTestOfTheirConfiguration) {
     for (auto& t : j["tests"])
       if (t["name"] == "4k-random-read") {
         t["kind"] = "vdbench";
-        t["config"] = {{"engine", "io_uring"}, {"threads", 128}, {"jobs", 4}, {"iorate", "curve"},
-                       {"workloads", {{{"name", "4k-random-read"},
-                                       {"xfersize", {{{"size", "4 KiB"}, {"pct", 100.0}}}},
-                                       {"rdpct", 100.0},
-                                       {"seekpct", 100.0}}}}};
+        t["config"] = {{"engine", "io_uring"},
+                       {"threads", 128},
+                       {"jobs", 4},
+                       {"iorate", "curve"},
+                       {"workloads",
+                        {{{"name", "4k-random-read"},
+                          {"xfersize", {{{"size", "4 KiB"}, {"pct", 100.0}}}},
+                          {"rdpct", 100.0},
+                          {"seekpct", 100.0}}}}};
       }
     add_record(d, results::run_record_from_json(j), p.string(), {});
   }
@@ -334,18 +349,21 @@ TEST(ReportImport, PublishedConfigurationsFollowEachReview) {
   EXPECT_EQ(xg6->io->outstanding, 16u);
   EXPECT_EQ(cd6->io->outstanding, 32u);
   EXPECT_EQ(published_configuration("my_own_test", "x.txt"), nullptr);
-  const results::Json quick{{"engine", "io_uring"}, {"rw", "randread"}, {"xfersize", "4 KiB"}, {"iodepth", 32}, {"jobs", 1}};
+  const results::Json quick{
+      {"engine", "io_uring"}, {"rw", "randread"}, {"xfersize", "4 KiB"}, {"iodepth", 32}, {"jobs", 1}};
   EXPECT_FALSE(measures(*published_configuration("4k_random_read", "000_948965f824cc5f36.txt"), "io", quick));
-  const results::Json qd128{{"engine", "io_uring"}, {"rw", "randread"}, {"xfersize", "4 KiB"}, {"iodepth", 32}, {"jobs", 4}};
+  const results::Json qd128{
+      {"engine", "io_uring"}, {"rw", "randread"}, {"xfersize", "4 KiB"}, {"iodepth", 32}, {"jobs", 4}};
   EXPECT_TRUE(measures(*published_configuration("4k_random_read", "000_948965f824cc5f36.txt"), "io", qd128));
-  EXPECT_FALSE(measures(*published_configuration("vdi_boot", "000_948965f824cc5f36.txt"), "vdi", results::Json::object()));
+  EXPECT_FALSE(
+      measures(*published_configuration("vdi_boot", "000_948965f824cc5f36.txt"), "vdi", results::Json::object()));
 }
 
 TEST(ReportImport, PublishedCsvErrorsNameFileAndLine) {
   Dataset d;
-  EXPECT_THROW(add_published_csv(d, "drive,capacity,source,test,metric,value,unit,vms,note\nA,1TB,s,t,tps,abc,tps,,\n",
-                                 "p.csv"),
-               ConfigError);
+  EXPECT_THROW(
+      add_published_csv(d, "drive,capacity,source,test,metric,value,unit,vms,note\nA,1TB,s,t,tps,abc,tps,,\n", "p.csv"),
+      ConfigError);
   try {
     add_published_csv(d, "drive,capacity,source,test,metric,value,unit,vms,note\nA,1TB,s,t,tps\n", "p.csv");
     FAIL();
@@ -533,20 +551,22 @@ TEST_P(FioImport, ShowsExactlyFiosIopsAndP99) {
   EXPECT_NE(csv.find(fmt::format(",{},{},{},1,", fio_iops, fio_iops, fio_iops)), std::string::npos) << csv;
   const double p99_us = fio_p99_ns / 1000.0;
   EXPECT_NE(csv.find(fmt::format(",{},{},{},1,", p99_us, p99_us, p99_us)), std::string::npos) << csv;
-  std::cout << "fio " << GetParam() << ": iops " << fmt::format("{}", fio_iops) << ", clat p99 " << fmt::format("{}", fio_p99_ns)
-            << " ns; imported iops " << fmt::format("{}", rep.tables.front().cells.front().median) << '\n';
+  std::cout << "fio " << GetParam() << ": iops " << fmt::format("{}", fio_iops) << ", clat p99 "
+            << fmt::format("{}", fio_p99_ns) << " ns; imported iops "
+            << fmt::format("{}", rep.tables.front().cells.front().median) << '\n';
 }
 
-INSTANTIATE_TEST_SUITE_P(JsonAndJsonPlus, FioImport, ::testing::Values("json", "json+"),
-                         [](const auto& param_info) { return param_info.param == "json" ? std::string("json") : std::string("json_plus"); });
+INSTANTIATE_TEST_SUITE_P(JsonAndJsonPlus, FioImport, ::testing::Values("json", "json+"), [](const auto& param_info) {
+  return param_info.param == "json" ? std::string("json") : std::string("json_plus");
+});
 
 TEST(FioImport, MixedJobsGetReadAndWritePrefixes) {
   if (!find_program("fio")) GTEST_SKIP() << "fio is not installed (Debian package fio)";
   TempDir dir;
   const auto out = dir / "fio.json";
-  ASSERT_EQ(run_command({"fio", "--name=mixed", "--filename=" + (dir / "fio.dat").string(), "--size=8M",
-                         "--rw=randrw", "--bs=4k", "--ioengine=psync", "--runtime=1", "--time_based",
-                         "--output-format=json", "--output=" + out.string()}),
+  ASSERT_EQ(run_command({"fio", "--name=mixed", "--filename=" + (dir / "fio.dat").string(), "--size=8M", "--rw=randrw",
+                         "--bs=4k", "--ioengine=psync", "--runtime=1", "--time_based", "--output-format=json",
+                         "--output=" + out.string()}),
             0);
   const auto fio = results::Json::parse(read_text(out));
   Dataset d;
@@ -562,9 +582,10 @@ TEST(SysbenchImport, RealCpuRun) {
   if (!find_program("sysbench")) GTEST_SKIP() << "sysbench is not installed (Debian package sysbench)";
   TempDir dir;
   const auto out = dir / "sysbench.txt";
-  ASSERT_EQ(run_command({"sysbench", "cpu", "--time=2", "--threads=1", "--report-interval=1", "--cpu-max-prime=2000", "run"},
-                        out),
-            0);
+  ASSERT_EQ(
+      run_command({"sysbench", "cpu", "--time=2", "--threads=1", "--report-interval=1", "--cpu-max-prime=2000", "run"},
+                  out),
+      0);
   const std::string text = read_text(out);
   Dataset d;
   add_file(d, out, "cpu");

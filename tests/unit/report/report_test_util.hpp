@@ -65,7 +65,8 @@ inline const MetricTable* table_of(const Report& r, const std::string& test, con
 /// The checked-in real records, sorted by name (two runs on each of two targets).
 inline std::vector<std::filesystem::path> golden_records() {
   std::vector<std::filesystem::path> out;
-  for (const auto& e : std::filesystem::directory_iterator(std::filesystem::path(DRIVELAB_SOURCE_DIR) / "tests/golden")) {
+  for (const auto& e :
+       std::filesystem::directory_iterator(std::filesystem::path(DRIVELAB_SOURCE_DIR) / "tests/golden")) {
     const std::string n = e.path().filename().string();
     if (n.starts_with("report_run_") && n.ends_with(".json")) out.push_back(e.path());
   }

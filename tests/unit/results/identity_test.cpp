@@ -28,20 +28,41 @@ std::vector<std::string> keys(const Json& j) {
   return out;
 }
 
-const std::vector<std::string> kTargetKeys{
-    "path", "kind", "filesystem", "mount_point", "mount_source", "block_device", "partition",
-    "model", "serial", "firmware", "vendor", "rotational", "logical_block_bytes",
-    "physical_block_bytes", "capacity_bytes", "filesystem_size_bytes", "filesystem_free_bytes",
-    "scheduler"};
+const std::vector<std::string> kTargetKeys{"path",
+                                           "kind",
+                                           "filesystem",
+                                           "mount_point",
+                                           "mount_source",
+                                           "block_device",
+                                           "partition",
+                                           "model",
+                                           "serial",
+                                           "firmware",
+                                           "vendor",
+                                           "rotational",
+                                           "logical_block_bytes",
+                                           "physical_block_bytes",
+                                           "capacity_bytes",
+                                           "filesystem_size_bytes",
+                                           "filesystem_free_bytes",
+                                           "scheduler"};
 
-const std::vector<std::string> kBlockKeys{"block_device", "partition", "model", "serial", "firmware",
-                                          "vendor", "rotational", "logical_block_bytes",
-                                          "physical_block_bytes", "capacity_bytes", "scheduler"};
+const std::vector<std::string> kBlockKeys{"block_device",
+                                          "partition",
+                                          "model",
+                                          "serial",
+                                          "firmware",
+                                          "vendor",
+                                          "rotational",
+                                          "logical_block_bytes",
+                                          "physical_block_bytes",
+                                          "capacity_bytes",
+                                          "scheduler"};
 
 TEST(Identity, Tool) {
   const Json t = probe_tool();
-  EXPECT_EQ(keys(t), (std::vector<std::string>{"name", "version", "git_describe", "build_type",
-                                               "compiler", "sanitizers"}));
+  EXPECT_EQ(keys(t),
+            (std::vector<std::string>{"name", "version", "git_describe", "build_type", "compiler", "sanitizers"}));
   EXPECT_EQ(t["name"], "drivelab");
   EXPECT_FALSE(t["version"].get<std::string>().empty());
   EXPECT_FALSE(t["git_describe"].get<std::string>().empty());
@@ -51,16 +72,15 @@ TEST(Identity, Tool) {
 
 TEST(Identity, Host) {
   const Json h = probe_host();
-  EXPECT_EQ(keys(h), (std::vector<std::string>{"hostname", "os", "kernel", "arch", "cpu_model",
-                                               "cpu_cores", "memory_bytes", "virtualization"}));
+  EXPECT_EQ(keys(h), (std::vector<std::string>{"hostname", "os", "kernel", "arch", "cpu_model", "cpu_cores",
+                                               "memory_bytes", "virtualization"}));
   utsname u{};
   ASSERT_EQ(::uname(&u), 0);
   EXPECT_EQ(h["kernel"], u.release);
   EXPECT_EQ(h["arch"], u.machine);
   EXPECT_GE(h["cpu_cores"].get<long>(), 1);
   EXPECT_GT(h["memory_bytes"].get<std::uint64_t>(), std::uint64_t{64} << 20);
-  EXPECT_TRUE(h["virtualization"].is_null() || h["virtualization"] == "vm" ||
-              h["virtualization"] == "bare-metal");
+  EXPECT_TRUE(h["virtualization"].is_null() || h["virtualization"] == "vm" || h["virtualization"] == "bare-metal");
 }
 
 TEST(Identity, DirectoryTarget) {
@@ -97,7 +117,7 @@ TEST(Identity, RelativePathBecomesAbsolute) {
 }
 
 TEST(Identity, TmpfsHasNoBlockDevice) {
-  struct statfs sfs {};
+  struct statfs sfs{};
   if (::statfs("/dev/shm", &sfs) != 0 || sfs.f_type != TMPFS_MAGIC) {
     GTEST_SKIP() << "/dev/shm is not a tmpfs here";
   }
@@ -121,7 +141,7 @@ TEST(Identity, RegularFileAndMissingTarget) {
 }
 
 TEST(Identity, BlockDeviceTarget) {
-  struct stat st {};
+  struct stat st{};
   if (::stat("/dev/loop0", &st) != 0 || !S_ISBLK(st.st_mode)) GTEST_SKIP() << "no /dev/loop0";
   const Json t = probe_target("/dev/loop0");
   EXPECT_EQ(t["kind"], "block_device");
@@ -130,7 +150,7 @@ TEST(Identity, BlockDeviceTarget) {
   EXPECT_TRUE(t["filesystem"].is_null());
   EXPECT_TRUE(t["mount_point"].is_null());
   EXPECT_TRUE(t["capacity_bytes"].is_number_unsigned());  // 0 for a detached loop device
-  EXPECT_TRUE(t["model"].is_null());                        // a loop device has no model
+  EXPECT_TRUE(t["model"].is_null());                      // a loop device has no model
 }
 
 constexpr std::uint64_t kMiB = std::uint64_t{1} << 20;

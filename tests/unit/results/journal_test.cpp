@@ -30,8 +30,7 @@ std::string read_all(const std::filesystem::path& p) {
 }
 
 void write_all(const std::filesystem::path& p, std::string_view text) {
-  std::ofstream(p, std::ios::binary | std::ios::trunc).write(text.data(),
-                                                             static_cast<std::streamsize>(text.size()));
+  std::ofstream(p, std::ios::binary | std::ios::trunc).write(text.data(), static_cast<std::streamsize>(text.size()));
 }
 
 RunRecord header() {
@@ -121,11 +120,14 @@ TEST(Journal, OneLinePerEventAndCreateTruncates) {
 
 TEST(Journal, EventsHaveTheDocumentedShape) {
   const Json start = journal_test_start(started("a"));
-  EXPECT_EQ(start, (Json{{"event", "test_start"}, {"test", "a"}, {"kind", "fio"},
+  EXPECT_EQ(start, (Json{{"event", "test_start"},
+                         {"test", "a"},
+                         {"kind", "fio"},
                          {"config", {{"rw", "randread"}, {"bs", 4096}}},
                          {"at", "2026-11-29T19:54:00.000Z"}}));
   const Json iv = journal_interval("a", Interval{5, 5, {{"iops", 1}}});
-  EXPECT_EQ(iv, (Json{{"event", "interval"}, {"test", "a"},
+  EXPECT_EQ(iv, (Json{{"event", "interval"},
+                      {"test", "a"},
                       {"interval", {{"t_s", 5.0}, {"duration_s", 5.0}, {"values", {{"iops", 1.0}}}}}}));
   EXPECT_EQ(journal_run_end(Status::failed, "boom", "t"),
             (Json{{"event", "run_end"}, {"status", "failed"}, {"reason", "boom"}, {"at", "t"}}));
@@ -209,7 +211,7 @@ TEST(Journal, AFullFilesystemReleasesTheReserveKeepsTheEventAndThrows) {
     const int fd = ::open((small / "filler").c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
     ASSERT_GE(fd, 0);
     for (int i = 0; i < 3; ++i) {
-      struct statvfs v {};
+      struct statvfs v{};
       ASSERT_EQ(::statvfs(small.c_str(), &v), 0);
       const off_t free = static_cast<off_t>(v.f_bavail) * static_cast<off_t>(v.f_frsize);
       if (free == 0) break;
@@ -226,7 +228,8 @@ TEST(Journal, AFullFilesystemReleasesTheReserveKeepsTheEventAndThrows) {
       j.append(journal_interval("a", big));
       ADD_FAILURE() << "the append into a full filesystem did not fail";
     } catch (const EnvironmentError& e) {
-      EXPECT_EQ(std::string(e.what()), "cannot append to journal '" + path.string() + "': No space left on device (ENOSPC)");
+      EXPECT_EQ(std::string(e.what()),
+                "cannot append to journal '" + path.string() + "': No space left on device (ENOSPC)");
     }
     EXPECT_EQ(j.failure(), "cannot append to journal '" + path.string() + "': No space left on device (ENOSPC)");
     EXPECT_TRUE(j.kept_after_failure());
@@ -309,8 +312,7 @@ std::vector<std::pair<std::size_t, std::size_t>> line_spans(const std::string& t
 /// Truncates the journal of `script` at `cut` bytes, recovers, and checks the record against what
 /// the surviving lines say. Line indices: 0 run_start, 1 test_start a, 2-4 intervals a, 5 test_end
 /// a, 6 test_start b, 7-8 intervals b, 9 test_end b, 10 run_end.
-void check_cut(const Script& script, const std::string& full, std::size_t cut,
-               const std::filesystem::path& path) {
+void check_cut(const Script& script, const std::string& full, std::size_t cut, const std::filesystem::path& path) {
   SCOPED_TRACE("cut at byte " + std::to_string(cut) + " of " + std::to_string(full.size()));
   // Shrinking in place is what a crash leaves, and far cheaper than rewriting the file each time.
   if (!std::filesystem::exists(path) || std::filesystem::file_size(path) < cut) write_all(path, full);
@@ -320,8 +322,10 @@ void check_cut(const Script& script, const std::string& full, std::size_t cut,
   std::size_t complete = 0;  // lines whose content survived entirely (the '\n' is not needed)
   bool torn = false;
   for (const auto& [start, end] : spans) {
-    if (end <= cut) ++complete;
-    else if (start < cut) torn = true;
+    if (end <= cut)
+      ++complete;
+    else if (start < cut)
+      torn = true;
   }
   if (complete == 0) {
     EXPECT_THROW(recover_from_journal(path), ConfigError);
@@ -473,11 +477,13 @@ TEST(Recovery, DamagedMiddleLinesAreSkippedWithWarnings) {
   const auto path = dir / "j.jsonl";
   std::string text = journal_run_start(header()).dump() + "\n";
   text += journal_test_start(started("a")).dump() + "\n";
-  text += "{\"event\":\"interval\",\"te\n";                                  // torn by ENOSPC
+  text += "{\"event\":\"interval\",\"te\n";  // torn by ENOSPC
   text += journal_interval("a", Interval{10, 5, {{"iops", 2}}}).dump() + "\n";
   text += journal_interval("ghost", Interval{10, 5, {{"iops", 2}}}).dump() + "\n";
-  text += R"({"event":"interval","test":"a","interval":{"t_s":"late"}})" "\n";
-  text += R"({"event":"checkpoint","future":true})" "\n";                    // unknown: ignored
+  text += R"({"event":"interval","test":"a","interval":{"t_s":"late"}})"
+          "\n";
+  text += R"({"event":"checkpoint","future":true})"
+          "\n";  // unknown: ignored
   write_all(path, text);
   const RunRecord r = recover_from_journal(path);
   ASSERT_EQ(r.tests.size(), 1u);
@@ -486,10 +492,8 @@ TEST(Recovery, DamagedMiddleLinesAreSkippedWithWarnings) {
   const auto& w = r.warnings;
   ASSERT_EQ(w.size(), header().warnings.size() + 3);
   EXPECT_EQ(w[w.size() - 3], "journal recovery: line 3 is not valid JSON; skipped");
-  EXPECT_EQ(w[w.size() - 2],
-            "journal recovery: interval for test 'ghost' that was not started; skipped");
-  EXPECT_EQ(w[w.size() - 1],
-            "journal recovery: line 6: interval event: t_s: expected a number, got string; skipped");
+  EXPECT_EQ(w[w.size() - 2], "journal recovery: interval for test 'ghost' that was not started; skipped");
+  EXPECT_EQ(w[w.size() - 1], "journal recovery: line 6: interval event: t_s: expected a number, got string; skipped");
 }
 
 TEST(Recovery, RejectsWhatIsNotADrivelabJournal) {
@@ -508,9 +512,7 @@ TEST(Recovery, RejectsWhatIsNotADrivelabJournal) {
     recover_from_journal(path);
     FAIL();
   } catch (const ConfigError& e) {
-    EXPECT_NE(std::string(e.what()).find("line 1: expected a run_start event first"),
-              std::string::npos)
-        << e.what();
+    EXPECT_NE(std::string(e.what()).find("line 1: expected a run_start event first"), std::string::npos) << e.what();
   }
   Json start = journal_run_start(header());
   start["record"]["schema"] = "drivelab.run/0";
@@ -519,9 +521,7 @@ TEST(Recovery, RejectsWhatIsNotADrivelabJournal) {
     recover_from_journal(path);
     FAIL();
   } catch (const ConfigError& e) {
-    EXPECT_NE(std::string(e.what()).find("unsupported result schema 'drivelab.run/0'"),
-              std::string::npos)
-        << e.what();
+    EXPECT_NE(std::string(e.what()).find("unsupported result schema 'drivelab.run/0'"), std::string::npos) << e.what();
   }
   EXPECT_THROW(recover_from_journal(dir / "absent.jsonl"), EnvironmentError);
 }

@@ -41,8 +41,12 @@ RunRecord rank_record(int rank, int size, int intervals = 3) {
   r.warnings = {"debug build", "host " + std::to_string(rank) + " only"};
   Json names = Json::array();
   for (int k = 0; k < size; ++k) names.push_back("h" + std::to_string(k));
-  r.cohort = Json{{"job_id", "20261202T160000Z-abc123"}, {"rank", rank}, {"size", size}, {"hosts", names},
-                  {"clock_offset_ns", rank * 1'000'000}, {"clock_offset_uncertainty_ns", 5000}};
+  r.cohort = Json{{"job_id", "20261202T160000Z-abc123"},
+                  {"rank", rank},
+                  {"size", size},
+                  {"hosts", names},
+                  {"clock_offset_ns", rank * 1'000'000},
+                  {"clock_offset_uncertainty_ns", 5000}};
   TestRecord t;
   t.name = "oltp";
   t.kind = "tpcc";
@@ -70,15 +74,11 @@ RunRecord rank_record(int rank, int size, int intervals = 3) {
   const auto fig = [&](const char* name, const char* hist, const char* figure) {
     return Metric{name, *histogram_figure(t.histograms.at(hist), figure, "ms"), "ms", "", MetricSource{hist, figure}};
   };
-  t.metrics = {{"tps", 100.5 + rank, "1/s", "tx per second"},
-               fig("latency_avg_ms", "response_time", "avg"),
-               fig("latency_p99_ms", "response_time", "p99"),
-               fig("latency_p99_9_ms", "response_time", "p99.9"),
-               {"transactions", 6000.0 + rank, "count", ""},
-               {"total_s", 60.0 + rank, "s", "fixed work"},
+  t.metrics = {{"tps", 100.5 + rank, "1/s", "tx per second"}, fig("latency_avg_ms", "response_time", "avg"),
+               fig("latency_p99_ms", "response_time", "p99"), fig("latency_p99_9_ms", "response_time", "p99.9"),
+               {"transactions", 6000.0 + rank, "count", ""},  {"total_s", 60.0 + rank, "s", "fixed work"},
                {"efficiency_pct", 80.0 + rank, "%", ""}};
-  t.groups = {{"payment",
-               {{"tps", 40.0 + rank, "1/s", ""}, fig("latency_p95_ms", "response_time.payment", "p95")}}};
+  t.groups = {{"payment", {{"tps", 40.0 + rank, "1/s", ""}, fig("latency_p95_ms", "response_time.payment", "p95")}}};
   t.checks = {{"consistency_1", rank != 1, "W_YTD"}};
   t.warnings = {"shared warning", "only on " + std::to_string(rank)};
   r.tests = {t};
@@ -270,8 +270,9 @@ TEST(Merge, TheSameRunTwiceAndAMergedRecordAreRefused) {
   in[1] = in[0];
   in[1].source = "copy.json";
   in[1].record.cohort["rank"] = 1;  // even with another rank written in: the run is one host
-  EXPECT_EQ(merge_error(in), "copy.json: run_id '20261202T160000Z-abc123-r0' is also the run of rank0.json: the same "
-                             "run given twice");
+  EXPECT_EQ(merge_error(in),
+            "copy.json: run_id '20261202T160000Z-abc123-r0' is also the run of rank0.json: the same "
+            "run given twice");
   std::vector<MergeInput> again = inputs_of(2);
   again[0] = {merge_host_records(inputs_of(2)), "job.json"};
   EXPECT_NE(merge_error(again).find("job.json: a merged record"), std::string::npos) << merge_error(again);
@@ -293,7 +294,8 @@ TEST(Merge, AHostKilledMidTestIsLeftOutOfItsFiguresWithAWarning) {
   EXPECT_EQ(t.histograms.at("response_time").count(), 2u * (400 + 450 + 500));
   EXPECT_EQ(t.intervals.size(), 3u);
   ASSERT_FALSE(t.warnings.empty());
-  EXPECT_NE(t.warnings.back().find("rank 2 (host h2) has no results for this test"), std::string::npos) << t.warnings.back();
+  EXPECT_NE(t.warnings.back().find("rank 2 (host h2) has no results for this test"), std::string::npos)
+      << t.warnings.back();
 }
 
 TEST(Merge, MaximaTakeTheLargestPeaksArePerHostOnlyCpuSecondsAdd) {

@@ -35,8 +35,7 @@ std::string config_error(const Json& j) {
 }
 
 TEST(Status, WordsRoundTrip) {
-  for (Status s : {Status::running, Status::complete, Status::interrupted, Status::failed,
-                   Status::skipped}) {
+  for (Status s : {Status::running, Status::complete, Status::interrupted, Status::failed, Status::skipped}) {
     EXPECT_EQ(status_from_string(to_string(s)), s);
   }
   EXPECT_EQ(to_string(Status::interrupted), "interrupted");
@@ -45,32 +44,29 @@ TEST(Status, WordsRoundTrip) {
 
 TEST(Record, RunKeysInDocumentedOrder) {
   const Json j = to_json(sample_run());
-  EXPECT_EQ(keys(j), (std::vector<std::string>{"schema", "run_id", "status", "reason", "protocol",
-                                               "protocol_file", "started_at", "finished_at", "seed",
-                                               "command_line", "tool", "host", "target", "config",
-                                               "warnings", "tests"}));
+  EXPECT_EQ(keys(j), (std::vector<std::string>{"schema", "run_id", "status", "reason", "protocol", "protocol_file",
+                                               "started_at", "finished_at", "seed", "command_line", "tool", "host",
+                                               "target", "config", "warnings", "tests"}));
   EXPECT_EQ(j["schema"], "drivelab.run/1");
   EXPECT_EQ(j["seed"].get<std::uint64_t>(), 0xFEDCBA9876543210ull);
   EXPECT_EQ(keys(j["tests"][0]),
-            (std::vector<std::string>{"name", "kind", "status", "reason", "started_at", "finished_at",
-                                      "warmup_s", "measured_s", "config", "metrics", "groups",
-                                      "histograms", "intervals", "checks", "warnings", "details"}));
+            (std::vector<std::string>{"name", "kind", "status", "reason", "started_at", "finished_at", "warmup_s",
+                                      "measured_s", "config", "metrics", "groups", "histograms", "intervals", "checks",
+                                      "warnings", "details"}));
 }
 
 TEST(Record, MetricsAreObjectsKeyedByNameInInsertionOrder) {
   const Json t = to_json(sample_test("oltp"));
-  EXPECT_EQ(keys(t["metrics"]),
-            (std::vector<std::string>{"tps", "lat_avg_ms", "lat_p99_ms", "tpmc", "unknown"}));
-  EXPECT_EQ(t["metrics"]["tps"], (Json{{"value", 512.345}, {"unit", "1/s"},
-                                       {"description", "committed transactions per second"}}));
+  EXPECT_EQ(keys(t["metrics"]), (std::vector<std::string>{"tps", "lat_avg_ms", "lat_p99_ms", "tpmc", "unknown"}));
+  EXPECT_EQ(t["metrics"]["tps"],
+            (Json{{"value", 512.345}, {"unit", "1/s"}, {"description", "committed transactions per second"}}));
   // Group metrics: {value, unit}, description only when set.
   EXPECT_EQ(t["groups"]["new_order"]["count"], (Json{{"value", 1234.0}, {"unit", "count"}}));
   EXPECT_EQ(t["groups"]["new_order"]["lat_avg_ms"]["description"], "mean");
   EXPECT_EQ(keys(t["groups"]), (std::vector<std::string>{"new_order", "payment"}));
-  EXPECT_EQ(t["checks"][1], (Json{{"name", "consistency_2"}, {"passed", false},
-                                  {"detail", "1 district off"}}));
-  EXPECT_EQ(t["intervals"][0], (Json{{"t_s", 5.0}, {"duration_s", 5.0},
-                                     {"values", {{"tps", 500.5}, {"lat_avg_ms", 8.25}}}}));
+  EXPECT_EQ(t["checks"][1], (Json{{"name", "consistency_2"}, {"passed", false}, {"detail", "1 district off"}}));
+  EXPECT_EQ(t["intervals"][0],
+            (Json{{"t_s", 5.0}, {"duration_s", 5.0}, {"values", {{"tps", 500.5}, {"lat_avg_ms", 8.25}}}}));
 }
 
 TEST(Record, NonFiniteNumbersBecomeNullAndTheTextStaysValidJson) {
@@ -88,11 +84,9 @@ TEST(Record, NonFiniteNumbersBecomeNullAndTheTextStaysValidJson) {
 
 TEST(Record, HistogramLayout) {
   const Json h = to_json(sample_test("oltp"))["histograms"]["response_time"];
-  EXPECT_EQ(keys(h), (std::vector<std::string>{"count", "saturated", "min_ns", "max_ns", "mean_ns",
-                                               "stddev_ns", "sum_ns", "sum_sq_ns", "percentiles_ns",
-                                               "bins"}));
-  EXPECT_EQ(keys(h["percentiles_ns"]),
-            (std::vector<std::string>{"p50", "p90", "p95", "p99", "p99.9", "max"}));
+  EXPECT_EQ(keys(h), (std::vector<std::string>{"count", "saturated", "min_ns", "max_ns", "mean_ns", "stddev_ns",
+                                               "sum_ns", "sum_sq_ns", "percentiles_ns", "bins"}));
+  EXPECT_EQ(keys(h["percentiles_ns"]), (std::vector<std::string>{"p50", "p90", "p95", "p99", "p99.9", "max"}));
   EXPECT_EQ(h["count"], 300u);
   std::uint64_t sum = 0;
   std::int64_t previous_upper = -1;
@@ -130,10 +124,9 @@ TEST(Record, MultiHostFieldsRoundTripAndAreWrittenOnlyWhenSet) {
   RunRecord r = testing::sample_rank_run(1, 3);
   r.hosts = Json::array({Json{{"rank", 0}, {"name", "host0"}, {"status", "missing"}}});
   const Json j = to_json(r);
-  EXPECT_EQ(keys(j), (std::vector<std::string>{"schema", "run_id", "status", "reason", "protocol",
-                                               "protocol_file", "started_at", "finished_at", "seed",
-                                               "command_line", "tool", "host", "target", "cohort",
-                                               "config", "warnings", "hosts", "tests"}));
+  EXPECT_EQ(keys(j), (std::vector<std::string>{"schema", "run_id", "status", "reason", "protocol", "protocol_file",
+                                               "started_at", "finished_at", "seed", "command_line", "tool", "host",
+                                               "target", "cohort", "config", "warnings", "hosts", "tests"}));
   const Json& t = j["tests"][0];
   EXPECT_EQ(keys(t), (std::vector<std::string>{"name", "kind", "status", "reason", "started_at", "finished_at",
                                                "warmup_s", "measured_s", "barriers", "config", "metrics", "groups",
@@ -239,14 +232,22 @@ TEST(Record, HistogramsMergeExactlyFromTheirBins) {
 }
 
 TEST(Record, DoublesRoundTripBitForBit) {
-  const double values[] = {0.1, 1.0 / 3.0, 2.0 / 3.0, 1e-300, 5e-324, 123456.789012345678,
-                           std::numeric_limits<double>::max(), -0.0, 9007199254740993.0,
-                           std::numeric_limits<double>::epsilon(), 512.345, 8.123456789};
+  const double values[] = {0.1,
+                           1.0 / 3.0,
+                           2.0 / 3.0,
+                           1e-300,
+                           5e-324,
+                           123456.789012345678,
+                           std::numeric_limits<double>::max(),
+                           -0.0,
+                           9007199254740993.0,
+                           std::numeric_limits<double>::epsilon(),
+                           512.345,
+                           8.123456789};
   for (double v : values) {
     Interval i{v, v, {{"x", v}}};
     const Interval back = interval_from_json(Json::parse(to_json(i).dump()));
-    EXPECT_EQ(std::bit_cast<std::uint64_t>(back.values[0].second), std::bit_cast<std::uint64_t>(v))
-        << v;
+    EXPECT_EQ(std::bit_cast<std::uint64_t>(back.values[0].second), std::bit_cast<std::uint64_t>(v)) << v;
     EXPECT_EQ(std::bit_cast<std::uint64_t>(back.t_s), std::bit_cast<std::uint64_t>(v)) << v;
   }
 }
@@ -263,11 +264,9 @@ TEST(Record, IntervalValuesKeepTheirOrder) {
 TEST(Record, UnsupportedSchemaNamesBothSchemas) {
   Json j = to_json(sample_run());
   j["schema"] = "drivelab.run/2";
-  EXPECT_EQ(config_error(j),
-            "unsupported result schema 'drivelab.run/2' (this drivelab reads drivelab.run/1)");
+  EXPECT_EQ(config_error(j), "unsupported result schema 'drivelab.run/2' (this drivelab reads drivelab.run/1)");
   j.erase("schema");
-  EXPECT_EQ(config_error(j),
-            "not a drivelab result record: no 'schema' field (this drivelab reads drivelab.run/1)");
+  EXPECT_EQ(config_error(j), "not a drivelab result record: no 'schema' field (this drivelab reads drivelab.run/1)");
   EXPECT_EQ(config_error(Json::array()),
             "not a drivelab result record: expected a JSON object, got array (this drivelab reads "
             "drivelab.run/1)");
@@ -280,8 +279,9 @@ TEST(Record, MalformedContentNamesTheKeyPath) {
 
   j = to_json(sample_run());
   j["tests"][0]["status"] = "done";
-  EXPECT_EQ(config_error(j), "tests[0].status: unknown status 'done' (expected running, complete, "
-                             "interrupted, failed or skipped)");
+  EXPECT_EQ(config_error(j),
+            "tests[0].status: unknown status 'done' (expected running, complete, "
+            "interrupted, failed or skipped)");
 
   j = to_json(sample_run());
   j.erase("run_id");
@@ -289,8 +289,9 @@ TEST(Record, MalformedContentNamesTheKeyPath) {
 
   j = to_json(sample_run());
   j["tests"][0]["histograms"]["response_time"]["count"] = 299;
-  EXPECT_EQ(config_error(j), "tests[0].histograms.response_time.count: 299 is not the sum of the "
-                             "bin counts (300)");
+  EXPECT_EQ(config_error(j),
+            "tests[0].histograms.response_time.count: 299 is not the sum of the "
+            "bin counts (300)");
 
   j = to_json(sample_run());
   j["tests"][0]["intervals"][2]["values"]["tps"] = true;
@@ -369,8 +370,7 @@ TEST(RecordFile, ErrorsNameTheFile) {
     read_record(dir / "garbage.json");
     FAIL();
   } catch (const ConfigError& e) {
-    EXPECT_NE(std::string(e.what()).find("garbage.json': not valid JSON"), std::string::npos)
-        << e.what();
+    EXPECT_NE(std::string(e.what()).find("garbage.json': not valid JSON"), std::string::npos) << e.what();
   }
   std::ofstream(dir / "future.json") << R"({"schema": "drivelab.run/7", "tests": []})";
   try {

@@ -128,8 +128,7 @@ TEST(Summary, IntervalLine) {
   const Interval i{10, 5, {{"tps", 123.44}, {"lat_avg_ms", 8.123}, {"lat_p99_ms", 20.34}}};
   EXPECT_EQ(format_interval_line("oltp", i), "[  10s ] oltp  tps 123.4  lat_avg_ms 8.12  lat_p99_ms 20.3");
   EXPECT_EQ(format_interval_line("oltp", i, 1), "[  10s ] oltp  tps 123.4");
-  EXPECT_EQ(format_interval_line("fio", Interval{62.5, 2.5, {{"iops", 760160}}}),
-            "[ 62.5s ] fio  iops 760160");
+  EXPECT_EQ(format_interval_line("fio", Interval{62.5, 2.5, {{"iops", 760160}}}), "[ 62.5s ] fio  iops 760160");
   EXPECT_EQ(format_interval_line("x", Interval{1234, 5, {}}), "[ 1234s ] x");
   EXPECT_EQ(format_interval_line("x", Interval{5, 5, {{"lat_ms", std::numeric_limits<double>::quiet_NaN()}}}),
             "[   5s ] x  lat_ms -");
@@ -141,8 +140,11 @@ RunRecord fixed_record() {
   r.protocol = "review-quick";
   r.status = Status::interrupted;
   r.reason = "stopped by SIGINT";
-  r.target = Json{{"path", "/mnt/dut"}, {"kind", "directory"}, {"filesystem", "ext4"},
-                  {"block_device", "nvme0n1"}, {"model", "Samsung SSD 980 PRO 1TB"},
+  r.target = Json{{"path", "/mnt/dut"},
+                  {"kind", "directory"},
+                  {"filesystem", "ext4"},
+                  {"block_device", "nvme0n1"},
+                  {"model", "Samsung SSD 980 PRO 1TB"},
                   {"firmware", "5B2QGXA7"}};
   r.warnings = {"debug build: results are not representative"};
 
@@ -153,8 +155,7 @@ RunRecord fixed_record() {
   oltp.metrics = {{"tps", 512.345, "1/s", ""},     {"lat_avg_ms", 8.123, "ms", ""},
                   {"lat_p99_ms", 20.34, "ms", ""}, {"tpmc", 30741, "1/min", ""},
                   {"errors", 0, "count", ""},      {"rollbacks", 12, "count", "not shown: 6th"}};
-  oltp.checks = {{"consistency_1", true, ""},
-                 {"consistency_2", false, "W_YTD != sum(D_YTD) in warehouse 3"}};
+  oltp.checks = {{"consistency_1", true, ""}, {"consistency_2", false, "W_YTD != sum(D_YTD) in warehouse 3"}};
   oltp.warnings = {"buffer pool larger than the database"};
 
   TestRecord fio;

@@ -57,8 +57,11 @@ inline RunRecord sample_run() {
   r.run_id = "20261129T195344Z-1a2b3c";
   r.tool = Json{{"name", "drivelab"}, {"version", "0.1.0"}};
   r.host = Json{{"hostname", "lab1"}, {"cpu_cores", 16}};
-  r.target = Json{{"path", "/mnt/dut"}, {"kind", "directory"}, {"filesystem", "ext4"},
-                  {"block_device", "nvme0n1"}, {"model", nullptr}};
+  r.target = Json{{"path", "/mnt/dut"},
+                  {"kind", "directory"},
+                  {"filesystem", "ext4"},
+                  {"block_device", "nvme0n1"},
+                  {"model", nullptr}};
   r.protocol = "review-quick";
   r.protocol_file = "config/protocols/review-quick.yaml";
   r.command_line = {"drivelab", "run", "--target", "/mnt/dut"};
@@ -80,7 +83,10 @@ inline RunRecord sample_rank_run(int rank, int size) {
   RunRecord r = sample_run();
   Json hosts = Json::array();
   for (int k = 0; k < size; ++k) hosts.push_back("host" + std::to_string(k));
-  r.cohort = Json{{"job_id", r.run_id}, {"rank", rank}, {"size", size}, {"hosts", hosts},
+  r.cohort = Json{{"job_id", r.run_id},
+                  {"rank", rank},
+                  {"size", size},
+                  {"hosts", hosts},
                   {"clock_offset_ns", rank == 0 ? 0 : -1234567 * rank},
                   {"clock_offset_uncertainty_ns", rank == 0 ? 0 : 20000}};
   r.run_id += "-r" + std::to_string(rank);

@@ -76,8 +76,8 @@ TEST(Hosts, OverridesApplyBeforeDecodingAndTheRecordShowsTheSection) {
 TEST(Hosts, AnOverrideThatDoesNotApplyIsReportedAtTheEntry) {
   config::Diagnostics diags;
   config::Document doc = config::Document::load_string(
-      "protocol: p\nhosts:\n  - rank: 0\n    set:\n      tests[5].duration: 3s\ntests:\n  - {name: a, kind: tick}\n", "p.yaml",
-      diags);
+      "protocol: p\nhosts:\n  - rank: 0\n    set:\n      tests[5].duration: 3s\ntests:\n  - {name: a, kind: tick}\n",
+      "p.yaml", diags);
   const auto hosts = hosts_of(doc);
   ASSERT_EQ(hosts.size(), 1u);
   apply_host_overrides(doc, hosts[0], diags);
@@ -114,7 +114,8 @@ tests:
         "p.yaml:4:5: hosts[1]: an entry needs rank: (mpirun's rank number) or host: (the host's name)",
         "hosts[3].rank: rank 1 has two entries", "hosts[4].target: target must name a directory or a block device",
         "hosts[5].host: host 'vm2' has two entries", "hosts[5].set: expected a mapping of key paths to values",
-        "hosts[6].rank: rank must be between 0 and 1000000", "hosts[7].tagret: unknown key 'tagret' (did you mean 'target'?)"})
+        "hosts[6].rank: rank must be between 0 and 1000000",
+        "hosts[7].tagret: unknown key 'tagret' (did you mean 'target'?)"})
     EXPECT_NE(all.find(expected), std::string::npos) << expected << "\n--- got:\n" << all;
 }
 
@@ -122,8 +123,8 @@ TEST(Hosts, NotAListIsAnError) {
   testing::PhaseLog log;
   const Registry reg = testing::make_test_registry(&log);
   config::Diagnostics diags;
-  const config::Document doc =
-      config::Document::load_string("protocol: p\nhosts: {rank: 0}\ntests:\n  - {name: a, kind: tick}\n", "p.yaml", diags);
+  const config::Document doc = config::Document::load_string(
+      "protocol: p\nhosts: {rank: 0}\ntests:\n  - {name: a, kind: tick}\n", "p.yaml", diags);
   (void)decode_protocol(doc, reg, diags);
   EXPECT_NE(diags.to_string().find("hosts: expected a list of hosts"), std::string::npos) << diags.to_string();
 }

@@ -45,7 +45,8 @@ TEST(LatencyMetrics, RecordWritesTheFiguresInOrderWithDescriptions) {
   results::TestRecord record;
   results::TestRecorder rec(record, nullptr);
   const LatencyHistogram h = one_to_a_thousand_us();
-  record_latency(rec, h, "latency", "latency", LatencyUnit::us, {F::avg("mean"), F::p(99), F::p(50, "median"), F::max()});
+  record_latency(rec, h, "latency", "latency", LatencyUnit::us,
+                 {F::avg("mean"), F::p(99), F::p(50, "median"), F::max()});
   ASSERT_EQ(record.metrics.size(), 4u);
   EXPECT_EQ(record.metrics[0].name, "latency_avg_us");
   EXPECT_EQ(record.metrics[0].unit, "us");

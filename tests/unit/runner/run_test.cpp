@@ -15,8 +15,8 @@ namespace {
 namespace fs = std::filesystem;
 
 struct RunFixture : ::testing::Test {
-  fs::path dir = fs::path(DRIVELAB_BINARY_DIR) / "test-scratch" /
-                 ::testing::UnitTest::GetInstance()->current_test_info()->name();
+  fs::path dir =
+      fs::path(DRIVELAB_BINARY_DIR) / "test-scratch" / ::testing::UnitTest::GetInstance()->current_test_info()->name();
   testing::PhaseLog log;
   std::ostringstream out;
 
@@ -93,23 +93,25 @@ TEST_F(RunFixture, IntervalsRecordedFasterThanTheDiskKeepTheirOrderEverywhere) {
 
 TEST_F(RunFixture, FailureInAPhaseIsRecordedAndCleanupStillRuns) {
   StopFlag stop;
-  auto r = run("protocol: p\ntests:\n  - {name: a, kind: tick, duration: 1s, tick: {fail_in: warmup}}\n"
-               "  - {name: b, kind: tick, duration: 1s, interval: 500ms}\n",
-               stop);
+  auto r =
+      run("protocol: p\ntests:\n  - {name: a, kind: tick, duration: 1s, tick: {fail_in: warmup}}\n"
+          "  - {name: b, kind: tick, duration: 1s, interval: 500ms}\n",
+          stop);
   EXPECT_EQ(r.record.status, results::Status::failed);
   ASSERT_EQ(r.record.tests.size(), 2u);
   EXPECT_EQ(r.record.tests[0].status, results::Status::failed);
   EXPECT_NE(r.record.tests[0].reason.find("injected failure in warmup"), std::string::npos);
   EXPECT_EQ(r.record.tests[1].status, results::Status::complete);  // the next test still runs
-  EXPECT_EQ(log.phases, (std::vector<std::string>{"prepare", "warmup", "cleanup", "prepare", "warmup", "run",
-                                                  "verify", "cleanup"}));
+  EXPECT_EQ(log.phases, (std::vector<std::string>{"prepare", "warmup", "cleanup", "prepare", "warmup", "run", "verify",
+                                                  "cleanup"}));
 }
 
 TEST_F(RunFixture, StopDuringRunKeepsIntervalsAndSkipsTheRest) {
   StopFlag stop;
-  auto r = run("protocol: p\ntests:\n  - {name: a, kind: tick, duration: 60s, interval: 100ms, tick: {stop_after: 3}}\n"
-               "  - {name: b, kind: tick}\n",
-               stop);
+  auto r =
+      run("protocol: p\ntests:\n  - {name: a, kind: tick, duration: 60s, interval: 100ms, tick: {stop_after: 3}}\n"
+          "  - {name: b, kind: tick}\n",
+          stop);
   EXPECT_EQ(r.record.status, results::Status::interrupted);
   ASSERT_EQ(r.record.tests.size(), 2u);
   EXPECT_EQ(r.record.tests[0].status, results::Status::interrupted);

@@ -40,7 +40,8 @@ class TickEmulator final : public Emulator {
     std::int64_t n = 0;
     while (next <= end && ctx.stop->sleep_until(next)) {
       ++n;
-      ctx.recorder->interval({static_cast<double>(next - start) / 1e9, static_cast<double>(period) / 1e9,
+      ctx.recorder->interval({static_cast<double>(next - start) / 1e9,
+                              static_cast<double>(period) / 1e9,
                               {{"ticks", static_cast<double>(n)}}});
       if (ticks_before_stop_ >= 0 && n >= ticks_before_stop_) const_cast<StopFlag*>(ctx.stop)->request();
       next += period;

@@ -24,9 +24,9 @@ using testing::sample;
 
 TEST(NativeTrace, RoundTripsEverySampleLosslessly) {
   drivelab::test_support::TempDir dir("drivelab-trace");
-  for (const std::string name : {"fio_v2.iolog", "fio_v3.iolog", "blkparse.txt", "msr_cambridge.csv",
-                                 "cloudphysics_small.csv", "mqsim_small.trace", "spc.csv", "alibaba.csv",
-                                 "tencent.csv", "systor17_vdi.csv"}) {
+  for (const std::string name :
+       {"fio_v2.iolog", "fio_v3.iolog", "blkparse.txt", "msr_cambridge.csv", "cloudphysics_small.csv",
+        "mqsim_small.trace", "spc.csv", "alibaba.csv", "tencent.csv", "systor17_vdi.csv"}) {
     auto original = open_trace(sample(name));
     const auto expected = read_all(*original);
     auto again = open_trace(sample(name));
@@ -36,7 +36,8 @@ TEST(NativeTrace, RoundTripsEverySampleLosslessly) {
     auto native = open_trace(out);
     const auto got = read_all(*native);
     ASSERT_EQ(got.size(), expected.size()) << name;
-    for (std::size_t i = 0; i < got.size(); ++i) EXPECT_TRUE(testing::same_io(got[i], expected[i])) << name << " #" << i;
+    for (std::size_t i = 0; i < got.size(); ++i)
+      EXPECT_TRUE(testing::same_io(got[i], expected[i])) << name << " #" << i;
     EXPECT_EQ(native->devices(), original->devices()) << name;
     EXPECT_EQ(native->tick_ns(), original->tick_ns()) << name;
   }
@@ -59,7 +60,8 @@ TEST(NativeTrace, RecordsAre24BytesAndTruncationIsAnError) {
           (void)cut->next(io);
         } catch (const TraceFormatError& e) {
           EXPECT_NE(std::string(e.what()).find(":3: trace ends after 1 I/O records, the header announces 2"),
-                    std::string::npos) << e.what();
+                    std::string::npos)
+              << e.what();
           throw;
         }
       },

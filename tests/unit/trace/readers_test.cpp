@@ -52,10 +52,10 @@ std::string error_of(const std::string& text, TraceFormat format) {
 }
 
 TEST(TraceFormats, NamesRoundTripAndUnknownNamesAreConfigErrors) {
-  for (TraceFormat f : {TraceFormat::automatic, TraceFormat::fio_iolog_v2, TraceFormat::fio_iolog_v3,
-                        TraceFormat::blkparse, TraceFormat::msr_cambridge, TraceFormat::cloudphysics_csv,
-                        TraceFormat::cloudphysics_binary, TraceFormat::mqsim, TraceFormat::spc, TraceFormat::alibaba,
-                        TraceFormat::tencent, TraceFormat::systor17, TraceFormat::native}) {
+  for (TraceFormat f :
+       {TraceFormat::automatic, TraceFormat::fio_iolog_v2, TraceFormat::fio_iolog_v3, TraceFormat::blkparse,
+        TraceFormat::msr_cambridge, TraceFormat::cloudphysics_csv, TraceFormat::cloudphysics_binary, TraceFormat::mqsim,
+        TraceFormat::spc, TraceFormat::alibaba, TraceFormat::tencent, TraceFormat::systor17, TraceFormat::native}) {
     EXPECT_EQ(parse_trace_format(to_string(f)), f) << to_string(f);
   }
   EXPECT_EQ(parse_trace_format("fio_iolog_v3"), TraceFormat::fio_iolog_v3);
@@ -84,11 +84,16 @@ TEST(TraceFormats, UmassIsAnAliasOfMqsim) {
 
 TEST(TraceFormats, DetectsEverySampleFromItsContent) {
   const std::vector<std::pair<std::string, TraceFormat>> expected{
-      {"fio_v2.iolog", TraceFormat::fio_iolog_v2},   {"fio_v3.iolog", TraceFormat::fio_iolog_v3},
-      {"blkparse.txt", TraceFormat::blkparse},        {"msr_cambridge.csv", TraceFormat::msr_cambridge},
-      {"cloudphysics_small.csv", TraceFormat::cloudphysics_csv}, {"mqsim_small.trace", TraceFormat::mqsim},
-      {"spc.csv", TraceFormat::spc},                  {"alibaba.csv", TraceFormat::alibaba},
-      {"tencent.csv", TraceFormat::tencent},          {"systor17_vdi.csv", TraceFormat::systor17}};
+      {"fio_v2.iolog", TraceFormat::fio_iolog_v2},
+      {"fio_v3.iolog", TraceFormat::fio_iolog_v3},
+      {"blkparse.txt", TraceFormat::blkparse},
+      {"msr_cambridge.csv", TraceFormat::msr_cambridge},
+      {"cloudphysics_small.csv", TraceFormat::cloudphysics_csv},
+      {"mqsim_small.trace", TraceFormat::mqsim},
+      {"spc.csv", TraceFormat::spc},
+      {"alibaba.csv", TraceFormat::alibaba},
+      {"tencent.csv", TraceFormat::tencent},
+      {"systor17_vdi.csv", TraceFormat::systor17}};
   for (const auto& [name, format] : expected) {
     EXPECT_EQ(detect_trace_format(sample(name)), format) << name;
   }
@@ -118,7 +123,8 @@ TEST(TraceFormats, UnrecognisedContentNamesTheFile) {
     (void)open_trace(dir / "x.txt");
     FAIL() << "expected TraceFormatError";
   } catch (const TraceFormatError& e) {
-    EXPECT_EQ(std::string(e.what()).rfind((dir / "x.txt").string() + ":1: unrecognised trace format", 0), 0u) << e.what();
+    EXPECT_EQ(std::string(e.what()).rfind((dir / "x.txt").string() + ":1: unrecognised trace format", 0), 0u)
+        << e.what();
   }
   EXPECT_THROW((void)open_trace(dir / "missing.csv"), EnvironmentError);
 }
@@ -299,7 +305,8 @@ TEST(Mqsim, ArrivalIsNanosecondsByDefaultSectorsAndReadFlagOne) {
 
 TEST(Mqsim, TimeUnitOptionScalesArrivals) {
   for (const auto& [unit, expected_ns, tick] :
-       {std::tuple{TimeUnit::ps, std::int64_t{315}, std::int64_t{1}}, std::tuple{TimeUnit::us, std::int64_t{315'000'000}, std::int64_t{1000}},
+       {std::tuple{TimeUnit::ps, std::int64_t{315}, std::int64_t{1}},
+        std::tuple{TimeUnit::us, std::int64_t{315'000'000}, std::int64_t{1000}},
         std::tuple{TimeUnit::ms, std::int64_t{315'000'000'000}, std::int64_t{1'000'000}}}) {
     TraceReadOptions options;
     options.time_unit = unit;
@@ -319,9 +326,9 @@ TEST(Mqsim, TimeUnitOptionScalesArrivals) {
 TEST(TraceClock, TimeUnitIsRefusedWhereTheFileCarriesTheUnit) {
   TraceReadOptions us;
   us.time_unit = TimeUnit::us;
-  for (const auto& [name, format] : {std::pair{"blkparse.txt", TraceFormat::automatic}, std::pair{"spc.csv", TraceFormat::spc},
-                                     std::pair{"systor17_vdi.csv", TraceFormat::automatic},
-                                     std::pair{"fio_v2.iolog", TraceFormat::automatic}}) {
+  for (const auto& [name, format] :
+       {std::pair{"blkparse.txt", TraceFormat::automatic}, std::pair{"spc.csv", TraceFormat::spc},
+        std::pair{"systor17_vdi.csv", TraceFormat::automatic}, std::pair{"fio_v2.iolog", TraceFormat::automatic}}) {
     try {
       (void)open_trace(sample(name), format, us);
       ADD_FAILURE() << name << ": no ConfigError";
@@ -425,13 +432,14 @@ TEST(NativeTrace, RecordsAreReadThroughABuffer) {
   };
   drivelab::test_support::TempDir dir("drivelab-trace");
   std::vector<TraceIo> ios;
-  for (std::int64_t i = 0; i < 2000; ++i) ios.push_back({i * 1000, static_cast<std::uint64_t>(i) * 4096, 4096, 0, TraceOp::read});
+  for (std::int64_t i = 0; i < 2000; ++i)
+    ios.push_back({i * 1000, static_cast<std::uint64_t>(i) * 4096, 4096, 0, TraceOp::read});
   testing::VectorSource vector(ios, {"sda"});
   ASSERT_EQ(write_native_trace(vector, dir / "t.dltrace"), 2000u);
   const std::string bytes = testing::read_bytes(dir / "t.dltrace");
   std::size_t calls = 0;
-  auto source = detail::open_trace_input(std::make_unique<CountingInput>(bytes, &calls), "t.dltrace",
-                                         TraceFormat::native, {});
+  auto source =
+      detail::open_trace_input(std::make_unique<CountingInput>(bytes, &calls), "t.dltrace", TraceFormat::native, {});
   EXPECT_EQ(read_all(*source).size(), 2000u);
   EXPECT_LE(calls, 4u) << "48 KiB of records in " << calls << " reads";
 }
@@ -446,9 +454,12 @@ TEST(TraceErrors, MalformedLinesNameFileAndLine) {
       {"fio version 2 iolog\nf add\nf read 0\n", TraceFormat::fio_iolog_v2, "bad.trace:3: 'read' needs OFFSET LENGTH"},
       {"fio version 1 iolog\n", TraceFormat::fio_iolog_v2, "bad.trace:1: expected the header 'fio version 2 iolog'"},
       {"fio version 3 iolog\n0 f wait 10 0\n", TraceFormat::fio_iolog_v3, "bad.trace:2: 'wait' is not allowed"},
-      {"  8,0 0 1 0.0 1 Q R x + 8 [a]\n", TraceFormat::blkparse, "bad.trace:1: sector: expected an unsigned integer, got 'x'"},
-      {"1,h,0,Read,0,4096,1\n2,h,0,Erase,0,4096,1\n", TraceFormat::msr_cambridge, "bad.trace:2: Type: expected Read or Write"},
-      {"version,time,op,size,lbn\n1,2,zz,512,0\n", TraceFormat::cloudphysics_csv, "bad.trace:2: op: expected an unsigned hexadecimal integer"},
+      {"  8,0 0 1 0.0 1 Q R x + 8 [a]\n", TraceFormat::blkparse,
+       "bad.trace:1: sector: expected an unsigned integer, got 'x'"},
+      {"1,h,0,Read,0,4096,1\n2,h,0,Erase,0,4096,1\n", TraceFormat::msr_cambridge,
+       "bad.trace:2: Type: expected Read or Write"},
+      {"version,time,op,size,lbn\n1,2,zz,512,0\n", TraceFormat::cloudphysics_csv,
+       "bad.trace:2: op: expected an unsigned hexadecimal integer"},
       {"1 2 3 4 0\n# comment\n1 2 3 4\n", TraceFormat::mqsim, "bad.trace:3: expected 5 fields"},
       {"1 2 3 4 7\n", TraceFormat::mqsim, "bad.trace:1: TYPE: expected 1 (read) or 0 (write), got 7"},
       {"1 2 3 99999999999 1\n", TraceFormat::mqsim, "bad.trace:1: SIZE: 51199999999488 bytes is larger than the 4 GiB"},
@@ -460,14 +471,16 @@ TEST(TraceErrors, MalformedLinesNameFileAndLine) {
       {"fio version 2 iolog\nf add\nf wait 1000\n", TraceFormat::fio_iolog_v2,
        "bad.trace:3: 'wait' needs its time in the offset field and a length (fio reads 'FILE wait TIME LENGTH' "
        "only, e.g. 'f wait 1000 0'); found 1 field after 'wait'"},
-      {"fio version 2 iolog\nf add\nf wait 1000 0 7\n", TraceFormat::fio_iolog_v2, "bad.trace:3: 'wait' needs its time"},
+      {"fio version 2 iolog\nf add\nf wait 1000 0 7\n", TraceFormat::fio_iolog_v2,
+       "bad.trace:3: 'wait' needs its time"},
       // Found by the fresh review: the request's end wrapped past 2^64 and the LBA span read [0, 4095).
       {"fio version 2 iolog\nf add\nf read 18446744073709551615 4096\n", TraceFormat::fio_iolog_v2,
        "bad.trace:3: offset 18446744073709551615 + length 4096 passes the end of any device"},
       {"1,X,0,4096,10\n", TraceFormat::alibaba, "bad.trace:1: opcode: expected R or W"},
       {"1,0,8,2,5\n", TraceFormat::tencent, "bad.trace:1: IOType: expected 0 (read) or 1 (write), got 2"},
       {"99999999999999999999,0,8,0,5\n", TraceFormat::tencent, "bad.trace:1: Timestamp: expected an unsigned integer"},
-      {"18446744073709551615,0,8,0,5\n", TraceFormat::tencent, "bad.trace:1: Timestamp: 18446744073709551615 is out of range"},
+      {"18446744073709551615,0,8,0,5\n", TraceFormat::tencent,
+       "bad.trace:1: Timestamp: 18446744073709551615 is out of range"},
       {"1 2 3 4 1\n" + std::string(5000, '1') + "\n", TraceFormat::mqsim, "bad.trace:2: line longer than 4096 bytes"},
   };
   for (const Case& c : cases) {
@@ -493,7 +506,6 @@ TEST(TraceErrors, FileErrorsCarryThePath) {
   }
 }
 
-
 // Devices and directories are refused before they are read (/dev/zero had been detected as
 // CloudPhysics binary, size 0 being a multiple of 32, and read without end).
 TEST(TraceInput, DevicesAndDirectoriesAreRefusedWithTheirKind) {
@@ -505,7 +517,8 @@ TEST(TraceInput, DevicesAndDirectoriesAreRefusedWithTheirKind) {
     }
     return std::string("no ConfigError");
   };
-  EXPECT_EQ(message("/dev/zero"), "trace /dev/zero is a character device, not a trace file (give a regular file, or a pipe)");
+  EXPECT_EQ(message("/dev/zero"),
+            "trace /dev/zero is a character device, not a trace file (give a regular file, or a pipe)");
   test_support::TempDir dir;
   EXPECT_EQ(message(dir.path()),
             "trace " + dir.path().string() + " is a directory, not a trace file (give a regular file, or a pipe)");

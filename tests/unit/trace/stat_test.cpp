@@ -83,7 +83,8 @@ TEST(TraceStat, MqsimSharedTraceClockIsNanosecondsUnlessTold) {
   const TraceStats m = compute_trace_stats(*as_ms);
   ASSERT_EQ(m.warnings.size(), 1u);
   EXPECT_NE(m.warnings[0].find("under 1 IOPS; 6999 requests span 1.6 days: are the timestamps really ms"),
-            std::string::npos) << m.warnings[0];
+            std::string::npos)
+      << m.warnings[0];
   EXPECT_NE(format_trace_stats(m).find("warning    a mean rate"), std::string::npos);
 }
 
@@ -137,12 +138,11 @@ TEST(TraceStat, CountsPreflushesFuaAndDiscards) {
 }
 
 TEST(TraceStat, HistogramSpanAndJson) {
-  testing::VectorSource source(
-      {{0, 4096, 4096, 0, TraceOp::read},
-       {500'000'000, 0, 512, 0, TraceOp::write},
-       {1'500'000'000, 0, 0, 1, TraceOp::flush},
-       {2'000'000'000, 1 << 20, 65536, 1, TraceOp::discard}},
-      {"a", "b"});
+  testing::VectorSource source({{0, 4096, 4096, 0, TraceOp::read},
+                                {500'000'000, 0, 512, 0, TraceOp::write},
+                                {1'500'000'000, 0, 0, 1, TraceOp::flush},
+                                {2'000'000'000, 1 << 20, 65536, 1, TraceOp::discard}},
+                               {"a", "b"});
   const TraceStats s = compute_trace_stats(source);
   EXPECT_EQ(s.ios, 4u);
   EXPECT_EQ(s.bytes, 4096u + 512 + 65536);
@@ -174,7 +174,8 @@ TEST(TraceStat, RateBucketsStayBoundedOnLongTraces) {
   // Issue 29: these are requests per 32 s bucket; the line called them "IOPS".
   const std::string text = format_trace_stats(s);
   EXPECT_NE(text.find("requests per 32 s bucket over time (3125 buckets; first 10): 5 5 4 5 4 5 4 5 5 4\n"),
-            std::string::npos) << text;
+            std::string::npos)
+      << text;
   EXPECT_EQ(text.find("IOPS over time"), std::string::npos) << text;
   const auto j = nlohmann::json::parse(trace_stats_json(s));
   EXPECT_EQ(j["iops"]["bucket_s"], 32.0);
@@ -193,7 +194,8 @@ TEST(TraceStat, UnsortedRequestsAreCountedWithTheLargestStepBack) {
   EXPECT_EQ(s.max_backward_ns, 5'000'000'000);
   const std::string text = format_trace_stats(s);
   EXPECT_NE(text.find("unsorted   2 requests arrive before their predecessor, at most 5.000000 s before it\n"),
-            std::string::npos) << text;
+            std::string::npos)
+      << text;
   const auto j = nlohmann::json::parse(trace_stats_json(s));
   EXPECT_EQ(j["out_of_order"], 2);
   EXPECT_EQ(j["max_backward_s"], 5.0);

@@ -19,7 +19,7 @@ inline std::filesystem::path sample(const std::string& name) {
 inline std::filesystem::path shared_trace(const std::string& name) {
   return std::filesystem::path(DRIVELAB_SOURCE_DIR) / "../shared/data/traces" / name;
 }
-#define SKIP_WITHOUT_SHARED_TRACE(name)                                          \
+#define SKIP_WITHOUT_SHARED_TRACE(name)                                         \
   if (!std::filesystem::exists(::drivelab::trace::testing::shared_trace(name))) \
   GTEST_SKIP() << "no " << ::drivelab::trace::testing::shared_trace(name) << " beside this checkout"
 

@@ -73,8 +73,9 @@ TEST(ReplayConfigDecode, YamlNullSelectsTheNullEngine) {
   }
   Decoded bad;
   decode_file(bad, dir / "vdi.yaml", "vdi", "{engine: nul}");
-  EXPECT_EQ(bad.diags.to_string(), (dir / "vdi.yaml").string() +
-                                       ":1:15: vdi.engine: engine must be one of: io_uring, libaio, psync, null; found 'nul'");
+  EXPECT_EQ(bad.diags.to_string(),
+            (dir / "vdi.yaml").string() +
+                ":1:15: vdi.engine: engine must be one of: io_uring, libaio, psync, null; found 'nul'");
 }
 
 TEST(ReplayConfigDecode, RelativeTracePathResolvesAgainstTheProtocolFilesDirectory) {
@@ -106,9 +107,10 @@ TEST(ReplayConfigDecode, SetOverrideResolvesAgainstTheWorkingDirectory) {
   Decoded d;
   decode_file(d, dir / "p.yaml", "replay", "{format: umass}", "replay.trace=no-such-dir/t.trace");
   EXPECT_EQ(d.replay.trace_path, fs::current_path() / "no-such-dir/t.trace");
-  EXPECT_EQ(d.diags.to_string(), "<--set>: replay.trace: trace file 'no-such-dir/t.trace' (resolved to " +
-                                     (fs::current_path() / "no-such-dir/t.trace").string() +
-                                     ") does not exist (a relative trace path is resolved against the working directory)");
+  EXPECT_EQ(d.diags.to_string(),
+            "<--set>: replay.trace: trace file 'no-such-dir/t.trace' (resolved to " +
+                (fs::current_path() / "no-such-dir/t.trace").string() +
+                ") does not exist (a relative trace path is resolved against the working directory)");
 }
 
 TEST(ReplayConfigDecode, MissingTraceNamesFileLineKeyAndBothPaths) {
@@ -135,8 +137,9 @@ TEST(ReplayConfigDecode, NonRegularTracesAreRefused) {
                 ") is a directory: a replay reads its trace twice (a summary pass, then the replay), so it must be a "
                 "regular file");
   EXPECT_EQ(replay_error(p, "{trace: /dev/zero}"),
-            p.string() + ":1:17: replay.trace: trace file '/dev/zero' is a character device: a replay reads its trace "
-                         "twice (a summary pass, then the replay), so it must be a regular file");
+            p.string() +
+                ":1:17: replay.trace: trace file '/dev/zero' is a character device: a replay reads its trace "
+                "twice (a summary pass, then the replay), so it must be a regular file");
   ASSERT_EQ(::mkfifo((dir / "t.fifo").c_str(), 0600), 0) << std::strerror(errno);
   EXPECT_NE(replay_error(p, "{trace: t.fifo}").find(") is a pipe: a replay reads its trace twice"), std::string::npos);
 }
@@ -150,8 +153,8 @@ TEST(ReplayConfigDecode, UnrecognisedOrMalformedTraceIsReportedAtTheKey) {
                 "): unrecognised trace format (give one with `format:`; the detection rules are in docs/vdi.md)");
   dir.write("t.trace", kUmassTrace);
   const std::string err = replay_error(p, "{trace: t.trace, format: native}");
-  EXPECT_EQ(err.rfind(p.string() + ":1:17: replay.trace: trace file 't.trace' (resolved to " + (dir / "t.trace").string() +
-                          ") is not a valid native trace: ",
+  EXPECT_EQ(err.rfind(p.string() + ":1:17: replay.trace: trace file 't.trace' (resolved to " +
+                          (dir / "t.trace").string() + ") is not a valid native trace: ",
                       0),
             0u)
       << err;
@@ -205,10 +208,10 @@ TEST(ReplayConfigDecode, TimeUnitIsDecodedAndCheckedAgainstTheFormat) {
 /// The replay of an MQSim trace of three requests 150,000 units apart; returns the trace span the
 /// replay scheduled (details.trace.duration_s) and the replay's own rate.
 std::pair<double, double> replay_span_and_iops(const fs::path& dir, const std::string& extra) {
-  test_support::EmulatorHarness h(&register_emulators, "replay", dir,
-                                  "{trace: '" + (dir / "m.trace").string() +
-                                      "', engine: null, file_size: 1MiB, keep_file: false" + extra + "}",
-                                  std::chrono::nanoseconds(0), std::chrono::seconds(20));
+  test_support::EmulatorHarness h(
+      &register_emulators, "replay", dir,
+      "{trace: '" + (dir / "m.trace").string() + "', engine: null, file_size: 1MiB, keep_file: false" + extra + "}",
+      std::chrono::nanoseconds(0), std::chrono::seconds(20));
   h.run_all();
   return {h.record.details.at("trace").at("duration_s").get<double>(), h.metric("iops")};
 }

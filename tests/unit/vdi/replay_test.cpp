@@ -1,7 +1,7 @@
 // The timed replayer on real O_DIRECT files in temp dirs: mapping (fold, shift, alignment, several
 // targets), exact counts and bytes, overflow of a bounded queue, verify headers catching a
-// corrupted block, intervals closed in order off the replaying thread and a stop request; and the `vdi` kind end to end (a linked-clone boot of 50 desktops in short
-// form, a curve), with its config decoding.
+// corrupted block, intervals closed in order off the replaying thread and a stop request; and the `vdi` kind end to end
+// (a linked-clone boot of 50 desktops in short form, a curve), with its config decoding.
 #include <gtest/gtest.h>
 
 #include <fcntl.h>
@@ -97,8 +97,10 @@ TEST(Replay, IssuesExactlyTheTracesCountsAndBytesOnODirect) {
   io::TargetFile f = open_file(dir, "exact", 16 * kMiB);
   std::vector<trace::TraceIo> ios;
   for (int i = 0; i < 200; ++i)
-    ios.push_back({.time_ns = i * 20'000, .offset_bytes = static_cast<std::uint64_t>(i) * 40960 % (64 * kMiB),
-                   .size_bytes = static_cast<std::uint32_t>(4096 * (1 + i % 4)), .device = static_cast<std::uint32_t>(i % 2),
+    ios.push_back({.time_ns = i * 20'000,
+                   .offset_bytes = static_cast<std::uint64_t>(i) * 40960 % (64 * kMiB),
+                   .size_bytes = static_cast<std::uint32_t>(4096 * (1 + i % 4)),
+                   .device = static_cast<std::uint32_t>(i % 2),
                    .op = i % 3 == 0 ? trace::TraceOp::write : trace::TraceOp::read});
   ios.push_back({.time_ns = 4'000'000, .device = 0, .op = trace::TraceOp::flush});
   VectorSource src(ios, {"0", "1"});
@@ -128,7 +130,8 @@ TEST(Replay, ABoundedQueueCountsTheOverflow) {
   TempDir dir;
   io::TargetFile f = open_file(dir, "overflow", 4 * kMiB);
   std::vector<trace::TraceIo> ios;
-  for (int i = 0; i < 64; ++i) ios.push_back({.time_ns = 0, .offset_bytes = 4096u * i, .size_bytes = 4096, .op = trace::TraceOp::read});
+  for (int i = 0; i < 64; ++i)
+    ios.push_back({.time_ns = 0, .offset_bytes = 4096u * i, .size_bytes = 4096, .op = trace::TraceOp::read});
   VectorSource src(ios, {"0"}, 1);  // 64 requests due at once, 1 ns tick
   const TraceSummary s = summarize(src);
   src.rewind();
@@ -154,7 +157,9 @@ TEST(Replay, ATraceFasterThanTheTargetReportsItsRealBacklog) {
   std::vector<trace::TraceIo> ios;
   constexpr int kIos = 2000;
   for (int i = 0; i < kIos; ++i)
-    ios.push_back({.time_ns = i * 1000ll, .offset_bytes = (65536ull * i) % (32 * kMiB), .size_bytes = 65536,
+    ios.push_back({.time_ns = i * 1000ll,
+                   .offset_bytes = (65536ull * i) % (32 * kMiB),
+                   .size_bytes = 65536,
                    .op = trace::TraceOp::read});
   VectorSource src(ios, {"0"}, 1);
   const TraceSummary s = summarize(src);
@@ -182,7 +187,8 @@ TEST(Replay, ATraceFasterThanTheTargetReportsItsRealBacklog) {
   // few us of lateness), nothing waits behind it.
   std::vector<trace::TraceIo> slow;
   for (int i = 0; i < 20; ++i)
-    slow.push_back({.time_ns = i * 10'000'000ll, .offset_bytes = 65536ull * i, .size_bytes = 4096, .op = trace::TraceOp::read});
+    slow.push_back(
+        {.time_ns = i * 10'000'000ll, .offset_bytes = 65536ull * i, .size_bytes = 4096, .op = trace::TraceOp::read});
   VectorSource relaxed(slow, {"0"}, 1);
   const ReplayResult calm = r.replay(relaxed, 1.0, false);
   EXPECT_GE(calm.max_backlog, 1u);
@@ -253,13 +259,21 @@ TEST(Replay, FlushesFuaAndDiscardsAreReplayedOrCountedAsSkipped) {
   const std::uint32_t a = f.direct_alignment_bytes();
   std::vector<trace::TraceIo> ios;
   std::int64_t t = 0;
-  for (int i = 0; i < 8; ++i) ios.push_back({.time_ns = t += 10'000, .offset_bytes = 4096u * i, .size_bytes = 4096, .op = trace::TraceOp::write});
+  for (int i = 0; i < 8; ++i)
+    ios.push_back({.time_ns = t += 10'000, .offset_bytes = 4096u * i, .size_bytes = 4096, .op = trace::TraceOp::write});
   ios.push_back({.time_ns = t += 10'000, .op = trace::TraceOp::flush});
-  ios.push_back({.time_ns = t += 10'000, .offset_bytes = 65536, .size_bytes = 4096, .op = trace::TraceOp::write,
+  ios.push_back({.time_ns = t += 10'000,
+                 .offset_bytes = 65536,
+                 .size_bytes = 4096,
+                 .op = trace::TraceOp::write,
                  .flags = trace::TraceIo::kPreflush | trace::TraceIo::kFua});  // blkparse FWFS
-  ios.push_back({.time_ns = t += 10'000, .offset_bytes = 69632, .size_bytes = 4096, .op = trace::TraceOp::write,
+  ios.push_back({.time_ns = t += 10'000,
+                 .offset_bytes = 69632,
+                 .size_bytes = 4096,
+                 .op = trace::TraceOp::write,
                  .flags = trace::TraceIo::kFua});  // WFS
-  ios.push_back({.time_ns = t += 10'000, .offset_bytes = 2 * kMiB, .size_bytes = 1 * kMiB, .op = trace::TraceOp::discard});
+  ios.push_back(
+      {.time_ns = t += 10'000, .offset_bytes = 2 * kMiB, .size_bytes = 1 * kMiB, .op = trace::TraceOp::discard});
   VectorSource src(ios, {"0"});
   const TraceSummary s = summarize(src);
   EXPECT_EQ(s.flushes, 2u) << "the flush request and the preflush";
@@ -286,7 +300,10 @@ TEST(Replay, FlushesFuaAndDiscardsAreReplayedOrCountedAsSkipped) {
   ReplayResult after;
   EXPECT_EQ(r.verify_written(after), 0u) << "units written and then discarded are not expected back";
 
-  Replayer skip({.engine = engine(), .queue_depth = 4, .align_bytes = a, .flushes = TraceAction::skip,
+  Replayer skip({.engine = engine(),
+                 .queue_depth = 4,
+                 .align_bytes = a,
+                 .flushes = TraceAction::skip,
                  .discards = TraceAction::skip},
                 {{f.fd(), f.region_offset(), f.region_length(), {}}}, s);
   src.rewind();
@@ -304,7 +321,10 @@ TEST(Replay, IntervalsAreClosedInOrderAndAStopRequestEndsTheReplay) {
   // 400 reads 1 ms apart (0.4 s), intervals of 50 ms.
   std::vector<trace::TraceIo> ios;
   for (int i = 0; i < 400; ++i)
-    ios.push_back({.time_ns = i * 1'000'000ll, .offset_bytes = 4096u * (i % 512), .size_bytes = 4096, .op = trace::TraceOp::read});
+    ios.push_back({.time_ns = i * 1'000'000ll,
+                   .offset_bytes = 4096u * (i % 512),
+                   .size_bytes = 4096,
+                   .op = trace::TraceOp::read});
   VectorSource src(ios, {"0"});
   const TraceSummary s = summarize(src);
   Replayer r({.engine = engine(), .queue_depth = 4, .align_bytes = 4096, .interval_ns = 50'000'000},
@@ -332,8 +352,9 @@ TEST(Replay, IntervalsAreClosedInOrderAndAStopRequestEndsTheReplay) {
   EXPECT_EQ(cut.total.ios, cut.issued) << "what was issued completed and was counted";
   // An exception from on_interval (e.g. a journal write failed) reaches the caller.
   src.rewind();
-  EXPECT_THROW(r.replay(src, 1.0, false, [](ReplaySample&, std::int64_t) -> bool { throw EnvironmentError("disk full"); }),
-               EnvironmentError);
+  EXPECT_THROW(
+      r.replay(src, 1.0, false, [](ReplaySample&, std::int64_t) -> bool { throw EnvironmentError("disk full"); }),
+      EnvironmentError);
 }
 
 // Issue 29: interval lines stopped while the replaying thread was blocked: in a wait for the next
@@ -343,14 +364,15 @@ TEST(Replay, IntervalsAreClosedInOrderAndAStopRequestEndsTheReplay) {
 TEST(Replay, IntervalsKeepComingWhileTheReplayingThreadIsBlocked) {
   TempDir dir;
   io::TargetFile f = open_file(dir, "gap", 4 * kMiB);
-  std::vector<trace::TraceIo> ios{{.time_ns = 0, .size_bytes = 4096, .op = trace::TraceOp::read},
-                                  {.time_ns = 1'200'000'000, .offset_bytes = 4096, .size_bytes = 4096,
-                                   .op = trace::TraceOp::read}};
+  std::vector<trace::TraceIo> ios{
+      {.time_ns = 0, .size_bytes = 4096, .op = trace::TraceOp::read},
+      {.time_ns = 1'200'000'000, .offset_bytes = 4096, .size_bytes = 4096, .op = trace::TraceOp::read}};
   VectorSource src(ios, {"0"});
   const TraceSummary s = summarize(src);
   src.rewind();
-  Replayer r({.engine = engine(), .queue_depth = 2, .align_bytes = f.direct_alignment_bytes(), .interval_ns = 100'000'000},
-             {{f.fd(), f.region_offset(), f.region_length(), {}}}, s);
+  Replayer r(
+      {.engine = engine(), .queue_depth = 2, .align_bytes = f.direct_alignment_bytes(), .interval_ns = 100'000'000},
+      {{f.fd(), f.region_offset(), f.region_length(), {}}}, s);
   std::vector<std::int64_t> at;
   std::uint64_t ios_seen = 0;
   const ReplayResult res = r.replay(src, 1.0, false, [&](ReplaySample& x, std::int64_t now) {
@@ -417,13 +439,16 @@ TEST(VdiKind, DecodeReportsBadKeysWithTheirPlace) {
   EXPECT_EQ(problems("vdi", "{phase: boot, clones: full, desktops: 50, curve: [50, 100], curve_of: recorded}"), "");
   const std::string p = problems("vdi", "{phase: lunch, clones: linked, desktop: 5, align: 3000, curve: [0]}");
   EXPECT_NE(p.find("t.yaml:1:"), std::string::npos) << p;
-  EXPECT_NE(p.find("vdi.phase: phase must be one of: boot, initial_login, monday_login; found 'lunch'"), std::string::npos) << p;
+  EXPECT_NE(p.find("vdi.phase: phase must be one of: boot, initial_login, monday_login; found 'lunch'"),
+            std::string::npos)
+      << p;
   EXPECT_NE(p.find("unknown key 'desktop' (did you mean 'desktops'?)"), std::string::npos) << p;
   EXPECT_NE(p.find("align must be 'auto' or a power of two"), std::string::npos) << p;
   EXPECT_NE(p.find("curve points must be above 0"), std::string::npos) << p;
   const std::string sync = problems("vdi", "{flushes: sometimes,\n discards: never}");
   EXPECT_NE(sync.find("t.yaml:1:"), std::string::npos) << sync;
-  EXPECT_NE(sync.find("vdi.flushes: flushes must be one of: replay, skip; found 'sometimes'"), std::string::npos) << sync;
+  EXPECT_NE(sync.find("vdi.flushes: flushes must be one of: replay, skip; found 'sometimes'"), std::string::npos)
+      << sync;
   EXPECT_NE(sync.find("t.yaml:2:"), std::string::npos) << sync;
   EXPECT_NE(sync.find("vdi.discards: discards must be one of: replay, skip; found 'never'"), std::string::npos) << sync;
   EXPECT_EQ(problems("vdi", "{flushes: skip, discards: replay}"), "");
@@ -446,7 +471,8 @@ TEST(VdiKind, AnOverloadedReplayReportsItsBacklogAndWarnsOfItsLateness) {
   EXPECT_EQ(t.metric("max_backlog_ios"), t.group_metric("replay", "max_backlog_ios"));
   bool warned = false;
   for (const auto& w : t.record.warnings)
-    warned |= w.find("replay: lateness p99") != std::string::npos && w.find("exceeds the 1 ms bound") != std::string::npos;
+    warned |=
+        w.find("replay: lateness p99") != std::string::npos && w.find("exceeds the 1 ms bound") != std::string::npos;
   EXPECT_TRUE(warned) << ::testing::PrintToString(t.record.warnings);
 }
 
@@ -461,7 +487,8 @@ TEST(ReplayKind, ATraceStampedBackwardsIsNotReportedAsFallingBehind) {
   VectorSource src(ios, {"0"});
   const std::filesystem::path file = dir.path() / "backwards.trace";
   trace::write_native_trace(src, file);
-  KindTest t("replay", dir.path(), "{trace: '" + file.string() + "', file_size: 8MiB, engine: " + engine() + ", keep_file: false}",
+  KindTest t("replay", dir.path(),
+             "{trace: '" + file.string() + "', file_size: 8MiB, engine: " + engine() + ", keep_file: false}",
              std::chrono::seconds(60), std::chrono::milliseconds(100));
   t.run_all();
   t.expect_checks_pass();
@@ -481,14 +508,18 @@ TEST(ReplayKind, FlushesAndDiscardsAreReplayedOrWarnedAboutWithTheirCount) {
   TempDir dir;
   std::vector<trace::TraceIo> ios;
   for (int i = 0; i < 16; ++i)
-    ios.push_back({.time_ns = i * 50'000ll, .offset_bytes = 4096u * i, .size_bytes = 4096, .op = trace::TraceOp::write,
+    ios.push_back({.time_ns = i * 50'000ll,
+                   .offset_bytes = 4096u * i,
+                   .size_bytes = 4096,
+                   .op = trace::TraceOp::write,
                    .flags = i % 4 == 0 ? trace::TraceIo::kFua : std::uint8_t{0}});
   ios.push_back({.time_ns = 900'000, .op = trace::TraceOp::flush});
   ios.push_back({.time_ns = 950'000, .offset_bytes = 1 * kMiB, .size_bytes = 65536, .op = trace::TraceOp::discard});
   VectorSource src(ios, {"0"});
   const std::filesystem::path file = dir.path() / "sync.trace";
   trace::write_native_trace(src, file);
-  const std::string section = "{trace: '" + file.string() + "', file_size: 8MiB, engine: " + engine() + ", keep_file: false";
+  const std::string section =
+      "{trace: '" + file.string() + "', file_size: 8MiB, engine: " + engine() + ", keep_file: false";
   {
     KindTest t("replay", dir.path(), section + "}", std::chrono::seconds(60), std::chrono::milliseconds(100));
     t.run_all();
@@ -506,7 +537,9 @@ TEST(ReplayKind, FlushesAndDiscardsAreReplayedOrWarnedAboutWithTheirCount) {
   EXPECT_EQ(t.group_metric("replay", "fua_skipped"), 4);
   EXPECT_EQ(t.group_metric("replay", "discards_skipped"), 1);
   const std::string all = ::testing::PrintToString(t.record.warnings);
-  EXPECT_NE(all.find("replay: 1 flushes and 4 FUA writes' syncs of the trace skipped (flushes: skip)"), std::string::npos) << all;
+  EXPECT_NE(all.find("replay: 1 flushes and 4 FUA writes' syncs of the trace skipped (flushes: skip)"),
+            std::string::npos)
+      << all;
   EXPECT_NE(all.find("replay: 1 discards of the trace skipped (discards: skip)"), std::string::npos) << all;
 }
 
@@ -533,7 +566,8 @@ TEST(ReplayOnFailingStorage, AWriteErrorEndsTheReplayNamingOpLengthOffsetFileAnd
   ASSERT_GE(fd.get(), 0) << std::strerror(errno);
   std::vector<trace::TraceIo> ios;
   for (int i = 0; i < 128; ++i)  // 8 MiB of writes at distinct offsets
-    ios.push_back({.time_ns = i * 1000ll, .offset_bytes = 65536ull * i, .size_bytes = 65536, .op = trace::TraceOp::write});
+    ios.push_back(
+        {.time_ns = i * 1000ll, .offset_bytes = 65536ull * i, .size_bytes = 65536, .op = trace::TraceOp::write});
   VectorSource src(ios, {"0"});
   const TraceSummary s = summarize(src);
   src.rewind();
@@ -584,7 +618,8 @@ TEST(ReplayKindOnFailingStorage, AFullThinDeviceEndsTheTestFailedNamingTheWrite)
   }
   KindTest t("vdi", mnt,
              "{phase: boot, clones: linked, desktops: 20, phase_length: 1s, stagger: 0s, image_size: 4MiB, "
-             "file_size: 16MiB, no_stall: true, engine: " + engine() + ", keep_file: false}",
+             "file_size: 16MiB, no_stall: true, engine: " +
+                 engine() + ", keep_file: false}",
              std::chrono::seconds(60), std::chrono::milliseconds(100));
   t.emulator->prepare(t.ctx);
   std::string reason;
@@ -604,12 +639,12 @@ TEST(ReplayKindOnFailingStorage, AFullThinDeviceEndsTheTestFailedNamingTheWrite)
   EXPECT_EQ(t.group_metric("replay", "complete"), 0);
 }
 
-
 TEST(VdiKind, LinkedCloneBootOf50DesktopsReplaysExactlyOnODirect) {
   TempDir dir;
   KindTest t("vdi", dir.path(),
              "{phase: boot, clones: linked, desktops: 50, phase_length: 200ms, stagger: 4ms, image_size: 4MiB, "
-             "file_size: 64MiB, queue_depth: 32, engine: " + engine() + ", keep_file: false}",
+             "file_size: 64MiB, queue_depth: 32, engine: " +
+                 engine() + ", keep_file: false}",
              std::chrono::seconds(60), std::chrono::milliseconds(100));
   t.run_all();
   t.expect_checks_pass();
@@ -631,7 +666,8 @@ TEST(VdiKind, TheGeneratedWorkloadIsCheckedAgainstItsDocumentedProfile) {
   // 20 desktops x 12 IOPS x 10 s = 120 requests each (the check needs 100), replayed unpaced.
   KindTest t("vdi", dir.path(),
              "{phase: initial_login, clones: linked, desktops: 20, phase_length: 10s, stagger: 0s, image_size: 4MiB, "
-             "file_size: 64MiB, no_stall: true, engine: " + engine() + ", keep_file: false}",
+             "file_size: 64MiB, no_stall: true, engine: " +
+                 engine() + ", keep_file: false}",
              std::chrono::seconds(60), std::chrono::milliseconds(100));
   t.run_all();
   t.expect_checks_pass();
@@ -648,7 +684,8 @@ TEST(VdiKind, CurveReplaysAtPercentagesOfTheRecordedRate) {
   TempDir dir;
   KindTest t("vdi", dir.path(),
              "{phase: monday_login, clones: full, desktops: 10, phase_length: 200ms, stagger: 0s, image_size: 2MiB, "
-             "file_size: 32MiB, engine: " + engine() + ", curve: [50, 100], curve_of: recorded, verify: true}",
+             "file_size: 32MiB, engine: " +
+                 engine() + ", curve: [50, 100], curve_of: recorded, verify: true}",
              std::chrono::seconds(60), std::chrono::milliseconds(100));
   t.run_all();
   t.expect_checks_pass();
@@ -667,13 +704,15 @@ TEST(VdiKind, CurveReplaysAtPercentagesOfTheRecordedRate) {
 // ---- the `replay` kind on a shared real trace ------------------------------------------------
 
 TEST(ReplayKind, UmassTpccTraceReplaysExactlyOnODirect) {
-  const std::filesystem::path trace = std::filesystem::path(DRIVELAB_SOURCE_DIR) / "../shared/data/traces/umass_tpcc_small.trace";
+  const std::filesystem::path trace =
+      std::filesystem::path(DRIVELAB_SOURCE_DIR) / "../shared/data/traces/umass_tpcc_small.trace";
   if (!std::filesystem::exists(trace)) GTEST_SKIP() << "no " << trace;
   TempDir dir;
   // 16 trace devices folded onto one 64 MiB O_DIRECT file, as fast as 32 slots allow.
   KindTest t("replay", dir.path(),
-             "{trace: '" + trace.string() + "', format: umass, file_size: 64MiB, queue_depth: 32, no_stall: true, engine: " +
-                 engine() + ", keep_file: false}",
+             "{trace: '" + trace.string() +
+                 "', format: umass, file_size: 64MiB, queue_depth: 32, no_stall: true, engine: " + engine() +
+                 ", keep_file: false}",
              std::chrono::seconds(60), std::chrono::milliseconds(100));
   t.run_all();
   t.expect_checks_pass();
@@ -685,13 +724,14 @@ TEST(ReplayKind, UmassTpccTraceReplaysExactlyOnODirect) {
 }
 
 TEST(ReplayKind, CloudPhysicsTraceReplaysExactlyOnODirect) {
-  const std::filesystem::path trace = std::filesystem::path(DRIVELAB_SOURCE_DIR) / "../shared/data/traces/cloudphysics_vm_vscsi.csv";
+  const std::filesystem::path trace =
+      std::filesystem::path(DRIVELAB_SOURCE_DIR) / "../shared/data/traces/cloudphysics_vm_vscsi.csv";
   if (!std::filesystem::exists(trace)) GTEST_SKIP() << "no " << trace;
   TempDir dir;
   // 113,872 I/Os, 3.9 GiB over a 31 GiB LBA span, folded onto one 128 MiB O_DIRECT file.
   KindTest t("replay", dir.path(),
-             "{trace: '" + trace.string() + "', file_size: 128MiB, queue_depth: 32, no_stall: true, engine: " + engine() +
-                 ", keep_file: false}",
+             "{trace: '" + trace.string() +
+                 "', file_size: 128MiB, queue_depth: 32, no_stall: true, engine: " + engine() + ", keep_file: false}",
              std::chrono::seconds(300), std::chrono::seconds(1));
   t.run_all();
   t.expect_checks_pass();

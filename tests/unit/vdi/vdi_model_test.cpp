@@ -56,8 +56,13 @@ TEST_P(VdiModelCharacteristics, MatchTheDocumentedTargetsWithin5Percent) {
   // Short form: 2 s, or long enough for 200 requests per desktop (the login phases' 3% reads need
   // a few hundred requests for their ratio to settle within 5%).
   const double phase_s = std::max(2.0, 200.0 / prof.iops_per_desktop);
-  VdiModelParams p{.phase = phase, .clones = clones, .desktops = 50, .image_bytes = 64ull << 20, .stagger_s = 0.05,
-                   .phase_s = phase_s, .seed = 7};
+  VdiModelParams p{.phase = phase,
+                   .clones = clones,
+                   .desktops = 50,
+                   .image_bytes = 64ull << 20,
+                   .stagger_s = 0.05,
+                   .phase_s = phase_s,
+                   .seed = 7};
   VdiModelSource src(p);
   const Measured m = measure(src);
   const std::string name = std::string(to_string(phase)) + "/" + std::string(to_string(clones));
@@ -65,7 +70,8 @@ TEST_P(VdiModelCharacteristics, MatchTheDocumentedTargetsWithin5Percent) {
   EXPECT_EQ(src.ios_per_desktop(), static_cast<std::uint64_t>(std::llround(prof.iops_per_desktop * phase_s)));
   EXPECT_TRUE(m.ordered) << name << ": the stream is in time order";
   // Read ratio and each block size's share.
-  expect_within_5pct(100.0 * static_cast<double>(m.reads) / static_cast<double>(m.ios), prof.read_pct, name + " read %");
+  expect_within_5pct(100.0 * static_cast<double>(m.reads) / static_cast<double>(m.ios), prof.read_pct,
+                     name + " read %");
   const std::uint64_t writes = m.ios - m.reads;
   for (const auto& [mix, counts, n, op] : {std::tuple{&prof.read_sizes, &m.read_sizes, m.reads, "read"},
                                            std::tuple{&prof.write_sizes, &m.write_sizes, writes, "write"}}) {
@@ -82,7 +88,8 @@ TEST_P(VdiModelCharacteristics, MatchTheDocumentedTargetsWithin5Percent) {
   for (const auto& [size, n] : m.sizes) mean += static_cast<double>(size) * static_cast<double>(n);
   expect_within_5pct(mean / static_cast<double>(m.ios), prof.mean_size_bytes(), name + " mean size");
   // IOPS per desktop: each desktop's requests over its phase length.
-  expect_within_5pct(static_cast<double>(m.ios) / 50.0 / src.phase_s(), prof.iops_per_desktop, name + " IOPS per desktop");
+  expect_within_5pct(static_cast<double>(m.ios) / 50.0 / src.phase_s(), prof.iops_per_desktop,
+                     name + " IOPS per desktop");
   // Devices: linked clones read only the replica (device 0) and write to 50 delta disks; full
   // clones use 50 disjoint desktop images.
   if (clones == CloneKind::linked) {
@@ -100,7 +107,8 @@ TEST_P(VdiModelCharacteristics, MatchTheDocumentedTargetsWithin5Percent) {
 }
 
 INSTANTIATE_TEST_SUITE_P(AllPhases, VdiModelCharacteristics,
-                         ::testing::Combine(::testing::Values(VdiPhase::boot, VdiPhase::initial_login, VdiPhase::monday_login),
+                         ::testing::Combine(::testing::Values(VdiPhase::boot, VdiPhase::initial_login,
+                                                              VdiPhase::monday_login),
                                             ::testing::Values(CloneKind::full, CloneKind::linked)));
 
 double mean_of(const std::vector<SizeShare>& mix) {
@@ -135,7 +143,8 @@ TEST(VdiModel, LoginPhasesAreThePublishedMeasurements) {
 }
 
 TEST(VdiModel, DeterministicForASeed) {
-  VdiModelParams p{.phase = VdiPhase::monday_login, .clones = CloneKind::linked, .desktops = 20, .phase_s = 1.0, .seed = 3};
+  VdiModelParams p{
+      .phase = VdiPhase::monday_login, .clones = CloneKind::linked, .desktops = 20, .phase_s = 1.0, .seed = 3};
   VdiModelSource a(p), b(p);
   p.seed = 4;
   VdiModelSource c(p);

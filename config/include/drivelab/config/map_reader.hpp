@@ -71,8 +71,8 @@ class MapReader {
   /// A size with units ("4k", "2GiB", "512"); see core/units.hpp.
   bool size(std::string_view key, std::uint64_t& bytes, Range<std::uint64_t> range = {}, bool required = false);
   /// A duration with units ("30s", "250ms"); a bare number is seconds.
-  bool duration(std::string_view key, std::chrono::nanoseconds& out,
-                Range<std::chrono::nanoseconds> range = {}, bool required = false);
+  bool duration(std::string_view key, std::chrono::nanoseconds& out, Range<std::chrono::nanoseconds> range = {},
+                bool required = false);
   /// A percentage 0..100 written as "45", "45%" or 45.0.
   bool percent(std::string_view key, double& out, bool required = false);
   /// One of a fixed set of words; the error lists the choices.
@@ -84,7 +84,10 @@ class MapReader {
     for (const auto& c : choices) names.push_back(c.first);
     if (!choice_word(key, word, names, required)) return false;
     for (const auto& c : choices)
-      if (c.first == word) { out = c.second; return true; }
+      if (c.first == word) {
+        out = c.second;
+        return true;
+      }
     return false;
   }
   /// One of an enum's words, from the table that also prints it (core/names.hpp).
@@ -94,7 +97,10 @@ class MapReader {
     std::vector<std::string_view> words;
     for (const auto& c : names) words.push_back(c.first);
     if (!choice_word(key, word, words, required)) return false;
-    if (const auto v = value_of(names, word)) { out = *v; return true; }
+    if (const auto v = value_of(names, word)) {
+      out = *v;
+      return true;
+    }
     return false;
   }
   /// One of a list of words kept as the word itself (the I/O engines' names, io::engine_names()).
@@ -118,8 +124,7 @@ class MapReader {
   const Node& node() const noexcept { return map_; }
 
  private:
-  bool choice_word(std::string_view key, std::string& out, const std::vector<std::string_view>& names,
-                   bool required);
+  bool choice_word(std::string_view key, std::string& out, const std::vector<std::string_view>& names, bool required);
   /// Marks `key` known and returns its node if present; records "missing required key" if absent
   /// and required; records "expected a scalar" for maps/sequences.
   std::optional<Node> scalar_child(std::string_view key, bool required);

@@ -37,8 +37,7 @@ class AlignedBuffer {
  public:
   AlignedBuffer() = default;
   AlignedBuffer(std::size_t size_bytes, std::size_t alignment = 4096);
-  AlignedBuffer(AlignedBuffer&& o) noexcept
-      : data_(std::move(o.data_)), size_(std::exchange(o.size_, 0)) {}
+  AlignedBuffer(AlignedBuffer&& o) noexcept : data_(std::move(o.data_)), size_(std::exchange(o.size_, 0)) {}
   AlignedBuffer& operator=(AlignedBuffer&& o) noexcept {
     data_ = std::move(o.data_);
     size_ = std::exchange(o.size_, 0);

@@ -90,9 +90,8 @@ class LatencyHistogram {
   /// samples stay saturated above its lower_ns (saturated_above_ns()). from_bins(h.bins(), h.min(),
   /// h.max(), h.sum_ns(), h.sum_sq_ns(), h.saturated()) reproduces h's bins, count, saturated
   /// count and bound, percentiles, mean and stddev.
-  static LatencyHistogram from_bins(const std::vector<Bin>& bins, std::int64_t min_ns,
-                                    std::int64_t max_ns, double sum_ns, double sum_sq_ns,
-                                    std::uint64_t saturated = 0);
+  static LatencyHistogram from_bins(const std::vector<Bin>& bins, std::int64_t min_ns, std::int64_t max_ns,
+                                    double sum_ns, double sum_sq_ns, std::uint64_t saturated = 0);
   /// Sum and sum of squares of the recorded values (ns, ns^2), rounded to double.
   double sum_ns() const noexcept;
   double sum_sq_ns() const noexcept;
@@ -116,12 +115,12 @@ class LatencyHistogram {
   std::vector<std::uint64_t> counts_;  // in-range samples only; empty after a move = all zero
   std::uint64_t count_ = 0;            // all samples, saturated included
   std::uint64_t saturated_ = 0;
-  std::int64_t saturated_above_;       // saturated samples exceed this (clear_summary: 2^kMaxExponent)
+  std::int64_t saturated_above_;  // saturated samples exceed this (clear_summary: 2^kMaxExponent)
   std::int64_t min_;
   std::int64_t max_;
-  Uint128 sum_ = 0;           // exact sum of all values
-  Uint128 sum_sq_ = 0;        // exact sum of squares of in-range values
-  double extra_sum_sq_ = 0;   // squares that could overflow Uint128 (saturated values)
+  Uint128 sum_ = 0;          // exact sum of all values
+  Uint128 sum_sq_ = 0;       // exact sum of squares of in-range values
+  double extra_sum_sq_ = 0;  // squares that could overflow Uint128 (saturated values)
 };
 
 }  // namespace drivelab

@@ -13,7 +13,8 @@
 ///  - uniform:       gaps uniform on [0, 2/rate] (mean 1/rate).
 ///  - deterministic: every gap exactly 1/rate.
 /// Times are kept as a double offset from the start (ns) and rounded once per arrival; the
-/// deterministic schedule computes the k-th arrival as k x gap, so it never drifts. Thread-safety: none; one schedule per thread.
+/// deterministic schedule computes the k-th arrival as k x gap, so it never drifts. Thread-safety: none; one schedule
+/// per thread.
 #include <cstdint>
 #include <string_view>
 

@@ -19,7 +19,10 @@ class RunningStats {
   }
   void merge(const RunningStats& o) noexcept {
     if (o.n_ == 0) return;
-    if (n_ == 0) { *this = o; return; }
+    if (n_ == 0) {
+      *this = o;
+      return;
+    }
     const double n = static_cast<double>(n_ + o.n_);
     const double d = o.mean_ - mean_;
     mean_ += d * static_cast<double>(o.n_) / n;

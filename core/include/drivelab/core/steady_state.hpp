@@ -41,7 +41,7 @@ struct SteadyStateCriterion {
 /// The judgement of one window.
 struct SteadyStateEval {
   bool attained = false;
-  double value = 0;      ///< the criterion value compared with the limit (see file comment)
+  double value = 0;  ///< the criterion value compared with the limit (see file comment)
   double mean = 0;
   double slope = 0;      ///< least-squares slope per sample (signed)
   double deviation = 0;  ///< max |y_i - mean|

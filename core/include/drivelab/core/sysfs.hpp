@@ -47,13 +47,13 @@ std::string unescape_octal(std::string_view text);
 ///   "36 35 98:0 /mnt1 /mnt/parent rw,noatime master:1 - ext3 /dev/root rw,errors=continue"
 ///    id par dev root mount_point options  optional... - fstype source super_options
 struct MountEntry {
-  dev_t dev = 0;                ///< field 3: the st_dev of files on this mount
-  std::string root;             ///< field 4: the directory of the filesystem mounted here (unescaped)
-  std::string mount_point;      ///< field 5, unescaped
-  std::string options;          ///< field 6: per-mount options
-  std::string fstype;           ///< first field after "-": "ext4", "tmpfs", "btrfs"
-  std::string source;           ///< "/dev/sda1", "tmpfs", ... (unescaped; may be empty)
-  std::string super_options;    ///< per-superblock options ("" if the line has none)
+  dev_t dev = 0;              ///< field 3: the st_dev of files on this mount
+  std::string root;           ///< field 4: the directory of the filesystem mounted here (unescaped)
+  std::string mount_point;    ///< field 5, unescaped
+  std::string options;        ///< field 6: per-mount options
+  std::string fstype;         ///< first field after "-": "ext4", "tmpfs", "btrfs"
+  std::string source;         ///< "/dev/sda1", "tmpfs", ... (unescaped; may be empty)
+  std::string super_options;  ///< per-superblock options ("" if the line has none)
 };
 
 /// Parses one mountinfo line (fields separated by single spaces, as the kernel writes them, so an
@@ -126,9 +126,9 @@ std::optional<std::string> udev_property(dev_t dev, std::string_view key,
 /// sysfs-block-loop publishes it in /sys/block/loopN/loop/backing_file (present only while a file
 /// is attached; the kernel appends " (deleted)" once the file is unlinked).
 struct LoopBacking {
-  std::string file;                ///< the path as sysfs shows it
-  std::optional<dev_t> file_dev;   ///< stat(file).st_dev, if the path can be stat'ed here
-  std::optional<ino_t> file_ino;   ///< stat(file).st_ino: paths can differ, the inode cannot
+  std::string file;               ///< the path as sysfs shows it
+  std::optional<dev_t> file_dev;  ///< stat(file).st_dev, if the path can be stat'ed here
+  std::optional<ino_t> file_ino;  ///< stat(file).st_ino: paths can differ, the inode cannot
   /// The block device of the filesystem that holds the file: file_dev when it is a block device,
   /// else the source of the mount with that (anonymous) number, as btrfs and overlayfs show it.
   /// Never set when the backing "file" is itself a block device (see backing_device).
@@ -227,7 +227,6 @@ struct DeviceSerial {
 ///     LVM's "LVM-...", multipath's "mpath-...");
 ///  8. the kernel name (zram, nbd, a dm device without a UUID, ...).
 /// The files are read below `device.disk_dir`; sources name them as /sys/block/<disk>/...
-DeviceSerial device_serial(const SysBlock& device,
-                           const std::filesystem::path& udev_data_dir = "/run/udev/data");
+DeviceSerial device_serial(const SysBlock& device, const std::filesystem::path& udev_data_dir = "/run/udev/data");
 
 }  // namespace drivelab

@@ -30,8 +30,9 @@ std::string format_size(std::uint64_t bytes);
 /// from a minute up (for display; parse_duration reads the non-negative forms back).
 std::string format_duration(std::chrono::nanoseconds d);
 
-/// `value` rounded down to a multiple of `alignment` (bytes, sectors, records: any count). Any alignment > 0, not only powers of two (an O_DIRECT alignment is one, a transfer
-/// size or a slot length need not be). alignment 0 is a precondition violation (division by 0).
+/// `value` rounded down to a multiple of `alignment` (bytes, sectors, records: any count). Any alignment > 0, not only
+/// powers of two (an O_DIRECT alignment is one, a transfer size or a slot length need not be). alignment 0 is a
+/// precondition violation (division by 0).
 constexpr std::uint64_t align_down(std::uint64_t value, std::uint64_t alignment) noexcept {
   return value / alignment * alignment;
 }

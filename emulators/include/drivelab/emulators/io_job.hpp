@@ -27,24 +27,24 @@ namespace drivelab::emulators {
 
 /// fio's `rw=` words for the four pure patterns.
 enum class Rw { randread, randwrite, read, write };
-inline constexpr EnumNames<Rw, 4> kRwNames{{
-    {"randread", Rw::randread}, {"randwrite", Rw::randwrite}, {"read", Rw::read}, {"write", Rw::write}}};
+inline constexpr EnumNames<Rw, 4> kRwNames{
+    {{"randread", Rw::randread}, {"randwrite", Rw::randwrite}, {"read", Rw::read}, {"write", Rw::write}}};
 inline std::string_view to_string(Rw rw) noexcept { return name_of(kRwNames, rw); }
 inline bool is_random(Rw rw) noexcept { return rw == Rw::randread || rw == Rw::randwrite; }
 inline bool is_write(Rw rw) noexcept { return rw == Rw::randwrite || rw == Rw::write; }
 
 /// Defaults are the values that apply when a key is absent.
 struct IoJobConfig {
-  std::string engine = "io_uring";       ///< io_uring | libaio | psync | null (io/engine.hpp)
+  std::string engine = "io_uring";  ///< io_uring | libaio | psync | null (io/engine.hpp)
   Rw rw = Rw::randread;
-  std::uint64_t xfersize_bytes = 4096;   ///< multiple of 512; with direct, of the logical block size
-  std::uint32_t iodepth = 32;            ///< outstanding I/Os per job, 1..65536 (psync: acts as 1)
+  std::uint64_t xfersize_bytes = 4096;                     ///< multiple of 512; with direct, of the logical block size
+  std::uint32_t iodepth = 32;                              ///< outstanding I/Os per job, 1..65536 (psync: acts as 1)
   std::uint64_t file_size_bytes = std::uint64_t{1} << 30;  ///< >= xfersize
-  bool direct = true;                    ///< O_DIRECT (bypass the page cache)
-  std::uint32_t jobs = 1;                ///< threads, each with its own engine, 1..1024
-  bool keep_file = true;                 ///< keep the filled file for the next run
-  bool registerfiles = false;            ///< io_uring: register the fd (fio: registerfiles)
-  bool fixedbufs = false;                ///< io_uring: registered buffers (fio: fixedbufs)
+  bool direct = true;                                      ///< O_DIRECT (bypass the page cache)
+  std::uint32_t jobs = 1;                                  ///< threads, each with its own engine, 1..1024
+  bool keep_file = true;                                   ///< keep the filled file for the next run
+  bool registerfiles = false;                              ///< io_uring: register the fd (fio: registerfiles)
+  bool fixedbufs = false;                                  ///< io_uring: registered buffers (fio: fixedbufs)
   /// I/Os queued before they are handed to the kernel in one submit call, 1..iodepth (fio:
   /// iodepth_batch_submit, default 1: every I/O is submitted as soon as it is queued). Larger
   /// batches cost fewer system calls but reach the device in bursts; on a virtio disk here a batch

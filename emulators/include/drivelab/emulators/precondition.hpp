@@ -35,15 +35,15 @@
 namespace drivelab::emulators {
 
 struct PreconditionConfig {
-  std::string engine = "io_uring";                    ///< io_uring | psync (io/engine.hpp)
-  std::optional<io::Region> region;                    ///< default: the whole target
-  std::uint64_t xfersize_bytes = 128 * 1024;          ///< fill transfer size (SNIA PTS: 128 KiB)
-  std::uint32_t iodepth = 32;                          ///< fill outstanding I/Os
-  std::uint32_t random_passes = 0;                     ///< 0..100 passes of random writes
-  std::uint64_t random_xfersize_bytes = 4096;          ///< random-pass transfer size
-  std::uint32_t random_iodepth = 32;                   ///< random-pass outstanding I/Os
-  std::uint64_t random_pass_size_bytes = 0;            ///< bytes per random pass (0: the region's size)
-  std::string for_test;                                ///< directory targets: whose data file
+  std::string engine = "io_uring";                         ///< io_uring | psync (io/engine.hpp)
+  std::optional<io::Region> region;                        ///< default: the whole target
+  std::uint64_t xfersize_bytes = 128 * 1024;               ///< fill transfer size (SNIA PTS: 128 KiB)
+  std::uint32_t iodepth = 32;                              ///< fill outstanding I/Os
+  std::uint32_t random_passes = 0;                         ///< 0..100 passes of random writes
+  std::uint64_t random_xfersize_bytes = 4096;              ///< random-pass transfer size
+  std::uint32_t random_iodepth = 32;                       ///< random-pass outstanding I/Os
+  std::uint64_t random_pass_size_bytes = 0;                ///< bytes per random pass (0: the region's size)
+  std::string for_test;                                    ///< directory targets: whose data file
   std::uint64_t file_size_bytes = std::uint64_t{1} << 30;  ///< directory targets: its size
 };
 

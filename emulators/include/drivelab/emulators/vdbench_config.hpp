@@ -49,14 +49,14 @@ struct XferShare {
 struct WorkloadDef {
   std::string name;
   std::vector<XferShare> xfersize{XferShare{}};  ///< shares add up to 100
-  double rdpct = 100;           ///< % reads (vdbench rdpct=, default 100)
-  double seekpct = 100;         ///< % random I/Os; 0 sequential (vdbench seekpct=, default 100)
-  double range_lo_pct = 0;      ///< range=(lo,hi) or hotband=(lo,hi), % of the region
+  double rdpct = 100;                            ///< % reads (vdbench rdpct=, default 100)
+  double seekpct = 100;                          ///< % random I/Os; 0 sequential (vdbench seekpct=, default 100)
+  double range_lo_pct = 0;                       ///< range=(lo,hi) or hotband=(lo,hi), % of the region
   double range_hi_pct = 100;
-  bool hotband = false;         ///< the range was given as hotband= (see docs/synthetic.md)
+  bool hotband = false;          ///< the range was given as hotband= (see docs/synthetic.md)
   std::optional<double> skew{};  ///< % of all I/O; unset: an even share of what is left
-  double compratio = 1;         ///< written data compresses about compratio:1 (vdbench compratio=)
-  double dedupratio = 1;        ///< 1/dedupratio of written dedup units are unique (vdbench dedupratio=)
+  double compratio = 1;          ///< written data compresses about compratio:1 (vdbench compratio=)
+  double dedupratio = 1;         ///< 1/dedupratio of written dedup units are unique (vdbench dedupratio=)
 
   double mean_xfersize_bytes() const noexcept;
 };
@@ -64,9 +64,9 @@ struct WorkloadDef {
 enum class IorateMode { max, fixed, curve };
 
 struct VdbenchConfig {
-  std::string engine = "io_uring";          ///< io::make_engine name (io_uring, libaio, psync, null)
-  std::uint32_t threads = 8;                ///< outstanding I/Os of the test (vdbench threads=)
-  std::uint32_t jobs = 0;                   ///< engine threads; 0 = auto (async 1, sync = threads)
+  std::string engine = "io_uring";  ///< io::make_engine name (io_uring, libaio, psync, null)
+  std::uint32_t threads = 8;        ///< outstanding I/Os of the test (vdbench threads=)
+  std::uint32_t jobs = 0;           ///< engine threads; 0 = auto (async 1, sync = threads)
   std::uint64_t file_size_bytes = std::uint64_t{1} << 30;
   /// The part of the target the workloads address (emulators/region.hpp: `region: first 25%`):
   /// of the device on a block device (file_size is then unused), of the file otherwise; unset:
@@ -75,15 +75,15 @@ struct VdbenchConfig {
   bool direct = true;
   bool keep_file = true;
   IorateMode iorate = IorateMode::max;
-  double iorate_iops = 0;                   ///< for IorateMode::fixed
+  double iorate_iops = 0;                              ///< for IorateMode::fixed
   std::vector<double> curve{10, 50, 70, 80, 90, 100};  ///< % of the max run (vdbench default)
-  double stopcurve_ms = 0;                  ///< 0 = none
+  double stopcurve_ms = 0;                             ///< 0 = none
   ArrivalDistribution distribution = ArrivalDistribution::exponential;
-  std::optional<SteadyStateCriterion> ss;   ///< fio ss=
+  std::optional<SteadyStateCriterion> ss;  ///< fio ss=
   std::chrono::nanoseconds ss_dur{std::chrono::seconds(30)};
   std::chrono::nanoseconds ss_ramp{0};
-  bool ss_stop = false;                     ///< end the max run once steady (fio: stops the job)
-  std::uint32_t dedupunit_bytes = 4096;     ///< dedup granularity (vdbench dedupunit=)
+  bool ss_stop = false;                  ///< end the max run once steady (fio: stops the job)
+  std::uint32_t dedupunit_bytes = 4096;  ///< dedup granularity (vdbench dedupunit=)
   std::vector<WorkloadDef> workloads{WorkloadDef{.name = "default"}};
 };
 

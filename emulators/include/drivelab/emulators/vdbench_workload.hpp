@@ -19,7 +19,7 @@ namespace drivelab::emulators {
 struct IoSpec {
   std::uint32_t workload = 0;  ///< index into the workload definitions
   io::Op op = io::Op::read;
-  bool random = true;          ///< false: continued sequentially from the previous I/O
+  bool random = true;  ///< false: continued sequentially from the previous I/O
   std::uint64_t offset_bytes = 0;
   std::uint32_t length_bytes = 0;
 };
@@ -54,13 +54,13 @@ class WorkloadStream {
 
  private:
   struct Def {
-    std::vector<double> xfer_cdf;           // cumulative share, last = 1
+    std::vector<double> xfer_cdf;  // cumulative share, last = 1
     std::vector<std::uint32_t> xfer_bytes;
     double read_p;
     double random_p;
-    std::uint64_t lo;                       // absolute bytes
+    std::uint64_t lo;  // absolute bytes
     std::uint64_t hi;
-    std::uint64_t cursor;                   // next sequential offset
+    std::uint64_t cursor;  // next sequential offset
   };
   std::vector<Def> defs_;
   std::vector<double> workload_cdf_;
@@ -98,7 +98,7 @@ class WriteFiller {
   double unique_p_;
   std::uint32_t unit_;
   Rng rng_;
-  std::uint64_t tag_;                  // distinguishes fillers (streams, workloads)
+  std::uint64_t tag_;  // distinguishes fillers (streams, workloads)
   std::vector<std::byte> pool_;
   std::vector<std::byte> duplicates_;  // kDuplicateSets units, same in every filler
   std::uint64_t units_ = 0;

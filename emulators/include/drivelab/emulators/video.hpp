@@ -41,8 +41,8 @@ struct VideoFormat {
 /// A way of storing frames, with the bytes one frame takes (docs/video.md gives each source).
 enum class CodecKind { packed, prores };
 struct VideoCodec {
-  std::string_view id;     ///< "yuv422-10bit"
-  std::string_view name;   ///< "10-bit YUV 4:2:2 (v210)"
+  std::string_view id;    ///< "yuv422-10bit"
+  std::string_view name;  ///< "10-bit YUV 4:2:2 (v210)"
   CodecKind kind = CodecKind::packed;
   /// packed: bytes of one line = ceil(width / pixels_per_group) * bytes_per_group, rounded up to
   /// line_align_bytes; prores: the per-frame target size scaled by pixel count.
@@ -61,14 +61,14 @@ const VideoCodec* find_video_codec(std::string_view id) noexcept;
 std::uint64_t video_frame_bytes(const VideoFormat& format, const VideoCodec& codec) noexcept;
 
 struct VideoConfig {
-  std::string engine = "io_uring";                         ///< io_uring | psync
-  std::string format = "2160p";                             ///< the frame each I/O transfers
+  std::string engine = "io_uring";  ///< io_uring | psync
+  std::string format = "2160p";     ///< the frame each I/O transfers
   std::string codec = "yuv422-10bit";
   std::uint64_t file_size_bytes = std::uint64_t{5} << 30;  ///< BMDST's largest (and default) stress size
-  std::uint32_t iodepth = 4;                                ///< frames in flight (a player's read-ahead)
-  bool direct = true;                                       ///< O_DIRECT (BMDST bypasses the cache)
-  bool keep_file = false;                                   ///< BMDST deletes its file
-  std::optional<io::Region> region;                         ///< where the file lies on a device / in the file
+  std::uint32_t iodepth = 4;                               ///< frames in flight (a player's read-ahead)
+  bool direct = true;                                      ///< O_DIRECT (BMDST bypasses the cache)
+  bool keep_file = false;                                  ///< BMDST deletes its file
+  std::optional<io::Region> region;                        ///< where the file lies on a device / in the file
 };
 
 /// Decodes a `video:` section (undefined: all defaults); problems go to its diagnostics.

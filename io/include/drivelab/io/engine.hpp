@@ -58,14 +58,14 @@ std::string_view to_string(Op op) noexcept;
 /// direct-I/O alignment (TargetFile::direct_alignment_bytes()).
 struct IoRequest {
   Op op = Op::read;
-  std::uint32_t file_index = 0;     ///< index into the fds given to register_files()
+  std::uint32_t file_index = 0;  ///< index into the fds given to register_files()
   std::uint64_t offset_bytes = 0;
   std::uint32_t length_bytes = 0;
   std::byte* buffer = nullptr;
   /// Index into the buffers given to register_buffers() when `buffer` lies inside one of them
   /// (io_uring then uses READ_FIXED / WRITE_FIXED); -1 = not a registered buffer.
   std::int32_t buffer_index = -1;
-  std::uint64_t user_data = 0;      ///< returned unchanged in the IoCompletion
+  std::uint64_t user_data = 0;  ///< returned unchanged in the IoCompletion
   /// Monotonic ns (core/clock.hpp) when the workload meant to issue the I/O (open-loop pacing,
   /// to measure without coordinated omission), 0 if unpaced. Engines do not read it.
   std::int64_t intended_ns = 0;
@@ -179,8 +179,7 @@ class IoEngine {
   /// without a timeout): arming and cancelling an hrtimer on every wait costs microseconds per
   /// I/O at QD 1 on a VM (each timer programming can exit to the hypervisor). Use it only with
   /// I/Os in flight: the wait then ends at the next completion.
-  virtual std::size_t reap(std::size_t min_events, std::span<IoCompletion> out,
-                           std::chrono::nanoseconds timeout) = 0;
+  virtual std::size_t reap(std::size_t min_events, std::span<IoCompletion> out, std::chrono::nanoseconds timeout) = 0;
   /// Requests queued (or completed by queue()) and not yet reaped.
   virtual std::size_t in_flight() const noexcept = 0;
 };
@@ -207,7 +206,7 @@ struct EngineAvailability {
   std::string reason;         ///< why not usable (the exception text make_engine gives); empty when usable
   Capabilities capabilities;  ///< what the engine declares (known engines, even when not usable)
   std::vector<FeatureAvailability> features;  ///< optional mechanisms, probed only when usable
-  std::string note;           ///< a caveat that always applies (libaio: O_DIRECT only), or empty
+  std::string note;                           ///< a caveat that always applies (libaio: O_DIRECT only), or empty
 };
 /// Probes by creating (and destroying) small instances: io_uring a 2-entry ring (and one with
 /// SQPOLL, one with a registered file and a registered 4 KiB buffer), libaio a 2-event context.

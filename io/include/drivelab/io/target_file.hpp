@@ -42,8 +42,8 @@ namespace drivelab::io {
 /// A position or length in a target: bytes, or a percentage of the target's capacity.
 struct Extent {
   bool is_percent = true;
-  double percent = 0;           ///< 0..100 when is_percent
-  std::uint64_t bytes = 0;      ///< when !is_percent
+  double percent = 0;       ///< 0..100 when is_percent
+  std::uint64_t bytes = 0;  ///< when !is_percent
   static Extent of_percent(double p) { return {true, p, 0}; }
   static Extent of_bytes(std::uint64_t b) { return {false, 0, b}; }
   std::uint64_t resolve(std::uint64_t capacity_bytes) const noexcept;
@@ -82,12 +82,12 @@ ByteRange resolve_region(const Region& region, std::uint64_t capacity_bytes, std
                          std::string_view what);
 
 struct TargetFileSpec {
-  std::filesystem::path dir;    ///< the target directory (must exist), or a block device
-  std::string test_name;        ///< file name "drivelab-<test_name>.dat"
+  std::filesystem::path dir;  ///< the target directory (must exist), or a block device
+  std::string test_name;      ///< file name "drivelab-<test_name>.dat"
   std::uint64_t size_bytes = 0;
-  bool direct = true;           ///< open the I/O descriptor with O_DIRECT
-  bool fill = true;             ///< write incompressible data (skipped when a filled file is reused)
-  std::uint64_t seed = 1;       ///< seeds the fill data (any value: it only has to be incompressible)
+  bool direct = true;                           ///< open the I/O descriptor with O_DIRECT
+  bool fill = true;                             ///< write incompressible data (skipped when a filled file is reused)
+  std::uint64_t seed = 1;                       ///< seeds the fill data (any value: it only has to be incompressible)
   std::optional<Region> region = std::nullopt;  ///< the part the test addresses (default: all of it)
 };
 

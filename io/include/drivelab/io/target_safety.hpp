@@ -48,9 +48,9 @@ bool is_block_device(const std::filesystem::path& path) noexcept;
 
 /// A block device as drivelab identifies it.
 struct BlockDevice {
-  std::filesystem::path path;         ///< as given ("/dev/disk/by-id/nvme-X", "/dev/loop3")
-  std::string name;                   ///< kernel name: "sdb", "nvme0n1p2", "loop3"
-  std::string disk;                   ///< whole-disk kernel name ("sdb" for "sdb1"); == name for a disk
+  std::filesystem::path path;  ///< as given ("/dev/disk/by-id/nvme-X", "/dev/loop3")
+  std::string name;            ///< kernel name: "sdb", "nvme0n1p2", "loop3"
+  std::string disk;            ///< whole-disk kernel name ("sdb" for "sdb1"); == name for a disk
   bool is_partition = false;
   unsigned major = 0;
   unsigned minor = 0;
@@ -63,11 +63,11 @@ struct BlockDevice {
   /// file as /sys/block/loopN/loop/backing_file shows it. A partition has its disk's identity.
   /// A device with none of these (zram, nbd, ...) is named by its kernel name.
   std::string identity;
-  std::string identity_source;        ///< the file (or rule) the identity came from
-  std::uint64_t capacity_bytes = 0;   ///< BLKGETSIZE64
+  std::string identity_source;               ///< the file (or rule) the identity came from
+  std::uint64_t capacity_bytes = 0;          ///< BLKGETSIZE64
   std::uint32_t logical_block_bytes = 512;   ///< BLKSSZGET: the O_DIRECT alignment
   std::uint32_t physical_block_bytes = 512;  ///< BLKPBSZGET
-  bool read_only = false;             ///< /sys/class/block/<name>/ro (BLKROGET as fallback)
+  bool read_only = false;                    ///< /sys/class/block/<name>/ro (BLKROGET as fallback)
 };
 
 /// Reads the identity of a block device. Throws EnvironmentError if `path` is not a block
@@ -75,8 +75,16 @@ struct BlockDevice {
 BlockDevice probe_block_device(const std::filesystem::path& path);
 
 enum class Hazard {
-  mounted, swap, system, holders, read_only, partition_table, signature, probe_failed,
-  shared_storage, loop_backing
+  mounted,
+  swap,
+  system,
+  holders,
+  read_only,
+  partition_table,
+  signature,
+  probe_failed,
+  shared_storage,
+  loop_backing
 };
 std::string_view to_string(Hazard hazard) noexcept;
 /// True for the hazards that naming the device lifts (partition_table, signature, probe_failed).

@@ -57,8 +57,7 @@ class MysqlStatement final : public Statement {
   }
   void bind_text(int index, std::string_view value) override {
     // setString copies: the caller's text may go away after execute().
-    bind([&] { ps_->setString(static_cast<unsigned>(index), sql::SQLString(value.data(), value.size())); },
-         index);
+    bind([&] { ps_->setString(static_cast<unsigned>(index), sql::SQLString(value.data(), value.size())); }, index);
   }
   void bind_null(int index) override {
     bind([&] { ps_->setNull(static_cast<unsigned>(index), sql::DataType::VARCHAR); }, index);
@@ -106,9 +105,7 @@ class MysqlStatement final : public Statement {
   std::int64_t affected_rows() const override { return affected_; }
   bool is_null(int column) const override { return rs_->isNull(index(column)); }
   std::int64_t column_int64(int column) const override { return rs_->getInt64(index(column)); }
-  double column_double(int column) const override {
-    return static_cast<double>(rs_->getDouble(index(column)));
-  }
+  double column_double(int column) const override { return static_cast<double>(rs_->getDouble(index(column))); }
   std::string_view column_text(int column) const override {
     auto& slot = texts_.at(static_cast<std::size_t>(column));
     slot = rs_->getString(index(column)).asStdString();
@@ -129,7 +126,7 @@ class MysqlStatement final : public Statement {
 
   mysql::CallSlot* slot_;
   std::unique_ptr<sql::PreparedStatement> ps_;
-  std::unique_ptr<sql::ResultSet> rs_;  // declared after ps_: destroyed first
+  std::unique_ptr<sql::ResultSet> rs_;      // declared after ps_: destroyed first
   mutable std::vector<std::string> texts_;  // one per result column: column_text of the current row
   std::string sql_;
   std::int64_t affected_ = 0;
@@ -148,16 +145,18 @@ using LoaderList = std::vector<MysqlBulkLoader*>;
 
 class MysqlBulkLoader final : public BulkLoader {
  public:
-  MysqlBulkLoader(sql::Statement& sender, LoaderList& live, std::string table,
-                  const std::vector<std::string>& columns, bool no_backslash_escapes)
-      : sender_(sender), live_(live), table_(std::move(table)), columns_(columns.size()),
+  MysqlBulkLoader(sql::Statement& sender, LoaderList& live, std::string table, const std::vector<std::string>& columns,
+                  bool no_backslash_escapes)
+      : sender_(sender),
+        live_(live),
+        table_(std::move(table)),
+        columns_(columns.size()),
         no_backslash_escapes_(no_backslash_escapes) {
     live_.push_back(this);
     std::vector<std::string> quoted;
     quoted.reserve(columns.size());
     for (const auto& c : columns) quoted.push_back(mysql::quote_identifier(c));
-    prefix_ = fmt::format("INSERT INTO {} ({}) VALUES ", mysql::quote_identifier(table_),
-                          fmt::join(quoted, ", "));
+    prefix_ = fmt::format("INSERT INTO {} ({}) VALUES ", mysql::quote_identifier(table_), fmt::join(quoted, ", "));
     buf_.reserve(kBulkStatementBytes + 64 * 1024);
   }
   ~MysqlBulkLoader() override { live_.erase(std::find(live_.begin(), live_.end(), this)); }
@@ -188,24 +187,25 @@ class MysqlBulkLoader final : public BulkLoader {
   }
   void end_row() override {
     if (column_ != columns_)
-      throw InternalError(fmt::format("bulk insert into {}: row has {} values for {} columns", table_,
-                                      column_, columns_));
+      throw InternalError(
+          fmt::format("bulk insert into {}: row has {} values for {} columns", table_, column_, columns_));
     buf_ += ')';
     column_ = 0;
     ++rows_;
     if (buf_.size() >= kBulkStatementBytes) send();
   }
   void flush() override {
-    if (column_ != 0)
-      throw InternalError(fmt::format("bulk insert into {}: flush in the middle of a row", table_));
+    if (column_ != 0) throw InternalError(fmt::format("bulk insert into {}: flush in the middle of a row", table_));
     if (rows_ > 0) send();
   }
 
  private:
   void separator() {
     if (column_ == 0) {
-      if (rows_ == 0) buf_.assign(prefix_);
-      else buf_ += ',';
+      if (rows_ == 0)
+        buf_.assign(prefix_);
+      else
+        buf_ += ',';
       buf_ += '(';
     } else {
       buf_ += ',';
@@ -324,8 +324,7 @@ class MysqlConnection final : public Connection {
     }
   }
 
-  std::unique_ptr<BulkLoader> bulk_loader(std::string_view table,
-                                          const std::vector<std::string>& columns) override {
+  std::unique_ptr<BulkLoader> bulk_loader(std::string_view table, const std::vector<std::string>& columns) override {
     // How text literals must be escaped depends on the session's sql_mode at the time.
     bool no_backslash_escapes = false;
     try {
@@ -388,15 +387,14 @@ results::Json number_or_text(const std::string& v) {
 class MysqlBackend final : public Backend {
  public:
   explicit MysqlBackend(MysqlOptions options)
-      : opt_(std::move(options)), dialect_(make_dialect(SqlDialect::mysql)),
+      : opt_(std::move(options)),
+        dialect_(make_dialect(SqlDialect::mysql)),
         watcher_(std::make_shared<mysql::CancelWatcher>(params(kAdminReadTimeoutS, false))) {
     if (opt_.database.empty()) throw ConfigError("mysql: the database name is empty");
   }
 
   const Dialect& dialect() const noexcept override { return dialect_; }
-  Capabilities capabilities() const noexcept override {
-    return mysql_capabilities();
-  }
+  Capabilities capabilities() const noexcept override { return mysql_capabilities(); }
 
   std::unique_ptr<Connection> connect() override { return open(kRunReadTimeoutS); }
   std::unique_ptr<Connection> connect_for_load() override { return open(kLoadReadTimeoutS); }
@@ -429,14 +427,14 @@ class MysqlBackend final : public Backend {
     auto c = admin();
     const auto tables = list_tables(*c);
     if (tables.empty()) return;  // absent or empty: nothing of ours, nothing of anyone's
-    const bool ours = std::any_of(tables.begin(), tables.end(),
-                                  [](const auto& t) { return t.first == "drivelab_meta"; });
+    const bool ours =
+        std::any_of(tables.begin(), tables.end(), [](const auto& t) { return t.first == "drivelab_meta"; });
     if (!ours) {
-      throw BackendError(fmt::format(
-          "mysql: refusing to destroy database '{}' at {}: it holds tables drivelab did not create "
-          "({}{}) and no drivelab_meta; name an empty database or one drivelab loaded",
-          opt_.database, mysql::where(opt_.endpoint), tables[0].first,
-          tables.size() > 1 ? ", " + tables[1].first : std::string()));
+      throw BackendError(
+          fmt::format("mysql: refusing to destroy database '{}' at {}: it holds tables drivelab did not create "
+                      "({}{}) and no drivelab_meta; name an empty database or one drivelab loaded",
+                      opt_.database, mysql::where(opt_.endpoint), tables[0].first,
+                      tables.size() > 1 ? ", " + tables[1].first : std::string()));
     }
     try {
       std::unique_ptr<sql::Statement> st(c->createStatement());
@@ -527,11 +525,10 @@ class MysqlBackend final : public Backend {
     results::Json out = results::Json::object();
     auto c = admin();
     try {
-      query(*c, fmt::format("SHOW GLOBAL STATUS WHERE Variable_name IN ({})", kCounters), {},
-            [&](sql::ResultSet& rs) {
-              const results::Json v = number_or_text(rs.getString(2).asStdString());
-              if (v.is_number()) out[rs.getString(1).asStdString()] = v;
-            });
+      query(*c, fmt::format("SHOW GLOBAL STATUS WHERE Variable_name IN ({})", kCounters), {}, [&](sql::ResultSet& rs) {
+        const results::Json v = number_or_text(rs.getString(2).asStdString());
+        if (v.is_number()) out[rs.getString(1).asStdString()] = v;
+      });
     } catch (const sql::SQLException& e) {
       mysql::throw_backend(e, "SHOW GLOBAL STATUS");
     }
@@ -548,9 +545,7 @@ class MysqlBackend final : public Backend {
   }
 
   /// A session without a default database (which may not exist yet).
-  std::unique_ptr<sql::Connection> admin() const {
-    return connect_noting(params(kAdminReadTimeoutS, false));
-  }
+  std::unique_ptr<sql::Connection> admin() const { return connect_noting(params(kAdminReadTimeoutS, false)); }
 
   /// mysql::connect, whose error says so when the call watcher has already found the server
   /// unresponsive: a verification or cleanup that cannot connect afterwards then names the cause.
@@ -586,11 +581,11 @@ class MysqlBackend final : public Backend {
       std::unique_ptr<sql::Statement> st(c->createStatement());
       st->execute("CREATE DATABASE IF NOT EXISTS " + mysql::quote_identifier(opt_.database));
     } catch (const sql::SQLException& e) {
-      throw BackendError(fmt::format("mysql: database '{}' does not exist at {} and user '{}' may not "
-                                     "create it: {} (error {})",
-                                     opt_.database, mysql::where(opt_.endpoint), opt_.endpoint.user,
-                                     e.what(), e.getErrorCode()),
-                         e.getSQLState(), e.getErrorCode());
+      throw BackendError(
+          fmt::format("mysql: database '{}' does not exist at {} and user '{}' may not "
+                      "create it: {} (error {})",
+                      opt_.database, mysql::where(opt_.endpoint), opt_.endpoint.user, e.what(), e.getErrorCode()),
+          e.getSQLState(), e.getErrorCode());
     }
   }
 

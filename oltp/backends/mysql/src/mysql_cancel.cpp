@@ -40,8 +40,7 @@ bool unanswered(int code) noexcept {
     case 2013:  // lost connection (a read timeout, or at the handshake)
     case 2055:  // lost connection (extended)
       return true;
-    default:
-      return false;
+    default: return false;
   }
 }
 
@@ -213,7 +212,7 @@ void CancelWatcher::tick(std::unique_ptr<sql::Connection>& side) {
 
 std::size_t shut_down_sockets_to(const Endpoint& e) noexcept {
   try {
-    struct stat want {};
+    struct stat want{};
     bool have_want = false;
     std::vector<sockaddr_storage> targets;
     if (!e.socket_path.empty()) {
@@ -241,7 +240,7 @@ std::size_t shut_down_sockets_to(const Endpoint& e) noexcept {
       char* end = nullptr;
       const long fd = std::strtol(ent->d_name, &end, 10);
       if (end == ent->d_name || *end != '\0' || fd == own) continue;
-      struct stat st {};
+      struct stat st{};
       if (::fstat(static_cast<int>(fd), &st) != 0 || !S_ISSOCK(st.st_mode)) continue;
       sockaddr_storage peer{};
       socklen_t len = sizeof peer;
@@ -254,7 +253,7 @@ std::size_t shut_down_sockets_to(const Endpoint& e) noexcept {
         if (path == e.socket_path) {
           match = true;
         } else if (have_want && !path.empty() && path[0] != '\0') {
-          struct stat ps {};
+          struct stat ps{};
           match = ::stat(path.c_str(), &ps) == 0 && ps.st_dev == want.st_dev && ps.st_ino == want.st_ino;
         }
       } else if ((peer.ss_family == AF_INET || peer.ss_family == AF_INET6) && e.socket_path.empty()) {

@@ -49,7 +49,7 @@ namespace drivelab::oltp::mysql {
 /// The state of one session as the watcher sees it.
 struct CallSlot {
   std::mutex mu;
-  std::uint64_t connection_id = 0;                   ///< server thread id (CONNECTION_ID())
+  std::uint64_t connection_id = 0;  ///< server thread id (CONNECTION_ID())
   /// The session's cancel flag; cleared under `mu` when the session closes (release()).
   std::atomic<const std::atomic<bool>*> cancel{nullptr};
 

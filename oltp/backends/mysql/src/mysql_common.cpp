@@ -52,8 +52,8 @@ std::unique_ptr<sql::Connection> connect(const ConnectParams& p) {
   if (!e.socket_path.empty()) {
     o["hostName"] = sql::SQLString("unix://" + e.socket_path);
   } else {
-    o["hostName"] = sql::SQLString(fmt::format("tcp://{}:{}", e.host.empty() ? "127.0.0.1" : e.host,
-                                               e.port > 0 ? e.port : 3306));
+    o["hostName"] =
+        sql::SQLString(fmt::format("tcp://{}:{}", e.host.empty() ? "127.0.0.1" : e.host, e.port > 0 ? e.port : 3306));
   }
   o["userName"] = sql::SQLString(e.user);
   o["password"] = sql::SQLString(e.password);
@@ -76,26 +76,20 @@ std::unique_ptr<sql::Connection> connect(const ConnectParams& p) {
     switch (code) {
       case 1045:  // ER_ACCESS_DENIED_ERROR
       case 1698:  // ER_ACCESS_DENIED_NO_PASSWORD_ERROR (unix_socket: another OS user)
-        text = fmt::format("mysql: access denied for user '{}' at {} (wrong user or password): {}",
-                           user_of(e), where(e), msg);
+        text = fmt::format("mysql: access denied for user '{}' at {} (wrong user or password): {}", user_of(e),
+                           where(e), msg);
         break;
       case 1044:
-        text = fmt::format("mysql: user '{}' may not use database '{}' at {}: {}", user_of(e),
-                           p.database, where(e), msg);
+        text =
+            fmt::format("mysql: user '{}' may not use database '{}' at {}: {}", user_of(e), p.database, where(e), msg);
         break;
-      case 1049:
-        text = fmt::format("mysql: unknown database '{}' at {}", p.database, where(e));
-        break;
+      case 1049: text = fmt::format("mysql: unknown database '{}' at {}", p.database, where(e)); break;
       case 2002:
       case 2003:
       case 2005:
       case 2006:
-      case 2013:
-        text = fmt::format("mysql: cannot connect to {}: {}", where(e), msg);
-        break;
-      default:
-        text = fmt::format("mysql: connect to {} as '{}': {}", where(e), user_of(e), msg);
-        break;
+      case 2013: text = fmt::format("mysql: cannot connect to {}: {}", where(e), msg); break;
+      default: text = fmt::format("mysql: connect to {} as '{}': {}", where(e), user_of(e), msg); break;
     }
     if (code != 0) text += fmt::format(" (error {})", code);
     throw BackendError(text, ex.getSQLState(), code);
@@ -114,8 +108,7 @@ bool is_connection_lost(int code) noexcept {
     case 1927:  // ER_CONNECTION_KILLED (MariaDB)
     case 4031:  // ER_CLIENT_INTERACTION_TIMEOUT (MariaDB: disconnected for inactivity)
       return true;
-    default:
-      return false;
+    default: return false;
   }
 }
 
@@ -135,8 +128,7 @@ Outcome classify(int code, std::string_view message, bool in_commit) noexcept {
     case 1180:  // ER_ERROR_DURING_COMMIT
       // The watcher never interrupts a COMMIT, but if one reports either error its effect is unknown.
       return in_commit ? Outcome::in_doubt : (code == 1317 ? Outcome::retryable : Outcome::fatal);
-    default:
-      return Outcome::fatal;
+    default: return Outcome::fatal;
   }
 }
 
@@ -154,7 +146,8 @@ DbStatus status_from(const sql::SQLException& e, bool in_commit) {
 void throw_backend(const sql::SQLException& e, std::string_view what) {
   std::string text = fmt::format("mysql: {}: {}", what, e.what());
   if (e.getErrorCode() != 0) text += fmt::format(" (error {}", e.getErrorCode());
-  if (!e.getSQLState().empty()) text += fmt::format("{}SQLSTATE {}", e.getErrorCode() != 0 ? ", " : " (", e.getSQLState());
+  if (!e.getSQLState().empty())
+    text += fmt::format("{}SQLSTATE {}", e.getErrorCode() != 0 ? ", " : " (", e.getSQLState());
   if (e.getErrorCode() != 0 || !e.getSQLState().empty()) text += ")";
   if (is_storage_failure(e.getErrorCode(), e.what())) throw StorageFailure(text, e.getSQLState(), e.getErrorCode());
   throw BackendError(text, e.getSQLState(), e.getErrorCode());

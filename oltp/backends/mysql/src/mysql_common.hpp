@@ -30,8 +30,8 @@ void ensure_thread_init();
 
 /// How to open one session.
 struct ConnectParams {
-  Endpoint endpoint;      ///< socket file, or host + port; user; password (never printed)
-  std::string database;   ///< "" = no default database
+  Endpoint endpoint;     ///< socket file, or host + port; user; password (never printed)
+  std::string database;  ///< "" = no default database
   int connect_timeout_s = 10;
   /// Per read/write on the socket: a server that stops answering (hung, or a remote host gone
   /// without a TCP reset) fails the call after this long instead of hanging it. A crashed

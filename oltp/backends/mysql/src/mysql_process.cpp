@@ -18,8 +18,8 @@ int run_to_completion(const std::vector<std::string>& argv, const std::filesyste
   ChildProcess child = start_logged(argv, log_file);
   if (auto st = child.wait_for(timeout)) return *st;
   child.terminate(std::chrono::seconds(5));
-  throw EnvironmentError(fmt::format("{} did not finish within {} s (log: {}):\n{}", argv[0],
-                                     timeout.count() / 1000, log_file.string(), tail_of(log_file)));
+  throw EnvironmentError(fmt::format("{} did not finish within {} s (log: {}):\n{}", argv[0], timeout.count() / 1000,
+                                     log_file.string(), tail_of(log_file)));
 }
 
 std::optional<std::filesystem::path> find_server_program(const std::string& name) {

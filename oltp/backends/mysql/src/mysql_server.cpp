@@ -76,8 +76,8 @@ std::string normalized_key(std::string_view key) {
 
 /// Keys the managed server sets itself: overriding them would break the start or open a port.
 bool is_reserved(const std::string& key) {
-  static constexpr std::string_view kReserved[] = {"datadir", "socket", "pid_file", "log_error", "user",
-                                                   "skip_networking", "port", "bind_address", "basedir"};
+  static constexpr std::string_view kReserved[] = {"datadir",         "socket", "pid_file",     "log_error", "user",
+                                                   "skip_networking", "port",   "bind_address", "basedir"};
   return std::find(std::begin(kReserved), std::end(kReserved), key) != std::end(kReserved);
 }
 
@@ -96,8 +96,7 @@ bool user_can_access(const passwd& pw, const fs::path& path, int mode) {
   if (child < 0) return true;  // cannot tell: let the server report it
   if (child == 0) {
     // Only async-signal-safe calls in the child of a multi-threaded parent.
-    if (::setgroups(groups.size(), groups.data()) != 0 || ::setgid(pw.pw_gid) != 0 ||
-        ::setuid(pw.pw_uid) != 0)
+    if (::setgroups(groups.size(), groups.data()) != 0 || ::setgid(pw.pw_gid) != 0 || ::setuid(pw.pw_uid) != 0)
       ::_exit(2);
     ::_exit(::access(p.c_str(), mode) == 0 ? 0 : 1);
   }
@@ -147,16 +146,19 @@ class ManagedMariadb final : public ManagedServer {
     const auto install_db = mysql::find_server_program("mariadb-install-db");
     const auto mariadbd = mysql::find_server_program("mariadbd");
     if (!install_db || !mariadbd)
-      throw EnvironmentError("managed mariadb: mariadb-install-db or mariadbd not found "
-                             "(Debian: apt-get install mariadb-server)");
+      throw EnvironmentError(
+          "managed mariadb: mariadb-install-db or mariadbd not found "
+          "(Debian: apt-get install mariadb-server)");
     mariadbd_ = *mariadbd;
     const passwd* pw = nullptr;
     if (as_root_) {
       pw = ::getpwnam(kServerUser);
       if (pw == nullptr)
-        throw EnvironmentError(fmt::format("managed mariadb: running as root, the server must run as "
-                                           "the '{}' system user, which does not exist "
-                                           "(Debian: apt-get install mariadb-server)", kServerUser));
+        throw EnvironmentError(
+            fmt::format("managed mariadb: running as root, the server must run as "
+                        "the '{}' system user, which does not exist "
+                        "(Debian: apt-get install mariadb-server)",
+                        kServerUser));
     }
 
     remove_stale();
@@ -175,8 +177,7 @@ class ManagedMariadb final : public ManagedServer {
     const int st = mysql::run_to_completion(install, install_log, kInstallTimeout);
     if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
       throw EnvironmentError(fmt::format("managed mariadb: mariadb-install-db failed in {}; the end of {}:\n{}",
-                                         opt_.data_dir.string(), install_log.string(),
-                                         mysql::tail_of(install_log)));
+                                         opt_.data_dir.string(), install_log.string(), mysql::tail_of(install_log)));
 
     write_config();
     server_ = std::make_unique<ChildProcess>(mysql::start_logged(
@@ -248,13 +249,17 @@ class ManagedMariadb final : public ManagedServer {
     const auto bad = path.find_first_of(" \t\n*?[");
     if (bad == std::string::npos) return;
     const char c = path[bad];
-    throw EnvironmentError(fmt::format(
-        "managed mariadb: cannot create a server in {}: the path holds {} ({} at character {}), and "
-        "mariadb-install-db, run as root, passes the data directory to `chown` unquoted, so the shell "
-        "{} it; use a target directory whose path has no blanks or *?[ characters",
-        path, c == ' ' ? "a space" : c == '\t' ? "a tab" : c == '\n' ? "a newline" : fmt::format("'{}'", c),
-        c == ' ' || c == '\t' || c == '\n' ? "a blank" : "a wildcard", bad + 1,
-        c == ' ' || c == '\t' || c == '\n' ? "splits" : "expands"));
+    throw EnvironmentError(
+        fmt::format("managed mariadb: cannot create a server in {}: the path holds {} ({} at character {}), and "
+                    "mariadb-install-db, run as root, passes the data directory to `chown` unquoted, so the shell "
+                    "{} it; use a target directory whose path has no blanks or *?[ characters",
+                    path,
+                    c == ' '    ? "a space"
+                    : c == '\t' ? "a tab"
+                    : c == '\n' ? "a newline"
+                                : fmt::format("'{}'", c),
+                    c == ' ' || c == '\t' || c == '\n' ? "a blank" : "a wildcard", bad + 1,
+                    c == ' ' || c == '\t' || c == '\n' ? "splits" : "expands"));
   }
 
   fs::path config_path() const { return opt_.data_dir / "my.cnf"; }
@@ -289,8 +294,10 @@ class ManagedMariadb final : public ManagedServer {
       if (k.empty() || k.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789_.") != std::string::npos)
         throw ConfigError(fmt::format("server.settings.{}: not a MariaDB option name", key));
       if (is_reserved(k))
-        throw ConfigError(fmt::format("server.settings.{}: set by the managed server itself "
-                                      "(private socket, no TCP port, files in the target directory)", key));
+        throw ConfigError(
+            fmt::format("server.settings.{}: set by the managed server itself "
+                        "(private socket, no TCP port, files in the target directory)",
+                        key));
       if (value.find_first_of("\n\r") != std::string::npos)
         throw ConfigError(fmt::format("server.settings.{}: the value spans lines", key));
       set(k, value);
@@ -303,18 +310,21 @@ class ManagedMariadb final : public ManagedServer {
     if (!fs::exists(opt_.data_dir, ec)) return;
     if (!fs::exists(opt_.data_dir / kMarker, ec)) {
       if (fs::is_directory(opt_.data_dir, ec) && fs::is_empty(opt_.data_dir, ec)) return;
-      throw EnvironmentError(fmt::format("managed mariadb: {} exists and was not created by drivelab; "
-                                         "remove it or choose another target directory",
-                                         opt_.data_dir.string()));
+      throw EnvironmentError(
+          fmt::format("managed mariadb: {} exists and was not created by drivelab; "
+                      "remove it or choose another target directory",
+                      opt_.data_dir.string()));
     }
     std::ifstream pid_in(opt_.data_dir / "mysqld.pid");
     long pid = 0;
     if (pid_in >> pid && pid > 1 && is_our_server(static_cast<pid_t>(pid), config_path())) {
       const auto p = static_cast<pid_t>(pid);
-      std::cerr << fmt::format("drivelab: managed mariadb: stopping the server (pid {}) that an earlier drivelab run "
-                               "left running in {} (its mysqld.pid, its --defaults-file={} and the {} file prove it "
-                               "is drivelab's), then removing the directory\n",
-                               p, opt_.data_dir.string(), config_path().string(), kMarker) << std::flush;
+      std::cerr << fmt::format(
+                       "drivelab: managed mariadb: stopping the server (pid {}) that an earlier drivelab run "
+                       "left running in {} (its mysqld.pid, its --defaults-file={} and the {} file prove it "
+                       "is drivelab's), then removing the directory\n",
+                       p, opt_.data_dir.string(), config_path().string(), kMarker)
+                << std::flush;
       ::kill(p, SIGTERM);
       const std::int64_t deadline = monotonic_ns() + std::chrono::nanoseconds(kStopGrace).count();
       while (process_exists(p) && monotonic_ns() < deadline) std::this_thread::sleep_for(50ms);
@@ -322,14 +332,17 @@ class ManagedMariadb final : public ManagedServer {
         ::kill(p, SIGKILL);
         while (process_exists(p) && monotonic_ns() < deadline + 5'000'000'000) std::this_thread::sleep_for(20ms);
       }
-    }
-    else if (pid > 1 && process_exists(static_cast<pid_t>(pid)))
-      std::cerr << fmt::format("drivelab: managed mariadb: {}/mysqld.pid names pid {}, which is not a mariadbd "
-                               "started with {}: not drivelab's server, left alone\n",
-                               opt_.data_dir.string(), pid, config_path().string()) << std::flush;
+    } else if (pid > 1 && process_exists(static_cast<pid_t>(pid)))
+      std::cerr << fmt::format(
+                       "drivelab: managed mariadb: {}/mysqld.pid names pid {}, which is not a mariadbd "
+                       "started with {}: not drivelab's server, left alone\n",
+                       opt_.data_dir.string(), pid, config_path().string())
+                << std::flush;
     else
-      std::cerr << fmt::format("drivelab: managed mariadb: removing {}, the server directory an earlier run left "
-                               "(killed, or kept with server.keep); no server runs in it\n", opt_.data_dir.string())
+      std::cerr << fmt::format(
+                       "drivelab: managed mariadb: removing {}, the server directory an earlier run left "
+                       "(killed, or kept with server.keep); no server runs in it\n",
+                       opt_.data_dir.string())
                 << std::flush;
     // A socket directory outside data_dir (long paths) is named in the marker.
     std::ifstream marker(opt_.data_dir / kMarker);
@@ -337,15 +350,14 @@ class ManagedMariadb final : public ManagedServer {
       if (line.rfind("socket_dir=/tmp/drivelab-mariadb-", 0) == 0) fs::remove_all(line.substr(11), ec);
     fs::remove_all(opt_.data_dir, ec);
     if (ec)
-      throw EnvironmentError(fmt::format("managed mariadb: cannot remove the stale {}: {}",
-                                         opt_.data_dir.string(), ec.message()));
+      throw EnvironmentError(
+          fmt::format("managed mariadb: cannot remove the stale {}: {}", opt_.data_dir.string(), ec.message()));
   }
 
   void prepare_directory(const passwd* pw) {
     std::error_code ec;
     fs::create_directories(opt_.data_dir, ec);
-    if (ec)
-      throw EnvironmentError(fmt::format("managed mariadb: create {}: {}", opt_.data_dir.string(), ec.message()));
+    if (ec) throw EnvironmentError(fmt::format("managed mariadb: create {}: {}", opt_.data_dir.string(), ec.message()));
     fs::create_directories(tmp_dir(), ec);
     socket_path_ = opt_.data_dir / "mysqld.sock";
     std::string marker_text = "managed MariaDB of drivelab; removed by the next start or stop\n";
@@ -368,10 +380,10 @@ class ManagedMariadb final : public ManagedServer {
         fs::path blocked = opt_.data_dir;
         for (fs::path p = opt_.data_dir.parent_path(); !p.empty() && p != p.root_path(); p = p.parent_path())
           if (!user_can_access(*pw, p, X_OK)) blocked = p;
-        throw EnvironmentError(fmt::format(
-            "managed mariadb: the server runs as '{}', which cannot reach {} ({} is not searchable "
-            "for it); give it access (e.g. chmod o+x {}) or use a target directory it can reach",
-            kServerUser, opt_.data_dir.string(), blocked.string(), blocked.string()));
+        throw EnvironmentError(
+            fmt::format("managed mariadb: the server runs as '{}', which cannot reach {} ({} is not searchable "
+                        "for it); give it access (e.g. chmod o+x {}) or use a target directory it can reach",
+                        kServerUser, opt_.data_dir.string(), blocked.string(), blocked.string()));
       }
     }
   }
@@ -423,10 +435,10 @@ class ManagedMariadb final : public ManagedServer {
       }
       if (monotonic_ns() >= deadline) {
         server_->terminate(5s);
-        throw EnvironmentError(fmt::format(
-            "managed mariadb: no connection on {} within {} s{}; the end of {}:\n{}", socket_path_.string(),
-            kStartTimeout.count(), last_error.empty() ? "" : " (last error: " + last_error + ")",
-            log_file().string(), mysql::tail_of(log_file())));
+        throw EnvironmentError(fmt::format("managed mariadb: no connection on {} within {} s{}; the end of {}:\n{}",
+                                           socket_path_.string(), kStartTimeout.count(),
+                                           last_error.empty() ? "" : " (last error: " + last_error + ")",
+                                           log_file().string(), mysql::tail_of(log_file())));
       }
       std::this_thread::sleep_for(100ms);
     }

@@ -48,7 +48,8 @@ OdbcSession::OdbcSession(std::shared_ptr<Shared> shared, int query_timeout_s)
   if (!SQL_SUCCEEDED(rc)) {
     auto records = read_diagnostics(SQL_HANDLE_DBC, h);
     for (DiagRecord& r : records) r.message = shared_->scrub(r.message);
-    const std::string message = shared_->scrub(connect_error_message(records, shared_->redacted, shared_->options.user));
+    const std::string message =
+        shared_->scrub(connect_error_message(records, shared_->redacted, shared_->options.user));
     const DiagRecord* first = first_error(records);
     const std::string state = first != nullptr ? first->sqlstate : std::string();
     const int native = first != nullptr ? first->native : 0;
@@ -64,13 +65,12 @@ OdbcSession::OdbcSession(std::shared_ptr<Shared> shared, int query_timeout_s)
   {
     std::lock_guard lock(shared_->info_mu);
     if (!shared_->driver_info) {
-      shared_->driver_info = results::Json{
-          {"driver", info_text(h, SQL_DRIVER_NAME)},
-          {"driver_version", info_text(h, SQL_DRIVER_VER)},
-          {"driver_odbc_version", info_text(h, SQL_DRIVER_ODBC_VER)},
-          {"dbms", info_text(h, SQL_DBMS_NAME)},
-          {"dbms_version", info_text(h, SQL_DBMS_VER)},
-          {"max_concurrent_activities", activities}};
+      shared_->driver_info = results::Json{{"driver", info_text(h, SQL_DRIVER_NAME)},
+                                           {"driver_version", info_text(h, SQL_DRIVER_VER)},
+                                           {"driver_odbc_version", info_text(h, SQL_DRIVER_ODBC_VER)},
+                                           {"dbms", info_text(h, SQL_DBMS_NAME)},
+                                           {"dbms_version", info_text(h, SQL_DBMS_VER)},
+                                           {"max_concurrent_activities", activities}};
     }
   }
   slot_ = shared_->watcher.add();
@@ -87,8 +87,8 @@ std::int64_t OdbcSession::call_deadline_ns() const noexcept {
 }
 
 DbStatus OdbcSession::set_autocommit(bool on) {
-  const SQLRETURN rc = SQLSetConnectAttr(
-      dbc_.get(), SQL_ATTR_AUTOCOMMIT, reinterpret_cast<SQLPOINTER>(on ? SQL_AUTOCOMMIT_ON : SQL_AUTOCOMMIT_OFF), 0);
+  const SQLRETURN rc = SQLSetConnectAttr(dbc_.get(), SQL_ATTR_AUTOCOMMIT,
+                                         reinterpret_cast<SQLPOINTER>(on ? SQL_AUTOCOMMIT_ON : SQL_AUTOCOMMIT_OFF), 0);
   if (!SQL_SUCCEEDED(rc)) return failure(SQL_HANDLE_DBC, dbc_.get(), false, CancelReason::none);
   autocommit_ = on;
   return {};
@@ -206,8 +206,7 @@ DbStatus OdbcSession::rollback() {
 std::unique_ptr<Statement> OdbcSession::prepare(std::string_view sql) { return make_statement(*this, sql); }
 
 void OdbcSession::execute_immediate(std::string_view sql) {
-  if (const DbStatus s = before_execute(); !s.ok())
-    throw_status("odbc", s);
+  if (const DbStatus s = before_execute(); !s.ok()) throw_status("odbc", s);
   StmtHandle h = make_stmt(dbc_.get());
   std::string text(sql);
   SQLRETURN rc = SQL_ERROR;
@@ -286,9 +285,7 @@ class OdbcBackend final : public Backend {
   explicit OdbcBackend(std::shared_ptr<Shared> shared) : shared_(std::move(shared)) {}
 
   const Dialect& dialect() const noexcept override { return shared_->dialect; }
-  Capabilities capabilities() const noexcept override {
-    return odbc_capabilities();
-  }
+  Capabilities capabilities() const noexcept override { return odbc_capabilities(); }
 
   std::unique_ptr<Connection> connect() override {
     return std::make_unique<OdbcSession>(shared_, shared_->options.query_timeout_s);
@@ -320,8 +317,8 @@ class OdbcBackend final : public Backend {
     }
     auto tables = list_tables(*s);
     if (tables.empty()) return;
-    const auto meta = std::find_if(tables.begin(), tables.end(),
-                                   [](const TableName& t) { return iequals(t.name, "drivelab_meta"); });
+    const auto meta =
+        std::find_if(tables.begin(), tables.end(), [](const TableName& t) { return iequals(t.name, "drivelab_meta"); });
     if (meta == tables.end()) {
       throw BackendError(fmt::format(
           "odbc: database '{}' holds {} table(s) ({}{}{}) and no drivelab_meta: it was not created by drivelab, so "
@@ -342,9 +339,8 @@ class OdbcBackend final : public Backend {
       return out + quote;
     };
     for (const TableName& t : tables) {
-      const std::string prefix = shared_->options.dialect == SqlDialect::mysql || t.schema.empty()
-                                     ? std::string()
-                                     : quoted(t.schema) + ".";
+      const std::string prefix =
+          shared_->options.dialect == SqlDialect::mysql || t.schema.empty() ? std::string() : quoted(t.schema) + ".";
       s->execute_immediate("DROP TABLE " + prefix + quoted(t.name));
     }
   }
@@ -354,8 +350,9 @@ class OdbcBackend final : public Backend {
     switch (shared_->options.dialect) {
       case SqlDialect::postgres: sql = "SELECT pg_database_size(current_database())"; break;
       case SqlDialect::mysql:
-        sql = "SELECT COALESCE(SUM(data_length + index_length), 0) FROM information_schema.tables "
-              "WHERE table_schema = DATABASE()";
+        sql =
+            "SELECT COALESCE(SUM(data_length + index_length), 0) FROM information_schema.tables "
+            "WHERE table_schema = DATABASE()";
         break;
       case SqlDialect::sqlserver: sql = "SELECT SUM(CAST(size AS BIGINT)) * 8192 FROM sys.database_files"; break;
       case SqlDialect::sqlite: return std::nullopt;
@@ -370,9 +367,8 @@ class OdbcBackend final : public Backend {
   }
 
   results::Json describe() const override {
-    results::Json j{{"backend", "odbc"},
-                    {"dialect", to_string(shared_->options.dialect)},
-                    {"connection", shared_->redacted}};
+    results::Json j{
+        {"backend", "odbc"}, {"dialect", to_string(shared_->options.dialect)}, {"connection", shared_->redacted}};
     bool known = false;
     {
       std::lock_guard lock(shared_->info_mu);
@@ -492,12 +488,12 @@ class OdbcBackend final : public Backend {
   }
 
   static void postgres_counters(OdbcSession& s, results::Json& out) {
-    static constexpr std::string_view kColumns[] = {
-        "xact_commit", "xact_rollback", "blks_read",  "blks_hit",   "tup_returned",  "tup_fetched",
-        "tup_inserted", "tup_updated",  "tup_deleted", "conflicts", "deadlocks",     "temp_files",
-        "temp_bytes",  "blk_read_time", "blk_write_time"};
-    const std::string sql = fmt::format("SELECT {} FROM pg_stat_database WHERE datname = current_database()",
-                                        fmt::join(kColumns, ", "));
+    static constexpr std::string_view kColumns[] = {"xact_commit",  "xact_rollback", "blks_read",     "blks_hit",
+                                                    "tup_returned", "tup_fetched",   "tup_inserted",  "tup_updated",
+                                                    "tup_deleted",  "conflicts",     "deadlocks",     "temp_files",
+                                                    "temp_bytes",   "blk_read_time", "blk_write_time"};
+    const std::string sql =
+        fmt::format("SELECT {} FROM pg_stat_database WHERE datname = current_database()", fmt::join(kColumns, ", "));
     for_each_row(s, sql, [&](Statement& q) {
       for (std::size_t i = 0; i < std::size(kColumns); ++i)
         if (auto n = number(q.column_text(static_cast<int>(i)))) out[std::string(kColumns[i])] = *n;
@@ -507,12 +503,26 @@ class OdbcBackend final : public Backend {
   static void mysql_counters(OdbcSession& s, results::Json& out) {
     // Innodb_rows_* exist in MySQL and MariaDB < 10.6; MariaDB 10.6+ counts rows in Rows_read
     // and Handler_* only.
-    static constexpr std::string_view kPrefixes[] = {
-        "Innodb_rows_",   "Innodb_data_",      "Innodb_buffer_pool_read", "Innodb_buffer_pool_write_requests",
-        "Innodb_os_log_written", "Innodb_log_writes", "Innodb_row_lock_", "Innodb_deadlocks",
-        "Innodb_pages_",  "Rows_read",         "Handler_write",           "Handler_update",
-        "Handler_delete", "Handler_read_key",  "Handler_read_next",       "Handler_commit",
-        "Handler_rollback", "Com_commit",      "Com_rollback",            "Questions"};
+    static constexpr std::string_view kPrefixes[] = {"Innodb_rows_",
+                                                     "Innodb_data_",
+                                                     "Innodb_buffer_pool_read",
+                                                     "Innodb_buffer_pool_write_requests",
+                                                     "Innodb_os_log_written",
+                                                     "Innodb_log_writes",
+                                                     "Innodb_row_lock_",
+                                                     "Innodb_deadlocks",
+                                                     "Innodb_pages_",
+                                                     "Rows_read",
+                                                     "Handler_write",
+                                                     "Handler_update",
+                                                     "Handler_delete",
+                                                     "Handler_read_key",
+                                                     "Handler_read_next",
+                                                     "Handler_commit",
+                                                     "Handler_rollback",
+                                                     "Com_commit",
+                                                     "Com_rollback",
+                                                     "Questions"};
     for_each_row(s, "SHOW GLOBAL STATUS", [&](Statement& q) {
       const std::string name(q.column_text(0));
       const bool wanted = std::any_of(std::begin(kPrefixes), std::end(kPrefixes),
@@ -529,19 +539,20 @@ class OdbcBackend final : public Backend {
                  "SELECT SUM(num_of_reads), SUM(num_of_writes), SUM(num_of_bytes_read), SUM(num_of_bytes_written), "
                  "SUM(io_stall_read_ms), SUM(io_stall_write_ms) FROM sys.dm_io_virtual_file_stats(DB_ID(), NULL)",
                  [&](Statement& q) {
-                   static constexpr std::string_view kNames[] = {"num_of_reads",        "num_of_writes",
-                                                                 "num_of_bytes_read",   "num_of_bytes_written",
-                                                                 "io_stall_read_ms",    "io_stall_write_ms"};
+                   static constexpr std::string_view kNames[] = {"num_of_reads",      "num_of_writes",
+                                                                 "num_of_bytes_read", "num_of_bytes_written",
+                                                                 "io_stall_read_ms",  "io_stall_write_ms"};
                    for (std::size_t i = 0; i < std::size(kNames); ++i)
                      if (auto n = number(q.column_text(static_cast<int>(i)))) out[std::string(kNames[i])] = *n;
                  });
-    for_each_row(s,
-                 "SELECT RTRIM(counter_name), cntr_value FROM sys.dm_os_performance_counters WHERE "
-                 "(object_name LIKE '%:SQL Statistics%' AND counter_name = 'Batch Requests/sec') OR "
-                 "(object_name LIKE '%:Databases%' AND counter_name = 'Transactions/sec' AND instance_name = DB_NAME())",
-                 [&](Statement& q) {
-                   if (auto n = number(q.column_text(1))) out[std::string(q.column_text(0))] = *n;
-                 });
+    for_each_row(
+        s,
+        "SELECT RTRIM(counter_name), cntr_value FROM sys.dm_os_performance_counters WHERE "
+        "(object_name LIKE '%:SQL Statistics%' AND counter_name = 'Batch Requests/sec') OR "
+        "(object_name LIKE '%:Databases%' AND counter_name = 'Transactions/sec' AND instance_name = DB_NAME())",
+        [&](Statement& q) {
+          if (auto n = number(q.column_text(1))) out[std::string(q.column_text(0))] = *n;
+        });
   }
 
   std::shared_ptr<Shared> shared_;
@@ -593,8 +604,10 @@ std::string odbc_connection_string(ServerKind kind, const Endpoint& endpoint, co
     s += ";Protocol=7.4-1";
   } else {
     s = fmt::format("Driver={{{}}};", odbc_driver_for(kind));
-    if (!endpoint.socket_path.empty()) s += "Socket=" + quote_value(endpoint.socket_path);
-    else s += fmt::format("Server={};Port={}", quote_value(endpoint.host), endpoint.port > 0 ? endpoint.port : 3306);
+    if (!endpoint.socket_path.empty())
+      s += "Socket=" + quote_value(endpoint.socket_path);
+    else
+      s += fmt::format("Server={};Port={}", quote_value(endpoint.host), endpoint.port > 0 ? endpoint.port : 3306);
     s += ";Database=" + quote_value(database);
     if (!endpoint.user.empty()) s += ";User=" + quote_value(endpoint.user);
   }
@@ -615,10 +628,11 @@ std::string odbc_driver_problem(std::string_view driver) {
   };
   if (std::any_of(drivers.begin(), drivers.end(), same)) return {};
   const std::string_view package = odbc::debian_package_of_driver(driver);
-  return fmt::format("odbc: the ODBC driver '{}' is not installed (not in the driver manager's odbcinst.ini; "
-                     "`odbcinst -q -d` lists the installed drivers: {}){}",
-                     driver, drivers.empty() ? std::string("none") : fmt::format("{}", fmt::join(drivers, ", ")),
-                     package.empty() ? std::string() : fmt::format(": Debian: apt-get install {}", package));
+  return fmt::format(
+      "odbc: the ODBC driver '{}' is not installed (not in the driver manager's odbcinst.ini; "
+      "`odbcinst -q -d` lists the installed drivers: {}){}",
+      driver, drivers.empty() ? std::string("none") : fmt::format("{}", fmt::join(drivers, ", ")),
+      package.empty() ? std::string() : fmt::format(": Debian: apt-get install {}", package));
 }
 
 Capabilities odbc_capabilities() noexcept {

@@ -43,8 +43,8 @@ class OdbcBulkLoader final : public BulkLoader {
     row += ")";
     prepare(single_, head + row);
     if (session_.shared().options.dialect == SqlDialect::postgres && !columns.empty() && batch_rows_ > 1) {
-      multi_rows_ = std::clamp<std::size_t>(limits_.max_parameters / columns.size(), 1,
-                                            static_cast<std::size_t>(batch_rows_));
+      multi_rows_ =
+          std::clamp<std::size_t>(limits_.max_parameters / columns.size(), 1, static_cast<std::size_t>(batch_rows_));
       batch_rows_ = static_cast<int>(multi_rows_);
       std::string sql = head;
       sql.reserve(head.size() + multi_rows_ * (row.size() + 2));
@@ -92,8 +92,8 @@ class OdbcBulkLoader final : public BulkLoader {
 
   void end_row() override {
     if (next_column_ != columns_.size())
-      throw InternalError(fmt::format("odbc: bulk row for {} has {} values for {} columns", table_, next_column_,
-                                      columns_.size()));
+      throw InternalError(
+          fmt::format("odbc: bulk row for {} has {} values for {} columns", table_, next_column_, columns_.size()));
     next_column_ = 0;
     ++rows_;
     // An array ends early at the dialect's byte limit (MariaDB: one execution must fit in
@@ -107,9 +107,12 @@ class OdbcBulkLoader final : public BulkLoader {
     if (session_.before_execute().outcome != Outcome::ok)
       session_.throw_failure(SQL_HANDLE_DBC, session_.dbc(), "bulk insert: switch transaction mode");
     fill_arrays();
-    if (multi_ && rows_ == multi_rows_) execute_multi();
-    else if (arrays_) execute_arrays();
-    else execute_rows();
+    if (multi_ && rows_ == multi_rows_)
+      execute_multi();
+    else if (arrays_)
+      execute_arrays();
+    else
+      execute_rows();
     discard();
   }
 
@@ -157,7 +160,8 @@ class OdbcBulkLoader final : public BulkLoader {
   };
 
   void prepare(const StmtHandle& h, std::string sql) {
-    if (!SQL_SUCCEEDED(SQLPrepare(h.get(), reinterpret_cast<SQLCHAR*>(sql.data()), static_cast<SQLINTEGER>(sql.size()))))
+    if (!SQL_SUCCEEDED(
+            SQLPrepare(h.get(), reinterpret_cast<SQLCHAR*>(sql.data()), static_cast<SQLINTEGER>(sql.size()))))
       session_.throw_failure(SQL_HANDLE_STMT, h.get(), fmt::format("prepare bulk insert into {}", table_));
   }
 
@@ -231,8 +235,10 @@ class OdbcBulkLoader final : public BulkLoader {
         c.reals.assign(n, 0.0);
         for (std::size_t r = 0; r < n; ++r) {
           const Cell& cell = c.cells[r];
-          if (cell.kind == Kind::null) c.ind[r] = SQL_NULL_DATA;
-          else c.reals[r] = cell.kind == Kind::real ? cell.d : static_cast<double>(cell.i);
+          if (cell.kind == Kind::null)
+            c.ind[r] = SQL_NULL_DATA;
+          else
+            c.reals[r] = cell.kind == Kind::real ? cell.d : static_cast<double>(cell.i);
         }
         c.c_type = SQL_C_DOUBLE;
         c.sql_type = SQL_DOUBLE;
@@ -241,8 +247,10 @@ class OdbcBulkLoader final : public BulkLoader {
         c.kind = Kind::integer;
         c.ints.assign(n, 0);
         for (std::size_t r = 0; r < n; ++r) {
-          if (c.cells[r].kind == Kind::null) c.ind[r] = SQL_NULL_DATA;
-          else c.ints[r] = c.cells[r].i;
+          if (c.cells[r].kind == Kind::null)
+            c.ind[r] = SQL_NULL_DATA;
+          else
+            c.ints[r] = c.cells[r].i;
         }
         c.c_type = SQL_C_SBIGINT;
         c.sql_type = all_int32 ? SQL_INTEGER : SQL_BIGINT;
@@ -263,10 +271,22 @@ class OdbcBulkLoader final : public BulkLoader {
     const Column& c = columns_[k];
     Binding b{.c_type = c.c_type, .sql_type = c.sql_type, .column_size = c.column_size, .ind = c.ind.data()};
     switch (c.kind) {
-      case Kind::integer: b.data = c.ints.data(); b.element = sizeof(std::int64_t); break;
-      case Kind::real: b.data = c.reals.data(); b.element = sizeof(double); break;
-      case Kind::text: b.data = c.texts.data(); b.element = static_cast<SQLLEN>(c.width * sizeof(char16_t)); break;
-      case Kind::null: b.data = c.nulls.data(); b.element = 1; break;
+      case Kind::integer:
+        b.data = c.ints.data();
+        b.element = sizeof(std::int64_t);
+        break;
+      case Kind::real:
+        b.data = c.reals.data();
+        b.element = sizeof(double);
+        break;
+      case Kind::text:
+        b.data = c.texts.data();
+        b.element = static_cast<SQLLEN>(c.width * sizeof(char16_t));
+        break;
+      case Kind::null:
+        b.data = c.nulls.data();
+        b.element = 1;
+        break;
     }
     return b;
   }
@@ -348,12 +368,13 @@ class OdbcBulkLoader final : public BulkLoader {
     const std::string message = session_.shared().scrub(
         fmt::format("odbc: bulk insert into {}{}{}: {}", table_, where, cancelled, format_diagnostics(records)));
     discard();  // the transaction has to roll back; never insert these rows in the next one
-    throw_as(classify(records, session_.shared().options.dialect, false, false), message);  // StorageFailure for a full disk
+    throw_as(classify(records, session_.shared().options.dialect, false, false),
+             message);  // StorageFailure for a full disk
   }
 
   OdbcSession& session_;
-  StmtHandle single_;          ///< INSERT of one row (arrays, row at a time, partial batches)
-  StmtHandle multi_;           ///< INSERT of multi_rows_ rows (PostgreSQL), or null
+  StmtHandle single_;  ///< INSERT of one row (arrays, row at a time, partial batches)
+  StmtHandle multi_;   ///< INSERT of multi_rows_ rows (PostgreSQL), or null
   std::size_t multi_rows_ = 0;
   std::vector<Binding> multi_bound_;  ///< per column: what multi_'s parameters point at
   std::string table_;

@@ -25,11 +25,11 @@ enum class BulkMode : int { unknown, multi_row, arrays, rows };
 
 /// State of one backend shared with its sessions (which may be closed after the backend).
 struct Shared {
-  OdbcOptions options;             ///< as given (password included: never logged)
-  std::string connection_string;   ///< what SQLDriverConnect gets: credentials appended
-  std::string redacted;            ///< options.connection_string without passwords
+  OdbcOptions options;            ///< as given (password included: never logged)
+  std::string connection_string;  ///< what SQLDriverConnect gets: credentials appended
+  std::string redacted;           ///< options.connection_string without passwords
   Dialect dialect;
-  EnvHandle env;                   ///< one ODBC 3 environment for every session
+  EnvHandle env;  ///< one ODBC 3 environment for every session
   CancelWatcher watcher;
   std::atomic<BulkMode> bulk_mode{BulkMode::unknown};
 
@@ -110,9 +110,9 @@ class OdbcSession final : public Connection {
   int query_timeout_s_ = 0;
   bool in_tx_ = false;
   bool autocommit_ = false;
-  bool read_only_ = false;             ///< SQL_ATTR_ACCESS_MODE currently set
-  bool access_mode_supported_ = true;  ///< false once the driver answered 01S02/HYC00
-  bool one_active_statement_ = false;  ///< SQL_MAX_CONCURRENT_ACTIVITIES == 1
+  bool read_only_ = false;               ///< SQL_ATTR_ACCESS_MODE currently set
+  bool access_mode_supported_ = true;    ///< false once the driver answered 01S02/HYC00
+  bool one_active_statement_ = false;    ///< SQL_MAX_CONCURRENT_ACTIVITIES == 1
   CursorOwner* cursor_owner_ = nullptr;  ///< the statement whose cursor is open (one-active mode)
   std::vector<OdbcBulkLoader*> loaders_;
 };

@@ -17,11 +17,13 @@ namespace {
 
 bool is_character_type(SQLSMALLINT t) noexcept {
   switch (t) {
-    case SQL_CHAR: case SQL_VARCHAR: case SQL_LONGVARCHAR:
-    case SQL_WCHAR: case SQL_WVARCHAR: case SQL_WLONGVARCHAR:
-      return true;
-    default:
-      return false;
+    case SQL_CHAR:
+    case SQL_VARCHAR:
+    case SQL_LONGVARCHAR:
+    case SQL_WCHAR:
+    case SQL_WVARCHAR:
+    case SQL_WLONGVARCHAR: return true;
+    default: return false;
   }
 }
 
@@ -55,8 +57,8 @@ class OdbcStatement final : public Statement, public CursorOwner {
       SQLSetStmtAttr(h_.get(), SQL_ATTR_QUERY_TIMEOUT,
                      reinterpret_cast<SQLPOINTER>(static_cast<SQLULEN>(session_.query_timeout_s())), 0);
     }
-    const SQLRETURN rc = SQLPrepare(h_.get(), reinterpret_cast<SQLCHAR*>(sql_.data()),
-                                    static_cast<SQLINTEGER>(sql_.size()));
+    const SQLRETURN rc =
+        SQLPrepare(h_.get(), reinterpret_cast<SQLCHAR*>(sql_.data()), static_cast<SQLINTEGER>(sql_.size()));
     if (!SQL_SUCCEEDED(rc)) session_.throw_failure(SQL_HANDLE_STMT, h_.get(), fmt::format("prepare '{}'", sql_));
     SQLSMALLINT n = 0;
     if (!SQL_SUCCEEDED(SQLNumParams(h_.get(), &n))) n = count_markers(sql_);
@@ -203,7 +205,7 @@ class OdbcStatement final : public Statement, public CursorOwner {
   struct Column {
     bool wide = false;  ///< character data: fetched as SQL_C_WCHAR
     bool null = false;
-    std::string text;   ///< the value as text (UTF-8)
+    std::string text;  ///< the value as text (UTF-8)
   };
 
   Param& param(int index) {
@@ -275,8 +277,7 @@ class OdbcStatement final : public Statement, public CursorOwner {
   /// SQL_C_CHAR), appended to `out` until the whole value is read; a NULL sets `null`. False on
   /// an error (in `status`).
   template <class Unit, std::size_t N>
-  bool get_data(SQLUSMALLINT column, SQLSMALLINT c_type, std::basic_string<Unit>& out, bool& null,
-                DbStatus& status) {
+  bool get_data(SQLUSMALLINT column, SQLSMALLINT c_type, std::basic_string<Unit>& out, bool& null, DbStatus& status) {
     std::array<Unit, N> buf;
     const std::size_t capacity = buf.size() - 1;  // one unit for the terminator
     for (;;) {

@@ -30,7 +30,7 @@ std::string trim(std::string_view s) {
 /// Splits `s` into its raw parts: (key, raw value incl. braces, start, end) of each KEY=VALUE.
 struct RawPart {
   std::string key;
-  std::string value;      // without braces, '}}' unescaped
+  std::string value;                           // without braces, '}}' unescaped
   std::size_t value_begin = 0, value_end = 0;  // raw value span in the input (with braces)
 };
 
@@ -183,8 +183,8 @@ std::optional<std::string> find_attr(const std::vector<ConnAttr>& attrs, std::sp
 }
 
 std::string quote_value(std::string_view v) {
-  const bool needs = v.find_first_of(";{}") != std::string_view::npos ||
-                     (!v.empty() && (v.front() == ' ' || v.back() == ' '));
+  const bool needs =
+      v.find_first_of(";{}") != std::string_view::npos || (!v.empty() && (v.front() == ' ' || v.back() == ' '));
   if (!needs) return std::string(v);
   std::string out = "{";
   for (char c : v) {
@@ -244,7 +244,8 @@ std::vector<DiagRecord> read_diagnostics(SQLSMALLINT handle_type, SQLHANDLE hand
     DiagRecord r;
     r.sqlstate.assign(reinterpret_cast<const char*>(state.data()), 5);
     r.native = static_cast<int>(native);
-    const auto n = std::min<std::size_t>(static_cast<std::size_t>(std::max<SQLSMALLINT>(length, 0)), message.size() - 1);
+    const auto n =
+        std::min<std::size_t>(static_cast<std::size_t>(std::max<SQLSMALLINT>(length, 0)), message.size() - 1);
     std::string text(reinterpret_cast<const char*>(message.data()), n);
     // psqlODBC ends messages with ";\nError while executing the query": one line for logs.
     std::replace(text.begin(), text.end(), '\n', ' ');
@@ -254,8 +255,7 @@ std::vector<DiagRecord> read_diagnostics(SQLSMALLINT handle_type, SQLHANDLE hand
   return out;
 }
 
-DbStatus classify(const std::vector<DiagRecord>& records, SqlDialect dialect, bool in_commit,
-                  bool connection_dead) {
+DbStatus classify(const std::vector<DiagRecord>& records, SqlDialect dialect, bool in_commit, bool connection_dead) {
   DbStatus s;
   s.outcome = Outcome::fatal;
   const DiagRecord* first = nullptr;
@@ -271,9 +271,10 @@ DbStatus classify(const std::vector<DiagRecord>& records, SqlDialect dialect, bo
   for (const DiagRecord& r : records) texts.push_back(fmt::format("[{}] {}", r.sqlstate, r.message));
   s.message = texts.empty() ? "ODBC call failed without diagnostics" : fmt::format("{}", fmt::join(texts, "; "));
 
-  bool lost = connection_dead ||
-              std::any_of(records.begin(), records.end(), [](const DiagRecord& r) { return r.sqlstate.starts_with("08"); }) ||
-              any_sqlstate(records, {"57P01", "57P02", "57P03"});
+  bool lost =
+      connection_dead ||
+      std::any_of(records.begin(), records.end(), [](const DiagRecord& r) { return r.sqlstate.starts_with("08"); }) ||
+      any_sqlstate(records, {"57P01", "57P02", "57P03"});
   bool retry = any_sqlstate(records, {"40001", "40P01", "55P03", "57014", "HYT00", "HY008"});
   if (dialect == SqlDialect::mysql) {
     // 1213 deadlock, 1205 lock wait timeout, 1020 record changed (sysbench's ignored errors);
@@ -336,25 +337,26 @@ std::string connect_error_message(const std::vector<DiagRecord>& records, std::s
 
   std::string what;
   if (any_sqlstate(records, {"IM002"})) {
-    what = dsn ? fmt::format("ODBC data source '{}' not found (no such DSN in odbc.ini and no default driver): "
-                             "`odbcinst -q -s` lists the data sources, `odbcinst -q -d` the drivers",
-                             *dsn)
-         : driver ? fmt::format("ODBC driver '{}' not found: `odbcinst -q -d` lists the installed drivers{}", *driver,
-                                install_hint(*driver))
-                  : "no DSN= or Driver= in the connection string and no default driver: name one "
-                    "(`odbcinst -q -s` lists the data sources, `odbcinst -q -d` the drivers)";
+    what = dsn      ? fmt::format(
+                          "ODBC data source '{}' not found (no such DSN in odbc.ini and no default driver): "
+                          "`odbcinst -q -s` lists the data sources, `odbcinst -q -d` the drivers",
+                          *dsn)
+           : driver ? fmt::format("ODBC driver '{}' not found: `odbcinst -q -d` lists the installed drivers{}", *driver,
+                                  install_hint(*driver))
+                    : "no DSN= or Driver= in the connection string and no default driver: name one "
+                      "(`odbcinst -q -s` lists the data sources, `odbcinst -q -d` the drivers)";
   } else if (any_message(records, "Can't open lib") || any_sqlstate(records, {"IM003"})) {
-    what = fmt::format("ODBC driver '{}' cannot be loaded (not registered in odbcinst.ini, or its library is "
-                       "missing): `odbcinst -q -d` lists the installed drivers{}",
-                       driver.value_or(dsn ? "of DSN " + *dsn : "?"), install_hint(driver.value_or("")));
+    what = fmt::format(
+        "ODBC driver '{}' cannot be loaded (not registered in odbcinst.ini, or its library is "
+        "missing): `odbcinst -q -d` lists the installed drivers{}",
+        driver.value_or(dsn ? "of DSN " + *dsn : "?"), install_hint(driver.value_or("")));
   } else if (any_sqlstate(records, {"28000", "28P01"}) || any_message(records, "authentication failed") ||
              any_message(records, "Access denied for user") || any_message(records, "Login failed for user") ||
              (any_message(records, "role \"") && any_message(records, "does not exist"))) {
     what = fmt::format("authentication failed for user '{}' (check the user and the password source)", who);
   } else if (is_unknown_database(records)) {
     what = fmt::format("database '{}' does not exist on server {}", database.value_or("?"), where);
-  } else if (any_sqlstate(records, {"08001", "08S01", "08004", "HYT00"}) ||
-             any_native(records, {2002, 2003, 2005})) {
+  } else if (any_sqlstate(records, {"08001", "08S01", "08004", "HYT00"}) || any_native(records, {2002, 2003, 2005})) {
     what = fmt::format("cannot connect to server {}", where);
   } else {
     what = "connect failed";
@@ -381,17 +383,30 @@ void append_utf16(std::string_view in, std::u16string& out) {
     }
     int extra = 0;
     char32_t cp = 0;
-    if ((c & 0xE0) == 0xC0) { extra = 1; cp = c & 0x1Fu; }
-    else if ((c & 0xF0) == 0xE0) { extra = 2; cp = c & 0x0Fu; }
-    else if ((c & 0xF8) == 0xF0) { extra = 3; cp = c & 0x07u; }
-    else { *dst++ = u'\uFFFD'; ++p; continue; }
+    if ((c & 0xE0) == 0xC0) {
+      extra = 1;
+      cp = c & 0x1Fu;
+    } else if ((c & 0xF0) == 0xE0) {
+      extra = 2;
+      cp = c & 0x0Fu;
+    } else if ((c & 0xF8) == 0xF0) {
+      extra = 3;
+      cp = c & 0x07u;
+    } else {
+      *dst++ = u'\uFFFD';
+      ++p;
+      continue;
+    }
     if (end - p <= extra) {  // cut short at the end
       *dst++ = u'\uFFFD';
       break;
     }
     bool ok = true;
     for (int k = 1; k <= extra; ++k) {
-      if ((p[k] & 0xC0) != 0x80) { ok = false; break; }
+      if ((p[k] & 0xC0) != 0x80) {
+        ok = false;
+        break;
+      }
       cp = (cp << 6) | (p[k] & 0x3Fu);
     }
     // Overlong forms, surrogates and values past U+10FFFF are not UTF-8.

@@ -115,8 +115,7 @@ std::vector<DiagRecord> read_diagnostics(SQLSMALLINT handle_type, SQLHANDLE hand
 /// Natives are read per dialect: psqlODBC's are the driver's own numbers, not the server's.
 /// sqlstate/native of the result are those of the first record that is not a warning (01xxx);
 /// the message joins every record.
-DbStatus classify(const std::vector<DiagRecord>& records, SqlDialect dialect, bool in_commit,
-                  bool connection_dead);
+DbStatus classify(const std::vector<DiagRecord>& records, SqlDialect dialect, bool in_commit, bool connection_dead);
 
 /// "[08001] (native 101) message; [01000] ..." for exceptions.
 std::string format_diagnostics(const std::vector<DiagRecord>& records);

@@ -95,8 +95,7 @@ class PgConnection final : public Connection {
     if (!s.ok()) throw_as(s, fmt::format("postgres: {}: {}", text, s.message));
   }
 
-  std::unique_ptr<BulkLoader> bulk_loader(std::string_view table,
-                                          const std::vector<std::string>& columns) override;
+  std::unique_ptr<BulkLoader> bulk_loader(std::string_view table, const std::vector<std::string>& columns) override;
 
   void set_cancel_flag(const std::atomic<bool>* flag) noexcept override {
     if (flag != nullptr && !slot_ && watcher_ != nullptr) {
@@ -178,7 +177,9 @@ class PgConnection final : public Connection {
 class PgStatement final : public Statement {
  public:
   PgStatement(PgConnection& conn, std::string name, int params)
-      : conn_(conn), name_(std::move(name)), values_(static_cast<std::size_t>(params)),
+      : conn_(conn),
+        name_(std::move(name)),
+        values_(static_cast<std::size_t>(params)),
         pointers_(static_cast<std::size_t>(params), nullptr) {}
 
   void bind_int64(int index, std::int64_t value) override {
@@ -211,8 +212,8 @@ class PgStatement final : public Statement {
     affected_ = 0;
     if (conn_.broken()) return conn_.lost_status();
     conn_.ready_for_command();
-    if (PQsendQueryPrepared(conn_.raw(), name_.c_str(), static_cast<int>(pointers_.size()), pointers_.data(),
-                            nullptr, nullptr, 0) == 0) {
+    if (PQsendQueryPrepared(conn_.raw(), name_.c_str(), static_cast<int>(pointers_.size()), pointers_.data(), nullptr,
+                            nullptr, 0) == 0) {
       conn_.mark_broken(PQerrorMessage(conn_.raw()));
       return conn_.lost_status();
     }
@@ -291,24 +292,33 @@ class PgBulkLoader final : public BulkLoader {
   }
 
   void add_int64(std::int64_t v) override {
-    if (const pg::CopyColumn* c = next_column()) pg::put_int64(buffer_, *c, v);
-    else pg::append_int64(buffer_, v);
+    if (const pg::CopyColumn* c = next_column())
+      pg::put_int64(buffer_, *c, v);
+    else
+      pg::append_int64(buffer_, v);
   }
   void add_double(double v) override {
-    if (const pg::CopyColumn* c = next_column()) pg::put_double(buffer_, *c, v);
-    else pg::append_double(buffer_, v);
+    if (const pg::CopyColumn* c = next_column())
+      pg::put_double(buffer_, *c, v);
+    else
+      pg::append_double(buffer_, v);
   }
   void add_text(std::string_view v) override {
-    if (const pg::CopyColumn* c = next_column()) pg::put_text(buffer_, *c, v);
-    else pg::append_copy_text(buffer_, v);
+    if (const pg::CopyColumn* c = next_column())
+      pg::put_text(buffer_, *c, v);
+    else
+      pg::append_copy_text(buffer_, v);
   }
   void add_null() override {
-    if (next_column() != nullptr) pg::put_null(buffer_);
-    else buffer_ += "\\N";
+    if (next_column() != nullptr)
+      pg::put_null(buffer_);
+    else
+      buffer_ += "\\N";
   }
   void end_row() override {
     if (column_ != columns_)
-      throw InternalError(fmt::format("postgres: COPY {}: row with {} values for {} columns", table_, column_, columns_));
+      throw InternalError(
+          fmt::format("postgres: COPY {}: row with {} values for {} columns", table_, column_, columns_));
     if (binary_.empty()) buffer_ += '\n';
     column_ = 0;
     if (buffer_.size() >= kCopyChunkBytes) send();
@@ -341,11 +351,11 @@ class PgBulkLoader final : public BulkLoader {
   /// The binary encoders of `columns`, or none when some column's type has none (text format).
   std::vector<pg::CopyColumn> binary_columns(const std::vector<std::string>& columns) {
     conn_.ready_for_command();
-    const pg::ResultHandle r = pg::exec_or_throw(
-        conn_.raw(),
-        "SELECT lower(attname), atttypid, atttypmod FROM pg_attribute WHERE attrelid = to_regclass(" +
-            pg::quote_literal(table_) + ") AND attnum > 0 AND NOT attisdropped",
-        "column types of " + table_);
+    const pg::ResultHandle r =
+        pg::exec_or_throw(conn_.raw(),
+                          "SELECT lower(attname), atttypid, atttypmod FROM pg_attribute WHERE attrelid = to_regclass(" +
+                              pg::quote_literal(table_) + ") AND attnum > 0 AND NOT attisdropped",
+                          "column types of " + table_);
     std::vector<pg::CopyColumn> out;
     for (const std::string& name : columns) {
       std::string lower = name;
@@ -378,7 +388,8 @@ class PgBulkLoader final : public BulkLoader {
 
   void send() {
     if (conn_.copy_owner() != this) {
-      if (conn_.broken()) throw BackendError(fmt::format("postgres: COPY {}: {}", table_, conn_.lost_status().message), "08006");
+      if (conn_.broken())
+        throw BackendError(fmt::format("postgres: COPY {}: {}", table_, conn_.lost_status().message), "08006");
       conn_.ready_for_command(this);
       if (PQsendQuery(conn_.raw(), copy_sql_.c_str()) == 0) fail(PQerrorMessage(conn_.raw()));
       pg::Collected c = pg::collect(conn_.raw(), {});
@@ -467,8 +478,7 @@ std::unique_ptr<Statement> PgConnection::prepare(std::string_view sql) {
   return std::make_unique<PgStatement>(*this, std::move(name), r.params);
 }
 
-std::unique_ptr<BulkLoader> PgConnection::bulk_loader(std::string_view table,
-                                                      const std::vector<std::string>& columns) {
+std::unique_ptr<BulkLoader> PgConnection::bulk_loader(std::string_view table, const std::vector<std::string>& columns) {
   if (columns.empty()) throw InternalError("postgres: bulk_loader without columns");
   return std::make_unique<PgBulkLoader>(*this, std::string(table), columns);
 }
@@ -485,19 +495,20 @@ void add_numbers(PGconn* conn, const std::string& sql, results::Json& out) {
     const std::string_view v(PQgetvalue(r.get(), 0, c));
     std::int64_t i = 0;
     const auto res = std::from_chars(v.data(), v.data() + v.size(), i);
-    if (res.ec == std::errc() && res.ptr == v.data() + v.size()) out[PQfname(r.get(), c)] = i;
-    else out[PQfname(r.get(), c)] = parse_double(v);
+    if (res.ec == std::errc() && res.ptr == v.data() + v.size())
+      out[PQfname(r.get(), c)] = i;
+    else
+      out[PQfname(r.get(), c)] = parse_double(v);
   }
 }
 
 class PgBackend final : public Backend {
  public:
-  explicit PgBackend(PostgresOptions options) : opt_(std::move(options)), dialect_(make_dialect(SqlDialect::postgres)) {}
+  explicit PgBackend(PostgresOptions options)
+      : opt_(std::move(options)), dialect_(make_dialect(SqlDialect::postgres)) {}
 
   const Dialect& dialect() const noexcept override { return dialect_; }
-  Capabilities capabilities() const noexcept override {
-    return postgres_capabilities();
-  }
+  Capabilities capabilities() const noexcept override { return postgres_capabilities(); }
 
   std::unique_ptr<Connection> connect() override { return std::make_unique<PgConnection>(opt_, &watcher_); }
 
@@ -545,28 +556,30 @@ class PgBackend final : public Backend {
     const TableCensus t = census(c.get());
     if (!t.has_meta) {
       if (t.tables.empty()) return;
-      throw BackendError(fmt::format(
-          "postgres: refusing to destroy database \"{}\": it holds tables drivelab did not create "
-          "({}{}) and no drivelab_meta. drivelab never removes data it was not given; name an empty "
-          "database or one created by drivelab",
-          opt_.database, t.tables[0], t.tables.size() > 1 ? ", " + t.tables[1] : std::string()));
+      throw BackendError(
+          fmt::format("postgres: refusing to destroy database \"{}\": it holds tables drivelab did not create "
+                      "({}{}) and no drivelab_meta. drivelab never removes data it was not given; name an empty "
+                      "database or one created by drivelab",
+                      opt_.database, t.tables[0], t.tables.size() > 1 ? ", " + t.tables[1] : std::string()));
     }
     // Every table of the schema that holds drivelab_meta (the benchmark's schema).
-    const pg::ResultHandle r = pg::exec_or_throw(
-        c.get(),
-        "SELECT quote_ident(n.nspname) || '.' || quote_ident(c.relname) FROM pg_class c "
-        "JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.relkind IN ('r', 'p') AND "
-        "c.relnamespace = (SELECT relnamespace FROM pg_class WHERE oid = 'drivelab_meta'::regclass)",
-        "list the tables to drop");
+    const pg::ResultHandle r =
+        pg::exec_or_throw(c.get(),
+                          "SELECT quote_ident(n.nspname) || '.' || quote_ident(c.relname) FROM pg_class c "
+                          "JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.relkind IN ('r', 'p') AND "
+                          "c.relnamespace = (SELECT relnamespace FROM pg_class WHERE oid = 'drivelab_meta'::regclass)",
+                          "list the tables to drop");
     std::string list;
     for (int i = 0; i < PQntuples(r.get()); ++i) list += (i == 0 ? "" : ", ") + std::string(PQgetvalue(r.get(), i, 0));
-    if (!list.empty()) pg::exec_or_throw(c.get(), "DROP TABLE IF EXISTS " + list + " CASCADE", "drop the benchmark tables");
+    if (!list.empty())
+      pg::exec_or_throw(c.get(), "DROP TABLE IF EXISTS " + list + " CASCADE", "drop the benchmark tables");
   }
 
   std::optional<std::uint64_t> size_bytes() const override {
     try {
       const pg::ConnHandle c = pg::connect(opt_);
-      const pg::ResultHandle r = pg::exec_or_throw(c.get(), "SELECT pg_database_size(current_database())", "database size");
+      const pg::ResultHandle r =
+          pg::exec_or_throw(c.get(), "SELECT pg_database_size(current_database())", "database size");
       if (!r || PQntuples(r.get()) < 1) return std::nullopt;
       return static_cast<std::uint64_t>(parse_int64(PQgetvalue(r.get(), 0, 0)));
     } catch (const BackendError&) {
@@ -579,8 +592,10 @@ class PgBackend final : public Backend {
                     {"libpq_version", libpq_version()},
                     {"database", opt_.database},
                     {"user", opt_.endpoint.user}};
-    if (!opt_.endpoint.socket_path.empty()) d["socket_dir"] = opt_.endpoint.socket_path;
-    else if (!opt_.endpoint.host.empty()) d["host"] = opt_.endpoint.host;
+    if (!opt_.endpoint.socket_path.empty())
+      d["socket_dir"] = opt_.endpoint.socket_path;
+    else if (!opt_.endpoint.host.empty())
+      d["host"] = opt_.endpoint.host;
     if (opt_.endpoint.port > 0) d["port"] = opt_.endpoint.port;
     try {
       const pg::ConnHandle c = pg::connect(opt_);
@@ -593,13 +608,13 @@ class PgBackend final : public Backend {
         if (const char* p = PQport(c.get()); p != nullptr && *p != '\0') d["port"] = std::atoi(p);
       const pg::ResultHandle v = pg::exec_or_throw(c.get(), "SHOW server_version", "server version");
       d["server_version"] = PQgetvalue(v.get(), 0, 0);
-      const pg::ResultHandle r = pg::exec_or_throw(
-          c.get(),
-          "SELECT name, current_setting(name) FROM pg_settings WHERE name IN ('shared_buffers', "
-          "'synchronous_commit', 'fsync', 'full_page_writes', 'wal_level', 'max_wal_size', "
-          "'min_wal_size', 'checkpoint_timeout', 'checkpoint_completion_target', 'max_connections', "
-          "'effective_cache_size', 'wal_buffers', 'data_checksums', 'wal_sync_method') ORDER BY name",
-          "server settings");
+      const pg::ResultHandle r =
+          pg::exec_or_throw(c.get(),
+                            "SELECT name, current_setting(name) FROM pg_settings WHERE name IN ('shared_buffers', "
+                            "'synchronous_commit', 'fsync', 'full_page_writes', 'wal_level', 'max_wal_size', "
+                            "'min_wal_size', 'checkpoint_timeout', 'checkpoint_completion_target', 'max_connections', "
+                            "'effective_cache_size', 'wal_buffers', 'data_checksums', 'wal_sync_method') ORDER BY name",
+                            "server settings");
       results::Json settings = results::Json::object();
       for (int i = 0; i < PQntuples(r.get()); ++i) settings[PQgetvalue(r.get(), i, 0)] = PQgetvalue(r.get(), i, 1);
       d["settings"] = settings;
@@ -631,10 +646,11 @@ class PgBackend final : public Backend {
                   "buffers_written AS buffers_checkpoint FROM pg_stat_checkpointer",
                   out);
       add_numbers(c.get(), "SELECT buffers_clean, maxwritten_clean, buffers_alloc FROM pg_stat_bgwriter", out);
-      add_numbers(c.get(),
-                  "SELECT coalesce(sum(writes), 0) AS buffers_backend, coalesce(sum(fsyncs), 0) AS buffers_backend_fsync "
-                  "FROM pg_stat_io WHERE backend_type = 'client backend' AND object = 'relation'",
-                  out);
+      add_numbers(
+          c.get(),
+          "SELECT coalesce(sum(writes), 0) AS buffers_backend, coalesce(sum(fsyncs), 0) AS buffers_backend_fsync "
+          "FROM pg_stat_io WHERE backend_type = 'client backend' AND object = 'relation'",
+          out);
     } else {
       add_numbers(c.get(),
                   "SELECT checkpoints_timed, checkpoints_req, checkpoint_write_time AS checkpoint_write_time_ms, "
@@ -642,7 +658,8 @@ class PgBackend final : public Backend {
                   "maxwritten_clean, buffers_backend, buffers_backend_fsync, buffers_alloc FROM pg_stat_bgwriter",
                   out);
     }
-    add_numbers(c.get(), "SELECT wal_records, wal_fpi, wal_bytes, wal_buffers_full, wal_write, wal_sync FROM pg_stat_wal", out);
+    add_numbers(c.get(),
+                "SELECT wal_records, wal_fpi, wal_bytes, wal_buffers_full, wal_write, wal_sync FROM pg_stat_wal", out);
     return out;
   }
 
@@ -654,7 +671,8 @@ class PgBackend final : public Backend {
   /// drivelab_meta visible on the search path? And a few user tables of the database.
   static TableCensus census(PGconn* c) {
     TableCensus t;
-    const pg::ResultHandle m = pg::exec_or_throw(c, "SELECT to_regclass('drivelab_meta') IS NOT NULL", "look for drivelab_meta");
+    const pg::ResultHandle m =
+        pg::exec_or_throw(c, "SELECT to_regclass('drivelab_meta') IS NOT NULL", "look for drivelab_meta");
     t.has_meta = std::string_view(PQgetvalue(m.get(), 0, 0)) == "t";
     const pg::ResultHandle r = pg::exec_or_throw(
         c,
@@ -670,11 +688,11 @@ class PgBackend final : public Backend {
   /// (autovacuum would take minutes to get there): one ANALYZE per table, biggest first, on up
   /// to kAnalyzeSessions sessions at once (the tables are independent).
   void analyze_in_parallel(PGconn* c) const {
-    const pg::ResultHandle r = pg::exec_or_throw(
-        c,
-        "SELECT quote_ident(relname) FROM pg_class WHERE relkind IN ('r', 'p') AND "
-        "relnamespace = current_schema()::regnamespace ORDER BY relpages DESC",
-        "list the tables to analyze");
+    const pg::ResultHandle r =
+        pg::exec_or_throw(c,
+                          "SELECT quote_ident(relname) FROM pg_class WHERE relkind IN ('r', 'p') AND "
+                          "relnamespace = current_schema()::regnamespace ORDER BY relpages DESC",
+                          "list the tables to analyze");
     std::vector<std::string> tables;
     for (int i = 0; i < PQntuples(r.get()); ++i) tables.emplace_back(PQgetvalue(r.get(), i, 0));
     std::atomic<std::size_t> next{0};
@@ -714,7 +732,10 @@ std::string libpq_version() {
 }
 
 Capabilities postgres_capabilities() noexcept {
-  return {.serialized_writers = false, .max_load_threads = 64, .embedded = false, .server_procedures = true,
+  return {.serialized_writers = false,
+          .max_load_threads = 64,
+          .embedded = false,
+          .server_procedures = true,
           .finish_load_sessions = 1 + static_cast<int>(kAnalyzeSessions)};
 }
 

@@ -33,10 +33,8 @@ bool result_ok(const PGresult* r) noexcept {
     case PGRES_TUPLES_OK:
     case PGRES_COPY_IN:
     case PGRES_EMPTY_QUERY:
-    case PGRES_SINGLE_TUPLE:
-      return true;
-    default:
-      return false;
+    case PGRES_SINGLE_TUPLE: return true;
+    default: return false;
   }
 }
 
@@ -78,9 +76,12 @@ std::string describe_target(const PostgresOptions& o) {
     for (const PQconninfoOption* opt = opts; opt->keyword != nullptr; ++opt) {
       if (opt->val == nullptr || *opt->val == '\0') continue;
       const std::string_view k = opt->keyword;
-      if (k == "host") host = opt->val;
-      else if (k == "hostaddr") hostaddr = opt->val;
-      else if (k == "port") port = opt->val;
+      if (k == "host")
+        host = opt->val;
+      else if (k == "hostaddr")
+        hostaddr = opt->val;
+      else if (k == "port")
+        port = opt->val;
     }
     PQconninfoFree(opts);
   }
@@ -98,10 +99,13 @@ std::string describe_target(const PostgresOptions& o) {
 std::string conninfo(const PostgresOptions& o) {
   const Endpoint& e = o.endpoint;
   // Defaults first: a keyword given again in conninfo_extra overrides (libpq keeps the last).
-  std::string s = "connect_timeout=10 client_encoding=UTF8 keepalives=1 keepalives_idle=10 "
-                  "keepalives_interval=5 keepalives_count=3";
-  if (!e.socket_path.empty()) s += " host=" + conninfo_quote(e.socket_path);
-  else if (!e.host.empty()) s += " host=" + conninfo_quote(e.host);
+  std::string s =
+      "connect_timeout=10 client_encoding=UTF8 keepalives=1 keepalives_idle=10 "
+      "keepalives_interval=5 keepalives_count=3";
+  if (!e.socket_path.empty())
+    s += " host=" + conninfo_quote(e.socket_path);
+  else if (!e.host.empty())
+    s += " host=" + conninfo_quote(e.host);
   if (e.port > 0) s += fmt::format(" port={}", e.port);
   if (!o.database.empty()) s += " dbname=" + conninfo_quote(o.database);
   if (!e.user.empty()) s += " user=" + conninfo_quote(e.user);
@@ -147,8 +151,8 @@ ConnHandle connect(const PostgresOptions& o) {
       contains(detail, "Connection timed out")) {
     throw BackendError(fmt::format("postgres: server unreachable at {}: {}", where, detail), "08001");
   }
-  throw BackendError(fmt::format("postgres: cannot connect to database \"{}\" as user \"{}\" at {}: {}",
-                                 o.database, user, where, detail),
+  throw BackendError(fmt::format("postgres: cannot connect to database \"{}\" as user \"{}\" at {}: {}", o.database,
+                                 user, where, detail),
                      "08001");
 }
 

@@ -61,8 +61,8 @@ struct Wait {
 
 /// Outcome of collecting the results of one sent command.
 struct Collected {
-  ResultHandle result;    ///< the last result (or the first error result)
-  bool lost = false;      ///< the session is unusable (socket closed, abandoned after a cancel)
+  ResultHandle result;  ///< the last result (or the first error result)
+  bool lost = false;    ///< the session is unusable (socket closed, abandoned after a cancel)
   std::string lost_message;
 };
 

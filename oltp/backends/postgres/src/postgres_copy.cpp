@@ -13,8 +13,8 @@ namespace drivelab::oltp::pg {
 namespace {
 
 // Type OIDs of pg_type (stable since PostgreSQL 7; src/include/catalog/pg_type.dat).
-constexpr unsigned kInt8 = 20, kInt2 = 21, kInt4 = 23, kText = 25, kFloat4 = 700, kFloat8 = 701,
-                   kBpchar = 1042, kVarchar = 1043, kTimestamp = 1114, kNumeric = 1700;
+constexpr unsigned kInt8 = 20, kInt2 = 21, kInt4 = 23, kText = 25, kFloat4 = 700, kFloat8 = 701, kBpchar = 1042,
+                   kVarchar = 1043, kTimestamp = 1114, kNumeric = 1700;
 constexpr int kVarHdrSz = 4;
 constexpr std::uint16_t kNumericPos = 0x0000, kNumericNeg = 0x4000;
 constexpr std::int64_t kUsPerDay = 86'400'000'000;
@@ -37,7 +37,8 @@ void put_be(std::string& out, T v) {
 void put_len(std::string& out, std::size_t len) { put_be<std::int32_t>(out, static_cast<std::int32_t>(len)); }
 
 [[noreturn]] void bad_value(const CopyColumn& c, std::string_view what, std::string_view value) {
-  throw BackendError(fmt::format("postgres: COPY value '{}' does not fit column {} ({})", value, c.name, what), "22P02");
+  throw BackendError(fmt::format("postgres: COPY value '{}' does not fit column {} ({})", value, c.name, what),
+                     "22P02");
 }
 
 /// Days from 1970-01-01 to y-m-d in the proleptic Gregorian calendar (H. Hinnant's
@@ -65,17 +66,16 @@ bool digits(std::string_view s, std::size_t pos, std::size_t n, unsigned& out) n
 void put_numeric(std::string& out, std::int64_t scaled, int scale) {
   const bool negative = scaled < 0;
   const int frac_groups = (scale + 3) / 4;
-  u128 v = negative ? static_cast<u128>(-static_cast<i128>(scaled))
-                                 : static_cast<u128>(scaled);
+  u128 v = negative ? static_cast<u128>(-static_cast<i128>(scaled)) : static_cast<u128>(scaled);
   for (int i = 0; i < frac_groups * 4 - scale; ++i) v *= 10;  // align to whole base-10000 groups
-  std::array<std::int16_t, 16> groups{};  // least significant first
+  std::array<std::int16_t, 16> groups{};                      // least significant first
   int n = 0;
   while (v != 0) {
     groups[static_cast<std::size_t>(n++)] = static_cast<std::int16_t>(v % 10000);
     v /= 10000;
   }
   put_len(out, 8 + 2 * static_cast<std::size_t>(n));
-  put_be<std::int16_t>(out, static_cast<std::int16_t>(n));                   // ndigits
+  put_be<std::int16_t>(out, static_cast<std::int16_t>(n));                    // ndigits
   put_be<std::int16_t>(out, static_cast<std::int16_t>(n - frac_groups - 1));  // weight
   put_be<std::uint16_t>(out, negative ? kNumericNeg : kNumericPos);
   put_be<std::int16_t>(out, static_cast<std::int16_t>(scale));  // dscale
@@ -132,8 +132,7 @@ std::optional<CopyColumn> copy_column(std::string name, unsigned type_oid, int t
       c.scale = scale;
       break;
     }
-    default:
-      return std::nullopt;
+    default: return std::nullopt;
   }
   return c;
 }
@@ -169,14 +168,10 @@ void put_int64(std::string& out, const CopyColumn& c, std::int64_t v) {
       put_be<std::int64_t>(out, v);
       return;
     case CopyKind::float4:
-    case CopyKind::float8:
-      put_double(out, c, static_cast<double>(v));
-      return;
+    case CopyKind::float8: put_double(out, c, static_cast<double>(v)); return;
     case CopyKind::numeric:
     case CopyKind::text:
-    case CopyKind::timestamp:
-      put_decimal_text(out, c, v);
-      return;
+    case CopyKind::timestamp: put_decimal_text(out, c, v); return;
   }
 }
 
@@ -202,9 +197,7 @@ void put_double(std::string& out, const CopyColumn& c, double v) {
 
 void put_text(std::string& out, const CopyColumn& c, std::string_view v) {
   switch (c.kind) {
-    case CopyKind::text:
-      put_text_bytes(out, v);
-      return;
+    case CopyKind::text: put_text_bytes(out, v); return;
     case CopyKind::timestamp: {
       const auto us = parse_timestamp_us(v);
       if (!us) bad_value(c, "timestamp YYYY-MM-DD HH:MM:SS", v);
@@ -283,8 +276,8 @@ std::optional<std::int64_t> scaled_decimal(std::string_view s, int scale) {
   if (!any) return std::nullopt;
   if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
     int e = 0;
-    const auto r = std::from_chars(s.data() + i + 1 + (i + 1 < s.size() && s[i + 1] == '+' ? 1 : 0),
-                                   s.data() + s.size(), e);
+    const auto r =
+        std::from_chars(s.data() + i + 1 + (i + 1 < s.size() && s[i + 1] == '+' ? 1 : 0), s.data() + s.size(), e);
     if (r.ec != std::errc() || r.ptr != s.data() + s.size() || e > 60 || e < -60) return std::nullopt;
     exp10 += e;
     i = s.size();

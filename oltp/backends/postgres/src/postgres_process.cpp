@@ -28,7 +28,8 @@ std::string group_name(gid_t gid) {
 std::string runuser_path() {
   for (const char* p : {"/usr/sbin/runuser", "/sbin/runuser", "/usr/bin/runuser"})
     if (::access(p, X_OK) == 0) return p;
-  throw EnvironmentError("managed postgres: runuser not found (util-linux): needed to run the server as the postgres user");
+  throw EnvironmentError(
+      "managed postgres: runuser not found (util-linux): needed to run the server as the postgres user");
 }
 
 }  // namespace
@@ -43,8 +44,9 @@ ServerUser server_user() {
   }
   const passwd* pw = ::getpwnam("postgres");
   if (pw == nullptr)
-    throw EnvironmentError("managed postgres: drivelab runs as root, PostgreSQL refuses to run as root, and "
-                           "there is no 'postgres' user to run it (apt-get install postgresql)");
+    throw EnvironmentError(
+        "managed postgres: drivelab runs as root, PostgreSQL refuses to run as root, and "
+        "there is no 'postgres' user to run it (apt-get install postgresql)");
   u.switch_user = true;
   u.name = pw->pw_name;
   u.uid = pw->pw_uid;
@@ -66,20 +68,21 @@ void check_traversable(const ServerUser& user, const std::filesystem::path& dir)
   std::filesystem::path p;
   for (const auto& part : abs) {
     p /= part;
-    struct stat st {};
+    struct stat st{};
     if (::stat(p.c_str(), &st) != 0) return;  // not created yet: we create it for the user
     if (!S_ISDIR(st.st_mode)) continue;
     mode_t need = S_IXOTH;
-    if (st.st_uid == user.uid) need = S_IXUSR;
+    if (st.st_uid == user.uid)
+      need = S_IXUSR;
     else if (st.st_gid == user.gid || std::find(user.groups.begin(), user.groups.end(), st.st_gid) != user.groups.end())
       need = S_IXGRP;
     if ((st.st_mode & need) == 0) {
-      throw EnvironmentError(fmt::format(
-          "managed postgres: the server runs as user '{}', which cannot reach {}: directory {} has mode "
-          "{:04o} (owner {}, group {}). Give it search permission on every directory above the data "
-          "directory (e.g. chmod o+x {}) or choose a target directory it can reach",
-          user.name, abs.string(), p.string(), st.st_mode & 07777, user_name(st.st_uid),
-          group_name(st.st_gid), p.string()));
+      throw EnvironmentError(
+          fmt::format("managed postgres: the server runs as user '{}', which cannot reach {}: directory {} has mode "
+                      "{:04o} (owner {}, group {}). Give it search permission on every directory above the data "
+                      "directory (e.g. chmod o+x {}) or choose a target directory it can reach",
+                      user.name, abs.string(), p.string(), st.st_mode & 07777, user_name(st.st_uid),
+                      group_name(st.st_gid), p.string()));
     }
   }
 }
@@ -90,8 +93,8 @@ CommandResult run_command(const ServerUser& user, const std::vector<std::string>
   if (user.switch_user) full = {runuser_path(), "-u", user.name, "--"};
   full.insert(full.end(), argv.begin(), argv.end());
   SpawnOptions options;
-  options.cwd = "/";                  // the server user may not be allowed into our working directory
-  options.own_process_group = true;   // a timeout kills runuser and the program it runs together
+  options.cwd = "/";                 // the server user may not be allowed into our working directory
+  options.own_process_group = true;  // a timeout kills runuser and the program it runs together
   options.start_error = fmt::format("managed postgres: start {}", full[0]);
   return drivelab::run_command(full, timeout, options);
 }

@@ -54,14 +54,16 @@ fs::path find_bin_dir() {
     const std::string name = e.path().filename().string();
     const int version = std::atoi(name.c_str());
     const fs::path bin = e.path() / "bin";
-    if (version > best_version && fs::exists(bin / "initdb") && fs::exists(bin / "pg_ctl") && fs::exists(bin / "postgres")) {
+    if (version > best_version && fs::exists(bin / "initdb") && fs::exists(bin / "pg_ctl") &&
+        fs::exists(bin / "postgres")) {
       best = bin;
       best_version = version;
     }
   }
   if (best.empty())
-    throw EnvironmentError("managed postgres: PostgreSQL server programs not found in /usr/lib/postgresql/*/bin "
-                           "(apt-get install postgresql, or set DRIVELAB_PG_BINDIR)");
+    throw EnvironmentError(
+        "managed postgres: PostgreSQL server programs not found in /usr/lib/postgresql/*/bin "
+        "(apt-get install postgresql, or set DRIVELAB_PG_BINDIR)");
   return best;
 }
 
@@ -84,8 +86,10 @@ using Settings = std::vector<std::pair<std::string, std::string>>;
 
 void set(Settings& s, const std::string& key, std::string value) {
   const auto it = std::find_if(s.begin(), s.end(), [&](const auto& kv) { return kv.first == key; });
-  if (it != s.end()) it->second = std::move(value);
-  else s.emplace_back(key, std::move(value));
+  if (it != s.end())
+    it->second = std::move(value);
+  else
+    s.emplace_back(key, std::move(value));
 }
 
 /// The settings profile (docs/backend-postgres.md explains each value and its source), then
@@ -125,7 +129,8 @@ Settings settings_profile(const ManagedServerOptions& o, const fs::path& socket_
       return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '.';
     });
     if (!valid_key || value.find_first_of("\n\r") != std::string::npos)
-      throw ConfigError(fmt::format("server.settings: '{}' is not a PostgreSQL parameter name (or its value has a line break)", key));
+      throw ConfigError(
+          fmt::format("server.settings: '{}' is not a PostgreSQL parameter name (or its value has a line break)", key));
     set(s, key, value);
   }
   return s;
@@ -190,9 +195,10 @@ class ManagedPostgres final : public ManagedServer {
     try {
       if (!owns_data_dir_) return;
       if (const auto pid = pg::postmaster_pid(data_dir_); pid && pg::is_postgres_process(*pid)) {
-        pg::run_command(user_, {(bin_dir_ / "pg_ctl").string(), "stop", "-D", data_dir_.string(), "-m", "fast", "-w",
-                                "-t", "30", "-s"},
-                        40s);
+        pg::run_command(
+            user_,
+            {(bin_dir_ / "pg_ctl").string(), "stop", "-D", data_dir_.string(), "-m", "fast", "-w", "-t", "30", "-s"},
+            40s);
         if (!wait_until_gone(*pid, 1s)) {
           kill_postmaster(*pid);
           wait_until_gone(*pid, 5s);
@@ -237,15 +243,15 @@ class ManagedPostgres final : public ManagedServer {
     results::Json settings = results::Json::object();
     for (const auto& [k, v] : applied_) settings[k] = v;
     return results::Json{{"kind", "postgres"},
-                          {"version", version_},
-                          {"bin_dir", bin_dir_.string()},
-                          {"data_dir", data_dir_.string()},
-                          {"socket_dir", socket_dir_.string()},
-                          {"port", kPort},
-                          {"superuser", kSuperuser},
-                          {"server_os_user", user_.name},
-                          {"keep", opt_.keep},
-                          {"settings", settings}};
+                         {"version", version_},
+                         {"bin_dir", bin_dir_.string()},
+                         {"data_dir", data_dir_.string()},
+                         {"socket_dir", socket_dir_.string()},
+                         {"port", kPort},
+                         {"superuser", kSuperuser},
+                         {"server_os_user", user_.name},
+                         {"keep", opt_.keep},
+                         {"settings", settings}};
   }
 
  private:
@@ -267,9 +273,10 @@ class ManagedPostgres final : public ManagedServer {
     const bool ours = fs::exists(data_dir_ / "PG_VERSION") || fs::exists(data_dir_ / "postmaster.pid") ||
                       fs::exists(data_dir_ / kMarker) || fs::is_empty(data_dir_, ec);
     if (!ours)
-      throw EnvironmentError(fmt::format("managed postgres: {} exists and is not a PostgreSQL data directory; "
-                                         "drivelab does not remove it (move it away or choose another target)",
-                                         data_dir_.string()));
+      throw EnvironmentError(
+          fmt::format("managed postgres: {} exists and is not a PostgreSQL data directory; "
+                      "drivelab does not remove it (move it away or choose another target)",
+                      data_dir_.string()));
     if (const auto pid = pg::postmaster_pid(data_dir_); pid && pg::is_postgres_process(*pid)) {
       // Stopped only when provably drivelab's: our marker in the directory, and the process the
       // directory's postmaster.pid names runs in that very directory (a postmaster's working
@@ -283,30 +290,36 @@ class ManagedPostgres final : public ManagedServer {
             "drivelab leaves it alone. Stop it (pg_ctl stop -D {}) or choose another target",
             *pid, data_dir_.string(),
             !fs::exists(data_dir_ / kMarker, ec) ? fmt::format("no {} file in it", kMarker)
-            : cwd ? fmt::format("its working directory is {}", cwd->string())
-                  : std::string("its working directory cannot be read"),
+            : cwd                                ? fmt::format("its working directory is {}", cwd->string())
+                                                 : std::string("its working directory cannot be read"),
             data_dir_.string()));
-      std::cerr << fmt::format("drivelab: managed postgres: stopping the server (pid {}) that an earlier drivelab run "
-                               "left running in {} (its postmaster.pid, working directory and {} file prove it is "
-                               "drivelab's), then removing the directory\n",
-                               *pid, data_dir_.string(), kMarker) << std::flush;
-      pg::run_command(user_, {(bin_dir_ / "pg_ctl").string(), "stop", "-D", data_dir_.string(), "-m", "immediate",
-                              "-w", "-t", "10", "-s"},
-                      15s);
+      std::cerr << fmt::format(
+                       "drivelab: managed postgres: stopping the server (pid {}) that an earlier drivelab run "
+                       "left running in {} (its postmaster.pid, working directory and {} file prove it is "
+                       "drivelab's), then removing the directory\n",
+                       *pid, data_dir_.string(), kMarker)
+                << std::flush;
+      pg::run_command(
+          user_,
+          {(bin_dir_ / "pg_ctl").string(), "stop", "-D", data_dir_.string(), "-m", "immediate", "-w", "-t", "10", "-s"},
+          15s);
       if (!wait_until_gone(*pid, 1s)) {
         kill_postmaster(*pid);
         if (!wait_until_gone(*pid, 5s))
-          throw EnvironmentError(fmt::format("managed postgres: the stale server (pid {}) of {} does not stop",
-                                             *pid, data_dir_.string()));
+          throw EnvironmentError(
+              fmt::format("managed postgres: the stale server (pid {}) of {} does not stop", *pid, data_dir_.string()));
       }
     } else if (!fs::is_empty(data_dir_, ec)) {
-      std::cerr << fmt::format("drivelab: managed postgres: removing {}, the server directory an earlier run left "
-                               "(killed, or kept with server.keep); no server runs in it\n", data_dir_.string())
+      std::cerr << fmt::format(
+                       "drivelab: managed postgres: removing {}, the server directory an earlier run left "
+                       "(killed, or kept with server.keep); no server runs in it\n",
+                       data_dir_.string())
                 << std::flush;
     }
     fs::remove_all(data_dir_, ec);
     if (ec)
-      throw EnvironmentError(fmt::format("managed postgres: cannot remove the stale {}: {}", data_dir_.string(), ec.message()));
+      throw EnvironmentError(
+          fmt::format("managed postgres: cannot remove the stale {}: {}", data_dir_.string(), ec.message()));
   }
 
   /// The data directory itself, unless its socket path would not fit in sun_path: then a
@@ -322,11 +335,11 @@ class ManagedPostgres final : public ManagedServer {
   }
 
   void initdb() {
-    const CommandResult r = pg::run_command(
-        user_,
-        {(bin_dir_ / "initdb").string(), "-D", data_dir_.string(), "-U", kSuperuser, "-A", "trust", "-E", "UTF8",
-         "--locale=C", "--no-sync", "--no-instructions"},
-        180s);
+    const CommandResult r =
+        pg::run_command(user_,
+                        {(bin_dir_ / "initdb").string(), "-D", data_dir_.string(), "-U", kSuperuser, "-A", "trust",
+                         "-E", "UTF8", "--locale=C", "--no-sync", "--no-instructions"},
+                        180s);
     if (r.exit_code != 0)
       throw EnvironmentError(fmt::format("managed postgres: initdb of {} failed ({}):\n{}", data_dir_.string(),
                                          r.timed_out ? "timed out" : fmt::format("exit {}", r.exit_code),
@@ -363,10 +376,9 @@ class ManagedPostgres final : public ManagedServer {
     if (r.exit_code != 0 || !running()) {
       std::string tail = tail_of_file(log);
       if (tail.empty()) tail = tail_of_text(r.output);
-      throw EnvironmentError(fmt::format("managed postgres: the server in {} did not start ({}). Last lines of {}:\n{}",
-                                         data_dir_.string(),
-                                         r.timed_out ? "timed out" : fmt::format("pg_ctl exit {}", r.exit_code),
-                                         log.string(), tail));
+      throw EnvironmentError(fmt::format(
+          "managed postgres: the server in {} did not start ({}). Last lines of {}:\n{}", data_dir_.string(),
+          r.timed_out ? "timed out" : fmt::format("pg_ctl exit {}", r.exit_code), log.string(), tail));
     }
     // Stopped with drivelab whatever ends it (process.hpp: guard_process): SIGQUIT is the
     // postmaster's immediate shutdown; its process group is SIGKILLed 5 s later if still there.

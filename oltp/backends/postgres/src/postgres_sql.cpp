@@ -41,8 +41,10 @@ Rewritten rewrite_placeholders(std::string_view sql) {
         if (escapes && sql[j] == '\\') {
           j += 2;
         } else if (sql[j] == '\'') {
-          if (j + 1 < n && sql[j + 1] == '\'') j += 2;
-          else break;
+          if (j + 1 < n && sql[j + 1] == '\'')
+            j += 2;
+          else
+            break;
         } else {
           ++j;
         }

@@ -185,8 +185,7 @@ class SqliteStatement final : public Statement {
   void bind_text(int index, std::string_view value) override {
     ready_to_bind();
     // SQLITE_STATIC: no copy; the interface requires the text to live until execute() returns.
-    check_bind(sqlite3_bind_text(stmt_.get(), index, value.data(), static_cast<int>(value.size()),
-                                 SQLITE_STATIC));
+    check_bind(sqlite3_bind_text(stmt_.get(), index, value.data(), static_cast<int>(value.size()), SQLITE_STATIC));
   }
   void bind_null(int index) override {
     ready_to_bind();
@@ -228,20 +227,13 @@ class SqliteStatement final : public Statement {
   }
 
   std::int64_t affected_rows() const override { return changes_; }
-  bool is_null(int column) const override {
-    return sqlite3_column_type(stmt_.get(), column) == SQLITE_NULL;
-  }
-  std::int64_t column_int64(int column) const override {
-    return sqlite3_column_int64(stmt_.get(), column);
-  }
-  double column_double(int column) const override {
-    return sqlite3_column_double(stmt_.get(), column);
-  }
+  bool is_null(int column) const override { return sqlite3_column_type(stmt_.get(), column) == SQLITE_NULL; }
+  std::int64_t column_int64(int column) const override { return sqlite3_column_int64(stmt_.get(), column); }
+  double column_double(int column) const override { return sqlite3_column_double(stmt_.get(), column); }
   std::string_view column_text(int column) const override {
     const auto* p = sqlite3_column_text(stmt_.get(), column);
     if (p == nullptr) return {};
-    return {reinterpret_cast<const char*>(p),
-            static_cast<std::size_t>(sqlite3_column_bytes(stmt_.get(), column))};
+    return {reinterpret_cast<const char*>(p), static_cast<std::size_t>(sqlite3_column_bytes(stmt_.get(), column))};
   }
 
  private:
@@ -277,8 +269,7 @@ class SqliteBulkLoader final : public BulkLoader {
   void add_double(double v) override { check(sqlite3_bind_double(stmt_.get(), ++col_, v)); }
   void add_text(std::string_view v) override {
     // SQLITE_STATIC: no copy (BulkLoader contract: the text lives until end_row()).
-    check(sqlite3_bind_text(stmt_.get(), ++col_, v.data(), static_cast<int>(v.size()),
-                            SQLITE_STATIC));
+    check(sqlite3_bind_text(stmt_.get(), ++col_, v.data(), static_cast<int>(v.size()), SQLITE_STATIC));
   }
   void add_null() override { check(sqlite3_bind_null(stmt_.get(), ++col_)); }
   void end_row() override {
@@ -308,9 +299,8 @@ class SqliteConnection final : public Connection {
       : writers_(std::move(writers)) {
     sqlite3* raw = nullptr;
     // NOMUTEX: a connection is used by one thread at a time (Connection contract).
-    const int rc = sqlite3_open_v2(path.c_str(), &raw,
-                                   SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
-                                   nullptr);
+    const int rc =
+        sqlite3_open_v2(path.c_str(), &raw, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr);
     db_.reset(raw);
     if (rc != SQLITE_OK) throw_sqlite(raw, rc, fmt::format("open {}", path.string()));
     sqlite3_extended_result_codes(db_.get(), 1);
@@ -371,8 +361,7 @@ class SqliteConnection final : public Connection {
     }
   }
 
-  std::unique_ptr<BulkLoader> bulk_loader(std::string_view table,
-                                          const std::vector<std::string>& columns) override {
+  std::unique_ptr<BulkLoader> bulk_loader(std::string_view table, const std::vector<std::string>& columns) override {
     std::string sql = fmt::format("INSERT INTO {} ({}) VALUES (", table, fmt::join(columns, ", "));
     for (std::size_t i = 0; i < columns.size(); ++i) sql += i == 0 ? "?" : ", ?";
     sql += ")";
@@ -385,8 +374,8 @@ class SqliteConnection final : public Connection {
   StmtHandle prepare_raw(std::string_view sql) {
     sqlite3_stmt* raw = nullptr;
     // PREPARE_PERSISTENT: these statements live as long as the connection.
-    const int rc = sqlite3_prepare_v3(db_.get(), sql.data(), static_cast<int>(sql.size()),
-                                      SQLITE_PREPARE_PERSISTENT, &raw, nullptr);
+    const int rc = sqlite3_prepare_v3(db_.get(), sql.data(), static_cast<int>(sql.size()), SQLITE_PREPARE_PERSISTENT,
+                                      &raw, nullptr);
     StmtHandle h(raw);
     if (rc != SQLITE_OK) throw_sqlite(db_.get(), rc, fmt::format("prepare '{}'", sql));
     return h;
@@ -402,8 +391,7 @@ class SqliteConnection final : public Connection {
   /// Ends statements left mid-result (a query whose rows were not all read), so that they hold
   /// no read snapshot past the transaction.
   void reset_open_statements() noexcept {
-    for (sqlite3_stmt* s = sqlite3_next_stmt(db_.get(), nullptr); s != nullptr;
-         s = sqlite3_next_stmt(db_.get(), s)) {
+    for (sqlite3_stmt* s = sqlite3_next_stmt(db_.get(), nullptr); s != nullptr; s = sqlite3_next_stmt(db_.get(), s)) {
       if (sqlite3_stmt_busy(s) != 0) sqlite3_reset(s);
     }
   }
@@ -438,17 +426,16 @@ class SqliteBackend final : public Backend {
   }
 
   const Dialect& dialect() const noexcept override { return dialect_; }
-  Capabilities capabilities() const noexcept override {
-    return sqlite_capabilities();
-  }
+  Capabilities capabilities() const noexcept override { return sqlite_capabilities(); }
 
   std::unique_ptr<Connection> connect() override {
     auto c = open();
     // Negative cache_size = KiB (https://www.sqlite.org/pragma.html#pragma_cache_size).
     const auto cache_kib = static_cast<long long>(std::max<std::uint64_t>(opt_.cache_size_bytes / 1024, 64));
-    c->execute_immediate(fmt::format("PRAGMA journal_mode={}; PRAGMA synchronous={}; "
-                                     "PRAGMA cache_size=-{};",
-                                     opt_.journal_mode, opt_.synchronous, cache_kib));
+    c->execute_immediate(
+        fmt::format("PRAGMA journal_mode={}; PRAGMA synchronous={}; "
+                    "PRAGMA cache_size=-{};",
+                    opt_.journal_mode, opt_.synchronous, cache_kib));
     return c;
   }
 
@@ -457,9 +444,10 @@ class SqliteBackend final : public Backend {
     // The population is rebuilt from scratch if interrupted, so it needs no journal and no
     // fsync per transaction; finish_load() makes it durable once.
     const auto cache_kib = static_cast<long long>(std::max<std::uint64_t>(opt_.cache_size_bytes / 1024, 64));
-    c->execute_immediate(fmt::format("PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; "
-                                     "PRAGMA cache_size=-{};",
-                                     cache_kib));
+    c->execute_immediate(
+        fmt::format("PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; "
+                    "PRAGMA cache_size=-{};",
+                    cache_kib));
     return c;
   }
 
@@ -519,8 +507,7 @@ class SqliteBackend final : public Backend {
   Dialect dialect_;
 };
 
-constexpr std::array<std::string_view, 6> kJournalModes{"WAL", "DELETE", "TRUNCATE",
-                                                         "PERSIST", "MEMORY", "OFF"};
+constexpr std::array<std::string_view, 6> kJournalModes{"WAL", "DELETE", "TRUNCATE", "PERSIST", "MEMORY", "OFF"};
 constexpr std::array<std::string_view, 4> kSynchronous{"OFF", "NORMAL", "FULL", "EXTRA"};
 
 }  // namespace
@@ -532,18 +519,14 @@ Outcome classify_sqlite_result(int rc, bool in_commit) noexcept {
   switch (rc & 0xff) {  // the primary code of an extended one (SQLITE_IOERR_WRITE & 0xff == SQLITE_IOERR)
     case SQLITE_OK:
     case SQLITE_ROW:
-    case SQLITE_DONE:
-      return Outcome::ok;
+    case SQLITE_DONE: return Outcome::ok;
     case SQLITE_BUSY:
-    case SQLITE_LOCKED:
-      return Outcome::retryable;
+    case SQLITE_LOCKED: return Outcome::retryable;
     case SQLITE_CORRUPT:
     case SQLITE_NOTADB:
     case SQLITE_CANTOPEN:
-    case SQLITE_PROTOCOL:
-      return in_commit ? Outcome::in_doubt : Outcome::fatal;
-    default:
-      return Outcome::fatal;
+    case SQLITE_PROTOCOL: return in_commit ? Outcome::in_doubt : Outcome::fatal;
+    default: return Outcome::fatal;
   }
 }
 
@@ -562,7 +545,10 @@ std::unique_ptr<Backend> make_sqlite_backend(SqliteOptions options) {
 std::string sqlite_library_version() { return sqlite3_libversion(); }
 
 Capabilities sqlite_capabilities() noexcept {
-  return {.serialized_writers = true, .max_load_threads = 1, .embedded = true, .server_procedures = false,
+  return {.serialized_writers = true,
+          .max_load_threads = 1,
+          .embedded = true,
+          .server_procedures = false,
           .finish_load_sessions = 0};
 }
 

@@ -24,7 +24,7 @@ enum class Phase { load = 0, unpack = 1, process = 2, repack = 3, write = 4 };
 inline constexpr std::array<const char*, 5> kPhaseNames{"load", "unpack", "process", "repack", "write"};
 
 struct PipelineOptions {
-  std::filesystem::path scene;        ///< written by write_scene
+  std::filesystem::path scene;  ///< written by write_scene
   /// mmap mode: the flat array is a MAP_SHARED mapping of this file (created, removed at the end);
   /// empty: anonymous memory (modes none and swap).
   std::filesystem::path array_file;
@@ -32,16 +32,16 @@ struct PipelineOptions {
   /// below this by writing back and dropping the oldest 16 MiB chunks (round-robin, like the
   /// kernel's clock); 0 = no limit.
   std::uint64_t resident_limit_bytes = 0;
-  std::filesystem::path output;       ///< phase 5's file (when `write`)
-  unsigned threads = 1;               ///< phases 2, 3 and 4
+  std::filesystem::path output;  ///< phase 5's file (when `write`)
+  unsigned threads = 1;          ///< phases 2, 3 and 4
   bool process = false;
   bool write = false;
-  std::uint32_t bucket_grid = 32;     ///< cells per axis (power of two)
-  std::uint64_t points_per_block = 0; ///< of the repacked blocks
+  std::uint32_t bucket_grid = 32;      ///< cells per axis (power of two)
+  std::uint64_t points_per_block = 0;  ///< of the repacked blocks
   int zstd_level = 1;
-  std::filesystem::path device_stat;  ///< the target's block device (pressure.hpp)
-  std::function<bool()> stop;         ///< polled between blocks
-  bool inject_unpack_failure = false; ///< tests: throw in phase 2
+  std::filesystem::path device_stat;   ///< the target's block device (pressure.hpp)
+  std::function<bool()> stop;          ///< polled between blocks
+  bool inject_unpack_failure = false;  ///< tests: throw in phase 2
 };
 
 struct PhaseStats {
@@ -53,8 +53,8 @@ struct PhaseStats {
 /// Trivially copyable: swap mode sends it from the pipeline process through a pipe.
 struct PipelineResult {
   std::array<PhaseStats, 5> phases{};
-  double total_seconds = 0;           ///< sum of the phases that ran
-  bool completed = false;             ///< every configured phase ran to its end
+  double total_seconds = 0;  ///< sum of the phases that ran
+  bool completed = false;    ///< every configured phase ran to its end
   bool failed = false;
   char error[512] = {};
   std::uint64_t points = 0;
@@ -63,11 +63,11 @@ struct PipelineResult {
   std::uint64_t repacked_bytes = 0;   ///< compressed bytes of the bucketed blocks
   std::uint64_t written_bytes = 0;    ///< phase 5
   std::uint64_t array_bytes = 0;
-  PointChecksum flat_checksum;        ///< the flat array after the timed phases
-  PointChecksum repacked_checksum;    ///< every point of every bucketed block
-  bool buckets_in_order = false;      ///< the bucketed blocks' points are in non-decreasing bucket order
-  std::uint64_t evicted_bytes = 0;    ///< mmap: bytes the resident-set limiter dropped
-  std::uint64_t peak_rss_bytes = 0;   ///< getrusage ru_maxrss of the pipeline process
+  PointChecksum flat_checksum;       ///< the flat array after the timed phases
+  PointChecksum repacked_checksum;   ///< every point of every bucketed block
+  bool buckets_in_order = false;     ///< the bucketed blocks' points are in non-decreasing bucket order
+  std::uint64_t evicted_bytes = 0;   ///< mmap: bytes the resident-set limiter dropped
+  std::uint64_t peak_rss_bytes = 0;  ///< getrusage ru_maxrss of the pipeline process
 };
 static_assert(std::is_trivially_copyable_v<PipelineResult>);
 

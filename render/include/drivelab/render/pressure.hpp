@@ -32,9 +32,9 @@ inline std::string_view to_string(MemoryMode m) noexcept { return name_of(kMemor
 /// (/sys/dev/block/MAJ:MIN/stat, 512-byte sectors) include other activity of the host; the
 /// process's major faults (getrusage) are the pipeline's own.
 struct PagingCounters {
-  std::uint64_t pswpin_pages = 0;    ///< /proc/vmstat pswpin (pages swapped in, whole host)
-  std::uint64_t pswpout_pages = 0;   ///< /proc/vmstat pswpout
-  std::uint64_t pgmajfault = 0;      ///< /proc/vmstat pgmajfault (whole host)
+  std::uint64_t pswpin_pages = 0;          ///< /proc/vmstat pswpin (pages swapped in, whole host)
+  std::uint64_t pswpout_pages = 0;         ///< /proc/vmstat pswpout
+  std::uint64_t pgmajfault = 0;            ///< /proc/vmstat pgmajfault (whole host)
   std::uint64_t process_major_faults = 0;  ///< getrusage(RUSAGE_SELF).ru_majflt of the pipeline process
   std::uint64_t device_read_bytes = 0;     ///< the target's block device, sectors read x 512
   std::uint64_t device_write_bytes = 0;

@@ -23,19 +23,19 @@
 namespace drivelab::render {
 
 struct RenderConfig {
-  MemoryMode mode = MemoryMode::swap;                      ///< none | mmap | swap (the review's)
+  MemoryMode mode = MemoryMode::swap;                          ///< none | mmap | swap (the review's)
   std::uint64_t memory_budget_bytes = std::uint64_t{2} << 30;  ///< swap: cgroup cap; mmap: resident limit
-  std::uint64_t points = 0;                                ///< 0: from the budget
-  double working_set_factor = 1.5;                         ///< unpacked array = factor x budget
-  std::string layout = "flip";                             ///< scene.hpp point layouts
-  std::uint64_t block_bytes = 10'000'000;                  ///< unpacked bytes per packed block (~10 MB)
-  unsigned threads = 0;                                    ///< 0: every online CPU
-  bool process = false;                                    ///< phase 3 (off, as the review)
-  bool write = false;                                      ///< phase 5 (off, as the review)
-  std::uint32_t bucket_grid = 32;                          ///< repack buckets per axis
+  std::uint64_t points = 0;                                    ///< 0: from the budget
+  double working_set_factor = 1.5;                             ///< unpacked array = factor x budget
+  std::string layout = "flip";                                 ///< scene.hpp point layouts
+  std::uint64_t block_bytes = 10'000'000;                      ///< unpacked bytes per packed block (~10 MB)
+  unsigned threads = 0;                                        ///< 0: every online CPU
+  bool process = false;                                        ///< phase 3 (off, as the review)
+  bool write = false;                                          ///< phase 5 (off, as the review)
+  std::uint32_t bucket_grid = 32;                              ///< repack buckets per axis
   int zstd_level = 1;
-  std::uint64_t swap_file_bytes = 0;                       ///< 0: automatic (docs/render.md)
-  bool baseline = false;                                   ///< also time mode none in RAM, report the ratio
+  std::uint64_t swap_file_bytes = 0;  ///< 0: automatic (docs/render.md)
+  bool baseline = false;              ///< also time mode none in RAM, report the ratio
   bool keep_scene = false;
   /// Tests only (not a YAML key): "prepare" throws after the swap file and cgroup exist,
   /// "pipeline" fails in the unpack phase.

@@ -47,7 +47,10 @@ struct PointChecksum {
   std::uint64_t points = 0;
   std::uint64_t sum = 0;
   void add(const std::byte* points_data, std::uint64_t count, std::uint32_t bytes_per_point) noexcept;
-  void merge(const PointChecksum& o) noexcept { points += o.points; sum += o.sum; }
+  void merge(const PointChecksum& o) noexcept {
+    points += o.points;
+    sum += o.sum;
+  }
   bool operator==(const PointChecksum&) const = default;
 };
 
@@ -73,8 +76,8 @@ struct SceneInfo {
 /// Returns early (info.points < points) when `stop()` turns true. Throws EnvironmentError on I/O
 /// errors, InternalError on codec errors.
 SceneInfo write_scene(const std::filesystem::path& path, const PointLayout& layout, std::uint64_t points,
-                      std::uint64_t points_per_block, std::uint32_t bucket_grid, std::uint64_t seed,
-                      unsigned threads, int level, const std::function<bool()>& stop);
+                      std::uint64_t points_per_block, std::uint32_t bucket_grid, std::uint64_t seed, unsigned threads,
+                      int level, const std::function<bool()>& stop);
 
 /// The block table of a scene file.
 struct BlockEntry {

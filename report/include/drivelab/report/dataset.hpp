@@ -50,10 +50,10 @@ std::string to_string(const IoWorkload& w);
 /// ../shared/seeds/, checked with Little's law on the published peaks): docs/reporter.md
 /// "Published configurations".
 struct PublishedConfiguration {
-  std::string test;                      ///< the CSV's test name (test key, without `_<N>vms`)
+  std::string test;                       ///< the CSV's test name (test key, without `_<N>vms`)
   std::vector<std::string_view> sources;  ///< the CSV `source` values (seed files) it describes
-  std::string_view workload;             ///< what was measured, for the report
-  std::optional<IoWorkload> io;          ///< set when a measured io/vdbench test can be the same workload
+  std::string_view workload;              ///< what was measured, for the report
+  std::optional<IoWorkload> io;           ///< set when a measured io/vdbench test can be the same workload
   /// For non-I/O tests a measured test can reproduce (kind + configuration from its record).
   bool (*matches)(std::string_view kind, const results::Json& config) = nullptr;
 };
@@ -76,8 +76,8 @@ std::string describe_workload(std::string_view kind, const results::Json& config
 /// `hosts[]` (the merged record of docs/results.md; docs/reporter.md "Multi-host records"). Shown
 /// as a row under its system's row, never ranked.
 struct HostResult {
-  std::string name;    ///< host name (`hosts[].name`)
-  int rank = 0;        ///< MPI rank (`hosts[].rank`)
+  std::string name;  ///< host name (`hosts[].name`)
+  int rank = 0;      ///< MPI rank (`hosts[].rank`)
   /// The host's status for this test (`hosts[].tests[].status`); the host's own status when it has
   /// no such test (`missing`: no record or journal of that rank reached the merge).
   std::string status;
@@ -105,17 +105,17 @@ std::string hosts_test_key(const std::string& key, unsigned hosts);
 
 /// One test on one drive from one source.
 struct Result {
-  std::string drive;      ///< display name: label, or target model + serial, or device/filesystem
-  std::string test;       ///< test key for grouping: lower case, '-' and ' ' become '_'
-  std::string kind;       ///< emulator kind (`io`, `tpcc`, `vdbench`, ...), `fio`, `sysbench`, `published`
+  std::string drive;  ///< display name: label, or target model + serial, or device/filesystem
+  std::string test;   ///< test key for grouping: lower case, '-' and ' ' become '_'
+  std::string kind;   ///< emulator kind (`io`, `tpcc`, `vdbench`, ...), `fio`, `sysbench`, `published`
   Origin origin = Origin::measured;
-  std::string status = "complete";  ///< the test's status (docs/results.md); `running` is read as `interrupted`
-  std::string reason;               ///< why not complete
-  std::string source;               ///< input file as given (CSV: file:line)
-  std::string run_id;               ///< drivelab run id; empty for other sources
-  std::vector<results::Metric> metrics;        ///< units as in the record (fio/published mapped)
-  std::vector<results::Interval> intervals;    ///< per-interval time series (may be empty)
-  std::vector<CurvePoint> curve;               ///< curve points in run order (may be empty)
+  std::string status = "complete";       ///< the test's status (docs/results.md); `running` is read as `interrupted`
+  std::string reason;                    ///< why not complete
+  std::string source;                    ///< input file as given (CSV: file:line)
+  std::string run_id;                    ///< drivelab run id; empty for other sources
+  std::vector<results::Metric> metrics;  ///< units as in the record (fio/published mapped)
+  std::vector<results::Interval> intervals;  ///< per-interval time series (may be empty)
+  std::vector<CurvePoint> curve;             ///< curve points in run order (may be empty)
   /// Published rows: the configuration they measured (nullptr: not in the map).
   const PublishedConfiguration* published = nullptr;
   /// Published rows shown apart: not the configuration of the measured test of their name
@@ -180,9 +180,8 @@ std::string drive_name(const results::Json& target);
 /// (`cohort.job_id` set, its run_id `<job_id>-r<k>`, no `hosts`) is one host's result, reported as
 /// a single host with a note naming the job; it is left out, with a note, when the job's merged
 /// record was read before.
-void add_record(Dataset& data, const results::RunRecord& record, const std::string& source,
-                const std::string& label, const results::Json& hosts = nullptr,
-                const results::Json& cohort = nullptr);
+void add_record(Dataset& data, const results::RunRecord& record, const std::string& source, const std::string& label,
+                const results::Json& hosts = nullptr, const results::Json& cohort = nullptr);
 /// Adds one result per fio job (`jobs[]`, both json and json+): metrics `iops` (fio's `iops`),
 /// `throughput_mb_s` (fio's `bw` KiB/s x 0.001024), `latency_avg_us` (`lat_ns.mean` / 1000),
 /// `latency_p99_us` (`lat_ns.percentile["99.000000"]`, else `clat_ns`'s, / 1000; fio reports

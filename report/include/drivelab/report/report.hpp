@@ -24,17 +24,17 @@ struct Cell {
   double median = 0;  ///< median of the repetitions (mean of the middle two for an even count)
   double min = 0;
   double max = 0;
-  std::size_t n = 0;        ///< repetitions with a finite value
-  bool partial = false;     ///< at least one repetition is not complete
-  int rank = 0;             ///< 1 = best; equal medians share a rank; 0 = not ranked
-  int of = 0;               ///< ranked drives in this table
+  std::size_t n = 0;     ///< repetitions with a finite value
+  bool partial = false;  ///< at least one repetition is not complete
+  int rank = 0;          ///< 1 = best; equal medians share a rank; 0 = not ranked
+  int of = 0;            ///< ranked drives in this table
   std::vector<std::string> sources;
-  unsigned hosts = 1;       ///< hosts the value is of (Result::hosts); a host row: its system's count
+  unsigned hosts = 1;  ///< hosts the value is of (Result::hosts); a host row: its system's count
   /// Set on the per-host rows of a multi-host system (MetricTable::host_cells), never ranked.
   struct HostOf {
-    std::string name;    ///< host name
-    int rank = 0;        ///< MPI rank
-    std::string status;  ///< the host's status for the test; "complete, missing" when repetitions differ
+    std::string name;       ///< host name
+    int rank = 0;           ///< MPI rank
+    std::string status;     ///< the host's status for the test; "complete, missing" when repetitions differ
     bool left_out = false;  ///< under the system's partial row (MetricTable::left_out), not its ranked row
   };
   std::optional<HostOf> host;
@@ -74,15 +74,15 @@ struct MetricTable {
 struct Comparison {
   std::string test, metric, unit;
   std::string leader, other;
-  double diff_pct = 0;   ///< (other.median - leader.median) / leader.median x 100
+  double diff_pct = 0;  ///< (other.median - leader.median) / leader.median x 100
   bool noise_known = false;
   bool within_noise = false;
 };
 
 struct Report {
-  std::vector<std::string> tests;         ///< test keys in first-seen order
-  std::vector<MetricTable> tables;        ///< per test, ranked metrics in order
-  std::vector<Comparison> comparisons;    ///< measured drives only (each against the table's best)
+  std::vector<std::string> tests;       ///< test keys in first-seen order
+  std::vector<MetricTable> tables;      ///< per test, ranked metrics in order
+  std::vector<Comparison> comparisons;  ///< measured drives only (each against the table's best)
   Dataset data;
 };
 
@@ -104,28 +104,27 @@ std::string other_configuration_key(const std::string& test);
 /// that name's variant, `name (config N)`) that ran its configuration (`measures`); when the name
 /// has measured or imported results but none ran it, the row goes to the unranked reference
 /// block `other_configuration_key(name)`, with a note saying what each side ran. A name with only
-/// published rows is a table of published numbers, ranked among themselves. Metrics in a test's tables: the first five headline metrics of its
-/// measured results that have a direction, then every other directed metric of imported
-/// (fio, sysbench, published) results of the same test. Partial results go to
-/// MetricTable::left_out (with one note each in data.notes) unless `opt.include_partial`.
-/// Multi-host results (docs/reporter.md "Multi-host records"): test keys hosts_test_key (an
-/// N-host result ranks only against N-host results), per-host rows in MetricTable::host_cells,
-/// and after the test's tables one unranked `lab_convention` table per lab-convention metric.
+/// published rows is a table of published numbers, ranked among themselves. Metrics in a test's tables: the first five
+/// headline metrics of its measured results that have a direction, then every other directed metric of imported (fio,
+/// sysbench, published) results of the same test. Partial results go to MetricTable::left_out (with one note each in
+/// data.notes) unless `opt.include_partial`. Multi-host results (docs/reporter.md "Multi-host records"): test keys
+/// hosts_test_key (an N-host result ranks only against N-host results), per-host rows in MetricTable::host_cells, and
+/// after the test's tables one unranked `lab_convention` table per lab-convention metric.
 Report build_report(Dataset data, const ReportOptions& opt = {});
 
 std::string to_csv(const Report& r);
 std::string to_markdown(const Report& r);
 
 struct ChartOptions {
-  std::filesystem::path dir;      ///< where NAME.svg, NAME.png and NAME.gp are written
+  std::filesystem::path dir;        ///< where NAME.svg, NAME.png and NAME.gp are written
   std::string gnuplot = "gnuplot";  ///< program (PATH search)
 };
 /// One drawn chart.
 struct Chart {
-  std::string test;     ///< the test key whose section shows it
-  std::string name;     ///< file stem
+  std::string test;  ///< the test key whose section shows it
+  std::string name;  ///< file stem
   std::string title;
-  std::string svg;      ///< SVG markup, ready to inline (XML prolog removed)
+  std::string svg;  ///< SVG markup, ready to inline (XML prolog removed)
 };
 /// Draws every chart (latency-vs-IOPS curves, bars, time series; per multi-host result, the first
 /// interval value (tps, iops, eps) of each host over time, `<test>_hosts_<drive>_<n>`) with gnuplot. Throws

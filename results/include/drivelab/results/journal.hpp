@@ -78,7 +78,7 @@ class Journal {
   UniqueFd fd_;
   UniqueFd reserve_fd_;  ///< the reserve, flock'ed while held (remove_stale_reserves)
   std::unique_ptr<std::mutex> mu_ = std::make_unique<std::mutex>();  // unique_ptr: stays movable
-  bool torn_ = false;  ///< the last append failed after writing part of its line
+  bool torn_ = false;      ///< the last append failed after writing part of its line
   bool reserved_ = false;  ///< reserve_path() exists and is ours
   std::string failure_;
   bool kept_after_failure_ = false;

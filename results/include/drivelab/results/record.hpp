@@ -35,10 +35,10 @@ inline constexpr std::string_view kSchema = "drivelab.run/1";
 ///  - skipped:     not run (an earlier test failed or the run was interrupted before it).
 enum class Status { running, complete, interrupted, failed, skipped };
 inline constexpr EnumNames<Status, 5> kStatusNames{{{"running", Status::running},
-                                                      {"complete", Status::complete},
-                                                      {"interrupted", Status::interrupted},
-                                                      {"failed", Status::failed},
-                                                      {"skipped", Status::skipped}}};
+                                                    {"complete", Status::complete},
+                                                    {"interrupted", Status::interrupted},
+                                                    {"failed", Status::failed},
+                                                    {"skipped", Status::skipped}}};
 inline std::string_view to_string(Status s) noexcept { return name_of(kStatusNames, s); }
 /// Throws std::invalid_argument for an unknown word.
 Status status_from_string(std::string_view s);
@@ -59,7 +59,7 @@ struct Metric {
   std::string name;
   double value = 0;
   std::string unit;
-  std::string description;  ///< one line: what it measures; may be empty
+  std::string description;                        ///< one line: what it measures; may be empty
   std::optional<MetricSource> of = std::nullopt;  ///< provenance; written as `of` only when set
 };
 
@@ -101,8 +101,8 @@ struct TestRecord {
   /// Multi-host runs only (empty, and not written, on one host): {"prepare": ns, "warmup": ns,
   /// "run": ns}, this host's CLOCK_REALTIME (unix ns) at the release of the barrier before the phase.
   Json barriers = Json::object();
-  std::vector<Metric> metrics;       ///< headline metrics
-  std::vector<MetricGroup> groups;   ///< breakdowns (per transaction type, per operation)
+  std::vector<Metric> metrics;                         ///< headline metrics
+  std::vector<MetricGroup> groups;                     ///< breakdowns (per transaction type, per operation)
   std::map<std::string, LatencyHistogram> histograms;  ///< name -> histogram (ns)
   std::vector<Interval> intervals;
   std::vector<Check> checks;
@@ -114,14 +114,14 @@ struct TestRecord {
 
 struct RunRecord {
   std::string schema{kSchema};
-  std::string run_id;       ///< "20261129T195344Z-1a2b3c" (UTC start + random suffix)
-  Json tool;                ///< {name, version, git_describe, build_type, compiler, sanitizers}
-  Json host;                ///< see identity.hpp
-  Json target;              ///< see identity.hpp
-  std::string protocol;     ///< protocol name
+  std::string run_id;    ///< "20261129T195344Z-1a2b3c" (UTC start + random suffix)
+  Json tool;             ///< {name, version, git_describe, build_type, compiler, sanitizers}
+  Json host;             ///< see identity.hpp
+  Json target;           ///< see identity.hpp
+  std::string protocol;  ///< protocol name
   std::string protocol_file;
   std::vector<std::string> command_line;
-  Json config;              ///< effective protocol after defaults and --set overrides
+  Json config;  ///< effective protocol after defaults and --set overrides
   std::uint64_t seed = 0;
   std::string started_at;
   std::string finished_at;

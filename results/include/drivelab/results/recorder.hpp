@@ -64,8 +64,8 @@ class TestRecorder {
   }
 
  private:
-  std::mutex mu_;            ///< guards record_
-  std::mutex listener_mu_;   ///< keeps listener calls in order; taken before mu_, never after
+  std::mutex mu_;           ///< guards record_
+  std::mutex listener_mu_;  ///< keeps listener calls in order; taken before mu_, never after
   TestRecord& record_;
   Listener* listener_;
 };

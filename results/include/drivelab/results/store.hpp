@@ -32,12 +32,13 @@ inline constexpr int kStoreVersion = 1;
 /// One `--where KEY=VALUE` of `drivelab report --db`. Filters of the same key are alternatives
 /// (OR), of different keys all apply (AND). Values are bound as SQL parameters, never spliced.
 struct RunFilter {
-  std::string key;    ///< one of kRunFilterKeys
+  std::string key;  ///< one of kRunFilterKeys
   std::string value;
 };
 /// The keys --where accepts: run, status, protocol, host, model, serial, since, until (the
 /// run's), kind, test (a test's: the run is kept with only its tests that match).
-inline constexpr std::string_view kRunFilterKeys = "run, status, protocol, host, model, serial, since, until, kind, test";
+inline constexpr std::string_view kRunFilterKeys =
+    "run, status, protocol, host, model, serial, since, until, kind, test";
 /// Parses "KEY=VALUE". Throws ConfigError naming the text and the valid keys for an unknown key
 /// or a missing '='; `since`/`until` must be a date `YYYY-MM-DD` or a UTC time
 /// `YYYY-MM-DDTHH:MM[:SS[.mmm]]Z`-like prefix of one; `status` a status word.
@@ -53,9 +54,9 @@ struct StoredRun {
 /// What one import did.
 struct ImportOutcome {
   std::string run_id;
-  bool stored = false;          ///< false: the run id was already in the store (nothing changed)
-  std::string stored_source;    ///< when already stored: the file it was imported from
-  bool same_content = true;     ///< when already stored: whether the stored JSON is this file's JSON
+  bool stored = false;        ///< false: the run id was already in the store (nothing changed)
+  std::string stored_source;  ///< when already stored: the file it was imported from
+  bool same_content = true;   ///< when already stored: whether the stored JSON is this file's JSON
 };
 
 /// An open store. Not thread-safe.

@@ -57,8 +57,7 @@ std::string unit_label(std::string_view unit, std::string_view name = {});
 
 /// "[  10s ] oltp  tps 123.4  lat_avg_ms 8.12  lat_p99_ms 20.3" — the first `max_values` values
 /// of the interval, numbers as format_number (sysbench's --report-interval line is the model).
-std::string format_interval_line(const std::string& test_name, const Interval& interval,
-                                 std::size_t max_values = 6);
+std::string format_interval_line(const std::string& test_name, const Interval& interval, std::size_t max_values = 6);
 
 /// A fixed-width table: a header (run id, protocol, status, target), one row per test with kind,
 /// status and its first 5 headline metrics, each as format_quantity with the metric's name before

@@ -37,7 +37,8 @@ struct Validation {
 /// the built-in schema; otherwise that file (it must have the same `$defs` for journals and
 /// CSVs). Runs `python3` (PATH) once for all files, with `timeout`. Throws EnvironmentError when
 /// python3 cannot be found or started.
-Validation validate_files(const std::vector<std::filesystem::path>& files, const std::filesystem::path& schema_file = {},
+Validation validate_files(const std::vector<std::filesystem::path>& files,
+                          const std::filesystem::path& schema_file = {},
                           std::chrono::milliseconds timeout = std::chrono::minutes(30));
 
 /// The environment variable of keep_copy_for_validation: a directory.

@@ -45,7 +45,7 @@ enum class PhaseState : int {
 /// that brought it (MPI_MAXLOC semantics), and this host's CLOCK_REALTIME at the release.
 struct PhaseVote {
   PhaseState state = PhaseState::ready;
-  int rank = 0;                   ///< the lowest rank with `state`
+  int rank = 0;  ///< the lowest rank with `state`
   std::int64_t released_unix_ns = 0;
 };
 
@@ -90,9 +90,9 @@ class Cohort {
 
 /// This process's place in a job, as the launcher's environment says (read before MPI_Init, so
 /// that --target /mnt/t/{rank} can be checked by the command line): OMPI_COMM_WORLD_RANK/SIZE
-/// (Open MPI's mpirun), PMI_RANK/PMI_SIZE (MPICH, Slurm's PMI-2), SLURM_PROCID/SLURM_NTASKS (srun). nullopt when started without a launcher:
-/// `drivelab run` is then exactly the single-host run. (Here, not in cohort/, so that a build
-/// without MPI still notices a launcher and refuses to run N unrelated single-host runs.)
+/// (Open MPI's mpirun), PMI_RANK/PMI_SIZE (MPICH, Slurm's PMI-2), SLURM_PROCID/SLURM_NTASKS (srun). nullopt when
+/// started without a launcher: `drivelab run` is then exactly the single-host run. (Here, not in cohort/, so that a
+/// build without MPI still notices a launcher and refuses to run N unrelated single-host runs.)
 struct Launch {
   int rank = 0;
   int size = 1;

@@ -43,9 +43,9 @@ namespace drivelab::runner {
 inline constexpr std::uint64_t kMaxIntervals = 1'000'000;
 
 struct TestSettings {
-  std::string name;   ///< unique within the protocol; used in file names and reports
-  std::string kind;   ///< the EmulatorType::kind
-  std::chrono::nanoseconds warmup{0};                   ///< `warmup:` (not measured)
+  std::string name;                    ///< unique within the protocol; used in file names and reports
+  std::string kind;                    ///< the EmulatorType::kind
+  std::chrono::nanoseconds warmup{0};  ///< `warmup:` (not measured)
   std::chrono::nanoseconds duration{std::chrono::seconds(60)};  ///< `duration:` measured phase
   std::chrono::nanoseconds interval{std::chrono::seconds(5)};   ///< `interval:` reporting period
 };
@@ -53,9 +53,9 @@ struct TestSettings {
 /// A block device given as the target (`--target /dev/sdX`), after the runner's checks
 /// (io/target_safety.hpp, docs/targets.md).
 struct TargetDevice {
-  std::filesystem::path path;        ///< the device as given
-  std::string name;                  ///< kernel name ("sdb", "loop3")
-  std::string identity;              ///< serial number (loop: backing file), as destroy_data_on names it
+  std::filesystem::path path;  ///< the device as given
+  std::string name;            ///< kernel name ("sdb", "loop3")
+  std::string identity;        ///< serial number (loop: backing file), as destroy_data_on names it
   std::uint64_t capacity_bytes = 0;
   std::uint32_t logical_block_bytes = 512;
   /// The run may write to it: no hazard was found, or the device was named by destroy_data_on.
@@ -74,13 +74,13 @@ enum class DeviceAccess {
 
 /// Everything an emulator may use while it runs.
 struct TestContext {
-  std::filesystem::path target_dir;  ///< the drive under test; create files only inside it,
-                                     ///< named "drivelab-<test name>..." so users can spot them.
-                                     ///< For a block-device target: the device path, so that
-                                     ///< io::TargetFile::open({.dir = target_dir, ...}) opens it.
+  std::filesystem::path target_dir;    ///< the drive under test; create files only inside it,
+                                       ///< named "drivelab-<test name>..." so users can spot them.
+                                       ///< For a block-device target: the device path, so that
+                                       ///< io::TargetFile::open({.dir = target_dir, ...}) opens it.
   std::optional<TargetDevice> device;  ///< set when the target is a block device
   std::string run_id;
-  std::uint64_t seed = 0;            ///< this test's seed (derived from the run seed and index)
+  std::uint64_t seed = 0;  ///< this test's seed (derived from the run seed and index)
   TestSettings settings;
   const StopFlag* stop = nullptr;
   results::TestRecorder* recorder = nullptr;
@@ -139,13 +139,12 @@ class Emulator {
 
 /// One kind of test a protocol can name (`kind: tpcc`).
 struct EmulatorType {
-  std::string kind;      ///< also the name of the test's configuration section (`tpcc:`)
-  std::string summary;   ///< one line for `drivelab list` / --help
+  std::string kind;     ///< also the name of the test's configuration section (`tpcc:`)
+  std::string summary;  ///< one line for `drivelab list` / --help
   /// Decodes the `<kind>:` section (an undefined Node when absent: all defaults) into a ready
   /// Emulator. Problems go to section.diagnostics() (decoders keep going to report them all);
   /// may return nullptr only if diagnostics were recorded.
-  std::function<std::unique_ptr<Emulator>(const config::Node& section, const TestSettings& settings)>
-      decode;
+  std::function<std::unique_ptr<Emulator>(const config::Node& section, const TestSettings& settings)> decode;
 };
 
 class Registry {

@@ -38,8 +38,8 @@ struct HostEntry {
   std::string out;          ///< "" = not given
   /// `set:` as --set assignments ("tests[0].duration=30m"), values in YAML flow form.
   std::vector<std::string> set;
-  std::string key_path;     ///< "hosts[2]", for messages
-  config::Location where;   ///< the entry's place in the protocol file
+  std::string key_path;    ///< "hosts[2]", for messages
+  config::Location where;  ///< the entry's place in the protocol file
   /// "rank 0" or "host vm1".
   std::string describe() const;
 };

@@ -49,7 +49,6 @@ struct Protocol {
 
 /// Decodes a loaded document. Problems go to `diags`; the returned Protocol is only meaningful
 /// when diags is empty afterwards.
-Protocol decode_protocol(const config::Document& doc, const Registry& registry,
-                         config::Diagnostics& diags);
+Protocol decode_protocol(const config::Document& doc, const Registry& registry, config::Diagnostics& diags);
 
 }  // namespace drivelab::runner

@@ -34,9 +34,9 @@ struct RunOptions {
   std::string destroy_data_on;
   std::filesystem::path out_dir = "drivelab-results";
   std::vector<std::string> command_line;
-  std::ostream* out = nullptr;     ///< progress and summary (nullptr: std::cout)
-  bool live_line = false;          ///< true on a terminal: rewrite one status line (\r)
-  bool quiet = false;              ///< no interval lines (summary still printed)
+  std::ostream* out = nullptr;  ///< progress and summary (nullptr: std::cout)
+  bool live_line = false;       ///< true on a terminal: rewrite one status line (\r)
+  bool quiet = false;           ///< no interval lines (summary still printed)
   /// The ranks of a multi-host run (docs/multihost.md), nullptr on one host. With a cohort:
   /// every rank's run_id is "<job_id>-r<rank>" (job_id: rank 0's run id, broadcast), the record
   /// carries `cohort`, each test passes a phase barrier before prepare, warm-up and the measured

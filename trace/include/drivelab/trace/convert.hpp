@@ -22,9 +22,9 @@ struct FioIologOptions {
 
 /// What a conversion wrote.
 struct ConvertSummary {
-  std::uint64_t ios_written = 0;       ///< read/write/trim/sync lines
-  std::uint64_t skipped_empty = 0;     ///< zero-length reads and writes (fio rejects them)
-  std::uint64_t devices = 0;           ///< trace devices seen
+  std::uint64_t ios_written = 0;    ///< read/write/trim/sync lines
+  std::uint64_t skipped_empty = 0;  ///< zero-length reads and writes (fio rejects them)
+  std::uint64_t devices = 0;        ///< trace devices seen
 };
 
 /// Writes `source` as "fio version 3 iolog". Timestamps are whole µs since the first request
@@ -33,8 +33,9 @@ struct ConvertSummary {
 /// one (unsorted traces) are written at 1 µs; fio issues them without waiting. Each device gets
 /// `add` and `open` (at that request's time) before its first request and `close` at the end; flush becomes `sync`,
 /// discard `trim`, a request's preflush (TraceIo::kPreflush) a `sync` just before it; FUA has no
-/// fio iolog action and is dropped. Times are the source's as read: its clock unit (time_unit) applies. Throws EnvironmentError if `file` cannot be written, TraceFormatError from the
-/// source, ConfigError if a file name has whitespace.
+/// fio iolog action and is dropped. Times are the source's as read: its clock unit (time_unit) applies. Throws
+/// EnvironmentError if `file` cannot be written, TraceFormatError from the source, ConfigError if a file name has
+/// whitespace.
 ConvertSummary write_fio_iolog_v3(TraceSource& source, const std::filesystem::path& file,
                                   const FioIologOptions& options = {});
 

@@ -35,23 +35,23 @@ struct TraceStats {
   /// Size histogram: bucket i counts sizes in (2^(i-1), 2^i] bytes, bucket 0 counts size 0 and 1.
   static constexpr std::size_t kSizeBuckets = 33;
 
-  std::string source;                      ///< TraceSource::describe()
-  std::int64_t tick_ns = 0;                ///< TraceSource::tick_ns()
-  TraceClock clock;                        ///< TraceSource::clock(): the unit and where it came from
-  std::uint64_t ios = 0;                   ///< every request, all operations
-  std::uint64_t bytes = 0;                 ///< sum of size_bytes, all operations
-  std::array<OpTotals, 4> ops{};           ///< by TraceOp
-  std::uint64_t preflushes = 0;            ///< requests carrying TraceIo::kPreflush (a flush each)
-  std::uint64_t fua = 0;                   ///< requests carrying TraceIo::kFua
+  std::string source;                                        ///< TraceSource::describe()
+  std::int64_t tick_ns = 0;                                  ///< TraceSource::tick_ns()
+  TraceClock clock;                                          ///< TraceSource::clock(): the unit and where it came from
+  std::uint64_t ios = 0;                                     ///< every request, all operations
+  std::uint64_t bytes = 0;                                   ///< sum of size_bytes, all operations
+  std::array<OpTotals, 4> ops{};                             ///< by TraceOp
+  std::uint64_t preflushes = 0;                              ///< requests carrying TraceIo::kPreflush (a flush each)
+  std::uint64_t fua = 0;                                     ///< requests carrying TraceIo::kFua
   std::array<std::uint64_t, kSizeBuckets> size_histogram{};  ///< reads, writes and discards
-  std::int64_t first_time_ns = 0;          ///< earliest time_ns seen
-  std::int64_t last_time_ns = 0;           ///< latest time_ns seen
-  std::uint64_t out_of_order = 0;          ///< requests earlier than their predecessor
-  std::int64_t max_backward_ns = 0;        ///< the most one of them is earlier than its predecessor
-  std::int64_t rate_bucket_ns = 1'000'000'000;  ///< width of each iops_buckets entry
-  std::vector<std::uint64_t> iops_buckets;  ///< requests per bucket, from time 0
-  std::vector<DeviceStats> devices;         ///< by TraceIo::device
-  std::vector<std::string> warnings;        ///< plausibility_warnings(), set by compute_trace_stats
+  std::int64_t first_time_ns = 0;                            ///< earliest time_ns seen
+  std::int64_t last_time_ns = 0;                             ///< latest time_ns seen
+  std::uint64_t out_of_order = 0;                            ///< requests earlier than their predecessor
+  std::int64_t max_backward_ns = 0;                          ///< the most one of them is earlier than its predecessor
+  std::int64_t rate_bucket_ns = 1'000'000'000;               ///< width of each iops_buckets entry
+  std::vector<std::uint64_t> iops_buckets;                   ///< requests per bucket, from time 0
+  std::vector<DeviceStats> devices;                          ///< by TraceIo::device
+  std::vector<std::string> warnings;                         ///< plausibility_warnings(), set by compute_trace_stats
 
   /// last - first arrival, ns (0 for fewer than two requests).
   [[nodiscard]] std::int64_t duration_ns() const noexcept { return last_time_ns - first_time_ns; }

@@ -64,13 +64,13 @@ namespace drivelab::vdi {
 
 /// What a whole trace holds, from one streaming pass (summarize()).
 struct TraceSummary {
-  std::uint64_t ios = 0;             ///< every request, flush and discard included
+  std::uint64_t ios = 0;  ///< every request, flush and discard included
   std::uint64_t reads = 0;
   std::uint64_t writes = 0;
-  std::uint64_t other = 0;           ///< flush + discard requests
-  std::uint64_t flushes = 0;         ///< flush requests + the preflushes writes carry (trace::TraceStats::flushes)
-  std::uint64_t fua = 0;             ///< requests with TraceIo::kFua
-  std::uint64_t discards = 0;        ///< discard requests
+  std::uint64_t other = 0;     ///< flush + discard requests
+  std::uint64_t flushes = 0;   ///< flush requests + the preflushes writes carry (trace::TraceStats::flushes)
+  std::uint64_t fua = 0;       ///< requests with TraceIo::kFua
+  std::uint64_t discards = 0;  ///< discard requests
   std::uint64_t read_bytes = 0;
   std::uint64_t write_bytes = 0;
   std::int64_t first_ns = 0;         ///< time of the first request
@@ -106,7 +106,8 @@ struct ReplayTarget {
 
 /// What the replay does with a trace's flushes (flush requests, preflushes, FUA) or discards.
 enum class TraceAction { replay, skip };
-inline constexpr EnumNames<TraceAction, 2> kTraceActionNames{{{"replay", TraceAction::replay}, {"skip", TraceAction::skip}}};
+inline constexpr EnumNames<TraceAction, 2> kTraceActionNames{
+    {{"replay", TraceAction::replay}, {"skip", TraceAction::skip}}};
 
 /// A replay whose lateness p99 (submission minus intended start) exceeds this did not follow the
 /// trace's schedule: the kinds warn (docs/vdi.md "Replay"). 1 ms: ten times the 100 µs the
@@ -114,16 +115,16 @@ inline constexpr EnumNames<TraceAction, 2> kTraceActionNames{{{"replay", TraceAc
 inline constexpr std::int64_t kLatenessBoundNs = 1'000'000;
 
 struct ReplayOptions {
-  std::string engine = "io_uring";        ///< io::make_engine name
-  std::uint32_t queue_depth = 32;         ///< slots (outstanding I/Os), 1..65536
-  double time_scale = 1.0;                ///< multiplies trace times (> 0)
-  bool no_stall = false;                  ///< issue as fast as the slots allow, in order
-  std::uint32_t align_bytes = 4096;       ///< offsets and lengths aligned to this (power of two >= 512)
-  std::uint64_t offset_shift_bytes = 0;   ///< added to every trace offset before folding
-  bool verify = false;                    ///< headers on writes, checked on reads
-  std::uint64_t seed = 1;                 ///< in the verify headers and the write data
-  std::int64_t max_duration_ns = 0;       ///< stop issuing after this long; 0 = the whole trace
-  std::int64_t interval_ns = 1'000'000'000;  ///< period of replay()'s on_interval calls
+  std::string engine = "io_uring";            ///< io::make_engine name
+  std::uint32_t queue_depth = 32;             ///< slots (outstanding I/Os), 1..65536
+  double time_scale = 1.0;                    ///< multiplies trace times (> 0)
+  bool no_stall = false;                      ///< issue as fast as the slots allow, in order
+  std::uint32_t align_bytes = 4096;           ///< offsets and lengths aligned to this (power of two >= 512)
+  std::uint64_t offset_shift_bytes = 0;       ///< added to every trace offset before folding
+  bool verify = false;                        ///< headers on writes, checked on reads
+  std::uint64_t seed = 1;                     ///< in the verify headers and the write data
+  std::int64_t max_duration_ns = 0;           ///< stop issuing after this long; 0 = the whole trace
+  std::int64_t interval_ns = 1'000'000'000;   ///< period of replay()'s on_interval calls
   TraceAction flushes = TraceAction::replay;  ///< flush requests, preflushes, FUA (see above)
   TraceAction discards = TraceAction::replay;
 };
@@ -134,34 +135,34 @@ struct ReplayOptions {
 struct ReplaySample : OpenLoopSample {
   std::uint64_t read_bytes = 0;
   std::uint64_t write_bytes = 0;
-  std::uint64_t errors = 0;   ///< negative or short results
+  std::uint64_t errors = 0;  ///< negative or short results
   void clear();
   void merge(const ReplaySample& other);
 };
 
 struct ReplayResult {
   ReplaySample total;
-  std::uint64_t issued = 0;           ///< I/Os handed to the engine (reads + writes)
-  std::uint64_t flushes_replayed = 0; ///< flush requests and preflushes done as fdatasync
+  std::uint64_t issued = 0;            ///< I/Os handed to the engine (reads + writes)
+  std::uint64_t flushes_replayed = 0;  ///< flush requests and preflushes done as fdatasync
   std::uint64_t flushes_skipped = 0;
-  std::uint64_t fua_replayed = 0;     ///< FUA writes followed by an fdatasync
+  std::uint64_t fua_replayed = 0;  ///< FUA writes followed by an fdatasync
   std::uint64_t fua_skipped = 0;
   std::uint64_t discards_replayed = 0;  ///< discards punched as holes
   std::uint64_t discards_skipped = 0;   ///< `discards: skip`, or the filesystem cannot (discard_note)
-  std::string discard_note;           ///< why discards were skipped when asked to replay them
-  std::uint64_t trace_read_bytes = 0; ///< bytes of the replayed requests as the trace gives them
+  std::string discard_note;             ///< why discards were skipped when asked to replay them
+  std::uint64_t trace_read_bytes = 0;   ///< bytes of the replayed requests as the trace gives them
   std::uint64_t trace_write_bytes = 0;
-  std::uint64_t rounded_ios = 0;      ///< I/Os whose offset or length was changed by align_bytes
-  std::uint64_t overflow_ios = 0;     ///< I/Os that found every slot busy at their intended start
-  std::uint64_t max_backlog = 0;      ///< most requests due (intended start passed) but not issued at once; 0 for no_stall
-  double mean_backlog = 0;            ///< time average of that count over the replay (sum of lateness / span)
+  std::uint64_t rounded_ios = 0;   ///< I/Os whose offset or length was changed by align_bytes
+  std::uint64_t overflow_ios = 0;  ///< I/Os that found every slot busy at their intended start
+  std::uint64_t max_backlog = 0;   ///< most requests due (intended start passed) but not issued at once; 0 for no_stall
+  double mean_backlog = 0;         ///< time average of that count over the replay (sum of lateness / span)
   std::uint64_t verify_checked_units = 0;
   std::uint64_t verify_mismatches = 0;
   std::vector<std::string> verify_errors;  ///< the first few mismatches
-  double time_scale = 1.0;            ///< as used
-  double elapsed_s = 0;               ///< first submission to last completion
-  bool complete = true;               ///< false: stopped (stop request or max_duration) before the end
-  std::string first_error;            ///< the storage failure that ended the replay (see above); empty: none
+  double time_scale = 1.0;                 ///< as used
+  double elapsed_s = 0;                    ///< first submission to last completion
+  bool complete = true;                    ///< false: stopped (stop request or max_duration) before the end
+  std::string first_error;                 ///< the storage failure that ended the replay (see above); empty: none
   double iops() const noexcept { return elapsed_s > 0 ? static_cast<double>(total.ios) / elapsed_s : 0.0; }
 };
 

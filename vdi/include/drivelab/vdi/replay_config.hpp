@@ -76,30 +76,30 @@ struct ReplaySettings {
   bool direct = true;
   bool keep_file = true;
   double time_scale = 1.0;
-  double target_iops = 0;             ///< > 0: fit the time scale to this rate
+  double target_iops = 0;  ///< > 0: fit the time scale to this rate
   bool no_stall = false;
-  std::uint32_t align_bytes = 0;      ///< 0 = auto
+  std::uint32_t align_bytes = 0;  ///< 0 = auto
   std::uint64_t offset_shift_bytes = 0;
   bool verify = false;
-  std::vector<double> curve;          ///< empty: one replay
+  std::vector<double> curve;  ///< empty: one replay
   CurveOf curve_of = CurveOf::max;
   TraceAction flushes = TraceAction::replay;   ///< `flushes: replay|skip` (replay.hpp "Operations")
   TraceAction discards = TraceAction::replay;  ///< `discards: replay|skip`
 };
 
 struct ReplayConfig {
-  std::string trace;                  ///< the trace path as written
-  std::filesystem::path trace_path;   ///< resolved (absolute; see the rule above)
-  std::string format = "auto";        ///< trace/readers.hpp names
+  std::string trace;                                                ///< the trace path as written
+  std::filesystem::path trace_path;                                 ///< resolved (absolute; see the rule above)
+  std::string format = "auto";                                      ///< trace/readers.hpp names
   trace::TraceFormat trace_format = trace::TraceFormat::automatic;  ///< `format` parsed
-  std::string time_unit;              ///< as written; empty: the format's own
+  std::string time_unit;                                            ///< as written; empty: the format's own
   trace::TraceReadOptions read_options;  ///< `time_unit` parsed; what the replay opens the trace with
   ReplaySettings replay;
 };
 
 struct VdiConfig {
   VdiModelParams model;
-  bool seed_given = false;            ///< false: the test's seed is used
+  bool seed_given = false;  ///< false: the test's seed is used
   ReplaySettings replay;
 };
 

@@ -40,9 +40,8 @@ struct TraceSummary;  // replay.hpp
 
 enum class VdiPhase { boot, initial_login, monday_login };
 enum class CloneKind { full, linked };
-inline constexpr EnumNames<VdiPhase, 3> kVdiPhaseNames{{{"boot", VdiPhase::boot},
-                                                          {"initial_login", VdiPhase::initial_login},
-                                                          {"monday_login", VdiPhase::monday_login}}};
+inline constexpr EnumNames<VdiPhase, 3> kVdiPhaseNames{
+    {{"boot", VdiPhase::boot}, {"initial_login", VdiPhase::initial_login}, {"monday_login", VdiPhase::monday_login}}};
 inline constexpr EnumNames<CloneKind, 2> kCloneKindNames{{{"full", CloneKind::full}, {"linked", CloneKind::linked}}};
 inline std::string_view to_string(VdiPhase p) noexcept { return name_of(kVdiPhaseNames, p); }
 inline std::string_view to_string(CloneKind c) noexcept { return name_of(kCloneKindNames, c); }
@@ -55,9 +54,9 @@ struct SizeShare {
 
 /// The published characteristics of one phase for one clone kind (docs/vdi.md, with sources).
 struct PhaseProfile {
-  double read_pct = 0;            ///< % of requests that are reads
-  double iops_per_desktop = 0;    ///< requests per second of one desktop during the phase
-  double phase_s = 0;             ///< how long one desktop's phase lasts, s
+  double read_pct = 0;                 ///< % of requests that are reads
+  double iops_per_desktop = 0;         ///< requests per second of one desktop during the phase
+  double phase_s = 0;                  ///< how long one desktop's phase lasts, s
   std::vector<SizeShare> read_sizes;   ///< block-size mix of the reads, shares add up to 100
   std::vector<SizeShare> write_sizes;  ///< block-size mix of the writes, shares add up to 100
   /// Mean request size over reads and writes, bytes.
@@ -70,10 +69,10 @@ const PhaseProfile& phase_profile(VdiPhase phase, CloneKind clones) noexcept;
 struct VdiModelParams {
   VdiPhase phase = VdiPhase::boot;
   CloneKind clones = CloneKind::linked;
-  std::uint32_t desktops = 50;                      ///< 1..100000
+  std::uint32_t desktops = 50;                         ///< 1..100000
   std::uint64_t image_bytes = std::uint64_t{1} << 30;  ///< each desktop image / the replica; each delta disk
-  double stagger_s = 1.0;                           ///< start of desktop i = i x stagger_s
-  double phase_s = 0;                               ///< 0 = the profile's phase length (a short form sets it)
+  double stagger_s = 1.0;                              ///< start of desktop i = i x stagger_s
+  double phase_s = 0;                                  ///< 0 = the profile's phase length (a short form sets it)
   std::uint64_t seed = 1;
 };
 
@@ -103,7 +102,7 @@ class VdiModelSource final : public trace::TraceSource {
   struct Desktop {
     std::int64_t next_ns = 0;
     std::uint64_t done = 0;
-    double op_phase = 0;    // start of the desktop's low-discrepancy sequences, [0, 1)
+    double op_phase = 0;  // start of the desktop's low-discrepancy sequences, [0, 1)
     double size_phase = 0;
     Rng rng;
   };

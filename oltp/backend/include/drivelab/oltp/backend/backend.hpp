@@ -122,7 +122,6 @@ std::string_view to_string(SqlDialect d) noexcept;
 /// and, for every dialect, a message that is_storage_message() recognises.
 bool is_storage_error(SqlDialect d, std::string_view sqlstate, int native_code, std::string_view message) noexcept;
 
-
 /// The language of the server-side procedures TPC-C can call (tpcc_procedures.hpp).
 enum class ProcedureLanguage {
   none,     ///< no stored procedures (SQLite) or none written for it (T-SQL)
@@ -135,7 +134,7 @@ enum class ProcedureLanguage {
 /// renders exactly what the SQLite backend always ran. make_dialect() fills in the rest; each
 /// hook's rendering per dialect and its source are in docs/backend-odbc.md.
 struct Dialect {
-  std::string name;              ///< "sqlite", "postgres", "mysql", "sqlserver"
+  std::string name;  ///< "sqlite", "postgres", "mysql", "sqlserver"
   SqlDialect kind = SqlDialect::sqlite;
   /// Appended to a SELECT that reads rows it will update (" FOR UPDATE"); empty for SQLite
   /// (writers are serialised by BEGIN IMMEDIATE) and T-SQL (no FOR UPDATE outside cursors).
@@ -186,12 +185,12 @@ struct Dialect {
 
 /// A single-table SELECT for render_select(). Texts are SQL fragments with `?` placeholders.
 struct SelectSql {
-  std::string_view columns = {};      ///< "d_tax, d_next_o_id"
-  std::string_view table = {};        ///< "district"
-  std::string_view where = {};        ///< "d_w_id = ? AND d_id = ?" (required)
-  std::string_view order_by = {};     ///< "no_o_id" or empty
-  bool first_row_only = false;   ///< only the first row in ORDER BY order (TOP (1) / LIMIT 1)
-  bool lock_rows = false;        ///< the transaction will update the rows read (FOR UPDATE / UPDLOCK)
+  std::string_view columns = {};   ///< "d_tax, d_next_o_id"
+  std::string_view table = {};     ///< "district"
+  std::string_view where = {};     ///< "d_w_id = ? AND d_id = ?" (required)
+  std::string_view order_by = {};  ///< "no_o_id" or empty
+  bool first_row_only = false;     ///< only the first row in ORDER BY order (TOP (1) / LIMIT 1)
+  bool lock_rows = false;          ///< the transaction will update the rows read (FOR UPDATE / UPDLOCK)
 };
 
 /// "SELECT [TOP (1) ]<columns> FROM <table>[ WITH (UPDLOCK, ROWLOCK)] WHERE <where>
@@ -293,8 +292,7 @@ class Connection {
   /// Executes one or more statements without results (DDL, pragmas). Throws BackendError.
   virtual void execute_immediate(std::string_view sql) = 0;
   /// A bulk loader for `table` with `columns` in that order. Throws BackendError.
-  virtual std::unique_ptr<BulkLoader> bulk_loader(std::string_view table,
-                                                  const std::vector<std::string>& columns) = 0;
+  virtual std::unique_ptr<BulkLoader> bulk_loader(std::string_view table, const std::vector<std::string>& columns) = 0;
   /// While `flag` is set, waits inside the backend (lock waits) give up early with `retryable`,
   /// so a stop request is honoured within a fraction of a second. nullptr: never cancelled.
   virtual void set_cancel_flag(const std::atomic<bool>* flag) noexcept = 0;

@@ -41,18 +41,18 @@ struct Endpoint {
   std::string host;         ///< TCP host when no socket
   int port = 0;             ///< TCP port, or PostgreSQL's port number of the socket file (.s.PGSQL.<port>)
   std::string user;
-  std::string password;     ///< never recorded
+  std::string password;  ///< never recorded
 };
 
 /// Settings of a managed server.
 struct ManagedServerOptions {
   ServerKind kind = ServerKind::postgres;
-  std::filesystem::path data_dir;      ///< created by start(); must be inside the target directory
+  std::filesystem::path data_dir;           ///< created by start(); must be inside the target directory
   std::uint64_t buffer_bytes = 1ull << 30;  ///< shared_buffers / innodb_buffer_pool_size (already capped)
-  int max_connections = 200;           ///< server's max_connections (users + loaders + margin)
+  int max_connections = 200;                ///< server's max_connections (users + loaders + margin)
   /// Extra server parameters from the protocol (`settings:`), applied after the profile, recorded.
   std::map<std::string, std::string> settings;
-  bool keep = false;                   ///< leave the data directory after stop()
+  bool keep = false;  ///< leave the data directory after stop()
 };
 
 /// A database server process owned by drivelab for the duration of one test.

@@ -36,8 +36,8 @@ struct PreparedStatementLimits {
 
 struct ServerLimits {
   std::int64_t max_connections = 0;
-  std::int64_t reserved_connections = 0;  ///< PostgreSQL superuser_reserved_connections; else 0
-  std::int64_t sessions_open = 0;         ///< client sessions open, the reading one included
+  std::int64_t reserved_connections = 0;            ///< PostgreSQL superuser_reserved_connections; else 0
+  std::int64_t sessions_open = 0;                   ///< client sessions open, the reading one included
   std::optional<PreparedStatementLimits> prepared;  ///< MySQL/MariaDB only
   /// How a user raises max_connections on this server, for messages: " (SET GLOBAL
   /// max_connections = N)" or " (postgresql.conf, or server: {settings: ...} for a managed server)".

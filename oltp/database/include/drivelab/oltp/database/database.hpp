@@ -48,9 +48,9 @@ namespace drivelab::oltp {
 
 enum class BackendKind { sqlite, postgres, mysql, odbc };
 inline constexpr EnumNames<BackendKind, 4> kBackendKindNames{{{"sqlite", BackendKind::sqlite},
-                                                                {"postgres", BackendKind::postgres},
-                                                                {"mysql", BackendKind::mysql},
-                                                                {"odbc", BackendKind::odbc}}};
+                                                              {"postgres", BackendKind::postgres},
+                                                              {"mysql", BackendKind::mysql},
+                                                              {"odbc", BackendKind::odbc}}};
 inline std::string_view to_string(BackendKind k) noexcept { return name_of(kBackendKindNames, k); }
 /// What the backend of `kind` can do (its own <name>_capabilities()), known before anything is
 /// opened, so a workload can check its keys at decode time without testing backend names.
@@ -138,10 +138,10 @@ results::Json to_json(const FailureBound& b);
 
 /// What open_database needs to know about the test.
 struct OpenRequest {
-  std::filesystem::path target_dir;  ///< files and managed servers go here
-  std::string test_name;             ///< names the files: drivelab-<test>-<workload>.db / -postgres/
-  std::string workload;              ///< "tpcc", "sysbench"
-  int connections = 1;               ///< the most sessions the workload opens at once
+  std::filesystem::path target_dir;                 ///< files and managed servers go here
+  std::string test_name;                            ///< names the files: drivelab-<test>-<workload>.db / -postgres/
+  std::string workload;                             ///< "tpcc", "sysbench"
+  int connections = 1;                              ///< the most sessions the workload opens at once
   std::function<void(const std::string&)> message;  ///< progress lines
   std::function<void(const std::string&)> warning;  ///< warnings for the record
 };

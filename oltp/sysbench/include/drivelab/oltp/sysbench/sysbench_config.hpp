@@ -51,8 +51,8 @@ namespace drivelab::oltp::sysbench {
 /// The three sysbench scripts we reproduce (/usr/share/sysbench/oltp_*.lua).
 enum class Workload { oltp_read_write, oltp_read_only, oltp_write_only };
 inline constexpr EnumNames<Workload, 3> kWorkloadNames{{{"oltp_read_write", Workload::oltp_read_write},
-                                                          {"oltp_read_only", Workload::oltp_read_only},
-                                                          {"oltp_write_only", Workload::oltp_write_only}}};
+                                                        {"oltp_read_only", Workload::oltp_read_only},
+                                                        {"oltp_write_only", Workload::oltp_write_only}}};
 inline std::string_view to_string(Workload w) noexcept { return name_of(kWorkloadNames, w); }
 
 /// oltp_common.lua's per-transaction statement options and their defaults.

@@ -68,7 +68,7 @@ bool is_ignored_error(const DbStatus& status, const Dialect& dialect) noexcept;
 struct Counters {
   LatencyHistogram latency;  ///< per event (transaction), ns
   std::uint64_t events = 0;
-  QueryCounts queries;       ///< errors = ignored errors
+  QueryCounts queries;  ///< errors = ignored errors
   std::uint64_t reconnects = 0;
   void merge(const Counters& o);
 };
@@ -89,7 +89,7 @@ struct DriverTotals {
   std::vector<ThreadShare> threads;
   std::uint64_t in_doubt = 0;  ///< commits whose outcome was lost with the connection
   double measured_s = 0;
-  AttemptTotals attempts;      ///< event attempts (restarts included) and failed ones
+  AttemptTotals attempts;  ///< event attempts (restarts included) and failed ones
 };
 
 class Driver {

@@ -35,8 +35,8 @@ namespace drivelab::oltp::sysbench {
 /// for it); otherwise says that raising cannot help and names the largest thread count (at this
 /// table count) and table count (at this thread count) that fit under server_max. drivelab has no
 /// mode without server-side prepared statements (sysbench's --db-ps-mode=disable).
-std::optional<std::string> prepared_statement_problem(const SysbenchConfig& c, std::int64_t limit,
-                                                      std::int64_t in_use, std::int64_t server_max);
+std::optional<std::string> prepared_statement_problem(const SysbenchConfig& c, std::int64_t limit, std::int64_t in_use,
+                                                      std::int64_t server_max);
 
 /// Runs the checks above on a session of `backend`. Throws EnvironmentError with the message
 /// when the server cannot take the run; BackendError if the server cannot be queried at all.

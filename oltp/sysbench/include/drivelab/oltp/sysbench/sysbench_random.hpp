@@ -41,9 +41,9 @@ namespace drivelab::oltp::sysbench {
 enum class RandType { uniform, gaussian, special, pareto };
 /// sysbench's --rand-type words, in the order its help lists them (special is the default).
 inline constexpr EnumNames<RandType, 4> kRandTypeNames{{{"special", RandType::special},
-                                                          {"uniform", RandType::uniform},
-                                                          {"gaussian", RandType::gaussian},
-                                                          {"pareto", RandType::pareto}}};
+                                                        {"uniform", RandType::uniform},
+                                                        {"gaussian", RandType::gaussian},
+                                                        {"pareto", RandType::pareto}}};
 inline std::string_view to_string(RandType t) noexcept { return name_of(kRandTypeNames, t); }
 
 /// sysbench's random options with its defaults.
@@ -60,8 +60,7 @@ struct RandOptions {
 inline constexpr std::string_view kCTemplate =
     "###########-###########-###########-###########-###########-###########-###########-"
     "###########-###########-###########";
-inline constexpr std::string_view kPadTemplate =
-    "###########-###########-###########-###########-###########";
+inline constexpr std::string_view kPadTemplate = "###########-###########-###########-###########-###########";
 
 /// One thread's random numbers (not thread-safe; one per worker thread, as sysbench's TLS state).
 class SbRandom {

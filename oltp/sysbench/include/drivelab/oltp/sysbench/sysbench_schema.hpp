@@ -72,14 +72,13 @@ struct LoadStats {
 int load_threads_used(int threads, const Scale& scale, const Capabilities& capabilities) noexcept;
 
 /// Creates and fills sbtest1..tables in an empty database, then the k indexes, drivelab_meta and
-/// Backend::finish_load(). Tables are loaded in parallel by load_threads_used() loader threads, each on its own Backend::connect_for_load()
-/// session (sysbench's parallel prepare: thread i loads tables i+1, i+1+threads, ...), through
-/// the backend's BulkLoader in transactions of 50,000 rows. Table t draws from rng.split(t), so
-/// the content does not depend on the number of loader threads. `stop` is polled every 50,000
-/// rows. Throws BackendError / EnvironmentError.
-LoadStats load_tables(Backend& backend, const Scale& scale, const RandOptions& rand, const Rng& rng,
-                      int threads, const std::function<void(const LoadProgress&)>& progress,
-                      const std::function<bool()>& stop);
+/// Backend::finish_load(). Tables are loaded in parallel by load_threads_used() loader threads, each on its own
+/// Backend::connect_for_load() session (sysbench's parallel prepare: thread i loads tables i+1, i+1+threads, ...),
+/// through the backend's BulkLoader in transactions of 50,000 rows. Table t draws from rng.split(t), so the content
+/// does not depend on the number of loader threads. `stop` is polled every 50,000 rows. Throws BackendError /
+/// EnvironmentError.
+LoadStats load_tables(Backend& backend, const Scale& scale, const RandOptions& rand, const Rng& rng, int threads,
+                      const std::function<void(const LoadProgress&)>& progress, const std::function<bool()>& stop);
 
 /// Whether the tables in the database can be reused for `scale`: nullopt if yes, else the reason.
 /// With drivelab_meta: it must say workload=sysbench, complete, same tables and table_size.

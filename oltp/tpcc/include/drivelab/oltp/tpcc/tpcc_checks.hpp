@@ -53,8 +53,8 @@ enum class CheckStatus {
 std::string_view to_string(CheckStatus s) noexcept;
 
 struct ConsistencyCheck {
-  std::string name;    ///< "consistency_1" .. "consistency_12"
-  int condition = 0;   ///< 1..12: clause 3.3.2.<condition>
+  std::string name;   ///< "consistency_1" .. "consistency_12"
+  int condition = 0;  ///< 1..12: clause 3.3.2.<condition>
   CheckStatus status = CheckStatus::failed;
   bool passed = false;  ///< status == passed
   std::string detail;   ///< what was compared; the offenders when failed; the reason when not run

@@ -61,10 +61,10 @@
 ///   scale_items:   100000                 TESTING ONLY, NOT TPC-C: rows of ITEM and STOCK per
 ///                                         warehouse; anything but 100000 is flagged in the record
 ///
-/// Errors, each at its key: all_warehouses without profile: hammerdb; a key that does not apply to the chosen mode (connections with
-/// dedicated terminals, login_rate with pooled ones, think_scale without think: tpcc, rate with
-/// think: tpcc or dedicated terminals, transactions: procedures with sqlite or odbc), connections above users in a closed loop, load_threads
-/// other than 1 with SQLite, and the database keys' own errors (database.hpp).
+/// Errors, each at its key: all_warehouses without profile: hammerdb; a key that does not apply to the chosen mode
+/// (connections with dedicated terminals, login_rate with pooled ones, think_scale without think: tpcc, rate with
+/// think: tpcc or dedicated terminals, transactions: procedures with sqlite or odbc), connections above users in a
+/// closed loop, load_threads other than 1 with SQLite, and the database keys' own errors (database.hpp).
 #include <chrono>
 #include <cstdint>
 #include <memory>
@@ -84,10 +84,10 @@ struct TpccConfig {
   int users = 0;  ///< resolved by decode (10 x warehouses when absent)
   ThinkMode think = ThinkMode::none;
   Profile profile = Profile::tpcc;
-  bool all_warehouses = false;  ///< profile: hammerdb only
+  bool all_warehouses = false;                       ///< profile: hammerdb only
   TerminalMode terminals = TerminalMode::dedicated;  ///< resolved by decode
-  int connections = 0;         ///< resolved by decode (pooled: pool size; dedicated: users)
-  double rate_per_s = 0;       ///< 0 = closed loop
+  int connections = 0;                               ///< resolved by decode (pooled: pool size; dedicated: users)
+  double rate_per_s = 0;                             ///< 0 = closed loop
   double login_rate_per_s = 50;
   double think_scale = 1.0;
   TxProtocol transactions = TxProtocol::statements;  ///< resolved by decode
@@ -96,7 +96,7 @@ struct TpccConfig {
   bool reuse = false;
   bool keep_database = false;
   bool shared_database = false;  ///< several ranks on one server (above)
-  int load_threads = 0;        ///< resolved by decode
+  int load_threads = 0;          ///< resolved by decode
   int scale_items = kItems;
 };
 

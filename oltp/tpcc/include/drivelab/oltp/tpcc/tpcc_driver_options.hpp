@@ -34,7 +34,7 @@ inline std::string_view to_string(TerminalMode m) noexcept { return name_of(kTer
 struct DriverOptions {
   Scale scale;
   CConstants c_run;
-  int users = 10;                         ///< terminals (>= 1)
+  int users = 10;  ///< terminals (>= 1)
   ThinkMode think = ThinkMode::none;
   TerminalMode terminals = TerminalMode::dedicated;
   /// Pooled / open loop: worker threads = Connections (>= 1). Dedicated: ignored (= users).
@@ -79,10 +79,10 @@ struct TypeStats {
   LatencyHistogram queue_wait;     ///< ns, start - submit (same transactions)
   LatencyHistogram service_time;   ///< ns, end - start (same transactions)
   std::uint64_t commits = 0;
-  std::uint64_t rollbacks = 0;     ///< New-Order's 1% business rollbacks (clause 2.4.1.4)
-  std::uint64_t retries = 0;       ///< reruns after a retryable failure
-  std::uint64_t errors = 0;        ///< in-doubt, fatal, or retries exhausted
-  std::uint64_t reconnects = 0;    ///< sessions reopened while running this type
+  std::uint64_t rollbacks = 0;   ///< New-Order's 1% business rollbacks (clause 2.4.1.4)
+  std::uint64_t retries = 0;     ///< reruns after a retryable failure
+  std::uint64_t errors = 0;      ///< in-doubt, fatal, or retries exhausted
+  std::uint64_t reconnects = 0;  ///< sessions reopened while running this type
   void merge(const TypeStats& o);
 };
 
@@ -91,15 +91,15 @@ struct DriverTotals {
   std::array<TypeStats, kTxTypes> by_type;
   std::uint64_t in_doubt = 0;
   std::uint64_t delivery_skipped_districts = 0;
-  LatencyHistogram timer_lateness;        ///< ns; empty without timers (think: none, closed loop)
+  LatencyHistogram timer_lateness;  ///< ns; empty without timers (think: none, closed loop)
   double measured_s = 0;
-  double pool_utilisation = 0;            ///< busy worker time / (workers x measured time), 0..1
-  double queue_length_avg = 0;            ///< time-weighted mean of queued transactions
+  double pool_utilisation = 0;  ///< busy worker time / (workers x measured time), 0..1
+  double queue_length_avg = 0;  ///< time-weighted mean of queued transactions
   std::uint64_t queue_length_max = 0;
-  std::uint64_t arrivals = 0;             ///< open loop: arrivals in the measured phase
-  std::uint64_t arrivals_dropped = 0;     ///< open loop: arrivals dropped (queue full)
-  int workers = 0;                        ///< connections executing transactions
-  int users_logged_in = 0;                ///< dedicated: users connected at begin_measurement
+  std::uint64_t arrivals = 0;          ///< open loop: arrivals in the measured phase
+  std::uint64_t arrivals_dropped = 0;  ///< open loop: arrivals dropped (queue full)
+  int workers = 0;                     ///< connections executing transactions
+  int users_logged_in = 0;             ///< dedicated: users connected at begin_measurement
   /// Pooled: how the timer thread is scheduled (tpcc_driver.hpp, "Timer lateness"): SCHED_FIFO
   /// where allowed (fifo true, nice unused), else SCHED_OTHER at nice -10 where allowed (else 0)
   /// with a 100 us time slice where the kernel takes one (Linux >= 6.12; 0 = the kernel's default).

@@ -36,10 +36,10 @@ std::optional<GrowthBackend> growth_backend(const DatabaseConfig& config) noexce
 
 /// Measured growth of one backend per committed New-Order (the run's whole mix around it).
 struct GrowthConstants {
-  double table_bytes_per_new_order = 0;  ///< tables + indexes (+ InnoDB undo), bytes
-  double wal_bytes_per_new_order = 0;    ///< PostgreSQL: WAL written per New-Order, bytes; else 0
-  double load_wal_per_loaded_byte = 0;   ///< PostgreSQL: WAL left in pg_wal by the load, per byte loaded
-  std::uint64_t log_allowance_bytes = 0; ///< SQLite: the WAL file's measured high-water mark
+  double table_bytes_per_new_order = 0;   ///< tables + indexes (+ InnoDB undo), bytes
+  double wal_bytes_per_new_order = 0;     ///< PostgreSQL: WAL written per New-Order, bytes; else 0
+  double load_wal_per_loaded_byte = 0;    ///< PostgreSQL: WAL left in pg_wal by the load, per byte loaded
+  std::uint64_t log_allowance_bytes = 0;  ///< SQLite: the WAL file's measured high-water mark
 };
 /// The constants of `backend` (tpcc_growth.cpp, with their measurement).
 const GrowthConstants& growth_constants(GrowthBackend backend) noexcept;
@@ -63,11 +63,11 @@ std::optional<double> offered_new_order_rate(const TpccConfig& config) noexcept;
 struct GrowthEstimate {
   std::uint64_t database_bytes = 0;  ///< the database now (or the estimated load before it)
   double new_orders_per_s = 0;
-  double seconds = 0;                ///< warm-up + duration still to run
-  double bytes_per_new_order = 0;    ///< tables' growth per New-Order
-  std::uint64_t growth_bytes = 0;    ///< new_orders_per_s x seconds x bytes_per_new_order
-  std::uint64_t log_bytes = 0;       ///< the log allowance (see the file comment)
-  bool database_on_drive = false;    ///< the database is already written (not counted as needed)
+  double seconds = 0;              ///< warm-up + duration still to run
+  double bytes_per_new_order = 0;  ///< tables' growth per New-Order
+  std::uint64_t growth_bytes = 0;  ///< new_orders_per_s x seconds x bytes_per_new_order
+  std::uint64_t log_bytes = 0;     ///< the log allowance (see the file comment)
+  bool database_on_drive = false;  ///< the database is already written (not counted as needed)
   /// What must still fit in the free space: growth + log (+ the database unless on the drive).
   std::uint64_t needed_bytes() const noexcept {
     return (database_on_drive ? 0 : database_bytes) + growth_bytes + log_bytes;

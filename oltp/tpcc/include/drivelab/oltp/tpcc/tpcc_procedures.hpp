@@ -58,8 +58,8 @@ inline constexpr std::string_view kRollbackSqlstate = "DLRB1";
 bool has_procedures(const Dialect& dialect) noexcept;
 
 /// The DDL that (re)creates the five procedures in `dialect`, one statement per element
-/// (PostgreSQL: CREATE OR REPLACE FUNCTION, New-Order's helper drivelab_stock_quantity first; MariaDB: DROP FUNCTION IF EXISTS + CREATE FUNCTION).
-/// Throws InternalError for a dialect without procedures.
+/// (PostgreSQL: CREATE OR REPLACE FUNCTION, New-Order's helper drivelab_stock_quantity first; MariaDB: DROP FUNCTION IF
+/// EXISTS + CREATE FUNCTION). Throws InternalError for a dialect without procedures.
 std::vector<std::string> procedure_ddl(const Dialect& dialect);
 
 /// Creates or replaces the procedures (idempotent; cheap, so run before every procedures run,

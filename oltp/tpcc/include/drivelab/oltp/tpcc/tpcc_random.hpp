@@ -106,8 +106,8 @@ double fixed_point(Rng& rng, double min, double max, int decimals) noexcept;
 
 enum class TxType { new_order, payment, order_status, delivery, stock_level };
 inline constexpr int kTxTypes = 5;
-inline constexpr std::array<TxType, kTxTypes> kAllTxTypes{
-    TxType::new_order, TxType::payment, TxType::order_status, TxType::delivery, TxType::stock_level};
+inline constexpr std::array<TxType, kTxTypes> kAllTxTypes{TxType::new_order, TxType::payment, TxType::order_status,
+                                                          TxType::delivery, TxType::stock_level};
 /// "new_order", "payment", "order_status", "delivery", "stock_level".
 std::string_view to_string(TxType t) noexcept;
 

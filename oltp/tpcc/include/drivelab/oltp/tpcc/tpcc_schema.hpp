@@ -24,9 +24,8 @@
 namespace drivelab::oltp::tpcc {
 
 /// Table names in load order.
-inline constexpr std::array<std::string_view, 9> kTables{
-    "warehouse", "district", "customer", "history", "new_order",
-    "orders",    "order_line", "item",   "stock"};
+inline constexpr std::array<std::string_view, 9> kTables{"warehouse", "district",   "customer", "history", "new_order",
+                                                         "orders",    "order_line", "item",     "stock"};
 
 /// The CREATE TABLE statements of the nine tables and drivelab_meta in `dialect` (its date-time
 /// type and table options). Pure function: tests render it for every dialect without a server.
@@ -118,12 +117,11 @@ int load_threads_used(int threads, const Scale& scale, const Capabilities& capab
 /// stream 0 for ITEM), never on the thread count or the order the warehouses are taken in.
 /// A stopped load returns complete = false and leaves meta.complete = false. Throws
 /// BackendError / EnvironmentError (the first error of any worker, after all have stopped).
-LoadStats load_database(Backend& backend, const Scale& scale, const CConstants& c_load,
-                        const Rng& rng, const LoadOptions& options);
+LoadStats load_database(Backend& backend, const Scale& scale, const CConstants& c_load, const Rng& rng,
+                        const LoadOptions& options);
 
 /// The single-connection form (threads = 1) of the above.
-LoadStats load_database(Backend& backend, const Scale& scale, const CConstants& c_load,
-                        const Rng& rng, const std::function<void(const LoadProgress&)>& progress,
-                        const std::function<bool()>& stop);
+LoadStats load_database(Backend& backend, const Scale& scale, const CConstants& c_load, const Rng& rng,
+                        const std::function<void(const LoadProgress&)>& progress, const std::function<bool()>& stop);
 
 }  // namespace drivelab::oltp::tpcc

@@ -24,18 +24,18 @@ struct OrderLineInput {
 
 struct NewOrderInput {
   int w_id = 0, d_id = 0, c_id = 0;
-  int ol_cnt = 0;                           ///< 5..15
-  std::array<OrderLineInput, 15> lines{};   ///< first ol_cnt are used
-  bool will_roll_back = false;              ///< last line names an unused item (2.4.1.4)
+  int ol_cnt = 0;                          ///< 5..15
+  std::array<OrderLineInput, 15> lines{};  ///< first ol_cnt are used
+  bool will_roll_back = false;             ///< last line names an unused item (2.4.1.4)
 };
 
 struct PaymentInput {
   int w_id = 0, d_id = 0;
   int c_w_id = 0, c_d_id = 0;
   bool by_last_name = false;
-  int c_id = 0;          ///< when !by_last_name
-  std::string c_last;    ///< when by_last_name
-  double h_amount = 0;   ///< 1.00 .. 5,000.00
+  int c_id = 0;         ///< when !by_last_name
+  std::string c_last;   ///< when by_last_name
+  double h_amount = 0;  ///< 1.00 .. 5,000.00
 };
 
 struct OrderStatusInput {
@@ -52,7 +52,7 @@ struct DeliveryInput {
 
 struct StockLevelInput {
   int w_id = 0, d_id = 0;
-  int threshold = 0;     ///< 10..20
+  int threshold = 0;  ///< 10..20
 };
 
 /// Draws transaction inputs for one terminal. `c_run` are the run's NURand constants (shared by

@@ -33,7 +33,9 @@ struct MysqlOptions {
 
 std::unique_ptr<Backend> make_mysql_backend(MysqlOptions options);
 
-/// What every mysql backend can do (Backend::capabilities()): InnoDB takes row locks: loaders of different warehouses never wait on each other (the 64 only keeps a mistaken configuration from opening hundreds of sessions); TPC-C as stored procedures.
+/// What every mysql backend can do (Backend::capabilities()): InnoDB takes row locks: loaders of different warehouses
+/// never wait on each other (the 64 only keeps a mistaken configuration from opening hundreds of sessions); TPC-C as
+/// stored procedures.
 Capabilities mysql_capabilities() noexcept;
 
 /// A managed MariaDB server (server.hpp; mysql_server.cpp). Nothing is started until start().

@@ -86,7 +86,8 @@ BulkLimits bulk_limits(SqlDialect dialect) noexcept;
 /// (naming it) as BackendError.
 std::unique_ptr<Backend> make_odbc_backend(OdbcOptions options);
 
-/// What every odbc backend can do (Backend::capabilities()): Up to 8 loaders; transactions as portable statements (no procedure calls through ODBC).
+/// What every odbc backend can do (Backend::capabilities()): Up to 8 loaders; transactions as portable statements (no
+/// procedure calls through ODBC).
 Capabilities odbc_capabilities() noexcept;
 
 /// A DSN-less connection string for a (managed or existing) server reached at `endpoint` through

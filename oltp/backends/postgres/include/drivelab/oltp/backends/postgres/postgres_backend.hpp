@@ -23,8 +23,8 @@
 namespace drivelab::oltp {
 
 struct PostgresOptions {
-  Endpoint endpoint;          ///< socket dir or host/port, user, password
-  std::string database;       ///< must exist (a managed server creates it)
+  Endpoint endpoint;     ///< socket dir or host/port, user, password
+  std::string database;  ///< must exist (a managed server creates it)
   /// Extra libpq conninfo keywords from `server.connection` (e.g. "sslmode=require"), appended.
   std::string conninfo_extra;
   std::string application_name = "drivelab";
@@ -32,7 +32,8 @@ struct PostgresOptions {
 
 std::unique_ptr<Backend> make_postgres_backend(PostgresOptions options);
 
-/// What every postgres backend can do (Backend::capabilities()): Row locks, up to 64 loaders, TPC-C as PL/pgSQL functions.
+/// What every postgres backend can do (Backend::capabilities()): Row locks, up to 64 loaders, TPC-C as PL/pgSQL
+/// functions.
 Capabilities postgres_capabilities() noexcept;
 
 /// The libpq version in use ("15.18").

@@ -39,9 +39,9 @@ namespace drivelab::oltp {
 /// Settings of the SQLite backend (the `tpcc:` keys journal_mode, synchronous, cache_size,
 /// busy_timeout).
 struct SqliteOptions {
-  std::filesystem::path path;           ///< database file; "-wal" and "-shm" files sit beside it
-  std::string journal_mode = "WAL";     ///< WAL | DELETE | TRUNCATE | PERSIST | MEMORY | OFF
-  std::string synchronous = "FULL";     ///< OFF | NORMAL | FULL | EXTRA
+  std::filesystem::path path;                    ///< database file; "-wal" and "-shm" files sit beside it
+  std::string journal_mode = "WAL";              ///< WAL | DELETE | TRUNCATE | PERSIST | MEMORY | OFF
+  std::string synchronous = "FULL";              ///< OFF | NORMAL | FULL | EXTRA
   std::uint64_t cache_size_bytes = 64ull << 20;  ///< page cache per connection
   std::chrono::milliseconds busy_timeout{5000};  ///< longest wait for the writer lock
 };
@@ -57,7 +57,8 @@ Outcome classify_sqlite_result(int rc, bool in_commit) noexcept;
 /// Creates the backend (does not open or create the file yet).
 std::unique_ptr<Backend> make_sqlite_backend(SqliteOptions options);
 
-/// What every sqlite backend can do (Backend::capabilities()): One writer at a time (BEGIN IMMEDIATE), one loader, a file of this process, no procedures.
+/// What every sqlite backend can do (Backend::capabilities()): One writer at a time (BEGIN IMMEDIATE), one loader, a
+/// file of this process, no procedures.
 Capabilities sqlite_capabilities() noexcept;
 
 /// The SQLite library version in use ("3.40.1").
