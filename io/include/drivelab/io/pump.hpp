@@ -56,6 +56,9 @@
 ///       after the pump's record (under the same lock).
 ///   std::size_t wait(Pump& p, const PumpWait& w);   optional: the kind's own wait (the
 ///       replayer's spin margin and blocked sections); default: wait_default().
+///   void issued(const IoRequest& r);   optional: after each accepted queue() (r.issue_ns set).
+///   B blocked_section();   optional: an RAII object held around the engine calls that may block
+///       (submit(); queue() of a synchronous engine), e.g. the replayer's BlockedSection.
 #include <atomic>
 #include <chrono>
 #include <cstddef>
@@ -166,6 +169,12 @@ class Pump {
   /// a broken engine contract (InternalError) propagate; the destructor reaps what they leave.
   template <class Driver>
   PumpEnd run(Driver& d);
+  /// The latest monotonic clock reading of run() (an issue, a reap, a due-time check), ns.
+  std::int64_t now_ns() const noexcept { return now_; }
+  /// Slots not holding a request.
+  std::uint32_t free_slots() const noexcept { return free_n_; }
+  /// Requests queued since the last submit() (left staged, too, by a submit() that took fewer).
+  std::size_t staged() const noexcept { return staged_; }
 
   /// Hands every staged request to the engine now (a driver's prepare() before an in-line
   /// operation, to keep order).
@@ -200,7 +209,27 @@ class Pump {
   std::string_view file_name(std::uint32_t index) const noexcept;
 
  private:
-  void issue(IoRequest& r);
+  template <class Driver>
+  void issue(Driver& d, IoRequest& r);
+  template <class Driver>
+  void submit_staged(Driver& d) {
+    if constexpr (requires { d.blocked_section(); }) {
+      const auto blocked = d.blocked_section();
+      submit_staged();
+    } else {
+      submit_staged();
+    }
+  }
+  template <class Driver>
+  QueueStatus queue(Driver& d, const IoRequest& r) {
+    if constexpr (requires { d.blocked_section(); }) {
+      if (!async_) {  // a synchronous engine does the I/O in queue()
+        const auto blocked = d.blocked_section();
+        return engine_->queue(r);
+      }
+    }
+    return engine_->queue(r);
+  }
   [[noreturn]] void throw_busy() const;
   void scramble(const IoRequest& r) noexcept {
     for (std::uint32_t at = 0; at + sizeof stamp_ <= r.length_bytes; at += kStampStrideBytes) {
@@ -252,20 +281,22 @@ constexpr bool shared_sample() noexcept {
 }
 }  // namespace detail
 
-inline void Pump::issue(IoRequest& r) {
+template <class Driver>
+inline void Pump::issue(Driver& d, IoRequest& r) {
   r.issue_ns = monotonic_ns();  // fio get_io_u: start_time just before queueing (psync: before the pread)
-  QueueStatus st = engine_->queue(r);
+  QueueStatus st = queue(d, r);
   if (st == QueueStatus::busy) [[unlikely]] {
     if (staged_ == 0) throw_busy();
-    submit_staged();
+    submit_staged(d);
     r.issue_ns = monotonic_ns();
-    st = engine_->queue(r);
+    st = queue(d, r);
     if (st == QueueStatus::busy) throw_busy();
   }
   now_ = r.issue_ns;
   ++in_flight_;
   ++issued_;
-  if (++staged_ >= batch_submit_) submit_staged();  // fio iodepth_batch_submit
+  if constexpr (requires { d.issued(r); }) d.issued(r);
+  if (++staged_ >= batch_submit_) submit_staged(d);  // fio iodepth_batch_submit
 }
 
 template <class Sample>
@@ -349,11 +380,11 @@ PumpEnd Pump::run(Driver& d) {
         r.user_data = s;
         r.intended_ns = due;
         if (scramble_ && r.op == Op::write) scramble(r);
-        issue(r);
+        issue(d, r);
       }
       if (free_n_ == 0) due = d.next_due_ns();
     }
-    if (staged_ > 0) submit_staged();  // nothing stays staged over a wait
+    if (staged_ > 0) submit_staged(d);  // nothing stays staged over a wait
 
     if (in_flight_ == 0) {
       if (ran_out) return PumpEnd::exhausted;
