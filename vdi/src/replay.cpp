@@ -109,7 +109,6 @@ struct Replayer::Impl {
   };
   std::vector<Slot> slots;
   std::vector<std::vector<std::uint64_t>> written;  // per target: bitmap of written units
-  std::uint64_t stamp = 0;
 };
 
 SlotGeometry slot_geometry(std::uint64_t region_bytes, std::uint32_t targets, std::uint32_t align_bytes,
@@ -152,8 +151,8 @@ Replayer::Replayer(ReplayOptions options, std::vector<ReplayTarget> targets, con
     fds.push_back(targets_[t].fd);
     names.push_back(targets_[t].path.empty() ? fmt::format("target {}", t) : targets_[t].path);
   }
-  // Every request due in one pass goes in one submit() (batch_submit = depth); the buffers carry
-  // the replay's own stamps or verify headers (no scramble).
+  // Every request due in one pass goes in one submit() (batch_submit = depth). A write carries the
+  // pump's unique stamp per 4 KiB (fio scramble_buffers), or with verify the replay's headers.
   const std::uint32_t qd = options_.queue_depth;
   pump_ = std::make_unique<io::Pump>(options_.engine, io::EngineOptions{.queue_depth = qd},
                                      io::PumpOptions{.slot_bytes = buffer_bytes_,
@@ -161,7 +160,7 @@ Replayer::Replayer(ReplayOptions options, std::vector<ReplayTarget> targets, con
                                                      .complete_min = 1,
                                                      .complete_max = qd,
                                                      .fill_seed = options_.seed,
-                                                     .scramble_writes = false,
+                                                     .scramble_writes = !options_.verify,
                                                      .register_buffers = false},
                                      fds, std::move(names));
   options_.queue_depth = pump_->depth();  // psync: one at a time
@@ -243,7 +242,7 @@ struct Replayer::Pass {
     pump.submit_staged();
   }
 
-  // verify: a write carries a Header per aligned unit (else a unique stamp); a read notes which
+  // verify: a write carries a Header per aligned unit (else the pump's stamps); a read notes which
   // of its units this replay wrote before it was issued and checks them when it completes.
   void prepare_buffer(Impl::Slot& slot, std::byte* buf);
   void verify_read(const Impl::Slot& slot, const std::byte* buf);
@@ -631,15 +630,11 @@ void Replayer::Pass::account(const io::PumpCompletion& c, const io::FailedIo* io
 
 void Replayer::Pass::prepare_buffer(Impl::Slot& slot, std::byte* buf) {
   if (slot.op == io::Op::write) {
-    if (verify) {
+    if (verify)  // without verify the pump stamps each write (scramble_writes)
       for (std::uint32_t u = 0; u < slot.length / a; ++u) {
         const Header h{kVerifyMagic, slot.offset + std::uint64_t{u} * a, options.seed, slot.target};
         std::memcpy(buf + static_cast<std::size_t>(u) * a, &h, sizeof h);
       }
-    } else {
-      ++im.stamp;  // unique first bytes per write, so blocks never dedupe (fio: scramble_buffers)
-      std::memcpy(buf, &im.stamp, sizeof im.stamp);
-    }
   } else if (verify) {
     const std::uint64_t base = targets[slot.target].region_offset_bytes;
     const auto& bits = im.written[slot.target];

@@ -41,14 +41,14 @@
 ///       and a slot is free, and with a free slot waits no longer than until then.
 ///   bool prepare(IoRequest& r, std::uint32_t slot);
 ///       The source: fills r.op, r.file_index, r.offset_bytes, r.length_bytes (<= slot_bytes())
-///       and, for a write, the data in r.buffer (the slot's buffer; r.buffer_index is set); may
-///       change r.buffer for a buffer of its own. Returns false when it issued nothing for this
+///       and, for a write, the data in r.buffer (the slot's buffer, slot_bytes() long;
+///       r.buffer_index is the slot's registered buffer). Returns false when it issued nothing for this
 ///       slot after all (the source ran out: next_due_ns() must then say so; or an operation that
 ///       is not an I/O of the engine, done in line: submit_staged() first, to keep trace order).
 ///   bool keep_going();
 ///       Asked once per pass, after the reap; false stops issuing, the in-flight I/Os drain.
 ///   void failed(const PumpCompletion& c, const FailedIo& io);   a failed I/O (see Failure)
-///   Sample& sample();     where the pump records each whole completion: `latency` (done -
+///   Sample& sample();     optional: where the pump records each whole completion: `latency` (done -
 ///       issue), `ios`, `bytes`; when Sample derives from OpenLoopLatency: record(intended,
 ///       issue, done) and `reads`/`writes` too. Recorded under sample_lock() when the driver
 ///       declares `static constexpr bool kSharedSample = true` (another thread takes it).
