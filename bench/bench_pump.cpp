@@ -7,6 +7,7 @@
 //     no_histogram  the same without recording (no sample)
 //     batch32       batch_submit 32, complete_max 32: engine calls amortised over 32 I/Os
 //   BM_Clock            one monotonic_ns() (two per I/O: issue and, per reap, done)
+//   BM_Rdtsc            one rdtsc (x86-64): what fio's default clocksource=cpu reads instead
 //   BM_HistogramRecord  one LatencyHistogram::record
 //   BM_SampleLock       one lock + unlock of the pump's SampleLock
 //   BM_NullEngineCycle  queue + submit + reap of the null engine, without the pump
@@ -18,6 +19,10 @@
 #include <vector>
 
 #include <benchmark/benchmark.h>
+
+#if defined(__x86_64__)
+#include <x86intrin.h>
+#endif
 
 #include "drivelab/core/clock.hpp"
 #include "drivelab/core/histogram.hpp"
@@ -92,6 +97,13 @@ void BM_Clock(benchmark::State& state) {
   for (auto _ : state) benchmark::DoNotOptimize(monotonic_ns());
 }
 BENCHMARK(BM_Clock);
+
+#if defined(__x86_64__)
+void BM_Rdtsc(benchmark::State& state) {
+  for (auto _ : state) benchmark::DoNotOptimize(__rdtsc());
+}
+BENCHMARK(BM_Rdtsc);
+#endif
 
 void BM_HistogramRecord(benchmark::State& state) {
   LatencyHistogram h;
