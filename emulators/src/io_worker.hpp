@@ -1,6 +1,8 @@
 #pragma once
-// One job of the `io` emulator: a thread that owns an IoEngine and keeps `depth` I/Os outstanding,
-// recording completion latency. The loop is fio's (backend.c do_io / wait_for_completions):
+// One job of the `io` emulator: a thread that owns an io::Pump (io/pump.hpp: the engine, the slots
+// and fio's loop, backend.c do_io / wait_for_completions) and keeps `depth` I/Os outstanding,
+// recording completion latency. This file is the pump's request source (offsets: uniform random
+// blocks, or this job's slice in sequence) and its closed-loop pacing:
 //   1. fill every free slot, submitting each iodepth_batch_submit queued I/Os (and the rest);
 //   2. reap at least iodepth_batch_complete_min and at most iodepth_batch_complete_max
 //      completions (default 1 and 1), then go back to 1 at once.
@@ -13,14 +15,13 @@
 // to the return of the reap() that delivered it, on the monotonic clock: fio's total latency
 // `lat` (slat + clat) for the same engine and the same batch settings.
 //
-// Statistics hand-off: the worker records each reaped batch into `interval_` under a mutex that
-// only the collector also takes, once per interval (swap, O(1)), so the hot path pays one
-// uncontended lock per batch, not per I/O.
+// Statistics hand-off: the pump records each reaped batch into `interval_` under its SampleLock,
+// which only the collector also takes, once per interval (swap, O(1)), so the hot path pays one
+// uncontended atomic exchange per batch, not per I/O.
 #include <atomic>
 #include <cstdint>
 #include <filesystem>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <thread>
 
@@ -30,6 +31,7 @@
 #include "drivelab/core/rng.hpp"
 #include "drivelab/emulators/io_job.hpp"
 #include "drivelab/io/engine.hpp"
+#include "drivelab/io/pump.hpp"
 #include "worker_failure.hpp"
 
 namespace drivelab::emulators::detail {
@@ -66,20 +68,18 @@ class IoWorker : public WorkerState {
   CpuTimes thread_cpu() const noexcept { return cpu_at_end_ - cpu_at_mark_; }
 
   /// Most I/Os this job keeps outstanding: iodepth, or 1 for a synchronous engine.
-  std::uint32_t depth() const noexcept { return depth_; }
-  const io::IoEngine& engine() const noexcept { return *engine_; }
+  std::uint32_t depth() const noexcept { return pump_->depth(); }
+  const io::IoEngine& engine() const noexcept { return pump_->engine(); }
 
  private:
+  struct Driver;
   void loop();
   std::uint64_t next_offset();
 
   const IoJobConfig job_;
   const int fd_;
   const std::filesystem::path file_;
-  // Declared before engine_ so it is destroyed after it: the ring may still own in-flight I/Os.
-  AlignedBuffer buffers_;  // depth_ slots of xfersize bytes
-  std::unique_ptr<io::IoEngine> engine_;
-  std::uint32_t depth_ = 1;
+  std::unique_ptr<io::Pump> pump_;  // the engine and depth slots of xfersize bytes
   Rng rng_;
   std::uint64_t blocks_ = 0;     // xfersize blocks in the file
   std::uint64_t seq_first_ = 0;  // sequential: this job's slice [seq_first_, seq_end_) in blocks
@@ -92,8 +92,7 @@ class IoWorker : public WorkerState {
   CpuTimes cpu_at_mark_;  // written by the worker thread; read after join()
   CpuTimes cpu_at_end_;
 
-  std::mutex mu_;
-  IoSample interval_;
+  IoSample interval_;  // under pump_->sample_lock()
 };
 
 }  // namespace drivelab::emulators::detail

@@ -11,8 +11,6 @@
 namespace drivelab::emulators::detail {
 namespace {
 
-// The longest a wait may last: bounds the reaction to a stop request (runner: within 50 ms).
-constexpr std::int64_t kMaxWaitNs = 10'000'000;
 // Stop counting the backlog beyond this (a hopeless overload); the count is a lower bound then.
 constexpr std::uint64_t kMaxBacklogCount = 100'000'000;
 
@@ -33,19 +31,21 @@ void VdbSample::merge(const VdbSample& o) {
 }
 
 VdbenchJob::VdbenchJob(const VdbenchConfig& config, const JobSetup& setup) : config_(config), setup_(setup) {
-  io::EngineOptions options;
-  options.queue_depth = std::max<std::uint32_t>(setup.depth, 1);
-  engine_ = io::make_engine(config.engine, options);
-  const int fds[] = {setup.fd};
-  engine_->register_files(fds);
-
   std::uint64_t largest = 0;
   for (const auto& w : config.workloads)
     for (const auto& x : w.xfersize) largest = std::max(largest, x.size_bytes);
-  slot_bytes_ = static_cast<std::uint32_t>(largest);
-  buffers_ = AlignedBuffer(static_cast<std::size_t>(slot_bytes_) * setup.depth);
-  const iovec iov[] = {{buffers_.data(), buffers_.size()}};
-  engine_->register_buffers(iov);
+  const std::uint32_t depth = std::max<std::uint32_t>(setup.depth, 1);
+  const int fds[] = {setup.fd};
+  // Every I/O of a pass in one submit() (batch_submit = depth); the data is the fillers' (no scramble).
+  pump_ = std::make_unique<io::Pump>(config.engine, io::EngineOptions{.queue_depth = depth},
+                                     io::PumpOptions{.slot_bytes = static_cast<std::uint32_t>(largest),
+                                                     .batch_submit = depth,
+                                                     .complete_min = 1,
+                                                     .complete_max = depth,
+                                                     .fill_seed = setup.seed,
+                                                     .scramble_writes = false},
+                                     fds, std::vector<std::string>{setup.file.native()});
+  slots_.resize(pump_->depth());
 
   const Rng base = Rng(setup.seed).split(setup.index);
   stream_.emplace(config.workloads, setup.region, setup.alignment_bytes, setup.index, setup.jobs, base.split(1));
@@ -102,7 +102,7 @@ void VdbenchJob::thread_main() {
 void VdbenchJob::take(VdbSample& out) {
   out.clear();
   if (out.workload_ios.size() != config_.workloads.size()) out.workload_ios.assign(config_.workloads.size(), 0);
-  std::lock_guard lock(mu_);
+  const std::lock_guard lock(pump_->sample_lock());
   std::swap(out, interval_);
 }
 
@@ -118,14 +118,44 @@ std::uint64_t VdbenchJob::written_units() const noexcept {
   return n;
 }
 
+// The pump's driver: the stream's next I/O (its data laid out by the workload's filler), due at
+// the schedule's next arrival (open loop) or now (closed loop).
+struct VdbenchJob::Driver {
+  static constexpr bool kSharedSample = true;
+  VdbenchJob& j;
+  ArrivalSchedule* schedule;  // nullptr: closed loop
+
+  std::int64_t next_due_ns() const noexcept { return schedule ? schedule->peek_ns() : io::kDueNow; }
+  bool prepare(io::IoRequest& r, std::uint32_t s) {
+    if (schedule) schedule->next_ns();  // the pump takes the intended start from next_due_ns()
+    Slot& slot = j.slots_[s];
+    slot.spec = j.stream_->next();
+    if (slot.spec.op == io::Op::write) {
+      const int w = static_cast<int>(slot.spec.workload);
+      const bool laid_out = slot.laid_out_workload == w && slot.laid_out_bytes == slot.spec.length_bytes;
+      j.fillers_[slot.spec.workload].fill({r.buffer, slot.spec.length_bytes}, laid_out);
+      slot.laid_out_workload = w;
+      slot.laid_out_bytes = slot.spec.length_bytes;
+    } else {
+      slot.laid_out_workload = -1;  // the read overwrites the buffer
+    }
+    r.op = slot.spec.op;
+    r.file_index = 0;
+    r.offset_bytes = slot.spec.offset_bytes;
+    r.length_bytes = slot.spec.length_bytes;
+    return true;
+  }
+  bool keep_going() const noexcept { return !j.stop_.load(std::memory_order_relaxed); }
+  void failed(const io::PumpCompletion&, const io::FailedIo& io) { j.fail(j.phase_.failure(io)); }
+  VdbSample& sample() noexcept { return j.interval_; }
+  void completed(const io::PumpCompletion& c) noexcept {
+    const IoSpec& spec = j.slots_[c.slot].spec;
+    if (spec.random) ++j.interval_.random_ios;
+    ++j.interval_.workload_ios[spec.workload];
+  }
+};
+
 void VdbenchJob::loop(double rate_per_s, std::uint64_t schedule_seed) {
-  const bool async = engine_->capabilities().has(io::Capability::async);
-  const std::uint32_t depth = setup_.depth;
-  std::vector<Slot> slots(depth);
-  std::vector<std::uint32_t> free_slots;
-  for (std::uint32_t i = depth; i-- > 0;) free_slots.push_back(i);
-  std::vector<std::uint32_t> staged;
-  std::vector<io::IoCompletion> done(depth);
   std::optional<ArrivalSchedule> schedule;
   if (rate_per_s > 0) {
     // The jobs share the rate; each has its own stream of arrivals (independent Poisson streams
@@ -134,109 +164,14 @@ void VdbenchJob::loop(double rate_per_s, std::uint64_t schedule_seed) {
                      static_cast<double>(setup_.index) / static_cast<double>(setup_.jobs));
   }
   backlog_ = 0;
-
+  Driver driver{*this, schedule ? &*schedule : nullptr};
   try {
-    for (;;) {
-      const bool stopping = stop_.load(std::memory_order_relaxed);
-      std::int64_t now = monotonic_ns();
-      if (!stopping) {
-        while (!free_slots.empty()) {
-          std::int64_t intended = 0;
-          if (schedule) {
-            if (schedule->peek_ns() > now) break;
-            intended = schedule->next_ns();
-          }
-          const std::uint32_t s = free_slots.back();
-          Slot& slot = slots[s];
-          slot.spec = stream_->next();
-          slot.intended_ns = intended;
-          std::byte* buf = buffers_.data() + static_cast<std::size_t>(s) * slot_bytes_;
-          if (slot.spec.op == io::Op::write) {
-            const int w = static_cast<int>(slot.spec.workload);
-            const bool laid_out = slot.laid_out_workload == w && slot.laid_out_bytes == slot.spec.length_bytes;
-            fillers_[slot.spec.workload].fill({buf, slot.spec.length_bytes}, laid_out);
-            slot.laid_out_workload = w;
-            slot.laid_out_bytes = slot.spec.length_bytes;
-          } else {
-            slot.laid_out_workload = -1;  // the read overwrites the buffer
-          }
-          const io::IoRequest req{.op = slot.spec.op,
-                                  .file_index = 0,
-                                  .offset_bytes = slot.spec.offset_bytes,
-                                  .length_bytes = slot.spec.length_bytes,
-                                  .buffer = buf,
-                                  .buffer_index = 0,
-                                  .user_data = s,
-                                  .intended_ns = intended};
-          if (!async) slot.issue_ns = monotonic_ns();  // a synchronous engine does the I/O in queue()
-          const io::QueueStatus st = engine_->queue(req);
-          if (st == io::QueueStatus::busy) {
-            // Cannot happen with depth <= queue_depth; keep the arrival by not consuming the slot.
-            fail(fmt::format("engine {} refused an I/O with {} of {} slots in flight", engine_->name(),
-                             engine_->in_flight(), depth));
-            break;
-          }
-          free_slots.pop_back();
-          staged.push_back(s);
-          ++issued_;
-          if (!async) now = monotonic_ns();
-        }
-        if (!staged.empty()) {
-          if (async) {
-            const std::int64_t t = monotonic_ns();
-            for (std::uint32_t s : staged) slots[s].issue_ns = t;
-          }
-          for (std::uint32_t s : staged)
-            if (slots[s].intended_ns == 0) slots[s].intended_ns = slots[s].issue_ns;  // closed loop
-          engine_->submit();
-          staged.clear();
-        }
-      } else if (engine_->in_flight() == 0) {
-        break;
-      }
-
-      // Wait for a completion, or for the next arrival when a slot is free for it.
-      std::int64_t wait_ns = kMaxWaitNs;
-      if (schedule && !free_slots.empty() && !stopping)
-        wait_ns = std::clamp<std::int64_t>(schedule->peek_ns() - monotonic_ns(), 0, kMaxWaitNs);
-      if (engine_->in_flight() == 0) {
-        if (stopping) break;
-        if (wait_ns > 0) sleep_until_ns(monotonic_ns() + wait_ns);
-        continue;
-      }
-      // Closed loop: fio's untimed wait for the next completion (no hrtimer per call).
-      const std::size_t n = engine_->reap(wait_ns > 0 ? 1 : 0, done,
-                                          schedule ? std::chrono::nanoseconds(wait_ns) : io::IoEngine::kNoTimeout);
-      if (n == 0) continue;
-      const std::int64_t t_done = monotonic_ns();
-      std::lock_guard lock(mu_);
-      for (std::size_t i = 0; i < n; ++i) {
-        const auto s = static_cast<std::uint32_t>(done[i].user_data);
-        const Slot& slot = slots[s];
-        free_slots.push_back(s);
-        ++completed_;
-        if (done[i].result != static_cast<std::int64_t>(slot.spec.length_bytes)) {
-          fail(phase_.failure({.op = slot.spec.op,
-                               .length_bytes = slot.spec.length_bytes,
-                               .offset_bytes = slot.spec.offset_bytes,
-                               .file = setup_.file.native(),
-                               .result = done[i].result}));
-          continue;
-        }
-        interval_.record(slot.intended_ns, slot.issue_ns, t_done);
-        ++interval_.ios;
-        interval_.bytes += slot.spec.length_bytes;
-        if (slot.spec.op == io::Op::read)
-          ++interval_.reads;
-        else
-          ++interval_.writes;
-        if (slot.spec.random) ++interval_.random_ios;
-        ++interval_.workload_ios[slot.spec.workload];
-      }
-    }
+    pump_->run(driver);
   } catch (const std::exception& e) {
-    fail(fmt::format("engine {}: {}", engine_->name(), e.what()));
+    fail(fmt::format("engine {}: {}", pump_->engine().name(), e.what()));
   }
+  issued_ = pump_->issued();
+  completed_ = pump_->completed();
   if (schedule) {
     // Arrivals that were due when the run stopped but never got a slot: the visible part of an
     // overload that latency alone would understate.

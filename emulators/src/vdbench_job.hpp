@@ -1,20 +1,24 @@
 #pragma once
-// One engine thread of the `vdbench` emulator: owns an IoEngine and `depth` I/O slots (its share
-// of `threads`), and issues the I/Os of a WorkloadStream either closed-loop (iorate max: a freed
-// slot issues the next I/O at once) or open-loop (a rate: each I/O has an intended start from an
-// ArrivalSchedule and is issued when that time has come AND a slot is free).
+// One engine thread of the `vdbench` emulator: owns an io::Pump (io/pump.hpp: the engine, `depth`
+// I/O slots, its share of `threads`, and the issue loop) and issues the I/Os of a WorkloadStream
+// either closed-loop (iorate max: a freed slot issues the next I/O at once) or open-loop (a rate:
+// each I/O has an intended start from an ArrivalSchedule and is issued when that time has come
+// AND a slot is free). This file is the pump's source (the stream and the data fillers) and its
+// pacing (the schedule).
 //
 // Open loop without coordinated omission: when every slot is busy, due arrivals wait (in the
 // schedule: nothing is dropped or re-timed) and are issued as slots free up, oldest first. Each
 // completion records
 //   latency   = completion - intended start  (what an application issuing at that rate sees)
-//   service   = completion - submission      (the device plus the kernel path, fio's `lat`)
-//   lateness  = submission - intended start  (queueing in drivelab because all slots were busy,
+//   service   = completion - issue           (the device plus the kernel path, fio's `lat`)
+//   lateness  = issue - intended start       (queueing in drivelab because all slots were busy,
 //                                              plus wake-up jitter)
-// In the closed loop the intended start is the submission itself (lateness 0).
+// where the issue time is the pump's: just before the I/O's queue() (fio's start_time).
+// In the closed loop the intended start is the issue time itself (lateness 0).
 //
-// All I/Os queued in one pass are submitted with one submit() call, so a burst of freed slots is
-// refilled with one system call; this keeps the achieved queue depth at `depth` (Little's law).
+// All I/Os queued in one pass are submitted with one submit() call (the pump's batch_submit =
+// depth), so a burst of freed slots is refilled with one system call; this keeps the achieved
+// queue depth at `depth` (Little's law).
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
@@ -26,12 +30,12 @@
 #include <thread>
 #include <vector>
 
-#include "drivelab/core/fd.hpp"
 #include "drivelab/core/histogram.hpp"
 #include "drivelab/core/pacing.hpp"
 #include "drivelab/emulators/vdbench_config.hpp"
 #include "drivelab/emulators/vdbench_workload.hpp"
 #include "drivelab/io/engine.hpp"
+#include "drivelab/io/pump.hpp"
 #include "worker_failure.hpp"
 
 namespace drivelab::emulators::detail {
@@ -81,14 +85,12 @@ class VdbenchJob : public WorkerState {
   /// Arrivals that were due but not yet issued when the last paced run stopped.
   std::uint64_t backlog_at_stop() const noexcept { return backlog_; }
   std::uint32_t depth() const noexcept { return setup_.depth; }
-  const io::IoEngine& engine() const noexcept { return *engine_; }
+  const io::IoEngine& engine() const noexcept { return pump_->engine(); }
   std::uint64_t unique_units() const noexcept;
   std::uint64_t written_units() const noexcept;
 
  private:
-  struct Slot {
-    std::int64_t intended_ns = 0;
-    std::int64_t issue_ns = 0;
+  struct Slot {  // what the pump's slot of the same index is doing for the stream
     IoSpec spec;
     /// What the slot's buffer holds: the workload whose filler laid it out and its length, or
     /// -1 after a read (or before the first write). Same workload and length: a write only
@@ -97,15 +99,14 @@ class VdbenchJob : public WorkerState {
     std::uint32_t laid_out_bytes = 0;
   };
   enum class Command { idle, run, exit };
+  struct Driver;
   void thread_main();
   void loop(double rate_per_s, std::uint64_t schedule_seed);
 
   const VdbenchConfig& config_;
   const JobSetup setup_;
-  // Declared before engine_ so it is destroyed after it: the ring may still own in-flight I/Os.
-  AlignedBuffer buffers_;  // depth slots of the largest xfersize
-  std::uint32_t slot_bytes_ = 0;
-  std::unique_ptr<io::IoEngine> engine_;
+  std::unique_ptr<io::Pump> pump_;  // depth slots of the largest xfersize
+  std::vector<Slot> slots_;
   std::optional<WorkloadStream> stream_;
   std::vector<WriteFiller> fillers_;  // one per workload
 
@@ -117,8 +118,7 @@ class VdbenchJob : public WorkerState {
   std::uint64_t seed_ = 0;
   std::uint64_t backlog_ = 0;
 
-  std::mutex mu_;
-  VdbSample interval_;
+  VdbSample interval_;  // under pump_->sample_lock()
 };
 
 }  // namespace drivelab::emulators::detail

@@ -1,14 +1,18 @@
 // The timed replayer (replay.hpp states the model; docs/vdi.md "## Replay" the measurements
 // behind its constants). Replayer's constructor maps the trace devices onto the targets and makes
-// the engine and the slot buffers; replay() runs one Pass on the caller's thread, a loop of steps:
-//   lookahead      the requests that share the next timestamp (at most kMaxGroup), each with its
-//                  intended start, spread evenly over the format's tick;
-//   issue_due      every request whose intended start has come, while a slot is free (overflow
-//                  counted when none is), queued and submitted as one batch; flushes and discards
-//                  done in line (fdatasync, punch hole) or counted as skipped; the backlog noted;
-//   wait_and_reap  until the next intended start (a timed wait, then polling the SpinMargin) or,
-//                  every slot busy, until a completion;
-//   complete       each completion's latency, service latency and errors into the interval;
+// the io::Pump (io/pump.hpp: the engine, the slot buffers and the issue loop, whose time-stamp,
+// staging and reaping rules are every kind's); replay() runs one Pass, the pump's driver, on the
+// caller's thread. Its hooks:
+//   next_due_ns    the intended start of the next request (lookahead: the requests that share the
+//                  next timestamp, at most kMaxGroup, spread evenly over the format's tick);
+//                  skipped flushes and discards counted on the way;
+//   prepare        the request at the head (mapped, its buffer laid out), or a flush or discard
+//                  done in line (fdatasync, punch hole) after submitting what is staged;
+//   issued         its lateness and the backlog, once queued (all due requests of a pass go in
+//                  one submit: batch_submit = depth);
+//   wait           until the next intended start (a timed wait, then polling the SpinMargin) or,
+//                  every slot busy, until a completion (overflow counted);
+//   completed      each completion's latency, service latency and errors into the interval;
 //   verify         around issue and completion: a write carries a Header per aligned unit, a read
 //                  of a unit this replay wrote checks it; verify_written() re-reads them all.
 // Nothing slow runs between issues: intervals are closed on IntervalCloser's helper thread
@@ -36,6 +40,7 @@
 #include "drivelab/core/fd.hpp"
 #include "drivelab/core/rng.hpp"
 #include "drivelab/core/units.hpp"
+#include "drivelab/io/pump.hpp"
 #include "drivelab/io/storage_failure.hpp"
 
 #include "interval_closer.hpp"
@@ -94,21 +99,16 @@ std::string header_mismatch(const Header& h, std::uint64_t target, std::uint64_t
 }  // namespace
 
 struct Replayer::Impl {
-  struct Slot {
+  struct Slot {  // beside the pump's request of the same slot (op, target, offset, length, times)
     io::Op op = io::Op::read;
     std::uint32_t target = 0;
     std::uint64_t offset = 0;
     std::uint32_t length = 0;
-    std::int64_t intended_ns = 0;
-    std::int64_t issue_ns = 0;
     bool fua = false;                 // a FUA write to replay: fdatasync when it completes
     std::vector<std::uint8_t> check;  // per unit of a read: written before the read was issued
   };
-  AlignedBuffer buffers;
   std::vector<Slot> slots;
-  std::vector<std::uint32_t> free_slots;
   std::vector<std::vector<std::uint64_t>> written;  // per target: bitmap of written units
-  std::uint64_t stamp = 0;
 };
 
 SlotGeometry slot_geometry(std::uint64_t region_bytes, std::uint32_t targets, std::uint32_t align_bytes,
@@ -145,34 +145,35 @@ Replayer::Replayer(ReplayOptions options, std::vector<ReplayTarget> targets, con
   slot_bytes_ = g.slot_bytes;
   buffer_bytes_ = g.buffer_bytes;
 
-  engine_ = io::make_engine(options_.engine, {.queue_depth = options_.queue_depth});
-  if (!engine_->capabilities().has(io::Capability::async)) options_.queue_depth = 1;  // psync: one at a time
   std::vector<int> fds;
-  for (const auto& t : targets_) fds.push_back(t.fd);
-  if (!engine_->capabilities().has(io::Capability::no_io)) engine_->register_files(fds);
-
-  const std::uint32_t depth = options_.queue_depth;
-  impl_->buffers = AlignedBuffer(static_cast<std::size_t>(buffer_bytes_) * depth);
-  Rng rng(options_.seed);
-  for (std::size_t i = 0; i + 8 <= impl_->buffers.size(); i += 8) {
-    const std::uint64_t w = rng();
-    std::memcpy(impl_->buffers.data() + i, &w, 8);
+  std::vector<std::string> names;
+  for (std::size_t t = 0; t < targets_.size(); ++t) {
+    fds.push_back(targets_[t].fd);
+    names.push_back(targets_[t].path.empty() ? fmt::format("target {}", t) : targets_[t].path);
   }
-  impl_->slots.resize(depth);
+  // Every request due in one pass goes in one submit() (batch_submit = depth). A write carries the
+  // pump's unique stamp per 4 KiB (fio scramble_buffers), or with verify the replay's headers.
+  const std::uint32_t qd = options_.queue_depth;
+  pump_ = std::make_unique<io::Pump>(options_.engine, io::EngineOptions{.queue_depth = qd},
+                                     io::PumpOptions{.slot_bytes = buffer_bytes_,
+                                                     .batch_submit = qd,
+                                                     .complete_min = 1,
+                                                     .complete_max = qd,
+                                                     .fill_seed = options_.seed,
+                                                     .scramble_writes = !options_.verify,
+                                                     .register_buffers = false},
+                                     fds, std::move(names));
+  options_.queue_depth = pump_->depth();  // psync: one at a time
+
+  impl_->slots.resize(pump_->depth());
   for (auto& s : impl_->slots) s.check.resize(buffer_bytes_ / a);
-  for (std::uint32_t i = depth; i-- > 0;) impl_->free_slots.push_back(i);
   if (options_.verify)
     for (const auto& t : targets_) impl_->written.emplace_back((t.region_length_bytes / a + 63) / 64, 0);
 }
 
-Replayer::~Replayer() {
-  // Reap what is still in flight before the buffers go (an exception may leave I/Os queued).
-  if (engine_) {
-    std::vector<io::IoCompletion> done(64);
-    while (engine_->in_flight() > 0)
-      if (engine_->reap(1, done, std::chrono::seconds(5)) == 0) break;
-  }
-}
+Replayer::~Replayer() = default;  // the pump reaps what an exception may have left in flight
+
+const io::IoEngine& Replayer::engine() const noexcept { return pump_->engine(); }
 
 Replayer::Mapped Replayer::map(std::uint32_t device, std::uint64_t offset_bytes,
                                std::uint32_t size_bytes) const noexcept {
@@ -203,36 +204,45 @@ Replayer::Mapped Replayer::map_within(std::uint32_t device, std::uint64_t offset
 struct Replayer::Pass {
   Pass(Replayer& replayer, trace::TraceSource& src, double scale, bool fast, const IntervalCallback& callback);
 
-  /// The loop: issue what is due, wait (reaping meanwhile), complete, close the interval; until
-  /// every request is issued and completed, or a stop (max_duration, on_interval).
+  /// The loop (the pump's run with this pass as its driver): issue what is due, wait (reaping
+  /// meanwhile), complete, close the interval; until every request is issued and completed, or a
+  /// stop (max_duration, on_interval).
   ReplayResult run();
+
+  // ---- the pump's driver (io/pump.hpp) ----
+  /// The intended start of the request at the head (kDueNow with no_stall; kNever when the trace
+  /// is done or the replay stops); skipped flushes and discards are counted on the way.
+  std::int64_t next_due_ns();
+  /// The head request into `req` (slot `s`), or a flush or discard done in line (false).
+  bool prepare(io::IoRequest& req, std::uint32_t s);
+  /// Its lateness, the backlog and the issue counters, once queued.
+  void issued(const io::IoRequest& req);
+  /// Waits for a completion when every slot is busy (or nothing is left to issue, or no_stall),
+  /// else until the next intended start, reaping what completes meanwhile. Returns the reaped count.
+  std::size_t wait(io::Pump& p, const io::PumpWait& w);
+  /// The engine's blocking calls (submit; psync's queue) run as blocked sections: the closer may
+  /// close an interval meanwhile (interval_closer.hpp).
+  detail::BlockedSection blocked_section() noexcept { return detail::BlockedSection(closer); }
+  bool keep_going();
+  void completed(const io::PumpCompletion& c) { account(c, nullptr); }
+  void failed(const io::PumpCompletion& c, const io::FailedIo& io) { account(c, &io); }
 
   /// Reads the requests of the next timestamp (at most kMaxGroup) with their intended starts (each
   /// at least its predecessor's).
   void lookahead();
-  /// Issues every request that is due and has a free slot, then submits them (one batch).
-  void issue_due(std::int64_t now);
-  /// Takes a free slot for `t`, maps it and queues it; returns the submission time.
-  std::int64_t issue(const trace::TraceIo& t, std::int64_t intended, std::size_t& staged);
-  /// Waits for a completion when every slot is busy (or nothing is left to issue, or no_stall),
-  /// else until the next intended start, reaping what completes meanwhile. Returns the reaped count.
-  std::size_t wait_and_reap(bool more);
-  /// The engine's queue() and submit(), as blocking calls when they may block (psync does its I/O
-  /// in queue(); a submission can wait for the device's queue): the closer may close an interval
-  /// meanwhile (interval_closer.hpp).
-  io::QueueStatus queue(const io::IoRequest& req) {
-    if (!sync_engine) return engine.queue(req);
+  /// The flush or discard at the head, in trace order at its intended start: what is staged goes
+  /// to the engine first.
+  void inline_op(const trace::TraceIo& t, bool preflush);
+  /// Records one completion into the interval (latency, service latency, errors; a FUA write's
+  /// fdatasync first) and checks or notes it for verify; `io` is set when it failed.
+  void account(const io::PumpCompletion& c, const io::FailedIo* io);
+  void submit_staged() {
+    if (pump.staged() == 0) return;
     const detail::BlockedSection blocked(closer);
-    return engine.queue(req);
+    pump.submit_staged();
   }
-  void submit() {
-    const detail::BlockedSection blocked(closer);
-    engine.submit();
-  }
-  /// Records the first `n` completions into the interval and frees their slots.
-  void complete(std::size_t n, std::int64_t now);
 
-  // verify: a write carries a Header per aligned unit (else a unique stamp); a read notes which
+  // verify: a write carries a Header per aligned unit (else the pump's stamps); a read notes which
   // of its units this replay wrote before it was issued and checks them when it completes.
   void prepare_buffer(Impl::Slot& slot, std::byte* buf);
   void verify_read(const Impl::Slot& slot, const std::byte* buf);
@@ -250,9 +260,7 @@ struct Replayer::Pass {
   bool sync_target(std::uint32_t target, std::string_view what);
   /// Ends the replay with its first storage failure (replay.hpp "Failures").
   void fail(std::string text);
-  std::string file_name(std::uint32_t target) const {
-    return targets[target].path.empty() ? fmt::format("target {}", target) : targets[target].path;
-  }
+  std::string_view file_name(std::uint32_t target) const { return pump.file_name(target); }
   double seconds_in(std::int64_t now) const noexcept { return seconds_between(start_ns, now); }
 
   void stop() noexcept {
@@ -260,13 +268,10 @@ struct Replayer::Pass {
     stopping = true;
     r.complete = false;
   }
-  std::byte* buffer(std::uint32_t s) const noexcept {
-    return im.buffers.data() + static_cast<std::size_t>(s) * rp.buffer_bytes_;
-  }
 
   const Replayer& rp;
   Impl& im;
-  io::IoEngine& engine;
+  io::Pump& pump;
   const ReplayOptions& options;
   const std::vector<ReplayTarget>& targets;
   trace::TraceSource& source;
@@ -278,7 +283,6 @@ struct Replayer::Pass {
   ReplayResult r;
   ReplaySample interval;
   SpinMargin margin;
-  std::vector<io::IoCompletion> done;
 
   // The lookahead: requests of one timestamp with their intended starts.
   std::vector<trace::TraceIo> group;
@@ -297,7 +301,6 @@ struct Replayer::Pass {
   // (8 bytes per backlogged request; FIFO both ways: trace order, intended starts kept monotone).
   std::deque<std::int64_t> backlog;
   std::int64_t backlog_due = std::numeric_limits<std::int64_t>::min();
-  const bool sync_engine;  // the engine does the I/O inside queue() (psync)
   // After r, interval and start_ns: r.total and interval are the closer's until closer.finish().
   detail::IntervalCloser closer;
   bool stopping = false;
@@ -308,7 +311,7 @@ Replayer::Pass::Pass(Replayer& replayer, trace::TraceSource& src, double scale, 
                      const IntervalCallback& callback)
     : rp(replayer),
       im(*replayer.impl_),
-      engine(*replayer.engine_),
+      pump(*replayer.pump_),
       options(replayer.options_),
       targets(replayer.targets_),
       source(src),
@@ -317,10 +320,8 @@ Replayer::Pass::Pass(Replayer& replayer, trace::TraceSource& src, double scale, 
       on_interval(callback),
       a(replayer.options_.align_bytes),
       verify(replayer.options_.verify),
-      done(std::max<std::uint32_t>(replayer.options_.queue_depth, 1)),
       tick(std::max<std::int64_t>(1, src.tick_ns())),
       start_ns(monotonic_ns() + 1'000'000),
-      sync_engine(!replayer.engine_->capabilities().has(io::Capability::async)),
       closer(r.total, callback, interval, start_ns, replayer.options_.interval_ns) {
   r.time_scale = scale;
 }
@@ -334,21 +335,7 @@ ReplayResult Replayer::replay(trace::TraceSource& source, double time_scale, boo
 }
 
 ReplayResult Replayer::Pass::run() {
-  for (;;) {
-    std::int64_t now = monotonic_ns();
-    if (options.max_duration_ns > 0 && now - start_ns >= options.max_duration_ns) stop();
-    issue_due(now);
-
-    const bool more = !stopping && (gi < group.size() || !source_done);
-    if (!more && engine.in_flight() == 0) break;
-
-    const std::size_t n = wait_and_reap(more);
-    now = monotonic_ns();
-    complete(n, now);
-
-    closer.close_if_due(now);
-    if (closer.stop_requested()) stop();
-  }
+  pump.run(*this);
   closer.finish();
   closer.rethrow_if_failed();
   r.total.merge(interval);
@@ -359,6 +346,14 @@ ReplayResult Replayer::Pass::run() {
     r.mean_backlog = r.total.lateness.sum_ns() / static_cast<double>(last_issue - start_ns);
   r.elapsed_s = first_submit > 0 ? seconds_between(first_submit, last_complete) : 0.0;
   return std::move(r);
+}
+
+bool Replayer::Pass::keep_going() {
+  const std::int64_t now = monotonic_ns();
+  closer.close_if_due(now);
+  if (closer.stop_requested()) stop();
+  if (options.max_duration_ns > 0 && now - start_ns >= options.max_duration_ns) stop();
+  return !stopping;
 }
 
 void Replayer::Pass::lookahead() {
@@ -402,8 +397,7 @@ void Replayer::Pass::lookahead() {
   }
 }
 
-void Replayer::Pass::issue_due(std::int64_t now) {
-  std::size_t staged = 0;
+std::int64_t Replayer::Pass::next_due_ns() {
   while (!stopping) {
     if (gi >= group.size()) {
       if (source_done) break;
@@ -414,52 +408,43 @@ void Replayer::Pass::issue_due(std::int64_t now) {
     const trace::TraceIo& t = group[gi];
     const bool sync_op = t.op == trace::TraceOp::flush || t.op == trace::TraceOp::discard;
     const TraceAction action = t.op == trace::TraceOp::flush ? options.flushes : options.discards;
-    const bool preflush = (t.flags & trace::TraceIo::kPreflush) != 0 && t.op != trace::TraceOp::flush;
     if (sync_op && action == TraceAction::skip) {
       ++(t.op == trace::TraceOp::flush ? r.flushes_skipped : r.discards_skipped);
+      const bool preflush = (t.flags & trace::TraceIo::kPreflush) != 0 && t.op != trace::TraceOp::flush;
       if (preflush) flush(rp.map(t.device, 0, 1).target);  // a skipped discard's preflush is still a flush
       ++gi;
       overflow_counted = false;
       continue;
     }
-    const std::int64_t intended = no_stall ? now : group_intended[gi];
-    if (intended > now) break;
-    if (sync_op) {
-      // In trace order at its intended start: what is staged goes to the engine first.
-      if (staged > 0) submit();
-      staged = 0;
-      if (t.op == trace::TraceOp::flush) {
-        flush(rp.map(t.device, 0, 1).target);
-      } else {
-        if (preflush) flush(rp.map(t.device, 0, 1).target);
-        if (!stopping) discard(t);
-      }
-      ++gi;
-      overflow_counted = false;
-      now = monotonic_ns();
-      continue;
-    }
-    if (im.free_slots.empty()) {
-      if (!overflow_counted && !no_stall) ++r.overflow_ios;
-      overflow_counted = true;
-      break;
-    }
-    if (preflush) {
-      if (staged > 0) submit();
-      staged = 0;
-      flush(rp.map(t.device, 0, 1).target);
-      if (stopping) break;
-    }
-    now = issue(t, intended, staged);
-    ++gi;
-    overflow_counted = false;
+    return no_stall ? io::kDueNow : group_intended[gi];
   }
-  if (staged > 0) submit();
+  return io::kNever;
 }
 
-std::int64_t Replayer::Pass::issue(const trace::TraceIo& t, std::int64_t intended, std::size_t& staged) {
-  const std::uint32_t s = im.free_slots.back();
-  im.free_slots.pop_back();
+void Replayer::Pass::inline_op(const trace::TraceIo& t, bool preflush) {
+  submit_staged();
+  if (t.op == trace::TraceOp::flush) {
+    flush(rp.map(t.device, 0, 1).target);
+  } else {
+    if (preflush) flush(rp.map(t.device, 0, 1).target);
+    if (!stopping) discard(t);
+  }
+  ++gi;
+  overflow_counted = false;
+}
+
+bool Replayer::Pass::prepare(io::IoRequest& req, std::uint32_t s) {
+  const trace::TraceIo& t = group[gi];
+  const bool preflush = (t.flags & trace::TraceIo::kPreflush) != 0 && t.op != trace::TraceOp::flush;
+  if (t.op == trace::TraceOp::flush || t.op == trace::TraceOp::discard) {
+    inline_op(t, preflush);
+    return false;
+  }
+  if (preflush) {
+    submit_staged();
+    flush(rp.map(t.device, 0, 1).target);
+    if (stopping) return false;  // next_due_ns() says kNever now
+  }
   Impl::Slot& slot = im.slots[s];
   const Mapped m = rp.map(t.device, t.offset_bytes, t.size_bytes);
   if (m.length_bytes != t.size_bytes || (t.offset_bytes + options.offset_shift_bytes) % a != 0) ++r.rounded_ios;
@@ -467,7 +452,6 @@ std::int64_t Replayer::Pass::issue(const trace::TraceIo& t, std::int64_t intende
   slot.target = m.target;
   slot.offset = m.offset_bytes;
   slot.length = m.length_bytes;
-  slot.intended_ns = intended;
   slot.fua = false;
   if (slot.op == io::Op::write && (t.flags & trace::TraceIo::kFua)) {
     if (options.flushes == TraceAction::replay)
@@ -479,30 +463,23 @@ std::int64_t Replayer::Pass::issue(const trace::TraceIo& t, std::int64_t intende
     r.trace_write_bytes += t.size_bytes;
   else
     r.trace_read_bytes += t.size_bytes;
-  std::byte* buf = buffer(s);
-  prepare_buffer(slot, buf);
-  const io::IoRequest req{.op = slot.op,
-                          .file_index = m.target,
-                          .offset_bytes = m.offset_bytes,
-                          .length_bytes = m.length_bytes,
-                          .buffer = buf,
-                          .user_data = s,
-                          .intended_ns = intended};
-  slot.issue_ns = monotonic_ns();
-  io::QueueStatus st = queue(req);
-  if (st == io::QueueStatus::busy && staged > 0) {
-    submit();
-    staged = 0;
-    st = queue(req);
-  }
-  if (st == io::QueueStatus::busy) throw InternalError("replay: the engine refused a request with a free slot");
-  ++staged;
-  if (first_submit == 0) first_submit = slot.issue_ns;
-  interval.lateness.record(slot.issue_ns - intended);
+  prepare_buffer(slot, req.buffer);
+  req.op = slot.op;
+  req.file_index = m.target;
+  req.offset_bytes = m.offset_bytes;
+  req.length_bytes = m.length_bytes;
+  ++gi;
+  overflow_counted = false;
+  return true;
+}
+
+void Replayer::Pass::issued(const io::IoRequest& req) {
+  const std::int64_t intended = req.intended_ns != io::kDueNow ? req.intended_ns : req.issue_ns;
+  if (first_submit == 0) first_submit = req.issue_ns;
+  interval.lateness.record(req.issue_ns - intended);
   ++r.issued;
-  last_issue = slot.issue_ns;
-  if (!no_stall) note_backlog(intended, slot.issue_ns);
-  return slot.issue_ns;
+  last_issue = req.issue_ns;
+  if (!no_stall) note_backlog(intended, req.issue_ns);
 }
 
 void Replayer::Pass::note_backlog(std::int64_t intended, std::int64_t issued) {
@@ -574,27 +551,43 @@ void Replayer::Pass::discard(const trace::TraceIo& t) {
   if (verify) forget_written(m.target, m.offset_bytes, m.length_bytes);  // the hole reads back as zeros
 }
 
-std::size_t Replayer::Pass::wait_and_reap(bool more) {
-  const std::int64_t now = monotonic_ns();
-  if (!more || im.free_slots.empty() || no_stall) {
-    if (engine.in_flight() == 0) return 0;
-    const detail::BlockedSection blocked(closer);
-    return engine.reap(1, done, more ? io::IoEngine::kNoTimeout : std::chrono::nanoseconds(kSpinNs * 10));
+std::size_t Replayer::Pass::wait(io::Pump& p, const io::PumpWait& w) {
+  const bool more = !w.stopping && w.due_ns != io::kNever;
+  if (more && p.free_slots() == 0) {
+    // Every slot busy: a due flush or discard still goes at its intended start, and a due request
+    // is an overflow (counted once per request).
+    std::int64_t now = monotonic_ns();
+    while (!stopping && gi < group.size() && (no_stall || group_intended[gi] <= now)) {
+      const trace::TraceIo& t = group[gi];
+      if (t.op != trace::TraceOp::flush && t.op != trace::TraceOp::discard) {
+        if (!overflow_counted && !no_stall) ++r.overflow_ios;
+        overflow_counted = true;
+        break;
+      }
+      inline_op(t, (t.flags & trace::TraceIo::kPreflush) != 0 && t.op != trace::TraceOp::flush);
+      if (next_due_ns() == io::kNever) break;  // counts skipped ones up to the next request
+      now = monotonic_ns();
+    }
   }
-  std::int64_t next = now;
-  if (gi < group.size()) next = group_intended[gi];
+  const std::int64_t now = monotonic_ns();
+  if (!more || p.free_slots() == 0 || no_stall) {
+    if (p.in_flight() == 0) return 0;
+    const detail::BlockedSection blocked(closer);
+    return p.reap(1, more ? io::IoEngine::kNoTimeout : std::chrono::nanoseconds(kSpinNs * 10));
+  }
+  const std::int64_t next = w.due_ns;
   const std::int64_t wait = next - now;
   const std::int64_t spin = margin.ns();
   std::size_t n = 0;
-  if (engine.in_flight() > 0) {
+  if (p.in_flight() > 0) {
     if (wait > spin) {
       {
         const detail::BlockedSection blocked(closer);
-        n = engine.reap(1, done, std::chrono::nanoseconds(wait - spin));
+        n = p.reap(1, std::chrono::nanoseconds(wait - spin));
       }
       if (n == 0) margin.woke(next - spin, monotonic_ns());
     } else {
-      n = engine.reap(0, done, std::chrono::nanoseconds(0));  // polls: never blocks
+      n = p.reap(0, std::chrono::nanoseconds(0));  // polls: never blocks
     }
   } else if (wait > spin) {
     std::int64_t woke = 0;
@@ -607,54 +600,41 @@ std::size_t Replayer::Pass::wait_and_reap(bool more) {
   return n;
 }
 
-void Replayer::Pass::complete(std::size_t n, std::int64_t now) {
-  for (std::size_t i = 0; i < n; ++i) {
-    const auto s = static_cast<std::uint32_t>(done[i].user_data);
-    Impl::Slot& slot = im.slots[s];
-    const bool whole = done[i].result == static_cast<std::int64_t>(slot.length);
-    // A FUA write is durable when it completes: the write, then an fdatasync (in its latency).
-    std::int64_t end = now;
-    if (slot.fua && whole) {
-      if (sync_target(slot.target, "fdatasync (FUA write)")) ++r.fua_replayed;
-      end = monotonic_ns();
-    }
-    last_complete = std::max(last_complete, end);
-    interval.latency.record(end - slot.intended_ns);
-    interval.service.record(end - slot.issue_ns);
-    ++interval.ios;
-    if (!whole) {
-      ++interval.errors;
-      fail(io::storage_failure({.op = slot.op,
-                                .length_bytes = slot.length,
-                                .offset_bytes = slot.offset,
-                                .file = file_name(slot.target),
-                                .result = done[i].result},
-                               seconds_in(now), kPhase));
-    }
-    if (slot.op == io::Op::read) {
-      ++interval.reads;
-      interval.read_bytes += slot.length;
-      if (verify && whole) verify_read(slot, buffer(s));
-    } else {
-      ++interval.writes;
-      interval.write_bytes += slot.length;
-      if (verify && whole) mark_written(slot);
-    }
-    im.free_slots.push_back(s);
+void Replayer::Pass::account(const io::PumpCompletion& c, const io::FailedIo* io) {
+  Impl::Slot& slot = im.slots[c.slot];
+  const bool whole = io == nullptr;
+  // A FUA write is durable when it completes: the write, then an fdatasync (in its latency).
+  std::int64_t end = c.done_ns;
+  if (slot.fua && whole) {
+    if (sync_target(slot.target, "fdatasync (FUA write)")) ++r.fua_replayed;
+    end = monotonic_ns();
+  }
+  last_complete = std::max(last_complete, end);
+  interval.latency.record(end - c.intended_ns);
+  interval.service.record(end - c.issue_ns);
+  ++interval.ios;
+  if (!whole) {
+    ++interval.errors;
+    fail(io::storage_failure(*io, seconds_in(c.done_ns), kPhase));
+  }
+  if (slot.op == io::Op::read) {
+    ++interval.reads;
+    interval.read_bytes += slot.length;
+    if (verify && whole) verify_read(slot, c.request->buffer);
+  } else {
+    ++interval.writes;
+    interval.write_bytes += slot.length;
+    if (verify && whole) mark_written(slot);
   }
 }
 
 void Replayer::Pass::prepare_buffer(Impl::Slot& slot, std::byte* buf) {
   if (slot.op == io::Op::write) {
-    if (verify) {
+    if (verify)  // without verify the pump stamps each write (scramble_writes)
       for (std::uint32_t u = 0; u < slot.length / a; ++u) {
         const Header h{kVerifyMagic, slot.offset + std::uint64_t{u} * a, options.seed, slot.target};
         std::memcpy(buf + static_cast<std::size_t>(u) * a, &h, sizeof h);
       }
-    } else {
-      ++im.stamp;  // unique first bytes per write, so blocks never dedupe (fio: scramble_buffers)
-      std::memcpy(buf, &im.stamp, sizeof im.stamp);
-    }
   } else if (verify) {
     const std::uint64_t base = targets[slot.target].region_offset_bytes;
     const auto& bits = im.written[slot.target];

@@ -60,6 +60,10 @@
 #include "drivelab/io/engine.hpp"
 #include "drivelab/trace/source.hpp"
 
+namespace drivelab::io {
+class Pump;
+}  // namespace drivelab::io
+
 namespace drivelab::vdi {
 
 /// What a whole trace holds, from one streaming pass (summarize()).
@@ -225,7 +229,7 @@ class Replayer {
   /// `result`'s verify counters. Returns the number of mismatches found now.
   std::uint64_t verify_written(ReplayResult& result);
 
-  const io::IoEngine& engine() const noexcept { return *engine_; }
+  const io::IoEngine& engine() const noexcept;
   std::uint64_t slot_length_bytes() const noexcept { return slot_bytes_; }
   std::uint32_t slots_per_target() const noexcept { return slots_per_target_; }
 
@@ -241,7 +245,7 @@ class Replayer {
   std::uint64_t slot_bytes_ = 0;
   std::uint32_t buffer_bytes_ = 0;
   std::unique_ptr<Impl> impl_;
-  std::unique_ptr<io::IoEngine> engine_;
+  std::unique_ptr<io::Pump> pump_;  // the engine, the slot buffers and the issue loop
 };
 
 /// The header a verified write puts at the start of each aligned unit (docs/vdi.md).
