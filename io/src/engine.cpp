@@ -31,7 +31,13 @@ std::vector<std::string> Capabilities::names() const {
 // this list declares and references every one, so nothing depends on static initialisation or on
 // the linker keeping an unreferenced object. The order is that of engine_names(), `drivelab list`
 // and the messages.
-#define DRIVELAB_IO_ENGINES(ROW) ROW(uring) ROW(libaio) ROW(psync) ROW(null)
+// clang-format off: one row per line
+#define DRIVELAB_IO_ENGINES(ROW) \
+  ROW(uring) \
+  ROW(libaio) \
+  ROW(psync) \
+  ROW(null)
+// clang-format on
 
 namespace detail::rows {
 #define DRIVELAB_DECLARE_ROW(name) extern const EngineInfo name;

@@ -20,10 +20,21 @@ namespace drivelab::trace {
 // an unreferenced object. The order is the order of names in help and messages and the order in
 // which detection tries the rules (the first that matches wins; format_rows_test checks that each
 // row's sample matches its own rule only).
-#define DRIVELAB_TRACE_FORMATS(ROW)                                                                            \
-  ROW(fio_iolog_v2)                                                                                            \
-  ROW(fio_iolog_v3) ROW(blkparse) ROW(msr_cambridge) ROW(cloudphysics_csv) ROW(cloudphysics_binary) ROW(mqsim) \
-      ROW(spc) ROW(alibaba) ROW(tencent) ROW(systor17) ROW(native)
+// clang-format off: one row per line
+#define DRIVELAB_TRACE_FORMATS(ROW) \
+  ROW(fio_iolog_v2) \
+  ROW(fio_iolog_v3) \
+  ROW(blkparse) \
+  ROW(msr_cambridge) \
+  ROW(cloudphysics_csv) \
+  ROW(cloudphysics_binary) \
+  ROW(mqsim) \
+  ROW(spc) \
+  ROW(alibaba) \
+  ROW(tencent) \
+  ROW(systor17) \
+  ROW(native)
+// clang-format on
 
 namespace detail::rows {
 #define DRIVELAB_DECLARE_ROW(name) extern const TraceFormatInfo name;
