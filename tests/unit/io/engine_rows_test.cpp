@@ -11,6 +11,8 @@
 #include <sstream>
 #include <string>
 
+#include <fmt/format.h>
+
 #include "drivelab/core/errors.hpp"
 #include "drivelab/io/engine.hpp"
 
@@ -80,6 +82,17 @@ TEST(EngineRows, EveryEngineFileHasARegisteredRow) {
     EXPECT_EQ(rows, 1u) << "an engine file declares its engine in one row";
   }
   EXPECT_EQ(in_sources, registered);
+}
+
+// docs/io.md has a row for every registered engine in its engine table.
+TEST(EngineRows, EveryEngineHasItsRowInTheDocs) {
+  std::ifstream in(std::filesystem::path(DRIVELAB_SOURCE_DIR) / "docs/io.md");
+  std::ostringstream text;
+  text << in.rdbuf();
+  for (std::string_view name : engine_names()) {
+    EXPECT_NE(text.str().find(fmt::format("\n| `{}` |", name)), std::string::npos)
+        << name << " has no row in the engine table of docs/io.md";
+  }
 }
 
 }  // namespace

@@ -11,6 +11,8 @@
 #include <string>
 #include <type_traits>
 
+#include <fmt/format.h>
+
 #include "drivelab/trace/readers.hpp"
 #include "formats.hpp"
 #include "input.hpp"
@@ -103,6 +105,17 @@ TEST(TraceFormatRows, EveryRowInTheSourcesIsRegistered) {
   std::set<std::string> registered;
   for (const TraceFormatInfo* row : trace_formats()) registered.insert(std::string(row->name));
   EXPECT_EQ(in_sources, registered);
+}
+
+// docs/vdi.md "Trace formats" has a row for every registered format (its layout and sources).
+TEST(TraceFormatRows, EveryFormatHasItsRowInTheDocs) {
+  std::ifstream in(std::filesystem::path(DRIVELAB_SOURCE_DIR) / "docs/vdi.md");
+  std::ostringstream text;
+  text << in.rdbuf();
+  for (const TraceFormatInfo* row : trace_formats()) {
+    EXPECT_NE(text.str().find(fmt::format("\n| `{}` ", row->name)), std::string::npos)
+        << row->name << " has no row in docs/vdi.md \"Trace formats\"";
+  }
 }
 
 }  // namespace
