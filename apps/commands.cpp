@@ -22,6 +22,7 @@
 #include "drivelab/io/target_safety.hpp"
 #include "drivelab/core/errors.hpp"
 #include "drivelab/io/engine.hpp"
+#include "drivelab/trace/readers.hpp"
 #include "drivelab/report/report.hpp"
 #include "drivelab/results/journal.hpp"
 #include "drivelab/results/merge.hpp"
@@ -524,10 +525,17 @@ int cmd_list() {
     const io::EngineAvailability a = io::probe_engine(name);
     const char* state = a.usable ? "usable" : (a.compiled_in ? "blocked" : "not compiled in");
     std::cout << fmt::format("{:<10} {:<16} {}\n", name, state, fmt::join(a.capabilities.names(), ", "));
+    std::cout << fmt::format("{:<10} {}\n", "", a.summary);
     if (!a.usable) std::cout << fmt::format("{:<10} {}\n", "", a.reason);
     if (!a.note.empty()) std::cout << fmt::format("{:<10} note: {}\n", "", a.note);
     for (const io::FeatureAvailability& f : a.features)
       std::cout << fmt::format("{:<10} {}: {}\n", "", f.name, f.usable ? "usable" : f.reason);
+  }
+  // The trace formats `drivelab trace` and `format:` read (trace/src/formats.cpp), in detection order.
+  std::cout << "\nTrace formats (--format, format:; auto tries them in this order):\n";
+  for (const trace::TraceFormatInfo* f : trace::trace_formats()) {
+    std::cout << fmt::format("{:<20} {}\n", f->name, f->summary);
+    std::cout << fmt::format("{:<20} clock: {}, {}\n", "", f->clock.unit, f->clock.origin);
   }
   return kExitOk;
 }

@@ -16,10 +16,12 @@
 #include "completion.hpp"
 #include "drivelab/core/errors.hpp"
 #include "drivelab/core/units.hpp"
+#include "drivelab/io/engine.hpp"
 #include "drivelab/io/target_safety.hpp"
 #include "drivelab/oltp/database/database.hpp"
 #include "drivelab/results/identity.hpp"
 #include "drivelab/results/store.hpp"
+#include "drivelab/trace/readers.hpp"
 
 namespace {
 
@@ -146,6 +148,15 @@ void survive_closed_stdout() {
   sigaction(SIGPIPE, &pipe_action, nullptr);
 }
 
+/// The formats whose row reads `option` ("--blkparse-event" -> "blkparse").
+std::string formats_reading(std::string_view option) {
+  std::string out;
+  for (const drivelab::trace::TraceFormatInfo* f : drivelab::trace::trace_formats()) {
+    if (f->options.find(option) != std::string_view::npos) out += fmt::format("{}{}", out.empty() ? "" : ", ", f->name);
+  }
+  return out;
+}
+
 /// `drivelab trace stat` and `trace convert`, their options into `args`.
 std::pair<CLI::App*, CLI::App*> add_trace_commands(CLI::App& app, drivelab::app::TraceArgs& trace_args) {
   auto* trace_cmd = app.add_subcommand("trace", "Block traces: statistics and conversion (docs/vdi.md)");
@@ -157,18 +168,22 @@ std::pair<CLI::App*, CLI::App*> add_trace_commands(CLI::App& app, drivelab::app:
       trace_cmd->add_subcommand("convert", "Convert a trace to drivelab's native format or a fio iolog v3");
   for (auto* c : {trace_stat, trace_convert}) {
     c->add_option("input", trace_args.input, "Trace file")->required()->check(CLI::ExistingFile);
+    // The choices and the formats each option applies to come from the registration list
+    // (trace/src/formats.cpp, one row per format).
+    c->add_option("--format", trace_args.format,
+                  fmt::format("{} (default auto: detected; docs/vdi.md \"Trace formats\")",
+                              drivelab::trace::trace_format_choices()));
     c->add_option(
-        "--format", trace_args.format,
-        "auto (default), fio-iolog-v2, fio-iolog-v3, blkparse, msr-cambridge, "
-        "cloudphysics-csv, cloudphysics-binary, mqsim (also: umass), spc, alibaba, tencent, systor17, native");
-    c->add_option("--blkparse-event", trace_args.blkparse_event,
-                  "blkparse: Q (queued, default) or D (issued to the driver)");
+        "--blkparse-event", trace_args.blkparse_event,
+        fmt::format("{}: Q (queued, default) or D (issued to the driver)", formats_reading("--blkparse-event")));
     c->add_option("--time-unit", trace_args.time_unit,
-                  "Unit of the timestamps, for the formats whose file does not "
-                  "carry it: ps, ns, us, ms or s (default: the format's own, e.g. ns for mqsim; docs/vdi.md)");
+                  fmt::format("Unit of the timestamps, for the formats whose file does not carry it ({}): ps, ns, "
+                              "us, ms or s (default: the format's own, e.g. ns for mqsim; docs/vdi.md)",
+                              drivelab::trace::time_unit_format_names()));
     c->add_option("--fio-wait", trace_args.fio_wait,
-                  "fio-iolog-v2 `wait N`: absolute-ms (default, as fio 3.33 replays "
-                  "it: until N ms after the start) or relative-us (the HOWTO's text)");
+                  fmt::format("{} `wait N`: absolute-ms (default, as fio 3.33 replays it: until N ms after the "
+                              "start) or relative-us (the HOWTO's text)",
+                              formats_reading("--fio-wait")));
   }
   trace_stat->add_flag("--json", trace_args.json, "Print JSON");
   trace_convert->add_option("output", trace_args.output, "File to write")->required();
@@ -281,11 +296,14 @@ CLI::App* add_single_test_command(CLI::App& parent, const std::string& word, con
 
 /// `drivelab io`: one fio-style job, its options the keys of kind io.
 void add_io_command(CLI::App& app, CommandLine& cl, std::vector<Action>& actions) {
+  // The registered engines (io/src/engine.cpp), as `drivelab list` shows them.
+  static const std::string engine_help =
+      fmt::format("{} (drivelab list)", fmt::join(drivelab::io::engine_names(), " | "));
   add_single_test_command(
       app, "io", "One fio-style I/O job on a file in the target (kind: io)", "io",
       "Test name (names the file drivelab-<name>.dat)",
       {
-          {"--engine,--ioengine", "engine", "io_uring | libaio | psync | null"},
+          {"--engine,--ioengine", "engine", engine_help.c_str()},
           {"--rw", "rw", "randread | randwrite | read | write"},
           {"--xfersize,--bs", "xfersize", "Transfer size (e.g. 4k)"},
           {"--iodepth", "iodepth", "Outstanding I/Os per job"},

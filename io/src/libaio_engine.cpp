@@ -6,7 +6,9 @@
 // buffered descriptor io_submit(2) performs the read or write (page-cache copy, or a wait for the
 // device on a cache miss) before it returns, so the submitting thread is busy for the whole I/O and
 // the queue never builds up; the emulator records a warning for direct: false.
+#ifdef DRIVELAB_HAVE_LIBAIO
 #include <libaio.h>
+#endif
 
 #include <algorithm>
 #include <cerrno>
@@ -17,10 +19,40 @@
 #include <fmt/format.h>
 
 #include "drivelab/core/errors.hpp"
+#include "drivelab/core/sysfs.hpp"
 #include "engines.hpp"
 
 namespace drivelab::io::detail {
+#ifdef DRIVELAB_HAVE_LIBAIO
 namespace {
+
+/// A /proc/sys value ("" if unreadable).
+std::string read_proc_line(const char* path) { return read_sysfs_text(path).value_or(""); }
+
+/// Why io_setup(2) failed (EAGAIN: fs.aio-max-nr reached; ENOSYS/EPERM: kernel without
+/// CONFIG_AIO or a seccomp profile).
+std::string aio_unavailable_message(int errnum, std::uint32_t nr_events) {
+  std::string msg = fmt::format("libaio: io_setup({}) failed: {}", nr_events, errno_text(errnum));
+  switch (errnum) {
+    case EAGAIN: {
+      const std::string nr = read_proc_line("/proc/sys/fs/aio-nr");
+      const std::string max = read_proc_line("/proc/sys/fs/aio-max-nr");
+      msg += fmt::format(
+          "; the system-wide AIO event limit is reached (fs.aio-nr {} of fs.aio-max-nr {}): "
+          "raise fs.aio-max-nr or lower iodepth x jobs",
+          nr.empty() ? "?" : nr, max.empty() ? "?" : max);
+      break;
+    }
+    case ENOSYS:
+    case EPERM:
+      msg +=
+          "; the kernel was built without AIO (CONFIG_AIO) or a seccomp profile (a container's) blocks "
+          "io_setup; use engine io_uring or psync";
+      break;
+    default: break;
+  }
+  return msg;
+}
 
 class LibaioEngine final : public IoEngine {
  public:
@@ -37,10 +69,7 @@ class LibaioEngine final : public IoEngine {
     io_destroy(ctx_);
   }
 
-  std::string_view name() const noexcept override { return "libaio"; }
-  Capabilities capabilities() const noexcept override {
-    return {Capability::async, Capability::batched, Capability::supports_direct};
-  }
+  const EngineInfo& info() const noexcept override;
 
   void register_files(std::span<const int> fds) override { fds_.assign(fds.begin(), fds.end()); }
 
@@ -129,9 +158,29 @@ class LibaioEngine final : public IoEngine {
 };
 
 }  // namespace
+#endif  // DRIVELAB_HAVE_LIBAIO
 
-std::unique_ptr<IoEngine> make_libaio_engine(const EngineOptions& options) {
-  return std::make_unique<LibaioEngine>(options);
-}
+namespace rows {
+extern const EngineInfo libaio{
+    .name = "libaio",
+    .summary = "Linux native AIO: io_setup/io_submit/io_getevents (fio: libaio)",
+    .note = "asynchronous only with direct: true (buffered io_submit performs the I/O before returning)",
+    .capabilities = {Capability::async, Capability::batched, Capability::supports_direct},
+#ifdef DRIVELAB_HAVE_LIBAIO
+    .make = [](const EngineOptions& options) -> std::unique_ptr<IoEngine> {
+      return std::make_unique<LibaioEngine>(options);
+    },
+#else
+    .make = nullptr,
+#endif
+    .build_option = "DRIVELAB_WITH_LIBAIO",
+    .library = "libaio-dev",
+    .instead = "io_uring or psync",
+};
+}  // namespace rows
+
+#ifdef DRIVELAB_HAVE_LIBAIO
+const EngineInfo& LibaioEngine::info() const noexcept { return rows::libaio; }
+#endif
 
 }  // namespace drivelab::io::detail

@@ -14,10 +14,7 @@ class NullEngine final : public IoEngine {
     staged_.reserve(queue_depth_);
   }
 
-  std::string_view name() const noexcept override { return "null"; }
-  Capabilities capabilities() const noexcept override {
-    return {Capability::async, Capability::batched, Capability::supports_direct, Capability::no_io};
-  }
+  const EngineInfo& info() const noexcept override;
 
   void register_files(std::span<const int>) override {}
 
@@ -48,8 +45,18 @@ class NullEngine final : public IoEngine {
 
 }  // namespace
 
-std::unique_ptr<IoEngine> make_null_engine(const EngineOptions& options) {
-  return std::make_unique<NullEngine>(options);
-}
+namespace rows {
+extern const EngineInfo null{
+    .name = "null",
+    .summary = "completes every request at submit() without I/O: drivelab's own overhead (fio: null)",
+    .note = "",
+    .capabilities = {Capability::async, Capability::batched, Capability::supports_direct, Capability::no_io},
+    .make = [](const EngineOptions& options) -> std::unique_ptr<IoEngine> {
+      return std::make_unique<NullEngine>(options);
+    },
+};
+}  // namespace rows
+
+const EngineInfo& NullEngine::info() const noexcept { return rows::null; }
 
 }  // namespace drivelab::io::detail

@@ -16,8 +16,7 @@ class PsyncEngine final : public IoEngine {
  public:
   explicit PsyncEngine(const EngineOptions& options) : queue_depth_(options.queue_depth), done_(options.queue_depth) {}
 
-  std::string_view name() const noexcept override { return "psync"; }
-  Capabilities capabilities() const noexcept override { return {Capability::supports_direct}; }
+  const EngineInfo& info() const noexcept override;
 
   void register_files(std::span<const int> fds) override { fds_.assign(fds.begin(), fds.end()); }
 
@@ -53,8 +52,18 @@ class PsyncEngine final : public IoEngine {
 
 }  // namespace
 
-std::unique_ptr<IoEngine> make_psync_engine(const EngineOptions& options) {
-  return std::make_unique<PsyncEngine>(options);
-}
+namespace rows {
+extern const EngineInfo psync{
+    .name = "psync",
+    .summary = "pread(2)/pwrite(2), one I/O at a time inside queue() (fio: psync)",
+    .note = "synchronous: one I/O in flight per job whatever iodepth says; use jobs",
+    .capabilities = {Capability::supports_direct},
+    .make = [](const EngineOptions& options) -> std::unique_ptr<IoEngine> {
+      return std::make_unique<PsyncEngine>(options);
+    },
+};
+}  // namespace rows
+
+const EngineInfo& PsyncEngine::info() const noexcept { return rows::psync; }
 
 }  // namespace drivelab::io::detail

@@ -18,7 +18,10 @@
 #include <fcntl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+#ifdef DRIVELAB_HAVE_URING
 #include <liburing.h>
+#endif
+#include <sys/resource.h>
 
 #include <algorithm>
 #include <limits>
@@ -31,10 +34,75 @@
 #include "drivelab/core/clock.hpp"
 #include "drivelab/core/errors.hpp"
 #include "drivelab/core/fd.hpp"
+#include "drivelab/core/sysfs.hpp"
 #include "engines.hpp"
 
 namespace drivelab::io::detail {
+#ifdef DRIVELAB_HAVE_URING
 namespace {
+
+/// A /proc/sys value ("" if unreadable).
+std::string read_proc_line(const char* path) { return read_sysfs_text(path).value_or(""); }
+
+std::string memlock_text() {
+  rlimit rl{};
+  if (getrlimit(RLIMIT_MEMLOCK, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY) return "unlimited";
+  return fmt::format("{} KiB", rl.rlim_cur / 1024);
+}
+
+/// Why io_uring_setup(2) failed, for a ring without SQPOLL: "io_uring is disabled on this kernel
+/// or container: io_uring_setup failed: <errno_text>" plus the usual cause of that errno (EPERM:
+/// /proc/sys/kernel/io_uring_disabled, with its current value, or a container's seccomp profile;
+/// ENOSYS: kernel without CONFIG_IO_URING or seccomp; ENOMEM: RLIMIT_MEMLOCK on kernels < 5.12).
+std::string uring_unavailable_message(int errnum) {
+  std::string msg =
+      fmt::format("io_uring is disabled on this kernel or container: io_uring_setup failed: {}", errno_text(errnum));
+  switch (errnum) {
+    case EPERM: {
+      // Linux 6.6+: 0 = enabled, 1 = only for members of kernel.io_uring_group (and root),
+      // 2 = disabled for everyone. Container runtimes block it with seccomp (Docker >= 25).
+      const std::string disabled = read_proc_line("/proc/sys/kernel/io_uring_disabled");
+      if (!disabled.empty() && disabled != "0")
+        msg +=
+            fmt::format("; /proc/sys/kernel/io_uring_disabled is {} ({})", disabled,
+                        disabled == "1" ? "only members of kernel.io_uring_group may use it" : "disabled for everyone");
+      else
+        msg +=
+            "; kernel.io_uring_disabled does not forbid it here, so a seccomp profile (a container's) "
+            "or an LSM policy probably blocks io_uring_setup";
+      break;
+    }
+    case ENOSYS:
+      msg +=
+          "; the kernel was built without io_uring (CONFIG_IO_URING) or a seccomp profile hides the "
+          "system call";
+      break;
+    case ENOMEM:
+      msg += fmt::format(
+          "; on kernels before 5.12 ring memory counts against the locked-memory limit "
+          "(ulimit -l, here {})",
+          memlock_text());
+      break;
+    default: break;
+  }
+  return msg + "; use engine libaio or psync";
+}
+
+/// Why a ring WITH SQPOLL failed while one without works (EPERM: CAP_SYS_ADMIN before Linux 5.11;
+/// EINVAL with sqthread_poll_cpu: that CPU is offline or not allowed).
+std::string uring_sqpoll_refused_message(int errnum, const EngineOptions& options) {
+  std::string msg = fmt::format(
+      "io_uring refused sqthread_poll: io_uring_setup with IORING_SETUP_SQPOLL failed: "
+      "{}, while a ring without it works",
+      errno_text(errnum));
+  if (errnum == EPERM)
+    msg +=
+        "; Linux before 5.11 allows the SQ polling thread only with CAP_SYS_ADMIN (run as root), and "
+        "a container's seccomp or capability set may forbid it";
+  else if (errnum == EINVAL && options.sqthread_poll_cpu >= 0)
+    msg += fmt::format("; sqthread_poll_cpu {} is not an online CPU this process may use", options.sqthread_poll_cpu);
+  return msg + "; drop sqthread_poll";
+}
 
 // Owns an initialised ring; the setup flags the kernel accepted are in ring.flags.
 class Ring {
@@ -122,11 +190,7 @@ class UringEngine final : public IoEngine {
     enabled_ = (ring_.flags() & IORING_SETUP_R_DISABLED) == 0;
   }
 
-  std::string_view name() const noexcept override { return "io_uring"; }
-  Capabilities capabilities() const noexcept override {
-    return {Capability::async, Capability::batched, Capability::supports_direct, Capability::registered_files,
-            Capability::registered_buffers};
-  }
+  const EngineInfo& info() const noexcept override;
 
   std::vector<std::string> features_in_use() const override {
     std::vector<std::string> out;
@@ -291,12 +355,7 @@ FeatureAvailability probe_feature(const char* name, const EngineOptions& options
   return f;
 }
 
-}  // namespace
-
-std::unique_ptr<IoEngine> make_uring_engine(const EngineOptions& options) {
-  return std::make_unique<UringEngine>(options);
-}
-
+/// sqthread_poll, registered_files and registered_buffers, each tried on a small ring.
 std::vector<FeatureAvailability> probe_uring_features() {
   EngineOptions base;
   base.queue_depth = 2;
@@ -310,5 +369,33 @@ std::vector<FeatureAvailability> probe_uring_features() {
   return {probe_feature("sqthread_poll", sqpoll, true, false), probe_feature("registered_files", files, true, false),
           probe_feature("registered_buffers", buffers, false, true)};
 }
+
+}  // namespace
+#endif  // DRIVELAB_HAVE_URING
+
+namespace rows {
+extern const EngineInfo uring{
+    .name = "io_uring",
+    .summary = "liburing: batched submission, registered files and buffers, optional SQPOLL (fio: io_uring)",
+    .note = "",
+    .capabilities = {Capability::async, Capability::batched, Capability::supports_direct, Capability::registered_files,
+                     Capability::registered_buffers},
+#ifdef DRIVELAB_HAVE_URING
+    .make = [](const EngineOptions& options) -> std::unique_ptr<IoEngine> {
+      return std::make_unique<UringEngine>(options);
+    },
+    .probe_features = &probe_uring_features,
+#else
+    .make = nullptr,
+#endif
+    .build_option = "DRIVELAB_WITH_URING",
+    .library = "liburing",
+    .instead = "libaio or psync",
+};
+}  // namespace rows
+
+#ifdef DRIVELAB_HAVE_URING
+const EngineInfo& UringEngine::info() const noexcept { return rows::uring; }
+#endif
 
 }  // namespace drivelab::io::detail

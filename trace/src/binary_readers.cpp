@@ -23,7 +23,7 @@ T load_le(const unsigned char* p) {
 /// Reads fixed-size records; errors name the 1-based record number.
 class RecordSource : public TraceSource {
  public:
-  RecordSource(std::unique_ptr<ByteInput> input, std::filesystem::path name, TraceFormat format,
+  RecordSource(std::unique_ptr<ByteInput> input, std::filesystem::path name, const TraceFormatInfo& format,
                const TraceReadOptions& options)
       : input_(std::make_unique<BufferedInput>(std::move(input))),
         name_(std::move(name)),
@@ -32,7 +32,7 @@ class RecordSource : public TraceSource {
   [[nodiscard]] const std::vector<std::string>& devices() const final { return devices_.names(); }
   [[nodiscard]] TraceClock clock() const final { return clock_.clock; }
   [[nodiscard]] std::string describe() const final {
-    return fmt::format("{} ({})", name_.filename().string(), to_string(format_));
+    return fmt::format("{} ({})", name_.filename().string(), format_.name);
   }
 
  protected:
@@ -53,13 +53,13 @@ class RecordSource : public TraceSource {
   ReadClock clock_;  ///< the format's own clock, or the user's time_unit (formats.hpp)
 
  private:
-  TraceFormat format_;
+  const TraceFormatInfo& format_;
 };
 
 class NativeSource final : public RecordSource {
  public:
-  NativeSource(std::unique_ptr<ByteInput> input, const std::filesystem::path& name)
-      : RecordSource(std::move(input), name, TraceFormat::native, {}) {
+  NativeSource(std::unique_ptr<ByteInput> input, const std::filesystem::path& name, const TraceFormatInfo& format)
+      : RecordSource(std::move(input), name, format, {}) {
     std::array<unsigned char, kNativeHeaderBytes> header{};
     if (read_full(*input_, reinterpret_cast<char*>(header.data()), header.size()) != header.size() ||
         std::memcmp(header.data(), kNativeMagic.data(), kNativeMagic.size()) != 0) {
@@ -139,8 +139,8 @@ class NativeSource final : public RecordSource {
 class CloudPhysicsBinarySource final : public RecordSource {
  public:
   CloudPhysicsBinarySource(std::unique_ptr<ByteInput> input, const std::filesystem::path& name,
-                           const TraceReadOptions& options)
-      : RecordSource(std::move(input), name, TraceFormat::cloudphysics_binary, options) {}
+                           const TraceFormatInfo& format, const TraceReadOptions& options)
+      : RecordSource(std::move(input), name, format, options) {}
   [[nodiscard]] std::int64_t tick_ns() const override { return clock_.tick_ns; }
 
   bool next(TraceIo& io) override {
@@ -188,13 +188,66 @@ class CloudPhysicsBinarySource final : public RecordSource {
 
 }  // namespace
 
-std::unique_ptr<TraceSource> make_binary_reader(std::unique_ptr<ByteInput> input, const std::filesystem::path& name,
-                                                TraceFormat format, const TraceReadOptions& options) {
-  if (format == TraceFormat::native) return std::make_unique<NativeSource>(std::move(input), name);
-  if (format == TraceFormat::cloudphysics_binary) {
-    return std::make_unique<CloudPhysicsBinarySource>(std::move(input), name, options);
-  }
-  throw InternalError(fmt::format("{} is not a binary trace format", to_string(format)));
-}
+// ---- The rows (readers.hpp TraceFormatInfo; registered in formats.cpp) ---------------------------
+namespace rows {
+using namespace std::string_view_literals;
 
+// cloudphysics_binary: vscsi v1 records, 32 bytes little-endian: u32 serial, u32 length bytes, u32
+// scatter-gather count, u16 SCSI opcode, u16 version, u64 lbn (512 B), u64 time µs. Source:
+// CloudPhysics vscsi tools as read by libCacheSim (traceReader vscsi.h, trace_v1_record_t).
+extern const TraceFormatInfo cloudphysics_binary{
+    .name = "cloudphysics-binary",
+    .summary = "CloudPhysics vscsi v1 binary records, 32 bytes, time in us (libCacheSim trace_v1_record_t)",
+    .clock = FormatClock::bare(1000, "us", "the format's: vscsi v1 records (libCacheSim trace_v1_record_t)"),
+    // Binary (a NUL in the first 4 KiB), whole 32-byte records, and not drivelab's own header.
+    .detect =
+        [](const DetectHead& h) {
+          return h.binary && h.file_size_bytes % 32 == 0 && !h.bytes.starts_with(kNativeMagic);
+        },
+    // serial 1, 4096 bytes, 1 segment, READ(10), version 1, lbn 100, 1000 us.
+    .sample =
+        "\x01\x00\x00\x00"
+        "\x00\x10\x00\x00"
+        "\x01\x00\x00\x00"
+        "\x28\x00"
+        "\x01\x00"
+        "\x64\x00\x00\x00\x00\x00\x00\x00"
+        "\xe8\x03\x00\x00\x00\x00\x00\x00"sv,
+    .open = [](std::unique_ptr<ByteInput> in, const std::filesystem::path& name,
+               const TraceReadOptions& options) -> std::unique_ptr<TraceSource> {
+      return std::make_unique<CloudPhysicsBinarySource>(std::move(in), name, cloudphysics_binary, options);
+    },
+};
+
+// native: drivelab's binary format, versioned header + fixed 24-byte records (native.hpp,
+// docs/vdi.md "Native trace format"); ns.
+extern const TraceFormatInfo native{
+    .name = "native",
+    .summary = "drivelab's native binary trace: a DLVDITRC header and 24-byte records in ns (docs/vdi.md)",
+    .clock = FormatClock::carried(1, "ns", "carried by the file: native records are ns"),
+    .detect = [](const DetectHead& h) { return h.bytes.starts_with(kNativeMagic); },
+    // Header (version 1, 32 bytes, tick 1 ns, 1 request), device 0 "d", a 4 KiB read at 0.
+    .sample =
+        "DLVDITRC"
+        "\x01\x00\x00\x00"
+        "\x20\x00\x00\x00"
+        "\x01\x00\x00\x00\x00\x00\x00\x00"
+        "\x01\x00\x00\x00\x00\x00\x00\x00"
+        "\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00"
+        "\x01\x00\x00\x00"
+        "\x00\x00"
+        "\xff"
+        "\x00"
+        "d"
+        "\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00"
+        "\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00"
+        "\x00\x10\x00\x00"
+        "\x00\x00"
+        "\x00"
+        "\x00"sv,
+    .open = [](std::unique_ptr<ByteInput> in, const std::filesystem::path& name, const TraceReadOptions&)
+        -> std::unique_ptr<TraceSource> { return std::make_unique<NativeSource>(std::move(in), name, native); },
+};
+
+}  // namespace rows
 }  // namespace drivelab::trace::detail

@@ -1,4 +1,5 @@
-// Format, time-unit and fio-wait names, each format's own clock, and the TraceFormatError type
+// The registration list of the trace formats, and everything derived from it: names, choices,
+// the clock a reader uses; the time-unit and fio-wait names and the TraceFormatError type
 // (readers.hpp).
 #include <algorithm>
 #include <array>
@@ -11,50 +12,44 @@
 #include "formats.hpp"
 
 namespace drivelab::trace {
+
+// ---- The registration list -----------------------------------------------------------------------
+// ONE row per format. Each name is a TraceFormatInfo defined beside its reader, as
+// detail::rows::NAME (text_readers.cpp, csv_readers.cpp, binary_readers.cpp); this list declares
+// and references every one, so nothing depends on static initialisation or on the linker keeping
+// an unreferenced object. The order is the order of names in help and messages and the order in
+// which detection tries the rules (the first that matches wins; format_rows_test checks that each
+// row's sample matches its own rule only).
+// clang-format off: one row per line
+#define DRIVELAB_TRACE_FORMATS(ROW) \
+  ROW(fio_iolog_v2) \
+  ROW(fio_iolog_v3) \
+  ROW(blkparse) \
+  ROW(msr_cambridge) \
+  ROW(cloudphysics_csv) \
+  ROW(cloudphysics_binary) \
+  ROW(mqsim) \
+  ROW(spc) \
+  ROW(alibaba) \
+  ROW(tencent) \
+  ROW(systor17) \
+  ROW(native)
+// clang-format on
+
+namespace detail::rows {
+#define DRIVELAB_DECLARE_ROW(name) extern const TraceFormatInfo name;
+DRIVELAB_TRACE_FORMATS(DRIVELAB_DECLARE_ROW)
+#undef DRIVELAB_DECLARE_ROW
+}  // namespace detail::rows
+
 namespace {
 
-constexpr std::array<std::pair<TraceFormat, std::string_view>, 14> kNames{{
-    {TraceFormat::automatic, "auto"},
-    {TraceFormat::fio_iolog_v2, "fio-iolog-v2"},
-    {TraceFormat::fio_iolog_v3, "fio-iolog-v3"},
-    {TraceFormat::blkparse, "blkparse"},
-    {TraceFormat::msr_cambridge, "msr-cambridge"},
-    {TraceFormat::cloudphysics_csv, "cloudphysics-csv"},
-    {TraceFormat::cloudphysics_binary, "cloudphysics-binary"},
-    {TraceFormat::mqsim, "mqsim"},
-    {TraceFormat::spc, "spc"},
-    {TraceFormat::alibaba, "alibaba"},
-    {TraceFormat::tencent, "tencent"},
-    {TraceFormat::systor17, "systor17"},
-    {TraceFormat::native, "native"},
-    // Old names, accepted and never printed (to_string finds the canonical name first).
-    {TraceFormat::mqsim, "umass"},  // the 5-column MQSim form was read as "umass" before it was recognised
-}};
+#define DRIVELAB_ROW_ADDRESS(name) &detail::rows::name,
+constexpr const TraceFormatInfo* kFormats[] = {DRIVELAB_TRACE_FORMATS(DRIVELAB_ROW_ADDRESS)};
+#undef DRIVELAB_ROW_ADDRESS
 
 constexpr std::array<std::pair<TimeUnit, std::string_view>, 5> kUnits{
     {{TimeUnit::ps, "ps"}, {TimeUnit::ns, "ns"}, {TimeUnit::us, "us"}, {TimeUnit::ms, "ms"}, {TimeUnit::s, "s"}}};
-
-// Each format's own clock: the ns per timestamp unit where the file does not carry it (0 where it
-// does, or where there are no timestamps), and where the unit is written down (docs/vdi.md).
-constexpr std::array<detail::FormatClock, 12> kClocks{{
-    {TraceFormat::fio_iolog_v2, 0, "ms (wait, since the start)",
-     "fio 3.33's replay: `wait N` waits until N ms after the start (iolog.c read_iolog_get); "
-     "--fio-wait relative-us reads it as the HOWTO's text says"},
-    {TraceFormat::fio_iolog_v3, 1000, "us",
-     "the format's default: fio 3.33's replay sleeps a timestamp gap of N as N us"},
-    {TraceFormat::blkparse, 0, "s (decimal, ns digits)", "carried by the file: SECONDS.NANOSECONDS"},
-    {TraceFormat::msr_cambridge, 100, "100 ns", "the format's: Windows FILETIME ticks (SNIA IOTTA 388 README)"},
-    {TraceFormat::cloudphysics_csv, 1'000'000'000, "s",
-     "the format's default, worked out on the shared trace (docs/vdi.md: 7,200 values for 113,872 requests)"},
-    {TraceFormat::cloudphysics_binary, 1000, "us", "the format's: vscsi v1 records (libCacheSim trace_v1_record_t)"},
-    {TraceFormat::mqsim, 1, "ns", "the format's default: MQSim's <Time_Unit>NANOSECOND, as its configurations give it"},
-    {TraceFormat::spc, 0, "s (decimal)", "carried by the file: SPC decimal seconds"},
-    {TraceFormat::alibaba, 1000, "us", "the format's (alibaba/block-traces README)"},
-    {TraceFormat::tencent, 1'000'000'000, "s", "the format's (SNIA IOTTA 27917 README)"},
-    {TraceFormat::systor17, 0, "s (decimal, us resolution)",
-     "carried by the file: Unix seconds with a fraction (SYSTOR '17 README)"},
-    {TraceFormat::native, 0, "ns", "carried by the file: native records are ns"},
-}};
 
 std::string dashed(std::string_view name) {
   std::string out(name);
@@ -66,25 +61,25 @@ std::string dashed(std::string_view name) {
 
 }  // namespace
 
-TraceFormat parse_trace_format(std::string_view name) {
-  const std::string wanted = dashed(name);
-  if (wanted == "automatic") return TraceFormat::automatic;
-  std::string accepted;
-  for (const auto& [format, text] : kNames) {
-    if (wanted == text) return format;
-    if (text == "umass") continue;  // an old name: accepted, not advertised
-    accepted += accepted.empty() ? "" : ", ";
-    accepted += text;
-  }
-  throw ConfigError(fmt::format("unknown trace format '{}' (accepted: {})", name, accepted));
+std::span<const TraceFormatInfo* const> trace_formats() noexcept { return kFormats; }
+
+std::string trace_format_choices() {
+  std::string out = "auto";
+  for (const TraceFormatInfo* f : kFormats) out += fmt::format(", {}", f->name);
+  return out;
 }
 
-std::string_view to_string(TraceFormat format) {
-  for (const auto& [f, text] : kNames) {
-    if (f == format) return text;
+TraceFormat parse_trace_format(std::string_view name) {
+  const std::string wanted = dashed(name);
+  if (wanted == "auto" || wanted == "automatic") return TraceFormat::automatic;
+  for (const TraceFormatInfo* f : kFormats) {
+    if (wanted == f->name || (!f->old_name.empty() && wanted == f->old_name)) return TraceFormat(*f);
   }
-  return "unknown";
+  // Old names are accepted, not advertised.
+  throw ConfigError(fmt::format("unknown trace format '{}' (accepted: {})", name, trace_format_choices()));
 }
+
+std::string_view to_string(TraceFormat format) { return format.is_automatic() ? "auto" : format.row()->name; }
 
 TimeUnit parse_time_unit(std::string_view name) {
   std::string lower(name);
@@ -108,9 +103,14 @@ std::string_view to_string(TimeUnit unit) {
   return "unknown";
 }
 
-bool takes_time_unit(TraceFormat format) noexcept {
-  const detail::FormatClock* clock = detail::own_clock(format);
-  return clock != nullptr && clock->unit_ns > 0;
+bool takes_time_unit(TraceFormat format) noexcept { return !format.is_automatic() && format.row()->clock.unit_ns > 0; }
+
+std::string time_unit_format_names() {
+  std::string out;
+  for (const TraceFormatInfo* f : kFormats) {
+    if (f->clock.unit_ns > 0) out += fmt::format("{}{}", out.empty() ? "" : ", ", f->name);
+  }
+  return out;
 }
 
 FioWait parse_fio_wait(std::string_view name) {
@@ -130,13 +130,6 @@ TraceFormatError::TraceFormatError(const std::filesystem::path& file, std::uint6
 
 namespace detail {
 
-const FormatClock* own_clock(TraceFormat format) noexcept {
-  for (const FormatClock& c : kClocks) {
-    if (c.format == format) return &c;
-  }
-  return nullptr;
-}
-
 ClockScale unit_scale(TimeUnit unit) noexcept {
   switch (unit) {
     case TimeUnit::ps: return {1, 1000};
@@ -148,39 +141,31 @@ ClockScale unit_scale(TimeUnit unit) noexcept {
   return {1, 1};
 }
 
-ReadClock read_clock(TraceFormat format, const TraceReadOptions& options) {
-  const FormatClock* own = own_clock(format);
+ReadClock read_clock(const TraceFormatInfo& format, const TraceReadOptions& options) {
+  const FormatClock& own = format.clock;
   ReadClock out;
-  if (own == nullptr) return out;
-  out.clock.unit = std::string(own->unit);
-  out.clock.origin = std::string(own->origin);
-  if (own->unit_ns > 0) out.scale = {static_cast<std::uint64_t>(own->unit_ns), 1};
-  if (options.time_unit && own->unit_ns > 0) {
+  out.clock.unit = std::string(own.unit);
+  out.clock.origin = std::string(own.origin);
+  if (own.unit_ns > 0) out.scale = {static_cast<std::uint64_t>(own.unit_ns), 1};
+  if (options.time_unit && own.unit_ns > 0) {
     out.scale = unit_scale(*options.time_unit);
     out.clock.unit = std::string(to_string(*options.time_unit));
     out.clock.origin =
-        fmt::format("given by the user (--time-unit / time_unit); the format's own is {}, {}", own->unit, own->origin);
+        fmt::format("given by the user (--time-unit / time_unit); the format's own is {}, {}", own.unit, own.origin);
     out.clock.given = true;
   }
-  if (format == TraceFormat::fio_iolog_v2 && options.fio_wait == FioWait::relative_us) {
-    out.clock.unit = "us (wait, after the previous wait)";
-    out.clock.origin =
-        "given by the user (--fio-wait relative-us): the fio HOWTO's text; fio 3.33 itself waits "
-        "until N ms after the start";
-    out.clock.given = true;
-  }
-  out.tick_ns = std::max<std::int64_t>(1, static_cast<std::int64_t>(out.scale.num / out.scale.den));
+  out.tick_ns = own.unit_ns > 0 ? std::max<std::int64_t>(1, static_cast<std::int64_t>(out.scale.num / out.scale.den))
+                                : std::max<std::int64_t>(1, own.tick_ns);
   return out;
 }
 
 void check_time_unit(TraceFormat format, const TraceReadOptions& options) {
   if (!options.time_unit || takes_time_unit(format)) return;
-  const FormatClock* own = own_clock(format);
-  throw ConfigError(
-      fmt::format("time unit '{}' does not apply to {} traces: {}{} (time_unit applies to fio-iolog-v3, msr-cambridge, "
-                  "cloudphysics-csv, cloudphysics-binary, mqsim, alibaba and tencent)",
-                  to_string(*options.time_unit), to_string(format), own ? own->unit : "ns",
-                  own ? fmt::format(", from {}", own->origin) : std::string()));
+  const TraceFormatInfo* own = format.row();
+  throw ConfigError(fmt::format("time unit '{}' does not apply to {} traces: {}{} (time_unit applies to {})",
+                                to_string(*options.time_unit), to_string(format), own ? own->clock.unit : "ns",
+                                own ? fmt::format(", from {}", own->clock.origin) : std::string(),
+                                time_unit_format_names()));
 }
 
 }  // namespace detail

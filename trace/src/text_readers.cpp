@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "formats.hpp"
 #include "text_source.hpp"
 
 namespace drivelab::trace::detail {
@@ -38,11 +39,16 @@ namespace {
 class FioIologSource final : public TextTraceSource {
  public:
   FioIologSource(std::unique_ptr<ByteInput> input, const std::filesystem::path& name, int version,
-                 const TraceReadOptions& options)
-      : TextTraceSource(std::move(input), name, version == 2 ? TraceFormat::fio_iolog_v2 : TraceFormat::fio_iolog_v3,
-                        options, version == 2 ? 1000 : 0),
-        version_(version),
-        wait_(options.fio_wait) {}
+                 const TraceFormatInfo& format, const TraceReadOptions& options)
+      : TextTraceSource(std::move(input), name, format, options), version_(version), wait_(options.fio_wait) {
+    if (version == 2 && wait_ == FioWait::relative_us) {
+      clock_.clock.unit = "us (wait, after the previous wait)";
+      clock_.clock.origin =
+          "given by the user (--fio-wait relative-us): the fio HOWTO's text; fio 3.33 itself waits "
+          "until N ms after the start";
+      clock_.clock.given = true;
+    }
+  }
 
  private:
   bool parse(std::string_view line, TraceIo& io) override {
@@ -134,8 +140,9 @@ class FioIologSource final : public TextTraceSource {
 // (the per-CPU and total summaries) are skipped, as are events other than the selected one.
 class BlkparseSource final : public TextTraceSource {
  public:
-  BlkparseSource(std::unique_ptr<ByteInput> input, const std::filesystem::path& name, const TraceReadOptions& options)
-      : TextTraceSource(std::move(input), name, TraceFormat::blkparse, options, 1),
+  BlkparseSource(std::unique_ptr<ByteInput> input, const std::filesystem::path& name, const TraceFormatInfo& format,
+                 const TraceReadOptions& options)
+      : TextTraceSource(std::move(input), name, format, options),
         action_(options.blkparse_event == BlkparseEvent::queue ? "Q" : "D") {}
 
   static bool is_device_field(std::string_view field) {
@@ -204,8 +211,9 @@ class BlkparseSource final : public TextTraceSource {
 // says otherwise.
 class MqsimSource final : public TextTraceSource {
  public:
-  MqsimSource(std::unique_ptr<ByteInput> input, const std::filesystem::path& name, const TraceReadOptions& options)
-      : TextTraceSource(std::move(input), name, TraceFormat::mqsim, options) {}
+  MqsimSource(std::unique_ptr<ByteInput> input, const std::filesystem::path& name, const TraceFormatInfo& format,
+              const TraceReadOptions& options)
+      : TextTraceSource(std::move(input), name, format, options) {}
 
  private:
   bool parse(std::string_view line, TraceIo& io) override {
@@ -235,17 +243,96 @@ class MqsimSource final : public TextTraceSource {
 
 }  // namespace
 
-bool is_blkparse_device_field(std::string_view field) { return BlkparseSource::is_device_field(field); }
+// ---- The rows (readers.hpp TraceFormatInfo; registered in formats.cpp) ---------------------------
+namespace rows {
 
-std::unique_ptr<TraceSource> make_text_reader(std::unique_ptr<ByteInput> input, const std::filesystem::path& name,
-                                              TraceFormat format, const TraceReadOptions& options) {
-  switch (format) {
-    case TraceFormat::fio_iolog_v2: return std::make_unique<FioIologSource>(std::move(input), name, 2, options);
-    case TraceFormat::fio_iolog_v3: return std::make_unique<FioIologSource>(std::move(input), name, 3, options);
-    case TraceFormat::blkparse: return std::make_unique<BlkparseSource>(std::move(input), name, options);
-    case TraceFormat::mqsim: return std::make_unique<MqsimSource>(std::move(input), name, options);
-    default: return make_csv_reader(std::move(input), name, format, options);
-  }
-}
+// fio_iolog_v2: `FILE add|open|close` and `FILE read|write|sync|datasync|trim|wait OFFSET LEN`;
+// offset/length in bytes; no timestamps. `wait N`: by default as fio 3.33 replays it, "until N ms
+// after the start" (absolute; a wait earlier than the clock does nothing): fio iolog.c read_iolog()
+// stores `ipo->delay = offset` and read_iolog_get() does `elapsed = mtime_since_genesis(); if
+// (ipo->delay > elapsed) usec_sleep(td, (ipo->delay - elapsed) * 1000);` (fio issues 247 and 756:
+// "the 4000 is relative to the start of the log"; measured here with fio 3.33: waits of 1500,
+// 1000, 2000 took 2.0 s, not 4.5 ms). The HOWTO ("wait for offset microseconds ... relative to the
+// previous wait", below 100 discarded) is FioWait::relative_us. Tick 1 µs.
+extern const TraceFormatInfo fio_iolog_v2{
+    .name = "fio-iolog-v2",
+    .summary = "fio iolog version 2: FILE ACTION [OFFSET LENGTH], `wait` lines (fio HOWTO)",
+    .clock = FormatClock::carried(1000, "ms (wait, since the start)",
+                                  "fio 3.33's replay: `wait N` waits until N ms after the start (iolog.c "
+                                  "read_iolog_get); --fio-wait relative-us reads it as the HOWTO's text says"),
+    .detect = [](const DetectHead& h) { return h.line == "fio version 2 iolog"; },
+    .sample = "fio version 2 iolog\n/dev/sdb add\n/dev/sdb open\n/dev/sdb read 0 4096\n",
+    .open = [](std::unique_ptr<ByteInput> in, const std::filesystem::path& name,
+               const TraceReadOptions& options) -> std::unique_ptr<TraceSource> {
+      return std::make_unique<FioIologSource>(std::move(in), name, 2, fio_iolog_v2, options);
+    },
+    .options = "--fio-wait",
+    .seed_file = "fio_v2.iolog",
+};
 
+// fio_iolog_v3: `TIME FILE ACTION [OFFSET LEN]`; TIME in µs since the start by default (fio 3.33
+// sleeps a gap of N as N µs: iolog.c delay_since_ttime() feeds iolog_delay()'s usec_sleep(); its
+// own write_iolog writes utime_since_now()); offset/length in bytes. Source: fio HOWTO "Trace file
+// format v3".
+extern const TraceFormatInfo fio_iolog_v3{
+    .name = "fio-iolog-v3",
+    .summary = "fio iolog version 3: TIME FILE ACTION [OFFSET LENGTH], TIME in us (fio HOWTO)",
+    .clock =
+        FormatClock::bare(1000, "us", "the format's default: fio 3.33's replay sleeps a timestamp gap of N as N us"),
+    .detect = [](const DetectHead& h) { return h.line == "fio version 3 iolog"; },
+    .sample = "fio version 3 iolog\n0 data.bin add\n0 data.bin open\n10 data.bin write 0 4096\n",
+    .open = [](std::unique_ptr<ByteInput> in, const std::filesystem::path& name,
+               const TraceReadOptions& options) -> std::unique_ptr<TraceSource> {
+      return std::make_unique<FioIologSource>(std::move(in), name, 3, fio_iolog_v3, options);
+    },
+    .seed_file = "fio_v3.iolog",
+};
+
+// blkparse: default blkparse text output `MAJ,MIN CPU SEQ SECONDS.NANOS PID ACTION RWBS SECTOR +
+// NSECTORS [PROC]`; sector and count in 512-byte sectors; time in s with ns digits (the file
+// carries the unit). Only the selected event (Q queued or D issued) is read; M/F merges, R
+// requeues, C completions and all other events are skipped. RWBS (blkparse_fmt.c fill_rwbs()):
+// [F]{D|W|R|N}[F][A][S][M]: the leading F is a preflush (TraceIo::kPreflush), the F after the op
+// letter FUA (TraceIo::kFua); D discard; W write; R read; a request without data that is W or
+// carries a preflush ("FWS", "FN") is a flush; N without a preflush is skipped. Source:
+// blkparse(1), blktrace(8).
+extern const TraceFormatInfo blkparse{
+    .name = "blkparse",
+    .summary = "blkparse default text output: MAJ,MIN CPU SEQ TIME PID ACTION RWBS SECTOR + COUNT (blkparse(1))",
+    .clock = FormatClock::carried(1, "s (decimal, ns digits)", "carried by the file: SECONDS.NANOSECONDS"),
+    .detect = [](const DetectHead& h) { return h.word_count >= 7 && BlkparseSource::is_device_field(h.words[0]); },
+    .sample = "  8,16   1        1     0.000000000  4162  Q   R 2048 + 8 [fio]\n",
+    .open = [](std::unique_ptr<ByteInput> in, const std::filesystem::path& name,
+               const TraceReadOptions& options) -> std::unique_ptr<TraceSource> {
+      return std::make_unique<BlkparseSource>(std::move(in), name, blkparse, options);
+    },
+    .options = "--blkparse-event",
+    .seed_file = "blkparse.txt",
+};
+
+// mqsim: the ASCII trace of the MQSim SSD simulator (CMU-SAFARI/MQSim, FAST 2018), whitespace
+// separated `ARRIVAL DEVICE LBA SIZE TYPE`: LBA and SIZE in 512-byte sectors, TYPE 1 read / 0 write
+// (MQSim traces/README.md, after the DiskSim ASCII layout). ARRIVAL is in the unit of the
+// workload's `<Time_Unit>` (PICOSECOND, NANOSECOND or MICROSECOND: MQSim ASCII_Trace_Definition.h
+// Trace_Time_Unit); MQSim's configurations give NANOSECOND, so ns by default (tick 1 ns).
+// umass_tpcc_small.trace is this format (its device-13 lines are MQSim's traces/tpcc-small.trace).
+// "umass" is accepted as an old name of this format.
+extern const TraceFormatInfo mqsim{
+    .name = "mqsim",
+    .summary = "MQSim ASCII trace: ARRIVAL DEVICE LBA SIZE TYPE, sectors, ARRIVAL in ns (also: umass)",
+    .clock = FormatClock::bare(1, "ns",
+                               "the format's default: MQSim's <Time_Unit>NANOSECOND, as its configurations give it"),
+    .detect =
+        [](const DetectHead& h) {
+          return h.word_count == 5 &&
+                 std::all_of(h.words.begin(), h.words.begin() + 5, [](std::string_view s) { return is_unsigned(s); });
+        },
+    .sample = "938513000 4 264719034 16 0\n938828000 3 197570570 16 1\n",
+    .open = [](std::unique_ptr<ByteInput> in, const std::filesystem::path& name, const TraceReadOptions& options)
+        -> std::unique_ptr<TraceSource> { return std::make_unique<MqsimSource>(std::move(in), name, mqsim, options); },
+    .old_name = "umass",  // the 5-column MQSim form was read as "umass" before it was recognised
+    .seed_file = "mqsim_small.trace",
+};
+
+}  // namespace rows
 }  // namespace drivelab::trace::detail

@@ -18,13 +18,10 @@ inline constexpr std::uint64_t kSectorBytes = 512;
 
 class TextTraceSource : public TraceSource {
  public:
-  /// `tick_ns` 0: one unit of the clock read_clock() gives (formats with integer timestamps).
-  TextTraceSource(std::unique_ptr<ByteInput> input, const std::filesystem::path& name, TraceFormat format,
-                  const TraceReadOptions& options, std::int64_t tick_ns = 0)
-      : lines_(std::move(input), name),
-        format_(format),
-        clock_(read_clock(format, options)),
-        tick_ns_(tick_ns > 0 ? tick_ns : clock_.tick_ns) {}
+  /// The clock and tick are the row's (FormatClock), or the user's time_unit (read_clock).
+  TextTraceSource(std::unique_ptr<ByteInput> input, const std::filesystem::path& name, const TraceFormatInfo& format,
+                  const TraceReadOptions& options)
+      : lines_(std::move(input), name), clock_(read_clock(format, options)), format_(format) {}
 
   bool next(TraceIo& io) final {
     std::string_view line;
@@ -44,10 +41,10 @@ class TextTraceSource : public TraceSource {
     return false;
   }
   [[nodiscard]] const std::vector<std::string>& devices() const final { return devices_.names(); }
-  [[nodiscard]] std::int64_t tick_ns() const final { return tick_ns_; }
+  [[nodiscard]] std::int64_t tick_ns() const final { return clock_.tick_ns; }
   [[nodiscard]] TraceClock clock() const final { return clock_.clock; }
   [[nodiscard]] std::string describe() const final {
-    return fmt::format("{} ({})", lines_.name().filename().string(), to_string(format_));
+    return fmt::format("{} ({})", lines_.name().filename().string(), format_.name);
   }
 
  protected:
@@ -98,10 +95,10 @@ class TextTraceSource : public TraceSource {
   DeviceTable devices_;
   std::uint64_t content_lines_ = 0;  ///< non-blank, non-comment lines so far (1: maybe a header)
 
+  ReadClock clock_;  ///< the row's clock or the user's time_unit (formats.hpp)
+
  private:
-  TraceFormat format_;
-  ReadClock clock_;
-  std::int64_t tick_ns_;
+  const TraceFormatInfo& format_;
   std::int64_t first_ns_ = 0;
   bool have_first_ = false;
 };

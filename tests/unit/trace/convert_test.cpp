@@ -32,7 +32,7 @@ TEST(NativeTrace, RoundTripsEverySampleLosslessly) {
     auto again = open_trace(sample(name));
     const auto out = dir / (name + ".dltrace");
     EXPECT_EQ(write_native_trace(*again, out), expected.size()) << name;
-    EXPECT_EQ(detect_trace_format(out), TraceFormat::native);
+    EXPECT_EQ(detect_trace_format(out), parse_trace_format("native"));
     auto native = open_trace(out);
     const auto got = read_all(*native);
     ASSERT_EQ(got.size(), expected.size()) << name;

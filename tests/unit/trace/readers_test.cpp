@@ -2,6 +2,8 @@
 // each layout's source): detection, units, skipped events, and "file:line: reason" errors.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -52,21 +54,22 @@ std::string error_of(const std::string& text, TraceFormat format) {
 }
 
 TEST(TraceFormats, NamesRoundTripAndUnknownNamesAreConfigErrors) {
-  for (TraceFormat f :
-       {TraceFormat::automatic, TraceFormat::fio_iolog_v2, TraceFormat::fio_iolog_v3, TraceFormat::blkparse,
-        TraceFormat::msr_cambridge, TraceFormat::cloudphysics_csv, TraceFormat::cloudphysics_binary, TraceFormat::mqsim,
-        TraceFormat::spc, TraceFormat::alibaba, TraceFormat::tencent, TraceFormat::systor17, TraceFormat::native}) {
-    EXPECT_EQ(parse_trace_format(to_string(f)), f) << to_string(f);
+  EXPECT_EQ(parse_trace_format(to_string(TraceFormat::automatic)), TraceFormat::automatic);
+  for (const TraceFormatInfo* row : trace_formats()) {
+    const TraceFormat f(*row);
+    EXPECT_EQ(parse_trace_format(to_string(f)), f) << row->name;
+    std::string underscored(row->name);
+    std::replace(underscored.begin(), underscored.end(), '-', '_');
+    EXPECT_EQ(parse_trace_format(underscored), f) << underscored;
   }
-  EXPECT_EQ(parse_trace_format("fio_iolog_v3"), TraceFormat::fio_iolog_v3);
   EXPECT_THROW((void)parse_trace_format("disksim"), ConfigError);
 }
 
 // The 5-column form is MQSim's ASCII trace: its canonical name says so, and the old name still
 // opens it (protocols that say `format: umass` keep working).
 TEST(TraceFormats, UmassIsAnAliasOfMqsim) {
-  EXPECT_EQ(to_string(TraceFormat::mqsim), "mqsim");
-  EXPECT_EQ(parse_trace_format("umass"), TraceFormat::mqsim);
+  EXPECT_EQ(to_string(parse_trace_format("mqsim")), "mqsim");
+  EXPECT_EQ(parse_trace_format("umass"), parse_trace_format("mqsim"));
   try {
     (void)parse_trace_format("nope");
   } catch (const ConfigError& e) {
@@ -83,35 +86,27 @@ TEST(TraceFormats, UmassIsAnAliasOfMqsim) {
 }
 
 TEST(TraceFormats, DetectsEverySampleFromItsContent) {
-  const std::vector<std::pair<std::string, TraceFormat>> expected{
-      {"fio_v2.iolog", TraceFormat::fio_iolog_v2},
-      {"fio_v3.iolog", TraceFormat::fio_iolog_v3},
-      {"blkparse.txt", TraceFormat::blkparse},
-      {"msr_cambridge.csv", TraceFormat::msr_cambridge},
-      {"cloudphysics_small.csv", TraceFormat::cloudphysics_csv},
-      {"mqsim_small.trace", TraceFormat::mqsim},
-      {"spc.csv", TraceFormat::spc},
-      {"alibaba.csv", TraceFormat::alibaba},
-      {"tencent.csv", TraceFormat::tencent},
-      {"systor17_vdi.csv", TraceFormat::systor17}};
-  for (const auto& [name, format] : expected) {
-    EXPECT_EQ(detect_trace_format(sample(name)), format) << name;
+  // Every row's sample file (tests/data/traces), detected from its content alone.
+  for (const TraceFormatInfo* row : trace_formats()) {
+    if (row->seed_file.empty()) continue;
+    EXPECT_EQ(detect_trace_format(sample(std::string(row->seed_file))), TraceFormat(*row)) << row->seed_file;
   }
   // The shared real traces, when they are beside this checkout.
   if (std::filesystem::exists(testing::shared_trace("cloudphysics_vm_vscsi.csv"))) {
-    EXPECT_EQ(detect_trace_format(testing::shared_trace("cloudphysics_vm_vscsi.csv")), TraceFormat::cloudphysics_csv);
+    EXPECT_EQ(detect_trace_format(testing::shared_trace("cloudphysics_vm_vscsi.csv")),
+              parse_trace_format("cloudphysics-csv"));
   }
   if (std::filesystem::exists(testing::shared_trace("umass_tpcc_small.trace"))) {
-    EXPECT_EQ(detect_trace_format(testing::shared_trace("umass_tpcc_small.trace")), TraceFormat::mqsim);
+    EXPECT_EQ(detect_trace_format(testing::shared_trace("umass_tpcc_small.trace")), parse_trace_format("mqsim"));
   }
   // Without a header the CSV formats are told apart by their fields.
-  EXPECT_EQ(detail::detect_format_from_head("1,5633898,2a,512,42932745\n", 26), TraceFormat::cloudphysics_csv);
+  EXPECT_EQ(detail::detect_format_from_head("1,5633898,2a,512,42932745\n", 26), parse_trace_format("cloudphysics-csv"));
   const auto detect = [](const std::string& text) { return detail::detect_format_from_head(text, text.size()); };
-  EXPECT_EQ(detect("1456135200.013118000,0.000806000,R,4,899056122368,131072\n"), TraceFormat::systor17);
-  EXPECT_EQ(detect("1456135200.013118000,,,4,899056122368,131072\n"), TraceFormat::systor17);
+  EXPECT_EQ(detect("1456135200.013118000,0.000806000,R,4,899056122368,131072\n"), parse_trace_format("systor17"));
+  EXPECT_EQ(detect("1456135200.013118000,,,4,899056122368,131072\n"), parse_trace_format("systor17"));
   // SYSTOR's six fields do not take an SPC line with one trailing field, nor MSR's seven.
-  EXPECT_EQ(detect("0,20941264,8192,W,0.551706,7\n"), TraceFormat::spc);
-  EXPECT_EQ(detect("128166372003061629,mds,1,Read,3154506752,4096,2301\n"), TraceFormat::msr_cambridge);
+  EXPECT_EQ(detect("0,20941264,8192,W,0.551706,7\n"), parse_trace_format("spc"));
+  EXPECT_EQ(detect("128166372003061629,mds,1,Read,3154506752,4096,2301\n"), parse_trace_format("msr-cambridge"));
   EXPECT_EQ(detect("1.5,0.1,X,4,0,4096\n"), TraceFormat::automatic);
   EXPECT_EQ(detail::detect_format_from_head("hello world\n", 12), TraceFormat::automatic);
 }
@@ -154,13 +149,13 @@ TEST(FioIolog, Version2WaitsAreAbsoluteUnlessTheHowtoReadingIsAsked) {
   const std::string log =
       "fio version 2 iolog\nf add\nf open\nf read 0 4096\nf wait 1500 0\nf read 1 4096\nf wait 1000 0\n"
       "f read 2 4096\nf wait 2000 0\nf read 3 4096\nf wait 50 0\nf read 4 4096\n";
-  auto fio = detail::open_trace_memory(log, "w.iolog", TraceFormat::fio_iolog_v2);
+  auto fio = detail::open_trace_memory(log, "w.iolog", parse_trace_format("fio-iolog-v2"));
   std::vector<std::int64_t> times;
   for (const TraceIo& io : read_all(*fio)) times.push_back(io.time_ns);
   EXPECT_EQ(times, (std::vector<std::int64_t>{0, 1'500'000'000, 1'500'000'000, 2'000'000'000, 2'000'000'000}));
   TraceReadOptions howto;
   howto.fio_wait = FioWait::relative_us;
-  auto relative = detail::open_trace_memory(log, "w.iolog", TraceFormat::fio_iolog_v2, howto);
+  auto relative = detail::open_trace_memory(log, "w.iolog", parse_trace_format("fio-iolog-v2"), howto);
   times.clear();
   for (const TraceIo& io : read_all(*relative)) times.push_back(io.time_ns);
   EXPECT_EQ(times, (std::vector<std::int64_t>{0, 1'500'000, 2'500'000, 4'500'000, 4'500'000}));  // 50 < 100: dropped
@@ -197,7 +192,7 @@ TEST(Blkparse, QueueEventsSkipMergesCompletionsAndSummaries) {
 TEST(Blkparse, DispatchEventsSeeTheMergedRequestAndTheRequeue) {
   TraceReadOptions options;
   options.blkparse_event = BlkparseEvent::dispatch;
-  const auto ios = read_sample("blkparse.txt", TraceFormat::blkparse, options);
+  const auto ios = read_sample("blkparse.txt", parse_trace_format("blkparse"), options);
   ASSERT_EQ(ios.size(), 6u);  // D: R, W (merged 32 sectors), W again after the requeue, FN, D, RA
   EXPECT_EQ(ios[1].op, TraceOp::write);
   EXPECT_EQ(ios[1].size_bytes, 32u * 512);
@@ -258,7 +253,7 @@ TEST(CloudPhysics, BinaryV1Records) {
   EXPECT_EQ(ios[1].time_ns, 250'000);
   // A partial record names its record number.
   testing::write_file(dir / "cut.vscsi", bytes.substr(0, 80));  // two records and half of the third
-  auto cut = open_trace(dir / "cut.vscsi", TraceFormat::cloudphysics_binary);
+  auto cut = open_trace(dir / "cut.vscsi", parse_trace_format("cloudphysics-binary"));
   TraceIo io;
   EXPECT_TRUE(cut->next(io));
   EXPECT_TRUE(cut->next(io));
@@ -327,7 +322,7 @@ TEST(TraceClock, TimeUnitIsRefusedWhereTheFileCarriesTheUnit) {
   TraceReadOptions us;
   us.time_unit = TimeUnit::us;
   for (const auto& [name, format] :
-       {std::pair{"blkparse.txt", TraceFormat::automatic}, std::pair{"spc.csv", TraceFormat::spc},
+       {std::pair{"blkparse.txt", TraceFormat::automatic}, std::pair{"spc.csv", parse_trace_format("spc")},
         std::pair{"systor17_vdi.csv", TraceFormat::automatic}, std::pair{"fio_v2.iolog", TraceFormat::automatic}}) {
     try {
       (void)open_trace(sample(name), format, us);
@@ -340,8 +335,8 @@ TEST(TraceClock, TimeUnitIsRefusedWhereTheFileCarriesTheUnit) {
   TraceReadOptions ms;
   ms.time_unit = TimeUnit::ms;
   EXPECT_EQ(read_sample("fio_v3.iolog", TraceFormat::automatic, ms)[1].time_ns, 1'000'000'000);
-  EXPECT_TRUE(takes_time_unit(TraceFormat::tencent));
-  EXPECT_FALSE(takes_time_unit(TraceFormat::native));
+  EXPECT_TRUE(takes_time_unit(parse_trace_format("tencent")));
+  EXPECT_FALSE(takes_time_unit(parse_trace_format("native")));
 }
 
 TEST(Spc, BytesAndDecimalSeconds) {
@@ -404,7 +399,7 @@ TEST(Blkparse, PreflushAndFuaAreCarriedAsFlags) {
       "  8,0 0 5 0.000004000 1 Q N [kworker]\n"
       "  8,0 0 6 0.000005000 1 Q WS 300 + 8 [fio]\n"
       "  8,0 0 7 0.000006000 1 Q DE 400 + 8 [blkdiscard]\n";
-  auto source = detail::open_trace_memory(text, "b.txt", TraceFormat::blkparse);
+  auto source = detail::open_trace_memory(text, "b.txt", parse_trace_format("blkparse"));
   const auto ios = read_all(*source);
   ASSERT_EQ(ios.size(), 6u);  // 'N' without a preflush moves nothing and is skipped
   EXPECT_EQ(ios[0].op, TraceOp::write);
@@ -438,8 +433,8 @@ TEST(NativeTrace, RecordsAreReadThroughABuffer) {
   ASSERT_EQ(write_native_trace(vector, dir / "t.dltrace"), 2000u);
   const std::string bytes = testing::read_bytes(dir / "t.dltrace");
   std::size_t calls = 0;
-  auto source =
-      detail::open_trace_input(std::make_unique<CountingInput>(bytes, &calls), "t.dltrace", TraceFormat::native, {});
+  auto source = detail::open_trace_input(std::make_unique<CountingInput>(bytes, &calls), "t.dltrace",
+                                         parse_trace_format("native"), {});
   EXPECT_EQ(read_all(*source).size(), 2000u);
   EXPECT_LE(calls, 4u) << "48 KiB of records in " << calls << " reads";
 }
@@ -451,37 +446,44 @@ TEST(TraceErrors, MalformedLinesNameFileAndLine) {
     std::string expected;
   };
   const std::vector<Case> cases{
-      {"fio version 2 iolog\nf add\nf read 0\n", TraceFormat::fio_iolog_v2, "bad.trace:3: 'read' needs OFFSET LENGTH"},
-      {"fio version 1 iolog\n", TraceFormat::fio_iolog_v2, "bad.trace:1: expected the header 'fio version 2 iolog'"},
-      {"fio version 3 iolog\n0 f wait 10 0\n", TraceFormat::fio_iolog_v3, "bad.trace:2: 'wait' is not allowed"},
-      {"  8,0 0 1 0.0 1 Q R x + 8 [a]\n", TraceFormat::blkparse,
+      {"fio version 2 iolog\nf add\nf read 0\n", parse_trace_format("fio-iolog-v2"),
+       "bad.trace:3: 'read' needs OFFSET LENGTH"},
+      {"fio version 1 iolog\n", parse_trace_format("fio-iolog-v2"),
+       "bad.trace:1: expected the header 'fio version 2 iolog'"},
+      {"fio version 3 iolog\n0 f wait 10 0\n", parse_trace_format("fio-iolog-v3"),
+       "bad.trace:2: 'wait' is not allowed"},
+      {"  8,0 0 1 0.0 1 Q R x + 8 [a]\n", parse_trace_format("blkparse"),
        "bad.trace:1: sector: expected an unsigned integer, got 'x'"},
-      {"1,h,0,Read,0,4096,1\n2,h,0,Erase,0,4096,1\n", TraceFormat::msr_cambridge,
+      {"1,h,0,Read,0,4096,1\n2,h,0,Erase,0,4096,1\n", parse_trace_format("msr-cambridge"),
        "bad.trace:2: Type: expected Read or Write"},
-      {"version,time,op,size,lbn\n1,2,zz,512,0\n", TraceFormat::cloudphysics_csv,
+      {"version,time,op,size,lbn\n1,2,zz,512,0\n", parse_trace_format("cloudphysics-csv"),
        "bad.trace:2: op: expected an unsigned hexadecimal integer"},
-      {"1 2 3 4 0\n# comment\n1 2 3 4\n", TraceFormat::mqsim, "bad.trace:3: expected 5 fields"},
-      {"1 2 3 4 7\n", TraceFormat::mqsim, "bad.trace:1: TYPE: expected 1 (read) or 0 (write), got 7"},
-      {"1 2 3 99999999999 1\n", TraceFormat::mqsim, "bad.trace:1: SIZE: 51199999999488 bytes is larger than the 4 GiB"},
-      {"0,20941264,8192,W,0.551706\n", TraceFormat::mqsim, "bad.trace:1: a comma-separated line"},
-      {"1.5,0.1,X,4,0,4096\n", TraceFormat::systor17, "bad.trace:1: IOType (or blank): expected R or W, got 'X'"},
-      {"1.5,0.1,R,4,0\n", TraceFormat::systor17, "bad.trace:1: expected 6 fields"},
-      {"fio version 2 iolog\nf wait\n", TraceFormat::fio_iolog_v2, "bad.trace:2: 'wait' needs its time"},
+      {"1 2 3 4 0\n# comment\n1 2 3 4\n", parse_trace_format("mqsim"), "bad.trace:3: expected 5 fields"},
+      {"1 2 3 4 7\n", parse_trace_format("mqsim"), "bad.trace:1: TYPE: expected 1 (read) or 0 (write), got 7"},
+      {"1 2 3 99999999999 1\n", parse_trace_format("mqsim"),
+       "bad.trace:1: SIZE: 51199999999488 bytes is larger than the 4 GiB"},
+      {"0,20941264,8192,W,0.551706\n", parse_trace_format("mqsim"), "bad.trace:1: a comma-separated line"},
+      {"1.5,0.1,X,4,0,4096\n", parse_trace_format("systor17"),
+       "bad.trace:1: IOType (or blank): expected R or W, got 'X'"},
+      {"1.5,0.1,R,4,0\n", parse_trace_format("systor17"), "bad.trace:1: expected 6 fields"},
+      {"fio version 2 iolog\nf wait\n", parse_trace_format("fio-iolog-v2"), "bad.trace:2: 'wait' needs its time"},
       // Issue 29: a one-field wait was accepted; fio's iolog.c skips it as "bad iolog2".
-      {"fio version 2 iolog\nf add\nf wait 1000\n", TraceFormat::fio_iolog_v2,
+      {"fio version 2 iolog\nf add\nf wait 1000\n", parse_trace_format("fio-iolog-v2"),
        "bad.trace:3: 'wait' needs its time in the offset field and a length (fio reads 'FILE wait TIME LENGTH' "
        "only, e.g. 'f wait 1000 0'); found 1 field after 'wait'"},
-      {"fio version 2 iolog\nf add\nf wait 1000 0 7\n", TraceFormat::fio_iolog_v2,
+      {"fio version 2 iolog\nf add\nf wait 1000 0 7\n", parse_trace_format("fio-iolog-v2"),
        "bad.trace:3: 'wait' needs its time"},
       // Found by the fresh review: the request's end wrapped past 2^64 and the LBA span read [0, 4095).
-      {"fio version 2 iolog\nf add\nf read 18446744073709551615 4096\n", TraceFormat::fio_iolog_v2,
+      {"fio version 2 iolog\nf add\nf read 18446744073709551615 4096\n", parse_trace_format("fio-iolog-v2"),
        "bad.trace:3: offset 18446744073709551615 + length 4096 passes the end of any device"},
-      {"1,X,0,4096,10\n", TraceFormat::alibaba, "bad.trace:1: opcode: expected R or W"},
-      {"1,0,8,2,5\n", TraceFormat::tencent, "bad.trace:1: IOType: expected 0 (read) or 1 (write), got 2"},
-      {"99999999999999999999,0,8,0,5\n", TraceFormat::tencent, "bad.trace:1: Timestamp: expected an unsigned integer"},
-      {"18446744073709551615,0,8,0,5\n", TraceFormat::tencent,
+      {"1,X,0,4096,10\n", parse_trace_format("alibaba"), "bad.trace:1: opcode: expected R or W"},
+      {"1,0,8,2,5\n", parse_trace_format("tencent"), "bad.trace:1: IOType: expected 0 (read) or 1 (write), got 2"},
+      {"99999999999999999999,0,8,0,5\n", parse_trace_format("tencent"),
+       "bad.trace:1: Timestamp: expected an unsigned integer"},
+      {"18446744073709551615,0,8,0,5\n", parse_trace_format("tencent"),
        "bad.trace:1: Timestamp: 18446744073709551615 is out of range"},
-      {"1 2 3 4 1\n" + std::string(5000, '1') + "\n", TraceFormat::mqsim, "bad.trace:2: line longer than 4096 bytes"},
+      {"1 2 3 4 1\n" + std::string(5000, '1') + "\n", parse_trace_format("mqsim"),
+       "bad.trace:2: line longer than 4096 bytes"},
   };
   for (const Case& c : cases) {
     const std::string what = error_of(c.text, c.format);
@@ -523,7 +525,7 @@ TEST(TraceInput, DevicesAndDirectoriesAreRefusedWithTheirKind) {
   EXPECT_EQ(message(dir.path()),
             "trace " + dir.path().string() + " is a directory, not a trace file (give a regular file, or a pipe)");
   EXPECT_THROW((void)detect_trace_format("/dev/zero"), ConfigError);
-  EXPECT_THROW((void)open_trace("/dev/zero", TraceFormat::cloudphysics_binary), ConfigError);
+  EXPECT_THROW((void)open_trace("/dev/zero", parse_trace_format("cloudphysics-binary")), ConfigError);
 }
 
 // A pipe is read once, as it streams: format detection keeps the bytes it read (they had been

@@ -7,7 +7,13 @@
 #include <string>
 #include <vector>
 
+#include "drivelab/trace/readers.hpp"
 #include "drivelab/trace/source.hpp"
+
+namespace drivelab::trace {
+/// gtest prints a TraceFormat by its name.
+inline void PrintTo(TraceFormat format, std::ostream* os) { *os << to_string(format); }
+}  // namespace drivelab::trace
 
 namespace drivelab::trace::testing {
 

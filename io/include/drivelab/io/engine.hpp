@@ -13,14 +13,12 @@
 /// each I/O inside queue() and reports it through reap() like any other, so a job has a single
 /// code path for every engine.
 ///
-/// Engines (docs/io.md has each one's options and caveats):
-///  - `psync`    pread(2)/pwrite(2) inside queue(); synchronous (fio: psync).
-///  - `libaio`   Linux native AIO (io_setup/io_submit/io_getevents; fio: libaio). Asynchronous only
-///               with O_DIRECT: on a buffered descriptor io_submit(2) performs the I/O before it
-///               returns (the kernel's AIO has no buffered path), so the queue never builds up.
-///  - `io_uring` liburing; batched submission, registered files and buffers, optional SQPOLL
-///               (fio: io_uring with registerfiles / fixedbufs / sqthread_poll).
-///  - `null`     completes every request at submit() without I/O (fio: null): our own overhead.
+/// Engines (docs/io.md has each one's options and caveats): each is ONE row, an EngineInfo defined
+/// in its own file (io/src/<name>_engine.cpp: name, words, caveat, capabilities, factory, probe of
+/// its optional features), and io/src/engine.cpp holds the one registration list (engines());
+/// engine_names(), probe_engine(), make_engine() and `drivelab list` come from it
+/// (docs/contributing.md "Add an I/O engine"). Today: psync (pread/pwrite), libaio (Linux AIO),
+/// io_uring (liburing) and null (no I/O: drivelab's own overhead).
 ///
 /// Queue depth (QD) semantics, as in fio: `EngineOptions::queue_depth` is the most requests one
 /// engine instance holds between queue() and reap(). A synchronous engine (no Capability::async)
@@ -98,6 +96,7 @@ class Capabilities {
   }
   constexpr bool has(Capability c) const noexcept { return (bits_ & static_cast<std::uint32_t>(c)) != 0; }
   constexpr std::uint32_t bits() const noexcept { return bits_; }
+  friend constexpr bool operator==(Capabilities, Capabilities) = default;
   /// Names of the set flags ("async", "batched", ...), in declaration order.
   std::vector<std::string> names() const;
 
@@ -130,6 +129,41 @@ struct EngineOptions {
   std::uint32_t sq_thread_idle_ms = 0;
 };
 
+/// Whether one optional mechanism of an engine works here (io_uring: "sqthread_poll",
+/// "registered_files", "registered_buffers").
+struct FeatureAvailability {
+  std::string name;
+  bool usable = false;
+  std::string reason;  ///< why not usable; empty when usable
+};
+
+class IoEngine;
+
+/// One I/O engine: everything the rest of drivelab knows about it, in one place. Defined in the
+/// engine's own file and registered once in io/src/engine.cpp (engines()); every field is required
+/// except the four at the end. tests/unit/io/engine_rows_test.cpp checks each row (and that every
+/// io/src/*_engine.cpp has one).
+struct EngineInfo {
+  std::string_view name;     ///< what `engine:` / `--engine` and make_engine() accept ("io_uring")
+  std::string_view summary;  ///< words for `drivelab list` and help: what it calls, fio's equivalent
+  std::string_view note;     ///< a caveat that always applies (libaio: O_DIRECT only), or empty
+  /// What it declares: the ONE copy, returned by every instance's capabilities() and by
+  /// probe_engine() even where the kernel refuses it.
+  Capabilities capabilities;
+  /// Creates one (throws as make_engine says); nullptr when not compiled into this build.
+  std::unique_ptr<IoEngine> (*make)(const EngineOptions& options);
+  /// Its optional mechanisms, each tried here (probe_engine, when usable); nullptr if none.
+  std::vector<FeatureAvailability> (*probe_features)() = nullptr;
+  /// When `make` is nullptr: the CMake option and library that build it and the engines to use
+  /// instead, for NotCompiledIn ("DRIVELAB_WITH_URING", "liburing", "libaio or psync").
+  std::string_view build_option = {};
+  std::string_view library = {};
+  std::string_view instead = {};
+};
+
+/// Every registered engine, in the order of engine_names() (io/src/engine.cpp).
+std::span<const EngineInfo* const> engines() noexcept;
+
 /// What queue() did with a request.
 enum class QueueStatus {
   queued,     ///< staged; the kernel sees it at the next submit()
@@ -144,9 +178,12 @@ class IoEngine {
   IoEngine(const IoEngine&) = delete;
   IoEngine& operator=(const IoEngine&) = delete;
 
-  /// "io_uring", "libaio", "psync", "null" — the name make_engine() accepts.
-  virtual std::string_view name() const noexcept = 0;
-  virtual Capabilities capabilities() const noexcept = 0;
+  /// The engine's row (its name, capabilities, ...).
+  virtual const EngineInfo& info() const noexcept = 0;
+  /// "io_uring", "libaio", "psync", "null" — the name make_engine() accepts (the row's).
+  std::string_view name() const noexcept { return info().name; }
+  /// The row's capabilities.
+  Capabilities capabilities() const noexcept { return info().capabilities; }
   /// The optional mechanisms this instance really uses, for the result record and for tests:
   /// io_uring: "registered_files", "registered_buffers" (after registration succeeded),
   /// "sqthread_poll", "coop_taskrun", "single_issuer", "defer_taskrun" (ring setup flags the
@@ -184,16 +221,9 @@ class IoEngine {
   virtual std::size_t in_flight() const noexcept = 0;
 };
 
-/// Names make_engine() accepts, compiled in or not: {"io_uring", "libaio", "psync", "null"}.
+/// Names make_engine() accepts, compiled in or not, in registration order: {"io_uring", "libaio",
+/// "psync", "null"}.
 std::vector<std::string_view> engine_names();
-
-/// Whether one optional mechanism of an engine works here (io_uring: "sqthread_poll",
-/// "registered_files", "registered_buffers").
-struct FeatureAvailability {
-  std::string name;
-  bool usable = false;
-  std::string reason;  ///< why not usable; empty when usable
-};
 
 /// Whether an engine can be used here, without throwing (for `drivelab list` and test skips).
 /// The three outcomes are different problems with different fixes, as in seastar's backend
@@ -206,7 +236,8 @@ struct EngineAvailability {
   std::string reason;         ///< why not usable (the exception text make_engine gives); empty when usable
   Capabilities capabilities;  ///< what the engine declares (known engines, even when not usable)
   std::vector<FeatureAvailability> features;  ///< optional mechanisms, probed only when usable
-  std::string note;                           ///< a caveat that always applies (libaio: O_DIRECT only), or empty
+  std::string note;                           ///< the row's caveat (libaio: O_DIRECT only), or empty
+  std::string summary;                        ///< the row's words
 };
 /// Probes by creating (and destroying) small instances: io_uring a 2-entry ring (and one with
 /// SQPOLL, one with a registered file and a registered 4 KiB buffer), libaio a 2-event context.
