@@ -49,8 +49,14 @@ class RecordingEngine final : public IoEngine {
   std::int64_t fail_result = -EIO;
   bool refuse_always = false;
 
-  std::string_view name() const noexcept override { return "recording"; }
-  Capabilities capabilities() const noexcept override { return {Capability::async, Capability::batched}; }
+  const EngineInfo& info() const noexcept override {
+    static const EngineInfo row{.name = "recording",
+                                .summary = "this test's engine: logs its calls, completes at submit()",
+                                .note = {},
+                                .capabilities = {Capability::async, Capability::batched},
+                                .make = nullptr};
+    return row;
+  }
   void register_files(std::span<const int>) override {}
   QueueStatus queue(const IoRequest& r) override {
     log_.push_back({Event::queue, monotonic_ns(), r.user_data, r.issue_ns});
