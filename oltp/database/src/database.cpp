@@ -1,6 +1,9 @@
 #include "drivelab/oltp/database/database.hpp"
 
 #include <algorithm>
+#include <array>
+#include <span>
+#include <vector>
 #include <cctype>
 #include <cerrno>
 #include <cstdlib>
@@ -20,15 +23,20 @@
 
 namespace drivelab::oltp {
 
-Capabilities capabilities_of(BackendKind kind) noexcept {
-  switch (kind) {
-    case BackendKind::sqlite: return sqlite_capabilities();
-    case BackendKind::postgres: return postgres_capabilities();
-    case BackendKind::mysql: return mysql_capabilities();
-    case BackendKind::odbc: return odbc_capabilities();
-  }
-  return {};
+namespace {
+
+/// THE table of backends: one row each, in BackendKind's order (backend_row.hpp).
+const std::array<const BackendRow*, kBackendKindNames.size()>& rows() noexcept {
+  static const std::array<const BackendRow*, kBackendKindNames.size()> table{&sqlite_row(), &postgres_row(),
+                                                                             &mysql_row(), &odbc_row()};
+  return table;
 }
+
+}  // namespace
+
+const BackendRow& row_of(BackendKind kind) noexcept { return *rows()[static_cast<std::size_t>(kind)]; }
+
+Capabilities capabilities_of(BackendKind kind) noexcept { return row_of(kind).capabilities(); }
 
 namespace {
 
@@ -192,8 +200,58 @@ void check_max_connections_key(const config::Node& section, const DatabaseConfig
   }
 }
 
+namespace {
+
+/// Reads `key`, one of the chosen backend's keys, into `values` (backend_row.hpp OptionType).
+void decode_key(config::MapReader& r, const config::Node& section, const OptionKey& key, OptionValues& values) {
+  const std::string name(key.name);
+  OptionValue v = option_value({&key, 1}, {}, key.name);
+  switch (key.type) {
+    case OptionType::word: {
+      if (!key.any_case) {
+        if (r.choice(name, v.word, std::vector<std::string_view>(key.words.begin(), key.words.end()))) values[name] = v;
+        return;
+      }
+      if (!r.string(name, v.word)) return;
+      if (accepts_word(key, v.word)) {
+        values[name] = v;
+        return;
+      }
+      std::string choices;
+      for (const std::string_view w : key.words) choices += (choices.empty() ? "" : ", ") + std::string(w);
+      section.child(name).error(fmt::format("'{}' is not a {} (choices: {})", v.word, key.noun, choices));
+      return;
+    }
+    case OptionType::size:
+      if (r.size(name, v.bytes, {.min = key.min_bytes, .max = key.max_bytes})) values[name] = v;
+      return;
+    case OptionType::duration:
+      if (r.duration(name, v.duration, {.min = key.min_duration, .max = key.max_duration})) values[name] = v;
+      return;
+  }
+}
+
+bool owns(const BackendRow& row, std::string_view key) noexcept {
+  return std::any_of(row.keys.begin(), row.keys.end(), [&](const OptionKey& k) { return k.name == key; });
+}
+
+std::string joined(std::span<const ServerKind> kinds) {
+  std::string out;
+  for (const ServerKind k : kinds) out += (out.empty() ? "" : " or ") + std::string(to_string(k));
+  return out;
+}
+
+std::optional<SqlDialect> dialect_named(std::string_view word) noexcept {
+  for (const SqlDialect d : {SqlDialect::sqlite, SqlDialect::postgres, SqlDialect::mysql, SqlDialect::sqlserver})
+    if (to_string(d) == word) return d;
+  return std::nullopt;
+}
+
+}  // namespace
+
 void decode_database(config::MapReader& r, const config::Node& section, DatabaseConfig& out) {
   r.choice("backend", out.backend, kBackendKindNames);
+  const BackendRow& row = row_of(out.backend);
   if (r.string("database", out.database) && !valid_identifier(out.database)) {
     section.child("database")
         .error(fmt::format("'{}' is not a database name drivelab accepts (letters, digits and _, at most 63, not "
@@ -201,82 +259,74 @@ void decode_database(config::MapReader& r, const config::Node& section, Database
                            out.database));
     out.database = "drivelab";
   }
-  const bool has_dialect = r.choice(
-      "dialect", out.dialect,
-      {{"sqlserver", SqlDialect::sqlserver}, {"postgres", SqlDialect::postgres}, {"mysql", SqlDialect::mysql}});
 
-  // SQLite's own settings.
-  bool sqlite_keys = false;
-  if (r.string("journal_mode", out.journal_mode)) {
-    sqlite_keys = true;
-    if (!is_valid_journal_mode(out.journal_mode)) {
-      section.child("journal_mode")
-          .error(fmt::format("'{}' is not a journal mode (choices: WAL, DELETE, TRUNCATE, PERSIST, MEMORY, OFF)",
-                             out.journal_mode));
-      out.journal_mode = "WAL";
+  // The keys the chosen backend owns, then those another backend owns: named with their owner.
+  for (const OptionKey& key : row.keys) decode_key(r, section, key, out.options);
+  const bool embedded = row.capabilities().embedded;
+  for (const BackendRow* other : rows())
+    for (const OptionKey& key : other->keys) {
+      const config::Node given = section.child(std::string(key.name));
+      if (other == &row || owns(row, key.name) || !given.defined()) continue;
+      r.accept(key.name);
+      const bool vowel = std::string_view("aeiou").find(other->name.front()) != std::string_view::npos;
+      given.error(fmt::format(
+          "'{}' is {} {} key; this test's backend is {}{}", key.name, vowel ? "an" : "a", other->name, row.name,
+          other->capabilities().embedded && !embedded ? " (a server's own parameters go in server.settings)" : ""));
     }
-  }
-  if (r.string("synchronous", out.synchronous)) {
-    sqlite_keys = true;
-    if (!is_valid_synchronous(out.synchronous)) {
-      section.child("synchronous")
-          .error(fmt::format("'{}' is not a synchronous level (choices: OFF, NORMAL, FULL, EXTRA)", out.synchronous));
-      out.synchronous = "FULL";
-    }
-  }
-  sqlite_keys |= r.size("cache_size", out.cache_size_bytes, {.min = 1ull << 20, .max = 1ull << 40});
-  sqlite_keys |=
-      r.duration("busy_timeout", out.busy_timeout, {.min = std::chrono::milliseconds(1), .max = std::chrono::hours(1)});
 
   const config::Node server = r.section("server");
   if (server.defined()) decode_server(server, out);
 
-  const bool is_server = out.backend != BackendKind::sqlite;
-  if (!is_server && server.defined())
-    server.error("the sqlite backend is embedded: it takes no server (set backend: postgres, mysql or odbc)");
-  if (is_server && !server.defined())
+  if (embedded && server.defined())
+    server.error(
+        fmt::format("the {} backend is embedded: it takes no server (set backend: postgres, mysql or odbc)", row.name));
+  if (!embedded && !server.defined())
     section.child("backend").error(fmt::format(
         "backend {0} needs a 'server:' section: {{managed: {1}}} for a server created in the target "
         "directory, or {{connection: ...}} for an existing one (on the command line: --set '{2}.server.managed={1}')",
-        to_string(out.backend), out.backend == BackendKind::mysql ? "mariadb" : "postgres", section.path()));
-  if (is_server && sqlite_keys)
-    for (const char* key : {"journal_mode", "synchronous", "cache_size", "busy_timeout"})
-      if (section.child(key).defined())
-        section.child(key).error(
-            fmt::format("'{}' is a sqlite setting; with backend {} use server.settings", key, to_string(out.backend)));
-  if (has_dialect && out.backend != BackendKind::odbc)
-    section.child("dialect").error("'dialect' applies to backend odbc only (the native backends know theirs)");
+        row.name, row.managed_servers.empty() ? std::string_view("postgres") : to_string(row.managed_servers.front()),
+        section.path()));
+  if (!embedded && out.managed &&
+      std::find(row.managed_servers.begin(), row.managed_servers.end(), *out.managed) == row.managed_servers.end())
+    server.child("managed").error(fmt::format("backend {} needs managed: {}", row.name, joined(row.managed_servers)));
 
+  // The dialect: the backend's own, or (ODBC) its `dialect` key, which a managed server fills in.
+  if (row.dialect) {
+    out.dialect = *row.dialect;
+    return;
+  }
+  const auto given = out.options.find("dialect");
   if (out.managed) {
-    const ServerKind m = *out.managed;
-    if (out.backend == BackendKind::postgres && m != ServerKind::postgres)
-      server.child("managed").error("backend postgres needs managed: postgres");
-    if (out.backend == BackendKind::mysql && m != ServerKind::mariadb)
-      server.child("managed").error("backend mysql needs managed: mariadb");
-    if (out.backend == BackendKind::odbc) {
-      const SqlDialect want = m == ServerKind::postgres ? SqlDialect::postgres : SqlDialect::mysql;
-      if (!has_dialect)
-        out.dialect = want;
-      else if (out.dialect != want)
-        section.child("dialect").error(fmt::format("a managed {} server speaks dialect {}, not {}", to_string(m),
-                                                   to_string(want), to_string(out.dialect)));
-    }
-  } else if (out.backend == BackendKind::odbc && !has_dialect && server.defined()) {
-    section.child("backend").error("backend odbc with an existing server needs 'dialect: sqlserver|postgres|mysql'");
+    const SqlDialect want = dialect_of(*out.managed);
+    if (given != out.options.end() && given->second.word != to_string(want))
+      section.child("dialect").error(fmt::format("a managed {} server speaks dialect {}, not {}",
+                                                 to_string(*out.managed), to_string(want), given->second.word));
+    out.dialect = want;
+    out.options["dialect"].word = std::string(to_string(want));
+  } else if (given == out.options.end()) {
+    if (server.defined())
+      section.child("backend").error(
+          fmt::format("backend {} with an existing server needs 'dialect: sqlserver|postgres|mysql'", row.name));
+  } else if (const auto d = dialect_named(given->second.word)) {
+    out.dialect = *d;
   }
 }
 
 results::Json to_json(const DatabaseConfig& c) {
-  results::Json j{{"backend", to_string(c.backend)}};
-  if (c.backend == BackendKind::sqlite) {
-    j["journal_mode"] = c.journal_mode;
-    j["synchronous"] = c.synchronous;
-    j["cache_size"] = format_size(c.cache_size_bytes);
-    j["busy_timeout"] = format_duration(c.busy_timeout);
-    return j;
+  const BackendRow& row = row_of(c.backend);
+  const bool embedded = row.capabilities().embedded;
+  results::Json j{{"backend", row.name}};
+  if (!embedded) j["database"] = c.database;
+  for (const OptionKey& key : row.keys) {
+    const OptionValue v = option_value(row.keys, c.options, key.name);
+    const std::string name(key.name);
+    switch (key.type) {
+      case OptionType::word: j[name] = v.word; break;
+      case OptionType::size: j[name] = format_size(v.bytes); break;
+      case OptionType::duration: j[name] = format_duration(v.duration); break;
+    }
   }
-  j["database"] = c.database;
-  if (c.backend == BackendKind::odbc) j["dialect"] = to_string(c.dialect);
+  if (embedded) return j;
   results::Json server = results::Json::object();
   if (c.managed) {
     server["managed"] = to_string(*c.managed);

@@ -82,12 +82,8 @@ std::unique_ptr<Database> open_database(const DatabaseConfig& c, const OpenReque
   };
 
   if (c.backend == BackendKind::sqlite) {
-    SqliteOptions opt;
+    SqliteOptions opt = sqlite_options(c.options);
     opt.path = req.target_dir / fmt::format("drivelab-{}-{}.db", req.test_name, req.workload);
-    opt.journal_mode = c.journal_mode;
-    opt.synchronous = c.synchronous;
-    opt.cache_size_bytes = c.cache_size_bytes;
-    opt.busy_timeout = std::chrono::duration_cast<std::chrono::milliseconds>(c.busy_timeout);
     return std::make_unique<Database>(nullptr, make_sqlite_backend(std::move(opt)));
   }
 

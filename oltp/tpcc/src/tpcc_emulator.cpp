@@ -103,25 +103,10 @@ std::uint64_t TpccEmulator::free_bytes(const runner::TestContext& ctx) {
   return static_cast<std::uint64_t>(vfs.f_bavail) * vfs.f_frsize;
 }
 
-tpcc::WalSettings TpccEmulator::wal_settings() const {
-  tpcc::WalSettings w;  // the managed profile's values, if the server cannot be asked
-  if (!backend_ || backend_->dialect().kind != SqlDialect::postgres) return w;
-  try {
-    auto conn = backend_->connect();
-    auto q = conn->prepare(
-        "SELECT pg_size_bytes(current_setting('max_wal_size')), pg_size_bytes(current_setting('wal_keep_size')), "
-        "EXTRACT(EPOCH FROM current_setting('checkpoint_timeout')::interval)::float8, "
-        "current_setting('checkpoint_completion_target')::float8");
-    DbStatus st = q->execute();
-    if (st.ok() && q->next(st)) {
-      w.max_wal_size_bytes = static_cast<std::uint64_t>(q->column_int64(0));
-      w.wal_keep_size_bytes = static_cast<std::uint64_t>(q->column_int64(1));
-      w.checkpoint_timeout_s = q->column_double(2);
-      w.checkpoint_completion_target = q->column_double(3);
-    }
-  } catch (const std::exception&) {
-  }
-  return w;
+WalSettings TpccEmulator::wal_settings() const {
+  // The managed server's log bounds as running; WalSettings{} elsewhere (unused: no WAL term).
+  const ManagedServer* server = managed_server();
+  return server != nullptr ? server->wal_settings() : WalSettings{};
 }
 
 void TpccEmulator::check_free_space(const runner::TestContext& ctx, const tpcc::GrowthEstimate& estimate,
@@ -132,13 +117,13 @@ void TpccEmulator::check_free_space(const runner::TestContext& ctx, const tpcc::
 
 void TpccEmulator::check_free_space_before_load(const runner::TestContext& ctx) const {
   // Only where the database lands in the target: SQLite's file or a managed server's cluster.
-  const auto where = tpcc::growth_backend(config_.database);
-  if (!where) return;
+  const auto growth = tpcc::growth_constants(*backend_, managed_server());
+  if (!growth) return;
   // Paced terminals offer a known New-Order rate: the whole run is checked now. A closed loop
   // is checked again after the warm-up, at the rate it measured (check_growth_after_warmup).
   const double rate = tpcc::offered_new_order_rate(config_).value_or(0.0);
   const double seconds = std::chrono::duration<double>(settings_.warmup + settings_.duration).count();
-  const auto est = tpcc::estimate_growth(*where, tpcc::estimated_database_bytes(scale_, backend_->capabilities()),
+  const auto est = tpcc::estimate_growth(*growth, tpcc::estimated_database_bytes(scale_, backend_->capabilities()),
                                          false, rate, seconds, wal_settings());
   check_free_space(ctx, est, "estimated load");
 }
@@ -157,8 +142,8 @@ std::optional<std::int64_t> TpccEmulator::new_orders_so_far() const {
 }
 
 void TpccEmulator::check_growth_after_warmup(runner::TestContext& ctx, std::optional<std::int64_t> new_orders_before) {
-  const auto where = tpcc::growth_backend(config_.database);
-  if (!where || tpcc::offered_new_order_rate(config_)) return;  // not in the target, or paced: checked at load
+  const auto growth = tpcc::growth_constants(*backend_, managed_server());
+  if (!growth || tpcc::offered_new_order_rate(config_)) return;  // not in the target, or paced: checked at load
   const auto after = new_orders_so_far();
   // A warm-up of 0 s still takes a few milliseconds, whose handful of New-Orders says nothing of
   // the rate: extrapolated over the duration it refused runs that fit (a 4 ms window read as
@@ -173,7 +158,7 @@ void TpccEmulator::check_growth_after_warmup(runner::TestContext& ctx, std::opti
   const double rate = static_cast<double>(*after - *new_orders_before) / warmup_s_;
   const double seconds = std::chrono::duration<double>(settings_.duration).count();
   const tpcc::GrowthEstimate est =
-      tpcc::estimate_growth(*where, backend_->size_bytes().value_or(0), true, rate, seconds, wal_settings());
+      tpcc::estimate_growth(*growth, backend_->size_bytes().value_or(0), true, rate, seconds, wal_settings());
   ctx.recorder->detail("growth_estimate", {{"new_orders_per_s_in_warmup", rate},
                                            {"seconds", seconds},
                                            {"growth_bytes", est.growth_bytes},
@@ -341,30 +326,27 @@ void TpccEmulator::join_shared_database(runner::TestContext& ctx) {
 }
 
 void TpccEmulator::start_driver(runner::TestContext& ctx) {
-  driver_ =
-      std::make_unique<tpcc::Driver>(*backend_, tpcc::DriverOptions{
-                                                    .scale = scale_,
-                                                    .c_run = c_run_,
-                                                    .users = share_.users,
-                                                    .think = config_.think,
-                                                    .terminals = config_.terminals,
-                                                    .connections = share_.connections,
-                                                    .rate_per_s = share_.rate_per_s,
-                                                    .login_rate_per_s = config_.login_rate_per_s,
-                                                    .think_scale = config_.think_scale,
-                                                    .reconnect_timeout = config_.reconnect_timeout,
-                                                    .failure_bound = config_.failure_bound,
-                                                    .protocol = config_.transactions,
-                                                    .seed = Rng(ctx.seed).split(kStreamTerminals)(),
-                                                    .profile = config_.profile,
-                                                    .hammerdb_script = config_.database.backend == BackendKind::mysql
-                                                                           ? tpcc::HammerDbScript::mariadb
-                                                                           : tpcc::HammerDbScript::postgresql,
-                                                    .all_warehouses = config_.all_warehouses,
-                                                    .job_users = config_.users,
-                                                    .terminal_first = share_.rank,
-                                                    .terminal_step = share_.hosts,
-                                                });
+  driver_ = std::make_unique<tpcc::Driver>(*backend_, tpcc::DriverOptions{
+                                                          .scale = scale_,
+                                                          .c_run = c_run_,
+                                                          .users = share_.users,
+                                                          .think = config_.think,
+                                                          .terminals = config_.terminals,
+                                                          .connections = share_.connections,
+                                                          .rate_per_s = share_.rate_per_s,
+                                                          .login_rate_per_s = config_.login_rate_per_s,
+                                                          .think_scale = config_.think_scale,
+                                                          .reconnect_timeout = config_.reconnect_timeout,
+                                                          .failure_bound = config_.failure_bound,
+                                                          .protocol = config_.transactions,
+                                                          .seed = Rng(ctx.seed).split(kStreamTerminals)(),
+                                                          .profile = config_.profile,
+                                                          .hammerdb_script = backend_->hammerdb_script(),
+                                                          .all_warehouses = config_.all_warehouses,
+                                                          .job_users = config_.users,
+                                                          .terminal_first = share_.rank,
+                                                          .terminal_step = share_.hosts,
+                                                      });
   driver_->start();
   const bool dedicated = config_.terminals == tpcc::TerminalMode::dedicated;
   results::Json t{{"mode", tpcc::to_string(config_.terminals)},
@@ -388,7 +370,8 @@ bool TpccEmulator::stop_or_failed(const runner::TestContext& ctx) const noexcept
 
 void TpccEmulator::warmup_phase(runner::TestContext& ctx) {
   // A closed loop in the target: count the New-Orders of the warm-up (check_growth_after_warmup).
-  const bool count = tpcc::growth_backend(config_.database) && !tpcc::offered_new_order_rate(config_);
+  const bool count =
+      tpcc::growth_constants(*backend_, managed_server()).has_value() && !tpcc::offered_new_order_rate(config_);
   const std::optional<std::int64_t> new_orders_before = count ? new_orders_so_far() : std::nullopt;
   const std::int64_t t0 = monotonic_ns();
   start_driver(ctx);

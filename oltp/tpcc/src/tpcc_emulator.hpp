@@ -45,8 +45,9 @@ class TpccEmulator final : public DatabaseEmulator {
   void check_max_connections() const;
   /// Free bytes of the target's filesystem (UINT64_MAX when statvfs fails).
   static std::uint64_t free_bytes(const runner::TestContext& ctx);
-  /// A managed PostgreSQL's WAL settings as running (the profile's if they cannot be read).
-  tpcc::WalSettings wal_settings() const;
+  /// The managed server's WAL settings as running (ManagedServer::wal_settings()); the defaults
+  /// without a managed server.
+  WalSettings wal_settings() const;
   /// EnvironmentError with every term of `estimate` if it does not fit in the free space.
   void check_free_space(const runner::TestContext& ctx, const tpcc::GrowthEstimate& estimate,
                         const std::string& what) const;

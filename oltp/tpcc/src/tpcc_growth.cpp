@@ -11,56 +11,14 @@
 namespace drivelab::oltp::tpcc {
 namespace {
 
-/// THE growth constants, measured on 2026-12-02 on the 2-CPU Debian 12 VM of docs/oltp-tpcc.md
-/// "Sizing" (virtio disk, ext4; the runs, their commands and raw numbers are there and in
-/// docs/backend-postgres.md section 4 and docs/backend-mysql.md "Sizing"): 2 warehouses loaded,
-/// then 60 s of think: none with 4 dedicated users and no warm-up; growth = size after the run -
-/// size after the load, over the New-Orders of the run (all five types at the deck's mix).
-///   SQLite:     database file 164,020,224 -> 168,460,288 B over 3,815 New-Orders = 1,164 B; the
-///               WAL file's high-water mark (load and run, sampled every 2 s) 4,354,872 B
-///               (wal_autocheckpoint: 1,000 pages): allowance 16 MiB, ~4x, because a long reader
-///               (Stock-Level, the checks) holds a checkpoint back and the WAL then keeps growing.
-///   PostgreSQL: pg_database_size 229,801,319 -> 245,292,391 B over 4,988 New-Orders = 3,106 B
-///               (MVCC: every STOCK, CUSTOMER, DISTRICT update writes a new row version);
-///               pg_stat_wal wal_bytes 153,302,959 B = 30,734 B of WAL per New-Order; the load
-///               left 218,112,000 B in pg_wal for 229.8 MB loaded (0.95 per loaded byte),
-///               recycled by the run (pg_wal stayed at that size).
-///   MariaDB:    (240 s: InnoDB extends its files by whole extents, so 60 s did not show)
-///               sum(data_length + index_length) 190,873,600 -> 216,743,936 B over 21,039
-///               New-Orders = 1,230 B (du of the .ibd files: 259,217,050 -> 279,139,994 B =
-///               947 B; the larger is taken); ibdata1 (undo) stayed at 79,691,776 B (purge
-///               reuses it); the redo log is the fixed 256 MiB ib_logfile0 made at start-up.
-constexpr GrowthConstants kSqlite{.table_bytes_per_new_order = 1164,
-                                  .wal_bytes_per_new_order = 0,
-                                  .load_wal_per_loaded_byte = 0,
-                                  .log_allowance_bytes = 16ull << 20};
-constexpr GrowthConstants kPostgres{.table_bytes_per_new_order = 3106,
-                                    .wal_bytes_per_new_order = 30734,
-                                    .load_wal_per_loaded_byte = 0.95,
-                                    .log_allowance_bytes = 0};
-constexpr GrowthConstants kMariadb{.table_bytes_per_new_order = 1230,
-                                   .wal_bytes_per_new_order = 0,
-                                   .load_wal_per_loaded_byte = 0,
-                                   .log_allowance_bytes = 0};
-
 /// New-Order cards in the deck (tpcc_random.hpp Deck): 10 of 23.
 constexpr double kNewOrderShare = static_cast<double>(Deck::kCardsPerType[0]) / static_cast<double>(Deck::kCards);
 
 }  // namespace
 
-std::optional<GrowthBackend> growth_backend(const DatabaseConfig& config) noexcept {
-  if (capabilities_of(config.backend).embedded) return GrowthBackend::sqlite;
-  if (!config.managed) return std::nullopt;
-  return *config.managed == ServerKind::postgres ? GrowthBackend::postgres : GrowthBackend::mariadb;
-}
-
-const GrowthConstants& growth_constants(GrowthBackend backend) noexcept {
-  switch (backend) {
-    case GrowthBackend::sqlite: return kSqlite;
-    case GrowthBackend::postgres: return kPostgres;
-    case GrowthBackend::mariadb: return kMariadb;
-  }
-  return kSqlite;
+std::optional<GrowthConstants> growth_constants(const Backend& backend, const ManagedServer* server) noexcept {
+  if (server != nullptr) return server->growth_constants();
+  return backend.growth_constants();
 }
 
 std::optional<double> offered_new_order_rate(const TpccConfig& config) noexcept {
@@ -70,9 +28,8 @@ std::optional<double> offered_new_order_rate(const TpccConfig& config) noexcept 
   return std::nullopt;
 }
 
-GrowthEstimate estimate_growth(GrowthBackend backend, std::uint64_t database_bytes, bool database_on_drive,
+GrowthEstimate estimate_growth(const GrowthConstants& k, std::uint64_t database_bytes, bool database_on_drive,
                                double new_orders_per_s, double seconds, const WalSettings& wal) noexcept {
-  const GrowthConstants& k = growth_constants(backend);
   GrowthEstimate e;
   e.database_bytes = database_bytes;
   e.database_on_drive = database_on_drive;

@@ -43,7 +43,8 @@ TEST(DatabaseConfig, DefaultsToEmbeddedSqlite) {
   const auto d = decode("db: {}\n");
   EXPECT_EQ(d.errors, "");
   EXPECT_EQ(d.config.backend, BackendKind::sqlite);
-  EXPECT_EQ(d.config.journal_mode, "WAL");
+  EXPECT_EQ(sqlite_options(d.config.options).journal_mode, "WAL");
+  EXPECT_EQ(d.config.dialect, SqlDialect::sqlite);
   EXPECT_FALSE(d.config.managed.has_value());
 }
 
@@ -78,14 +79,67 @@ TEST(DatabaseConfig, EveryMistakeIsReportedAtItsKey) {
       "  server:\n"
       "    managed: mariadb\n"
       "    connection: host=db1\n");
-  EXPECT_NE(d.errors.find("t.yaml:3:12: db.dialect: 'dialect' applies to backend odbc only"), std::string::npos)
+  EXPECT_NE(d.errors.find("t.yaml:3:12: db.dialect: 'dialect' is an odbc key; this test's backend is postgres"),
+            std::string::npos)
       << d.errors;
-  EXPECT_NE(d.errors.find("t.yaml:4:17: db.journal_mode: 'journal_mode' is a sqlite setting"), std::string::npos)
+  EXPECT_NE(d.errors.find("t.yaml:4:17: db.journal_mode: 'journal_mode' is a sqlite key; this test's backend is "
+                          "postgres (a server's own parameters go in server.settings)"),
+            std::string::npos)
       << d.errors;
+  EXPECT_EQ(d.errors.find("unknown key"), std::string::npos) << d.errors;  // said once, with its owner
   EXPECT_NE(d.errors.find("db.server.connection: 'connection' and 'managed' exclude each other"), std::string::npos)
       << d.errors;
   EXPECT_NE(d.errors.find("db.server.managed: backend postgres needs managed: postgres"), std::string::npos)
       << d.errors;
+}
+
+TEST(DatabaseConfig, EachBackendOwnsItsKeysAndAnotherBackendsKeyNamesItsOwner) {
+  // The rows: one per BackendKind, in its order, with the word the protocol uses.
+  for (const auto& [word, kind] : kBackendKindNames) EXPECT_EQ(row_of(kind).name, word);
+  // sqlite's keys decode into its options (any case, as SQLite takes them) ...
+  const auto d = decode("db: {journal_mode: truncate, synchronous: NORMAL, cache_size: 2MiB, busy_timeout: 20ms}\n");
+  EXPECT_EQ(d.errors, "");
+  const SqliteOptions o = sqlite_options(d.config.options);
+  EXPECT_EQ(o.journal_mode, "truncate");
+  EXPECT_EQ(o.synchronous, "NORMAL");
+  EXPECT_EQ(o.cache_size_bytes, 2ull << 20);
+  EXPECT_EQ(o.busy_timeout, std::chrono::milliseconds(20));
+  // ... with their words and ranges checked at the key.
+  const auto bad = decode("db: {journal_mode: wall, cache_size: 4KiB}\n");
+  EXPECT_NE(bad.errors.find("t.yaml:1:20: db.journal_mode: 'wall' is not a journal mode (choices: WAL, DELETE, "
+                            "TRUNCATE, PERSIST, MEMORY, OFF)"),
+            std::string::npos)
+      << bad.errors;
+  EXPECT_NE(bad.errors.find("db.cache_size"), std::string::npos) << bad.errors;
+  // The declared defaults are SqliteOptions' own.
+  const SqliteOptions defaults = sqlite_options({});
+  EXPECT_EQ(defaults.journal_mode, SqliteOptions{}.journal_mode);
+  EXPECT_EQ(defaults.synchronous, SqliteOptions{}.synchronous);
+  EXPECT_EQ(defaults.cache_size_bytes, SqliteOptions{}.cache_size_bytes);
+  EXPECT_EQ(defaults.busy_timeout, SqliteOptions{}.busy_timeout);
+  // odbc's key under sqlite names its owner; a key nobody owns is unknown, with a hint.
+  const auto e = decode("db: {dialect: postgres, journal_mod: WAL}\n");
+  EXPECT_NE(e.errors.find("t.yaml:1:15: db.dialect: 'dialect' is an odbc key; this test's backend is sqlite"),
+            std::string::npos)
+      << e.errors;
+  EXPECT_NE(e.errors.find("unknown key 'journal_mod' (did you mean 'journal_mode'?)"), std::string::npos) << e.errors;
+  // odbc's own key with an existing server: decoded, and the dialect recorded.
+  const auto f = decode("db: {backend: odbc, dialect: mysql, server: {connection: 'DSN=m'}}\n");
+  EXPECT_EQ(f.errors, "");
+  EXPECT_EQ(f.config.dialect, SqlDialect::mysql);
+  EXPECT_EQ(to_json(f.config)["dialect"], "mysql");
+  const auto g = decode("db: {backend: odbc, dialect: oracle, server: {connection: 'DSN=m'}}\n");
+  EXPECT_NE(g.errors.find("db.dialect: dialect must be one of: sqlserver, postgres, mysql; found 'oracle'"),
+            std::string::npos)
+      << g.errors;
+  // A managed server's dialect fills in odbc's key, and a contrary one is refused.
+  const auto h = decode("db: {backend: odbc, dialect: sqlserver, server: {managed: postgres}}\n");
+  EXPECT_NE(h.errors.find("db.dialect: a managed postgres server speaks dialect postgres, not sqlserver"),
+            std::string::npos)
+      << h.errors;
+  EXPECT_EQ(to_json(decode("db: {backend: odbc, server: {managed: postgres}}\n").config)["dialect"], "postgres");
+  // The native backends speak their own dialect.
+  EXPECT_EQ(decode("db: {backend: mysql, server: {managed: mariadb}}\n").config.dialect, SqlDialect::mysql);
 }
 
 TEST(DatabaseConfig, AServerBackendNeedsAServer) {

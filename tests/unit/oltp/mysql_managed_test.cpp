@@ -101,6 +101,11 @@ TEST(ManagedMariadb, StartsOnItsSocketServesTheBackendStopsAndIsRemoved) {
   mo.endpoint = e;
   mo.database = "dl_managed";
   auto backend = make_mysql_backend(mo);
+  // What TPC-C asks instead of testing names: MariaDB's HammerDB script and growth constants.
+  EXPECT_EQ(backend->hammerdb_script(), HammerDbScript::mariadb);
+  EXPECT_FALSE(backend->growth_constants().has_value());  // the server's, not the backend's
+  EXPECT_EQ(server->growth_constants().table_bytes_per_new_order, 1230);
+  EXPECT_EQ(server->wal_settings().max_wal_size_bytes, WalSettings{}.max_wal_size_bytes);
   {
     auto c = backend->connect();
     c->execute_immediate("CREATE TABLE t (id INTEGER PRIMARY KEY) ENGINE=InnoDB; INSERT INTO t VALUES (1)");

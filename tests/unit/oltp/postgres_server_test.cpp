@@ -123,6 +123,13 @@ TEST(ManagedPostgres, KeepLeavesTheDataDirectoryAndSettingsOverrideTheProfile) {
     EXPECT_EQ(test::pg_value(*c, "SHOW work_mem"), "8MB");
     EXPECT_EQ(test::pg_value(*c, "SHOW checkpoint_timeout"), "10min");
     EXPECT_EQ(server->describe().at("settings").at("checkpoint_timeout"), "10min");
+    // The WAL bounds TPC-C's space check uses, read from the running server (tpcc_growth.hpp).
+    const WalSettings wal = server->wal_settings();
+    EXPECT_EQ(wal.checkpoint_timeout_s, 600);
+    EXPECT_EQ(wal.max_wal_size_bytes, 16ull << 30);  // the profile's 16GB
+    EXPECT_EQ(wal.wal_keep_size_bytes, 0u);
+    EXPECT_EQ(wal.checkpoint_completion_target, 0.9);
+    EXPECT_EQ(server->growth_constants().wal_bytes_per_new_order, 30734);
   }  // the destructor stops the server
   EXPECT_TRUE(fs::exists(data / "PG_VERSION"));
   EXPECT_FALSE(fs::exists(data / "postmaster.pid"));

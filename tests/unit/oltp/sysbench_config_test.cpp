@@ -1,6 +1,7 @@
 // The `sysbench:` section: sysbench's option names and defaults, errors at file:line:col.
 #include <gtest/gtest.h>
 
+#include "drivelab/oltp/backends/sqlite/sqlite_backend.hpp"
 #include "drivelab/oltp/sysbench/sysbench_config.hpp"
 #include "drivelab/oltp/sysbench/sysbench_preflight.hpp"
 
@@ -59,7 +60,7 @@ TEST(SysbenchConfig, EveryKeyDecodesAndIsRecorded) {
   EXPECT_EQ(c.rand.type, RandType::uniform);
   EXPECT_EQ(c.statements.non_index_updates, 7);
   EXPECT_FALSE(c.statements.range_selects);
-  EXPECT_EQ(c.database.synchronous, "NORMAL");
+  EXPECT_EQ(sqlite_options(c.database.options).synchronous, "NORMAL");
   const auto j = to_json(c);
   EXPECT_EQ(j["workload"], "oltp_write_only");
   EXPECT_EQ(j["rand_type"], "uniform");

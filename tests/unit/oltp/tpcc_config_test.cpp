@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include "drivelab/oltp/backends/sqlite/sqlite_backend.hpp"
 #include "drivelab/oltp/tpcc/tpcc_config.hpp"
 
 namespace drivelab::oltp::tpcc {
@@ -40,9 +41,10 @@ TEST(TpccConfig, DefaultsWhenTheSectionIsAbsent) {
   EXPECT_EQ(d.config.login_rate_per_s, 50.0);
   EXPECT_EQ(d.config.think_scale, 1.0);
   EXPECT_EQ(d.config.reconnect_timeout, std::chrono::seconds(10));
-  EXPECT_EQ(d.config.database.journal_mode, "WAL");
-  EXPECT_EQ(d.config.database.synchronous, "FULL");
-  EXPECT_EQ(d.config.database.cache_size_bytes, 64u << 20);
+  const SqliteOptions sqlite = sqlite_options(d.config.database.options);  // the sqlite row's defaults
+  EXPECT_EQ(sqlite.journal_mode, "WAL");
+  EXPECT_EQ(sqlite.synchronous, "FULL");
+  EXPECT_EQ(sqlite.cache_size_bytes, 64u << 20);
   EXPECT_FALSE(d.config.reuse);
   EXPECT_FALSE(d.config.keep_database);
   EXPECT_EQ(d.config.load_threads, 1);
@@ -56,8 +58,10 @@ TEST(TpccConfig, KeysDecodeAndUsersDefaultToTenPerWarehouse) {
   EXPECT_EQ(d.errors, "");
   EXPECT_EQ(d.config.users, 30);
   EXPECT_EQ(d.config.think, ThinkMode::tpcc);
-  EXPECT_EQ(d.config.database.cache_size_bytes, 8u << 20);
-  EXPECT_EQ(d.config.database.busy_timeout, std::chrono::milliseconds(250));
+  const SqliteOptions sqlite = sqlite_options(d.config.database.options);
+  EXPECT_EQ(sqlite.cache_size_bytes, 8u << 20);
+  EXPECT_EQ(sqlite.busy_timeout, std::chrono::milliseconds(250));
+  EXPECT_EQ(sqlite.journal_mode, "delete");  // as written: SQLite takes its words in any case
   EXPECT_TRUE(d.config.reuse);
   const auto j = to_json(d.config);
   EXPECT_EQ(j["backend"], "sqlite");
@@ -144,7 +148,7 @@ TEST(TpccConfig, DatabaseKeyErrorsAreReportedAtTheirKeys) {
   EXPECT_NE(d.errors.find("needs a 'server:' section"), std::string::npos) << d.errors;
   expect_error("tpcc: {backend: oracle}\n", "tpcc.backend");
   expect_error("tpcc: {backend: postgres, server: {managed: postgres}, synchronous: OFF}\n",
-               "'synchronous' is a sqlite setting");
+               "'synchronous' is a sqlite key; this test's backend is postgres");
 }
 
 TEST(TpccConfig, EveryNewKeyHasItsErrors) {

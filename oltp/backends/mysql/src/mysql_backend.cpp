@@ -395,6 +395,7 @@ class MysqlBackend final : public Backend {
 
   const Dialect& dialect() const noexcept override { return dialect_; }
   Capabilities capabilities() const noexcept override { return mysql_capabilities(); }
+  HammerDbScript hammerdb_script() const noexcept override { return HammerDbScript::mariadb; }
 
   std::unique_ptr<Connection> connect() override { return open(kRunReadTimeoutS); }
   std::unique_ptr<Connection> connect_for_load() override { return open(kLoadReadTimeoutS); }

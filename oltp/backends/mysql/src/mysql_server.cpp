@@ -223,6 +223,8 @@ class ManagedMariadb final : public ManagedServer {
 
   fs::path log_file() const override { return opt_.data_dir / "error.log"; }
 
+  GrowthConstants growth_constants() const noexcept override { return mariadb_growth_constants(); }
+
   results::Json describe() const override {
     results::Json profile = results::Json::object();
     for (const auto& [k, v] : profile_) profile[k] = v;
@@ -457,6 +459,23 @@ class ManagedMariadb final : public ManagedServer {
 };
 
 }  // namespace
+
+/// Measured on 2026-12-02 on the 2-CPU Debian 12 VM of docs/oltp-tpcc.md "Sizing" (virtio disk,
+/// ext4; the runs, their commands and raw numbers are there and in docs/backend-postgres.md
+/// section 4 and docs/backend-mysql.md "Sizing"): 2 warehouses loaded, then 60 s of think: none
+/// with 4 dedicated users and no warm-up; growth = size after the run - size after the load,
+/// over the New-Orders of the run (all five types at the deck's mix).
+///   (240 s: InnoDB extends its files by whole extents, so 60 s did not show) sum(data_length +
+///   index_length) 190,873,600 -> 216,743,936 B over 21,039 New-Orders = 1,230 B (du of the .ibd
+///   files: 259,217,050 -> 279,139,994 B = 947 B; the larger is taken); ibdata1 (undo) stayed at
+///   79,691,776 B (purge reuses it); the redo log is the fixed 256 MiB ib_logfile0 made at
+///   start-up, already off the free space when the check runs: no log allowance.
+GrowthConstants mariadb_growth_constants() noexcept {
+  return {.table_bytes_per_new_order = 1230,
+          .wal_bytes_per_new_order = 0,
+          .load_wal_per_loaded_byte = 0,
+          .log_allowance_bytes = 0};
+}
 
 std::unique_ptr<ManagedServer> make_managed_mariadb(ManagedServerOptions options) {
   return std::make_unique<ManagedMariadb>(std::move(options));

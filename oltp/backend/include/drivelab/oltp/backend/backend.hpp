@@ -45,6 +45,7 @@
 #include <vector>
 
 #include "drivelab/core/errors.hpp"
+#include "drivelab/oltp/backend/growth.hpp"
 #include "drivelab/results/record.hpp"
 
 namespace drivelab::oltp {
@@ -200,6 +201,13 @@ std::string render_select(const Dialect& d, const SelectSql& s);
 /// The Dialect hooks of `d` (dialect.cpp).
 Dialect make_dialect(SqlDialect d);
 
+/// Which of HammerDB v4.12 TPROC-C's driver scripts a `profile: hammerdb` run draws New-Order's
+/// item lines like (tpcc_transaction_data.hpp): its PostgreSQL and MariaDB stored procedures
+/// differ (rollback 1 in 100 vs 1 in 99; a remote line's warehouse drawn from all W vs from the
+/// other W - 1). Backend::hammerdb_script() says which: the mysql backend MariaDB's, every other
+/// backend PostgreSQL's.
+enum class HammerDbScript { postgresql, mariadb };
+
 /// What a backend can do; the workload adapts instead of testing names.
 struct Capabilities {
   /// Only one write transaction at a time in the whole database (SQLite). Writers queue on a
@@ -326,6 +334,13 @@ class Backend {
   /// MySQL/MariaDB: SHOW GLOBAL STATUS Innodb_rows_*, Innodb_data_reads/writes/read/written,
   /// Com_commit, ...). Empty object when the backend has none (SQLite). Throws BackendError.
   virtual results::Json server_counters() { return results::Json::object(); }
+  /// The HammerDB script whose New-Order inputs a `profile: hammerdb` TPC-C run copies
+  /// (HammerDbScript above). Default PostgreSQL's; the mysql backend answers MariaDB's.
+  virtual HammerDbScript hammerdb_script() const noexcept { return HammerDbScript::postgresql; }
+  /// How the database grows on the drive under TPC-C when this backend keeps it in files of its
+  /// own (growth.hpp: SQLite); nullopt for a server backend, whose database is a managed server's
+  /// (ManagedServer::growth_constants()) or not on the drive at all (an existing server).
+  virtual std::optional<GrowthConstants> growth_constants() const noexcept { return std::nullopt; }
 };
 
 }  // namespace drivelab::oltp

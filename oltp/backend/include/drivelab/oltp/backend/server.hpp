@@ -26,6 +26,7 @@
 
 #include "drivelab/core/errors.hpp"
 #include "drivelab/core/names.hpp"
+#include "drivelab/oltp/backend/growth.hpp"
 #include "drivelab/results/record.hpp"
 
 namespace drivelab::oltp {
@@ -79,6 +80,12 @@ class ManagedServer {
   /// server says why it failed ("could not write to file ...: No space left on device",
   /// "checkpoint request failed" only points at it). Readable until stop() removes data_dir.
   virtual std::filesystem::path log_file() const = 0;
+  /// How its database grows on the drive under TPC-C (growth.hpp), measured for this server.
+  virtual GrowthConstants growth_constants() const noexcept = 0;
+  /// The bounds of its write-ahead log as running (PostgreSQL: read on a session of its own,
+  /// the profile's values when they cannot be read); WalSettings{} for a server whose log has a
+  /// fixed size made at start-up (MariaDB's redo log), where they are not used.
+  virtual WalSettings wal_settings() const { return {}; }
 };
 
 /// How many lines of a managed server's log a failed test's reason quotes.

@@ -5,7 +5,9 @@
 ///
 ///   backend:   sqlite                    sqlite | postgres | mysql | odbc
 ///   database:  drivelab                  database (schema) name on a server backend
-///   dialect:   sqlserver                 odbc only: sqlserver | postgres | mysql
+///   <the keys the chosen backend owns>   declared in its own folder (backend_row.hpp): sqlite's
+///                                        journal_mode, synchronous, cache_size, busy_timeout
+///                                        (sqlite_keys.cpp); odbc's dialect (odbc_keys.cpp)
 ///   server:                              server backends only (required for them)
 ///     managed: postgres                  postgres | mariadb: a fresh server in the target directory
 ///     buffer:  1GiB                      shared_buffers / innodb_buffer_pool_size, capped at half
@@ -21,11 +23,11 @@
 ///     user:    bench                     user name (also accepted inside an ODBC string)
 ///     password_env: DRIVELAB_DB_PASSWORD the variable holding the password (never recorded)
 ///     password_file: ~/.drivelab-pw      or a file holding it (first line)
-///   journal_mode, synchronous, cache_size, busy_timeout: sqlite only (sqlite_backend.hpp)
 ///
 /// Errors: unknown words, a managed server with a backend that cannot speak to it (managed
-/// mariadb + backend postgres), `server` missing for a server backend, SQLite keys with a server
-/// backend, `connection` and `managed` together, a password that cannot be read (password_env
+/// mariadb + backend postgres: the row's managed_servers), `server` missing for a server backend,
+/// a key another backend owns ("'journal_mode' is a sqlite key; this test's backend is postgres"),
+/// `connection` and `managed` together, a password that cannot be read (password_env
 /// not set or empty; password_file missing, unreadable or with an empty first line) — each
 /// reported at its key by decode.
 #include <chrono>
@@ -40,6 +42,7 @@
 #include "drivelab/config/map_reader.hpp"
 #include "drivelab/core/names.hpp"
 #include "drivelab/oltp/backend/backend.hpp"
+#include "drivelab/oltp/backend/backend_row.hpp"
 #include "drivelab/oltp/backend/failure_bound.hpp"
 #include "drivelab/oltp/backend/server.hpp"
 #include "drivelab/results/record.hpp"
@@ -52,20 +55,24 @@ inline constexpr EnumNames<BackendKind, 4> kBackendKindNames{{{"sqlite", Backend
                                                               {"mysql", BackendKind::mysql},
                                                               {"odbc", BackendKind::odbc}}};
 inline std::string_view to_string(BackendKind k) noexcept { return name_of(kBackendKindNames, k); }
-/// What the backend of `kind` can do (its own <name>_capabilities()), known before anything is
+/// The row of `kind` (backend_row.hpp: its word, capabilities, managed servers, dialect and the
+/// keys it owns), from the backend's own `<name>_row()`; database.cpp holds the one table of rows,
+/// in BackendKind's order.
+const BackendRow& row_of(BackendKind kind) noexcept;
+/// What the backend of `kind` can do (its row's <name>_capabilities()), known before anything is
 /// opened, so a workload can check its keys at decode time without testing backend names.
 Capabilities capabilities_of(BackendKind kind) noexcept;
 
 struct DatabaseConfig {
   BackendKind backend = BackendKind::sqlite;
   std::string database = "drivelab";
-  SqlDialect dialect = SqlDialect::sqlserver;  ///< odbc only
-
-  // sqlite
-  std::string journal_mode = "WAL";
-  std::string synchronous = "FULL";
-  std::uint64_t cache_size_bytes = 64ull << 20;
-  std::chrono::nanoseconds busy_timeout = std::chrono::seconds(5);
+  /// The dialect the backend speaks: its row's own, or for odbc its `dialect` key (a managed
+  /// server's dialect when the key is not given). Set by decode_database.
+  SqlDialect dialect = SqlDialect::sqlite;
+  /// The values of the keys the backend owns (row_of(backend).keys), as the protocol gave them;
+  /// a key not given has its declared default (option_value). For odbc, "dialect" is always set
+  /// after decoding (to the resolved dialect's word).
+  OptionValues options;
 
   // managed server
   std::optional<ServerKind> managed;

@@ -7,9 +7,11 @@
 ///
 /// Growth per New-Order (tables + indexes, all of them: ORDER, ORDER-LINE ~10 lines, NEW-ORDER
 /// inserted and deleted again by Delivery, HISTORY of the Payments at the mix's ratio, InnoDB's
-/// undo in ibdata): measured per backend, the one place these numbers live is kSqlite, kPostgres
-/// and kMariadb in tpcc_growth.cpp (docs/backend-postgres.md section 4, docs/backend-mysql.md "Sizing",
-/// docs/oltp-tpcc.md "Sizing"). The log:
+/// undo in ibdata): measured per backend and stated by what keeps the database on the drive
+/// (backend/growth.hpp: Backend::growth_constants() of an embedded backend, else the managed
+/// server's; the numbers live beside their code: sqlite_backend.cpp, postgres_server.cpp,
+/// mysql_server.cpp; docs/backend-postgres.md section 4, docs/backend-mysql.md "Sizing",
+/// docs/oltp-tpcc.md "Sizing"). The workload asks; it never tests a backend's name. The log:
 ///   SQLite      the WAL file: checkpointed every wal_autocheckpoint pages, but never shrunk and
 ///               held back while readers are open: a measured allowance;
 ///   PostgreSQL  pg_wal keeps the WAL since the last checkpoint's redo point: WAL per New-Order x
@@ -22,36 +24,17 @@
 #include <optional>
 #include <string>
 
-#include "drivelab/oltp/database/database.hpp"
+#include "drivelab/oltp/backend/backend.hpp"
+#include "drivelab/oltp/backend/growth.hpp"
+#include "drivelab/oltp/backend/server.hpp"
 #include "drivelab/oltp/tpcc/tpcc_config.hpp"
 
 namespace drivelab::oltp::tpcc {
 
-/// Where a TPC-C database lives, for its growth constants.
-enum class GrowthBackend { sqlite, postgres, mariadb };
-
-/// The backend whose constants apply to `config`: SQLite (embedded), a managed PostgreSQL or
-/// MariaDB server; nullopt when the database is not in the target (an existing server).
-std::optional<GrowthBackend> growth_backend(const DatabaseConfig& config) noexcept;
-
-/// Measured growth of one backend per committed New-Order (the run's whole mix around it).
-struct GrowthConstants {
-  double table_bytes_per_new_order = 0;   ///< tables + indexes (+ InnoDB undo), bytes
-  double wal_bytes_per_new_order = 0;     ///< PostgreSQL: WAL written per New-Order, bytes; else 0
-  double load_wal_per_loaded_byte = 0;    ///< PostgreSQL: WAL left in pg_wal by the load, per byte loaded
-  std::uint64_t log_allowance_bytes = 0;  ///< SQLite: the WAL file's measured high-water mark
-};
-/// The constants of `backend` (tpcc_growth.cpp, with their measurement).
-const GrowthConstants& growth_constants(GrowthBackend backend) noexcept;
-
-/// PostgreSQL's settings that bound pg_wal (the managed profile's values by default,
-/// postgres_server.cpp; the emulator reads the running server's).
-struct WalSettings {
-  std::uint64_t max_wal_size_bytes = 16ull << 30;
-  std::uint64_t wal_keep_size_bytes = 0;
-  double checkpoint_timeout_s = 300;
-  double checkpoint_completion_target = 0.9;
-};
+/// The growth constants of the database `backend` reaches (`server`: its managed server, or
+/// nullptr): the managed server's, else the backend's own (an embedded one); nullopt when the
+/// database is not on the drive under test (an existing server).
+std::optional<GrowthConstants> growth_constants(const Backend& backend, const ManagedServer* server) noexcept;
 
 /// New-Orders per second the configuration offers, known before the run: think: tpcc at zero
 /// response time (users x tpcc_terminal_rate_per_s() / think_scale x 10/23 New-Order cards, an
@@ -74,12 +57,12 @@ struct GrowthEstimate {
   }
 };
 
-/// The estimate for `backend` with a database of `database_bytes` already written
+/// The estimate for a database growing by `constants` with a database of `database_bytes` already written
 /// (`database_on_drive`) or still to be loaded, running at `new_orders_per_s` (< 0: 0) for
 /// `seconds` (< 0: 0). PostgreSQL's log (`wal`): min(max_wal_size, max(the load's WAL if still
 /// to come, the run's WAL over one checkpoint cycle)) + wal_keep_size; the load's segments are
 /// recycled by the run. Pure.
-GrowthEstimate estimate_growth(GrowthBackend backend, std::uint64_t database_bytes, bool database_on_drive,
+GrowthEstimate estimate_growth(const GrowthConstants& constants, std::uint64_t database_bytes, bool database_on_drive,
                                double new_orders_per_s, double seconds, const WalSettings& wal = {}) noexcept;
 
 /// The refusal when `estimate` does not fit in `free_bytes` of `dir`, or "" when it fits:

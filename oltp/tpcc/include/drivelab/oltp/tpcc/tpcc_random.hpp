@@ -11,6 +11,7 @@
 
 #include "drivelab/core/names.hpp"
 #include "drivelab/core/rng.hpp"
+#include "drivelab/oltp/backend/backend.hpp"
 
 namespace drivelab::oltp::tpcc {
 
@@ -42,10 +43,9 @@ inline constexpr EnumNames<Profile, 2> kProfileNames{{{"tpcc", Profile::tpcc}, {
 inline std::string_view to_string(Profile p) noexcept { return name_of(kProfileNames, p); }
 
 /// HammerDB draws New-Order's item lines inside its stored procedure, and its PostgreSQL and
-/// MariaDB procedures differ (rollback 1 in 100 vs 1 in 99; a remote line's warehouse drawn
-/// from all W vs from the other W - 1). The mysql backend follows MariaDB's script, every other
-/// backend PostgreSQL's.
-enum class HammerDbScript { postgresql, mariadb };
+/// MariaDB procedures differ: oltp::HammerDbScript (backend.hpp), which the backend names
+/// (Backend::hammerdb_script()).
+using oltp::HammerDbScript;
 
 /// The C of NURand(255, 0, 999, C) for C_LAST that HammerDB uses at load and at run time alike
 /// (tpcccommon-1.0.tm's callers: pgoltp.tcl, mariaoltp.tcl `NURand 255 0 999 123`).

@@ -22,6 +22,7 @@
 #include <string>
 
 #include "drivelab/oltp/backend/backend.hpp"
+#include "drivelab/oltp/backend/backend_row.hpp"
 #include "drivelab/oltp/backend/server.hpp"
 
 namespace drivelab::oltp {
@@ -38,7 +39,15 @@ std::unique_ptr<Backend> make_mysql_backend(MysqlOptions options);
 /// stored procedures.
 Capabilities mysql_capabilities() noexcept;
 
+/// The mysql row (backend_row.hpp; mysql_keys.cpp): dialect mysql, managed: mariadb, no key of
+/// its own in the database section.
+const BackendRow& mysql_row() noexcept;
+
 /// A managed MariaDB server (server.hpp; mysql_server.cpp). Nothing is started until start().
 std::unique_ptr<ManagedServer> make_managed_mariadb(ManagedServerOptions options);
+
+/// How a managed MariaDB's database grows under TPC-C (growth.hpp; its
+/// ManagedServer::growth_constants()): 1,230 B per New-Order, measured as mysql_server.cpp says.
+GrowthConstants mariadb_growth_constants() noexcept;
 
 }  // namespace drivelab::oltp

@@ -38,6 +38,7 @@
 #include <string>
 
 #include "drivelab/oltp/backend/backend.hpp"
+#include "drivelab/oltp/backend/backend_row.hpp"
 #include "drivelab/oltp/backend/server.hpp"
 
 namespace drivelab::oltp {
@@ -89,6 +90,12 @@ std::unique_ptr<Backend> make_odbc_backend(OdbcOptions options);
 /// What every odbc backend can do (Backend::capabilities()): Up to 8 loaders; transactions as portable statements (no
 /// procedure calls through ODBC).
 Capabilities odbc_capabilities() noexcept;
+
+/// The odbc row (backend_row.hpp; odbc_keys.cpp): managed: postgres or mariadb through Debian's
+/// drivers, and the key `dialect` (sqlserver | postgres | mysql) it owns: the dialect of the
+/// server behind the driver, a managed server's own when not given (database/ fills it in),
+/// required with an existing server.
+const BackendRow& odbc_row() noexcept;
 
 /// A DSN-less connection string for a (managed or existing) server reached at `endpoint` through
 /// Debian's driver for `kind` ("PostgreSQL Unicode" / "MariaDB Unicode" in odbcinst.ini):

@@ -18,6 +18,7 @@
 #include <string>
 
 #include "drivelab/oltp/backend/backend.hpp"
+#include "drivelab/oltp/backend/backend_row.hpp"
 #include "drivelab/oltp/backend/server.hpp"
 
 namespace drivelab::oltp {
@@ -36,10 +37,19 @@ std::unique_ptr<Backend> make_postgres_backend(PostgresOptions options);
 /// functions.
 Capabilities postgres_capabilities() noexcept;
 
+/// The postgres row (backend_row.hpp; postgres_keys.cpp): dialect postgres, managed: postgres,
+/// no key of its own in the database section (libpq's keywords go in server.connection).
+const BackendRow& postgres_row() noexcept;
+
 /// The libpq version in use ("15.18").
 std::string libpq_version();
 
 /// A managed PostgreSQL server (server.hpp; postgres_server.cpp). Nothing is started until start().
 std::unique_ptr<ManagedServer> make_managed_postgres(ManagedServerOptions options);
+
+/// How a managed PostgreSQL's database grows under TPC-C (growth.hpp; its
+/// ManagedServer::growth_constants()): 3,106 B of tables and 30,734 B of WAL per New-Order, 0.95 B
+/// of WAL per loaded byte, measured as postgres_server.cpp says.
+GrowthConstants postgres_growth_constants() noexcept;
 
 }  // namespace drivelab::oltp

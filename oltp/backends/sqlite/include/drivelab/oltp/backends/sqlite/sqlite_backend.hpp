@@ -33,11 +33,12 @@
 #include <string>
 
 #include "drivelab/oltp/backend/backend.hpp"
+#include "drivelab/oltp/backend/backend_row.hpp"
 
 namespace drivelab::oltp {
 
-/// Settings of the SQLite backend (the `tpcc:` keys journal_mode, synchronous, cache_size,
-/// busy_timeout).
+/// Settings of the SQLite backend (its keys of the database section: journal_mode, synchronous,
+/// cache_size, busy_timeout, declared in sqlite_keys.cpp).
 struct SqliteOptions {
   std::filesystem::path path;                    ///< database file; "-wal" and "-shm" files sit beside it
   std::string journal_mode = "WAL";              ///< WAL | DELETE | TRUNCATE | PERSIST | MEMORY | OFF
@@ -46,7 +47,15 @@ struct SqliteOptions {
   std::chrono::milliseconds busy_timeout{5000};  ///< longest wait for the writer lock
 };
 
-/// Valid words for the options above (upper case), for config validation.
+/// The sqlite row (backend_row.hpp): embedded, dialect sqlite, no managed server, and the keys
+/// journal_mode (WAL), synchronous (FULL), cache_size (64MiB, 1MiB..1TiB) and busy_timeout (5s,
+/// 1ms..1h), declared once in sqlite_keys.cpp with their words and ranges.
+const BackendRow& sqlite_row() noexcept;
+
+/// SqliteOptions from the values of its keys (defaults where not given); `path` left empty.
+SqliteOptions sqlite_options(const OptionValues& values);
+
+/// Valid words for the options above (any case), for config validation.
 bool is_valid_journal_mode(std::string_view word);
 bool is_valid_synchronous(std::string_view word);
 
@@ -60,6 +69,11 @@ std::unique_ptr<Backend> make_sqlite_backend(SqliteOptions options);
 /// What every sqlite backend can do (Backend::capabilities()): One writer at a time (BEGIN IMMEDIATE), one loader, a
 /// file of this process, no procedures.
 Capabilities sqlite_capabilities() noexcept;
+
+/// How a SQLite database grows under TPC-C (growth.hpp; Backend::growth_constants() of every
+/// sqlite backend): 1,164 B of tables per New-Order and a 16 MiB allowance for the WAL file,
+/// measured as sqlite_backend.cpp says.
+GrowthConstants sqlite_growth_constants() noexcept;
 
 /// The SQLite library version in use ("3.40.1").
 std::string sqlite_library_version();
