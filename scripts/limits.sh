@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# The size limits of the house (docs/contributing.md): a function of more than 120 lines, or a
+# source file (not a test) of more than 700 lines, is too long to read in one sitting. This script
+# lists every one; it changes nothing.
+#
+#   scripts/limits.sh              both lists
+#   scripts/limits.sh --files      the files only (seconds: no clang-tidy)
+#   scripts/limits.sh FILE.cpp...  the files, and the functions of these translation units only
+#
+# Files: the tracked .cpp/.hpp/.h outside tests/, counted with wc -l. Functions: clang-tidy's
+# readability-function-size with LineThreshold 120 (the lines of the body, comments and blank
+# lines included), run by scripts/tidy.sh's pinned clang-tidy 14 over every translation unit of
+# the compile database (a few minutes); a function defined in a header is listed once.
+# Exit status: 0 nothing over a limit, 1 something is (it is listed), 2 the tool is missing.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+readonly max_function_lines=120 max_file_lines=700
+files_only=false
+units=()
+for arg in "$@"; do
+  case $arg in
+    --files) files_only=true ;;
+    -h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -*) echo "limits: unknown option '$arg' (see --help)" >&2; exit 2 ;;
+    *) units+=("$arg") ;;
+  esac
+done
+
+over=0
+echo "limits: source files over $max_file_lines lines (tests excluded):"
+while read -r n f; do
+  [ "$f" != total ] || continue
+  if [ "$n" -gt "$max_file_lines" ]; then
+    printf '  %5d  %s\n' "$n" "$f"
+    over=1
+  fi
+done < <(git ls-files '*.cpp' '*.hpp' '*.h' | grep -v '^tests/' | xargs wc -l | sort -rn)
+$files_only && exit $over
+
+command -v run-clang-tidy-14 >/dev/null || { echo "limits: run-clang-tidy-14 not found (apt-get install clang-tidy-14)" >&2; exit 2; }
+build=${DRIVELAB_TIDY_BUILD_DIR:-build}
+[ -f "$build/compile_commands.json" ] || { echo "limits: no $build/compile_commands.json (configure the build, or run scripts/tidy.sh once)" >&2; exit 2; }
+config="{Checks: '-*,readability-function-size', WarningsAsErrors: '',
+  HeaderFilterRegex: '$(sed -n "s/^HeaderFilterRegex: '\(.*\)'$/\1/p" .clang-tidy)',
+  CheckOptions: [{key: readability-function-size.LineThreshold, value: $max_function_lines}]}"
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+here=$(pwd)
+regex="^$here/"
+if [ ${#units[@]} -gt 0 ]; then
+  regex=$(for u in "${units[@]}"; do realpath -- "$u"; done | sed 's/[.[\*^$()+?{|]/\\&/g; s/^/^/; s/$/$/' | paste -sd'|')
+fi
+run-clang-tidy-14 -p "$build" -j "$(nproc)" -quiet -config="$config" -extra-arg=-Wno-unknown-warning-option \
+  "$regex" >"$log" 2>&1 || true
+echo "limits: functions over $max_function_lines lines:"
+# "FILE:L:C: warning: function 'NAME' exceeds recommended size/complexity thresholds", then
+# "note: N lines including whitespace and comments (threshold 120)".
+python3 - "$log" "$here/" <<'PY' || over=1
+import re, sys
+text = re.sub(r"\x1b\[[0-9;]*m", "", open(sys.argv[1], errors="replace").read())  # run-clang-tidy's colours
+log, here = text.splitlines(), sys.argv[2]
+seen, rows = set(), []
+for i, line in enumerate(log):
+    m = re.match(r"(\S+?):(\d+):\d+: warning: function '(.+?)' exceeds recommended size", line)
+    if not m or (m.group(1), m.group(2)) in seen:
+        continue
+    seen.add((m.group(1), m.group(2)))
+    n = next((re.search(r"(\d+) lines including", l).group(1) for l in log[i + 1:i + 6] if "lines including" in l), "?")
+    rows.append((int(n) if n != "?" else 0, m.group(1).replace(here, ""), m.group(2), m.group(3)))
+for n, f, l, name in sorted(rows, reverse=True):
+    print(f"  {n:5d}  {f}:{l}  {name}")
+sys.exit(1 if rows else 0)
+PY
+exit $over
