@@ -9,8 +9,8 @@
 #
 # Files: the tracked .cpp/.hpp/.h outside tests/, counted with wc -l. Functions: clang-tidy's
 # readability-function-size with LineThreshold 120 (the lines of the body, comments and blank
-# lines included), run by scripts/tidy.sh's pinned clang-tidy 14 over every translation unit of
-# the compile database (a few minutes); a function defined in a header is listed once.
+# lines included), run by scripts/tidy.sh (its pinned clang-tidy 14, its compile database) over
+# every translation unit (a few minutes); a function defined in a header is listed once.
 # Exit status: 0 nothing over a limit, 1 something is (it is listed), 2 the tool is missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -21,7 +21,7 @@ units=()
 for arg in "$@"; do
   case $arg in
     --files) files_only=true ;;
-    -h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,/^set -euo pipefail/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "limits: unknown option '$arg' (see --help)" >&2; exit 2 ;;
     *) units+=("$arg") ;;
   esac
@@ -38,25 +38,18 @@ while read -r n f; do
 done < <(git ls-files '*.cpp' '*.hpp' '*.h' | grep -v '^tests/' | xargs wc -l | sort -rn)
 $files_only && exit $over
 
-command -v run-clang-tidy-14 >/dev/null || { echo "limits: run-clang-tidy-14 not found (apt-get install clang-tidy-14)" >&2; exit 2; }
-build=${DRIVELAB_TIDY_BUILD_DIR:-build}
-[ -f "$build/compile_commands.json" ] || { echo "limits: no $build/compile_commands.json (configure the build, or run scripts/tidy.sh once)" >&2; exit 2; }
 config="{Checks: '-*,readability-function-size', WarningsAsErrors: '',
   HeaderFilterRegex: '$(sed -n "s/^HeaderFilterRegex: '\(.*\)'$/\1/p" .clang-tidy)',
   CheckOptions: [{key: readability-function-size.LineThreshold, value: $max_function_lines}]}"
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
-here=$(pwd)
-regex="^$here/"
-if [ ${#units[@]} -gt 0 ]; then
-  regex=$(for u in "${units[@]}"; do realpath -- "$u"; done | sed 's/[.[\*^$()+?{|]/\\&/g; s/^/^/; s/$/$/' | paste -sd'|')
-fi
-run-clang-tidy-14 -p "$build" -j "$(nproc)" -quiet -config="$config" -extra-arg=-Wno-unknown-warning-option \
-  "$regex" >"$log" 2>&1 || true
+rc=0
+DRIVELAB_TIDY_CONFIG=$config ./scripts/tidy.sh "${units[@]}" >"$log" 2>&1 || rc=$?
+[ "$rc" -ne 2 ] || { cat "$log" >&2; exit 2; }
 echo "limits: functions over $max_function_lines lines:"
 # "FILE:L:C: warning: function 'NAME' exceeds recommended size/complexity thresholds", then
 # "note: N lines including whitespace and comments (threshold 120)".
-python3 - "$log" "$here/" <<'PY' || over=1
+python3 - "$log" "$(pwd)/" <<'PY' || over=1
 import re, sys
 text = re.sub(r"\x1b\[[0-9;]*m", "", open(sys.argv[1], errors="replace").read())  # run-clang-tidy's colours
 log, here = text.splitlines(), sys.argv[2]

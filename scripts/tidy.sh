@@ -13,7 +13,8 @@
 #
 # The compile database is build/compile_commands.json (DRIVELAB_TIDY_BUILD_DIR overrides the
 # folder); when it is missing, the script configures that folder with cmake (configure only: no
-# compiling). Generated sources in the build folder are not checked. Runs on every core
+# compiling). Generated sources in the build folder are not checked. DRIVELAB_TIDY_CONFIG, when
+# set, replaces .clang-tidy (clang-tidy's -config; scripts/limits.sh runs one check so). Runs on every core
 # (run-clang-tidy-14); about 5 min of 2 cores for the ~250 translation units.
 # Exit status: 0 clean, 1 findings (printed as errors with file:line:column and the check's name),
 # 2 bad usage or the pinned clang-tidy is not here.
@@ -26,7 +27,7 @@ files=()
 for arg in "$@"; do
   case $arg in
     --install) install=true ;;
-    -h|--help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,/^set -euo pipefail/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "tidy: unknown option '$arg' (see --help)" >&2; exit 2 ;;
     *) files+=("$arg") ;;
   esac
@@ -78,7 +79,9 @@ log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 start=$(date +%s)
 rc=0
-"$runner" -clang-tidy-binary "$(command -v "$tidy")" -p "$build" -j "$(nproc)" -quiet \
+config=()
+[ -z "${DRIVELAB_TIDY_CONFIG:-}" ] || config=(-config="$DRIVELAB_TIDY_CONFIG")
+"$runner" -clang-tidy-binary "$(command -v "$tidy")" -p "$build" -j "$(nproc)" -quiet "${config[@]}" \
   -extra-arg=-Wno-unknown-warning-option "$regex" >"$log" 2>&1 || rc=$?
 # Only the findings (and a failure to run): not the "N warnings generated" counts of the headers;
 # without run-clang-tidy's colours, so that the lines can be searched.
