@@ -48,11 +48,9 @@
 # shows up as noise instead of a bias. On shared or virtual machines run it more than once.
 set -euo pipefail
 
-TARGET_DIR=${1:-./drivelab-target}
-BUILD_DIR=${2:-./build}
 die() { echo "io_vs_fio: $*" >&2; exit 1; }
 source "$(dirname "${BASH_SOURCE[0]}")/bench_lib.sh"
-bench_setup
+bench_setup "${1:-}" "${2:-}"
 command -v fio >/dev/null || die "fio not found (apt-get install fio)"
 
 exec python3 - <<'PY'

@@ -11,11 +11,9 @@
 # cores are busy with other work the speedup says little; run it on a quiet machine.
 set -euo pipefail
 
-TARGET_DIR=${1:-./drivelab-target}
-BUILD_DIR=${2:-./build}
 die() { echo "render_threads: $*" >&2; exit 1; }
 source "$(dirname "${BASH_SOURCE[0]}")/bench_lib.sh"
-bench_setup
+bench_setup "${1:-}" "${2:-}"
 
 exec python3 - <<'PY'
 import json, os, statistics, subprocess, sys, tempfile

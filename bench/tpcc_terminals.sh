@@ -53,7 +53,7 @@ while [[ $# -gt 0 ]]; do
 done
 
 source "$(dirname "${BASH_SOURCE[0]}")/bench_lib.sh"
-bench_setup
+bench_setup "$TARGET_DIR" "$BUILD_DIR"
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 
