@@ -49,8 +49,8 @@ class LatencyHistogram {
 
   /// Records one sample of `ns` nanoseconds (negative values count as 0).
   void record(std::int64_t ns) noexcept;
-  /// Records `count` samples of `ns`.
-  void record_n(std::int64_t ns, std::uint64_t count) noexcept;
+  /// Records `n` samples of `ns`.
+  void record_n(std::int64_t ns, std::uint64_t n) noexcept;
   /// Adds every count of `other` (exact).
   void merge(const LatencyHistogram& other) noexcept;
   void reset() noexcept;
