@@ -86,7 +86,7 @@ config=()
 # Only the findings (and a failure to run): not the "N warnings generated" counts of the headers;
 # without run-clang-tidy's colours, so that the lines can be searched.
 sed -i 's/\x1b\[[0-9;]*m//g' "$log"
-grep -v -E '^(clang-tidy-[0-9]+ |[0-9]+ warnings? (and [0-9]+ errors? )?generated\.|Suppressed [0-9]+ warnings|Use -header-filter|[0-9]+ warnings? treated as errors)' "$log" || true
+grep -v -E '^([^ ]*clang-tidy-[0-9]+ |[0-9]+ warnings? (and [0-9]+ errors? )?generated\.|Suppressed [0-9]+ warnings|Use -header-filter|[0-9]+ warnings? treated as errors)' "$log" || true
 findings=$(grep -c -E '^[^ ].*:[0-9]+:[0-9]+: error: ' "$log" || true)
 echo "tidy: ${#units[@]} translation units, $findings findings, $(( $(date +%s) - start )) s (clang-tidy $version)"
 [ "$rc" -eq 0 ] && [ "$findings" -eq 0 ] || exit 1

@@ -76,7 +76,7 @@ class FlatArray {
     void* p = ::mmap(nullptr, bytes_, PROT_READ | PROT_WRITE, flags, fd_.get(), 0);
     if (p == MAP_FAILED) throw_errno(fmt::format("render: map {} for the flat array", bytes_), errno);
     data_ = static_cast<std::byte*>(p);
-    if (fd_ && limit_ > 0) limiter_ = std::jthread([this](std::stop_token st) { limit_loop(st); });
+    if (fd_ && limit_ > 0) limiter_ = std::jthread([this](const std::stop_token& st) { limit_loop(st); });
   }
   ~FlatArray() {
     if (limiter_.joinable()) {
