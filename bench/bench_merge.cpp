@@ -119,6 +119,7 @@ RunRecord rank_record(int rank, int intervals) {
 
 std::vector<MergeInput> inputs(int intervals) {
   std::vector<MergeInput> in;
+  in.reserve(kRanks);
   for (int k = 0; k < kRanks; ++k) in.push_back({rank_record(k, intervals), "rank " + std::to_string(k)});
   return in;
 }

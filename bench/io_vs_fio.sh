@@ -48,17 +48,11 @@
 # shows up as noise instead of a bias. On shared or virtual machines run it more than once.
 set -euo pipefail
 
-TARGET_DIR=${1:-./drivelab-target}
-BUILD_DIR=${2:-./build}
-DRIVELAB="$BUILD_DIR/apps/drivelab"
-
 die() { echo "io_vs_fio: $*" >&2; exit 1; }
-[[ -x "$DRIVELAB" ]] || die "$DRIVELAB not found: build the 'drivelab' target first (cmake --build $BUILD_DIR --target drivelab)"
+source "$(dirname "${BASH_SOURCE[0]}")/bench_lib.sh"
+bench_setup "${1:-}" "${2:-}"
 command -v fio >/dev/null || die "fio not found (apt-get install fio)"
-command -v python3 >/dev/null || die "python3 not found"
-mkdir -p "$TARGET_DIR"
 
-export DRIVELAB TARGET_DIR
 exec python3 - <<'PY'
 import json, os, shlex, statistics, subprocess, sys, tempfile
 

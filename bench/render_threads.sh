@@ -11,16 +11,10 @@
 # cores are busy with other work the speedup says little; run it on a quiet machine.
 set -euo pipefail
 
-TARGET_DIR=${1:-./drivelab-target}
-BUILD_DIR=${2:-./build}
-DRIVELAB="$BUILD_DIR/apps/drivelab"
-
 die() { echo "render_threads: $*" >&2; exit 1; }
-[[ -x "$DRIVELAB" ]] || die "$DRIVELAB not found: build the 'drivelab' target first (cmake --build $BUILD_DIR --target drivelab)"
-command -v python3 >/dev/null || die "python3 not found"
-mkdir -p "$TARGET_DIR"
+source "$(dirname "${BASH_SOURCE[0]}")/bench_lib.sh"
+bench_setup "${1:-}" "${2:-}"
 
-export DRIVELAB TARGET_DIR
 exec python3 - <<'PY'
 import json, os, statistics, subprocess, sys, tempfile
 

@@ -52,10 +52,8 @@ while [[ $# -gt 0 ]]; do
   esac
 done
 
-DRIVELAB="$BUILD_DIR/apps/drivelab"
-[[ -x "$DRIVELAB" ]] || die "$DRIVELAB not found: build the 'drivelab' target first (cmake --build $BUILD_DIR --target drivelab)"
-command -v python3 >/dev/null || die "python3 not found"
-mkdir -p "$TARGET_DIR"
+source "$(dirname "${BASH_SOURCE[0]}")/bench_lib.sh"
+bench_setup "$TARGET_DIR" "$BUILD_DIR"
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 

@@ -191,7 +191,7 @@ void MapReader::report_duplicate_keys() {
           .error(fmt::format("mapping keys must be plain words, found {}", detail::describe(key_node)));
       continue;
     }
-    const std::string key = key_node.Scalar();
+    const std::string& key = key_node.Scalar();
     const auto first = std::find_if(seen.begin(), seen.end(), [&](const auto& s) { return s.first == key; });
     if (first == seen.end()) {
       seen.emplace_back(key, key_node.Mark());

@@ -218,6 +218,7 @@ std::vector<double> effective_skews(const std::vector<WorkloadDef>& workloads) {
   }
   const double each = unset > 0 ? std::max(0.0, 100.0 - given) / static_cast<double>(unset) : 0.0;
   std::vector<double> out;
+  out.reserve(workloads.size());
   for (const auto& w : workloads) out.push_back(w.skew ? *w.skew : each);
   return out;
 }

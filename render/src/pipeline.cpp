@@ -76,7 +76,7 @@ class FlatArray {
     void* p = ::mmap(nullptr, bytes_, PROT_READ | PROT_WRITE, flags, fd_.get(), 0);
     if (p == MAP_FAILED) throw_errno(fmt::format("render: map {} for the flat array", bytes_), errno);
     data_ = static_cast<std::byte*>(p);
-    if (fd_ && limit_ > 0) limiter_ = std::jthread([this](std::stop_token st) { limit_loop(st); });
+    if (fd_ && limit_ > 0) limiter_ = std::jthread([this](const std::stop_token& st) { limit_loop(st); });
   }
   ~FlatArray() {
     if (limiter_.joinable()) {
@@ -259,6 +259,46 @@ void check_output(const std::byte* flat, const Split& split, const std::vector<s
   r.buckets_in_order = in_order.load();
 }
 
+/// Phase 3: advects every point by one 1/24 s frame (position += velocity x dt, age += dt), one
+/// range of points per thread; returns early on a stop request.
+template <class Stop>
+void advect_frame(std::byte* flat, const Split& split, const Stop& stop) {
+  const std::uint32_t bpp = split.bytes_per_point;
+  parallel(split.threads, [&](unsigned t) {
+    const auto [lo, hi] = split.range(t);
+    constexpr float dt = 1.0f / 24;
+    for (std::uint64_t i = lo; i < hi; ++i) {
+      if ((i & 0xFFFF) == 0 && stop()) return;
+      std::byte* p = flat + i * bpp;
+      for (int a = 0; a < 3; ++a) {
+        const float x = get_f32(p + 4 * a) + get_f32(p + 12 + 4 * a) * dt;
+        std::memcpy(p + 4 * a, &x, 4);
+      }
+      const float age = get_f32(p + 28) + dt;
+      std::memcpy(p + 28, &age, 4);
+    }
+  });
+}
+
+/// Phase 5: the bucketed blocks, in order, to one new file, then fdatasync. Returns the bytes
+/// written.
+std::uint64_t write_blocks(const std::filesystem::path& output, const std::vector<std::vector<std::byte>>& blocks) {
+  UniqueFd fd(::open(output.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+  if (!fd) throw_errno("render: create " + output.string(), errno);
+  std::uint64_t written = 0;
+  for (const auto& b : blocks) {
+    for (std::size_t off = 0; off < b.size();) {
+      const ssize_t w = ::write(fd.get(), b.data() + off, b.size() - off);
+      if (w < 0 && errno == EINTR) continue;
+      if (w < 0) throw_errno("render: write " + output.string(), errno);
+      off += static_cast<std::size_t>(w);
+    }
+    written += b.size();
+  }
+  if (::fdatasync(fd.get()) != 0) throw_errno("render: fdatasync " + output.string(), errno);
+  return written;
+}
+
 void run_phases(const PipelineOptions& o, PipelineResult& r) {
   const auto stop = [&] { return o.stop && o.stop(); };
   const SceneHeader scene = read_scene_header(o.scene);
@@ -311,26 +351,9 @@ void run_phases(const PipelineOptions& o, PipelineResult& r) {
   });
 
   const Split split{r.points, bpp, threads};
-  const auto ranges = [&](unsigned t) { return split.range(t); };
 
   // 3 process: advect every point by one 1/24 s frame.
-  if (o.process)
-    timed(Phase::process, [&] {
-      parallel(threads, [&](unsigned t) {
-        const auto [lo, hi] = ranges(t);
-        constexpr float dt = 1.0f / 24;
-        for (std::uint64_t i = lo; i < hi; ++i) {
-          if ((i & 0xFFFF) == 0 && stop()) return;
-          std::byte* p = flat + i * bpp;
-          for (int a = 0; a < 3; ++a) {
-            const float x = get_f32(p + 4 * a) + get_f32(p + 12 + 4 * a) * dt;
-            std::memcpy(p + 4 * a, &x, 4);
-          }
-          const float age = get_f32(p + 28) + dt;
-          std::memcpy(p + 28, &age, 4);
-        }
-      });
-    });
+  if (o.process) timed(Phase::process, [&] { advect_frame(flat, split, stop); });
 
   // 4 repack: counting sort by bucket (stable: load order within a bucket), then gather by bucket.
   const std::uint64_t ppb = std::max<std::uint64_t>(1, o.points_per_block);
@@ -362,21 +385,7 @@ void run_phases(const PipelineOptions& o, PipelineResult& r) {
   });
 
   // 5 write: the bucketed blocks, in order, to one file; fdatasync.
-  if (o.write)
-    timed(Phase::write, [&] {
-      UniqueFd fd(::open(o.output.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
-      if (!fd) throw_errno("render: create " + o.output.string(), errno);
-      for (const auto& b : out) {
-        for (std::size_t off = 0; off < b.size();) {
-          const ssize_t w = ::write(fd.get(), b.data() + off, b.size() - off);
-          if (w < 0 && errno == EINTR) continue;
-          if (w < 0) throw_errno("render: write " + o.output.string(), errno);
-          off += static_cast<std::size_t>(w);
-        }
-        r.written_bytes += b.size();
-      }
-      if (::fdatasync(fd.get()) != 0) throw_errno("render: fdatasync " + o.output.string(), errno);
-    });
+  if (o.write) timed(Phase::write, [&] { r.written_bytes += write_blocks(o.output, out); });
   r.completed = true;
   r.evicted_bytes = array.evicted_bytes();
   array.advise(MADV_SEQUENTIAL);

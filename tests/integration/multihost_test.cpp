@@ -35,7 +35,7 @@ using drivelab::testing::kMpirun;
 /// 4.1 a rank that dies is answered by SIGTERM to the others 8 s later and SIGKILL 8 s after that
 /// (odls_base_sigkill_timeout 8, docs/multihost.md "When a host or rank dies"): time for them to
 /// write their records (tests/support/mpirun.hpp: the options of each Open MPI release).
-std::vector<std::string> mpirun(int ranks, std::vector<std::string> command) {
+std::vector<std::string> mpirun(int ranks, const std::vector<std::string>& command) {
   return drivelab::testing::mpirun_local(ranks, command);
 }
 

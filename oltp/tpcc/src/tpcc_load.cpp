@@ -6,6 +6,7 @@
 #include <exception>
 #include <mutex>
 #include <thread>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -297,7 +298,7 @@ struct LoadShared {
   }
   void fail(std::exception_ptr e) {
     std::lock_guard lock(mu);
-    if (!error) error = e;
+    if (!error) error = std::move(e);
     abort = true;
   }
 };

@@ -209,7 +209,8 @@ TxResult StatementTransactions::new_order(const NewOrderInput& in, NewOrderOutpu
   const double c_discount = p.no_customer->column_double(0);
 
   const bool local = all_local(in);
-  const std::string entry_d = sql_timestamp_now();
+  // A copy: sql_timestamp_now()'s text changes at this thread's next call.
+  const std::string entry_d = sql_timestamp_now();  // NOLINT(performance-unnecessary-copy-initialization)
   if (DbStatus s = run(*p.no_insert_order, o_id, in.d_id, in.w_id, in.c_id, entry_d, in.ol_cnt, local ? 1 : 0); !s.ok())
     return failed(std::move(s));
   if (DbStatus s = run(*p.no_insert_new_order, o_id, in.d_id, in.w_id); !s.ok()) return failed(std::move(s));
@@ -300,7 +301,8 @@ TxResult StatementTransactions::payment(const PaymentInput& in, PaymentOutput& o
 
   // H_DATA: W_NAME and D_NAME separated by 4 spaces.
   const std::string h_data = w_name + "    " + d_name;
-  const std::string h_date = sql_timestamp_now();
+  // A copy: sql_timestamp_now()'s text changes at this thread's next call.
+  const std::string h_date = sql_timestamp_now();  // NOLINT(performance-unnecessary-copy-initialization)
   if (DbStatus s = run(*p.p_insert_history, c_id, in.c_d_id, in.c_w_id, in.d_id, in.w_id, h_date, in.h_amount, h_data);
       !s.ok())
     return failed(std::move(s));
@@ -351,7 +353,8 @@ TxResult StatementTransactions::delivery(const DeliveryInput& in, DeliveryOutput
   out = {};
   // All ten districts in one database transaction (clause 2.7.4.1 allows one to ten).
   if (DbStatus s = conn_.begin(TxMode::read_write); !s.ok()) return failed(std::move(s));
-  const std::string delivery_d = sql_timestamp_now();
+  // A copy: sql_timestamp_now()'s text changes at this thread's next call.
+  const std::string delivery_d = sql_timestamp_now();  // NOLINT(performance-unnecessary-copy-initialization)
 
   for (int d = 1; d <= kDistrictsPerWarehouse; ++d) {
     Statement& nq = *p.d_oldest_new_order;

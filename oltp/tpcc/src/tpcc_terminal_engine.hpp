@@ -60,6 +60,7 @@ class DriverState {
  private:
   static std::vector<std::string> type_names() {
     std::vector<std::string> out;
+    out.reserve(kAllTxTypes.size());
     for (TxType t : kAllTxTypes) out.emplace_back(to_string(t));
     return out;
   }

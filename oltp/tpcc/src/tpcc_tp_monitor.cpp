@@ -13,7 +13,7 @@
 // is recorded as timer lateness instead. A terminal costs ~440 bytes (identity, deck and RNG ~172,
 // steady_timer 112, its pending wait ~100, hand-back link 16): 15,000 terminals are ~6.6 MB.
 // Lateness and how the timer thread is kept on time: tpcc_driver.hpp, docs/oltp-tpcc.md section 4.
-#include <utility>  // before any Asio header: GCC 12 + Boost 1.74 (DESIGN.md section 6)
+#include <utility>  // before any Asio header: GCC 12 + Boost 1.74 (docs/protocol.md §3)
 
 // GCC 12 at -O2 reports a null dereference in Asio's scheduler::compensating_work_started (called by
 // the reactor's descriptor operations, here the eventfd below, only on a thread running the

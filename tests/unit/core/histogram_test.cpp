@@ -95,7 +95,7 @@ std::vector<Distribution> distributions() {
 }
 
 TEST(LatencyHistogram, BoundMeetsDesignTarget) {
-  // DESIGN.md: "we aim at <= 0.4%" (fio: 0.78%).
+  // docs/protocol.md §2: "aims at <= 0.4%" (fio: 0.78%).
   EXPECT_LE(kBound, 0.004);
   EXPECT_DOUBLE_EQ(kBound, 1.0 / 512);
   // Issue 15: at least an hour is a regular (non-saturated) value (TPC-C response times and

@@ -55,7 +55,7 @@ TEST(SysbenchStatements, PreparedPerConnectionAsTheScriptsPrepare) {
   StatementOptions zero;
   zero.point_selects = 0;
   EXPECT_EQ(prepared_kinds(Workload::oltp_read_only, zero).size(), 5u);
-  // DESIGN.md: 100 tables x 32 threads of oltp_read_write need 28,800 statements.
+  // docs/protocol.md §2: 100 tables x 32 threads of oltp_read_write need 28,800 statements.
   EXPECT_EQ(prepared_per_connection(Workload::oltp_read_write, o, 100) * 32, 28'800);
 }
 

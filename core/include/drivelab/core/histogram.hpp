@@ -6,7 +6,7 @@
 /// power-of-two range [2^e, 2^(e+1)) is split into 2^kSubBucketBits linear sub-buckets. A value is
 /// reported as the midpoint of its bin, so a percentile differs from the exact nearest-rank sample
 /// by at most 1 / 2^(kSubBucketBits+1) = 1/512 ≈ 0.195% of that sample with kSubBucketBits = 8
-/// (fio uses 6 bits: 0.78%; DESIGN.md asks for ≤ 0.4%). min() and max() are exact.
+/// (fio uses 6 bits: 0.78%; docs/protocol.md §2 asks for ≤ 0.4%). min() and max() are exact.
 /// Range: 0 ns to 2^kMaxExponent - 1 ns (2^42 ns ≈ 4398 s ≈ 73.3 min, so 100 ns .. 1 h is covered
 /// with the bound above: TPC-C response times and overloaded replays exceed a minute; values below
 /// 512 ns are exact). Larger values are counted in `saturated()`, kept out of the regular bins and
@@ -49,8 +49,8 @@ class LatencyHistogram {
 
   /// Records one sample of `ns` nanoseconds (negative values count as 0).
   void record(std::int64_t ns) noexcept;
-  /// Records `count` samples of `ns`.
-  void record_n(std::int64_t ns, std::uint64_t count) noexcept;
+  /// Records `n` samples of `ns`.
+  void record_n(std::int64_t ns, std::uint64_t n) noexcept;
   /// Adds every count of `other` (exact).
   void merge(const LatencyHistogram& other) noexcept;
   void reset() noexcept;

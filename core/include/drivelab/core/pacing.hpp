@@ -4,7 +4,7 @@
 /// (`iorate: N`), decided by the clock alone, never by how fast earlier I/Os completed. A
 /// workload that falls behind keeps its schedule, so every late I/O shows its lateness (issue
 /// time minus intended start) and its latency measured from the intended start: no coordinated
-/// omission (G. Tene, "How NOT to measure latency", 2013; DESIGN.md section 2).
+/// omission (G. Tene, "How NOT to measure latency", 2013; docs/protocol.md §2).
 ///
 /// Inter-arrival distributions, after vdbench's `distribution=` run parameter (vdbench 5.04 user
 /// guide, "distribution=": exponential is the default, uniform and deterministic the others):
@@ -66,7 +66,7 @@ class ArrivalSchedule {
 /// The three latencies of paced (open-loop) operations, each a LatencyHistogram in ns, as the
 /// vdbench emulator and the trace replayer keep them per interval (TPC-C's response time, queue
 /// wait and service time are the same three: tpcc_driver.hpp):
-///  - latency:  completion - intended start, what the user of a paced workload sees (DESIGN.md:
+///  - latency:  completion - intended start, what the user of a paced workload sees (docs/protocol.md §2:
 ///              measured from the intended start, no coordinated omission);
 ///  - service:  completion - submission (fio's lat);
 ///  - lateness: submission - intended start (how far the issuer fell behind its schedule).

@@ -41,7 +41,7 @@ std::optional<dev_t> parse_dev_numbers(std::string_view text);
 /// Undoes the octal escapes the kernel writes in /proc/self/mountinfo, /proc/self/mounts and
 /// /proc/swaps (proc(5): space, tab, newline and backslash appear as \040, \011, \012, \134).
 /// A backslash not followed by three octal digits is kept as it is.
-std::string unescape_octal(std::string_view text);
+std::string unescape_octal(std::string_view s);
 
 /// One line of /proc/self/mountinfo (proc(5)):
 ///   "36 35 98:0 /mnt1 /mnt/parent rw,noatime master:1 - ext3 /dev/root rw,errors=continue"

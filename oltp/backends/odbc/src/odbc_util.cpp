@@ -268,6 +268,7 @@ DbStatus classify(const std::vector<DiagRecord>& records, SqlDialect dialect, bo
     s.native_code = first->native;
   }
   std::vector<std::string> texts;
+  texts.reserve(records.size());
   for (const DiagRecord& r : records) texts.push_back(fmt::format("[{}] {}", r.sqlstate, r.message));
   s.message = texts.empty() ? "ODBC call failed without diagnostics" : fmt::format("{}", fmt::join(texts, "; "));
 
@@ -303,6 +304,7 @@ DbStatus classify(const std::vector<DiagRecord>& records, SqlDialect dialect, bo
 std::string format_diagnostics(const std::vector<DiagRecord>& records) {
   if (records.empty()) return "no diagnostics";
   std::vector<std::string> parts;
+  parts.reserve(records.size());
   for (const DiagRecord& r : records)
     parts.push_back(r.native != 0 ? fmt::format("[{}] (native {}) {}", r.sqlstate, r.native, r.message)
                                   : fmt::format("[{}] {}", r.sqlstate, r.message));

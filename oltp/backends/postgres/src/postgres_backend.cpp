@@ -694,6 +694,7 @@ class PgBackend final : public Backend {
                           "relnamespace = current_schema()::regnamespace ORDER BY relpages DESC",
                           "list the tables to analyze");
     std::vector<std::string> tables;
+    tables.reserve(static_cast<std::size_t>(PQntuples(r.get())));
     for (int i = 0; i < PQntuples(r.get()); ++i) tables.emplace_back(PQgetvalue(r.get(), i, 0));
     std::atomic<std::size_t> next{0};
     std::mutex mu;

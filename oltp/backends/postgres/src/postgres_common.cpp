@@ -160,7 +160,7 @@ Collected collect(PGconn* conn, const Wait& wait) {
   Collected out;
   bool have_error = false;
   const WatchedCall watched(wait.slot);
-  const auto lose = [&](std::string message) {
+  const auto lose = [&](const std::string& message) {
     out.lost = true;
     out.lost_message = wait.slot != nullptr && wait.slot->abandoned.load(std::memory_order_acquire)
                            ? "no answer from the server within 2 s of a cancel request; session abandoned"

@@ -41,10 +41,10 @@ void put_null(std::string& out);
 
 /// Microseconds since 2000-01-01 00:00:00 of "YYYY-MM-DD HH:MM:SS[.ffffff]" (a space or T
 /// between date and time), PostgreSQL's internal TIMESTAMP value; nullopt if malformed.
-std::optional<std::int64_t> parse_timestamp_us(std::string_view text);
+std::optional<std::int64_t> parse_timestamp_us(std::string_view s);
 
 /// round(value * 10^scale), half away from zero, from decimal text ("-12.345", "1e-05"); exact
 /// (no binary floating point). nullopt if malformed or beyond 18 digits.
-std::optional<std::int64_t> scaled_decimal(std::string_view text, int scale);
+std::optional<std::int64_t> scaled_decimal(std::string_view s, int scale);
 
 }  // namespace drivelab::oltp::pg

@@ -46,7 +46,8 @@ const PointLayout* find_point_layout(std::string_view id) noexcept;
 struct PointChecksum {
   std::uint64_t points = 0;
   std::uint64_t sum = 0;
-  void add(const std::byte* points_data, std::uint64_t count, std::uint32_t bytes_per_point) noexcept;
+  /// Adds `count` points of `bpp` bytes each, read from `data`.
+  void add(const std::byte* data, std::uint64_t count, std::uint32_t bpp) noexcept;
   void merge(const PointChecksum& o) noexcept {
     points += o.points;
     sum += o.sum;

@@ -46,9 +46,9 @@ std::string to_string(const IoWorkload& w);
 
 /// The workload a published row measured, as its review ran it: the map from the published CSV's
 /// test names (per source review: the reviews ran some corners at different depths) to the lab's
-/// configurations. Every entry and the evidence for it (the reviews' own parameter lists in
-/// ../shared/seeds/, checked with Little's law on the published peaks): docs/reporter.md
-/// "Published configurations".
+/// configurations. Every entry and the evidence for it (the reviews' own parameter lists, the
+/// reviews named in docs/protocol.md §1, checked with Little's law on the published peaks):
+/// docs/reporter.md "Published configurations".
 struct PublishedConfiguration {
   std::string test;                       ///< the CSV's test name (test key, without `_<N>vms`)
   std::vector<std::string_view> sources;  ///< the CSV `source` values (seed files) it describes

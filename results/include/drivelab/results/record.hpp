@@ -167,7 +167,7 @@ Interval interval_from_json(const Json& j);
 /// Histogram as described at to_json(TestRecord). histogram_from_json rebuilds it with
 /// LatencyHistogram::from_bins; percentiles, mean and stddev are recomputed and equal the written
 /// ones. Throws ConfigError if `count` differs from the sum of the bin counts.
-Json to_json(const LatencyHistogram& h);
+Json to_json(const LatencyHistogram& exact);
 LatencyHistogram histogram_from_json(const Json& j);
 
 /// Writes `r` as JSON to `path` atomically (temporary file in the same directory, fsync, rename),

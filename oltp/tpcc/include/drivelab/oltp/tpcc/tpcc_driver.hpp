@@ -7,7 +7,7 @@
 ///               in ONE timer thread; a transaction a terminal submits goes into one FIFO queue and
 ///               is executed by the next free worker of a pool of `connections` worker threads,
 ///               each with its own database Connection. Thousands of terminals cost a few hundred
-///               bytes each (DESIGN.md section 2: "we multiplex thousands of terminals onto a pool
+///               bytes each (docs/protocol.md §2: "we multiplex thousands of terminals onto a pool
 ///               of connections, like a TP monitor").
 ///   dedicated   (`terminals: dedicated`, the default with `think: none`) one thread and one
 ///               Connection per user, as HammerDB's virtual users; logins are staggered at
