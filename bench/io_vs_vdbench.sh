@@ -1,0 +1,116 @@
+#!/usr/bin/env bash
+# The `io` and `vdbench` kinds on the SAME tmpfs file, engine, depth and batch: since both issue
+# through the one pump (io/pump.hpp), a request's latency starts at the same point in both (just
+# before its queue(), fio's start_time), so the two kinds must report the same mean latency for
+# the same work. Before the pump, `vdbench` stamped a whole batch just before submit() and `io`
+# each request before queue(), so their latencies started at different points.
+#
+#   bench/io_vs_vdbench.sh [TARGET_DIR] [BUILD_DIR]     (defaults: ./drivelab-target, ./build)
+#
+# TARGET_DIR is unused (the file lives on tmpfs, SHM_DIR) but kept for the bench scripts' shape.
+# Environment (all optional):
+#   RUNTIME=5  RAMP=1           measured and warm-up seconds per run
+#   REPEAT=3                    runs per kind and case, alternating which kind goes first
+#   ENGINES="psync libaio io_uring"   QDS="1 32"   (psync: QD n = n jobs of depth 1 on both sides)
+#   SHM_DIR=/dev/shm/drivelab-io-vs-vdbench   SHM_SIZE=1GiB
+# Work: 4 KiB random reads, buffered (tmpfs has no O_DIRECT), one job (psync: QD jobs), every I/O
+# submitted as soon as it is queued and one completion reaped at a time, closed loop (vdbench
+# iorate=max). Compared: the mean latency, issue to reap — `io`'s latency_avg_us against
+# `vdbench`'s service_latency_avg_us of its iorate=max run (for a closed loop the intended start
+# is the issue time, so its latency_avg_us is the same number).
+# Verdict per case: the medians of the two kinds' means within 3% of each other (issue 31).
+# Exit status: 0 every case within 3%, 1 a case outside, 2 bad usage or a run that failed.
+set -euo pipefail
+die() { echo "io_vs_vdbench: $*" >&2; exit 2; }
+source "$(dirname "$0")/bench_lib.sh"
+bench_setup "${1:-}" "${2:-}"
+export RUNTIME=${RUNTIME:-5} RAMP=${RAMP:-1} REPEAT=${REPEAT:-3} ENGINES=${ENGINES:-psync libaio io_uring}
+export QDS=${QDS:-1 32} SHM_DIR=${SHM_DIR:-/dev/shm/drivelab-io-vs-vdbench} SHM_SIZE=${SHM_SIZE:-1GiB}
+mkdir -p "$SHM_DIR"
+trap 'rm -rf "$SHM_DIR"' EXIT
+
+python3 - <<'PY'
+import json, os, statistics, subprocess, sys, tempfile
+
+env = os.environ
+drivelab, shm = env["DRIVELAB"], env["SHM_DIR"]
+runtime, ramp, repeat = int(env["RUNTIME"]), int(env["RAMP"]), int(env["REPEAT"])
+engines, qds, size = env["ENGINES"].split(), [int(q) for q in env["QDS"].split()], env["SHM_SIZE"]
+
+
+def record(out):
+    rec = json.load(open(os.path.join(out, "latest.json")))
+    t = rec["tests"][0]
+    if t["status"] != "complete":
+        sys.exit(f"io_vs_vdbench: {t['kind']} test {t['status']}: {t.get('reason', '')}")
+    return t
+
+
+def metrics(obj):
+    m = obj["metrics"]
+    return {k: v["value"] for k, v in m.items()} if isinstance(m, dict) else {x["name"]: x["value"] for x in m}
+
+
+def run_io(engine, qd, out):
+    jobs, depth = (qd, 1) if engine == "psync" else (1, qd)
+    subprocess.run([drivelab, "io", "--target", shm, "--name", "bench", "--engine", engine, "--rw", "randread",
+                    "--xfersize", "4k", "--iodepth", str(depth), "--jobs", str(jobs), "--file-size", size,
+                    "--direct", "false", "--iodepth-batch-submit", "1", "--iodepth-batch-complete-min", "1",
+                    "--iodepth-batch-complete-max", "1", "--warmup", f"{ramp}s", "--duration", f"{runtime}s",
+                    "--interval", f"{runtime}s", "--out", out, "--quiet"], check=True)
+    return metrics(record(out))["latency_avg_us"]
+
+
+def run_vdbench(engine, qd, out):
+    jobs = qd if engine == "psync" else 1
+    proto = os.path.join(out, "p.yaml")
+    with open(proto, "w") as f:
+        f.write(f"""protocol: io-vs-vdbench
+seed: 1
+tests:
+  - name: bench
+    kind: vdbench
+    warmup: {ramp}s
+    duration: {runtime}s
+    interval: {runtime}s
+    vdbench:
+      engine: {engine}
+      threads: {qd}
+      jobs: {jobs}
+      file_size: {size}
+      direct: false
+      iorate: max
+      workloads:
+        - {{name: rr, xfersize: 4k, rdpct: 100, seekpct: 100}}
+""")
+    subprocess.run([drivelab, "run", proto, "--target", shm, "--out", out, "--quiet"], check=True)
+    t = record(out)
+    for g in t.get("groups", []):
+        m = metrics(g)
+        if "service_latency_avg_us" in m:
+            return m["service_latency_avg_us"]
+    m = metrics(t)
+    if "service_latency_avg_us" in m:
+        return m["service_latency_avg_us"]
+    sys.exit("io_vs_vdbench: no service_latency_avg_us in the vdbench record")
+
+
+print(f"drivelab: {drivelab};  {runtime}s runs after {ramp}s warm-up, {repeat} per kind, 4 KiB random reads on {shm}")
+print(f"{'engine':<9} {'QD':>4} {'io mean us':>11} {'vdbench mean us':>16} {'vdbench/io':>11}  verdict")
+bad = 0
+for engine in engines:
+    for qd in qds:
+        ours = {"io": [], "vdbench": []}
+        for i in range(repeat):
+            order = ["io", "vdbench"] if i % 2 == 0 else ["vdbench", "io"]
+            for kind in order:
+                with tempfile.TemporaryDirectory() as out:
+                    ours[kind].append((run_io if kind == "io" else run_vdbench)(engine, qd, out))
+        a, b = statistics.median(ours["io"]), statistics.median(ours["vdbench"])
+        ratio = b / a if a > 0 else float("nan")
+        ok = abs(ratio - 1.0) <= 0.03
+        bad += not ok
+        print(f"{engine:<9} {qd:>4} {a:>11.2f} {b:>16.2f} {ratio:>11.3f}  {'PASS' if ok else 'FAIL'} (within 3%)",
+              flush=True)
+sys.exit(1 if bad else 0)
+PY
