@@ -204,7 +204,7 @@ inline constexpr FigureFamily service_latency{"service_latency", MetricKind::lat
                                               "vdbench replay vdi", kGroup};
 inline constexpr FigureFamily lateness{"lateness", MetricKind::lateness,
                                        "submission minus intended start of an I/O (open loop)", "vdbench replay vdi",
-                                       kGroup | kInterval};
+                                       kHeadline | kGroup | kInterval};
 inline constexpr FigureFamily queue_wait{"queue_wait", MetricKind::latency,
                                          "TPC-C: time a transaction waited for a connection of the pool", "tpcc",
                                          kHeadline | kGroup};
@@ -558,7 +558,7 @@ inline constexpr MetricDef lateness_p99_us{
     .better = Direction::lower,
     .description = "lateness: 99th percentile (interval value: of the interval's lateness)",
     .recorded_by = "vdbench replay vdi",
-    .where = kGroup | kInterval,
+    .where = kHeadline | kGroup | kInterval,
 
     .figure = "p99",
     .family = "lateness",
