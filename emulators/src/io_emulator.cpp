@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "drivelab/results/catalogue.hpp"
 #include "drivelab/core/clock.hpp"
 #include "drivelab/core/cpu_usage.hpp"
 #include "drivelab/core/errors.hpp"
@@ -13,6 +14,7 @@
 #include "worker_failure.hpp"
 
 namespace drivelab::emulators::detail {
+namespace cat = results::catalogue;
 
 using runner::LatencyFigure;
 using runner::LatencyUnit;
@@ -152,11 +154,12 @@ void IoEmulator::run(runner::TestContext& ctx) {
       try {
         rec.interval({.t_s = seconds_between(t0, now),
                       .duration_s = d,
-                      .values = {{"iops", static_cast<double>(interval.ios) / d},
-                                 {"mb_s", static_cast<double>(interval.bytes) / 1e6 / d},
-                                 {"lat_avg_us", interval.latency.mean() / 1e3},
-                                 {"lat_p99_us", static_cast<double>(interval.latency.percentile(99)) / 1e3},
-                                 {"ios", static_cast<double>(interval.ios)}},
+                      .values = {results::interval_value(cat::iops, static_cast<double>(interval.ios) / d),
+                                 results::interval_value(cat::mb_s, static_cast<double>(interval.bytes) / 1e6 / d),
+                                 results::interval_value(cat::latency_avg_us, interval.latency.mean() / 1e3),
+                                 results::interval_value(cat::latency_p99_us,
+                                                         static_cast<double>(interval.latency.percentile(99)) / 1e3),
+                                 results::interval_value(cat::ios, static_cast<double>(interval.ios))},
                       .histograms = {{"latency", interval.latency}}});
       } catch (...) {
         if (!recording_failed) recording_failed = std::current_exception();
@@ -175,26 +178,26 @@ void IoEmulator::run(runner::TestContext& ctx) {
 
   ios_.measured = total.count();
   const double iops = measured_s > 0 ? static_cast<double>(ios_.measured) / measured_s : 0.0;
-  rec.metric("iops", iops, "1/s", "I/Os completed per second in the measured phase");
-  rec.metric("throughput_mb_s", measured_s > 0 ? static_cast<double>(total_bytes) / 1e6 / measured_s : 0.0, "MB/s",
+  rec.metric(cat::iops, iops, "I/Os completed per second in the measured phase");
+  rec.metric(cat::throughput_mb_s, measured_s > 0 ? static_cast<double>(total_bytes) / 1e6 / measured_s : 0.0,
              "bytes transferred per second, MB = 10^6 bytes");
-  runner::record_latency(rec, total, "latency", "latency", LatencyUnit::us,
+  runner::record_latency(rec, total, "latency", cat::latency, LatencyUnit::us,
                          {LatencyFigure::avg("mean completion latency (queue to reap, fio: lat)"),
                           LatencyFigure::p(99, "99th percentile completion latency"),
                           LatencyFigure::p(99.9, "99.9th percentile completion latency"),
                           LatencyFigure::p(50, "median completion latency"), LatencyFigure::max("slowest I/O")});
-  rec.metric("ios", static_cast<double>(ios_.measured), "count", "I/Os completed in the measured phase");
-  rec.metric("bytes", static_cast<double>(total_bytes), "bytes", "bytes transferred in the measured phase");
+  rec.metric(cat::ios, static_cast<double>(ios_.measured), "I/Os completed in the measured phase");
+  rec.metric(cat::bytes, static_cast<double>(total_bytes), "bytes transferred in the measured phase");
   // fio's usr_cpu / sys_cpu: CPU time over the phase as a percent of one core (whole process:
   // every job thread, plus io_uring's SQPOLL and io-wq kernel threads, which belong to it).
-  rec.metric("cpu_usr_pct", cpu.user_pct(measured_s), "%", "user CPU time / measured time, percent of one core");
-  rec.metric("cpu_sys_pct", cpu.system_pct(measured_s), "%", "system CPU time / measured time, percent of one core");
-  rec.metric("iops_per_cpu_s", cpu.total_s() > 0 ? static_cast<double>(ios_.measured) / cpu.total_s() : 0.0, "1/cpu-s",
+  rec.metric(cat::cpu_usr_pct, cpu.user_pct(measured_s), "user CPU time / measured time, percent of one core");
+  rec.metric(cat::cpu_sys_pct, cpu.system_pct(measured_s), "system CPU time / measured time, percent of one core");
+  rec.metric(cat::iops_per_cpu_s, cpu.total_s() > 0 ? static_cast<double>(ios_.measured) / cpu.total_s() : 0.0,
              "I/Os completed per CPU-second (user + system): IOPS per fully busy core");
   // fio reads RUSAGE_THREAD for each job: the job threads alone, without io-wq / SQPOLL threads.
-  rec.metric("cpu_jobs_usr_pct", jobs_cpu.user_pct(measured_s), "%",
+  rec.metric(cat::cpu_jobs_usr_pct, jobs_cpu.user_pct(measured_s),
              "user CPU of the job threads only (RUSAGE_THREAD, summed), percent of one core: fio's usr_cpu x jobs");
-  rec.metric("cpu_jobs_sys_pct", jobs_cpu.system_pct(measured_s), "%",
+  rec.metric(cat::cpu_jobs_sys_pct, jobs_cpu.system_pct(measured_s),
              "system CPU of the job threads only (RUSAGE_THREAD, summed), percent of one core: fio's sys_cpu x jobs");
   rec.histogram("latency", total);
 

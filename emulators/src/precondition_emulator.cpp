@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "drivelab/results/catalogue.hpp"
 #include "drivelab/core/clock.hpp"
 #include "drivelab/core/errors.hpp"
 #include "drivelab/core/rng.hpp"
@@ -16,6 +17,7 @@
 #include "precondition_pump.hpp"
 
 namespace drivelab::emulators::detail {
+namespace cat = results::catalogue;
 namespace {
 
 constexpr std::int64_t kMessageNs = 1'000'000'000;  // progress line once a second
@@ -112,11 +114,12 @@ bool PreconditionEmulator::run_pass(runner::TestContext& ctx, std::size_t index,
     if (d <= 0) return;
     rec.interval({.t_s = seconds_between(run_start_ns, now),
                   .duration_s = d,
-                  .values = {{"pass", static_cast<double>(index + 1)},
-                             {"mb_s", static_cast<double>(in_interval.bytes) / 1e6 / d},
-                             {"iops", static_cast<double>(in_interval.ios) / d},
-                             {"lat_avg_us", in_interval.latency.mean() / 1e3},
-                             {"done_pct", 100.0 * static_cast<double>(result.bytes) / static_cast<double>(total)}}});
+                  .values = {results::interval_value(cat::pass, static_cast<double>(index + 1)),
+                             results::interval_value(cat::mb_s, static_cast<double>(in_interval.bytes) / 1e6 / d),
+                             results::interval_value(cat::iops, static_cast<double>(in_interval.ios) / d),
+                             results::interval_value(cat::latency_avg_us, in_interval.latency.mean() / 1e3),
+                             results::interval_value(cat::done_pct, 100.0 * static_cast<double>(result.bytes) /
+                                                                        static_cast<double>(total))}});
     interval_bytes_sum_ += in_interval.bytes;
     in_interval.bytes = in_interval.ios = 0;
     in_interval.latency.reset();
@@ -162,12 +165,12 @@ bool PreconditionEmulator::run_pass(runner::TestContext& ctx, std::size_t index,
 
   const double mb_s = result.seconds > 0 ? static_cast<double>(result.bytes) / 1e6 / result.seconds : 0.0;
   const std::string group = fmt::format("pass_{}_{}", index + 1, result.kind);
-  rec.group_metric(group, "bytes", static_cast<double>(result.bytes), "bytes", "bytes written in this pass");
-  rec.group_metric(group, "seconds", result.seconds, "s", "time of this pass");
-  rec.group_metric(group, "mb_s", mb_s, "MB/s", "average write throughput of this pass, MB = 10^6 bytes");
-  rec.group_metric(group, "iops", result.seconds > 0 ? static_cast<double>(result.ios) / result.seconds : 0.0, "1/s",
+  rec.group_metric(group, cat::bytes, static_cast<double>(result.bytes), "bytes written in this pass");
+  rec.group_metric(group, cat::seconds, result.seconds, "time of this pass");
+  rec.group_metric(group, cat::mb_s, mb_s, "average write throughput of this pass, MB = 10^6 bytes");
+  rec.group_metric(group, cat::iops, result.seconds > 0 ? static_cast<double>(result.ios) / result.seconds : 0.0,
                    "writes per second in this pass");
-  rec.group_metric(group, "latency_p99_us", static_cast<double>(pass_latency.percentile(99)) / 1e3, "us",
+  rec.group_metric(group, cat::latency_p99_us, static_cast<double>(pass_latency.percentile(99)) / 1e3,
                    "99th percentile write latency in this pass");
   rec.histogram(group + "_latency", pass_latency);
   rec.message(fmt::format("{}: {} in {:.1f} s, {:.0f} MB/s{}", label, format_size(result.bytes), result.seconds, mb_s,
@@ -196,14 +199,14 @@ void PreconditionEmulator::run(runner::TestContext& ctx) {
     }
   }
   const PassResult& fill = passes_.front();
-  rec.metric("fill_mb_s", fill.seconds > 0 ? static_cast<double>(fill.bytes) / 1e6 / fill.seconds : 0.0, "MB/s",
+  rec.metric(cat::fill_mb_s, fill.seconds > 0 ? static_cast<double>(fill.bytes) / 1e6 / fill.seconds : 0.0,
              "sequential fill throughput, MB = 10^6 bytes");
   if (config_.random_passes > 0)
-    rec.metric("random_mb_s", random_s > 0 ? static_cast<double>(random_bytes) / 1e6 / random_s : 0.0, "MB/s",
+    rec.metric(cat::random_mb_s, random_s > 0 ? static_cast<double>(random_bytes) / 1e6 / random_s : 0.0,
                "random-pass write throughput over all random passes, MB = 10^6 bytes");
-  rec.metric("bytes_written", static_cast<double>(bytes), "bytes", "bytes written by every pass");
-  rec.metric("seconds", total_s, "s", "time of every pass");
-  rec.metric("region_bytes", static_cast<double>(file_->region_length()), "bytes", "bytes preconditioned (the region)");
+  rec.metric(cat::bytes_written, static_cast<double>(bytes), "bytes written by every pass");
+  rec.metric(cat::seconds, total_s, "time of every pass");
+  rec.metric(cat::region_bytes, static_cast<double>(file_->region_length()), "bytes preconditioned (the region)");
   results::Json passes = results::Json::array();
   for (const PassResult& r : passes_)
     passes.push_back({{"kind", r.kind}, {"bytes", r.bytes}, {"seconds", r.seconds}, {"complete", r.complete}});

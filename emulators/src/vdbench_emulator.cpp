@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "drivelab/results/catalogue.hpp"
 #include "drivelab/core/clock.hpp"
 #include "drivelab/core/cpu_usage.hpp"
 #include "drivelab/core/errors.hpp"
@@ -16,6 +17,7 @@
 #include "worker_failure.hpp"
 
 namespace drivelab::emulators::detail {
+namespace cat = results::catalogue;
 
 using runner::LatencyFigure;
 using runner::LatencyUnit;
@@ -234,15 +236,15 @@ PointResult VdbenchEmulator::measure(runner::TestContext& ctx, PointResult p, bo
       if (d > 0 && (interval.ios > 0 || d >= 0.001)) {
         rec.interval({.t_s = seconds_between(run_start_ns_, now),
                       .duration_s = d,
-                      .values = {{"iops", static_cast<double>(interval.ios) / d},
-                                 {"mb_s", static_cast<double>(interval.bytes) / 1e6 / d},
-                                 {"lat_avg_us", us(interval.latency.mean())},
-                                 {"lat_p99_us", us(interval.latency.percentile(99))},
-                                 {"requested_iops", p.requested_iops},
-                                 {"lateness_p99_us", us(interval.lateness.percentile(99))},
-                                 {"service_avg_us", us(interval.service.mean())},
-                                 {"ios", static_cast<double>(interval.ios)},
-                                 {"point_pct", p.requested_pct}},
+                      .values = {results::interval_value(cat::iops, static_cast<double>(interval.ios) / d),
+                                 results::interval_value(cat::mb_s, static_cast<double>(interval.bytes) / 1e6 / d),
+                                 results::interval_value(cat::latency_avg_us, us(interval.latency.mean())),
+                                 results::interval_value(cat::latency_p99_us, us(interval.latency.percentile(99))),
+                                 results::interval_value(cat::requested_iops, p.requested_iops),
+                                 results::interval_value(cat::lateness_p99_us, us(interval.lateness.percentile(99))),
+                                 results::interval_value(cat::service_avg_us, us(interval.service.mean())),
+                                 results::interval_value(cat::ios, static_cast<double>(interval.ios)),
+                                 results::interval_value(cat::point_pct, p.requested_pct)},
                       .histograms = {{"latency", interval.latency}}});
         ios_.interval_sum += interval.ios;
       } else {
@@ -269,42 +271,44 @@ void VdbenchEmulator::record_point(runner::TestContext& ctx, const PointResult& 
   const auto& g = p.group;
   const double iops = p.iops();
   const double s = p.measured_s;
-  const auto m = [&](std::string name, double v, std::string unit, std::string what = {}) {
-    rec.group_metric(g, std::move(name), v, std::move(unit), std::move(what));
+  const auto m = [&](const results::MetricDef& def, double v, std::string what = {}) {
+    rec.group_metric(g, def, v, std::move(what));
   };
   const double threads = static_cast<double>(threads_effective());
   const double qd = iops * p.total.service.mean() / 1e9;
-  m("requested_iops", p.requested_iops, "1/s", "the point's arrival rate; 0 = unpaced (iorate max)");
-  m("requested_pct", p.requested_pct, "%", "of the max run's average IOPS (curve points)");
-  m("achieved_iops", iops, "1/s", "I/Os completed per second");
+  m(cat::requested_iops, p.requested_iops, "the point's arrival rate; 0 = unpaced (iorate max)");
+  m(cat::requested_pct, p.requested_pct, "of the max run's average IOPS (curve points)");
+  m(cat::achieved_iops, iops, "I/Os completed per second");
   if (p.requested_iops > 0)
-    m("achieved_pct_of_requested", 100.0 * iops / p.requested_iops, "%", "achieved / requested IOPS");
-  m("throughput_mb_s", s > 0 ? static_cast<double>(p.total.bytes) / 1e6 / s : 0.0, "MB/s", "MB = 10^6 bytes");
+    m(cat::achieved_pct_of_requested, 100.0 * iops / p.requested_iops, "achieved / requested IOPS");
+  m(cat::throughput_mb_s, s > 0 ? static_cast<double>(p.total.bytes) / 1e6 / s : 0.0, "MB = 10^6 bytes");
   runner::record_group_latency(
-      rec, g, p.total.latency, "latency_" + g, "latency", LatencyUnit::us,
+      rec, g, p.total.latency, "latency_" + g, cat::latency, LatencyUnit::us,
       {LatencyFigure::avg("from the intended start (open loop) to completion"), LatencyFigure::p(50),
        LatencyFigure::p(99), LatencyFigure::p(99.9), LatencyFigure::max()});
-  runner::record_group_latency(rec, g, p.total.service, "service_latency_" + g, "service_latency", LatencyUnit::us,
+  runner::record_group_latency(rec, g, p.total.service, "service_latency_" + g, cat::service_latency, LatencyUnit::us,
                                {LatencyFigure::avg("from submission to completion (fio: lat)"), LatencyFigure::p(50),
                                 LatencyFigure::p(99), LatencyFigure::p(99.9), LatencyFigure::max()});
   runner::record_group_latency(
-      rec, g, p.total.lateness, "lateness_" + g, "lateness", LatencyUnit::us,
+      rec, g, p.total.lateness, "lateness_" + g, cat::lateness, LatencyUnit::us,
       {LatencyFigure::avg("submission minus intended start"), LatencyFigure::p(99), LatencyFigure::max()});
-  m("backlog_ios", static_cast<double>(p.backlog), "count", "arrivals due but not issued when the point ended");
-  m("achieved_qd", qd, "count", "IOPS x mean service latency (Little's law)");
-  m("threads", threads, "count", "outstanding I/O slots");
-  m("qd_deviation_pct", threads > 0 ? 100.0 * (qd - threads) / threads : 0.0, "%", "(achieved_qd - threads) / threads");
-  m("cpu_usr_s", p.cpu_usr_s, "s", "process user CPU during the point");
-  m("cpu_sys_s", p.cpu_sys_s, "s", "process system CPU during the point");
-  m("cpu_usr_pct", s > 0 ? 100.0 * p.cpu_usr_s / s : 0.0, "%", "of one CPU");
-  m("cpu_sys_pct", s > 0 ? 100.0 * p.cpu_sys_s / s : 0.0, "%", "of one CPU");
-  m("measured_s", s, "s");
-  m("ios", static_cast<double>(p.total.ios), "count");
-  m("read_ios", static_cast<double>(p.total.reads), "count");
-  m("write_ios", static_cast<double>(p.total.writes), "count");
+  m(cat::backlog_ios, static_cast<double>(p.backlog), "arrivals due but not issued when the point ended");
+  m(cat::achieved_qd, qd, "IOPS x mean service latency (Little's law)");
+  m(cat::threads, threads, "outstanding I/O slots");
+  m(cat::qd_deviation_pct, threads > 0 ? 100.0 * (qd - threads) / threads : 0.0, "(achieved_qd - threads) / threads");
+  m(cat::cpu_usr_s, p.cpu_usr_s, "process user CPU during the point");
+  m(cat::cpu_sys_s, p.cpu_sys_s, "process system CPU during the point");
+  m(cat::cpu_usr_pct, s > 0 ? 100.0 * p.cpu_usr_s / s : 0.0, "of one CPU");
+  m(cat::cpu_sys_pct, s > 0 ? 100.0 * p.cpu_sys_s / s : 0.0, "of one CPU");
+  m(cat::measured_s, s);
+  m(cat::ios, static_cast<double>(p.total.ios));
+  m(cat::read_ios, static_cast<double>(p.total.reads));
+  m(cat::write_ios, static_cast<double>(p.total.writes));
   if (cfg_.ss) {
-    m("ss_attained", p.ss_attained ? 1.0 : 0.0, "bool", "steady state (" + cfg_.ss->to_string() + ") reached");
-    if (p.ss) m("ss_value", p.ss->value, cfg_.ss->percent ? "%" : "", "criterion value of the last full window");
+    m(cat::ss_attained, p.ss_attained ? 1.0 : 0.0, "steady state (" + cfg_.ss->to_string() + ") reached");
+    if (p.ss)
+      rec.group_metric(g, cat::ss_value, p.ss->value, "criterion value of the last full window",
+                       cfg_.ss->percent ? results::Unit::pct : results::Unit::none);
   }
   rec.histogram("latency_" + g, p.total.latency);
   rec.histogram("service_latency_" + g, p.total.service);
@@ -397,26 +401,25 @@ void VdbenchEmulator::run(runner::TestContext& ctx) {
   // Headline metrics: the first run (the max run of a curve).
   const double s = first.measured_s;
   rec.metric(
-      "iops", first.iops(), "1/s",
+      cat::iops, first.iops(),
       cfg_.iorate == IorateMode::fixed ? "I/Os per second at the fixed iorate" : "I/Os per second of the max run");
-  rec.metric("throughput_mb_s", s > 0 ? static_cast<double>(first.total.bytes) / 1e6 / s : 0.0, "MB/s",
-             "MB = 10^6 bytes");
+  rec.metric(cat::throughput_mb_s, s > 0 ? static_cast<double>(first.total.bytes) / 1e6 / s : 0.0, "MB = 10^6 bytes");
   runner::record_latency(
-      rec, first.total.latency, "latency", "latency", LatencyUnit::us,
+      rec, first.total.latency, "latency", cat::latency, LatencyUnit::us,
       {LatencyFigure::avg("mean latency from the intended start"), LatencyFigure::p(99, "99th percentile latency"),
        LatencyFigure::p(99.9, "99.9th percentile latency"), LatencyFigure::p(50, "median latency"),
        LatencyFigure::max("slowest I/O")});
-  rec.metric("ios", static_cast<double>(first.total.ios), "count", "I/Os completed in the first run");
+  rec.metric(cat::ios, static_cast<double>(first.total.ios), "I/Os completed in the first run");
   rec.histogram("latency", first.total.latency);
 
   if (cfg_.iorate == IorateMode::curve) {
     double peak = 0;
     for (const auto& p : points_) peak = std::max(peak, p.iops());
-    rec.group_metric("curve", "max_run_iops", first.iops(), "1/s", "the rate the curve points are percentages of");
-    rec.group_metric("curve", "points_run", static_cast<double>(points_.size() - 1), "count", "curve points measured");
-    rec.group_metric("curve", "peak_iops", peak, "1/s", "highest achieved IOPS of any run");
-    rec.group_metric("curve", "stopped_by_stopcurve", stopped_by_curve ? 1.0 : 0.0, "bool");
-    if (stopped_by_curve) rec.group_metric("curve", "stopcurve_at_pct", stop_pct, "%");
+    rec.group_metric("curve", cat::max_run_iops, first.iops(), "the rate the curve points are percentages of");
+    rec.group_metric("curve", cat::points_run, static_cast<double>(points_.size() - 1), "curve points measured");
+    rec.group_metric("curve", cat::peak_iops, peak, "highest achieved IOPS of any run");
+    rec.group_metric("curve", cat::stopped_by_stopcurve, stopped_by_curve ? 1.0 : 0.0);
+    if (stopped_by_curve) rec.group_metric("curve", cat::stopcurve_at_pct, stop_pct);
   }
 
   // Details: the points in order, the model as run.

@@ -4,12 +4,14 @@
 
 #include <fmt/format.h>
 
+#include "drivelab/results/catalogue.hpp"
 #include "drivelab/core/clock.hpp"
 #include "drivelab/core/errors.hpp"
 #include "drivelab/core/units.hpp"
 #include "drivelab/io/target_safety.hpp"
 
 namespace drivelab::emulators::detail {
+namespace cat = results::catalogue;
 namespace {
 
 double per_s(double amount, double s) { return s > 0 ? amount / s : 0.0; }
@@ -89,12 +91,13 @@ void VideoEmulator::emit_interval(runner::TestContext& ctx, std::int64_t now) {
   const double d = seconds_between(interval_start_ns_, now);
   if (d <= 0) return;
   const double w = static_cast<double>(interval_write_bytes_), r = static_cast<double>(interval_read_bytes_);
-  ctx.recorder->interval({.t_s = seconds_between(run_start_ns_, now),
-                          .duration_s = d,
-                          .values = {{"write_mb_s", w / 1e6 / d},
-                                     {"read_mb_s", r / 1e6 / d},
-                                     {"write_fps", w / static_cast<double>(frame_bytes_) / d},
-                                     {"read_fps", r / static_cast<double>(frame_bytes_) / d}}});
+  ctx.recorder->interval(
+      {.t_s = seconds_between(run_start_ns_, now),
+       .duration_s = d,
+       .values = {results::interval_value(cat::write_mb_s, w / 1e6 / d),
+                  results::interval_value(cat::read_mb_s, r / 1e6 / d),
+                  results::interval_value(cat::write_fps, w / static_cast<double>(frame_bytes_) / d),
+                  results::interval_value(cat::read_fps, r / static_cast<double>(frame_bytes_) / d)}});
   interval_bytes_sum_ += interval_write_bytes_ + interval_read_bytes_;
   interval_write_bytes_ = interval_read_bytes_ = 0;
   interval_start_ns_ = now;
@@ -133,19 +136,18 @@ void VideoEmulator::run(runner::TestContext& ctx) {
   const double write_bps = per_s(static_cast<double>(write_.bytes), write_.seconds);
   const double read_bps = per_s(static_cast<double>(read_.bytes), read_.seconds);
   const auto ms = [](std::int64_t ns) { return static_cast<double>(ns) / 1e6; };
-  rec.metric("write_mb_s", write_bps / 1e6, "MB/s",
-             "frame writes, bytes per second of write-pass time, MB = 10^6 bytes");
-  rec.metric("read_mb_s", read_bps / 1e6, "MB/s", "frame reads, bytes per second of read-pass time, MB = 10^6 bytes");
-  rec.metric("write_fps", write_bps / static_cast<double>(frame_bytes_), "1/s",
+  rec.metric(cat::write_mb_s, write_bps / 1e6, "frame writes, bytes per second of write-pass time, MB = 10^6 bytes");
+  rec.metric(cat::read_mb_s, read_bps / 1e6, "frame reads, bytes per second of read-pass time, MB = 10^6 bytes");
+  rec.metric(cat::write_fps, write_bps / static_cast<double>(frame_bytes_),
              "frames of the tested format and codec written per second");
-  rec.metric("read_fps", read_bps / static_cast<double>(frame_bytes_), "1/s",
+  rec.metric(cat::read_fps, read_bps / static_cast<double>(frame_bytes_),
              "frames of the tested format and codec read per second");
-  rec.metric("read_frame_latency_p99_ms", ms(read_.latency.percentile(99)), "ms",
+  rec.metric(cat::read_frame_latency_p99_ms, ms(read_.latency.percentile(99)),
              "99th percentile time to read one frame");
-  rec.metric("write_frame_latency_p99_ms", ms(write_.latency.percentile(99)), "ms",
+  rec.metric(cat::write_frame_latency_p99_ms, ms(write_.latency.percentile(99)),
              "99th percentile time to write one frame");
-  rec.metric("write_passes", write_.passes, "count", "complete write passes over the file");
-  rec.metric("read_passes", read_.passes, "count", "complete read passes over the file");
+  rec.metric(cat::write_passes, write_.passes, "complete write passes over the file");
+  rec.metric(cat::read_passes, read_.passes, "complete read passes over the file");
   rec.histogram("write_frame_latency", write_.latency);
   rec.histogram("read_frame_latency", read_.latency);
   rec.detail("frame", results::Json{{"format", config_.format},

@@ -14,6 +14,7 @@
 #include <cmath>
 #include <mutex>
 #include <optional>
+#include <vector>
 
 #include <fmt/format.h>
 #include <prometheus/counter.h>
@@ -23,6 +24,7 @@
 
 #include "drivelab/core/errors.hpp"
 #include "drivelab/core/fd.hpp"
+#include "drivelab/results/catalogue.hpp"
 
 namespace drivelab::metrics {
 namespace {
@@ -36,63 +38,49 @@ constexpr std::array<std::string_view, 5> kPhases{"prepare", "warmup", "run", "v
 /// "quantile": Prometheus keeps that one for summaries (promtool rejects it on a gauge).
 constexpr std::array<double, 3> kPercentiles{50, 95, 99};
 
-std::optional<double> value_of(const Interval& iv, std::string_view name) {
-  for (const auto& [n, v] : iv.values)
-    if (n == name && std::isfinite(v)) return v;
+// What each interval value is comes from the metric catalogue (results/catalogue.hpp): its kind,
+// unit, traits and figure; no value's name is taken apart here. Old names (the catalogue's
+// aliases, lat_* before issue 31) are read as their declarations.
+
+std::optional<double> value_of(const Interval& iv, const results::MetricDef& def) {
+  return results::value_of(iv.values, def);
+}
+
+/// The catalogued values of the interval that have `trait`, with their declarations.
+std::vector<std::pair<const results::MetricDef*, double>> with_trait(const Interval& iv, results::Trait trait) {
+  std::vector<std::pair<const results::MetricDef*, double>> out;
+  for (const auto& [name, v] : iv.values)
+    if (const auto* d = results::find_metric_def(name); d != nullptr && d->has(trait) && std::isfinite(v))
+      out.emplace_back(d, v);
+  return out;
+}
+
+/// The sum of the flagged values as counts: a count as is, a rate x the interval's length (a
+/// count, when there is one, wins over rates: io's `ios` over its `iops`).
+std::optional<double> count_of(const Interval& iv, results::Trait trait) {
+  const auto values = with_trait(iv, trait);
+  std::optional<double> counted, rates;
+  for (const auto& [d, v] : values) {
+    if (d->unit == results::Unit::count) counted = counted.value_or(0) + v;
+    if (d->unit == results::Unit::per_s) rates = rates.value_or(0) + v;
+  }
+  if (counted) return *counted;
+  if (rates) return std::round(*rates * iv.duration_s);
   return std::nullopt;
 }
 
-/// The sum of the named values present (nullopt when none is).
-std::optional<double> sum_of(const Interval& iv, std::initializer_list<std::string_view> names) {
+/// The interval's operations: I/Os, transactions or frames (catalogue trait kOperationsFeed).
+std::optional<double> operations_of(const Interval& iv) { return count_of(iv, results::kOperationsFeed); }
+
+/// Bytes per second: the values of trait kBytesFeed (MB/s, MB = 10^6 bytes) added.
+std::optional<double> bytes_per_second_of(const Interval& iv) {
   std::optional<double> sum;
-  for (std::string_view n : names)
-    if (const auto v = value_of(iv, n)) sum = sum.value_or(0) + *v;
+  for (const auto& [d, v] : with_trait(iv, results::kBytesFeed))
+    if (d->unit == results::Unit::mb_s) sum = sum.value_or(0) + v * 1e6;
   return sum;
 }
 
-/// The interval's operations: I/Os ("ios"), transactions (tps x duration) or frames (video).
-std::optional<double> operations_of(const Interval& iv) {
-  if (const auto ios = value_of(iv, "ios")) return *ios;
-  if (const auto tps = value_of(iv, "tps")) return std::round(*tps * iv.duration_s);
-  if (const auto iops = value_of(iv, "iops")) return std::round(*iops * iv.duration_s);
-  if (const auto fps = sum_of(iv, {"read_fps", "write_fps"})) return std::round(*fps * iv.duration_s);
-  return std::nullopt;
-}
-
-/// Bytes per second: mb_s (MB = 10^6 bytes), read + write (video), the device's (render).
-std::optional<double> bytes_per_second_of(const Interval& iv) {
-  if (const auto mb = value_of(iv, "mb_s")) return *mb * 1e6;
-  if (const auto rw = sum_of(iv, {"read_mb_s", "write_mb_s"})) return *rw * 1e6;
-  if (const auto dev = sum_of(iv, {"device_read_mb_s", "device_write_mb_s"})) return *dev * 1e6;
-  return std::nullopt;
-}
-
-std::optional<double> errors_of(const Interval& iv) {
-  if (const auto e = value_of(iv, "errors")) return *e;
-  if (const auto e = value_of(iv, "err_s")) return std::round(*e * iv.duration_s);
-  return std::nullopt;
-}
-
-/// "lat_p99_ms" -> ("p99", 1e-3); "lateness_p99_us" with prefix "lateness_" -> ("p99", 1e-6).
-std::optional<std::pair<std::string_view, double>> timed_value(std::string_view name, std::string_view prefix) {
-  if (!name.starts_with(prefix)) return std::nullopt;
-  name.remove_prefix(prefix.size());
-  const auto cut = name.rfind('_');
-  if (cut == std::string_view::npos) return std::nullopt;
-  const std::string_view unit = name.substr(cut + 1);
-  const double scale = unit == "ms" ? 1e-3 : unit == "us" ? 1e-6 : unit == "ns" ? 1e-9 : unit == "s" ? 1.0 : 0.0;
-  if (scale == 0) return std::nullopt;
-  return std::pair{name.substr(0, cut), scale};
-}
-
-/// "p99" -> "99", "p50" -> "50", "p99.9" -> "99.9"; "" for other figures.
-std::string percentile_label(std::string_view figure) {
-  if (!figure.starts_with('p')) return {};
-  double p = 0;
-  const auto [end, ec] = std::from_chars(figure.data() + 1, figure.data() + figure.size(), p);
-  if (ec != std::errc() || end != figure.data() + figure.size()) return {};
-  return fmt::format("{:g}", p);
-}
+std::optional<double> errors_of(const Interval& iv) { return count_of(iv, results::kErrorsFeed); }
 
 }  // namespace
 
@@ -327,34 +315,40 @@ void PrometheusExporter::interval(const runner::LiveTest& test, std::string_view
       m.bps.Add(l).Set(*bps);
     }
     if (const auto e = errors_of(iv)) m.errors.Add(l).Increment(*e);
-    if (const auto r = value_of(iv, "retries")) m.retries.Add(l).Increment(*r);
-    if (const auto v = value_of(iv, "tps")) m.tps.Add(l).Set(*v);
-    if (const auto v = value_of(iv, "tpm_c")) m.tpmc.Add(l).Set(*v);
-    if (const auto v = value_of(iv, "iops")) m.iops.Add(l).Set(*v);
-    // Latency: the interval's "latency" histogram, whose figures the lat_* values are; without
-    // one, the lat_<figure>_<unit> values it has.
+    namespace cat = results::catalogue;
+    if (const auto r = value_of(iv, cat::retries)) m.retries.Add(l).Increment(*r);
+    if (const auto v = value_of(iv, cat::tps)) m.tps.Add(l).Set(*v);
+    if (const auto v = value_of(iv, cat::tpm_c)) m.tpmc.Add(l).Set(*v);
+    if (const auto v = value_of(iv, cat::iops)) m.iops.Add(l).Set(*v);
+    // Latency: the interval's "latency" histogram, whose figures the catalogue's interval latency
+    // values are (MetricDef::of_interval_latency); without one, those values.
     const auto h = iv.histograms.find("latency");
-    if (h != iv.histograms.end() && h->second.count() > 0) {
+    const bool from_histogram = h != iv.histograms.end() && h->second.count() > 0;
+    if (from_histogram) {
       for (double p : kPercentiles)
         m.latency.Add(Impl::with(l, "percentile", fmt::format("{:g}", p)))
             .Set(static_cast<double>(h->second.percentile(p)) * 1e-9);
       m.latency_mean.Add(l).Set(h->second.mean() * 1e-9);
-    } else {
-      for (const auto& [name, v] : iv.values) {
-        const auto t = timed_value(name, "lat_");
-        if (!t || !std::isfinite(v)) continue;
-        if (t->first == "avg")
-          m.latency_mean.Add(l).Set(v * t->second);
-        else if (const std::string p = percentile_label(t->first); !p.empty())
-          m.latency.Add(Impl::with(l, "percentile", p)).Set(v * t->second);
-      }
     }
     for (const auto& [name, v] : iv.values) {
       if (!std::isfinite(v)) continue;
       m.value.Add(Impl::with(l, "name", name)).Set(v);
-      if (const auto t = timed_value(name, "lateness_")) {
-        if (const std::string p = percentile_label(t->first); !p.empty())
-          m.lateness.Add(Impl::with(l, "percentile", p)).Set(v * t->second);
+      const results::MetricDef* d = results::find_metric_def(name);
+      if (d == nullptr) continue;  // not ours: served under its name only
+      // A value renamed by issue 31 (lat_* -> latency_*) is served under both names.
+      if (d->name != name) m.value.Add(Impl::with(l, "name", std::string(d->name))).Set(v);
+      for (const results::MetricAlias& a : results::metric_aliases())
+        if (a.name == name) m.value.Add(Impl::with(l, "name", std::string(a.old_name))).Set(v);
+      const double scale = results::seconds_per(d->unit);
+      if (scale == 0) continue;
+      const auto q = results::figure_percentile(*d);
+      if (d->of_interval_latency && !from_histogram) {
+        if (d->figure == "avg")
+          m.latency_mean.Add(l).Set(v * scale);
+        else if (q)
+          m.latency.Add(Impl::with(l, "percentile", fmt::format("{:g}", *q))).Set(v * scale);
+      } else if (d->kind == results::MetricKind::lateness && q && !d->family.empty()) {
+        m.lateness.Add(Impl::with(l, "percentile", fmt::format("{:g}", *q))).Set(v * scale);
       }
     }
     m.end.Add(l).Set(iv.t_s);

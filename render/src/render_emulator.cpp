@@ -13,11 +13,14 @@
 
 #include <fmt/format.h>
 
+#include "drivelab/results/catalogue.hpp"
 #include "drivelab/core/errors.hpp"
 #include "drivelab/core/fd.hpp"
 #include "drivelab/core/units.hpp"
 
 namespace drivelab::render::detail {
+namespace cat = results::catalogue;
+static_assert(cat::kRenderPhaseSeconds.size() == kPhaseNames.size(), "one catalogued time metric per render phase");
 namespace fs = std::filesystem;
 namespace {
 
@@ -236,51 +239,51 @@ void RenderEmulator::record(runner::TestContext& ctx, const PipelineResult& r) {
     t += p.seconds;
     total += p.paging;
     const double d = p.seconds > 0 ? p.seconds : 1e-9;
-    rec.interval({.t_s = t,
-                  .duration_s = p.seconds,
-                  .values = {{"phase", static_cast<double>(i + 1)},
-                             {"swap_in_mb_s", static_cast<double>(p.paging.pswpin_pages) * 4096 / 1e6 / d},
-                             {"swap_out_mb_s", static_cast<double>(p.paging.pswpout_pages) * 4096 / 1e6 / d},
-                             {"device_read_mb_s", static_cast<double>(p.paging.device_read_bytes) / 1e6 / d},
-                             {"device_write_mb_s", static_cast<double>(p.paging.device_write_bytes) / 1e6 / d}}});
+    rec.interval(
+        {.t_s = t,
+         .duration_s = p.seconds,
+         .values = {
+             results::interval_value(cat::phase, static_cast<double>(i + 1)),
+             results::interval_value(cat::swap_in_mb_s, static_cast<double>(p.paging.pswpin_pages) * 4096 / 1e6 / d),
+             results::interval_value(cat::swap_out_mb_s, static_cast<double>(p.paging.pswpout_pages) * 4096 / 1e6 / d),
+             results::interval_value(cat::device_read_mb_s, static_cast<double>(p.paging.device_read_bytes) / 1e6 / d),
+             results::interval_value(cat::device_write_mb_s,
+                                     static_cast<double>(p.paging.device_write_bytes) / 1e6 / d)}});
   }
   rec.set_phase_times(0, r.total_seconds);
-  rec.metric("total_s", r.total_seconds, "s", "seconds to finish the phases that ran (lower is better)");
+  rec.metric(cat::total_s, r.total_seconds, "seconds to finish the phases that ran (lower is better)");
   for (std::size_t i = 0; i < r.phases.size(); ++i)
     if (r.phases[i].ran)
-      rec.metric(fmt::format("{}_s", kPhaseNames[i]), r.phases[i].seconds, "s",
+      rec.metric(*cat::kRenderPhaseSeconds[i], r.phases[i].seconds,
                  fmt::format("phase {} ({})", i + 1, kPhaseNames[i]));
   // The paging evidence of the mode first (the summary shows the first five metrics): swap
   // traffic for swap, the mapping's major faults and device reads for mmap.
   const auto swap_metrics = [&] {
-    rec.metric("swap_out_bytes", static_cast<double>(total.pswpout_pages) * 4096, "bytes",
+    rec.metric(cat::swap_out_bytes, static_cast<double>(total.pswpout_pages) * 4096,
                "/proc/vmstat pswpout x 4 KiB over the phases (whole host)");
-    rec.metric("swap_in_bytes", static_cast<double>(total.pswpin_pages) * 4096, "bytes",
+    rec.metric(cat::swap_in_bytes, static_cast<double>(total.pswpin_pages) * 4096,
                "/proc/vmstat pswpin x 4 KiB over the phases (whole host)");
   };
   if (config_.mode == MemoryMode::swap) swap_metrics();
-  rec.metric("major_faults", static_cast<double>(total.process_major_faults), "count",
+  rec.metric(cat::major_faults, static_cast<double>(total.process_major_faults),
              "major page faults of the pipeline process (getrusage)");
-  rec.metric("device_read_bytes", static_cast<double>(total.device_read_bytes), "bytes",
+  rec.metric(cat::device_read_bytes, static_cast<double>(total.device_read_bytes),
              "read from the target's block device over the phases (/sys/dev/block/*/stat)");
-  rec.metric("device_write_bytes", static_cast<double>(total.device_write_bytes), "bytes",
+  rec.metric(cat::device_write_bytes, static_cast<double>(total.device_write_bytes),
              "written to the target's block device over the phases");
   if (config_.mode != MemoryMode::swap) swap_metrics();
   for (std::size_t i = 0; i < r.phases.size(); ++i) {
     const PhaseStats& p = r.phases[i];
     if (!p.ran) continue;
     const std::string g = fmt::format("phase{}_{}", i + 1, kPhaseNames[i]);
-    rec.group_metric(g, "seconds", p.seconds, "s");
-    rec.group_metric(g, "pswpin_pages", static_cast<double>(p.paging.pswpin_pages), "pages",
-                     "/proc/vmstat, 4 KiB pages");
-    rec.group_metric(g, "pswpout_pages", static_cast<double>(p.paging.pswpout_pages), "pages",
-                     "/proc/vmstat, 4 KiB pages");
-    rec.group_metric(g, "host_major_faults", static_cast<double>(p.paging.pgmajfault), "count",
-                     "/proc/vmstat pgmajfault");
-    rec.group_metric(g, "major_faults", static_cast<double>(p.paging.process_major_faults), "count",
+    rec.group_metric(g, cat::seconds, p.seconds);
+    rec.group_metric(g, cat::pswpin_pages, static_cast<double>(p.paging.pswpin_pages), "/proc/vmstat, 4 KiB pages");
+    rec.group_metric(g, cat::pswpout_pages, static_cast<double>(p.paging.pswpout_pages), "/proc/vmstat, 4 KiB pages");
+    rec.group_metric(g, cat::host_major_faults, static_cast<double>(p.paging.pgmajfault), "/proc/vmstat pgmajfault");
+    rec.group_metric(g, cat::major_faults, static_cast<double>(p.paging.process_major_faults),
                      "the pipeline process (getrusage)");
-    rec.group_metric(g, "device_read_bytes", static_cast<double>(p.paging.device_read_bytes), "bytes");
-    rec.group_metric(g, "device_write_bytes", static_cast<double>(p.paging.device_write_bytes), "bytes");
+    rec.group_metric(g, cat::device_read_bytes, static_cast<double>(p.paging.device_read_bytes));
+    rec.group_metric(g, cat::device_write_bytes, static_cast<double>(p.paging.device_write_bytes));
   }
   rec.detail("pipeline", results::Json{{"mode", to_string(config_.mode)},
                                        {"threads", threads_},
@@ -322,11 +325,11 @@ void RenderEmulator::run_baseline(runner::TestContext& ctx) {
     return;
   }
   if (!b.completed) return;
-  rec.metric("baseline_total_s", b.total_seconds, "s", "the same phases in RAM (mode none)");
+  rec.metric(cat::baseline_total_s, b.total_seconds, "the same phases in RAM (mode none)");
   for (std::size_t i = 0; i < b.phases.size(); ++i)
-    if (b.phases[i].ran) rec.group_metric("baseline", fmt::format("{}_s", kPhaseNames[i]), b.phases[i].seconds, "s");
+    if (b.phases[i].ran) rec.group_metric("baseline", *cat::kRenderPhaseSeconds[i], b.phases[i].seconds);
   if (b.total_seconds > 0 && result_)
-    rec.metric("slowdown_vs_ram", result_->total_seconds / b.total_seconds, "ratio",
+    rec.metric(cat::slowdown_vs_ram, result_->total_seconds / b.total_seconds,
                "total_s / baseline_total_s: how much longer paging to the drive took than RAM only");
 }
 

@@ -16,10 +16,18 @@
 #include "drivelab/core/errors.hpp"
 #include "drivelab/core/process.hpp"
 #include "drivelab/report/report.hpp"
+#include "drivelab/results/catalogue.hpp"
 #include "drivelab/results/summary.hpp"
 
 namespace drivelab::report {
 namespace {
+
+/// An interval value drawn as a time series: a catalogued value with trait kCharted, or "eps",
+/// sysbench's events per second of an imported sysbench output (not one of our metrics).
+bool charted_series(std::string_view name) {
+  if (const results::MetricDef* d = results::find_metric_def(name)) return d->has(results::kCharted);
+  return name == "eps";
+}
 
 std::string read_all(const std::filesystem::path& p) {
   std::ifstream in(p, std::ios::binary);
@@ -228,7 +236,8 @@ std::vector<Chart> draw_charts(const Report& r, const ChartOptions& opt) {
     bool first = true;
     for (const auto& t : r.tables) {
       if (t.test != test || t.lab_convention) continue;
-      const bool wanted = first || t.metric == "latency_avg_ms" || t.metric == "seconds";
+      const bool wanted =
+          first || t.metric == results::catalogue::latency_avg_ms.name || t.metric == results::catalogue::seconds.name;
       first = false;
       // Only ranked cells are drawn: a table of partial results only (left out) has no bar.
       const bool any_bar = std::any_of(t.cells.begin(), t.cells.end(), [](const Cell& c) { return c.n > 0; });
@@ -239,8 +248,10 @@ std::vector<Chart> draw_charts(const Report& r, const ChartOptions& opt) {
     for (const Result* res : results)
       for (const auto& iv : res->intervals)
         for (const auto& [name, v] : iv.values)
-          if ((name == "tps" || name == "iops" || name == "eps" || name.starts_with("lat_p99")) &&
-              std::find(series.begin(), series.end(), name) == series.end())
+          // The catalogue's charted values (tps, iops, the p99 latency; results/catalogue.hpp
+          // kCharted, old names included), and sysbench's own "eps" of an imported sysbench
+          // output (report/import.cpp: not one of our metrics).
+          if (charted_series(name) && std::find(series.begin(), series.end(), name) == series.end())
             series.push_back(name);
     for (const std::string& name : series) {
       ChartScript c;

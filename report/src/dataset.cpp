@@ -6,12 +6,25 @@
 
 #include "drivelab/core/errors.hpp"
 #include "drivelab/report/dataset.hpp"
+#include "drivelab/results/catalogue.hpp"
 
 namespace drivelab::report {
 
 Better better_for_unit(std::string_view unit) noexcept {
   if (unit == "1/s" || unit == "1/min" || unit == "MB/s" || unit == "MiB/s") return Better::higher;
   if (unit == "s" || unit == "ms" || unit == "us" || unit == "ns") return Better::lower;
+  return Better::unranked;
+}
+
+Better better_for(std::string_view metric, std::string_view unit) noexcept {
+  const results::MetricDef* d = results::find_metric_def(metric);
+  if (d == nullptr || (d->unit_string() != unit && !(d->other_unit && unit_text(*d->other_unit) == unit)))
+    return better_for_unit(unit);
+  switch (d->better) {
+    case results::Direction::higher: return Better::higher;
+    case results::Direction::lower: return Better::lower;
+    case results::Direction::none: break;
+  }
   return Better::unranked;
 }
 

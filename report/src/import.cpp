@@ -34,6 +34,9 @@ double fio_p99_ns(const Json& dir) {
   return NAN;
 }
 
+/// The metrics of one direction of a fio job ("read_", "write_" or "" for the job's main one), named
+/// like drivelab's (results/catalogue.hpp) so they rank beside them; fio's JSON fields are read by
+/// their own names (not our metrics).
 void add_fio_direction(Result& r, const Json& dir, const std::string& prefix) {
   const double bw_bytes = num(dir, "bw_bytes");
   const double bw_kib = num(dir, "bw");
@@ -144,8 +147,10 @@ void add_sysbench_text(Dataset& data, const std::string& text, const std::string
       const std::string rest = m[4];
       std::smatch mm;
       if (std::regex_search(rest, mm, qps_re)) iv.values.emplace_back("qps", std::stod(mm[1]));
+      // sysbench's "lat (ms,NN%)" under the catalogue's latency prefix (results/catalogue.hpp):
+      // the name is built from sysbench's text, which is not one of our metrics.
       if (std::regex_search(rest, mm, lat_re))
-        iv.values.emplace_back(fmt::format("lat_p{}_ms", mm[1].str()), std::stod(mm[2]));
+        iv.values.emplace_back(fmt::format("latency_p{}_ms", mm[1].str()), std::stod(mm[2]));
       r.intervals.push_back(std::move(iv));
       continue;
     }
@@ -224,7 +229,7 @@ void add_published_csv(Dataset& data, const std::string& text, const std::string
       metric = it->second.first;
       unit = it->second.second;
     }
-    if (better_for_unit(unit) == Better::unranked)
+    if (better_for(metric, unit) == Better::unranked)
       data.notes.push_back(fmt::format("{}:{}: {} in unit '{}' is neither a rate nor a time: shown, not ranked", source,
                                        line_no, metric, unit));
     unsigned vms = 1;

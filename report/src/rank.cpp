@@ -289,7 +289,7 @@ Report build_report(Dataset data, const ReportOptions& opt) {
       if (r.test != test || r.origin != Origin::measured) continue;
       for (std::size_t i = 0; i < r.metrics.size() && i < kHeadlineMetrics; ++i) {
         const auto& m = r.metrics[i];
-        if (better_for_unit(m.unit) == Better::unranked) continue;
+        if (better_for(m.name, m.unit) == Better::unranked) continue;
         add_unique(metrics, m.name);
         unit_of.try_emplace(m.name, m.unit);
       }
@@ -297,7 +297,7 @@ Report build_report(Dataset data, const ReportOptions& opt) {
     for (const auto& r : data.results) {
       if (r.test != test || r.origin == Origin::measured) continue;
       for (const auto& m : r.metrics) {
-        if (better_for_unit(m.unit) == Better::unranked) continue;
+        if (better_for(m.name, m.unit) == Better::unranked) continue;
         add_unique(metrics, m.name);
         unit_of.try_emplace(m.name, m.unit);
       }
@@ -307,7 +307,7 @@ Report build_report(Dataset data, const ReportOptions& opt) {
       t.test = test;
       t.metric = metric;
       t.unit = unit_of[metric];
-      t.better = better_for_unit(t.unit);
+      t.better = better_for(metric, t.unit);
       if (!fill_cells(t, data.results, [&metric](const Result& r) { return r.find_metric(metric); }, left_out))
         continue;
       t.host_cells = host_cells_of(data.results, test, metric, t.unit, left_out);
@@ -368,7 +368,7 @@ Report build_report(Dataset data, const ReportOptions& opt) {
       t.test = test;
       t.metric = metric;
       t.unit = unit_of["lab_conventions." + metric];
-      t.better = better_for_unit(t.unit);
+      t.better = better_for(metric, t.unit);
       t.lab_convention = true;
       fill_cells(
           t, data.results, [&metric](const Result& r) { return find_metric(r.lab_conventions, metric); }, left_out);

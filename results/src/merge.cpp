@@ -1,6 +1,8 @@
 // The exact merge of per-host records (rules in merge.hpp and docs/results.md, "Merging hosts").
 #include "drivelab/results/merge.hpp"
 
+#include "drivelab/results/catalogue.hpp"
+
 #include <algorithm>
 #include <array>
 #include <map>
@@ -46,33 +48,6 @@ bool summed_unit(std::string_view unit) {
 }
 
 bool rate_unit(std::string_view unit) { return unit == "1/s" || unit == "1/min" || unit == "MB/s" || unit == "MiB/s"; }
-
-/// Interval values that are rates or counts of one host: summed over hosts.
-bool summed_interval_value(std::string_view name) {
-  static constexpr std::array<std::string_view, 17> kSummed{
-      "tps",      "qps",     "iops",  "ios",      "tpm_c", "retries", "errors",         "reconnects",    "reads_s",
-      "writes_s", "other_s", "err_s", "reconn_s", "mb_s",  "mib_s",   "requested_iops", "requested_mb_s"};
-  if (std::find(kSummed.begin(), kSummed.end(), name) != kSummed.end()) return true;
-  return name.ends_with("_mb_s") || name.ends_with("_mib_s") || name.ends_with("_iops");
-}
-
-/// "lat_p99_us" -> {"p99", "us"}; "lat_p999_ms" -> {"p99.9", "ms"} (the inverse of the metric
-/// names of runner/latency_metrics.hpp); nullopt for any other name.
-std::optional<std::pair<std::string, std::string>> interval_latency_figure(std::string_view name) {
-  if (!name.starts_with("lat_")) return std::nullopt;
-  name.remove_prefix(4);
-  const std::size_t us = name.rfind('_');
-  if (us == std::string_view::npos) return std::nullopt;
-  const std::string unit(name.substr(us + 1));
-  std::string figure(name.substr(0, us));
-  if (unit != "ms" && unit != "us") return std::nullopt;
-  if (figure == "avg" || figure == "min" || figure == "max") return std::pair{figure, unit};
-  if (figure.size() < 3 || figure[0] != 'p' ||
-      !std::all_of(figure.begin() + 1, figure.end(), [](char c) { return c >= '0' && c <= '9'; }))
-    return std::nullopt;
-  if (figure.size() > 3) figure.insert(3, ".");  // p999 -> p99.9
-  return std::pair{figure, unit};
-}
 
 /// A status with its reason over hosts (and missing ranks): complete only when every rank is
 /// present and complete.
@@ -158,12 +133,15 @@ std::vector<Metric> merge_metrics(const std::vector<const std::vector<Metric>*>&
     const bool everywhere =
         found.size() == lists.size() &&
         std::all_of(found.begin(), found.end(), [&](const Metric* m) { return m->unit == first.unit; });
-    // By name before unit: a maximum of a whole test (queue_length_max, *_peak_*) merges as the
-    // largest of the hosts' (a sum of maxima is no one's maximum); a peak across points (a
-    // curve's peak_iops) is not the peak of the merged points: per host only; CPU seconds add up.
-    const bool a_maximum = name.ends_with("_max") && !first.of;
-    const bool a_peak = name.find("peak") != std::string::npos;
-    const bool cpu_seconds = name.starts_with("cpu_") && first.unit == "s";
+    // By the catalogue's declaration before unit (MetricDef::merge): a maximum of a whole test
+    // (queue_length_max) merges as the largest of the hosts' (a sum of maxima is no one's
+    // maximum); a peak across points (a curve's peak_iops) is not the peak of the merged points:
+    // per host only; CPU seconds add up. A metric the catalogue does not know merges by its unit.
+    const MetricDef* def = find_metric_def(name);
+    const HostMerge rule = def != nullptr ? def->merge : HostMerge::by_unit;
+    const bool a_maximum = rule == HostMerge::maximum && !first.of;
+    const bool a_peak = rule == HostMerge::per_host;
+    const bool cpu_seconds = rule == HostMerge::sum;
     std::optional<double> value;
     if (a_peak) {
     } else if (everywhere && a_maximum) {
@@ -240,11 +218,14 @@ std::vector<Interval> merge_intervals(const std::vector<const TestRecord*>& test
         if (it != vs.end()) values.push_back(it->second);
       }
       if (values.size() != tests.size()) continue;
-      if (const auto fig = interval_latency_figure(name)) {
+      // What the value is comes from the catalogue (an old name, lat_*, as its declaration).
+      const MetricDef* def = find_metric_def(name);
+      if (def != nullptr && def->of_interval_latency) {
         const auto h = iv.histograms.find("latency");
         if (h == iv.histograms.end()) continue;
-        if (const auto x = histogram_figure(h->second, fig->first, fig->second)) iv.values.emplace_back(name, *x);
-      } else if (summed_interval_value(name)) {
+        if (const auto x = histogram_figure(h->second, def->figure, def->unit_string()))
+          iv.values.emplace_back(name, *x);
+      } else if (def != nullptr && def->has(kSummedOverHosts)) {
         double sum = 0;
         for (double x : values) sum += x;
         iv.values.emplace_back(name, sum);

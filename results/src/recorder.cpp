@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "drivelab/core/errors.hpp"
+
 namespace drivelab::results {
 namespace {
 
@@ -41,9 +43,26 @@ std::string saturation_warning(std::string_view name, const LatencyHistogram& h)
       static_cast<double>(h.max()) / 1e9);
 }
 
+/// The recorder's refusal of a metric the catalogue does not declare where it is recorded, or with
+/// another unit than declared (issue 31: every metric declared once). An old name (an alias) is
+/// refused too: it is read, never written.
+void check_declared(std::string_view name, std::optional<std::string_view> unit, Where where) {
+  const MetricDef* d = find_metric_def(name);
+  const char* as = where == kHeadline ? "headline metric" : where == kGroup ? "group metric" : "interval value";
+  if (d == nullptr || d->name != name)
+    throw InternalError(
+        fmt::format("{} '{}' is not declared in the metric catalogue (results/catalogue.hpp)", as, name));
+  if (!d->recorded_as(where))
+    throw InternalError(fmt::format("metric '{}' is not declared as a {} (results/catalogue.hpp)", name, as));
+  if (unit && *unit != unit_text(d->unit) && !(d->other_unit && *unit == unit_text(*d->other_unit)))
+    throw InternalError(fmt::format("metric '{}' recorded in '{}', declared in '{}' (results/catalogue.hpp)", name,
+                                    *unit, d->unit_string()));
+}
+
 }  // namespace
 
 void TestRecorder::interval(Interval iv) {
+  for (const auto& [name, value] : iv.values) check_declared(name, std::nullopt, kInterval);
   std::unique_lock order(listener_mu_, std::defer_lock);
   if (listener_ != nullptr) order.lock();
   TestRecord snapshot;
@@ -67,21 +86,34 @@ void TestRecorder::message(std::string_view text) {
   listener_->on_message(snapshot, text);
 }
 
-void TestRecorder::metric(std::string name, double value, std::string unit, std::string description) {
-  metric(Metric{std::move(name), value, std::move(unit), std::move(description), std::nullopt});
+void TestRecorder::metric(const MetricDef& def, double value, std::string description) {
+  metric(def, value, std::move(description), def.unit);
+}
+
+void TestRecorder::metric(const MetricDef& def, double value, std::string description, Unit unit) {
+  metric(Metric{std::string(def.name), value, std::string(unit_text(unit)),
+                description.empty() ? std::string(def.description) : std::move(description), std::nullopt});
 }
 
 void TestRecorder::metric(Metric m) {
+  check_declared(m.name, m.unit, kHeadline);
   std::lock_guard lock(mu_);
   put_metric(record_.metrics, std::move(m));
 }
 
-void TestRecorder::group_metric(std::string_view group, std::string name, double value, std::string unit,
-                                std::string description) {
-  group_metric(group, Metric{std::move(name), value, std::move(unit), std::move(description), std::nullopt});
+void TestRecorder::group_metric(std::string_view group, const MetricDef& def, double value, std::string description) {
+  group_metric(group, def, value, std::move(description), def.unit);
+}
+
+void TestRecorder::group_metric(std::string_view group, const MetricDef& def, double value, std::string description,
+                                Unit unit) {
+  group_metric(group,
+               Metric{std::string(def.name), value, std::string(unit_text(unit)),
+                      description.empty() ? std::string(def.description) : std::move(description), std::nullopt});
 }
 
 void TestRecorder::group_metric(std::string_view group, Metric m) {
+  check_declared(m.name, m.unit, kGroup);
   std::lock_guard lock(mu_);
   auto it =
       std::find_if(record_.groups.begin(), record_.groups.end(), [&](const MetricGroup& g) { return g.name == group; });

@@ -9,6 +9,8 @@
 
 #include <fmt/format.h>
 
+#include "drivelab/results/catalogue.hpp"
+
 namespace drivelab::results {
 
 std::string format_number(double v) {
@@ -45,8 +47,12 @@ std::string with_unit(double v, const std::string& number, std::string_view unit
   return fmt::format("{} {}", number, unit);
 }
 
-/// The word of a rate metric by its name's parts ("peak_iops" -> IOPS, "tpm_c" -> tpmC), "" if none.
+/// The word of a rate metric: its declaration's (catalogue.hpp MetricDef::word: "iops" -> IOPS,
+/// "tpm_c" -> tpmC), "" for a declared metric without one. A name the catalogue does not know is
+/// not ours (the reporter's fio and sysbench imports, published figures: "read_iops", "eps"): its
+/// word is taken from its parts, the way those tools name their fields.
 std::string_view rate_word(std::string_view name) {
+  if (const MetricDef* d = find_metric_def(name)) return d->word;
   if (name.find("tpm_c") != std::string_view::npos || name.find("tpmc") != std::string_view::npos) return "tpmC";
   std::string_view word;
   std::size_t from = 0;

@@ -46,14 +46,16 @@ double latency_metric_value(const LatencyHistogram& h, const LatencyFigure& figu
 }
 
 void record_latency(results::TestRecorder& rec, const LatencyHistogram& h, std::string_view histogram_name,
-                    std::string_view prefix, LatencyUnit unit, std::initializer_list<LatencyFigure> figures) {
-  for (const LatencyFigure& f : figures) rec.metric(figure_metric(h, histogram_name, prefix, unit, f));
+                    const results::FigureFamily& family, LatencyUnit unit,
+                    std::initializer_list<LatencyFigure> figures) {
+  for (const LatencyFigure& f : figures) rec.metric(figure_metric(h, histogram_name, family.prefix, unit, f));
 }
 
 void record_group_latency(results::TestRecorder& rec, std::string_view group, const LatencyHistogram& h,
-                          std::string_view histogram_name, std::string_view prefix, LatencyUnit unit,
+                          std::string_view histogram_name, const results::FigureFamily& family, LatencyUnit unit,
                           std::initializer_list<LatencyFigure> figures) {
-  for (const LatencyFigure& f : figures) rec.group_metric(group, figure_metric(h, histogram_name, prefix, unit, f));
+  for (const LatencyFigure& f : figures)
+    rec.group_metric(group, figure_metric(h, histogram_name, family.prefix, unit, f));
 }
 
 }  // namespace drivelab::runner

@@ -9,15 +9,18 @@
 #include <memory>
 #include <string>
 
+#include "drivelab/results/catalogue.hpp"
 #include "drivelab/config/document.hpp"
 #include "drivelab/results/recorder.hpp"
 #include "drivelab/runner/emulator.hpp"
 
 namespace drivelab::test_support {
 
-/// mh-spec (issue 16): every interval of `t` carries its own histogram "latency", and its
-/// lat_avg_<unit> / lat_p99_<unit> values are that histogram's figures (unit "us" or "ms"), so
-/// hosts' intervals merge exactly. Returns the number of intervals checked.
+/// mh-spec (issue 16): every interval of `t` carries its own histogram "latency", and its values
+/// the metric catalogue declares figures of it (MetricDef::of_interval_latency: latency_avg_<unit>,
+/// latency_p99_<unit>, ...) are that histogram's figures in `unit` ("us" or "ms"), so hosts'
+/// intervals merge exactly; at least one such value per interval. Returns the number of intervals
+/// checked.
 inline std::size_t expect_interval_latency_histograms(const results::TestRecord& t, const std::string& unit) {
   for (std::size_t i = 0; i < t.intervals.size(); ++i) {
     const results::Interval& iv = t.intervals[i];
@@ -26,13 +29,16 @@ inline std::size_t expect_interval_latency_histograms(const results::TestRecord&
       ADD_FAILURE() << "interval " << i << " has no histogram 'latency'";
       continue;
     }
+    int figures = 0;
     for (const auto& [name, v] : iv.values) {
-      if (name == "lat_avg_" + unit) {
-        EXPECT_DOUBLE_EQ(v, *results::histogram_figure(h->second, "avg", unit)) << "interval " << i;
-      } else if (name == "lat_p99_" + unit) {
-        EXPECT_DOUBLE_EQ(v, *results::histogram_figure(h->second, "p99", unit)) << "interval " << i;
-      }
+      const results::MetricDef* d = results::find_metric_def(name);
+      if (d == nullptr || !d->of_interval_latency) continue;
+      EXPECT_EQ(d->unit_string(), unit) << name;
+      EXPECT_DOUBLE_EQ(v, *results::histogram_figure(h->second, d->figure, d->unit_string()))
+          << "interval " << i << " " << name;
+      ++figures;
     }
+    EXPECT_GT(figures, 0) << "interval " << i << " has no figure of its histogram 'latency'";
   }
   return t.intervals.size();
 }

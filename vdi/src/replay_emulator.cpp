@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "drivelab/results/catalogue.hpp"
 #include "drivelab/core/clock.hpp"
 #include "drivelab/core/errors.hpp"
 #include "drivelab/core/units.hpp"
@@ -12,6 +13,7 @@
 #include "drivelab/runner/latency_metrics.hpp"
 
 namespace drivelab::vdi::detail {
+namespace cat = results::catalogue;
 
 using runner::LatencyFigure;
 using runner::LatencyUnit;
@@ -113,16 +115,17 @@ ReplayEmulator::Point ReplayEmulator::replay_once(runner::TestContext& ctx, std:
   p.result = replayer_->replay(*source, scale, no_stall, [&](ReplaySample& s, std::int64_t now) {
     const double d = std::max(seconds_between(prev_ns, now), 1e-9);
     prev_ns = now;
-    rec.interval({.t_s = seconds_between(run_start_ns_, now),
-                  .duration_s = d,
-                  .values = {{"iops", static_cast<double>(s.ios) / d},
-                             {"mb_s", static_cast<double>(s.read_bytes + s.write_bytes) / 1e6 / d},
-                             {"lat_avg_us", us(s.latency.mean())},
-                             {"lat_p99_us", us(s.latency.percentile(99))},
-                             {"lateness_p99_us", us(s.lateness.percentile(99))},
-                             {"requested_iops", p.requested_iops},
-                             {"ios", static_cast<double>(s.ios)}},
-                  .histograms = {{"latency", s.latency}}});
+    rec.interval(
+        {.t_s = seconds_between(run_start_ns_, now),
+         .duration_s = d,
+         .values = {results::interval_value(cat::iops, static_cast<double>(s.ios) / d),
+                    results::interval_value(cat::mb_s, static_cast<double>(s.read_bytes + s.write_bytes) / 1e6 / d),
+                    results::interval_value(cat::latency_avg_us, us(s.latency.mean())),
+                    results::interval_value(cat::latency_p99_us, us(s.latency.percentile(99))),
+                    results::interval_value(cat::lateness_p99_us, us(s.lateness.percentile(99))),
+                    results::interval_value(cat::requested_iops, p.requested_iops),
+                    results::interval_value(cat::ios, static_cast<double>(s.ios))},
+         .histograms = {{"latency", s.latency}}});
     return !ctx.stop_requested();
   });
   if (!p.result.complete)
@@ -151,47 +154,44 @@ ReplayEmulator::Point ReplayEmulator::replay_once(runner::TestContext& ctx, std:
 void ReplayEmulator::record_point(runner::TestContext& ctx, const Point& p) {
   auto& rec = *ctx.recorder;
   const auto& r = p.result;
-  const auto m = [&](std::string name, double v, std::string unit, std::string what = {}) {
-    rec.group_metric(p.group, std::move(name), v, std::move(unit), std::move(what));
+  const auto m = [&](const results::MetricDef& def, double v, std::string what = {}) {
+    rec.group_metric(p.group, def, v, std::move(what));
   };
-  m("requested_iops", p.requested_iops, "1/s", "the replay's rate (trace IOPS / time scale); 0 = no_stall");
-  m("requested_pct", p.requested_pct, "%", "curve points: of the max run (curve_of max) or of the trace's rate");
-  m("time_scale", r.time_scale, "", "trace times were multiplied by this");
-  m("achieved_iops", r.iops(), "1/s", "I/Os completed per second, first submission to last completion");
-  m("throughput_mb_s",
-    r.elapsed_s > 0 ? static_cast<double>(r.total.read_bytes + r.total.write_bytes) / 1e6 / r.elapsed_s : 0.0, "MB/s",
+  m(cat::requested_iops, p.requested_iops, "the replay's rate (trace IOPS / time scale); 0 = no_stall");
+  m(cat::requested_pct, p.requested_pct, "curve points: of the max run (curve_of max) or of the trace's rate");
+  m(cat::time_scale, r.time_scale, "trace times were multiplied by this");
+  m(cat::achieved_iops, r.iops(), "I/Os completed per second, first submission to last completion");
+  m(cat::throughput_mb_s,
+    r.elapsed_s > 0 ? static_cast<double>(r.total.read_bytes + r.total.write_bytes) / 1e6 / r.elapsed_s : 0.0,
     "MB = 10^6 bytes");
-  runner::record_group_latency(rec, p.group, r.total.latency, "latency_" + p.group, "latency", LatencyUnit::us,
+  runner::record_group_latency(rec, p.group, r.total.latency, "latency_" + p.group, cat::latency, LatencyUnit::us,
                                {LatencyFigure::avg("from the intended start to completion"), LatencyFigure::p(50),
                                 LatencyFigure::p(99), LatencyFigure::p(99.9), LatencyFigure::max()});
-  runner::record_group_latency(rec, p.group, r.total.service, "service_latency_" + p.group, "service_latency",
+  runner::record_group_latency(rec, p.group, r.total.service, "service_latency_" + p.group, cat::service_latency,
                                LatencyUnit::us,
                                {LatencyFigure::avg("from submission to completion (fio: lat)"), LatencyFigure::p(99)});
   runner::record_group_latency(
-      rec, p.group, r.total.lateness, "lateness_" + p.group, "lateness", LatencyUnit::us,
+      rec, p.group, r.total.lateness, "lateness_" + p.group, cat::lateness, LatencyUnit::us,
       {LatencyFigure::p(50, "submission minus intended start"), LatencyFigure::p(99), LatencyFigure::max()});
-  m("overflow_ios", static_cast<double>(r.overflow_ios), "count",
-    "I/Os that found every slot busy at their intended start");
-  m("max_backlog_ios", static_cast<double>(r.max_backlog), "count",
+  m(cat::overflow_ios, static_cast<double>(r.overflow_ios), "I/Os that found every slot busy at their intended start");
+  m(cat::max_backlog_ios, static_cast<double>(r.max_backlog),
     "most requests past their intended start but not yet issued at once (0 for no_stall)");
-  m("mean_backlog_ios", r.mean_backlog, "count",
-    "time average of that backlog over the replay (sum of lateness / span)");
-  m("flushes_replayed", static_cast<double>(r.flushes_replayed), "count",
-    "flush requests and preflushes done as fdatasync");
-  m("flushes_skipped", static_cast<double>(r.flushes_skipped), "count", "flushes: skip");
-  m("fua_replayed", static_cast<double>(r.fua_replayed), "count", "FUA writes followed by an fdatasync");
-  m("fua_skipped", static_cast<double>(r.fua_skipped), "count", "flushes: skip");
-  m("discards_replayed", static_cast<double>(r.discards_replayed), "count", "discards punched as holes");
-  m("discards_skipped", static_cast<double>(r.discards_skipped), "count", "discards: skip, or holes not supported");
-  m("ios", static_cast<double>(r.total.ios), "count");
-  m("read_ios", static_cast<double>(r.total.reads), "count");
-  m("write_ios", static_cast<double>(r.total.writes), "count");
-  m("read_bytes", static_cast<double>(r.total.read_bytes), "bytes");
-  m("write_bytes", static_cast<double>(r.total.write_bytes), "bytes");
-  m("rounded_ios", static_cast<double>(r.rounded_ios), "count", "offset or length changed by align");
-  m("errors", static_cast<double>(r.total.errors), "count", "failed or short I/Os");
-  m("elapsed_s", r.elapsed_s, "s");
-  m("complete", r.complete ? 1.0 : 0.0, "bool", "the whole trace was replayed");
+  m(cat::mean_backlog_ios, r.mean_backlog, "time average of that backlog over the replay (sum of lateness / span)");
+  m(cat::flushes_replayed, static_cast<double>(r.flushes_replayed), "flush requests and preflushes done as fdatasync");
+  m(cat::flushes_skipped, static_cast<double>(r.flushes_skipped), "flushes: skip");
+  m(cat::fua_replayed, static_cast<double>(r.fua_replayed), "FUA writes followed by an fdatasync");
+  m(cat::fua_skipped, static_cast<double>(r.fua_skipped), "flushes: skip");
+  m(cat::discards_replayed, static_cast<double>(r.discards_replayed), "discards punched as holes");
+  m(cat::discards_skipped, static_cast<double>(r.discards_skipped), "discards: skip, or holes not supported");
+  m(cat::ios, static_cast<double>(r.total.ios));
+  m(cat::read_ios, static_cast<double>(r.total.reads));
+  m(cat::write_ios, static_cast<double>(r.total.writes));
+  m(cat::read_bytes, static_cast<double>(r.total.read_bytes));
+  m(cat::write_bytes, static_cast<double>(r.total.write_bytes));
+  m(cat::rounded_ios, static_cast<double>(r.rounded_ios), "offset or length changed by align");
+  m(cat::errors, static_cast<double>(r.total.errors), "failed or short I/Os");
+  m(cat::elapsed_s, r.elapsed_s);
+  m(cat::complete, r.complete ? 1.0 : 0.0, "the whole trace was replayed");
   rec.histogram("latency_" + p.group, r.total.latency);
   rec.histogram("service_latency_" + p.group, r.total.service);
   rec.histogram("lateness_" + p.group, r.total.lateness);
@@ -226,30 +226,30 @@ void ReplayEmulator::run(runner::TestContext& ctx) {
     }
   }
   const auto& r = first.result;
-  rec.metric("iops", r.iops(), "1/s",
+  rec.metric(cat::iops, r.iops(),
              curve ? "I/Os per second of the max (no_stall) run" : "I/Os per second of the replay");
-  rec.metric("throughput_mb_s",
+  rec.metric(cat::throughput_mb_s,
              r.elapsed_s > 0 ? static_cast<double>(r.total.read_bytes + r.total.write_bytes) / 1e6 / r.elapsed_s : 0.0,
-             "MB/s", "MB = 10^6 bytes");
-  runner::record_latency(rec, r.total.latency, "latency", "latency", LatencyUnit::us,
+             "MB = 10^6 bytes");
+  runner::record_latency(rec, r.total.latency, "latency", cat::latency, LatencyUnit::us,
                          {LatencyFigure::avg("mean latency from the intended start"),
                           LatencyFigure::p(99, "99th percentile latency from the intended start")});
-  runner::record_latency(rec, r.total.lateness, "lateness", "lateness", LatencyUnit::us,
+  runner::record_latency(rec, r.total.lateness, "lateness", cat::lateness, LatencyUnit::us,
                          {LatencyFigure::p(99, "99th percentile of submission minus intended start")});
-  rec.metric("overflow_ios", static_cast<double>(r.overflow_ios), "count", "I/Os that found the queue full when due");
-  rec.metric("max_backlog_ios", static_cast<double>(r.max_backlog), "count",
+  rec.metric(cat::overflow_ios, static_cast<double>(r.overflow_ios), "I/Os that found the queue full when due");
+  rec.metric(cat::max_backlog_ios, static_cast<double>(r.max_backlog),
              "most requests past their intended start but not yet issued at once");
-  rec.metric("ios", static_cast<double>(r.total.ios), "count", "I/Os completed in the first replay");
+  rec.metric(cat::ios, static_cast<double>(r.total.ios), "I/Os completed in the first replay");
   rec.histogram("latency", r.total.latency);
   rec.histogram("lateness", r.total.lateness);
   if (curve) {
     double peak = 0;
     for (const auto& p : points_) peak = std::max(peak, p.result.iops());
-    rec.group_metric("curve", "max_run_iops", first.result.iops(), "1/s",
+    rec.group_metric("curve", cat::max_run_iops, first.result.iops(),
                      "the rate curve_of max points are percentages of");
-    rec.group_metric("curve", "trace_iops", summary_.iops(), "1/s", "the trace's own rate (curve_of recorded)");
-    rec.group_metric("curve", "points_run", static_cast<double>(points_.size() - 1), "count", "curve points measured");
-    rec.group_metric("curve", "peak_iops", peak, "1/s", "highest achieved IOPS of any replay");
+    rec.group_metric("curve", cat::trace_iops, summary_.iops(), "the trace's own rate (curve_of recorded)");
+    rec.group_metric("curve", cat::points_run, static_cast<double>(points_.size() - 1), "curve points measured");
+    rec.group_metric("curve", cat::peak_iops, peak, "highest achieved IOPS of any replay");
   }
   results::Json pts = results::Json::array();
   for (const auto& p : points_)

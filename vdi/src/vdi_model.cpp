@@ -1,3 +1,4 @@
+#include "drivelab/results/catalogue.hpp"
 #include "drivelab/vdi/vdi_model.hpp"
 
 #include <algorithm>
@@ -11,6 +12,7 @@
 #include "drivelab/vdi/replay.hpp"
 
 namespace drivelab::vdi {
+namespace cat = results::catalogue;
 namespace {
 
 // Every number below is explained, with its source, in docs/vdi.md "## VDI models".
@@ -69,10 +71,10 @@ void check_against_profile(results::TestRecorder& rec, const VdiModelParams& mod
   // A desktop issues round(IOPS x phase) requests: below 100 the rounding alone can exceed 5%, and
   // the ratios have too few requests to settle; the numbers are recorded, the check is not made.
   const double per_desktop = std::round(prof.iops_per_desktop * phase_s);
-  rec.group_metric("model", "read_pct", read_pct, "%", fmt::format("generated; profile {:g}%", prof.read_pct));
-  rec.group_metric("model", "mean_size_bytes", mean_size, "bytes",
+  rec.group_metric("model", cat::read_pct, read_pct, fmt::format("generated; profile {:g}%", prof.read_pct));
+  rec.group_metric("model", cat::mean_size_bytes, mean_size,
                    fmt::format("generated; profile {:.0f}", prof.mean_size_bytes()));
-  rec.group_metric("model", "iops_per_desktop", iops_per_desktop, "1/s",
+  rec.group_metric("model", cat::iops_per_desktop, iops_per_desktop,
                    fmt::format("generated; profile {:g}", prof.iops_per_desktop));
   if (per_desktop < 100) return;
   rec.check(

@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "drivelab/results/catalogue.hpp"
 #include "drivelab/core/clock.hpp"
 #include "drivelab/core/errors.hpp"
 #include "drivelab/core/phase.hpp"
@@ -17,6 +18,7 @@
 #include "drivelab/runner/latency_metrics.hpp"
 
 namespace drivelab::oltp::sysbench::detail {
+namespace cat = results::catalogue;
 
 using runner::LatencyFigure;
 using runner::LatencyUnit;
@@ -242,17 +244,17 @@ void SysbenchEmulator::run_phase(runner::TestContext& ctx) {
       results::Interval out;
       out.t_s = seconds_between(t0, monotonic_ns());
       out.duration_s = s;
-      out.values = {{"tps", per_s(c.events)},
-                    {"qps", per_s(c.queries.total())},
-                    {"reads_s", per_s(c.queries.reads)},
-                    {"writes_s", per_s(c.queries.writes)},
-                    {"other_s", per_s(c.queries.other)},
-                    {"lat_p95_ms", ms(c.latency.percentile(95))},
-                    {"err_s", per_s(c.queries.errors)},
-                    {"reconn_s", per_s(c.reconnects)},
-                    {"lat_avg_ms", ms(c.latency.mean())},
-                    {"lat_p99_ms", ms(c.latency.percentile(99))}};
-      out.histograms.emplace("latency", c.latency);  // lat_* above are its figures (mh-spec, issue 16)
+      out.values = {results::interval_value(cat::tps, per_s(c.events)),
+                    results::interval_value(cat::qps, per_s(c.queries.total())),
+                    results::interval_value(cat::reads_s, per_s(c.queries.reads)),
+                    results::interval_value(cat::writes_s, per_s(c.queries.writes)),
+                    results::interval_value(cat::other_s, per_s(c.queries.other)),
+                    results::interval_value(cat::latency_p95_ms, ms(c.latency.percentile(95))),
+                    results::interval_value(cat::err_s, per_s(c.queries.errors)),
+                    results::interval_value(cat::reconn_s, per_s(c.reconnects)),
+                    results::interval_value(cat::latency_avg_ms, ms(c.latency.mean())),
+                    results::interval_value(cat::latency_p99_ms, ms(c.latency.percentile(99)))};
+      out.histograms.emplace("latency", c.latency);  // latency_* above are its figures (mh-spec, issue 16)
       ctx.recorder->interval(std::move(out));
     }
   });
@@ -273,36 +275,35 @@ void SysbenchEmulator::record_results(runner::TestContext& ctx, const DriverTota
 
   // sysbench's final report, field by field (src/sysbench.c sb_report_cumulative and the
   // "SQL statistics" of db_driver.c), headline first.
-  rec.metric("tps", per_s(c.events), "1/s", "transactions (events) per second: sysbench's \"transactions\"");
-  rec.metric("qps", per_s(c.queries.total()), "1/s",
-             "queries per second (read + write + other): sysbench's \"queries\"");
-  runner::record_latency(rec, h, "latency", "latency", LatencyUnit::ms,
+  rec.metric(cat::tps, per_s(c.events), "transactions (events) per second: sysbench's \"transactions\"");
+  rec.metric(cat::qps, per_s(c.queries.total()), "queries per second (read + write + other): sysbench's \"queries\"");
+  runner::record_latency(rec, h, "latency", cat::latency, LatencyUnit::ms,
                          {LatencyFigure::avg("mean transaction latency, restarts included"),
                           LatencyFigure::p(95, "95th percentile (sysbench's default --percentile=95)"),
                           LatencyFigure::p(99, "99th percentile")});
-  rec.metric("errors_s", per_s(c.queries.errors), "1/s",
+  rec.metric(cat::errors_s, per_s(c.queries.errors),
              "ignored errors per second (deadlocks, lock timeouts...; the transaction was restarted)");
-  rec.metric("reconnects_s", per_s(c.reconnects), "1/s", "reconnects per second after a lost connection");
-  rec.metric("reads_s", per_s(c.queries.reads), "1/s", "read queries per second (statements returning rows)");
-  rec.metric("writes_s", per_s(c.queries.writes), "1/s", "write queries per second (statements that changed rows)");
-  rec.metric("other_s", per_s(c.queries.other), "1/s",
+  rec.metric(cat::reconnects_s, per_s(c.reconnects), "reconnects per second after a lost connection");
+  rec.metric(cat::reads_s, per_s(c.queries.reads), "read queries per second (statements returning rows)");
+  rec.metric(cat::writes_s, per_s(c.queries.writes), "write queries per second (statements that changed rows)");
+  rec.metric(cat::other_s, per_s(c.queries.other),
              "other queries per second (BEGIN, COMMIT, writes that changed no row)");
-  rec.metric("transactions", n(c.events), "count", "transactions (events) completed in the measured phase");
-  rec.metric("queries", n(c.queries.total()), "count", "queries completed (read + write + other)");
-  rec.metric("reads", n(c.queries.reads), "count");
-  rec.metric("writes", n(c.queries.writes), "count");
-  rec.metric("other", n(c.queries.other), "count");
-  rec.metric("ignored_errors", n(c.queries.errors), "count", "failed queries whose transaction was restarted");
-  rec.metric("reconnects", n(c.reconnects), "count");
-  rec.metric("attempts", n(totals.attempts.attempts), "count",
+  rec.metric(cat::transactions, n(c.events), "transactions (events) completed in the measured phase");
+  rec.metric(cat::queries, n(c.queries.total()), "queries completed (read + write + other)");
+  rec.metric(cat::reads, n(c.queries.reads));
+  rec.metric(cat::writes, n(c.queries.writes));
+  rec.metric(cat::other, n(c.queries.other));
+  rec.metric(cat::ignored_errors, n(c.queries.errors), "failed queries whose transaction was restarted");
+  rec.metric(cat::reconnects, n(c.reconnects));
+  rec.metric(cat::attempts, n(totals.attempts.attempts),
              "executions of an event: first tries and restarts (failure_bound counts these)");
-  rec.metric("failed_attempts", n(totals.attempts.failed), "count",
+  rec.metric(cat::failed_attempts, n(totals.attempts.failed),
              "executions that ended with an error sysbench ignores and restarts (failure_bound)");
-  runner::record_latency(rec, h, "latency", "latency", LatencyUnit::ms,
+  runner::record_latency(rec, h, "latency", cat::latency, LatencyUnit::ms,
                          {LatencyFigure::min(), LatencyFigure::max(),
                           LatencyFigure::sum("sum of all transaction latencies (sysbench's \"sum\")")});
-  rec.metric("total_time_s", totals.measured_s, "s", "measured time (sysbench's \"total time\")");
-  rec.metric("events", n(c.events), "count", "sysbench's \"total number of events\"");
+  rec.metric(cat::total_time_s, totals.measured_s, "measured time (sysbench's \"total time\")");
+  rec.metric(cat::events, n(c.events), "sysbench's \"total number of events\"");
   rec.histogram("latency", h);
 
   // Threads fairness (sb_report_cumulative): population stddev over threads.
@@ -314,10 +315,10 @@ void SysbenchEmulator::record_results(runner::TestContext& ctx, const DriverTota
     events_var += (n(t.events) - events_avg) * (n(t.events) - events_avg);
     time_var += (t.execution_time_s - time_avg) * (t.execution_time_s - time_avg);
   }
-  rec.group_metric("threads_fairness", "events_avg", events_avg, "count");
-  rec.group_metric("threads_fairness", "events_stddev", std::sqrt(events_var / nthreads), "count");
-  rec.group_metric("threads_fairness", "execution_time_avg_s", time_avg, "s");
-  rec.group_metric("threads_fairness", "execution_time_stddev_s", std::sqrt(time_var / nthreads), "s");
+  rec.group_metric("threads_fairness", cat::events_avg, events_avg);
+  rec.group_metric("threads_fairness", cat::events_stddev, std::sqrt(events_var / nthreads));
+  rec.group_metric("threads_fairness", cat::execution_time_avg_s, time_avg);
+  rec.group_metric("threads_fairness", cat::execution_time_stddev_s, std::sqrt(time_var / nthreads));
   rec.detail("in_doubt", totals.in_doubt);
   if (const AttemptTotals& a = totals.attempts; a.first_error)
     rec.detail("failed_attempts", {{to_string(config_.workload), to_json(a)}});

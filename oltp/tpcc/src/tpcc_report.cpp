@@ -9,9 +9,11 @@
 
 #include <fmt/format.h>
 
+#include "drivelab/results/catalogue.hpp"
 #include "drivelab/runner/latency_metrics.hpp"
 
 namespace drivelab::oltp::tpcc::detail {
+namespace cat = results::catalogue;
 namespace {
 
 using tpcc::TxType;
@@ -22,22 +24,20 @@ double ms(double ns) { return ns / 1e6; }
 /// Server counters worth a headline metric, where the backend reports them.
 struct HeadlineCounter {
   const char* key;
-  const char* metric;
-  const char* unit;
+  const results::MetricDef* metric;  ///< its declaration (results/catalogue.hpp)
   const char* description;
 };
 constexpr HeadlineCounter kHeadlineCounters[] = {
-    {"blks_read", "server_blks_read", "count",
-     "PostgreSQL: blocks read from outside shared buffers (pg_stat_database)"},
-    {"blks_hit", "server_blks_hit", "count", "PostgreSQL: blocks found in shared buffers (pg_stat_database)"},
-    {"xact_commit", "server_commits", "count", "PostgreSQL: committed transactions (pg_stat_database)"},
-    {"wal_bytes", "server_wal_bytes", "bytes", "PostgreSQL: WAL written (pg_stat_wal)"},
-    {"Innodb_data_reads", "server_innodb_data_reads", "count", "InnoDB: data file reads (SHOW GLOBAL STATUS)"},
-    {"Innodb_data_writes", "server_innodb_data_writes", "count", "InnoDB: data file writes"},
-    {"Innodb_data_read", "server_innodb_data_read_bytes", "bytes", "InnoDB: bytes read from data files"},
-    {"Innodb_data_written", "server_innodb_data_written_bytes", "bytes", "InnoDB: bytes written to data files"},
-    {"Innodb_data_fsyncs", "server_innodb_data_fsyncs", "count", "InnoDB: fsync() calls"},
-    {"Com_commit", "server_commits", "count", "MySQL/MariaDB: COMMIT statements"},
+    {"blks_read", &cat::server_blks_read, "PostgreSQL: blocks read from outside shared buffers (pg_stat_database)"},
+    {"blks_hit", &cat::server_blks_hit, "PostgreSQL: blocks found in shared buffers (pg_stat_database)"},
+    {"xact_commit", &cat::server_commits, "PostgreSQL: committed transactions (pg_stat_database)"},
+    {"wal_bytes", &cat::server_wal_bytes, "PostgreSQL: WAL written (pg_stat_wal)"},
+    {"Innodb_data_reads", &cat::server_innodb_data_reads, "InnoDB: data file reads (SHOW GLOBAL STATUS)"},
+    {"Innodb_data_writes", &cat::server_innodb_data_writes, "InnoDB: data file writes"},
+    {"Innodb_data_read", &cat::server_innodb_data_read_bytes, "InnoDB: bytes read from data files"},
+    {"Innodb_data_written", &cat::server_innodb_data_written_bytes, "InnoDB: bytes written to data files"},
+    {"Innodb_data_fsyncs", &cat::server_innodb_data_fsyncs, "InnoDB: fsync() calls"},
+    {"Com_commit", &cat::server_commits, "MySQL/MariaDB: COMMIT statements"},
 };
 
 /// Clause 5.2.4.2 on the completed transactions (record_tpcc_results).
@@ -80,18 +80,18 @@ results::Interval to_interval(const tpcc::IntervalStats& iv, double t_s) {
   out.duration_s = iv.duration_s;
   const double d = iv.duration_s > 0 ? iv.duration_s : 1e-9;
   const auto& h = iv.response_time;
-  out.values = {{"tps", static_cast<double>(iv.commits) / d},
-                {"tpm_c", static_cast<double>(iv.new_order_commits) * 60.0 / d},
-                {"lat_avg_ms", ms(h.mean())},
-                {"lat_p95_ms", ms(h.percentile(95))},
-                {"lat_p99_ms", ms(h.percentile(99))},
-                {"retries", static_cast<double>(iv.retries)},
-                {"errors", static_cast<double>(iv.errors)},
-                {"reconnects", static_cast<double>(iv.reconnects)},
-                {"queue_len_avg", iv.queue_length_avg},
-                {"queue_len_max", static_cast<double>(iv.queue_length_max)},
-                {"pool_util_pct", iv.pool_utilisation * 100.0}};
-  out.histograms.emplace("latency", h);  // lat_* above are its figures (mh-spec, issue 16)
+  out.values = {results::interval_value(cat::tps, static_cast<double>(iv.commits) / d),
+                results::interval_value(cat::tpm_c, static_cast<double>(iv.new_order_commits) * 60.0 / d),
+                results::interval_value(cat::latency_avg_ms, ms(h.mean())),
+                results::interval_value(cat::latency_p95_ms, ms(h.percentile(95))),
+                results::interval_value(cat::latency_p99_ms, ms(h.percentile(99))),
+                results::interval_value(cat::retries, static_cast<double>(iv.retries)),
+                results::interval_value(cat::errors, static_cast<double>(iv.errors)),
+                results::interval_value(cat::reconnects, static_cast<double>(iv.reconnects)),
+                results::interval_value(cat::queue_len_avg, iv.queue_length_avg),
+                results::interval_value(cat::queue_len_max, static_cast<double>(iv.queue_length_max)),
+                results::interval_value(cat::pool_util_pct, iv.pool_utilisation * 100.0)};
+  out.histograms.emplace("latency", h);  // latency_* above are its figures (mh-spec, issue 16)
   return out;
 }
 
@@ -193,25 +193,23 @@ std::optional<std::string> record_tpcc_results(results::TestRecorder& rec, const
   const double tpm_c = static_cast<double>(no.commits) * 60.0 / secs;
   const auto& h = all.response_time;
   const bool pooled = cfg.terminals == tpcc::TerminalMode::pooled;
-  const auto metric = [&](const std::string& name, double v, const char* unit, const char* what = "") {
-    rec.metric(name, v, unit, what);
-  };
+  const auto metric = [&](const results::MetricDef& def, double v, const char* what = "") { rec.metric(def, v, what); };
 
-  metric("tps", static_cast<double>(all.commits) / secs, "1/s",
+  metric(cat::tps, static_cast<double>(all.commits) / secs,
          "committed transactions of all five types per second of the measured phase");
-  metric("tpm_c", tpm_c, "1/min", "committed New-Order transactions per minute (tpmC-like)");
+  metric(cat::tpm_c, tpm_c, "committed New-Order transactions per minute (tpmC-like)");
   // NOPM: a headline (the summary's first figures) under profile: hammerdb, whose users compare it.
   const auto nopm = [&] {
     if (facts.nopm_db)
-      metric("nopm", *facts.nopm_db, "1/min",
+      metric(cat::nopm, *facts.nopm_db,
              "HammerDB's NOPM: SUM(d_next_o_id) at the end minus at the start of the measured phase, per minute "
              "(the database's count of New-Orders, profile: hammerdb)");
     else
-      metric("nopm", tpm_c, "1/min", "New-Orders per minute: the same count under HammerDB's name");
+      metric(cat::nopm, tpm_c, "New-Orders per minute: the same count under HammerDB's name");
   };
   const bool hammerdb = cfg.profile == tpcc::Profile::hammerdb;
   if (hammerdb) nopm();
-  record_latency(rec, h, "response_time", "latency", LatencyUnit::ms,
+  record_latency(rec, h, "response_time", cat::latency, LatencyUnit::ms,
                  {Figure::avg("mean response time at the terminal (queue wait + service), all types"),
                   Figure::p(95, "95th percentile response time, all types"),
                   Figure::p(99, "99th percentile response time, all types")});
@@ -220,68 +218,66 @@ std::optional<std::string> record_tpcc_results(results::TestRecorder& rec, const
   // warehouse's ten terminals cannot pass 12.86 tpmC; without them (think: none) the ratio is
   // a number like 40,000% that no reader can stand behind, so it is left out.
   if (cfg.think == tpcc::ThinkMode::tpcc && cfg.think_scale == 1.0)
-    metric("efficiency_pct", tpm_c / (kMaxTpmCPerWarehouse * cfg.warehouses) * 100.0, "%",
+    metric(cat::efficiency_pct, tpm_c / (kMaxTpmCPerWarehouse * cfg.warehouses) * 100.0,
            "tpm_c / (12.86 x warehouses)");
   // The rest of the response time's figures, and the seven of each of its two parts.
-  record_latency(rec, h, "response_time", "latency", LatencyUnit::ms,
+  record_latency(rec, h, "response_time", cat::latency, LatencyUnit::ms,
                  {Figure::p(50), Figure::p(90), kP999, Figure::max()});
-  record_latency(rec, all.queue_wait, "queue_wait", "queue_wait", LatencyUnit::ms, seven);
-  record_latency(rec, all.service_time, "service_time", "service_time", LatencyUnit::ms, seven);
-  metric("transactions", static_cast<double>(all.commits), "count", "committed transactions");
-  metric("new_orders", static_cast<double>(no.commits), "count", "committed New-Orders");
-  metric("rollbacks", static_cast<double>(all.rollbacks), "count",
+  record_latency(rec, all.queue_wait, "queue_wait", cat::queue_wait, LatencyUnit::ms, seven);
+  record_latency(rec, all.service_time, "service_time", cat::service_time, LatencyUnit::ms, seven);
+  metric(cat::transactions, static_cast<double>(all.commits), "committed transactions");
+  metric(cat::new_orders, static_cast<double>(no.commits), "committed New-Orders");
+  metric(cat::rollbacks, static_cast<double>(all.rollbacks),
          "New-Order business rollbacks (1% by design, clause 2.4.1.4)");
-  metric("retries", static_cast<double>(all.retries), "count",
+  metric(cat::retries, static_cast<double>(all.retries),
          "reruns after a retryable failure (lock timeout, busy, deadlock, serialization)");
-  metric("errors", static_cast<double>(all.errors), "count",
+  metric(cat::errors, static_cast<double>(all.errors),
          "transactions that failed (in doubt, fatal, or retries exhausted)");
-  metric("reconnects", static_cast<double>(all.reconnects), "count", "sessions reopened after a lost connection");
-  metric("pool_utilisation_pct", totals.pool_utilisation * 100.0, "%",
+  metric(cat::reconnects, static_cast<double>(all.reconnects), "sessions reopened after a lost connection");
+  metric(cat::pool_utilisation_pct, totals.pool_utilisation * 100.0,
          pooled ? "busy time of the pool's connections / (connections x measured time)"
                 : "time users spent inside a transaction / (users x measured time)");
-  metric("queue_length_avg", totals.queue_length_avg, "count",
-         "time-weighted mean of transactions waiting for a connection");
-  metric("queue_length_max", static_cast<double>(totals.queue_length_max), "count",
-         "most transactions waiting at once");
+  metric(cat::queue_length_avg, totals.queue_length_avg, "time-weighted mean of transactions waiting for a connection");
+  metric(cat::queue_length_max, static_cast<double>(totals.queue_length_max), "most transactions waiting at once");
   if (totals.timer_lateness.count() > 0) {
-    metric("timer_lateness_p99_ms", ms(totals.timer_lateness.percentile(99)), "ms",
+    metric(cat::timer_lateness_p99_ms, ms(totals.timer_lateness.percentile(99)),
            "99th percentile of how late keying/think/arrival timers fired");
-    metric("timer_lateness_max_ms", ms(totals.timer_lateness.max()), "ms", "latest timer");
+    metric(cat::timer_lateness_max_ms, ms(totals.timer_lateness.max()), "latest timer");
   }
-  metric("driver_cpu_pct", facts.cpu.total_pct(secs), "%",
+  metric(cat::driver_cpu_pct, facts.cpu.total_pct(secs),
          "CPU of the drivelab process (user + system) during the measured phase, % of one core");
-  metric("driver_rss_peak_mib", static_cast<double>(facts.peak_rss_bytes) / (1 << 20), "MiB",
+  metric(cat::driver_rss_peak_mib, static_cast<double>(facts.peak_rss_bytes) / (1 << 20),
          "peak resident memory of the drivelab process (VmHWM)");
   if (cfg.rate_per_s > 0) {
-    metric("arrival_rate", static_cast<double>(totals.arrivals) / secs, "1/s",
+    metric(cat::arrival_rate, static_cast<double>(totals.arrivals) / secs,
            "open loop: transactions that arrived per second (requested: rate)");
-    metric("arrivals_dropped", static_cast<double>(totals.arrivals_dropped), "count",
+    metric(cat::arrivals_dropped, static_cast<double>(totals.arrivals_dropped),
            "open loop: arrivals dropped because the queue was full");
   }
 
   const results::Json delta = counter_delta(facts.counters_before, facts.counters_after);
   for (const auto& c : kHeadlineCounters)
-    if (const auto it = delta.find(c.key); it != delta.end())
-      metric(c.metric, it->get<double>(), c.unit, c.description);
+    if (const auto it = delta.find(c.key); it != delta.end()) metric(*c.metric, it->get<double>(), c.description);
   if (!delta.empty()) rec.detail("server_counters", delta);
 
   for (TxType t : tpcc::kAllTxTypes) {
     const auto& s = totals.by_type[static_cast<std::size_t>(t)];
     const std::string g(tpcc::to_string(t));
-    rec.group_metric(g, "count", static_cast<double>(s.commits + s.rollbacks), "count",
+    rec.group_metric(g, cat::count, static_cast<double>(s.commits + s.rollbacks),
                      "completed transactions (commits + business rollbacks)");
-    rec.group_metric(g, "tps", static_cast<double>(s.commits) / secs, "1/s", "commits per second");
-    runner::record_group_latency(rec, g, s.response_time, "response_time." + g, "latency", LatencyUnit::ms, seven);
-    runner::record_group_latency(rec, g, s.queue_wait, "queue_wait." + g, "queue_wait", LatencyUnit::ms, seven);
-    runner::record_group_latency(rec, g, s.service_time, "service_time." + g, "service_time", LatencyUnit::ms, seven);
-    rec.group_metric(g, "rollbacks", static_cast<double>(s.rollbacks), "count");
-    rec.group_metric(g, "retries", static_cast<double>(s.retries), "count");
-    rec.group_metric(g, "errors", static_cast<double>(s.errors), "count");
-    rec.group_metric(g, "reconnects", static_cast<double>(s.reconnects), "count");
+    rec.group_metric(g, cat::tps, static_cast<double>(s.commits) / secs, "commits per second");
+    runner::record_group_latency(rec, g, s.response_time, "response_time." + g, cat::latency, LatencyUnit::ms, seven);
+    runner::record_group_latency(rec, g, s.queue_wait, "queue_wait." + g, cat::queue_wait, LatencyUnit::ms, seven);
+    runner::record_group_latency(rec, g, s.service_time, "service_time." + g, cat::service_time, LatencyUnit::ms,
+                                 seven);
+    rec.group_metric(g, cat::rollbacks, static_cast<double>(s.rollbacks));
+    rec.group_metric(g, cat::retries, static_cast<double>(s.retries));
+    rec.group_metric(g, cat::errors, static_cast<double>(s.errors));
+    rec.group_metric(g, cat::reconnects, static_cast<double>(s.reconnects));
     const AttemptTotals& a = totals.attempts[static_cast<std::size_t>(t)];
-    rec.group_metric(g, "attempts", static_cast<double>(a.attempts), "count",
+    rec.group_metric(g, cat::attempts, static_cast<double>(a.attempts),
                      "executions of the transaction: first tries and reruns");
-    rec.group_metric(g, "failed_attempts", static_cast<double>(a.failed), "count",
+    rec.group_metric(g, cat::failed_attempts, static_cast<double>(a.failed),
                      "executions that ended with an error, retryable ones included (failure_bound)");
     rec.histogram("response_time." + g, s.response_time);
     rec.histogram("queue_wait." + g, s.queue_wait);

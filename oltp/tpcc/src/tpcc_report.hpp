@@ -53,7 +53,7 @@ inline constexpr double kLoginGraceS = 1.0;
 /// time-out), which a longer warm-up would not fix.
 std::string login_lag_warning(int logged_in, int users, double login_rate_per_s, double warmup_s);
 
-/// One interval's values, in this order: tps, tpm_c, lat_avg_ms, lat_p95_ms, lat_p99_ms,
+/// One interval's values, in this order: tps, tpm_c, latency_avg_ms, latency_p95_ms, latency_p99_ms,
 /// retries, errors, reconnects, queue_len_avg, queue_len_max, pool_util_pct.
 results::Interval to_interval(const tpcc::IntervalStats& iv, double t_s);
 

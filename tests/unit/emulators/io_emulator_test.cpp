@@ -64,8 +64,8 @@ TEST(IoEmulator, TwoSecondRandomReadOnA64MiBFile) {
   ASSERT_GE(names.size(), 4u);
   EXPECT_EQ(names[0].first, "iops");
   EXPECT_EQ(names[1].first, "mb_s");
-  EXPECT_EQ(names[2].first, "lat_avg_us");
-  EXPECT_EQ(names[3].first, "lat_p99_us");
+  EXPECT_EQ(names[2].first, "latency_avg_us");
+  EXPECT_EQ(names[3].first, "latency_p99_us");
   EXPECT_FALSE(t.record.checks.empty());
   for (const auto& c : t.record.checks) EXPECT_TRUE(c.passed) << c.name << ": " << c.detail;
   EXPECT_TRUE(t.record.details.contains("achieved_queue_depth"));

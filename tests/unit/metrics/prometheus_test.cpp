@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+
 #include <string>
 
 #include "drivelab/core/errors.hpp"
@@ -100,6 +102,13 @@ TEST(MetricsListen, EachKindsIntervalAsServed) {
       R"(drivelab_interval_latency_seconds{host="h1",rank="2",kind="sysbench",percentile="95",phase="run",test="mysql"} 0.007)"))
       << text;
   EXPECT_TRUE(has_line(text, "drivelab_interval_latency_mean_seconds{" + sb + "} 0.002")) << text;
+  // Issue 31: a value renamed lat_* -> latency_* is served under both names, whichever it came in.
+  for (const char* name : {"lat_p95_ms", "latency_p95_ms"})
+    EXPECT_TRUE(has_line(text, fmt::format(R"(drivelab_interval_value{{host="h1",rank="2",kind="sysbench",name="{}",)"
+                                           R"(phase="run",test="mysql"}} 7)",
+                                           name)))
+        << name << "\n"
+        << text;
   const std::string vid = R"(host="h1",rank="2",kind="video",phase="run",test="video")";
   EXPECT_TRUE(has_line(text, "drivelab_bytes_total{" + vid + "} 300000000")) << text;
   EXPECT_TRUE(has_line(text, "drivelab_interval_bytes_per_second{" + vid + "} 150000000")) << text;

@@ -69,8 +69,8 @@ TEST_F(SysbenchEmulatorTest, ReadWriteOnSqliteReportsSysbenchsFields) {
   // Interval lines as sysbench --report-interval prints them.
   ASSERT_GE(t.intervals.size(), 3u);
   EXPECT_GE(drivelab::test_support::expect_interval_latency_histograms(t, "ms"), 3u);
-  const std::vector<std::string> names = {"tps",     "qps",        "reads_s", "writes_s",
-                                          "other_s", "lat_p95_ms", "err_s",   "reconn_s"};
+  const std::vector<std::string> names = {"tps",   "qps",     "reads_s", "writes_s", "other_s", "latency_p95_ms",
+                                          "err_s", "reconn_s"};
   for (std::size_t i = 0; i < names.size(); ++i) EXPECT_EQ(t.intervals[0].values[i].first, names[i]);
   // Verification: every table still has its rows.
   ASSERT_EQ(t.checks.size(), 2u);

@@ -649,7 +649,7 @@ Latency (ms):
   ASSERT_EQ(r.intervals.size(), 2u);
   EXPECT_EQ(r.intervals[1].values[0].first, "tps");
   EXPECT_EQ(r.intervals[1].values[0].second, 325.02);
-  EXPECT_EQ(r.intervals[1].values[2].first, "lat_p95_ms");
+  EXPECT_EQ(r.intervals[1].values[2].first, "latency_p95_ms");
   EXPECT_THROW(add_sysbench_text(d, "nothing here", "x.txt", ""), ConfigError);
 }
 

@@ -5,6 +5,8 @@
 
 #include <thread>
 
+#include "drivelab/core/errors.hpp"
+
 namespace drivelab::results {
 namespace {
 
@@ -42,22 +44,58 @@ TEST(Recorder, IntervalsReachTheListenerWithTheRecordIncludingThem) {
 TEST(Recorder, MetricsReplaceByNameAndKeepTheirPlace) {
   TestRecord r;
   TestRecorder rec(r, nullptr);
-  rec.metric("tps", 1, "1/s");
-  rec.metric("lat_avg_ms", 2, "ms", "mean");
-  rec.metric("tps", 3, "1/s", "final");
+  rec.metric(catalogue::tps, 1);
+  rec.metric(catalogue::latency_avg_ms, 2, "mean");
+  rec.metric(catalogue::tps, 3, "final");
   ASSERT_EQ(r.metrics.size(), 2u);
   EXPECT_EQ(r.metrics[0].name, "tps");
+  EXPECT_EQ(r.metrics[0].unit, "1/s");
   EXPECT_EQ(r.metrics[0].value, 3);
   EXPECT_EQ(r.metrics[0].description, "final");
-  rec.group_metric("payment", "count", 5, "count");
-  rec.group_metric("new_order", "count", 6, "count");
-  rec.group_metric("payment", "count", 7, "count");
-  rec.group_metric("payment", "lat_avg_ms", 8, "ms");
+  EXPECT_EQ(r.metrics[1].name, "latency_avg_ms");
+  EXPECT_EQ(r.metrics[1].unit, "ms");
+  rec.group_metric("payment", catalogue::count, 5);
+  rec.group_metric("new_order", catalogue::count, 6);
+  rec.group_metric("payment", catalogue::count, 7);
+  rec.group_metric("payment", catalogue::latency_avg_ms, 8);
+  // No description given: the declaration's.
+  EXPECT_EQ(r.groups[0].metrics[0].description, catalogue::count.description);
   ASSERT_EQ(r.groups.size(), 2u);
   EXPECT_EQ(r.groups[0].name, "payment");
   ASSERT_EQ(r.groups[0].metrics.size(), 2u);
   EXPECT_EQ(r.groups[0].metrics[0].value, 7);
   EXPECT_EQ(r.groups[1].metrics[0].value, 6);
+}
+
+// Issue 31: every metric recorded is declared in the catalogue, where it is recorded, in its unit;
+// an old name is read, never written.
+TEST(Recorder, RefusesWhatTheCatalogueDoesNotDeclare) {
+  TestRecord r;
+  TestRecorder rec(r, nullptr);
+  const auto refused = [](auto&& f, std::string_view part) {
+    try {
+      f();
+      ADD_FAILURE() << "not refused: " << part;
+    } catch (const InternalError& e) {
+      EXPECT_NE(std::string(e.what()).find(part), std::string::npos) << e.what();
+    }
+  };
+  refused([&] { rec.metric(Metric{"no_such_metric", 1, "count", "", std::nullopt}); },
+          "headline metric 'no_such_metric' is not declared in the metric catalogue");
+  refused([&] { rec.metric(Metric{"tps", 1, "1/min", "", std::nullopt}); },
+          "metric 'tps' recorded in '1/min', declared in '1/s'");
+  refused([&] { rec.metric(Metric{"lat_avg_ms", 1, "ms", "", std::nullopt}); }, "'lat_avg_ms' is not declared");
+  refused([&] { rec.group_metric("g", Metric{"nopm", 1, "1/min", "", std::nullopt}); },
+          "metric 'nopm' is not declared as a group metric");
+  refused([&] { rec.interval(Interval{1, 1, {{"tps", 1}, {"tps_typo", 2}}}); },
+          "interval value 'tps_typo' is not declared");
+  EXPECT_TRUE(r.metrics.empty());
+  EXPECT_TRUE(r.groups.empty());
+  EXPECT_TRUE(r.intervals.empty());
+  // A declaration with a second unit takes either.
+  rec.group_metric("g", catalogue::ss_value, 1.5, "", Unit::none);
+  rec.group_metric("g", catalogue::ss_value, 2.5, "", Unit::pct);
+  EXPECT_EQ(r.groups.at(0).metrics.at(0).unit, "%");
 }
 
 TEST(Recorder, HistogramsChecksWarningsDetailsPhaseTimes) {
@@ -118,11 +156,14 @@ TEST(Recorder, ConcurrentWritersLoseNothing) {
   TestRecord r;
   Seen seen;
   TestRecorder rec(r, &seen);
+  std::vector<const MetricDef*> group_defs;  // ten metrics declared as group metrics
+  for (const MetricDef* d : metric_defs())
+    if (d->recorded_as(kGroup) && group_defs.size() < 10) group_defs.push_back(d);
   std::vector<std::thread> threads;
   for (int t = 0; t < 4; ++t) {
     threads.emplace_back([&, t] {
       for (int i = 0; i < 200; ++i) {
-        rec.group_metric("g" + std::to_string(t), "m" + std::to_string(i % 10), i, "count");
+        rec.group_metric("g" + std::to_string(t), *group_defs.at(static_cast<std::size_t>(i % 10)), i);
         rec.warning("thread " + std::to_string(t) + " warning " + std::to_string(i % 5));
         if (i % 20 == 0) rec.interval(Interval{static_cast<double>(i), 1, {}});
       }

@@ -45,7 +45,7 @@ TEST(LatencyMetrics, RecordWritesTheFiguresInOrderWithDescriptions) {
   results::TestRecord record;
   results::TestRecorder rec(record, nullptr);
   const LatencyHistogram h = one_to_a_thousand_us();
-  record_latency(rec, h, "latency", "latency", LatencyUnit::us,
+  record_latency(rec, h, "latency", results::catalogue::latency, LatencyUnit::us,
                  {F::avg("mean"), F::p(99), F::p(50, "median"), F::max()});
   ASSERT_EQ(record.metrics.size(), 4u);
   EXPECT_EQ(record.metrics[0].name, "latency_avg_us");
@@ -70,7 +70,8 @@ TEST(LatencyMetrics, ProvenanceNamesTheHistogramAndTheFigureWhateverTheMetricNam
   results::TestRecorder rec(record, nullptr);
   const LatencyHistogram h = one_to_a_thousand_us();
   // TPC-C's headline: metric prefix "latency", histogram "response_time", p99.9 named "p99_9".
-  record_latency(rec, h, "response_time", "latency", LatencyUnit::ms, {F::p(99.9).named("p99_9"), F::sum()});
+  record_latency(rec, h, "response_time", results::catalogue::latency, LatencyUnit::ms,
+                 {F::p(99.9).named("p99_9"), F::sum()});
   ASSERT_EQ(record.metrics.size(), 2u);
   EXPECT_EQ(record.metrics[0].name, "latency_p99_9_ms");
   EXPECT_EQ(record.metrics[0].of, (results::MetricSource{"response_time", "p99.9"}));
@@ -87,7 +88,7 @@ TEST(LatencyMetrics, GroupVariantWritesIntoTheGroup) {
   results::TestRecord record;
   results::TestRecorder rec(record, nullptr);
   const LatencyHistogram h = one_to_a_thousand_us();
-  record_group_latency(rec, "point_050", h, "lateness_point_050", "lateness", LatencyUnit::ms,
+  record_group_latency(rec, "point_050", h, "lateness_point_050", results::catalogue::lateness, LatencyUnit::ms,
                        {F::p(99), F::max("latest")});
   EXPECT_TRUE(record.metrics.empty());
   ASSERT_EQ(record.groups.size(), 1u);

@@ -8,9 +8,13 @@
 
 #include "drivelab/config/map_reader.hpp"
 #include "drivelab/core/clock.hpp"
+#include "drivelab/results/catalogue.hpp"
 #include "drivelab/runner/emulator.hpp"
 
 namespace drivelab::runner::testing {
+
+/// The ticks counted, recorded as the catalogue's `ios` (the recorder takes declared metrics only).
+inline constexpr const results::MetricDef& kTicks = results::catalogue::ios;
 
 struct PhaseLog {
   std::vector<std::string> phases;
@@ -29,8 +33,9 @@ class TickEmulator final : public Emulator {
     if (burst_ > 0) {
       // `burst` intervals back to back, faster than the runner's writer can put each on disk.
       for (std::int64_t n = 1; n <= burst_; ++n)
-        ctx.recorder->interval({static_cast<double>(n) / 1000.0, 0.001, {{"ticks", static_cast<double>(n)}}});
-      ctx.recorder->metric("ticks", static_cast<double>(burst_), "count");
+        ctx.recorder->interval(
+            {static_cast<double>(n) / 1000.0, 0.001, {results::interval_value(kTicks, static_cast<double>(n))}});
+      ctx.recorder->metric(kTicks, static_cast<double>(burst_));
       return;
     }
     const std::int64_t start = monotonic_ns();
@@ -42,11 +47,11 @@ class TickEmulator final : public Emulator {
       ++n;
       ctx.recorder->interval({static_cast<double>(next - start) / 1e9,
                               static_cast<double>(period) / 1e9,
-                              {{"ticks", static_cast<double>(n)}}});
+                              {results::interval_value(kTicks, static_cast<double>(n))}});
       if (ticks_before_stop_ >= 0 && n >= ticks_before_stop_) const_cast<StopFlag*>(ctx.stop)->request();
       next += period;
     }
-    ctx.recorder->metric("ticks", static_cast<double>(n), "count");
+    ctx.recorder->metric(kTicks, static_cast<double>(n));
   }
   void verify(TestContext& ctx) override {
     step("verify");

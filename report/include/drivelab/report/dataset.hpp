@@ -15,11 +15,14 @@
 
 namespace drivelab::report {
 
-/// Which way a metric is better. The result record's metric model has a unit but no direction,
-/// so the reporter derives it from the unit alone (one rule, docs/reporter.md): rates
-/// (`1/s`, `1/min`, `MB/s`, `MiB/s`) are better higher; times (`s`, `ms`, `us`, `ns`) lower;
-/// everything else (counts, bytes, %, ratios) is shown but not ranked.
+/// Which way a metric is better (docs/reporter.md). One of drivelab's metrics has the direction
+/// its catalogue declaration gives (results/catalogue.hpp MetricDef::better; none -> unranked)
+/// when the unit is the declared one. A metric the catalogue does not know (fio and sysbench
+/// imports, published figures) or in another unit is ranked by its unit alone
+/// (better_for_unit): rates (`1/s`, `1/min`, `MB/s`, `MiB/s`) are better higher; times (`s`,
+/// `ms`, `us`, `ns`) lower; everything else (counts, bytes, %, ratios) is shown but not ranked.
 enum class Better { higher, lower, unranked };
+Better better_for(std::string_view metric, std::string_view unit) noexcept;
 Better better_for_unit(std::string_view unit) noexcept;
 std::string_view to_string(Better b) noexcept;
 

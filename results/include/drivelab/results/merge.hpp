@@ -29,12 +29,14 @@ struct MergeInput {
 ///  - status complete only when every rank is present and complete; else the worst present
 ///    (failed > interrupted > running > skipped), interrupted when only ranks are missing;
 ///  - tests by index: histograms merged bin by bin; a metric with `of` recomputed from the merged
-///    histogram; units 1/s, 1/min, MB/s, MiB/s, count, bytes summed; s the max; any other metric
-///    listed in details.per_host_only (its values per host in hosts[]); intervals only the k every
-///    host has (lat_<figure>_<ms|us> values from the merged interval histogram "latency", rate and
-///    count values summed, others dropped); checks of every host and warnings not shared by all
-///    prefixed "rank k (host h): "; details {start_skew_ns, per_host_only}; each group also gets
-///    the labs' convention figures sum_of_hosts_<rate>, mean_of_hosts_<latency avg/pNN>.
+///    histogram; then by the metric catalogue's MetricDef::merge (catalogue.hpp: the largest
+///    host's for a maximum, per host only for a peak, summed CPU seconds); then by unit: 1/s,
+///    1/min, MB/s, MiB/s, count, bytes summed; s the max; any other metric listed in
+///    details.per_host_only (its values per host in hosts[]); intervals only the k every host has
+///    (the values the catalogue declares figures of the interval histogram "latency" recomputed
+///    from the merged one, those it declares kSummedOverHosts summed, others dropped); checks of every host and
+///    warnings not shared by all prefixed "rank k (host h): "; details {start_skew_ns, per_host_only}; each group also
+///    gets the labs' convention figures sum_of_hosts_<rate>, mean_of_hosts_<latency avg/pNN>.
 /// Inputs without `cohort` (runs started separately): ranks by input order, size = the number of
 /// inputs, job_id = "merged-" + the first input's run_id.
 /// Throws ConfigError naming the input's source and the key: no inputs; some inputs with a cohort

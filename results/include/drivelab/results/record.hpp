@@ -54,7 +54,8 @@ struct MetricSource {
   bool operator==(const MetricSource&) const = default;
 };
 
-/// A scalar metric with its unit ("1/s", "ms", "us", "MB/s", "count", "ratio", "s", "%").
+/// A scalar metric with its unit ("1/s", "ms", "us", "MB/s", "count", "ratio", "s", "%"): the
+/// unit_text of its declaration in the metric catalogue (catalogue.hpp).
 struct Metric {
   std::string name;
   double value = 0;
@@ -70,13 +71,14 @@ struct MetricGroup {
 };
 
 /// One reporting interval of the measured phase. `values` are ordered: the first few are what the
-/// live progress line shows. Names carry units (tps, iops, mb_s, lat_avg_ms, lat_p99_ms).
+/// live progress line shows. Names carry units (tps, iops, mb_s, latency_avg_ms, latency_p99_ms);
+/// each is declared in the metric catalogue (catalogue.hpp).
 struct Interval {
   double t_s = 0;         ///< seconds since the start of the measured phase, at the interval's end
   double duration_s = 0;  ///< length of this interval (the last one may be shorter)
   std::vector<std::pair<std::string, double>> values;
   /// The interval's own latency histogram(s) (ns), written only when non-empty. "latency" is the
-  /// one whose figures the latency values are (lat_avg_ms, lat_p99_us, ...: io, vdbench, tpcc's
+  /// one whose figures the latency values are (latency_avg_ms, latency_p99_us, ...: io, vdbench, tpcc's
   /// response time, sysbench, replay/vdi), so hosts' intervals merge exactly (mh-spec, issue 16).
   std::map<std::string, LatencyHistogram> histograms{};
 };

@@ -10,6 +10,7 @@
 #include <string>
 #include <string_view>
 
+#include "drivelab/results/catalogue.hpp"
 #include "drivelab/results/record.hpp"
 
 namespace drivelab::results {
@@ -30,15 +31,22 @@ class TestRecorder {
   /// Appends the interval, then calls listener->on_interval with a snapshot of the record taken
   /// under the lock (the listener runs outside it, so it may call back into this recorder;
   /// listener calls are serialised, in the order of the appends).
+  /// Throws InternalError when a value's name is not a catalogued interval value (catalogue.hpp).
   void interval(Interval interval);
   /// Forwards to listener->on_message (with a snapshot, as interval()); records nothing.
   void message(std::string_view text);
-  /// Adds or replaces a headline metric (by name).
-  void metric(std::string name, double value, std::string unit, std::string description = {});
+  /// Adds or replaces the headline metric `def` (catalogue.hpp) with `value`; `description` is the
+  /// record's one line, the declaration's description when empty. Name and unit are the
+  /// declaration's (`unit` only for a declaration with an other_unit).
+  void metric(const MetricDef& def, double value, std::string description = {});
+  void metric(const MetricDef& def, double value, std::string description, Unit unit);
+  /// Adds or replaces a metric built elsewhere (runner::record_latency's figures). Throws
+  /// InternalError when its name is not in the catalogue, is not declared a headline metric, or
+  /// its unit is not the declared one: every metric drivelab records is declared (issue 31).
   void metric(Metric m);
-  /// Adds or replaces a metric in group `group` (created on first use, order kept).
-  void group_metric(std::string_view group, std::string name, double value, std::string unit,
-                    std::string description = {});
+  /// Adds or replaces a metric in group `group` (created on first use, order kept); as metric().
+  void group_metric(std::string_view group, const MetricDef& def, double value, std::string description = {});
+  void group_metric(std::string_view group, const MetricDef& def, double value, std::string description, Unit unit);
   void group_metric(std::string_view group, Metric m);
   /// Adds or replaces the histogram `name` (a copy of `h`). When any of its samples saturated (a
   /// value above LatencyHistogram::max_trackable_ns(), 2^42 ns = 73.3 min: core/histogram.hpp), a

@@ -55,7 +55,7 @@ std::string format_quantity(double value, std::string_view unit, std::string_vie
 /// (the words of format_quantity; the record's unit when it has none).
 std::string unit_label(std::string_view unit, std::string_view name = {});
 
-/// "[  10s ] oltp  tps 123.4  lat_avg_ms 8.12  lat_p99_ms 20.3" — the first `max_values` values
+/// "[  10s ] oltp  tps 123.4  latency_avg_ms 8.12  latency_p99_ms 20.3" — the first `max_values` values
 /// of the interval, numbers as format_number (sysbench's --report-interval line is the model).
 std::string format_interval_line(const std::string& test_name, const Interval& interval, std::size_t max_values = 6);
 

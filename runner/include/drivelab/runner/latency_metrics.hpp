@@ -59,12 +59,15 @@ double latency_metric_value(const LatencyHistogram& h, const LatencyFigure& figu
 
 /// Writes each figure of `h` as a headline metric (TestRecorder::metric), in order. `histogram_name`
 /// is the name `h` has (or gets) in the test's histograms: it becomes each metric's `of.histogram`.
+/// `family` is the catalogue's declaration of the figures (results/catalogue.hpp: latency,
+/// service_latency, lateness, queue_wait, service_time): its prefix starts each name.
 void record_latency(results::TestRecorder& rec, const LatencyHistogram& h, std::string_view histogram_name,
-                    std::string_view prefix, LatencyUnit unit, std::initializer_list<LatencyFigure> figures);
+                    const results::FigureFamily& family, LatencyUnit unit,
+                    std::initializer_list<LatencyFigure> figures);
 /// Writes each figure of `h` into the metric group `group` (TestRecorder::group_metric), in order;
 /// `histogram_name` as for record_latency.
 void record_group_latency(results::TestRecorder& rec, std::string_view group, const LatencyHistogram& h,
-                          std::string_view histogram_name, std::string_view prefix, LatencyUnit unit,
+                          std::string_view histogram_name, const results::FigureFamily& family, LatencyUnit unit,
                           std::initializer_list<LatencyFigure> figures);
 
 }  // namespace drivelab::runner
