@@ -413,7 +413,7 @@ void add_report_command(CLI::App& app, CommandLine& cl, std::vector<Action>& act
           " (repeat; the same key: any of the values; docs/reporter.md)");
   report_cmd
       ->add_option("--published", report_args.published,
-                   "Published-results CSV (e.g. ../shared/data/published_results.csv)")
+                   "Published-results CSV (drive,capacity,source,test,metric,value,unit,vms,note: docs/reporter.md)")
       ->check(CLI::ExistingFile);
   report_cmd->add_option("--label", report_args.labels,
                          "Drive name for the inputs, in order (repeat: first --label names the first input)");

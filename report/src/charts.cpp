@@ -22,6 +22,13 @@
 namespace drivelab::report {
 namespace {
 
+/// The name a series is drawn under: the catalogue's current name for an old one (an alias such
+/// as lat_p99_us -> latency_p99_us), so old and new records of a test share one chart.
+std::string series_name(std::string_view name) {
+  if (const results::MetricDef* d = results::find_metric_def(name)) return std::string(d->name);
+  return std::string(name);
+}
+
 /// An interval value drawn as a time series: a catalogued value with trait kCharted, or "eps",
 /// sysbench's events per second of an imported sysbench output (not one of our metrics).
 bool charted_series(std::string_view name) {
@@ -142,7 +149,7 @@ struct Series {
     data += fmt::format("$s{} << EOD\n", k);
     for (const auto& iv : intervals)
       for (const auto& [n, v] : iv.values)
-        if (n == name) data += fmt::format("{} {}\n", gp_num(iv.t_s), gp_num(v));
+        if (series_name(n) == name) data += fmt::format("{} {}\n", gp_num(iv.t_s), gp_num(v));
     data += "EOD\n";
     plot += fmt::format("{}$s{} using 1:2 with linespoints pt 7 ps 0.5 title {}", plot.empty() ? "plot " : ", ", k,
                         gp_quote(label));
@@ -251,8 +258,8 @@ std::vector<Chart> draw_charts(const Report& r, const ChartOptions& opt) {
           // The catalogue's charted values (tps, iops, the p99 latency; results/catalogue.hpp
           // kCharted, old names included), and sysbench's own "eps" of an imported sysbench
           // output (report/import.cpp: not one of our metrics).
-          if (charted_series(name) && std::find(series.begin(), series.end(), name) == series.end())
-            series.push_back(name);
+          if (charted_series(name) && std::find(series.begin(), series.end(), series_name(name)) == series.end())
+            series.push_back(series_name(name));
     for (const std::string& name : series) {
       ChartScript c;
       c.test = test;

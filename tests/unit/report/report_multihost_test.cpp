@@ -367,5 +367,33 @@ TEST(ReportMultiHost, AMalformedHostsEntryNamesItsKeyPath) {
   }
 }
 
+// Issue 31's catalogue renamed the interval values lat_* to latency_*: a record written before
+// (lat_p99_ms) and one written after (latency_p99_ms) of the same test share ONE p99 chart, each
+// drive's points in it (found by the fresh review: two charts, each half empty).
+TEST(ReportCharts, AnOldAndANewRecordShareOneSeriesChartUnderTheCurrentName) {
+  TempDir dir;
+  Json old_rec = single_host_record("run-old", 100, 5.0);
+  old_rec["tests"][0]["intervals"] =
+      Json::array({Json{{"t_s", 1}, {"duration_s", 1}, {"values", {{"tps", 100}, {"lat_p99_ms", 7.5}}}}});
+  Json new_rec = single_host_record("run-new", 120, 4.0);
+  new_rec["tests"][0]["intervals"] =
+      Json::array({Json{{"t_s", 1}, {"duration_s", 1}, {"values", {{"tps", 120}, {"latency_p99_ms", 6.25}}}}});
+  Dataset d;
+  add_file(d, dir.write("old.json", old_rec.dump()), "Old");
+  add_file(d, dir.write("new.json", new_rec.dump()), "New");
+  const Report r = build_report(std::move(d));
+  const auto charts = draw_charts(r, {.dir = dir / "charts"});
+  int p99_charts = 0;
+  for (const auto& c : charts) {
+    EXPECT_EQ(c.name.find("_lat_p99"), std::string::npos) << c.name;
+    if (c.name.find("latency_p99_ms_series") == std::string::npos) continue;
+    ++p99_charts;
+    const std::string gp = read_text(dir / "charts" / (c.name + ".gp"));
+    EXPECT_NE(gp.find("1 7.5\n"), std::string::npos) << gp;
+    EXPECT_NE(gp.find("1 6.25\n"), std::string::npos) << gp;
+  }
+  EXPECT_EQ(p99_charts, 1);
+}
+
 }  // namespace
 }  // namespace drivelab::report
