@@ -7,7 +7,11 @@
 #     defaults: ../shared/data/traces/umass_tpcc_small.trace, ./drivelab-target, ./build
 #
 # Environment: ENGINE=psync|libaio (fio ioengine; ours the same engine), QD=32, FILE_SIZE=1GiB,
-#              TIME_SCALE=1 (ours; fio replays at the iolog's own times), KEEP_OUTPUT=dir.
+#              TIME_SCALE=1 (ours; fio replays at the iolog's own times), KEEP_OUTPUT=dir,
+#              TIME_UNIT=us (the trace's clock, given to both the conversion and our replay; the
+#              default trace is in MQSim's 5-column form, read as ns by default since 2026-12-02,
+#              which squeezes its 136.5 s into 0.14 s and overloads any device: `us` replays it as
+#              it was measured on 2026-11-30; TIME_UNIT= (empty) keeps the format's own clock).
 #
 # Steps: `drivelab trace convert TRACE OUT.iolog --to fio-iolog-v3` (the trace's devices become
 # fio files named by device; we replay them all onto ONE file: the iolog's file names are rewritten
@@ -36,6 +40,9 @@ engine=${ENGINE:-libaio}
 qd=${QD:-32}
 file_size=${FILE_SIZE:-1GiB}
 time_scale=${TIME_SCALE:-1}
+time_unit=${TIME_UNIT-us}
+unit_opt=(); unit_key=""
+[[ -n $time_unit ]] && { unit_opt=(--time-unit "$time_unit"); unit_key=", time_unit: $time_unit"; }
 rt=()
 [[ ${RT:-0} == 1 ]] && rt=(chrt -f 10)
 drivelab="$build/apps/drivelab"
@@ -45,7 +52,7 @@ mkdir -p "$target" "$out"
 command -v fio > /dev/null || { echo "fio not installed (apt-get install fio)"; exit 2; }
 
 # 1. convert
-if ! "$drivelab" trace convert "$trace" "$out/trace.iolog" --to fio-iolog-v3 > "$out/convert.txt" 2>&1; then
+if ! "$drivelab" trace convert "$trace" "$out/trace.iolog" --to fio-iolog-v3 "${unit_opt[@]}" > "$out/convert.txt" 2>&1; then
   echo "drivelab trace convert failed:"; cat "$out/convert.txt"; exit 2
 fi
 
@@ -60,7 +67,7 @@ tests:
     duration: 1h
     interval: 1s
     replay: {trace: '$trace', engine: $engine, queue_depth: $qd, file_size: $file_size, time_scale: $time_scale,
-             direct: true, keep_file: true}
+             direct: true, keep_file: true$unit_key}
 YAML
 "${rt[@]}" "$drivelab" run "$out/replay.yaml" --target "$target" --out "$out/ours" > "$out/ours.txt" 2>&1 || { cat "$out/ours.txt"; exit 1; }
 file="$target/drivelab-replay-bench.dat"
