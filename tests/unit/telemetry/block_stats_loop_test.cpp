@@ -117,6 +117,41 @@ TEST(LoopDeviceCounters, AThousandDirectReadsAreAThousandReadsOfEightSectors) {
             << " ms, aqu-sz " << r.aqu_sz << ", %util " << r.util_pct << "\n";
 }
 
+TEST(LoopDeviceCounters, APartitionIsTheHeadlineAndItsDiskCountsTheSameReadsAgain) {
+  std::string why;
+  auto loop = testing::LoopDevice::create(kDeviceBytes, why, /*partscan=*/true);
+  if (!loop) GTEST_SKIP() << why;
+  if (!loop->add_partition()) GTEST_SKIP() << "the kernel shows no partition of " << loop->path();
+  const std::string part = loop->partition(1);
+  const TargetStack t = device_stack_of(part);
+  ASSERT_TRUE(t.stack) << t.reason;
+  // loopNpK; below: loopN (whole disk of loopNpK), <disk> (holds the backing file of loopN)
+  ASSERT_EQ(t.stack->devices.size(), 3u) << t.stack->describe();
+  EXPECT_EQ(t.stack->headline().block.name, std::filesystem::path(part).filename().string());
+  EXPECT_EQ(t.stack->devices[1].role, StackRole::whole_disk);
+  EXPECT_EQ(t.stack->devices[1].block.name, std::filesystem::path(loop->path()).filename().string());
+  EXPECT_EQ(t.stack->devices[2].role, StackRole::backing_file_device);
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));  // udev's probe of the new partition
+  const auto p0 = read_block_stat(t.stack->devices[0].stat_file());
+  const auto d0 = read_block_stat(t.stack->devices[1].stat_file());
+  // 1000 reads within the partition's 4 MiB.
+  const int fd = ::open(part.c_str(), O_RDONLY | O_DIRECT | O_CLOEXEC);
+  ASSERT_GE(fd, 0);
+  void* buf = nullptr;
+  ASSERT_EQ(::posix_memalign(&buf, 4096, kBlock), 0);
+  for (int i = 0; i < 1000; ++i)
+    ASSERT_EQ(::pread(fd, buf, kBlock, static_cast<off_t>((i * 7 % 1024) * kBlock)), static_cast<ssize_t>(kBlock));
+  std::free(buf);
+  ::close(fd);
+  const auto p1 = read_block_stat(t.stack->devices[0].stat_file());
+  const auto d1 = read_block_stat(t.stack->devices[1].stat_file());
+  ASSERT_TRUE(p0 && p1 && d0 && d1);
+  const BlockRates part_rates = block_rates(*p0, *p1, 1.0), disk_rates = block_rates(*d0, *d1, 1.0);
+  EXPECT_NEAR(static_cast<double>(part_rates.reads), 1000.0, 20.0) << "the headline counts the test's reads";
+  // The disk counts the same reads again: adding the two would report 2000 (TPC-Council/HammerDB#913).
+  EXPECT_NEAR(static_cast<double>(disk_rates.reads), 1000.0, 20.0);
+}
+
 /// The disk_device entry of `name` in iostat's JSON (-o JSON, sysstat >= 11.5).
 const nlohmann::json* iostat_disk(const nlohmann::json& j, const std::string& name) {
   if (j.is_object()) {
