@@ -36,6 +36,11 @@ double pcie_lane_bytes_per_s(double gt) noexcept {
 
 double sata_bytes_per_s(double gbit) noexcept { return gbit * 1e9 * 8.0 / 10.0 / 8.0; }
 
+double sas_phy_bytes_per_s(double gbit) noexcept {
+  const double encoding = gbit <= 12.0 ? 8.0 / 10.0 : 128.0 / 150.0;
+  return gbit * 1e9 * encoding / 8.0;
+}
+
 std::optional<LinkSpeed> parse_pcie_link(std::string_view speed, std::string_view width) {
   std::string_view rest;
   const auto gt = leading_number(speed, rest);
@@ -89,6 +94,34 @@ LinkResult link_speed(const SysBlock& device) {
       l->source = spd;
       return {std::move(l), ""};
     }
+    if (name.rfind("port-", 0) == 0) {
+      // A SAS port: a link per phy ("phy-0:0"), each phy's sas_phy/<phy>/negotiated_linkrate.
+      LinkSpeed l;
+      l.kind = "SAS";
+      l.lanes = 0;
+      std::string rates;
+      for (const auto& e : fs::directory_iterator(p, ec)) {
+        const std::string phy = e.path().filename().string();
+        if (phy.rfind("phy-", 0) != 0) continue;
+        const fs::path rate = e.path() / "sas_phy" / phy / "negotiated_linkrate";
+        const auto t = read_sysfs_text(rate);
+        std::string_view rest;
+        double gbit = 0;
+        if (t)
+          if (const auto g = leading_number(*t, rest)) gbit = *g;
+        rates += (rates.empty() ? "" : ", ") + phy + " " + t.value_or("unreadable");
+        if (gbit <= 0) continue;  // "Unknown", "Phy disabled"
+        ++l.lanes;
+        l.gigatransfers = gbit;
+        l.max_bytes_per_s += sas_phy_bytes_per_s(gbit);
+        l.source = rate;
+      }
+      if (l.lanes == 0)
+        return {std::nullopt, fmt::format("{} is on SAS port {} with no negotiated link ({})", disk, name,
+                                          rates.empty() ? "no phys" : rates)};
+      l.text = fmt::format("SAS {:.1f} Gbit x{} ({:.0f} MB/s)", l.gigatransfers, l.lanes, l.max_bytes_per_s / 1e6);
+      return {std::move(l), ""};
+    }
     if (nvme && fs::exists(p / "current_link_speed", ec)) {
       const auto speed = read_sysfs_text(p / "current_link_speed");
       const auto width = read_sysfs_text(p / "current_link_width");
@@ -102,7 +135,7 @@ LinkResult link_speed(const SysBlock& device) {
   }
   if (nvme) return {std::nullopt, fmt::format("{} is an NVMe disk on no PCIe device (NVMe over fabrics?)", disk)};
   if (disk.rfind("vd", 0) == 0) return {std::nullopt, fmt::format("{} is a virtio disk: its link is virtual", disk)};
-  return {std::nullopt, fmt::format("{} is neither an NVMe nor a SATA disk: no link speed", disk)};
+  return {std::nullopt, fmt::format("{} is neither an NVMe, SATA nor SAS disk: no link speed", disk)};
 }
 
 }  // namespace drivelab::telemetry

@@ -83,6 +83,24 @@ TEST_F(LinkTree, SataOnTheAtaLinkNotTheAhciControllersPcieLink) {
   EXPECT_NE(down.reason.find("no link speed"), std::string::npos) << down.reason;
 }
 
+TEST_F(LinkTree, SasOnItsPortsNegotiatedRate) {
+  // An HBA's host0 with phy-0:0, a narrow port-0:0 linking to it, the disk behind its end device.
+  const fs::path host = sys_.root() / "devices" / "pci0000:00" / "0000:00:03.0" / "0000:02:00.0" / "host0";
+  write_file(host / "phy-0:0" / "sas_phy" / "phy-0:0" / "negotiated_linkrate", "12.0 Gbit\n");
+  write_file(host / "phy-0:1" / "sas_phy" / "phy-0:1" / "negotiated_linkrate", "Unknown\n");
+  fs::create_directories(host / "port-0:0");
+  fs::create_symlink(host / "phy-0:0", host / "port-0:0" / "phy-0:0");
+  sys_.device("sdb", makedev(8, 16), {},
+              "pci0000:00/0000:00:03.0/0000:02:00.0/host0/port-0:0/end_device-0:0/target0:0:0/0:0:0:0/block");
+  const LinkResult r = link_speed(sys_.block(makedev(8, 16)));
+  ASSERT_TRUE(r.link) << r.reason;
+  EXPECT_EQ(r.link->kind, "SAS");
+  EXPECT_EQ(r.link->lanes, 1);
+  EXPECT_DOUBLE_EQ(r.link->max_bytes_per_s, 1200e6);  // 12 Gbit, 8b/10b
+  EXPECT_EQ(r.link->text, "SAS 12.0 Gbit x1 (1200 MB/s)");
+  EXPECT_DOUBLE_EQ(sas_phy_bytes_per_s(22.5), 22.5e9 * 128 / 150 / 8);  // SAS-4: 2400 MB/s
+}
+
 TEST_F(LinkTree, AVirtioDiskHasNoLinkToSpeakOf) {
   const fs::path pci = sys_.root() / "devices" / "pci0000:00" / "0000:00:04.0";
   write_file(pci / "current_link_speed", "Unknown\n");

@@ -15,8 +15,13 @@
 /// linkN/sata_spd ("6.0 Gbps", "3.0 Gbps", "1.5 Gbps"), as /sys/class/ata_link/linkN/sata_spd
 /// shows it. SATA encodes 8b/10b: 6 Gb/s carries 600 MB/s.
 ///
-/// Other devices (virtio, SAS, USB, loop, dm): nullopt with the reason; a virtual device's PCI
-/// link speed says nothing of its storage.
+/// SAS: the SAS port nearest above the disk (drivers/scsi/scsi_transport_sas.c: a port-H:N
+/// directory with a link to each of its phys, each phy's sas_phy/<phy>/negotiated_linkrate,
+/// "12.0 Gbit", as /sys/class/sas_phy/<phy>/negotiated_linkrate shows it), summed over the port's
+/// phys (a wide port). SAS-1 to SAS-3 (3, 6, 12 Gbit) encode 8b/10b; 22.5 Gbit (SAS-4) 128b/150b.
+///
+/// Other devices (virtio, USB, loop, dm without one of the above below them): nullopt with the
+/// reason; a virtual device's PCI link speed says nothing of its storage.
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -44,14 +49,16 @@ double sata_bytes_per_s(double gbit_per_s) noexcept;
 std::optional<LinkSpeed> parse_pcie_link(std::string_view current_link_speed, std::string_view current_link_width);
 /// A SATA link from a sata_spd text; nullopt for "<unknown>" or malformed text.
 std::optional<LinkSpeed> parse_sata_link(std::string_view sata_spd);
+/// Payload bytes per second of one SAS phy at `gbit_per_s` (8b/10b up to 12 Gbit, 128b/150b above).
+double sas_phy_bytes_per_s(double gbit_per_s) noexcept;
 
 /// The link of `device`'s whole disk, or why there is none.
 struct LinkResult {
   std::optional<LinkSpeed> link;
   std::string reason;  ///< when `link` is empty: "vda is a virtio disk: its link is virtual"
 };
-/// Walks up from the disk's sysfs directory: the nearest ataN port (SATA) or, for an NVMe disk,
-/// the nearest PCI device with current_link_speed.
+/// Walks up from the disk's sysfs directory: the nearest ataN port (SATA), SAS port-H:N (SAS)
+/// or, for an NVMe disk, the nearest PCI device with current_link_speed.
 LinkResult link_speed(const SysBlock& device);
 
 }  // namespace drivelab::telemetry
