@@ -41,8 +41,9 @@ std::optional<std::uint64_t> count(const Json& j, const char* key) {
   }
   if (v.is_number_float()) {
     const double x = v.get<double>();
-    return x < 0 || !std::isfinite(x) ? std::nullopt
-                                      : std::optional<std::uint64_t>(static_cast<std::uint64_t>(std::llround(x)));
+    // Below 2^63, where llround is defined (a 128-bit counter past that is not a real drive's).
+    if (!(x >= 0 && x < 9.2e18)) return std::nullopt;
+    return static_cast<std::uint64_t>(std::llround(x));
   }
   if (v.is_string()) {
     const std::string& s = v.get_ref<const std::string&>();
@@ -217,6 +218,7 @@ HealthSnapshot parse_smartctl(std::string_view json_text, const std::string& sou
       const Json& v = (*e)[dir]["gigabytes_processed"];
       try {
         const double g = v.is_string() ? std::stod(v.get<std::string>()) : v.get<double>();
+        if (!(g >= 0 && g < 9.2e9)) return std::nullopt;  // llround's range
         return static_cast<std::uint64_t>(std::llround(g * 1e9));
       } catch (...) {
         return std::nullopt;
