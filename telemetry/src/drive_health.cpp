@@ -439,4 +439,10 @@ HealthReading read_drive_health(const DeviceStack& stack, const HealthTools& too
   return out;
 }
 
+HealthReading read_drive_health_of(const fs::path& target, const HealthTools& tools) {
+  const TargetStack t = device_stack_of(target);
+  if (!t.stack) return {{}, t.reason};
+  return read_drive_health(*t.stack, tools);
+}
+
 }  // namespace drivelab::telemetry

@@ -250,6 +250,18 @@ TEST(HealthRunner, NoDriveUnderALoopOrVirtioStack) {
   EXPECT_EQ(r.reason, "no NVMe or SATA/SAS device under the target (loop: loop3; virtio: vda)");
 }
 
+TEST(HealthRunner, ATargetWithoutABlockDeviceSaysWhichFilesystem) {
+  const HealthReading r = read_drive_health_of("/proc/self", HealthTools{});
+  EXPECT_TRUE(r.drives.empty());
+  EXPECT_EQ(r.reason, "proc at /proc has no block device");
+  std::error_code ec;
+  if (fs::is_directory("/dev/shm", ec)) {
+    const HealthReading shm = read_drive_health_of("/dev/shm", HealthTools{});
+    EXPECT_TRUE(shm.drives.empty());
+    EXPECT_NE(shm.reason.find("has no block device"), std::string::npos) << shm.reason;
+  }
+}
+
 TEST(HealthRunner, ThisMachineNeverThrowsAndSaysWhy) {
   test_support::TempDir dir;
   const TargetStack t = device_stack_of(dir.path());

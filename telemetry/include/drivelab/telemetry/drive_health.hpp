@@ -128,5 +128,9 @@ struct HealthReading {
 /// timeout, core/process.hpp). Never throws for a missing tool, permission or device: the reason
 /// says which.
 HealthReading read_drive_health(const DeviceStack& stack, const HealthTools& tools = HealthTools::found());
+/// The same for a target path: its stack (device_stack_of), or the reason it has none ("tmpfs at
+/// /dev/shm has no block device", "overlay at / has no block device") as the reading's reason.
+HealthReading read_drive_health_of(const std::filesystem::path& target,
+                                   const HealthTools& tools = HealthTools::found());
 
 }  // namespace drivelab::telemetry
