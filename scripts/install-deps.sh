@@ -54,7 +54,7 @@ test_packages=(
   fio sysbench clang dmsetup e2fsprogs
   gnuplot-nox chromium libpng-dev
   openmpi-bin openssh-server openssh-client iproute2
-  lintian python3-jsonschema prometheus
+  lintian python3-jsonschema prometheus sysstat
 )
 # postgresql, mariadb-server: the servers the tests start privately (scripts/test-services.sh,
 # managed-server tests); their packages' services are disabled after the install (above).
@@ -65,7 +65,9 @@ test_packages=(
 # gnuplot-nox, chromium, libpng-dev: the reporter's charts and the browser test of the report.
 # lintian: scripts/package-check.sh. python3-jsonschema (JSON Schema 2020-12): `drivelab results
 # validate` and the check of every record the tests write. prometheus: its promtool checks the
-# scraped output in tests/integration/metrics_test.cpp (its server is never started).
+# scraped output in tests/integration/metrics_test.cpp (its server is never started). sysstat: its
+# iostat is what tests/unit/telemetry/block_stats_loop_test.cpp compares r_await and aqu-sz with
+# (its sysstat.service, data collection for sar, is disabled after the install like the others).
 
 packages=("${build_packages[@]}")
 case $footprint in

@@ -12,12 +12,14 @@
 
 #include <gtest/gtest.h>
 
+#include "fake_sysfs.hpp"
 #include "temp_dir.hpp"
 
 namespace drivelab {
 namespace {
 
 namespace fs = std::filesystem;
+using test_support::FakeSysfs;
 using test_support::TempDir;
 
 void write(const fs::path& p, const std::string& content) {
@@ -226,40 +228,6 @@ TEST(SysBlockTest, TheRootFilesystemsDevice) {
             std::to_string(major(b->disk_dev)) + ":" + std::to_string(minor(b->disk_dev)));
   EXPECT_FALSE(device_serial(*b).value.empty());
 }
-
-/// A fake sysfs: <root>/devices/<where>/<name> with `dev`, <root>/block/<name> and
-/// <root>/dev/block/MAJ:MIN links to it (partitions: under their disk, no block/ link).
-class FakeSysfs {
- public:
-  explicit FakeSysfs(const fs::path& root) : root_(root) {}
-  fs::path device(const std::string& name, dev_t dev, const fs::path& parent = {}) {
-    const fs::path dir = parent.empty() ? root_ / "devices" / "virtual" / "block" / name : parent / name;
-    write(dir / "dev", std::to_string(major(dev)) + ":" + std::to_string(minor(dev)) + "\n");
-    if (parent.empty()) {
-      fs::create_directories(root_ / "block");
-      fs::create_symlink(dir, root_ / "block" / name);
-    } else {
-      write(dir / "partition", "1\n");
-    }
-    fs::create_directories(root_ / "dev" / "block");
-    fs::create_symlink(dir, root_ / "dev" / "block" / (std::to_string(major(dev)) + ":" + std::to_string(minor(dev))));
-    fs::create_directories(root_ / "class" / "block");
-    fs::create_symlink(dir, root_ / "class" / "block" / name);
-    return dir;
-  }
-  /// `upper` is stacked on `lower`: lower/holders/<upper> and upper/slaves/<lower>.
-  static void stack(const fs::path& upper, const fs::path& lower) {
-    fs::create_directories(lower / "holders");
-    fs::create_directories(upper / "slaves");
-    fs::create_symlink(upper, lower / "holders" / upper.filename());
-    fs::create_symlink(lower, upper / "slaves" / lower.filename());
-  }
-  SysBlock block(dev_t dev) const { return sys_block(dev, root_).value(); }
-  const fs::path& root() const { return root_; }
-
- private:
-  fs::path root_;
-};
 
 std::vector<std::pair<std::string, StorageLink>> links_of(const StorageSet& set) {
   std::vector<std::pair<std::string, StorageLink>> out;

@@ -1,0 +1,151 @@
+// The device stack of a target on recorded (fake) sysfs trees: a partition and its disk, dm over
+// two disks, md over its members, a loop device over a file on a disk and over a block device;
+// and on this machine's own tree for what has no block device.
+#include "drivelab/telemetry/device_stack.hpp"
+
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+
+#include <algorithm>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "fake_sysfs.hpp"
+#include "temp_dir.hpp"
+
+namespace drivelab::telemetry {
+namespace {
+
+namespace fs = std::filesystem;
+using test_support::FakeSysfs;
+using test_support::TempDir;
+using test_support::write_file;
+
+std::vector<std::pair<std::string, StackRole>> roles(const DeviceStack& s) {
+  std::vector<std::pair<std::string, StackRole>> out;
+  for (const StackDevice& d : s.devices) out.emplace_back(d.block.name, d.role);
+  return out;
+}
+
+class DeviceStackTest : public ::testing::Test {
+ protected:
+  TempDir dir_;
+  FakeSysfs sys_{dir_.path() / "sys"};
+};
+
+TEST_F(DeviceStackTest, APartitionIsTheHeadlineAndItsDiskIsBelowNeverItsSiblingsOrHolders) {
+  const fs::path sdz = sys_.device("sdz", makedev(8, 240));
+  const fs::path sdz1 = sys_.device("sdz1", makedev(8, 241), sdz);
+  sys_.device("sdz2", makedev(8, 242), sdz);
+  FakeSysfs::stack(sys_.device("dm-9", makedev(253, 9)), sdz1);  // LUKS on the partition: above, not below
+  const DeviceStack s = device_stack(sys_.block(makedev(8, 241)), {}, sys_.root());
+  using R = StackRole;
+  const std::vector<std::pair<std::string, StackRole>> expected = {{"sdz1", R::headline}, {"sdz", R::whole_disk}};
+  EXPECT_EQ(roles(s), expected);
+  EXPECT_EQ(s.headline().block.name, "sdz1");
+  EXPECT_EQ(s.devices[1].below_of, 0u);
+  EXPECT_EQ(s.headline().stat_file(), sdz1 / "stat");
+  EXPECT_EQ(s.describe(), "sdz1; below: sdz (whole disk of sdz1)");
+  // The whole disk as the target: nothing below it (its partitions are above).
+  EXPECT_EQ(roles(device_stack(sys_.block(makedev(8, 240)), {}, sys_.root())),
+            (std::vector<std::pair<std::string, StackRole>>{{"sdz", R::headline}}));
+}
+
+TEST_F(DeviceStackTest, DmOverTwoDisksHasBothSlavesBelowAndThePartitionsDisk) {
+  const fs::path sdx = sys_.device("sdx", makedev(65, 112));
+  const fs::path sdx1 = sys_.device("sdx1", makedev(65, 113), sdx);
+  const fs::path sdy = sys_.device("sdy", makedev(65, 128));
+  const fs::path dm3 = sys_.device("dm-3", makedev(253, 3));
+  FakeSysfs::stack(dm3, sdx1);
+  FakeSysfs::stack(dm3, sdy);
+  FakeSysfs::stack(sys_.device("dm-4", makedev(253, 4)), dm3);  // an LV on the dm device: above
+  const DeviceStack s = device_stack(sys_.block(makedev(253, 3)), {}, sys_.root());
+  ASSERT_EQ(s.devices.size(), 4u) << s.describe();
+  EXPECT_EQ(s.headline().block.name, "dm-3");
+  using R = StackRole;
+  auto below = roles(s);
+  std::sort(below.begin() + 1, below.end());
+  const std::vector<std::pair<std::string, StackRole>> expected = {
+      {"dm-3", R::headline}, {"sdx", R::whole_disk}, {"sdx1", R::slave}, {"sdy", R::slave}};
+  EXPECT_EQ(below, expected);
+  for (const StackDevice& d : s.devices) {
+    if (d.block.name == "sdx") {
+      EXPECT_EQ(s.devices[d.below_of].block.name, "sdx1");
+    }
+  }
+}
+
+TEST_F(DeviceStackTest, MdOverItsMembers) {
+  const fs::path vdb = sys_.device("vdb", makedev(252, 16));
+  const fs::path vdc = sys_.device("vdc", makedev(252, 32));
+  const fs::path md7 = sys_.device("md7", makedev(9, 7));
+  FakeSysfs::stack(md7, sys_.device("vdb1", makedev(252, 17), vdb));
+  FakeSysfs::stack(md7, sys_.device("vdc1", makedev(252, 33), vdc));
+  sys_.device("vdb2", makedev(252, 18), vdb);  // another partition of a member's disk: not below
+  const DeviceStack s = device_stack(sys_.block(makedev(9, 7)), {}, sys_.root());
+  auto got = roles(s);
+  std::sort(got.begin() + 1, got.end());
+  using R = StackRole;
+  const std::vector<std::pair<std::string, StackRole>> expected = {
+      {"md7", R::headline}, {"vdb", R::whole_disk}, {"vdb1", R::slave}, {"vdc", R::whole_disk}, {"vdc1", R::slave}};
+  EXPECT_EQ(got, expected);
+}
+
+TEST_F(DeviceStackTest, ALoopOverAFileHasTheFilesystemsDiskBelow) {
+  write_file(dir_.path() / "image.img", "I");
+  const fs::path loop = sys_.device("loop950", makedev(7, 950));
+  write_file(loop / "loop" / "backing_file", (dir_.path() / "image.img").string() + "\n");
+  const auto backing = loop_backing(sys_.block(makedev(7, 950)), read_mountinfo(), sys_.root());
+  ASSERT_TRUE(backing);
+  if (!backing->fs_device || sys_block(*backing->fs_device, sys_.root()))
+    GTEST_SKIP() << "the temp dir's filesystem has no block device number to fake";
+  // The temp dir's filesystem is a partition fsdisk1 of a disk fsdisk here.
+  const fs::path fsdisk = sys_.device("fsdisk", makedev(240, 0));
+  sys_.device("fsdisk1", *backing->fs_device, fsdisk);
+  const DeviceStack s = device_stack(sys_.block(makedev(7, 950)), read_mountinfo(), sys_.root());
+  using R = StackRole;
+  const std::vector<std::pair<std::string, StackRole>> expected = {
+      {"loop950", R::headline}, {"fsdisk1", R::backing_file_device}, {"fsdisk", R::whole_disk}};
+  EXPECT_EQ(roles(s), expected);
+  EXPECT_EQ(s.describe(),
+            "loop950; below: fsdisk1 (holds the backing file of loop950), fsdisk (whole disk of fsdisk1)");
+}
+
+TEST_F(DeviceStackTest, ALoopOverABlockDeviceHasThatDeviceBelow) {
+  const fs::path vdq = sys_.device("vdq", makedev(252, 64));
+  sys_.device("vdq1", makedev(252, 65), vdq);
+  ASSERT_FALSE(fs::exists("/dev/vdq1")) << "the fake name must not exist here";
+  write_file(sys_.device("loop960", makedev(7, 960)) / "loop" / "backing_file", "/dev/vdq1\n");
+  const DeviceStack s = device_stack(sys_.block(makedev(7, 960)), {}, sys_.root());
+  using R = StackRole;
+  const std::vector<std::pair<std::string, StackRole>> expected = {
+      {"loop960", R::headline}, {"vdq1", R::backing_device}, {"vdq", R::whole_disk}};
+  EXPECT_EQ(roles(s), expected);
+}
+
+TEST(DeviceStackOf, SaysWhyThereIsNoBlockDevice) {
+  const TargetStack proc = device_stack_of("/proc/self");
+  EXPECT_FALSE(proc.stack);
+  EXPECT_NE(proc.reason.find("has no block device"), std::string::npos) << proc.reason;
+  EXPECT_NE(proc.reason.find("proc"), std::string::npos) << proc.reason;
+  const TargetStack missing = device_stack_of("/nonexistent/drivelab-telemetry");
+  EXPECT_FALSE(missing.stack);
+  EXPECT_NE(missing.reason.find("cannot be examined"), std::string::npos) << missing.reason;
+}
+
+TEST(DeviceStackOf, ThisMachinesTempDir) {
+  TempDir dir;
+  const TargetStack t = device_stack_of(dir.path());
+  if (!t.stack) GTEST_SKIP() << t.reason;
+  struct stat st{};
+  ASSERT_EQ(::stat(dir.path().c_str(), &st), 0);
+  EXPECT_TRUE(t.reason.empty());
+  EXPECT_EQ(t.stack->headline().role, StackRole::headline);
+  EXPECT_TRUE(fs::exists(t.stack->headline().stat_file())) << t.stack->describe();
+}
+
+}  // namespace
+}  // namespace drivelab::telemetry
