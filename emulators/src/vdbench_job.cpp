@@ -16,14 +16,25 @@ constexpr std::uint64_t kMaxBacklogCount = 100'000'000;
 
 }  // namespace
 
+void VdbSample::settle() noexcept {
+  const std::uint64_t n = on_time.count();
+  if (n == 0) return;
+  latency.merge(on_time);
+  service.merge(on_time);
+  lateness.record_n(0, n);
+  on_time.reset();
+}
+
 void VdbSample::clear() {
   reset();
+  on_time.reset();
   bytes = random_ios = 0;
   std::fill(workload_ios.begin(), workload_ios.end(), 0);
 }
 
 void VdbSample::merge(const VdbSample& o) {
   OpenLoopSample::merge(o);
+  on_time.merge(o.on_time);
   bytes += o.bytes;
   random_ios += o.random_ios;
   if (workload_ios.size() < o.workload_ios.size()) workload_ios.resize(o.workload_ios.size());
@@ -102,8 +113,11 @@ void VdbenchJob::thread_main() {
 void VdbenchJob::take(VdbSample& out) {
   out.clear();
   if (out.workload_ios.size() != config_.workloads.size()) out.workload_ios.assign(config_.workloads.size(), 0);
-  const std::lock_guard lock(pump_->sample_lock());
-  std::swap(out, interval_);
+  {
+    const std::lock_guard lock(pump_->sample_lock());
+    std::swap(out, interval_);
+  }
+  out.settle();
 }
 
 std::uint64_t VdbenchJob::unique_units() const noexcept {
@@ -129,7 +143,7 @@ struct VdbenchJob::Driver {
   bool prepare(io::IoRequest& r, std::uint32_t s) {
     if (schedule) schedule->next_ns();  // the pump takes the intended start from next_due_ns()
     Slot& slot = j.slots_[s];
-    slot.spec = j.stream_->next();
+    j.stream_->next(slot.spec);
     if (slot.spec.op == io::Op::write) {
       const int w = static_cast<int>(slot.spec.workload);
       const bool laid_out = slot.laid_out_workload == w && slot.laid_out_bytes == slot.spec.length_bytes;

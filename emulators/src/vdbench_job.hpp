@@ -47,6 +47,15 @@ struct VdbSample : OpenLoopSample {
   std::uint64_t bytes = 0;
   std::uint64_t random_ios = 0;
   std::vector<std::uint64_t> workload_ios;
+  /// Closed-loop completions (iorate=max: the intended start is the issue time) not yet settled:
+  /// their service time only. The pump records them here (io::Pump::record: one histogram update
+  /// per I/O instead of three, so the vdbench kind costs per I/O what the io kind costs, issue 31);
+  /// settle() adds them to latency and service, with lateness 0 each, before anyone reads the
+  /// sample (VdbenchJob::take).
+  LatencyHistogram on_time;
+
+  void record_on_time(std::int64_t issue_ns, std::int64_t done_ns) noexcept { on_time.record(done_ns - issue_ns); }
+  void settle() noexcept;
 
   void clear();
   void merge(const VdbSample& o);

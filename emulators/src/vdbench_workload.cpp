@@ -70,6 +70,7 @@ WorkloadStream::WorkloadStream(const std::vector<WorkloadDef>& workloads, Region
                       format_size(region.length_bytes), format_size(largest)));
     const std::uint64_t span = d.hi - d.lo;
     d.cursor = d.lo + align_down(span * stream_index / std::max<std::uint32_t>(streams, 1), align);
+    if (d.xfer_bytes.size() == 1) d.blocks_one_xfer = span / d.xfer_bytes[0];
     defs_.push_back(std::move(d));
     cum += total > 0 ? skews[i] / total : 1.0 / static_cast<double>(workloads.size());
     workload_cdf_.push_back(cum);
@@ -77,15 +78,14 @@ WorkloadStream::WorkloadStream(const std::vector<WorkloadDef>& workloads, Region
   if (!workload_cdf_.empty()) workload_cdf_.back() = 1.0;
 }
 
-IoSpec WorkloadStream::next() noexcept {
-  IoSpec s;
+void WorkloadStream::next(IoSpec& s) noexcept {
   s.workload = defs_.size() == 1 ? 0 : static_cast<std::uint32_t>(pick(workload_cdf_, rng_.uniform01()));
   Def& d = defs_[s.workload];
   s.length_bytes = d.xfer_bytes.size() == 1 ? d.xfer_bytes[0] : d.xfer_bytes[pick(d.xfer_cdf, rng_.uniform01())];
   s.op = d.read_p >= 1.0 || rng_.uniform01() < d.read_p ? io::Op::read : io::Op::write;
   s.random = d.random_p >= 1.0 || (d.random_p > 0 && rng_.uniform01() < d.random_p);
   if (s.random) {
-    const std::uint64_t blocks = (d.hi - d.lo) / s.length_bytes;
+    const std::uint64_t blocks = d.blocks_one_xfer != 0 ? d.blocks_one_xfer : (d.hi - d.lo) / s.length_bytes;
     s.offset_bytes =
         d.lo + static_cast<std::uint64_t>(rng_.uniform(0, static_cast<std::int64_t>(blocks) - 1)) * s.length_bytes;
   } else {
@@ -93,7 +93,6 @@ IoSpec WorkloadStream::next() noexcept {
   }
   // vdbench: a sequential I/O continues after the previous I/O of the workload, random or not.
   d.cursor = s.offset_bytes + s.length_bytes;
-  return s;
 }
 
 WriteFiller::WriteFiller(double compratio, double dedupratio, std::uint32_t dedupunit_bytes, Rng rng)

@@ -54,6 +54,13 @@ TEST(VdbenchEmulator, NullEngineCurveRecordsEveryPoint) {
     EXPECT_LE(t.gm(g, "latency_p99_us"), t.gm(g, "latency_max_us")) << g;
     EXPECT_EQ(t.record.histograms.count(std::string("lateness_") + g), 1u) << g;
   }
+  // The max run is a closed loop: the pump updates one histogram per I/O and the sample settles
+  // the other two when taken (VdbSample::settle): every I/O in all three, each one on time.
+  ASSERT_EQ(t.record.histograms.count("lateness_max"), 1u);
+  const LatencyHistogram& late = t.record.histograms.at("lateness_max");
+  EXPECT_EQ(late.count(), static_cast<std::uint64_t>(t.gm("max", "ios")));
+  EXPECT_EQ(late.max(), 0);
+  EXPECT_DOUBLE_EQ(t.gm("max", "latency_avg_us"), t.gm("max", "service_latency_avg_us"));
   EXPECT_DOUBLE_EQ(t.gm("curve", "points_run"), 3);
   EXPECT_DOUBLE_EQ(t.gm("curve", "max_run_iops"), max_iops);
   // Intervals carry the point they belong to, in order.

@@ -50,7 +50,8 @@
 ///   void failed(const PumpCompletion& c, const FailedIo& io);   a failed I/O (see Failure)
 ///   Sample& sample();     optional: where the pump records each whole completion: `latency` (done -
 ///       issue), `ios`, `bytes`; when Sample derives from OpenLoopLatency: record(intended,
-///       issue, done) and `reads`/`writes` too. Recorded under sample_lock() when the driver
+///       issue, done) and `reads`/`writes` too (or, for a request due now, record_on_time(issue,
+///       done) when the Sample has it and settles later). Recorded under sample_lock() when the driver
 ///       declares `static constexpr bool kSharedSample = true` (another thread takes it).
 ///   void completed(const PumpCompletion& c);   optional: the kind's own per-I/O accounting,
 ///       after the pump's record (under the same lock).
@@ -302,7 +303,16 @@ inline void Pump::issue(Driver& d, IoRequest& r) {
 template <class Sample>
 inline void Pump::record(Sample& s, const PumpCompletion& c) noexcept {
   if constexpr (std::is_base_of_v<OpenLoopLatency, Sample>) {
-    s.record(c.intended_ns, c.issue_ns, c.done_ns);
+    // A sample that can defer closed-loop figures (vdbench's VdbSample::record_on_time) takes a
+    // request that was due now with one histogram update; it settles the other two when read.
+    if constexpr (requires { s.record_on_time(c.issue_ns, c.done_ns); }) {
+      if (c.request->intended_ns == kDueNow)
+        s.record_on_time(c.issue_ns, c.done_ns);
+      else
+        s.record(c.intended_ns, c.issue_ns, c.done_ns);
+    } else {
+      s.record(c.intended_ns, c.issue_ns, c.done_ns);
+    }
     if (c.request->op == Op::read)
       ++s.reads;
     else
