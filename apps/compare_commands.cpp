@@ -87,6 +87,7 @@ CLI::App* add_compare_command(CLI::App& app, CompareArgs& args) {
   cmd->add_option("inputs", args.inputs,
                   "BASELINE... -- CANDIDATE...: record files (<run_id>.json), or db:KEY=VALUE[,KEY=VALUE...] for the "
                   "runs of the --db store that the filters select (keys as report --where); options go before --");
+  cmd->add_option("candidates", args.keep_after_separator)->expected(1)->group("");
   cmd->add_option("--db", args.db, "The results store (drivelab results import) of the db: inputs");
   cmd->add_option("--json", args.json, "Also write the comparison as JSON (schema drivelab.compare/1)");
   cmd->add_option_function<std::string>(
@@ -109,13 +110,15 @@ std::optional<std::size_t> compare_candidates_in(int argc, char** argv) {
 }
 
 int cmd_compare(const CompareArgs& args) {
-  if (!args.candidates || *args.candidates > args.inputs.size()) {
+  if (!args.candidates || *args.candidates > args.inputs.size() + args.keep_after_separator.size()) {
     std::cerr << "drivelab: compare: give BASELINE... -- CANDIDATE... (the candidates after --; drivelab compare "
                  "--help)\n";
     return report::kCompareBadInput;
   }
-  const auto split = args.inputs.begin() + static_cast<std::ptrdiff_t>(args.inputs.size() - *args.candidates);
-  const std::vector<std::string> base(args.inputs.begin(), split), cand(split, args.inputs.end());
+  std::vector<std::string> words = args.inputs;  // in argv order: the slot only ever holds a later word
+  words.insert(words.end(), args.keep_after_separator.begin(), args.keep_after_separator.end());
+  const auto split = words.begin() + static_cast<std::ptrdiff_t>(words.size() - *args.candidates);
+  const std::vector<std::string> base(words.begin(), split), cand(split, words.end());
   report::Dataset b, c;
   std::vector<std::string> problems;
   read_side("baseline", base, args, b, problems);

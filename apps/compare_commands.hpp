@@ -24,6 +24,10 @@ struct CompareArgs {
   std::vector<std::string> inputs;
   /// How many of `inputs` came after `--` (the candidates); nullopt: no `--` was given.
   std::optional<std::size_t> candidates;
+  /// Never filled (`inputs` takes every word): a second positional list, so that CLI11 keeps the
+  /// words after `--` for this subcommand instead of handing them to `drivelab` itself (CLI11 2.1
+  /// does that once a subcommand's positionals are all satisfied).
+  std::vector<std::string> keep_after_separator;
   std::filesystem::path db;    ///< --db: the results store of the `db:` inputs
   std::filesystem::path json;  ///< --json FILE
   std::optional<double> fail_if_worse_pct;
