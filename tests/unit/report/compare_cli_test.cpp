@@ -142,5 +142,39 @@ TEST(CompareCli, SidesFromAResultsStore) {
   EXPECT_NE(read_text(dir / "err").find("db:run=nope: no stored run"), std::string::npos) << read_text(dir / "err");
 }
 
+TEST(NoiseCli, RunsTheProtocolNTimesAndPrintsTheCvAndTheDetectableChange) {
+  TempDir dir;
+  // The null engine for one second: a real run of drivelab's own I/O loop, no file.
+  const auto protocol = dir / "null.yaml";
+  std::ofstream(protocol) << "protocol: noise-test\nseed: 1\ntests:\n  - name: null-read\n    kind: io\n"
+                             "    warmup: 0s\n    duration: 1s\n    interval: 1s\n    io:\n      engine: null\n"
+                             "      rw: randread\n      iodepth: 4\n";
+  std::filesystem::create_directories(dir / "target");
+  const int rc = run_command({DRIVELAB_EXE, "noise", protocol.string(), "--target", (dir / "target").string(), "--out",
+                              (dir / "out").string(), "--repeat", "3", "--quiet"},
+                             dir / "stdout", dir / "err");
+  ASSERT_EQ(rc, 0) << read_text(dir / "err");
+  const std::string out = read_text(dir / "stdout");
+  EXPECT_NE(out.find("noise: 3 run(s) of"), std::string::npos) << out;
+  EXPECT_NE(out.find("run-to-run CV"), std::string::npos) << out;
+  // A row for the test's IOPS over the three runs, with its CV and the detectable change.
+  const auto row = out.find("null_read  iops");
+  ASSERT_NE(row, std::string::npos) << out;
+  const std::string line = out.substr(row, out.find('\n', row) - row);
+  EXPECT_NE(line.find("  3  "), std::string::npos) << line;
+  EXPECT_NE(line.find('%'), std::string::npos) << line;
+  EXPECT_NE(line.find("±"), std::string::npos) << line;
+  // Each run wrote its record, as `drivelab run` does.
+  int records = 0;
+  for (const auto& e : std::filesystem::directory_iterator(dir / "out"))
+    records += e.path().extension() == ".json" && e.path().filename() != "latest.json" ? 1 : 0;
+  EXPECT_EQ(records, 3);
+  // Fewer than 3 runs is refused.
+  EXPECT_EQ(
+      run_command({DRIVELAB_EXE, "noise", protocol.string(), "--target", (dir / "target").string(), "--repeat", "2"},
+                  dir / "stdout", dir / "err"),
+      2);
+}
+
 }  // namespace
 }  // namespace drivelab::report
