@@ -13,6 +13,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "commands.hpp"
+#include "compare_commands.hpp"
 #include "completion.hpp"
 #include "drivelab/core/errors.hpp"
 #include "drivelab/core/units.hpp"
@@ -253,6 +254,8 @@ struct CommandLine {
   std::filesystem::path validate_schema, import_db;
   drivelab::app::ReportArgs report_args;
   drivelab::app::TraceArgs trace_args;
+  drivelab::app::CompareArgs compare_args;
+  drivelab::app::NoiseArgs noise_args;
 };
 
 /// `drivelab run` and `drivelab validate`.
@@ -428,6 +431,15 @@ void add_report_command(CLI::App& app, CommandLine& cl, std::vector<Action>& act
   actions.push_back({report_cmd, [&cl] { return drivelab::app::cmd_report(cl.report_args); }});
 }
 
+/// `drivelab compare` and `drivelab noise` (apps/compare_commands.cpp, docs/confidence.md).
+void add_confidence_commands(CLI::App& app, CommandLine& cl, std::vector<Action>& actions) {
+  auto* compare = drivelab::app::add_compare_command(app, cl.compare_args);
+  actions.push_back({compare, [&cl] { return drivelab::app::cmd_compare(cl.compare_args); }});
+  auto* noise = drivelab::app::add_noise_command(app, cl.noise_args);
+  add_run_options(*noise, cl.args);
+  actions.push_back({noise, [&cl] { return drivelab::app::cmd_noise(cl.noise_args, cl.args); }});
+}
+
 /// `drivelab trace stat|convert`, `drivelab list` and `drivelab version`.
 void add_other_commands(CLI::App& app, CommandLine& cl, std::vector<Action>& actions) {
   const auto [trace_stat, trace_convert] = add_trace_commands(app, cl.trace_args);
@@ -467,7 +479,10 @@ int main(int argc, char** argv) {
   add_oltp_commands(app, cl, actions);
   add_results_commands(app, cl, actions);
   add_report_command(app, cl, actions);
+  add_confidence_commands(app, cl, actions);
   add_other_commands(app, cl, actions);
+  // `drivelab compare BASELINE... -- CANDIDATE...`: where the candidates begin.
+  cl.compare_args.candidates = drivelab::app::compare_candidates_in(argc, argv);
 
   if (!check_subcommands(app, argc, argv)) return kExitBadInput;
   try {

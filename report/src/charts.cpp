@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstring>
 #include <map>
+#include <optional>
 #include <cstdlib>
 #include <fstream>
 #include <set>
@@ -115,18 +116,20 @@ std::string strip_prolog(std::string svg) {
   return svg;
 }
 
-/// Bars: one per drive, best first (the table's ranking), colour by origin.
+/// Bars: one per drive, best first (the table's ranking), colour by origin; the bar is the mean of
+/// the drive's repetitions, the error bar its 95% interval (Student t; none with one repetition).
 ChartScript bars(const MetricTable& t) {
   ChartScript c;
   c.test = t.test;
   c.name = stem(t.test + "_" + t.metric + "_bars");
-  c.title = fmt::format("{}: {} ({}, {} is better)", t.test, t.metric, results::unit_label(t.unit, t.metric),
-                        to_string(t.better));
+  c.title = fmt::format("{}: {} ({}, {} is better; mean, 95% interval)", t.test, t.metric,
+                        results::unit_label(t.unit, t.metric), to_string(t.better));
   std::string data = "$bars << EOD\n";
   int i = 0;
   for (const auto& cell : t.cells) {
     if (cell.n == 0) continue;
-    data += fmt::format("{} {} {} {}\n", i++, gp_num(cell.median), colour_index(cell.origin), gp_field(cell.drive));
+    data += fmt::format("{} {} {} {} {} {}\n", i++, gp_num(cell.mean), gp_num(cell.mean_ci.low),
+                        gp_num(cell.mean_ci.high), colour_index(cell.origin), gp_field(cell.drive));
   }
   data += "EOD\n";
   c.body =
@@ -134,8 +137,9 @@ ChartScript bars(const MetricTable& t) {
                  "set title {}\nset style fill solid 0.85 border -1\nset boxwidth 0.6\nset yrange [0:*]\n"
                  "set xrange [-0.5:{}]\nset xtics rotate by -20 nomirror\nset grid ytics\nset ylabel {}\n"
                  "set linetype 1 lc rgb '#1f77b4'\nset linetype 2 lc rgb '#2ca02c'\nset linetype 3 lc rgb '#9a9a9a'\n"
-                 "set key off\nset bmargin 7\n"
-                 "plot $bars using 1:2:3:xtic(4) with boxes lc variable notitle",
+                 "set key off\nset bmargin 7\nset errorbars 8\n"
+                 "plot $bars using 1:2:5:xtic(6) with boxes lc variable notitle, "
+                 "$bars using 1:2:3:4 with yerrorbars lc rgb 'black' lw 1.5 pt -1 notitle",
                  gp_quote(c.title), i - 0.5, gp_quote(results::unit_label(t.unit, t.metric)));
   return c;
 }
@@ -162,6 +166,55 @@ struct Series {
                       gp_quote(title), gp_quote(ylabel), plot);
   }
 };
+
+/// Latency vs IOPS of a test: a line per curve, a point per published peak, measured results
+/// without a curve as one point (their IOPS and average latency); nullopt when nothing has both.
+std::optional<ChartScript> curve_chart(const std::string& test, const std::vector<const Result*>& results) {
+  ChartScript c;
+  c.test = test;
+  c.name = stem(test + "_curve");
+  c.title = fmt::format("{}: average latency vs IOPS", test);
+  std::string data, plot;
+  int k = 0;
+  double lo_iops = 0, hi_iops = 0;
+  for (const Result* res : results) {
+    std::vector<CurvePoint> pts = res->curve;
+    if (pts.empty()) {
+      const auto* iops = res->find_metric("iops");
+      const auto* lat = res->find_metric("latency_avg_us");
+      if (iops == nullptr || lat == nullptr) continue;
+      pts.push_back({iops->value, lat->value});
+    }
+    data += fmt::format("$c{} << EOD\n", k);
+    for (const auto& p : pts) {
+      data += fmt::format("{} {}\n", gp_num(p.iops), gp_num(p.latency_avg_us));
+      if (p.iops > 0) {
+        lo_iops = lo_iops == 0 ? p.iops : std::min(lo_iops, p.iops);
+        hi_iops = std::max(hi_iops, p.iops);
+      }
+    }
+    data += "EOD\n";
+    const std::string style = pts.size() > 1
+                                  ? "linespoints pt 7 ps 0.6"
+                                  : (res->origin == Origin::published ? "points pt 5 ps 1.2" : "points pt 7 ps 1.4");
+    const std::string label =
+        res->drive + (res->origin == Origin::published ? " (published)" : "") + (res->partial() ? " (partial)" : "");
+    plot += fmt::format("{}$c{} using 1:2 with {} title {}", plot.empty() ? "plot " : ", ", k, style, gp_quote(label));
+    ++k;
+  }
+  if (k == 0) return std::nullopt;
+  // Tick labels with SI suffixes (100k, 1.5M) so they never run together; the legend below
+  // the plot, not beside it; a logarithmic IOPS axis when the drives span more than 20x
+  // (a published NVMe peak beside a measured VM disk would squash the measured curve
+  // against the y axis on a linear one).
+  const bool log_x = lo_iops > 0 && hi_iops / lo_iops > 20;
+  c.body = data + fmt::format(
+                      "set title {}\nset xlabel {}\nset ylabel 'average latency (µs)'\nset grid\n"
+                      "set key below horizontal\nset format x '%.1s%c'\nset xtics nomirror\n{}set yrange [0:*]\n{}",
+                      gp_quote(c.title), gp_quote(log_x ? "IOPS (log scale)" : "IOPS"),
+                      log_x ? "set logscale x 10\n" : "set xrange [0:*]\n", plot);
+  return c;
+}
 
 }  // namespace
 
@@ -190,55 +243,8 @@ std::vector<Chart> draw_charts(const Report& r, const ChartOptions& opt) {
     if (!charted) continue;  // published-only tests are in the tables, not charted
 
     // 1. Latency vs IOPS: curves, published peaks and measured single points.
-    if (has_curve) {
-      ChartScript c;
-      c.test = test;
-      c.name = stem(test + "_curve");
-      c.title = fmt::format("{}: average latency vs IOPS", test);
-      std::string data, plot;
-      int k = 0;
-      double lo_iops = 0, hi_iops = 0;
-      for (const Result* res : results) {
-        std::vector<CurvePoint> pts = res->curve;
-        if (pts.empty()) {
-          const auto* iops = res->find_metric("iops");
-          const auto* lat = res->find_metric("latency_avg_us");
-          if (iops == nullptr || lat == nullptr) continue;
-          pts.push_back({iops->value, lat->value});
-        }
-        data += fmt::format("$c{} << EOD\n", k);
-        for (const auto& p : pts) {
-          data += fmt::format("{} {}\n", gp_num(p.iops), gp_num(p.latency_avg_us));
-          if (p.iops > 0) {
-            lo_iops = lo_iops == 0 ? p.iops : std::min(lo_iops, p.iops);
-            hi_iops = std::max(hi_iops, p.iops);
-          }
-        }
-        data += "EOD\n";
-        const std::string style =
-            pts.size() > 1 ? "linespoints pt 7 ps 0.6"
-                           : (res->origin == Origin::published ? "points pt 5 ps 1.2" : "points pt 7 ps 1.4");
-        const std::string label = res->drive + (res->origin == Origin::published ? " (published)" : "") +
-                                  (res->partial() ? " (partial)" : "");
-        plot +=
-            fmt::format("{}$c{} using 1:2 with {} title {}", plot.empty() ? "plot " : ", ", k, style, gp_quote(label));
-        ++k;
-      }
-      if (k > 0) {
-        // Tick labels with SI suffixes (100k, 1.5M) so they never run together; the legend below
-        // the plot, not beside it; a logarithmic IOPS axis when the drives span more than 20x
-        // (a published NVMe peak beside a measured VM disk would squash the measured curve
-        // against the y axis on a linear one).
-        const bool log_x = lo_iops > 0 && hi_iops / lo_iops > 20;
-        c.body =
-            data + fmt::format(
-                       "set title {}\nset xlabel {}\nset ylabel 'average latency (µs)'\nset grid\n"
-                       "set key below horizontal\nset format x '%.1s%c'\nset xtics nomirror\n{}set yrange [0:*]\n{}",
-                       gp_quote(c.title), gp_quote(log_x ? "IOPS (log scale)" : "IOPS"),
-                       log_x ? "set logscale x 10\n" : "set xrange [0:*]\n", plot);
-        scripts.push_back(std::move(c));
-      }
-    }
+    if (has_curve)
+      if (auto c = curve_chart(test, results)) scripts.push_back(std::move(*c));
     // 2. Bars: the first ranked metric; OLTP also average latency.
     bool first = true;
     for (const auto& t : r.tables) {

@@ -118,7 +118,8 @@ results::Json workload_config(const results::Json& config) {
   return out;
 }
 
-/// Up to three top-level keys whose values differ ("rw randwrite vs randread").
+}  // namespace
+
 std::string config_difference(const results::Json& a, const results::Json& b) {
   if (!a.is_object() || !b.is_object()) return {};
   std::vector<std::string> diffs;
@@ -140,6 +141,8 @@ std::string config_difference(const results::Json& a, const results::Json& b) {
   for (const auto& d : diffs) out += (out.empty() ? "" : ", ") + d;
   return out;
 }
+
+namespace {
 
 /// The test key a measured test gets: the first workload of a name keeps the name; another kind
 /// becomes "name (kind)", another configuration of the same kind "name (config N)", with a note.

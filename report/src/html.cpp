@@ -64,8 +64,9 @@ std::string to_html(const Report& r, const std::vector<Chart>& charts, const std
   out += fmt::format("<script>{}</script>\n<style>\n{}\n</style>\n</head>\n<body>\n", kHeadScript, kStyle);
   out +=
       "<h1>drivelab report</h1>\n<p>Drives ranked per metric in its direction (rates: higher is better; times: lower "
-      "is better). Each cell: median over repetitions, place among the drives with a value, and min/max when there "
-      "are repetitions. Published results are from the reviews listed in the published-results CSV; measured "
+      "is better). Each cell: median over repetitions, place among the drives with a value (drives the 95% "
+      "intervals cannot tell apart share a place), and min/max and the mean with its 95% interval when there are "
+      "repetitions. Published results are from the reviews listed in the published-results CSV; measured "
       "results are drivelab runs. Model and rules: docs/reporter.md.</p>\n";
   if (!charts_note.empty()) out += fmt::format("<p class=\"note\">{}</p>\n", esc(charts_note));
   for (const auto& v : test_views(r)) {
@@ -126,15 +127,16 @@ std::string to_html(const Report& r, const std::vector<Chart>& charts, const std
     out += "</section>\n";
   }
   if (!r.comparisons.empty()) {
-    out +=
-        "<section id=\"comparisons\">\n<h2>Comparisons</h2>\n<p>Each measured drive against the best measured drive "
-        "of the same test and metric. Noise is the run-to-run spread of the repetitions (min to max); a difference "
-        "whose ranges overlap is within noise.</p>\n<table>\n<tr><th>Test</th><th>Metric</th><th>Drive</th>"
-        "<th>Against</th><th>Difference</th><th>Verdict</th></tr>\n";
+    out += fmt::format(
+        "<section id=\"comparisons\">\n<h2>Comparisons</h2>\n<p>{}</p>\n<table>\n<tr><th>Test</th><th>Metric</th>"
+        "<th>Drive</th><th>Against</th><th>Difference of medians</th><th>Change, 95% interval</th><th>Verdict</th>"
+        "<th>Detectable</th></tr>\n",
+        esc(kComparisonsText));
     for (const auto& c : r.comparisons)
-      out += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}%</td><td>{}</td></tr>\n", esc(c.test),
-                         esc(c.metric), esc(c.other), esc(c.leader), results::format_number(c.diff_pct),
-                         esc(comparison_verdict(c)));
+      out += fmt::format(
+          "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}%</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
+          esc(c.test), esc(c.metric), esc(c.other), esc(c.leader), results::format_number(c.diff_pct),
+          esc(comparison_change(c)), esc(comparison_verdict(c)), esc(comparison_detectable(c)));
     out += "</table>\n</section>\n";
   }
   if (!r.data.notes.empty()) {

@@ -1,4 +1,5 @@
-// Grouping by test and drive, ranking per metric, repetitions and noise.
+// Grouping by test and drive, ranking per metric (ties where the 95% intervals cannot tell drives
+// apart), repetitions and comparisons with intervals (report/compare.hpp).
 #include <algorithm>
 #include <cmath>
 #include <functional>
@@ -12,8 +13,6 @@
 
 namespace drivelab::report {
 namespace {
-
-constexpr std::size_t kHeadlineMetrics = 5;  // docs/results.md: the first five are the headline
 
 void add_unique(std::vector<std::string>& v, const std::string& s) {
   if (std::find(v.begin(), v.end(), s) == v.end()) v.push_back(s);
@@ -48,21 +47,30 @@ std::string place(const Cell& c) {
 
 namespace {
 
+/// The cell's figures over its repetitions' finite values `v`: n, median, min, max, mean and the
+/// 95% interval of the mean (inference::summarize; NaN without values).
+void set_figures(Cell& c, std::vector<double> v) {
+  c.n = v.size();
+  if (!v.empty()) {
+    c.median = median_of(v);
+    c.min = *std::min_element(v.begin(), v.end());
+    c.max = *std::max_element(v.begin(), v.end());
+    const inference::Summary s = inference::summarize(v);
+    c.mean = s.mean;
+    c.mean_ci = s.mean_ci;
+  } else {
+    c.median = c.min = c.max = c.mean = NAN;
+  }
+  c.values = std::move(v);
+}
+
 /// One cell per drive over the repetitions in `values` (drives in first-seen order).
 std::vector<Cell> make_cells(const std::vector<std::string>& drives, std::map<std::string, Cell>& cells,
                              std::map<std::string, std::vector<double>>& values) {
   std::vector<Cell> out;
   for (const auto& d : drives) {
     Cell c = cells[d];
-    const auto& v = values[d];
-    c.n = v.size();
-    if (!v.empty()) {
-      c.median = median_of(v);
-      c.min = *std::min_element(v.begin(), v.end());
-      c.max = *std::max_element(v.begin(), v.end());
-    } else {
-      c.median = c.min = c.max = NAN;
-    }
+    set_figures(c, values[d]);
     out.push_back(std::move(c));
   }
   return out;
@@ -133,13 +141,7 @@ std::vector<Cell> host_cells_of(const std::vector<Result>& results, const std::s
         values[static_cast<std::size_t>(it - out.begin())].push_back(m->value);
     }
   }
-  for (std::size_t i = 0; i < out.size(); ++i) {
-    Cell& c = out[i];
-    c.n = values[i].size();
-    c.median = c.n > 0 ? median_of(values[i]) : NAN;
-    c.min = c.n > 0 ? *std::min_element(values[i].begin(), values[i].end()) : NAN;
-    c.max = c.n > 0 ? *std::max_element(values[i].begin(), values[i].end()) : NAN;
-  }
+  for (std::size_t i = 0; i < out.size(); ++i) set_figures(out[i], std::move(values[i]));
   // By system (first seen), then rank.
   std::vector<std::string> systems;
   for (const auto& c : out) add_unique(systems, c.drive);
@@ -248,6 +250,93 @@ std::map<std::string, std::string> place_published(Dataset& data) {
 
 }  // namespace
 
+namespace {
+
+/// Ranks a table's cells (Cell::rank): best median first, then each drive's rank is 1 + the
+/// drives beyond doubt better than it (the 95% interval of the ratio, or a strictly better
+/// median where that cannot be tested, which makes the rank "not tested"); cells then ordered by
+/// rank, best median first within a rank, drives without a value last.
+void rank_cells(MetricTable& t) {
+  const bool higher = t.better == Better::higher;
+  std::stable_sort(t.cells.begin(), t.cells.end(), [higher](const Cell& a, const Cell& b) {
+    if (a.n == 0 || b.n == 0) return a.n != 0 && b.n == 0;
+    return higher ? a.median > b.median : a.median < b.median;
+  });
+  int ranked = 0;
+  for (const auto& c : t.cells) ranked += c.n > 0 ? 1 : 0;
+  for (Cell& c : t.cells) {
+    if (c.n == 0) continue;
+    int beyond = 0;
+    bool tested = true;
+    for (const Cell& o : t.cells) {
+      if (&o == &c || o.n == 0) continue;
+      // o as the baseline, c as the candidate: ratio c / o.
+      const MetricComparison m = compare_values(t.metric, t.unit, t.better, o.values, c.values);
+      if (m.tested()) {
+        const inference::Interval& ci = m.estimate->ratio_ci;
+        beyond += (higher ? ci.high < 1.0 : ci.low > 1.0) ? 1 : 0;
+      } else if (higher ? o.median > c.median : o.median < c.median) {
+        ++beyond;
+        tested = false;  // a place lost on medians alone
+      }
+    }
+    c.rank = 1 + beyond;
+    c.of = ranked;
+    c.rank_tested = tested && c.n >= 2;
+  }
+  std::stable_sort(t.cells.begin(), t.cells.end(), [](const Cell& a, const Cell& b) {
+    if (a.n == 0 || b.n == 0) return a.n != 0 && b.n == 0;
+    return a.rank < b.rank;
+  });
+}
+
+/// Comparisons of test `test` (its ranked tables, already in rep.tables): every other measured
+/// drive against the best measured drive of each metric, then Holm's correction across the
+/// metrics of each pair of drives.
+void compare_with_leaders(Report& rep, const std::string& test) {
+  const std::size_t first = rep.comparisons.size();
+  for (const MetricTable& t : rep.tables) {
+    if (t.test != test || t.lab_convention || !t.other_configuration.empty()) continue;
+    const Cell* leader = nullptr;
+    for (const auto& c : t.cells)
+      if (c.n > 0 && c.origin != Origin::published) {
+        leader = &c;
+        break;
+      }
+    if (leader == nullptr) continue;
+    for (const auto& c : t.cells) {
+      if (&c == leader || c.n == 0 || c.origin == Origin::published) continue;
+      Comparison cmp;
+      cmp.test = test;
+      cmp.metric = t.metric;
+      cmp.unit = t.unit;
+      cmp.leader = leader->drive;
+      cmp.other = c.drive;
+      cmp.diff_pct = leader->median != 0 ? (c.median - leader->median) / leader->median * 100.0 : NAN;
+      cmp.result = compare_values(t.metric, t.unit, t.better, leader->values, c.values);
+      rep.comparisons.push_back(std::move(cmp));
+    }
+  }
+  // Holm across the metrics of each pair (leader, other) of this test.
+  std::vector<bool> done(rep.comparisons.size() - first, false);
+  for (std::size_t i = first; i < rep.comparisons.size(); ++i) {
+    if (done[i - first]) continue;
+    std::vector<std::size_t> group;
+    for (std::size_t j = i; j < rep.comparisons.size(); ++j)
+      if (rep.comparisons[j].leader == rep.comparisons[i].leader &&
+          rep.comparisons[j].other == rep.comparisons[i].other) {
+        group.push_back(j);
+        done[j - first] = true;
+      }
+    std::vector<MetricComparison> metrics;
+    for (const std::size_t j : group) metrics.push_back(std::move(rep.comparisons[j].result));
+    apply_holm(metrics);
+    for (std::size_t k = 0; k < group.size(); ++k) rep.comparisons[group[k]].result = std::move(metrics[k]);
+  }
+}
+
+}  // namespace
+
 Report build_report(Dataset data, const ReportOptions& opt) {
   Report rep;
   const std::map<std::string, std::string> reference = place_published(data);
@@ -316,44 +405,10 @@ Report build_report(Dataset data, const ReportOptions& opt) {
         rep.tables.push_back(std::move(t));  // reference only: never ranked, never compared
         continue;
       }
-      const bool higher = t.better == Better::higher;
-      std::stable_sort(t.cells.begin(), t.cells.end(), [higher](const Cell& a, const Cell& b) {
-        if (a.n == 0 || b.n == 0) return a.n != 0 && b.n == 0;
-        return higher ? a.median > b.median : a.median < b.median;
-      });
-      int ranked = 0;
-      for (const auto& c : t.cells) ranked += c.n > 0 ? 1 : 0;
-      for (std::size_t i = 0; i < t.cells.size(); ++i) {
-        Cell& c = t.cells[i];
-        if (c.n == 0) continue;
-        c.of = ranked;
-        c.rank = (i > 0 && t.cells[i - 1].n > 0 && t.cells[i - 1].median == c.median) ? t.cells[i - 1].rank
-                                                                                      : static_cast<int>(i) + 1;
-      }
-      // Comparisons: every other measured drive against the best measured drive.
-      const Cell* leader = nullptr;
-      for (const auto& c : t.cells)
-        if (c.n > 0 && c.origin != Origin::published) {
-          leader = &c;
-          break;
-        }
-      if (leader != nullptr) {
-        for (const auto& c : t.cells) {
-          if (&c == leader || c.n == 0 || c.origin == Origin::published) continue;
-          Comparison cmp;
-          cmp.test = test;
-          cmp.metric = metric;
-          cmp.unit = t.unit;
-          cmp.leader = leader->drive;
-          cmp.other = c.drive;
-          cmp.diff_pct = leader->median != 0 ? (c.median - leader->median) / leader->median * 100.0 : NAN;
-          cmp.noise_known = leader->n >= 2 && c.n >= 2;
-          cmp.within_noise = cmp.noise_known && c.min <= leader->max && leader->min <= c.max;
-          rep.comparisons.push_back(std::move(cmp));
-        }
-      }
+      rank_cells(t);
       rep.tables.push_back(std::move(t));
     }
+    compare_with_leaders(rep, test);
     // The labs' conventions of multi-host results: shown after the exact figures, labelled, never
     // ranked (each drive's repetitions still as median, min, max).
     std::vector<std::string> conventions;

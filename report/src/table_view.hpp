@@ -46,10 +46,18 @@ inline constexpr const char* kLeftOutSuffix = " (partial, not ranked)";
 std::vector<TestView> test_views(const Report& r);
 /// The drive's cell in the ranked cells, or with `left_out` in MetricTable::left_out.
 const Cell* find_cell(const MetricTable& t, const std::string& drive, bool left_out = false);
-/// "12.3K IOPS (1st of 3) [min 12.0K IOPS, max 12.5K IOPS, n=2]": each value as
-/// results::format_quantity in the table's unit; "-" without a value.
+/// "12.3K IOPS (1st of 3) [min 12.0K IOPS, max 12.5K IOPS, n=2; mean 12.3K IOPS, 95% CI 9.1K IOPS
+/// to 15.4K IOPS]": each value as results::format_quantity in the table's unit; "(2nd of 3, not
+/// tested)" when the rank was set by medians alone (a drive with one repetition); "-" without a value.
 std::string cell_text(const MetricTable& t, const Cell& c);
+/// A comparison's change of the geometric means with its 95% interval ("-9.8% [-11.2%, -8.3%]";
+/// "-" when not tested), its verdict ("slower", "no difference detected", "not tested (needs 2+
+/// repetitions on both)") and the change it could have detected ("±2.1%", "-").
+std::string comparison_change(const Comparison& c);
 std::string comparison_verdict(const Comparison& c);
+std::string comparison_detectable(const Comparison& c);
+/// The paragraph under the Comparisons heading (Markdown and HTML).
+extern const char* const kComparisonsText;
 /// "iops (higher is better)" (the cells carry the unit: a latency column may mix µs and ms)
 std::string header_text(const MetricTable& t);
 

@@ -117,15 +117,43 @@ std::string cell_text(const MetricTable& t, const Cell& c) {
   if (c.n == 0) return "-";
   const auto value = [&t](double v) { return results::format_quantity(v, t.unit, t.metric); };
   std::string s = value(c.median);
-  if (c.rank > 0) s += fmt::format(" ({})", place(c));
-  if (c.n >= 2) s += fmt::format(" [min {}, max {}, n={}]", value(c.min), value(c.max), c.n);
+  if (c.rank > 0) s += fmt::format(" ({}{})", place(c), c.of > 1 && !c.rank_tested ? ", not tested" : "");
+  if (c.n >= 2) {
+    s += fmt::format(" [min {}, max {}, n={}", value(c.min), value(c.max), c.n);
+    if (c.mean_ci.valid())
+      s += fmt::format("; mean {}, 95% CI {} to {}", value(c.mean), value(c.mean_ci.low), value(c.mean_ci.high));
+    s += "]";
+  }
   return s;
 }
 
-std::string comparison_verdict(const Comparison& c) {
-  if (!c.noise_known) return "noise unknown (needs 2+ repetitions on both)";
-  return c.within_noise ? "within noise" : "beyond noise";
+std::string comparison_change(const Comparison& c) {
+  const MetricComparison& m = c.result;
+  if (!m.tested()) return "-";
+  const inference::Interval ci = m.change_ci_pct();
+  return fmt::format("{:+.1f}% [{:+.1f}%, {:+.1f}%]", m.change_pct(), ci.low, ci.high);
 }
+
+std::string comparison_verdict(const Comparison& c) {
+  const MetricComparison& m = c.result;
+  if (m.tested()) return verdict_word(m);
+  if (m.baseline.size() < 2 || m.candidate.size() < 2) return "not tested (needs 2+ repetitions on both)";
+  return "not tested (" + m.not_tested + ")";
+}
+
+std::string comparison_detectable(const Comparison& c) {
+  const MetricComparison& m = c.result;
+  return m.tested() && std::isfinite(m.estimate->detectable_change)
+             ? fmt::format("±{:.1f}%", m.estimate->detectable_change * 100)
+             : std::string("-");
+}
+
+const char* const kComparisonsText =
+    "Each measured drive against the best measured drive of the same test and metric: the difference of the "
+    "medians, and the change of the geometric means with its 95% interval (Welch's t on log values); the verdict "
+    "with Holm's correction across the test's metrics of the same two drives; the smallest change these "
+    "repetitions could detect (80% power). With fewer than 2 repetitions on either side nothing is tested. Ranks: "
+    "drives the 95% intervals cannot tell apart share a rank; \"not tested\" marks a rank set by medians alone.";
 
 std::string header_text(const MetricTable& t) {
   if (t.lab_convention) return fmt::format("{} (lab convention: not an exact figure, not ranked)", t.metric);
@@ -134,18 +162,23 @@ std::string header_text(const MetricTable& t) {
 
 std::string to_csv(const Report& r) {
   std::string out =
-      "test,metric,unit,better,drive,origin,rank,of,place,median,min,max,n,status,sources,row,hosts,host,host_rank\n";
+      "test,metric,unit,better,drive,origin,rank,of,place,median,min,max,n,status,sources,row,hosts,host,host_rank,"
+      "mean,mean_ci_low,mean_ci_high,ranked_by\n";
   const auto row = [&out](const MetricTable& t, const Cell& c, std::string_view status) {
     std::string sources;
     for (const auto& s : c.sources) sources += (sources.empty() ? "" : ";") + s;
     const std::string_view kind = c.host ? "host" : c.hosts > 1 ? "system" : "drive";
     out +=
-        fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", csv_field(t.test),
-                    csv_field(t.metric), csv_field(t.unit), to_string(t.better), csv_field(c.drive),
-                    to_string(c.origin), c.rank > 0 ? std::to_string(c.rank) : "",
-                    c.rank > 0 ? std::to_string(c.of) : "", csv_field(place(c)), csv_number(c.median),
-                    csv_number(c.min), csv_number(c.max), c.n, csv_field(std::string(status)), csv_field(sources), kind,
-                    c.hosts, c.host ? csv_field(c.host->name) : "", c.host ? std::to_string(c.host->rank) : "");
+        fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},", csv_field(t.test), csv_field(t.metric),
+                    csv_field(t.unit), to_string(t.better), csv_field(c.drive), to_string(c.origin),
+                    c.rank > 0 ? std::to_string(c.rank) : "", c.rank > 0 ? std::to_string(c.of) : "",
+                    csv_field(place(c)), csv_number(c.median), csv_number(c.min), csv_number(c.max), c.n,
+                    csv_field(std::string(status)), csv_field(sources), kind, c.hosts,
+                    c.host ? csv_field(c.host->name) : "", c.host ? std::to_string(c.host->rank) : "");
+    out += fmt::format("{},{},{},{}\n", csv_number(c.mean), csv_number(c.mean_ci.low), csv_number(c.mean_ci.high),
+                       c.rank == 0     ? ""
+                       : c.rank_tested ? "intervals"
+                                       : "medians");
   };
   for (const auto& t : r.tables) {
     const auto hosts_of = [&](const Cell& system, bool left_out) {
@@ -172,8 +205,9 @@ std::string to_markdown(const Report& r) {
   std::string out = "# drivelab report\n\n";
   out +=
       "Drives ranked per metric in its direction (rates: higher is better; times: lower is better). "
-      "Each cell: median over repetitions, place among the drives with a value, and min/max when "
-      "there are repetitions. Model and rules: docs/reporter.md.\n";
+      "Each cell: median over repetitions, place among the drives with a value (drives the 95% "
+      "intervals cannot tell apart share a place), and min/max and the mean with its 95% interval when there are "
+      "repetitions. Model and rules: docs/reporter.md.\n";
   for (const auto& v : test_views(r)) {
     out += fmt::format("\n## {}\n\n", md_escape(v.test));
     if (!v.other_configuration.empty()) out += md_escape(other_configuration_text(v)) + "\n\n";
@@ -217,14 +251,14 @@ std::string to_markdown(const Report& r) {
     }
   }
   if (!r.comparisons.empty()) {
-    out +=
-        "\n## Comparisons\n\nEach measured drive against the best measured drive of the same test and metric. "
-        "Noise is the run-to-run spread of the repetitions (min to max); a difference whose ranges overlap is "
-        "within noise.\n\n| Test | Metric | Drive | Against | Difference | Verdict |\n|---|---|---|---|---|---|\n";
+    out += fmt::format(
+        "\n## Comparisons\n\n{}\n\n| Test | Metric | Drive | Against | Difference of medians | Change, 95% interval "
+        "| Verdict | Detectable |\n|---|---|---|---|---|---|---|---|\n",
+        md_escape(kComparisonsText));
     for (const auto& c : r.comparisons)
-      out +=
-          fmt::format("| {} | {} | {} | {} | {}% | {} |\n", md_escape(c.test), md_escape(c.metric), md_escape(c.other),
-                      md_escape(c.leader), results::format_number(c.diff_pct), comparison_verdict(c));
+      out += fmt::format("| {} | {} | {} | {} | {}% | {} | {} | {} |\n", md_escape(c.test), md_escape(c.metric),
+                         md_escape(c.other), md_escape(c.leader), results::format_number(c.diff_pct),
+                         comparison_change(c), md_escape(comparison_verdict(c)), comparison_detectable(c));
   }
   if (!r.data.notes.empty()) {
     out += "\n## Notes: partial runs, warnings, failed checks and configurations\n\n";

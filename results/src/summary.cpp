@@ -313,4 +313,13 @@ std::string format_summary(const RunRecord& record, const std::filesystem::path&
   return format_summary(record) + "\nrecord: " + record_path.string() + "\n";
 }
 
+std::string format_columns(const std::vector<std::vector<std::string>>& rows, bool header_rule) {
+  Table t;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    t.add(rows[i]);
+    if (i == 0 && header_rule) t.add_rule();
+  }
+  return t.render();
+}
+
 }  // namespace drivelab::results

@@ -112,15 +112,16 @@ TEST(ReportMultiHost, SystemRowWithPerHostRowsInMarkdownCsvAndHtml) {
 
   const std::string csv = to_csv(r);
   EXPECT_TRUE(csv.starts_with(
-      "test,metric,unit,better,drive,origin,rank,of,place,median,min,max,n,status,sources,row,hosts,host,host_rank\n"));
+      "test,metric,unit,better,drive,origin,rank,of,place,median,min,max,n,status,sources,row,hosts,host,host_rank,"
+      "mean,mean_ci_low,mean_ci_high,ranked_by\n"));
   const auto tps_rows = csv_lines_with(csv, "sqlserver_oltp_4vms,tps,");
   ASSERT_EQ(tps_rows.size(), 5u) << csv;
   EXPECT_EQ(tps_rows[0],
             fmt::format("sqlserver_oltp_4vms,tps,1/s,higher,Lab (4 hosts),measured,1,1,1st of 1,405,405,405,1,"
-                        "complete,{},system,4,,",
+                        "complete,{},system,4,,,405,,,medians",  // one repetition: ranked, not tested
                         file.string()));
   EXPECT_EQ(tps_rows[2], fmt::format("sqlserver_oltp_4vms,tps,1/s,higher,Lab (4 hosts),measured,,,,110,110,110,1,"
-                                     "complete,{},host,4,b,1",
+                                     "complete,{},host,4,b,1,110,,,",
                                      file.string()));
   const auto sum_rows = csv_lines_with(csv, "sqlserver_oltp_4vms,sum_of_hosts_tps,");
   ASSERT_EQ(sum_rows.size(), 1u) << csv;

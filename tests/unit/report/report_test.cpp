@@ -98,7 +98,7 @@ TEST(ReportRanking, HigherAndLowerDirectionsTiesAndMedians) {
   EXPECT_EQ(place(lat->cells[2]), "3rd of 3");
 }
 
-TEST(ReportComparison, WithinNoiseOnlyWhenRepetitionRangesOverlap) {
+TEST(ReportComparison, AgainstTheLeaderWithTheIntervalOfTheRatio) {
   Dataset d;
   for (double v : {100.0, 104.0, 98.0}) d.results.push_back(make("A", "t", {{"tps", v, "1/s", ""}}));
   for (double v : {101.0, 95.0}) d.results.push_back(make("B", "t", {{"tps", v, "1/s", ""}}));
@@ -109,22 +109,24 @@ TEST(ReportComparison, WithinNoiseOnlyWhenRepetitionRangesOverlap) {
   for (const auto& c : r.comparisons) {
     EXPECT_EQ(c.leader, "A");
     if (c.other == "B") {
-      EXPECT_TRUE(c.noise_known);
-      EXPECT_TRUE(c.within_noise);          // [95, 101] overlaps [98, 104]
+      ASSERT_TRUE(c.result.tested());
+      EXPECT_TRUE(c.result.change_ci_pct().contains(0.0));  // B's 95 and 101 beside A's 98 to 104
+      EXPECT_EQ(verdict_word(c.result), "no difference detected");
       EXPECT_NEAR(c.diff_pct, -2.0, 1e-9);  // medians 98 vs 100
     } else if (c.other == "C") {
-      EXPECT_TRUE(c.noise_known);
-      EXPECT_FALSE(c.within_noise);
+      ASSERT_TRUE(c.result.tested());
+      EXPECT_EQ(verdict_word(c.result), "slower");
       EXPECT_NEAR(c.diff_pct, -49.0, 1e-9);
     } else {
       EXPECT_EQ(c.other, "D");
-      EXPECT_FALSE(c.noise_known);  // one repetition: noise unknown, never claimed
+      EXPECT_FALSE(c.result.tested());  // one repetition: nothing is claimed
     }
   }
   const std::string md = to_markdown(r);
-  EXPECT_NE(md.find("within noise"), std::string::npos);
-  EXPECT_NE(md.find("beyond noise"), std::string::npos);
-  EXPECT_NE(md.find("[min 98 TPS, max 104 TPS, n=3]"), std::string::npos);
+  EXPECT_NE(md.find("no difference detected"), std::string::npos);
+  EXPECT_NE(md.find("slower"), std::string::npos);
+  EXPECT_NE(md.find("not tested (needs 2+ repetitions on both)"), std::string::npos);
+  EXPECT_NE(md.find("[min 98 TPS, max 104 TPS, n=3; mean"), std::string::npos) << md;
 }
 
 TEST(ReportImport, UnknownSchemaVersionIsAClearError) {

@@ -224,5 +224,12 @@ TEST(Summary, CleanRunHasNoTrailingSections) {
   EXPECT_EQ(format_summary(r), "run r  status complete\n\nno tests\n");
 }
 
+TEST(FormatColumns, AlignsByTerminalColumnsWithARuleUnderTheHeader) {
+  // "µs" is two bytes but two columns; trailing spaces are trimmed.
+  EXPECT_EQ(format_columns({{"metric", "value"}, {"latency", "850 µs"}, {"iops", ""}}),
+            "metric   value\n-------  ------\nlatency  850 µs\niops\n");
+  EXPECT_EQ(format_columns({{"a", "b"}, {"cc", "d"}}, false), "a   b\ncc  d\n");
+}
+
 }  // namespace
 }  // namespace drivelab::results

@@ -155,6 +155,10 @@ struct Dataset {
   std::vector<std::string> notes;
 };
 
+/// Up to three top-level keys of two test configurations whose values differ, "KEY A vs B" each
+/// ("rw \"randwrite\" vs \"randread\", 2 more"); "" when they are equal (or not both objects).
+std::string config_difference(const results::Json& a, const results::Json& b);
+
 /// Test key: lower case, '-' and ' ' become '_' ("4k-random-read" -> "4k_random_read"), so
 /// drivelab test names meet the published CSV's names.
 std::string test_key(std::string_view name);

@@ -2,7 +2,9 @@
 /// \file report.hpp
 /// Ranking and output of `drivelab report`: results grouped by test and drive, each drive ranked
 /// per metric in the metric's direction ("2nd of 9", as reviews say), repetitions summarised as
-/// min/median/max, and differences flagged when they are within run-to-run noise. Writers for
+/// min/median/max and the mean with its 95% interval, drives tied where the 95% intervals of their
+/// ratio cannot tell them apart, and each drive compared with the best with an interval
+/// (report/compare.hpp, core/inference.hpp). Writers for
 /// CSV, Markdown and one self-contained HTML page with charts (gnuplot, inlined SVG; PNG and SVG
 /// files beside it). Model and every rule: docs/reporter.md.
 #include <cstddef>
@@ -12,6 +14,8 @@
 #include <vector>
 
 #include "drivelab/core/process.hpp"
+#include "drivelab/core/inference.hpp"
+#include "drivelab/report/compare.hpp"
 #include "drivelab/report/dataset.hpp"
 
 namespace drivelab::report {
@@ -24,10 +28,22 @@ struct Cell {
   double median = 0;  ///< median of the repetitions (mean of the middle two for an even count)
   double min = 0;
   double max = 0;
-  std::size_t n = 0;     ///< repetitions with a finite value
-  bool partial = false;  ///< at least one repetition is not complete
-  int rank = 0;          ///< 1 = best; equal medians share a rank; 0 = not ranked
-  int of = 0;            ///< ranked drives in this table
+  std::size_t n = 0;           ///< repetitions with a finite value
+  bool partial = false;        ///< at least one repetition is not complete
+  std::vector<double> values;  ///< the repetitions' finite values, in input order
+  double mean = inference::kNaN;
+  /// 95% interval of the mean (Student t, inference::summarize); invalid when n < 2.
+  inference::Interval mean_ci{};
+  /// 1 = best; 0 = not ranked. A drive's rank is 1 + the number of drives beyond doubt better than
+  /// it: the 95% interval of their ratio (inference::compare_ratio) excludes 1 in the metric's
+  /// direction. Where that cannot be tested (a side with fewer than 2 repetitions, or a value not
+  /// > 0) a strictly better median counts instead, so single runs rank by median as before.
+  /// Drives that cannot be told apart therefore share a rank (a tie).
+  int rank = 0;
+  int of = 0;  ///< ranked drives in this table
+  /// Ranked cells: the drive has 2+ repetitions and no place was lost on medians alone (a drive
+  /// with a better median that could not be tested against it). False: "not tested".
+  bool rank_tested = false;
   std::vector<std::string> sources;
   unsigned hosts = 1;  ///< hosts the value is of (Result::hosts); a host row: its system's count
   /// Set on the per-host rows of a multi-host system (MetricTable::host_cells), never ranked.
@@ -68,15 +84,15 @@ struct MetricTable {
   bool lab_convention = false;
 };
 
-/// A drive against the leader of a table. Noise is the spread of repetitions: the difference is
-/// "within noise" when the two [min, max] ranges overlap; with fewer than two repetitions on
-/// either side the noise is unknown.
+/// A drive against the leader (the best measured drive) of a table: the leader's repetitions as
+/// the baseline, the drive's as the candidate (compare_values: the change with its 95% interval,
+/// Welch's t on logs), Holm's correction across the test's metrics of the same pair of drives.
+/// With fewer than two repetitions on either side the result is not tested (result.not_tested).
 struct Comparison {
   std::string test, metric, unit;
   std::string leader, other;
   double diff_pct = 0;  ///< (other.median - leader.median) / leader.median x 100
-  bool noise_known = false;
-  bool within_noise = false;
+  MetricComparison result;
 };
 
 struct Report {

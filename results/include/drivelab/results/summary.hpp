@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "drivelab/results/record.hpp"
 
@@ -68,5 +69,10 @@ std::string format_interval_line(const std::string& test_name, const Interval& i
 std::string format_summary(const RunRecord& record);
 /// As above, then a last line "record: <record_path>".
 std::string format_summary(const RunRecord& record, const std::filesystem::path& record_path);
+
+/// Rows of cells as left-aligned columns two spaces apart (widths in terminal columns: "µs" is
+/// two), a rule of dashes under the first row when `header_rule`, trailing spaces trimmed, each
+/// line ending in a newline: the summary table's layout, for other tables (`drivelab compare`).
+std::string format_columns(const std::vector<std::vector<std::string>>& rows, bool header_rule = true);
 
 }  // namespace drivelab::results
