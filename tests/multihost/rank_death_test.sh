@@ -12,6 +12,7 @@
 #   default Open MPI settings: SIGTERM to the survivors ~1 s after the death, SIGKILL ~1 s later
 #     (odls_base_sigkill_timeout 1 s), so the deadline is 0.5 s after the death: rank 0 and rank 1
 #     killed, in a phase barrier and in a sum (MPI_Iallreduce);
+#   rank 2 alive and silent: the same deadline, and the survivors' abort() ends the job;
 #   --mca odls_base_sigkill_timeout 10 (issue 34's item 2: rank 2 hung in MPI_Testall when rank 0
 #     died): the deadline 3 s after the death, well before the launcher's SIGTERM.
 # Prints death -> return of every survivor. Exit 0 pass, 1 fail, 77 skip (no mpirun).
@@ -38,9 +39,9 @@ mpirun_local() {
   "${args[@]}" "$@"
 }
 
-# run_case NAME VICTIM OP DELAY_MS TIMEOUT_MS [mpirun arguments...]
+# run_case NAME VICTIM OP DELAY_MS TIMEOUT_MS [mpirun arguments...]; HOW=kill|stop|silent (default kill)
 run_case() {
-  local name=$1 victim=$2 op=$3 delay=$4 timeout=$5
+  local name=$1 victim=$2 op=$3 delay=$4 timeout=$5 how=${HOW:-kill}
   shift 5
   local dir=$work/$name
   mkdir -p "$dir"
@@ -48,14 +49,14 @@ run_case() {
   t0=$(date +%s%N)
   # hard bound: a survivor stuck in MPI would hold mpirun; 60 s is far beyond every case's end
   timeout -k 5 60 bash -c 'mpirun_local "$@" >"'"$dir"'/out" 2>&1' _ "$@" "$prog" "$victim" "$op" "$delay" \
-    "$timeout" "$dir" || rc=$?
+    "$timeout" "$dir" "$how" || rc=$?
   local t1
   t1=$(date +%s%N)
   [ $((t1 - t0)) -lt 60000000000 ] || { cat "$dir/out" >&2; fail "$name: mpirun still running after 60 s (killed)"; }
   [ -s "$dir/death" ] || { cat "$dir/out" >&2; fail "$name: rank $victim did not die where planned"; }
   local death
   death=$(cat "$dir/death")
-  local line="rank_death_test: $name (rank $victim killed in $op, deadline $((timeout - delay)) ms after the death):"
+  local line="rank_death_test: $name (rank $victim $how in $op, deadline $((timeout - delay)) ms after the death):"
   for ((r = 0; r < ranks; r++)); do
     [ "$r" -ne "$victim" ] || continue
     [ -s "$dir/r$r" ] || { cat "$dir/out" >&2; fail "$name: survivor rank $r never came back from the $op"; }
@@ -86,6 +87,9 @@ run_case kill0-barrier 0 barrier 1000 1500
 run_case kill1-barrier 1 barrier 1000 1500
 run_case kill0-sum 0 sum 1000 1500
 run_case kill1-sum 1 sum 1000 1500
+# A rank alive but silent (it never comes to the barrier; Open MPI notices nothing): the survivors
+# fail at their deadline naming it, and their abort() ends the job, the silent rank with it.
+HOW=silent run_case silent2-barrier 2 barrier 1000 1500
 if [ "${ompi_major:-4}" -lt 5 ]; then
   run_case kill0-barrier-sigkill10 0 barrier 1000 4000 --mca odls_base_sigkill_timeout 10
   run_case kill0-sum-sigkill10 0 sum 1000 4000 --mca odls_base_sigkill_timeout 10
