@@ -377,6 +377,7 @@ class MpiCohort final : public runner::Cohort {
     const std::int64_t start = monotonic_now_ns();
     std::int64_t deadline = start + timeout.count();
     bool stopped = false;
+    std::int64_t stop_seen = 0;  // when the stop request was seen, if it cut the deadline
     for (;;) {
       if (ch_->finished) {
         if (ch_->error) {
@@ -388,30 +389,38 @@ class MpiCohort final : public runner::Cohort {
       const std::int64_t now = monotonic_now_ns();
       if (!stopped && stop_.requested()) {
         stopped = true;
-        deadline = std::min(deadline, now + std::chrono::nanoseconds(kStopGrace).count());
+        const std::int64_t cut = now + std::chrono::nanoseconds(kStopGrace).count();
+        if (cut < deadline) {
+          deadline = cut;
+          stop_seen = now;
+        }
       }
       if (now >= deadline) {
         ch_->abandon.store(true);
         broken_ = true;
         if (keep) ch_->kept.push_back(std::move(keep));
         lock.unlock();
-        throw CohortError(timeout_message(what, now - start, stopped, names_missing));
+        throw CohortError(timeout_message(what, now - start, stop_seen != 0 ? now - stop_seen : -1, names_missing));
       }
       // A signal handler cannot wake a condition variable: look at the stop flag every 10 ms.
       ch_->cv.wait_for(lock, std::chrono::nanoseconds(std::min<std::int64_t>(deadline - now, 10'000'000)));
     }
   }
 
-  std::string timeout_message(std::string_view what, std::int64_t waited_ns, bool stopped, bool names_missing) const {
+  /// `since_stop_ns`: the time since the stop request that cut the wait, or -1 (the deadline was
+  /// the collective's own).
+  std::string timeout_message(std::string_view what, std::int64_t waited_ns, std::int64_t since_stop_ns,
+                              bool names_missing) const {
     const double waited_s = static_cast<double>(waited_ns) / 1e9;
-    std::string msg = stopped ? fmt::format(
-                                    "the ranks did not all reach '{}' within {:.3g} s of the stop request "
-                                    "(a rank died or is stopped)",
-                                    what, waited_s)
-                              : fmt::format(
-                                    "the ranks did not all reach '{}' within {:.3g} s (a rank died, froze or lost its "
-                                    "network; --barrier-timeout sets the limit)",
-                                    what, waited_s);
+    std::string msg = since_stop_ns >= 0
+                          ? fmt::format(
+                                "the ranks did not all reach '{}' within {:.3g} s of the stop request (after "
+                                "{:.3g} s in all; a rank died or is stopped)",
+                                what, static_cast<double>(since_stop_ns) / 1e9, waited_s)
+                          : fmt::format(
+                                "the ranks did not all reach '{}' within {:.3g} s (a rank died, froze or lost its "
+                                "network; --barrier-timeout sets the limit)",
+                                what, waited_s);
     std::vector<std::string> missing;
     if (!ch_->arrived.empty() && names_missing) {
       for (int r = 0; r < size_; ++r)

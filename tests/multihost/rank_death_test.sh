@@ -14,7 +14,8 @@
 #     killed, in a phase barrier and in a sum (MPI_Iallreduce);
 #   rank 2 alive and silent: the same deadline, and the survivors' abort() ends the job;
 #   --mca odls_base_sigkill_timeout 10 (issue 34's item 2: rank 2 hung in MPI_Testall when rank 0
-#     died): the deadline 3 s after the death, well before the launcher's SIGTERM.
+#     died): the deadline 3 s after the death, well before the launcher's SIGTERM; and a deadline
+#     of 29 s after the death, which the launcher's SIGTERM 10 s after it cuts to 3 s (kStopGrace).
 # Prints death -> return of every survivor. Exit 0 pass, 1 fail, 77 skip (no mpirun).
 set -euo pipefail
 fail() { echo "rank_death_test: FAIL: $*" >&2; exit 1; }
@@ -66,6 +67,9 @@ run_case() {
     returned=$(sed -n 's/.*returned=\([0-9]*\).*/\1/p' <<<"$rec")
     grep -q 'outcome=error broken=1 ' <<<"$rec" || fail "$name: rank $r: expected a CohortError: $rec"
     grep -q "did not all reach 'doomed $op'" <<<"$rec" || fail "$name: rank $r: the error names no collective: $rec"
+    if [ -n "${EXPECT:-}" ]; then
+      grep -qF -- "$EXPECT" <<<"$rec" || fail "$name: rank $r: the error does not say '$EXPECT': $rec"
+    fi
     if [ "$op" = barrier ]; then
       grep -q "not arrived: rank $victim (host " <<<"$rec" || fail "$name: rank $r: the error does not name rank $victim: $rec"
     fi
@@ -93,5 +97,8 @@ HOW=silent run_case silent2-barrier 2 barrier 1000 1500
 if [ "${ompi_major:-4}" -lt 5 ]; then
   run_case kill0-barrier-sigkill10 0 barrier 1000 4000 --mca odls_base_sigkill_timeout 10
   run_case kill0-sum-sigkill10 0 sum 1000 4000 --mca odls_base_sigkill_timeout 10
+  # a long deadline: the launcher's SIGTERM (10 s after the death) cuts it to Cohort::kStopGrace
+  EXPECT="within 3 s of the stop request" run_case kill0-barrier-stop 0 barrier 1000 30000 \
+    --mca odls_base_sigkill_timeout 10
 fi
 echo "rank_death_test: PASS"
