@@ -115,17 +115,12 @@ int mpi_call(Channel& ch, const char* name, Fn&& fn) {
 
 class MpiCohort final : public runner::Cohort {
  public:
-  MpiCohort(const runner::StopFlag& stop, std::chrono::nanoseconds timeout)
-      : stop_(stop), ch_(std::make_shared<Channel>()) {
+  explicit MpiCohort(const runner::StopFlag& stop) : stop_(stop), ch_(std::make_shared<Channel>()) {
     thread_ = std::thread([ch = ch_] { ch->loop(); });
-    try {
-      join(timeout);
-    } catch (...) {
-      thread_.detach();  // possibly inside MPI_Init for good; the caller exits
-      throw;
-    }
   }
 
+  /// Joins the job (join_mpi). On a CohortError the object must be left alive: the MPI thread
+  /// may still be inside one of its jobs, which use it.
   void join(std::chrono::nanoseconds timeout) {
     // Everything from MPI_Init_thread on runs on the MPI thread: it is MPI's main thread.
     run("joining the job (MPI_Init_thread)", timeout, [this] { init(); });
@@ -149,6 +144,8 @@ class MpiCohort final : public runner::Cohort {
   }
 
   ~MpiCohort() override {
+    // A broken cohort ends with abort() (the runner and commands.cpp do): destroyed instead, its
+    // MPI thread, if it ever comes back from MPI, only touches its own channel (poll).
     if (broken_) {
       // abort() is the way out; MPI_Finalize could wait for a dead rank, and the MPI thread may
       // be stuck inside MPI for good: it is left alone, never joined.
@@ -225,8 +222,8 @@ class MpiCohort final : public runner::Cohort {
                   what);
           for (std::size_t i = 0; i < peer.size(); ++i)
             check(MPI_Isend(buf->out.data(), 2, MPI_INT, peer[i], kTagArrival, barrier_comm_, &sends[i]), what);
-          poll(recvs.data(), others, what, [&](int index) {
-            ch_->arrived[static_cast<std::size_t>(peer[static_cast<std::size_t>(index)])].store(
+          poll(recvs.data(), others, what, [&, &ch = *ch_](int index) {
+            ch.arrived[static_cast<std::size_t>(peer[static_cast<std::size_t>(index)])].store(
                 true, std::memory_order_relaxed);
           });
           buf->released = realtime_ns();
@@ -447,21 +444,24 @@ class MpiCohort final : public runner::Cohort {
   /// poll spins for the first 20 ms of a wait (a barrier's release is seen within microseconds,
   /// which keeps the measured start skew honest), then sleeps 100 us, and 1 ms after a second.
   void poll(MPI_Request* reqs, int n, std::string_view what, const std::function<void(int)>& on_done = {}) {
+    // Once abandoned, nothing of the caller's (`what`, this object) is touched again: the caller
+    // may be gone. The channel is the thread's own.
+    Channel& ch = *ch_;
     const std::int64_t start = monotonic_now_ns();
     std::vector<int> indices(static_cast<std::size_t>(std::max(n, 1)));
     int left = n;
     while (left > 0) {
       int count = 0;
-      check(mpi_call(*ch_, "MPI_Testsome",
-                     [&] { return MPI_Testsome(n, reqs, &count, indices.data(), MPI_STATUSES_IGNORE); }),
-            what);
+      const int rc = mpi_call(ch, "MPI_Testsome",
+                              [&] { return MPI_Testsome(n, reqs, &count, indices.data(), MPI_STATUSES_IGNORE); });
+      if (ch.abandon.load(std::memory_order_relaxed)) throw Abandoned{};
+      check(rc, what);
       if (count == MPI_UNDEFINED) break;  // no active request left
       for (int i = 0; i < count; ++i) {
         if (on_done) on_done(indices[static_cast<std::size_t>(i)]);
       }
       left -= count;
       if (left <= 0) break;
-      if (ch_->abandon.load(std::memory_order_relaxed)) throw Abandoned{};
       const std::int64_t waited = monotonic_now_ns() - start;
       if (waited < 20'000'000) {
         sched_yield();
@@ -519,7 +519,16 @@ class MpiCohort final : public runner::Cohort {
 }  // namespace
 
 std::unique_ptr<runner::Cohort> join_mpi(const runner::StopFlag& stop, std::chrono::nanoseconds timeout) {
-  return std::make_unique<MpiCohort>(stop, timeout);
+  auto cohort = std::make_unique<MpiCohort>(stop);
+  try {
+    cohort->join(timeout);
+  } catch (const runner::CohortError&) {
+    // The MPI thread may be inside MPI_Init or a collective for good, working on this object:
+    // the object is left to it (never destroyed), and the caller exits.
+    (void)cohort.release();
+    throw;
+  }
+  return cohort;
 }
 
 }  // namespace drivelab::cohort
