@@ -3,13 +3,25 @@
 /// runner::Cohort on Open MPI 4.1 (Debian's openmpi-bin / libopenmpi-dev; any MPI-3 library
 /// works: only the C API's nonblocking collectives are used). docs/multihost.md.
 ///
-/// Every collective is nonblocking (MPI_Ibarrier-style MPI_Iallreduce, MPI_Igatherv, MPI_Ibcast)
-/// and completed by polling MPI_Testall against a deadline, so no rank waits forever: a rank that
-/// died or froze turns into a CohortError on the others within the collective's timeout (Open MPI
-/// itself ends the job when a rank dies; this bound covers the frozen host and the lost link,
-/// which it does not notice). The poll spins for the first 20 ms of a wait (the barrier release is
-/// seen within microseconds, which keeps the measured start skew honest), then sleeps 100 us, and
-/// 1 ms after a second.
+/// No MPI call can hold the run (issue 34): one thread of its own, the MPI thread, makes every MPI
+/// call of the process, from MPI_Init_thread on; a collective posts its work to it and waits on a
+/// condition variable until its deadline. The MPI thread completes each nonblocking collective by
+/// polling MPI_Testsome (it spins for the first 20 ms of a wait, so a barrier's release is seen
+/// within microseconds and the measured start skew stays honest, then sleeps 100 us, and 1 ms after
+/// a second). Open MPI 4.1's TCP transport can block inside that poll when a peer dies (measured:
+/// MPI_Testsome did not return for the 3 s to the deadline after rank 0 was SIGKILLed,
+/// tests/multihost/rank_death_test.sh); the caller's deadline does not depend on it. At the
+/// deadline the caller gets a CohortError that names the collective, the time waited, for a phase
+/// barrier the ranks whose arrival was not seen ("not arrived: rank 0 (host a)"), and whether
+/// Open MPI had stopped returning; the cohort is then broken and the MPI thread is left where it
+/// is (never joined), with every buffer its requests may still write into.
+///
+/// The way out of a broken cohort is abort(): MPI_Abort (on the MPI thread when it is free, else
+/// from the caller's thread, which MPI_THREAD_MULTIPLE allows), and if that has not ended the
+/// process within 5 s, _exit with the same status; the launcher ends the job when a rank exits
+/// without MPI_Finalize (mpirun(1), "Process Termination"). Whatever the caller must keep (its
+/// records) is to be durable before abort(). Nothing here uses Open MPI 5's fault-tolerance
+/// extension (ULFM).
 #include <chrono>
 #include <memory>
 
@@ -18,10 +30,13 @@
 
 namespace drivelab::cohort {
 
-/// Joins the job: MPI_Init_thread (MPI_THREAD_SERIALIZED), the hosts' names (MPI_Allgather) and
+/// Joins the job: starts the MPI thread, MPI_Init_thread (MPI_THREAD_MULTIPLE asked, at least
+/// MPI_THREAD_SERIALIZED required; Debian 12's Open MPI 4.1 provides MULTIPLE: `ompi_info`), the
+/// hosts' names (MPI_Allgather) and
 /// each host's clock offset against rank 0 (ClockOffset: 8 exchanges per rank, best round trip).
-/// `stop` cuts every later wait to Cohort::kStopGrace once requested. MPI_Finalize runs in the
-/// destructor unless the cohort is broken (then abort() is the way out). Throws CohortError when
+/// `stop` cuts every later wait to Cohort::kStopGrace once requested (looked at every 10 ms: a
+/// signal handler cannot wake the wait). MPI_Finalize runs, on the MPI thread, in the destructor
+/// unless the cohort is broken (then abort() is the way out). Throws CohortError when
 /// MPI cannot start or the ranks do not all join within `timeout`.
 std::unique_ptr<runner::Cohort> join_mpi(const runner::StopFlag& stop, std::chrono::nanoseconds timeout);
 
