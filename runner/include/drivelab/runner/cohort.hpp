@@ -6,7 +6,9 @@
 /// cohort/ (drivelab::cohort), so runner/ and a build without MPI stay MPI-free.
 ///
 /// Every member is collective: each rank calls it, in the same order, from the runner's thread
-/// (the MPI implementation asks for MPI_THREAD_SERIALIZED). None waits forever: each takes a
+/// (the MPI implementation hands each call to its own MPI thread and waits for it with the
+/// deadline, so an MPI call that blocks cannot hold the runner; docs/multihost.md). None waits
+/// forever: each takes a
 /// deadline and throws CohortError when the other ranks do not arrive in time (a host frozen,
 /// its network gone, a rank that took another branch); after a CohortError the cohort is
 /// broken(): the runner makes no further collective call, records the reason, writes its own
