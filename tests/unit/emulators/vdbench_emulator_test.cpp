@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include <filesystem>
+#include <iostream>
 
 #include "drivelab/config/document.hpp"
 #include "drivelab/emulators/register.hpp"
@@ -97,6 +98,7 @@ TEST(VdbenchEmulator, SloAnswersAreInterpolatedBetweenTheRecordedPoints) {
     const std::string figure = p99 ? "latency_p99_us" : "latency_avg_us";
     const double bound = a["bound_ms"].get<double>();
     const double answer = t.record.find_metric(metric)->value;
+    std::cout << "sizing answer: " << t.record.find_metric(metric)->description << "\n";
     EXPECT_DOUBLE_EQ(answer, a["answer"].get<double>());
     ASSERT_EQ(a["outcome"], "interpolated") << a.dump();
     const std::string lo = a["below"]["group"].get<std::string>(), hi = a["above"]["group"].get<std::string>();
