@@ -182,7 +182,9 @@ void sizing_marks(const Result& res, int k, const std::string& label, std::strin
     sizing += fmt::format("set arrow from graph 0, first {0} to graph 1, first {0} nohead dashtype 3\n", gp_num(y));
     if (a.rate > 0) points += fmt::format("{} {}\n", gp_num(a.rate), gp_num(y));
     title += fmt::format("{}{} <= {:g} ms: {}{}", title.empty() ? "" : "; ", a.figure, a.bound_ms,
-                         a.rate > 0 ? results::format_rate(a.rate, res.curve_rate_word) : "none",
+                         a.rate <= 0                     ? std::string("none")
+                         : res.curve_rate_word == "IOPS" ? results::format_iops(a.rate)
+                                                         : results::format_rate(a.rate, res.curve_rate_word),
                          a.outcome == "bound_not_reached" ? " (bound not reached)" : "");
   }
   if (points.empty()) return;
