@@ -23,8 +23,9 @@ namespace drivelab::runner {
 /// list is refused at its key rather than planned.
 inline constexpr std::size_t kMaxCurvePoints = 1000;
 
-/// vdbench's default curve (vdbench's own default list stops at 100%; a sizing curve goes past the
-/// max to 120%, as the review labs' curves do): the OLTP kinds' default `curve:`.
+/// The OLTP kinds' default `curve:` (tpcc `rate: curve`): vdbench's default points (10, 50, 70,
+/// 80, 90, 100%: VdbenchConfig::curve), then past the max run to 110 and 120%, as the review
+/// labs' curves go (docs/synthetic.md, the published peaks "of its curve to 120%").
 inline constexpr std::array<double, 8> kDefaultSizingCurve{10, 50, 70, 80, 90, 100, 110, 120};
 
 /// Decodes a `curve:` list of percentages of the max run (numbers, "50" or "50%"), each above 0
