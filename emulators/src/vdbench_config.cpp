@@ -157,6 +157,19 @@ WorkloadDef decode_workload(const config::Node& n, std::size_t index) {
   return w;
 }
 
+// `slo: {p99_ms: 5, mean_ms: 2}`: either bound or both.
+void decode_slo(const config::Node& n, VdbenchConfig& c) {
+  if (!n.defined()) return;
+  config::MapReader r(n);
+  double p99 = 0, mean = 0;
+  if (r.number("p99_ms", p99, {.min = 0.001, .max = 1e7})) c.slo_p99_ms = p99;
+  if (r.number("mean_ms", mean, {.min = 0.001, .max = 1e7})) c.slo_mean_ms = mean;
+  const bool given = n.is_map() && (n.child("p99_ms").defined() || n.child("mean_ms").defined());
+  r.finish();
+  if (!given && (n.is_map() || n.is_null()))  // anything else: MapReader said what it is
+    n.error("slo needs p99_ms, mean_ms or both (ms of latency the curve's IOPS must stay within), e.g. {p99_ms: 5}");
+}
+
 results::Json size_json(std::uint64_t bytes) {
   const std::string text = format_size(bytes);
   if (text.find('.') != std::string::npos) return bytes;
@@ -257,29 +270,12 @@ VdbenchConfig decode_vdbench(const config::Node& section) {
     }
   }
   if (const config::Node curve = r.section("curve"); curve.defined()) {
-    if (!curve.is_sequence() || curve.elements().empty()) {
-      curve.error("expected a list of percentages of the max run, e.g. [10, 50, 70, 80, 90, 100, 110, 120]");
-    } else if (const std::size_t n = curve.elements().size(); n > runner::kMaxCurvePoints) {
-      curve.error(
-          fmt::format("{} curve points; at most {} (each point is a run of warm-up and measured time: "
-                      "vdbench's curves have about ten)",
-                      n, runner::kMaxCurvePoints));
-    } else {
-      std::vector<double> pts;
-      for (const config::Node& e : curve.elements()) {
-        const auto v = number_at(e, "a percentage of the max run");
-        if (!v) continue;
-        if (!(*v > 0) || *v > 1000)
-          e.error(fmt::format("curve points must be above 0 and at most 1000%, found {}", *v));
-        else
-          pts.push_back(*v);
-      }
-      if (!pts.empty()) c.curve = pts;
-    }
+    if (std::vector<double> pts = runner::decode_curve(curve); !pts.empty()) c.curve = std::move(pts);
   }
-  // curve and stopcurve are kept but unused with iorate max or N, so that a curve profile can be
+  // curve, stopcurve and slo are kept but unused with iorate max or N, so that a curve profile can be
   // turned into a max run with one override (--set 'tests[*].vdbench.iorate=max').
   r.number("stopcurve", c.stopcurve_ms, {.min = 0.001, .max = 1e7});
+  decode_slo(r.section("slo"), c);
   r.choice("distribution", c.distribution, kArrivalDistributionNames);
   std::string ss;
   if (r.string("ss", ss)) {
@@ -360,6 +356,12 @@ results::Json to_json(const VdbenchConfig& c) {
   if (c.iorate == IorateMode::curve) {
     j["curve"] = c.curve;
     if (c.stopcurve_ms > 0) j["stopcurve"] = c.stopcurve_ms;
+    if (c.slo_p99_ms || c.slo_mean_ms) {
+      Json slo = Json::object();
+      if (c.slo_p99_ms) slo["p99_ms"] = *c.slo_p99_ms;
+      if (c.slo_mean_ms) slo["mean_ms"] = *c.slo_mean_ms;
+      j["slo"] = std::move(slo);
+    }
   }
   j["distribution"] = to_string(c.distribution);
   if (c.ss) {

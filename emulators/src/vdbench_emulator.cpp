@@ -13,6 +13,7 @@
 #include "drivelab/core/phase.hpp"
 #include "drivelab/core/units.hpp"
 #include "drivelab/io/target_safety.hpp"
+#include "drivelab/runner/curve.hpp"
 #include "drivelab/runner/latency_metrics.hpp"
 #include "worker_failure.hpp"
 
@@ -36,13 +37,6 @@ double us(std::int64_t ns) { return static_cast<double>(ns) / 1e3; }
 Region target_region(const io::TargetFile* file, std::uint64_t file_size_bytes) {
   if (file == nullptr) return {0, file_size_bytes};  // null engine: a virtual target
   return {file->region_offset(), file->region_length()};
-}
-
-std::string point_group(double pct) {
-  if (std::abs(pct - std::round(pct)) < 1e-9) return fmt::format("point_{:03}", static_cast<long>(std::lround(pct)));
-  std::string s = fmt::format("point_{}", pct);
-  std::replace(s.begin(), s.end(), '.', '_');
-  return s;
 }
 
 double metric_of(const SteadyStateCriterion& c, const VdbSample& s, double dur_s) {
@@ -337,72 +331,95 @@ void VdbenchEmulator::run(runner::TestContext& ctx) {
                           "({:+.2f}%, limit +-{}%)",
                           first.iops(), us(first.total.service.mean()), qd, threads, dev, kLittlesLawTolerancePct));
   }
-
-  bool stopped_by_curve = false;
-  double stop_pct = 0;
-  if (cfg_.iorate == IorateMode::curve) {
-    // On N hosts (docs/multihost.md), vdbench's multi-host rule: the max run is the aggregate of
-    // every host's, and each point asks each host for its even share of that percentage. Every
-    // decision to go on is taken on the sums, so the hosts run the same points (on one host the
-    // sums are this host's own values and nothing changes).
-    std::array<double, 2> max_run{first.iops(), stop_or_failed(ctx) ? 1.0 : 0.0};
-    ctx.sum_over_hosts(max_run, "curve max run");
-    const double hosts = static_cast<double>(ctx.hosts());
-    const double max_iops_per_host = max_run[0] / hosts;
-    // (Each host's record keeps its own max_run_iops; the merged record's sum is the aggregate.)
-    if (hosts > 1)
-      rec.message(
-          fmt::format("curve: the hosts' max runs sum to {:.0f} IOPS; each point asks this host for 1/{:.0f} of "
-                      "its percentage",
-                      max_run[0], hosts));
-    for (std::size_t i = 0; i < cfg_.curve.size() && max_run[1] == 0; ++i) {
-      PointResult p;
-      p.requested_pct = cfg_.curve[i];
-      p.group = point_group(p.requested_pct);
-      p.requested_iops = static_cast<double>(curve_rate(max_iops_per_host, p.requested_pct));
-      if (p.requested_iops <= 0) {
-        rec.warning(fmt::format("curve point {}%: the max run did no I/O, nothing to pace", p.requested_pct));
-        break;
-      }
-      // {stop or failure here, latency sum (ns), I/Os}: summed over the hosts after the point.
-      std::array<double, 3> point{0, 0, 0};
-      if (stop_or_failed(ctx)) {
-        point[0] = 1;
-      } else {
-        rec.message(fmt::format("curve point {}%: {} IOPS", p.requested_pct, p.requested_iops));
-        start_phase(jobs_, "warm-up", monotonic_ns());
-        start_jobs(p.requested_iops, i + 1);
-        if (!wait_until(monotonic_ns() + ctx.settings.warmup.count(), [&] { return stop_or_failed(ctx); })) {
-          stop_jobs();
-          point[0] = 1;
-        } else {
-          p = measure(ctx, p, false);
-          points_.push_back(p);
-          record_point(ctx, p);
-          point[1] = p.total.latency.mean() * static_cast<double>(p.total.latency.count());
-          point[2] = static_cast<double>(p.total.latency.count());
-        }
-      }
-      ctx.sum_over_hosts(point, "curve point");
-      if (point[0] > 0) break;
-      // stopcurve on the mean latency of every host's I/Os of the point
-      const double mean_ms = point[2] > 0 ? point[1] / point[2] / 1e6 : 0.0;
-      if (cfg_.stopcurve_ms > 0 && mean_ms > cfg_.stopcurve_ms) {
-        stopped_by_curve = true;
-        stop_pct = p.requested_pct;
-        rec.message(fmt::format("stopcurve: mean latency {:.2f} ms > {} ms at {}%; curve ends", mean_ms,
-                                cfg_.stopcurve_ms, p.requested_pct));
-        break;
-      }
-    }
-  }
+  const CurveEnd end = cfg_.iorate == IorateMode::curve ? run_curve(ctx, first) : CurveEnd{};
   stop_jobs();
 
-  // Headline metrics: the first run (the max run of a curve).
+  record_headline(ctx, first);
+  if (cfg_.iorate == IorateMode::curve) {
+    double peak = 0;
+    for (const auto& p : points_) peak = std::max(peak, p.iops());
+    rec.group_metric("curve", cat::max_run_iops, first.iops(), "the rate the curve points are percentages of");
+    rec.group_metric("curve", cat::points_run, static_cast<double>(points_.size() - 1), "curve points measured");
+    rec.group_metric("curve", cat::peak_iops, peak, "highest achieved IOPS of any run");
+    rec.group_metric("curve", cat::stopped_by_stopcurve, end.stopped_by_curve ? 1.0 : 0.0);
+    if (end.stopped_by_curve) rec.group_metric("curve", cat::stopcurve_at_pct, end.stop_pct);
+  }
+  record_details(ctx);
+  double measured = 0;
+  for (const auto& p : points_) measured += p.measured_s;
+  rec.set_phase_times(warmup_s_, measured);
+  if (any_worker_failed(jobs_)) throw_worker_error(jobs_, kNoMessage);
+}
+
+VdbenchEmulator::CurveEnd VdbenchEmulator::run_curve(runner::TestContext& ctx, const PointResult& first) {
+  auto& rec = *ctx.recorder;
+  CurveEnd end;
+  // On N hosts (docs/multihost.md), vdbench's multi-host rule: the max run is the aggregate of
+  // every host's, and each point asks each host for its even share of that percentage. Every
+  // decision to go on is taken on the sums, so the hosts run the same points (on one host the
+  // sums are this host's own values and nothing changes).
+  std::array<double, 2> max_run{first.iops(), stop_or_failed(ctx) ? 1.0 : 0.0};
+  ctx.sum_over_hosts(max_run, "curve max run");
+  const double hosts = static_cast<double>(ctx.hosts());
+  const double max_iops_per_host = max_run[0] / hosts;
+  // (Each host's record keeps its own max_run_iops; the merged record's sum is the aggregate.)
+  if (hosts > 1)
+    rec.message(
+        fmt::format("curve: the hosts' max runs sum to {:.0f} IOPS; each point asks this host for 1/{:.0f} of "
+                    "its percentage",
+                    max_run[0], hosts));
+  for (std::size_t i = 0; i < cfg_.curve.size() && max_run[1] == 0; ++i) {
+    PointResult p;
+    p.requested_pct = cfg_.curve[i];
+    p.group = runner::curve_point_group(p.requested_pct);
+    p.requested_iops = static_cast<double>(curve_rate(max_iops_per_host, p.requested_pct));
+    if (p.requested_iops <= 0) {
+      rec.warning(fmt::format("curve point {}%: the max run did no I/O, nothing to pace", p.requested_pct));
+      break;
+    }
+    // {stop or failure here, latency sum (ns), I/Os}: summed over the hosts after the point.
+    std::array<double, 3> point{0, 0, 0};
+    if (stop_or_failed(ctx)) {
+      point[0] = 1;
+    } else {
+      rec.message(fmt::format("curve point {}%: {} IOPS", p.requested_pct, p.requested_iops));
+      start_phase(jobs_, "warm-up", monotonic_ns());
+      start_jobs(p.requested_iops, i + 1);
+      if (!wait_until(monotonic_ns() + ctx.settings.warmup.count(), [&] { return stop_or_failed(ctx); })) {
+        stop_jobs();
+        point[0] = 1;
+      } else {
+        p = measure(ctx, p, false);
+        points_.push_back(p);
+        record_point(ctx, p);
+        point[1] = p.total.latency.mean() * static_cast<double>(p.total.latency.count());
+        point[2] = static_cast<double>(p.total.latency.count());
+      }
+    }
+    ctx.sum_over_hosts(point, "curve point");
+    if (point[0] > 0) break;
+    // stopcurve on the mean latency of every host's I/Os of the point
+    const double mean_ms = point[2] > 0 ? point[1] / point[2] / 1e6 : 0.0;
+    if (cfg_.stopcurve_ms > 0 && mean_ms > cfg_.stopcurve_ms) {
+      end.stopped_by_curve = true;
+      end.stop_pct = p.requested_pct;
+      rec.message(fmt::format("stopcurve: mean latency {:.2f} ms > {} ms at {}%; curve ends", mean_ms,
+                              cfg_.stopcurve_ms, p.requested_pct));
+      break;
+    }
+  }
+  return end;
+}
+
+void VdbenchEmulator::record_headline(runner::TestContext& ctx, const PointResult& first) {
+  auto& rec = *ctx.recorder;
+  // Headline metrics: the first run (the max run of a curve), the sizing answers second so the
+  // summary's first columns show them.
   const double s = first.measured_s;
   rec.metric(
       cat::iops, first.iops(),
       cfg_.iorate == IorateMode::fixed ? "I/Os per second at the fixed iorate" : "I/Os per second of the max run");
+  record_slo_answers(ctx);
   rec.metric(cat::throughput_mb_s, s > 0 ? static_cast<double>(first.total.bytes) / 1e6 / s : 0.0, "MB = 10^6 bytes");
   runner::record_latency(
       rec, first.total.latency, "latency", cat::latency, LatencyUnit::us,
@@ -411,17 +428,36 @@ void VdbenchEmulator::run(runner::TestContext& ctx) {
        LatencyFigure::max("slowest I/O")});
   rec.metric(cat::ios, static_cast<double>(first.total.ios), "I/Os completed in the first run");
   rec.histogram("latency", first.total.latency);
+}
 
-  if (cfg_.iorate == IorateMode::curve) {
-    double peak = 0;
-    for (const auto& p : points_) peak = std::max(peak, p.iops());
-    rec.group_metric("curve", cat::max_run_iops, first.iops(), "the rate the curve points are percentages of");
-    rec.group_metric("curve", cat::points_run, static_cast<double>(points_.size() - 1), "curve points measured");
-    rec.group_metric("curve", cat::peak_iops, peak, "highest achieved IOPS of any run");
-    rec.group_metric("curve", cat::stopped_by_stopcurve, stopped_by_curve ? 1.0 : 0.0);
-    if (stopped_by_curve) rec.group_metric("curve", cat::stopcurve_at_pct, stop_pct);
+void VdbenchEmulator::record_slo_answers(runner::TestContext& ctx) {
+  auto& rec = *ctx.recorder;
+  if (!cfg_.slo_p99_ms && !cfg_.slo_mean_ms) return;
+  if (cfg_.iorate != IorateMode::curve) {
+    rec.warning("slo: the sizing answers are read off a curve; this run is not one (iorate: curve), so none");
+    return;
   }
+  results::Json answers = results::Json::array();
+  const auto answer = [&](const results::MetricDef& def, const runner::SloBound& bound, auto figure_ms) {
+    std::vector<runner::CurveSample> samples;
+    for (const auto& p : points_) samples.push_back({p.group, p.iops(), figure_ms(p)});
+    const runner::SloAnswer a = runner::max_rate_within(std::move(samples), bound.bound_ms);
+    const std::string line = runner::describe(a, bound, "IOPS");
+    rec.metric(def, a.rate, line);
+    rec.message(line);
+    answers.push_back(runner::to_json(a, bound, def.name, "IOPS"));
+  };
+  if (cfg_.slo_p99_ms)
+    answer(cat::max_iops_under_p99, {"p99_ms", "p99 latency", *cfg_.slo_p99_ms},
+           [](const PointResult& p) { return static_cast<double>(p.total.latency.percentile(99)) / 1e6; });
+  if (cfg_.slo_mean_ms)
+    answer(cat::max_iops_under_mean, {"mean_ms", "mean latency", *cfg_.slo_mean_ms},
+           [](const PointResult& p) { return p.total.latency.mean() / 1e6; });
+  rec.detail("slo", std::move(answers));
+}
 
+void VdbenchEmulator::record_details(runner::TestContext& ctx) {
+  auto& rec = *ctx.recorder;
   // Details: the points in order, the model as run.
   results::Json pts = results::Json::array();
   for (const auto& p : points_) {
@@ -430,6 +466,7 @@ void VdbenchEmulator::run(runner::TestContext& ctx) {
                      {"requested_iops", p.requested_iops},
                      {"achieved_iops", p.iops()},
                      {"latency_avg_us", us(p.total.latency.mean())},
+                     {"latency_p99_us", us(p.total.latency.percentile(99))},
                      {"measured_s", p.measured_s}};
     if (cfg_.ss)
       pj["steady_state"] = {{"criterion", cfg_.ss->to_string()},   {"attained", p.ss_attained},
@@ -468,10 +505,6 @@ void VdbenchEmulator::run(runner::TestContext& ctx) {
                                      {"region_length_bytes", file_->region_length()},
                                      {"direct", file_->direct()},
                                      {"direct_alignment_bytes", file_->direct_alignment_bytes()}});
-  double measured = 0;
-  for (const auto& p : points_) measured += p.measured_s;
-  rec.set_phase_times(warmup_s_, measured);
-  if (any_worker_failed(jobs_)) throw_worker_error(jobs_, kNoMessage);
 }
 
 void VdbenchEmulator::verify(runner::TestContext& ctx) {

@@ -60,6 +60,20 @@ class VdbenchEmulator final : public runner::Emulator {
   /// intervals; stops the jobs at the end.
   PointResult measure(runner::TestContext& ctx, PointResult point, bool may_end_when_steady);
   void record_point(runner::TestContext& ctx, const PointResult& p);
+  /// How a curve ended (stopcurve, or its last point).
+  struct CurveEnd {
+    bool stopped_by_curve = false;
+    double stop_pct = 0;
+  };
+  /// The curve's points after the max run `first` (iorate curve), each recorded as it ends.
+  CurveEnd run_curve(runner::TestContext& ctx, const PointResult& first);
+  /// The headline metrics: the first run's, and the sizing answers (record_slo_answers).
+  void record_headline(runner::TestContext& ctx, const PointResult& first);
+  /// `slo:` on a curve: max_iops_under_p99 / max_iops_under_mean from every run measured (the
+  /// max run included), details["slo"] with the bracketing points, a console line each.
+  void record_slo_answers(runner::TestContext& ctx);
+  /// details: the points in order (achieved IOPS, mean and p99 latency), the engine, the file.
+  void record_details(runner::TestContext& ctx);
   std::uint32_t threads_effective() const noexcept;
 
   VdbenchConfig cfg_;

@@ -167,16 +167,50 @@ struct Series {
   }
 };
 
-/// Latency vs IOPS of a test: a line per curve, a point per published peak, measured results
-/// without a curve as one point (their IOPS and average latency); nullopt when nothing has both.
+/// A result's sizing answers on its curve chart ($c<k>): its p99 points dashed when recorded
+/// ($p<k>), each bound a dotted horizontal line, each answer a marker on its bound ($s<k>) titled
+/// with the answer (details `slo`, runner/curve.hpp).
+void sizing_marks(const Result& res, int k, const std::string& label, std::string& data, std::string& plot,
+                  std::string& sizing, bool& p99_drawn) {
+  if (std::any_of(res.curve.begin(), res.curve.end(), [](const CurvePoint& p) { return p.latency_p99_us > 0; })) {
+    data += fmt::format("$p{} << EOD\n", k);
+    for (const auto& p : res.curve)
+      if (p.latency_p99_us > 0) data += fmt::format("{} {}\n", gp_num(p.iops), gp_num(p.latency_p99_us));
+    data += "EOD\n";
+    plot += fmt::format(", $p{} using 1:2 with linespoints dt 2 pt 6 ps 0.6 title {}", k, gp_quote(label + " p99"));
+    p99_drawn = true;
+  }
+  std::string points, title;
+  for (const SizingAnswer& a : res.sizing) {
+    const double y = a.bound_ms * 1e3;
+    sizing += fmt::format("set arrow from graph 0, first {0} to graph 1, first {0} nohead dashtype 3\n", gp_num(y));
+    if (a.rate > 0) points += fmt::format("{} {}\n", gp_num(a.rate), gp_num(y));
+    title += fmt::format("{}{} <= {:g} ms: {}{}", title.empty() ? "" : "; ", a.figure, a.bound_ms,
+                         a.rate <= 0                     ? std::string("none")
+                         : res.curve_rate_word == "IOPS" ? results::format_iops(a.rate)
+                                                         : results::format_rate(a.rate, res.curve_rate_word),
+                         a.outcome == "bound_not_reached" ? " (bound not reached)" : "");
+  }
+  if (points.empty()) return;
+  data += fmt::format("$s{} << EOD\n{}EOD\n", k, points);
+  plot += fmt::format(", $s{} using 1:2 with points pt 9 ps 2 title {}", k, gp_quote(label + ": " + title));
+}
+
+/// Latency vs IOPS (or TPS: a tpcc rate curve) of a test: a line per curve, a point per published
+/// peak, measured results without a curve as one point (their IOPS and average latency), and the
+/// sizing answers' marks; nullopt when nothing has both.
 std::optional<ChartScript> curve_chart(const std::string& test, const std::vector<const Result*>& results) {
   ChartScript c;
   c.test = test;
   c.name = stem(test + "_curve");
-  c.title = fmt::format("{}: average latency vs IOPS", test);
-  std::string data, plot;
+  std::string word = "IOPS";
+  for (const Result* res : results)
+    if (!res->curve.empty()) word = res->curve_rate_word;
+  c.title = fmt::format("{}: average latency vs {}", test, word);
+  std::string data, plot, sizing;
   int k = 0;
   double lo_iops = 0, hi_iops = 0;
+  bool p99_drawn = false;
   for (const Result* res : results) {
     std::vector<CurvePoint> pts = res->curve;
     if (pts.empty()) {
@@ -200,6 +234,7 @@ std::optional<ChartScript> curve_chart(const std::string& test, const std::vecto
     const std::string label =
         res->drive + (res->origin == Origin::published ? " (published)" : "") + (res->partial() ? " (partial)" : "");
     plot += fmt::format("{}$c{} using 1:2 with {} title {}", plot.empty() ? "plot " : ", ", k, style, gp_quote(label));
+    if (!res->sizing.empty()) sizing_marks(*res, k, label, data, plot, sizing, p99_drawn);
     ++k;
   }
   if (k == 0) return std::nullopt;
@@ -209,10 +244,11 @@ std::optional<ChartScript> curve_chart(const std::string& test, const std::vecto
   // against the y axis on a linear one).
   const bool log_x = lo_iops > 0 && hi_iops / lo_iops > 20;
   c.body = data + fmt::format(
-                      "set title {}\nset xlabel {}\nset ylabel 'average latency (µs)'\nset grid\n"
-                      "set key below horizontal\nset format x '%.1s%c'\nset xtics nomirror\n{}set yrange [0:*]\n{}",
-                      gp_quote(c.title), gp_quote(log_x ? "IOPS (log scale)" : "IOPS"),
-                      log_x ? "set logscale x 10\n" : "set xrange [0:*]\n", plot);
+                      "set title {}\nset xlabel {}\nset ylabel {}\nset grid\n"
+                      "set key below horizontal\nset format x '%.1s%c'\nset xtics nomirror\n{}set yrange [0:*]\n{}{}",
+                      gp_quote(c.title), gp_quote(log_x ? word + " (log scale)" : word),
+                      gp_quote(p99_drawn ? "latency (µs): average, p99 dashed" : "average latency (µs)"),
+                      log_x ? "set logscale x 10\n" : "set xrange [0:*]\n", sizing, plot);
   return c;
 }
 

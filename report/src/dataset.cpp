@@ -253,6 +253,38 @@ bool is_rank_of(const std::string& run_id, const std::string& job_id) {
 }
 
 /// A merged record's job: the per-rank records of it read before are its host rows, not drives.
+double number_or(const results::Json& j, const char* key, double otherwise) {
+  const auto it = j.find(key);
+  return it != j.end() && it->is_number() ? it->get<double>() : otherwise;
+}
+
+/// A test's curve from details `points` (vdbench: achieved_iops, latency_*_us; tpcc rate: curve:
+/// achieved_tps, latency_*_ms) and its sizing answers from details `slo`.
+void read_curve(const results::Json& details, Result& r) {
+  if (!details.is_object()) return;
+  if (const auto pts = details.find("points"); pts != details.end() && pts->is_array()) {
+    for (const auto& p : *pts) {
+      if (!p.is_object()) continue;
+      const bool tps = p.contains("achieved_tps");
+      const double scale = tps ? 1e3 : 1.0;  // ms -> us
+      const double rate = number_or(p, tps ? "achieved_tps" : "achieved_iops", NAN);
+      const double avg = number_or(p, tps ? "latency_avg_ms" : "latency_avg_us", NAN) * scale;
+      if (!std::isfinite(rate) || !std::isfinite(avg)) continue;
+      r.curve.push_back({rate, avg, number_or(p, tps ? "latency_p99_ms" : "latency_p99_us", 0.0) * scale});
+      if (tps) r.curve_rate_word = "TPS";
+    }
+  }
+  if (const auto slo = details.find("slo"); slo != details.end() && slo->is_array()) {
+    for (const auto& a : *slo) {
+      if (!a.is_object() || !a.contains("metric") || !a["metric"].is_string()) continue;
+      r.sizing.push_back({a["metric"].get<std::string>(),
+                          a.contains("figure") && a["figure"].is_string() ? a["figure"].get<std::string>() : "",
+                          number_or(a, "bound_ms", 0.0), number_or(a, "answer", 0.0),
+                          a.contains("outcome") && a["outcome"].is_string() ? a["outcome"].get<std::string>() : ""});
+    }
+  }
+}
+
 void drop_ranks_of(Dataset& data, const std::string& job_id, const std::string& source) {
   std::vector<std::pair<std::string, std::string>> dropped;  // run id, source
   std::erase_if(data.results, [&](const Result& r) {
@@ -348,13 +380,7 @@ void add_record(Dataset& data, const results::RunRecord& record, const std::stri
       for (const auto& g : t.groups)
         if (g.name == kLabConventionsGroup) r.lab_conventions = g.metrics;
     }
-    if (t.details.is_object() && t.details.contains("points") && t.details["points"].is_array()) {
-      for (const auto& p : t.details["points"]) {
-        if (!p.is_object() || !p.contains("achieved_iops") || !p.contains("latency_avg_us")) continue;
-        if (!p["achieved_iops"].is_number() || !p["latency_avg_us"].is_number()) continue;
-        r.curve.push_back({p["achieved_iops"].get<double>(), p["latency_avg_us"].get<double>()});
-      }
-    }
+    read_curve(t.details, r);
     if (r.partial())
       data.notes.push_back(fmt::format("{}: test {} on {} is {}{}{}", source, t.name, drive, r.status,
                                        r.reason.empty() ? "" : ": ", r.reason));

@@ -1,6 +1,13 @@
 #include "drivelab/runner/curve.hpp"
 
+#include <algorithm>
+#include <cctype>
 #include <cmath>
+#include <cstdlib>
+
+#include <fmt/format.h>
+
+#include "drivelab/results/summary.hpp"
 
 namespace drivelab::runner {
 
@@ -15,6 +22,138 @@ std::uint64_t curve_rate(double max_iops, double pct) noexcept {
   else
     r = (r + 9) / 10 * 10;
   return r;
+}
+
+std::vector<double> decode_curve(const config::Node& curve) {
+  if (!curve.is_sequence() || curve.elements().empty()) {
+    curve.error("expected a list of percentages of the max run, e.g. [10, 50, 70, 80, 90, 100, 110, 120]");
+    return {};
+  }
+  if (const std::size_t n = curve.elements().size(); n > kMaxCurvePoints) {
+    curve.error(
+        fmt::format("{} curve points; at most {} (each point is a run of warm-up and measured time: "
+                    "vdbench's curves have about ten)",
+                    n, kMaxCurvePoints));
+    return {};
+  }
+  std::vector<double> pts;
+  for (const config::Node& e : curve.elements()) {
+    std::string text = e.is_scalar() ? e.scalar() : std::string();
+    while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.pop_back();
+    if (!text.empty() && text.back() == '%') text.pop_back();
+    char* end = nullptr;
+    const double v = text.empty() ? NAN : std::strtod(text.c_str(), &end);
+    if (!e.is_scalar()) {
+      e.error(fmt::format("expected a percentage of the max run, found {}", e.is_map() ? "a mapping" : "a sequence"));
+    } else if (text.empty() || end != text.c_str() + text.size() || !std::isfinite(v)) {
+      e.error(fmt::format("expected a percentage of the max run, found '{}'", e.scalar()));
+    } else if (!(v > 0) || v > 1000) {
+      e.error(fmt::format("curve points must be above 0 and at most 1000%, found {}", v));
+    } else {
+      pts.push_back(v);
+    }
+  }
+  return pts;
+}
+
+std::string curve_point_group(double pct) {
+  if (std::abs(pct - std::round(pct)) < 1e-9) return fmt::format("point_{:03}", static_cast<long>(std::lround(pct)));
+  std::string s = fmt::format("point_{}", pct);
+  std::replace(s.begin(), s.end(), '.', '_');
+  return s;
+}
+
+std::string_view to_string(SloOutcome o) noexcept {
+  switch (o) {
+    case SloOutcome::interpolated: return "interpolated";
+    case SloOutcome::first_point_exceeds: return "first_point_exceeds";
+    case SloOutcome::bound_not_reached: return "bound_not_reached";
+    case SloOutcome::no_points: return "no_points";
+  }
+  return "?";
+}
+
+SloAnswer max_rate_within(std::vector<CurveSample> points, double bound) {
+  std::erase_if(points, [](const CurveSample& p) { return !std::isfinite(p.rate) || !std::isfinite(p.value); });
+  std::stable_sort(points.begin(), points.end(),
+                   [](const CurveSample& a, const CurveSample& b) { return a.rate < b.rate; });
+  SloAnswer a;
+  if (points.empty()) return a;
+  const auto beyond = std::find_if(points.begin(), points.end(), [&](const CurveSample& p) { return p.value > bound; });
+  if (beyond == points.end()) {
+    a.outcome = SloOutcome::bound_not_reached;
+    a.rate = points.back().rate;
+    a.below = points.back();
+    return a;
+  }
+  a.above = *beyond;
+  if (beyond == points.begin()) {
+    a.outcome = SloOutcome::first_point_exceeds;
+    return a;
+  }
+  const CurveSample& lo = *(beyond - 1);
+  const CurveSample& hi = *beyond;
+  a.below = lo;
+  a.outcome = SloOutcome::interpolated;
+  // hi.value > bound >= lo.value, so the denominator is positive.
+  a.fraction = (bound - lo.value) / (hi.value - lo.value);
+  a.rate = lo.rate + a.fraction * (hi.rate - lo.rate);
+  return a;
+}
+
+namespace {
+
+std::string rate_text(double rate, std::string_view word) {
+  return word == "IOPS" ? results::format_iops(rate) : results::format_rate(rate, word);
+}
+
+std::string point_text(const CurveSample& p, std::string_view word) {
+  return fmt::format("{} {} at {}", p.group, rate_text(p.rate, word), results::format_latency(p.value, "ms"));
+}
+
+std::string reason(const SloAnswer& a, const SloBound& b, std::string_view word) {
+  switch (a.outcome) {
+    case SloOutcome::interpolated:
+      return fmt::format("interpolated between {} and {}", point_text(*a.below, word), point_text(*a.above, word));
+    case SloOutcome::first_point_exceeds:
+      return fmt::format("none: the lowest point, {}, is already above {:g} ms; run lower curve points",
+                         point_text(*a.above, word), b.bound_ms);
+    case SloOutcome::bound_not_reached:
+      return fmt::format(
+          "bound not reached: every point is within it, the highest is {}; the answer is above "
+          "what was measured",
+          point_text(*a.below, word));
+    case SloOutcome::no_points: return "none: no curve point was measured";
+  }
+  return {};
+}
+
+results::Json sample_json(const std::optional<CurveSample>& p) {
+  if (!p) return nullptr;
+  return {{"group", p->group}, {"rate", p->rate}, {"value_ms", p->value}};
+}
+
+}  // namespace
+
+std::string describe(const SloAnswer& a, const SloBound& b, std::string_view rate_word) {
+  return fmt::format("max {} with {} <= {:g} ms: {} ({})", rate_word, b.figure, b.bound_ms,
+                     a.outcome == SloOutcome::interpolated || a.outcome == SloOutcome::bound_not_reached
+                         ? rate_text(a.rate, rate_word)
+                         : "none",
+                     reason(a, b, rate_word));
+}
+
+results::Json to_json(const SloAnswer& a, const SloBound& b, std::string_view metric, std::string_view rate_word) {
+  return {{"key", b.key},
+          {"figure", b.figure},
+          {"bound_ms", b.bound_ms},
+          {"metric", metric},
+          {"answer", a.rate},
+          {"rate_unit", rate_word},
+          {"outcome", to_string(a.outcome)},
+          {"reason", reason(a, b, rate_word)},
+          {"below", sample_json(a.below)},
+          {"above", sample_json(a.above)}};
 }
 
 }  // namespace drivelab::runner

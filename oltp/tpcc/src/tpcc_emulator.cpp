@@ -3,6 +3,8 @@
 #include <sys/statvfs.h>
 
 #include <algorithm>
+#include <array>
+#include <functional>
 
 #include <fmt/format.h>
 
@@ -155,8 +157,15 @@ void TpccEmulator::check_growth_after_warmup(runner::TestContext& ctx, std::opti
         "in the warm-up, and this one has none or less than a second (set warmup, e.g. 30s)");
     return;
   }
-  const double rate = static_cast<double>(*after - *new_orders_before) / warmup_s_;
-  const double seconds = std::chrono::duration<double>(settings_.duration).count();
+  double rate = static_cast<double>(*after - *new_orders_before) / warmup_s_;
+  double seconds = std::chrono::duration<double>(settings_.duration).count();
+  if (config_.rate_curve) {
+    // The curve's points offer up to their largest percentage of the max run's rate, each for
+    // its warm-up and duration.
+    rate *= std::max(1.0, *std::max_element(config_.curve.begin(), config_.curve.end()) / 100.0);
+    seconds += static_cast<double>(config_.curve.size()) *
+               std::chrono::duration<double>(settings_.warmup + settings_.duration).count();
+  }
   const tpcc::GrowthEstimate est =
       tpcc::estimate_growth(*growth, backend_->size_bytes().value_or(0), true, rate, seconds, wal_settings());
   ctx.recorder->detail("growth_estimate", {{"new_orders_per_s_in_warmup", rate},
@@ -325,7 +334,10 @@ void TpccEmulator::join_shared_database(runner::TestContext& ctx) {
   record_database_facts(ctx);
 }
 
-void TpccEmulator::start_driver(runner::TestContext& ctx) {
+void TpccEmulator::start_driver(runner::TestContext& ctx, double rate_per_s, std::uint64_t point) {
+  // Each curve point's terminals draw from their own stream (point 0: the test's, as before).
+  Rng terminals_rng = Rng(ctx.seed).split(kStreamTerminals);
+  if (point > 0) terminals_rng = terminals_rng.split(point);
   driver_ = std::make_unique<tpcc::Driver>(*backend_, tpcc::DriverOptions{
                                                           .scale = scale_,
                                                           .c_run = c_run_,
@@ -333,13 +345,13 @@ void TpccEmulator::start_driver(runner::TestContext& ctx) {
                                                           .think = config_.think,
                                                           .terminals = config_.terminals,
                                                           .connections = share_.connections,
-                                                          .rate_per_s = share_.rate_per_s,
+                                                          .rate_per_s = rate_per_s,
                                                           .login_rate_per_s = config_.login_rate_per_s,
                                                           .think_scale = config_.think_scale,
                                                           .reconnect_timeout = config_.reconnect_timeout,
                                                           .failure_bound = config_.failure_bound,
                                                           .protocol = config_.transactions,
-                                                          .seed = Rng(ctx.seed).split(kStreamTerminals)(),
+                                                          .seed = terminals_rng(),
                                                           .profile = config_.profile,
                                                           .hammerdb_script = backend_->hammerdb_script(),
                                                           .all_warehouses = config_.all_warehouses,
@@ -348,6 +360,7 @@ void TpccEmulator::start_driver(runner::TestContext& ctx) {
                                                           .terminal_step = share_.hosts,
                                                       });
   driver_->start();
+  if (point > 0) return;  // a curve point: its rate is in details["points"]
   const bool dedicated = config_.terminals == tpcc::TerminalMode::dedicated;
   results::Json t{{"mode", tpcc::to_string(config_.terminals)},
                   {"users", share_.users},
@@ -359,6 +372,7 @@ void TpccEmulator::start_driver(runner::TestContext& ctx) {
     t["tpcc_conformant_think"] = config_.think_scale == 1.0;
   }
   if (config_.rate_per_s > 0) t["rate"] = share_.rate_per_s;
+  if (config_.rate_curve) t["rate"] = "curve";
   if (dedicated) t["login_rate"] = config_.login_rate_per_s;
   if (config_.profile != tpcc::Profile::tpcc) t["profile"] = tpcc::to_string(config_.profile);
   ctx.recorder->detail("terminals", t);
@@ -374,7 +388,7 @@ void TpccEmulator::warmup_phase(runner::TestContext& ctx) {
       tpcc::growth_constants(*backend_, managed_server()).has_value() && !tpcc::offered_new_order_rate(config_);
   const std::optional<std::int64_t> new_orders_before = count ? new_orders_so_far() : std::nullopt;
   const std::int64_t t0 = monotonic_ns();
-  start_driver(ctx);
+  start_driver(ctx, share_.rate_per_s, 0);
   const bool ramp = config_.terminals == tpcc::TerminalMode::dedicated && config_.login_rate_per_s > 0;
   int reported = 0;
   const auto aborted = [&] { return stop_or_failed(ctx); };
@@ -401,8 +415,27 @@ results::Json TpccEmulator::counters_or_warn(runner::TestContext& ctx, const cha
   }
 }
 
+std::string TpccEmulator::schedule(const runner::TestSettings& settings) const {
+  if (!config_.rate_curve) return {};
+  const double w = std::chrono::duration<double>(settings.warmup).count();
+  const double d = std::chrono::duration<double>(settings.duration).count();
+  return fmt::format(
+      "rate: curve: closed-loop max run + {} open-loop points, each warm-up {:.0f} s + measured {:.0f} s: {:.0f} s "
+      "after the load",
+      config_.curve.size(), w, d, static_cast<double>(1 + config_.curve.size()) * (w + d));
+}
+
+void TpccEmulator::measure_intervals(runner::TestContext& ctx) {
+  const std::int64_t t0 = monotonic_ns();
+  const auto aborted = [&] { return stop_or_failed(ctx); };
+  for_each_interval(t0, t0 + settings_.duration.count(), settings_.interval.count(), aborted, [&](bool) {
+    const tpcc::IntervalStats iv = driver_->take_interval();
+    if (iv.duration_s > 0.001) ctx.recorder->interval(to_interval(iv, seconds_between(run_start_ns_, monotonic_ns())));
+  });
+}
+
 void TpccEmulator::run_phase(runner::TestContext& ctx) {
-  if (!driver_) start_driver(ctx);
+  if (!driver_) start_driver(ctx, share_.rate_per_s, 0);
   RunFacts facts;
   facts.config = &config_;
   facts.counters_before = counters_or_warn(ctx, "before");
@@ -417,12 +450,8 @@ void TpccEmulator::run_phase(runner::TestContext& ctx) {
   const int logged_in = driver_->users_logged_in();
   if (config_.terminals == tpcc::TerminalMode::dedicated && logged_in < share_.users)
     ctx.recorder->warning(login_lag_warning(logged_in, share_.users, config_.login_rate_per_s, warmup_s_));
-  const std::int64_t t0 = monotonic_ns();
-  const auto aborted = [&] { return stop_or_failed(ctx); };
-  for_each_interval(t0, t0 + settings_.duration.count(), settings_.interval.count(), aborted, [&](bool) {
-    const tpcc::IntervalStats iv = driver_->take_interval();
-    if (iv.duration_s > 0.001) ctx.recorder->interval(to_interval(iv, seconds_between(t0, monotonic_ns())));
-  });
+  run_start_ns_ = monotonic_ns();
+  measure_intervals(ctx);
   if (nopm_before && !driver_->failed()) {
     const std::optional<std::int64_t> nopm_after = new_orders_so_far();
     const double minutes = seconds_between(nopm_t0, monotonic_ns()) / 60.0;
@@ -438,8 +467,14 @@ void TpccEmulator::run_phase(runner::TestContext& ctx) {
   if (!driver_->failed()) facts.counters_after = counters_or_warn(ctx, "after");
   const tpcc::DriverTotals totals = driver_->totals();
   facts.terminals = share_.users;
-  const std::optional<std::string> mix_missed = record_tpcc_results(*ctx.recorder, totals, facts);
-  ctx.recorder->set_phase_times(warmup_s_, totals.measured_s);
+  std::vector<CurveRun> runs{CurveRun{.group = "max", .totals = totals}};
+  if (config_.rate_curve) run_curve(ctx, runs);
+  const auto answers = [&] { record_slo_answers(*ctx.recorder, runs, config_.slo); };
+  const std::optional<std::string> mix_missed =
+      record_tpcc_results(*ctx.recorder, totals, facts, config_.rate_curve ? answers : std::function<void()>{});
+  double measured = 0;
+  for (const CurveRun& r : runs) measured += r.totals.measured_s;
+  ctx.recorder->set_phase_times(warmup_s_, measured);
   if (auto err = driver_->fatal_error()) throw BackendError(*err);
   if (mix_missed) {
     // A stopped run stays interrupted: what it measured is kept, with the miss said.
@@ -448,6 +483,50 @@ void TpccEmulator::run_phase(runner::TestContext& ctx) {
     else
       throw Error(*mix_missed);
   }
+}
+
+void TpccEmulator::run_curve(runner::TestContext& ctx, std::vector<CurveRun>& runs) {
+  auto& rec = *ctx.recorder;
+  record_curve_point(rec, runs.front());
+  // As vdbench's curves on several hosts (docs/multihost.md): the points are percentages of the
+  // job's max run, the sum of every rank's, each rank offering its share; every decision to go
+  // on is taken on the sums, so the ranks run the same points.
+  std::array<double, 2> max_run{runs.front().tps(), stop_or_failed(ctx) ? 1.0 : 0.0};
+  ctx.sum_over_hosts(max_run, "curve max run");
+  const double hosts = static_cast<double>(ctx.hosts());
+  for (std::size_t i = 0; i < config_.curve.size() && max_run[1] == 0 && max_run[0] > 0; ++i) {
+    CurveRun run;
+    run.requested_pct = config_.curve[i];
+    run.group = runner::curve_point_group(run.requested_pct);
+    run.requested_tps = max_run[0] * run.requested_pct / 100.0 / hosts;
+    std::array<double, 1> stopped{0};
+    if (stop_or_failed(ctx)) {
+      stopped[0] = 1;
+    } else {
+      rec.message(fmt::format("curve point {}%: {:.1f} TPS (open loop)", run.requested_pct, run.requested_tps));
+      driver_.reset();
+      start_driver(ctx, run.requested_tps, i + 1);
+      if (!wait_until(monotonic_ns() + settings_.warmup.count(), [&] { return stop_or_failed(ctx); })) {
+        stopped[0] = 1;
+        driver_->finish();
+      } else {
+        driver_->begin_measurement();
+        measure_intervals(ctx);
+        driver_->finish();
+        run.totals = driver_->totals();
+        if (!driver_->failed()) {
+          record_curve_point(rec, run);
+          runs.push_back(std::move(run));
+        }
+        stopped[0] = stop_or_failed(ctx) ? 1.0 : 0.0;
+      }
+    }
+    ctx.sum_over_hosts(stopped, "curve point");
+    if (stopped[0] > 0) break;
+  }
+  if (max_run[0] <= 0)
+    rec.warning("rate: curve: the max run committed nothing, so there is no rate to take a share of");
+  rec.detail("points", curve_points_json(runs));
 }
 
 void TpccEmulator::verify_phase(runner::TestContext& ctx) {

@@ -19,6 +19,7 @@
 #include "drivelab/oltp/tpcc/tpcc_config.hpp"
 #include "drivelab/oltp/tpcc/tpcc_driver.hpp"
 #include "drivelab/oltp/tpcc/tpcc_growth.hpp"
+#include "tpcc_report.hpp"
 
 namespace drivelab::oltp::tpcc::detail {
 
@@ -28,6 +29,8 @@ class TpccEmulator final : public DatabaseEmulator {
   ~TpccEmulator() override;
 
   results::Json effective_config() const override;
+  /// rate: curve: the max run + each point, every one with the test's warm-up and duration.
+  std::string schedule(const runner::TestSettings& settings) const override;
   void cleanup(runner::TestContext& ctx) noexcept override;
 
  private:
@@ -75,7 +78,15 @@ class TpccEmulator final : public DatabaseEmulator {
   /// shared_database on several ranks: each rank prepares its part, then all meet (a collective)
   /// so no rank goes on before rank 0's load is there or after another rank failed.
   void prepare_shared(runner::TestContext& ctx);
-  void start_driver(runner::TestContext& ctx);
+  /// Starts the terminals at `rate_per_s` (0: closed loop); `point` > 0 is a curve point's
+  /// (its own terminal stream, details["terminals"] written by point 0 only).
+  void start_driver(runner::TestContext& ctx, double rate_per_s, std::uint64_t point);
+  /// Records an interval per settings.interval for settings.duration while the terminals run.
+  void measure_intervals(runner::TestContext& ctx);
+  /// rate: curve, after the max run (runs[0]): each point of config.curve as an open-loop run at
+  /// that % of the max run's TPS with its own warm-up and duration; its groups recorded, the
+  /// runs appended; details["points"].
+  void run_curve(runner::TestContext& ctx, std::vector<CurveRun>& runs);
   /// A stop was requested or the terminals failed: what ends the phase's waits (core/phase.hpp).
   bool stop_or_failed(const runner::TestContext& ctx) const noexcept;
   results::Json counters_or_warn(runner::TestContext& ctx, const char* when);
@@ -101,6 +112,7 @@ class TpccEmulator final : public DatabaseEmulator {
   bool prepared_ = false;
   bool reused_ = false;
   double warmup_s_ = 0;
+  std::int64_t run_start_ns_ = 0;  ///< the measured phase's start (intervals' t_s)
 };
 
 }  // namespace drivelab::oltp::tpcc::detail

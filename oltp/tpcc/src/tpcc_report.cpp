@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "drivelab/results/catalogue.hpp"
+#include "drivelab/runner/curve.hpp"
 #include "drivelab/runner/latency_metrics.hpp"
 
 namespace drivelab::oltp::tpcc::detail {
@@ -176,19 +177,27 @@ std::string login_lag_warning(int logged_in, int users, double login_rate_per_s,
       login_rate_per_s > 0 ? ", or lower login_rate" : ", or set login_rate to stagger them");
 }
 
-std::optional<std::string> record_tpcc_results(results::TestRecorder& rec, const tpcc::DriverTotals& totals,
-                                               const RunFacts& facts) {
-  using runner::LatencyUnit;
-  using runner::record_latency;
-  using Figure = runner::LatencyFigure;
-  constexpr Figure kP999 = Figure::p(99.9).named("p99_9");  // TPC-C's metric name for the 99.9th
-  // The seven figures of one latency histogram: <prefix>_{avg,p50,p90,p95,p99,p99_9,max}_ms.
-  const std::initializer_list<Figure> seven = {Figure::avg(), Figure::p(50), Figure::p(90), Figure::p(95),
-                                               Figure::p(99), kP999,         Figure::max()};
-  const tpcc::TpccConfig& cfg = *facts.config;
-  const double secs = totals.measured_s > 0 ? totals.measured_s : 1e-9;
+namespace {
+
+using runner::LatencyUnit;
+using Figure = runner::LatencyFigure;
+constexpr Figure kP999 = Figure::p(99.9).named("p99_9");  // TPC-C's metric name for the 99.9th
+// The seven figures of one latency histogram: <prefix>_{avg,p50,p90,p95,p99,p99_9,max}_ms.
+constexpr std::initializer_list<Figure> kSeven = {Figure::avg(), Figure::p(50), Figure::p(90), Figure::p(95),
+                                                  Figure::p(99), kP999,         Figure::max()};
+
+tpcc::TypeStats all_types(const tpcc::DriverTotals& totals) {
   tpcc::TypeStats all;
   for (const auto& s : totals.by_type) all.merge(s);
+  return all;
+}
+
+/// The headline metrics of record_tpcc_results.
+void record_headline(results::TestRecorder& rec, const tpcc::DriverTotals& totals, const RunFacts& facts,
+                     const std::function<void()>& after_rates) {
+  const tpcc::TpccConfig& cfg = *facts.config;
+  const double secs = totals.measured_s > 0 ? totals.measured_s : 1e-9;
+  const tpcc::TypeStats all = all_types(totals);
   const auto& no = totals.by_type[static_cast<std::size_t>(TxType::new_order)];
   const double tpm_c = static_cast<double>(no.commits) * 60.0 / secs;
   const auto& h = all.response_time;
@@ -209,10 +218,11 @@ std::optional<std::string> record_tpcc_results(results::TestRecorder& rec, const
   };
   const bool hammerdb = cfg.profile == tpcc::Profile::hammerdb;
   if (hammerdb) nopm();
-  record_latency(rec, h, "response_time", cat::latency, LatencyUnit::ms,
-                 {Figure::avg("mean response time at the terminal (queue wait + service), all types"),
-                  Figure::p(95, "95th percentile response time, all types"),
-                  Figure::p(99, "99th percentile response time, all types")});
+  if (after_rates) after_rates();
+  runner::record_latency(rec, h, "response_time", cat::latency, LatencyUnit::ms,
+                         {Figure::avg("mean response time at the terminal (queue wait + service), all types"),
+                          Figure::p(95, "95th percentile response time, all types"),
+                          Figure::p(99, "99th percentile response time, all types")});
   if (!hammerdb) nopm();
   // Only where it means something: with clause 5.2.5's keying and think times at full length a
   // warehouse's ten terminals cannot pass 12.86 tpmC; without them (think: none) the ratio is
@@ -221,10 +231,10 @@ std::optional<std::string> record_tpcc_results(results::TestRecorder& rec, const
     metric(cat::efficiency_pct, tpm_c / (kMaxTpmCPerWarehouse * cfg.warehouses) * 100.0,
            "tpm_c / (12.86 x warehouses)");
   // The rest of the response time's figures, and the seven of each of its two parts.
-  record_latency(rec, h, "response_time", cat::latency, LatencyUnit::ms,
-                 {Figure::p(50), Figure::p(90), kP999, Figure::max()});
-  record_latency(rec, all.queue_wait, "queue_wait", cat::queue_wait, LatencyUnit::ms, seven);
-  record_latency(rec, all.service_time, "service_time", cat::service_time, LatencyUnit::ms, seven);
+  runner::record_latency(rec, h, "response_time", cat::latency, LatencyUnit::ms,
+                         {Figure::p(50), Figure::p(90), kP999, Figure::max()});
+  runner::record_latency(rec, all.queue_wait, "queue_wait", cat::queue_wait, LatencyUnit::ms, kSeven);
+  runner::record_latency(rec, all.service_time, "service_time", cat::service_time, LatencyUnit::ms, kSeven);
   metric(cat::transactions, static_cast<double>(all.commits), "committed transactions");
   metric(cat::new_orders, static_cast<double>(no.commits), "committed New-Orders");
   metric(cat::rollbacks, static_cast<double>(all.rollbacks),
@@ -254,22 +264,25 @@ std::optional<std::string> record_tpcc_results(results::TestRecorder& rec, const
     metric(cat::arrivals_dropped, static_cast<double>(totals.arrivals_dropped),
            "open loop: arrivals dropped because the queue was full");
   }
-
   const results::Json delta = counter_delta(facts.counters_before, facts.counters_after);
   for (const auto& c : kHeadlineCounters)
     if (const auto it = delta.find(c.key); it != delta.end()) metric(*c.metric, it->get<double>(), c.description);
   if (!delta.empty()) rec.detail("server_counters", delta);
+}
 
+/// The per-type groups and histograms of record_tpcc_results.
+void record_type_groups(results::TestRecorder& rec, const tpcc::DriverTotals& totals) {
+  const double secs = totals.measured_s > 0 ? totals.measured_s : 1e-9;
   for (TxType t : tpcc::kAllTxTypes) {
     const auto& s = totals.by_type[static_cast<std::size_t>(t)];
     const std::string g(tpcc::to_string(t));
     rec.group_metric(g, cat::count, static_cast<double>(s.commits + s.rollbacks),
                      "completed transactions (commits + business rollbacks)");
     rec.group_metric(g, cat::tps, static_cast<double>(s.commits) / secs, "commits per second");
-    runner::record_group_latency(rec, g, s.response_time, "response_time." + g, cat::latency, LatencyUnit::ms, seven);
-    runner::record_group_latency(rec, g, s.queue_wait, "queue_wait." + g, cat::queue_wait, LatencyUnit::ms, seven);
+    runner::record_group_latency(rec, g, s.response_time, "response_time." + g, cat::latency, LatencyUnit::ms, kSeven);
+    runner::record_group_latency(rec, g, s.queue_wait, "queue_wait." + g, cat::queue_wait, LatencyUnit::ms, kSeven);
     runner::record_group_latency(rec, g, s.service_time, "service_time." + g, cat::service_time, LatencyUnit::ms,
-                                 seven);
+                                 kSeven);
     rec.group_metric(g, cat::rollbacks, static_cast<double>(s.rollbacks));
     rec.group_metric(g, cat::retries, static_cast<double>(s.retries));
     rec.group_metric(g, cat::errors, static_cast<double>(s.errors));
@@ -283,7 +296,13 @@ std::optional<std::string> record_tpcc_results(results::TestRecorder& rec, const
     rec.histogram("queue_wait." + g, s.queue_wait);
     rec.histogram("service_time." + g, s.service_time);
   }
-  rec.histogram("response_time", h);
+}
+
+/// Histograms, details and warnings of record_tpcc_results.
+void record_run_details(results::TestRecorder& rec, const tpcc::DriverTotals& totals, const RunFacts& facts) {
+  const tpcc::TpccConfig& cfg = *facts.config;
+  const tpcc::TypeStats all = all_types(totals);
+  rec.histogram("response_time", all.response_time);
   rec.histogram("queue_wait", all.queue_wait);
   rec.histogram("service_time", all.service_time);
   if (totals.timer_lateness.count() > 0) rec.histogram("timer_lateness", totals.timer_lateness);
@@ -326,7 +345,133 @@ std::optional<std::string> record_tpcc_results(results::TestRecorder& rec, const
         fmt::format("timer lateness p99 is {:.1f} ms: the driver machine is too busy to keep "
                     "the keying/think/arrival schedule",
                     ms(totals.timer_lateness.percentile(99))));
+}
+
+/// "New-Order p99", "p90 of all types".
+std::string slo_figure_name(const tpcc::SloBound& b) {
+  const std::string p = fmt::format("p{:g}", b.percentile);
+  if (!b.type) return p + " of all types";
+  static constexpr std::array<const char*, tpcc::kTxTypes> kNames{"New-Order", "Payment", "Order-Status", "Delivery",
+                                                                  "Stock-Level"};
+  return std::string(kNames[static_cast<std::size_t>(*b.type)]) + " " + p;
+}
+
+}  // namespace
+
+std::optional<std::string> record_tpcc_results(results::TestRecorder& rec, const tpcc::DriverTotals& totals,
+                                               const RunFacts& facts, const std::function<void()>& after_rates) {
+  record_headline(rec, totals, facts, after_rates);
+  record_type_groups(rec, totals);
+  record_run_details(rec, totals, facts);
   return check_mix(rec, totals, facts);
+}
+
+double CurveRun::tps() const noexcept {
+  const tpcc::TypeStats all = all_types(totals);
+  return totals.measured_s > 0 ? static_cast<double>(all.commits) / totals.measured_s : 0.0;
+}
+
+double CurveRun::tpm_c() const noexcept {
+  const auto& no = totals.by_type[static_cast<std::size_t>(TxType::new_order)];
+  return totals.measured_s > 0 ? static_cast<double>(no.commits) * 60.0 / totals.measured_s : 0.0;
+}
+
+double slo_figure_ms(const tpcc::DriverTotals& totals, const tpcc::SloBound& bound) {
+  const LatencyHistogram h = bound.type ? totals.by_type[static_cast<std::size_t>(*bound.type)].response_time
+                                        : all_types(totals).response_time;
+  return ms(h.percentile(bound.percentile));
+}
+
+void record_curve_point(results::TestRecorder& rec, const CurveRun& run) {
+  const std::string& g = run.group;
+  const tpcc::DriverTotals& t = run.totals;
+  const double secs = t.measured_s > 0 ? t.measured_s : 1e-9;
+  const tpcc::TypeStats all = all_types(t);
+  rec.group_metric(g, cat::requested_pct, run.requested_pct, "of the max run's TPS; 0 = the closed-loop max run");
+  if (run.requested_tps > 0)
+    rec.group_metric(g, cat::arrival_rate, static_cast<double>(t.arrivals) / secs,
+                     fmt::format("arrivals per second (requested {:.1f})", run.requested_tps));
+  rec.group_metric(g, cat::tps, run.tps(), "committed transactions of all types per second");
+  rec.group_metric(g, cat::tpm_c, run.tpm_c(), "committed New-Orders per minute");
+  runner::record_group_latency(
+      rec, g, all.response_time, "response_time." + g, cat::latency, LatencyUnit::ms,
+      {Figure::avg(), Figure::p(50), Figure::p(90), Figure::p(95), Figure::p(99), Figure::max()});
+  runner::record_group_latency(rec, g, all.queue_wait, "queue_wait." + g, cat::queue_wait, LatencyUnit::ms,
+                               {Figure::p(99)});
+  runner::record_group_latency(rec, g, all.service_time, "service_time." + g, cat::service_time, LatencyUnit::ms,
+                               {Figure::p(99)});
+  rec.group_metric(g, cat::errors, static_cast<double>(all.errors));
+  rec.group_metric(g, cat::measured_s, t.measured_s);
+  rec.histogram("response_time." + g, all.response_time);
+  rec.histogram("queue_wait." + g, all.queue_wait);
+  rec.histogram("service_time." + g, all.service_time);
+  for (TxType type : tpcc::kAllTxTypes) {
+    const auto& s = t.by_type[static_cast<std::size_t>(type)];
+    const std::string tg = g + "." + std::string(tpcc::to_string(type));
+    rec.group_metric(tg, cat::tps, static_cast<double>(s.commits) / secs, "commits per second");
+    runner::record_group_latency(rec, tg, s.response_time, "response_time." + tg, cat::latency, LatencyUnit::ms,
+                                 {Figure::avg(), Figure::p(50), Figure::p(90), Figure::p(99), Figure::max()});
+    rec.histogram("response_time." + tg, s.response_time);
+  }
+}
+
+results::Json curve_points_json(const std::vector<CurveRun>& runs) {
+  results::Json pts = results::Json::array();
+  for (const CurveRun& r : runs) {
+    const LatencyHistogram h = all_types(r.totals).response_time;
+    results::Json p{{"group", r.group},
+                    {"requested_pct", r.requested_pct},
+                    {"requested_tps", r.requested_tps},
+                    {"achieved_tps", r.tps()},
+                    {"tpm_c", r.tpm_c()},
+                    {"latency_avg_ms", ms(h.mean())},
+                    {"latency_p99_ms", ms(h.percentile(99))},
+                    {"measured_s", r.totals.measured_s}};
+    for (TxType t : tpcc::kAllTxTypes) {
+      const auto& rt = r.totals.by_type[static_cast<std::size_t>(t)].response_time;
+      const std::string name(tpcc::to_string(t));
+      p[name + "_p90_ms"] = ms(rt.percentile(90));
+      p[name + "_p99_ms"] = ms(rt.percentile(99));
+    }
+    pts.push_back(std::move(p));
+  }
+  return pts;
+}
+
+void record_slo_answers(results::TestRecorder& rec, const std::vector<CurveRun>& runs,
+                        const std::vector<tpcc::SloBound>& slo) {
+  if (slo.empty()) return;
+  results::Json answers = results::Json::array();
+  std::optional<runner::SloAnswer> binding;
+  std::string binding_text;
+  for (const tpcc::SloBound& b : slo) {
+    std::vector<runner::CurveSample> samples;
+    for (const CurveRun& r : runs) samples.push_back({r.group, r.tps(), slo_figure_ms(r.totals, b)});
+    const runner::SloAnswer a = runner::max_rate_within(std::move(samples), b.bound_ms);
+    const runner::SloBound sb{b.key, slo_figure_name(b), b.bound_ms};
+    const std::string line = runner::describe(a, sb, "TPS");
+    rec.message(line);
+    answers.push_back(runner::to_json(a, sb, cat::max_tps_under_slo.name, "TPS"));
+    // Within every bound: the lowest answer (the first crossing of any bound).
+    if (!binding || a.rate < binding->rate) {
+      binding = a;
+      binding_text = line;
+    }
+  }
+  const auto tpm_c_of = [&](const std::optional<runner::CurveSample>& p) {
+    for (const CurveRun& r : runs)
+      if (p && r.group == p->group) return r.tpm_c();
+    return 0.0;
+  };
+  double tpm_c = 0;
+  if (binding->outcome == runner::SloOutcome::interpolated)
+    tpm_c = tpm_c_of(binding->below) + binding->fraction * (tpm_c_of(binding->above) - tpm_c_of(binding->below));
+  else if (binding->outcome == runner::SloOutcome::bound_not_reached)
+    tpm_c = tpm_c_of(binding->below);
+  const std::string within = slo.size() > 1 ? "within every slo bound; the lowest: " : "";
+  rec.metric(cat::max_tps_under_slo, binding->rate, within + binding_text);
+  rec.metric(cat::max_tpmc_under_slo, tpm_c, "tpm_c interpolated between the same runs: " + within + binding_text);
+  rec.detail("slo", std::move(answers));
 }
 
 }  // namespace drivelab::oltp::tpcc::detail

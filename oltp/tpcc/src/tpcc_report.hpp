@@ -3,8 +3,10 @@
 // histograms, server counter differences and the warnings that say when the driver rather than
 // the drive was measured. Names, units and meanings are listed in docs/oltp-tpcc.md section 5.
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "drivelab/core/cpu_usage.hpp"
 #include "drivelab/oltp/tpcc/tpcc_config.hpp"
@@ -76,9 +78,43 @@ struct RunFacts {
 /// Headline metrics, groups, histograms, details and warnings of the measured phase. Returns why
 /// the test is not complete when the completed transactions miss clause 5.2.4.2's minimum mix
 /// under profile: tpcc, whose deck promises it (mix_shortfalls); under profile: hammerdb, whose
-/// independent draw does not, a miss is a warning.
+/// independent draw does not, a miss is a warning. `after_rates`, when given, is called right
+/// after the rate headlines (tps, tpm_c, nopm under profile: hammerdb), so what it records (the
+/// sizing answers of a curve) comes among the summary's first columns.
 std::optional<std::string> record_tpcc_results(results::TestRecorder& rec, const tpcc::DriverTotals& totals,
-                                               const RunFacts& facts);
+                                               const RunFacts& facts, const std::function<void()>& after_rates = {});
+
+/// One run of a `rate: curve` (the closed-loop max run or an open-loop point) and what it measured.
+struct CurveRun {
+  std::string group;         ///< "max", "point_050" (runner::curve_point_group)
+  double requested_pct = 0;  ///< of the max run's TPS; 0 for the max run
+  double requested_tps = 0;  ///< this host's arrival rate; 0 = closed loop
+  tpcc::DriverTotals totals;
+
+  double tps() const noexcept;    ///< committed transactions of all types per second
+  double tpm_c() const noexcept;  ///< committed New-Orders per minute
+};
+
+/// The response time figure a bound is on (`slo:`), in ms: the bound's percentile of its type's
+/// response times, or of all types'.
+double slo_figure_ms(const tpcc::DriverTotals& totals, const tpcc::SloBound& bound);
+
+/// A point's metric groups: `<group>` (requested_pct, arrival_rate, tps, tpm_c, response time
+/// avg/p50/p90/p95/p99/max, queue wait and service time p99, errors, measured_s) and
+/// `<group>.<type>` per transaction type (tps, response time avg/p50/p90/p99/max), with the
+/// histograms response_time.<group> and response_time.<group>.<type>.
+void record_curve_point(results::TestRecorder& rec, const CurveRun& run);
+
+/// details["points"]: every run of the curve in order, {group, requested_pct, requested_tps,
+/// achieved_tps, tpm_c, latency_avg_ms, latency_p99_ms, <type>_p90_ms, <type>_p99_ms, measured_s}.
+results::Json curve_points_json(const std::vector<CurveRun>& runs);
+
+/// The sizing answer of `slo` over `runs` (runner::max_rate_within per bound; the answer within
+/// every bound is the lowest of theirs, the first crossing of any): headline metrics
+/// max_tps_under_slo and max_tpmc_under_slo (tpm_c interpolated between the same two runs), a
+/// console line per bound, details["slo"] with each bound's answer and bracketing runs.
+void record_slo_answers(results::TestRecorder& rec, const std::vector<CurveRun>& runs,
+                        const std::vector<tpcc::SloBound>& slo);
 
 /// Peak resident set size of this process (VmHWM), 0 if unknown.
 std::uint64_t peak_rss_bytes();

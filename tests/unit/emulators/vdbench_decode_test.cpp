@@ -156,5 +156,33 @@ TEST(VdbenchDecode, CurveKeysAreIgnoredWithoutACurveAndSkewsMustLeaveRoom) {
   EXPECT_NE(e.errors().find("of I/O buffers is more than 4 GiB"), std::string::npos) << e.errors();
 }
 
+TEST(VdbenchDecode, SloBoundsAndTheirMistakesAtFileLineKey) {
+  const Decoded d = decode("{iorate: curve, slo: {p99_ms: 5, mean_ms: 2.5}}");
+  ASSERT_TRUE(d.diags.empty()) << d.errors();
+  EXPECT_EQ(d.cfg.slo_p99_ms, 5.0);
+  EXPECT_EQ(d.cfg.slo_mean_ms, 2.5);
+  const results::Json j = to_json(d.cfg);
+  EXPECT_EQ(j["slo"], (results::Json{{"p99_ms", 5.0}, {"mean_ms", 2.5}}));
+  const Decoded again = decode(j.dump());
+  EXPECT_TRUE(again.diags.empty()) << again.errors();
+  EXPECT_EQ(again.cfg.slo_p99_ms, 5.0);
+  const Decoded one = decode("{iorate: curve, slo: {p99_ms: 1}}");
+  EXPECT_EQ(one.cfg.slo_p99_ms, 1.0);
+  EXPECT_FALSE(one.cfg.slo_mean_ms);
+
+  EXPECT_EQ(decode("{iorate: curve, slo: {p99: 5}}").errors(),
+            "t.yaml:1:32: vdbench.slo.p99: unknown key 'p99' (did you mean 'p99_ms'?)\n"
+            "t.yaml:1:31: vdbench.slo: slo needs p99_ms, mean_ms or both (ms of latency the curve's IOPS must stay "
+            "within), e.g. {p99_ms: 5}");
+  const std::string neg = decode("{iorate: curve, slo: {p99_ms: 0}}").errors();
+  EXPECT_NE(neg.find("t.yaml:1:40: vdbench.slo.p99_ms: p99_ms must be between 0.001 and 1e+07, found 0"),
+            std::string::npos)
+      << neg;
+  const std::string word = decode("{iorate: curve, slo: {mean_ms: fast}}").errors();
+  EXPECT_NE(word.find("vdbench.slo.mean_ms: expected a number, found 'fast'"), std::string::npos) << word;
+  const std::string scalar = decode("{iorate: curve, slo: 5}").errors();
+  EXPECT_NE(scalar.find("vdbench.slo: expected a mapping"), std::string::npos) << scalar;
+}
+
 }  // namespace
 }  // namespace drivelab::emulators

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include <filesystem>
+#include <iostream>
 
 #include "drivelab/config/document.hpp"
 #include "drivelab/emulators/register.hpp"
@@ -81,6 +82,60 @@ TEST(VdbenchEmulator, NullEngineCurveRecordsEveryPoint) {
   EXPECT_NE(t.check("littles_law_max"), nullptr) << "checked at iorate=max";
   EXPECT_GT(t.record.find_metric("iops")->value, 0);
   EXPECT_EQ(t.record.details["points"].size(), 4u);
+}
+
+// The sizing answers of a real curve: the bounds lie between what the 25% point and the
+// overloaded 400% point measure (the null engine paced at 4x its max run piles up a backlog, so
+// that point's latency grows by about a second per second: p99 ~800 ms, mean ~400 ms here, even
+// when the max run was measured while other work held the CPU; the 25% point's p99 stays within
+// milliseconds to ~15 ms on the busy shared VM),
+// and the answer must be the interpolation between the points the record names, computed here
+// again from their recorded figures.
+TEST(VdbenchEmulator, SloAnswersAreInterpolatedBetweenTheRecordedPoints) {
+  ScratchDir dir;
+  VdbTest t(dir.path(), "{engine: null, threads: 8, iorate: curve, curve: [25, 400], slo: {p99_ms: 150, mean_ms: 80}}",
+            0s, 1s, 500ms);
+  t.run_all();
+  ASSERT_GE(t.record.metrics.size(), 3u);
+  EXPECT_EQ(t.record.metrics[1].name, "max_iops_under_p99") << "second: among the summary's first columns";
+  EXPECT_EQ(t.record.metrics[2].name, "max_iops_under_mean");
+  const auto& slo = t.record.details["slo"];
+  ASSERT_EQ(slo.size(), 2u) << slo.dump();
+  for (const auto& a : slo) {
+    const std::string metric = a["metric"].get<std::string>();
+    const bool p99 = metric == "max_iops_under_p99";
+    const std::string figure = p99 ? "latency_p99_us" : "latency_avg_us";
+    const double bound = a["bound_ms"].get<double>();
+    const double answer = t.record.find_metric(metric)->value;
+    std::cout << "sizing answer: " << t.record.find_metric(metric)->description << "\n";
+    EXPECT_DOUBLE_EQ(answer, a["answer"].get<double>());
+    ASSERT_EQ(a["outcome"], "interpolated") << a.dump();
+    const std::string lo = a["below"]["group"].get<std::string>(), hi = a["above"]["group"].get<std::string>();
+    const double lo_rate = t.gm(lo, "achieved_iops"), hi_rate = t.gm(hi, "achieved_iops");
+    const double lo_ms = t.gm(lo, figure) / 1e3, hi_ms = t.gm(hi, figure) / 1e3;
+    EXPECT_LE(lo_ms, bound) << a.dump();
+    EXPECT_GT(hi_ms, bound) << a.dump();
+    EXPECT_LE(lo_rate, hi_rate);
+    const double expected = lo_rate + (bound - lo_ms) * (hi_rate - lo_rate) / (hi_ms - lo_ms);
+    EXPECT_NEAR(answer, expected, 1e-6 * expected) << a.dump();
+    EXPECT_GE(answer, lo_rate);
+    EXPECT_LE(answer, hi_rate);
+    // The first crossing: no run at a lower rate than the one above is beyond the bound.
+    for (const char* g : {"max", "point_025", "point_400"})
+      if (t.gm(g, "achieved_iops") < hi_rate) EXPECT_LE(t.gm(g, figure) / 1e3, bound) << g;
+    EXPECT_NE(t.record.find_metric(metric)->description.find("interpolated between"), std::string::npos);
+  }
+  // Every point's p99 is in the details the reporter reads.
+  for (const auto& p : t.record.details["points"]) EXPECT_TRUE(p.contains("latency_p99_us")) << p.dump();
+}
+
+TEST(VdbenchEmulator, SloWithoutACurveWarnsAndAnswersNothing) {
+  ScratchDir dir;
+  VdbTest t(dir.path(), "{engine: null, threads: 2, iorate: max, slo: {p99_ms: 1}}", 0s, 500ms, 500ms);
+  t.run_all();
+  EXPECT_EQ(t.record.find_metric("max_iops_under_p99"), nullptr);
+  ASSERT_EQ(t.record.warnings.size(), 1u);
+  EXPECT_NE(t.record.warnings[0].find("slo: the sizing answers are read off a curve"), std::string::npos);
 }
 
 TEST(VdbenchEmulator, MixedCurveOnADirectFileCompletes) {

@@ -191,5 +191,42 @@ TEST(TpccConfig, SharedDatabaseNeedsAnExistingServer) {
   EXPECT_FALSE(to_json(decode("tpcc: {}\n").config).contains("shared_database")) << "written only when set";
 }
 
+TEST(TpccConfig, RateCurveWithSloBounds) {
+  const auto d = decode(
+      "tpcc:\n  users: 8\n  rate: curve\n  curve: [25, 50, 100, 120]\n"
+      "  slo: {new_order_p99_ms: 10, p90_ms: 50}\n");
+  ASSERT_EQ(d.errors, "");
+  EXPECT_TRUE(d.config.rate_curve);
+  EXPECT_EQ(d.config.rate_per_s, 0.0);  // the max run is a closed loop
+  EXPECT_EQ(d.config.terminals, TerminalMode::pooled);
+  EXPECT_EQ(d.config.curve, (std::vector<double>{25, 50, 100, 120}));
+  ASSERT_EQ(d.config.slo.size(), 2u);
+  EXPECT_EQ(d.config.slo[0].key, "p90_ms");
+  EXPECT_FALSE(d.config.slo[0].type);
+  EXPECT_DOUBLE_EQ(d.config.slo[0].percentile, 90);
+  EXPECT_EQ(d.config.slo[1].key, "new_order_p99_ms");
+  EXPECT_EQ(d.config.slo[1].type, TxType::new_order);
+  EXPECT_DOUBLE_EQ(d.config.slo[1].bound_ms, 10);
+  const results::Json j = to_json(d.config);
+  EXPECT_EQ(j["rate"], "curve");
+  EXPECT_EQ(j["slo"]["new_order_p99_ms"], 10.0);
+  // The default curve goes past the max run to 120%.
+  EXPECT_EQ(decode("tpcc:\n  rate: curve\n").config.curve, (std::vector<double>{10, 50, 70, 80, 90, 100, 110, 120}));
+}
+
+TEST(TpccConfig, RateCurveMistakesAreReportedAtTheirKeys) {
+  expect_error("tpcc:\n  rate: curve\n  think: tpcc\n", "tpcc.rate: rate (open loop");
+  expect_error("tpcc:\n  rate: curve\n  terminals: dedicated\n", "tpcc.rate: rate needs terminals: pooled");
+  expect_error("tpcc:\n  rate: curve\n  curve: [0, 50]\n",
+               "t.yaml:3:11: tpcc.curve[0]: curve points must be above 0 and at most 1000%, found 0");
+  expect_error(
+      "tpcc:\n  rate: curve\n  slo: {new_order_p98_ms: 5}\n",
+      "t.yaml:3:9: tpcc.slo.new_order_p98_ms: unknown key 'new_order_p98_ms' (did you mean 'new_order_p90_ms'?)");
+  expect_error("tpcc:\n  rate: curve\n  slo: {}\n", "tpcc.slo: slo needs at least one bound in ms");
+  expect_error("tpcc:\n  rate: curve\n  slo: {payment_p90_ms: -1}\n",
+               "tpcc.slo.payment_p90_ms: payment_p90_ms must be");
+  expect_error("tpcc:\n  rate: fast\n", "tpcc.rate: expected a number, found 'fast'");
+}
+
 }  // namespace
 }  // namespace drivelab::oltp::tpcc

@@ -5,10 +5,12 @@
 #include <signal.h>
 #include <stdlib.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <sstream>
 #include <thread>
 
@@ -126,6 +128,64 @@ TEST(TpccManagedPostgres, AServerThatDiesMidRunFailsTheTestClearlyAndKeepsTheInt
   EXPECT_EQ(t.details["database"]["backend"]["backend"], "postgres");
   EXPECT_GT(t.details["load"]["rate_mb_s"].get<double>(), 0.0);
   EXPECT_FALSE(fs::exists(server_dir));  // cleanup removed the dead server's directory
+}
+
+// Issue 32's sizing answer on a managed PostgreSQL: a `rate: curve` (closed-loop max run, then
+// open-loop points at 50, 100 and 150% of its TPS) with a New-Order p99 bound. The bound lies
+// between what the points can measure: the 150% point is overloaded (arrivals outrun the pool, so
+// the queue and the response times grow by about half a second per second of the point), while
+// the max run's and the 50% point's New-Orders take milliseconds. The answer must lie between the
+// bracketing runs' TPS, whose New-Order p99 straddle the bound.
+TEST(TpccManagedPostgres, ARateCurvePrintsMaxTpsUnderANewOrderP99Bound) {
+  TmpTarget target;
+  ProtocolRun r;
+  r.out_dir = target.path() / "out";
+  const auto outcome = r.run(
+      "protocol: p\nseed: 3\ntests:\n"
+      "  - name: pg\n    kind: tpcc\n    warmup: 1s\n    duration: 3s\n    interval: 1s\n"
+      "    tpcc:\n      backend: postgres\n      server: {managed: postgres, buffer: 64MiB}\n"
+      "      warehouses: 1\n      scale_items: 1000\n      users: 4\n"
+      "      rate: curve\n      curve: [50, 100, 150]\n      slo: {new_order_p99_ms: 300}\n",
+      target.path());
+  const std::string out = r.out.str();
+  ASSERT_EQ(outcome.record.tests.size(), 1u) << out;
+  const auto& t = outcome.record.tests.at(0);
+  ASSERT_EQ(t.status, results::Status::complete) << t.reason << "\n" << out;
+  ASSERT_NE(t.find_metric("max_tps_under_slo"), nullptr) << out;
+  ASSERT_NE(t.find_metric("max_tpmc_under_slo"), nullptr) << out;
+  const double answer = t.find_metric("max_tps_under_slo")->value;
+  std::cout << "sizing answer: " << t.find_metric("max_tps_under_slo")->description << "\n";
+  // The console says it, and the summary's first columns show it.
+  EXPECT_NE(out.find("max TPS with New-Order p99 <= 300 ms: "), std::string::npos) << out;
+  EXPECT_NE(out.find("max_tps_under_slo"), std::string::npos) << out;
+  ASSERT_EQ(t.details["points"].size(), 4u) << t.details["points"].dump();
+  ASSERT_EQ(t.details["slo"].size(), 1u);
+  const auto& a = t.details["slo"][0];
+  ASSERT_EQ(a["outcome"], "interpolated") << a.dump() << "\n" << t.details["points"].dump();
+  const auto point = [&](const std::string& group) {
+    for (const auto& p : t.details["points"])
+      if (p["group"] == group) return p;
+    ADD_FAILURE() << "no point " << group;
+    return results::Json();
+  };
+  const auto below = point(a["below"]["group"].get<std::string>());
+  const auto above = point(a["above"]["group"].get<std::string>());
+  EXPECT_LE(below["new_order_p99_ms"].get<double>(), 300.0) << a.dump();
+  EXPECT_GT(above["new_order_p99_ms"].get<double>(), 300.0) << a.dump();
+  EXPECT_GE(answer, below["achieved_tps"].get<double>()) << a.dump();
+  EXPECT_LE(answer, above["achieved_tps"].get<double>()) << a.dump();
+  EXPECT_GT(answer, 0.0);
+  const double tpmc = t.find_metric("max_tpmc_under_slo")->value;
+  EXPECT_GE(tpmc, std::min(below["tpm_c"].get<double>(), above["tpm_c"].get<double>()));
+  EXPECT_LE(tpmc, std::max(below["tpm_c"].get<double>(), above["tpm_c"].get<double>()));
+  // Each point's figures are groups of the record, per transaction type too.
+  const auto has_group = [&](const std::string& g) {
+    return std::any_of(t.groups.begin(), t.groups.end(), [&](const results::MetricGroup& m) { return m.name == g; });
+  };
+  for (const std::string g : {"max", "point_050", "point_100", "point_150"}) {
+    EXPECT_TRUE(has_group(g)) << g;
+    EXPECT_TRUE(has_group(g + ".new_order")) << g;
+  }
 }
 
 /// Runs for `duration` with `tpcc_keys` (the tpcc section's keys after the database's) on a managed PostgreSQL of

@@ -14,6 +14,7 @@
 ///         iorate: curve    # max | <IOPS> | curve
 ///         curve: [10, 50, 70, 80, 90, 100, 110, 120]
 ///         stopcurve: 10    # ms of mean latency that ends the curve (vdbench stopcurve=)
+///         slo: {p99_ms: 5, mean_ms: 2}  # sizing answers: max IOPS within each bound
 ///         workloads:
 ///           - {name: data, xfersize: 8k, rdpct: 70, seekpct: 100}
 ///           - {name: log, xfersize: 64k, rdpct: 0, seekpct: 0, skew: 5}
@@ -78,6 +79,12 @@ struct VdbenchConfig {
   double iorate_iops = 0;                              ///< for IorateMode::fixed
   std::vector<double> curve{10, 50, 70, 80, 90, 100};  ///< % of the max run (vdbench default)
   double stopcurve_ms = 0;                             ///< 0 = none
+  /// `slo:` (iorate curve): the highest IOPS whose p99 (slo_p99_ms) and mean (slo_mean_ms)
+  /// latency from the intended start stay within the bound, each interpolated between the two
+  /// runs that bracket it (runner/curve.hpp max_rate_within); headline metrics
+  /// max_iops_under_p99 and max_iops_under_mean. At least one of the two when `slo:` is given.
+  std::optional<double> slo_p99_ms;
+  std::optional<double> slo_mean_ms;
   ArrivalDistribution distribution = ArrivalDistribution::exponential;
   std::optional<SteadyStateCriterion> ss;  ///< fio ss=
   std::chrono::nanoseconds ss_dur{std::chrono::seconds(30)};

@@ -30,10 +30,22 @@ std::string_view to_string(Better b) noexcept;
 enum class Origin { measured, published, fio, sysbench };
 std::string_view to_string(Origin o) noexcept;
 
-/// One point of a latency-vs-IOPS curve (vdbench-style curve tests; a published peak is one point).
+/// One point of a latency-vs-rate curve (vdbench-style curve tests: IOPS; tpcc `rate: curve`:
+/// TPS, its latency converted to µs; a published peak is one point).
 struct CurvePoint {
-  double iops = 0;
+  double iops = 0;  ///< the achieved rate (Result::curve_rate_word says of what)
   double latency_avg_us = 0;
+  double latency_p99_us = 0;  ///< 0: not recorded (records before issue 32, published peaks)
+};
+
+/// A sizing answer of a curve (details `slo`, runner/curve.hpp): the highest rate whose
+/// latency figure stays within a bound.
+struct SizingAnswer {
+  std::string metric;  ///< the headline metric it gave: max_iops_under_p99, max_tps_under_slo
+  std::string figure;  ///< "p99 latency", "New-Order p99"
+  double bound_ms = 0;
+  double rate = 0;      ///< the answer (0: none)
+  std::string outcome;  ///< interpolated | first_point_exceeds | bound_not_reached | no_points
 };
 
 /// An I/O workload as a configuration: what a corner of the lab's curve tests, a fio spot check,
@@ -119,6 +131,8 @@ struct Result {
   std::vector<results::Metric> metrics;  ///< units as in the record (fio/published mapped)
   std::vector<results::Interval> intervals;  ///< per-interval time series (may be empty)
   std::vector<CurvePoint> curve;             ///< curve points in run order (may be empty)
+  std::string curve_rate_word = "IOPS";      ///< what a curve point's rate counts: IOPS or TPS
+  std::vector<SizingAnswer> sizing;          ///< the curve's sizing answers (may be empty)
   /// Published rows: the configuration they measured (nullptr: not in the map).
   const PublishedConfiguration* published = nullptr;
   /// Published rows shown apart: not the configuration of the measured test of their name

@@ -265,6 +265,49 @@ inline constexpr MetricDef max_run_iops{.name = "max_run_iops",
                                         .recorded_by = "vdbench replay vdi",
                                         .where = kGroup,
                                         .word = "IOPS"};
+// Sizing answers (runner/curve.hpp max_rate_within; issue 32): the highest rate of a curve whose
+// latency figure stays within the protocol's `slo:` bound, interpolated between the two points
+// that bracket the crossing; 0 when the lowest point is already beyond the bound.
+inline constexpr MetricDef max_iops_under_p99{.name = "max_iops_under_p99",
+                                              .unit = Unit::per_s,
+                                              .kind = MetricKind::operations,
+                                              .better = Direction::higher,
+                                              .description =
+                                                  "curve: the highest IOPS whose p99 latency stays "
+                                                  "within slo.p99_ms (interpolated)",
+                                              .recorded_by = "vdbench",
+                                              .word = "IOPS",
+                                              .merge = HostMerge::per_host};
+inline constexpr MetricDef max_iops_under_mean{.name = "max_iops_under_mean",
+                                               .unit = Unit::per_s,
+                                               .kind = MetricKind::operations,
+                                               .better = Direction::higher,
+                                               .description =
+                                                   "curve: the highest IOPS whose mean latency stays "
+                                                   "within slo.mean_ms (interpolated)",
+                                               .recorded_by = "vdbench",
+                                               .word = "IOPS",
+                                               .merge = HostMerge::per_host};
+inline constexpr MetricDef max_tps_under_slo{.name = "max_tps_under_slo",
+                                             .unit = Unit::per_s,
+                                             .kind = MetricKind::operations,
+                                             .better = Direction::higher,
+                                             .description =
+                                                 "rate: curve: the highest TPS whose latency figures "
+                                                 "all stay within the slo bounds (interpolated)",
+                                             .recorded_by = "tpcc",
+                                             .word = "TPS",
+                                             .merge = HostMerge::per_host};
+inline constexpr MetricDef max_tpmc_under_slo{.name = "max_tpmc_under_slo",
+                                              .unit = Unit::per_min,
+                                              .kind = MetricKind::operations,
+                                              .better = Direction::higher,
+                                              .description =
+                                                  "rate: curve: tpm_c at max_tps_under_slo "
+                                                  "(interpolated the same way)",
+                                              .recorded_by = "tpcc",
+                                              .word = "tpmC",
+                                              .merge = HostMerge::per_host};
 inline constexpr MetricDef iops_per_cpu_s{.name = "iops_per_cpu_s",
                                           .unit = Unit::per_cpu_s,
                                           .kind = MetricKind::cpu,
@@ -314,7 +357,7 @@ inline constexpr MetricDef tpm_c{.name = "tpm_c",
                                  .better = Direction::higher,
                                  .description = "committed New-Order transactions per minute (tpmC-like)",
                                  .recorded_by = "tpcc",
-                                 .where = kHeadline | kInterval,
+                                 .where = kHeadline | kGroup | kInterval,
                                  .word = "tpmC",
                                  .traits = kSummedOverHosts};
 inline constexpr MetricDef nopm{.name = "nopm",
@@ -414,7 +457,8 @@ inline constexpr MetricDef arrival_rate{.name = "arrival_rate",
                                         .unit = Unit::per_s,
                                         .kind = MetricKind::setting,
                                         .description = "open loop: transactions that arrived per second",
-                                        .recorded_by = "tpcc"};
+                                        .recorded_by = "tpcc",
+                                        .where = kHeadline | kGroup};
 
 // ---- throughput --------------------------------------------------------------------------------
 inline constexpr MetricDef throughput_mb_s{.name = "throughput_mb_s",
@@ -868,7 +912,7 @@ inline constexpr MetricDef measured_s{.name = "measured_s",
                                       .unit = Unit::s,
                                       .kind = MetricKind::time,
                                       .description = "measured time of the curve point",
-                                      .recorded_by = "vdbench",
+                                      .recorded_by = "vdbench tpcc",
                                       .where = kGroup};
 inline constexpr MetricDef elapsed_s{.name = "elapsed_s",
                                      .unit = Unit::s,
@@ -1136,7 +1180,7 @@ inline constexpr MetricDef requested_pct{.name = "requested_pct",
                                          .description =
                                              "curve points: the rate asked for, % of the max run (or of "
                                              "the trace's rate)",
-                                         .recorded_by = "vdbench replay vdi",
+                                         .recorded_by = "vdbench replay vdi tpcc",
                                          .where = kGroup};
 inline constexpr MetricDef point_pct{.name = "point_pct",
                                      .unit = Unit::pct,
@@ -1210,9 +1254,10 @@ inline constexpr MetricDef phase{.name = "phase",
 /// Every declaration above (the families' members are added by the catalogue): the recorder
 /// refuses a name not found here.
 inline constexpr std::array kAll{
-    &iops, &ios, &read_ios, &write_ios, &achieved_iops, &peak_iops, &max_run_iops, &iops_per_cpu_s, &write_fps,
-    &read_fps, &write_passes, &read_passes, &tps, &tpm_c, &nopm, &qps, &reads_s, &writes_s, &other_s, &transactions,
-    &new_orders, &queries, &reads, &writes, &other, &events, &events_avg, &events_stddev, &count, &arrival_rate,
+    &iops, &ios, &read_ios, &write_ios, &achieved_iops, &peak_iops, &max_run_iops, &max_iops_under_p99,
+    &max_iops_under_mean, &max_tps_under_slo, &max_tpmc_under_slo, &iops_per_cpu_s, &write_fps, &read_fps,
+    &write_passes, &read_passes, &tps, &tpm_c, &nopm, &qps, &reads_s, &writes_s, &other_s, &transactions, &new_orders,
+    &queries, &reads, &writes, &other, &events, &events_avg, &events_stddev, &count, &arrival_rate,
     // throughput
     &throughput_mb_s, &mb_s, &write_mb_s, &read_mb_s, &fill_mb_s, &random_mb_s, &bytes, &read_bytes, &write_bytes,
     &bytes_written, &region_bytes,

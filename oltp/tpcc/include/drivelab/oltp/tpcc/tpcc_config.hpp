@@ -30,6 +30,20 @@
 ///   rate:          (closed loop)          open loop: transactions per second in total, Poisson
 ///                                         arrivals, latency from the intended start (> 0; needs
 ///                                         terminals: pooled and think: none)
+///   rate: curve                           a sizing curve (as vdbench's iorate=curve): the
+///                                         closed-loop max run (the headline), then one open-loop
+///                                         run per point of `curve` at that % of its TPS; each
+///                                         run has the test's warm-up and duration (needs
+///                                         terminals: pooled and think: none, as rate)
+///   curve:         [10, 50, 70, 80, 90, 100, 110, 120]
+///                                         rate: curve only: % of the max run's TPS (> 0, <= 1000)
+///   slo:           (none)                 rate: curve only: bounds in ms on response time
+///                                         figures, `<type>_p<N>_ms` or `p<N>_ms` (all types),
+///                                         N in 90, 95, 99, e.g. {new_order_p90_ms: 5000}
+///                                         (TPC-C clause 5.2.5.3's 90th percentile bounds, 5 s
+///                                         for New-Order) or {new_order_p99_ms: 10}: the answer
+///                                         max_tps_under_slo / max_tpmc_under_slo is the highest
+///                                         TPS within every bound (runner/curve.hpp)
 ///   login_rate:    50 (hammerdb: 2)       dedicated: user logins per second (0 = all at once;
 ///                                         HammerDB starts one virtual user every 500 ms)
 ///   think_scale:   1                      TESTING ONLY, NOT TPC-C: multiplies keying and think
@@ -61,22 +75,39 @@
 ///   scale_items:   100000                 TESTING ONLY, NOT TPC-C: rows of ITEM and STOCK per
 ///                                         warehouse; anything but 100000 is flagged in the record
 ///
-/// Errors, each at its key: all_warehouses without profile: hammerdb; a key that does not apply to the chosen mode
+/// curve and slo are kept but unused without rate: curve (one override turns a curve into a run).
+/// Errors, each at its key: an slo without a bound, rate: curve with think: tpcc or dedicated
+/// terminals; all_warehouses without profile: hammerdb; a key that does not apply to the chosen mode
 /// (connections with dedicated terminals, login_rate with pooled ones, think_scale without think: tpcc, rate with
 /// think: tpcc or dedicated terminals, transactions: procedures with sqlite or odbc), connections above users in a
 /// closed loop, load_threads other than 1 with SQLite, and the database keys' own errors (database.hpp).
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "drivelab/config/document.hpp"
 #include "drivelab/oltp/database/database.hpp"
 #include "drivelab/oltp/tpcc/tpcc_driver_options.hpp"
+#include "drivelab/oltp/tpcc/tpcc_random.hpp"
 #include "drivelab/results/record.hpp"
+#include "drivelab/runner/curve.hpp"
 #include "drivelab/runner/emulator.hpp"
 
 namespace drivelab::oltp::tpcc {
+
+/// One bound of `slo:`: a response time figure of one transaction type (or of all) in ms.
+struct SloBound {
+  std::string key;             ///< as given: "new_order_p99_ms", "p90_ms"
+  std::optional<TxType> type;  ///< nullopt: all types together
+  double percentile = 99;      ///< 90, 95 or 99
+  double bound_ms = 0;
+};
+
+/// The `slo:` keys' figures: `<type>_p<N>_ms` and `p<N>_ms`.
+inline constexpr std::array<int, 3> kSloPercentiles{90, 95, 99};
 
 struct TpccConfig {
   DatabaseConfig database;
@@ -88,6 +119,9 @@ struct TpccConfig {
   TerminalMode terminals = TerminalMode::dedicated;  ///< resolved by decode
   int connections = 0;                               ///< resolved by decode (pooled: pool size; dedicated: users)
   double rate_per_s = 0;                             ///< 0 = closed loop
+  bool rate_curve = false;                           ///< rate: curve (a sizing curve)
+  std::vector<double> curve{runner::kDefaultSizingCurve.begin(), runner::kDefaultSizingCurve.end()};
+  std::vector<SloBound> slo;  ///< rate: curve only
   double login_rate_per_s = 50;
   double think_scale = 1.0;
   TxProtocol transactions = TxProtocol::statements;  ///< resolved by decode
