@@ -14,3 +14,13 @@ bench_setup() {
   mkdir -p "$TARGET_DIR"
   export DRIVELAB TARGET_DIR
 }
+
+# bench_need_judge: sets and exports JUDGE (BUILD_DIR's bench/judge, built with
+# -DDRIVELAB_BUILD_BENCH=ON), the program that turns a script's pair ratios into an interval and a
+# PASS / FAIL / UNRESOLVED verdict (docs/confidence.md, "Benchmark verdicts"); dies when it is not
+# built. Call it after bench_setup; the scripts' Python reads JUDGE (bench/bench_judge.py).
+bench_need_judge() {
+  JUDGE="$BUILD_DIR/bench/judge"
+  [[ -x "$JUDGE" ]] || die "$JUDGE not found: build the 'judge' target first (cmake -DDRIVELAB_BUILD_BENCH=ON, then cmake --build $BUILD_DIR --target judge)"
+  export JUDGE
+}

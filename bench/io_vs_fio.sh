@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
 # Side-by-side: drivelab's `io` emulator against fio 3.33 (Debian 12) on the SAME files with the
-# SAME job settings, each case back to back, and a PASS/FAIL verdict per case.
+# SAME job settings, each case back to back, and a PASS/FAIL/UNRESOLVED verdict per case.
 #
 #   bench/io_vs_fio.sh [TARGET_DIR] [BUILD_DIR]        (defaults: ./drivelab-target, ./build)
 #
 # Environment (all optional):
 #   RUNTIME=20      measured seconds per run (fio --runtime with --time_based; ours --duration)
 #   RAMP=2          warm-up seconds per run (fio --ramp_time; ours --warmup)
-#   REPEAT=1        runs per tool and case; the median of each value is compared
+#   REPEAT=1        pairs of runs (one per tool, the order alternating) per case; the table shows
+#                   each tool's medians, the verdicts judge the pairs' ratios (below). REPEAT=1 is
+#                   a single pair: no interval, so every verdict is UNRESOLVED; judge with REPEAT=3
+#                   or more
 #   CASES="null tmpfs direct"       which groups to run
 #   ENGINES="psync libaio io_uring" engines of the tmpfs and direct groups
 #   QDS="1 32 128"                  queue depths of the tmpfs and direct groups
@@ -21,10 +24,10 @@
 # The cases (4 KiB random reads, one file per target, norandommap, every I/O submitted as soon as
 # it is queued and one completion reaped at a time — fio's defaults, spelled out on both sides):
 #   null    fio's null ioengine vs our null engine, QD 32, one job: the tools' own cost per I/O.
-#           Verdict: ours >= 1.0x fio's IOPS per core (IOPS / ((usr+sys)% / 100)).
+#           Target: ours >= 1.0x fio's IOPS per core (IOPS / ((usr+sys)% / 100)).
 #   tmpfs   a buffered file on tmpfs (page cache only, no device): the engines' CPU paths.
 #   direct  an O_DIRECT file in TARGET_DIR: the device path.
-#           Verdict for tmpfs and direct: ours >= 0.95x fio's IOPS, and mean and p99 latency
+#           Targets for tmpfs and direct: ours >= 0.95x fio's IOPS, and mean and p99 latency
 #           no more than 5% above fio's. A latency below fio's is our lower overhead (both tools
 #           measure from just before the I/O is queued to its reap; at QD 1 and on tmpfs the tool
 #           is a large part of that), so it is not held against us; the last column shows the
@@ -46,17 +49,29 @@
 # --thread: one process) removes it. On a quiet machine it makes no difference.
 # Orders alternate per case (ours first, then fio first, ...), so a cache warmed by the first run
 # shows up as noise instead of a bias. On shared or virtual machines run it more than once.
+# Verdicts (issue 32; docs/confidence.md, "Benchmark verdicts"): each target is judged on the 95%
+# interval of the pairs' ratios ours/fio (a pair: the two tools' runs of one repetition, next to
+# each other in time; Student t on the logs, bench/judge): PASS when the interval lies on the
+# target's side of the bound, FAIL when on the other side, UNRESOLVED with the number of pairs that
+# would resolve it. A case PASSes when all its targets do, FAILs when one does. Exit status 1 when
+# a target is judged FAIL, 0 otherwise (UNRESOLVED is reported, not a failure). Needs bench/judge
+# (-DDRIVELAB_BUILD_BENCH=ON).
 set -euo pipefail
 
 die() { echo "io_vs_fio: $*" >&2; exit 1; }
 source "$(dirname "${BASH_SOURCE[0]}")/bench_lib.sh"
 bench_setup "${1:-}" "${2:-}"
+bench_need_judge
+BENCH_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+export BENCH_DIR
 command -v fio >/dev/null || die "fio not found (apt-get install fio)"
 
 exec python3 - <<'PY'
 import json, os, shlex, statistics, subprocess, sys, tempfile
 
 env = os.environ
+sys.path.insert(0, env["BENCH_DIR"])
+import bench_judge  # noqa: E402
 drivelab = env["DRIVELAB"]
 target_dir = os.path.abspath(env["TARGET_DIR"])
 runtime = int(env.get("RUNTIME", "20"))
@@ -220,39 +235,55 @@ for i, case in enumerate(cases):
                 print("   ours: " + shlex.join(cmd))
                 run(cmd, "drivelab")
                 ours_runs.append(parse_ours(out))
-    results.append((case, median_of(ours_runs), median_of(fio_runs)))
+    # A pair: the two tools' runs of one repetition (next to each other in time).
+    pairs = [(derived(dict(a)), derived(dict(b))) for a, b in zip(ours_runs, fio_runs)]
+    results.append((case, median_of(ours_runs), median_of(fio_runs), pairs))
 
 print()
 hdr = (f"{'case':<30}{'tool':<6}{'IOPS':>11}{'mean us':>10}{'p99 us':>10}{'CPU %':>8}{'QD':>7}{'IOPS/core':>12}"
        f"{'proc CPU %':>12}")
 print(hdr)
 print("-" * len(hdr))
-for case, o, f in results:
+for case, o, f, _ in results:
     for tool, v in (("fio", f), ("ours", o)):
         print(f"{case.label if tool == 'fio' else '':<30}{tool:<6}{v['iops']:>11,.0f}{v['mean_us']:>10.1f}"
               f"{v['p99_us']:>10.1f}{v['cpu_pct']:>8.1f}{v['qd']:>7.1f}{v['iops_core']:>12,.0f}"
               + (f"{v['proc_cpu_pct']:>12.1f}" if tool == "ours" else ""))
 
 print()
-print(f"{'ours / fio':<30}{'IOPS':>8}{'mean':>8}{'p99':>8}{'CPU':>8}{'IOPS/core':>11}  verdict")
-failed = 0
-for case, o, f in results:
+print(f"{'ours / fio (medians)':<30}{'IOPS':>8}{'mean':>8}{'p99':>8}{'CPU':>8}{'IOPS/core':>11}  verdict (95% intervals of "
+      f"the pairs' ratios)")
+tally = {v: 0 for v in bench_judge.VERDICTS}
+for case, o, f, pairs in results:
     r = {k: (o[k] / f[k] if f[k] else float("nan")) for k in ("iops", "mean_us", "p99_us", "cpu_pct", "iops_core")}
     if case.group == "null":
-        ok = r["iops_core"] >= 1.0
+        checks = [("IOPS/core", "at_least", 1.0, "iops_core")]
         why = "IOPS/core >= 1.0x"
     else:
-        strict = r["iops"] >= 0.95 and abs(r["mean_us"] - 1) <= 0.05 and abs(r["p99_us"] - 1) <= 0.05
         # One-sided: never more than 5% worse than fio. Lower latency than fio's on the same file
         # is the tools' own overhead (both measure from just before the I/O is queued to its reap;
         # at QD 1 and on tmpfs that overhead is a large part of the latency), not a disagreement.
-        ok = r["iops"] >= 0.95 and r["mean_us"] <= 1.05 and r["p99_us"] <= 1.05
+        checks = [("IOPS", "at_least", 0.95, "iops"), ("mean latency", "at_most", 1.05, "mean_us"),
+                  ("p99 latency", "at_most", 1.05, "p99_us")]
         why = "IOPS >= 0.95x, mean and p99 <= 1.05x"
-    failed += not ok
+        # The strict two-sided reading, of the medians, printed beside it (not judged).
+        strict = r["iops"] >= 0.95 and abs(r["mean_us"] - 1) <= 0.05 and abs(r["p99_us"] - 1) <= 0.05
+    lines, verdicts = [], []
+    for name, rule, bound, key in checks:
+        ratios = [a[key] / b[key] if b[key] else float("nan") for a, b in pairs]
+        line, v = bench_judge.judge(env["JUDGE"], f"{name} ours/fio", rule, bound, ratios)
+        lines.append(line)
+        verdicts.append(v)
+    verdict = bench_judge.overall(verdicts)
+    tally[verdict] += 1
     print(f"{case.label:<30}{r['iops']:>8.3f}{r['mean_us']:>8.3f}{r['p99_us']:>8.3f}{r['cpu_pct']:>8.3f}"
-          f"{r['iops_core']:>11.3f}  {'PASS' if ok else 'FAIL'} ({why})"
+          f"{r['iops_core']:>11.3f}  {verdict} ({why})"
           + ("" if case.group == "null" else f"  strict: {'PASS' if strict else 'FAIL'}"))
+    for line in lines:
+        print(f"{'':<32}{line}")
 print()
-print(f"{len(results) - failed} of {len(results)} cases PASS" + (f"; outputs kept in {work}" if keep else ""))
-sys.exit(1 if failed else 0)
+print(f"{tally['PASS']} of {len(results)} cases PASS, {tally['FAIL']} FAIL, {tally['UNRESOLVED']} UNRESOLVED"
+      + (" (one pair per case: REPEAT=3 or more gives intervals)" if repeat == 1 else "")
+      + (f"; outputs kept in {work}" if keep else ""))
+sys.exit(1 if tally["FAIL"] else 0)
 PY

@@ -13,7 +13,8 @@
 ///
 /// All functions are pure and deterministic (the bootstrap takes its seed); they throw
 /// std::invalid_argument on input they cannot use (named in the message): non-finite values, a
-/// ratio of values that are not all > 0, too few values for the figure asked.
+/// ratio of values that are not all > 0, too few values for the figure asked, a level or power
+/// outside (0, 1).
 #include <cstddef>
 #include <cstdint>
 #include <limits>
@@ -77,9 +78,12 @@ struct RatioEstimate {
   /// Two-sided Mann-Whitney U p-value (exact below 50 values a side without ties, else the normal
   /// approximation with tie and continuity corrections); only when both sides have n >= 5.
   std::optional<double> mann_whitney_p{};
-  /// The smallest relative change |ratio - 1| (0.03 = 3%) that a two-sided Welch test at
-  /// 1 - level with these n and the pooled log standard deviation detects with probability
-  /// `power` (noncentral-t approximation by the normal, iterated on the t quantiles).
+  /// The smallest relative change (0.03 = 3%) that a two-sided Welch test at 1 - level with these
+  /// n and the pooled log standard deviation s detects with probability `power`, either way:
+  /// exp(lambda * s * sqrt(1/n_b + 1/n_c)) - 1, where lambda is the noncentrality at which the
+  /// noncentral t (Boost.Math non_central_t; Welch's df for equal variances) exceeds the critical
+  /// t with probability `power` (root-found from the approximation t_{1-a/2} + t_{power}). A
+  /// decrease of 1 - exp(-lambda ...) is detected too (slightly smaller). 0 when s is 0.
   double detectable_change = kNaN;
 };
 /// Throws std::invalid_argument when a side has fewer than 2 values, or a value is not finite and
@@ -89,11 +93,13 @@ RatioEstimate compare_ratio(std::span<const double> baseline, std::span<const do
 
 /// Two-sided Mann-Whitney U test (Mann & Whitney 1947) of `a` against `b`. Exact null distribution
 /// when both sides have fewer than 50 values and there are no ties; otherwise the normal
-/// approximation with the tie correction and a continuity correction of 0.5.
+/// approximation with the tie correction and a continuity correction of 0.5 (as R's wilcox.test).
+/// Throws std::invalid_argument on an empty side or a non-finite value.
 double mann_whitney_p(std::span<const double> a, std::span<const double> b);
 
 /// Holm's step-down adjusted p-values (Holm 1979), in the order given: sorted ascending, the i-th
-/// smallest (0-based) is multiplied by (m - i), made non-decreasing, capped at 1.
+/// smallest (0-based) is multiplied by (m - i), made non-decreasing, capped at 1. Throws
+/// std::invalid_argument on a p-value outside [0, 1].
 std::vector<double> holm_adjust(std::span<const double> p_values);
 
 /// Which way a metric is better (the metric catalogue's direction).
@@ -107,15 +113,18 @@ inline std::string_view to_string(Verdict v) noexcept { return name_of(kVerdictN
 
 /// better/worse when `adjusted_p` < 1 - e.ratio_ci.level (Holm-adjusted across the test's
 /// metrics) and the ratio lies on that side of 1 for a metric that is better `better`; otherwise
-/// no_difference.
+/// no_difference. Throws std::invalid_argument on an adjusted_p outside [0, 1].
 Verdict verdict(const RatioEstimate& e, Better better, double adjusted_p);
 
 /// One run's within-run confidence interval of its mean rate by batch means (Law & Kelton,
 /// "Simulation Modeling and Analysis", batch means; Schmeiser 1982): the run's per-interval rates
 /// (equal-length intervals) are grouped into batches, the batch size doubled until the lag-1
 /// autocorrelation of the batch means is below kMaxLag1 (or fewer than kMinBatches batches would
-/// remain), and a Student t interval is taken over the batch means. This is within-run noise only:
-/// it says nothing of how another run, or another day, would come out.
+/// remain), and a Student t interval is taken over the batch means, its standard error widened by
+/// sqrt((1 + r) / (1 - r)) for their residual lag-1 autocorrelation r > 0 (the variance of the mean
+/// of an AR(1) series; at most 22% once r < kMaxLag1). The first n mod batch_size intervals (the
+/// earliest) are left out. This is within-run noise only: it says nothing of how another run, or
+/// another day, would come out.
 inline constexpr double kMaxLag1 = 0.2;
 inline constexpr std::size_t kMinBatches = 10;
 struct BatchMeans {
@@ -128,11 +137,12 @@ struct BatchMeans {
   /// Relative half-width of ci (0.02 = ±2%).
   double relative_half_width = kNaN;
   /// Measured seconds that would give ±target_relative_half_width at this level, from the observed
-  /// spread (half-width scales with 1/sqrt(duration)); NaN when already within it.
+  /// spread (half-width scales with 1/sqrt(duration): rates.size() x interval_s x (relative
+  /// half-width / target)^2); NaN when already within it (or the mean is 0).
   double needed_s = kNaN;
 };
 /// `rates`: per-interval rates, in order; `interval_s`: their length. Throws std::invalid_argument
-/// on fewer than 4 rates or a non-finite value.
+/// on fewer than 4 rates, a non-finite value, or an interval_s or target not finite and > 0.
 BatchMeans batch_means(std::span<const double> rates, double interval_s, double level = 0.95,
                        double target_relative_half_width = 0.02);
 
@@ -142,8 +152,16 @@ BatchMeans batch_means(std::span<const double> rates, double interval_s, double 
 ///  - Rule::at_most:  PASS when ci.high <= bound, FAIL when ci.low > bound;
 ///  - Rule::not_below: PASS when ci.high >= bound (the interval contains the bound or lies above:
 ///    "no worse than detected"), FAIL when ci.high < bound;
-/// otherwise UNRESOLVED, with the pairs that would resolve it at the observed spread.
+/// otherwise UNRESOLVED, with the pairs that would resolve it at the observed spread: the smallest
+/// n (up to kMaxPairsNeeded) whose half-width t_{n-1} s / sqrt(n), with the observed mean and
+/// standard deviation s of the log ratios, is below the mean's distance from log(bound). not_below
+/// is never UNRESOLVED (with 2 or more ratios).
 enum class Rule { at_least, at_most, not_below };
+inline constexpr EnumNames<Rule, 3> kRuleNames{
+    {{"at_least", Rule::at_least}, {"at_most", Rule::at_most}, {"not_below", Rule::not_below}}};
+inline std::string_view to_string(Rule r) noexcept { return name_of(kRuleNames, r); }
+/// The most pairs judge_pairs proposes; beyond it pairs_needed is nullopt.
+inline constexpr std::size_t kMaxPairsNeeded = 1000;
 enum class BoundVerdict { pass, fail, unresolved };
 inline constexpr EnumNames<BoundVerdict, 3> kBoundVerdictNames{
     {{"PASS", BoundVerdict::pass}, {"FAIL", BoundVerdict::fail}, {"UNRESOLVED", BoundVerdict::unresolved}}};
@@ -153,9 +171,12 @@ struct PairVerdict {
   double ratio = kNaN;  ///< geometric mean of the pair ratios
   Interval ci{};
   BoundVerdict verdict = BoundVerdict::unresolved;
-  std::optional<std::size_t> pairs_needed{};  ///< UNRESOLVED only: pairs at which it would resolve
+  /// UNRESOLVED only: pairs at which it would resolve; nullopt when the mean lies exactly on the
+  /// bound or more than kMaxPairsNeeded would be needed.
+  std::optional<std::size_t> pairs_needed{};
 };
-/// Throws std::invalid_argument on fewer than 2 ratios or a ratio not finite and > 0.
+/// Throws std::invalid_argument on fewer than 2 ratios, a ratio not finite and > 0, or a bound not
+/// finite and > 0.
 PairVerdict judge_pairs(std::span<const double> ratios, double bound, Rule rule, double level = 0.95);
 
 }  // namespace drivelab::inference
