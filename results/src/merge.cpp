@@ -2,6 +2,7 @@
 #include "drivelab/results/merge.hpp"
 
 #include "drivelab/results/catalogue.hpp"
+#include "drivelab/results/record_stats.hpp"
 
 #include <algorithm>
 #include <array>
@@ -373,6 +374,9 @@ TestRecord merge_test(std::size_t index, const std::vector<Host>& all, int size,
   TestRecord t;
   t.name = base.name;
   t.kind = base.kind;
+  t.repetition = base.repetition;
+  t.discarded = base.discarded;
+  t.seed = base.seed;
   t.config = base.config;
   StatusOver st;
   std::set<int> present;
@@ -544,6 +548,8 @@ RunRecord merge_host_records(std::vector<MergeInput> inputs) {
   }
   out.warnings = merge_warnings(hp, wl);
   for (std::size_t i = 0; i < test_count; ++i) out.tests.push_back(merge_test(i, hosts, c.size, c.names));
+  out.repeat = b.repeat;
+  out.repetitions = summarize_repetitions(out);
   return out;
 }
 

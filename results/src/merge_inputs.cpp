@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "drivelab/core/errors.hpp"
+#include "drivelab/results/record_stats.hpp"
 #include "json_read.hpp"
 
 namespace drivelab::results::detail {
@@ -21,6 +22,11 @@ int cohort_int(const Json& cohort, const char* key, const std::string& source) {
     throw ConfigError(fmt::format("{}: cohort.{}: expected an integer", source, key));
   return v->get<int>();
 }
+
+/// The same test of the protocol: its name and, in a repeated run, its repetition.
+bool same_test(const TestRecord& a, const TestRecord& b) { return a.name == b.name && a.repetition == b.repetition; }
+/// The key of two tests that are not the same: their name, else their repetition.
+const char* differing_key(const TestRecord& a, const TestRecord& b) { return a.name != b.name ? "name" : "repetition"; }
 
 }  // namespace
 
@@ -106,9 +112,10 @@ std::size_t common_test_count(const std::vector<Host>& hosts) {
           fmt::format("{}: protocol '{}' differs from '{}' of {}", src, r.protocol, b.protocol, base.input->source));
     const std::size_t common = std::min(r.tests.size(), b.tests.size());
     for (std::size_t i = 0; i < common; ++i)
-      if (r.tests[i].name != b.tests[i].name)
-        throw ConfigError(fmt::format("{}: tests[{}].name '{}' differs from '{}' of {}", src, i, r.tests[i].name,
-                                      b.tests[i].name, base.input->source));
+      if (!same_test(r.tests[i], b.tests[i]))
+        throw ConfigError(fmt::format("{}: tests[{}].{} '{}' differs from '{}' of {}", src, i,
+                                      differing_key(r.tests[i], b.tests[i]), test_label(r.tests[i]),
+                                      test_label(b.tests[i]), base.input->source));
   }
   std::size_t test_count = 0;
   for (const Host& h : hosts) test_count = std::max(test_count, h.record().tests.size());
@@ -121,15 +128,16 @@ std::size_t common_test_count(const std::vector<Host>& hosts) {
                                     r.tests.size(), test_count, longest.input->source));
     }
   }
-  for (std::size_t i = 0; i < test_count; ++i) {  // names of tests beyond the base's record
-    const std::string* name = nullptr;
+  for (std::size_t i = 0; i < test_count; ++i) {  // tests beyond the base's record
+    const TestRecord* first = nullptr;
     for (const Host& h : hosts) {
       if (i >= h.record().tests.size()) continue;
-      if (name == nullptr) {
-        name = &h.record().tests[i].name;
-      } else if (h.record().tests[i].name != *name) {
-        throw ConfigError(fmt::format("{}: tests[{}].name '{}' differs from '{}'", h.input->source, i,
-                                      h.record().tests[i].name, *name));
+      if (first == nullptr) {
+        first = &h.record().tests[i];
+      } else if (!same_test(h.record().tests[i], *first)) {
+        throw ConfigError(fmt::format("{}: tests[{}].{} '{}' differs from '{}'", h.input->source, i,
+                                      differing_key(h.record().tests[i], *first), test_label(h.record().tests[i]),
+                                      test_label(*first)));
       }
     }
   }

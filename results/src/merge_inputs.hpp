@@ -39,7 +39,7 @@ struct Hosts {
 Hosts collect_hosts(const std::vector<MergeInput>& inputs);
 
 /// The number of tests of the merged record, after checking that the hosts ran one protocol: the
-/// same protocol name, the same test names in the same order (a host that stopped early has a
+/// same protocol name, the same tests (names and repetitions) in the same order (a host that stopped early has a
 /// prefix of them), and every complete record all of them. Throws ConfigError.
 std::size_t common_test_count(const std::vector<Host>& hosts);
 

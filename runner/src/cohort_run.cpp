@@ -31,6 +31,11 @@ void name_run(CohortRun& cr, std::string fresh_id, results::RunRecord& record) {
                        {"clock_offset_uncertainty_ns", off.uncertainty_ns}};
 }
 
+std::string agree(CohortRun& cr, std::string mine, std::string_view what) {
+  if (cr.cohort == nullptr) return mine;
+  return cr.cohort->broadcast(std::move(mine), what);
+}
+
 std::string describe_cohort(const CohortRun& cr) {
   if (cr.cohort == nullptr) return {};
   return fmt::format(

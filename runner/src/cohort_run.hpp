@@ -27,6 +27,10 @@ struct CohortRun {
 /// fresh id (broadcast), and record.cohort {job_id, rank, size, hosts, clock offset}.
 void name_run(CohortRun& cr, std::string fresh_id, results::RunRecord& record);
 
+/// Rank 0's `mine` on every rank (a collective: every rank calls it at the same point); `mine` on
+/// one host. `what` names it in a timeout's message.
+std::string agree(CohortRun& cr, std::string mine, std::string_view what);
+
 /// The line that tells a rank's user what its output is ("" on one host).
 std::string describe_cohort(const CohortRun& cr);
 

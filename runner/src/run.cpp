@@ -9,6 +9,7 @@
 #include <utility>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "cohort_run.hpp"
 #include "drivelab/core/clock.hpp"
@@ -94,17 +95,74 @@ std::string opening_line(const results::RunRecord& record, const Protocol& proto
                      record_path.string());
 }
 
-/// Every test of the protocol in order; once the run is stopping, the rest are skipped.
-void run_tests(Protocol& protocol, detail::RunContext& run) {
+/// How many times each test runs (protocol.hpp "Repetitions").
+struct RepeatPlan {
+  std::uint32_t count = 1;
+  RepeatBetween between = RepeatBetween::as_is;
+  bool repeats() const noexcept { return count > 1 || between == RepeatBetween::discard_first; }
+  /// Runs of each test: the discarded one included.
+  std::uint32_t runs() const noexcept { return count + (between == RepeatBetween::discard_first ? 1 : 0); }
+  std::string text() const { return fmt::format("{} {}", count, to_string(between)); }
+};
+
+/// The run's repetitions: RunOptions::repeat over the protocol's `repeat:`; in a multi-host run
+/// rank 0's (every rank runs the same sequence of tests and repetitions, so their barriers pair),
+/// said in a warning on a rank that was given another.
+RepeatPlan plan_repetitions(const Protocol& protocol, const RunOptions& options, CohortRun& cr,
+                            results::RunRecord& record) {
+  RepeatPlan plan{options.repeat.value_or(protocol.repeat), protocol.repeat_between};
+  if (plan.count < 1 || plan.count > kMaxRepeat)
+    throw ConfigError(fmt::format("repeat {}: expected 1 to {} repetitions", plan.count, kMaxRepeat));
+  if (const std::string agreed = detail::agree(cr, plan.text(), "the repetitions"); agreed != plan.text()) {
+    record.warnings.push_back(
+        fmt::format("this rank was asked for repeat {}; every rank runs rank 0's: {}", plan.text(), agreed));
+    const auto space = agreed.find(' ');
+    plan.count = static_cast<std::uint32_t>(std::stoul(agreed.substr(0, space)));
+    plan.between = value_of(kRepeatBetweenNames, agreed.substr(space + 1)).value_or(plan.between);
+  }
+  return plan;
+}
+
+/// The plan in the record: `repeat`, and the effective count in `config` (which has the
+/// protocol's, not --repeat's).
+void record_plan(results::RunRecord& record, const RepeatPlan& plan) {
+  if (record.config.is_object()) record.config.erase("repeat");
+  if (!plan.repeats()) return;
+  record.repeat = Json{{"count", plan.count}, {"between", to_string(plan.between)}};
+  if (record.config.is_object()) record.config["repeat"] = plan.count;
+}
+
+/// Every test of the protocol in order, each as many times as `plan` says, one repetition after
+/// the other; once the run is stopping, the rest are skipped.
+void run_tests(Protocol& protocol, const RepeatPlan& plan, detail::RunContext& run) {
   for (std::size_t i = 0; i < protocol.tests.size(); ++i) {
     PlannedTest& t = protocol.tests[i];
-    const std::string journal_failure = run.journal.failure();
-    if (run.stop.requested() || !journal_failure.empty() || run.cr.ended()) {
-      detail::skip_test(t, i, run, journal_failure);
-      continue;
+    for (std::uint32_t k = 1; k <= plan.runs(); ++k) {
+      detail::Repetition rep{0, false, run.record.seed};
+      if (plan.repeats())
+        rep = {static_cast<int>(k), k == 1 && plan.between == RepeatBetween::discard_first, run.record.seed + k - 1};
+      const std::string journal_failure = run.journal.failure();
+      if (run.stop.requested() || !journal_failure.empty() || run.cr.ended()) {
+        detail::skip_test(t, i, rep, run, journal_failure);
+        continue;
+      }
+      detail::run_one(t, i, rep, run);
     }
-    detail::run_one(t, i, run);
   }
+}
+
+/// A repeated run whose tests did not all get their count of counted repetitions says so: its
+/// statistics cover fewer (a stop, a failure, a lost host ended them).
+void note_short_repetitions(results::RunRecord& record, const RepeatPlan& plan) {
+  if (!plan.repeats()) return;
+  std::vector<std::string> short_of;
+  for (const Json& t : record.repetitions)
+    if (t.value("n", 0u) < plan.count) short_of.push_back(fmt::format("{} {}", t.value("test", ""), t.value("n", 0u)));
+  if (short_of.empty()) return;
+  record.warnings.push_back(
+      fmt::format("repeat {}: fewer repetitions counted ({}): the statistics cover the complete ones only; the "
+                  "others' status says why",
+                  plan.count, fmt::join(short_of, ", ")));
 }
 
 /// The run's status and reason once its tests have ended: failed when the journal could not be
@@ -184,6 +242,7 @@ RunOutcome run_protocol(Protocol& protocol, const RunOptions& options, const Sto
   results::RunRecord& record = outcome.record;
   CohortRun cr{options.cohort, {}};
   detail::name_run(cr, make_run_id(), record);
+  const RepeatPlan plan = plan_repetitions(protocol, options, cr, record);
   // Before anything is created: a refused target leaves no trace.
   const detail::RunTarget target = detail::RunTarget::acquire(protocol, options, record.run_id);
   fs::create_directories(options.out_dir, ec);
@@ -192,6 +251,7 @@ RunOutcome run_protocol(Protocol& protocol, const RunOptions& options, const Sto
         fmt::format("cannot create output directory '{}': {}", options.out_dir.string(), ec.message()));
   wait_for_start(options, stop);
   fill_header(record, protocol, options, target);
+  record_plan(record, plan);
 
   outcome.record_path = options.out_dir / (record.run_id + ".json");
   outcome.journal_path = options.out_dir / (record.run_id + ".journal.jsonl");
@@ -218,7 +278,8 @@ RunOutcome run_protocol(Protocol& protocol, const RunOptions& options, const Sto
   if (options.live_metrics != nullptr)
     options.live_metrics->run_started(record.run_id, protocol.name, protocol.tests.size());
   detail::RunContext run{record, state, journal, options, target, stop, cr};
-  run_tests(protocol, run);
+  run_tests(protocol, plan, run);
+  note_short_repetitions(record, plan);
 
   record.finished_at = utc_timestamp();
   set_run_status(record, journal.failure(), stop, cr);

@@ -3,6 +3,8 @@
 
 #include <cstdint>
 #include <exception>
+#include <optional>
+#include <stdexcept>
 #include <utility>
 
 #include <fmt/format.h>
@@ -10,6 +12,8 @@
 #include "drivelab/core/clock.hpp"
 #include "drivelab/core/rng.hpp"
 #include "drivelab/core/units.hpp"
+#include "drivelab/results/catalogue.hpp"
+#include "drivelab/results/record_stats.hpp"
 #include "drivelab/results/recorder.hpp"
 
 namespace drivelab::runner::detail {
@@ -51,10 +55,14 @@ Outcome test_outcome(const std::string& failure, bool failed_hurried, bool ran, 
 /// The phases of one test on this host, in order; each passes its barrier first (cohort_run.hpp).
 class TestSequence {
  public:
-  TestSequence(PlannedTest& test, std::size_t index, RunContext& run)
-      : test_(test), index_(index), run_(run), recorder_(tr_, &run.state) {
+  TestSequence(PlannedTest& test, std::size_t index, const Repetition& rep, RunContext& run)
+      : test_(test), index_(index), rep_(rep), run_(run), recorder_(tr_, &run.state) {
     tr_.name = test.settings.name;
     tr_.kind = test.settings.kind;
+    tr_.repetition = rep.number;
+    tr_.discarded = rep.discarded;
+    if (rep.number > 0) tr_.seed = rep.seed;
+    label_ = results::test_label(tr_);
     tr_.status = Status::running;
     tr_.config = test.emulator->effective_config();
     tr_.started_at = utc_timestamp();
@@ -63,6 +71,7 @@ class TestSequence {
   void run() {
     start();
     measure();
+    if (ran_ && failure_.empty()) within_run_confidence();
     verify();
     if (entered_prepare_) test_.emulator->cleanup(ctx_);
     // Every interval journaled before the test's end (the writer thread may still hold some).
@@ -73,6 +82,7 @@ class TestSequence {
     if (run_.options.live_metrics != nullptr)
       run_.options.live_metrics->test_ended(live_test(test_, index_), tr_.status);
     run_.record.tests.push_back(std::move(tr_));
+    if (rep_.number > 0) run_.record.repetitions = results::summarize_repetitions(run_.record);
     run_.state.write_record();
   }
 
@@ -87,7 +97,7 @@ class TestSequence {
     ctx_.target_dir = run_.options.target;
     ctx_.device = run_.target.device();
     ctx_.run_id = run_.record.run_id;
-    ctx_.seed = Rng(run_.record.seed).split(index_)();
+    ctx_.seed = Rng(rep_.seed).split(index_)();
     ctx_.settings = test_.settings;
     ctx_.stop = &run_.stop;
     ctx_.recorder = &recorder_;
@@ -99,10 +109,10 @@ class TestSequence {
   /// The next barrier is passed only when the last let every rank in.
   template <class Body>
   void phase(const char* barrier, const std::string& name, Body&& body) {
-    go_ = go_ && phase_barrier(run_.cr, run_.options, run_.stop, tr_.name, barrier, failure_, barriers_);
+    go_ = go_ && phase_barrier(run_.cr, run_.options, run_.stop, label_, barrier, failure_, barriers_);
     if (!go_ || !failure_.empty() || run_.stop.requested()) return;
     run_.state.enter_phase(test_, index_, barrier);
-    run_.state.say(fmt::format("== {} ({}): {}", tr_.name, tr_.kind, name));
+    run_.state.say(fmt::format("== {} ({}): {}", label_, tr_.kind, name));
     try {
       body();
     } catch (const std::exception& ex) {
@@ -141,16 +151,35 @@ class TestSequence {
   /// stopped: tpcc shared_database). A stop does not skip verify; a failure on any rank skips it on all.
   void verify() {
     if (ran_ && run_.cr.cohort != nullptr)
-      (void)phase_barrier(run_.cr, run_.options, run_.stop, tr_.name, "verify", failure_, barriers_);
+      (void)phase_barrier(run_.cr, run_.options, run_.stop, label_, "verify", failure_, barriers_);
     if (!ran_ || !failure_.empty() || run_.stop.hurried()) return;
     run_.state.enter_phase(test_, index_, "verify");
-    run_.state.say(fmt::format("== {} ({}): verify", tr_.name, tr_.kind));
+    run_.state.say(fmt::format("== {} ({}): verify", label_, tr_.kind));
     try {
       test_.emulator->verify(ctx_);
     } catch (const std::exception& ex) {
       failure_ = fmt::format("verify failed: {}", ex.what());
       failed_hurried_ = run_.stop.hurried();
     }
+  }
+
+  /// The 95% interval of the test's mean rate from its own intervals, by batch means, and the
+  /// warning when it is wider than ±2% (results/record_stats.hpp; within-run noise only).
+  void within_run_confidence() {
+    std::optional<results::WithinRun> w;
+    try {
+      recorder_.with_record([&](const results::TestRecord& r) { w = results::within_run_confidence(r); });
+    } catch (const std::invalid_argument&) {
+      return;  // a rate that is not a number: no interval
+    }
+    if (!w) return;
+    const inference::BatchMeans& b = w->batch_means;
+    recorder_.metric(*w->rate->low, b.ci.low);
+    recorder_.metric(*w->rate->high, b.ci.high);
+    recorder_.metric(results::catalogue::rate_ci95_half_width_pct, 100 * b.relative_half_width);
+    recorder_.metric(results::catalogue::batch_means_lag1, b.lag1);
+    recorder_.metric(results::catalogue::batch_means_batches, static_cast<double>(b.batches));
+    if (std::string text = results::within_run_warning(*w); !text.empty()) recorder_.warning(std::move(text));
   }
 
   /// Phase times (unless the emulator set them), the end time, the barriers and the status.
@@ -189,8 +218,10 @@ class TestSequence {
 
   PlannedTest& test_;
   std::size_t index_;
+  Repetition rep_;
   RunContext& run_;
   results::TestRecord tr_;
+  std::string label_;  ///< the test's name, with its repetition in a repeated run
   results::TestRecorder recorder_;
   TestContext ctx_;
   std::string failure_;
@@ -206,18 +237,24 @@ class TestSequence {
 
 }  // namespace
 
-void run_one(PlannedTest& test, std::size_t index, RunContext& run) { TestSequence(test, index, run).run(); }
+void run_one(PlannedTest& test, std::size_t index, const Repetition& rep, RunContext& run) {
+  TestSequence(test, index, rep, run).run();
+}
 
-void skip_test(PlannedTest& test, std::size_t index, RunContext& run, const std::string& journal_failure) {
+void skip_test(PlannedTest& test, std::size_t index, const Repetition& rep, RunContext& run,
+               const std::string& journal_failure) {
   CohortRun& cr = run.cr;
-  if (cr.active()) {  // the other ranks learn at this test's first barrier why it is not run
-    std::string failure = journal_failure;
-    Json ignored;
-    phase_barrier(cr, run.options, run.stop, test.settings.name, "prepare", failure, ignored);
-  }
   results::TestRecord skipped;
   skipped.name = test.settings.name;
   skipped.kind = test.settings.kind;
+  skipped.repetition = rep.number;
+  skipped.discarded = rep.discarded;
+  if (rep.number > 0) skipped.seed = rep.seed;
+  if (cr.active()) {  // the other ranks learn at this test's first barrier why it is not run
+    std::string failure = journal_failure;
+    Json ignored;
+    phase_barrier(cr, run.options, run.stop, results::test_label(skipped), "prepare", failure, ignored);
+  }
   skipped.status = Status::skipped;
   skipped.reason = !journal_failure.empty() ? "not run: the result journal could not be written"
                    : run.stop.requested()   ? "run interrupted before this test"
