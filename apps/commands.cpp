@@ -121,6 +121,7 @@ int execute(runner::Protocol& protocol, const RunArgs& args) {
   options.quiet = args.quiet;
   options.live_line = ::isatty(STDOUT_FILENO) == 1;
   options.barrier_timeout = args.barrier_timeout;
+  options.repeat = args.repeat;
   std::unique_ptr<runner::Cohort> cohort;
   std::ostringstream follower_out;  // ranks > 0 print one line at the end, not the run's progress
   if (place.launched) {

@@ -4,6 +4,7 @@
 ///   0 complete, 1 a test failed, 2 bad input (protocol/options), 3 environment (target, kernel,
 ///   permissions), 130 interrupted by SIGINT/SIGTERM (the partial record is still written).
 #include <chrono>
+#include <cstdint>
 #include <filesystem>
 #include <map>
 #include <optional>
@@ -38,6 +39,8 @@ struct RunArgs {
   /// --metrics-listen: serve the live figures for Prometheus there (docs/metrics.md); none when
   /// not given. Under mpirun each rank listens on the port plus its rank.
   std::optional<metrics::ListenAddress> metrics_listen;
+  /// --repeat N (`run` only): every test N times, overriding the protocol (runner::RunOptions::repeat).
+  std::optional<std::uint32_t> repeat;
 };
 
 /// Why `path` cannot be a run's target ("target 'x' does not exist", "... is neither a directory

@@ -22,6 +22,7 @@
 #include "drivelab/oltp/database/database.hpp"
 #include "drivelab/results/identity.hpp"
 #include "drivelab/results/store.hpp"
+#include "drivelab/runner/protocol.hpp"
 #include "drivelab/trace/readers.hpp"
 
 namespace {
@@ -268,6 +269,11 @@ void add_protocol_commands(CLI::App& app, CommandLine& cl, std::vector<Action>& 
   add_run_options(*run, cl.args, /*target_required=*/false);  // or the protocol's hosts: entry
   run->add_option("--only", cl.args.only, "Run only these tests of the protocol, by name (comma-separated or repeated)")
       ->delimiter(',');
+  run->add_option("--repeat", cl.args.repeat,
+                  "Run every test N times (1-1000), overriding the protocol's repeat: (each repetition its own "
+                  "test record and seed; the record adds mean, CV and 95% interval: docs/results.md, Repetitions)")
+      ->type_name("N")
+      ->check(CLI::Range(1u, drivelab::runner::kMaxRepeat));
   actions.push_back({run, [&cl] { return cmd_run(cl.protocol_file, cl.args); }});
 
   auto* validate = app.add_subcommand("validate", "Check a protocol file and report every problem");

@@ -13,6 +13,7 @@
 
 #include "drivelab/core/errors.hpp"
 #include "drivelab/core/units.hpp"
+#include "drivelab/results/record_stats.hpp"
 #include "file_io.hpp"
 #include "json_read.hpp"
 
@@ -131,11 +132,15 @@ Json journal_run_start(const RunRecord& header) {
 }
 
 Json journal_test_start(const TestRecord& test) {
-  return Json{{"event", "test_start"},
-              {"test", test.name},
-              {"kind", test.kind},
-              {"config", test.config},
-              {"at", test.started_at}};
+  Json out{{"event", "test_start"}, {"test", test.name}, {"kind", test.kind}};
+  if (test.repetition > 0) {
+    out["repetition"] = test.repetition;
+    out["seed"] = test.seed;
+  }
+  if (test.discarded) out["discarded"] = true;
+  out["config"] = test.config;
+  out["at"] = test.started_at;
+  return out;
 }
 
 Json journal_interval(std::string_view test, const Interval& interval) {
@@ -250,6 +255,9 @@ class Recovery {
       t.name = as_string(required(event, "test", ""), "test");
       read_opt(event, "kind", "", t.kind);
       read_opt(event, "at", "", t.started_at);
+      if (const Json* rep = member(event, "repetition")) t.repetition = static_cast<int>(as_int64(*rep, "repetition"));
+      if (const Json* seed = member(event, "seed")) t.seed = as_uint64(*seed, "seed");
+      if (const Json* d = member(event, "discarded")) t.discarded = as_bool(*d, "discarded");
       if (const Json* c = member(event, "config")) t.config = *c;
       t.status = Status::running;
       last_ended_.reset();
@@ -270,9 +278,11 @@ class Recovery {
         record_->tests[it->second] = std::move(t);
         last_ended_ = {test, it->second};
         open_.erase(it);
-      } else if (last_ended_ && last_ended_->first == test) {
+      } else if (last_ended_ && last_ended_->first == test &&
+                 record_->tests[last_ended_->second].repetition == t.repetition) {
         // The same test ended again with no test_start between: the runner rewrites a test's end
         // when the journal failed while writing it (its status becomes failed); the later wins.
+        // (Skipped repetitions of one test end one after the other: each its own.)
         record_->tests[last_ended_->second] = std::move(t);
       } else {
         last_ended_ = {test, record_->tests.size()};
@@ -298,6 +308,7 @@ class Recovery {
       record_->status = Status::interrupted;
       record_->reason = "journal ends before run_end";
     }
+    record_->repetitions = summarize_repetitions(*record_);
   }
 
   void warn(const std::string& text) {

@@ -2,6 +2,7 @@
 #include "drivelab/results/merge.hpp"
 
 #include "drivelab/results/catalogue.hpp"
+#include "drivelab/results/record_stats.hpp"
 
 #include <algorithm>
 #include <array>
@@ -13,22 +14,14 @@
 
 #include "drivelab/core/errors.hpp"
 #include "json_read.hpp"
+#include "merge_inputs.hpp"
 
 namespace drivelab::results {
 namespace {
 
+using detail::Host;
+using detail::Hosts;
 using detail::number_or_null;
-
-/// One present rank: its record, where it came from, its host name and clock offset.
-struct Host {
-  int rank = 0;
-  std::string name;
-  std::int64_t clock_offset_ns = 0;
-  std::int64_t clock_offset_uncertainty_ns = 0;
-  const MergeInput* input = nullptr;
-  const RunRecord& record() const { return input->record; }
-  std::string label() const { return fmt::format("rank {} (host {})", rank, name); }
-};
 
 /// The worse of two statuses for a merged record (failed > interrupted > running > skipped > complete).
 int severity(Status s) {
@@ -316,6 +309,57 @@ Json host_test_entry(const TestRecord& t) {
               {"intervals", std::move(intervals)}};
 }
 
+/// The hosts' test histograms merged bin by bin; a histogram some host lacks is not the whole:
+/// figures of it are per host only, so it is left out.
+std::map<std::string, LatencyHistogram> merge_histograms(const std::vector<const TestRecord*>& tests) {
+  std::map<std::string, LatencyHistogram> out;
+  std::set<std::string> hist_names;
+  for (const TestRecord* x : tests)
+    for (const auto& [name, h] : x->histograms) hist_names.insert(name);
+  for (const std::string& name : hist_names) {
+    LatencyHistogram merged;
+    bool everywhere = true;
+    for (const TestRecord* x : tests) {
+      const auto it = x->histograms.find(name);
+      if (it == x->histograms.end()) {
+        everywhere = false;
+        continue;
+      }
+      merged.merge(it->second);
+    }
+    if (everywhere) out.emplace(name, std::move(merged));
+  }
+  return out;
+}
+
+/// Per phase of `base`'s barriers that every host passed: the spread of the hosts' release
+/// times on rank 0's clock (each corrected by its clock offset), ns.
+Json start_skew(const TestRecord& base, const std::vector<const Host*>& hosts,
+                const std::vector<const TestRecord*>& tests) {
+  Json skew = Json::object();
+  for (const auto& [phase, v] : base.barriers.items()) {
+    std::vector<std::int64_t> at;
+    for (std::size_t i = 0; i < tests.size(); ++i) {
+      const Json& b = tests[i]->barriers;
+      const auto it = b.find(phase);
+      if (it == b.end() || !it->is_number_integer()) break;
+      at.push_back(it->get<std::int64_t>() - hosts[i]->clock_offset_ns);
+    }
+    if (at.size() != tests.size()) continue;
+    const auto [lo, hi] = std::minmax_element(at.begin(), at.end());
+    skew[phase] = *hi - *lo;
+  }
+  return skew;
+}
+
+/// The skew is only as good as the clock offsets it is corrected by: their largest uncertainty
+/// beside it (on one host the clocks are one clock and the uncertainty is the exchange's).
+std::int64_t clock_offset_uncertainty(const std::vector<const Host*>& hosts) {
+  std::int64_t uncertainty = 0;
+  for (const Host* h : hosts) uncertainty = std::max(uncertainty, h->clock_offset_uncertainty_ns);
+  return uncertainty;
+}
+
 TestRecord merge_test(std::size_t index, const std::vector<Host>& all, int size,
                       const std::vector<std::string>& host_names) {
   std::vector<const Host*> hosts;
@@ -330,6 +374,9 @@ TestRecord merge_test(std::size_t index, const std::vector<Host>& all, int size,
   TestRecord t;
   t.name = base.name;
   t.kind = base.kind;
+  t.repetition = base.repetition;
+  t.discarded = base.discarded;
+  t.seed = base.seed;
   t.config = base.config;
   StatusOver st;
   std::set<int> present;
@@ -378,23 +425,7 @@ TestRecord merge_test(std::size_t index, const std::vector<Host>& all, int size,
   t.started_at = min_time(starts);
   t.finished_at = max_time(ends);
 
-  std::set<std::string> hist_names;
-  for (const TestRecord* x : tests)
-    for (const auto& [name, h] : x->histograms) hist_names.insert(name);
-  for (const std::string& name : hist_names) {
-    LatencyHistogram merged;
-    bool everywhere = true;
-    for (const TestRecord* x : tests) {
-      const auto it = x->histograms.find(name);
-      if (it == x->histograms.end()) {
-        everywhere = false;
-        continue;
-      }
-      merged.merge(it->second);
-    }
-    // A histogram some host lacks is not the whole: figures of it are per host only.
-    if (everywhere) t.histograms.emplace(name, std::move(merged));
-  }
+  t.histograms = merge_histograms(tests);
 
   Json per_host_only = Json::array();
   std::vector<const std::vector<Metric>*> lists;
@@ -430,167 +461,11 @@ TestRecord merge_test(std::size_t index, const std::vector<Host>& all, int size,
                     "figures are those of the other {} host{}",
                     u, tests.size(), tests.size() == 1 ? "" : "s"));
 
-  Json skew = Json::object();
-  for (const auto& [phase, v] : base.barriers.items()) {
-    std::vector<std::int64_t> at;
-    for (std::size_t i = 0; i < tests.size(); ++i) {
-      const Json& b = tests[i]->barriers;
-      const auto it = b.find(phase);
-      if (it == b.end() || !it->is_number_integer()) break;
-      at.push_back(it->get<std::int64_t>() - hosts[i]->clock_offset_ns);
-    }
-    if (at.size() != tests.size()) continue;
-    const auto [lo, hi] = std::minmax_element(at.begin(), at.end());
-    skew[phase] = *hi - *lo;
-  }
-  // The skew is only as good as the clock offsets it is corrected by: their largest uncertainty
-  // beside it (on one host the clocks are one clock and the uncertainty is the exchange's).
-  std::int64_t uncertainty = 0;
-  for (const Host* h : hosts) uncertainty = std::max(uncertainty, h->clock_offset_uncertainty_ns);
-  t.details = Json{{"start_skew_ns", std::move(skew)},
-                   {"clock_offset_uncertainty_ns", uncertainty},
+  t.details = Json{{"start_skew_ns", start_skew(base, hosts, tests)},
+                   {"clock_offset_uncertainty_ns", clock_offset_uncertainty(hosts)},
                    {"per_host_only", std::move(per_host_only)}};
   if (Json points = merge_curve_points(tests, t.histograms); !points.is_null()) t.details["points"] = std::move(points);
   return t;
-}
-
-std::string cohort_string(const Json& cohort, const char* key, const std::string& source) {
-  const Json* v = detail::member(cohort, key);
-  if (v == nullptr || !v->is_string()) throw ConfigError(fmt::format("{}: cohort.{}: expected a string", source, key));
-  return v->get<std::string>();
-}
-
-int cohort_int(const Json& cohort, const char* key, const std::string& source) {
-  const Json* v = detail::member(cohort, key);
-  if (v == nullptr || !v->is_number_integer())
-    throw ConfigError(fmt::format("{}: cohort.{}: expected an integer", source, key));
-  return v->get<int>();
-}
-
-/// The hosts of the inputs, sorted by rank, with the job they belong to: each input's cohort
-/// checked against the first's (the same job and size, a rank of its own in 0..size-1), no run
-/// given twice, no merged record among them. Inputs without a cohort (runs started by hand) are
-/// ranks 0..N-1 in the order given.
-struct Hosts {
-  std::string job_id;
-  int size = 0;
-  std::vector<std::string> names;  ///< per rank (a missing rank's name from rank 0's list)
-  std::vector<Host> hosts;         ///< by rank
-};
-
-Hosts collect_hosts(const std::vector<MergeInput>& inputs) {
-  const bool with_cohort = !inputs.front().record.cohort.is_null();
-  Hosts out;
-  std::vector<Host>& hosts = out.hosts;
-  for (std::size_t i = 0; i < inputs.size(); ++i) {
-    const MergeInput& in = inputs[i];
-    const Json& c = in.record.cohort;
-    if (c.is_null() == with_cohort) {
-      throw ConfigError(fmt::format("{}: cohort: {} while {} {}", in.source, with_cohort ? "missing" : "present",
-                                    inputs.front().source, with_cohort ? "has one" : "has none"));
-    }
-    // The same record twice (a file and its copy, a record and its own journal) is one host,
-    // not two: summing it twice would double every rate.
-    for (std::size_t j = 0; j < i; ++j)
-      if (inputs[j].record.run_id == in.record.run_id)
-        throw ConfigError(fmt::format("{}: run_id '{}' is also the run of {}: the same run given twice", in.source,
-                                      in.record.run_id, inputs[j].source));
-    if (!c.is_null() && detail::member(c, "rank") == nullptr && detail::member(c, "ranks") != nullptr)
-      throw ConfigError(
-          fmt::format("{}: a merged record (its cohort lists ranks): give the per-rank records "
-                      "<job_id>-r<k>.json or their journals",
-                      in.source));
-    Host h;
-    h.input = &in;
-    const Json* hn = in.record.host.is_object() ? detail::member(in.record.host, "hostname") : nullptr;
-    h.name = hn != nullptr && hn->is_string() ? hn->get<std::string>() : "";
-    if (with_cohort) {
-      const std::string job = cohort_string(c, "job_id", in.source);
-      const int n = cohort_int(c, "size", in.source);
-      h.rank = cohort_int(c, "rank", in.source);
-      if (const Json* off = detail::member(c, "clock_offset_ns"); off != nullptr && off->is_number_integer())
-        h.clock_offset_ns = off->get<std::int64_t>();
-      if (const Json* u = detail::member(c, "clock_offset_uncertainty_ns"); u != nullptr && u->is_number_integer())
-        h.clock_offset_uncertainty_ns = u->get<std::int64_t>();
-      if (i == 0) {
-        out.job_id = job;
-        out.size = n;
-        if (const Json* names = detail::member(c, "hosts"); names != nullptr && names->is_array())
-          for (const Json& x : *names) out.names.push_back(x.is_string() ? x.get<std::string>() : "");
-      } else if (job != out.job_id) {
-        throw ConfigError(fmt::format("{}: cohort.job_id '{}' differs from '{}' of {}", in.source, job, out.job_id,
-                                      inputs.front().source));
-      } else if (n != out.size) {
-        throw ConfigError(
-            fmt::format("{}: cohort.size {} differs from {} of {}", in.source, n, out.size, inputs.front().source));
-      }
-      if (h.rank < 0 || h.rank >= out.size)
-        throw ConfigError(fmt::format("{}: cohort.rank {} is outside 0..{}", in.source, h.rank, out.size - 1));
-      for (const Host& o : hosts)
-        if (o.rank == h.rank)
-          throw ConfigError(
-              fmt::format("{}: cohort.rank {} is also the rank of {}", in.source, h.rank, o.input->source));
-    } else {
-      h.rank = static_cast<int>(i);
-    }
-    hosts.push_back(h);
-  }
-  if (!with_cohort) {
-    out.size = static_cast<int>(inputs.size());
-    out.job_id = "merged-" + inputs.front().record.run_id;
-  }
-  std::sort(hosts.begin(), hosts.end(), [](const Host& a, const Host& b) { return a.rank < b.rank; });
-  out.names.resize(static_cast<std::size_t>(out.size));
-  for (Host& h : hosts) {
-    std::string& known = out.names[static_cast<std::size_t>(h.rank)];
-    if (known.empty()) known = h.name;
-    h.name = known;
-  }
-  return out;
-}
-
-/// The number of tests of the merged record, after checking that the hosts ran one protocol: the
-/// same protocol name, the same test names in the same order (a host that stopped early has a
-/// prefix of them), and every complete record all of them.
-std::size_t common_test_count(const std::vector<Host>& hosts) {
-  const Host& base = hosts.front();
-  const RunRecord& b = base.record();
-  for (const Host& h : hosts) {
-    const RunRecord& r = h.record();
-    const std::string& src = h.input->source;
-    if (r.protocol != b.protocol)
-      throw ConfigError(
-          fmt::format("{}: protocol '{}' differs from '{}' of {}", src, r.protocol, b.protocol, base.input->source));
-    const std::size_t common = std::min(r.tests.size(), b.tests.size());
-    for (std::size_t i = 0; i < common; ++i)
-      if (r.tests[i].name != b.tests[i].name)
-        throw ConfigError(fmt::format("{}: tests[{}].name '{}' differs from '{}' of {}", src, i, r.tests[i].name,
-                                      b.tests[i].name, base.input->source));
-  }
-  std::size_t test_count = 0;
-  for (const Host& h : hosts) test_count = std::max(test_count, h.record().tests.size());
-  for (const Host& h : hosts) {
-    const RunRecord& r = h.record();
-    if (r.status == Status::complete && r.tests.size() != test_count) {
-      const Host& longest = *std::find_if(hosts.begin(), hosts.end(),
-                                          [&](const Host& o) { return o.record().tests.size() == test_count; });
-      throw ConfigError(fmt::format("{}: tests: {} tests in a complete record, {} in {}", h.input->source,
-                                    r.tests.size(), test_count, longest.input->source));
-    }
-  }
-  for (std::size_t i = 0; i < test_count; ++i) {  // names of tests beyond the base's record
-    const std::string* name = nullptr;
-    for (const Host& h : hosts) {
-      if (i >= h.record().tests.size()) continue;
-      if (name == nullptr) {
-        name = &h.record().tests[i].name;
-      } else if (h.record().tests[i].name != *name) {
-        throw ConfigError(fmt::format("{}: tests[{}].name '{}' differs from '{}'", h.input->source, i,
-                                      h.record().tests[i].name, *name));
-      }
-    }
-  }
-  return test_count;
 }
 
 /// The merged record's `hosts` rows, one per rank (a missing rank's row says so), and its status
@@ -637,9 +512,9 @@ void add_host_rows(const Hosts& c, RunRecord& out) {
 
 RunRecord merge_host_records(std::vector<MergeInput> inputs) {
   if (inputs.empty()) throw ConfigError("no records to merge");
-  const Hosts c = collect_hosts(inputs);
+  const Hosts c = detail::collect_hosts(inputs);
   const std::vector<Host>& hosts = c.hosts;
-  const std::size_t test_count = common_test_count(hosts);
+  const std::size_t test_count = detail::common_test_count(hosts);
 
   const RunRecord& b = hosts.front().record();
   RunRecord out;
@@ -673,6 +548,8 @@ RunRecord merge_host_records(std::vector<MergeInput> inputs) {
   }
   out.warnings = merge_warnings(hp, wl);
   for (std::size_t i = 0; i < test_count; ++i) out.tests.push_back(merge_test(i, hosts, c.size, c.names));
+  out.repeat = b.repeat;
+  out.repetitions = summarize_repetitions(out);
   return out;
 }
 

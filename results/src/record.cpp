@@ -131,14 +131,18 @@ Json to_json(const TestRecord& t) {
   for (const Check& c : t.checks) {
     checks.push_back(Json{{"name", c.name}, {"passed", c.passed}, {"detail", c.detail}});
   }
-  Json out{{"name", t.name},
-           {"kind", t.kind},
-           {"status", to_string(t.status)},
-           {"reason", t.reason},
-           {"started_at", t.started_at},
-           {"finished_at", t.finished_at},
-           {"warmup_s", number_or_null(t.warmup_s)},
-           {"measured_s", number_or_null(t.measured_s)}};
+  Json out{{"name", t.name}, {"kind", t.kind}};
+  if (t.repetition > 0) {
+    out["repetition"] = t.repetition;
+    out["seed"] = t.seed;
+  }
+  if (t.discarded) out["discarded"] = true;
+  out.update(Json{{"status", to_string(t.status)},
+                  {"reason", t.reason},
+                  {"started_at", t.started_at},
+                  {"finished_at", t.finished_at},
+                  {"warmup_s", number_or_null(t.warmup_s)},
+                  {"measured_s", number_or_null(t.measured_s)}});
   if (t.barriers.is_object() && !t.barriers.empty()) out["barriers"] = t.barriers;
   out["config"] = t.config;
   out["metrics"] = std::move(metrics);
@@ -169,8 +173,10 @@ Json to_json(const RunRecord& r) {
            {"target", r.target}};
   if (!r.cohort.is_null()) out["cohort"] = r.cohort;
   out["config"] = r.config;
+  if (!r.repeat.is_null()) out["repeat"] = r.repeat;
   out["warnings"] = r.warnings;
   if (r.hosts.is_array() && !r.hosts.empty()) out["hosts"] = r.hosts;
+  if (r.repetitions.is_array() && !r.repetitions.empty()) out["repetitions"] = r.repetitions;
   out["tests"] = std::move(tests);
   return out;
 }
@@ -270,6 +276,14 @@ TestRecord test_at(const Json& j, const std::string& path) {
   t.name = as_string(required(j, "name", path), join(path, "name"));
   t.status = as_status(required(j, "status", path), join(path, "status"));
   read_opt(j, "kind", path, t.kind);
+  if (const Json* rep = member(j, "repetition")) {
+    const std::int64_t k = as_int64(*rep, join(path, "repetition"));
+    if (k < 1 || k > 100000)
+      malformed(join(path, "repetition"), std::to_string(k) + " is not a repetition (1, 2, ...)");
+    t.repetition = static_cast<int>(k);
+  }
+  if (const Json* d = member(j, "discarded")) t.discarded = as_bool(*d, join(path, "discarded"));
+  if (const Json* s = member(j, "seed")) t.seed = as_uint64(*s, join(path, "seed"));
   read_opt(j, "reason", path, t.reason);
   read_opt(j, "started_at", path, t.started_at);
   read_opt(j, "finished_at", path, t.finished_at);
@@ -361,10 +375,15 @@ RunRecord run_record_from_json(const Json& j) {
   if (const Json* v = member(j, "target")) r.target = *v;
   if (const Json* v = member(j, "cohort"); v != nullptr && !v->is_null()) r.cohort = object_at(*v, "cohort");
   if (const Json* v = member(j, "config")) r.config = *v;
+  if (const Json* v = member(j, "repeat"); v != nullptr && !v->is_null()) r.repeat = object_at(*v, "repeat");
   if (const Json* w = member(j, "warnings")) r.warnings = strings_at(*w, "warnings");
   if (const Json* h = member(j, "hosts")) {
     expect(h->is_array(), *h, "hosts", "an array");
     r.hosts = *h;
+  }
+  if (const Json* rs = member(j, "repetitions")) {
+    expect(rs->is_array(), *rs, "repetitions", "an array");
+    r.repetitions = *rs;
   }
   const Json& tests = required(j, "tests", "");
   expect(tests.is_array(), tests, "tests", "an array");

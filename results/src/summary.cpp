@@ -252,6 +252,39 @@ std::string metric_cell(const Metric& m) {
   return unit_names_metric(m) ? value : m.name + " " + value;
 }
 
+/// A test's name in the table: a repetition's number after it ("oltp #2", "oltp #1 (discarded)").
+std::string row_name(const TestRecord& t) {
+  if (t.repetition == 0) return t.name;
+  return fmt::format("{} #{}{}", t.name, t.repetition, t.discarded ? " (discarded)" : "");
+}
+
+double number_at(const Json& obj, const char* key) {
+  const auto it = obj.find(key);
+  return it != obj.end() && it->is_number() ? it->get<double>() : std::nan("");
+}
+
+/// Per repeated test, its headline metric over the counted repetitions (RunRecord::repetitions):
+/// "oltp  tps  n=5  mean 512.3 TPS  CV 1.2%  95% CI 505.1 TPS .. 519.5 TPS".
+std::string repetitions_table(const RunRecord& record) {
+  Table table;
+  for (const Json& test : record.repetitions) {
+    const std::string name = test.value("test", std::string());
+    const Json* metrics = test.contains("metrics") && test["metrics"].is_array() ? &test["metrics"] : nullptr;
+    if (metrics == nullptr || metrics->empty()) {
+      table.add({name, "-", fmt::format("n={}", test.value("n", 0)), "no complete repetition"});
+      continue;
+    }
+    const Json& m = metrics->front();
+    const std::string metric = m.value("name", std::string()), unit = m.value("unit", std::string());
+    const auto q = [&](const char* key) { return format_quantity(number_at(m, key), unit, metric); };
+    const double cv = number_at(m, "cv");
+    table.add({name, metric, fmt::format("n={}", m.value("n", 0)), "mean " + q("mean"),
+               "CV " + (std::isnan(cv) ? std::string("-") : format_number(100 * cv) + "%"),
+               "95% CI " + q("ci95_low") + " .. " + q("ci95_high")});
+  }
+  return table.render();
+}
+
 std::string with_reason(std::string_view name, Status status, const std::string& reason) {
   std::string line = fmt::format("  {}: {}", name, to_string(status));
   if (!reason.empty()) line += ": " + reason;
@@ -274,13 +307,15 @@ std::string format_summary(const RunRecord& record) {
     table.add({"test", "kind", "status", "headline metrics"});
     table.add_rule();
     for (const TestRecord& t : record.tests) {
-      std::vector<std::string> row{t.name, t.kind, std::string(to_string(t.status))};
+      std::vector<std::string> row{row_name(t), t.kind, std::string(to_string(t.status))};
       const std::size_t n = std::min(kHeadlineMetrics, t.metrics.size());
       for (std::size_t i = 0; i < n; ++i) row.push_back(metric_cell(t.metrics[i]));
       table.add(std::move(row));
     }
     out += table.render();
   }
+  if (record.repetitions.is_array() && !record.repetitions.empty())
+    out += "\nrepetitions (95% confidence interval of the mean):\n" + repetitions_table(record);
 
   std::string failed;
   for (const TestRecord& t : record.tests) {
@@ -296,13 +331,13 @@ std::string format_summary(const RunRecord& record) {
   std::string warnings;
   for (const std::string& w : record.warnings) warnings += "  run: " + w + "\n";
   for (const TestRecord& t : record.tests) {
-    for (const std::string& w : t.warnings) warnings += "  " + t.name + ": " + w + "\n";
+    for (const std::string& w : t.warnings) warnings += "  " + row_name(t) + ": " + w + "\n";
   }
   if (!warnings.empty()) out += "\nwarnings:\n" + warnings;
 
   std::string incomplete;
   for (const TestRecord& t : record.tests) {
-    if (t.status != Status::complete) incomplete += with_reason(t.name, t.status, t.reason);
+    if (t.status != Status::complete) incomplete += with_reason(row_name(t), t.status, t.reason);
   }
   if (record.status != Status::complete) incomplete += with_reason("run", record.status, record.reason);
   if (!incomplete.empty()) out += "\nnot complete:\n" + incomplete;

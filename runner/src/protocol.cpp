@@ -63,6 +63,8 @@ results::Json Protocol::effective() const {
   j["protocol"] = name;
   if (!description.empty()) j["description"] = description;
   j["seed"] = seed;
+  if (repeat != 1) j["repeat"] = repeat;
+  if (repeat_between != RepeatBetween::as_is) j["repeat_between"] = to_string(repeat_between);
   if (!destroy_data_on.empty()) j["destroy_data_on"] = destroy_data_on;
   if (!hosts.empty()) {
     results::Json hj = results::Json::array();
@@ -103,6 +105,8 @@ Protocol decode_protocol(const config::Document& doc, const Registry& registry, 
   r.string("protocol", p.name, /*required=*/true);
   r.string("description", p.description);
   if (const config::Node seed = r.section("seed"); seed.defined()) p.seed = decode_seed(seed);
+  r.integer("repeat", p.repeat, {.min = 1, .max = kMaxRepeat});
+  r.choice("repeat_between", p.repeat_between, kRepeatBetweenNames);
   if (r.string("destroy_data_on", p.destroy_data_on) && p.destroy_data_on.empty())
     root.child("destroy_data_on")
         .error("destroy_data_on must name a device's serial number (or a loop device's backing file)");

@@ -136,6 +136,14 @@ struct MetricDef {
   std::string_view unit_string() const noexcept { return unit_text(unit); }
 };
 
+/// A rate and the metrics that hold the bounds of its within-run confidence interval
+/// (catalogue::kRateIntervals).
+struct RateInterval {
+  const MetricDef* rate;
+  const MetricDef* low;
+  const MetricDef* high;
+};
+
 /// The figures of one latency histogram written as metrics `<prefix>_<figure>_<unit>`
 /// (runner/latency_metrics.hpp): figure `avg`, `min`, `max`, `sum`, `p50`, `p90`, `p95`, `p99`,
 /// `p999` (99.9th) or `p99_9` (TPC-C's name of the 99.9th); unit `us` or `ms`. Every member is a
@@ -1119,6 +1127,67 @@ inline constexpr MetricDef server_innodb_data_fsyncs{.name = "server_innodb_data
                                                      .description = "InnoDB: fsync() calls",
                                                      .recorded_by = "tpcc"};
 
+// ---- within-run confidence (issue 32: results/record_stats.hpp within_run_confidence) ----------
+// A test's 95% confidence interval of its mean rate by batch means over its intervals: within-run
+// noise only (docs/results.md "Repetitions"). A bound of one host's interval is not a bound of
+// the hosts' sum: per host only in a merge.
+inline constexpr MetricDef iops_ci95_low{.name = "iops_ci95_low",
+                                         .unit = Unit::per_s,
+                                         .kind = MetricKind::operations,
+                                         .description =
+                                             "within-run 95% confidence interval of the mean IOPS, low bound "
+                                             "(batch means over the intervals; within-run noise only)",
+                                         .recorded_by = "io vdbench replay vdi",
+                                         .word = "IOPS",
+                                         .merge = HostMerge::per_host};
+inline constexpr MetricDef iops_ci95_high{
+    .name = "iops_ci95_high",
+    .unit = Unit::per_s,
+    .kind = MetricKind::operations,
+    .description = "within-run 95% confidence interval of the mean IOPS, high bound",
+    .recorded_by = "io vdbench replay vdi",
+    .word = "IOPS",
+    .merge = HostMerge::per_host};
+inline constexpr MetricDef tps_ci95_low{.name = "tps_ci95_low",
+                                        .unit = Unit::per_s,
+                                        .kind = MetricKind::operations,
+                                        .description =
+                                            "within-run 95% confidence interval of the mean TPS, low bound (batch "
+                                            "means over the intervals; within-run noise only)",
+                                        .recorded_by = "tpcc sysbench",
+                                        .word = "TPS",
+                                        .merge = HostMerge::per_host};
+inline constexpr MetricDef tps_ci95_high{
+    .name = "tps_ci95_high",
+    .unit = Unit::per_s,
+    .kind = MetricKind::operations,
+    .description = "within-run 95% confidence interval of the mean TPS, high bound",
+    .recorded_by = "tpcc sysbench",
+    .word = "TPS",
+    .merge = HostMerge::per_host};
+inline constexpr MetricDef rate_ci95_half_width_pct{
+    .name = "rate_ci95_half_width_pct",
+    .unit = Unit::pct,
+    .kind = MetricKind::health,
+    .description = "half-width of the within-run 95% interval of the mean rate, % of the mean (the goal: 2)",
+    .recorded_by = "io vdbench replay vdi tpcc sysbench",
+    .merge = HostMerge::per_host};
+inline constexpr MetricDef batch_means_lag1{
+    .name = "batch_means_lag1",
+    .unit = Unit::ratio,
+    .kind = MetricKind::health,
+    .description =
+        "lag-1 autocorrelation of the batch means the within-run interval is taken over (below 0.2: "
+        "independent enough)",
+    .recorded_by = "io vdbench replay vdi tpcc sysbench",
+    .merge = HostMerge::per_host};
+inline constexpr MetricDef batch_means_batches{.name = "batch_means_batches",
+                                               .unit = Unit::count,
+                                               .kind = MetricKind::count,
+                                               .description = "batches of intervals the within-run interval is over",
+                                               .recorded_by = "io vdbench replay vdi tpcc sysbench",
+                                               .merge = HostMerge::per_host};
+
 // ---- health ------------------------------------------------------------------------------------
 inline constexpr MetricDef efficiency_pct{.name = "efficiency_pct",
                                           .unit = Unit::pct,
@@ -1285,12 +1354,21 @@ inline constexpr std::array kAll{
     &server_blks_read, &server_blks_hit, &server_commits, &server_wal_bytes, &server_innodb_data_reads,
     &server_innodb_data_writes, &server_innodb_data_read_bytes, &server_innodb_data_written_bytes,
     &server_innodb_data_fsyncs,
+    // within-run confidence
+    &iops_ci95_low, &iops_ci95_high, &tps_ci95_low, &tps_ci95_high, &rate_ci95_half_width_pct, &batch_means_lag1,
+    &batch_means_batches,
     // health
     &efficiency_pct, &ss_attained, &ss_value, &complete, &stopped_by_stopcurve, &stopcurve_at_pct,
     &achieved_pct_of_requested,
     // settings and progress
     &requested_iops, &requested_pct, &point_pct, &trace_iops, &points_run, &time_scale, &threads, &read_pct,
     &mean_size_bytes, &iops_per_desktop, &pass, &done_pct, &phase};
+
+/// The interval rates a test's within-run confidence interval is taken of, with the metrics that
+/// hold its bounds (results/record_stats.hpp): a test's headline operation rate, TPS for tpcc and
+/// sysbench, IOPS for the I/O kinds.
+inline constexpr std::array kRateIntervals{RateInterval{&iops, &iops_ci95_low, &iops_ci95_high},
+                                           RateInterval{&tps, &tps_ci95_low, &tps_ci95_high}};
 
 inline constexpr std::array kFamilies{&latency, &service_latency, &lateness, &queue_wait, &service_time};
 

@@ -6,6 +6,7 @@
 ///
 ///   {"event":"run_start","record":{...RunRecord header, no tests...}}
 ///   {"event":"test_start","test":"oltp","kind":"tpcc","config":{...},"at":"..."}
+///     (a repeated run's: "repetition": k, "seed": s[, "discarded": true] after "kind")
 ///   {"event":"interval","test":"oltp","interval":{"t_s":5,"duration_s":5,"values":{...}}}
 ///   {"event":"test_end","test":"oltp","record":{...full TestRecord...}}
 ///   {"event":"run_end","status":"complete","reason":"","at":"..."}
@@ -16,12 +17,15 @@
 ///
 /// Recovery rules in full (docs/results.md, "Journal"):
 ///  - the first complete line must be run_start with record.schema drivelab.run/1 (else ConfigError);
-///  - test_start opens a test (status running, config, started_at = at); interval appends to the
-///    open test of that name; test_end replaces it by the full record written at its end;
+///  - test_start opens a test (status running, config, started_at = at, repetition, seed,
+///    discarded); interval appends to the open test of that name; test_end replaces it by the full
+///    record written at its end (a test_end without a test_start: a skipped test, appended; one
+///    repeating the last test_end's name and repetition replaces it);
 ///  - run_end sets the run's status, reason and finished_at (= at);
 ///  - a test still open at the end: status interrupted, reason "journal ends before test_end",
 ///    measured_s = t_s of its last interval; no run_end: run status interrupted, reason
 ///    "journal ends before run_end" (a run_end, when present, wins);
+///  - a repeated run's `repetitions` are computed from the recovered tests (record_stats.hpp);
 ///  - a last line without its newline that does not parse (torn by a crash) is dropped with a
 ///    warning in the record; an unparsable line elsewhere, or an interval for a test that was
 ///    never started, is skipped with a warning; unknown event names are ignored (newer writers).

@@ -93,6 +93,16 @@ struct Check {
 struct TestRecord {
   std::string name;
   std::string kind;
+  /// A repeated run only (RunRecord::repeat; 0, and not written, otherwise): which run of the
+  /// test this is, 1-based. The repetitions of a test share its name and follow each other.
+  int repetition = 0;
+  /// A repeated run's first repetition under `repeat_between: discard-first` (written only when
+  /// true): run to bring the drive to the test's state, left out of RunRecord::repetitions.
+  bool discarded = false;
+  /// A repeated run only (written with `repetition`): the run seed this repetition used, the
+  /// run's seed + (repetition - 1); the test's own stream derives from it and the test's index as
+  /// in a run that does not repeat, so `seed: <this>` without repeat reruns this repetition.
+  std::uint64_t seed = 0;
   Status status = Status::running;
   std::string reason;  ///< why not complete; empty when complete
   Json config;         ///< the test's effective configuration after defaults
@@ -137,6 +147,12 @@ struct RunRecord {
   /// A merged record only (empty, and not written, otherwise): one object per rank 0..N-1, as
   /// merge_host_records() writes it (merge.hpp).
   Json hosts = Json::array();
+  /// A repeated run only (null, and not written, when each test runs once): {"count": N,
+  /// "between": "as-is" | "discard-first"} (runner/protocol.hpp `repeat:`, `repeat_between:`).
+  Json repeat;
+  /// A repeated run only (empty, and not written, otherwise): per test, the statistics of its
+  /// counted repetitions (record_stats.hpp summarize_repetitions()).
+  Json repetitions = Json::array();
   std::vector<TestRecord> tests;
 };
 

@@ -63,7 +63,9 @@ std::string format_interval_line(const std::string& test_name, const Interval& i
 /// A fixed-width table: a header (run id, protocol, status, target), one row per test with kind,
 /// status and its first 5 headline metrics, each as format_quantity with the metric's name before
 /// it ("latency_p99_ms 20.3 ms") unless the unit's word names it ("512.3 TPS", "69.3K IOPS",
-/// "40,497 tpmC"), columns aligned across rows; then
+/// "40,497 tpmC"), columns aligned across rows (a repeated run's tests named "oltp #2", the
+/// discarded "oltp #1 (discarded)"); a repeated run's table of its repetitions (RunRecord::
+/// repetitions: per test its first summarized metric, N, mean, CV and the mean's 95% interval); then
 /// the failed checks, the warnings (run and tests), and every status other than complete with its
 /// reason. Ends with a newline; no trailing spaces.
 std::string format_summary(const RunRecord& record);

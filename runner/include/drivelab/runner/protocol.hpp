@@ -5,6 +5,8 @@
 ///     protocol: quick                 # name (required)
 ///     description: ...                # optional
 ///     seed: 42                        # optional; default: fixed 1 (reproducible); "random" = from time
+///     repeat: 5                       # optional, 1..1000 (default 1): every test 5 times (below)
+///     repeat_between: as-is           # optional: as-is (default) or discard-first (below)
 ///     destroy_data_on: S3EVNX0M123    # optional; consent to write to the block device with this
 ///                                     # serial (loop device: backing file); docs/targets.md
 ///     defaults: {warmup: 10s, duration: 60s, interval: 5s}   # optional, applied to every test
@@ -17,16 +19,35 @@
 ///         interval: 5s
 ///         tpcc: {warehouses: 2, ...}  # the kind's own section (see that emulator's docs)
 ///
+/// Repetitions (issue 32; docs/results.md "Repetitions"): with `repeat: N` every test runs N times
+/// in a row before the next test runs (test 1 N times, then test 2 N times: fio's `loops=`), so
+/// each repetition finds the drive as the test itself leaves it, not as another workload did.
+/// Each repetition is the whole test (prepare, warm-up, measured phase, verify, cleanup) with
+/// its own seed: the run seed + (repetition - 1), from which the test's stream derives as usual.
+/// `repeat_between` states the drive's state between them: `as-is` (each repetition on the
+/// drive as the previous one left it) or `discard-first` (one more repetition runs first and is
+/// marked discarded: it brings the drive to the test's state and is left out of the statistics).
+///
 /// decode_protocol() reports every problem of the whole file at once (file:line:column: path: why).
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "drivelab/config/document.hpp"
+#include "drivelab/core/names.hpp"
 #include "drivelab/runner/emulator.hpp"
 #include "drivelab/runner/hosts.hpp"
 
 namespace drivelab::runner {
+
+/// `repeat_between:` (above).
+enum class RepeatBetween { as_is, discard_first };
+inline constexpr EnumNames<RepeatBetween, 2> kRepeatBetweenNames{
+    {{"as-is", RepeatBetween::as_is}, {"discard-first", RepeatBetween::discard_first}}};
+inline std::string_view to_string(RepeatBetween b) noexcept { return name_of(kRepeatBetweenNames, b); }
+/// The most repetitions `repeat:` and `--repeat` take.
+inline constexpr std::uint32_t kMaxRepeat = 1000;
 
 struct PlannedTest {
   TestSettings settings;
@@ -38,6 +59,8 @@ struct Protocol {
   std::string description;
   std::string file;
   std::uint64_t seed = 1;
+  std::uint32_t repeat = 1;  ///< `repeat:` 1..kMaxRepeat (above)
+  RepeatBetween repeat_between = RepeatBetween::as_is;
   /// `destroy_data_on:` the identity of the block device this protocol may destroy ("" = none).
   std::string destroy_data_on;
   std::vector<PlannedTest> tests;

@@ -13,6 +13,7 @@
 ///   <run_id>.journal.jsonl  the append-only journal (results/journal.hpp)
 ///   latest.json             a symlink to the newest record
 #include <chrono>
+#include <cstdint>
 #include <filesystem>
 #include <iosfwd>
 #include <optional>
@@ -54,6 +55,16 @@ struct RunOptions {
   /// locked and the output directory made, so those refusals come at once and the target stays
   /// this run's through the wait; a stop during the wait skips every test (record interrupted).
   std::optional<std::chrono::system_clock::time_point> start_at;
+  /// How many times each test runs (`--repeat N`, and `drivelab noise`): 1..kMaxRepeat
+  /// (protocol.hpp); unset: the protocol's `repeat:`. Overrides the protocol's count, not its
+  /// `repeat_between:`. A repeated run (N > 1, or discard-first) runs test 1 N times, then test 2
+  /// N times (protocol.hpp "Repetitions"); each repetition is its own TestRecord of the same name
+  /// with `repetition` k and `seed` = the run seed + k - 1, and the record has `repeat` and
+  /// `repetitions`, the statistics of each test's complete, not discarded repetitions
+  /// (results/record_stats.hpp). A stop, a failed journal or a broken multi-host run skips the
+  /// remaining repetitions (each recorded as skipped). Multi-host: every rank runs rank 0's
+  /// count. run_protocol throws ConfigError for a count outside 1..kMaxRepeat.
+  std::optional<std::uint32_t> repeat;
 };
 
 struct RunOutcome {

@@ -1,0 +1,49 @@
+#pragma once
+// The multi-host side of run_protocol (docs/multihost.md): the job's run ids, the phase barriers
+// and the online merge of the ranks' records. On one host (no Cohort) every function here is a
+// no-op or says so, so the single-host phase sequence (test_sequence.cpp) reads without them.
+#include <iosfwd>
+#include <string>
+#include <string_view>
+
+#include "drivelab/results/record.hpp"
+#include "drivelab/runner/cohort.hpp"
+#include "drivelab/runner/run.hpp"
+#include "drivelab/runner/stop.hpp"
+
+namespace drivelab::runner::detail {
+
+/// What the ranks of a multi-host run agreed on so far (every branch below depends only on
+/// barrier outcomes, which are the same on every rank, so the ranks' collectives stay in step).
+struct CohortRun {
+  Cohort* cohort = nullptr;
+  std::string peer_stop;  ///< "stopped on rank 2 (host b)": a stop on another rank ends this run too
+  bool active() const noexcept { return cohort != nullptr && !cohort->broken(); }
+  /// Another rank stopped, or a collective failed: no further test runs on this rank.
+  bool ended() const noexcept { return !peer_stop.empty() || (cohort != nullptr && !active()); }
+};
+
+/// Names the run: on one host `fresh_id`; in a cohort "<job>-r<rank>" with the job id rank 0's
+/// fresh id (broadcast), and record.cohort {job_id, rank, size, hosts, clock offset}.
+void name_run(CohortRun& cr, std::string fresh_id, results::RunRecord& record);
+
+/// Rank 0's `mine` on every rank (a collective: every rank calls it at the same point); `mine` on
+/// one host. `what` names it in a timeout's message.
+std::string agree(CohortRun& cr, std::string mine, std::string_view what);
+
+/// The line that tells a rank's user what its output is ("" on one host).
+std::string describe_cohort(const CohortRun& cr);
+
+/// The phase barrier before `phase` of `test` (a no-op on one host). Brings this rank's state,
+/// records the release time in the test's `barriers`, and turns another rank's failure or stop
+/// into this rank's (failure / peer_stop). Returns whether the phase runs.
+bool phase_barrier(CohortRun& cr, const RunOptions& options, const StopFlag& stop, std::string_view test,
+                   const char* phase, std::string& failure, results::Json& barriers);
+
+/// The end of a multi-host run: rank 0 gathers every rank's final record (as written: the JSON
+/// text), merges them with results::merge_host_records, the function `drivelab results merge`
+/// uses on the files, and writes <job_id>.json; latest.json names it. A failure here leaves every
+/// rank's own record as it is and is said on stderr.
+void merge_online(CohortRun& cr, const RunOptions& options, RunOutcome& outcome, std::ostream& out);
+
+}  // namespace drivelab::runner::detail
