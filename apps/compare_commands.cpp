@@ -179,33 +179,28 @@ std::pair<results::RunRecord, std::filesystem::path> latest_record(const std::fi
 
 int cmd_noise(const NoiseArgs& noise, const RunArgs& args) {
   report::Dataset data;
-  int status = kExitOk;
+  // One run with every test repeated (runner::RunOptions::repeat, as `run --repeat N`): one
+  // record, each repetition its own test record with its own seed; the reporter counts each.
+  RunArgs repeated = args;
+  repeated.repeat = noise.repeat;
+  std::cout << fmt::format("noise: one run, every test {} times\n", noise.repeat) << std::flush;
+  const int status = cmd_run(noise.protocol, repeated);
+  if (status == kExitBadInput || status == kExitEnvironment || status == kExitInterrupted) return status;
   std::set<std::string> seen;
-  // One run after another in this process (RunOptions has no repetitions yet): each its own
-  // record, as `drivelab run` writes it.
-  for (unsigned i = 1; i <= noise.repeat; ++i) {
-    std::cout << fmt::format("noise: run {} of {}\n", i, noise.repeat) << std::flush;
-    const int rc = cmd_run(noise.protocol, args);
-    if (rc == kExitBadInput || rc == kExitEnvironment || rc == kExitInterrupted) {
-      status = rc;
-      break;
-    }
-    if (rc != kExitOk) status = rc;
-    try {
-      auto [record, path] = latest_record(args.out_dir);
-      if (!seen.insert(record.run_id).second) continue;
-      report::add_record(data, record, path.string(), {});
-    } catch (const Error& e) {
-      std::cerr << "drivelab: noise: " << e.what() << '\n';
-      return kExitEnvironment;
-    }
+  try {
+    auto [record, path] = latest_record(args.out_dir);
+    seen.insert(record.run_id);
+    report::add_record(data, record, path.string(), {});
+  } catch (const Error& e) {
+    std::cerr << "drivelab: noise: " << e.what() << '\n';
+    return kExitEnvironment;
   }
   const std::vector<report::NoiseRow> rows = report::noise_rows(data);
   std::cout << fmt::format(
-      "\nnoise: {} run(s) of {} on {}, one after another in this process; CV = standard deviation / mean over the "
-      "runs; the last column is the change a comparison of two such sets (same N, same spread) detects with 80% "
+      "\nnoise: {} run of {} on {}, every test {} times; CV = standard deviation / mean over the "
+      "repetitions; the last column is the change a comparison of two such sets (same N, same spread) detects with 80% "
       "power at 95% (docs/confidence.md)\n\n",
-      seen.size(), noise.protocol.string(), args.target.string());
+      seen.size(), noise.protocol.string(), args.target.string(), noise.repeat);
   std::cout << report::noise_text(rows);
   for (const auto& n : data.notes) std::cerr << "drivelab: note: " << n << '\n';
   return status;

@@ -353,6 +353,13 @@ void add_record(Dataset& data, const results::RunRecord& record, const std::stri
       data.notes.push_back(fmt::format("{}: test {} was skipped: {}", source, t.name, t.reason));
       continue;
     }
+    if (t.discarded) {
+      // `repeat_between: discard-first`: the repetition that brought the drive to its state is
+      // not a repetition of the measurement (docs/results.md "Repetitions").
+      data.notes.push_back(fmt::format("{}: test {} repetition {} is discarded by the protocol: not counted", source,
+                                       t.name, t.repetition));
+      continue;
+    }
     Result r;
     r.drive = drive;
     r.test = assign_variant(data, hosts_test_key(test_key(t.name), host_count), t.name, t.kind,

@@ -155,7 +155,8 @@ TEST(NoiseCli, RunsTheProtocolNTimesAndPrintsTheCvAndTheDetectableChange) {
                              dir / "stdout", dir / "err");
   ASSERT_EQ(rc, 0) << read_text(dir / "err");
   const std::string out = read_text(dir / "stdout");
-  EXPECT_NE(out.find("noise: 3 run(s) of"), std::string::npos) << out;
+  EXPECT_NE(out.find("noise: 1 run of"), std::string::npos) << out;
+  EXPECT_NE(out.find("every test 3 times"), std::string::npos) << out;
   EXPECT_NE(out.find("run-to-run CV"), std::string::npos) << out;
   // A row for the test's IOPS over the three runs, with its CV and the detectable change.
   const auto row = out.find("null_read  iops");
@@ -164,11 +165,14 @@ TEST(NoiseCli, RunsTheProtocolNTimesAndPrintsTheCvAndTheDetectableChange) {
   EXPECT_NE(line.find("  3  "), std::string::npos) << line;
   EXPECT_NE(line.find('%'), std::string::npos) << line;
   EXPECT_NE(line.find("±"), std::string::npos) << line;
-  // Each run wrote its record, as `drivelab run` does.
+  // One run, one record, as `drivelab run --repeat 3` writes it: three repetitions of the test.
   int records = 0;
   for (const auto& e : std::filesystem::directory_iterator(dir / "out"))
     records += e.path().extension() == ".json" && e.path().filename() != "latest.json" ? 1 : 0;
-  EXPECT_EQ(records, 3);
+  EXPECT_EQ(records, 1);
+  const results::RunRecord rec = results::read_record(dir / "out" / "latest.json");
+  ASSERT_EQ(rec.tests.size(), 3u);
+  for (int k = 0; k < 3; ++k) EXPECT_EQ(rec.tests[static_cast<std::size_t>(k)].repetition, k + 1);
   // Fewer than 3 runs is refused.
   EXPECT_EQ(
       run_command({DRIVELAB_EXE, "noise", protocol.string(), "--target", (dir / "target").string(), "--repeat", "2"},
