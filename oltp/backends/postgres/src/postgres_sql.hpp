@@ -1,5 +1,6 @@
 #pragma once
-// SQL text helpers of the PostgreSQL backend: `?` placeholders to $n, and the COPY text format.
+// SQL text helpers of the PostgreSQL backend: `?` placeholders to $n, the COPY text format, and
+// numbers to and from the text format of parameters and results.
 #include <charconv>
 #include <cstdint>
 #include <string>
@@ -44,5 +45,11 @@ inline void append_double(std::string& out, double v) {
   const auto r = std::to_chars(buf, buf + sizeof buf, v);
   out.append(buf, r.ptr);
 }
+
+/// A result value in text format as an integer: integers as they are, a boolean's t/f as 1/0, a
+/// NUMERIC such as "3001.00" truncated toward zero (as SQLite converts it); 0 for other text.
+std::int64_t parse_int64(std::string_view text) noexcept;
+/// A result value in text format as a double; 0 for text that is not a number.
+double parse_double(std::string_view text) noexcept;
 
 }  // namespace drivelab::oltp::pg
