@@ -6,6 +6,8 @@
 #include <string>
 #include <string_view>
 
+#include "drivelab/core/escape.hpp"
+
 namespace drivelab::oltp::pg {
 
 /// Portable SQL with `?` placeholders rewritten for PostgreSQL ($1, $2, ...), and their count.
@@ -23,15 +25,8 @@ Rewritten rewrite_placeholders(std::string_view sql);
 /// (https://www.postgresql.org/docs/15/sql-copy.html, "Text Format"): backslash, tab, newline
 /// and carriage return become \\, \t, \n, \r; everything else is copied.
 inline void append_copy_text(std::string& out, std::string_view value) {
-  for (char c : value) {
-    switch (c) {
-      case '\\': out += "\\\\"; break;
-      case '\t': out += "\\t"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      default: out += c;
-    }
-  }
+  static constexpr Escape kCopyText[] = {{'\\', "\\\\"}, {'\t', "\\t"}, {'\n', "\\n"}, {'\r', "\\r"}};
+  append_escaped(out, value, kCopyText);
 }
 
 /// Shortest text that reads back as the same number (std::to_chars), for parameters and COPY.
