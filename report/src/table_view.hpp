@@ -55,9 +55,9 @@ struct TableRow {
   std::size_t host = 0;                ///< host rows: the index in TestView::host_rows
   std::vector<const Cell*> cells;      ///< per table of the view: the row's cell, or nullptr
 };
-/// Calls `row` for each row of `v` in display order: each ranked drive and its host rows, then
+/// Calls `emit` for each row of `v` in display order: each ranked drive and its host rows, then
 /// each left-out drive (ReportOptions::include_partial off) and its host rows.
-void for_each_row(const TestView& v, const std::function<void(const TableRow&)>& row);
+void for_each_row(const TestView& v, const std::function<void(const TableRow&)>& emit);
 /// The drive's cell in the ranked cells, or with `left_out` in MetricTable::left_out.
 const Cell* find_cell(const MetricTable& t, const std::string& drive, bool left_out = false);
 /// "12.3K IOPS (1st of 3) [min 12.0K IOPS, max 12.5K IOPS, n=2]": each value as
