@@ -4,6 +4,7 @@
 
 #include "drivelab/config/map_reader.hpp"
 #include "drivelab/core/units.hpp"
+#include "drivelab/results/config_json.hpp"
 #include "drivelab/runner/engine_key.hpp"
 
 namespace drivelab::emulators {
@@ -15,11 +16,6 @@ constexpr std::uint64_t kMaxXfer = std::uint64_t{64} << 20;
 constexpr std::uint64_t kMaxBufferBytes = std::uint64_t{4} << 30;
 
 // format_size when it is exact ("4 KiB"), else plain bytes: both decode back to the same value.
-results::Json size_json(std::uint64_t bytes) {
-  const std::string text = format_size(bytes);
-  if (text.find('.') != std::string::npos) return bytes;
-  return text;
-}
 
 }  // namespace
 
@@ -93,9 +89,9 @@ IoJobConfig decode_io_job(const config::Node& section) {
 results::Json to_json(const IoJobConfig& job) {
   return results::Json{{"engine", job.engine},
                        {"rw", to_string(job.rw)},
-                       {"xfersize", size_json(job.xfersize_bytes)},
+                       {"xfersize", results::size_json(job.xfersize_bytes)},
                        {"iodepth", job.iodepth},
-                       {"file_size", size_json(job.file_size_bytes)},
+                       {"file_size", results::size_json(job.file_size_bytes)},
                        {"direct", job.direct},
                        {"jobs", job.jobs},
                        {"keep_file", job.keep_file},

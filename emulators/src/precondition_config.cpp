@@ -2,6 +2,7 @@
 
 #include "drivelab/config/map_reader.hpp"
 #include "drivelab/core/units.hpp"
+#include "drivelab/results/config_json.hpp"
 #include "drivelab/emulators/precondition.hpp"
 #include "drivelab/emulators/region.hpp"
 
@@ -9,12 +10,6 @@ namespace drivelab::emulators {
 namespace {
 
 constexpr std::uint64_t kMaxXfer = std::uint64_t{64} << 20;
-
-results::Json size_json(std::uint64_t bytes) {
-  const std::string text = format_size(bytes);
-  if (text.find('.') != std::string::npos) return bytes;
-  return text;
-}
 
 void check_multiple_of_512(const config::Node& section, const char* key, std::uint64_t& bytes, std::uint64_t fallback) {
   if (bytes % 512 == 0) return;
@@ -46,13 +41,13 @@ PreconditionConfig decode_precondition(const config::Node& section) {
 results::Json to_json(const PreconditionConfig& c) {
   results::Json j{{"engine", c.engine},
                   {"region", region_json(c.region)},
-                  {"xfersize", size_json(c.xfersize_bytes)},
+                  {"xfersize", results::size_json(c.xfersize_bytes)},
                   {"iodepth", c.iodepth},
                   {"random_passes", c.random_passes},
-                  {"random_xfersize", size_json(c.random_xfersize_bytes)},
+                  {"random_xfersize", results::size_json(c.random_xfersize_bytes)},
                   {"random_iodepth", c.random_iodepth},
-                  {"file_size", size_json(c.file_size_bytes)}};
-  if (c.random_pass_size_bytes > 0) j["random_pass_size"] = size_json(c.random_pass_size_bytes);
+                  {"file_size", results::size_json(c.file_size_bytes)}};
+  if (c.random_pass_size_bytes > 0) j["random_pass_size"] = results::size_json(c.random_pass_size_bytes);
   if (!c.for_test.empty()) j["for_test"] = c.for_test;
   if (j["region"].is_null()) j.erase("region");
   return j;

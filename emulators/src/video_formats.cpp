@@ -6,6 +6,7 @@
 
 #include "drivelab/config/map_reader.hpp"
 #include "drivelab/core/units.hpp"
+#include "drivelab/results/config_json.hpp"
 #include "drivelab/emulators/region.hpp"
 #include "drivelab/emulators/video.hpp"
 
@@ -38,12 +39,6 @@ double prores_mbps_at_2997(const VideoFormat& f) {
   if (f.height <= 1080) return 220.0 * (static_cast<double>(f.width) * f.height) / (1920.0 * 1080.0);
   if (f.height <= 2160) return 707.0 * (static_cast<double>(f.width) * f.height) / (3840.0 * 2160.0);
   return 4 * 707.0 * (static_cast<double>(f.width) * f.height) / (7680.0 * 4320.0);
-}
-
-results::Json size_json(std::uint64_t bytes) {
-  const std::string text = format_size(bytes);
-  if (text.find('.') != std::string::npos) return bytes;
-  return text;
 }
 
 }  // namespace
@@ -106,7 +101,7 @@ VideoConfig decode_video(const config::Node& section) {
 
 results::Json to_json(const VideoConfig& c) {
   results::Json j{{"engine", c.engine},      {"format", c.format},
-                  {"codec", c.codec},        {"file_size", size_json(c.file_size_bytes)},
+                  {"codec", c.codec},        {"file_size", results::size_json(c.file_size_bytes)},
                   {"iodepth", c.iodepth},    {"direct", c.direct},
                   {"keep_file", c.keep_file}};
   if (c.region) j["region"] = region_json(c.region);

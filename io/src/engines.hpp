@@ -1,6 +1,6 @@
 #pragma once
-// Private: what the engine leaves share (the completion FIFO of the synchronous ones). Each leaf's row (EngineInfo) is
-// registered in engine.cpp.
+// Private: what the engine leaves share (their rows' make_as, the completion FIFO of the synchronous ones). Each leaf's
+// row (EngineInfo) is registered in engine.cpp.
 #include <memory>
 #include <span>
 #include <string>
@@ -9,6 +9,12 @@
 #include "drivelab/io/engine.hpp"
 
 namespace drivelab::io::detail {
+
+/// A row's `make` (EngineInfo::make): a new `Engine` of `options` (`.make = &make_as<PsyncEngine>`).
+template <class Engine>
+std::unique_ptr<IoEngine> make_as(const EngineOptions& options) {
+  return std::make_unique<Engine>(options);
+}
 
 /// Completions made by the engine itself (psync in queue(), null in submit()) waiting to be reaped,
 /// first in first out. Storage is reused: no allocation once it has reached the queue depth.

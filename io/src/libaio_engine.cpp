@@ -26,17 +26,14 @@ namespace drivelab::io::detail {
 #ifdef DRIVELAB_HAVE_LIBAIO
 namespace {
 
-/// A /proc/sys value ("" if unreadable).
-std::string read_proc_line(const char* path) { return read_sysfs_text(path).value_or(""); }
-
 /// Why io_setup(2) failed (EAGAIN: fs.aio-max-nr reached; ENOSYS/EPERM: kernel without
 /// CONFIG_AIO or a seccomp profile).
 std::string aio_unavailable_message(int errnum, std::uint32_t nr_events) {
   std::string msg = fmt::format("libaio: io_setup({}) failed: {}", nr_events, errno_text(errnum));
   switch (errnum) {
     case EAGAIN: {
-      const std::string nr = read_proc_line("/proc/sys/fs/aio-nr");
-      const std::string max = read_proc_line("/proc/sys/fs/aio-max-nr");
+      const std::string nr = read_sysfs_text("/proc/sys/fs/aio-nr").value_or("");
+      const std::string max = read_sysfs_text("/proc/sys/fs/aio-max-nr").value_or("");
       msg += fmt::format(
           "; the system-wide AIO event limit is reached (fs.aio-nr {} of fs.aio-max-nr {}): "
           "raise fs.aio-max-nr or lower iodepth x jobs",
@@ -167,9 +164,7 @@ extern const EngineInfo libaio{
     .note = "asynchronous only with direct: true (buffered io_submit performs the I/O before returning)",
     .capabilities = {Capability::async, Capability::batched, Capability::supports_direct},
 #ifdef DRIVELAB_HAVE_LIBAIO
-    .make = [](const EngineOptions& options) -> std::unique_ptr<IoEngine> {
-      return std::make_unique<LibaioEngine>(options);
-    },
+    .make = &make_as<LibaioEngine>,
 #else
     .make = nullptr,
 #endif

@@ -51,9 +51,7 @@ extern const EngineInfo null{
     .summary = "completes every request at submit() without I/O: drivelab's own overhead (fio: null)",
     .note = "",
     .capabilities = {Capability::async, Capability::batched, Capability::supports_direct, Capability::no_io},
-    .make = [](const EngineOptions& options) -> std::unique_ptr<IoEngine> {
-      return std::make_unique<NullEngine>(options);
-    },
+    .make = &make_as<NullEngine>,
 };
 }  // namespace rows
 

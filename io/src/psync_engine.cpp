@@ -58,9 +58,7 @@ extern const EngineInfo psync{
     .summary = "pread(2)/pwrite(2), one I/O at a time inside queue() (fio: psync)",
     .note = "synchronous: one I/O in flight per job whatever iodepth says; use jobs",
     .capabilities = {Capability::supports_direct},
-    .make = [](const EngineOptions& options) -> std::unique_ptr<IoEngine> {
-      return std::make_unique<PsyncEngine>(options);
-    },
+    .make = &make_as<PsyncEngine>,
 };
 }  // namespace rows
 

@@ -15,7 +15,7 @@ Pump::Pump(std::string_view engine, const EngineOptions& engine_options, const P
 
 Pump::Pump(std::unique_ptr<IoEngine> engine, std::uint32_t queue_depth, const PumpOptions& options,
            std::span<const int> fds, std::vector<std::string> files)
-    : slot_bytes_(options.slot_bytes), scramble_(options.scramble_writes), files_(std::move(files)) {
+    : opt_(options), files_(std::move(files)) {
   if (!engine) throw InternalError("pump: no engine");
   if (options.slot_bytes == 0) throw ConfigError("pump: slot_bytes must be at least 1");
   engine_ = std::move(engine);
@@ -25,14 +25,14 @@ Pump::Pump(std::unique_ptr<IoEngine> engine, std::uint32_t queue_depth, const Pu
     if (v < lo || v > depth_)
       throw ConfigError(fmt::format("pump: {} must be between {} and the depth {}, found {}", key, lo, depth_, v));
   };
-  batch_submit_ = std::min(options.batch_submit, depth_);
-  complete_max_ = std::min(options.complete_max, depth_);
-  complete_min_ = std::min(options.complete_min, complete_max_);
-  in_depth(batch_submit_, 1, "batch_submit");
-  in_depth(complete_max_, 1, "complete_max");
+  opt_.batch_submit = std::min(options.batch_submit, depth_);
+  opt_.complete_max = std::min(options.complete_max, depth_);
+  opt_.complete_min = std::min(options.complete_min, opt_.complete_max);
+  in_depth(opt_.batch_submit, 1, "batch_submit");
+  in_depth(opt_.complete_max, 1, "complete_max");
   engine_->register_files(fds);
 
-  buffers_ = AlignedBuffer(std::size_t{slot_bytes_} * depth_);
+  buffers_ = AlignedBuffer(std::size_t{opt_.slot_bytes} * depth_);
   Rng rng(options.fill_seed);  // incompressible data: a compressing drive gains nothing
   for (std::size_t i = 0; i + sizeof(std::uint64_t) <= buffers_.size(); i += sizeof(std::uint64_t)) {
     const std::uint64_t word = rng();
@@ -40,14 +40,14 @@ Pump::Pump(std::unique_ptr<IoEngine> engine, std::uint32_t queue_depth, const Pu
   }
   if (options.register_buffers) {
     std::vector<iovec> iov(depth_);  // one per slot, as fio registers one per io_u (fixedbufs)
-    for (std::uint32_t s = 0; s < depth_; ++s) iov[s] = {buffer(s), slot_bytes_};
+    for (std::uint32_t s = 0; s < depth_; ++s) iov[s] = {buffer(s), opt_.slot_bytes};
     engine_->register_buffers(iov);
   }
   requests_ = std::make_unique<IoRequest[]>(depth_);
   free_ = std::make_unique<std::uint32_t[]>(depth_);
   for (std::uint32_t s = 0; s < depth_; ++s) free_[s] = depth_ - 1 - s;  // slot 0 first
   free_n_ = depth_;
-  done_ = std::make_unique<IoCompletion[]>(complete_max_);
+  done_ = std::make_unique<IoCompletion[]>(opt_.complete_max);
 }
 
 Pump::~Pump() {
@@ -56,7 +56,7 @@ Pump::~Pump() {
   try {
     if (staged_ > 0) engine_->submit();
     while (engine_->in_flight() > 0)
-      if (engine_->reap(1, {done_.get(), complete_max_}, std::chrono::seconds(5)) == 0) break;
+      if (engine_->reap(1, {done_.get(), opt_.complete_max}, std::chrono::seconds(5)) == 0) break;
   } catch (...) {  // NOLINT(bugprone-empty-catch): a destructor; the run already failed
   }
 }

@@ -41,9 +41,6 @@ namespace drivelab::io::detail {
 #ifdef DRIVELAB_HAVE_URING
 namespace {
 
-/// A /proc/sys value ("" if unreadable).
-std::string read_proc_line(const char* path) { return read_sysfs_text(path).value_or(""); }
-
 std::string memlock_text() {
   rlimit rl{};
   if (getrlimit(RLIMIT_MEMLOCK, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY) return "unlimited";
@@ -61,7 +58,7 @@ std::string uring_unavailable_message(int errnum) {
     case EPERM: {
       // Linux 6.6+: 0 = enabled, 1 = only for members of kernel.io_uring_group (and root),
       // 2 = disabled for everyone. Container runtimes block it with seccomp (Docker >= 25).
-      const std::string disabled = read_proc_line("/proc/sys/kernel/io_uring_disabled");
+      const std::string disabled = read_sysfs_text("/proc/sys/kernel/io_uring_disabled").value_or("");
       if (!disabled.empty() && disabled != "0")
         msg +=
             fmt::format("; /proc/sys/kernel/io_uring_disabled is {} ({})", disabled,
@@ -381,9 +378,7 @@ extern const EngineInfo uring{
     .capabilities = {Capability::async, Capability::batched, Capability::supports_direct, Capability::registered_files,
                      Capability::registered_buffers},
 #ifdef DRIVELAB_HAVE_URING
-    .make = [](const EngineOptions& options) -> std::unique_ptr<IoEngine> {
-      return std::make_unique<UringEngine>(options);
-    },
+    .make = &make_as<UringEngine>,
     .probe_features = &probe_uring_features,
 #else
     .make = nullptr,

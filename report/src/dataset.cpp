@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "drivelab/core/errors.hpp"
+#include "drivelab/core/names.hpp"
 #include "drivelab/report/dataset.hpp"
 #include "drivelab/results/catalogue.hpp"
 
@@ -29,12 +30,9 @@ Better better_for(std::string_view metric, std::string_view unit) noexcept {
 }
 
 std::string_view to_string(Better b) noexcept {
-  switch (b) {
-    case Better::higher: return "higher";
-    case Better::lower: return "lower";
-    case Better::unranked: break;
-  }
-  return "unranked";
+  static constexpr EnumNames<Better, 3> kNames{
+      {{"higher", Better::higher}, {"lower", Better::lower}, {"unranked", Better::unranked}}};
+  return name_of(kNames, b);
 }
 
 std::string_view to_string(Origin o) noexcept {

@@ -1,6 +1,7 @@
 // The self-contained HTML page: inline CSS, inline SVG charts, no external resources.
 #include <fmt/format.h>
 
+#include "drivelab/core/escape.hpp"
 #include "drivelab/report/report.hpp"
 #include "drivelab/results/summary.hpp"
 #include "table_view.hpp"
@@ -8,20 +9,10 @@
 namespace drivelab::report {
 namespace {
 
-std::string esc(const std::string& s) {
-  std::string out;
-  out.reserve(s.size());
-  for (char c : s) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
+/// HTML text and attribute values (double-quoted): the characters that would start markup.
+constexpr Escape kHtmlEscapes[] = {{'&', "&amp;"}, {'<', "&lt;"}, {'>', "&gt;"}, {'"', "&quot;"}};
+
+std::string esc(const std::string& s) { return escaped(s, kHtmlEscapes); }
 
 constexpr const char* kStyle =
     R"(body{font-family:sans-serif;margin:1.5em auto;max-width:1100px;color:#222;padding:0 1em}
@@ -78,44 +69,36 @@ std::string to_html(const Report& r, const std::vector<Chart>& charts, const std
     out += "<table>\n<tr><th>Drive</th><th>Source</th>";
     for (const auto* t : v.tables) out += fmt::format("<th>{}</th>", esc(header_text(*t)));
     out += "</tr>\n";
-    const auto host_rows = [&out, &v](const std::string& system, bool left_out) {
-      for (const std::size_t i : host_rows_of(v, system, left_out)) {
-        out += fmt::format("<tr class=\"host{}\"><td>{}</td><td>{}</td>",
-                           v.host_rows[i].status == "complete" ? "" : " partial", esc(host_row_label(v.host_rows[i])),
-                           esc(host_row_source(v.host_rows[i])));
-        for (const auto* t : v.tables) {
-          const Cell* c = find_host_cell(*t, v, i);
-          out += fmt::format("<td>{}</td>", c != nullptr ? esc(cell_text(*t, *c)) : "");
+    for_each_row(v, [&out, &v](const TableRow& row) {
+      const Cell* any = row.first;
+      const std::string_view origin = any != nullptr ? to_string(any->origin) : "";
+      switch (row.kind) {
+        case TableRow::Kind::host: {
+          const Cell::HostOf& h = v.host_rows[row.host];
+          out += fmt::format("<tr class=\"host{}\"><td>{}</td><td>{}</td>", h.status == "complete" ? "" : " partial",
+                             esc(host_row_label(h)), esc(host_row_source(h)));
+          break;
         }
-        out += "</tr>\n";
+        case TableRow::Kind::drive: {
+          std::string cls = any != nullptr && any->origin == Origin::published ? "published" : "measured";
+          if (any != nullptr && any->partial) cls += " partial";
+          out += fmt::format("<tr class=\"{}\"><td>{}{}</td><td>{}</td>", cls, esc(*row.drive),
+                             any != nullptr && any->partial ? " (partial)" : "", origin);
+          break;
+        }
+        case TableRow::Kind::left_out:
+          out += fmt::format("<tr class=\"measured partial not-ranked\"><td>{}{}</td><td>{}</td>", esc(*row.drive),
+                             kLeftOutSuffix, origin);
+          break;
       }
-    };
-    for (const auto& d : v.drives) {
-      const Cell* any = first_cell(v, d);
-      std::string cls = any != nullptr && any->origin == Origin::published ? "published" : "measured";
-      if (any != nullptr && any->partial) cls += " partial";
-      out +=
-          fmt::format("<tr class=\"{}\"><td>{}{}</td><td>{}</td>", cls, esc(d),
-                      any != nullptr && any->partial ? " (partial)" : "", any != nullptr ? to_string(any->origin) : "");
-      for (const auto* t : v.tables) {
-        const Cell* c = find_cell(*t, d);
-        out += fmt::format("<td{}>{}</td>", c != nullptr && c->rank == 1 ? " class=\"rank1\"" : "",
-                           c != nullptr ? esc(cell_text(*t, *c)) : "");
-      }
-      out += "</tr>\n";
-      host_rows(d, false);
-    }
-    for (const auto& d : v.left_out) {
-      const Cell* any = first_cell(v, d, true);
-      out += fmt::format("<tr class=\"measured partial not-ranked\"><td>{}{}</td><td>{}</td>", esc(d), kLeftOutSuffix,
-                         any != nullptr ? to_string(any->origin) : "");
-      for (const auto* t : v.tables) {
-        const Cell* c = find_cell(*t, d, true);
-        out += fmt::format("<td>{}</td>", c != nullptr ? esc(cell_text(*t, *c)) : "");
+      for (std::size_t k = 0; k < v.tables.size(); ++k) {
+        const Cell* c = row.cells[k];
+        const bool rank1 = row.kind == TableRow::Kind::drive && c != nullptr && c->rank == 1;
+        out += fmt::format("<td{}>{}</td>", rank1 ? " class=\"rank1\"" : "",
+                           c != nullptr ? esc(cell_text(*v.tables[k], *c)) : "");
       }
       out += "</tr>\n";
-      host_rows(d, true);
-    }
+    });
     out += "</table>\n";
     for (const auto& c : charts) {
       if (c.test != v.test) continue;

@@ -1,6 +1,7 @@
 #pragma once
 // Private: the per-test view shared by the Markdown and HTML writers.
 #include <algorithm>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -44,6 +45,19 @@ std::string other_configuration_text(const TestView& v);
 inline constexpr const char* kLeftOutSuffix = " (partial, not ranked)";
 
 std::vector<TestView> test_views(const Report& r);
+
+/// One row of a test's table (TestView), as both writers print it.
+struct TableRow {
+  enum class Kind { drive, left_out, host };
+  Kind kind = Kind::drive;
+  const std::string* drive = nullptr;  ///< drive and left_out rows: the drive
+  const Cell* first = nullptr;         ///< drive and left_out rows: first_cell (origin, partial)
+  std::size_t host = 0;                ///< host rows: the index in TestView::host_rows
+  std::vector<const Cell*> cells;      ///< per table of the view: the row's cell, or nullptr
+};
+/// Calls `emit` for each row of `v` in display order: each ranked drive and its host rows, then
+/// each left-out drive (ReportOptions::include_partial off) and its host rows.
+void for_each_row(const TestView& v, const std::function<void(const TableRow&)>& emit);
 /// The drive's cell in the ranked cells, or with `left_out` in MetricTable::left_out.
 const Cell* find_cell(const MetricTable& t, const std::string& drive, bool left_out = false);
 /// "12.3K IOPS (1st of 3) [min 12.0K IOPS, max 12.5K IOPS, n=2; mean 12.3K IOPS, 95% CI 9.1K IOPS

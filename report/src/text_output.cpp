@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include "drivelab/core/escape.hpp"
 #include "drivelab/report/report.hpp"
 #include "drivelab/results/summary.hpp"
 #include "table_view.hpp"
@@ -22,18 +23,10 @@ std::string csv_field(const std::string& s) {
 
 std::string csv_number(double v) { return std::isfinite(v) ? fmt::format("{}", v) : std::string(); }
 
-std::string md_escape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    if (c == '|')
-      out += "\\|";
-    else if (c == '\n')
-      out += ' ';
-    else
-      out += c;
-  }
-  return out;
-}
+/// A Markdown table cell: a '|' would end the cell, a newline the row.
+constexpr Escape kMarkdownCellEscapes[] = {{'|', "\\|"}, {'\n', " "}};
+
+std::string md_escape(const std::string& s) { return escaped(s, kMarkdownCellEscapes); }
 
 }  // namespace
 
@@ -82,6 +75,29 @@ std::vector<std::size_t> host_rows_of(const TestView& v, const std::string& syst
   for (std::size_t i = 0; i < v.host_rows.size(); ++i)
     if (v.host_row_systems[i] == system && v.host_rows[i].left_out == left_out) out.push_back(i);
   return out;
+}
+
+void for_each_row(const TestView& v, const std::function<void(const TableRow&)>& emit) {
+  TableRow row;
+  for (const bool left_out : {false, true}) {
+    for (const std::string& d : left_out ? v.left_out : v.drives) {
+      row.kind = left_out ? TableRow::Kind::left_out : TableRow::Kind::drive;
+      row.drive = &d;
+      row.first = first_cell(v, d, left_out);
+      row.cells.clear();
+      for (const auto* t : v.tables) row.cells.push_back(find_cell(*t, d, left_out));
+      emit(row);
+      for (const std::size_t i : host_rows_of(v, d, left_out)) {
+        row.kind = TableRow::Kind::host;
+        row.drive = nullptr;
+        row.first = nullptr;
+        row.host = i;
+        row.cells.clear();
+        for (const auto* t : v.tables) row.cells.push_back(find_host_cell(*t, v, i));
+        emit(row);
+      }
+    }
+  }
 }
 
 const Cell* first_cell(const TestView& v, const std::string& drive, bool left_out) {
@@ -217,38 +233,28 @@ std::string to_markdown(const Report& r) {
     out += "\n|---|---|";
     for (std::size_t i = 0; i < v.tables.size(); ++i) out += "---|";
     out += '\n';
-    const auto host_rows = [&out, &v](const std::string& system, bool left_out) {
-      for (const std::size_t i : host_rows_of(v, system, left_out)) {
-        out += fmt::format("| {} | {} |", md_escape(host_row_label(v.host_rows[i])),
-                           md_escape(host_row_source(v.host_rows[i])));
-        for (const auto* t : v.tables) {
-          const Cell* c = find_host_cell(*t, v, i);
-          out += fmt::format(" {} |", c != nullptr ? md_escape(cell_text(*t, *c)) : "");
-        }
-        out += '\n';
+    for_each_row(v, [&out, &v](const TableRow& row) {
+      const Cell* any = row.first;
+      const std::string_view origin = any != nullptr ? to_string(any->origin) : "";
+      switch (row.kind) {
+        case TableRow::Kind::host:
+          out += fmt::format("| {} | {} |", md_escape(host_row_label(v.host_rows[row.host])),
+                             md_escape(host_row_source(v.host_rows[row.host])));
+          break;
+        case TableRow::Kind::drive:
+          out += fmt::format("| {}{} | {} |", md_escape(*row.drive), any != nullptr && any->partial ? " (partial)" : "",
+                             origin);
+          break;
+        case TableRow::Kind::left_out:
+          out += fmt::format("| {}{} | {} |", md_escape(*row.drive), kLeftOutSuffix, origin);
+          break;
       }
-    };
-    for (const auto& d : v.drives) {
-      const Cell* any = first_cell(v, d);
-      out += fmt::format("| {}{} | {} |", md_escape(d), any != nullptr && any->partial ? " (partial)" : "",
-                         any != nullptr ? to_string(any->origin) : "");
-      for (const auto* t : v.tables) {
-        const Cell* c = find_cell(*t, d);
-        out += fmt::format(" {} |", c != nullptr ? md_escape(cell_text(*t, *c)) : "");
-      }
-      out += '\n';
-      host_rows(d, false);
-    }
-    for (const auto& d : v.left_out) {
-      const Cell* any = first_cell(v, d, true);
-      out += fmt::format("| {}{} | {} |", md_escape(d), kLeftOutSuffix, any != nullptr ? to_string(any->origin) : "");
-      for (const auto* t : v.tables) {
-        const Cell* c = find_cell(*t, d, true);
-        out += fmt::format(" {} |", c != nullptr ? md_escape(cell_text(*t, *c)) : "");
+      for (std::size_t k = 0; k < v.tables.size(); ++k) {
+        const Cell* c = row.cells[k];
+        out += fmt::format(" {} |", c != nullptr ? md_escape(cell_text(*v.tables[k], *c)) : "");
       }
       out += '\n';
-      host_rows(d, true);
-    }
+    });
   }
   if (!r.comparisons.empty()) {
     out += fmt::format(

@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "drivelab/core/errors.hpp"
+#include "drivelab/core/names.hpp"
 
 namespace drivelab::results {
 namespace {
@@ -140,12 +141,9 @@ std::string_view to_string(MetricKind k) noexcept {
 }
 
 std::string_view to_string(Direction d) noexcept {
-  switch (d) {
-    case Direction::higher: return "higher";
-    case Direction::lower: return "lower";
-    case Direction::none: break;
-  }
-  return "none";
+  static constexpr EnumNames<Direction, 3> kNames{
+      {{"higher", Direction::higher}, {"lower", Direction::lower}, {"none", Direction::none}}};
+  return name_of(kNames, d);
 }
 
 const MetricDef& figure_def(const FigureFamily& family, std::string_view figure_name, Unit unit) {

@@ -213,10 +213,7 @@ extern const TraceFormatInfo cloudphysics_binary{
         "\x01\x00"
         "\x64\x00\x00\x00\x00\x00\x00\x00"
         "\xe8\x03\x00\x00\x00\x00\x00\x00"sv,
-    .open = [](std::unique_ptr<ByteInput> in, const std::filesystem::path& name,
-               const TraceReadOptions& options) -> std::unique_ptr<TraceSource> {
-      return std::make_unique<CloudPhysicsBinarySource>(std::move(in), name, cloudphysics_binary, options);
-    },
+    .open = open_as<CloudPhysicsBinarySource, cloudphysics_binary>,
 };
 
 // native: drivelab's binary format, versioned header + fixed 24-byte records (native.hpp,

@@ -15,16 +15,13 @@ namespace {
 // ---- MSR Cambridge -----------------------------------------------------------------------------
 class MsrSource final : public TextTraceSource {
  public:
-  MsrSource(std::unique_ptr<ByteInput> input, const std::filesystem::path& name, const TraceFormatInfo& format,
-            const TraceReadOptions& options)
-      : TextTraceSource(std::move(input), name, format, options) {}
+  using TextTraceSource::TextTraceSource;
 
  private:
   bool parse(std::string_view line, TraceIo& io) override {
     Fields f;
-    const std::size_t n = split_delimited(line, ',', f);
-    if (is_header(n, f, "Timestamp")) return false;
-    expect_fields(n, 7, "Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime");
+    if (!csv_fields(line, f, "Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime"))
+      return false;  // the header line
     io.op = read_or_write(lines_, f[3], "Read", "Write", "Type");
     (void)parse_u64(lines_, f[2], "DiskNumber");
     io.offset_bytes = parse_u64(lines_, f[4], "Offset");
@@ -52,16 +49,12 @@ class MsrSource final : public TextTraceSource {
 // ---- CloudPhysics vSCSI CSV --------------------------------------------------------------------
 class CloudPhysicsCsvSource final : public TextTraceSource {
  public:
-  CloudPhysicsCsvSource(std::unique_ptr<ByteInput> input, const std::filesystem::path& name,
-                        const TraceFormatInfo& format, const TraceReadOptions& options)
-      : TextTraceSource(std::move(input), name, format, options) {}
+  using TextTraceSource::TextTraceSource;
 
  private:
   bool parse(std::string_view line, TraceIo& io) override {
     Fields f;
-    const std::size_t n = split_delimited(line, ',', f);
-    if (is_header(n, f, "version")) return false;
-    expect_fields(n, 5, "version,time,op,size,lbn");
+    if (!csv_fields(line, f, "version,time,op,size,lbn")) return false;  // the header line
     (void)parse_u64(lines_, f[0], "version");
     const std::uint64_t opcode = parse_u64(lines_, f[2], "op", 16);
     if (opcode > 0xff) lines_.fail(fmt::format("op: SCSI opcode {} is more than one byte", f[2]));
@@ -79,9 +72,7 @@ class CloudPhysicsCsvSource final : public TextTraceSource {
 // timestamp; the first five are defined.
 class SpcSource final : public TextTraceSource {
  public:
-  SpcSource(std::unique_ptr<ByteInput> input, const std::filesystem::path& name, const TraceFormatInfo& format,
-            const TraceReadOptions& options)
-      : TextTraceSource(std::move(input), name, format, options) {}
+  using TextTraceSource::TextTraceSource;
 
  private:
   bool parse(std::string_view line, TraceIo& io) override {
@@ -103,16 +94,12 @@ class SpcSource final : public TextTraceSource {
 // ---- Alibaba ------------------------------------------------------------------------------------
 class AlibabaSource final : public TextTraceSource {
  public:
-  AlibabaSource(std::unique_ptr<ByteInput> input, const std::filesystem::path& name, const TraceFormatInfo& format,
-                const TraceReadOptions& options)
-      : TextTraceSource(std::move(input), name, format, options) {}
+  using TextTraceSource::TextTraceSource;
 
  private:
   bool parse(std::string_view line, TraceIo& io) override {
     Fields f;
-    const std::size_t n = split_delimited(line, ',', f);
-    if (is_header(n, f, "device_id")) return false;
-    expect_fields(n, 5, "device_id,opcode,offset,length,timestamp");
+    if (!csv_fields(line, f, "device_id,opcode,offset,length,timestamp")) return false;  // the header line
     io.op = read_or_write(lines_, f[1], "R", "W", "opcode");
     io.device = numeric_device(f[0], "device_id");
     io.offset_bytes = parse_u64(lines_, f[2], "offset");
@@ -125,16 +112,12 @@ class AlibabaSource final : public TextTraceSource {
 // ---- Tencent CBS --------------------------------------------------------------------------------
 class TencentSource final : public TextTraceSource {
  public:
-  TencentSource(std::unique_ptr<ByteInput> input, const std::filesystem::path& name, const TraceFormatInfo& format,
-                const TraceReadOptions& options)
-      : TextTraceSource(std::move(input), name, format, options) {}
+  using TextTraceSource::TextTraceSource;
 
  private:
   bool parse(std::string_view line, TraceIo& io) override {
     Fields f;
-    const std::size_t n = split_delimited(line, ',', f);
-    if (is_header(n, f, "Timestamp")) return false;
-    expect_fields(n, 5, "Timestamp,Offset,Size,IOType,VolumeID");
+    if (!csv_fields(line, f, "Timestamp,Offset,Size,IOType,VolumeID")) return false;  // the header line
     const std::uint64_t type = parse_u64(lines_, f[3], "IOType");
     if (type == 0) {
       io.op = TraceOp::read;
@@ -157,16 +140,12 @@ class TencentSource final : public TextTraceSource {
 // it is skipped), the LUN index, bytes, bytes (the distribution's README.txt).
 class Systor17Source final : public TextTraceSource {
  public:
-  Systor17Source(std::unique_ptr<ByteInput> input, const std::filesystem::path& name, const TraceFormatInfo& format,
-                 const TraceReadOptions& options)
-      : TextTraceSource(std::move(input), name, format, options) {}
+  using TextTraceSource::TextTraceSource;
 
  private:
   bool parse(std::string_view line, TraceIo& io) override {
     Fields f;
-    const std::size_t n = split_delimited(line, ',', f);
-    if (is_header(n, f, "Timestamp")) return false;
-    expect_fields(n, 6, "Timestamp,Response,IOType,LUN,Offset,Size");
+    if (!csv_fields(line, f, "Timestamp,Response,IOType,LUN,Offset,Size")) return false;  // the header line
     const std::int64_t absolute_ns = parse_seconds_ns(lines_, f[0], "Timestamp");
     if (!f[1].empty()) (void)parse_seconds_ns(lines_, f[1], "Response");
     (void)parse_u64(lines_, f[3], "LUN");
@@ -203,10 +182,7 @@ extern const TraceFormatInfo msr_cambridge{
           return h.csv_count == 7 && (iequals(f[0], "Timestamp") || iequals(f[3], "Read") || iequals(f[3], "Write"));
         },
     .sample = "128166372003061629,mds,1,Write,3154152960,4096,2195\n",
-    .open = [](std::unique_ptr<ByteInput> in, const std::filesystem::path& name,
-               const TraceReadOptions& options) -> std::unique_ptr<TraceSource> {
-      return std::make_unique<MsrSource>(std::move(in), name, msr_cambridge, options);
-    },
+    .open = open_as<MsrSource, msr_cambridge>,
     .seed_file = "msr_cambridge.csv",
 };
 
@@ -236,10 +212,7 @@ extern const TraceFormatInfo cloudphysics_csv{
                  opcode <= 0xff && scsi_opcode_op(opcode, op);
         },
     .sample = "version,time,op,size,lbn\n1,5633898,2a,512,42932745\n",
-    .open = [](std::unique_ptr<ByteInput> in, const std::filesystem::path& name,
-               const TraceReadOptions& options) -> std::unique_ptr<TraceSource> {
-      return std::make_unique<CloudPhysicsCsvSource>(std::move(in), name, cloudphysics_csv, options);
-    },
+    .open = open_as<CloudPhysicsCsvSource, cloudphysics_csv>,
     .seed_file = "cloudphysics_small.csv",
 };
 
@@ -257,8 +230,7 @@ extern const TraceFormatInfo spc{
           return n >= 5 && n <= kMaxFields && !(n == 5 && is_read_or_write(h.csv[1])) && is_read_or_write(h.csv[3]);
         },
     .sample = "0,20941264,8192,W,0.551706\n",
-    .open = [](std::unique_ptr<ByteInput> in, const std::filesystem::path& name, const TraceReadOptions& options)
-        -> std::unique_ptr<TraceSource> { return std::make_unique<SpcSource>(std::move(in), name, spc, options); },
+    .open = open_as<SpcSource, spc>,
     .seed_file = "spc.csv",
 };
 
@@ -275,10 +247,7 @@ extern const TraceFormatInfo alibaba{
                  (iequals(f[0], "device_id") || (is_read_or_write(f[1]) && !is_read_or_write(f[3])));
         },
     .sample = "419,W,8653361152,4096,1577808000000602\n",
-    .open = [](std::unique_ptr<ByteInput> in, const std::filesystem::path& name,
-               const TraceReadOptions& options) -> std::unique_ptr<TraceSource> {
-      return std::make_unique<AlibabaSource>(std::move(in), name, alibaba, options);
-    },
+    .open = open_as<AlibabaSource, alibaba>,
     .seed_file = "alibaba.csv",
 };
 
@@ -296,10 +265,7 @@ extern const TraceFormatInfo tencent{
                  (iequals(f[0], "Timestamp") || (!is_read_or_write(f[1]) && (f[3] == "0" || f[3] == "1")));
         },
     .sample = "1538323200,12910952,8,1,1283\n",
-    .open = [](std::unique_ptr<ByteInput> in, const std::filesystem::path& name,
-               const TraceReadOptions& options) -> std::unique_ptr<TraceSource> {
-      return std::make_unique<TencentSource>(std::move(in), name, tencent, options);
-    },
+    .open = open_as<TencentSource, tencent>,
     .seed_file = "tencent.csv",
 };
 
@@ -324,10 +290,7 @@ extern const TraceFormatInfo systor17{
                  is_unsigned(f[4]) && is_unsigned(f[5]);
         },
     .sample = "1456135200.013118000,0.000806000,R,4,899056122368,131072\n",
-    .open = [](std::unique_ptr<ByteInput> in, const std::filesystem::path& name,
-               const TraceReadOptions& options) -> std::unique_ptr<TraceSource> {
-      return std::make_unique<Systor17Source>(std::move(in), name, systor17, options);
-    },
+    .open = open_as<Systor17Source, systor17>,
     .seed_file = "systor17_vdi.csv",
 };
 

@@ -1,10 +1,13 @@
 #pragma once
 // Internal: what a detection rule sees (DetectHead), and how a reader turns its timestamps into ns
-// (the row's FormatClock, or the user's time_unit).
+// (the row's FormatClock, or the user's time_unit), and a row's open (open_as).
 #include <cstdint>
+#include <filesystem>
+#include <memory>
 #include <string_view>
 
 #include "drivelab/trace/readers.hpp"
+#include "input.hpp"
 #include "parse.hpp"
 
 namespace drivelab::trace::detail {
@@ -25,6 +28,14 @@ struct DetectHead {
 };
 /// Builds the DetectHead of `head` (the first bytes of a file of `file_size_bytes`).
 DetectHead make_detect_head(std::string_view head, std::uint64_t file_size_bytes);
+
+/// A row's `open` (readers.hpp TraceFormatInfo::open): a new `Source` reading `input` as the
+/// format `Row`, its constructor taking (input, name, Args..., Row, options).
+template <class Source, const TraceFormatInfo& Row, auto... Args>
+std::unique_ptr<TraceSource> open_as(std::unique_ptr<ByteInput> input, const std::filesystem::path& name,
+                                     const TraceReadOptions& options) {
+  return std::make_unique<Source>(std::move(input), name, Args..., Row, options);
+}
 
 /// Helpers of the detection rules.
 bool is_unsigned(std::string_view s, int base = 10);

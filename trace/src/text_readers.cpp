@@ -211,9 +211,7 @@ class BlkparseSource final : public TextTraceSource {
 // says otherwise.
 class MqsimSource final : public TextTraceSource {
  public:
-  MqsimSource(std::unique_ptr<ByteInput> input, const std::filesystem::path& name, const TraceFormatInfo& format,
-              const TraceReadOptions& options)
-      : TextTraceSource(std::move(input), name, format, options) {}
+  using TextTraceSource::TextTraceSource;
 
  private:
   bool parse(std::string_view line, TraceIo& io) override {
@@ -262,10 +260,7 @@ extern const TraceFormatInfo fio_iolog_v2{
                                   "read_iolog_get); --fio-wait relative-us reads it as the HOWTO's text says"),
     .detect = [](const DetectHead& h) { return h.line == "fio version 2 iolog"; },
     .sample = "fio version 2 iolog\n/dev/sdb add\n/dev/sdb open\n/dev/sdb read 0 4096\n",
-    .open = [](std::unique_ptr<ByteInput> in, const std::filesystem::path& name,
-               const TraceReadOptions& options) -> std::unique_ptr<TraceSource> {
-      return std::make_unique<FioIologSource>(std::move(in), name, 2, fio_iolog_v2, options);
-    },
+    .open = open_as<FioIologSource, fio_iolog_v2, 2>,
     .options = "--fio-wait",
     .seed_file = "fio_v2.iolog",
 };
@@ -281,10 +276,7 @@ extern const TraceFormatInfo fio_iolog_v3{
         FormatClock::bare(1000, "us", "the format's default: fio 3.33's replay sleeps a timestamp gap of N as N us"),
     .detect = [](const DetectHead& h) { return h.line == "fio version 3 iolog"; },
     .sample = "fio version 3 iolog\n0 data.bin add\n0 data.bin open\n10 data.bin write 0 4096\n",
-    .open = [](std::unique_ptr<ByteInput> in, const std::filesystem::path& name,
-               const TraceReadOptions& options) -> std::unique_ptr<TraceSource> {
-      return std::make_unique<FioIologSource>(std::move(in), name, 3, fio_iolog_v3, options);
-    },
+    .open = open_as<FioIologSource, fio_iolog_v3, 3>,
     .seed_file = "fio_v3.iolog",
 };
 
@@ -302,10 +294,7 @@ extern const TraceFormatInfo blkparse{
     .clock = FormatClock::carried(1, "s (decimal, ns digits)", "carried by the file: SECONDS.NANOSECONDS"),
     .detect = [](const DetectHead& h) { return h.word_count >= 7 && BlkparseSource::is_device_field(h.words[0]); },
     .sample = "  8,16   1        1     0.000000000  4162  Q   R 2048 + 8 [fio]\n",
-    .open = [](std::unique_ptr<ByteInput> in, const std::filesystem::path& name,
-               const TraceReadOptions& options) -> std::unique_ptr<TraceSource> {
-      return std::make_unique<BlkparseSource>(std::move(in), name, blkparse, options);
-    },
+    .open = open_as<BlkparseSource, blkparse>,
     .options = "--blkparse-event",
     .seed_file = "blkparse.txt",
 };
@@ -328,8 +317,7 @@ extern const TraceFormatInfo mqsim{
                  std::all_of(h.words.begin(), h.words.begin() + 5, [](std::string_view s) { return is_unsigned(s); });
         },
     .sample = "938513000 4 264719034 16 0\n938828000 3 197570570 16 1\n",
-    .open = [](std::unique_ptr<ByteInput> in, const std::filesystem::path& name, const TraceReadOptions& options)
-        -> std::unique_ptr<TraceSource> { return std::make_unique<MqsimSource>(std::move(in), name, mqsim, options); },
+    .open = open_as<MqsimSource, mqsim>,
     .old_name = "umass",  // the 5-column MQSim form was read as "umass" before it was recognised
     .seed_file = "mqsim_small.trace",
 };

@@ -2,6 +2,7 @@
 // Internal: the base of every text trace reader (text_readers.cpp, csv_readers.cpp): the line
 // reader, the device table, the clock (the format's own or the user's time_unit, formats.hpp) and
 // the first timestamp, which TraceIo::time_ns is relative to.
+#include <algorithm>
 #include <limits>
 #include <memory>
 #include <string>
@@ -89,6 +90,15 @@ class TextTraceSource : public TraceSource {
   /// True for the first content line when its first field is `name` (a header line).
   bool is_header(std::size_t fields, const Fields& f, std::string_view name) const {
     return content_lines_ == 1 && fields >= 1 && iequals(f[0], name);
+  }
+  /// A line of a CSV format with the fixed `layout` ("Timestamp,Offset,Size,..."): its fields
+  /// into `f`. False for a header line (the first content line, its first field the layout's
+  /// first name, any case); another number of fields than the layout names fails the line.
+  bool csv_fields(std::string_view line, Fields& f, std::string_view layout) {
+    const std::size_t n = split_delimited(line, ',', f);
+    if (is_header(n, f, layout.substr(0, layout.find(',')))) return false;
+    expect_fields(n, static_cast<std::size_t>(std::count(layout.begin(), layout.end(), ',')) + 1, layout);
+    return true;
   }
 
   LineReader lines_;

@@ -13,8 +13,9 @@
 //   wait           until the next intended start (a timed wait, then polling the SpinMargin) or,
 //                  every slot busy, until a completion (overflow counted);
 //   completed      each completion's latency, service latency and errors into the interval;
-//   verify         around issue and completion: a write carries a Header per aligned unit, a read
-//                  of a unit this replay wrote checks it; verify_written() re-reads them all.
+//   verify         around issue and completion: a write carries a header per aligned unit, a read
+//                  of a unit this replay wrote checks it; verify_written() re-reads them all
+//                  (detail::VerifyMap, replay_verify.cpp).
 // Nothing slow runs between issues: intervals are closed on IntervalCloser's helper thread
 // (interval_closer.hpp), which also closes them itself while this thread is in a blocking call;
 // the trace's summary and the sample's merge are in replay_summary.cpp.
@@ -27,10 +28,10 @@
 #include <algorithm>
 #include <bit>
 #include <cerrno>
-#include <cstring>
 #include <deque>
 #include <exception>
 #include <limits>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -44,6 +45,7 @@
 #include "drivelab/io/storage_failure.hpp"
 
 #include "interval_closer.hpp"
+#include "replay_verify.hpp"
 
 namespace drivelab::vdi {
 namespace {
@@ -78,23 +80,6 @@ class SpinMargin {
 
 // Requests sharing one timestamp are spread over the tick; at most this many are read ahead.
 constexpr std::size_t kMaxGroup = 65536;
-constexpr std::size_t kMaxVerifyErrors = 5;
-struct Header {
-  std::uint64_t magic;
-  std::uint64_t offset;
-  std::uint64_t seed;
-  std::uint64_t target;
-};
-
-/// A verify header read back at `offset` of `target` is the one this replay wrote there.
-bool header_matches(const Header& h, std::uint64_t offset, std::uint64_t seed, std::uint64_t target) noexcept {
-  return h.magic == kVerifyMagic && h.offset == offset && h.seed == seed && h.target == target;
-}
-/// What ReplayResult::verify_errors says of a header that does not match.
-std::string header_mismatch(const Header& h, std::uint64_t target, std::uint64_t offset, std::uint64_t seed) {
-  return fmt::format("target {} offset {}: header magic {:#x} offset {} seed {}, expected offset {} seed {}", target,
-                     offset, h.magic, h.offset, h.seed, offset, seed);
-}
 
 }  // namespace
 
@@ -108,7 +93,7 @@ struct Replayer::Impl {
     std::vector<std::uint8_t> check;  // per unit of a read: written before the read was issued
   };
   std::vector<Slot> slots;
-  std::vector<std::vector<std::uint64_t>> written;  // per target: bitmap of written units
+  std::optional<detail::VerifyMap> verify;  // with options.verify
 };
 
 SlotGeometry slot_geometry(std::uint64_t region_bytes, std::uint32_t targets, std::uint32_t align_bytes,
@@ -167,8 +152,7 @@ Replayer::Replayer(ReplayOptions options, std::vector<ReplayTarget> targets, con
 
   impl_->slots.resize(pump_->depth());
   for (auto& s : impl_->slots) s.check.resize(buffer_bytes_ / a);
-  if (options_.verify)
-    for (const auto& t : targets_) impl_->written.emplace_back((t.region_length_bytes / a + 63) / 64, 0);
+  if (options_.verify) impl_->verify.emplace(targets_, a, options_.seed);
 }
 
 Replayer::~Replayer() = default;  // the pump reaps what an exception may have left in flight
@@ -242,12 +226,15 @@ struct Replayer::Pass {
     pump.submit_staged();
   }
 
-  // verify: a write carries a Header per aligned unit (else the pump's stamps); a read notes which
-  // of its units this replay wrote before it was issued and checks them when it completes.
-  void prepare_buffer(Impl::Slot& slot, std::byte* buf);
-  void verify_read(const Impl::Slot& slot, const std::byte* buf);
-  void mark_written(const Impl::Slot& slot);
-  void forget_written(std::uint32_t target, std::uint64_t offset, std::uint64_t length);
+  /// verify: a write carries a header per aligned unit (else the pump's stamps); a read notes
+  /// which of its units this replay wrote before it was issued (checked when it completes).
+  void prepare_buffer(Impl::Slot& slot, std::byte* buf) {
+    if (!verify) return;
+    if (slot.op == io::Op::write)
+      im.verify->stamp(slot.target, slot.offset, slot.length, buf);
+    else
+      im.verify->note_read(slot.target, slot.offset, slot.length, slot.check.data());
+  }
 
   /// The backlog after request j (intended start `intended`, issued at `issued`) is issued: the
   /// requests not yet issued at its intended start, itself included (replay.hpp).
@@ -548,7 +535,7 @@ void Replayer::Pass::discard(const trace::TraceIo& t) {
     return;
   }
   ++r.discards_replayed;
-  if (verify) forget_written(m.target, m.offset_bytes, m.length_bytes);  // the hole reads back as zeros
+  if (verify) im.verify->forget_written(m.target, m.offset_bytes, m.length_bytes);  // the hole reads back as zeros
 }
 
 std::size_t Replayer::Pass::wait(io::Pump& p, const io::PumpWait& w) {
@@ -620,87 +607,17 @@ void Replayer::Pass::account(const io::PumpCompletion& c, const io::FailedIo* io
   if (slot.op == io::Op::read) {
     ++interval.reads;
     interval.read_bytes += slot.length;
-    if (verify && whole) verify_read(slot, c.request->buffer);
+    if (verify && whole)
+      im.verify->check_read(slot.target, slot.offset, slot.length, slot.check.data(), c.request->buffer, r);
   } else {
     ++interval.writes;
     interval.write_bytes += slot.length;
-    if (verify && whole) mark_written(slot);
+    if (verify && whole) im.verify->mark_written(slot.target, slot.offset, slot.length);
   }
-}
-
-void Replayer::Pass::prepare_buffer(Impl::Slot& slot, std::byte* buf) {
-  if (slot.op == io::Op::write) {
-    if (verify)  // without verify the pump stamps each write (scramble_writes)
-      for (std::uint32_t u = 0; u < slot.length / a; ++u) {
-        const Header h{kVerifyMagic, slot.offset + std::uint64_t{u} * a, options.seed, slot.target};
-        std::memcpy(buf + static_cast<std::size_t>(u) * a, &h, sizeof h);
-      }
-  } else if (verify) {
-    const std::uint64_t base = targets[slot.target].region_offset_bytes;
-    const auto& bits = im.written[slot.target];
-    for (std::uint32_t u = 0; u < slot.length / a; ++u) {
-      const std::uint64_t unit = (slot.offset - base) / a + u;
-      slot.check[u] = (bits[unit / 64] >> (unit % 64)) & 1u;
-    }
-  }
-}
-
-void Replayer::Pass::verify_read(const Impl::Slot& slot, const std::byte* buf) {
-  for (std::uint32_t u = 0; u < slot.length / a; ++u) {
-    if (!slot.check[u]) continue;
-    Header h;
-    std::memcpy(&h, buf + static_cast<std::size_t>(u) * a, sizeof h);
-    const std::uint64_t off = slot.offset + std::uint64_t{u} * a;
-    ++r.verify_checked_units;
-    if (!header_matches(h, off, options.seed, slot.target)) {
-      ++r.verify_mismatches;
-      if (r.verify_errors.size() < kMaxVerifyErrors)
-        r.verify_errors.push_back(header_mismatch(h, slot.target, off, options.seed));
-    }
-  }
-}
-
-void Replayer::Pass::forget_written(std::uint32_t target, std::uint64_t offset, std::uint64_t length) {
-  const std::uint64_t base = targets[target].region_offset_bytes;
-  auto& bits = im.written[target];
-  for (std::uint64_t u = (offset - base) / a, e = u + length / a; u < e; ++u) bits[u / 64] &= ~(1ull << (u % 64));
-}
-
-void Replayer::Pass::mark_written(const Impl::Slot& slot) {
-  const std::uint64_t base = targets[slot.target].region_offset_bytes;
-  auto& bits = im.written[slot.target];
-  for (std::uint64_t u = (slot.offset - base) / a, e = u + slot.length / a; u < e; ++u)
-    bits[u / 64] |= 1ull << (u % 64);
 }
 
 std::uint64_t Replayer::verify_written(ReplayResult& result) {
-  if (!options_.verify) return 0;
-  const std::uint64_t a = options_.align_bytes;
-  AlignedBuffer buf(a);
-  std::uint64_t found = 0;
-  for (std::size_t t = 0; t < targets_.size(); ++t) {
-    const auto& bits = impl_->written[t];
-    for (std::size_t w = 0; w < bits.size(); ++w) {
-      for (std::uint64_t word = bits[w]; word != 0; word &= word - 1) {
-        const std::uint64_t unit = w * 64 + static_cast<std::uint64_t>(std::countr_zero(word));
-        const std::uint64_t off = targets_[t].region_offset_bytes + unit * a;
-        const ssize_t got = ::pread(targets_[t].fd, buf.data(), a, static_cast<off_t>(off));
-        ++result.verify_checked_units;
-        Header h{};
-        if (got == static_cast<ssize_t>(a)) std::memcpy(&h, buf.data(), sizeof h);
-        if (got != static_cast<ssize_t>(a) || !header_matches(h, off, options_.seed, t)) {
-          ++found;
-          if (result.verify_errors.size() < kMaxVerifyErrors)
-            result.verify_errors.push_back(got != static_cast<ssize_t>(a)
-                                               ? fmt::format("target {} offset {}: read back failed ({})", t, off,
-                                                             got < 0 ? errno_text(errno) : "short")
-                                               : header_mismatch(h, t, off, options_.seed));
-        }
-      }
-    }
-  }
-  result.verify_mismatches += found;
-  return found;
+  return impl_->verify ? impl_->verify->verify_written(result) : 0;
 }
 
 }  // namespace drivelab::vdi

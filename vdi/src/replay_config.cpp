@@ -13,17 +13,12 @@
 
 #include "drivelab/config/map_reader.hpp"
 #include "drivelab/core/units.hpp"
+#include "drivelab/results/config_json.hpp"
 #include "drivelab/runner/curve.hpp"
 #include "drivelab/runner/engine_key.hpp"
 
 namespace drivelab::vdi {
 namespace {
-
-results::Json size_json(std::uint64_t bytes) {
-  const std::string text = format_size(bytes);
-  if (text.find('.') != std::string::npos) return bytes;
-  return text;
-}
 
 // The keys of ReplaySettings, read from the same mapping as the kind's own keys.
 void decode_settings(config::MapReader& r, const config::Node& section, ReplaySettings& s) {
@@ -208,15 +203,15 @@ VdiConfig decode_vdi(const config::Node& section) {
 results::Json to_json(const ReplaySettings& s) {
   results::Json j{{"engine", s.engine},
                   {"queue_depth", s.queue_depth},
-                  {"file_size", size_json(s.file_size_bytes)},
+                  {"file_size", results::size_json(s.file_size_bytes)},
                   {"targets", s.targets},
                   {"direct", s.direct},
                   {"keep_file", s.keep_file},
                   {"time_scale", s.time_scale},
                   {"target_iops", s.target_iops},
                   {"no_stall", s.no_stall},
-                  {"align", s.align_bytes == 0 ? results::Json("auto") : size_json(s.align_bytes)},
-                  {"offset_shift", size_json(s.offset_shift_bytes)},
+                  {"align", s.align_bytes == 0 ? results::Json("auto") : results::size_json(s.align_bytes)},
+                  {"offset_shift", results::size_json(s.offset_shift_bytes)},
                   {"verify", s.verify},
                   {"curve", s.curve},
                   {"curve_of", to_string(s.curve_of)},
@@ -239,7 +234,7 @@ results::Json to_json(const VdiConfig& c) {
   j["phase"] = std::string(to_string(c.model.phase));
   j["clones"] = std::string(to_string(c.model.clones));
   j["desktops"] = c.model.desktops;
-  j["image_size"] = size_json(c.model.image_bytes);
+  j["image_size"] = results::size_json(c.model.image_bytes);
   j["stagger"] = format_duration(std::chrono::nanoseconds(std::llround(c.model.stagger_s * 1e9)));
   j["phase_length"] = format_duration(std::chrono::nanoseconds(std::llround(c.model.phase_s * 1e9)));
   if (c.seed_given) j["seed"] = c.model.seed;  // else the test's seed (in the record's tests[].seed)

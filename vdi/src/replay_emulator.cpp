@@ -17,11 +17,9 @@ namespace cat = results::catalogue;
 
 using runner::LatencyFigure;
 using runner::LatencyUnit;
+using runner::ns_to_us;
 
 namespace {
-
-double us(double ns) { return ns / 1e3; }
-double us(std::int64_t ns) { return static_cast<double>(ns) / 1e3; }
 
 std::string point_group(double pct) {
   if (std::abs(pct - std::round(pct)) < 1e-9) return fmt::format("point_{:03}", static_cast<long>(std::lround(pct)));
@@ -120,9 +118,9 @@ ReplayEmulator::Point ReplayEmulator::replay_once(runner::TestContext& ctx, std:
          .duration_s = d,
          .values = {results::interval_value(cat::iops, static_cast<double>(s.ios) / d),
                     results::interval_value(cat::mb_s, static_cast<double>(s.read_bytes + s.write_bytes) / 1e6 / d),
-                    results::interval_value(cat::latency_avg_us, us(s.latency.mean())),
-                    results::interval_value(cat::latency_p99_us, us(s.latency.percentile(99))),
-                    results::interval_value(cat::lateness_p99_us, us(s.lateness.percentile(99))),
+                    results::interval_value(cat::latency_avg_us, ns_to_us(s.latency.mean())),
+                    results::interval_value(cat::latency_p99_us, ns_to_us(s.latency.percentile(99))),
+                    results::interval_value(cat::lateness_p99_us, ns_to_us(s.lateness.percentile(99))),
                     results::interval_value(cat::requested_iops, p.requested_iops),
                     results::interval_value(cat::ios, static_cast<double>(s.ios))},
          .histograms = {{"latency", s.latency}}});
@@ -257,9 +255,9 @@ void ReplayEmulator::run(runner::TestContext& ctx) {
                    {"requested_pct", p.requested_pct},
                    {"requested_iops", p.requested_iops},
                    {"achieved_iops", p.result.iops()},
-                   {"latency_avg_us", us(p.result.total.latency.mean())},
-                   {"latency_p99_us", us(p.result.total.latency.percentile(99))},
-                   {"lateness_p99_us", us(p.result.total.lateness.percentile(99))},
+                   {"latency_avg_us", ns_to_us(p.result.total.latency.mean())},
+                   {"latency_p99_us", ns_to_us(p.result.total.latency.percentile(99))},
+                   {"lateness_p99_us", ns_to_us(p.result.total.lateness.percentile(99))},
                    {"overflow_ios", p.result.overflow_ios},
                    {"max_backlog_ios", p.result.max_backlog},
                    {"mean_backlog_ios", p.result.mean_backlog},

@@ -22,11 +22,9 @@ namespace cat = results::catalogue;
 
 using runner::LatencyFigure;
 using runner::LatencyUnit;
+using runner::ns_to_ms;
 
 namespace {
-
-double ms(double ns) { return ns / 1e6; }
-double ms(std::int64_t ns) { return static_cast<double>(ns) / 1e6; }
 
 // Seeds of the independent random streams of one test.
 enum Stream : std::uint64_t { kStreamLoad = 1, kStreamWorkers = 2 };
@@ -249,11 +247,11 @@ void SysbenchEmulator::run_phase(runner::TestContext& ctx) {
                     results::interval_value(cat::reads_s, per_s(c.queries.reads)),
                     results::interval_value(cat::writes_s, per_s(c.queries.writes)),
                     results::interval_value(cat::other_s, per_s(c.queries.other)),
-                    results::interval_value(cat::latency_p95_ms, ms(c.latency.percentile(95))),
+                    results::interval_value(cat::latency_p95_ms, ns_to_ms(c.latency.percentile(95))),
                     results::interval_value(cat::err_s, per_s(c.queries.errors)),
                     results::interval_value(cat::reconn_s, per_s(c.reconnects)),
-                    results::interval_value(cat::latency_avg_ms, ms(c.latency.mean())),
-                    results::interval_value(cat::latency_p99_ms, ms(c.latency.percentile(99)))};
+                    results::interval_value(cat::latency_avg_ms, ns_to_ms(c.latency.mean())),
+                    results::interval_value(cat::latency_p99_ms, ns_to_ms(c.latency.percentile(99)))};
       out.histograms.emplace("latency", c.latency);  // latency_* above are its figures (mh-spec, issue 16)
       ctx.recorder->interval(std::move(out));
     }
@@ -309,7 +307,7 @@ void SysbenchEmulator::record_results(runner::TestContext& ctx, const DriverTota
   // Threads fairness (sb_report_cumulative): population stddev over threads.
   const double nthreads = static_cast<double>(std::max<std::size_t>(1, totals.threads.size()));
   const double events_avg = n(c.events) / nthreads;
-  const double time_avg = ms(h.sum_ns()) / 1e3 / nthreads;
+  const double time_avg = ns_to_ms(h.sum_ns()) / 1e3 / nthreads;
   double events_var = 0, time_var = 0;
   for (const ThreadShare& t : totals.threads) {
     events_var += (n(t.events) - events_avg) * (n(t.events) - events_avg);

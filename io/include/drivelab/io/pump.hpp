@@ -189,7 +189,7 @@ class Pump {
   std::size_t wait_default(const PumpWait& w);
   /// reap() into the pump's completion array (for a driver's own wait()).
   std::size_t reap(std::size_t min_events, std::chrono::nanoseconds timeout) {
-    return engine_->reap(min_events, {done_.get(), complete_max_}, timeout);
+    return engine_->reap(min_events, {done_.get(), opt_.complete_max}, timeout);
   }
 
   /// Locks the sample hand-off: take the driver's sample under it (std::lock_guard).
@@ -199,8 +199,8 @@ class Pump {
   const IoEngine& engine() const noexcept { return *engine_; }
   bool async() const noexcept { return async_; }
   std::uint32_t depth() const noexcept { return depth_; }
-  std::uint32_t slot_bytes() const noexcept { return slot_bytes_; }
-  std::byte* buffer(std::uint32_t slot) noexcept { return buffers_.data() + std::size_t{slot} * slot_bytes_; }
+  std::uint32_t slot_bytes() const noexcept { return opt_.slot_bytes; }
+  std::byte* buffer(std::uint32_t slot) noexcept { return buffers_.data() + std::size_t{slot} * opt_.slot_bytes; }
   /// Requests queued and not yet reaped.
   std::uint32_t in_flight() const noexcept { return in_flight_; }
   /// Requests queued, and completions reaped, over the pump's life (the verify checks).
@@ -246,17 +246,13 @@ class Pump {
   static constexpr std::uint32_t kStampStrideBytes = 4096;
 
   std::uint32_t depth_ = 1;
-  std::uint32_t slot_bytes_ = 0;
-  std::uint32_t batch_submit_ = 1;
-  std::uint32_t complete_min_ = 1;
-  std::uint32_t complete_max_ = 1;
   bool async_ = false;
-  bool scramble_ = true;
+  PumpOptions opt_;  // as given, with batch_submit and complete_min/_max clamped to the depth
   // Declared before engine_ so they are destroyed after it: the engine may own in-flight I/Os.
   AlignedBuffer buffers_;
   std::unique_ptr<IoRequest[]> requests_;  // per slot
   std::unique_ptr<std::uint32_t[]> free_;  // stack of free slots
-  std::unique_ptr<IoCompletion[]> done_;   // complete_max_
+  std::unique_ptr<IoCompletion[]> done_;   // opt_.complete_max
   std::unique_ptr<IoEngine> engine_;
   std::vector<std::string> files_;
   std::uint32_t free_n_ = 0;
@@ -297,7 +293,7 @@ inline void Pump::issue(Driver& d, IoRequest& r) {
   ++in_flight_;
   ++issued_;
   if constexpr (requires { d.issued(r); }) d.issued(r);
-  if (++staged_ >= batch_submit_) submit_staged(d);  // fio iodepth_batch_submit
+  if (++staged_ >= opt_.batch_submit) submit_staged(d);  // fio iodepth_batch_submit
 }
 
 template <class Sample>
@@ -352,7 +348,7 @@ inline void Pump::complete(Driver& d, std::size_t n, std::int64_t done_ns) {
 }
 
 inline std::size_t Pump::wait_default(const PumpWait& w) {
-  std::size_t min_events = w.stopping ? 1 : complete_min_;
+  std::size_t min_events = w.stopping ? 1 : opt_.complete_min;
   std::int64_t timeout = staged_ > 0 ? kMaxWaitNs : IoEngine::kNoTimeout.count();
   if (!w.stopping && free_n_ > 0 && w.due_ns != kNever) {
     // Paced with a free slot: wait for a completion or the next arrival, whichever comes first.
@@ -389,7 +385,7 @@ PumpEnd Pump::run(Driver& d) {
         --free_n_;
         r.user_data = s;
         r.intended_ns = due;
-        if (scramble_ && r.op == Op::write) scramble(r);
+        if (opt_.scramble_writes && r.op == Op::write) scramble(r);
         issue(d, r);
       }
       if (free_n_ == 0) due = d.next_due_ns();

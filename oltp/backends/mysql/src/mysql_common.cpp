@@ -8,6 +8,7 @@
 #include <cppconn/exception.h>
 
 #include "drivelab/core/errors.hpp"
+#include "drivelab/core/escape.hpp"
 
 namespace drivelab::oltp::mysql {
 namespace {
@@ -154,35 +155,23 @@ void throw_backend(const sql::SQLException& e, std::string_view what) {
 }
 
 std::string quote_identifier(std::string_view name) {
+  static constexpr Escape kBacktick[] = {{'`', "``"}};
   std::string out = "`";
-  for (char c : name) {
-    if (c == '`') out += '`';
-    out += c;
-  }
+  append_escaped(out, name, kBacktick);
   out += '`';
   return out;
 }
 
 void append_quoted(std::string& out, std::string_view text, bool no_backslash_escapes) {
+  // MySQL reference manual, "String Literals", table "Special Character Escape Sequences".
+  static constexpr Escape kQuoteDoubled[] = {{'\'', "''"}};
+  static constexpr Escape kBackslashed[] = {{'\0', "\\0"},  {'\n', "\\n"}, {'\r', "\\r"},
+                                            {'\\', "\\\\"}, {'\'', "\\'"}, {'\x1a', "\\Z"}};
   out += '\'';
-  if (no_backslash_escapes) {
-    for (char c : text) {
-      if (c == '\'') out += '\'';
-      out += c;
-    }
-  } else {
-    for (char c : text) {
-      switch (c) {
-        case '\0': out += "\\0"; break;
-        case '\n': out += "\\n"; break;
-        case '\r': out += "\\r"; break;
-        case '\\': out += "\\\\"; break;
-        case '\'': out += "\\'"; break;
-        case '\x1a': out += "\\Z"; break;
-        default: out += c; break;
-      }
-    }
-  }
+  if (no_backslash_escapes)
+    append_escaped(out, text, kQuoteDoubled);
+  else
+    append_escaped(out, text, kBackslashed);
   out += '\'';
 }
 

@@ -37,6 +37,8 @@
 #include <thread>
 #include <vector>
 
+#include "drivelab/core/handle.hpp"
+
 namespace drivelab::oltp::pg {
 
 /// A waiting call and the cancel timing (ns): a cancel request after kCancelAfterNs with the flag
@@ -44,10 +46,7 @@ namespace drivelab::oltp::pg {
 inline constexpr std::int64_t kCancelAfterNs = 100'000'000;
 inline constexpr std::int64_t kCancelGiveUpNs = 2'000'000'000;
 
-struct CancelFreer {
-  void operator()(PGcancel* c) const noexcept { PQfreeCancel(c); }
-};
-using CancelHandle = std::unique_ptr<PGcancel, CancelFreer>;
+using CancelHandle = CHandle<PGcancel, PQfreeCancel>;
 
 /// One session as the watcher sees it. The session owns the PGconn and its socket; release()
 /// (under `mu`) tells the watcher the socket is gone. The slot owns the PGcancel its cancel

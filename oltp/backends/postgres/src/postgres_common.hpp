@@ -14,19 +14,13 @@
 
 #include "drivelab/oltp/backend/backend.hpp"
 #include "drivelab/oltp/backends/postgres/postgres_backend.hpp"
+#include "drivelab/core/handle.hpp"
 #include "postgres_cancel.hpp"
 
 namespace drivelab::oltp::pg {
 
-struct ConnCloser {
-  void operator()(PGconn* c) const noexcept { PQfinish(c); }
-};
-using ConnHandle = std::unique_ptr<PGconn, ConnCloser>;
-
-struct ResultClearer {
-  void operator()(PGresult* r) const noexcept { PQclear(r); }
-};
-using ResultHandle = std::unique_ptr<PGresult, ResultClearer>;
+using ConnHandle = CHandle<PGconn, PQfinish>;
+using ResultHandle = CHandle<PGresult, PQclear>;
 
 /// `value` as a conninfo value: single-quoted, with \ and ' escaped (libpq's rule).
 std::string conninfo_quote(std::string_view value);

@@ -196,14 +196,7 @@ class ManagedPostgres final : public ManagedServer {
     try {
       if (!owns_data_dir_) return;
       if (const auto pid = pg::postmaster_pid(data_dir_); pid && pg::is_postgres_process(*pid)) {
-        pg::run_command(
-            user_,
-            {(bin_dir_ / "pg_ctl").string(), "stop", "-D", data_dir_.string(), "-m", "fast", "-w", "-t", "30", "-s"},
-            40s);
-        if (!wait_until_gone(*pid, 1s)) {
-          kill_postmaster(*pid);
-          wait_until_gone(*pid, 5s);
-        }
+        stop_postmaster(*pid, "fast", 30s, 40s);
       }
       unguard_process(std::exchange(guarded_pid_, -1));
       std::error_code ec;
@@ -323,16 +316,9 @@ class ManagedPostgres final : public ManagedServer {
                        "drivelab's), then removing the directory\n",
                        *pid, data_dir_.string(), kMarker)
                 << std::flush;
-      pg::run_command(
-          user_,
-          {(bin_dir_ / "pg_ctl").string(), "stop", "-D", data_dir_.string(), "-m", "immediate", "-w", "-t", "10", "-s"},
-          15s);
-      if (!wait_until_gone(*pid, 1s)) {
-        kill_postmaster(*pid);
-        if (!wait_until_gone(*pid, 5s))
-          throw EnvironmentError(
-              fmt::format("managed postgres: the stale server (pid {}) of {} does not stop", *pid, data_dir_.string()));
-      }
+      if (!stop_postmaster(*pid, "immediate", 10s, 15s))
+        throw EnvironmentError(
+            fmt::format("managed postgres: the stale server (pid {}) of {} does not stop", *pid, data_dir_.string()));
     } else if (!fs::is_empty(data_dir_, ec)) {
       std::cerr << fmt::format(
                        "drivelab: managed postgres: removing {}, the server directory an earlier run left "
@@ -356,6 +342,19 @@ class ManagedPostgres final : public ManagedServer {
     socket_dir_ = tmpl;
     owns_socket_dir_ = true;
     chown_to(user_, socket_dir_);
+  }
+
+  /// `pg_ctl stop -m <mode>` of the server in data_dir_, waiting up to `wait` (pg_ctl -t; the
+  /// command is killed after `limit`); a postmaster `pid` still there 1 s later is SIGKILLed with
+  /// its group. False if it is still there 5 s after that.
+  bool stop_postmaster(pid_t pid, const char* mode, std::chrono::seconds wait, std::chrono::seconds limit) {
+    pg::run_command(user_,
+                    {(bin_dir_ / "pg_ctl").string(), "stop", "-D", data_dir_.string(), "-m", mode, "-w", "-t",
+                     std::to_string(wait.count()), "-s"},
+                    limit);
+    if (wait_until_gone(pid, 1s)) return true;
+    kill_postmaster(pid);
+    return wait_until_gone(pid, 5s);
   }
 
   void initdb() {

@@ -1,6 +1,7 @@
 #include "postgres_sql.hpp"
 
 #include <cctype>
+#include <charconv>
 
 namespace drivelab::oltp::pg {
 namespace {
@@ -106,6 +107,23 @@ Rewritten rewrite_placeholders(std::string_view sql) {
     }
   }
   return out;
+}
+
+std::int64_t parse_int64(std::string_view text) noexcept {
+  std::int64_t v = 0;
+  const auto r = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (r.ec == std::errc() && (r.ptr == text.data() + text.size() || *r.ptr != '.')) return v;
+  if (text == "t") return 1;  // boolean
+  if (text == "f") return 0;
+  double d = 0;  // NUMERIC such as "3001.00": as SQLite, truncate toward zero
+  std::from_chars(text.data(), text.data() + text.size(), d);
+  return static_cast<std::int64_t>(d);
+}
+
+double parse_double(std::string_view text) noexcept {
+  double v = 0;
+  std::from_chars(text.data(), text.data() + text.size(), v);
+  return v;
 }
 
 }  // namespace drivelab::oltp::pg

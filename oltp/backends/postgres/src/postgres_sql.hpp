@@ -1,9 +1,12 @@
 #pragma once
-// SQL text helpers of the PostgreSQL backend: `?` placeholders to $n, and the COPY text format.
+// SQL text helpers of the PostgreSQL backend: `?` placeholders to $n, the COPY text format, and
+// numbers to and from the text format of parameters and results.
 #include <charconv>
 #include <cstdint>
 #include <string>
 #include <string_view>
+
+#include "drivelab/core/escape.hpp"
 
 namespace drivelab::oltp::pg {
 
@@ -22,15 +25,8 @@ Rewritten rewrite_placeholders(std::string_view sql);
 /// (https://www.postgresql.org/docs/15/sql-copy.html, "Text Format"): backslash, tab, newline
 /// and carriage return become \\, \t, \n, \r; everything else is copied.
 inline void append_copy_text(std::string& out, std::string_view value) {
-  for (char c : value) {
-    switch (c) {
-      case '\\': out += "\\\\"; break;
-      case '\t': out += "\\t"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      default: out += c;
-    }
-  }
+  static constexpr Escape kCopyText[] = {{'\\', "\\\\"}, {'\t', "\\t"}, {'\n', "\\n"}, {'\r', "\\r"}};
+  append_escaped(out, value, kCopyText);
 }
 
 /// Shortest text that reads back as the same number (std::to_chars), for parameters and COPY.
@@ -44,5 +40,11 @@ inline void append_double(std::string& out, double v) {
   const auto r = std::to_chars(buf, buf + sizeof buf, v);
   out.append(buf, r.ptr);
 }
+
+/// A result value in text format as an integer: integers as they are, a boolean's t/f as 1/0, a
+/// NUMERIC such as "3001.00" truncated toward zero (as SQLite converts it); 0 for other text.
+std::int64_t parse_int64(std::string_view text) noexcept;
+/// A result value in text format as a double; 0 for text that is not a number.
+double parse_double(std::string_view text) noexcept;
 
 }  // namespace drivelab::oltp::pg

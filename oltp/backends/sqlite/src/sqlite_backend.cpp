@@ -18,22 +18,16 @@
 #include "drivelab/core/clock.hpp"
 #include "drivelab/core/errors.hpp"
 #include "drivelab/core/fd.hpp"
+#include "drivelab/core/handle.hpp"
 
 namespace drivelab::oltp {
 namespace {
 
 // ---- RAII owners -------------------------------------------------------------------------------
 
-struct DbCloser {
-  // close_v2: statements still alive keep the handle as a zombie until they are finalized.
-  void operator()(sqlite3* db) const noexcept { sqlite3_close_v2(db); }
-};
-using DbHandle = std::unique_ptr<sqlite3, DbCloser>;
-
-struct StmtFinalizer {
-  void operator()(sqlite3_stmt* s) const noexcept { sqlite3_finalize(s); }
-};
-using StmtHandle = std::unique_ptr<sqlite3_stmt, StmtFinalizer>;
+// close_v2: statements still alive keep the handle as a zombie until they are finalized.
+using DbHandle = CHandle<sqlite3, sqlite3_close_v2>;
+using StmtHandle = CHandle<sqlite3_stmt, sqlite3_finalize>;
 
 // ---- error classification ----------------------------------------------------------------------
 
@@ -429,27 +423,12 @@ class SqliteBackend final : public Backend {
   Capabilities capabilities() const noexcept override { return sqlite_capabilities(); }
   std::optional<GrowthConstants> growth_constants() const noexcept override { return sqlite_growth_constants(); }
 
-  std::unique_ptr<Connection> connect() override {
-    auto c = open();
-    // Negative cache_size = KiB (https://www.sqlite.org/pragma.html#pragma_cache_size).
-    const auto cache_kib = static_cast<long long>(std::max<std::uint64_t>(opt_.cache_size_bytes / 1024, 64));
-    c->execute_immediate(
-        fmt::format("PRAGMA journal_mode={}; PRAGMA synchronous={}; "
-                    "PRAGMA cache_size=-{};",
-                    opt_.journal_mode, opt_.synchronous, cache_kib));
-    return c;
-  }
+  std::unique_ptr<Connection> connect() override { return open_with(opt_.journal_mode, opt_.synchronous); }
 
   std::unique_ptr<Connection> connect_for_load() override {
-    auto c = open();
     // The population is rebuilt from scratch if interrupted, so it needs no journal and no
     // fsync per transaction; finish_load() makes it durable once.
-    const auto cache_kib = static_cast<long long>(std::max<std::uint64_t>(opt_.cache_size_bytes / 1024, 64));
-    c->execute_immediate(
-        fmt::format("PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; "
-                    "PRAGMA cache_size=-{};",
-                    cache_kib));
-    return c;
+    return open_with("OFF", "OFF");
   }
 
   void finish_load() override {
@@ -501,6 +480,15 @@ class SqliteBackend final : public Backend {
   std::unique_ptr<SqliteConnection> open() const {
     const auto timeout_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(opt_.busy_timeout).count();
     return std::make_unique<SqliteConnection>(opt_.path, static_cast<std::int64_t>(timeout_ns), writers_);
+  }
+  /// open() with the connection's journal mode, synchronous level and page cache (negative
+  /// cache_size = KiB, https://www.sqlite.org/pragma.html#pragma_cache_size; at least 64 KiB).
+  std::unique_ptr<SqliteConnection> open_with(std::string_view journal_mode, std::string_view synchronous) const {
+    auto c = open();
+    const auto cache_kib = static_cast<long long>(std::max<std::uint64_t>(opt_.cache_size_bytes / 1024, 64));
+    c->execute_immediate(fmt::format("PRAGMA journal_mode={}; PRAGMA synchronous={}; PRAGMA cache_size=-{};",
+                                     journal_mode, synchronous, cache_kib));
+    return c;
   }
 
   SqliteOptions opt_;

@@ -12,6 +12,7 @@
 /// Each metric's `of` (results::MetricSource) names the histogram it is a figure of, as the
 /// emulator stores it with TestRecorder::histogram, and the figure's word (latency_figure_word), so
 /// a merge of hosts' records recomputes it from the merged histogram (mh-spec, issue 16).
+#include <cstdint>
 #include <initializer_list>
 #include <string>
 #include <string_view>
@@ -23,6 +24,13 @@ namespace drivelab::runner {
 
 /// The time unit of latency metrics: the metric's unit string and the name's suffix.
 enum class LatencyUnit { us, ms };
+
+/// A duration in ns (a histogram's mean or percentile, a latency) in microseconds or milliseconds,
+/// as the `_us` and `_ms` metrics and interval values carry it.
+constexpr double ns_to_us(double ns) noexcept { return ns / 1e3; }
+constexpr double ns_to_us(std::int64_t ns) noexcept { return static_cast<double>(ns) / 1e3; }
+constexpr double ns_to_ms(double ns) noexcept { return ns / 1e6; }
+constexpr double ns_to_ms(std::int64_t ns) noexcept { return static_cast<double>(ns) / 1e6; }
 
 /// One figure of a histogram to write, with its metric's description ("" for none).
 struct LatencyFigure {
