@@ -100,6 +100,9 @@ TEST(Repeat, ThreeRepetitionsAreThreeRecordsWithTheirSeedsAndASummary) {
     // Each repetition's seed is the run seed + (repetition - 1): repetition 1 is the unrepeated run.
     EXPECT_EQ(t["seed"], 40 + k);
     seeds.insert(t["seed"].get<std::uint64_t>());
+    // Each repetition is a whole test with its own emulator: it measures and its checks pass.
+    EXPECT_GT(t["metrics"]["iops"]["value"].get<double>(), 0.0) << "repetition " << k + 1;
+    for (const json& c : t["checks"]) EXPECT_TRUE(c["passed"].get<bool>()) << c.dump();
     iops.push_back(t["metrics"]["iops"]["value"].get<double>());
   }
   EXPECT_EQ(seeds.size(), 3u);
