@@ -42,12 +42,19 @@ Json metric_summary(const Metric& first, const std::vector<const TestRecord*>& r
   return out;
 }
 
-/// The interval's progress values (a curve point, a pass, a render phase): its workload changes.
-bool has_progress_value(const Interval& i) {
-  return std::any_of(i.values.begin(), i.values.end(), [](const auto& v) {
-    const MetricDef* d = find_metric_def(v.first);
-    return d != nullptr && d->kind == MetricKind::progress;
-  });
+/// Whether a progress value of the intervals (a curve point, a pass, a render phase) changes
+/// between them: their workload then changes by design. (A fixed-rate vdbench run's constant
+/// point_pct does not.)
+bool workload_changes(const std::vector<Interval>& intervals) {
+  for (const auto& [name, first] : intervals.front().values) {
+    const MetricDef* d = find_metric_def(name);
+    if (d == nullptr || d->kind != MetricKind::progress) continue;
+    for (const Interval& i : intervals) {
+      const auto it = std::find_if(i.values.begin(), i.values.end(), [&](const auto& v) { return v.first == name; });
+      if (it == i.values.end() || !(it->second == first)) return true;
+    }
+  }
+  return false;
 }
 
 }  // namespace
@@ -80,7 +87,7 @@ Json summarize_repetitions(const RunRecord& r) {
 
 std::optional<WithinRun> within_run_confidence(const TestRecord& t) {
   if (t.intervals.empty()) return std::nullopt;
-  if (std::any_of(t.intervals.begin(), t.intervals.end(), has_progress_value)) return std::nullopt;
+  if (workload_changes(t.intervals)) return std::nullopt;
   const RateInterval* rate = nullptr;
   for (const auto& [name, v] : t.intervals.front().values) {
     const MetricDef* d = find_metric_def(name);

@@ -10,6 +10,7 @@
 
 #include "drivelab/config/map_reader.hpp"
 #include "drivelab/core/clock.hpp"
+#include "drivelab/core/errors.hpp"
 #include "drivelab/core/units.hpp"
 
 namespace drivelab::runner {
@@ -155,7 +156,16 @@ Protocol decode_protocol(const config::Document& doc, const Registry& registry, 
     }
     config::Node section = type ? tr.section(type->kind) : config::Node(YAML::Node(), "", "", &diags);
     tr.finish();
-    if (type != nullptr) planned.emulator = type->decode(section, s);
+    if (type != nullptr) {
+      planned.emulator = type->decode(section, s);
+      planned.fresh = [type, yaml = section.yaml(), path = section.path(), file = section.file(), s] {
+        config::Diagnostics again;  // decoded once already: no diagnostics
+        std::unique_ptr<Emulator> e = type->decode(config::Node(yaml, path, file, &again), s);
+        if (e == nullptr || !again.empty())
+          throw InternalError(fmt::format("test '{}' did not decode again for its next repetition", s.name));
+        return e;
+      };
+    }
     p.tests.push_back(std::move(planned));
   }
   // A test that writes another test's data file (a preconditioning's for_test) must name a later

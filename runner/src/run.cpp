@@ -146,6 +146,8 @@ void run_tests(Protocol& protocol, const RepeatPlan& plan, detail::RunContext& r
         detail::skip_test(t, i, rep, run, journal_failure);
         continue;
       }
+      // Each repetition its own emulator: an emulator runs its life cycle once.
+      if (k > 1 && t.fresh) t.emulator = t.fresh();
       detail::run_one(t, i, rep, run);
     }
   }

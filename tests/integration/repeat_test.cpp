@@ -36,13 +36,13 @@ std::string protocol_text(const std::string& extra, const std::string& duration 
          duration + ", interval: 200ms, io: {engine: 'null', iodepth: 4}}\n";
 }
 
-struct Run {
+struct Finished {
   drivelab::testing::Result result;
   json record;
 };
 
 /// `drivelab run` of `text` in `dir` (plus `args`); the record is latest.json (null when none).
-Run run_protocol(const ScratchDir& dir, const std::string& text, std::vector<std::string> args = {}) {
+Finished run_protocol(const ScratchDir& dir, const std::string& text, std::vector<std::string> args = {}) {
   const fs::path protocol = dir.path() / "p.yaml";
   std::ofstream(protocol) << text;
   fs::create_directories(dir.path() / "target");
@@ -55,7 +55,7 @@ Run run_protocol(const ScratchDir& dir, const std::string& text, std::vector<std
                                (dir.path() / "out").string(),
                                "--quiet"};
   cmd.insert(cmd.end(), args.begin(), args.end());
-  Run r{drivelab::testing::run(cmd, dir.path(), std::chrono::seconds(300)), json()};
+  Finished r{drivelab::testing::run(cmd, dir.path(), std::chrono::seconds(300)), json()};
   if (fs::exists(dir.path() / "out" / "latest.json"))
     r.record = json::parse(read_file(dir.path() / "out" / "latest.json"));
   return r;
@@ -83,7 +83,7 @@ std::pair<double, double> mean_sd(const std::vector<double>& values) {
 
 TEST(Repeat, ThreeRepetitionsAreThreeRecordsWithTheirSeedsAndASummary) {
   ScratchDir dir("repeat-3");
-  const Run r = run_protocol(dir, protocol_text("repeat: 3\n"));
+  const Finished r = run_protocol(dir, protocol_text("repeat: 3\n"));
   ASSERT_EQ(r.result.status, 0) << r.result.out << r.result.err;
   const json& rec = r.record;
   EXPECT_EQ(rec["status"], "complete");
@@ -100,6 +100,9 @@ TEST(Repeat, ThreeRepetitionsAreThreeRecordsWithTheirSeedsAndASummary) {
     // Each repetition's seed is the run seed + (repetition - 1): repetition 1 is the unrepeated run.
     EXPECT_EQ(t["seed"], 40 + k);
     seeds.insert(t["seed"].get<std::uint64_t>());
+    // Each repetition is a whole test with its own emulator: it measures and its checks pass.
+    EXPECT_GT(t["metrics"]["iops"]["value"].get<double>(), 0.0) << "repetition " << k + 1;
+    for (const json& c : t["checks"]) EXPECT_TRUE(c["passed"].get<bool>()) << c.dump();
     iops.push_back(t["metrics"]["iops"]["value"].get<double>());
   }
   EXPECT_EQ(seeds.size(), 3u);
@@ -125,7 +128,7 @@ TEST(Repeat, ThreeRepetitionsAreThreeRecordsWithTheirSeedsAndASummary) {
 
 TEST(Repeat, DiscardFirstRunsOneMoreAndLeavesItOutOfTheSummary) {
   ScratchDir dir("repeat-discard");
-  const Run r = run_protocol(dir, protocol_text("repeat: 2\nrepeat_between: discard-first\n"));
+  const Finished r = run_protocol(dir, protocol_text("repeat: 2\nrepeat_between: discard-first\n"));
   ASSERT_EQ(r.result.status, 0) << r.result.out << r.result.err;
   const json& rec = r.record;
   EXPECT_EQ(rec["repeat"], (json{{"count", 2}, {"between", "discard-first"}}));
@@ -142,13 +145,13 @@ TEST(Repeat, DiscardFirstRunsOneMoreAndLeavesItOutOfTheSummary) {
 
 TEST(Repeat, TheCommandLineOverridesTheProtocol) {
   ScratchDir dir("repeat-override");
-  const Run r = run_protocol(dir, protocol_text("repeat: 3\n"), {"--repeat", "2"});
+  const Finished r = run_protocol(dir, protocol_text("repeat: 3\n"), {"--repeat", "2"});
   ASSERT_EQ(r.result.status, 0) << r.result.out << r.result.err;
   EXPECT_EQ(r.record["repeat"]["count"], 2);
   EXPECT_EQ(r.record["tests"].size(), 2u);
   // --repeat 1 on a repeating protocol: one run of each test, written as an unrepeated record.
   ScratchDir once("repeat-override-1");
-  const Run one = run_protocol(once, protocol_text("repeat: 3\n"), {"--repeat", "1"});
+  const Finished one = run_protocol(once, protocol_text("repeat: 3\n"), {"--repeat", "1"});
   ASSERT_EQ(one.result.status, 0) << one.result.out << one.result.err;
   EXPECT_EQ(one.record["tests"].size(), 1u);
   EXPECT_FALSE(one.record.contains("repeat"));
@@ -164,13 +167,13 @@ TEST(Repeat, BadValuesAreRefusedAtFileLineAndKey) {
                                                         {"repeat: 2\nrepeat_between: fresh\n", "p.yaml:4:"}}) {
     SCOPED_TRACE(extra);
     ScratchDir dir("repeat-bad");
-    const Run r = run_protocol(dir, protocol_text(extra));
+    const Finished r = run_protocol(dir, protocol_text(extra));
     EXPECT_EQ(r.result.status, 2) << r.result.out << r.result.err;
     EXPECT_NE(r.result.err.find(expect), std::string::npos) << r.result.err;
     EXPECT_NE(r.result.err.find("repeat"), std::string::npos) << r.result.err;
   }
   ScratchDir dir("repeat-bad-cli");
-  const Run r = run_protocol(dir, protocol_text(""), {"--repeat", "0"});
+  const Finished r = run_protocol(dir, protocol_text(""), {"--repeat", "0"});
   EXPECT_EQ(r.result.status, 2) << r.result.out << r.result.err;
   EXPECT_NE(r.result.err.find("--repeat"), std::string::npos) << r.result.err;
 }
@@ -200,6 +203,12 @@ std::pair<fs::path, std::string> interrupt_in_third(const ScratchDir& dir, int s
               dir.path() / "stdout.txt", dir.path() / "stderr.txt");
   const json live = wait_for_tests(out, 2, std::chrono::seconds(120));
   EXPECT_FALSE(live.is_null()) << child.out() << child.err();
+  // The third repetition has begun: its test_start is in the journal.
+  const fs::path journal = out / (live.value("run_id", std::string()) + ".journal.jsonl");
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (read_file(journal).find("\"repetition\":3") == std::string::npos &&
+         std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
   child.signal(sig);
   EXPECT_EQ(child.wait(std::chrono::seconds(60)), expected_status) << child.out() << child.err();
   return {out, live.is_null() ? std::string() : live["run_id"].get<std::string>()};
@@ -247,7 +256,7 @@ TEST(Repeat, AKilledRunIsRecoveredWithItsFinishedRepetitions) {
 
 TEST(Repeat, RecordsAndJournalsOfARepeatedRunValidate) {
   ScratchDir dir("repeat-schema");
-  const Run r = run_protocol(dir, protocol_text("repeat: 2\nrepeat_between: discard-first\n"));
+  const Finished r = run_protocol(dir, protocol_text("repeat: 2\nrepeat_between: discard-first\n"));
   ASSERT_EQ(r.result.status, 0) << r.result.out << r.result.err;
   std::vector<std::string> args{DRIVELAB_EXE, "results", "validate"};
   for (const auto& e : fs::directory_iterator(dir.path() / "out"))
@@ -263,7 +272,7 @@ TEST(Repeat, RecordsAndJournalsOfARepeatedRunValidate) {
 /// rate is far wider than ±2%, and the test says so, naming the duration that would reach it.
 TEST(Repeat, AShortRunWarnsThatItsWithinRunIntervalIsWide) {
   ScratchDir dir("within-run");
-  const Run r = run_protocol(dir, R"(protocol: within
+  const Finished r = run_protocol(dir, R"(protocol: within
 tests:
   - name: paced
     kind: vdbench

@@ -85,7 +85,8 @@ TEST(Repetitions, TheMediansIntervalFromTenRepetitions) {
   RunRecord r = repeated_run();
   r.tests.clear();
   for (int k = 1; k <= 10; ++k) r.tests.push_back(repetition("a", k, 1000 + 10 * k, 100));
-  const Json& iops = metric_of(summarize_repetitions(r)[0], "iops");
+  const Json summary = summarize_repetitions(r);
+  const Json& iops = metric_of(summary[0], "iops");
   ASSERT_TRUE(iops.contains("median_ci95_low")) << iops.dump();
   EXPECT_LE(iops["median_ci95_low"].get<double>(), iops["median"].get<double>());
   EXPECT_GE(iops["median_ci95_high"].get<double>(), iops["median"].get<double>());
@@ -216,8 +217,11 @@ TEST(WithinRun, NotForFewIntervalsACurveOrARateTheCatalogueDoesNotPair) {
   EXPECT_FALSE(within_run_confidence(t).has_value()) << "3 intervals";
   t.intervals.push_back(rate_interval(4, 1, 1000));
   EXPECT_TRUE(within_run_confidence(t).has_value()) << "4 intervals";
-  TestRecord curve = t;
-  for (Interval& i : curve.intervals) i.values.emplace_back("point_pct", 50);
+  TestRecord fixed = t;  // a fixed-rate vdbench run: its point is constant
+  for (Interval& i : fixed.intervals) i.values.emplace_back("point_pct", 100);
+  EXPECT_TRUE(within_run_confidence(fixed).has_value()) << "a constant point";
+  TestRecord curve = fixed;
+  curve.intervals.back().values.back().second = 50;
   EXPECT_FALSE(within_run_confidence(curve).has_value()) << "a curve's intervals";
   TestRecord frames = t;
   for (Interval& i : frames.intervals) i.values = {{"write_fps", 60}};

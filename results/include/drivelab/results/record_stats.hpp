@@ -48,8 +48,9 @@ struct WithinRun {
 
 /// The intervals of `t` that batch_means takes: those of the rate's full length (the last, shorter
 /// interval left out), when the test has at least 4 of them, all with the rate, and its intervals
-/// are of one steady workload (none carries a progress value such as a curve's point_pct, a
-/// preconditioning's pass or a render's phase: their rate changes by design). nullopt otherwise.
+/// are of one steady workload (no progress value changes between them, such as a curve's
+/// point_pct, a preconditioning's pass or a render's phase: the rate then changes by design).
+/// nullopt otherwise.
 std::optional<WithinRun> within_run_confidence(const TestRecord& t);
 
 /// The warning of a test whose interval is wider than ±2%, or whose batch means stayed correlated

@@ -30,6 +30,7 @@
 ///
 /// decode_protocol() reports every problem of the whole file at once (file:line:column: path: why).
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -52,6 +53,9 @@ inline constexpr std::uint32_t kMaxRepeat = 1000;
 struct PlannedTest {
   TestSettings settings;
   std::unique_ptr<Emulator> emulator;
+  /// A new emulator decoded from the same section (a repeated run gives each repetition its own:
+  /// an emulator runs its life cycle once). Empty when the test's kind did not decode.
+  std::function<std::unique_ptr<Emulator>()> fresh;
 };
 
 struct Protocol {
