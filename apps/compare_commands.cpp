@@ -136,19 +136,19 @@ int cmd_compare(const CompareArgs& args) {
   opt.fail_if_worse_pct = args.fail_if_worse_pct;
   report::CompareResult result = report::compare(b, c, opt);
   result.problems.insert(result.problems.begin(), problems.begin(), problems.end());
-  std::cout << report::to_text(result) << std::flush;
-  for (const auto& p : result.problems) std::cerr << "drivelab: compare: " << p << '\n';
+  // The JSON first: a file that cannot be written is bad input, and the text's last line says the
+  // exit status the command returns.
   if (!args.json.empty()) {
     errno = 0;
     std::ofstream out(args.json, std::ios::binary);
     out << report::to_json(result).dump(2) << '\n';
     out.close();
-    if (!out) {
-      std::cerr << fmt::format("drivelab: compare: cannot write {}{}\n", args.json.string(),
-                               errno != 0 ? ": " + errno_text(errno) : "");
-      return report::kCompareBadInput;
-    }
+    if (!out)
+      result.problems.push_back(
+          fmt::format("cannot write {}{}", args.json.string(), errno != 0 ? ": " + errno_text(errno) : ""));
   }
+  std::cout << report::to_text(result) << std::flush;
+  for (const auto& p : result.problems) std::cerr << "drivelab: compare: " << p << '\n';
   return result.exit_status();
 }
 
@@ -185,7 +185,9 @@ int cmd_noise(const NoiseArgs& noise, const RunArgs& args) {
   repeated.repeat = noise.repeat;
   std::cout << fmt::format("noise: one run, every test {} times\n", noise.repeat) << std::flush;
   const int status = cmd_run(noise.protocol, repeated);
-  if (status == kExitBadInput || status == kExitEnvironment || status == kExitInterrupted) return status;
+  // Interrupted (Ctrl-C): the run's record keeps the repetitions that completed; their table
+  // follows, then the status.
+  if (status == kExitBadInput || status == kExitEnvironment) return status;
   std::set<std::string> seen;
   try {
     auto [record, path] = latest_record(args.out_dir);
@@ -193,7 +195,7 @@ int cmd_noise(const NoiseArgs& noise, const RunArgs& args) {
     report::add_record(data, record, path.string(), {});
   } catch (const Error& e) {
     std::cerr << "drivelab: noise: " << e.what() << '\n';
-    return kExitEnvironment;
+    return status == kExitInterrupted ? status : kExitEnvironment;
   }
   const std::vector<report::NoiseRow> rows = report::noise_rows(data);
   std::cout << fmt::format(

@@ -49,6 +49,13 @@ std::vector<double> decode_curve(const config::Node& curve) {
       e.error(fmt::format("expected a percentage of the max run, found '{}'", e.scalar()));
     } else if (!(v > 0) || v > 1000) {
       e.error(fmt::format("curve points must be above 0 and at most 1000%, found {}", v));
+    } else if (const auto same = std::find_if(pts.begin(), pts.end(),
+                                              [&](double p) { return curve_point_group(p) == curve_point_group(v); });
+               same != pts.end()) {
+      // Each point is recorded as its own group (curve_point_group): a repeated point would
+      // overwrite the other's figures.
+      e.error(fmt::format("curve point {} repeats the point {} (group {}); each point must differ", v, *same,
+                          curve_point_group(v)));
     } else {
       pts.push_back(v);
     }

@@ -148,6 +148,10 @@ TEST(VdbenchDecode, CurveKeysAreIgnoredWithoutACurveAndSkewsMustLeaveRoom) {
   const Decoded z = decode("{iorate: curve, curve: [0]}");
   EXPECT_NE(z.errors().find("curve points must be above 0 and at most 1000%, found 0"), std::string::npos)
       << z.errors();
+  // Each point is its own group (point_050): a repeated point would overwrite the other's figures.
+  const Decoded twice = decode("{iorate: curve, curve: [50, 100, 50]}");
+  EXPECT_NE(twice.errors().find("curve[2]: curve point 50 repeats the point 50 (group point_050)"), std::string::npos)
+      << twice.errors();
   const Decoded b = decode("{workloads: [{name: a, skew: 100}, {name: b}]}");
   EXPECT_NE(b.errors().find("leaving nothing for the 1 workload(s) without a skew"), std::string::npos) << b.errors();
   const Decoded c = decode("{workloads: [{name: a, skew: 60}, {name: b, skew: 30}]}");

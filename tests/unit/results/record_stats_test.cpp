@@ -223,6 +223,12 @@ TEST(WithinRun, NotForFewIntervalsACurveOrARateTheCatalogueDoesNotPair) {
   TestRecord curve = fixed;
   curve.intervals.back().values.back().second = 50;
   EXPECT_FALSE(within_run_confidence(curve).has_value()) << "a curve's intervals";
+  // A tpcc `rate: curve`: its intervals carry no point, its details list the points.
+  TestRecord tpcc_curve = t;
+  tpcc_curve.details["points"] = Json::array({Json::object(), Json::object(), Json::object()});
+  EXPECT_FALSE(within_run_confidence(tpcc_curve).has_value()) << "details.points of a curve";
+  tpcc_curve.details["points"] = Json::array({Json::object()});
+  EXPECT_TRUE(within_run_confidence(tpcc_curve).has_value()) << "one point: a max run";
   TestRecord frames = t;
   for (Interval& i : frames.intervals) i.values = {{"write_fps", 60}};
   EXPECT_FALSE(within_run_confidence(frames).has_value()) << "no declared bounds for fps";
