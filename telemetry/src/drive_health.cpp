@@ -350,6 +350,21 @@ std::optional<std::string> run(const std::vector<std::string>& argv, const Healt
   return std::nullopt;
 }
 
+/// `smartctl --json -a` of out.device parsed into out.snapshot; false, with `why`, when it gives
+/// none (the NVMe fallback and the SATA/SAS path share it).
+bool read_smartctl(DriveHealthRead& out, const HealthTools& tools, std::string& why) {
+  if (auto j = run({tools.smartctl->string(), "--json", "-a", out.device}, tools, out.device, why)) {
+    try {
+      out.snapshot = parse_smartctl(*j, fmt::format("smartctl --json -a {}", out.device));
+      out.snapshot->device = out.device;
+      return true;
+    } catch (const EnvironmentError& e) {
+      why = e.what();
+    }
+  }
+  return false;
+}
+
 DriveHealthRead read_nvme(const std::string& controller, const HealthTools& tools) {
   DriveHealthRead out{"/dev/" + controller, std::nullopt, ""};
   std::string why;
@@ -371,15 +386,7 @@ DriveHealthRead read_nvme(const std::string& controller, const HealthTools& tool
   }
   if (tools.smartctl) {
     std::string sc_why;
-    if (auto j = run({tools.smartctl->string(), "--json", "-a", out.device}, tools, out.device, sc_why)) {
-      try {
-        out.snapshot = parse_smartctl(*j, fmt::format("smartctl --json -a {}", out.device));
-        out.snapshot->device = out.device;
-        return out;
-      } catch (const EnvironmentError& e) {
-        sc_why = e.what();
-      }
-    }
+    if (read_smartctl(out, tools, sc_why)) return out;
     why = why.empty() ? sc_why : why + "; " + sc_why;
   }
   out.reason =
@@ -396,16 +403,8 @@ DriveHealthRead read_scsi(const std::string& disk, const HealthTools& tools) {
     return out;
   }
   std::string why;
-  if (auto j = run({tools.smartctl->string(), "--json", "-a", out.device}, tools, out.device, why)) {
-    try {
-      out.snapshot = parse_smartctl(*j, fmt::format("smartctl --json -a {}", out.device));
-      out.snapshot->device = out.device;
-      return out;
-    } catch (const EnvironmentError& e) {
-      why = e.what();
-      if (permission_problem(why)) why = permission_reason(out.device);
-    }
-  }
+  if (read_smartctl(out, tools, why)) return out;
+  if (permission_problem(why)) why = permission_reason(out.device);  // run() already says it so
   out.reason = why;
   return out;
 }
