@@ -8,12 +8,16 @@
 // enters the collective (a phase barrier, or a sum of doubles) with a timeout of TIMEOUT_MS. A survivor that comes back
 // writes OUT_DIR/r<rank> (fsync'd, so it stays when the launcher kills the job right after):
 //   entered=<ns> returned=<ns> outcome=error|ok message=<CohortError's what()>
-// and ends the job with Cohort::abort(3). Everything on one host, so one clock.
+// waits (at most 5 s) until every other survivor has written its line too, and ends the job with
+// Cohort::abort(3). The wait is the test's, not the runner's: Open MPI 5's launcher kills the
+// other ranks as soon as one aborts, which could otherwise take a survivor that returned in time
+// before it wrote its line. Everything on one host, so one clock.
 #include <fcntl.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <csignal>
+#include <filesystem>
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
@@ -82,5 +86,11 @@ int main(int argc, char** argv) {
   write_durable(out + "/r" + std::to_string(cohort->rank()),
                 "entered=" + std::to_string(entered) + " returned=" + std::to_string(returned) + " outcome=" + outcome +
                     " broken=" + (cohort->broken() ? "1" : "0") + " message=" + message + "\n");
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  for (int r = 0; r < cohort->size(); ++r) {
+    if (r == victim) continue;
+    while (!std::filesystem::exists(out + "/r" + std::to_string(r)) && std::chrono::steady_clock::now() < give_up)
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
   cohort->abort(3);
 }
