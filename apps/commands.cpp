@@ -259,7 +259,8 @@ std::chrono::system_clock::time_point parse_start_at(const std::string& value,
   return at;
 }
 
-int cmd_validate(const std::filesystem::path& protocol_file, const std::vector<std::string>& overrides) {
+int cmd_validate(const std::filesystem::path& protocol_file, const std::vector<std::string>& overrides,
+                 std::optional<std::uint32_t> repeat) {
   const runner::Registry registry = make_registry();
   // The hosts: entries as written, read first and the tree let go at once: only the entries are
   // kept, never a second copy of the document beside the one being decoded.
@@ -290,6 +291,10 @@ int cmd_validate(const std::filesystem::path& protocol_file, const std::vector<s
   if (!loaded_ok || host_problems > 0) return kExitBadInput;
   std::cout << fmt::format("{}: ok — protocol '{}', {} test{}\n", protocol_file.string(), protocol.name,
                            protocol.tests.size(), protocol.tests.size() == 1 ? "" : "s");
+  // `run --repeat N` overrides the protocol's repeat:, as run_protocol does (runner::RunOptions).
+  const std::uint32_t repetitions = repeat.value_or(protocol.repeat);
+  if (repetitions > 1)
+    std::cout << fmt::format("  every test {} times{}\n", repetitions, repeat ? " (--repeat)" : " (repeat:)");
   for (const runner::HostEntry& e : protocol.hosts)
     std::cout << fmt::format(
         "  {} ({}): target {}{}\n", e.key_path, e.describe(), e.target.empty() ? "(--target)" : e.target,

@@ -71,7 +71,8 @@ std::string expand_launch_pattern(const std::string& pattern, const LaunchPlace&
 /// `drivelab run PROTOCOL.yaml --target DIR|DEVICE [--destroy-data-on SERIAL]`.
 int cmd_run(const std::filesystem::path& protocol_file, const RunArgs& args);
 /// `drivelab validate PROTOCOL.yaml`: every problem, one per line, on stderr; 0 if none.
-int cmd_validate(const std::filesystem::path& protocol_file, const std::vector<std::string>& overrides);
+int cmd_validate(const std::filesystem::path& protocol_file, const std::vector<std::string>& overrides,
+                 std::optional<std::uint32_t> repeat = std::nullopt);
 /// Runs a one-test protocol built from command-line options (`drivelab io`, `drivelab oltp tpcc`).
 /// `yaml_text` is the generated protocol; `origin` ("drivelab io") names it in error messages, and
 /// `flags` maps its key paths to the options that set them ("tests[0].io.xfersize" ->

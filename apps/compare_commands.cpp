@@ -79,6 +79,19 @@ void read_side(const char* side, const std::vector<std::string>& inputs, const C
 
 }  // namespace
 
+CLI::Validator repetition_count(unsigned lo, unsigned hi) {
+  return CLI::Validator(
+      [lo, hi](const std::string& given) -> std::string {
+        unsigned value = 0;
+        const char* end = given.data() + given.size();
+        const auto [ptr, ec] = std::from_chars(given.data(), end, value);
+        if (ec != std::errc() || ptr != end || value < lo || value > hi)
+          return fmt::format("expected a whole number of repetitions from {} to {}, found '{}'", lo, hi, given);
+        return {};
+      },
+      fmt::format("{}-{}", lo, hi), "repetition count");
+}
+
 CLI::App* add_compare_command(CLI::App& app, CompareArgs& args) {
   auto* cmd = app.add_subcommand(
       "compare",
@@ -160,7 +173,7 @@ CLI::App* add_noise_command(CLI::App& app, NoiseArgs& args) {
   cmd->add_option("protocol", args.protocol, "Protocol YAML (e.g. config/quick.yaml)")
       ->required()
       ->check(CLI::ExistingFile);
-  cmd->add_option("--repeat", args.repeat, "Runs (N >= 3)")->capture_default_str()->check(CLI::Range(3u, 1000u));
+  cmd->add_option("--repeat", args.repeat, "Runs (N >= 3)")->capture_default_str()->check(repetition_count(3, 1000));
   return cmd;
 }
 

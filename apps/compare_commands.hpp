@@ -32,6 +32,11 @@ struct CompareArgs {
   std::filesystem::path json;  ///< --json FILE
   std::optional<double> fail_if_worse_pct;
 };
+/// The check of a repetition count option (`run --repeat`, `validate --repeat`, `noise --repeat`):
+/// a whole number from lo to hi; otherwise "expected a whole number of repetitions from 1 to 1000,
+/// found 'x'" (CLI11's Range alone says "Value x not in range" of a word that is no number).
+CLI::Validator repetition_count(unsigned lo, unsigned hi);
+
 /// Adds the `compare` subcommand to `app`, its options into `args`.
 CLI::App* add_compare_command(CLI::App& app, CompareArgs& args);
 /// Where the candidates begin: for `drivelab compare ... -- CANDIDATE...` the number of words after

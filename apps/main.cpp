@@ -273,13 +273,16 @@ void add_protocol_commands(CLI::App& app, CommandLine& cl, std::vector<Action>& 
                   "Run every test N times (1-1000), overriding the protocol's repeat: (each repetition its own "
                   "test record and seed; the record adds mean, CV and 95% interval: docs/results.md, Repetitions)")
       ->type_name("N")
-      ->check(CLI::Range(1u, drivelab::runner::kMaxRepeat));
+      ->check(drivelab::app::repetition_count(1, drivelab::runner::kMaxRepeat));
   actions.push_back({run, [&cl] { return cmd_run(cl.protocol_file, cl.args); }});
 
   auto* validate = app.add_subcommand("validate", "Check a protocol file and report every problem");
   validate->add_option("protocol", cl.protocol_file, "Protocol YAML")->required();
   validate->add_option("--set", cl.args.overrides, "Override a protocol key (as for run)")->take_all();
-  actions.push_back({validate, [&cl] { return cmd_validate(cl.protocol_file, cl.args.overrides); }});
+  validate->add_option("--repeat", cl.args.repeat, "Every test N times (as for run)")
+      ->type_name("N")
+      ->check(drivelab::app::repetition_count(1, drivelab::runner::kMaxRepeat));
+  actions.push_back({validate, [&cl] { return cmd_validate(cl.protocol_file, cl.args.overrides, cl.args.repeat); }});
 }
 
 /// A single-test subcommand (`drivelab io`, `drivelab oltp tpcc`): the run options, --name, the

@@ -174,6 +174,12 @@ Summary summarize(std::span<const double> values, double level, std::uint64_t se
   return s;
 }
 
+Summary summarize_nonnegative(std::span<const double> values, double level, std::uint64_t seed) {
+  Summary s = summarize(values, level, seed);
+  if (s.min >= 0 && s.mean_ci.valid()) s.mean_ci.low = std::max(s.mean_ci.low, 0.0);
+  return s;
+}
+
 RatioEstimate compare_ratio(std::span<const double> baseline, std::span<const double> candidate, double level,
                             double power) {
   if (baseline.size() < 2 || candidate.size() < 2)

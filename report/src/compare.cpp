@@ -415,7 +415,7 @@ std::vector<NoiseRow> noise_rows(const Dataset& runs) {
       row.better = better_for(name, unit);
       const std::vector<double> v = values_of(rs, name, unit);
       if (v.empty()) continue;
-      row.summary = inference::summarize(v);
+      row.summary = inference::summarize_nonnegative(v);
       // The same spread on both sides: the values against themselves.
       const MetricComparison self = compare_values(name, unit, row.better, v, v);
       if (self.tested()) row.detectable_change_pct = self.estimate->detectable_change * 100;

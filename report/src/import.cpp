@@ -285,6 +285,18 @@ void add_file(Dataset& data, const std::filesystem::path& path, const std::strin
     add_sysbench_text(data, text, source, label);
     return;
   }
+  // A run's journal (results/journal.hpp: one JSON event a line, the first a run_start) is not a
+  // record; say what to do with it rather than what the JSON parser thinks of its second line.
+  constexpr std::string_view kJournalSuffix = ".journal.jsonl";
+  if (source.ends_with(kJournalSuffix) || text.starts_with("{\"event\":\"run_start\"")) {
+    const std::string record = source.ends_with(kJournalSuffix)
+                                   ? source.substr(0, source.size() - kJournalSuffix.size()) + ".json"
+                                   : std::string("the run's .json");
+    throw ConfigError(fmt::format(
+        "{}: a run's journal, not a result record: use the record beside it ({}), or `drivelab results recover "
+        "{}` to write one from the journal (a run that was killed)",
+        source, record, source));
+  }
   // fio may print notes before its JSON on the same stream: start at the first '{'.
   const auto brace = text.find('{');
   if (brace == std::string::npos)

@@ -48,14 +48,14 @@ std::string place(const Cell& c) {
 namespace {
 
 /// The cell's figures over its repetitions' finite values `v`: n, median, min, max, mean and the
-/// 95% interval of the mean (inference::summarize; NaN without values).
+/// 95% interval of the mean (inference::summarize_nonnegative; NaN without values).
 void set_figures(Cell& c, std::vector<double> v) {
   c.n = v.size();
   if (!v.empty()) {
     c.median = median_of(v);
     c.min = *std::min_element(v.begin(), v.end());
     c.max = *std::max_element(v.begin(), v.end());
-    const inference::Summary s = inference::summarize(v);
+    const inference::Summary s = inference::summarize_nonnegative(v);  // figures the report ranks
     c.mean = s.mean;
     c.mean_ci = s.mean_ci;
   } else {

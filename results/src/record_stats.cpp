@@ -100,13 +100,17 @@ std::optional<WithinRun> within_run_confidence(const TestRecord& t) {
       if (d == ri.rate && rate == nullptr) rate = &ri;
   }
   if (rate == nullptr) return std::nullopt;
-  // Equal-length intervals (batch means' premise): the reporting interval, i.e. the longest; the
-  // last one of a test is shorter when the phase ended between two.
-  double length = 0;
-  for (const Interval& i : t.intervals) length = std::max(length, i.duration_s);
+  // Equal-length intervals (batch means' premise): the reporting interval, i.e. the median length.
+  // The last one of a test is shorter when the phase ended between two, and is left out; one that
+  // closed late on a loaded host is a little longer and is kept (taking the longest as the length
+  // instead left out every other interval after a single late close).
+  std::vector<double> lengths;
+  for (const Interval& i : t.intervals) lengths.push_back(i.duration_s);
+  std::nth_element(lengths.begin(), lengths.begin() + static_cast<std::ptrdiff_t>(lengths.size() / 2), lengths.end());
+  const double length = lengths[lengths.size() / 2];
   std::vector<double> rates;
   for (const Interval& i : t.intervals) {
-    if (!(i.duration_s >= 0.99 * length)) continue;
+    if (!(i.duration_s >= 0.95 * length)) continue;
     const std::optional<double> v = value_of(i.values, *rate->rate);
     if (!v) return std::nullopt;
     rates.push_back(*v);
@@ -124,9 +128,15 @@ std::string within_run_warning(const WithinRun& w) {
   const inference::BatchMeans& b = w.batch_means;
   std::string out;
   if (std::isfinite(b.relative_half_width) && b.relative_half_width > 0.02) {
-    out = fmt::format("{}: measured {:.0f} s give ±{:.1f}% at 95% (within-run noise only)", w.rate->rate->name,
-                      w.measured_s, 100 * b.relative_half_width);
-    if (std::isfinite(b.needed_s)) out += fmt::format("; about {:.0f} s would give ±2%", b.needed_s);
+    // Seconds as a reader compares them: one decimal below 10 s, so "2 s give ±2.2%; about 2 s would
+    // give ±2%" cannot happen; the time needed is rounded up, never down.
+    const auto seconds = [](double s, bool up) {
+      if (s < 10) return fmt::format("{:.1f}", up ? std::ceil(s * 10) / 10 : s);
+      return fmt::format("{:.0f}", up ? std::ceil(s) : s);
+    };
+    out = fmt::format("{}: measured {} s give ±{:.1f}% at 95% (within-run noise only)", w.rate->rate->name,
+                      seconds(w.measured_s, false), 100 * b.relative_half_width);
+    if (std::isfinite(b.needed_s)) out += fmt::format("; about {} s would give ±2%", seconds(b.needed_s, true));
   }
   if (!b.independent && std::isfinite(b.lag1)) {
     out += fmt::format(

@@ -145,6 +145,19 @@ TEST(InferenceSummary, SmallAndConstantSamples) {
   EXPECT_TRUE(std::isnan(summarize(zero_mean).cv));
 }
 
+TEST(InferenceSummary, NonnegativeFiguresIntervalStopsAtZero) {
+  // Two IOPS figures: t(0.975, 1) = 12.706, half width 12.706 * 70.71 / sqrt(2) = 635.3 around 150.
+  const std::vector<double> two = {100.0, 200.0};
+  const Summary plain = summarize(two);
+  EXPECT_NEAR(plain.mean_ci.low, 150.0 - 635.3, 0.1);
+  const Summary cut = summarize_nonnegative(two);
+  EXPECT_DOUBLE_EQ(cut.mean_ci.low, 0.0);
+  EXPECT_DOUBLE_EQ(cut.mean_ci.high, plain.mean_ci.high);
+  // A value below zero: the quantity can be negative, nothing is cut.
+  const std::vector<double> signed_values = {-1.0, 3.0};
+  EXPECT_DOUBLE_EQ(summarize_nonnegative(signed_values).mean_ci.low, summarize(signed_values).mean_ci.low);
+}
+
 TEST(InferenceRatio, ZeroSpreadAndKnownRatio) {
   const std::vector<double> a = {100, 100, 100};
   const std::vector<double> b = {90, 90, 90};

@@ -155,6 +155,23 @@ TEST(ReportImport, UnknownSchemaVersionIsAClearError) {
   }
 }
 
+TEST(ReportImport, AJournalIsNamedAsOneWithTheWayToItsRecord) {
+  TempDir dir;
+  const auto p = dir / "20261207T055351Z-9c2d31.journal.jsonl";
+  std::ofstream(p) << R"({"event":"run_start","record":{"schema":"drivelab.run/1","run_id":"x","tests":[]}})" << "\n"
+                   << R"({"event":"test_start","name":"t","kind":"io"})" << "\n";
+  Dataset d;
+  try {
+    add_file(d, p, {});
+    FAIL() << "expected a ConfigError";
+  } catch (const ConfigError& e) {
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find("a run's journal, not a result record"), std::string::npos) << msg;
+    EXPECT_NE(msg.find((dir / "20261207T055351Z-9c2d31.json").string()), std::string::npos) << msg;
+    EXPECT_NE(msg.find("drivelab results recover " + p.string()), std::string::npos) << msg;
+  }
+}
+
 TEST(ReportImport, GoldenRecordsGroupByTargetIdentity) {
   Dataset d;
   for (const auto& p : golden_records()) add_file(d, p, {});

@@ -9,6 +9,8 @@
 #include <cmath>
 #include <fstream>
 
+#include <fmt/format.h>
+
 #include "drivelab/core/errors.hpp"
 #include "drivelab/results/journal.hpp"
 #include "drivelab/results/merge.hpp"
@@ -196,6 +198,33 @@ TEST(WithinRun, BatchMeansOfTheRateOverFullIntervals) {
   EXPECT_TRUE(w->batch_means.ci.contains(1000));
   EXPECT_LT(w->batch_means.relative_half_width, 0.02);
   EXPECT_EQ(within_run_warning(*w), "");
+}
+
+TEST(WithinRun, OneLateIntervalKeepsTheOthers) {
+  // A loaded host closed one 200 ms interval 60 ms late: the reporting interval is still 200 ms
+  // (the median), and all ten intervals count.
+  TestRecord t = repetition("a", 0, 1000, 100);
+  for (int k = 0; k < 10; ++k) t.intervals.push_back(rate_interval(0.2 * (k + 1), k == 4 ? 0.26 : 0.2, 50));
+  const auto w = within_run_confidence(t);
+  ASSERT_TRUE(w.has_value());
+  EXPECT_EQ(w->intervals, 10u);
+  EXPECT_NEAR(w->measured_s, 2.0, 1e-9);
+}
+
+TEST(WithinRun, SecondsBelowTenKeepADecimalAndTheTimeNeededRoundsUp) {
+  TestRecord t = repetition("a", 0, 1000, 100);
+  // About ±3% from 2 s: some 4.5 s would give ±2%, a figure below 10 s, said to a tenth.
+  const double rates[] = {950, 1050, 970, 1030, 960, 1040, 990, 1010};
+  for (int k = 0; k < 8; ++k) t.intervals.push_back(rate_interval(0.25 * (k + 1), 0.25, rates[k]));
+  const auto w = within_run_confidence(t);
+  ASSERT_TRUE(w.has_value());
+  ASSERT_GT(w->batch_means.relative_half_width, 0.02);
+  ASSERT_LT(w->batch_means.needed_s, 10.0);
+  const std::string warning = within_run_warning(*w);
+  EXPECT_TRUE(warning.starts_with("iops: measured 2.0 s give ±")) << warning;
+  EXPECT_NE(warning.find(fmt::format("about {:.1f} s would give", std::ceil(w->batch_means.needed_s * 10) / 10)),
+            std::string::npos)
+      << warning;
 }
 
 TEST(WithinRun, AWideIntervalWarnsWithTheDurationThatWouldReachTwoPercent) {

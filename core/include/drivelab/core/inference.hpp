@@ -63,6 +63,12 @@ struct Summary {
 /// Throws std::invalid_argument on an empty span or a non-finite value.
 Summary summarize(std::span<const double> values, double level = 0.95, std::uint64_t seed = 1);
 
+/// summarize() for a quantity that cannot be negative (IOPS, TPS, latency, seconds): the mean's
+/// t interval is cut at 0 when no value is below it — at N = 2 (t = 12.7) two close figures
+/// otherwise give an interval reaching below zero. Cutting a confidence interval at the edge of the
+/// parameter's range keeps its coverage (the true mean is never in the part cut off).
+Summary summarize_nonnegative(std::span<const double> values, double level = 0.95, std::uint64_t seed = 1);
+
 /// A candidate's runs against a baseline's, as the ratio candidate / baseline of their geometric
 /// means: Welch's t on the natural logs (Welch 1947; Welch–Satterthwaite degrees of freedom), so
 /// ratio_ci is exp() of the interval of the difference of the log means. Log-normal run-to-run
