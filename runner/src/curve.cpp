@@ -1,6 +1,7 @@
 #include "drivelab/runner/curve.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
@@ -68,6 +69,24 @@ std::string curve_point_group(double pct) {
   std::string s = fmt::format("point_{}", pct);
   std::replace(s.begin(), s.end(), '.', '_');
   return s;
+}
+
+double run_rate_curve(const TestContext& ctx, double max_rate, const std::vector<double>& curve,
+                      const std::function<bool()>& stopped,
+                      const std::function<bool(const RateCurvePoint&)>& run_point) {
+  std::array<double, 2> max_run{max_rate, stopped() ? 1.0 : 0.0};
+  ctx.sum_over_hosts(max_run, "curve max run");
+  const double hosts = static_cast<double>(ctx.hosts());
+  for (std::size_t i = 0; i < curve.size() && max_run[1] == 0 && max_run[0] > 0; ++i) {
+    const RateCurvePoint point{.index = i + 1,
+                               .pct = curve[i],
+                               .group = curve_point_group(curve[i]),
+                               .rate_per_s = max_run[0] * curve[i] / 100.0 / hosts};
+    std::array<double, 1> point_stopped{stopped() || run_point(point) ? 1.0 : 0.0};
+    ctx.sum_over_hosts(point_stopped, "curve point");
+    if (point_stopped[0] > 0) break;
+  }
+  return max_run[0] > 0 ? max_run[0] : 0.0;
 }
 
 std::string_view to_string(SloOutcome o) noexcept {
