@@ -139,38 +139,22 @@ void warn_points_not_held(results::TestRecorder& rec, const std::vector<CurveRun
 void record_slo_answers(results::TestRecorder& rec, const std::vector<CurveRun>& runs,
                         const std::vector<SloBound>& slo) {
   if (slo.empty()) return;
-  results::Json answers = results::Json::array();
-  std::optional<runner::SloAnswer> binding;
-  std::string binding_text;
+  std::vector<runner::SloQuestion> questions;
   for (const SloBound& b : slo) {
-    std::vector<runner::CurveSample> samples;
+    runner::SloQuestion& q = questions.emplace_back();
+    q.bound = {b.key, fmt::format("p{:g} latency", b.percentile), b.bound_ms};
     for (const CurveRun& r : runs)
-      samples.push_back({r.group, r.tps(), ns_to_ms(r.totals.counters.latency.percentile(b.percentile))});
-    const runner::SloAnswer a = runner::max_rate_within(std::move(samples), b.bound_ms);
-    const runner::SloBound sb{b.key, fmt::format("p{:g} latency", b.percentile), b.bound_ms};
-    const std::string line = runner::describe(a, sb, "TPS");
-    rec.message(line);
-    answers.push_back(runner::to_json(a, sb, cat::max_tps_under_slo.name, "TPS"));
-    // Within every bound: the lowest answer (the first crossing of any bound).
-    if (!binding || a.rate < binding->rate) {
-      binding = a;
-      binding_text = line;
-    }
+      q.samples.push_back({r.group, r.tps(), ns_to_ms(r.totals.counters.latency.percentile(b.percentile))});
   }
-  const auto qps_of = [&](const std::optional<runner::CurveSample>& p) {
+  runner::SloAnswers a = runner::answer_slo(rec, std::move(questions), cat::max_tps_under_slo.name, "TPS");
+  const double qps = runner::figure_at(a.binding, [&](const std::string& group) {
     for (const CurveRun& r : runs)
-      if (p && r.group == p->group) return r.qps();
+      if (r.group == group) return r.qps();
     return 0.0;
-  };
-  double qps = 0;
-  if (binding->outcome == runner::SloOutcome::interpolated)
-    qps = qps_of(binding->below) + binding->fraction * (qps_of(binding->above) - qps_of(binding->below));
-  else if (binding->outcome == runner::SloOutcome::bound_not_reached)
-    qps = qps_of(binding->below);
-  const std::string within = slo.size() > 1 ? "within every slo bound; the lowest: " : "";
-  rec.metric(cat::max_tps_under_slo, binding->rate, within + binding_text);
-  rec.metric(cat::max_qps_under_slo, qps, "qps interpolated between the same runs: " + within + binding_text);
-  rec.detail("slo", std::move(answers));
+  });
+  rec.metric(cat::max_tps_under_slo, a.binding.rate, a.binding_text);
+  rec.metric(cat::max_qps_under_slo, qps, "qps interpolated between the same runs: " + a.binding_text);
+  rec.detail("slo", std::move(a.details));
 }
 
 }  // namespace drivelab::oltp::sysbench::detail

@@ -202,13 +202,7 @@ void SysbenchEmulator::prepare_phase(runner::TestContext& ctx) {
 }
 
 std::string SysbenchEmulator::schedule(const runner::TestSettings& settings) const {
-  if (!config_.rate_curve) return {};
-  const double w = std::chrono::duration<double>(settings.warmup).count();
-  const double d = std::chrono::duration<double>(settings.duration).count();
-  return fmt::format(
-      "rate: curve: closed-loop max run + {} open-loop points, each warm-up {:.0f} s + measured {:.0f} s: {:.0f} s "
-      "after the load",
-      config_.curve.size(), w, d, static_cast<double>(1 + config_.curve.size()) * (w + d));
+  return config_.rate_curve ? runner::rate_curve_schedule(config_.curve.size(), settings) : std::string();
 }
 
 void SysbenchEmulator::start_driver(runner::TestContext& ctx, double rate_per_s, std::uint64_t point) {

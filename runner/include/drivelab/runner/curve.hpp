@@ -41,6 +41,11 @@ std::vector<double> decode_curve(const config::Node& curve);
 /// percentage gives "point_12_5".
 std::string curve_point_group(double pct);
 
+/// The console line of an OLTP `rate: curve` before its run (Emulator::schedule): "rate: curve:
+/// closed-loop max run + 8 open-loop points, each warm-up 60 s + measured 300 s: 3240 s after the
+/// load".
+std::string rate_curve_schedule(std::size_t points, const TestSettings& settings);
+
 /// The percentiles an OLTP `slo:` bounds (kind sysbench: `p<N>_ms`; kind tpcc also
 /// `<type>_p<N>_ms`): the review labs' and TPC-C's 90th (clause 5.2.5.3), 95th (sysbench's
 /// default --percentile) and 99th.
@@ -126,5 +131,31 @@ std::string describe(const SloAnswer& a, const SloBound& b, std::string_view rat
 /// The record's details entry of one answer: {key, figure, bound_ms, answer, outcome, reason,
 /// below: {group, rate, value_ms}, above: {...}}; `metric` names the headline metric it gave.
 results::Json to_json(const SloAnswer& a, const SloBound& b, std::string_view metric, std::string_view rate_word);
+
+/// One bound of a sizing question and each curve run's figure for it (CurveSample::value, in the
+/// bound's unit).
+struct SloQuestion {
+  SloBound bound;
+  std::vector<CurveSample> samples;
+};
+
+/// The answers of a curve's sizing questions (answer_slo).
+struct SloAnswers {
+  results::Json details = results::Json::array();  ///< to_json of each question's answer, in order
+  SloAnswer binding;         ///< within every bound: the lowest answer (the first crossing of any)
+  std::string binding_text;  ///< describe() of `binding`, prefixed "within every slo bound; the
+                             ///< lowest: " when there are several questions
+};
+
+/// Answers each question (max_rate_within), writes its describe() line to the console
+/// (TestRecorder::message) and returns the answers; `metric` names the headline metric the caller
+/// records the binding answer as (max_tps_under_slo). No questions: no answers, binding no_points.
+SloAnswers answer_slo(results::TestRecorder& rec, std::vector<SloQuestion> questions, std::string_view metric,
+                      std::string_view rate_word);
+
+/// Another figure of the curve's runs at the answer `a` (tpmC, QPS): linearly interpolated
+/// between the bracketing runs with a.fraction (interpolated), the highest run's
+/// (bound_not_reached), else 0. `figure_of` gives a run's figure by its group.
+double figure_at(const SloAnswer& a, const std::function<double(const std::string& group)>& figure_of);
 
 }  // namespace drivelab::runner
