@@ -6,8 +6,8 @@
 ///
 /// Threads: `threads` workers, each with its own connection, its own prepared statements
 /// (sysbench_transactions.hpp PreparedSet, prepared when the thread starts, as thread_init()) and
-/// its own random stream (the seed split by thread index). Closed loop, no think time: each
-/// worker runs event after event as fast as the database answers.
+/// its own random stream (the seed split by thread index). Without `rate`: closed loop, no think
+/// time, each worker runs event after event as fast as the database answers.
 ///
 /// One event = one transaction, timed from before BEGIN to after COMMIT, restarts included
 /// (sysbench.event_start() .. event_stop()). When a call fails with an error sysbench ignores,
