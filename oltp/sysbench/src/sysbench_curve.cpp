@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "drivelab/results/catalogue.hpp"
+#include "drivelab/results/summary.hpp"
 #include "drivelab/runner/curve.hpp"
 #include "drivelab/runner/latency_metrics.hpp"
 
@@ -45,18 +46,18 @@ std::optional<std::string> rate_not_held(const DriverTotals& t, int threads) {
   const std::string why =
       capacity > 0 && capacity < t.rate_per_s * (1.0 - tolerance)
           ? fmt::format(
-                "{} threads at a mean execution time of {:.3g} ms serve at most about {:.0f} TPS (Little's law): "
+                "{} threads at a mean execution time of {} serve at most about {:.0f} TPS (Little's law): "
                 "raise threads, or lower rate",
-                threads, service_s * 1e3, capacity)
+                threads, results::format_latency(service_s * 1e3, "ms"), capacity)
           : fmt::format(
-                "{} threads at a mean execution time of {:.3g} ms could serve about {:.0f} TPS, so the database "
+                "{} threads at a mean execution time of {} could serve about {:.0f} TPS, so the database "
                 "(or its drive) did not keep up: lower rate",
-                threads, service_s * 1e3, capacity);
+                threads, results::format_latency(service_s * 1e3, "ms"), capacity);
   return fmt::format(
       "rate {:g}/s not held: {:.1f} TPS completed ({:.0f}% of it), {} events still queued at the end{}; queue "
-      "wait p99 {:.3g} ms. {}",
-      t.rate_per_s, tps, 100.0 * tps / t.rate_per_s, t.queued_at_end, dropped, ns_to_ms(c.lateness.percentile(99)),
-      why);
+      "wait p99 {}. {}",
+      t.rate_per_s, tps, 100.0 * tps / t.rate_per_s, t.queued_at_end, dropped,
+      results::format_latency(ns_to_ms(c.lateness.percentile(99)), "ms"), why);
 }
 
 void record_open_loop(results::TestRecorder& rec, const DriverTotals& t, int threads) {
