@@ -1,6 +1,8 @@
 #include "drivelab/runner/curve.hpp"
 
 #include <algorithm>
+#include <array>
+#include <chrono>
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
@@ -68,6 +70,33 @@ std::string curve_point_group(double pct) {
   std::string s = fmt::format("point_{}", pct);
   std::replace(s.begin(), s.end(), '.', '_');
   return s;
+}
+
+std::string rate_curve_schedule(std::size_t points, const TestSettings& settings) {
+  const double w = std::chrono::duration<double>(settings.warmup).count();
+  const double d = std::chrono::duration<double>(settings.duration).count();
+  return fmt::format(
+      "rate: curve: closed-loop max run + {} open-loop points, each warm-up {:.0f} s + measured {:.0f} s: {:.0f} s "
+      "after the load",
+      points, w, d, static_cast<double>(1 + points) * (w + d));
+}
+
+double run_rate_curve(const TestContext& ctx, double max_rate, const std::vector<double>& curve,
+                      const std::function<bool()>& stopped,
+                      const std::function<bool(const RateCurvePoint&)>& run_point) {
+  std::array<double, 2> max_run{max_rate, stopped() ? 1.0 : 0.0};
+  ctx.sum_over_hosts(max_run, "curve max run");
+  const double hosts = static_cast<double>(ctx.hosts());
+  for (std::size_t i = 0; i < curve.size() && max_run[1] == 0 && max_run[0] > 0; ++i) {
+    const RateCurvePoint point{.index = i + 1,
+                               .pct = curve[i],
+                               .group = curve_point_group(curve[i]),
+                               .rate_per_s = max_run[0] * curve[i] / 100.0 / hosts};
+    std::array<double, 1> point_stopped{stopped() || run_point(point) ? 1.0 : 0.0};
+    ctx.sum_over_hosts(point_stopped, "curve point");
+    if (point_stopped[0] > 0) break;
+  }
+  return max_run[0] > 0 ? max_run[0] : 0.0;
 }
 
 std::string_view to_string(SloOutcome o) noexcept {
@@ -161,6 +190,38 @@ results::Json to_json(const SloAnswer& a, const SloBound& b, std::string_view me
           {"reason", reason(a, b, rate_word)},
           {"below", sample_json(a.below)},
           {"above", sample_json(a.above)}};
+}
+
+SloAnswers answer_slo(results::TestRecorder& rec, std::vector<SloQuestion> questions, std::string_view metric,
+                      std::string_view rate_word) {
+  SloAnswers out;
+  bool first = true;
+  for (SloQuestion& q : questions) {
+    const SloAnswer a = max_rate_within(std::move(q.samples), q.bound.bound_ms);
+    const std::string line = describe(a, q.bound, rate_word);
+    rec.message(line);
+    out.details.push_back(to_json(a, q.bound, metric, rate_word));
+    if (first || a.rate < out.binding.rate) {
+      out.binding = a;
+      out.binding_text = line;
+    }
+    first = false;
+  }
+  if (questions.size() > 1) out.binding_text = "within every slo bound; the lowest: " + out.binding_text;
+  return out;
+}
+
+double figure_at(const SloAnswer& a, const std::function<double(const std::string& group)>& figure_of) {
+  switch (a.outcome) {
+    case SloOutcome::interpolated: {
+      const double lo = figure_of(a.below->group);
+      return lo + a.fraction * (figure_of(a.above->group) - lo);
+    }
+    case SloOutcome::bound_not_reached: return figure_of(a.below->group);
+    case SloOutcome::first_point_exceeds:
+    case SloOutcome::no_points: break;
+  }
+  return 0.0;
 }
 
 }  // namespace drivelab::runner

@@ -1,9 +1,52 @@
 #include "drivelab/oltp/sysbench/sysbench_config.hpp"
 
+#include <fmt/format.h>
+
 #include "drivelab/config/map_reader.hpp"
 #include "drivelab/oltp/sysbench/sysbench_schema.hpp"
 
 namespace drivelab::oltp::sysbench {
+namespace {
+
+// `rate: N` (sysbench --rate) or `rate: curve`.
+void decode_rate(config::MapReader& r, const config::Node& section, SysbenchConfig& c) {
+  const config::Node rate = section.defined() ? section.child("rate") : section;
+  if (rate.defined() && rate.is_scalar() && rate.scalar() == "curve") {
+    r.accept("rate");
+    c.rate_curve = true;
+    return;
+  }
+  double v = 0;
+  if (!r.number("rate", v, {.max = kMaxRatePerS})) return;
+  if (v > 0) {
+    c.rate_per_s = v;
+    return;
+  }
+  rate.error(fmt::format(
+      "rate must be above 0 transactions per second, found {:g} (sysbench's --rate=0 means no limit: leave rate "
+      "out for a closed loop), or `curve` for a sizing curve",
+      v));
+}
+
+// `slo: {p99_ms: 10, p95_ms: 5}`: p<N>_ms, N in runner::kOltpSloPercentiles.
+void decode_slo(const config::Node& n, SysbenchConfig& c) {
+  if (!n.defined()) return;
+  config::MapReader r(n);
+  bool given = false;
+  for (int pct : runner::kOltpSloPercentiles) {
+    const std::string key = fmt::format("p{}_ms", pct);
+    given = given || (n.is_map() && n.child(key).defined());
+    double ms = 0;
+    if (r.number(key, ms, {.min = 0.001, .max = 1e7}))
+      c.slo.push_back({.key = key, .percentile = static_cast<double>(pct), .bound_ms = ms});
+  }
+  r.finish();
+  if (!given && (n.is_map() || n.is_null()))  // anything else: MapReader said what it is
+    n.error(
+        "slo needs at least one bound in ms on the transaction latency: p90_ms, p95_ms or p99_ms; e.g. {p99_ms: 10}");
+}
+
+}  // namespace
 
 SysbenchConfig decode_sysbench_config(const config::Node& section) {
   SysbenchConfig c;
@@ -41,6 +84,11 @@ SysbenchConfig decode_sysbench_config(const config::Node& section) {
   }
   r.boolean("reuse", c.reuse);
   r.boolean("keep_database", c.keep_database);
+  decode_rate(r, section, c);
+  if (const config::Node curve = r.section("curve"); curve.defined()) {
+    if (std::vector<double> pts = runner::decode_curve(curve); !pts.empty()) c.curve = std::move(pts);
+  }
+  decode_slo(r.section("slo"), c);
   decode_failure_bound(r, c.failure_bound);
   decode_database(r, section, c.database);
   r.finish();
@@ -54,7 +102,7 @@ SysbenchConfig decode_sysbench_config(const config::Node& section) {
 
 results::Json to_json(const SysbenchConfig& c) {
   const auto& s = c.statements;
-  return results::Json{
+  results::Json j{
       {"workload", to_string(c.workload)},
       {"tables", c.tables},
       {"table_size", c.table_size},
@@ -80,6 +128,18 @@ results::Json to_json(const SysbenchConfig& c) {
       {"failure_bound", to_json(c.failure_bound)},
       {"database", to_json(c.database)},
   };
+  // Only when given, so the records of closed-loop runs keep their keys.
+  if (c.rate_per_s > 0) j["rate"] = c.rate_per_s;
+  if (c.rate_curve) {
+    j["rate"] = "curve";
+    j["curve"] = c.curve;
+    if (!c.slo.empty()) {
+      results::Json slo = results::Json::object();
+      for (const SloBound& b : c.slo) slo[b.key] = b.bound_ms;
+      j["slo"] = std::move(slo);
+    }
+  }
+  return j;
 }
 
 }  // namespace drivelab::oltp::sysbench

@@ -1,5 +1,7 @@
 #include "drivelab/oltp/sysbench/sysbench_driver.hpp"
 
+#include <chrono>
+
 #include <fmt/format.h>
 
 #include "drivelab/core/clock.hpp"
@@ -26,7 +28,7 @@ bool is_ignored_error(const DbStatus& s, const Dialect& dialect) noexcept {
 }
 
 void Counters::merge(const Counters& o) {
-  latency.merge(o.latency);
+  OpenLoopLatency::merge(o);
   events += o.events;
   queries.add(o.queries);
   reconnects += o.reconnects;
@@ -82,6 +84,57 @@ void Driver::start() {
     finish();
     throw BackendError(why);
   }
+  if (opt_.rate_per_s > 0) generator_ = std::thread([this, t0 = monotonic_ns()] { generator_main(t0); });
+}
+
+void Driver::generator_main(std::int64_t start_ns) {
+  // sysbench's sb_rand_exp(1e9 / rate) gaps, from a stream of its own (the workers' are 1..threads).
+  ArrivalSchedule schedule(opt_.rate_per_s, ArrivalDistribution::exponential,
+                           Rng(opt_.seed).split(static_cast<std::uint64_t>(opt_.threads) + 1), start_ns);
+  std::unique_lock lock(qmu_);
+  while (!stop_.load(std::memory_order_relaxed)) {
+    const std::int64_t now = monotonic_ns();
+    if (schedule.peek_ns() > now) {
+      // libstdc++'s steady_clock reads CLOCK_MONOTONIC, the clock of monotonic_ns().
+      gen_cv_.wait_until(lock, std::chrono::steady_clock::time_point(std::chrono::nanoseconds(schedule.peek_ns())),
+                         [&] { return stop_.load(std::memory_order_relaxed); });
+      continue;
+    }
+    // Every arrival that is due, each with its INTENDED time: a late wake-up shows as queue wait.
+    const bool measuring = measuring_.load(std::memory_order_acquire);
+    std::size_t pushed = 0;
+    while (schedule.peek_ns() <= now) {
+      const std::int64_t t = schedule.next_ns();
+      if (measuring) ++arrivals_;
+      if (queue_.size() >= kMaxQueueLen) {
+        if (measuring) ++dropped_;
+        continue;
+      }
+      queue_.push_back(t);
+      ++pushed;
+    }
+    if (pushed == 1)
+      qcv_.notify_one();
+    else if (pushed > 1)
+      qcv_.notify_all();
+  }
+}
+
+std::optional<std::int64_t> Driver::next_arrival() {
+  std::unique_lock lock(qmu_);
+  qcv_.wait(lock, [&] { return stop_.load(std::memory_order_relaxed) || !queue_.empty(); });
+  if (stop_.load(std::memory_order_relaxed)) return std::nullopt;  // queued events are dropped at the end
+  const std::int64_t t = queue_.front();
+  queue_.pop_front();
+  return t;
+}
+
+void Driver::wake_all() {
+  {
+    std::lock_guard lock(qmu_);
+  }  // a worker or the generator between its check and its wait sees the stop
+  qcv_.notify_all();
+  gen_cv_.notify_all();
 }
 
 void Driver::begin_measurement() {
@@ -124,8 +177,12 @@ void Driver::finish() {
       beyond = failures_.check_end(measure_end_ns_);
     }
     if (beyond) fail(std::move(*beyond));
+    std::lock_guard lock(qmu_);
+    queued_at_end_ = queue_.size();
   }
   stop_.store(true);
+  wake_all();
+  if (generator_.joinable()) generator_.join();
   for (auto& th : threads_)
     if (th.joinable()) th.join();
   // Close the sessions now (not at destruction): a managed server may be stopped next.
@@ -143,6 +200,13 @@ DriverTotals Driver::totals() const {
     out.in_doubt += w->in_doubt;
   }
   out.attempts = failures_.totals().at(0);
+  out.rate_per_s = opt_.rate_per_s;
+  {
+    std::lock_guard lock(qmu_);
+    out.arrivals = arrivals_;
+    out.arrivals_dropped = dropped_;
+    out.queued_at_end = queued_at_end_;
+  }
   std::lock_guard lock(mu_);
   if (measure_start_ns_ != 0) {
     const std::int64_t end = measure_end_ns_ != 0 ? measure_end_ns_ : monotonic_ns();
@@ -164,13 +228,20 @@ void Driver::fail(std::string message) {
   failed_.store(true);
   stop_.store(true);
   ready_cv_.notify_all();
+  wake_all();
 }
 
-void Driver::record(Worker& w, std::int64_t latency_ns, const QueryCounts& q, std::uint64_t reconnects) {
+void Driver::record(Worker& w, std::int64_t intended_ns, std::int64_t start_ns, std::int64_t done_ns,
+                    const QueryCounts& q, std::uint64_t reconnects) {
   if (!measuring_.load(std::memory_order_acquire)) return;  // warm-up
+  const std::int64_t latency_ns = done_ns - intended_ns;
+  const bool open = opt_.rate_per_s > 0;
   std::lock_guard lock(w.mu);
   for (Counters* c : {&w.interval, &w.total}) {
-    c->latency.record(latency_ns);
+    if (open)
+      c->record(intended_ns, start_ns, done_ns);  // latency, queue wait (lateness) and service
+    else
+      c->latency.record(latency_ns);
     ++c->events;
     c->queries.add(q);
     c->reconnects += reconnects;
@@ -195,7 +266,15 @@ void Driver::worker_main(Worker& w) {
   EventPlan plan;
   try {
     while (!stop_.load(std::memory_order_relaxed)) {
+      // Open loop: the next event of the queue (sysbench's sb_more_events), timed from its arrival.
+      std::int64_t intended = 0;
+      if (opt_.rate_per_s > 0) {
+        const std::optional<std::int64_t> arrival = next_arrival();
+        if (!arrival) break;
+        intended = *arrival;
+      }
       const std::int64_t t0 = monotonic_ns();
+      if (opt_.rate_per_s <= 0) intended = t0;
       QueryCounts q;
       std::uint64_t reconnects = 0;
       bool abandoned = false;
@@ -248,7 +327,7 @@ void Driver::worker_main(Worker& w) {
         }
       }
       if (abandoned) break;
-      record(w, monotonic_ns() - t0, q, reconnects);
+      record(w, intended, t0, monotonic_ns(), q, reconnects);
     }
   } catch (const std::exception& ex) {
     fail(fmt::format("thread {}: {}", w.index, ex.what()));

@@ -15,6 +15,7 @@
 #include "drivelab/core/phase.hpp"
 #include "drivelab/oltp/sysbench/sysbench_preflight.hpp"
 #include "drivelab/oltp/sysbench/sysbench_schema.hpp"
+#include "drivelab/runner/curve.hpp"
 #include "drivelab/runner/latency_metrics.hpp"
 
 namespace drivelab::oltp::sysbench::detail {
@@ -94,6 +95,8 @@ std::string sysbench_command(const SysbenchConfig& c, const runner::TestSettings
       "sysbench {} --tables={} --table-size={} --threads={} --time={} --report-interval={}", to_string(c.workload),
       c.tables, c.table_size, c.threads, std::chrono::duration_cast<std::chrono::seconds>(s.duration).count(),
       std::max<std::int64_t>(1, std::chrono::duration_cast<std::chrono::seconds>(s.interval).count()));
+  // sysbench's --rate is an integer (src/sysbench.c: SB_OPT("rate", ..., INT)).
+  if (c.rate_per_s > 0) cmd += fmt::format(" --rate={}", std::max<long long>(1, std::llround(c.rate_per_s)));
   const RandOptions dr;
   cmd += fmt::format(" --rand-type={}", to_string(c.rand.type));
   if (c.rand.spec_iter != dr.spec_iter) cmd += fmt::format(" --rand-spec-iter={}", c.rand.spec_iter);
@@ -198,18 +201,26 @@ void SysbenchEmulator::prepare_phase(runner::TestContext& ctx) {
                            backend.dialect().name));
 }
 
-void SysbenchEmulator::start_driver(runner::TestContext& ctx) {
+std::string SysbenchEmulator::schedule(const runner::TestSettings& settings) const {
+  return config_.rate_curve ? runner::rate_curve_schedule(config_.curve.size(), settings) : std::string();
+}
+
+void SysbenchEmulator::start_driver(runner::TestContext& ctx, double rate_per_s, std::uint64_t point) {
   DriverOptions opt;
   opt.workload = config_.workload;
   opt.statements = config_.statements;
   opt.rand = config_.rand;
   opt.scale = scale_;
   opt.threads = config_.threads;
-  opt.seed = Rng(ctx.seed).split(kStreamWorkers)();
+  // Each curve point's workers and arrivals draw from their own stream (point 0: the test's).
+  Rng workers = Rng(ctx.seed).split(kStreamWorkers);
+  if (point > 0) workers = workers.split(point);
+  opt.seed = workers();
   opt.failure_bound = config_.failure_bound;
+  opt.rate_per_s = rate_per_s;
   driver_ = std::make_unique<Driver>(db_->backend(), opt);
   driver_->start();
-  ctx.recorder->detail("threads", config_.threads);
+  if (point == 0) ctx.recorder->detail("threads", config_.threads);
 }
 
 bool SysbenchEmulator::stop_or_failed(const runner::TestContext& ctx) const noexcept {
@@ -218,7 +229,7 @@ bool SysbenchEmulator::stop_or_failed(const runner::TestContext& ctx) const noex
 
 void SysbenchEmulator::warmup_phase(runner::TestContext& ctx) {
   const std::int64_t t0 = monotonic_ns();
-  start_driver(ctx);
+  start_driver(ctx, config_.rate_per_s, 0);
   wait_until(t0 + settings_.warmup.count(), [&] { return stop_or_failed(ctx); });
   warmup_s_ = seconds_between(t0, monotonic_ns());
   if (driver_->failed()) {
@@ -227,9 +238,7 @@ void SysbenchEmulator::warmup_phase(runner::TestContext& ctx) {
   }
 }
 
-void SysbenchEmulator::run_phase(runner::TestContext& ctx) {
-  if (!driver_) start_driver(ctx);
-  driver_->begin_measurement();
+void SysbenchEmulator::measure_intervals(runner::TestContext& ctx) {
   const std::int64_t t0 = monotonic_ns();
   const auto aborted = [&] { return stop_or_failed(ctx); };
   for_each_interval(t0, t0 + settings_.duration.count(), settings_.interval.count(), aborted, [&](bool) {
@@ -240,7 +249,7 @@ void SysbenchEmulator::run_phase(runner::TestContext& ctx) {
       const double s = iv.duration_s;
       const auto per_s = [s](std::uint64_t n) { return static_cast<double>(n) / s; };
       results::Interval out;
-      out.t_s = seconds_between(t0, monotonic_ns());
+      out.t_s = seconds_between(run_start_ns_, monotonic_ns());
       out.duration_s = s;
       out.values = {results::interval_value(cat::tps, per_s(c.events)),
                     results::interval_value(cat::qps, per_s(c.queries.total())),
@@ -256,14 +265,52 @@ void SysbenchEmulator::run_phase(runner::TestContext& ctx) {
       ctx.recorder->interval(std::move(out));
     }
   });
+}
+
+void SysbenchEmulator::run_phase(runner::TestContext& ctx) {
+  if (!driver_) start_driver(ctx, config_.rate_per_s, 0);
+  driver_->begin_measurement();
+  run_start_ns_ = monotonic_ns();
+  measure_intervals(ctx);
   driver_->finish();
   const DriverTotals totals = driver_->totals();
-  record_results(ctx, totals);
-  ctx.recorder->set_phase_times(warmup_s_, totals.measured_s);
+  std::vector<CurveRun> runs;
+  if (config_.rate_curve) {
+    runs.push_back(CurveRun{.group = "max", .totals = totals});
+    run_curve(ctx, runs);
+  }
+  record_results(ctx, totals, runs);
+  double measured = 0;
+  for (const CurveRun& r : runs) measured += r.totals.measured_s;
+  ctx.recorder->set_phase_times(warmup_s_, runs.empty() ? totals.measured_s : measured);
   if (auto err = driver_->fatal_error()) throw BackendError(*err);
 }
 
-void SysbenchEmulator::record_results(runner::TestContext& ctx, const DriverTotals& totals) {
+void SysbenchEmulator::run_curve(runner::TestContext& ctx, std::vector<CurveRun>& runs) {
+  auto& rec = *ctx.recorder;
+  const auto stopped = [&] { return stop_or_failed(ctx); };
+  const double job_max =
+      runner::run_rate_curve(ctx, runs.front().tps(), config_.curve, stopped, [&](const runner::RateCurvePoint& p) {
+        rec.message(fmt::format("curve point {:g}%: {:.1f} TPS (open loop)", p.pct, p.rate_per_s));
+        driver_.reset();
+        start_driver(ctx, p.rate_per_s, p.index);
+        if (!wait_until(monotonic_ns() + settings_.warmup.count(), stopped)) {
+          driver_->finish();
+          return true;
+        }
+        driver_->begin_measurement();
+        measure_intervals(ctx);
+        driver_->finish();
+        if (!driver_->failed())
+          runs.push_back(CurveRun{
+              .group = p.group, .requested_pct = p.pct, .requested_tps = p.rate_per_s, .totals = driver_->totals()});
+        return stop_or_failed(ctx);
+      });
+  if (job_max <= 0) rec.warning("rate: curve: the max run completed nothing, so there is no rate to take a share of");
+}
+
+void SysbenchEmulator::record_results(runner::TestContext& ctx, const DriverTotals& totals,
+                                      const std::vector<CurveRun>& runs) {
   auto& rec = *ctx.recorder;
   const Counters& c = totals.counters;
   const double secs = totals.measured_s > 0 ? totals.measured_s : 1e-9;
@@ -275,6 +322,8 @@ void SysbenchEmulator::record_results(runner::TestContext& ctx, const DriverTota
   // "SQL statistics" of db_driver.c), headline first.
   rec.metric(cat::tps, per_s(c.events), "transactions (events) per second: sysbench's \"transactions\"");
   rec.metric(cat::qps, per_s(c.queries.total()), "queries per second (read + write + other): sysbench's \"queries\"");
+  // The sizing answers among the summary's first columns, as kind tpcc records them.
+  if (config_.rate_curve) record_slo_answers(rec, runs, config_.slo);
   runner::record_latency(rec, h, "latency", cat::latency, LatencyUnit::ms,
                          {LatencyFigure::avg("mean transaction latency, restarts included"),
                           LatencyFigure::p(95, "95th percentile (sysbench's default --percentile=95)"),
@@ -321,6 +370,14 @@ void SysbenchEmulator::record_results(runner::TestContext& ctx, const DriverTota
   if (const AttemptTotals& a = totals.attempts; a.first_error)
     rec.detail("failed_attempts", {{to_string(config_.workload), to_json(a)}});
   if (c.events > 0) rec.detail("queries_per_transaction", n(c.queries.total()) / n(c.events));
+  if (totals.rate_per_s > 0) record_open_loop(rec, totals, config_.threads);
+  if (config_.rate_curve) {
+    for (const CurveRun& r : runs) record_curve_point(rec, r);
+    rec.detail("points", curve_points_json(runs, config_.threads));
+    warn_points_not_held(rec, runs, config_.threads);
+  } else if (!config_.slo.empty()) {
+    rec.warning("slo: the sizing answers are read off a curve; this run is not one (rate: curve), so none");
+  }
 }
 
 void SysbenchEmulator::verify_phase(runner::TestContext& ctx) {

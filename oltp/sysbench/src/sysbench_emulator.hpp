@@ -5,16 +5,21 @@
 //            allows, else (re)creates and loads them (sysbench prepare)
 //   warmup   starts the worker threads, unrecorded (sysbench --warmup-time)
 //   run      records from now on without stopping them; one interval per settings.interval
-//            (sysbench --report-interval), then sysbench's final report as metrics
+//            (sysbench --report-interval), then sysbench's final report as metrics; with
+//            `rate: curve` the closed-loop run is the curve's max run, followed by one open-loop
+//            run (warm-up + measured time) per curve point (sysbench_curve.hpp)
 //   verify   every table still holds table_size rows (each DELETE has its INSERT)
 //   cleanup  stops the workers, drops the tables unless keep_database or reuse, stops a managed
 //            server
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "drivelab/oltp/database/database.hpp"
 #include "drivelab/oltp/database/database_emulator.hpp"
 #include "drivelab/oltp/sysbench/sysbench_config.hpp"
 #include "drivelab/oltp/sysbench/sysbench_driver.hpp"
+#include "sysbench_curve.hpp"
 
 namespace drivelab::oltp::sysbench::detail {
 
@@ -24,6 +29,7 @@ class SysbenchEmulator final : public DatabaseEmulator {
   ~SysbenchEmulator() override;
 
   results::Json effective_config() const override;
+  std::string schedule(const runner::TestSettings& settings) const override;
   void cleanup(runner::TestContext& ctx) noexcept override;
 
  private:
@@ -33,10 +39,17 @@ class SysbenchEmulator final : public DatabaseEmulator {
   void run_phase(runner::TestContext& ctx) override;
   void verify_phase(runner::TestContext& ctx) override;
   const ManagedServer* managed_server() const noexcept override;
-  void start_driver(runner::TestContext& ctx);
+  /// Starts the workers: a closed loop (rate_per_s 0) or an open loop; `point` > 0 is a curve
+  /// point, whose workers draw from a stream of their own.
+  void start_driver(runner::TestContext& ctx, double rate_per_s, std::uint64_t point);
+  /// One interval per settings.interval until the measured time ends or the run stops.
+  void measure_intervals(runner::TestContext& ctx);
+  /// The open-loop points of rate: curve after the max run runs.front().
+  void run_curve(runner::TestContext& ctx, std::vector<CurveRun>& runs);
   /// A stop was requested or a worker failed: what ends the phase's waits (core/phase.hpp).
   bool stop_or_failed(const runner::TestContext& ctx) const noexcept;
-  void record_results(runner::TestContext& ctx, const DriverTotals& totals);
+  /// `runs`: the curve's (rate: curve), else empty.
+  void record_results(runner::TestContext& ctx, const DriverTotals& totals, const std::vector<CurveRun>& runs);
 
   SysbenchConfig config_;
   runner::TestSettings settings_;
@@ -45,6 +58,7 @@ class SysbenchEmulator final : public DatabaseEmulator {
   std::unique_ptr<Driver> driver_;
   bool loaded_by_us_ = false;
   double warmup_s_ = 0;
+  std::int64_t run_start_ns_ = 0;  ///< the measured phase's start: the intervals' time axis
 };
 
 }  // namespace drivelab::oltp::sysbench::detail

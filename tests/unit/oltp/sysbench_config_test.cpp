@@ -146,5 +146,71 @@ TEST(SysbenchPreflight, ANeedAboveTheServersMaximumAdvisesSizesThatFitInsteadOfR
   EXPECT_EQ(one->find("thread(s) with 100000 table(s)"), std::string::npos) << *one;
 }
 
+TEST(SysbenchConfig, RateIsSysbenchsOpenLoop) {
+  const auto d = decode("sysbench:\n  threads: 4\n  rate: 250.5\n");
+  ASSERT_EQ(d.errors, "");
+  EXPECT_DOUBLE_EQ(d.config.rate_per_s, 250.5);
+  EXPECT_FALSE(d.config.rate_curve);
+  EXPECT_EQ(to_json(d.config)["rate"], 250.5);
+  // A closed loop writes no rate, so the records of closed-loop runs keep their keys.
+  const auto closed = decode("sysbench: {}\n");
+  EXPECT_EQ(closed.config.rate_per_s, 0.0);
+  EXPECT_FALSE(to_json(closed.config).contains("rate"));
+  EXPECT_FALSE(to_json(closed.config).contains("curve"));
+}
+
+TEST(SysbenchConfig, RateCurveWithSloBounds) {
+  const auto d = decode("sysbench:\n  rate: curve\n  curve: [25, 50, 100, 120]\n  slo: {p99_ms: 10, p90_ms: 4}\n");
+  ASSERT_EQ(d.errors, "");
+  EXPECT_TRUE(d.config.rate_curve);
+  EXPECT_EQ(d.config.rate_per_s, 0.0);  // the max run is a closed loop
+  EXPECT_EQ(d.config.curve, (std::vector<double>{25, 50, 100, 120}));
+  ASSERT_EQ(d.config.slo.size(), 2u);
+  EXPECT_EQ(d.config.slo[0].key, "p90_ms");  // in the order of runner::kOltpSloPercentiles
+  EXPECT_DOUBLE_EQ(d.config.slo[0].percentile, 90);
+  EXPECT_DOUBLE_EQ(d.config.slo[0].bound_ms, 4);
+  EXPECT_EQ(d.config.slo[1].key, "p99_ms");
+  EXPECT_DOUBLE_EQ(d.config.slo[1].percentile, 99);
+  EXPECT_DOUBLE_EQ(d.config.slo[1].bound_ms, 10);
+  const results::Json j = to_json(d.config);
+  EXPECT_EQ(j["rate"], "curve");
+  EXPECT_EQ(j["curve"], (std::vector<double>{25, 50, 100, 120}));
+  EXPECT_EQ(j["slo"]["p99_ms"], 10.0);
+  // The default curve is runner::kDefaultSizingCurve: past the max run to 120%.
+  EXPECT_EQ(decode("sysbench:\n  rate: curve\n").config.curve,
+            (std::vector<double>{10, 50, 70, 80, 90, 100, 110, 120}));
+  // curve and slo are kept without rate: curve (an override turns a curve into one run); the
+  // slo is warned about when the run is not a curve (SysbenchEmulatorTest).
+  const auto kept = decode("sysbench:\n  curve: [50]\n  slo: {p95_ms: 3}\n");
+  EXPECT_EQ(kept.errors, "");
+  EXPECT_EQ(kept.config.slo.size(), 1u);
+}
+
+TEST(SysbenchConfig, RateMistakesAreReportedAtTheirKeys) {
+  const auto expect_error = [](const std::string& yaml, const std::string& expected) {
+    const auto d = decode(yaml);
+    EXPECT_NE(d.errors.find(expected), std::string::npos) << "expected: " << expected << "\ngot: " << d.errors;
+  };
+  expect_error("sysbench:\n  rate: 0\n",
+               "t.yaml:2:9: sysbench.rate: rate must be above 0 transactions per second, found 0 (sysbench's "
+               "--rate=0 means no limit: leave rate out for a closed loop)");
+  expect_error("sysbench:\n  rate: -5\n",
+               "t.yaml:2:9: sysbench.rate: rate must be above 0 transactions per second, found -5");
+  expect_error("sysbench:\n  rate: fast\n", "t.yaml:2:9: sysbench.rate: expected a number, found 'fast'");
+  expect_error("sysbench:\n  rate: 1e9\n", "t.yaml:2:9: sysbench.rate: rate must be");
+  expect_error("sysbench:\n  rate: curve\n  curve: [0, 50]\n",
+               "t.yaml:3:11: sysbench.curve[0]: curve points must be above 0 and at most 1000%, found 0");
+  expect_error("sysbench:\n  rate: curve\n  curve: [50, 50]\n", "sysbench.curve[1]: curve point 50 repeats");
+  expect_error("sysbench:\n  rate: curve\n  slo: {p98_ms: 5}\n",
+               "t.yaml:3:9: sysbench.slo.p98_ms: unknown key 'p98_ms' (did you mean");
+  expect_error("sysbench:\n  rate: curve\n  slo: {new_order_p99_ms: 5}\n",
+               "sysbench.slo.new_order_p99_ms: unknown key 'new_order_p99_ms'");
+  expect_error("sysbench:\n  rate: curve\n  slo: {}\n",
+               "t.yaml:3:8: sysbench.slo: slo needs at least one bound in ms on the transaction latency");
+  expect_error("sysbench:\n  rate: curve\n  slo: {p99_ms: -1}\n", "sysbench.slo.p99_ms: p99_ms must be");
+  expect_error("sysbench:\n  rate: curve\n  slo: {p99_ms: abc}\n",
+               "sysbench.slo.p99_ms: expected a number, found 'abc'");
+}
+
 }  // namespace
 }  // namespace drivelab::oltp::sysbench

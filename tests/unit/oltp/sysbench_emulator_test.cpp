@@ -2,6 +2,7 @@
 // run, report fields, verify, cleanup.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <sstream>
 #include <thread>
 
@@ -33,6 +34,105 @@ struct SysbenchEmulatorTest : ::testing::Test {
     return m ? m->value : -1;
   }
 };
+
+/// The value of `name` in metric group `group` of `t`, or -1 (and a failure) when missing.
+double group_metric(const results::TestRecord& t, std::string_view group, std::string_view name) {
+  for (const auto& g : t.groups)
+    if (g.name == group)
+      for (const auto& m : g.metrics)
+        if (m.name == name) return m.value;
+  ADD_FAILURE() << "no " << name << " in group " << group;
+  return -1;
+}
+
+bool has_warning(const results::TestRecord& t, std::string_view text) {
+  return std::any_of(t.warnings.begin(), t.warnings.end(),
+                     [&](const std::string& w) { return w.find(text) != std::string::npos; });
+}
+
+// rate: curve (issue 32 item 5): the closed-loop max run, then open-loop points at a percentage of
+// its TPS, each a metric group, and the sizing answer of slo read off them.
+TEST_F(SysbenchEmulatorTest, RateCurveRecordsItsPointsAndTheSloAnswer) {
+  const auto r =
+      run("protocol: p\nseed: 5\ntests:\n"
+          "  - {name: sbc, kind: sysbench, warmup: 200ms, duration: 1s, interval: 500ms,\n"
+          "     sysbench: {tables: 1, table_size: 2000, threads: 2, synchronous: 'OFF',\n"
+          "                rate: curve, curve: [20, 300], slo: {p99_ms: 50}}}\n");
+  ASSERT_EQ(r.record.tests.size(), 1u);
+  const auto& t = r.record.tests[0];
+  ASSERT_EQ(t.status, results::Status::complete) << t.reason << "\n" << out.str();
+  // The groups of the curve's runs, in order, after the threads' fairness of the max run.
+  std::vector<std::string> groups;
+  for (const auto& g : t.groups) groups.push_back(g.name);
+  EXPECT_EQ(groups, (std::vector<std::string>{"threads_fairness", "max", "point_020", "point_300"}));
+  const double max_tps = group_metric(t, "max", "tps");
+  ASSERT_GT(max_tps, 0);
+  EXPECT_DOUBLE_EQ(metric(t, "tps"), max_tps);  // the headline is the max run's
+  EXPECT_EQ(group_metric(t, "max", "requested_pct"), 0.0);
+  EXPECT_EQ(group_metric(t, "point_020", "requested_pct"), 20.0);
+  // A light point holds its rate (loosely: Poisson arrivals over one second, a busy machine).
+  const double light = 0.2 * max_tps;
+  EXPECT_NEAR(group_metric(t, "point_020", "arrival_rate"), light, 0.35 * light);
+  EXPECT_NEAR(group_metric(t, "point_020", "tps"), light, 0.35 * light);
+  EXPECT_GE(group_metric(t, "point_300", "queue_wait_p99_ms"), 0.0);
+  EXPECT_TRUE(t.histograms.count("latency.point_300"));
+  EXPECT_TRUE(t.histograms.count("queue_wait.point_020"));
+  // details.points: what the report's curve chart reads (achieved_tps, latency_*_ms).
+  ASSERT_TRUE(t.details.contains("points"));
+  const auto& points = t.details["points"];
+  ASSERT_EQ(points.size(), 3u);
+  EXPECT_EQ(points[0]["group"], "max");
+  EXPECT_NEAR(points[1]["requested_tps"].get<double>(), light, 1e-6 * light);
+  EXPECT_TRUE(points[1]["held"].is_boolean()) << points[1].dump();  // its value: timing, not asserted
+  // The answer: the highest TPS with p99 <= 50 ms, between the two runs that bracket the bound.
+  // The 300% point queues without end (its p99 is its backlog), so the bound is crossed.
+  const double answer = metric(t, "max_tps_under_slo");
+  EXPECT_GE(metric(t, "max_qps_under_slo"), 0.0);
+  ASSERT_TRUE(t.details.contains("slo"));
+  ASSERT_EQ(t.details["slo"].size(), 1u);
+  const auto& a = t.details["slo"][0];
+  EXPECT_EQ(a["key"], "p99_ms");
+  EXPECT_EQ(a["metric"], "max_tps_under_slo");
+  EXPECT_EQ(a["answer"].get<double>(), answer);
+  ASSERT_EQ(a["outcome"], "interpolated") << a.dump() << "\n" << points.dump();
+  const double lo = a["below"]["rate"].get<double>(), hi = a["above"]["rate"].get<double>();
+  EXPECT_LE(a["below"]["value_ms"].get<double>(), 50.0);
+  EXPECT_GT(a["above"]["value_ms"].get<double>(), 50.0);
+  EXPECT_GE(answer, std::min(lo, hi) - 1e-9);
+  EXPECT_LE(answer, std::max(lo, hi) + 1e-9);
+  // The bracketing runs are curve runs, with the figures details.points gives them.
+  for (const auto* side : {&a["below"], &a["above"]}) {
+    const auto it =
+        std::find_if(points.begin(), points.end(), [&](const auto& p) { return p["group"] == (*side)["group"]; });
+    ASSERT_NE(it, points.end()) << side->dump();
+    EXPECT_DOUBLE_EQ((*it)["achieved_tps"].get<double>(), (*side)["rate"].get<double>());
+    EXPECT_DOUBLE_EQ((*it)["latency_p99_ms"].get<double>(), (*side)["value_ms"].get<double>());
+  }
+  EXPECT_EQ(t.config["rate"], "curve");
+  EXPECT_NE(out.str().find("max TPS with p99 latency <= 50 ms"), std::string::npos) << out.str();
+}
+
+// rate: N far above what one worker on SQLite completes: the schedule is kept (latency from the
+// intended arrival, the queue wait recorded apart) and the record says the rate was not held.
+TEST_F(SysbenchEmulatorTest, PacedRunBeyondTheDatabaseWarnsThatTheRateWasNotHeld) {
+  const auto r =
+      run("protocol: p\nseed: 7\ntests:\n"
+          "  - {name: sbr, kind: sysbench, warmup: 0s, duration: 1s, interval: 500ms,\n"
+          "     sysbench: {tables: 1, table_size: 1000, threads: 1, synchronous: 'OFF', rate: 100000,\n"
+          "                slo: {p99_ms: 5}}}\n");
+  ASSERT_EQ(r.record.tests.size(), 1u);
+  const auto& t = r.record.tests[0];
+  ASSERT_EQ(t.status, results::Status::complete) << t.reason << "\n" << out.str();
+  EXPECT_TRUE(has_warning(t, "rate 100000/s not held")) << ::testing::PrintToString(t.warnings);
+  EXPECT_TRUE(has_warning(t, "slo: the sizing answers are read off a curve")) << ::testing::PrintToString(t.warnings);
+  EXPECT_GT(metric(t, "arrival_rate"), 10 * metric(t, "tps"));
+  // Measured from the intended arrival: the backlog's wait is in the latency.
+  EXPECT_GT(metric(t, "queue_wait_p99_ms"), metric(t, "service_time_p99_ms"));
+  EXPECT_GE(metric(t, "latency_p99_ms"), metric(t, "queue_wait_p99_ms"));
+  EXPECT_GT(t.details["queued_at_end"].get<double>(), 0.0);
+  EXPECT_EQ(t.config["rate"], 100000.0);
+  EXPECT_NE(t.details["sysbench_command"].get<std::string>().find(" --rate=100000 "), std::string::npos);
+}
 
 TEST_F(SysbenchEmulatorTest, ReadWriteOnSqliteReportsSysbenchsFields) {
   const auto r =

@@ -80,3 +80,53 @@ TEST(SloAnswer, EqualRatesKeepTheirOrder) {
 
 }  // namespace
 }  // namespace drivelab::runner
+
+namespace drivelab::runner {
+namespace {
+
+// figure_at: another figure of the runs at the answer (tpmC, QPS), the same way as the rate.
+TEST(SloAnswer, FigureAtInterpolatesOtherFiguresTheSameWay) {
+  const SloAnswer a = max_rate_within({{"max", 1000, 9.0}, {"point_050", 500, 2.0}, {"point_080", 800, 4.0}}, 5.0);
+  const auto qps = [](const std::string& group) {
+    return group == "max" ? 20000.0 : group == "point_080" ? 16000.0 : 10000.0;
+  };
+  EXPECT_DOUBLE_EQ(figure_at(a, qps), 16000.0 + 0.2 * (20000.0 - 16000.0));
+  EXPECT_DOUBLE_EQ(figure_at(max_rate_within({{"max", 1000, 1.0}, {"point_050", 500, 0.5}}, 5.0), qps), 20000.0);
+  EXPECT_EQ(figure_at(max_rate_within({{"point_050", 500, 9.0}}, 5.0), qps), 0.0);
+  EXPECT_EQ(figure_at(max_rate_within({}, 5.0), qps), 0.0);
+}
+
+// run_rate_curve on one host: each point at its percentage of the max run, in order, with its
+// own stream index; the curve ends at the first stopped point; no points after an empty max run.
+TEST(RateCurve, RunsThePointsAtTheirShareOfTheMaxRunUntilStopped) {
+  TestContext ctx;
+  std::vector<RateCurvePoint> ran;
+  const auto run = [&](const RateCurvePoint& p) {
+    ran.push_back(p);
+    return p.pct >= 100;  // stopped during the 100% point
+  };
+  EXPECT_DOUBLE_EQ(run_rate_curve(ctx, 2000, {10, 50, 100, 120}, [] { return false; }, run), 2000);
+  ASSERT_EQ(ran.size(), 3u);
+  EXPECT_EQ(ran[0].index, 1u);
+  EXPECT_EQ(ran[0].group, "point_010");
+  EXPECT_DOUBLE_EQ(ran[0].rate_per_s, 200);
+  EXPECT_DOUBLE_EQ(ran[1].rate_per_s, 1000);
+  EXPECT_EQ(ran[2].group, "point_100");
+  ran.clear();
+  EXPECT_EQ(run_rate_curve(ctx, 0, {10, 50}, [] { return false; }, run), 0.0);
+  EXPECT_TRUE(ran.empty());
+  EXPECT_DOUBLE_EQ(run_rate_curve(ctx, 100, {10, 50}, [] { return true; }, run), 100);
+  EXPECT_TRUE(ran.empty()) << "stopped before the curve";
+}
+
+TEST(RateCurve, ScheduleSaysHowLongTheCurveRuns) {
+  TestSettings s;
+  s.warmup = std::chrono::seconds(60);
+  s.duration = std::chrono::seconds(300);
+  EXPECT_EQ(rate_curve_schedule(8, s),
+            "rate: curve: closed-loop max run + 8 open-loop points, each warm-up 60 s + measured 300 s: 3240 s after "
+            "the load");
+}
+
+}  // namespace
+}  // namespace drivelab::runner

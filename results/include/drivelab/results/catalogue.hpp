@@ -34,9 +34,9 @@ namespace catalogue {
 
 inline constexpr std::array kAll{
     &iops, &ios, &read_ios, &write_ios, &achieved_iops, &peak_iops, &max_run_iops, &max_iops_under_p99,
-    &max_iops_under_mean, &max_tps_under_slo, &max_tpmc_under_slo, &iops_per_cpu_s, &write_fps, &read_fps,
-    &write_passes, &read_passes, &tps, &tpm_c, &nopm, &qps, &reads_s, &writes_s, &other_s, &transactions, &new_orders,
-    &queries, &reads, &writes, &other, &events, &events_avg, &events_stddev, &count, &arrival_rate,
+    &max_iops_under_mean, &max_tps_under_slo, &max_tpmc_under_slo, &max_qps_under_slo, &iops_per_cpu_s, &write_fps,
+    &read_fps, &write_passes, &read_passes, &tps, &tpm_c, &nopm, &qps, &reads_s, &writes_s, &other_s, &transactions,
+    &new_orders, &queries, &reads, &writes, &other, &events, &events_avg, &events_stddev, &count, &arrival_rate,
     // throughput
     &throughput_mb_s, &mb_s, &write_mb_s, &read_mb_s, &fill_mb_s, &random_mb_s, &bytes, &read_bytes, &write_bytes,
     &bytes_written, &region_bytes,

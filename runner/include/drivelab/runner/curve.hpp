@@ -8,6 +8,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -15,6 +16,7 @@
 
 #include "drivelab/config/document.hpp"
 #include "drivelab/results/record.hpp"
+#include "drivelab/runner/emulator.hpp"
 
 namespace drivelab::runner {
 
@@ -38,6 +40,37 @@ std::vector<double> decode_curve(const config::Node& curve);
 /// The metric group of the curve point at pct %: "point_050", "point_120"; a fractional
 /// percentage gives "point_12_5".
 std::string curve_point_group(double pct);
+
+/// The console line of an OLTP `rate: curve` before its run (Emulator::schedule): "rate: curve:
+/// closed-loop max run + 8 open-loop points, each warm-up 60 s + measured 300 s: 3240 s after the
+/// load".
+std::string rate_curve_schedule(std::size_t points, const TestSettings& settings);
+
+/// The percentiles an OLTP `slo:` bounds (kind sysbench: `p<N>_ms`; kind tpcc also
+/// `<type>_p<N>_ms`): the review labs' and TPC-C's 90th (clause 5.2.5.3), 95th (sysbench's
+/// default --percentile) and 99th.
+inline constexpr std::array<int, 3> kOltpSloPercentiles{90, 95, 99};
+
+/// One open-loop point of an OLTP `rate: curve` (kind sysbench), as run_rate_curve hands it over.
+struct RateCurvePoint {
+  std::size_t index = 0;  ///< 1 for the first point (0 is the max run): the point's random stream
+  double pct = 0;         ///< of the job's max run rate
+  std::string group;      ///< curve_point_group(pct)
+  double rate_per_s = 0;  ///< this host's arrival rate: its share of pct % of the job's max run
+};
+
+/// Runs the open-loop points of an OLTP `rate: curve` after its closed-loop max run measured
+/// `max_rate` (this host's, per second), in `curve` order. As vdbench's curves on several hosts
+/// (docs/multihost.md): the points are percentages of the job's max run (max_rate summed over the
+/// hosts), each host offering its share (sum / hosts); every decision to go on is taken on the
+/// sums, so the hosts run the same points. `stopped` is asked before the curve and before each
+/// point; `run_point` runs one point and returns whether the test was stopped or failed during
+/// it; the curve ends after the first point stopped on any host. Collective on several hosts
+/// (TestContext::sum_over_hosts). Returns the job's max run rate: 0 when the max run completed
+/// nothing (no point is run then: there is no rate to take a share of).
+double run_rate_curve(const TestContext& ctx, double max_rate, const std::vector<double>& curve,
+                      const std::function<bool()>& stopped,
+                      const std::function<bool(const RateCurvePoint&)>& run_point);
 
 /// vdbench's curve rate: pct % of the max run's average IOPS (both truncated to integers, as
 /// vdbench computes it, RD_entry.set_iorate), rounded UP to a multiple of 100 when above 1,000
@@ -98,5 +131,31 @@ std::string describe(const SloAnswer& a, const SloBound& b, std::string_view rat
 /// The record's details entry of one answer: {key, figure, bound_ms, answer, outcome, reason,
 /// below: {group, rate, value_ms}, above: {...}}; `metric` names the headline metric it gave.
 results::Json to_json(const SloAnswer& a, const SloBound& b, std::string_view metric, std::string_view rate_word);
+
+/// One bound of a sizing question and each curve run's figure for it (CurveSample::value, in the
+/// bound's unit).
+struct SloQuestion {
+  SloBound bound;
+  std::vector<CurveSample> samples;
+};
+
+/// The answers of a curve's sizing questions (answer_slo).
+struct SloAnswers {
+  results::Json details = results::Json::array();  ///< to_json of each question's answer, in order
+  SloAnswer binding;         ///< within every bound: the lowest answer (the first crossing of any)
+  std::string binding_text;  ///< describe() of `binding`, prefixed "within every slo bound; the
+                             ///< lowest: " when there are several questions
+};
+
+/// Answers each question (max_rate_within), writes its describe() line to the console
+/// (TestRecorder::message) and returns the answers; `metric` names the headline metric the caller
+/// records the binding answer as (max_tps_under_slo). No questions: no answers, binding no_points.
+SloAnswers answer_slo(results::TestRecorder& rec, std::vector<SloQuestion> questions, std::string_view metric,
+                      std::string_view rate_word);
+
+/// Another figure of the curve's runs at the answer `a` (tpmC, QPS): linearly interpolated
+/// between the bracketing runs with a.fraction (interpolated), the highest run's
+/// (bound_not_reached), else 0. `figure_of` gives a run's figure by its group.
+double figure_at(const SloAnswer& a, const std::function<double(const std::string& group)>& figure_of);
 
 }  // namespace drivelab::runner

@@ -22,11 +22,14 @@ inline constexpr FigureFamily service_latency{"service_latency", MetricKind::lat
 inline constexpr FigureFamily lateness{"lateness", MetricKind::lateness,
                                        "submission minus intended start of an I/O (open loop)", "vdbench replay vdi",
                                        kHeadline | kGroup | kInterval};
-inline constexpr FigureFamily queue_wait{"queue_wait", MetricKind::latency,
-                                         "TPC-C: time a transaction waited for a connection of the pool", "tpcc",
-                                         kHeadline | kGroup};
-inline constexpr FigureFamily service_time{"service_time", MetricKind::latency,
-                                           "TPC-C: time a transaction held its connection", "tpcc", kHeadline | kGroup};
+inline constexpr FigureFamily queue_wait{
+    "queue_wait", MetricKind::latency,
+    "TPC-C: time a transaction waited for a connection of the pool; sysbench rate: time an event waited in the queue",
+    "tpcc sysbench", kHeadline | kGroup};
+inline constexpr FigureFamily service_time{
+    "service_time", MetricKind::latency,
+    "TPC-C: time a transaction held its connection; sysbench rate: an event's execution", "tpcc sysbench",
+    kHeadline | kGroup};
 
 // ---- operations --------------------------------------------------------------------------------
 inline constexpr MetricDef iops{.name = "iops",
@@ -112,7 +115,7 @@ inline constexpr MetricDef max_tps_under_slo{.name = "max_tps_under_slo",
                                              .description =
                                                  "rate: curve: the highest TPS whose latency figures "
                                                  "all stay within the slo bounds (interpolated)",
-                                             .recorded_by = "tpcc",
+                                             .recorded_by = "tpcc sysbench",
                                              .word = "TPS",
                                              .merge = HostMerge::per_host};
 inline constexpr MetricDef max_tpmc_under_slo{.name = "max_tpmc_under_slo",
@@ -125,6 +128,16 @@ inline constexpr MetricDef max_tpmc_under_slo{.name = "max_tpmc_under_slo",
                                               .recorded_by = "tpcc",
                                               .word = "tpmC",
                                               .merge = HostMerge::per_host};
+inline constexpr MetricDef max_qps_under_slo{.name = "max_qps_under_slo",
+                                             .unit = Unit::per_s,
+                                             .kind = MetricKind::operations,
+                                             .better = Direction::higher,
+                                             .description =
+                                                 "rate: curve: qps at max_tps_under_slo "
+                                                 "(interpolated the same way)",
+                                             .recorded_by = "sysbench",
+                                             .word = "QPS",
+                                             .merge = HostMerge::per_host};
 inline constexpr MetricDef iops_per_cpu_s{.name = "iops_per_cpu_s",
                                           .unit = Unit::per_cpu_s,
                                           .kind = MetricKind::cpu,
@@ -190,7 +203,7 @@ inline constexpr MetricDef qps{.name = "qps",
                                .better = Direction::higher,
                                .description = "queries per second (read + write + other)",
                                .recorded_by = "sysbench",
-                               .where = kHeadline | kInterval,
+                               .where = kHeadline | kGroup | kInterval,
                                .word = "QPS",
                                .traits = kSummedOverHosts};
 inline constexpr MetricDef reads_s{.name = "reads_s",
@@ -274,7 +287,7 @@ inline constexpr MetricDef arrival_rate{.name = "arrival_rate",
                                         .unit = Unit::per_s,
                                         .kind = MetricKind::setting,
                                         .description = "open loop: transactions that arrived per second",
-                                        .recorded_by = "tpcc",
+                                        .recorded_by = "tpcc sysbench",
                                         .where = kHeadline | kGroup};
 
 // ---- throughput --------------------------------------------------------------------------------

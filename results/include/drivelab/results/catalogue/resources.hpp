@@ -70,7 +70,7 @@ inline constexpr MetricDef measured_s{.name = "measured_s",
                                       .unit = Unit::s,
                                       .kind = MetricKind::time,
                                       .description = "measured time of the curve point",
-                                      .recorded_by = "vdbench tpcc",
+                                      .recorded_by = "vdbench tpcc sysbench",
                                       .where = kGroup};
 inline constexpr MetricDef elapsed_s{.name = "elapsed_s",
                                      .unit = Unit::s,
@@ -399,7 +399,7 @@ inline constexpr MetricDef requested_pct{.name = "requested_pct",
                                          .description =
                                              "curve points: the rate asked for, % of the max run (or of "
                                              "the trace's rate)",
-                                         .recorded_by = "vdbench replay vdi tpcc",
+                                         .recorded_by = "vdbench replay vdi tpcc sysbench",
                                          .where = kGroup};
 inline constexpr MetricDef point_pct{.name = "point_pct",
                                      .unit = Unit::pct,

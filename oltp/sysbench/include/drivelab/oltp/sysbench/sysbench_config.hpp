@@ -29,21 +29,47 @@
 ///                                       complete for tables x table_size (e.g. loaded by
 ///                                       `sysbench ... prepare`); never reload them
 ///   keep_database:     false            leave the tables after the test
+///   rate:              (closed loop)    --rate: open loop at this many transactions (events) per
+///                                       second in total (> 0; sysbench takes an integer, a
+///                                       fraction is kept here), arriving as a Poisson process
+///                                       into one event queue that the `threads` workers take
+///                                       from; latency is measured from each event's INTENDED
+///                                       arrival, the queue wait recorded apart (sysbench_driver.hpp)
+///   rate: curve                         a sizing curve (as vdbench's iorate=curve): the
+///                                       closed-loop max run (the headline), then one open-loop
+///                                       run per point of `curve` at that % of its TPS; each run
+///                                       has the test's warm-up and duration
+///   curve:             [10, 50, 70, 80, 90, 100, 110, 120]
+///                                       rate: curve only: % of the max run's TPS (> 0, <= 1000;
+///                                       runner::decode_curve)
+///   slo:               (none)           rate: curve only: bounds in ms on the transaction
+///                                       latency's percentiles, p90_ms, p95_ms, p99_ms, e.g.
+///                                       {p99_ms: 10}: the answer max_tps_under_slo (and
+///                                       max_qps_under_slo) is the highest TPS within every
+///                                       bound, interpolated between the curve's runs
+///                                       (runner/curve.hpp max_rate_within)
 ///   failure_bound: {failed: 50%, window: 5s}  the test fails when more than `failed` of the
 ///                                       event attempts (restarts included) fail with an error
 ///                                       sysbench ignores, over a window (failure_bound.hpp);
 ///                                       sysbench itself runs on and only reports err/s
 ///
-/// Errors are reported at file:line:col with the key path, all at once (config/document.hpp).
+/// curve and slo are kept but unused without rate: curve (one override turns a curve into a run);
+/// an slo on a run that is not a curve is a warning when it runs (no answer).
+/// Errors are reported at file:line:col with the key path, all at once (config/document.hpp):
+/// rate not a number, 0 or below ("rate must be above 0 ...: leave rate out for a closed loop"),
+/// an slo without a bound, a curve point out of range or repeated.
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "drivelab/config/document.hpp"
 #include "drivelab/core/names.hpp"
 #include "drivelab/oltp/database/database.hpp"
 #include "drivelab/oltp/sysbench/sysbench_random.hpp"
 #include "drivelab/results/record.hpp"
+#include "drivelab/runner/curve.hpp"
 #include "drivelab/runner/emulator.hpp"
 
 namespace drivelab::oltp::sysbench {
@@ -69,6 +95,17 @@ struct StatementOptions {
   std::int64_t range_size = 100;
 };
 
+/// One bound of `slo:`: a percentile of the transactions' latency, in ms.
+struct SloBound {
+  std::string key;         ///< as given: "p99_ms"
+  double percentile = 99;  ///< one of runner::kOltpSloPercentiles
+  double bound_ms = 0;
+};
+
+/// The most `rate:` takes: far above any database's TPS, small enough that one gap (1 / rate)
+/// stays a whole number of nanoseconds.
+inline constexpr double kMaxRatePerS = 10'000'000.0;
+
 struct SysbenchConfig {
   Workload workload = Workload::oltp_read_write;
   int tables = 1;
@@ -78,6 +115,10 @@ struct SysbenchConfig {
   StatementOptions statements;
   bool reuse = false;
   bool keep_database = false;
+  double rate_per_s = 0;    ///< rate: N (sysbench --rate); 0 = closed loop
+  bool rate_curve = false;  ///< rate: curve (a sizing curve)
+  std::vector<double> curve{runner::kDefaultSizingCurve.begin(), runner::kDefaultSizingCurve.end()};
+  std::vector<SloBound> slo;   ///< rate: curve only
   FailureBound failure_bound;  ///< failure_bound.hpp
   DatabaseConfig database;
 };
