@@ -373,6 +373,7 @@ class MpiCohort final : public runner::Cohort {
     ch_->cv.notify_all();
     const std::int64_t start = monotonic_now_ns();
     std::int64_t deadline = start + timeout.count();
+    const bool stop_at_entry = stop_.requested();
     bool stopped = false;
     std::int64_t stop_seen = 0;  // when the stop request was seen, if it cut the deadline
     for (;;) {
@@ -390,6 +391,14 @@ class MpiCohort final : public runner::Cohort {
         if (cut < deadline) {
           deadline = cut;
           stop_seen = now;
+        }
+        if (!stop_at_entry) {
+          // Records before collectives: the caller writes its record now, on its own thread (the
+          // MPI thread goes on with the collective meanwhile); its time counts in the grace.
+          lock.unlock();
+          stop_seen_while_waiting();
+          lock.lock();
+          continue;
         }
       }
       if (now >= deadline) {

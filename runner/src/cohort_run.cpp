@@ -45,7 +45,7 @@ std::string describe_cohort(const CohortRun& cr) {
 }
 
 bool phase_barrier(CohortRun& cr, const RunOptions& options, const StopFlag& stop, std::string_view test,
-                   const char* phase, std::string& failure, Json& barriers) {
+                   const char* phase, std::string& failure, Json& barriers, std::function<void()> on_stop) {
   if (cr.cohort == nullptr) return failure.empty() && !stop.requested();
   if (!cr.active()) {
     if (failure.empty()) failure = "the multi-host run is broken (an earlier collective failed)";
@@ -54,6 +54,11 @@ bool phase_barrier(CohortRun& cr, const RunOptions& options, const StopFlag& sto
   const PhaseState mine = !failure.empty()                            ? PhaseState::failed
                           : stop.requested() || !cr.peer_stop.empty() ? PhaseState::stopping
                                                                       : PhaseState::ready;
+  cr.cohort->on_stop_while_waiting(std::move(on_stop));
+  struct Clear {
+    Cohort& c;
+    ~Clear() { c.on_stop_while_waiting(nullptr); }
+  } clear{*cr.cohort};
   try {
     const PhaseVote v = cr.cohort->barrier(fmt::format("test {}: {}", test, phase), mine, options.barrier_timeout);
     barriers[phase] = v.released_unix_ns;
@@ -64,7 +69,8 @@ bool phase_barrier(CohortRun& cr, const RunOptions& options, const StopFlag& sto
       cr.peer_stop = fmt::format("stopped on {}", cr.cohort->describe_rank(v.rank));
     return v.state == PhaseState::ready;
   } catch (const CohortError& e) {
-    if (failure.empty()) failure = fmt::format("multi-host: {}", e.what());
+    if (cr.lost.empty()) cr.lost = fmt::format("multi-host: {}", e.what());
+    if (failure.empty()) failure = cr.lost;
     return false;
   }
 }

@@ -18,6 +18,7 @@
 /// phase, ior.c): what they do not remove, the start skew, is measured and recorded.
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <span>
 #include <stdexcept>
@@ -88,6 +89,22 @@ class Cohort {
   virtual bool broken() const noexcept = 0;
   /// Ends the whole job (MPI_Abort): every other rank is stopped by the launcher. Does not return.
   [[noreturn]] virtual void abort(int exit_code) = 0;
+
+  /// Records before collectives (docs/multihost.md, "When a host or rank dies"): `hook` runs once,
+  /// on the caller's thread, when a stop request is first seen during the wait of a collective
+  /// entered without one — typically the launcher's SIGTERM after another rank died, which Open
+  /// MPI follows with SIGKILL 1 s later (4.1) or 250 ms later (5), before the wait could end. The
+  /// runner writes its final record there; the wait then goes on, cut to kStopGrace. Set before
+  /// one collective and cleared after it (an empty function: none).
+  void on_stop_while_waiting(std::function<void()> hook) { stop_hook_ = std::move(hook); }
+
+ protected:
+  /// For implementations: runs the hook set by on_stop_while_waiting (once; it is cleared first).
+  /// What it throws is dropped: the wait goes on.
+  void stop_seen_while_waiting() noexcept;
+
+ private:
+  std::function<void()> stop_hook_;
 };
 
 /// This process's place in a job, as the launcher's environment says (read before MPI_Init, so
