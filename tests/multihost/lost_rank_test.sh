@@ -12,7 +12,11 @@
 #     the two is written when is docs/multihost.md, "When a host or rank dies"; either names the
 #     victim and its host as missing, and its I/O count and IOPS are the survivors' sums;
 #   - mpirun has ended (a hard timeout bounds it) and no process of the job is left.
-# A third case: rank 2 SIGSTOPped instead (alive but silent, as a paused VM: Open MPI notices
+# A third case, the launcher's SIGTERM while the survivors wait in a barrier (not measuring): rank 1
+# SIGSTOPped DELAY s into the phase, so the others finish it and wait at the verify barrier (the
+# default 10 min), and SIGKILLed 1 s after their phase ended: their records are final within 10 s
+# of the kill as above (written on the stop request inside the wait).
+# A fourth case: rank 2 SIGSTOPped instead (alive but silent, as a paused VM: Open MPI notices
 # nothing), --barrier-timeout 3s: the survivors finish their phase, fail at the verify barrier by
 # their deadline, and each record's reason names rank 2 and its host (the barrier's CohortError);
 # final within the rest of the phase + the timeout + 5 s of the stop.
@@ -76,7 +80,7 @@ measured_everywhere() {
   [ "$n" -eq "$ranks" ]
 }
 
-# run_case VICTIM [kill|stop]
+# run_case VICTIM kill|stopkill|stop
 run_case() {
   local victim=$1 how=${2:-kill}
   local name=$how$victim
@@ -105,7 +109,16 @@ run_case() {
   local pid death
   pid=$(rank_pid "$dir/out" "$victim") || fail "$name: no process of rank $victim"
   death=$(date +%s%N)
-  if [ "$how" = stop ]; then kill -STOP "$pid"; else kill -KILL "$pid"; fi
+  case $how in
+    kill) kill -KILL "$pid" ;;
+    stop) kill -STOP "$pid" ;;
+    stopkill)
+      kill -STOP "$pid"
+      sleep $((duration - delay + 1))
+      death=$(date +%s%N)
+      kill -KILL "$pid"
+      ;;
+  esac
   wait "$job_pid" || rc=$?
   job_pid=
   local t1
@@ -128,21 +141,26 @@ run_case() {
   fi
   python3 - "$dir/out" "$victim" "$ranks" "$death" "${merged_online:-$dir/merged.json}" "$(hostname)" \
     "$([ -n "$merged_online" ] && echo online || echo 'results merge')" "$rc" "$(((t1 - death) / 1000000))" "$how" \
-    "$limit" <<'EOF' ||
+    "$limit" "$delay" <<'EOF' ||
 import json, os, pathlib, sys
 out, victim, n, death = pathlib.Path(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
 merged_path, host, how, mpirun_rc, mpirun_ms = sys.argv[5], sys.argv[6], sys.argv[7], sys.argv[8], sys.argv[9]
 lost, limit = sys.argv[10], float(sys.argv[11])
 named = f"rank {victim} (host {host})"
 errors, times, survivors = [], [], []
-at = 0.0  # how far into the measured phase the victim was: its journal's last interval
-for line in next(out.glob(f"*-r{victim}.journal.jsonl")).read_text().splitlines():
-    try:
-        e = json.loads(line)
-    except ValueError:
-        continue
-    if e.get("event") == "interval":
-        at = max(at, e["interval"]["t_s"])
+# Where in the phase: a killed rank's last interval; a stopped one was stopped once every rank
+# had DELAY intervals (the launcher's SIGCONT resumes it later).
+at = "at the start of the phase"
+if lost == "kill":
+    for line in next(out.glob(f"*-r{victim}.journal.jsonl")).read_text().splitlines():
+        try:
+            e = json.loads(line)
+        except ValueError:
+            continue
+        if e.get("event") == "interval":
+            at = f"{e['interval']['t_s']:.0f}-{e['interval']['t_s'] + 1:.0f} s into the phase"
+else:
+    at = f"stopped {sys.argv[12]}+ s into the phase" + (", killed after it" if lost == "stopkill" else "")
 for path in sorted(out.glob("*-r*.json")):
     r = json.loads(path.read_text())
     rank = r["cohort"]["rank"]
@@ -188,7 +206,7 @@ except KeyError as e:
     errors.append(f"a test has no metric {e}")
 for e in errors:
     print(f"lost_rank_test: rank {victim} {lost}: {e}", file=sys.stderr)
-print(f"lost_rank_test: rank {victim} {lost} {at:.0f}-{at + 1:.0f} s into the phase -> final records: {', '.join(times)}; "
+print(f"lost_rank_test: rank {victim} {lost} {at} -> final records: {', '.join(times)}; "
       f"merged partial record by {how}; mpirun exit {mpirun_rc} {int(mpirun_ms) / 1000:.2f} s after the death")
 sys.exit(1 if errors else 0)
 EOF
@@ -199,5 +217,6 @@ export ranks ompi_major
 
 run_case 1 kill
 run_case 0 kill
+run_case 1 stopkill
 run_case 2 stop
 echo "lost_rank_test: PASS"

@@ -16,6 +16,11 @@
 /// Open MPI had stopped returning; the cohort is then broken and the MPI thread is left where it
 /// is (never joined), with every buffer its requests may still write into.
 ///
+/// A stop request first seen while the caller waits (not already made when it entered the
+/// collective) runs the caller's Cohort::on_stop_while_waiting hook, on the caller's thread with
+/// the MPI thread going on meanwhile, before the wait goes on cut to kStopGrace: the runner writes
+/// its final record there (records before collectives, docs/multihost.md).
+///
 /// The way out of a broken cohort is abort(): MPI_Abort (on the MPI thread when it is free, else
 /// from the caller's thread, which MPI_THREAD_MULTIPLE allows), and if that has not ended the
 /// process within 5 s, _exit with the same status; the launcher ends the job when a rank exits
