@@ -58,7 +58,9 @@ bool phase_barrier(CohortRun& cr, const RunOptions& options, const StopFlag& sto
 /// The end of a multi-host run: rank 0 gathers every rank's final record (as written: the JSON
 /// text), merges them with results::merge_host_records, the function `drivelab results merge`
 /// uses on the files, and writes <job_id>.json; latest.json names it. A failure here leaves every
-/// rank's own record as it is and is said on stderr.
+/// rank's own record as it is and is said on stderr. When a phase barrier broke the cohort, the
+/// survivors it saw do the same among themselves (Cohort::gather_survivors, at most 10 s): the
+/// lowest of them writes the merged partial record. A no-op on one host.
 void merge_online(CohortRun& cr, const RunOptions& options, RunOutcome& outcome, std::ostream& out);
 
 }  // namespace drivelab::runner::detail

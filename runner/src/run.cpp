@@ -319,7 +319,7 @@ RunOutcome run_protocol(Protocol& protocol, const RunOptions& options, const Sto
   if (options.live_metrics != nullptr) options.live_metrics->run_ended(record.status);
   journal.release_reserve();  // the run has ended: the space it held back is the user's again
   write_final(state, outcome, cr, out);
-  if (cr.active()) detail::merge_online(cr, options, outcome, out);
+  detail::merge_online(cr, options, outcome, out);
   conclude(outcome, cr, out);
   return outcome;
 }

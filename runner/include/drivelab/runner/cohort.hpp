@@ -85,8 +85,23 @@ class Cohort {
   /// Rank 0 receives every rank's `mine` (in rank order); the others get an empty vector.
   virtual std::vector<std::string> gather(std::string mine, std::string_view what,
                                           std::chrono::nanoseconds timeout) = 0;
-  /// True after a CohortError: no further collective may be called.
+  /// True after a CohortError: no further collective may be called (but gather_survivors).
   virtual bool broken() const noexcept = 0;
+  /// After a phase barrier broke the cohort: the ranks whose arrival this rank saw there, itself
+  /// included, in rank order (the survivors, as this rank knows them); empty otherwise.
+  virtual std::vector<int> survivors() const = 0;
+  /// The one exchange a broken cohort still makes (issue 34: the lowest surviving rank writes the
+  /// merged record): every rank of survivors() sends `mine` to the lowest of them, which receives
+  /// them, by rank (a rank outside survivors() gets an empty string); the others get an empty
+  /// vector. Point-to-point messages only, so a dead rank does not take part. Waits first for the
+  /// MPI thread to come back from the collective that broke the cohort; throws CohortError when
+  /// it does not or a survivor's message does not come within `timeout` (survivors that saw
+  /// different survivors time out here). Call survivors_done() after it on every survivor.
+  virtual std::vector<std::string> gather_survivors(std::string mine, std::chrono::nanoseconds timeout) = 0;
+  /// After gather_survivors: the lowest survivor tells the others it is done (its merged record
+  /// written), the others wait for that (at most `timeout`), so that none ends the job (abort())
+  /// before it is written. Throws CohortError on a timeout.
+  virtual void survivors_done(std::chrono::nanoseconds timeout) = 0;
   /// Ends the whole job (MPI_Abort): every other rank is stopped by the launcher. Does not return.
   [[noreturn]] virtual void abort(int exit_code) = 0;
 
