@@ -11,8 +11,9 @@
 /// forever: each takes a
 /// deadline and throws CohortError when the other ranks do not arrive in time (a host frozen,
 /// its network gone, a rank that took another branch); after a CohortError the cohort is
-/// broken(): the runner makes no further collective call, records the reason, writes its own
-/// record and ends the job with abort() so that mpirun stops the other ranks.
+/// broken(): the runner makes no further collective call (but the survivors' gather,
+/// gather_survivors), records the reason, writes its own record and ends the job with abort() so
+/// that mpirun stops the other ranks.
 ///
 /// The waits are IOR's phase barriers (IOR's `MPI_Barrier` before each open, write and read
 /// phase, ior.c): what they do not remove, the start skew, is measured and recorded.
