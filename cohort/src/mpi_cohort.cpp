@@ -50,6 +50,9 @@ constexpr int kClockExchanges = 8;
 constexpr int kTagClockPing = 101;
 constexpr int kTagClockPong = 102;
 constexpr int kTagArrival = 103;
+constexpr int kTagSurvivorSize = 104;
+constexpr int kTagSurvivorText = 105;
+constexpr int kTagSurvivorsDone = 106;
 /// How long abort() gives MPI_Abort to end this process before it _exits by itself.
 constexpr std::int64_t kAbortGraceNs = 5'000'000'000;
 /// A call into MPI that has not returned for this long is reported as stuck in the error.
@@ -175,6 +178,84 @@ class MpiCohort final : public runner::Cohort {
   const std::vector<std::string>& hosts() const noexcept override { return hosts_; }
   ClockOffset clock_offset() const noexcept override { return offset_; }
   bool broken() const noexcept override { return broken_; }
+  std::vector<int> survivors() const override { return survivors_; }
+
+  std::vector<std::string> gather_survivors(std::string mine, std::chrono::nanoseconds timeout) override {
+    if (survivors_.size() < 2) throw CohortError("no survivors to gather: no phase barrier broke the cohort");
+    struct Buffers {
+      std::string mine;
+      std::uint64_t n = 0;
+      std::vector<std::uint64_t> sizes;
+      std::vector<std::string> texts;
+    };
+    auto buf = std::make_shared<Buffers>();
+    buf->mine = std::move(mine);
+    buf->n = buf->mine.size();
+    const int root = survivors_.front();
+    if (rank_ == root) {
+      buf->sizes.resize(static_cast<std::size_t>(size_));
+      buf->texts.resize(static_cast<std::size_t>(size_));
+    }
+    const std::string what = fmt::format("the end of the run (the survivors' records to rank {})", root);
+    run_broken(
+        what, timeout,
+        [this, buf, root, what, others = survivors_] {
+          if (rank_ != root) {
+            std::array<MPI_Request, 2> reqs{MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+            check(MPI_Isend(&buf->n, 1, MPI_UINT64_T, root, kTagSurvivorSize, comm_, &reqs[0]), what);
+            check(MPI_Isend(buf->mine.data(), static_cast<int>(buf->n), MPI_CHAR, root, kTagSurvivorText, comm_,
+                            &reqs[1]),
+                  what);
+            poll(reqs.data(), 2, what);
+            return;
+          }
+          std::vector<MPI_Request> reqs;
+          for (int r : others)
+            if (r != rank_)
+              check(MPI_Irecv(&buf->sizes[static_cast<std::size_t>(r)], 1, MPI_UINT64_T, r, kTagSurvivorSize, comm_,
+                              &reqs.emplace_back(MPI_REQUEST_NULL)),
+                    what);
+          poll(reqs.data(), static_cast<int>(reqs.size()), what);
+          reqs.clear();
+          for (int r : others) {
+            if (r == rank_) continue;
+            std::string& t = buf->texts[static_cast<std::size_t>(r)];
+            t.resize(buf->sizes[static_cast<std::size_t>(r)]);
+            check(MPI_Irecv(t.data(), static_cast<int>(t.size()), MPI_CHAR, r, kTagSurvivorText, comm_,
+                            &reqs.emplace_back(MPI_REQUEST_NULL)),
+                  what);
+          }
+          poll(reqs.data(), static_cast<int>(reqs.size()), what);
+        },
+        buf);
+    if (rank_ == root) buf->texts[static_cast<std::size_t>(rank_)] = std::move(buf->mine);
+    return std::move(buf->texts);
+  }
+
+  void survivors_done(std::chrono::nanoseconds timeout) override {
+    if (survivors_.size() < 2) return;
+    const int root = survivors_.front();
+    auto token = std::make_shared<int>(0);
+    const std::string what = fmt::format("the end of the run (rank {} writes the merged record)", root);
+    run_broken(
+        what, timeout,
+        [this, token, root, what, others = survivors_] {
+          std::vector<MPI_Request> reqs;
+          if (rank_ == root) {
+            for (int r : others)
+              if (r != rank_)
+                check(MPI_Isend(token.get(), 1, MPI_INT, r, kTagSurvivorsDone, comm_,
+                                &reqs.emplace_back(MPI_REQUEST_NULL)),
+                      what);
+          } else {
+            check(MPI_Irecv(token.get(), 1, MPI_INT, root, kTagSurvivorsDone, comm_,
+                            &reqs.emplace_back(MPI_REQUEST_NULL)),
+                  what);
+          }
+          poll(reqs.data(), static_cast<int>(reqs.size()), what);
+        },
+        token);
+  }
 
   std::string broadcast(std::string value, std::string_view what) override {
     auto buf = std::make_shared<std::pair<std::uint64_t, std::string>>(value.size(), std::move(value));
@@ -373,6 +454,7 @@ class MpiCohort final : public runner::Cohort {
     ch_->cv.notify_all();
     const std::int64_t start = monotonic_now_ns();
     std::int64_t deadline = start + timeout.count();
+    const bool stop_at_entry = stop_.requested();
     bool stopped = false;
     std::int64_t stop_seen = 0;  // when the stop request was seen, if it cut the deadline
     for (;;) {
@@ -391,10 +473,23 @@ class MpiCohort final : public runner::Cohort {
           deadline = cut;
           stop_seen = now;
         }
+        if (!stop_at_entry) {
+          // Records before collectives: the caller writes its record now, on its own thread (the
+          // MPI thread goes on with the collective meanwhile); its time counts in the grace.
+          lock.unlock();
+          stop_seen_while_waiting();
+          lock.lock();
+          continue;
+        }
       }
       if (now >= deadline) {
         ch_->abandon.store(true);
         broken_ = true;
+        if (names_missing) {
+          survivors_.clear();
+          for (int r = 0; r < size_; ++r)
+            if (ch_->arrived[static_cast<std::size_t>(r)].load(std::memory_order_relaxed)) survivors_.push_back(r);
+        }
         if (keep) ch_->kept.push_back(std::move(keep));
         lock.unlock();
         throw CohortError(timeout_message(what, now - start, stop_seen != 0 ? now - stop_seen : -1, names_missing));
@@ -402,6 +497,33 @@ class MpiCohort final : public runner::Cohort {
       // A signal handler cannot wake a condition variable: look at the stop flag every 10 ms.
       ch_->cv.wait_for(lock, std::chrono::nanoseconds(std::min<std::int64_t>(deadline - now, 10'000'000)));
     }
+  }
+
+  /// run() on a broken cohort (gather_survivors): waits, within `timeout`, for the MPI thread to
+  /// come back from the abandoned collective (it does when Open MPI returns: poll() sees the
+  /// abandon), then runs `job` as run() does. The cohort stays broken.
+  void run_broken(std::string_view what, std::chrono::nanoseconds timeout, std::function<void()> job,
+                  std::shared_ptr<void> keep) {
+    const std::int64_t deadline = monotonic_now_ns() + timeout.count();
+    {
+      std::unique_lock lock(ch_->m);
+      while (ch_->running || ch_->posted) {
+        const std::int64_t now = monotonic_now_ns();
+        if (now >= deadline)
+          throw CohortError(fmt::format("{}: Open MPI has not returned from the collective that broke the run ({})",
+                                        what, ch_->in_mpi_call.load(std::memory_order_relaxed)));
+        ch_->cv.wait_for(lock, std::chrono::nanoseconds(std::min<std::int64_t>(deadline - now, 10'000'000)));
+      }
+    }
+    broken_ = false;
+    try {
+      run(what, std::chrono::nanoseconds(std::max<std::int64_t>(deadline - monotonic_now_ns(), 0)), std::move(job),
+          std::move(keep));
+    } catch (...) {
+      broken_ = true;
+      throw;
+    }
+    broken_ = true;
   }
 
   /// `since_stop_ns`: the time since the stop request that cut the wait, or -1 (the deadline was
@@ -512,6 +634,7 @@ class MpiCohort final : public runner::Cohort {
   int provided_ = MPI_THREAD_SINGLE;
   bool initialized_here_ = false;
   bool broken_ = false;
+  std::vector<int> survivors_;  ///< survivors(): set when a phase barrier broke the cohort
   std::vector<std::string> hosts_;
   ClockOffset offset_;
 };

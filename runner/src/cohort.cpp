@@ -44,6 +44,16 @@ std::string Cohort::describe_rank(int r) const {
   return fmt::format("rank {}", r);
 }
 
+void Cohort::stop_seen_while_waiting() noexcept {
+  std::function<void()> hook = std::exchange(stop_hook_, nullptr);
+  if (!hook) return;
+  try {
+    hook();
+  } catch (...) {
+    // the hook says its own errors; the collective's wait goes on
+  }
+}
+
 std::string expand_rank_pattern(std::string_view pattern, int rank, std::string_view host) {
   std::string out;
   for (std::size_t i = 0; i < pattern.size();) {

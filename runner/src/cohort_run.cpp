@@ -1,6 +1,8 @@
 // The multi-host side of run_protocol (cohort_run.hpp).
 #include "cohort_run.hpp"
 
+#include <algorithm>
+#include <chrono>
 #include <iostream>
 #include <vector>
 
@@ -45,7 +47,7 @@ std::string describe_cohort(const CohortRun& cr) {
 }
 
 bool phase_barrier(CohortRun& cr, const RunOptions& options, const StopFlag& stop, std::string_view test,
-                   const char* phase, std::string& failure, Json& barriers) {
+                   const char* phase, std::string& failure, Json& barriers, std::function<void()> on_stop) {
   if (cr.cohort == nullptr) return failure.empty() && !stop.requested();
   if (!cr.active()) {
     if (failure.empty()) failure = "the multi-host run is broken (an earlier collective failed)";
@@ -54,6 +56,11 @@ bool phase_barrier(CohortRun& cr, const RunOptions& options, const StopFlag& sto
   const PhaseState mine = !failure.empty()                            ? PhaseState::failed
                           : stop.requested() || !cr.peer_stop.empty() ? PhaseState::stopping
                                                                       : PhaseState::ready;
+  cr.cohort->on_stop_while_waiting(std::move(on_stop));
+  struct Clear {
+    Cohort& c;
+    ~Clear() { c.on_stop_while_waiting(nullptr); }
+  } clear{*cr.cohort};
   try {
     const PhaseVote v = cr.cohort->barrier(fmt::format("test {}: {}", test, phase), mine, options.barrier_timeout);
     barriers[phase] = v.released_unix_ns;
@@ -64,12 +71,70 @@ bool phase_barrier(CohortRun& cr, const RunOptions& options, const StopFlag& sto
       cr.peer_stop = fmt::format("stopped on {}", cr.cohort->describe_rank(v.rank));
     return v.state == PhaseState::ready;
   } catch (const CohortError& e) {
-    if (failure.empty()) failure = fmt::format("multi-host: {}", e.what());
+    if (cr.lost.empty()) cr.lost = fmt::format("multi-host: {}", e.what());
+    if (failure.empty()) failure = cr.lost;
     return false;
   }
 }
 
+namespace {
+
+/// Rank 0's (or the lowest survivor's) part of the end: merges the ranks' final records (`texts`
+/// by rank; an empty one is a missing rank) and writes <job_id>.json, which latest.json names. A
+/// failure is said, and every host's record is kept.
+void write_merged(const std::vector<std::string>& texts, const RunOptions& options, RunOutcome& outcome,
+                  std::ostream& out) {
+  try {
+    std::vector<results::MergeInput> inputs;
+    for (std::size_t r = 0; r < texts.size(); ++r)
+      if (!texts[r].empty())
+        inputs.push_back({results::run_record_from_json(Json::parse(texts[r])), fmt::format("rank {}", r)});
+    results::RunRecord merged = results::merge_host_records(std::move(inputs));
+    outcome.merged_path = options.out_dir / (merged.run_id + ".json");
+    results::write_record(outcome.merged_path, merged);
+    std::error_code ec;
+    const fs::path latest = options.out_dir / "latest.json";
+    fs::remove(latest, ec);
+    fs::create_symlink(outcome.merged_path.filename(), latest, ec);
+    outcome.merged = std::move(merged);
+  } catch (const std::exception& e) {
+    out << fmt::format(
+               "drivelab: the merged record could not be written: {}. Every host's record is kept; "
+               "drivelab results merge builds it from them\n",
+               e.what())
+        << std::flush;
+    outcome.merged_path.clear();
+  }
+}
+
+/// How long the survivors of a broken cohort wait for each other to merge (at most).
+constexpr std::chrono::seconds kSurvivorsWait{10};
+
+/// merge_online when a phase barrier broke the cohort: the survivors (the ranks each saw arrive
+/// there) send their final records to the lowest of them, which writes the merged partial record
+/// (the others `missing`, named with their hosts), and the others wait until it is written.
+void merge_survivors(CohortRun& cr, const RunOptions& options, RunOutcome& outcome, std::ostream& out) {
+  const std::vector<int> survivors = cr.cohort->survivors();
+  if (survivors.size() < 2) return;
+  const auto wait = std::min<std::chrono::nanoseconds>(options.barrier_timeout, kSurvivorsWait);
+  try {
+    std::vector<std::string> texts = cr.cohort->gather_survivors(results::to_json(outcome.record).dump(), wait);
+    if (cr.cohort->rank() == survivors.front()) write_merged(texts, options, outcome, out);
+    cr.cohort->survivors_done(wait);
+  } catch (const CohortError& e) {
+    std::cerr << fmt::format(
+                     "drivelab: rank {}: no merged record of the survivors: {}; drivelab results merge "
+                     "builds it from the hosts' records\n",
+                     cr.cohort->rank(), e.what())
+              << std::flush;
+  }
+}
+
+}  // namespace
+
 void merge_online(CohortRun& cr, const RunOptions& options, RunOutcome& outcome, std::ostream& out) {
+  if (cr.cohort == nullptr) return;
+  if (!cr.active()) return merge_survivors(cr, options, outcome, out);
   std::vector<std::string> texts;
   try {
     texts = cr.cohort->gather(results::to_json(outcome.record).dump(), "the end of the run (records to rank 0)",
@@ -88,26 +153,7 @@ void merge_online(CohortRun& cr, const RunOptions& options, RunOutcome& outcome,
     }
   };
   if (cr.cohort->rank() != 0) return written();
-  try {
-    std::vector<results::MergeInput> inputs;
-    for (std::size_t r = 0; r < texts.size(); ++r)
-      inputs.push_back({results::run_record_from_json(Json::parse(texts[r])), fmt::format("rank {}", r)});
-    results::RunRecord merged = results::merge_host_records(std::move(inputs));
-    outcome.merged_path = options.out_dir / (merged.run_id + ".json");
-    results::write_record(outcome.merged_path, merged);
-    std::error_code ec;
-    const fs::path latest = options.out_dir / "latest.json";
-    fs::remove(latest, ec);
-    fs::create_symlink(outcome.merged_path.filename(), latest, ec);
-    outcome.merged = std::move(merged);
-  } catch (const std::exception& e) {
-    out << fmt::format(
-               "drivelab: the merged record could not be written: {}. Every host's record is kept; "
-               "drivelab results merge builds it from them\n",
-               e.what())
-        << std::flush;
-    outcome.merged_path.clear();
-  }
+  write_merged(texts, options, outcome, out);
   written();
 }
 

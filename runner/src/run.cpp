@@ -197,6 +197,31 @@ void set_run_status(results::RunRecord& record, const std::string& journal_failu
     record.status = Status::complete;
     record.reason.clear();
   }
+  // A rank that died or went silent: named (rank and host) in the run's reason too.
+  if (!cr.lost.empty() && record.status != Status::complete) record.reason += fmt::format(" ({})", cr.lost);
+}
+
+/// RunContext::end_before_collective: the run's end as it stands, durable before a collective.
+void end_before_collective(const results::TestRecord* ending, detail::RunContext& run) {
+  results::RunRecord snapshot = run.record;
+  try {
+    if (ending != nullptr) {
+      run.journal.append(results::journal_test_end(*ending));
+      snapshot.tests.push_back(*ending);
+    }
+    snapshot.finished_at = utc_timestamp();
+    set_run_status(snapshot, run.journal.failure(), run.stop, run.cr);
+    run.journal.append(results::journal_run_end(snapshot.status, snapshot.reason, snapshot.finished_at));
+  } catch (const std::exception&) {
+    // journal.failure() has it; the run's end reports it (and the record below is still written)
+    set_run_status(snapshot, run.journal.failure(), run.stop, run.cr);
+  }
+  try {
+    run.state.write_final_record(snapshot);
+  } catch (const std::exception& ex) {
+    std::cerr << fmt::format("drivelab: the record was not written before the next barrier: {}\n", ex.what())
+              << std::flush;
+  }
 }
 
 /// The final record on disk. When it cannot be written the summary still reaches the user, and
@@ -242,7 +267,7 @@ RunOutcome run_protocol(Protocol& protocol, const RunOptions& options, const Sto
   std::error_code ec;
   RunOutcome outcome;
   results::RunRecord& record = outcome.record;
-  CohortRun cr{options.cohort, {}};
+  CohortRun cr{options.cohort, {}, {}};
   detail::name_run(cr, make_run_id(), record);
   const RepeatPlan plan = plan_repetitions(protocol, options, cr, record);
   // Before anything is created: a refused target leaves no trace.
@@ -279,7 +304,8 @@ RunOutcome run_protocol(Protocol& protocol, const RunOptions& options, const Sto
 
   if (options.live_metrics != nullptr)
     options.live_metrics->run_started(record.run_id, protocol.name, protocol.tests.size());
-  detail::RunContext run{record, state, journal, options, target, stop, cr};
+  detail::RunContext run{record, state, journal, options, target, stop, cr, {}};
+  run.end_before_collective = [&run](const results::TestRecord* ending) { end_before_collective(ending, run); };
   run_tests(protocol, plan, run);
   note_short_repetitions(record, plan);
 
@@ -293,7 +319,7 @@ RunOutcome run_protocol(Protocol& protocol, const RunOptions& options, const Sto
   if (options.live_metrics != nullptr) options.live_metrics->run_ended(record.status);
   journal.release_reserve();  // the run has ended: the space it held back is the user's again
   write_final(state, outcome, cr, out);
-  if (cr.active()) detail::merge_online(cr, options, outcome, out);
+  detail::merge_online(cr, options, outcome, out);
   conclude(outcome, cr, out);
   return outcome;
 }

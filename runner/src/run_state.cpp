@@ -86,19 +86,21 @@ void RunState::write_record() {
   write(record_);
 }
 
-void RunState::write_final_record() {
+void RunState::write_final_record() { write_final_record(record_); }
+
+void RunState::write_final_record(results::RunRecord& record) {
   flush();
   std::lock_guard lock(mu_);
   try {
-    results::write_record(record_path_, record_);
+    results::write_record(record_path_, record);
   } catch (const std::exception& indented) {
-    record_.warnings.push_back(
+    record.warnings.push_back(
         fmt::format("the record is written on one line: the indented record did not fit on the results disk ({})",
                     indented.what()));
     try {
-      results::write_record(record_path_, record_, -1);
+      results::write_record(record_path_, record, -1);
     } catch (...) {
-      record_.warnings.pop_back();
+      record.warnings.pop_back();
       throw;
     }
   }

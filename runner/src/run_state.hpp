@@ -64,6 +64,9 @@ class RunState final : public results::TestRecorder::Listener {
   /// of thousands of intervals is larger): it is written again on one line, about a third of the
   /// size, saying so in the run's warnings.
   void write_final_record();
+  /// The same final write of `record` (a snapshot of the run's end taken before a collective:
+  /// RunContext::end_before_collective), after everything queued; throws as write_final_record.
+  void write_final_record(results::RunRecord& record);
 
  private:
   /// What LiveMetrics is told of an interval besides its test's name.

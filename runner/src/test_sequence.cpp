@@ -109,7 +109,9 @@ class TestSequence {
   /// The next barrier is passed only when the last let every rank in.
   template <class Body>
   void phase(const char* barrier, const std::string& name, Body&& body) {
-    go_ = go_ && phase_barrier(run_.cr, run_.options, run_.stop, label_, barrier, failure_, barriers_);
+    if (go_) records_first();
+    go_ = go_ && phase_barrier(run_.cr, run_.options, run_.stop, label_, barrier, failure_, barriers_,
+                               [this] { records_first(); });
     if (!go_ || !failure_.empty() || run_.stop.requested()) return;
     run_.state.enter_phase(test_, index_, barrier);
     run_.state.say(fmt::format("== {} ({}): {}", label_, tr_.kind, name));
@@ -150,8 +152,11 @@ class TestSequence {
   /// shared database's consistency is checked once, by rank 0, after every rank's terminals
   /// stopped: tpcc shared_database). A stop does not skip verify; a failure on any rank skips it on all.
   void verify() {
-    if (ran_ && run_.cr.cohort != nullptr)
-      (void)phase_barrier(run_.cr, run_.options, run_.stop, label_, "verify", failure_, barriers_);
+    if (ran_ && run_.cr.cohort != nullptr) {
+      records_first();
+      (void)phase_barrier(run_.cr, run_.options, run_.stop, label_, "verify", failure_, barriers_,
+                          [this] { records_first(); });
+    }
     if (!ran_ || !failure_.empty() || run_.stop.hurried()) return;
     run_.state.enter_phase(test_, index_, "verify");
     run_.state.say(fmt::format("== {} ({}): verify", label_, tr_.kind));
@@ -184,17 +189,31 @@ class TestSequence {
 
   /// Phase times (unless the emulator set them), the end time, the barriers and the status.
   void settle() {
-    recorder_.with_record([&](results::TestRecord& r) {
-      if (r.warmup_s == 0 && r.measured_s == 0) {
-        r.warmup_s = ran_ ? seconds_between(t_run_, t_measure_) : 0.0;
-        r.measured_s = ran_ ? seconds_between(t_measure_, t_end_) : 0.0;
-      }
-      r.finished_at = utc_timestamp();
-      if (run_.cr.cohort != nullptr) r.barriers = barriers_;
-      Outcome o = test_outcome(failure_, failed_hurried_, ran_, run_.stop, run_.cr);
-      r.status = o.status;
-      r.reason = std::move(o.reason);
-    });
+    recorder_.with_record([&](results::TestRecord& r) { settle(r); });
+  }
+  void settle(results::TestRecord& r) const {
+    if (r.warmup_s == 0 && r.measured_s == 0) {
+      r.warmup_s = ran_ ? seconds_between(t_run_, t_measure_) : 0.0;
+      r.measured_s = ran_ ? seconds_between(t_measure_, t_end_) : 0.0;
+    }
+    r.finished_at = utc_timestamp();
+    if (run_.cr.cohort != nullptr) r.barriers = barriers_;
+    Outcome o = test_outcome(failure_, failed_hurried_, ran_, run_.stop, run_.cr);
+    r.status = o.status;
+    r.reason = std::move(o.reason);
+  }
+
+  /// Before a barrier of a run that is ending here (CohortRun::records_first): the test's end as
+  /// it stands (every interval journaled first), the run's end and the final record, durable
+  /// before the collective. Verify and cleanup, if the rank comes back, end the test again.
+  void records_first() {
+    if (!run_.cr.records_first(run_.stop, !failure_.empty())) return;
+    if (std::string err = run_.state.flush(); !err.empty() && failure_.empty())
+      failure_ = fmt::format("recording results failed: {}", err);
+    results::TestRecord now;
+    recorder_.with_record([&](const results::TestRecord& r) { now = r; });
+    settle(now);
+    run_.end_before_collective(&now);
   }
 
   void journal_end() {
@@ -250,11 +269,9 @@ void skip_test(PlannedTest& test, std::size_t index, const Repetition& rep, RunC
   skipped.repetition = rep.number;
   skipped.discarded = rep.discarded;
   if (rep.number > 0) skipped.seed = rep.seed;
-  if (cr.active()) {  // the other ranks learn at this test's first barrier why it is not run
-    std::string failure = journal_failure;
-    Json ignored;
-    phase_barrier(cr, run.options, run.stop, results::test_label(skipped), "prepare", failure, ignored);
-  }
+  // The reason is known before the barrier: this rank skips because one of the first three holds
+  // (or the cohort is broken, and then there is no barrier), and the barrier can only add a
+  // peer_stop, which comes after them.
   skipped.status = Status::skipped;
   skipped.reason = !journal_failure.empty() ? "not run: the result journal could not be written"
                    : run.stop.requested()   ? "run interrupted before this test"
@@ -269,7 +286,14 @@ void skip_test(PlannedTest& test, std::size_t index, const Repetition& rep, RunC
   } catch (const std::exception&) {
     // the journal's first failure is the run's reason below
   }
+  const std::string label = results::test_label(skipped);
   run.record.tests.push_back(std::move(skipped));
+  if (cr.active()) {  // the other ranks learn at this test's first barrier why it is not run
+    std::string failure = journal_failure;
+    if (cr.records_first(run.stop, !failure.empty())) run.end_before_collective(nullptr);
+    Json ignored;
+    phase_barrier(cr, run.options, run.stop, label, "prepare", failure, ignored);
+  }
 }
 
 }  // namespace drivelab::runner::detail

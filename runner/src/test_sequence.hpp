@@ -5,6 +5,7 @@
 // cohort_run.hpp and are no-ops on one host.
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 
 #include "cohort_run.hpp"
@@ -34,6 +35,13 @@ struct RunContext {
   const RunTarget& target;
   const StopFlag& stop;
   CohortRun& cr;
+  /// Records before collectives (CohortRun::records_first): journals `ending` (the test that is
+  /// ending, settled as it stands; null between tests) as a test_end and the run's end as a
+  /// run_end, and writes the record with `ending` appended as the final record (status and reason
+  /// as the run would end now, never `running`). Called before the collective; if the rank comes
+  /// back from it, the test and the run end again as usual and their later events win (`results
+  /// recover` keeps the last test_end of a test and the last run_end). Errors are said, not thrown.
+  std::function<void(const results::TestRecord* ending)> end_before_collective;
 };
 
 /// Runs test `index` of the protocol as `rep` and appends its record to run.record (and writes the

@@ -16,6 +16,16 @@
 /// Open MPI had stopped returning; the cohort is then broken and the MPI thread is left where it
 /// is (never joined), with every buffer its requests may still write into.
 ///
+/// A stop request first seen while the caller waits (not already made when it entered the
+/// collective) runs the caller's Cohort::on_stop_while_waiting hook, on the caller's thread with
+/// the MPI thread going on meanwhile, before the wait goes on cut to kStopGrace: the runner writes
+/// its final record there (records before collectives, docs/multihost.md).
+///
+/// A phase barrier that times out keeps the ranks whose arrival it saw (survivors()); the one
+/// exchange a broken cohort still makes is theirs (gather_survivors, survivors_done: Isend/Irecv
+/// to the lowest survivor on the job's communicator, tags of their own), once the MPI thread has
+/// come back from the abandoned barrier — within the same deadline, or not at all.
+///
 /// The way out of a broken cohort is abort(): MPI_Abort (on the MPI thread when it is free, else
 /// from the caller's thread, which MPI_THREAD_MULTIPLE allows), and if that has not ended the
 /// process within 5 s, _exit with the same status; the launcher ends the job when a rank exits

@@ -11,13 +11,15 @@
 /// forever: each takes a
 /// deadline and throws CohortError when the other ranks do not arrive in time (a host frozen,
 /// its network gone, a rank that took another branch); after a CohortError the cohort is
-/// broken(): the runner makes no further collective call, records the reason, writes its own
-/// record and ends the job with abort() so that mpirun stops the other ranks.
+/// broken(): the runner makes no further collective call (but the survivors' gather,
+/// gather_survivors), records the reason, writes its own record and ends the job with abort() so
+/// that mpirun stops the other ranks.
 ///
 /// The waits are IOR's phase barriers (IOR's `MPI_Barrier` before each open, write and read
 /// phase, ior.c): what they do not remove, the start skew, is measured and recorded.
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <span>
 #include <stdexcept>
@@ -84,10 +86,41 @@ class Cohort {
   /// Rank 0 receives every rank's `mine` (in rank order); the others get an empty vector.
   virtual std::vector<std::string> gather(std::string mine, std::string_view what,
                                           std::chrono::nanoseconds timeout) = 0;
-  /// True after a CohortError: no further collective may be called.
+  /// True after a CohortError: no further collective may be called (but gather_survivors).
   virtual bool broken() const noexcept = 0;
+  /// After a phase barrier broke the cohort: the ranks whose arrival this rank saw there, itself
+  /// included, in rank order (the survivors, as this rank knows them); empty otherwise.
+  virtual std::vector<int> survivors() const = 0;
+  /// The one exchange a broken cohort still makes (issue 34: the lowest surviving rank writes the
+  /// merged record): every rank of survivors() sends `mine` to the lowest of them, which receives
+  /// them, by rank (a rank outside survivors() gets an empty string); the others get an empty
+  /// vector. Point-to-point messages only, so a dead rank does not take part. Waits first for the
+  /// MPI thread to come back from the collective that broke the cohort; throws CohortError when
+  /// it does not or a survivor's message does not come within `timeout` (survivors that saw
+  /// different survivors time out here). Call survivors_done() after it on every survivor.
+  virtual std::vector<std::string> gather_survivors(std::string mine, std::chrono::nanoseconds timeout) = 0;
+  /// After gather_survivors: the lowest survivor tells the others it is done (its merged record
+  /// written), the others wait for that (at most `timeout`), so that none ends the job (abort())
+  /// before it is written. Throws CohortError on a timeout.
+  virtual void survivors_done(std::chrono::nanoseconds timeout) = 0;
   /// Ends the whole job (MPI_Abort): every other rank is stopped by the launcher. Does not return.
   [[noreturn]] virtual void abort(int exit_code) = 0;
+
+  /// Records before collectives (docs/multihost.md, "When a host or rank dies"): `hook` runs once,
+  /// on the caller's thread, when a stop request is first seen during the wait of a collective
+  /// entered without one — typically the launcher's SIGTERM after another rank died, which Open
+  /// MPI follows with SIGKILL 1 s later (4.1) or 250 ms later (5), before the wait could end. The
+  /// runner writes its final record there; the wait then goes on, cut to kStopGrace. Set before
+  /// one collective and cleared after it (an empty function: none).
+  void on_stop_while_waiting(std::function<void()> hook) { stop_hook_ = std::move(hook); }
+
+ protected:
+  /// For implementations: runs the hook set by on_stop_while_waiting (once; it is cleared first).
+  /// What it throws is dropped: the wait goes on.
+  void stop_seen_while_waiting() noexcept;
+
+ private:
+  std::function<void()> stop_hook_;
 };
 
 /// This process's place in a job, as the launcher's environment says (read before MPI_Init, so
