@@ -10,7 +10,7 @@
 
 namespace drivelab::results::detail {
 
-/// A stall of a rank longer than this (s) makes the merged test, and the run, `interrupted`; a
+/// A stall of a rank longer than this (s) makes the merged test, and the run, `failed`; a
 /// shorter one is a warning. One second: the barrier release and the interval clock's own
 /// lateness are milliseconds, and a 1 s stall is a whole interval at the default interval.
 inline constexpr double kStallToleranceS = 1.0;

@@ -522,14 +522,14 @@ TEST(MergeByTime, AStalledRankIsFlaggedLeftOutOfTheWindowsItMissedAndTheRunIsNot
     EXPECT_LE(value_of(iv, "ios"), sum) << "window ending " << iv.t_s;
     EXPECT_LE(value_of(iv, "iops") * iv.duration_s, sum * (1 + 1e-12)) << "window ending " << iv.t_s;
   }
-  // Flagged, and beyond the 1 s tolerance: the test and the run are interrupted, saying why.
+  // Flagged, and beyond the 1 s tolerance: the test and the run failed, saying why.
   ASSERT_EQ(t.warnings.size(), 1u);
   EXPECT_NE(t.warnings[0].find("rank 1 (host h1) stalled 5.30 s"), std::string::npos) << t.warnings[0];
-  EXPECT_EQ(t.status, Status::interrupted);
+  EXPECT_EQ(t.status, Status::failed);
   EXPECT_NE(t.reason.find("rank 1 (host h1) stalled 5.30 s in the measured phase, beyond the 1 s tolerance"),
             std::string::npos)
       << t.reason;
-  EXPECT_EQ(m.status, Status::interrupted);
+  EXPECT_EQ(m.status, Status::failed);
   EXPECT_NE(m.reason.find("test io: rank 1 (host h1) stalled"), std::string::npos) << m.reason;
   const Json& stall = t.details["intervals"]["stalls"][0];
   EXPECT_EQ(stall["rank"], 1);

@@ -7,6 +7,7 @@
 /// Pure: no clock, no environment, no randomness. The same inputs give a record whose to_json dump
 /// is byte for byte the same, whatever the order of the inputs when they carry a `cohort` (they are
 /// placed by rank; every sum is taken in rank order).
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -44,5 +45,25 @@ struct MergeInput {
 /// a different protocol; different test names (a complete record must have every test; an
 /// unfinished one may stop early).
 RunRecord merge_host_records(std::vector<MergeInput> inputs);
+
+/// One input of `drivelab results merge` as read from `path`, with what the reading decided.
+struct LoadedInput {
+  MergeInput input;
+  /// Why another file than `path` was read ("" when none): "rank1.json is stale (status running,
+  /// 3 intervals): its journal r1.journal.jsonl holds 8; merged from the journal".
+  std::string note;
+};
+
+/// Reads one input of a merge: a journal (`*.jsonl`) recovered (recover_from_journal), else a
+/// record (read_record). A record still `running` was left behind mid-run (the runner rewrites
+/// it as its intervals double, docs/results.md "Durability"), so its journal beside it,
+/// `<run_id>.journal.jsonl`, holds at least as much: when that journal exists and reads, and
+/// holds as many tests and intervals or more, it is the input. `source` is `path` as given.
+/// Throws what read_record and recover_from_journal throw.
+LoadedInput read_merge_input(const std::filesystem::path& path);
+
+/// The journal that goes with input `path`: `path` itself for a journal, else
+/// `<dir>/<run_id>.journal.jsonl` of the record (whether or not it exists).
+std::filesystem::path journal_of_input(const std::filesystem::path& path, const RunRecord& record);
 
 }  // namespace drivelab::results
