@@ -28,14 +28,19 @@ struct MergeInput {
 ///    target {"kind": "hosts", "hosts": N, "description": "N hosts"}; hosts[] one entry per rank
 ///    0..N-1 (a rank with no input: status "missing");
 ///  - status complete only when every rank is present and complete; else the worst present
-///    (failed > interrupted > running > skipped), interrupted when only ranks are missing;
+///    (failed > interrupted > skipped; a rank still running counts as interrupted: a merged
+///    record is never running), interrupted when only ranks are missing; failed when a rank
+///    stalled beyond 1 s (merge_time.hpp);
 ///  - tests by index: histograms merged bin by bin; a metric with `of` recomputed from the merged
 ///    histogram; then by the metric catalogue's MetricDef::merge (catalogue.hpp: the largest
 ///    host's for a maximum, per host only for a peak, summed CPU seconds); then by unit: 1/s,
 ///    1/min, MB/s, MiB/s, count, bytes summed; s the max; any other metric listed in
-///    details.per_host_only (its values per host in hosts[]); intervals only the k every host has
-///    (the values the catalogue declares figures of the interval histogram "latency" recomputed
-///    from the merged one, those it declares kSummedOverHosts summed, others dropped); checks of every host and
+///    details.per_host_only (its values per host in hosts[]); a whole database server's counter
+///    (HostMerge::server) the lowest measured rank's when the hosts shared one server; intervals
+///    by time on rank 0's clock (results/src/merge_time.hpp: a stalled rank's stall and the
+///    windows it missed left out; the values the catalogue declares figures of the interval
+///    histogram "latency" recomputed from the merged one, those it declares kSummedOverHosts
+///    summed as the operations over the window, others dropped); checks of every host and
 ///    warnings not shared by all prefixed "rank k (host h): "; details {start_skew_ns, per_host_only}; each group also
 ///    gets the labs' convention figures sum_of_hosts_<rate>, mean_of_hosts_<latency avg/pNN>.
 /// Inputs without `cohort` (runs started separately): ranks by input order, size = the number of
