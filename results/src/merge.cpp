@@ -439,7 +439,12 @@ TestRecord merge_test(std::size_t index, const std::vector<Host>& all, int size,
     t.groups.push_back(MetricGroup{g, merge_metrics(glists, t.histograms, g + ".", per_host_only, true, one_server)});
   }
 
-  detail::MergedIntervals mi = detail::merge_test_intervals(hosts, tests, config_interval_s(run_config, base.name));
+  // Hosts that ran the test with different intervals (a hosts: entry's set:) have no common
+  // windows: by index, as before (merge_time.hpp).
+  double interval_s = config_interval_s(run_config, base.name);
+  for (const Host* h : hosts)
+    if (config_interval_s(h->record().config, base.name) != interval_s) interval_s = -1;
+  detail::MergedIntervals mi = detail::merge_test_intervals(hosts, tests, interval_s);
   t.intervals = std::move(mi.intervals);
   for (const std::string& why : mi.beyond_tolerance) {
     add_stall(t.status, t.reason, why);

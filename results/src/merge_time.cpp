@@ -108,8 +108,8 @@ MergedIntervals merge_test_intervals(const std::vector<const Host*>& hosts, cons
     for (const Interval& i : t->intervals)
       if (std::isfinite(i.duration_s) && i.duration_s > 0) durations.push_back(i.duration_s);
   const double typical = median(durations);
-  const bool clocked = interval_s <= 0 || (typical >= 0.75 * interval_s && typical <= 1.25 * interval_s);
-  if (durations.empty() || !clocked) return by_index(tests);
+  const bool clocked = interval_s == 0 || (typical >= 0.75 * interval_s && typical <= 1.25 * interval_s);
+  if (durations.empty() || interval_s < 0 || !clocked) return by_index(tests);
   const double nominal = interval_s > 0 ? interval_s : typical;
 
   // The common clock: rank 0's CLOCK_REALTIME. A rank's measured phase starts at the release of

@@ -37,9 +37,10 @@ struct MergedIntervals {
 };
 
 /// Merges the intervals of one test over `hosts` (tests[i] is hosts[i]'s). `interval_s` is the
-/// test's interval setting (the run config's tests[].interval_s; 0 when unknown). By time when
-/// the intervals follow an interval clock (their median length within 25% of interval_s, or
-/// interval_s unknown), else by index (a render's pipeline phases). Pure.
+/// test's interval setting (the run config's tests[].interval_s; 0 when unknown, -1 when the
+/// hosts' settings differ). By time when the intervals follow one interval clock (their median
+/// length within 25% of interval_s, or interval_s unknown), else by index (a render's pipeline
+/// phases, hosts with different intervals). Pure.
 MergedIntervals merge_test_intervals(const std::vector<const Host*>& hosts, const std::vector<const TestRecord*>& tests,
                                      double interval_s);
 

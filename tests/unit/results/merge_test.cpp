@@ -572,6 +572,15 @@ TEST(MergeByTime, IntervalsWithoutAnIntervalClockMergeByIndex) {
   ASSERT_EQ(t.intervals.size(), 2u);
   EXPECT_DOUBLE_EQ(value_of(t.intervals[1], "iops"), 20.0 / 7 + 20.0 / 8);
   EXPECT_EQ(m.status, Status::complete);
+  // Hosts that ran the test with different intervals (a hosts: entry's set:): by index too, and
+  // rank 1's 2 s intervals are no stall.
+  in = {{io_record(0, 2, kStart, 0, seconds(0, 4, 10)), "r0"},
+        {io_record(1, 2, kStart, 0, {{0, 2, 10}, {2, 4, 10}}), "r1"}};
+  in[1].record.config["tests"][0]["interval_s"] = 2.0;
+  const RunRecord d = merge_host_records(in);
+  EXPECT_EQ(d.tests[0].details["intervals"]["merged_by"], "index");
+  EXPECT_EQ(d.tests[0].intervals.size(), 2u);
+  EXPECT_EQ(d.status, Status::complete);
 }
 
 TEST(Merge, ARankStillRunningInItsRecordIsInterruptedNeverRunning) {
