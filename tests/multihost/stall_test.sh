@@ -6,7 +6,8 @@
 # merged interval holds more I/Os than the ranks delivered in its window, and the run carries the
 # stall (a warning naming rank 1, and `failed`: 6 s is beyond the 1 s tolerance).
 #
-#   stall_test.sh DRIVELAB          env: STALL_S (seconds, default 6)
+#   stall_test.sh DRIVELAB          env: STALL_S (seconds, default 6; at least 1: a shorter stop is
+#                                   less than half an interval late, no stall)
 #
 # Exit 0 pass, 1 fail, 77 skip (no mpirun).
 set -euo pipefail
