@@ -399,9 +399,12 @@ int cmd_merge(const std::vector<std::filesystem::path>& inputs, const std::files
   namespace fs = std::filesystem;
   return results_command([&] {
     std::vector<results::MergeInput> records;
+    std::vector<fs::path> journals;  // of the runs this merge closes: their reserves go
     for (const fs::path& in : inputs) {
-      const bool journal = in.extension() == ".jsonl";
-      records.push_back({journal ? results::recover_from_journal(in) : results::read_record(in), in.string()});
+      results::LoadedInput loaded = results::read_merge_input(in);
+      if (!loaded.note.empty()) std::cerr << "drivelab: results merge: " << loaded.note << '\n';
+      journals.push_back(results::journal_of_input(in, loaded.input.record));
+      records.push_back(std::move(loaded.input));
     }
     const results::RunRecord merged = results::merge_host_records(std::move(records));
     const fs::path dest = out.empty() ? inputs.front().parent_path() / (merged.run_id + ".json") : out;
@@ -414,6 +417,10 @@ int cmd_merge(const std::vector<std::filesystem::path>& inputs, const std::files
       }
     }
     results::write_record(dest, merged);
+    // A killed rank's reserve (8 MiB beside its journal) goes, unless a live run holds it.
+    for (const fs::path& j : journals)
+      if (results::remove_stale_reserve(j))
+        std::cerr << fmt::format("drivelab: removed {}.reserve, the reserve of a run that was killed\n", j.string());
     results::keep_copy_for_validation(dest);
     std::cout << results::format_summary(merged, dest);
     return merged.status == results::Status::complete ? kExitOk : kExitTestFailed;

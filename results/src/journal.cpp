@@ -66,18 +66,33 @@ void Journal::release_reserve_locked() noexcept {
   reserve_fd_.reset();
 }
 
+namespace {
+
+/// Removes reserve file `p` unless a live run holds its lock.
+bool remove_if_unheld(const fs::path& p) {
+  UniqueFd fd(::open(p.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!fd || ::flock(fd.get(), LOCK_EX | LOCK_NB) != 0) return false;  // gone already, or its run is alive
+  std::error_code rm;
+  return fs::remove(p, rm);
+}
+
+}  // namespace
+
 std::vector<fs::path> remove_stale_reserves(const fs::path& dir) {
   std::vector<fs::path> removed;
   std::error_code ec;
   for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
     const fs::path& p = it->path();
     if (!p.string().ends_with(".journal.jsonl.reserve") || !it->is_regular_file(ec)) continue;
-    UniqueFd fd(::open(p.c_str(), O_RDONLY | O_CLOEXEC));
-    if (!fd || ::flock(fd.get(), LOCK_EX | LOCK_NB) != 0) continue;  // gone already, or its run is alive
-    std::error_code rm;
-    if (fs::remove(p, rm)) removed.push_back(p);
+    if (remove_if_unheld(p)) removed.push_back(p);
   }
   return removed;
+}
+
+bool remove_stale_reserve(const fs::path& journal) {
+  const fs::path p = journal.string() + ".reserve";
+  std::error_code ec;
+  return fs::is_regular_file(p, ec) && remove_if_unheld(p);
 }
 
 std::string Journal::failure() const {

@@ -15,6 +15,7 @@
 #include "drivelab/core/errors.hpp"
 #include "json_read.hpp"
 #include "merge_inputs.hpp"
+#include "merge_time.hpp"
 
 namespace drivelab::results {
 namespace {
@@ -48,8 +49,15 @@ struct StatusOver {
   Status status = Status::complete;
   std::vector<std::string> reasons;
   bool present_worse = false;
-  void add(const Host& h, Status s, const std::string& reason) {
+  void add(const Host& h, Status s, std::string reason) {
     if (s == Status::complete) return;
+    if (s == Status::running) {
+      // A record left mid-run (its rank was killed or lost, or is still running): a merged record
+      // is final, so never `running`.
+      s = Status::interrupted;
+      reason = "its record ends mid-run (status running: the rank was killed or lost before it finished)" +
+               (reason.empty() ? std::string() : "; " + reason);
+    }
     if (!present_worse || severity(s) > severity(status)) status = s;
     present_worse = true;
     reasons.push_back(fmt::format("{}: {}{}", h.label(), to_string(s), reason.empty() ? "" : ": " + reason));
@@ -105,10 +113,11 @@ std::string max_time(const std::vector<std::string>& ts) {
 }
 
 /// Merges one list of metrics (headline, or one group's) of the hosts' tests. `hist` are the
-/// merged test histograms; `prefix` names a group's metrics in per_host_only ("new_order.").
+/// merged test histograms; `prefix` names a group's metrics in per_host_only ("new_order.");
+/// `one_server`: the hosts drove one database server (HostMerge::server counters taken once).
 std::vector<Metric> merge_metrics(const std::vector<const std::vector<Metric>*>& lists,
                                   const std::map<std::string, LatencyHistogram>& hist, const std::string& prefix,
-                                  Json& per_host_only, bool lab_conventions) {
+                                  Json& per_host_only, bool lab_conventions, bool one_server) {
   std::vector<std::string> names;
   for (const auto* l : lists)
     for (const Metric& m : *l)
@@ -135,8 +144,11 @@ std::vector<Metric> merge_metrics(const std::vector<const std::vector<Metric>*>&
     const bool a_maximum = rule == HostMerge::maximum && !first.of;
     const bool a_peak = rule == HostMerge::per_host;
     const bool cpu_seconds = rule == HostMerge::sum;
+    const bool whole_server = rule == HostMerge::server && one_server;
     std::optional<double> value;
     if (a_peak) {
+    } else if (everywhere && whole_server) {
+      value = first.value;  // the lowest rank's reading of the one server (lists are in rank order)
     } else if (everywhere && a_maximum) {
       double mx = first.value;
       for (const Metric* m : found) mx = std::max(mx, m->value);
@@ -181,51 +193,6 @@ std::vector<Metric> merge_metrics(const std::vector<const std::vector<Metric>*>&
     }
   }
   out.insert(out.end(), labs.begin(), labs.end());
-  return out;
-}
-
-std::vector<Interval> merge_intervals(const std::vector<const TestRecord*>& tests) {
-  std::size_t n = tests.front()->intervals.size();
-  for (const TestRecord* t : tests) n = std::min(n, t->intervals.size());
-  std::vector<Interval> out;
-  for (std::size_t k = 0; k < n; ++k) {
-    const Interval& base = tests.front()->intervals[k];
-    Interval iv;
-    iv.t_s = base.t_s;
-    iv.duration_s = base.duration_s;
-    std::set<std::string> names;
-    for (const auto& [name, h] : base.histograms) names.insert(name);
-    for (const std::string& name : names) {
-      if (!std::all_of(tests.begin(), tests.end(),
-                       [&](const TestRecord* t) { return t->intervals[k].histograms.contains(name); }))
-        continue;
-      LatencyHistogram merged;
-      for (const TestRecord* t : tests) merged.merge(t->intervals[k].histograms.at(name));
-      iv.histograms.emplace(name, std::move(merged));
-    }
-    for (const auto& [name, v] : base.values) {
-      std::vector<double> values;
-      for (const TestRecord* t : tests) {
-        const auto& vs = t->intervals[k].values;
-        const auto it = std::find_if(vs.begin(), vs.end(), [&](const auto& p) { return p.first == name; });
-        if (it != vs.end()) values.push_back(it->second);
-      }
-      if (values.size() != tests.size()) continue;
-      // What the value is comes from the catalogue (an old name, lat_*, as its declaration).
-      const MetricDef* def = find_metric_def(name);
-      if (def != nullptr && def->of_interval_latency) {
-        const auto h = iv.histograms.find("latency");
-        if (h == iv.histograms.end()) continue;
-        if (const auto x = histogram_figure(h->second, def->figure, def->unit_string()))
-          iv.values.emplace_back(name, *x);
-      } else if (def != nullptr && def->has(kSummedOverHosts)) {
-        double sum = 0;
-        for (double x : values) sum += x;
-        iv.values.emplace_back(name, sum);
-      }
-    }
-    out.push_back(std::move(iv));
-  }
   return out;
 }
 
@@ -360,8 +327,29 @@ std::int64_t clock_offset_uncertainty(const std::vector<const Host*>& hosts) {
   return uncertainty;
 }
 
+/// The interval setting of test `name` in the run config (tests[].interval_s; 0 when absent).
+double config_interval_s(const Json& config, const std::string& name) {
+  const Json* tests = config.is_object() ? detail::member(config, "tests") : nullptr;
+  if (tests == nullptr || !tests->is_array()) return 0;
+  for (const Json& t : *tests) {
+    if (!t.is_object() || t.value("name", "") != name) continue;
+    const Json* v = detail::member(t, "interval_s");
+    return v != nullptr && v->is_number() ? v->get<double>() : 0.0;
+  }
+  return 0;
+}
+
+/// Adds a stall beyond the tolerance to a merged status: `failed` (the hosts' figures are no
+/// measurement of the hosts together, as tpcc's missed mix is none of TPC-C: docs/results.md
+/// "Status"; not `interrupted`, which is a run stopped early, exit 130 as Ctrl-C), the reason appended.
+void add_stall(Status& status, std::string& reason, const std::string& why) {
+  status = Status::failed;
+  reason += (reason.empty() ? "" : "; ") + why;
+}
+
 TestRecord merge_test(std::size_t index, const std::vector<Host>& all, int size,
-                      const std::vector<std::string>& host_names) {
+                      const std::vector<std::string>& host_names, const Json& run_config,
+                      std::vector<std::string>& stalls) {
   std::vector<const Host*> hosts;
   std::vector<const TestRecord*> tests;
   for (const Host& h : all) {
@@ -430,7 +418,12 @@ TestRecord merge_test(std::size_t index, const std::vector<Host>& all, int size,
   Json per_host_only = Json::array();
   std::vector<const std::vector<Metric>*> lists;
   for (const TestRecord* x : tests) lists.push_back(&x->metrics);
-  t.metrics = merge_metrics(lists, t.histograms, "", per_host_only, false);
+  // tpcc shared_database: every host's test says so (details.shared_database); the hosts' server
+  // counters are then readings of one server.
+  const bool one_server = tests.size() > 1 && std::all_of(tests.begin(), tests.end(), [](const TestRecord* x) {
+                            return x->details.is_object() && x->details.contains("shared_database");
+                          });
+  t.metrics = merge_metrics(lists, t.histograms, "", per_host_only, false, one_server);
   std::vector<std::string> group_names;
   for (const TestRecord* x : tests)
     for (const MetricGroup& g : x->groups)
@@ -443,10 +436,20 @@ TestRecord merge_test(std::size_t index, const std::vector<Host>& all, int size,
           std::find_if(x->groups.begin(), x->groups.end(), [&](const MetricGroup& mg) { return mg.name == g; });
       glists.push_back(it == x->groups.end() ? &kNone : &it->metrics);
     }
-    t.groups.push_back(MetricGroup{g, merge_metrics(glists, t.histograms, g + ".", per_host_only, true)});
+    t.groups.push_back(MetricGroup{g, merge_metrics(glists, t.histograms, g + ".", per_host_only, true, one_server)});
   }
 
-  t.intervals = merge_intervals(tests);
+  // Hosts that ran the test with different intervals (a hosts: entry's set:) have no common
+  // windows: by index, as before (merge_time.hpp).
+  double interval_s = config_interval_s(run_config, base.name);
+  for (const Host* h : hosts)
+    if (config_interval_s(h->record().config, base.name) != interval_s) interval_s = -1;
+  detail::MergedIntervals mi = detail::merge_test_intervals(hosts, tests, interval_s);
+  t.intervals = std::move(mi.intervals);
+  for (const std::string& why : mi.beyond_tolerance) {
+    add_stall(t.status, t.reason, why);
+    stalls.push_back(fmt::format("test {}: {}", test_label(t), why));
+  }
 
   for (std::size_t i = 0; i < tests.size(); ++i)
     for (const Check& c : tests[i]->checks)
@@ -455,6 +458,7 @@ TestRecord merge_test(std::size_t index, const std::vector<Host>& all, int size,
   for (const TestRecord* x : tests) wl.push_back(&x->warnings);
   t.warnings = merge_warnings(hosts, wl);
   if (std::string w = different_settings_warning(hosts, tests); !w.empty()) t.warnings.push_back(std::move(w));
+  for (std::string& w : mi.warnings) t.warnings.push_back(std::move(w));
   for (const std::string& u : unmeasured)
     t.warnings.push_back(
         fmt::format("{} has no results for this test (its record ends before the test did): the "
@@ -463,7 +467,8 @@ TestRecord merge_test(std::size_t index, const std::vector<Host>& all, int size,
 
   t.details = Json{{"start_skew_ns", start_skew(base, hosts, tests)},
                    {"clock_offset_uncertainty_ns", clock_offset_uncertainty(hosts)},
-                   {"per_host_only", std::move(per_host_only)}};
+                   {"per_host_only", std::move(per_host_only)},
+                   {"intervals", std::move(mi.details)}};
   if (Json points = merge_curve_points(tests, t.histograms); !points.is_null()) t.details["points"] = std::move(points);
   return t;
 }
@@ -547,7 +552,11 @@ RunRecord merge_host_records(std::vector<MergeInput> inputs) {
     wl.push_back(&h.record().warnings);
   }
   out.warnings = merge_warnings(hp, wl);
-  for (std::size_t i = 0; i < test_count; ++i) out.tests.push_back(merge_test(i, hosts, c.size, c.names));
+  std::vector<std::string> stalls;
+  for (std::size_t i = 0; i < test_count; ++i)
+    out.tests.push_back(merge_test(i, hosts, c.size, c.names, b.config, stalls));
+  // A rank that stalled beyond the tolerance: the run did not measure what it says (merge_time.hpp).
+  for (const std::string& why : stalls) add_stall(out.status, out.reason, why);
   out.repeat = b.repeat;
   out.repetitions = summarize_repetitions(out);
   return out;

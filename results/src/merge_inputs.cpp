@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "drivelab/core/errors.hpp"
+#include "drivelab/results/journal.hpp"
 #include "drivelab/results/record_stats.hpp"
 #include "json_read.hpp"
 
@@ -145,3 +146,48 @@ std::size_t common_test_count(const std::vector<Host>& hosts) {
 }
 
 }  // namespace drivelab::results::detail
+
+namespace drivelab::results {
+namespace {
+
+bool is_journal(const std::filesystem::path& p) { return p.extension() == ".jsonl"; }
+
+std::size_t interval_count(const RunRecord& r) {
+  std::size_t n = 0;
+  for (const TestRecord& t : r.tests) n += t.intervals.size();
+  return n;
+}
+
+}  // namespace
+
+std::filesystem::path journal_of_input(const std::filesystem::path& path, const RunRecord& record) {
+  if (is_journal(path)) return path;
+  return path.parent_path() / (record.run_id + ".journal.jsonl");
+}
+
+LoadedInput read_merge_input(const std::filesystem::path& path) {
+  if (is_journal(path)) return {{recover_from_journal(path), path.string()}, ""};
+  LoadedInput out{{read_record(path), path.string()}, ""};
+  const RunRecord& rec = out.input.record;
+  if (rec.status != Status::running || rec.run_id.empty()) return out;
+  const std::filesystem::path journal = journal_of_input(path, rec);
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(journal, ec)) return out;
+  RunRecord recovered;
+  try {
+    recovered = recover_from_journal(journal);
+  } catch (const std::exception& e) {
+    out.note = fmt::format("{} is stale (status running) and its journal {} does not read ({}): merged from the record",
+                           path.string(), journal.string(), e.what());
+    return out;
+  }
+  if (recovered.run_id != rec.run_id || recovered.tests.size() < rec.tests.size() ||
+      interval_count(recovered) < interval_count(rec))
+    return out;
+  out.note = fmt::format("{} is stale (status running, {} intervals): its journal {} holds {}; merged from the journal",
+                         path.string(), interval_count(rec), journal.string(), interval_count(recovered));
+  out.input.record = std::move(recovered);
+  return out;
+}
+
+}  // namespace drivelab::results

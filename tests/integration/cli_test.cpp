@@ -8,6 +8,8 @@
 
 #include "drivelab/oltp/database/database.hpp"
 #include "drivelab/results/identity.hpp"
+#include "drivelab/results/journal.hpp"
+#include "drivelab/results/merge.hpp"
 #include "drivelab/results/record.hpp"
 #include "process.hpp"
 
@@ -111,6 +113,61 @@ TEST(Cli, ResultsMergeWritesTheJobRecordAndNamesAMissingHost) {
                              dir.path(), std::chrono::seconds(60));
   EXPECT_EQ(all.status, 0) << all.err << all.out;
   EXPECT_EQ(read_record(dir.path() / "all.json").status, Status::complete);
+}
+
+// Issue 34: a rank killed mid-run leaves a record still `running` (rewritten when its intervals
+// last doubled: 1 here) and a journal with every interval (3) and its 8 MiB reserve. `results
+// merge` takes the journal's intervals, writes no merged `running` and removes the reserve.
+TEST(Cli, ResultsMergeTakesTheJournalOfAStaleRecordNeverWritesRunningAndRemovesItsReserve) {
+  using namespace drivelab::results;  // NOLINT(google-build-using-namespace)
+  ScratchDir dir("cli-merge-stale");
+  const auto rank_record = [&](int rank, Status status, int intervals) {
+    RunRecord r;
+    r.run_id = "job2-r" + std::to_string(rank);
+    r.status = status;
+    r.protocol = "quick";
+    r.tool = probe_tool();
+    r.host = probe_host();
+    r.host["hostname"] = "vm" + std::to_string(rank);
+    r.cohort = Json{{"job_id", "job2"},        {"rank", rank},         {"size", 2},
+                    {"hosts", {"vm0", "vm1"}}, {"clock_offset_ns", 0}, {"clock_offset_uncertainty_ns", 0}};
+    TestRecord t;
+    t.name = "io";
+    t.kind = "io";
+    t.status = status;
+    if (status == Status::complete) t.metrics = {{"iops", 1000.0, "1/s", ""}};
+    for (int k = 0; k < intervals; ++k) t.intervals.push_back(Interval{k + 1.0, 1.0, {{"iops", 1000.0}}});
+    r.tests = {t};
+    return r;
+  };
+  const auto r0 = dir.path() / "job2-r0.json";
+  write_record(r0, rank_record(0, Status::complete, 3));
+  const RunRecord stale = rank_record(1, Status::running, 1);
+  const auto r1 = dir.path() / "job2-r1.json";
+  write_record(r1, stale);
+  const auto journal_path = dir.path() / "job2-r1.journal.jsonl";
+  {
+    Journal j(journal_path, 0);
+    RunRecord header = stale;
+    j.append(journal_run_start(header));
+    TestRecord t = stale.tests[0];
+    t.intervals.clear();
+    j.append(journal_test_start(t));
+    for (int k = 0; k < 3; ++k) j.append(journal_interval("io", Interval{k + 1.0, 1.0, {{"iops", 900.0}}}));
+  }
+  const auto reserve = journal_path.string() + ".reserve";
+  std::ofstream(reserve) << std::string(4096, '\0');  // what the killed rank left (8 MiB in a run)
+
+  const auto r = drivelab::testing::run({DRIVELAB_EXE, "results", "merge", r0.string(), r1.string()}, dir.path(),
+                                        std::chrono::seconds(60));
+  EXPECT_EQ(r.status, 1) << r.err << r.out;  // not complete
+  EXPECT_NE(r.err.find("job2-r1.json is stale (status running, 1 intervals): its journal"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("the reserve of a run that was killed"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(reserve));
+  const RunRecord merged = read_record(dir.path() / "job2.json");
+  EXPECT_EQ(merged.status, Status::interrupted) << merged.reason;
+  EXPECT_EQ(merged.hosts[1]["tests"][0]["intervals"].size(), 3u) << "the journal's, not the stale record's 1";
+  for (const TestRecord& t : merged.tests) EXPECT_NE(t.status, Status::running);
 }
 
 }  // namespace

@@ -383,5 +383,245 @@ TEST(Merge, OldLayoutSaturatedSamplesStaySaturatedAndNeverLowerAPercentile) {
   }
 }
 
+// ---- intervals by time (issue 34: merge_time.hpp, docs/results.md "Intervals by time") -------
+
+/// One interval of an io-like test: [a, b] seconds after the start of the rank's measured phase,
+/// `ios` I/Os (its iops, ios and a latency histogram of that many samples).
+struct Piece {
+  double a;
+  double b;
+  int ios;
+};
+
+/// Rank `rank` of an io test whose measured phase starts at `start_ns` on rank 0's clock, on a
+/// host whose clock is `offset_ns` ahead of rank 0's; the run config says interval_s 1.
+RunRecord io_record(int rank, int size, std::int64_t start_ns, std::int64_t offset_ns,
+                    const std::vector<Piece>& pieces) {
+  RunRecord r = rank_record(rank, size, 0);
+  r.cohort["clock_offset_ns"] = offset_ns;
+  r.config = Json{{"protocol", "quick"}, {"tests", Json::array({Json{{"name", "io"}, {"interval_s", 1.0}}})}};
+  TestRecord& t = r.tests[0];
+  t.name = "io";
+  t.kind = "io";
+  t.groups.clear();
+  t.checks.clear();
+  t.warnings.clear();
+  t.barriers = Json{{"run", start_ns + offset_ns}};
+  t.measured_s = pieces.back().b;
+  for (std::size_t k = 0; k < pieces.size(); ++k) {
+    const Piece& p = pieces[k];
+    const double d = p.b - p.a;
+    Interval iv;
+    iv.t_s = p.b;
+    iv.duration_s = d;
+    iv.values = {{"iops", p.ios / d}, {"ios", static_cast<double>(p.ios)}};
+    iv.histograms.emplace("latency", samples(rank, static_cast<int>(k), p.ios));
+    t.intervals.push_back(std::move(iv));
+  }
+  return r;
+}
+
+/// `n` intervals of 1 s from `from` s, `ios` each.
+std::vector<Piece> seconds(double from, int n, int ios) {
+  std::vector<Piece> out;
+  for (int k = 0; k < n; ++k) out.push_back({from + k, from + k + 1, ios});
+  return out;
+}
+
+double value_of(const Interval& iv, std::string_view name) {
+  const auto it = std::find_if(iv.values.begin(), iv.values.end(), [&](const auto& p) { return p.first == name; });
+  return it == iv.values.end() ? -1 : it->second;
+}
+
+/// What rank `r` delivered in merged window [end - d, end] (on the merged t_s scale, which is the
+/// lowest rank's): the I/Os of its intervals that overlap the window at all (an upper bound).
+double delivered(const std::vector<Piece>& pieces, double shift_s, double a, double b) {
+  double ios = 0;
+  for (const Piece& p : pieces)
+    if (std::min(p.b + shift_s, b) > std::max(p.a + shift_s, a)) ios += p.ios;
+  return ios;
+}
+
+constexpr std::int64_t kStart = 1'800'000'000'000'000'000;  // unix ns, rank 0's clock
+
+TEST(MergeByTime, ClockOffsetsPlaceTheRanksOnRankZerosClock) {
+  // Rank 1's clock is 5 s ahead; its measured phase starts 0.2 s after rank 0's.
+  const auto p0 = seconds(0, 6, 1000);
+  const auto p1 = seconds(0, 6, 500);
+  std::vector<MergeInput> in{{io_record(0, 2, kStart, 0, p0), "r0"},
+                             {io_record(1, 2, kStart + 200'000'000, 5'000'000'000, p1), "r1"}};
+  RunRecord m = merge_host_records(in);
+  const TestRecord& t = m.tests[0];
+  EXPECT_EQ(m.status, Status::complete) << m.reason;
+  EXPECT_EQ(t.details["intervals"]["merged_by"], "time");
+  EXPECT_EQ(t.details["intervals"]["common_clock"], "barriers");
+  ASSERT_EQ(t.intervals.size(), 6u);
+  for (std::size_t k = 0; k < 6; ++k) {
+    const Interval& iv = t.intervals[k];
+    EXPECT_DOUBLE_EQ(iv.t_s, static_cast<double>(k + 1));
+    EXPECT_DOUBLE_EQ(value_of(iv, "ios"), 1500);
+    EXPECT_DOUBLE_EQ(value_of(iv, "iops"), 1500);
+    LatencyHistogram both = samples(0, static_cast<int>(k), 1000);
+    both.merge(samples(1, static_cast<int>(k), 500));
+    EXPECT_EQ(iv.histograms.at("latency").count(), both.count());
+  }
+  // The common window: rank 1 measured from 0.2 s to 6.2 s on rank 0's t_s.
+  EXPECT_NEAR(t.details["intervals"]["common_window_t_s"][0].get<double>(), 0.2, 1e-9);
+  EXPECT_NEAR(t.details["intervals"]["common_window_t_s"][1].get<double>(), 6.0, 1e-9);
+  // Without its offset rank 1 would seem to start 5.2 s late: only one window would be shared
+  // (rank 0's sixth second against rank 1's first), which is what the offset prevents.
+  in[1].record.cohort["clock_offset_ns"] = 0;
+  m = merge_host_records(in);
+  ASSERT_EQ(m.tests[0].intervals.size(), 1u);
+  EXPECT_DOUBLE_EQ(m.tests[0].intervals[0].t_s, 6);
+}
+
+TEST(MergeByTime, UnequalIntervalCountsMergeWhereEveryRankMeasured) {
+  // Rank 1 stopped after 4 s; rank 2's clock ticked late once (an interval of 1.3 s, then 0.7 s).
+  std::vector<Piece> p2 = seconds(0, 6, 100);
+  p2[2].b = 3.3;
+  p2[3].a = 3.3;
+  std::vector<MergeInput> in{{io_record(0, 3, kStart, 0, seconds(0, 6, 1000)), "r0"},
+                             {io_record(1, 3, kStart, -7'000, seconds(0, 4, 10)), "r1"},
+                             {io_record(2, 3, kStart, 123'000, p2), "r2"}};
+  const RunRecord m = merge_host_records(in);
+  const TestRecord& t = m.tests[0];
+  EXPECT_EQ(m.status, Status::complete) << m.reason;  // 0.3 s late is no stall
+  EXPECT_TRUE(t.warnings.empty()) << t.warnings.front();
+  ASSERT_EQ(t.intervals.size(), 4u);  // the seconds rank 1 measured
+  EXPECT_DOUBLE_EQ(value_of(t.intervals[0], "ios"), 1110);
+  EXPECT_DOUBLE_EQ(value_of(t.intervals[2], "ios"), 1110);
+  // Rank 2's 1.3 s interval ends in the third second: its 100 I/Os over the 1 s window.
+  EXPECT_NEAR(value_of(t.intervals[2], "iops"), 1000 + 10 + 100, 1e-9);
+}
+
+TEST(MergeByTime, AStalledRankIsFlaggedLeftOutOfTheWindowsItMissedAndTheRunIsNotComplete) {
+  // Two ranks, 14 s of 1 s intervals; rank 1 SIGSTOPped from 2.3 s to 8.3 s: its interval clock
+  // then writes one 6.3 s interval, five catch-up intervals of 10 ms and 0.65 s to the next tick.
+  const std::vector<Piece> p0 = seconds(0, 14, 1000);
+  std::vector<Piece> p1 = seconds(0, 2, 1000);
+  p1.push_back({2, 8.3, 300});
+  for (int k = 0; k < 5; ++k) p1.push_back({8.3 + 0.01 * k, 8.31 + 0.01 * k, 10});
+  p1.push_back({8.35, 9, 650});
+  for (const Piece& p : seconds(9, 5, 1000)) p1.push_back(p);
+  std::vector<MergeInput> in{{io_record(0, 2, kStart, 0, p0), "r0"}, {io_record(1, 2, kStart, 0, p1), "r1"}};
+  const RunRecord m = merge_host_records(in);
+  const TestRecord& t = m.tests[0];
+  // The windows both measured in: 0-2 s, 8-9 s (rank 1 back at 8.3 s) and 9-14 s.
+  std::vector<double> ends;
+  for (const Interval& iv : t.intervals) ends.push_back(iv.t_s);
+  EXPECT_EQ(ends, (std::vector<double>{1, 2, 9, 10, 11, 12, 13, 14}));
+  EXPECT_DOUBLE_EQ(value_of(t.intervals[2], "ios"), 1000 + 5 * 10 + 650);
+  EXPECT_NEAR(value_of(t.intervals[2], "iops"), 1700, 1e-9);
+  // Never more than the ranks delivered in each window (the index merge summed rank 0's third
+  // second with rank 1's 6.3 s interval, and its 10 ms catch-ups at 1000 I/Os per second with
+  // rank 0's 1 s intervals).
+  for (const Interval& iv : t.intervals) {
+    const double a = iv.t_s - iv.duration_s;
+    const double sum = delivered(p0, 0, a, iv.t_s) + delivered(p1, 0, a, iv.t_s);
+    EXPECT_LE(value_of(iv, "ios"), sum) << "window ending " << iv.t_s;
+    EXPECT_LE(value_of(iv, "iops") * iv.duration_s, sum * (1 + 1e-12)) << "window ending " << iv.t_s;
+  }
+  // Flagged, and beyond the 1 s tolerance: the test and the run failed, saying why.
+  ASSERT_EQ(t.warnings.size(), 1u);
+  EXPECT_NE(t.warnings[0].find("rank 1 (host h1) stalled 5.30 s"), std::string::npos) << t.warnings[0];
+  EXPECT_EQ(t.status, Status::failed);
+  EXPECT_NE(t.reason.find("rank 1 (host h1) stalled 5.30 s in the measured phase, beyond the 1 s tolerance"),
+            std::string::npos)
+      << t.reason;
+  EXPECT_EQ(m.status, Status::failed);
+  EXPECT_NE(m.reason.find("test io: rank 1 (host h1) stalled"), std::string::npos) << m.reason;
+  const Json& stall = t.details["intervals"]["stalls"][0];
+  EXPECT_EQ(stall["rank"], 1);
+  EXPECT_NEAR(stall["stalled_s"].get<double>(), 5.3, 1e-9);
+  EXPECT_NEAR(stall["outside_common_window_s"].get<double>(), 0.0, 1e-9);
+  // The same stall on rank 0: the windows are rank 1's, the merged figures the same.
+  std::vector<MergeInput> swapped{{io_record(0, 2, kStart, 0, p1), "r0"}, {io_record(1, 2, kStart, 0, p0), "r1"}};
+  const RunRecord m2 = merge_host_records(swapped);
+  ASSERT_EQ(m2.tests[0].intervals.size(), t.intervals.size());
+  for (std::size_t k = 0; k < t.intervals.size(); ++k)
+    EXPECT_DOUBLE_EQ(value_of(m2.tests[0].intervals[k], "ios"), value_of(t.intervals[k], "ios"));
+  EXPECT_NE(m2.reason.find("rank 0 (host h0) stalled 5.30 s"), std::string::npos) << m2.reason;
+}
+
+TEST(MergeByTime, AStallWithinTheToleranceIsAWarningAndALongRunIsMeasuredOutsideTheWindow) {
+  // Rank 1 stopped 0.8 s at 2 s and, its clock behind, ends 0.8 s after rank 0.
+  std::vector<Piece> p1 = seconds(0, 2, 1000);
+  p1.push_back({2, 3.8, 200});
+  for (const Piece& p : seconds(3.8, 3, 1000)) p1.push_back(p);
+  std::vector<MergeInput> in{{io_record(0, 2, kStart, 0, seconds(0, 6, 1000)), "r0"},
+                             {io_record(1, 2, kStart, 0, p1), "r1"}};
+  const RunRecord m = merge_host_records(in);
+  const TestRecord& t = m.tests[0];
+  EXPECT_EQ(m.status, Status::complete) << m.reason;
+  ASSERT_EQ(t.warnings.size(), 1u);
+  EXPECT_NE(t.warnings[0].find("rank 1 (host h1) stalled 0.80 s"), std::string::npos) << t.warnings[0];
+  EXPECT_NE(t.warnings[0].find("measured 0.80 s outside the window every host measured in"), std::string::npos)
+      << t.warnings[0];
+  // Its last 0.8 s is outside the common window: in no merged interval.
+  EXPECT_DOUBLE_EQ(t.intervals.back().t_s, 6);
+}
+
+TEST(MergeByTime, IntervalsWithoutAnIntervalClockMergeByIndex) {
+  // render: one interval per pipeline phase, seconds long, not `interval_s`.
+  std::vector<MergeInput> in{{io_record(0, 2, kStart, 0, {{0, 3, 10}, {3, 10, 20}}), "r0"},
+                             {io_record(1, 2, kStart, 0, {{0, 4, 10}, {4, 12, 20}}), "r1"}};
+  const RunRecord m = merge_host_records(in);
+  const TestRecord& t = m.tests[0];
+  EXPECT_EQ(t.details["intervals"]["merged_by"], "index");
+  ASSERT_EQ(t.intervals.size(), 2u);
+  EXPECT_DOUBLE_EQ(value_of(t.intervals[1], "iops"), 20.0 / 7 + 20.0 / 8);
+  EXPECT_EQ(m.status, Status::complete);
+  // Hosts that ran the test with different intervals (a hosts: entry's set:): by index too, and
+  // rank 1's 2 s intervals are no stall.
+  in = {{io_record(0, 2, kStart, 0, seconds(0, 4, 10)), "r0"},
+        {io_record(1, 2, kStart, 0, {{0, 2, 10}, {2, 4, 10}}), "r1"}};
+  in[1].record.config["tests"][0]["interval_s"] = 2.0;
+  const RunRecord d = merge_host_records(in);
+  EXPECT_EQ(d.tests[0].details["intervals"]["merged_by"], "index");
+  EXPECT_EQ(d.tests[0].intervals.size(), 2u);
+  EXPECT_EQ(d.status, Status::complete);
+}
+
+TEST(Merge, ARankStillRunningInItsRecordIsInterruptedNeverRunning) {
+  std::vector<MergeInput> in = inputs_of(2);
+  in[1].record.status = Status::running;
+  in[1].record.tests[0].status = Status::running;
+  const RunRecord m = merge_host_records(in);
+  EXPECT_EQ(m.status, Status::interrupted);
+  EXPECT_EQ(m.reason,
+            "rank 1 (host h1): interrupted: its record ends mid-run (status running: the rank was killed or "
+            "lost before it finished)");
+  EXPECT_EQ(m.tests[0].status, Status::interrupted);
+  EXPECT_EQ(m.hosts[1]["status"], "running");  // the host's own record as it is
+}
+
+TEST(Merge, ServerCountersOfOneSharedDatabaseAreTheLowestMeasuredRanksOnce) {
+  std::vector<MergeInput> in = inputs_of(3);
+  for (int k = 0; k < 3; ++k) {
+    TestRecord& t = in[static_cast<std::size_t>(k)].record.tests[0];
+    t.metrics.push_back({"server_commits", 10'000.0 + k, "count", ""});
+    t.metrics.push_back({"server_wal_bytes", 9e7 + k, "bytes", ""});
+    t.details["shared_database"] = Json{{"rank", k}, {"ranks", 3}};
+  }
+  RunRecord m = merge_host_records(in);
+  EXPECT_DOUBLE_EQ(find(m.tests[0].metrics, "server_commits")->value, 10'000);
+  EXPECT_DOUBLE_EQ(find(m.tests[0].metrics, "server_wal_bytes")->value, 9e7);
+  EXPECT_DOUBLE_EQ(find(m.tests[0].metrics, "transactions")->value, 18003);  // the terminals' still add up
+  // Rank 0 killed mid-test (no results): rank 1 is the lowest that measured.
+  TestRecord& dead = in[0].record.tests[0];
+  dead.metrics.clear();
+  dead.histograms.clear();
+  dead.groups.clear();
+  m = merge_host_records(in);
+  EXPECT_DOUBLE_EQ(find(m.tests[0].metrics, "server_commits")->value, 10'001);
+  // Each rank on its own server: summed.
+  for (auto& x : in) x.record.tests[0].details.erase("shared_database");
+  in[0] = {rank_record(0, 3), "rank0.json"};
+  in[0].record.tests[0].metrics.push_back({"server_commits", 10'000.0, "count", ""});
+  m = merge_host_records(in);
+  EXPECT_DOUBLE_EQ(find(m.tests[0].metrics, "server_commits")->value, 30'003);
+}
+
 }  // namespace
 }  // namespace drivelab::results

@@ -89,6 +89,11 @@ enum class HostMerge {
   maximum,   ///< a maximum of the whole test: the largest host's (a sum of maxima is no one's)
   per_host,  ///< a peak across curve points or a process's own figure: kept per host only
   sum,       ///< added whatever the unit (CPU seconds)
+  /// A counter of the whole database server (pg_stat_database, SHOW GLOBAL STATUS): by unit
+  /// when each host drove its own server; when the hosts shared one (tpcc `shared_database`:
+  /// the test's details.shared_database on every host), the lowest rank's, once: every rank read
+  /// the same server's counters over the same measured phase, so a sum counts it N times.
+  server,
 };
 
 /// One metric's declaration.

@@ -95,6 +95,10 @@ class Journal {
 /// removed; errors are skipped (a reserve it cannot open or remove stays).
 std::vector<std::filesystem::path> remove_stale_reserves(const std::filesystem::path& dir);
 
+/// Removes `<journal>.reserve` when no live run holds it (the rule above): what `results merge`
+/// does for the runs it closes. Returns whether it removed it.
+bool remove_stale_reserve(const std::filesystem::path& journal);
+
 /// The events of the file comment, built one way for every writer (the runner uses them).
 Json journal_run_start(const RunRecord& header);  ///< `tests` is written empty
 Json journal_test_start(const TestRecord& test);  ///< name, kind, config, at = started_at

@@ -232,50 +232,59 @@ inline constexpr MetricDef server_blks_read{.name = "server_blks_read",
                                             .description =
                                                 "PostgreSQL: blocks read from outside shared buffers "
                                                 "(pg_stat_database)",
-                                            .recorded_by = "tpcc"};
+                                            .recorded_by = "tpcc",
+                                            .merge = HostMerge::server};
 inline constexpr MetricDef server_blks_hit{
     .name = "server_blks_hit",
     .unit = Unit::count,
     .kind = MetricKind::device,
     .description = "PostgreSQL: blocks found in shared buffers (pg_stat_database)",
-    .recorded_by = "tpcc"};
+    .recorded_by = "tpcc",
+    .merge = HostMerge::server};
 inline constexpr MetricDef server_commits{.name = "server_commits",
                                           .unit = Unit::count,
                                           .kind = MetricKind::device,
                                           .description =
                                               "committed transactions the server counted (PostgreSQL "
                                               "xact_commit, MySQL/MariaDB Com_commit)",
-                                          .recorded_by = "tpcc"};
+                                          .recorded_by = "tpcc",
+                                          .merge = HostMerge::server};
 inline constexpr MetricDef server_wal_bytes{.name = "server_wal_bytes",
                                             .unit = Unit::bytes,
                                             .kind = MetricKind::device,
                                             .description = "PostgreSQL: WAL written (pg_stat_wal)",
-                                            .recorded_by = "tpcc"};
+                                            .recorded_by = "tpcc",
+                                            .merge = HostMerge::server};
 inline constexpr MetricDef server_innodb_data_reads{.name = "server_innodb_data_reads",
                                                     .unit = Unit::count,
                                                     .kind = MetricKind::device,
                                                     .description = "InnoDB: data file reads (SHOW GLOBAL STATUS)",
-                                                    .recorded_by = "tpcc"};
+                                                    .recorded_by = "tpcc",
+                                                    .merge = HostMerge::server};
 inline constexpr MetricDef server_innodb_data_writes{.name = "server_innodb_data_writes",
                                                      .unit = Unit::count,
                                                      .kind = MetricKind::device,
                                                      .description = "InnoDB: data file writes",
-                                                     .recorded_by = "tpcc"};
+                                                     .recorded_by = "tpcc",
+                                                     .merge = HostMerge::server};
 inline constexpr MetricDef server_innodb_data_read_bytes{.name = "server_innodb_data_read_bytes",
                                                          .unit = Unit::bytes,
                                                          .kind = MetricKind::device,
                                                          .description = "InnoDB: bytes read from data files",
-                                                         .recorded_by = "tpcc"};
+                                                         .recorded_by = "tpcc",
+                                                         .merge = HostMerge::server};
 inline constexpr MetricDef server_innodb_data_written_bytes{.name = "server_innodb_data_written_bytes",
                                                             .unit = Unit::bytes,
                                                             .kind = MetricKind::device,
                                                             .description = "InnoDB: bytes written to data files",
-                                                            .recorded_by = "tpcc"};
+                                                            .recorded_by = "tpcc",
+                                                            .merge = HostMerge::server};
 inline constexpr MetricDef server_innodb_data_fsyncs{.name = "server_innodb_data_fsyncs",
                                                      .unit = Unit::count,
                                                      .kind = MetricKind::device,
                                                      .description = "InnoDB: fsync() calls",
-                                                     .recorded_by = "tpcc"};
+                                                     .recorded_by = "tpcc",
+                                                     .merge = HostMerge::server};
 
 // ---- within-run confidence (issue 32: results/record_stats.hpp within_run_confidence) ----------
 // A test's 95% confidence interval of its mean rate by batch means over its intervals: within-run
