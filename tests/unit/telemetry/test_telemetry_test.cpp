@@ -72,13 +72,21 @@ TEST(DeviceFigures, AreIostatsColumnsUnderTheirCatalogueNames) {
   EXPECT_FALSE(find(old, cat::device_f_await_ms));
 }
 
+/// A headline metric as an emulator records it.
+results::Metric work(std::string name, double value, std::string unit) {
+  results::Metric m;
+  m.name = std::move(name);
+  m.value = value;
+  m.unit = std::move(unit);
+  return m;
+}
+
 TEST(DemandMetrics, DividesTheDevicesCountsByTheApplicationsWork) {
   const DeviceTotals dev{
       .read_ios = 30, .write_ios = 600, .flush_ios = 100, .read_bytes = 30 * 4096, .write_bytes = 600 * 8192};
   results::TestRecord tpcc;
   tpcc.kind = "tpcc";
-  tpcc.metrics = {{.name = "transactions", .value = 200, .unit = "count"},
-                  {.name = "new_orders", .value = 90, .unit = "count"}};
+  tpcc.metrics = {work("transactions", 200, "count"), work("new_orders", 90, "count")};
   const std::vector<Figure> t = demand_metrics(tpcc, dev, 10);
   EXPECT_DOUBLE_EQ(*find(t, cat::device_write_bytes_per_txn), 600 * 8192 / 200.0);
   EXPECT_DOUBLE_EQ(*find(t, cat::device_write_ios_per_txn), 3.0);
@@ -89,8 +97,7 @@ TEST(DemandMetrics, DividesTheDevicesCountsByTheApplicationsWork) {
 
   results::TestRecord io;
   io.kind = "io";
-  io.metrics = {{.name = "ios", .value = 600, .unit = "count"},
-                {.name = "bytes", .value = 600 * 4096, .unit = "bytes"}};
+  io.metrics = {work("ios", 600, "count"), work("bytes", 600 * 4096, "bytes")};
   const std::vector<Figure> i = demand_metrics(io, dev, 10);
   EXPECT_DOUBLE_EQ(*find(i, cat::device_write_ios_per_io), 1.0);
   EXPECT_DOUBLE_EQ(*find(i, cat::device_write_bytes_per_byte), 2.0) << "8 KiB on the device per 4 KiB written";
@@ -98,17 +105,17 @@ TEST(DemandMetrics, DividesTheDevicesCountsByTheApplicationsWork) {
 
   results::TestRecord vdbench;  // no `bytes`: MB/s x the window
   vdbench.kind = "vdbench";
-  vdbench.metrics = {{.name = "mb_s", .value = 0.4096, .unit = "MB/s"}};
+  vdbench.metrics = {work("mb_s", 0.4096, "MB/s")};
   EXPECT_DOUBLE_EQ(*find(demand_metrics(vdbench, dev, 10), cat::device_read_bytes_per_byte), 30 * 4096 / 4.096e6);
 
   results::TestRecord video;
   video.kind = "video";
-  video.metrics = {{.name = "write_fps", .value = 24, .unit = "1/s"}, {.name = "read_fps", .value = 6, .unit = "1/s"}};
+  video.metrics = {work("write_fps", 24, "1/s"), work("read_fps", 6, "1/s")};
   EXPECT_DOUBLE_EQ(*find(demand_metrics(video, dev, 10), cat::device_write_bytes_per_frame), 600 * 8192 / 300.0);
 
   results::TestRecord idle;  // no work, or none counted: no ratio (not an infinity)
   idle.kind = "tpcc";
-  idle.metrics = {{.name = "transactions", .value = 0, .unit = "count"}};
+  idle.metrics = {work("transactions", 0, "count")};
   EXPECT_TRUE(demand_metrics(idle, dev, 10).empty());
 }
 
