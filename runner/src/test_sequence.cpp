@@ -160,7 +160,7 @@ class TestSequence {
     recorder_.set_interval_sampler([this](results::Interval& iv) { telemetry_->close_interval(iv); });
   }
 
-  /// The telemetry's figures over the measured phase, its groups, the demand per unit of work and
+  /// The telemetry's figures over the measured phase, the demand per unit of work and
   /// details.telemetry; a failure to record them is a warning, not the test's failure.
   void record_telemetry() {
     if (!telemetry_) return;

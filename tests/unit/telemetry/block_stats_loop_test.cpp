@@ -123,19 +123,6 @@ TEST(LoopDeviceCounters, APartitionIsTheHeadlineAndItsDiskCountsTheSameReadsAgai
   EXPECT_NEAR(static_cast<double>(disk_rates.reads), 1000.0, 20.0);
 }
 
-/// The disk_device entry of `name` in iostat's JSON (-o JSON, sysstat >= 11.5).
-const nlohmann::json* iostat_disk(const nlohmann::json& j, const std::string& name) {
-  if (j.is_object()) {
-    if (j.contains("disk_device") && j["disk_device"] == name) return &j;
-    for (const auto& [k, v] : j.items())
-      if (const auto* d = iostat_disk(v, name)) return d;
-  } else if (j.is_array()) {
-    for (const auto& v : j)
-      if (const auto* d = iostat_disk(v, name)) return d;
-  }
-  return nullptr;
-}
-
 TEST(LoopDeviceCounters, AwaitAndQueueSizeAgreeWithIostat) {
   const auto iostat = find_program("iostat", {"/usr/bin", "/usr/sbin"});
   if (!iostat)
@@ -162,7 +149,7 @@ TEST(LoopDeviceCounters, AwaitAndQueueSizeAgreeWithIostat) {
   ASSERT_EQ(out.exit_code, 0) << out.output;
   ASSERT_TRUE(a && b);
   const nlohmann::json j = nlohmann::json::parse(out.output);
-  const nlohmann::json* d = iostat_disk(j, name);
+  const nlohmann::json* d = testing::iostat_disk(j, name);
   ASSERT_NE(d, nullptr) << out.output;
   const BlockRates r = block_rates(*a, *b, seconds);
   const double io_await = (*d).at("r_await").get<double>();

@@ -1,7 +1,8 @@
 #pragma once
 // Test helper: a loop device of kFilledLoopBytes over a file on the temp dir's disk, filled with
 // data, in direct-I/O mode where the filesystem allows it (block_stats_loop_test.cpp,
-// run_telemetry_test.cpp). Needs root; `loop` is empty with `why` otherwise.
+// run_telemetry_test.cpp). Needs root; `loop` is empty with `why` otherwise. And the entry of a
+// device in sysstat's `iostat -o JSON` output, which both compare with.
 #include <fcntl.h>
 #include <linux/loop.h>
 #include <sys/ioctl.h>
@@ -12,6 +13,8 @@
 #include <cstring>
 #include <optional>
 #include <string>
+
+#include <nlohmann/json.hpp>
 
 #include "../io/target_loop_device.hpp"
 
@@ -48,5 +51,18 @@ struct FilledLoop {
     ::close(fd);
   }
 };
+
+/// The disk_device entry of `name` in iostat's JSON (-o JSON, sysstat >= 11.5).
+inline const nlohmann::json* iostat_disk(const nlohmann::json& j, const std::string& name) {
+  if (j.is_object()) {
+    if (j.contains("disk_device") && j["disk_device"] == name) return &j;
+    for (const auto& [k, v] : j.items())
+      if (const auto* d = iostat_disk(v, name)) return d;
+  } else if (j.is_array()) {
+    for (const auto& v : j)
+      if (const auto* d = iostat_disk(v, name)) return d;
+  }
+  return nullptr;
+}
 
 }  // namespace drivelab::testing

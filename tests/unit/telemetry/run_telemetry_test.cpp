@@ -84,19 +84,6 @@ double metric(const results::TestRecord& t, std::string_view name) {
   return m != nullptr ? m->value : std::nan("");
 }
 
-/// The disk_device entry of `name` in iostat's JSON (-o JSON, sysstat >= 11.5).
-const nlohmann::json* iostat_disk(const nlohmann::json& j, const std::string& name) {
-  if (j.is_object()) {
-    if (j.contains("disk_device") && j["disk_device"] == name) return &j;
-    for (const auto& [k, v] : j.items())
-      if (const auto* d = iostat_disk(v, name)) return d;
-  } else if (j.is_array()) {
-    for (const auto& v : j)
-      if (const auto* d = iostat_disk(v, name)) return d;
-  }
-  return nullptr;
-}
-
 /// A 4 KiB O_DIRECT random-read io test of `duration` over the first `size` of the device.
 std::string random_read_test(const char* duration, const char* size) {
   return std::string("protocol: p\ntests:\n  - {name: rr, kind: io, warmup: 0s, duration: ") + duration +
@@ -151,7 +138,7 @@ TEST_F(RunTelemetry, DirectRandomReadsOnALoopDeviceAreTheDevicesReadsAndIostatAg
   if (!iostat) GTEST_SKIP() << "sysstat's iostat is not installed: r_await and aqu-sz not compared with it";
   ASSERT_EQ(io_out.exit_code, 0) << io_out.output;
   const nlohmann::json j = nlohmann::json::parse(io_out.output);
-  const nlohmann::json* d = iostat_disk(j, name);
+  const nlohmann::json* d = testing::iostat_disk(j, name);
   ASSERT_NE(d, nullptr) << io_out.output;
   const double io_await = d->at("r_await").get<double>(), io_aqu = d->at("aqu-sz").get<double>();
   const double scale = kIostatS / t.details.at("telemetry").at("window_s").get<double>();
