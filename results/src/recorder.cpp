@@ -61,10 +61,16 @@ void check_declared(std::string_view name, std::optional<std::string_view> unit,
 
 }  // namespace
 
+void TestRecorder::set_interval_sampler(std::function<void(Interval&)> sampler) {
+  std::lock_guard order(listener_mu_);
+  sampler_ = std::move(sampler);
+}
+
 void TestRecorder::interval(Interval iv) {
-  for (const auto& [name, value] : iv.values) check_declared(name, std::nullopt, kInterval);
   std::unique_lock order(listener_mu_, std::defer_lock);
-  if (listener_ != nullptr) order.lock();
+  if (listener_ != nullptr || sampler_) order.lock();
+  if (sampler_) sampler_(iv);
+  for (const auto& [name, value] : iv.values) check_declared(name, std::nullopt, kInterval);
   TestRecord snapshot;
   {
     std::lock_guard lock(mu_);

@@ -153,12 +153,25 @@ std::string unit_label(std::string_view unit, std::string_view name) {
   return std::string(unit);
 }
 
+namespace {
+
+/// A value of the runner's device and host telemetry (catalogue Trait kDeviceLine): shown on the
+/// summary's device line, not among the headline metrics nor on the interval line.
+bool on_device_line(std::string_view name) {
+  const MetricDef* d = find_metric_def(name);
+  return d != nullptr && d->has(kDeviceLine);
+}
+
+}  // namespace
+
 std::string format_interval_line(const std::string& test_name, const Interval& interval, std::size_t max_values) {
   std::string line = fmt::format("[ {:>3}s ] {}", format_number(interval.t_s), test_name);
-  const std::size_t n = std::min(max_values, interval.values.size());
-  for (std::size_t i = 0; i < n; ++i) {
-    const auto& [name, value] = interval.values[i];
+  std::size_t shown = 0;
+  for (const auto& [name, value] : interval.values) {
+    if (shown == max_values) break;
+    if (on_device_line(name)) continue;
     line += fmt::format("  {} {}", name, format_number(value));
+    ++shown;
   }
   return line;
 }
@@ -291,6 +304,52 @@ std::string with_reason(std::string_view name, Status status, const std::string&
   return line + "\n";
 }
 
+/// The test's device line: the headline device's iostat -x figures over the measured phase, the
+/// demand per unit of the application's work, or why there is no device (details.telemetry,
+/// telemetry/test_telemetry.hpp); "" for a test without telemetry.
+std::string device_line(const TestRecord& t) {
+  const auto tel = t.details.find("telemetry");
+  if (tel == t.details.end() || !tel->is_object()) return {};
+  if (const std::string why = text_of(*tel, "no_device"); !why.empty()) return "no block device: " + why;
+  const auto devices = tel->find("devices");
+  if (devices == tel->end() || !devices->is_array() || devices->empty()) return {};
+  std::string line = text_of(devices->front(), "name");
+  const auto add = [&](std::string_view label, const MetricDef& def, auto&& format) {
+    if (const Metric* m = t.find_metric(def.name)) line += fmt::format("  {} {}", label, format(m->value));
+  };
+  const auto num = [](double v) { return format_number(v); };
+  const auto grouped = [](double v) { return format_grouped(v); };
+  const auto ms = [](double v) { return format_latency(v, "ms"); };
+  add("r/s", catalogue::device_r_s, grouped);
+  add("w/s", catalogue::device_w_s, grouped);
+  add("rMB/s", catalogue::device_rmb_s, num);
+  add("wMB/s", catalogue::device_wmb_s, num);
+  add("r_await", catalogue::device_r_await_ms, ms);
+  add("w_await", catalogue::device_w_await_ms, ms);
+  add("aqu-sz", catalogue::device_aqu_sz, num);
+  add("%util", catalogue::device_util_pct, num);
+  // The demand per unit of work, the first unit the test has: what a DBA sizes with.
+  struct PerUnit {
+    const char* per;
+    const MetricDef* bytes;
+    const MetricDef* ios;  ///< nullptr: none declared for the unit
+  };
+  for (const PerUnit& u :
+       {PerUnit{"New-Order", &catalogue::device_write_bytes_per_new_order, &catalogue::device_write_ios_per_new_order},
+        PerUnit{"txn", &catalogue::device_write_bytes_per_txn, &catalogue::device_write_ios_per_txn},
+        PerUnit{"frame", &catalogue::device_write_bytes_per_frame, nullptr}}) {
+    const Metric* b = t.find_metric(u.bytes->name);
+    if (b == nullptr) continue;
+    line += fmt::format("  written per {} {} bytes", u.per, format_grouped(b->value));
+    if (const Metric* n = u.ios != nullptr ? t.find_metric(u.ios->name) : nullptr)
+      line += fmt::format(" in {} I/Os", format_number(n->value));
+    break;
+  }
+  add("reads per I/O", catalogue::device_read_ios_per_io, num);
+  add("writes per I/O", catalogue::device_write_ios_per_io, num);
+  return line;
+}
+
 }  // namespace
 
 std::string format_summary(const RunRecord& record) {
@@ -308,12 +367,23 @@ std::string format_summary(const RunRecord& record) {
     table.add_rule();
     for (const TestRecord& t : record.tests) {
       std::vector<std::string> row{row_name(t), t.kind, std::string(to_string(t.status))};
-      const std::size_t n = std::min(kHeadlineMetrics, t.metrics.size());
-      for (std::size_t i = 0; i < n; ++i) row.push_back(metric_cell(t.metrics[i]));
+      for (const Metric& m : t.metrics) {
+        if (row.size() == 3 + kHeadlineMetrics) break;
+        if (!on_device_line(m.name)) row.push_back(metric_cell(m));
+      }
       table.add(std::move(row));
     }
     out += table.render();
   }
+  std::string devices;
+  for (const TestRecord& t : record.tests) {
+    if (std::string line = device_line(t); !line.empty()) devices += "  " + row_name(t) + ": " + line + "\n";
+  }
+  if (!devices.empty())
+    out +=
+        "\ndevices (iostat -x over the measured phase; %util is no saturation figure for NVMe, RAID, dm or "
+        "loop devices):\n" +
+        devices;
   if (record.repetitions.is_array() && !record.repetitions.empty())
     out += "\nrepetitions (95% confidence interval of the mean):\n" + repetitions_table(record);
 

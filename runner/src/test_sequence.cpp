@@ -15,6 +15,7 @@
 #include "drivelab/results/catalogue.hpp"
 #include "drivelab/results/record_stats.hpp"
 #include "drivelab/results/recorder.hpp"
+#include "drivelab/telemetry/test_telemetry.hpp"
 
 namespace drivelab::runner::detail {
 namespace {
@@ -71,6 +72,7 @@ class TestSequence {
   void run() {
     start();
     measure();
+    if (ran_) record_telemetry();
     if (ran_ && failure_.empty()) within_run_confidence();
     verify();
     if (entered_prepare_) test_.emulator->cleanup(ctx_);
@@ -142,9 +144,33 @@ class TestSequence {
           schedule.empty() ? fmt::format("run {}", format_duration(test_.settings.duration)) : "run: " + schedule, [&] {
             ran_ = true;
             t_measure_ = monotonic_ns();
+            sample_intervals();
             e.run(ctx_);
           });
     t_end_ = monotonic_ns();
+    if (telemetry_) {
+      telemetry_->end();
+      recorder_.set_interval_sampler({});
+    }
+  }
+
+  /// The device and host telemetry of the measured phase (telemetry/test_telemetry.hpp): a sample
+  /// now, and one at each interval the emulator closes, its figures added to the interval.
+  void sample_intervals() {
+    telemetry_.emplace(run_.options.target);
+    telemetry_->begin();
+    recorder_.set_interval_sampler([this](results::Interval& iv) { telemetry_->close_interval(iv); });
+  }
+
+  /// The telemetry's figures over the measured phase, the demand per unit of work and
+  /// details.telemetry; a failure to record them is a warning, not the test's failure.
+  void record_telemetry() {
+    if (!telemetry_) return;
+    try {
+      telemetry_->record(recorder_);
+    } catch (const std::exception& ex) {
+      recorder_.warning(fmt::format("device and host telemetry not recorded: {}", ex.what()));
+    }
   }
 
   /// Verify even after an interrupt (not after a second signal): the database must still be
@@ -243,6 +269,7 @@ class TestSequence {
   std::string label_;  ///< the test's name, with its repetition in a repeated run
   results::TestRecorder recorder_;
   TestContext ctx_;
+  std::optional<telemetry::TestTelemetry> telemetry_;  ///< from the start of the measured phase
   std::string failure_;
   bool failed_hurried_ = false;  ///< the failure came after a second signal stopped the servers at once
   bool go_ = true;               ///< every barrier so far let every rank in

@@ -41,6 +41,30 @@ TEST(Recorder, IntervalsReachTheListenerWithTheRecordIncludingThem) {
   EXPECT_EQ(r.details["seen"], true);
 }
 
+// The interval sampler (the runner's telemetry) adds its values before the interval is checked,
+// recorded and handed to the listener; an undeclared name is refused as the emulator's would be.
+TEST(Recorder, TheIntervalSamplerAddsValuesTheRecordAndTheListenerSee) {
+  TestRecord r;
+  Seen seen;
+  TestRecorder rec(r, &seen);
+  std::vector<std::size_t> sampled_sizes;
+  rec.set_interval_sampler([&](Interval& iv) {
+    sampled_sizes.push_back(iv.values.size());
+    iv.values.push_back(interval_value(catalogue::device_r_s, 7));
+  });
+  rec.interval(Interval{1, 1, {{"iops", 1}}});
+  ASSERT_EQ(r.intervals.size(), 1u);
+  EXPECT_EQ(sampled_sizes, (std::vector<std::size_t>{1}));
+  EXPECT_EQ(value_of(r.intervals[0].values, catalogue::device_r_s), 7.0);
+  EXPECT_EQ(r.intervals[0].values.front().first, "iops") << "after the emulator's values";
+  EXPECT_EQ(seen.interval_counts, (std::vector<std::size_t>{1}));
+  rec.set_interval_sampler([](Interval& iv) { iv.values.emplace_back("no_such_value", 1); });
+  EXPECT_THROW(rec.interval(Interval{2, 1, {{"iops", 1}}}), InternalError);
+  rec.set_interval_sampler({});
+  rec.interval(Interval{3, 1, {{"iops", 1}}});
+  EXPECT_EQ(r.intervals.back().values.size(), 1u) << "no sampler: the emulator's values only";
+}
+
 TEST(Recorder, MetricsReplaceByNameAndKeepTheirPlace) {
   TestRecord r;
   TestRecorder rec(r, nullptr);

@@ -22,7 +22,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "../io/target_loop_device.hpp"
+#include "filled_loop.hpp"
 #include "drivelab/core/process.hpp"
 #include "drivelab/telemetry/block_stats.hpp"
 #include "drivelab/telemetry/device_stack.hpp"
@@ -31,38 +31,9 @@ namespace drivelab::telemetry {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-constexpr std::uint64_t kDeviceBytes = 64ULL << 20;
+constexpr std::uint64_t kDeviceBytes = testing::kFilledLoopBytes;
 constexpr std::size_t kBlock = 4096;
-
-/// A loop device over a file on the temp dir's disk, filled with data (so that reads reach the
-/// disk rather than a sparse file's holes), in direct-I/O mode where the filesystem allows it
-/// (LOOP_SET_DIRECT_IO: the backing file is read with O_DIRECT, without the page cache), so that
-/// its awaits are the disk's.
-struct FilledLoop {
-  std::string why;
-  std::optional<testing::LoopDevice> loop{testing::LoopDevice::create(kDeviceBytes, why)};
-  bool direct = false;
-
-  FilledLoop() {
-    if (!loop) return;
-    const int fd = ::open(loop->path().c_str(), O_RDWR | O_DIRECT | O_CLOEXEC);
-    if (fd < 0) {
-      why = "open " + loop->path() + " O_DIRECT failed";
-      loop.reset();
-      return;
-    }
-    direct = ::ioctl(fd, LOOP_SET_DIRECT_IO, 1UL) == 0;
-    void* buf = nullptr;
-    if (::posix_memalign(&buf, 4096, 1 << 20) == 0) {
-      std::memset(buf, 0x5a, 1 << 20);
-      for (std::uint64_t off = 0; off < kDeviceBytes; off += 1 << 20)
-        if (::pwrite(fd, buf, 1 << 20, static_cast<off_t>(off)) != 1 << 20) why = "fill failed";
-      std::free(buf);
-    }
-    ::fsync(fd);
-    ::close(fd);
-  }
-};
+using testing::FilledLoop;
 
 /// `n` random 4 KiB O_DIRECT reads of `path` (n < 0: until `stop`).
 void random_reads(const std::string& path, long n, const std::atomic<bool>* stop, unsigned seed) {
@@ -152,19 +123,6 @@ TEST(LoopDeviceCounters, APartitionIsTheHeadlineAndItsDiskCountsTheSameReadsAgai
   EXPECT_NEAR(static_cast<double>(disk_rates.reads), 1000.0, 20.0);
 }
 
-/// The disk_device entry of `name` in iostat's JSON (-o JSON, sysstat >= 11.5).
-const nlohmann::json* iostat_disk(const nlohmann::json& j, const std::string& name) {
-  if (j.is_object()) {
-    if (j.contains("disk_device") && j["disk_device"] == name) return &j;
-    for (const auto& [k, v] : j.items())
-      if (const auto* d = iostat_disk(v, name)) return d;
-  } else if (j.is_array()) {
-    for (const auto& v : j)
-      if (const auto* d = iostat_disk(v, name)) return d;
-  }
-  return nullptr;
-}
-
 TEST(LoopDeviceCounters, AwaitAndQueueSizeAgreeWithIostat) {
   const auto iostat = find_program("iostat", {"/usr/bin", "/usr/sbin"});
   if (!iostat)
@@ -191,7 +149,7 @@ TEST(LoopDeviceCounters, AwaitAndQueueSizeAgreeWithIostat) {
   ASSERT_EQ(out.exit_code, 0) << out.output;
   ASSERT_TRUE(a && b);
   const nlohmann::json j = nlohmann::json::parse(out.output);
-  const nlohmann::json* d = iostat_disk(j, name);
+  const nlohmann::json* d = testing::iostat_disk(j, name);
   ASSERT_NE(d, nullptr) << out.output;
   const BlockRates r = block_rates(*a, *b, seconds);
   const double io_await = (*d).at("r_await").get<double>();

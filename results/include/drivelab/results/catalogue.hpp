@@ -18,7 +18,8 @@
 /// The declarations live in three headers by group, each under 700 lines: catalogue/operations.hpp
 /// (figure families, operations, sizing answers, throughput), catalogue/latency.hpp (latency,
 /// errors, queues, replayed requests), catalogue/resources.hpp (CPU, time, device and server
-/// counters, within-run confidence, health, settings); the types are in catalogue_types.hpp.
+/// counters, within-run confidence, health, settings), catalogue/telemetry.hpp (the runner's device and host
+/// telemetry of every test, issue 33); the types are in catalogue_types.hpp.
 ///
 /// Adding a metric: declare it in the header of its group (and in kAll below), add its row to docs/results.md's table
 /// (the catalogue test prints the row it expects), then record it. The recorder refuses a name that is not declared
@@ -27,6 +28,7 @@
 #include "drivelab/results/catalogue/operations.hpp"
 #include "drivelab/results/catalogue/latency.hpp"
 #include "drivelab/results/catalogue/resources.hpp"
+#include "drivelab/results/catalogue/telemetry.hpp"
 
 namespace drivelab::results {
 
@@ -64,6 +66,17 @@ inline constexpr std::array kAll{
     &server_blks_read, &server_blks_hit, &server_commits, &server_wal_bytes, &server_innodb_data_reads,
     &server_innodb_data_writes, &server_innodb_data_read_bytes, &server_innodb_data_written_bytes,
     &server_innodb_data_fsyncs,
+    // device and host telemetry (every test)
+    &device_r_s, &device_w_s, &device_d_s, &device_f_s, &device_rmb_s, &device_wmb_s, &device_rrqm_s, &device_wrqm_s,
+    &device_rareq_bytes, &device_wareq_bytes, &device_r_await_ms, &device_w_await_ms, &device_f_await_ms,
+    &device_aqu_sz, &device_util_pct, &device_read_ios, &device_write_ios, &device_flush_ios, &host_cpu_user_pct,
+    &host_cpu_system_pct, &host_cpu_iowait_pct, &host_cpu_steal_pct, &host_cpu_irq_pct, &host_psi_io_some_pct,
+    &host_psi_io_full_pct, &host_psi_memory_some_pct, &host_psi_memory_full_pct, &device_read_bytes_per_txn,
+    &device_read_ios_per_txn, &device_write_bytes_per_txn, &device_write_ios_per_txn, &device_flush_ios_per_txn,
+    &device_read_bytes_per_new_order, &device_read_ios_per_new_order, &device_write_bytes_per_new_order,
+    &device_write_ios_per_new_order, &device_flush_ios_per_new_order, &device_read_ios_per_io, &device_write_ios_per_io,
+    &device_read_bytes_per_byte, &device_write_bytes_per_byte, &device_read_bytes_per_frame,
+    &device_write_bytes_per_frame,
     // within-run confidence
     &iops_ci95_low, &iops_ci95_high, &tps_ci95_low, &tps_ci95_high, &rate_ci95_half_width_pct, &batch_means_lag1,
     &batch_means_batches,

@@ -79,6 +79,10 @@ enum Trait : std::uint8_t {
   kSummedOverHosts = 8,
   /// Interval value drawn in the reporter's interval chart.
   kCharted = 16,
+  /// Recorded by the runner's device and host telemetry for every test (telemetry/
+  /// test_telemetry.hpp, docs/telemetry.md): the console summary shows it on the test's device
+  /// line, not among its headline metrics, and the live interval line leaves it out.
+  kDeviceLine = 32,
 };
 
 /// How a merge of hosts' records (merge.hpp) combines a headline or group metric that every host

@@ -6,6 +6,7 @@
 ///
 /// Thread-safety: every member may be called from any thread (one mutex; calls are rare —
 /// intervals, not samples. Samples go into per-thread LatencyHistograms owned by the emulator).
+#include <functional>
 #include <mutex>
 #include <string>
 #include <string_view>
@@ -28,6 +29,11 @@ class TestRecorder {
 
   TestRecorder(TestRecord& record, Listener* listener) : record_(record), listener_(listener) {}
 
+  /// Called by interval() with each interval before it is checked and appended (in the order of
+  /// the appends, on the thread that closes the interval), to add values measured at the same
+  /// boundary: the runner's device and host telemetry (telemetry/test_telemetry.hpp). Set it
+  /// before the emulator runs, or empty to remove it; it must not call back into this recorder.
+  void set_interval_sampler(std::function<void(Interval&)> sampler);
   /// Appends the interval, then calls listener->on_interval with a snapshot of the record taken
   /// under the lock (the listener runs outside it, so it may call back into this recorder;
   /// listener calls are serialised, in the order of the appends).
@@ -76,6 +82,7 @@ class TestRecorder {
   std::mutex listener_mu_;  ///< keeps listener calls in order; taken before mu_, never after
   TestRecord& record_;
   Listener* listener_;
+  std::function<void(Interval&)> sampler_;  ///< set before the emulator runs; called under listener_mu_
 };
 
 }  // namespace drivelab::results

@@ -1,0 +1,121 @@
+#pragma once
+/// \file test_telemetry.hpp
+/// What the drive and the host did during one test's measured phase, sampled at the test's own
+/// interval boundaries and written into its record (docs/telemetry.md, issue 33). The runner
+/// makes one per test (runner/src/test_sequence.cpp): begin() as the measured phase starts,
+/// close_interval() from results::TestRecorder's interval sampler each time the emulator closes
+/// an interval, end() as the phase ends, then record().
+///
+/// Per sample: one read of /sys/block/.../stat per device of the target's stack (device_stack.hpp)
+/// and of /proc/stat and /proc/pressure/{io,memory} (host_stats.hpp); nothing else. The sample
+/// is taken on the thread that closes the interval (the emulator's reporting loop, not its I/O
+/// workers), after the emulator's own boundary, so the device window ends a few microseconds
+/// after the application's.
+///
+/// What is recorded (catalogue/telemetry.hpp; every name is a catalogue declaration):
+///  - each interval: the headline device's iostat -x figures (device_r_s, device_w_s, ...,
+///    device_aqu_sz, device_util_pct) and the host's (host_cpu_*_pct, host_psi_*_pct) as interval
+///    values, after the emulator's own;
+///  - the test: the same figures over the whole measured phase and the headline's counts
+///    (device_read_ios, device_write_ios, device_flush_ios, device_read_bytes, device_write_bytes)
+///    as headline metrics; each device below the headline in details.telemetry.devices under the
+///    same names, per test and per interval (never added to the headline's: a partition's I/O is
+///    in its disk's counters too);
+///  - the demand per unit of the application's work (demand_metrics()): device bytes and I/Os per
+///    transaction and per New-Order, per application I/O and byte, per frame;
+///  - details.telemetry: {window_s, window, stack, devices: [{name, role, below, test: {figures},
+///    intervals: [{t_s, values: {figures}}]}], no_device, notes}: the window, the stack and each
+///    device's role (the headline's figures are its metrics and interval values), and, once, why
+///    something could not be sampled ("tmpfs at /dev/shm has no block device" as no_device, a
+///    host file the kernel lacks as a note).
+#include <cstdint>
+#include <filesystem>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "drivelab/results/catalogue.hpp"
+#include "drivelab/results/record.hpp"
+#include "drivelab/results/recorder.hpp"
+#include "drivelab/telemetry/block_stats.hpp"
+#include "drivelab/telemetry/device_stack.hpp"
+#include "drivelab/telemetry/host_stats.hpp"
+
+namespace drivelab::telemetry {
+
+/// A catalogue declaration and its value.
+using Figure = std::pair<const results::MetricDef*, double>;
+
+/// The iostat -x figures of `r` as catalogue values: device_r_s, device_w_s, device_d_s and
+/// device_f_s (when the kernel counts discards, flushes), device_rmb_s, device_wmb_s (MB = 10^6
+/// bytes), device_rrqm_s, device_wrqm_s, device_rareq_bytes, device_wareq_bytes (rareq-sz x 1024),
+/// device_r_await_ms, device_w_await_ms, device_f_await_ms, device_aqu_sz, device_util_pct.
+std::vector<Figure> device_figures(const BlockRates& r);
+
+/// The host's figures of `h` as catalogue values: host_cpu_user_pct (user + nice),
+/// host_cpu_system_pct, host_cpu_iowait_pct, host_cpu_steal_pct, host_cpu_irq_pct (irq + softirq),
+/// and host_psi_{io,memory}_{some,full}_pct where the kernel has them.
+std::vector<Figure> host_figures(const HostRates& h);
+
+/// The device's counts over a test's measured phase.
+struct DeviceTotals {
+  std::uint64_t read_ios = 0, write_ios = 0, flush_ios = 0;
+  std::uint64_t read_bytes = 0, write_bytes = 0;
+};
+
+/// The device's demand per unit of the application's work in `test` (its headline metrics, as the
+/// emulator recorded them), over a window of `seconds`:
+///  - per transaction (`transactions`: tpcc, sysbench) and per New-Order (`new_orders`: tpcc):
+///    device bytes read and written, reads, writes and flushes;
+///  - per application I/O (`ios`: io, vdbench, replay, vdi): device reads and writes;
+///  - per application byte (`bytes`, else `mb_s` x seconds): device bytes read and written, the
+///    device-level amplification seen from the host (MB = 10^6 bytes);
+///  - per frame (video: (`write_fps` + `read_fps`) x seconds): device bytes read and written.
+/// A unit of work the test did not record, or recorded as 0, gives no figure.
+std::vector<Figure> demand_metrics(const results::TestRecord& test, const DeviceTotals& device, double seconds);
+
+class TestTelemetry {
+ public:
+  /// Resolves the device stack of `target` (a directory or a block device; device_stack_of). A
+  /// target without a block device keeps its reason and samples the host only.
+  explicit TestTelemetry(const std::filesystem::path& target, std::filesystem::path sys_root = "/sys",
+                         std::filesystem::path proc_root = "/proc");
+
+  /// The first sample: the measured phase starts now.
+  void begin();
+  /// Samples and appends the headline device's and the host's figures since the previous
+  /// sample to `iv`'s values (nothing before begin() or after end()). Thread-safe.
+  void close_interval(results::Interval& iv);
+  /// The last sample: the measured phase ended now.
+  void end();
+  /// Writes the test's figures, groups, demand and details.telemetry into `rec` (see the file
+  /// comment); the demand reads the work the emulator recorded. Nothing when begin() never ran.
+  void record(results::TestRecorder& rec);
+
+  /// The stack sampled, or nullopt with reason().
+  const std::optional<DeviceStack>& stack() const noexcept { return stack_; }
+  const std::string& reason() const noexcept { return reason_; }
+
+ private:
+  struct Sample {
+    std::int64_t ns = 0;
+    std::vector<std::optional<BlockStat>> devices;  ///< per device of the stack; nullopt: unreadable
+    HostSample host;
+  };
+  Sample take();
+  void note(std::string text);
+
+  std::optional<DeviceStack> stack_;
+  std::string reason_;
+  HostSampler host_;
+  std::mutex mu_;
+  std::optional<Sample> first_, previous_, last_;
+  bool ended_ = false;
+  std::vector<std::string> notes_;
+  /// Per device below the headline (index 1..): its intervals {t_s, values}.
+  std::vector<results::Json> below_intervals_;
+};
+
+}  // namespace drivelab::telemetry

@@ -1,0 +1,247 @@
+// One test's device and host telemetry, sampled at its interval boundaries (test_telemetry.hpp).
+#include "drivelab/telemetry/test_telemetry.hpp"
+
+#include <algorithm>
+#include <exception>
+
+#include <fmt/format.h>
+
+#include "drivelab/core/clock.hpp"
+
+namespace drivelab::telemetry {
+namespace {
+
+namespace cat = results::catalogue;
+
+/// The value of headline metric `def` in `test`, when recorded, finite and above 0.
+std::optional<double> work(const results::TestRecord& test, const results::MetricDef& def) {
+  const results::Metric* m = test.find_metric(def.name);
+  if (m == nullptr || !(m->value > 0) || m->value - m->value != 0) return std::nullopt;
+  return m->value;
+}
+
+results::Json values_json(const std::vector<Figure>& figures) {
+  results::Json out = results::Json::object();
+  for (const auto& [def, v] : figures) out[std::string(def->name)] = v;
+  return out;
+}
+
+DeviceTotals totals_of(const BlockRates& r) {
+  return {.read_ios = r.reads,
+          .write_ios = r.writes,
+          .flush_ios = r.flushes,
+          .read_bytes = r.read_bytes,
+          .write_bytes = r.write_bytes};
+}
+
+std::vector<Figure> totals_figures(const DeviceTotals& t, bool has_flushes) {
+  std::vector<Figure> out{{&cat::device_read_ios, static_cast<double>(t.read_ios)},
+                          {&cat::device_write_ios, static_cast<double>(t.write_ios)},
+                          {&cat::device_read_bytes, static_cast<double>(t.read_bytes)},
+                          {&cat::device_write_bytes, static_cast<double>(t.write_bytes)}};
+  if (has_flushes) out.emplace_back(&cat::device_flush_ios, static_cast<double>(t.flush_ios));
+  return out;
+}
+
+}  // namespace
+
+std::vector<Figure> device_figures(const BlockRates& r) {
+  std::vector<Figure> out{{&cat::device_r_s, r.r_s}, {&cat::device_w_s, r.w_s}};
+  if (r.has_discards) out.emplace_back(&cat::device_d_s, r.d_s);
+  if (r.has_flushes) out.emplace_back(&cat::device_f_s, r.f_s);
+  const double s = r.seconds > 0 ? r.seconds : 1.0;
+  out.insert(out.end(), {{&cat::device_rmb_s, static_cast<double>(r.read_bytes) / 1e6 / s},
+                         {&cat::device_wmb_s, static_cast<double>(r.write_bytes) / 1e6 / s},
+                         {&cat::device_rrqm_s, r.rrqm_s},
+                         {&cat::device_wrqm_s, r.wrqm_s},
+                         {&cat::device_rareq_bytes, r.rareq_sz * 1024},
+                         {&cat::device_wareq_bytes, r.wareq_sz * 1024},
+                         {&cat::device_r_await_ms, r.r_await},
+                         {&cat::device_w_await_ms, r.w_await}});
+  if (r.has_flushes) out.emplace_back(&cat::device_f_await_ms, r.f_await);
+  out.insert(out.end(), {{&cat::device_aqu_sz, r.aqu_sz}, {&cat::device_util_pct, r.util_pct}});
+  return out;
+}
+
+std::vector<Figure> host_figures(const HostRates& h) {
+  std::vector<Figure> out;
+  if (h.cpu) {
+    out.insert(out.end(), {{&cat::host_cpu_user_pct, h.cpu->user + h.cpu->nice},
+                           {&cat::host_cpu_system_pct, h.cpu->system},
+                           {&cat::host_cpu_iowait_pct, h.cpu->iowait},
+                           {&cat::host_cpu_steal_pct, h.cpu->steal},
+                           {&cat::host_cpu_irq_pct, h.cpu->irq + h.cpu->softirq}});
+  }
+  if (h.io_pressure) {
+    out.emplace_back(&cat::host_psi_io_some_pct, h.io_pressure->some);
+    if (h.io_pressure->full) out.emplace_back(&cat::host_psi_io_full_pct, *h.io_pressure->full);
+  }
+  if (h.memory_pressure) {
+    out.emplace_back(&cat::host_psi_memory_some_pct, h.memory_pressure->some);
+    if (h.memory_pressure->full) out.emplace_back(&cat::host_psi_memory_full_pct, *h.memory_pressure->full);
+  }
+  return out;
+}
+
+std::vector<Figure> demand_metrics(const results::TestRecord& test, const DeviceTotals& device, double seconds) {
+  std::vector<Figure> out;
+  const auto rb = static_cast<double>(device.read_bytes), wb = static_cast<double>(device.write_bytes);
+  const auto ri = static_cast<double>(device.read_ios), wi = static_cast<double>(device.write_ios);
+  const auto fi = static_cast<double>(device.flush_ios);
+  if (const auto txn = work(test, cat::transactions)) {
+    out.insert(out.end(), {{&cat::device_read_bytes_per_txn, rb / *txn},
+                           {&cat::device_read_ios_per_txn, ri / *txn},
+                           {&cat::device_write_bytes_per_txn, wb / *txn},
+                           {&cat::device_write_ios_per_txn, wi / *txn},
+                           {&cat::device_flush_ios_per_txn, fi / *txn}});
+  }
+  if (const auto no = work(test, cat::new_orders)) {
+    out.insert(out.end(), {{&cat::device_read_bytes_per_new_order, rb / *no},
+                           {&cat::device_read_ios_per_new_order, ri / *no},
+                           {&cat::device_write_bytes_per_new_order, wb / *no},
+                           {&cat::device_write_ios_per_new_order, wi / *no},
+                           {&cat::device_flush_ios_per_new_order, fi / *no}});
+  }
+  if (const auto ios = work(test, cat::ios)) {
+    out.insert(out.end(), {{&cat::device_read_ios_per_io, ri / *ios}, {&cat::device_write_ios_per_io, wi / *ios}});
+  }
+  std::optional<double> app_bytes = work(test, cat::bytes);
+  if (!app_bytes && seconds > 0) {
+    if (const auto mb_s = work(test, cat::mb_s)) app_bytes = *mb_s * 1e6 * seconds;
+  }
+  if (app_bytes) {
+    out.insert(out.end(), {{&cat::device_read_bytes_per_byte, rb / *app_bytes},
+                           {&cat::device_write_bytes_per_byte, wb / *app_bytes}});
+  }
+  if (seconds > 0 && test.kind == "video") {
+    const double fps = work(test, cat::write_fps).value_or(0) + work(test, cat::read_fps).value_or(0);
+    if (fps > 0) {
+      const double frames = fps * seconds;
+      out.insert(out.end(),
+                 {{&cat::device_read_bytes_per_frame, rb / frames}, {&cat::device_write_bytes_per_frame, wb / frames}});
+    }
+  }
+  return out;
+}
+
+TestTelemetry::TestTelemetry(const std::filesystem::path& target, std::filesystem::path sys_root,
+                             std::filesystem::path proc_root)
+    : host_(std::move(proc_root)) {
+  try {
+    TargetStack t = device_stack_of(target, sys_root);
+    stack_ = std::move(t.stack);
+    reason_ = std::move(t.reason);
+  } catch (const std::exception& ex) {
+    reason_ = fmt::format("'{}': device stack not found: {}", target.string(), ex.what());
+  }
+  if (stack_) below_intervals_.assign(stack_->devices.size(), results::Json::array());
+}
+
+void TestTelemetry::note(std::string text) {
+  if (std::find(notes_.begin(), notes_.end(), text) == notes_.end()) notes_.push_back(std::move(text));
+}
+
+TestTelemetry::Sample TestTelemetry::take() {
+  Sample s;
+  s.ns = monotonic_ns();
+  if (stack_) {
+    s.devices.reserve(stack_->devices.size());
+    for (const StackDevice& d : stack_->devices) {
+      try {
+        s.devices.push_back(read_block_stat(d.stat_file()));
+        if (!s.devices.back())
+          note(fmt::format("{}: could not be read (the device went away?)", d.stat_file().string()));
+      } catch (const std::exception& ex) {
+        s.devices.emplace_back();
+        note(ex.what());
+      }
+    }
+  }
+  try {
+    s.host = host_.sample();
+  } catch (const std::exception& ex) {
+    note(ex.what());
+  }
+  return s;
+}
+
+void TestTelemetry::begin() {
+  std::lock_guard lock(mu_);
+  first_ = take();
+  previous_ = first_;
+  ended_ = false;
+}
+
+void TestTelemetry::close_interval(results::Interval& iv) {
+  std::lock_guard lock(mu_);
+  if (!previous_ || ended_) return;
+  Sample now = take();
+  const double seconds = seconds_between(previous_->ns, now.ns);
+  std::vector<Figure> figures;
+  for (std::size_t i = 0; i < now.devices.size(); ++i) {
+    if (!now.devices[i] || !previous_->devices[i]) continue;
+    const BlockRates r = block_rates(*previous_->devices[i], *now.devices[i], seconds);
+    if (i == 0) {
+      figures = device_figures(r);
+    } else {
+      below_intervals_[i].push_back({{"t_s", iv.t_s}, {"values", values_json(device_figures(r))}});
+    }
+  }
+  const std::vector<Figure> host = host_figures(host_rates(previous_->host, now.host, seconds));
+  figures.insert(figures.end(), host.begin(), host.end());
+  for (const auto& [def, v] : figures) iv.values.push_back(results::interval_value(*def, v));
+  previous_ = std::move(now);
+}
+
+void TestTelemetry::end() {
+  std::lock_guard lock(mu_);
+  if (!first_ || ended_) return;
+  last_ = take();
+  ended_ = true;
+}
+
+void TestTelemetry::record(results::TestRecorder& rec) {
+  std::lock_guard lock(mu_);
+  if (!first_ || !last_) return;
+  const double seconds = seconds_between(first_->ns, last_->ns);
+  results::Json details = {{"window_s", seconds},
+                           {"window", "the measured phase: from the start of the emulator's run to its return"}};
+  for (const std::string& r : host_.reasons()) note(r);
+  if (!stack_) {
+    details["no_device"] = reason_;
+  } else {
+    details["stack"] = stack_->describe();
+    results::Json devices = results::Json::array();
+    for (std::size_t i = 0; i < stack_->devices.size(); ++i) {
+      const StackDevice& d = stack_->devices[i];
+      results::Json dj = {{"name", d.block.name}, {"role", role_name(d.role)}};
+      if (i > 0) dj["below"] = stack_->devices[d.below_of].block.name;
+      if (!first_->devices[i] || !last_->devices[i]) {
+        devices.push_back(std::move(dj));
+        continue;
+      }
+      const BlockRates r = block_rates(*first_->devices[i], *last_->devices[i], seconds);
+      std::vector<Figure> figures = totals_figures(totals_of(r), r.has_flushes);
+      const std::vector<Figure> rates = device_figures(r);
+      figures.insert(figures.end(), rates.begin(), rates.end());
+      if (i == 0) {
+        for (const auto& [def, v] : figures) rec.metric(*def, v);
+        // The work the emulator recorded (read under the recorder's lock, recorded after it).
+        std::vector<Figure> demand;
+        rec.with_record([&](const results::TestRecord& t) { demand = demand_metrics(t, totals_of(r), seconds); });
+        for (const auto& [def, v] : demand) rec.metric(*def, v);
+      } else {
+        dj["test"] = values_json(figures);
+        dj["intervals"] = std::move(below_intervals_[i]);
+      }
+      devices.push_back(std::move(dj));
+    }
+    details["devices"] = std::move(devices);
+  }
+  const std::vector<Figure> host = host_figures(host_rates(first_->host, last_->host, seconds));
+  for (const auto& [def, v] : host) rec.metric(*def, v);
+  if (!notes_.empty()) details["notes"] = notes_;
+  rec.detail("telemetry", std::move(details));
+}
+
+}  // namespace drivelab::telemetry
