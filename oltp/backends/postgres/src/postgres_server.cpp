@@ -204,7 +204,7 @@ class ManagedPostgres final : public ManagedServer {
       if (!opt_.keep) fs::remove_all(data_dir_, ec);
       owns_data_dir_ = false;
       owns_socket_dir_ = false;
-    } catch (...) {
+    } catch (...) {  // NOLINT(bugprone-empty-catch): as below
       // stop() never throws (called from destructors); what could not be removed stays.
     }
   }
@@ -251,7 +251,7 @@ class ManagedPostgres final : public ManagedServer {
         w.checkpoint_timeout_s = std::strtod(PQgetvalue(r.get(), 0, 2), nullptr);
         w.checkpoint_completion_target = std::strtod(PQgetvalue(r.get(), 0, 3), nullptr);
       }
-    } catch (const std::exception&) {
+    } catch (const std::exception&) {  // NOLINT(bugprone-empty-catch): unreadable: the profile's settings stand
     }
     return w;
   }
