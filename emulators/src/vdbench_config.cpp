@@ -149,7 +149,7 @@ WorkloadDef decode_workload(const config::Node& n, std::size_t index) {
       if (!(*v > 0) || *v > 100)
         s.error(fmt::format("skew must be above 0 and at most 100, found {}", *v));
       else
-        w.skew = *v;
+        w.skew = v;
     }
   }
   r.number("compratio", w.compratio, {.min = 1.0, .max = 1000.0});
