@@ -648,7 +648,7 @@ std::unique_ptr<runner::Cohort> join_mpi(const runner::StopFlag& stop, std::chro
   } catch (const runner::CohortError&) {
     // The MPI thread may be inside MPI_Init or a collective for good, working on this object:
     // the object is left to it (never destroyed), and the caller exits.
-    (void)cohort.release();
+    [[maybe_unused]] MpiCohort* left_to_mpi = cohort.release();
     throw;
   }
   return cohort;

@@ -179,6 +179,7 @@ std::string Diagnostic::to_string() const {
   return out;
 }
 
+// NOLINTNEXTLINE(performance-unnecessary-value-param): printable() copies it anyway; one string per error
 void Diagnostics::error(Location where, std::string key_path, std::string message) {
   items_.push_back(Diagnostic{std::move(where), detail::printable(key_path), std::move(message)});
 }
@@ -272,6 +273,7 @@ Node Document::root(Diagnostics& diags) const { return Node(root_, "", name_, &d
 
 // ---- Node ---------------------------------------------------------------------------------------
 
+// NOLINTNEXTLINE(performance-unnecessary-value-param): YAML::Node has no move; its copy shares the data
 Node::Node(YAML::Node node, std::string key_path, std::string file, Diagnostics* diags)
     : node_(std::move(node)), path_(std::move(key_path)), file_(std::move(file)), diags_(diags) {}
 

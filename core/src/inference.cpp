@@ -21,7 +21,7 @@ namespace {
 
 namespace bm = boost::math;
 
-[[noreturn]] void bad(std::string message) { throw std::invalid_argument(std::move(message)); }
+[[noreturn]] void bad(const std::string& message) { throw std::invalid_argument(message); }
 
 void check_level(const char* fn, double level) {
   if (!(level > 0 && level < 1)) bad(fmt::format("{}: level {} is not between 0 and 1 (0.95 = 95%)", fn, level));

@@ -60,7 +60,7 @@ bool same_program(pid_t pid, const char* comm) noexcept {
   int n = 0;
   for (unsigned v = static_cast<unsigned>(pid); n == 0 || v != 0; v /= 10)
     digits[n++] = static_cast<char>('0' + v % 10);
-  std::memcpy(path, "/proc/", 6);
+  std::memcpy(path, "/proc/", 6);  // NOLINT(bugprone-not-null-terminated-result): "/stat" below ends it
   int len = 6;
   while (n > 0) path[len++] = digits[--n];
   std::memcpy(path + len, "/stat", 6);

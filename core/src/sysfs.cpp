@@ -96,6 +96,7 @@ std::optional<dev_t> parse_dev_numbers(std::string_view text) {
   if (colon == std::string_view::npos) return std::nullopt;
   unsigned maj = 0, min = 0;
   const char* end = text.data() + text.size();
+  // NOLINTNEXTLINE(bugprone-suspicious-stringview-data-usage): from_chars reads [data, data + colon)
   const auto a = std::from_chars(text.data(), text.data() + colon, maj);
   const auto b = std::from_chars(text.data() + colon + 1, end, min);
   if (a.ec != std::errc() || a.ptr != text.data() + colon || colon == 0 || b.ec != std::errc() || b.ptr != end)
@@ -244,7 +245,7 @@ std::optional<LoopBacking> loop_backing(const SysBlock& device, const std::vecto
     // The node is not visible here (another mount namespace): its kernel name still is.
     const std::string name = fs::path(b.file).filename().string();
     if (const auto text = read_sysfs_text(sys_root / "class" / "block" / name / "dev"))
-      if (const auto dev = parse_dev_numbers(*text)) b.backing_device = *dev;
+      if (const auto dev = parse_dev_numbers(*text)) b.backing_device = dev;
     if (b.backing_device) return b;
   }
   if (stated) {

@@ -3,8 +3,6 @@
 #include <algorithm>
 #include <vector>
 
-#include <fmt/format.h>
-
 #include "drivelab/core/clock.hpp"
 #include "drivelab/core/errors.hpp"
 
@@ -99,13 +97,7 @@ void IoWorker::loop() {
   Driver driver{*this, is_write(job_.rw) ? io::Op::write : io::Op::read,
                 static_cast<std::uint32_t>(job_.xfersize_bytes)};
   cpu_at_mark_ = thread_cpu_times();
-  try {
-    pump_->run(driver);
-  } catch (const std::exception& e) {
-    fail(fmt::format("engine {}: {}", pump_->engine().name(), e.what()));
-  }
-  issued_ = pump_->issued();
-  completed_ = pump_->completed();
+  run_pump(*pump_, driver);
   cpu_at_end_ = thread_cpu_times();
 }
 

@@ -10,6 +10,7 @@
 #include "drivelab/config/map_reader.hpp"
 #include "drivelab/core/units.hpp"
 #include "drivelab/emulators/region.hpp"
+#include "drivelab/results/config_json.hpp"
 #include "drivelab/runner/engine_key.hpp"
 
 namespace drivelab::emulators {
@@ -148,7 +149,7 @@ WorkloadDef decode_workload(const config::Node& n, std::size_t index) {
       if (!(*v > 0) || *v > 100)
         s.error(fmt::format("skew must be above 0 and at most 100, found {}", *v));
       else
-        w.skew = *v;
+        w.skew = v;
     }
   }
   r.number("compratio", w.compratio, {.min = 1.0, .max = 1000.0});
@@ -168,12 +169,6 @@ void decode_slo(const config::Node& n, VdbenchConfig& c) {
   r.finish();
   if (!given && (n.is_map() || n.is_null()))  // anything else: MapReader said what it is
     n.error("slo needs p99_ms, mean_ms or both (ms of latency the curve's IOPS must stay within), e.g. {p99_ms: 5}");
-}
-
-results::Json size_json(std::uint64_t bytes) {
-  const std::string text = format_size(bytes);
-  if (text.find('.') != std::string::npos) return bytes;
-  return text;
 }
 
 }  // namespace
@@ -339,6 +334,7 @@ VdbenchConfig decode_vdbench(const config::Node& section) {
 
 results::Json to_json(const VdbenchConfig& c) {
   using results::Json;
+  using results::size_json;
   Json rate;
   switch (c.iorate) {
     case IorateMode::max: rate = "max"; break;

@@ -2,8 +2,6 @@
 
 #include <algorithm>
 
-#include <fmt/format.h>
-
 #include "drivelab/core/clock.hpp"
 #include "drivelab/core/timer_slack.hpp"
 #include "drivelab/core/errors.hpp"
@@ -179,13 +177,7 @@ void VdbenchJob::loop(double rate_per_s, std::uint64_t schedule_seed) {
   }
   backlog_ = 0;
   Driver driver{*this, schedule ? &*schedule : nullptr};
-  try {
-    pump_->run(driver);
-  } catch (const std::exception& e) {
-    fail(fmt::format("engine {}: {}", pump_->engine().name(), e.what()));
-  }
-  issued_ = pump_->issued();
-  completed_ = pump_->completed();
+  run_pump(*pump_, driver);
   if (schedule) {
     // Arrivals that were due when the run stopped but never got a slot: the visible part of an
     // overload that latency alone would understate.

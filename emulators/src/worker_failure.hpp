@@ -15,6 +15,7 @@
 
 #include "drivelab/core/clock.hpp"
 #include "drivelab/core/errors.hpp"
+#include "drivelab/io/pump.hpp"
 #include "drivelab/io/storage_failure.hpp"
 
 namespace drivelab::emulators::detail {
@@ -74,6 +75,19 @@ class WorkerState : public IssuerCounts {
     if (failed_.exchange(true)) return;
     error_ = std::move(message);
     stop_.store(true, std::memory_order_relaxed);
+  }
+  /// Runs `pump` over `driver` on this thread until it ends: an exception of the engine (setup at
+  /// submit, a broken contract) fails the worker as "engine NAME: what"; issued() and completed()
+  /// take the pump's counts either way.
+  template <class Driver>
+  void run_pump(io::Pump& pump, Driver& driver) {
+    try {
+      pump.run(driver);
+    } catch (const std::exception& e) {
+      fail(fmt::format("engine {}: {}", pump.engine().name(), e.what()));
+    }
+    issued_ = pump.issued();
+    completed_ = pump.completed();
   }
 
   std::atomic<bool> stop_{false};

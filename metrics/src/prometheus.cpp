@@ -64,7 +64,7 @@ std::optional<double> count_of(const Interval& iv, results::Trait trait) {
     if (d->unit == results::Unit::count) counted = counted.value_or(0) + v;
     if (d->unit == results::Unit::per_s) rates = rates.value_or(0) + v;
   }
-  if (counted) return *counted;
+  if (counted) return counted;
   if (rates) return std::round(*rates * iv.duration_s);
   return std::nullopt;
 }
@@ -284,8 +284,7 @@ void PrometheusExporter::run_started(std::string_view run_id, std::string_view p
     std::lock_guard lock(m.mu);
     m.tests = tests;
     m.set_run_progress();
-  } catch (const std::exception&) {
-    // a figure not published is not a reason to stop a run
+  } catch (const std::exception&) {  // NOLINT(bugprone-empty-catch): a figure not published does not stop a run
   }
 }
 
@@ -300,7 +299,7 @@ void PrometheusExporter::phase_started(const runner::LiveTest& test, std::string
       m.current_progress = 0;
       m.set_run_progress();
     }
-  } catch (const std::exception&) {
+  } catch (const std::exception&) {  // NOLINT(bugprone-empty-catch): noexcept: a lost update of the exporter
   }
 }
 
@@ -358,7 +357,7 @@ void PrometheusExporter::interval(const runner::LiveTest& test, std::string_view
     std::lock_guard lock(m.mu);
     m.current_progress = progress;
     m.set_run_progress();
-  } catch (const std::exception&) {
+  } catch (const std::exception&) {  // NOLINT(bugprone-empty-catch): noexcept: a lost update of the exporter
   }
 }
 
@@ -372,14 +371,14 @@ void PrometheusExporter::test_ended(const runner::LiveTest& test, Status status)
     ++m.finished;
     m.current_progress = 0;
     m.set_run_progress();
-  } catch (const std::exception&) {
+  } catch (const std::exception&) {  // NOLINT(bugprone-empty-catch): noexcept: a lost update of the exporter
   }
 }
 
 void PrometheusExporter::run_ended(Status status) noexcept {
   try {
     impl_->set_run_status(status);
-  } catch (const std::exception&) {
+  } catch (const std::exception&) {  // NOLINT(bugprone-empty-catch): noexcept: a lost update of the exporter
   }
 }
 

@@ -399,7 +399,7 @@ PipelineResult run_pipeline(const PipelineOptions& options) noexcept {
   PipelineResult r;
   try {
     run_phases(options, r);
-  } catch (const StopRequested&) {
+  } catch (const StopRequested&) {  // NOLINT(bugprone-empty-catch): a stop ends the phases, not a failure
   } catch (const std::exception& e) {
     r.failed = true;
     std::snprintf(r.error, sizeof r.error, "%s", e.what());

@@ -364,7 +364,7 @@ void RenderEmulator::cleanup(runner::TestContext& ctx) noexcept {
   if (!problems.empty() && ctx.recorder) {
     try {
       ctx.recorder->warning("render: could not remove (the next start retries): " + problems.front());
-    } catch (...) {
+    } catch (...) {  // NOLINT(bugprone-empty-catch): noexcept cleanup: the warning is best effort
     }
   }
 }

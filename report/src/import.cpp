@@ -315,11 +315,11 @@ void add_file(Dataset& data, const std::filesystem::path& path, const std::strin
   add_record_json(data, j, source, label);
 }
 
-void add_record_json(Dataset& data, const Json& j, const std::string& source, const std::string& label) {
+void add_record_json(Dataset& data, const Json& record, const std::string& source, const std::string& label) {
   try {
     // The multi-host keys `hosts` and `cohort` (docs/results.md) are read from the JSON itself.
-    const auto key = [&j](const char* k) { return j.is_object() && j.contains(k) ? j[k] : Json(); };
-    add_record(data, results::run_record_from_json(j), source, label, key("hosts"), key("cohort"));
+    const auto key = [&record](const char* k) { return record.is_object() && record.contains(k) ? record[k] : Json(); };
+    add_record(data, results::run_record_from_json(record), source, label, key("hosts"), key("cohort"));
   } catch (const ConfigError& e) {
     throw ConfigError(fmt::format("{}: {}", source, e.what()));
   }

@@ -168,7 +168,7 @@ std::optional<IoWorkload> measured_io_workload(std::string_view kind, const Json
       return IoWorkload{parse_size(x[0]["size"].get<std::string>()), w[0].value("rdpct", -1.0),
                         w[0].value("seekpct", -1.0), config.value("threads", 0u)};
     }
-  } catch (const std::exception&) {  // a malformed value: not a known workload
+  } catch (const std::exception&) {  // NOLINT(bugprone-empty-catch): a malformed value is not a known workload
   }
   return std::nullopt;
 }

@@ -39,7 +39,7 @@ inline void expect(bool ok, const Json& j, const std::string& path, const char* 
 
 inline const Json& object_at(const Json& j, const std::string& path) {
   expect(j.is_object(), j, path, "an object");
-  return j;
+  return j;  // NOLINT(bugprone-return-const-ref-from-parameter): callers pass a record's member, never a temporary
 }
 
 /// The member `key` of object `obj`, or nullptr when absent.

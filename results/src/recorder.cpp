@@ -66,19 +66,22 @@ void TestRecorder::set_interval_sampler(std::function<void(Interval&)> sampler) 
   sampler_ = std::move(sampler);
 }
 
-void TestRecorder::interval(Interval iv) {
+void TestRecorder::interval(Interval interval) {
   std::unique_lock order(listener_mu_, std::defer_lock);
   if (listener_ != nullptr || sampler_) order.lock();
-  if (sampler_) sampler_(iv);
-  for (const auto& [name, value] : iv.values) check_declared(name, std::nullopt, kInterval);
+  if (sampler_) sampler_(interval);
+  for (const auto& [name, value] : interval.values) check_declared(name, std::nullopt, kInterval);
   TestRecord snapshot;
   {
     std::lock_guard lock(mu_);
-    record_.intervals.push_back(iv);
-    if (listener_ == nullptr) return;
+    if (listener_ == nullptr) {
+      record_.intervals.push_back(std::move(interval));
+      return;
+    }
+    record_.intervals.push_back(interval);
     snapshot = record_;
   }
-  listener_->on_interval(snapshot, iv);
+  listener_->on_interval(snapshot, interval);
 }
 
 void TestRecorder::message(std::string_view text) {
@@ -154,7 +157,7 @@ void TestRecorder::warning(std::string text) {
 void TestRecorder::detail(std::string key, Json value) {
   std::lock_guard lock(mu_);
   if (!record_.details.is_object()) record_.details = Json::object();
-  record_.details[key] = std::move(value);
+  record_.details[std::move(key)] = std::move(value);
 }
 
 void TestRecorder::set_phase_times(double warmup_s, double measured_s) {

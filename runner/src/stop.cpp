@@ -152,7 +152,7 @@ void LastResort::run_now(const char* why) noexcept {
       }
       std::cerr << fmt::format("drivelab: {}: {}\n", why, how) << std::flush;
     }
-  } catch (...) {
+  } catch (...) {  // NOLINT(bugprone-empty-catch): exiting on a signal: _exit below either way
   }
   ::_exit(130);
 }

@@ -62,6 +62,7 @@ inline bool is_blank_or_comment(std::string_view line) {
 inline std::uint64_t parse_u64(const LineReader& in, std::string_view text, std::string_view what, int base = 10) {
   std::uint64_t value = 0;
   const char* end = text.data() + text.size();
+  // NOLINTNEXTLINE(bugprone-suspicious-stringview-data-usage): from_chars reads [data, end), no terminator
   const auto [ptr, ec] = std::from_chars(text.data(), end, value, base);
   if (text.empty() || ec != std::errc{} || ptr != end) {
     in.fail(fmt::format("{}: expected an unsigned {}integer, got '{}'", what, base == 16 ? "hexadecimal " : "",

@@ -52,31 +52,8 @@ void decode_settings(config::MapReader& r, const config::Node& section, ReplaySe
   r.size("offset_shift", s.offset_shift_bytes);
   r.boolean("verify", s.verify);
   if (const config::Node curve = r.section("curve"); curve.defined() && !curve.is_null()) {
-    if (!curve.is_sequence()) {
-      curve.error("expected a list of percentages, e.g. [10, 50, 70, 80, 90, 100, 110, 120]");
-    } else if (const std::size_t n = curve.elements().size(); n > runner::kMaxCurvePoints) {
-      curve.error(
-          fmt::format("{} curve points; at most {} (each point is a run of warm-up and measured time: "
-                      "vdbench's curves have about ten)",
-                      n, runner::kMaxCurvePoints));
-    } else {
-      for (const config::Node& e : curve.elements()) {
-        double v = 0;
-        std::size_t used = 0;
-        const std::string text = e.scalar();
-        try {
-          v = std::stod(text, &used);
-        } catch (const std::exception&) {
-          used = 0;
-        }
-        if (used == 0 || used != text.size())
-          e.error(fmt::format("expected a percentage, found '{}'", text));
-        else if (!(v > 0) || v > 1000)
-          e.error(fmt::format("curve points must be above 0 and at most 1000%, found {}", v));
-        else
-          s.curve.push_back(v);
-      }
-    }
+    // [] (the default) is one replay; any other value is decoded as every kind's curve is.
+    if (!curve.is_sequence() || !curve.elements().empty()) s.curve = runner::decode_curve(curve);
   }
   r.choice("curve_of", s.curve_of, kCurveOfNames);
   r.choice("flushes", s.flushes, kTraceActionNames);

@@ -89,7 +89,6 @@ std::unique_ptr<Database> open_database(const DatabaseConfig& c, const OpenReque
 
   std::unique_ptr<ManagedServer> server;
   Endpoint endpoint;
-  std::string conninfo_extra;
   if (c.managed) {
     // What can be known before a server exists is checked before one is created: an ODBC
     // driver missing from this machine would otherwise be found after the server's start-up.

@@ -554,7 +554,7 @@ void TpccEmulator::cleanup(runner::TestContext& ctx) noexcept {
   const auto warn = [&](const std::string& what) {
     try {
       ctx.recorder->warning(fmt::format("cleanup: {}", what));
-    } catch (...) {
+    } catch (...) {  // NOLINT(bugprone-empty-catch): noexcept cleanup: the warning is best effort
     }
   };
   try {

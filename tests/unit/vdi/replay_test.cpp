@@ -445,6 +445,9 @@ TEST(VdiKind, DecodeReportsBadKeysWithTheirPlace) {
   EXPECT_NE(p.find("unknown key 'desktop' (did you mean 'desktops'?)"), std::string::npos) << p;
   EXPECT_NE(p.find("align must be 'auto' or a power of two"), std::string::npos) << p;
   EXPECT_NE(p.find("curve points must be above 0"), std::string::npos) << p;
+  // The curve list is every kind's (runner::decode_curve): "50%" reads as 50, a repeat is refused.
+  EXPECT_EQ(problems("vdi", "{curve: ['50%', 100]}"), "");
+  EXPECT_NE(problems("vdi", "{curve: [50, 50]}").find("curve point 50 repeats the point 50"), std::string::npos);
   const std::string sync = problems("vdi", "{flushes: sometimes,\n discards: never}");
   EXPECT_NE(sync.find("t.yaml:1:"), std::string::npos) << sync;
   EXPECT_NE(sync.find("vdi.flushes: flushes must be one of: replay, skip; found 'sometimes'"), std::string::npos)

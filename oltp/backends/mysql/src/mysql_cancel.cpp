@@ -113,7 +113,7 @@ void CancelWatcher::start() noexcept {
   try {
     thread_ = std::thread([this] { run(); });
     started_ = true;
-  } catch (...) {
+  } catch (...) {  // NOLINT(bugprone-empty-catch): as below
     // No thread: lock waits end by innodb_lock_wait_timeout instead (documented).
   }
 }

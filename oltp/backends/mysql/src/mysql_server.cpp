@@ -460,11 +460,7 @@ class ManagedMariadb final : public ManagedServer {
 
 }  // namespace
 
-/// Measured on 2026-12-02 on the 2-CPU Debian 12 VM of docs/oltp-tpcc.md "Sizing" (virtio disk,
-/// ext4; the runs, their commands and raw numbers are there and in docs/backend-postgres.md
-/// section 4 and docs/backend-mysql.md "Sizing"): 2 warehouses loaded, then 60 s of think: none
-/// with 4 dedicated users and no warm-up; growth = size after the run - size after the load,
-/// over the New-Orders of the run (all five types at the deck's mix).
+/// Measured on 2026-12-02 as GrowthConstants says (oltp/backend/growth.hpp):
 ///   (240 s: InnoDB extends its files by whole extents, so 60 s did not show) sum(data_length +
 ///   index_length) 190,873,600 -> 216,743,936 B over 21,039 New-Orders = 1,230 B (du of the .ibd
 ///   files: 259,217,050 -> 279,139,994 B = 947 B; the larger is taken); ibdata1 (undo) stayed at

@@ -204,7 +204,7 @@ class ManagedPostgres final : public ManagedServer {
       if (!opt_.keep) fs::remove_all(data_dir_, ec);
       owns_data_dir_ = false;
       owns_socket_dir_ = false;
-    } catch (...) {
+    } catch (...) {  // NOLINT(bugprone-empty-catch): as below
       // stop() never throws (called from destructors); what could not be removed stays.
     }
   }
@@ -251,7 +251,7 @@ class ManagedPostgres final : public ManagedServer {
         w.checkpoint_timeout_s = std::strtod(PQgetvalue(r.get(), 0, 2), nullptr);
         w.checkpoint_completion_target = std::strtod(PQgetvalue(r.get(), 0, 3), nullptr);
       }
-    } catch (const std::exception&) {
+    } catch (const std::exception&) {  // NOLINT(bugprone-empty-catch): unreadable: the profile's settings stand
     }
     return w;
   }
@@ -433,11 +433,7 @@ class ManagedPostgres final : public ManagedServer {
 
 }  // namespace
 
-/// Measured on 2026-12-02 on the 2-CPU Debian 12 VM of docs/oltp-tpcc.md "Sizing" (virtio disk,
-/// ext4; the runs, their commands and raw numbers are there and in docs/backend-postgres.md
-/// section 4 and docs/backend-mysql.md "Sizing"): 2 warehouses loaded, then 60 s of think: none
-/// with 4 dedicated users and no warm-up; growth = size after the run - size after the load,
-/// over the New-Orders of the run (all five types at the deck's mix).
+/// Measured on 2026-12-02 as GrowthConstants says (oltp/backend/growth.hpp):
 ///   pg_database_size 229,801,319 -> 245,292,391 B over 4,988 New-Orders = 3,106 B (MVCC: every
 ///   STOCK, CUSTOMER, DISTRICT update writes a new row version); pg_stat_wal wal_bytes
 ///   153,302,959 B = 30,734 B of WAL per New-Order; the load left 218,112,000 B in pg_wal for

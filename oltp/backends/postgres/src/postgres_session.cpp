@@ -87,7 +87,7 @@ class PgConnection final : public Connection {
       try {
         watcher_->add(slot);
         slot_ = std::move(slot);
-      } catch (const std::exception&) {
+      } catch (const std::exception&) {  // NOLINT(bugprone-empty-catch): as below
         // No watcher thread: the flag cannot be honoured; lock waits end by the server's own
         // timeouts. Nothing else changes.
       }

@@ -516,11 +516,7 @@ Outcome classify_sqlite_result(int rc, bool in_commit) noexcept {
   }
 }
 
-/// Measured on 2026-12-02 on the 2-CPU Debian 12 VM of docs/oltp-tpcc.md "Sizing" (virtio disk,
-/// ext4; the runs, their commands and raw numbers are there and in docs/backend-postgres.md
-/// section 4 and docs/backend-mysql.md "Sizing"): 2 warehouses loaded, then 60 s of think: none
-/// with 4 dedicated users and no warm-up; growth = size after the run - size after the load,
-/// over the New-Orders of the run (all five types at the deck's mix).
+/// Measured on 2026-12-02 as GrowthConstants says (oltp/backend/growth.hpp):
 ///   database file 164,020,224 -> 168,460,288 B over 3,815 New-Orders = 1,164 B; the WAL file's
 ///   high-water mark (load and run, sampled every 2 s) 4,354,872 B (wal_autocheckpoint: 1,000
 ///   pages): allowance 16 MiB, ~4x, because a long reader (Stock-Level, the checks) holds a

@@ -12,6 +12,12 @@
 namespace drivelab::oltp {
 
 /// Measured growth of one backend per committed TPC-C New-Order (the run's whole mix around it).
+/// Every backend's numbers are measured the same way, on the 2-CPU Debian 12 VM of
+/// docs/oltp-tpcc.md "Sizing" (virtio disk, ext4; the runs, their commands and raw numbers are
+/// there and in docs/backend-postgres.md section 4 and docs/backend-mysql.md "Sizing"):
+/// 2 warehouses loaded, then 60 s of think: none with 4 dedicated users and no warm-up; growth =
+/// size after the run - size after the load, over the New-Orders of the run (all five types at
+/// the deck's mix).
 struct GrowthConstants {
   double table_bytes_per_new_order = 0;   ///< tables + indexes (+ InnoDB undo), bytes
   double wal_bytes_per_new_order = 0;     ///< PostgreSQL: WAL written per New-Order, bytes; else 0

@@ -57,12 +57,13 @@ struct GrowthEstimate {
   }
 };
 
-/// The estimate for a database growing by `constants` with a database of `database_bytes` already written
+/// The estimate for a database growing by `k` (the growth constants) with a database of `database_bytes` already
+/// written
 /// (`database_on_drive`) or still to be loaded, running at `new_orders_per_s` (< 0: 0) for
 /// `seconds` (< 0: 0). PostgreSQL's log (`wal`): min(max_wal_size, max(the load's WAL if still
 /// to come, the run's WAL over one checkpoint cycle)) + wal_keep_size; the load's segments are
 /// recycled by the run. Pure.
-GrowthEstimate estimate_growth(const GrowthConstants& constants, std::uint64_t database_bytes, bool database_on_drive,
+GrowthEstimate estimate_growth(const GrowthConstants& k, std::uint64_t database_bytes, bool database_on_drive,
                                double new_orders_per_s, double seconds, const WalSettings& wal = {}) noexcept;
 
 /// The refusal when `estimate` does not fit in `free_bytes` of `dir`, or "" when it fits:
