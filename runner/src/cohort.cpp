@@ -49,8 +49,7 @@ void Cohort::stop_seen_while_waiting() noexcept {
   if (!hook) return;
   try {
     hook();
-  } catch (...) {
-    // the hook says its own errors; the collective's wait goes on
+  } catch (...) {  // NOLINT(bugprone-empty-catch): the hook says its own errors; the collective's wait goes on
   }
 }
 
