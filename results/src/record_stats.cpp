@@ -28,7 +28,8 @@ Json metric_summary(const Metric& first, const std::vector<const TestRecord*>& r
       values.push_back(m->value);
   Json out{{"name", first.name}, {"unit", first.unit}, {"n", values.size()}};
   if (values.empty()) return out;
-  const inference::Summary s = inference::summarize(values, 0.95, seed);
+  // Figures that cannot be negative: the interval of the mean stops at 0 (docs/confidence.md).
+  const inference::Summary s = inference::summarize_nonnegative(values, 0.95, seed);
   out["mean"] = number_or_null(s.mean);
   out["median"] = number_or_null(s.median);
   out["stddev"] = number_or_null(s.stddev);

@@ -227,9 +227,22 @@ void TestTelemetry::record(results::TestRecorder& rec) {
       if (i == 0) {
         for (const auto& [def, v] : figures) rec.metric(*def, v);
         // The work the emulator recorded (read under the recorder's lock, recorded after it).
+        // A curve (vdbench `iorate: curve`, tpcc/sysbench `rate: curve`) runs several rates, each
+        // with its own warm-up, inside the one window the device counters cover, while its work
+        // metrics are the max run's: their ratio would be several times too high (3.5 device reads
+        // per 4 KiB O_DIRECT read in a vdbench curve). Per-unit demand is for one-rate tests only.
         std::vector<Figure> demand;
-        rec.with_record([&](const results::TestRecord& t) { demand = demand_metrics(t, totals_of(r), seconds); });
+        bool curve = false;
+        rec.with_record([&](const results::TestRecord& t) {
+          const auto points = t.details.find("points");
+          curve = points != t.details.end() && points->is_array() && points->size() > 1;
+          if (!curve) demand = demand_metrics(t, totals_of(r), seconds);
+        });
         for (const auto& [def, v] : demand) rec.metric(*def, v);
+        if (curve)
+          details["no_demand"] =
+              "a curve: the device counters cover every point and its warm-up, the work metrics the max run "
+              "only, so no per-unit demand is given (the per-interval device figures are per point)";
       } else {
         dj["test"] = values_json(figures);
         dj["intervals"] = std::move(below_intervals_[i]);
