@@ -4,7 +4,7 @@
 # 3 intervals to its journal it is SIGSTOPped for STALL_S seconds (default 6, the issue's case),
 # then SIGCONT. check_stall.py then checks the merged record against the ranks' journals: no
 # merged interval holds more I/Os than the ranks delivered in its window, and the run carries the
-# stall (a warning naming rank 1, and `failed`: 6 s is beyond the 1 s tolerance).
+# stall (a warning naming rank 1, and `failed`: 6 s is beyond the 3 s tolerance).
 #
 #   stall_test.sh DRIVELAB          env: STALL_S (seconds, default 6; at least 1: a shorter stop is
 #                                   less than half an interval late, no stall)
