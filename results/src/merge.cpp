@@ -347,6 +347,29 @@ void add_stall(Status& status, std::string& reason, const std::string& why) {
   reason += (reason.empty() ? "" : "; ") + why;
 }
 
+/// The tests' metric groups, merged group by group (in first-seen order); a group a host lacks
+/// counts as empty for it.
+std::vector<MetricGroup> merge_groups(const std::vector<const TestRecord*>& tests,
+                                      const std::map<std::string, LatencyHistogram>& histograms, Json& per_host_only,
+                                      bool one_server) {
+  std::vector<std::string> group_names;
+  for (const TestRecord* x : tests)
+    for (const MetricGroup& g : x->groups)
+      if (std::find(group_names.begin(), group_names.end(), g.name) == group_names.end()) group_names.push_back(g.name);
+  std::vector<MetricGroup> out;
+  for (const std::string& g : group_names) {
+    std::vector<const std::vector<Metric>*> glists;
+    static const std::vector<Metric> kNone;
+    for (const TestRecord* x : tests) {
+      const auto it =
+          std::find_if(x->groups.begin(), x->groups.end(), [&](const MetricGroup& mg) { return mg.name == g; });
+      glists.push_back(it == x->groups.end() ? &kNone : &it->metrics);
+    }
+    out.push_back(MetricGroup{g, merge_metrics(glists, histograms, g + ".", per_host_only, true, one_server)});
+  }
+  return out;
+}
+
 TestRecord merge_test(std::size_t index, const std::vector<Host>& all, int size,
                       const std::vector<std::string>& host_names, const Json& run_config,
                       std::vector<std::string>& stalls) {
@@ -424,20 +447,7 @@ TestRecord merge_test(std::size_t index, const std::vector<Host>& all, int size,
                             return x->details.is_object() && x->details.contains("shared_database");
                           });
   t.metrics = merge_metrics(lists, t.histograms, "", per_host_only, false, one_server);
-  std::vector<std::string> group_names;
-  for (const TestRecord* x : tests)
-    for (const MetricGroup& g : x->groups)
-      if (std::find(group_names.begin(), group_names.end(), g.name) == group_names.end()) group_names.push_back(g.name);
-  for (const std::string& g : group_names) {
-    std::vector<const std::vector<Metric>*> glists;
-    static const std::vector<Metric> kNone;
-    for (const TestRecord* x : tests) {
-      const auto it =
-          std::find_if(x->groups.begin(), x->groups.end(), [&](const MetricGroup& mg) { return mg.name == g; });
-      glists.push_back(it == x->groups.end() ? &kNone : &it->metrics);
-    }
-    t.groups.push_back(MetricGroup{g, merge_metrics(glists, t.histograms, g + ".", per_host_only, true, one_server)});
-  }
+  t.groups = merge_groups(tests, t.histograms, per_host_only, one_server);
 
   // Hosts that ran the test with different intervals (a hosts: entry's set:) have no common
   // windows: by index, as before (merge_time.hpp).
