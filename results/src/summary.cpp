@@ -345,8 +345,11 @@ std::string device_line(const TestRecord& t) {
       line += fmt::format(" in {} I/Os", format_number(n->value));
     break;
   }
-  add("reads per I/O", catalogue::device_read_ios_per_io, num);
-  add("writes per I/O", catalogue::device_write_ios_per_io, num);
+  // A ratio that rounds to nothing at three decimals reads as such ("writes per I/O <0.001"),
+  // not as "1.6e-05": a few background writes over a read test are no demand to size with.
+  const auto ratio = [](double v) { return v > 0 && v < 0.001 ? std::string("<0.001") : format_number(v); };
+  add("reads per I/O", catalogue::device_read_ios_per_io, ratio);
+  add("writes per I/O", catalogue::device_write_ios_per_io, ratio);
   return line;
 }
 

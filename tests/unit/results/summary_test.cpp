@@ -231,5 +231,23 @@ TEST(FormatColumns, AlignsByTerminalColumnsWithARuleUnderTheHeader) {
   EXPECT_EQ(format_columns({{"a", "b"}, {"cc", "d"}}, false), "a   b\ncc  d\n");
 }
 
+TEST(Summary, DeviceLineShowsATinyRatioAsBelowOneThousandth) {
+  // CI's quick run printed "writes per I/O 1.6e-05" for a read test's few background writes.
+  RunRecord r;
+  r.run_id = "20261207T000000Z-000000";
+  r.status = Status::complete;
+  TestRecord t;
+  t.name = "4k-random-read";
+  t.kind = "io";
+  t.status = Status::complete;
+  t.metrics = {{"iops", 91827, "1/s", ""},
+               {"device_read_ios_per_io", 1.0, "1", ""},
+               {"device_write_ios_per_io", 1.6e-05, "1", ""}};
+  t.details["telemetry"] = Json{{"devices", Json::array({Json{{"name", "vda"}, {"role", "headline"}}})}};
+  r.tests = {t};
+  const std::string out = format_summary(r);
+  EXPECT_NE(out.find("4k-random-read: vda  reads per I/O 1  writes per I/O <0.001"), std::string::npos) << out;
+}
+
 }  // namespace
 }  // namespace drivelab::results
