@@ -20,6 +20,7 @@
 
 /// Declares the rows of LIST (of type Type) in detail::rows and defines `constexpr const Type*
 /// table[]`, their addresses in LIST's order, in an unnamed namespace.
+// NOLINTBEGIN(bugprone-macro-parentheses): `table` is a name, which parentheses cannot enclose
 #define DRIVELAB_ROW_TABLE(Type, LIST, table)                    \
   namespace detail::rows {                                       \
   using RowType = Type;                                          \
@@ -28,3 +29,4 @@
   namespace {                                                    \
   constexpr const Type* table[] = {LIST(DRIVELAB_ROW_ADDRESS_)}; \
   }
+// NOLINTEND(bugprone-macro-parentheses)
