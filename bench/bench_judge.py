@@ -14,16 +14,18 @@ RULES = ("at_least", "at_most", "not_below")
 VERDICTS = ("PASS", "FAIL", "UNRESOLVED")
 
 
-def judge_binary(build):
-    """The judge program of a build directory (built with -DDRIVELAB_BUILD_BENCH=ON)."""
-    return os.path.join(build, "bench", "judge")
-
-
-def check_judge(path, name, usage_error):
-    """Calls usage_error(name, message) when `path` is not an executable judge."""
+def build_programs(build, name, usage_error):
+    """The absolute paths of a build directory's drivelab (BUILD/apps/drivelab) and judge
+    (BUILD/bench/judge, built with -DDRIVELAB_BUILD_BENCH=ON); calls usage_error(name, message)
+    when either is not an executable."""
+    drivelab = os.path.abspath(os.path.join(build, "apps", "drivelab"))
+    if not os.access(drivelab, os.X_OK):
+        usage_error(name, f"{drivelab} not found: build the 'drivelab' target first")
+    path = os.path.abspath(os.path.join(build, "bench", "judge"))
     if not os.access(path, os.X_OK):
         usage_error(name, f"{path} not found: build the 'judge' target first "
                           "(cmake -DDRIVELAB_BUILD_BENCH=ON, then cmake --build BUILD_DIR --target judge)")
+    return drivelab, path
 
 
 def judge(path, label, rule, bound, ratios):

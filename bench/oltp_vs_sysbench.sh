@@ -61,16 +61,12 @@
 # 60 s run, more in very short ones). p95: sysbench's histogram has ~1.8% wide buckets,
 # ours <= 0.2% (docs/oltp-sysbench.md). Use a Release build of drivelab: a Debug build is flagged.
 set -euo pipefail
-REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-SCRIPT="${BASH_SOURCE[0]}"
-export REPO SCRIPT
-exec python3 - "$@" <<'PY'
+source "$(dirname "${BASH_SOURCE[0]}")/bench_lib.sh"
+bench_python "$@" <<'PY'
 import atexit, json, os, shlex, shutil, statistics, subprocess, sys, tempfile, time
-
-sys.path.insert(0, os.path.join(os.environ["REPO"], "bench"))
-import bench_judge  # noqa: E402
-import bench_proc  # noqa: E402
-from bench_options import check_options, exit_on_signals, parse_options, usage_error  # noqa: E402
+import bench_judge
+import bench_proc
+from bench_options import check_options, exit_on_signals, parse_options, usage_error
 
 exit_on_signals()
 
@@ -93,11 +89,7 @@ if opt["services_env"]:
                     "(the format scripts/test-services.sh writes)")
 
 repo = os.environ["REPO"]
-drivelab = os.path.join(opt["build"], "apps", "drivelab")
-if not os.access(drivelab, os.X_OK):
-    usage_error("oltp_vs_sysbench", f"{drivelab} not found: build the 'drivelab' target first")
-judge_bin = bench_judge.judge_binary(opt["build"])
-bench_judge.check_judge(judge_bin, "oltp_vs_sysbench", usage_error)
+drivelab, judge_bin = bench_judge.build_programs(opt["build"], "oltp_vs_sysbench", usage_error)
 if not shutil.which("sysbench"):
     usage_error("oltp_vs_sysbench", "sysbench not found (apt-get install sysbench)")
 

@@ -76,16 +76,12 @@
 # (UNRESOLVED is reported, not a failure), 1 when one is, 2 when a run failed or the command line
 # is wrong.
 set -euo pipefail
-REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-SCRIPT="${BASH_SOURCE[0]}"
-export REPO SCRIPT
-exec python3 - "$@" <<'PY'
+source "$(dirname "${BASH_SOURCE[0]}")/bench_lib.sh"
+bench_python "$@" <<'PY'
 import glob, json, os, re, shlex, shutil, statistics, subprocess, sys, tempfile, threading, time
-
-sys.path.insert(0, os.path.join(os.environ["REPO"], "bench"))
-import bench_judge  # noqa: E402
-import bench_proc  # noqa: E402
-from bench_options import check_options, exit_on_signals, parse_options, usage_error  # noqa: E402
+import bench_judge
+import bench_proc
+from bench_options import check_options, exit_on_signals, parse_options, usage_error
 
 exit_on_signals()
 
@@ -105,11 +101,7 @@ profiles = opt["profiles"].split()
 databases = opt["databases"].split()
 
 repo = os.environ["REPO"]
-drivelab = os.path.abspath(os.path.join(opt["build"], "apps", "drivelab"))
-if not os.access(drivelab, os.X_OK):
-    usage_error("tpcc_vs_hammerdb", f"{drivelab} not found: build the 'drivelab' target first")
-judge_bin = os.path.abspath(bench_judge.judge_binary(opt["build"]))
-bench_judge.check_judge(judge_bin, "tpcc_vs_hammerdb", usage_error)
+drivelab, judge_bin = bench_judge.build_programs(opt["build"], "tpcc_vs_hammerdb", usage_error)
 kit = os.path.abspath(opt["kit"] or os.path.join(repo, "..", "shared", "peers", "hammerdb"))
 if not os.access(os.path.join(kit, "run_hammerdb.sh"), os.X_OK):
     usage_error("tpcc_vs_hammerdb", f"no HammerDB kit at {kit} (--kit DIR)")

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "drivelab/core/errors.hpp"
+#include "drivelab/core/rows.hpp"
 
 namespace drivelab::io {
 
@@ -28,9 +29,8 @@ std::vector<std::string> Capabilities::names() const {
 // ---- The registration list -----------------------------------------------------------------------
 // ONE row per engine. Each name is an EngineInfo defined in the engine's own file, as
 // detail::rows::NAME (uring_engine.cpp, libaio_engine.cpp, psync_engine.cpp, null_engine.cpp);
-// this list declares and references every one, so nothing depends on static initialisation or on
-// the linker keeping an unreferenced object. The order is that of engine_names(), `drivelab list`
-// and the messages.
+// DRIVELAB_ROW_TABLE (core/rows.hpp) declares and references every one. The order is that of
+// engine_names(), `drivelab list` and the messages.
 // clang-format off: one row per line
 #define DRIVELAB_IO_ENGINES(ROW) \
   ROW(uring) \
@@ -39,17 +39,9 @@ std::vector<std::string> Capabilities::names() const {
   ROW(null)
 // clang-format on
 
-namespace detail::rows {
-#define DRIVELAB_DECLARE_ROW(name) extern const EngineInfo name;
-DRIVELAB_IO_ENGINES(DRIVELAB_DECLARE_ROW)
-#undef DRIVELAB_DECLARE_ROW
-}  // namespace detail::rows
+DRIVELAB_ROW_TABLE(EngineInfo, DRIVELAB_IO_ENGINES, kEngines)
 
 namespace {
-#define DRIVELAB_ROW_ADDRESS(name) &detail::rows::name,
-constexpr const EngineInfo* kEngines[] = {DRIVELAB_IO_ENGINES(DRIVELAB_ROW_ADDRESS)};
-#undef DRIVELAB_ROW_ADDRESS
-
 const EngineInfo* find_engine(std::string_view name) {
   for (const EngineInfo* e : kEngines)
     if (e->name == name) return e;

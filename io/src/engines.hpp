@@ -1,6 +1,7 @@
 #pragma once
-// Private: what the engine leaves share (their rows' make_as, the completion FIFO of the synchronous ones). Each leaf's
-// row (EngineInfo) is registered in engine.cpp.
+// Private: what the engine leaves share (their rows' make_as, the completion FIFO and base of the engines that complete
+// requests themselves). Each leaf's row (EngineInfo) is registered in engine.cpp.
+#include <chrono>
 #include <memory>
 #include <span>
 #include <string>
@@ -37,6 +38,23 @@ class CompletionFifo {
  private:
   std::vector<IoCompletion> done_;
   std::size_t head_ = 0;
+};
+
+/// The base of the engines that complete requests themselves (psync in queue(), null in submit()):
+/// their queue depth, the completions waiting to be reaped, and reap() over them (which never
+/// waits: what is done is in the FIFO already).
+class SelfCompletingEngine : public IoEngine {
+ public:
+  explicit SelfCompletingEngine(const EngineOptions& options)
+      : queue_depth_(options.queue_depth), done_(options.queue_depth) {}
+
+  std::size_t reap(std::size_t, std::span<IoCompletion> out, std::chrono::nanoseconds) final {
+    return done_.pop_into(out);
+  }
+
+ protected:
+  std::size_t queue_depth_;  ///< queue() answers busy at this many in flight (the final class's in_flight())
+  CompletionFifo done_;      ///< completed, not yet reaped
 };
 
 }  // namespace drivelab::io::detail

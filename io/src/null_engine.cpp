@@ -8,11 +8,9 @@
 namespace drivelab::io::detail {
 namespace {
 
-class NullEngine final : public IoEngine {
+class NullEngine final : public SelfCompletingEngine {
  public:
-  explicit NullEngine(const EngineOptions& options) : queue_depth_(options.queue_depth), done_(options.queue_depth) {
-    staged_.reserve(queue_depth_);
-  }
+  explicit NullEngine(const EngineOptions& options) : SelfCompletingEngine(options) { staged_.reserve(queue_depth_); }
 
   const EngineInfo& info() const noexcept override;
 
@@ -31,16 +29,10 @@ class NullEngine final : public IoEngine {
     return n;
   }
 
-  std::size_t reap(std::size_t, std::span<IoCompletion> out, std::chrono::nanoseconds) override {
-    return done_.pop_into(out);
-  }
-
   std::size_t in_flight() const noexcept override { return staged_.size() + done_.size(); }
 
  private:
-  std::size_t queue_depth_;
   std::vector<IoCompletion> staged_;
-  CompletionFifo done_;
 };
 
 }  // namespace

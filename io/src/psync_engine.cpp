@@ -12,9 +12,9 @@
 namespace drivelab::io::detail {
 namespace {
 
-class PsyncEngine final : public IoEngine {
+class PsyncEngine final : public SelfCompletingEngine {
  public:
-  explicit PsyncEngine(const EngineOptions& options) : queue_depth_(options.queue_depth), done_(options.queue_depth) {}
+  using SelfCompletingEngine::SelfCompletingEngine;
 
   const EngineInfo& info() const noexcept override;
 
@@ -37,17 +37,11 @@ class PsyncEngine final : public IoEngine {
 
   std::size_t submit() override { return std::exchange(since_submit_, 0); }
 
-  std::size_t reap(std::size_t, std::span<IoCompletion> out, std::chrono::nanoseconds) override {
-    return done_.pop_into(out);
-  }
-
   std::size_t in_flight() const noexcept override { return done_.size(); }
 
  private:
-  std::size_t queue_depth_;
   std::vector<int> fds_;
-  CompletionFifo done_;  // completed by queue(), not yet reaped
-  std::size_t since_submit_ = 0;
+  std::size_t since_submit_ = 0;  // completed by queue() since the last submit()
 };
 
 }  // namespace

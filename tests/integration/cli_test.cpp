@@ -148,8 +148,7 @@ TEST(Cli, ResultsMergeTakesTheJournalOfAStaleRecordNeverWritesRunningAndRemovesI
   const auto journal_path = dir.path() / "job2-r1.journal.jsonl";
   {
     Journal j(journal_path, 0);
-    RunRecord header = stale;
-    j.append(journal_run_start(header));
+    j.append(journal_run_start(stale));
     TestRecord t = stale.tests[0];
     t.intervals.clear();
     j.append(journal_test_start(t));

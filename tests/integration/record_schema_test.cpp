@@ -247,7 +247,7 @@ TEST(RecordSchema, JournalsFollowRecoverAndBinaryFilesAreReportedNotFatal) {
   std::ofstream(cut) << R"({"event":"run_start","record":{"schema":"drivelab.run/1")";  // cut by a kill, no newline
   std::ofstream(binary, std::ios::binary) << std::string(
       "\x7f"
-      "ELF\x02\x01\x01\0\xd0\xff\xfe",
+      "ELF\x02\x01\x01\0\xd0\xff\xfe\0",  // 12 bytes, the last a NUL
       12);
   save(good, load(golden("report_run_disk_1.json")));
   const auto v = validate(dir, {empty.string(), interval_only.string(), cut.string(), binary.string(), good.string()});

@@ -118,17 +118,9 @@ class TencentSource final : public TextTraceSource {
   bool parse(std::string_view line, TraceIo& io) override {
     Fields f;
     if (!csv_fields(line, f, "Timestamp,Offset,Size,IOType,VolumeID")) return false;  // the header line
-    const std::uint64_t type = parse_u64(lines_, f[3], "IOType");
-    if (type == 0) {
-      io.op = TraceOp::read;
-    } else if (type == 1) {
-      io.op = TraceOp::write;
-    } else {
-      lines_.fail(fmt::format("IOType: expected 0 (read) or 1 (write), got {}", type));
-    }
+    io.op = op_flag(lines_, f[3], 0, 1, "IOType");
     io.device = numeric_device(f[4], "VolumeID");
-    io.offset_bytes = checked_mul(lines_, parse_u64(lines_, f[1], "Offset"), kSectorBytes, "Offset");
-    io.size_bytes = size_in_bytes(lines_, parse_u64(lines_, f[2], "Size"), kSectorBytes, "Size");
+    set_sectors(io, f[1], f[2], "Offset", "Size");
     set_time(io, stamp_ns(parse_u64(lines_, f[0], "Timestamp"), "Timestamp"));
     return true;
   }

@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "drivelab/core/rows.hpp"
 #include "drivelab/trace/readers.hpp"
 #include "formats.hpp"
 
@@ -15,11 +16,10 @@ namespace drivelab::trace {
 
 // ---- The registration list -----------------------------------------------------------------------
 // ONE row per format. Each name is a TraceFormatInfo defined beside its reader, as
-// detail::rows::NAME (text_readers.cpp, csv_readers.cpp, binary_readers.cpp); this list declares
-// and references every one, so nothing depends on static initialisation or on the linker keeping
-// an unreferenced object. The order is the order of names in help and messages and the order in
-// which detection tries the rules (the first that matches wins; format_rows_test checks that each
-// row's sample matches its own rule only).
+// detail::rows::NAME (text_readers.cpp, csv_readers.cpp, binary_readers.cpp); DRIVELAB_ROW_TABLE
+// (core/rows.hpp) declares and references every one. The order is the order of names in help and
+// messages and the order in which detection tries the rules (the first that matches wins;
+// format_rows_test checks that each row's sample matches its own rule only).
 // clang-format off: one row per line
 #define DRIVELAB_TRACE_FORMATS(ROW) \
   ROW(fio_iolog_v2) \
@@ -36,17 +36,9 @@ namespace drivelab::trace {
   ROW(native)
 // clang-format on
 
-namespace detail::rows {
-#define DRIVELAB_DECLARE_ROW(name) extern const TraceFormatInfo name;
-DRIVELAB_TRACE_FORMATS(DRIVELAB_DECLARE_ROW)
-#undef DRIVELAB_DECLARE_ROW
-}  // namespace detail::rows
+DRIVELAB_ROW_TABLE(TraceFormatInfo, DRIVELAB_TRACE_FORMATS, kFormats)
 
 namespace {
-
-#define DRIVELAB_ROW_ADDRESS(name) &detail::rows::name,
-constexpr const TraceFormatInfo* kFormats[] = {DRIVELAB_TRACE_FORMATS(DRIVELAB_ROW_ADDRESS)};
-#undef DRIVELAB_ROW_ADDRESS
 
 constexpr std::array<std::pair<TimeUnit, std::string_view>, 5> kUnits{
     {{TimeUnit::ps, "ps"}, {TimeUnit::ns, "ns"}, {TimeUnit::us, "us"}, {TimeUnit::ms, "ms"}, {TimeUnit::s, "s"}}};

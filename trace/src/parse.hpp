@@ -143,4 +143,17 @@ inline TraceOp read_or_write(const LineReader& in, std::string_view field, std::
   in.fail(fmt::format("{}: expected {} or {}, got '{}'", what, read_word, write_word, field.substr(0, 32)));
 }
 
+/// `field` as an unsigned number that is `read_value` (TraceOp::read) or `write_value`
+/// (TraceOp::write): the op flags of Tencent CBS's IOType and MQSim's TYPE; anything else fails
+/// with "what: expected 0 (read) or 1 (write), got N" (in the format's order: read first).
+inline TraceOp op_flag(const LineReader& in, std::string_view field, std::uint64_t read_value,
+                       std::uint64_t write_value, std::string_view what) {
+  const std::uint64_t flag = parse_u64(in, field, what);
+  if (flag == read_value) return TraceOp::read;
+  if (flag != write_value) {
+    in.fail(fmt::format("{}: expected {} (read) or {} (write), got {}", what, read_value, write_value, flag));
+  }
+  return TraceOp::write;
+}
+
 }  // namespace drivelab::trace::detail

@@ -223,17 +223,9 @@ class MqsimSource final : public TextTraceSource {
     Fields f;
     const std::size_t n = split_whitespace(line, f);
     expect_fields(n, 5, "ARRIVAL DEVICE LBA SIZE TYPE");
-    const std::uint64_t flag = parse_u64(lines_, f[4], "TYPE");
-    if (flag == 1) {
-      io.op = TraceOp::read;
-    } else if (flag == 0) {
-      io.op = TraceOp::write;
-    } else {
-      lines_.fail(fmt::format("TYPE: expected 1 (read) or 0 (write), got {}", flag));
-    }
+    io.op = op_flag(lines_, f[4], 1, 0, "TYPE");
     io.device = numeric_device(f[1], "DEVICE");
-    io.offset_bytes = checked_mul(lines_, parse_u64(lines_, f[2], "LBA"), kSectorBytes, "LBA");
-    io.size_bytes = size_in_bytes(lines_, parse_u64(lines_, f[3], "SIZE"), kSectorBytes, "SIZE");
+    set_sectors(io, f[2], f[3], "LBA", "SIZE");
     set_time(io, stamp_ns(parse_u64(lines_, f[0], "ARRIVAL"), "ARRIVAL"));
     return true;
   }

@@ -64,6 +64,13 @@ class TextTraceSource : public TraceSource {
     (void)parse_u64(lines_, field, what);
     return device(field);
   }
+  /// io.offset_bytes and io.size_bytes from the fields of an offset and a size in 512-byte sectors
+  /// (named `offset_what` and `size_what` in errors; the offset is read first), failing on overflow.
+  void set_sectors(TraceIo& io, std::string_view offset_field, std::string_view size_field,
+                   std::string_view offset_what, std::string_view size_what) const {
+    io.offset_bytes = checked_mul(lines_, parse_u64(lines_, offset_field, offset_what), kSectorBytes, offset_what);
+    io.size_bytes = size_in_bytes(lines_, parse_u64(lines_, size_field, size_what), kSectorBytes, size_what);
+  }
   /// Sets io.time_ns from an absolute timestamp in ns.
   void set_time(TraceIo& io, std::int64_t absolute_ns) {
     if (!have_first_) {

@@ -157,6 +157,7 @@ TEST(Override, ErrorsAreReportedAtSetAndLeaveTheDocumentUnchanged) {
           "<--set>: protocol.name: cannot set key 'name': 'protocol' is a scalar ('demo'), not a mapping",
           "<--set>: tests.duration: cannot set key 'duration': 'tests' is a sequence, not a mapping (use [N] or [*])",
           "<--set>: protocol[0]: cannot index 'protocol': it is 'demo', not a sequence",
+          // NOLINTNEXTLINE(bugprone-suspicious-missing-comma): one message, split at the line length
           "<--set>: tests[x].duration: bad index '[x]' in path 'tests[x].duration' (use [N] with N >= 0, or [*] for "
           "every element)",
           "<--set>: tests[0.duration: missing ']' in path 'tests[0.duration'",

@@ -287,7 +287,7 @@ TEST_F(StorageSetTest, BackingFilesCompareByInodeThenByPath) {
   b.file_ino = 13;
   EXPECT_FALSE(same_backing_file(a, b));
   LoopBacking gone1{"/x/a.img (deleted)", std::nullopt, std::nullopt, std::nullopt, std::nullopt};
-  LoopBacking gone2 = gone1;
+  LoopBacking gone2{"/x/a.img (deleted)", std::nullopt, std::nullopt, std::nullopt, std::nullopt};
   EXPECT_TRUE(same_backing_file(gone1, gone2)) << "not stat-able: the same path";
   EXPECT_FALSE(same_backing_file(a, gone1));
   EXPECT_FALSE(loop_backing(sys_.block(makedev(7, 203)), {})) << "a detached loop device";
@@ -352,7 +352,7 @@ class StackedLoopTest : public ::testing::Test {
     write(l11 / "loop" / "backing_file", "/dev/loop900\n");
     FakeSysfs::stack(sys_.device("dm-5", makedev(250, 5)), l11);
   }
-  static std::vector<std::pair<std::string, StorageLink>> sorted(StorageSet set) {
+  static std::vector<std::pair<std::string, StorageLink>> sorted(const StorageSet& set) {
     auto got = links_of(set);
     std::sort(got.begin() + 1, got.end());
     return got;

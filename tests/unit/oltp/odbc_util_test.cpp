@@ -59,7 +59,7 @@ TEST(OdbcConnectionString, DebianDriversStringsForManagedServers) {
 }
 
 TEST(OdbcClassify, RetryableConnectionLostAndFatal) {
-  const auto c = [](std::vector<DiagRecord> r, SqlDialect d, bool in_commit = false, bool dead = false) {
+  const auto c = [](const std::vector<DiagRecord>& r, SqlDialect d, bool in_commit = false, bool dead = false) {
     return classify(r, d, in_commit, dead);
   };
   // PostgreSQL through psqlODBC: SQLSTATEs; its natives are the driver's own numbers.

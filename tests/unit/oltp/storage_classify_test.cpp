@@ -80,7 +80,7 @@ TEST(StorageClassify, MysqlDiskFullTableFullAndErrno28) {
 
 TEST(StorageClassify, OdbcRecordsOfEachDialect) {
   using odbc::DiagRecord;
-  const auto outcome = [](std::vector<DiagRecord> r, SqlDialect d, bool in_commit = false, bool dead = false) {
+  const auto outcome = [](const std::vector<DiagRecord>& r, SqlDialect d, bool in_commit = false, bool dead = false) {
     return odbc::classify(r, d, in_commit, dead).outcome;
   };
   // psqlODBC passes the server's SQLSTATE; its natives are the driver's own numbers.

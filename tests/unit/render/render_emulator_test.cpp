@@ -191,7 +191,7 @@ TEST_F(RenderSwap, SigintStopsThePipelineAndLeavesNothing) {
   t.emulator->prepare(t.ctx);
   const fs::path cgroup = t.record.details.at("memory_pressure").at("cgroup").get<std::string>();
   std::atomic<bool> sent{false};
-  std::jthread interrupter([&](std::stop_token st) {
+  std::jthread interrupter([&](const std::stop_token& st) {
     // SIGINT once the pipeline process is inside the cgroup.
     while (!st.stop_requested()) {
       std::ifstream procs(cgroup / "cgroup.procs");
