@@ -158,9 +158,9 @@ struct CurveSample {
 /// How a sizing answer was found (max_rate_within).
 enum class SloOutcome {
   interpolated,         ///< between the two points that bracket the crossing
-  first_point_exceeds,  ///< the lowest-rate point is already above the bound: answer 0
+  first_point_exceeds,  ///< the lowest-rate point is already above the bound: no answer (rate 0)
   bound_not_reached,    ///< no point is above the bound: the highest achieved rate, a lower bound
-  no_points,            ///< nothing measured: answer 0
+  no_points,            ///< nothing measured: no answer (rate 0)
   /// bound_not_reached on a curve that did not run all its points (stopped, failed): the
   /// highest rate measured is only a lower bound of a partial curve (qualify)
   interrupted_lower_bound,
