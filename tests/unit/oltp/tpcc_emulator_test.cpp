@@ -298,6 +298,26 @@ TEST_F(EmulatorFixture, AnInterruptedCurveRecordsALowerBoundNotAnAnswer) {
   std::cout << "details.slo: " << t.details["slo"].dump(2) << "\n";
 }
 
+// An open loop whose measured phase committed no transaction fails with the reason, rather than
+// being complete with 0 TPS and 0-ms response times. rate x duration = 1 passes validation; this
+// seed's first arrival comes more than 3 s after the terminals start (its intervals of a 5 s run:
+// 0, 0, 0, 1 transaction), so the 2 s measured phase has none. If the driver's draw of arrivals
+// changes, pick another such seed.
+TEST_F(EmulatorFixture, AMeasuredPhaseThatCommittedNothingFails) {
+  runner::StopFlag stop;
+  const auto r =
+      run("protocol: p\nseed: 5\ntests:\n"
+          "  - {name: o, kind: tpcc, warmup: 0s, duration: 2s, interval: 1s,\n"
+          "     tpcc: {warehouses: 1, scale_items: 1000, users: 2, connections: 1, synchronous: 'OFF', rate: 0.5}}\n",
+          stop);
+  const auto& t = r.record.tests.at(0);
+  EXPECT_EQ(t.status, results::Status::failed) << out.str();
+  EXPECT_NE(t.reason.find("the measured phase (2 s) completed no transaction: at rate 0.5/s about 1 arrivals"),
+            std::string::npos)
+      << t.reason;
+  EXPECT_EQ(t.find_metric("latency_p99_ms"), nullptr);
+}
+
 // A rate at which less than one arrival is expected in the measured phase is refused at its key
 // (it gave a `complete` test of 0 transactions and 0-ms latencies).
 TEST(TpccValidate, ARateBelowOneArrivalIsRefusedAtItsKey) {
