@@ -308,6 +308,10 @@ int cmd_validate(const std::filesystem::path& protocol_file, const std::vector<s
                                t.settings.kind, std::chrono::duration<double>(t.settings.warmup).count(),
                                std::chrono::duration<double>(t.settings.duration).count());
   }
+  // What is ignored as configured: not an error, but said (Emulator::config_warnings).
+  for (const auto& t : protocol.tests)
+    for (const std::string& w : t.emulator ? t.emulator->config_warnings() : std::vector<std::string>())
+      std::cerr << "warning: " << w << '\n';
   return kExitOk;
 }
 

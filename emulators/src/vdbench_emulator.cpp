@@ -455,15 +455,17 @@ void VdbenchEmulator::record_slo_answers(runner::TestContext& ctx) {
     for (const auto& p : points_) samples.push_back({p.group, p.iops(), figure_ms(p)});
     const runner::SloAnswer a = runner::max_rate_within(std::move(samples), bound.bound_ms);
     const std::string line = runner::describe(a, bound, "IOPS");
-    rec.metric(def, a.rate, line);
+    if (a.is_headline()) rec.metric(def, a.rate, line);  // "none" is not 0 IOPS
     rec.message(line);
     answers.push_back(runner::to_json(a, bound, def.name, "IOPS"));
   };
   if (cfg_.slo_p99_ms)
-    answer(cat::max_iops_under_p99, {"p99_ms", "p99 latency", *cfg_.slo_p99_ms},
+    answer(cat::max_iops_under_p99,
+           {.key = "p99_ms", .figure = "p99 latency", .bound_ms = *cfg_.slo_p99_ms, .percentile = 99, .subject = {}},
            [](const PointResult& p) { return static_cast<double>(p.total.latency.percentile(99)) / 1e6; });
   if (cfg_.slo_mean_ms)
-    answer(cat::max_iops_under_mean, {"mean_ms", "mean latency", *cfg_.slo_mean_ms},
+    answer(cat::max_iops_under_mean,
+           {.key = "mean_ms", .figure = "mean latency", .bound_ms = *cfg_.slo_mean_ms, .percentile = 0, .subject = {}},
            [](const PointResult& p) { return p.total.latency.mean() / 1e6; });
   rec.detail("slo", std::move(answers));
 }

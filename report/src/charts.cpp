@@ -189,7 +189,9 @@ void sizing_marks(const Result& res, int k, const std::string& label, std::strin
                          a.rate <= 0                     ? std::string("none")
                          : res.curve_rate_word == "IOPS" ? results::format_iops(a.rate)
                                                          : results::format_rate(a.rate, res.curve_rate_word),
-                         a.outcome == "bound_not_reached" ? " (bound not reached)" : "");
+                         a.outcome == "bound_not_reached"         ? " (bound not reached)"
+                         : a.outcome == "interrupted_lower_bound" ? " (at least: curve interrupted)"
+                                                                  : "");
   }
   if (points.empty()) return;
   data += fmt::format("$s{} << EOD\n{}EOD\n", k, points);

@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "drivelab/config/map_reader.hpp"
 #include "drivelab/results/summary.hpp"
 
 namespace drivelab::runner {
@@ -81,22 +82,113 @@ std::string rate_curve_schedule(std::size_t points, const TestSettings& settings
       points, w, d, static_cast<double>(1 + points) * (w + d));
 }
 
-double run_rate_curve(const TestContext& ctx, double max_rate, const std::vector<double>& curve,
-                      const std::function<bool()>& stopped,
-                      const std::function<bool(const RateCurvePoint&)>& run_point) {
+std::vector<SloBound> decode_slo(const config::Node& n, std::span<const SloSubject> subjects,
+                                 std::string_view keys_hint) {
+  std::vector<SloBound> out;
+  if (!n.defined()) return out;
+  config::MapReader r(n);
+  bool given = false;
+  for (int pct : kOltpSloPercentiles) {
+    for (const SloSubject& s : subjects) {
+      const std::string key = (s.name.empty() ? std::string() : std::string(s.name) + "_") + fmt::format("p{}_ms", pct);
+      given = given || (n.is_map() && n.child(key).defined());
+      double ms = 0;
+      if (r.number(key, ms, {.min = 0.001, .max = 1e7}))
+        out.push_back({.key = key,
+                       .figure = fmt::format(fmt::runtime(s.figure), fmt::format("p{}", pct)),
+                       .bound_ms = ms,
+                       .percentile = static_cast<double>(pct),
+                       .subject = std::string(s.name)});
+    }
+  }
+  r.finish();
+  if (!given && (n.is_map() || n.is_null()))  // anything else: MapReader said what it is
+    n.error(fmt::format("slo needs at least one bound in ms{}", keys_hint));
+  return out;
+}
+
+void rate_to_json(results::Json& j, double rate_per_s, bool rate_curve, const std::vector<double>& curve,
+                  const std::vector<SloBound>& slo) {
+  if (rate_per_s > 0) j["rate"] = rate_per_s;
+  if (!rate_curve) return;
+  j["rate"] = "curve";
+  j["curve"] = curve;
+  if (slo.empty()) return;
+  results::Json bounds = results::Json::object();
+  for (const SloBound& b : slo) bounds[b.key] = b.bound_ms;
+  j["slo"] = std::move(bounds);
+}
+
+std::string slo_without_curve_warning(const config::Node& slo, bool rate_curve) {
+  if (!slo.defined() || rate_curve) return {};
+  return config::Diagnostic{slo.location(), slo.path(),
+                            "the sizing answers are read off a curve; this test is not one (rate: curve), so slo "
+                            "is ignored"}
+      .to_string();
+}
+
+void check_rate_for_duration(const config::Node& section, double rate_per_s, const TestSettings& settings) {
+  const double seconds = std::chrono::duration<double>(settings.duration).count();
+  if (!(rate_per_s > 0) || rate_per_s * seconds >= 1.0) return;
+  section.child("rate").error(
+      fmt::format("rate {:g}/s over the measured {:g} s expects {:.3g} arrivals, fewer than one: the test would "
+                  "measure nothing; raise rate to at least {:.3g}/s or the duration",
+                  rate_per_s, seconds, rate_per_s * seconds, seconds > 0 ? 1.0 / seconds : 1.0));
+}
+
+double rate_tolerance(double requested, double measured_s) noexcept {
+  // The arrivals of a Poisson process over the measured time: mean and variance requested x time.
+  return std::max(kRateHeldShare, 3.0 / std::sqrt(std::max(requested * measured_s, 1.0)));
+}
+
+bool rate_held(double requested, double achieved, double measured_s) noexcept {
+  return !(requested > 0) || achieved >= requested * (1.0 - rate_tolerance(requested, measured_s));
+}
+
+std::string nothing_completed(double rate_per_s, double measured_s) {
+  if (rate_per_s > 0)
+    return fmt::format(
+        "the measured phase ({:.3g} s) completed no transaction: at rate {:g}/s about {:.3g} arrivals were "
+        "expected; nothing was measured (raise rate or the duration)",
+        measured_s, rate_per_s, rate_per_s * measured_s);
+  return fmt::format(
+      "the measured phase ({:.3g} s) completed no transaction: nothing was measured (the database answered none "
+      "in time: see the server's log, or lengthen the duration)",
+      measured_s);
+}
+
+std::string curve_run_line(const std::string& group, double pct, double requested, double achieved, double p99_ms,
+                           double measured_s) {
+  const std::string p99 =
+      std::isfinite(p99_ms) ? "p99 " + results::format_latency(p99_ms, "ms") : std::string("no transaction completed");
+  if (!(requested > 0))
+    return fmt::format("curve {} run: {} (closed loop), {}", group, results::format_rate(achieved, "TPS"), p99);
+  std::string line = fmt::format("curve point {:g}%: requested {}, achieved {} ({:.1f}%), {}", pct,
+                                 results::format_rate(requested, "TPS"), results::format_rate(achieved, "TPS"),
+                                 100.0 * achieved / requested, p99);
+  if (!rate_held(requested, achieved, measured_s))
+    line += fmt::format("; SATURATED: achieved less than {:.0f}% of the requested rate",
+                        100.0 * (1.0 - rate_tolerance(requested, measured_s)));
+  return line;
+}
+
+RateCurveResult run_rate_curve(const TestContext& ctx, double max_rate, const std::vector<double>& curve,
+                               const std::function<bool()>& stopped,
+                               const std::function<bool(const RateCurvePoint&)>& run_point) {
   std::array<double, 2> max_run{max_rate, stopped() ? 1.0 : 0.0};
   ctx.sum_over_hosts(max_run, "curve max run");
   const double hosts = static_cast<double>(ctx.hosts());
-  for (std::size_t i = 0; i < curve.size() && max_run[1] == 0 && max_run[0] > 0; ++i) {
+  RateCurveResult out{.max_rate = max_run[0] > 0 ? max_run[0] : 0.0, .complete = max_run[1] == 0};
+  for (std::size_t i = 0; i < curve.size() && out.complete && out.max_rate > 0; ++i) {
     const RateCurvePoint point{.index = i + 1,
                                .pct = curve[i],
                                .group = curve_point_group(curve[i]),
                                .rate_per_s = max_run[0] * curve[i] / 100.0 / hosts};
     std::array<double, 1> point_stopped{stopped() || run_point(point) ? 1.0 : 0.0};
     ctx.sum_over_hosts(point_stopped, "curve point");
-    if (point_stopped[0] > 0) break;
+    out.complete = point_stopped[0] == 0;
   }
-  return max_run[0] > 0 ? max_run[0] : 0.0;
+  return out;
 }
 
 std::string_view to_string(SloOutcome o) noexcept {
@@ -105,8 +197,20 @@ std::string_view to_string(SloOutcome o) noexcept {
     case SloOutcome::first_point_exceeds: return "first_point_exceeds";
     case SloOutcome::bound_not_reached: return "bound_not_reached";
     case SloOutcome::no_points: return "no_points";
+    case SloOutcome::interrupted_lower_bound: return "interrupted_lower_bound";
   }
   return "?";
+}
+
+bool SloAnswer::is_headline() const noexcept {
+  return outcome == SloOutcome::interpolated || outcome == SloOutcome::bound_not_reached;
+}
+
+SloAnswer qualify(SloAnswer a, std::string cut_after) {
+  a.cut_after = std::move(cut_after);
+  if (!a.cut_after.empty() && a.outcome == SloOutcome::bound_not_reached)
+    a.outcome = SloOutcome::interrupted_lower_bound;
+  return a;
 }
 
 SloAnswer max_rate_within(std::vector<CurveSample> points, double bound) {
@@ -160,8 +264,20 @@ std::string reason(const SloAnswer& a, const SloBound& b, std::string_view word)
           "what was measured",
           point_text(*a.below, word));
     case SloOutcome::no_points: return "none: no curve point was measured";
+    case SloOutcome::interrupted_lower_bound:
+      return fmt::format(
+          "curve interrupted after {}: every point run is within the bound, the highest is {}; only a lower "
+          "bound of a partial curve, not the answer",
+          a.cut_after, point_text(*a.below, word));
   }
   return {};
+}
+
+std::string full_reason(const SloAnswer& a, const SloBound& b, std::string_view word) {
+  std::string r = reason(a, b, word);
+  if (!a.cut_after.empty() && a.outcome != SloOutcome::interrupted_lower_bound)
+    r += fmt::format("; the curve was cut after {}", a.cut_after);
+  return r;
 }
 
 results::Json sample_json(const std::optional<CurveSample>& p) {
@@ -172,43 +288,52 @@ results::Json sample_json(const std::optional<CurveSample>& p) {
 }  // namespace
 
 std::string describe(const SloAnswer& a, const SloBound& b, std::string_view rate_word) {
-  return fmt::format("max {} with {} <= {:g} ms: {} ({})", rate_word, b.figure, b.bound_ms,
-                     a.outcome == SloOutcome::interpolated || a.outcome == SloOutcome::bound_not_reached
-                         ? rate_text(a.rate, rate_word)
-                         : "none",
-                     reason(a, b, rate_word));
+  std::string answer = "none";
+  if (a.is_headline()) answer = rate_text(a.rate, rate_word);
+  if (a.outcome == SloOutcome::interrupted_lower_bound) answer = "at least " + rate_text(a.rate, rate_word);
+  return fmt::format("max {} with {} <= {:g} ms: {} ({})", rate_word, b.figure, b.bound_ms, answer,
+                     full_reason(a, b, rate_word));
 }
 
 results::Json to_json(const SloAnswer& a, const SloBound& b, std::string_view metric, std::string_view rate_word) {
-  return {{"key", b.key},
-          {"figure", b.figure},
-          {"bound_ms", b.bound_ms},
-          {"metric", metric},
-          {"answer", a.rate},
-          {"rate_unit", rate_word},
-          {"outcome", to_string(a.outcome)},
-          {"reason", reason(a, b, rate_word)},
-          {"below", sample_json(a.below)},
-          {"above", sample_json(a.above)}};
+  const bool none = a.outcome == SloOutcome::first_point_exceeds || a.outcome == SloOutcome::no_points;
+  results::Json j{{"key", b.key},
+                  {"figure", b.figure},
+                  {"bound_ms", b.bound_ms},
+                  {"metric", metric},
+                  {"answer", none ? results::Json(nullptr) : results::Json(a.rate)},
+                  {"rate_unit", rate_word},
+                  {"outcome", to_string(a.outcome)},
+                  {"reason", full_reason(a, b, rate_word)},
+                  {"below", sample_json(a.below)},
+                  {"above", sample_json(a.above)}};
+  if (!a.cut_after.empty()) j["cut_after"] = a.cut_after;
+  return j;
 }
 
-SloAnswers answer_slo(results::TestRecorder& rec, std::vector<SloQuestion> questions, std::string_view metric,
-                      std::string_view rate_word) {
-  SloAnswers out;
-  bool first = true;
+void record_slo_answers(results::TestRecorder& rec, std::vector<SloQuestion> questions, const SloRecording& how) {
+  if (questions.empty()) return;
+  results::Json details = results::Json::array();
+  std::optional<SloAnswer> binding;  // within every bound: the lowest answer
+  std::string binding_text;
   for (SloQuestion& q : questions) {
-    const SloAnswer a = max_rate_within(std::move(q.samples), q.bound.bound_ms);
-    const std::string line = describe(a, q.bound, rate_word);
+    const SloAnswer a = qualify(max_rate_within(std::move(q.samples), q.bound.bound_ms), how.cut_after);
+    const std::string line = describe(a, q.bound, how.rate_word);
     rec.message(line);
-    out.details.push_back(to_json(a, q.bound, metric, rate_word));
-    if (first || a.rate < out.binding.rate) {
-      out.binding = a;
-      out.binding_text = line;
+    details.push_back(to_json(a, q.bound, how.rate_metric->name, how.rate_word));
+    const bool lower = binding && (a.rate < binding->rate || (a.rate == binding->rate && !a.is_headline()));
+    if (!binding || lower) {
+      binding = a;
+      binding_text = line;
     }
-    first = false;
   }
-  if (questions.size() > 1) out.binding_text = "within every slo bound; the lowest: " + out.binding_text;
-  return out;
+  if (questions.size() > 1) binding_text = "within every slo bound; the lowest: " + binding_text;
+  if (binding->is_headline()) {
+    rec.metric(*how.rate_metric, binding->rate, binding_text);
+    rec.metric(*how.figure_metric, figure_at(*binding, how.figure_of),
+               fmt::format("{} interpolated between the same runs: {}", how.figure_word, binding_text));
+  }
+  rec.detail("slo", std::move(details));
 }
 
 double figure_at(const SloAnswer& a, const std::function<double(const std::string& group)>& figure_of) {
@@ -219,7 +344,8 @@ double figure_at(const SloAnswer& a, const std::function<double(const std::strin
     }
     case SloOutcome::bound_not_reached: return figure_of(a.below->group);
     case SloOutcome::first_point_exceeds:
-    case SloOutcome::no_points: break;
+    case SloOutcome::no_points:
+    case SloOutcome::interrupted_lower_bound: break;
   }
   return 0.0;
 }

@@ -34,6 +34,10 @@ TEST(ValidateGolden, ThreeMistakesAllReportedWithLineAndColumn) { check_golden("
 // PostgreSQL's ANALYZE sessions) is refused by validate at the key, not by the run with exit 1.
 TEST(ValidateGolden, MaxConnectionsBelowTheSessionsOfTheRunAtTheKey) { check_golden("validate_max_connections", 2); }
 
+// An OLTP slo without rate: curve is ignored: a warning at its key (Emulator::config_warnings),
+// and the protocol is valid.
+TEST(ValidateGolden, SloWithoutACurveIsAWarningAtItsKey) { check_golden("validate_slo_without_curve", 0); }
+
 // A preconditioning that names no test, an earlier one or one without a data file would fill a
 // file no test reads: refused at its for_test.
 TEST(ValidateGolden, PreconditionForTestNamesALaterTestWithADataFile) {

@@ -28,24 +28,6 @@ void decode_rate(config::MapReader& r, const config::Node& section, SysbenchConf
       v));
 }
 
-// `slo: {p99_ms: 10, p95_ms: 5}`: p<N>_ms, N in runner::kOltpSloPercentiles.
-void decode_slo(const config::Node& n, SysbenchConfig& c) {
-  if (!n.defined()) return;
-  config::MapReader r(n);
-  bool given = false;
-  for (int pct : runner::kOltpSloPercentiles) {
-    const std::string key = fmt::format("p{}_ms", pct);
-    given = given || (n.is_map() && n.child(key).defined());
-    double ms = 0;
-    if (r.number(key, ms, {.min = 0.001, .max = 1e7}))
-      c.slo.push_back({.key = key, .percentile = static_cast<double>(pct), .bound_ms = ms});
-  }
-  r.finish();
-  if (!given && (n.is_map() || n.is_null()))  // anything else: MapReader said what it is
-    n.error(
-        "slo needs at least one bound in ms on the transaction latency: p90_ms, p95_ms or p99_ms; e.g. {p99_ms: 10}");
-}
-
 }  // namespace
 
 SysbenchConfig decode_sysbench_config(const config::Node& section) {
@@ -88,7 +70,11 @@ SysbenchConfig decode_sysbench_config(const config::Node& section) {
   if (const config::Node curve = r.section("curve"); curve.defined()) {
     if (std::vector<double> pts = runner::decode_curve(curve); !pts.empty()) c.curve = std::move(pts);
   }
-  decode_slo(r.section("slo"), c);
+  // `slo: {p99_ms: 10, p95_ms: 5}`: p<N>_ms.
+  const config::Node slo = r.section("slo");
+  c.slo =
+      runner::decode_slo(slo, kSloSubjects, " on the transaction latency: p90_ms, p95_ms or p99_ms; e.g. {p99_ms: 10}");
+  if (std::string w = runner::slo_without_curve_warning(slo, c.rate_curve); !w.empty()) c.warnings.push_back(w);
   decode_failure_bound(r, c.failure_bound);
   decode_database(r, section, c.database);
   r.finish();
@@ -129,16 +115,7 @@ results::Json to_json(const SysbenchConfig& c) {
       {"database", to_json(c.database)},
   };
   // Only when given, so the records of closed-loop runs keep their keys.
-  if (c.rate_per_s > 0) j["rate"] = c.rate_per_s;
-  if (c.rate_curve) {
-    j["rate"] = "curve";
-    j["curve"] = c.curve;
-    if (!c.slo.empty()) {
-      results::Json slo = results::Json::object();
-      for (const SloBound& b : c.slo) slo[b.key] = b.bound_ms;
-      j["slo"] = std::move(slo);
-    }
-  }
+  runner::rate_to_json(j, c.rate_per_s, c.rate_curve, c.curve, c.slo);
   return j;
 }
 

@@ -27,14 +27,18 @@ double CurveRun::tps() const noexcept { return per_s(totals.counters.events, tot
 
 double CurveRun::qps() const noexcept { return per_s(totals.counters.queries.total(), totals.measured_s); }
 
+std::string CurveRun::console_line() const {
+  const LatencyHistogram& h = totals.counters.latency;
+  return runner::curve_run_line(group, requested_pct, requested_tps, tps(),
+                                h.count() > 0 ? ns_to_ms(h.percentile(99)) : NAN, totals.measured_s);
+}
+
 std::optional<std::string> rate_not_held(const DriverTotals& t, int threads) {
   if (t.rate_per_s <= 0 || t.measured_s <= 0) return std::nullopt;
   const Counters& c = t.counters;
   const double tps = per_s(c.events, t.measured_s);
-  // The arrivals of a Poisson process over the measured time: mean and variance rate x time.
-  const double expected = t.rate_per_s * t.measured_s;
-  const double tolerance = std::max(0.05, 3.0 / std::sqrt(std::max(expected, 1.0)));
-  if (t.arrivals_dropped == 0 && tps >= t.rate_per_s * (1.0 - tolerance)) return std::nullopt;
+  const double tolerance = runner::rate_tolerance(t.rate_per_s, t.measured_s);
+  if (t.arrivals_dropped == 0 && runner::rate_held(t.rate_per_s, tps, t.measured_s)) return std::nullopt;
   const double service_s = c.service.mean() / 1e9;
   const double capacity = service_s > 0 ? threads / service_s : 0.0;
   std::string dropped;
@@ -138,24 +142,29 @@ void warn_points_not_held(results::TestRecorder& rec, const std::vector<CurveRun
 }
 
 void record_slo_answers(results::TestRecorder& rec, const std::vector<CurveRun>& runs,
-                        const std::vector<SloBound>& slo) {
-  if (slo.empty()) return;
+                        const std::vector<runner::SloBound>& slo, std::string cut_after) {
   std::vector<runner::SloQuestion> questions;
-  for (const SloBound& b : slo) {
+  for (const runner::SloBound& b : slo) {
     runner::SloQuestion& q = questions.emplace_back();
-    q.bound = {b.key, fmt::format("p{:g} latency", b.percentile), b.bound_ms};
-    for (const CurveRun& r : runs)
-      q.samples.push_back({r.group, r.tps(), ns_to_ms(r.totals.counters.latency.percentile(b.percentile))});
+    q.bound = b;
+    for (const CurveRun& r : runs) {
+      // A run that completed nothing has no figure (an empty histogram's 0 ms would pass any bound).
+      const LatencyHistogram& h = r.totals.counters.latency;
+      q.samples.push_back({r.group, r.tps(), h.count() > 0 ? ns_to_ms(h.percentile(b.percentile)) : NAN});
+    }
   }
-  runner::SloAnswers a = runner::answer_slo(rec, std::move(questions), cat::max_tps_under_slo.name, "TPS");
-  const double qps = runner::figure_at(a.binding, [&](const std::string& group) {
-    for (const CurveRun& r : runs)
-      if (r.group == group) return r.qps();
-    return 0.0;
-  });
-  rec.metric(cat::max_tps_under_slo, a.binding.rate, a.binding_text);
-  rec.metric(cat::max_qps_under_slo, qps, "qps interpolated between the same runs: " + a.binding_text);
-  rec.detail("slo", std::move(a.details));
+  runner::record_slo_answers(rec, std::move(questions),
+                             {.rate_metric = &cat::max_tps_under_slo,
+                              .rate_word = "TPS",
+                              .figure_metric = &cat::max_qps_under_slo,
+                              .figure_word = "qps",
+                              .figure_of =
+                                  [&](const std::string& group) {
+                                    for (const CurveRun& r : runs)
+                                      if (r.group == group) return r.qps();
+                                    return 0.0;
+                                  },
+                              .cut_after = std::move(cut_after)});
 }
 
 }  // namespace drivelab::oltp::sysbench::detail

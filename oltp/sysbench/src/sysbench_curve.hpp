@@ -22,15 +22,17 @@ struct CurveRun {
 
   double tps() const noexcept;  ///< events (transactions) per second of the measured time
   double qps() const noexcept;  ///< queries per second
+  /// "curve point 50%: requested ..., achieved ..., p99 ..." (runner::curve_run_line).
+  std::string console_line() const;
 };
 
 /// Why an open-loop run did not hold its rate, or nothing (also nothing for a closed loop). Not
 /// held: arrivals were dropped, or the events completed per second fell short of the rate by
 /// more than the Poisson count's noise explains (3 standard deviations of rate x measured time
-/// arrivals, at least 5%). The text gives the completed TPS, the events still queued and the
-/// queue wait p99, and what limited the rate: `threads` workers at the mean execution time serve
-/// at most threads / execution time (Little's law) TPS; when that is below the rate, raise
-/// threads, else the database did not keep up.
+/// arrivals, at least 5%: runner::rate_held). The text gives the completed TPS, the events still
+/// queued and the queue wait p99, and what limited the rate: `threads` workers at the mean
+/// execution time serve at most threads / execution time (Little's law) TPS; when that is below
+/// the rate, raise threads, else the database did not keep up.
 std::optional<std::string> rate_not_held(const DriverTotals& totals, int threads);
 
 /// The headline metrics of an open-loop run (rate: N), after sysbench's: arrival_rate,
@@ -54,11 +56,12 @@ results::Json curve_points_json(const std::vector<CurveRun>& runs, int threads);
 /// points beyond 100% are past the max run by design: their "held" is in details["points"].
 void warn_points_not_held(results::TestRecorder& rec, const std::vector<CurveRun>& runs, int threads);
 
-/// The sizing answer of `slo` over `runs` (runner::max_rate_within per bound; within every bound:
-/// the lowest answer, the first crossing of any): headline metrics max_tps_under_slo and
-/// max_qps_under_slo (qps interpolated between the same two runs), a console line per bound,
-/// details["slo"] with each bound's answer and bracketing runs.
+/// The sizing answer of `slo` over `runs` (runner::record_slo_answers; within every bound: the
+/// lowest answer, the first crossing of any): headline metrics max_tps_under_slo and
+/// max_qps_under_slo (qps interpolated between the same two runs) when there is an answer, a
+/// console line per bound, details["slo"] with each bound's answer and bracketing runs.
+/// `cut_after`: the group of the last run when the curve did not run all its points, else "".
 void record_slo_answers(results::TestRecorder& rec, const std::vector<CurveRun>& runs,
-                        const std::vector<SloBound>& slo);
+                        const std::vector<runner::SloBound>& slo, std::string cut_after);
 
 }  // namespace drivelab::oltp::sysbench::detail

@@ -138,6 +138,7 @@ results::Json SysbenchEmulator::effective_config() const { return to_json(config
 
 void SysbenchEmulator::prepare_phase(runner::TestContext& ctx) {
   auto& rec = *ctx.recorder;
+  for (const std::string& w : config_.warnings) rec.warning(w);
   const Capabilities can = capabilities_of(config_.database.backend);
   db_ = open_database(
       config_.database,
@@ -204,6 +205,8 @@ void SysbenchEmulator::prepare_phase(runner::TestContext& ctx) {
 std::string SysbenchEmulator::schedule(const runner::TestSettings& settings) const {
   return config_.rate_curve ? runner::rate_curve_schedule(config_.curve.size(), settings) : std::string();
 }
+
+std::vector<std::string> SysbenchEmulator::config_warnings() const { return config_.warnings; }
 
 void SysbenchEmulator::start_driver(runner::TestContext& ctx, double rate_per_s, std::uint64_t point) {
   DriverOptions opt;
@@ -275,23 +278,30 @@ void SysbenchEmulator::run_phase(runner::TestContext& ctx) {
   driver_->finish();
   const DriverTotals totals = driver_->totals();
   std::vector<CurveRun> runs;
+  std::string cut_after;
   if (config_.rate_curve) {
     runs.push_back(CurveRun{.group = "max", .totals = totals});
-    run_curve(ctx, runs);
+    cut_after = run_curve(ctx, runs);
   }
-  record_results(ctx, totals, runs);
+  // Nothing completed in the measured phase (a curve's max run): no figure to report (its
+  // latencies would read 0 ms). Checked after the curve, whose collectives every rank runs; a
+  // stopped run stays interrupted, with what it has.
+  if (totals.counters.events == 0 && !stop_or_failed(ctx))
+    throw Error(runner::nothing_completed(config_.rate_per_s, totals.measured_s));
+  record_results(ctx, totals, runs, cut_after);
   double measured = 0;
   for (const CurveRun& r : runs) measured += r.totals.measured_s;
   ctx.recorder->set_phase_times(warmup_s_, runs.empty() ? totals.measured_s : measured);
   if (auto err = driver_->fatal_error()) throw BackendError(*err);
 }
 
-void SysbenchEmulator::run_curve(runner::TestContext& ctx, std::vector<CurveRun>& runs) {
+std::string SysbenchEmulator::run_curve(runner::TestContext& ctx, std::vector<CurveRun>& runs) {
   auto& rec = *ctx.recorder;
+  rec.message(runs.front().console_line());
   const auto stopped = [&] { return stop_or_failed(ctx); };
-  const double job_max =
+  const runner::RateCurveResult curve =
       runner::run_rate_curve(ctx, runs.front().tps(), config_.curve, stopped, [&](const runner::RateCurvePoint& p) {
-        rec.message(fmt::format("curve point {:g}%: {:.1f} TPS (open loop)", p.pct, p.rate_per_s));
+        rec.message(fmt::format("curve point {:g}%: {:.1f} TPS requested (open loop)", p.pct, p.rate_per_s));
         driver_.reset();
         start_driver(ctx, p.rate_per_s, p.index);
         if (!wait_until(monotonic_ns() + settings_.warmup.count(), stopped)) {
@@ -301,16 +311,20 @@ void SysbenchEmulator::run_curve(runner::TestContext& ctx, std::vector<CurveRun>
         driver_->begin_measurement();
         measure_intervals(ctx);
         driver_->finish();
-        if (!driver_->failed())
+        if (!driver_->failed()) {
           runs.push_back(CurveRun{
               .group = p.group, .requested_pct = p.pct, .requested_tps = p.rate_per_s, .totals = driver_->totals()});
+          rec.message(runs.back().console_line());
+        }
         return stop_or_failed(ctx);
       });
-  if (job_max <= 0) rec.warning("rate: curve: the max run completed nothing, so there is no rate to take a share of");
+  if (curve.max_rate <= 0)
+    rec.warning("rate: curve: the max run completed nothing, so there is no rate to take a share of");
+  return curve.complete ? std::string() : runs.back().group;
 }
 
 void SysbenchEmulator::record_results(runner::TestContext& ctx, const DriverTotals& totals,
-                                      const std::vector<CurveRun>& runs) {
+                                      const std::vector<CurveRun>& runs, const std::string& cut_after) {
   auto& rec = *ctx.recorder;
   const Counters& c = totals.counters;
   const double secs = totals.measured_s > 0 ? totals.measured_s : 1e-9;
@@ -323,7 +337,7 @@ void SysbenchEmulator::record_results(runner::TestContext& ctx, const DriverTota
   rec.metric(cat::tps, per_s(c.events), "transactions (events) per second: sysbench's \"transactions\"");
   rec.metric(cat::qps, per_s(c.queries.total()), "queries per second (read + write + other): sysbench's \"queries\"");
   // The sizing answers among the summary's first columns, as kind tpcc records them.
-  if (config_.rate_curve) record_slo_answers(rec, runs, config_.slo);
+  if (config_.rate_curve) record_slo_answers(rec, runs, config_.slo, cut_after);
   runner::record_latency(rec, h, "latency", cat::latency, LatencyUnit::ms,
                          {LatencyFigure::avg("mean transaction latency, restarts included"),
                           LatencyFigure::p(95, "95th percentile (sysbench's default --percentile=95)"),
@@ -375,8 +389,6 @@ void SysbenchEmulator::record_results(runner::TestContext& ctx, const DriverTota
     for (const CurveRun& r : runs) record_curve_point(rec, r);
     rec.detail("points", curve_points_json(runs, config_.threads));
     warn_points_not_held(rec, runs, config_.threads);
-  } else if (!config_.slo.empty()) {
-    rec.warning("slo: the sizing answers are read off a curve; this run is not one (rate: curve), so none");
   }
 }
 

@@ -30,6 +30,8 @@ class SysbenchEmulator final : public DatabaseEmulator {
 
   results::Json effective_config() const override;
   std::string schedule(const runner::TestSettings& settings) const override;
+  /// SysbenchConfig::warnings (an slo without rate: curve).
+  std::vector<std::string> config_warnings() const override;
   void cleanup(runner::TestContext& ctx) noexcept override;
 
  private:
@@ -44,12 +46,15 @@ class SysbenchEmulator final : public DatabaseEmulator {
   void start_driver(runner::TestContext& ctx, double rate_per_s, std::uint64_t point);
   /// One interval per settings.interval until the measured time ends or the run stops.
   void measure_intervals(runner::TestContext& ctx);
-  /// The open-loop points of rate: curve after the max run runs.front().
-  void run_curve(runner::TestContext& ctx, std::vector<CurveRun>& runs);
+  /// The open-loop points of rate: curve after the max run runs.front() (runner::run_rate_curve),
+  /// each run's console line printed. Returns the group of the last run when the curve did not
+  /// run all its points, else "".
+  std::string run_curve(runner::TestContext& ctx, std::vector<CurveRun>& runs);
   /// A stop was requested or a worker failed: what ends the phase's waits (core/phase.hpp).
   bool stop_or_failed(const runner::TestContext& ctx) const noexcept;
-  /// `runs`: the curve's (rate: curve), else empty.
-  void record_results(runner::TestContext& ctx, const DriverTotals& totals, const std::vector<CurveRun>& runs);
+  /// `runs`: the curve's (rate: curve), else empty; `cut_after` as run_curve returned it.
+  void record_results(runner::TestContext& ctx, const DriverTotals& totals, const std::vector<CurveRun>& runs,
+                      const std::string& cut_after);
 
   SysbenchConfig config_;
   runner::TestSettings settings_;

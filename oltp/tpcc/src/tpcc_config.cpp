@@ -13,33 +13,6 @@ namespace drivelab::oltp::tpcc {
 
 int default_connections(int users, int cpus) noexcept { return std::min(users, std::max(8, 4 * std::max(cpus, 1))); }
 
-namespace {
-
-// `slo: {new_order_p99_ms: 10, p90_ms: 50}`: <type>_p<N>_ms or p<N>_ms, N in kSloPercentiles.
-void decode_slo(const config::Node& n, TpccConfig& c) {
-  if (!n.defined()) return;
-  config::MapReader r(n);
-  bool given = false;
-  const auto bound = [&](std::optional<TxType> type, int pct) {
-    const std::string key = (type ? std::string(to_string(*type)) + "_" : std::string()) + fmt::format("p{}_ms", pct);
-    given = given || (n.is_map() && n.child(key).defined());
-    double ms = 0;
-    if (r.number(key, ms, {.min = 0.001, .max = 1e7}))
-      c.slo.push_back({.key = key, .type = type, .percentile = static_cast<double>(pct), .bound_ms = ms});
-  };
-  for (int pct : kSloPercentiles) {
-    bound(std::nullopt, pct);
-    for (TxType t : kAllTxTypes) bound(t, pct);
-  }
-  r.finish();
-  if (!given && (n.is_map() || n.is_null()))  // anything else: MapReader said what it is
-    n.error(
-        "slo needs at least one bound in ms: <type>_p<N>_ms (type new_order, payment, order_status, delivery, "
-        "stock_level) or p<N>_ms for all types, N 90, 95 or 99; e.g. {new_order_p99_ms: 10}");
-}
-
-}  // namespace
-
 TpccConfig decode_tpcc_config(const config::Node& section, int cpus) {
   if (cpus <= 0) cpus = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   TpccConfig c;
@@ -63,7 +36,11 @@ TpccConfig decode_tpcc_config(const config::Node& section, int cpus) {
   if (const config::Node curve = r.section("curve"); curve.defined()) {
     if (std::vector<double> pts = runner::decode_curve(curve); !pts.empty()) c.curve = std::move(pts);
   }
-  decode_slo(r.section("slo"), c);
+  // `slo: {new_order_p99_ms: 10, p90_ms: 50}`: <type>_p<N>_ms or p<N>_ms.
+  const config::Node slo = r.section("slo");
+  c.slo = runner::decode_slo(slo, kSloSubjects,
+                             ": <type>_p<N>_ms (type new_order, payment, order_status, delivery, stock_level) or "
+                             "p<N>_ms for all types, N 90, 95 or 99; e.g. {new_order_p99_ms: 10}");
   const bool has_login_rate = r.number("login_rate", c.login_rate_per_s, {.min = 0.0, .max = 100'000.0});
   const bool has_think_scale = r.number("think_scale", c.think_scale, {.min = 1e-6, .max = 1.0});
   const bool has_transactions = r.choice("transactions", c.transactions, kTxProtocolNames);
@@ -77,6 +54,7 @@ TpccConfig decode_tpcc_config(const config::Node& section, int cpus) {
   r.integer("scale_items", c.scale_items, {.min = 100, .max = kItems});
   r.finish();
 
+  if (std::string w = runner::slo_without_curve_warning(slo, c.rate_curve); !w.empty()) c.warnings.push_back(w);
   if (c.users == 0) c.users = 10 * c.warehouses;
   if (has_all_warehouses && c.all_warehouses && c.profile != Profile::hammerdb) {
     section.child("all_warehouses")
@@ -171,16 +149,7 @@ results::Json to_json(const TpccConfig& c) {
   if (c.all_warehouses) j["all_warehouses"] = true;
   j["terminals"] = to_string(c.terminals);
   j["connections"] = c.connections;
-  if (c.rate_per_s > 0) j["rate"] = c.rate_per_s;
-  if (c.rate_curve) {
-    j["rate"] = "curve";
-    j["curve"] = c.curve;
-    if (!c.slo.empty()) {
-      results::Json slo = results::Json::object();
-      for (const SloBound& b : c.slo) slo[b.key] = b.bound_ms;
-      j["slo"] = std::move(slo);
-    }
-  }
+  runner::rate_to_json(j, c.rate_per_s, c.rate_curve, c.curve, c.slo);
   if (c.terminals == TerminalMode::dedicated) j["login_rate"] = c.login_rate_per_s;
   if (c.think == ThinkMode::tpcc) j["think_scale"] = c.think_scale;
   j["transactions"] = to_string(c.transactions);

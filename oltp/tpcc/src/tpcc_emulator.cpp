@@ -54,6 +54,7 @@ int TpccEmulator::sessions_needed() const noexcept {
 
 void TpccEmulator::warn_about_configuration(runner::TestContext& ctx) const {
   auto& rec = *ctx.recorder;
+  for (const std::string& w : config_.warnings) rec.warning(w);
   if (scale_.items != tpcc::kItems)
     rec.warning(
         fmt::format("scale_items = {}: not TPC-C (a testing knob; TPC-C has 100,000 items), "
@@ -416,14 +417,10 @@ results::Json TpccEmulator::counters_or_warn(runner::TestContext& ctx, const cha
 }
 
 std::string TpccEmulator::schedule(const runner::TestSettings& settings) const {
-  if (!config_.rate_curve) return {};
-  const double w = std::chrono::duration<double>(settings.warmup).count();
-  const double d = std::chrono::duration<double>(settings.duration).count();
-  return fmt::format(
-      "rate: curve: closed-loop max run + {} open-loop points, each warm-up {:.0f} s + measured {:.0f} s: {:.0f} s "
-      "after the load",
-      config_.curve.size(), w, d, static_cast<double>(1 + config_.curve.size()) * (w + d));
+  return config_.rate_curve ? runner::rate_curve_schedule(config_.curve.size(), settings) : std::string();
 }
+
+std::vector<std::string> TpccEmulator::config_warnings() const { return config_.warnings; }
 
 void TpccEmulator::measure_intervals(runner::TestContext& ctx) {
   const std::int64_t t0 = monotonic_ns();
@@ -468,8 +465,14 @@ void TpccEmulator::run_phase(runner::TestContext& ctx) {
   const tpcc::DriverTotals totals = driver_->totals();
   facts.terminals = share_.users;
   std::vector<CurveRun> runs{CurveRun{.group = "max", .totals = totals}};
-  if (config_.rate_curve) run_curve(ctx, runs);
-  const auto answers = [&] { record_slo_answers(*ctx.recorder, runs, config_.slo); };
+  std::string cut_after;
+  if (config_.rate_curve) cut_after = run_curve(ctx, runs);
+  // Nothing committed in the measured phase (a curve's max run): no figure to report (its
+  // latencies would read 0 ms). Checked after the curve, whose collectives every rank runs; a
+  // stopped run stays interrupted, with what it has.
+  if (runs.front().commits() == 0 && !stop_or_failed(ctx))
+    throw Error(runner::nothing_completed(share_.rate_per_s, totals.measured_s));
+  const auto answers = [&] { record_slo_answers(*ctx.recorder, runs, config_.slo, cut_after); };
   const std::optional<std::string> mix_missed =
       record_tpcc_results(*ctx.recorder, totals, facts, config_.rate_curve ? answers : std::function<void()>{});
   double measured = 0;
@@ -485,48 +488,36 @@ void TpccEmulator::run_phase(runner::TestContext& ctx) {
   }
 }
 
-void TpccEmulator::run_curve(runner::TestContext& ctx, std::vector<CurveRun>& runs) {
+std::string TpccEmulator::run_curve(runner::TestContext& ctx, std::vector<CurveRun>& runs) {
   auto& rec = *ctx.recorder;
   record_curve_point(rec, runs.front());
-  // As vdbench's curves on several hosts (docs/multihost.md): the points are percentages of the
-  // job's max run, the sum of every rank's, each rank offering its share; every decision to go
-  // on is taken on the sums, so the ranks run the same points.
-  std::array<double, 2> max_run{runs.front().tps(), stop_or_failed(ctx) ? 1.0 : 0.0};
-  ctx.sum_over_hosts(max_run, "curve max run");
-  const double hosts = static_cast<double>(ctx.hosts());
-  for (std::size_t i = 0; i < config_.curve.size() && max_run[1] == 0 && max_run[0] > 0; ++i) {
-    CurveRun run;
-    run.requested_pct = config_.curve[i];
-    run.group = runner::curve_point_group(run.requested_pct);
-    run.requested_tps = max_run[0] * run.requested_pct / 100.0 / hosts;
-    std::array<double, 1> stopped{0};
-    if (stop_or_failed(ctx)) {
-      stopped[0] = 1;
-    } else {
-      rec.message(fmt::format("curve point {}%: {:.1f} TPS (open loop)", run.requested_pct, run.requested_tps));
-      driver_.reset();
-      start_driver(ctx, run.requested_tps, i + 1);
-      if (!wait_until(monotonic_ns() + settings_.warmup.count(), [&] { return stop_or_failed(ctx); })) {
-        stopped[0] = 1;
-        driver_->finish();
-      } else {
+  rec.message(runs.front().console_line());
+  const auto stopped = [&] { return stop_or_failed(ctx); };
+  const runner::RateCurveResult curve =
+      runner::run_rate_curve(ctx, runs.front().tps(), config_.curve, stopped, [&](const runner::RateCurvePoint& p) {
+        rec.message(fmt::format("curve point {:g}%: {:.1f} TPS requested (open loop)", p.pct, p.rate_per_s));
+        driver_.reset();
+        start_driver(ctx, p.rate_per_s, p.index);
+        if (!wait_until(monotonic_ns() + settings_.warmup.count(), stopped)) {
+          driver_->finish();
+          return true;
+        }
         driver_->begin_measurement();
         measure_intervals(ctx);
         driver_->finish();
-        run.totals = driver_->totals();
         if (!driver_->failed()) {
+          CurveRun run{
+              .group = p.group, .requested_pct = p.pct, .requested_tps = p.rate_per_s, .totals = driver_->totals()};
           record_curve_point(rec, run);
+          rec.message(run.console_line());
           runs.push_back(std::move(run));
         }
-        stopped[0] = stop_or_failed(ctx) ? 1.0 : 0.0;
-      }
-    }
-    ctx.sum_over_hosts(stopped, "curve point");
-    if (stopped[0] > 0) break;
-  }
-  if (max_run[0] <= 0)
+        return stop_or_failed(ctx);
+      });
+  if (curve.max_rate <= 0)
     rec.warning("rate: curve: the max run committed nothing, so there is no rate to take a share of");
   rec.detail("points", curve_points_json(runs));
+  return curve.complete ? std::string() : runs.back().group;
 }
 
 void TpccEmulator::verify_phase(runner::TestContext& ctx) {

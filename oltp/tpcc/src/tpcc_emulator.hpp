@@ -31,6 +31,8 @@ class TpccEmulator final : public DatabaseEmulator {
   results::Json effective_config() const override;
   /// rate: curve: the max run + each point, every one with the test's warm-up and duration.
   std::string schedule(const runner::TestSettings& settings) const override;
+  /// TpccConfig::warnings (an slo without rate: curve).
+  std::vector<std::string> config_warnings() const override;
   void cleanup(runner::TestContext& ctx) noexcept override;
 
  private:
@@ -84,9 +86,10 @@ class TpccEmulator final : public DatabaseEmulator {
   /// Records an interval per settings.interval for settings.duration while the terminals run.
   void measure_intervals(runner::TestContext& ctx);
   /// rate: curve, after the max run (runs[0]): each point of config.curve as an open-loop run at
-  /// that % of the max run's TPS with its own warm-up and duration; its groups recorded, the
-  /// runs appended; details["points"].
-  void run_curve(runner::TestContext& ctx, std::vector<CurveRun>& runs);
+  /// that % of the max run's TPS with its own warm-up and duration (runner::run_rate_curve); its
+  /// groups recorded and its console line printed, the runs appended; details["points"]. Returns
+  /// the group of the last run when the curve did not run all its points, else "".
+  std::string run_curve(runner::TestContext& ctx, std::vector<CurveRun>& runs);
   /// A stop was requested or the terminals failed: what ends the phase's waits (core/phase.hpp).
   bool stop_or_failed(const runner::TestContext& ctx) const noexcept;
   results::Json counters_or_warn(runner::TestContext& ctx, const char* when);

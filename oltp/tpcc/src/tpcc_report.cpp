@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <fstream>
 #include <numeric>
 #include <initializer_list>
@@ -347,15 +348,6 @@ void record_run_details(results::TestRecorder& rec, const tpcc::DriverTotals& to
                     ms(totals.timer_lateness.percentile(99))));
 }
 
-/// "New-Order p99", "p90 of all types".
-std::string slo_figure_name(const tpcc::SloBound& b) {
-  const std::string p = fmt::format("p{:g}", b.percentile);
-  if (!b.type) return p + " of all types";
-  static constexpr std::array<const char*, tpcc::kTxTypes> kNames{"New-Order", "Payment", "Order-Status", "Delivery",
-                                                                  "Stock-Level"};
-  return std::string(kNames[static_cast<std::size_t>(*b.type)]) + " " + p;
-}
-
 }  // namespace
 
 std::optional<std::string> record_tpcc_results(results::TestRecorder& rec, const tpcc::DriverTotals& totals,
@@ -376,10 +368,20 @@ double CurveRun::tpm_c() const noexcept {
   return totals.measured_s > 0 ? static_cast<double>(no.commits) * 60.0 / totals.measured_s : 0.0;
 }
 
-double slo_figure_ms(const tpcc::DriverTotals& totals, const tpcc::SloBound& bound) {
-  const LatencyHistogram h = bound.type ? totals.by_type[static_cast<std::size_t>(*bound.type)].response_time
-                                        : all_types(totals).response_time;
-  return ms(h.percentile(bound.percentile));
+std::uint64_t CurveRun::commits() const noexcept { return all_types(totals).commits; }
+
+std::string CurveRun::console_line() const {
+  const LatencyHistogram h = all_types(totals).response_time;
+  return runner::curve_run_line(group, requested_pct, requested_tps, tps(), h.count() > 0 ? ms(h.percentile(99)) : NAN,
+                                totals.measured_s);
+}
+
+double slo_figure_ms(const tpcc::DriverTotals& totals, const runner::SloBound& bound) {
+  LatencyHistogram h = all_types(totals).response_time;
+  for (TxType t : tpcc::kAllTxTypes)
+    if (bound.subject == tpcc::to_string(t)) h = totals.by_type[static_cast<std::size_t>(t)].response_time;
+  // A run that completed nothing has no figure (an empty histogram's 0 ms would pass any bound).
+  return h.count() > 0 ? ms(h.percentile(bound.percentile)) : NAN;
 }
 
 void record_curve_point(results::TestRecorder& rec, const CurveRun& run) {
@@ -439,39 +441,25 @@ results::Json curve_points_json(const std::vector<CurveRun>& runs) {
 }
 
 void record_slo_answers(results::TestRecorder& rec, const std::vector<CurveRun>& runs,
-                        const std::vector<tpcc::SloBound>& slo) {
-  if (slo.empty()) return;
-  results::Json answers = results::Json::array();
-  std::optional<runner::SloAnswer> binding;
-  std::string binding_text;
-  for (const tpcc::SloBound& b : slo) {
-    std::vector<runner::CurveSample> samples;
-    for (const CurveRun& r : runs) samples.push_back({r.group, r.tps(), slo_figure_ms(r.totals, b)});
-    const runner::SloAnswer a = runner::max_rate_within(std::move(samples), b.bound_ms);
-    const runner::SloBound sb{b.key, slo_figure_name(b), b.bound_ms};
-    const std::string line = runner::describe(a, sb, "TPS");
-    rec.message(line);
-    answers.push_back(runner::to_json(a, sb, cat::max_tps_under_slo.name, "TPS"));
-    // Within every bound: the lowest answer (the first crossing of any bound).
-    if (!binding || a.rate < binding->rate) {
-      binding = a;
-      binding_text = line;
-    }
+                        const std::vector<runner::SloBound>& slo, std::string cut_after) {
+  std::vector<runner::SloQuestion> questions;
+  for (const runner::SloBound& b : slo) {
+    runner::SloQuestion& q = questions.emplace_back();
+    q.bound = b;
+    for (const CurveRun& r : runs) q.samples.push_back({r.group, r.tps(), slo_figure_ms(r.totals, b)});
   }
-  const auto tpm_c_of = [&](const std::optional<runner::CurveSample>& p) {
-    for (const CurveRun& r : runs)
-      if (p && r.group == p->group) return r.tpm_c();
-    return 0.0;
-  };
-  double tpm_c = 0;
-  if (binding->outcome == runner::SloOutcome::interpolated)
-    tpm_c = tpm_c_of(binding->below) + binding->fraction * (tpm_c_of(binding->above) - tpm_c_of(binding->below));
-  else if (binding->outcome == runner::SloOutcome::bound_not_reached)
-    tpm_c = tpm_c_of(binding->below);
-  const std::string within = slo.size() > 1 ? "within every slo bound; the lowest: " : "";
-  rec.metric(cat::max_tps_under_slo, binding->rate, within + binding_text);
-  rec.metric(cat::max_tpmc_under_slo, tpm_c, "tpm_c interpolated between the same runs: " + within + binding_text);
-  rec.detail("slo", std::move(answers));
+  runner::record_slo_answers(rec, std::move(questions),
+                             {.rate_metric = &cat::max_tps_under_slo,
+                              .rate_word = "TPS",
+                              .figure_metric = &cat::max_tpmc_under_slo,
+                              .figure_word = "tpm_c",
+                              .figure_of =
+                                  [&](const std::string& group) {
+                                    for (const CurveRun& r : runs)
+                                      if (r.group == group) return r.tpm_c();
+                                    return 0.0;
+                                  },
+                              .cut_after = std::move(cut_after)});
 }
 
 }  // namespace drivelab::oltp::tpcc::detail

@@ -91,13 +91,17 @@ struct CurveRun {
   double requested_tps = 0;  ///< this host's arrival rate; 0 = closed loop
   tpcc::DriverTotals totals;
 
-  double tps() const noexcept;    ///< committed transactions of all types per second
-  double tpm_c() const noexcept;  ///< committed New-Orders per minute
+  double tps() const noexcept;             ///< committed transactions of all types per second
+  double tpm_c() const noexcept;           ///< committed New-Orders per minute
+  std::uint64_t commits() const noexcept;  ///< committed transactions of all types
+  /// "curve point 50%: requested ..., achieved ..., p99 ..." (runner::curve_run_line).
+  std::string console_line() const;
 };
 
 /// The response time figure a bound is on (`slo:`), in ms: the bound's percentile of its type's
-/// response times, or of all types'.
-double slo_figure_ms(const tpcc::DriverTotals& totals, const tpcc::SloBound& bound);
+/// response times (SloBound::subject, a tpcc::to_string(TxType)), or of all types' (subject "");
+/// NaN when the run completed none of them (no figure, so no curve sample: runner::max_rate_within).
+double slo_figure_ms(const tpcc::DriverTotals& totals, const runner::SloBound& bound);
 
 /// A point's metric groups: `<group>` (requested_pct, arrival_rate, tps, tpm_c, response time
 /// avg/p50/p90/p95/p99/max, queue wait and service time p99, errors, measured_s) and
@@ -109,12 +113,13 @@ void record_curve_point(results::TestRecorder& rec, const CurveRun& run);
 /// achieved_tps, tpm_c, latency_avg_ms, latency_p99_ms, <type>_p90_ms, <type>_p99_ms, measured_s}.
 results::Json curve_points_json(const std::vector<CurveRun>& runs);
 
-/// The sizing answer of `slo` over `runs` (runner::max_rate_within per bound; the answer within
-/// every bound is the lowest of theirs, the first crossing of any): headline metrics
-/// max_tps_under_slo and max_tpmc_under_slo (tpm_c interpolated between the same two runs), a
-/// console line per bound, details["slo"] with each bound's answer and bracketing runs.
+/// The sizing answer of `slo` over `runs` (runner::record_slo_answers: the answer within every
+/// bound is the lowest of theirs, the first crossing of any): headline metrics max_tps_under_slo
+/// and max_tpmc_under_slo (tpm_c interpolated between the same two runs) when there is an answer,
+/// a console line per bound, details["slo"] with each bound's answer and bracketing runs.
+/// `cut_after`: the group of the last run when the curve did not run all its points, else "".
 void record_slo_answers(results::TestRecorder& rec, const std::vector<CurveRun>& runs,
-                        const std::vector<tpcc::SloBound>& slo);
+                        const std::vector<runner::SloBound>& slo, std::string cut_after);
 
 /// Peak resident set size of this process (VmHWM), 0 if unknown.
 std::uint64_t peak_rss_bytes();

@@ -179,11 +179,16 @@ TEST(SysbenchConfig, RateCurveWithSloBounds) {
   // The default curve is runner::kDefaultSizingCurve: past the max run to 120%.
   EXPECT_EQ(decode("sysbench:\n  rate: curve\n").config.curve,
             (std::vector<double>{10, 50, 70, 80, 90, 100, 110, 120}));
+  EXPECT_EQ(d.config.slo[1].figure, "p99 latency");
+  EXPECT_TRUE(d.config.warnings.empty());
   // curve and slo are kept without rate: curve (an override turns a curve into one run); the
-  // slo is warned about when the run is not a curve (SysbenchEmulatorTest).
+  // slo is warned about at its key (`drivelab validate` prints it, the run records it).
   const auto kept = decode("sysbench:\n  curve: [50]\n  slo: {p95_ms: 3}\n");
   EXPECT_EQ(kept.errors, "");
   EXPECT_EQ(kept.config.slo.size(), 1u);
+  EXPECT_EQ(kept.config.warnings,
+            (std::vector<std::string>{"t.yaml:3:8: sysbench.slo: the sizing answers are read off a curve; this test "
+                                      "is not one (rate: curve), so slo is ignored"}));
 }
 
 TEST(SysbenchConfig, RateMistakesAreReportedAtTheirKeys) {

@@ -202,16 +202,26 @@ TEST(TpccConfig, RateCurveWithSloBounds) {
   EXPECT_EQ(d.config.curve, (std::vector<double>{25, 50, 100, 120}));
   ASSERT_EQ(d.config.slo.size(), 2u);
   EXPECT_EQ(d.config.slo[0].key, "p90_ms");
-  EXPECT_FALSE(d.config.slo[0].type);
+  EXPECT_EQ(d.config.slo[0].subject, "");  // all types together
+  EXPECT_EQ(d.config.slo[0].figure, "p90 of all types");
   EXPECT_DOUBLE_EQ(d.config.slo[0].percentile, 90);
   EXPECT_EQ(d.config.slo[1].key, "new_order_p99_ms");
-  EXPECT_EQ(d.config.slo[1].type, TxType::new_order);
+  EXPECT_EQ(d.config.slo[1].subject, to_string(TxType::new_order));
+  EXPECT_EQ(d.config.slo[1].figure, "New-Order p99");
   EXPECT_DOUBLE_EQ(d.config.slo[1].bound_ms, 10);
+  EXPECT_TRUE(d.config.warnings.empty());
   const results::Json j = to_json(d.config);
   EXPECT_EQ(j["rate"], "curve");
   EXPECT_EQ(j["slo"]["new_order_p99_ms"], 10.0);
   // The default curve goes past the max run to 120%.
   EXPECT_EQ(decode("tpcc:\n  rate: curve\n").config.curve, (std::vector<double>{10, 50, 70, 80, 90, 100, 110, 120}));
+  // Without rate: curve an slo is kept (one override turns a curve into a run) but ignored: a
+  // warning at its key, which `drivelab validate` prints and the run records.
+  const auto ignored = decode("tpcc:\n  users: 8\n  rate: 100\n  slo: {new_order_p99_ms: 10}\n");
+  EXPECT_EQ(ignored.errors, "");
+  EXPECT_EQ(ignored.config.warnings,
+            (std::vector<std::string>{"t.yaml:4:8: tpcc.slo: the sizing answers are read off a curve; this test is not "
+                                      "one (rate: curve), so slo is ignored"}));
 }
 
 TEST(TpccConfig, RateCurveMistakesAreReportedAtTheirKeys) {

@@ -232,6 +232,108 @@ TEST_F(EmulatorFixture, OpenLoopRateIsRecorded) {
   EXPECT_GT(metric(t, "tps"), 30.0);
 }
 
+// A `rate: curve` on SQLite through the runner's curve (runner::run_rate_curve): the max run and
+// each point recorded, each run's console line with requested and achieved TPS and its p99, and
+// the sizing answer of a New-Order p99 bound read off them (runner::record_slo_answers).
+TEST_F(EmulatorFixture, RateCurveOnSqlitePrintsEachRunAndTheSizingAnswer) {
+  test::copy_of_cached_database(dir.path() / "target", "drivelab-oltp-tpcc.db");
+  runner::StopFlag stop;
+  const auto r =
+      run("protocol: p\nseed: 5\ntests:\n"
+          "  - {name: oltp, kind: tpcc, warmup: 200ms, duration: 1s, interval: 500ms,\n"
+          "     tpcc: {warehouses: 1, users: 4, connections: 2, reuse: true, synchronous: 'OFF',\n"
+          "            rate: curve, curve: [20, 300], slo: {new_order_p99_ms: 50}}}\n",
+          stop);
+  const auto& t = r.record.tests.at(0);
+  ASSERT_EQ(t.status, results::Status::complete) << t.reason << "\n" << out.str();
+  const std::string console = out.str();
+  EXPECT_NE(console.find("curve max run: "), std::string::npos) << console;
+  EXPECT_NE(console.find("curve point 20%: requested "), std::string::npos) << console;
+  EXPECT_NE(console.find("curve point 300%: requested "), std::string::npos) << console;
+  EXPECT_NE(console.find("max TPS with New-Order p99 <= 50 ms: "), std::string::npos) << console;
+  ASSERT_EQ(t.details["points"].size(), 3u) << t.details["points"].dump();
+  const auto& a = t.details["slo"].at(0);
+  EXPECT_EQ(a["key"], "new_order_p99_ms");
+  EXPECT_EQ(a["figure"], "New-Order p99");
+  EXPECT_EQ(a["metric"], "max_tps_under_slo");
+  EXPECT_FALSE(a.contains("cut_after")) << "a complete curve";
+  // An answer is recorded only when there is one, and then as the details say.
+  const auto* m = t.find_metric("max_tps_under_slo");
+  if (a["outcome"] == "interpolated" || a["outcome"] == "bound_not_reached") {
+    ASSERT_NE(m, nullptr);
+    EXPECT_DOUBLE_EQ(m->value, a["answer"].get<double>());
+    EXPECT_NE(t.find_metric("max_tpmc_under_slo"), nullptr);
+  } else {
+    EXPECT_EQ(m, nullptr) << a.dump();
+  }
+  EXPECT_EQ(t.config["slo"]["new_order_p99_ms"], 50.0);
+}
+
+// An interrupted tpcc curve: the answer of a partial curve whose points are all within the bound
+// is a lower bound, recorded as such in details.slo and never as the headline max_tps_under_slo.
+TEST_F(EmulatorFixture, AnInterruptedCurveRecordsALowerBoundNotAnAnswer) {
+  test::copy_of_cached_database(dir.path() / "target", "drivelab-oltp-tpcc.db");
+  runner::StopFlag stop;
+  std::thread stopper([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(2500));
+    stop.request();
+  });
+  const auto r =
+      run("protocol: p\nseed: 5\ntests:\n"
+          "  - {name: oltp, kind: tpcc, warmup: 0s, duration: 1s, interval: 500ms,\n"
+          "     tpcc: {warehouses: 1, users: 4, connections: 2, reuse: true, synchronous: 'OFF',\n"
+          "            rate: curve, curve: [10, 20, 30, 40, 50, 60], slo: {p99_ms: 60000}}}\n",
+          stop);
+  stopper.join();
+  const auto& t = r.record.tests.at(0);
+  ASSERT_EQ(t.status, results::Status::interrupted) << t.reason << "\n" << out.str();
+  EXPECT_EQ(t.find_metric("max_tps_under_slo"), nullptr) << out.str();
+  EXPECT_EQ(t.find_metric("max_tpmc_under_slo"), nullptr);
+  const auto& a = t.details["slo"].at(0);
+  EXPECT_EQ(a["outcome"], "interrupted_lower_bound") << a.dump();
+  const auto& points = t.details["points"];
+  ASSERT_LT(points.size(), 7u) << "the curve was cut";
+  EXPECT_EQ(a["cut_after"], points.back()["group"]) << a.dump();
+  EXPECT_NE(out.str().find("max TPS with p99 of all types <= 60000 ms: at least "), std::string::npos) << out.str();
+  std::cout << "details.slo: " << t.details["slo"].dump(2) << "\n";
+}
+
+// An open loop whose measured phase committed no transaction fails with the reason, rather than
+// being complete with 0 TPS and 0-ms response times. rate x duration = 1 passes validation; this
+// seed's first arrival comes more than 3 s after the terminals start (its intervals of a 5 s run:
+// 0, 0, 0, 1 transaction), so the 2 s measured phase has none. If the driver's draw of arrivals
+// changes, pick another such seed.
+TEST_F(EmulatorFixture, AMeasuredPhaseThatCommittedNothingFails) {
+  runner::StopFlag stop;
+  const auto r =
+      run("protocol: p\nseed: 5\ntests:\n"
+          "  - {name: o, kind: tpcc, warmup: 0s, duration: 2s, interval: 1s,\n"
+          "     tpcc: {warehouses: 1, scale_items: 1000, users: 2, connections: 1, synchronous: 'OFF', rate: 0.5}}\n",
+          stop);
+  const auto& t = r.record.tests.at(0);
+  EXPECT_EQ(t.status, results::Status::failed) << out.str();
+  EXPECT_NE(t.reason.find("the measured phase (2 s) completed no transaction: at rate 0.5/s about 1 arrivals"),
+            std::string::npos)
+      << t.reason;
+  EXPECT_EQ(t.find_metric("latency_p99_ms"), nullptr);
+}
+
+// A rate at which less than one arrival is expected in the measured phase is refused at its key
+// (it gave a `complete` test of 0 transactions and 0-ms latencies).
+TEST(TpccValidate, ARateBelowOneArrivalIsRefusedAtItsKey) {
+  runner::Registry reg;
+  register_emulators(reg);
+  config::Diagnostics diags;
+  const config::Document doc = config::Document::load_string(
+      "protocol: p\ntests:\n  - name: o\n    kind: tpcc\n    duration: 10s\n    tpcc:\n      rate: 0.01\n", "p.yaml",
+      diags);
+  (void)runner::decode_protocol(doc, reg, diags);
+  EXPECT_NE(diags.to_string().find("p.yaml:7:13: tests[0].tpcc.rate: rate 0.01/s over the measured 10 s expects "
+                                   "0.1 arrivals, fewer than one"),
+            std::string::npos)
+      << diags.to_string();
+}
+
 // The space pre-check counts the run's growth (tpcc_growth.hpp) on a real small filesystem (ext4
 // on a loop device) that holds the load but not the run.
 struct SmallTargetFixture : EmulatorFixture {

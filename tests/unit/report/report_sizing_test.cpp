@@ -121,5 +121,47 @@ TEST(ReportSizing, TheCurveChartDrawsTheBoundAndTheAnswer) {
   EXPECT_TRUE(oltp);
 }
 
+// A curve with no answer (the lowest run already beyond the bound) records no headline metric and
+// details `answer: null` (runner::record_slo_answers): the report has no table for it, and its
+// curve chart draws the bound without an answer marker.
+TEST(ReportSizing, ACurveWithoutAnAnswerHasNoMetricAndSaysNone) {
+  Dataset d;
+  for (const auto& p : golden_records()) {
+    results::Json j = results::Json::parse(read_text(p));
+    for (auto& t : j["tests"]) {
+      if (t["name"] != "oltp") continue;
+      t["details"]["points"] = results::Json::array(
+          {{{"group", "max"}, {"achieved_tps", 400.0}, {"latency_avg_ms", 9.0}, {"latency_p99_ms", 30.0}}});
+      t["details"]["slo"] = results::Json::array({{{"key", "new_order_p99_ms"},
+                                                   {"figure", "New-Order p99"},
+                                                   {"bound_ms", 10.0},
+                                                   {"metric", "max_tps_under_slo"},
+                                                   {"answer", nullptr},
+                                                   {"outcome", "first_point_exceeds"}}});
+    }
+    add_record(d, results::run_record_from_json(j), p.string(), {});
+  }
+  bool seen = false;
+  for (const Result& r : d.results)
+    if (r.test == "oltp" && !r.sizing.empty()) {
+      seen = true;
+      EXPECT_EQ(r.sizing.front().rate, 0.0);
+      EXPECT_EQ(r.find_metric("max_tps_under_slo"), nullptr);
+    }
+  EXPECT_TRUE(seen);
+  const Report r = build_report(std::move(d));
+  EXPECT_EQ(table_of(r, "oltp", "max_tps_under_slo"), nullptr);
+  EXPECT_NE(to_markdown(r).find("oltp"), std::string::npos);
+  if (!find_program("gnuplot")) return;
+  TempDir dir;
+  for (const Chart& c : draw_charts(r, {.dir = dir.path() / "charts"})) {
+    if (!c.name.ends_with("_curve") || c.test != "oltp") continue;
+    // The bound is drawn; no answer marker (none at 0 TPS).
+    const std::string gp = read_text(dir.path() / "charts" / (c.name + ".gp"));
+    EXPECT_NE(gp.find("set arrow from graph 0, first 10000 to graph 1, first 10000 nohead"), std::string::npos) << gp;
+    EXPECT_EQ(gp.find("New-Order p99 <= 10 ms: "), std::string::npos) << gp;
+  }
+}
+
 }  // namespace
 }  // namespace drivelab::report

@@ -2,12 +2,18 @@
 // interpolation between the bracketing points and every edge case.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
+#include <string>
+#include <vector>
 
+#include "drivelab/results/catalogue.hpp"
 #include "drivelab/runner/curve.hpp"
 
 namespace drivelab::runner {
 namespace {
+
+const SloBound kP99Bound{.key = "p99_ms", .figure = "p99 latency", .bound_ms = 5, .percentile = 99, .subject = {}};
 
 TEST(SloAnswer, InterpolatesBetweenTheBracketingPoints) {
   // Given out of order (the max run first, as a curve records them): ordered by rate.
@@ -44,7 +50,7 @@ TEST(SloAnswer, FirstPointBeyondTheBoundAnswersNone) {
   EXPECT_FALSE(a.below);
   ASSERT_TRUE(a.above);
   EXPECT_EQ(a.above->group, "a");
-  const std::string text = describe(a, {"p99_ms", "p99 latency", 5}, "IOPS");
+  const std::string text = describe(a, kP99Bound, "IOPS");
   EXPECT_NE(text.find("none: the lowest point, a 100 IOPS at 6"), std::string::npos) << text;
 }
 
@@ -54,9 +60,9 @@ TEST(SloAnswer, BoundNotReachedAnswersTheHighestRateAndSaysSo) {
   EXPECT_DOUBLE_EQ(a.rate, 1000.0);
   EXPECT_EQ(a.below->group, "max");
   EXPECT_FALSE(a.above);
-  const std::string text = describe(a, {"p99_ms", "p99 latency", 5}, "IOPS");
+  const std::string text = describe(a, kP99Bound, "IOPS");
   EXPECT_NE(text.find("max IOPS with p99 latency <= 5 ms: 1,000 IOPS (bound not reached"), std::string::npos) << text;
-  const results::Json j = to_json(a, {"p99_ms", "p99 latency", 5}, "max_iops_under_p99", "IOPS");
+  const results::Json j = to_json(a, kP99Bound, "max_iops_under_p99", "IOPS");
   EXPECT_EQ(j["outcome"], "bound_not_reached");
   EXPECT_TRUE(j["above"].is_null());
   EXPECT_EQ(j["below"]["group"], "max");
@@ -105,7 +111,9 @@ TEST(RateCurve, RunsThePointsAtTheirShareOfTheMaxRunUntilStopped) {
     ran.push_back(p);
     return p.pct >= 100;  // stopped during the 100% point
   };
-  EXPECT_DOUBLE_EQ(run_rate_curve(ctx, 2000, {10, 50, 100, 120}, [] { return false; }, run), 2000);
+  const RateCurveResult cut = run_rate_curve(ctx, 2000, {10, 50, 100, 120}, [] { return false; }, run);
+  EXPECT_DOUBLE_EQ(cut.max_rate, 2000);
+  EXPECT_FALSE(cut.complete) << "stopped during the 100% point: the 120% point never ran";
   ASSERT_EQ(ran.size(), 3u);
   EXPECT_EQ(ran[0].index, 1u);
   EXPECT_EQ(ran[0].group, "point_010");
@@ -113,9 +121,14 @@ TEST(RateCurve, RunsThePointsAtTheirShareOfTheMaxRunUntilStopped) {
   EXPECT_DOUBLE_EQ(ran[1].rate_per_s, 1000);
   EXPECT_EQ(ran[2].group, "point_100");
   ran.clear();
-  EXPECT_EQ(run_rate_curve(ctx, 0, {10, 50}, [] { return false; }, run), 0.0);
+  EXPECT_TRUE(run_rate_curve(ctx, 2000, {10, 50}, [] { return false; }, run).complete);
+  EXPECT_EQ(ran.size(), 2u);
+  ran.clear();
+  EXPECT_EQ(run_rate_curve(ctx, 0, {10, 50}, [] { return false; }, run).max_rate, 0.0);
   EXPECT_TRUE(ran.empty());
-  EXPECT_DOUBLE_EQ(run_rate_curve(ctx, 100, {10, 50}, [] { return true; }, run), 100);
+  const RateCurveResult stopped = run_rate_curve(ctx, 100, {10, 50}, [] { return true; }, run);
+  EXPECT_DOUBLE_EQ(stopped.max_rate, 100);
+  EXPECT_FALSE(stopped.complete);
   EXPECT_TRUE(ran.empty()) << "stopped before the curve";
 }
 
@@ -126,6 +139,177 @@ TEST(RateCurve, ScheduleSaysHowLongTheCurveRuns) {
   EXPECT_EQ(rate_curve_schedule(8, s),
             "rate: curve: closed-loop max run + 8 open-loop points, each warm-up 60 s + measured 300 s: 3240 s after "
             "the load");
+}
+
+// A curve cut short (a stop or a failure after some points): a crossing among the points run
+// stands, said to be from a cut curve; "bound not reached" is only a lower bound of a partial
+// curve, never a headline answer.
+TEST(SloAnswer, ACutCurveKeepsItsCrossingButNotItsLowerBound) {
+  const SloAnswer crossed = qualify(max_rate_within({{"max", 1000, 9.0}, {"point_080", 800, 4.0}}, 5.0), "point_080");
+  EXPECT_EQ(crossed.outcome, SloOutcome::interpolated);
+  EXPECT_TRUE(crossed.is_headline());
+  EXPECT_NE(describe(crossed, kP99Bound, "TPS").find("; the curve was cut after point_080"), std::string::npos);
+
+  const SloAnswer partial = qualify(
+      max_rate_within({{"max", 1000, 3.0}, {"point_010", 100, 1.0}, {"point_080", 800, 2.0}}, 5.0), "point_080");
+  EXPECT_EQ(partial.outcome, SloOutcome::interrupted_lower_bound);
+  EXPECT_FALSE(partial.is_headline());
+  EXPECT_DOUBLE_EQ(partial.rate, 1000.0);
+  const std::string text = describe(partial, kP99Bound, "TPS");
+  EXPECT_NE(text.find("max TPS with p99 latency <= 5 ms: at least 1,000 TPS (curve interrupted after point_080"),
+            std::string::npos)
+      << text;
+  const results::Json j = to_json(partial, kP99Bound, "max_tps_under_slo", "TPS");
+  EXPECT_EQ(j["outcome"], "interrupted_lower_bound");
+  EXPECT_EQ(j["cut_after"], "point_080");
+  EXPECT_EQ(j["answer"], 1000.0);
+  EXPECT_EQ(figure_at(partial, [](const std::string&) { return 7.0; }), 0.0);
+
+  // A complete curve: nothing changes.
+  const SloAnswer whole = qualify(max_rate_within({{"max", 1000, 3.0}}, 5.0), "");
+  EXPECT_EQ(whole.outcome, SloOutcome::bound_not_reached);
+  EXPECT_TRUE(whole.is_headline());
+  EXPECT_FALSE(to_json(whole, kP99Bound, "m", "TPS").contains("cut_after"));
+}
+
+// "None" has no number: the details' answer is null, not 0.
+TEST(SloAnswer, NoneIsNullNotZero) {
+  const SloAnswer a = max_rate_within({{"point_010", 100, 9.0}}, 5.0);
+  EXPECT_FALSE(a.is_headline());
+  EXPECT_TRUE(to_json(a, kP99Bound, "m", "TPS")["answer"].is_null());
+  EXPECT_FALSE(max_rate_within({}, 5.0).is_headline());
+}
+
+struct Console final : results::TestRecorder::Listener {
+  std::vector<std::string> lines;
+  void on_interval(const results::TestRecord&, const results::Interval&) override {}
+  void on_message(const results::TestRecord&, std::string_view m) override { lines.emplace_back(m); }
+};
+
+SloRecording tps_recording(std::string cut_after) {
+  return {.rate_metric = &results::catalogue::max_tps_under_slo,
+          .rate_word = "TPS",
+          .figure_metric = &results::catalogue::max_qps_under_slo,
+          .figure_word = "qps",
+          .figure_of = [](const std::string& group) { return group == "max" ? 20000.0 : 10000.0; },
+          .cut_after = std::move(cut_after)};
+}
+
+// The headline metrics only for an answer: an interpolated one (also of a cut curve) is recorded;
+// "none" and a cut curve's lower bound are not (0 TPS would be compared as a drive's answer), and
+// the details and the console say why.
+TEST(SloAnswer, RecordsAHeadlineOnlyForAnAnswer) {
+  const auto record = [](std::vector<CurveSample> samples, std::string cut, Console& console) {
+    results::TestRecord t;
+    results::TestRecorder rec(t, &console);
+    record_slo_answers(rec, {{kP99Bound, std::move(samples)}}, tps_recording(std::move(cut)));
+    return t;
+  };
+  Console c1;
+  const results::TestRecord answered = record({{"max", 1000, 9.0}, {"point_050", 500, 4.0}}, "", c1);
+  ASSERT_NE(answered.find_metric("max_tps_under_slo"), nullptr);
+  EXPECT_DOUBLE_EQ(answered.find_metric("max_tps_under_slo")->value, 500 + 0.2 * 500);
+  EXPECT_DOUBLE_EQ(answered.find_metric("max_qps_under_slo")->value, 10000 + 0.2 * 10000);
+
+  Console c2;
+  const results::TestRecord none = record({{"point_050", 500, 6.0}, {"max", 1000, 9.0}}, "", c2);
+  EXPECT_EQ(none.find_metric("max_tps_under_slo"), nullptr);
+  EXPECT_EQ(none.find_metric("max_qps_under_slo"), nullptr);
+  EXPECT_EQ(none.details["slo"][0]["outcome"], "first_point_exceeds");
+  EXPECT_TRUE(none.details["slo"][0]["answer"].is_null());
+  ASSERT_EQ(c2.lines.size(), 1u);
+  EXPECT_NE(c2.lines[0].find("max TPS with p99 latency <= 5 ms: none (none: the lowest point"), std::string::npos)
+      << c2.lines[0];
+
+  Console c3;
+  const results::TestRecord partial = record({{"max", 1000, 3.0}, {"point_050", 500, 1.0}}, "point_050", c3);
+  EXPECT_EQ(partial.find_metric("max_tps_under_slo"), nullptr);
+  EXPECT_EQ(partial.details["slo"][0]["outcome"], "interrupted_lower_bound");
+  ASSERT_EQ(c3.lines.size(), 1u);
+  EXPECT_NE(c3.lines[0].find("at least 1,000 TPS (curve interrupted after point_050"), std::string::npos)
+      << c3.lines[0];
+}
+
+// Several bounds: the answer within all is the lowest; a cut curve's lower bound that is the lowest
+// is no answer either.
+TEST(SloAnswer, TheLowestOfSeveralBoundsDecides) {
+  results::TestRecord t;
+  results::TestRecorder rec(t, nullptr);
+  SloBound p90 = kP99Bound;
+  p90.key = "p90_ms";
+  record_slo_answers(rec,
+                     {{kP99Bound, {{"max", 1000, 9.0}, {"point_050", 500, 4.0}}},
+                      {p90, {{"max", 1000, 1.0}, {"point_050", 500, 0.5}}}},
+                     tps_recording(""));
+  ASSERT_NE(t.find_metric("max_tps_under_slo"), nullptr);
+  EXPECT_DOUBLE_EQ(t.find_metric("max_tps_under_slo")->value, 600.0);
+  EXPECT_EQ(t.details["slo"].size(), 2u);
+}
+
+// Each curve run's console line: requested and achieved TPS and the p99, as vdbench prints each
+// run; a point that fell short of its rate (beyond the Poisson noise) is flagged.
+TEST(RateCurve, EachRunsLineSaysWhatWasAchieved) {
+  EXPECT_EQ(curve_run_line("max", 0, 0, 2469.04, 9.8, 10), "curve max run: 2,469 TPS (closed loop), p99 9.80 ms");
+  EXPECT_EQ(curve_run_line("point_050", 50, 1234.4, 1230.2, 4.2, 10),
+            "curve point 50%: requested 1,234 TPS, achieved 1,230 TPS (99.7%), p99 4.20 ms");
+  const std::string saturated = curve_run_line("point_120", 120, 2962.8, 2500, 350, 10);
+  EXPECT_NE(saturated.find("achieved 2,500 TPS (84.4%)"), std::string::npos) << saturated;
+  EXPECT_NE(saturated.find("SATURATED: achieved less than 95% of the requested rate"), std::string::npos) << saturated;
+  // Few arrivals: the Poisson count's noise is allowed (3 standard deviations of 100 arrivals: 30%).
+  EXPECT_TRUE(rate_held(10, 8, 10));
+  EXPECT_FALSE(rate_held(10, 6, 10));
+  EXPECT_NE(curve_run_line("point_010", 10, 5, 0, NAN, 1).find("no transaction completed"), std::string::npos);
+}
+
+// The OLTP rules of `rate` and `slo` shared by kinds tpcc and sysbench.
+TEST(RateCurve, SloDecodesOnceForEveryKind) {
+  config::Diagnostics diags;
+  const config::Document doc =
+      config::Document::load_string("slo: {new_order_p99_ms: 10, p90_ms: 50}\n", "t.yaml", diags);
+  const config::Node root = doc.root(diags);
+  constexpr std::array<SloSubject, 2> kSubjects{{{"", "{} of all"}, {"new_order", "New-Order {}"}}};
+  const std::vector<SloBound> slo = decode_slo(root.child("slo"), kSubjects, ": hint");
+  ASSERT_TRUE(diags.empty()) << diags.to_string();
+  ASSERT_EQ(slo.size(), 2u);
+  EXPECT_EQ(slo[0].key, "p90_ms");
+  EXPECT_EQ(slo[0].figure, "p90 of all");
+  EXPECT_EQ(slo[0].subject, "");
+  EXPECT_EQ(slo[1].key, "new_order_p99_ms");
+  EXPECT_EQ(slo[1].figure, "New-Order p99");
+  EXPECT_EQ(slo[1].subject, "new_order");
+  EXPECT_DOUBLE_EQ(slo[1].percentile, 99);
+  EXPECT_DOUBLE_EQ(slo[1].bound_ms, 10);
+  results::Json j = results::Json::object();
+  rate_to_json(j, 0, true, {50, 100}, slo);
+  EXPECT_EQ(j,
+            (results::Json{
+                {"rate", "curve"}, {"curve", {50.0, 100.0}}, {"slo", {{"p90_ms", 50.0}, {"new_order_p99_ms", 10.0}}}}));
+  results::Json open = results::Json::object();
+  rate_to_json(open, 250, false, {50}, slo);
+  EXPECT_EQ(open, (results::Json{{"rate", 250.0}}));
+  // Without rate: curve the slo is kept but ignored: a warning at its key.
+  EXPECT_EQ(slo_without_curve_warning(root.child("slo"), false),
+            "t.yaml:1:6: slo: the sizing answers are read off a curve; this test is not one (rate: curve), so slo is "
+            "ignored");
+  EXPECT_EQ(slo_without_curve_warning(root.child("slo"), true), "");
+  EXPECT_EQ(slo_without_curve_warning(root.child("nothing"), false), "");
+}
+
+// rate x duration below one arrival: the test would measure nothing; refused at the rate key.
+TEST(RateCurve, ARateBelowOneArrivalInTheMeasuredTimeIsRefused) {
+  config::Diagnostics diags;
+  const config::Document doc = config::Document::load_string("tpcc:\n  rate: 1e-9\n", "t.yaml", diags);
+  const config::Node section = doc.root(diags).child("tpcc");
+  TestSettings s;
+  s.duration = std::chrono::seconds(10);
+  check_rate_for_duration(section, 0.1, s);  // one arrival expected: allowed
+  check_rate_for_duration(section, 0, s);    // closed loop
+  EXPECT_TRUE(diags.empty()) << diags.to_string();
+  check_rate_for_duration(section, 1e-9, s);
+  EXPECT_NE(diags.to_string().find("t.yaml:2:9: tpcc.rate: rate 1e-09/s over the measured 10 s expects 1e-08 "
+                                   "arrivals, fewer than one"),
+            std::string::npos)
+      << diags.to_string();
 }
 
 }  // namespace

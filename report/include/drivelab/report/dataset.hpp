@@ -45,7 +45,8 @@ struct SizingAnswer {
   std::string figure;  ///< "p99 latency", "New-Order p99"
   double bound_ms = 0;
   double rate = 0;      ///< the answer (0: none)
-  std::string outcome;  ///< interpolated | first_point_exceeds | bound_not_reached | no_points
+  std::string outcome;  ///< interpolated | first_point_exceeds | bound_not_reached | no_points |
+                        ///< interrupted_lower_bound (runner/curve.hpp SloOutcome)
 };
 
 /// An I/O workload as a configuration: what a corner of the lab's curve tests, a fio spot check,

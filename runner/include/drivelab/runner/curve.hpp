@@ -10,11 +10,13 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "drivelab/config/document.hpp"
+#include "drivelab/results/catalogue_types.hpp"
 #include "drivelab/results/record.hpp"
 #include "drivelab/runner/emulator.hpp"
 
@@ -51,6 +53,69 @@ std::string rate_curve_schedule(std::size_t points, const TestSettings& settings
 /// default --percentile) and 99th.
 inline constexpr std::array<int, 3> kOltpSloPercentiles{90, 95, 99};
 
+/// A bound of a sizing question, as the protocol's `slo:` states it.
+struct SloBound {
+  std::string key;     ///< the `slo:` key ("p99_ms", "new_order_p99_ms")
+  std::string figure;  ///< what is bounded, as people read it ("p99 latency", "New-Order p99")
+  double bound_ms = 0;
+  double percentile = 99;  ///< the percentile bounded (kOltpSloPercentiles; vdbench's mean_ms: 0)
+  /// Whose figure it is, as the kind names it in the key's prefix: "" for the kind's every
+  /// transaction (`p99_ms`), "new_order" for `new_order_p99_ms` (kind tpcc maps it to its TxType).
+  std::string subject;
+};
+
+/// One kind of figure an OLTP `slo:` bounds (decode_slo): keys `<name>_p<N>_ms` (`p<N>_ms` when
+/// name is ""), read by people as `figure` with "{}" replaced by "p<N>" ("New-Order {}",
+/// "{} latency").
+struct SloSubject {
+  std::string_view name;
+  std::string_view figure;
+};
+
+/// Decodes an OLTP `slo:` mapping: for each N of kOltpSloPercentiles and each subject in order,
+/// the key `<subject>_p<N>_ms` in ms (0.001 .. 1e7). Undefined `n`: none. Errors at the key
+/// (MapReader: not a number, out of range, an unknown key) and at `n` when it gives no bound:
+/// "slo needs at least one bound in ms" + `keys_hint` (": p99_ms, ...").
+std::vector<SloBound> decode_slo(const config::Node& n, std::span<const SloSubject> subjects,
+                                 std::string_view keys_hint);
+
+/// Writes an OLTP test's `rate` into its effective configuration `j`: the number of an open loop
+/// (rate_per_s > 0), or "curve" with `curve` and `slo` (as {key: bound_ms}, when given). Nothing
+/// for a closed loop, so its records keep their keys.
+void rate_to_json(results::Json& j, double rate_per_s, bool rate_curve, const std::vector<double>& curve,
+                  const std::vector<SloBound>& slo);
+
+/// The warning when `slo:` (at `slo`) is given on a test that is not a `rate: curve`: it is then
+/// ignored (it is kept so that one override turns a curve into a run). file:line:col: key: text,
+/// as a config::Diagnostic reads; "" when `slo` is undefined or `rate_curve`.
+std::string slo_without_curve_warning(const config::Node& slo, bool rate_curve);
+
+/// Refuses, at the `rate` key of `section`, an open-loop rate at which fewer than one arrival is
+/// expected in the measured phase (rate x duration < 1): such a test would measure nothing.
+void check_rate_for_duration(const config::Node& section, double rate_per_s, const TestSettings& settings);
+
+/// Whether an open loop held its rate: `achieved` per second within the Poisson count's noise of
+/// `requested` over `measured_s` (3 standard deviations of the expected arrivals requested x
+/// measured_s, at least kRateHeldShare short).
+inline constexpr double kRateHeldShare = 0.05;
+bool rate_held(double requested, double achieved, double measured_s) noexcept;
+/// The tolerance rate_held allows: max(kRateHeldShare, 3 / sqrt(expected arrivals)).
+double rate_tolerance(double requested, double measured_s) noexcept;
+
+/// Why an OLTP test fails whose measured phase completed no transaction (its latency figures
+/// would read 0 ms and its TPS 0 as if measured): "the measured phase (10 s) completed no
+/// transaction", with the open loop's expected arrivals (rate_per_s x measured_s) when
+/// rate_per_s > 0, and what to change.
+std::string nothing_completed(double rate_per_s, double measured_s);
+
+/// The console line after a run of an OLTP `rate: curve` (as vdbench prints each run): "curve
+/// point 50%: requested 1,234.5 TPS, achieved 1,230.2 TPS (99.7%), p99 4.20 ms", flagged
+/// "; SATURATED: achieved below the requested rate" when the rate was not held (rate_held); the
+/// max run: "curve max run: 2,469.0 TPS (closed loop), p99 9.80 ms". A run that completed nothing
+/// says so.
+std::string curve_run_line(const std::string& group, double pct, double requested, double achieved, double p99_ms,
+                           double measured_s);
+
 /// One open-loop point of an OLTP `rate: curve` (kind sysbench), as run_rate_curve hands it over.
 struct RateCurvePoint {
   std::size_t index = 0;  ///< 1 for the first point (0 is the max run): the point's random stream
@@ -66,11 +131,16 @@ struct RateCurvePoint {
 /// sums, so the hosts run the same points. `stopped` is asked before the curve and before each
 /// point; `run_point` runs one point and returns whether the test was stopped or failed during
 /// it; the curve ends after the first point stopped on any host. Collective on several hosts
-/// (TestContext::sum_over_hosts). Returns the job's max run rate: 0 when the max run completed
-/// nothing (no point is run then: there is no rate to take a share of).
-double run_rate_curve(const TestContext& ctx, double max_rate, const std::vector<double>& curve,
-                      const std::function<bool()>& stopped,
-                      const std::function<bool(const RateCurvePoint&)>& run_point);
+/// (TestContext::sum_over_hosts). Returns the job's max run rate, 0 when the max run completed
+/// nothing (no point is run then: there is no rate to take a share of), and whether every point
+/// ran to its end (false when a stop or a failure on any host cut the curve short).
+struct RateCurveResult {
+  double max_rate = 0;
+  bool complete = false;
+};
+RateCurveResult run_rate_curve(const TestContext& ctx, double max_rate, const std::vector<double>& curve,
+                               const std::function<bool()>& stopped,
+                               const std::function<bool(const RateCurvePoint&)>& run_point);
 
 /// vdbench's curve rate: pct % of the max run's average IOPS (both truncated to integers, as
 /// vdbench computes it, RD_entry.set_iorate), rounded UP to a multiple of 100 when above 1,000
@@ -88,9 +158,12 @@ struct CurveSample {
 /// How a sizing answer was found (max_rate_within).
 enum class SloOutcome {
   interpolated,         ///< between the two points that bracket the crossing
-  first_point_exceeds,  ///< the lowest-rate point is already above the bound: answer 0
+  first_point_exceeds,  ///< the lowest-rate point is already above the bound: no answer (rate 0)
   bound_not_reached,    ///< no point is above the bound: the highest achieved rate, a lower bound
-  no_points,            ///< nothing measured: answer 0
+  no_points,            ///< nothing measured: no answer (rate 0)
+  /// bound_not_reached on a curve that did not run all its points (stopped, failed): the
+  /// highest rate measured is only a lower bound of a partial curve (qualify)
+  interrupted_lower_bound,
 };
 std::string_view to_string(SloOutcome o) noexcept;
 
@@ -103,6 +176,16 @@ struct SloAnswer {
   /// interpolated: where the answer lies from below (0) to above (1), to interpolate other
   /// figures of the two points (tpmC) the same way; 0 otherwise.
   double fraction = 0;
+  /// The curve did not run all its points: the group of its last run ("max", "point_080"); ""
+  /// for a complete curve (qualify).
+  std::string cut_after;
+
+  /// Whether `rate` is the answer a headline metric may carry: interpolated (on a complete or a
+  /// cut curve: the crossing was measured) or bound_not_reached on a complete curve (a lower
+  /// bound over everything the curve asked for, said in the metric's description). Not for
+  /// first_point_exceeds and no_points (there is no answer: 0 would read as one) nor for
+  /// interrupted_lower_bound (a partial curve's lower bound, not the answer).
+  bool is_headline() const noexcept;
 };
 
 /// The sizing answer of a curve: points ordered by achieved rate (ties kept in the given order),
@@ -116,20 +199,23 @@ struct SloAnswer {
 /// value is not finite is left out.
 SloAnswer max_rate_within(std::vector<CurveSample> points, double bound);
 
-/// A bound of a sizing question, as the protocol's `slo:` states it.
-struct SloBound {
-  std::string key;     ///< the `slo:` key ("p99_ms", "new_order_p99_ms")
-  std::string figure;  ///< what is bounded, as people read it ("p99 latency", "New-Order p99")
-  double bound_ms = 0;
-};
+/// The answer `a` of a curve that did not run all its points (`cut_after`: the group of its last
+/// run; "" for a complete curve: `a` unchanged). A crossing among the runs stands (interpolated,
+/// first_point_exceeds: every point run beyond it would be beyond the bound too, as the answer
+/// is the first crossing); bound_not_reached becomes interrupted_lower_bound.
+SloAnswer qualify(SloAnswer a, std::string cut_after);
 
 /// One line for people: "max IOPS with p99 latency <= 5 ms: 12,345 IOPS (between max 11,000 IOPS
 /// at 4.1 ms and point_120 13,000 IOPS at 6.2 ms)", or why there is no answer (first point
-/// already beyond the bound; bound not reached, a lower bound). `rate_word`: "IOPS", "TPS".
+/// already beyond the bound; bound not reached, a lower bound; "at least 1,234 TPS (curve
+/// interrupted after point_080: ...)"). A cut curve's crossing adds "; the curve was cut after
+/// point_080". `rate_word`: "IOPS", "TPS".
 std::string describe(const SloAnswer& a, const SloBound& b, std::string_view rate_word);
 
-/// The record's details entry of one answer: {key, figure, bound_ms, answer, outcome, reason,
-/// below: {group, rate, value_ms}, above: {...}}; `metric` names the headline metric it gave.
+/// The record's details entry of one answer: {key, figure, bound_ms, metric, answer, rate_unit,
+/// outcome, reason, below: {group, rate, value_ms}, above: {...}}, and cut_after when the curve
+/// was cut; `metric` names the headline metric it gives. `answer` is null when there is none
+/// (first_point_exceeds, no_points); for interrupted_lower_bound it is the lower bound.
 results::Json to_json(const SloAnswer& a, const SloBound& b, std::string_view metric, std::string_view rate_word);
 
 /// One bound of a sizing question and each curve run's figure for it (CurveSample::value, in the
@@ -139,19 +225,25 @@ struct SloQuestion {
   std::vector<CurveSample> samples;
 };
 
-/// The answers of a curve's sizing questions (answer_slo).
-struct SloAnswers {
-  results::Json details = results::Json::array();  ///< to_json of each question's answer, in order
-  SloAnswer binding;         ///< within every bound: the lowest answer (the first crossing of any)
-  std::string binding_text;  ///< describe() of `binding`, prefixed "within every slo bound; the
-                             ///< lowest: " when there are several questions
+/// How a kind records the answers of its curve's sizing questions (record_slo_answers).
+struct SloRecording {
+  const results::MetricDef* rate_metric = nullptr;            ///< max_tps_under_slo
+  std::string_view rate_word;                                 ///< "TPS"
+  const results::MetricDef* figure_metric = nullptr;          ///< another figure at the answer: max_qps_under_slo
+  std::string_view figure_word;                               ///< "qps", "tpm_c"
+  std::function<double(const std::string& group)> figure_of;  ///< that figure of a run, by its group
+  std::string cut_after;  ///< SloAnswer::cut_after: "" when the curve ran all its points
 };
 
-/// Answers each question (max_rate_within), writes its describe() line to the console
-/// (TestRecorder::message) and returns the answers; `metric` names the headline metric the caller
-/// records the binding answer as (max_tps_under_slo). No questions: no answers, binding no_points.
-SloAnswers answer_slo(results::TestRecorder& rec, std::vector<SloQuestion> questions, std::string_view metric,
-                      std::string_view rate_word);
+/// Answers each question (max_rate_within, qualify with how.cut_after), writes its describe()
+/// line to the console (TestRecorder::message) and records details["slo"] (to_json of each). The
+/// answer within every bound is the lowest (the first crossing of any; on a tie the lower bound
+/// of a cut curve). When it is_headline(): headline metrics how.rate_metric (the rate) and
+/// how.figure_metric (figure_of interpolated between the same runs, figure_at), described by its
+/// line ("within every slo bound; the lowest: " first when there are several). Otherwise no
+/// headline metric: a missing answer is not recorded as 0, nor a partial curve's lower bound as
+/// the answer; details and the console say why. No questions: nothing.
+void record_slo_answers(results::TestRecorder& rec, std::vector<SloQuestion> questions, const SloRecording& how);
 
 /// Another figure of the curve's runs at the answer `a` (tpmC, QPS): linearly interpolated
 /// between the bracketing runs with a.fraction (interpolated), the highest run's

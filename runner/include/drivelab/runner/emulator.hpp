@@ -135,6 +135,10 @@ class Emulator {
     (void)settings;
     return {};
   }
+  /// Problems of the test's configuration that do not stop it (a key that is ignored as
+  /// configured), each as "file:line:col: key: text" (config::Diagnostic); `drivelab validate`
+  /// prints them, and the emulator records them as warnings when it runs.
+  virtual std::vector<std::string> config_warnings() const { return {}; }
 };
 
 /// One kind of test a protocol can name (`kind: tpcc`).

@@ -54,10 +54,13 @@
 ///                                       sysbench itself runs on and only reports err/s
 ///
 /// curve and slo are kept but unused without rate: curve (one override turns a curve into a run);
-/// an slo on a run that is not a curve is a warning when it runs (no answer).
+/// an slo on a run that is not a curve is a warning (SysbenchConfig::warnings: `drivelab
+/// validate` prints it, the run records it; no answer). rate x duration below one arrival is an
+/// error at the rate key (runner::check_rate_for_duration, when the test's duration is known).
 /// Errors are reported at file:line:col with the key path, all at once (config/document.hpp):
 /// rate not a number, 0 or below ("rate must be above 0 ...: leave rate out for a closed loop"),
 /// an slo without a bound, a curve point out of range or repeated.
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -95,12 +98,8 @@ struct StatementOptions {
   std::int64_t range_size = 100;
 };
 
-/// One bound of `slo:`: a percentile of the transactions' latency, in ms.
-struct SloBound {
-  std::string key;         ///< as given: "p99_ms"
-  double percentile = 99;  ///< one of runner::kOltpSloPercentiles
-  double bound_ms = 0;
-};
+/// The `slo:` keys' subject (runner::decode_slo): `p<N>_ms`, the transactions' latency.
+inline constexpr std::array<runner::SloSubject, 1> kSloSubjects{{{"", "{} latency"}}};
 
 /// The most `rate:` takes: far above any database's TPS, small enough that one gap (1 / rate)
 /// stays a whole number of nanoseconds.
@@ -118,7 +117,10 @@ struct SysbenchConfig {
   double rate_per_s = 0;    ///< rate: N (sysbench --rate); 0 = closed loop
   bool rate_curve = false;  ///< rate: curve (a sizing curve)
   std::vector<double> curve{runner::kDefaultSizingCurve.begin(), runner::kDefaultSizingCurve.end()};
-  std::vector<SloBound> slo;   ///< rate: curve only
+  std::vector<runner::SloBound> slo;  ///< rate: curve only
+  /// Problems that do not stop the test (an slo without rate: curve), as file:line:col: key:
+  /// text; `drivelab validate` prints them, the run records them as warnings.
+  std::vector<std::string> warnings;
   FailureBound failure_bound;  ///< failure_bound.hpp
   DatabaseConfig database;
 };

@@ -75,7 +75,9 @@
 ///   scale_items:   100000                 TESTING ONLY, NOT TPC-C: rows of ITEM and STOCK per
 ///                                         warehouse; anything but 100000 is flagged in the record
 ///
-/// curve and slo are kept but unused without rate: curve (one override turns a curve into a run).
+/// curve and slo are kept but unused without rate: curve (one override turns a curve into a run);
+/// an slo without it is a warning (TpccConfig::warnings). rate x duration below one arrival is an
+/// error at the rate key (runner::check_rate_for_duration, when the test's duration is known).
 /// Errors, each at its key: an slo without a bound, rate: curve with think: tpcc or dedicated
 /// terminals; all_warehouses without profile: hammerdb; a key that does not apply to the chosen mode
 /// (connections with dedicated terminals, login_rate with pooled ones, think_scale without think: tpcc, rate with
@@ -98,16 +100,14 @@
 
 namespace drivelab::oltp::tpcc {
 
-/// One bound of `slo:`: a response time figure of one transaction type (or of all) in ms.
-struct SloBound {
-  std::string key;             ///< as given: "new_order_p99_ms", "p90_ms"
-  std::optional<TxType> type;  ///< nullopt: all types together
-  double percentile = 99;      ///< 90, 95 or 99
-  double bound_ms = 0;
-};
-
-/// The `slo:` keys' figures: `<type>_p<N>_ms` and `p<N>_ms`.
-inline constexpr std::array<int, 3> kSloPercentiles{90, 95, 99};
+/// The `slo:` keys' subjects (runner::decode_slo): `p<N>_ms` for all types together, and
+/// `<type>_p<N>_ms` per transaction type (the subject is the type's name, tpcc::to_string).
+inline constexpr std::array<runner::SloSubject, 1 + kTxTypes> kSloSubjects{{{"", "{} of all types"},
+                                                                            {"new_order", "New-Order {}"},
+                                                                            {"payment", "Payment {}"},
+                                                                            {"order_status", "Order-Status {}"},
+                                                                            {"delivery", "Delivery {}"},
+                                                                            {"stock_level", "Stock-Level {}"}}};
 
 struct TpccConfig {
   DatabaseConfig database;
@@ -121,7 +121,10 @@ struct TpccConfig {
   double rate_per_s = 0;                             ///< 0 = closed loop
   bool rate_curve = false;                           ///< rate: curve (a sizing curve)
   std::vector<double> curve{runner::kDefaultSizingCurve.begin(), runner::kDefaultSizingCurve.end()};
-  std::vector<SloBound> slo;  ///< rate: curve only
+  std::vector<runner::SloBound> slo;  ///< rate: curve only; subject: kSloSubjects
+  /// Problems that do not stop the test (an slo without rate: curve), as file:line:col: key:
+  /// text; `drivelab validate` prints them, the run records them as warnings.
+  std::vector<std::string> warnings;
   double login_rate_per_s = 50;
   double think_scale = 1.0;
   TxProtocol transactions = TxProtocol::statements;  ///< resolved by decode
