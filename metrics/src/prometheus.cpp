@@ -88,10 +88,29 @@ std::optional<double> errors_of(const Interval& iv) { return count_of(iv, result
 std::optional<TelemetrySeries> telemetry_series(const results::MetricDef& def) {
   if (!def.has(results::kDeviceLine) || !def.recorded_as(results::kInterval)) return std::nullopt;
   const std::string_view name = def.name;
+  // iostat's abbreviations after "device_" spelled out: promtool reads a lone "d" as days.
+  static constexpr std::array<std::pair<std::string_view, std::string_view>, 8> kWords{{{"r", "read"},
+                                                                                        {"w", "write"},
+                                                                                        {"d", "discard"},
+                                                                                        {"f", "flush"},
+                                                                                        {"rrqm", "read_merged"},
+                                                                                        {"wrqm", "write_merged"},
+                                                                                        {"rareq", "read_request"},
+                                                                                        {"wareq", "write_request"}}};
   const auto stem = [&](std::string_view suffix) -> std::optional<std::string> {
     if (!name.ends_with(suffix) || name.size() == suffix.size()) return std::nullopt;
     std::string s(name.substr(0, name.size() - suffix.size()));
     if (s.ends_with('_')) s.pop_back();
+    constexpr std::string_view kDevice = "device_";
+    if (s.starts_with(kDevice)) {
+      const std::size_t end = s.find('_', kDevice.size());
+      const std::string_view token = std::string_view(s).substr(kDevice.size(), end - kDevice.size());
+      for (const auto& [abbreviation, word] : kWords)
+        if (token == abbreviation) {
+          s = std::string(kDevice) + std::string(word) + (end == std::string::npos ? "" : s.substr(end));
+          break;
+        }
+    }
     return "drivelab_" + s;
   };
   // The record's unit suffix, the series' suffixes and the scale to base units.
@@ -107,7 +126,7 @@ std::optional<TelemetrySeries> telemetry_series(const results::MetricDef& def) {
       {results::Unit::pct, "_pct", "_ratio", "", 0.01},
   }};
   if (def.unit == results::Unit::bytes || def.unit == results::Unit::none)
-    return TelemetrySeries{"drivelab_" + std::string(name), "", 1};
+    return TelemetrySeries{stem("").value_or("drivelab_" + std::string(name)), "", 1};
   for (const Rule& r : kRules) {
     if (r.unit != def.unit) continue;
     const auto base = stem(r.suffix);

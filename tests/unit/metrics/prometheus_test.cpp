@@ -160,10 +160,10 @@ TEST(MetricsListen, TelemetryValuesHaveNamedSeriesInBaseUnits) {
   }
   EXPECT_GE(n, 20u);
   namespace cat = results::catalogue;
-  EXPECT_EQ(telemetry_series(cat::device_r_s)->gauge, "drivelab_device_r_per_second");
-  EXPECT_EQ(telemetry_series(cat::device_r_s)->counter, "drivelab_device_r_total");
-  EXPECT_EQ(telemetry_series(cat::device_wmb_s)->gauge, "drivelab_device_w_bytes_per_second");
-  EXPECT_EQ(telemetry_series(cat::device_w_await_ms)->gauge, "drivelab_device_w_await_seconds");
+  EXPECT_EQ(telemetry_series(cat::device_r_s)->gauge, "drivelab_device_read_per_second");
+  EXPECT_EQ(telemetry_series(cat::device_r_s)->counter, "drivelab_device_read_total");
+  EXPECT_EQ(telemetry_series(cat::device_wmb_s)->gauge, "drivelab_device_write_bytes_per_second");
+  EXPECT_EQ(telemetry_series(cat::device_w_await_ms)->gauge, "drivelab_device_write_await_seconds");
   EXPECT_EQ(telemetry_series(cat::device_util_pct)->gauge, "drivelab_device_util_ratio");
   EXPECT_EQ(telemetry_series(cat::host_cpu_iowait_pct)->gauge, "drivelab_host_cpu_iowait_ratio");
   EXPECT_EQ(telemetry_series(cat::device_aqu_sz)->gauge, "drivelab_device_aqu_sz");
@@ -185,11 +185,11 @@ TEST(MetricsListen, TelemetryValuesHaveNamedSeriesInBaseUnits) {
   ex.interval(io, "run", iv);  // counters add up, gauges hold the last
   const std::string text = scrape(ex.port());
   const std::string l = R"({host="h1",rank="0",kind="io",phase="run",test="io"})";
-  EXPECT_TRUE(has_line(text, "drivelab_device_r_per_second" + l + " 1500")) << text;
-  EXPECT_TRUE(has_line(text, "drivelab_device_r_total" + l + " 6000")) << text;  // 2 x 1500/s x 2 s
-  EXPECT_TRUE(has_line(text, "drivelab_device_r_bytes_per_second" + l + " 6144000")) << text;
-  EXPECT_TRUE(has_line(text, "drivelab_device_r_bytes_total" + l + " 24576000")) << text;
-  EXPECT_TRUE(has_line(text, "drivelab_device_r_await_seconds" + l + " 0.00025")) << text;
+  EXPECT_TRUE(has_line(text, "drivelab_device_read_per_second" + l + " 1500")) << text;
+  EXPECT_TRUE(has_line(text, "drivelab_device_read_total" + l + " 6000")) << text;  // 2 x 1500/s x 2 s
+  EXPECT_TRUE(has_line(text, "drivelab_device_read_bytes_per_second" + l + " 6144000")) << text;
+  EXPECT_TRUE(has_line(text, "drivelab_device_read_bytes_total" + l + " 24576000")) << text;
+  EXPECT_TRUE(has_line(text, "drivelab_device_read_await_seconds" + l + " 0.00025")) << text;
   EXPECT_TRUE(has_line(text, "drivelab_device_aqu_sz" + l + " 0.375")) << text;
   EXPECT_TRUE(has_line(text, "drivelab_device_util_ratio" + l + " 0.375")) << text;
   EXPECT_TRUE(has_line(text, "drivelab_host_cpu_iowait_ratio" + l + " 0.125")) << text;
@@ -197,8 +197,8 @@ TEST(MetricsListen, TelemetryValuesHaveNamedSeriesInBaseUnits) {
   EXPECT_TRUE(has_line(text, R"(drivelab_interval_value{host="h1",rank="0",kind="io",name="device_r_await_ms",)"
                              R"(phase="run",test="io"} 0.25)"))
       << text;
-  EXPECT_NE(text.find("# TYPE drivelab_device_r_total counter"), std::string::npos) << text;
-  EXPECT_NE(text.find("# TYPE drivelab_device_r_await_seconds gauge"), std::string::npos) << text;
+  EXPECT_NE(text.find("# TYPE drivelab_device_read_total counter"), std::string::npos) << text;
+  EXPECT_NE(text.find("# TYPE drivelab_device_read_await_seconds gauge"), std::string::npos) << text;
 }
 
 TEST(MetricsListen, MetricsPageListsEveryTelemetrySeries) {
