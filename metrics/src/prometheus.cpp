@@ -12,6 +12,7 @@
 #include <cerrno>
 #include <charconv>
 #include <cmath>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <vector>
@@ -84,6 +85,58 @@ std::optional<double> errors_of(const Interval& iv) { return count_of(iv, result
 
 }  // namespace
 
+std::optional<TelemetrySeries> telemetry_series(const results::MetricDef& def) {
+  if (!def.has(results::kDeviceLine) || !def.recorded_as(results::kInterval)) return std::nullopt;
+  const std::string_view name = def.name;
+  // iostat's abbreviations after "device_" spelled out: promtool reads a lone "d" as days.
+  static constexpr std::array<std::pair<std::string_view, std::string_view>, 8> kWords{{{"r", "read"},
+                                                                                        {"w", "write"},
+                                                                                        {"d", "discard"},
+                                                                                        {"f", "flush"},
+                                                                                        {"rrqm", "read_merged"},
+                                                                                        {"wrqm", "write_merged"},
+                                                                                        {"rareq", "read_request"},
+                                                                                        {"wareq", "write_request"}}};
+  const auto stem = [&](std::string_view suffix) -> std::optional<std::string> {
+    if (!name.ends_with(suffix) || name.size() == suffix.size()) return std::nullopt;
+    std::string s(name.substr(0, name.size() - suffix.size()));
+    if (s.ends_with('_')) s.pop_back();
+    constexpr std::string_view kDevice = "device_";
+    if (s.starts_with(kDevice)) {
+      const std::size_t end = s.find('_', kDevice.size());
+      const std::string_view token = std::string_view(s).substr(kDevice.size(), end - kDevice.size());
+      for (const auto& [abbreviation, word] : kWords)
+        if (token == abbreviation) {
+          s = std::string(kDevice) + std::string(word) + (end == std::string::npos ? "" : s.substr(end));
+          break;
+        }
+    }
+    return "drivelab_" + s;
+  };
+  // The record's unit suffix, the series' suffixes and the scale to base units.
+  struct Rule {
+    results::Unit unit;
+    std::string_view suffix, gauge, counter;
+    double scale;
+  };
+  static constexpr std::array<Rule, 4> kRules{{
+      {results::Unit::per_s, "_s", "_per_second", "_total", 1},
+      {results::Unit::mb_s, "mb_s", "_bytes_per_second", "_bytes_total", 1e6},
+      {results::Unit::ms, "_ms", "_seconds", "", 1e-3},
+      {results::Unit::pct, "_pct", "_ratio", "", 0.01},
+  }};
+  if (def.unit == results::Unit::bytes || def.unit == results::Unit::none)
+    return TelemetrySeries{stem("").value_or("drivelab_" + std::string(name)), "", 1};
+  for (const Rule& r : kRules) {
+    if (r.unit != def.unit) continue;
+    const auto base = stem(r.suffix);
+    if (!base) return std::nullopt;
+    return TelemetrySeries{*base + std::string(r.gauge), r.counter.empty() ? "" : *base + std::string(r.counter),
+                           r.scale};
+  }
+  return std::nullopt;
+}
+
 std::string ListenAddress::to_string() const {
   return host.find(':') != std::string::npos ? fmt::format("[{}]:{}", host, port) : fmt::format("{}:{}", host, port);
 }
@@ -128,12 +181,37 @@ ListenAddress parse_listen_address(std::string_view text) {
 }
 
 struct PrometheusExporter::Impl {
-  explicit Impl(ExporterLabels l) : labels(std::move(l)) {}
+  explicit Impl(ExporterLabels l) : labels(std::move(l)) {
+    for (const results::MetricDef* d : results::metric_defs()) {
+      const auto s = telemetry_series(*d);
+      if (!s) continue;
+      const std::string help = fmt::format("{} ({} of the last interval; record: {} in {})", d->description,
+                                           s->scale == 1 ? "the value" : "in base units", d->name, d->unit_string());
+      Named n{&prometheus::BuildGauge().Name(s->gauge).Help(help).Labels(common()).Register(*registry), nullptr,
+              s->scale};
+      if (!s->counter.empty())
+        n.counter = &prometheus::BuildCounter()
+                         .Name(s->counter)
+                         .Help(fmt::format("{}: counted over the intervals (record: {} x the interval's length)",
+                                           d->description, d->name))
+                         .Labels(common())
+                         .Register(*registry);
+      named.emplace(d, n);
+    }
+  }
   ExporterLabels labels;  ///< first: the families below carry them
   std::shared_ptr<prometheus::Registry> registry = std::make_shared<prometheus::Registry>();
   std::unique_ptr<prometheus::Exposer> exposer;
   std::uint16_t port = 0;
   std::string host;
+
+  /// The telemetry values' own series (telemetry_series), by declaration.
+  struct Named {
+    prometheus::Family<prometheus::Gauge>* gauge = nullptr;
+    prometheus::Family<prometheus::Counter>* counter = nullptr;
+    double scale = 1;
+  };
+  std::map<const results::MetricDef*, Named> named;
 
   std::mutex mu;  ///< the run's progress below (Families and metrics are thread-safe themselves)
   std::size_t tests = 0;
@@ -336,6 +414,11 @@ void PrometheusExporter::interval(const runner::LiveTest& test, std::string_view
       if (d == nullptr) continue;  // not ours: served under its name only
       // A value renamed by issue 31 (lat_* -> latency_*) is served under both names.
       if (d->name != name) m.value.Add(Impl::with(l, "name", std::string(d->name))).Set(v);
+      if (const auto n = m.named.find(d); n != m.named.end()) {
+        n->second.gauge->Add(l).Set(v * n->second.scale);
+        if (n->second.counter != nullptr && v >= 0)
+          n->second.counter->Add(l).Increment(v * n->second.scale * iv.duration_s);
+      }
       for (const results::MetricAlias& a : results::metric_aliases())
         if (a.name == name) m.value.Add(Impl::with(l, "name", std::string(a.old_name))).Set(v);
       const double scale = results::seconds_per(d->unit);

@@ -149,11 +149,13 @@ struct Series {
   std::string data, plot;
   int k = 0;
 
-  void add(const std::vector<results::Interval>& intervals, const std::string& name, const std::string& label) {
+  /// `scale`: what each value is multiplied by (a unit of the chart's other series).
+  void add(const std::vector<results::Interval>& intervals, const std::string& name, const std::string& label,
+           double scale = 1) {
     data += fmt::format("$s{} << EOD\n", k);
     for (const auto& iv : intervals)
       for (const auto& [n, v] : iv.values)
-        if (series_name(n) == name) data += fmt::format("{} {}\n", gp_num(iv.t_s), gp_num(v));
+        if (series_name(n) == name) data += fmt::format("{} {}\n", gp_num(iv.t_s), gp_num(v * scale));
     data += "EOD\n";
     plot += fmt::format("{}$s{} using 1:2 with linespoints pt 7 ps 0.5 title {}", plot.empty() ? "plot " : ", ", k,
                         gp_quote(label));
@@ -166,6 +168,42 @@ struct Series {
                       gp_quote(title), gp_quote(ylabel), plot);
   }
 };
+
+/// The device's latency against the application's over time (docs/reporter.md "Device columns"):
+/// per result with device figures in its intervals, the device's r_await and w_await (iostat -x,
+/// ms) and the application's mean latency of the same interval (the catalogue's figure `avg` of
+/// the interval's latency histogram, in ms). The gap is the time spent above the device: the
+/// filesystem, the page cache, the database, the harness. Nullopt when no result has them.
+std::optional<ChartScript> device_latency_chart(const std::string& test, const std::vector<const Result*>& results) {
+  namespace cat = results::catalogue;
+  Series s;
+  std::map<std::string, int> reps;
+  for (const Result* res : results) {
+    if (res->intervals.empty()) continue;
+    const std::string label =
+        fmt::format("{} #{}{}", res->drive, ++reps[res->drive], res->partial() ? " (partial)" : "");
+    std::set<std::string> device;
+    const results::MetricDef* app = nullptr;
+    for (const auto& iv : res->intervals)
+      for (const auto& [n, v] : iv.values) {
+        if (n == cat::device_r_await_ms.name || n == cat::device_w_await_ms.name) device.insert(n);
+        const results::MetricDef* d = results::find_metric_def(n);
+        if (app == nullptr && d != nullptr && d->of_interval_latency && d->figure == "avg") app = d;
+      }
+    if (device.empty()) continue;
+    if (app != nullptr)
+      s.add(res->intervals, std::string(app->name), label + " application mean",
+            results::seconds_per(app->unit) / 1e-3);
+    for (const std::string& n : device) s.add(res->intervals, n, label + " device " + n.substr(7, 7));
+  }
+  if (s.k == 0) return std::nullopt;
+  ChartScript c;
+  c.test = test;
+  c.name = stem(test + "_device_latency");
+  c.title = fmt::format("{}: device await vs application mean latency", test);
+  c.body = s.body(c.title, "ms");
+  return c;
+}
 
 /// A result's sizing answers on its curve chart ($c<k>): its p99 points dashed when recorded
 /// ($p<k>), each bound a dotted horizontal line, each answer a marker on its bound ($s<k>) titled
@@ -286,7 +324,7 @@ std::vector<Chart> draw_charts(const Report& r, const ChartOptions& opt) {
     // 2. Bars: the first ranked metric; OLTP also average latency.
     bool first = true;
     for (const auto& t : r.tables) {
-      if (t.test != test || t.lab_convention) continue;
+      if (t.test != test || t.lab_convention || t.device) continue;
       const bool wanted =
           first || t.metric == results::catalogue::latency_avg_ms.name || t.metric == results::catalogue::seconds.name;
       first = false;
@@ -319,7 +357,9 @@ std::vector<Chart> draw_charts(const Report& r, const ChartOptions& opt) {
       c.body = s.body(c.title, name);
       scripts.push_back(std::move(c));
     }
-    // 4. Per host of a multi-host result: the first value of each host's intervals (tps, iops,
+    // 4. The device's latency against the application's.
+    if (auto c = device_latency_chart(test, results)) scripts.push_back(std::move(*c));
+    // 5. Per host of a multi-host result: the first value of each host's intervals (tps, iops,
     // eps: what the progress line shows first) over time, one line per host.
     std::map<std::string, int> host_reps;
     for (const Result* res : results) {

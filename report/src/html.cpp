@@ -47,6 +47,44 @@ constexpr const char* kTailScript =
     "document.body.setAttribute('data-page-height',String(document.documentElement.scrollHeight));"
     "document.body.setAttribute('data-errors',window.drivelabErrors.join(' | '));})();";
 
+/// One table of test view `v`: a row per drive (and host) with a cell in `tables`.
+void html_table(std::string& out, const TestView& v, const std::vector<const MetricTable*>& tables) {
+  out += "<table>\n<tr><th>Drive</th><th>Source</th>";
+  for (const auto* t : tables) out += fmt::format("<th>{}</th>", esc(header_text(*t)));
+  out += "</tr>\n";
+  for_each_row(v, tables, [&out, &v, &tables](const TableRow& row) {
+    const Cell* any = row.first;
+    const std::string_view origin = any != nullptr ? to_string(any->origin) : "";
+    switch (row.kind) {
+      case TableRow::Kind::host: {
+        const Cell::HostOf& h = v.host_rows[row.host];
+        out += fmt::format("<tr class=\"host{}\"><td>{}</td><td>{}</td>", h.status == "complete" ? "" : " partial",
+                           esc(host_row_label(h)), esc(host_row_source(h)));
+        break;
+      }
+      case TableRow::Kind::drive: {
+        std::string cls = any != nullptr && any->origin == Origin::published ? "published" : "measured";
+        if (any != nullptr && any->partial) cls += " partial";
+        out += fmt::format("<tr class=\"{}\"><td>{}{}</td><td>{}</td>", cls, esc(*row.drive),
+                           any != nullptr && any->partial ? " (partial)" : "", origin);
+        break;
+      }
+      case TableRow::Kind::left_out:
+        out += fmt::format("<tr class=\"measured partial not-ranked\"><td>{}{}</td><td>{}</td>", esc(*row.drive),
+                           kLeftOutSuffix, origin);
+        break;
+    }
+    for (std::size_t k = 0; k < tables.size(); ++k) {
+      const Cell* c = row.cells[k];
+      const bool rank1 = row.kind == TableRow::Kind::drive && c != nullptr && c->rank == 1;
+      out += fmt::format("<td{}>{}</td>", rank1 ? " class=\"rank1\"" : "",
+                         c != nullptr ? esc(cell_text(*tables[k], *c)) : "");
+    }
+    out += "</tr>\n";
+  });
+  out += "</table>\n";
+}
+
 }  // namespace
 
 std::string to_html(const Report& r, const std::vector<Chart>& charts, const std::string& charts_note) {
@@ -66,40 +104,11 @@ std::string to_html(const Report& r, const std::vector<Chart>& charts, const std
     if (!v.other_configuration.empty())
       out += fmt::format("<p class=\"note\">{}</p>\n", esc(other_configuration_text(v)));
     if (v.lab_conventions) out += fmt::format("<p class=\"note\">{}</p>\n", esc(kLabConventionsText));
-    out += "<table>\n<tr><th>Drive</th><th>Source</th>";
-    for (const auto* t : v.tables) out += fmt::format("<th>{}</th>", esc(header_text(*t)));
-    out += "</tr>\n";
-    for_each_row(v, [&out, &v](const TableRow& row) {
-      const Cell* any = row.first;
-      const std::string_view origin = any != nullptr ? to_string(any->origin) : "";
-      switch (row.kind) {
-        case TableRow::Kind::host: {
-          const Cell::HostOf& h = v.host_rows[row.host];
-          out += fmt::format("<tr class=\"host{}\"><td>{}</td><td>{}</td>", h.status == "complete" ? "" : " partial",
-                             esc(host_row_label(h)), esc(host_row_source(h)));
-          break;
-        }
-        case TableRow::Kind::drive: {
-          std::string cls = any != nullptr && any->origin == Origin::published ? "published" : "measured";
-          if (any != nullptr && any->partial) cls += " partial";
-          out += fmt::format("<tr class=\"{}\"><td>{}{}</td><td>{}</td>", cls, esc(*row.drive),
-                             any != nullptr && any->partial ? " (partial)" : "", origin);
-          break;
-        }
-        case TableRow::Kind::left_out:
-          out += fmt::format("<tr class=\"measured partial not-ranked\"><td>{}{}</td><td>{}</td>", esc(*row.drive),
-                             kLeftOutSuffix, origin);
-          break;
-      }
-      for (std::size_t k = 0; k < v.tables.size(); ++k) {
-        const Cell* c = row.cells[k];
-        const bool rank1 = row.kind == TableRow::Kind::drive && c != nullptr && c->rank == 1;
-        out += fmt::format("<td{}>{}</td>", rank1 ? " class=\"rank1\"" : "",
-                           c != nullptr ? esc(cell_text(*v.tables[k], *c)) : "");
-      }
-      out += "</tr>\n";
-    });
-    out += "</table>\n";
+    html_table(out, v, v.tables);
+    if (!v.device_tables.empty()) {
+      out += fmt::format("<h3>{}: device</h3>\n<p class=\"note\">{}</p>\n", esc(v.test), esc(kDeviceTableText));
+      html_table(out, v, v.device_tables);
+    }
     for (const auto& c : charts) {
       if (c.test != v.test) continue;
       out += fmt::format(

@@ -10,6 +10,7 @@
 #include <fmt/ranges.h>
 
 #include "drivelab/report/report.hpp"
+#include "drivelab/results/catalogue.hpp"
 
 namespace drivelab::report {
 namespace {
@@ -337,6 +338,45 @@ void compare_with_leaders(Report& rep, const std::string& test) {
 
 }  // namespace
 
+namespace {
+
+/// The device columns (MetricTable::device) of a test, in order: the iostat -x figures a storage
+/// engineer reads first, the demand per unit of the application's work (every per-unit figure of
+/// the catalogue's telemetry but the flushes), and %util last, with its caveat.
+std::vector<const results::MetricDef*> device_columns() {
+  namespace cat = results::catalogue;
+  std::vector<const results::MetricDef*> out{&cat::device_r_s,   &cat::device_w_s,        &cat::device_rmb_s,
+                                             &cat::device_wmb_s, &cat::device_r_await_ms, &cat::device_w_await_ms,
+                                             &cat::device_aqu_sz};
+  for (const results::MetricDef* d : results::metric_defs())
+    if (d->kind == results::MetricKind::device && d->has(results::kDeviceLine) && d->where == results::kHeadline &&
+        d->name.find("_per_") != std::string_view::npos && d->name.find("flush") == std::string_view::npos)
+      out.push_back(d);
+  out.push_back(&cat::device_util_pct);
+  return out;
+}
+
+/// The test's device tables (after its ranked and lab-convention tables): never ranked or compared.
+void add_device_tables(Report& rep, const Dataset& data, const std::string& test,
+                       const std::function<bool(const Result&)>& left_out) {
+  for (const results::MetricDef* d : device_columns()) {
+    MetricTable t;
+    t.test = test;
+    t.metric = std::string(d->name);
+    t.unit = std::string(d->unit_string());
+    t.better = Better::unranked;
+    t.device = true;
+    const auto metric_of = [&t](const Result& r) {
+      return r.origin == Origin::measured ? r.find_metric(t.metric) : nullptr;
+    };
+    if (!fill_cells(t, data.results, metric_of, left_out)) continue;
+    t.host_cells = host_cells_of(data.results, test, t.metric, t.unit, left_out);
+    rep.tables.push_back(std::move(t));
+  }
+}
+
+}  // namespace
+
 Report build_report(Dataset data, const ReportOptions& opt) {
   Report rep;
   const std::map<std::string, std::string> reference = place_published(data);
@@ -429,6 +469,7 @@ Report build_report(Dataset data, const ReportOptions& opt) {
           t, data.results, [&metric](const Result& r) { return find_metric(r.lab_conventions, metric); }, left_out);
       rep.tables.push_back(std::move(t));
     }
+    add_device_tables(rep, data, test, left_out);
   }
   rep.data = std::move(data);
   return rep;

@@ -13,6 +13,8 @@ namespace drivelab::report {
 struct TestView {
   std::string test;
   std::vector<const MetricTable*> tables;
+  /// The test's device tables (MetricTable::device), printed as a table of their own under `tables`.
+  std::vector<const MetricTable*> device_tables;
   std::vector<std::string> drives;
   std::vector<std::string> left_out;  ///< drives with partial results kept out of the ranking
   /// Reference block of published rows of another configuration (MetricTable::other_configuration).
@@ -58,6 +60,12 @@ struct TableRow {
 /// Calls `emit` for each row of `v` in display order: each ranked drive and its host rows, then
 /// each left-out drive (ReportOptions::include_partial off) and its host rows.
 void for_each_row(const TestView& v, const std::function<void(const TableRow&)>& emit);
+/// The same over `tables` (v.tables or v.device_tables): a drive without a cell in any of them is
+/// left out.
+void for_each_row(const TestView& v, const std::vector<const MetricTable*>& tables,
+                  const std::function<void(const TableRow&)>& emit);
+/// The paragraph above a test's device table.
+extern const char* const kDeviceTableText;
 /// The drive's cell in the ranked cells, or with `left_out` in MetricTable::left_out.
 const Cell* find_cell(const MetricTable& t, const std::string& drive, bool left_out = false);
 /// "12.3K IOPS (1st of 3) [min 12.0K IOPS, max 12.5K IOPS, n=2; mean 12.3K IOPS, 95% CI 9.1K IOPS

@@ -5,6 +5,7 @@
 
 #include "drivelab/core/escape.hpp"
 #include "drivelab/report/report.hpp"
+#include "drivelab/results/catalogue.hpp"
 #include "drivelab/results/summary.hpp"
 #include "table_view.hpp"
 
@@ -36,7 +37,7 @@ std::vector<TestView> test_views(const Report& r) {
     TestView v;
     v.test = test;
     for (const auto& t : r.tables)
-      if (t.test == test) v.tables.push_back(&t);
+      if (t.test == test) (t.device ? v.device_tables : v.tables).push_back(&t);
     if (v.tables.empty()) continue;
     // Row order: the first table's ranking, then drives only in later tables.
     for (const auto* t : v.tables)
@@ -78,6 +79,14 @@ std::vector<std::size_t> host_rows_of(const TestView& v, const std::string& syst
 }
 
 void for_each_row(const TestView& v, const std::function<void(const TableRow&)>& emit) {
+  for_each_row(v, v.tables, emit);
+}
+
+void for_each_row(const TestView& v, const std::vector<const MetricTable*>& tables,
+                  const std::function<void(const TableRow&)>& emit) {
+  const auto any = [](const TableRow& row) {
+    return std::any_of(row.cells.begin(), row.cells.end(), [](const Cell* c) { return c != nullptr; });
+  };
   TableRow row;
   for (const bool left_out : {false, true}) {
     for (const std::string& d : left_out ? v.left_out : v.drives) {
@@ -85,7 +94,8 @@ void for_each_row(const TestView& v, const std::function<void(const TableRow&)>&
       row.drive = &d;
       row.first = first_cell(v, d, left_out);
       row.cells.clear();
-      for (const auto* t : v.tables) row.cells.push_back(find_cell(*t, d, left_out));
+      for (const auto* t : tables) row.cells.push_back(find_cell(*t, d, left_out));
+      if (!any(row)) continue;
       emit(row);
       for (const std::size_t i : host_rows_of(v, d, left_out)) {
         row.kind = TableRow::Kind::host;
@@ -93,12 +103,18 @@ void for_each_row(const TestView& v, const std::function<void(const TableRow&)>&
         row.first = nullptr;
         row.host = i;
         row.cells.clear();
-        for (const auto* t : v.tables) row.cells.push_back(find_host_cell(*t, v, i));
-        emit(row);
+        for (const auto* t : tables) row.cells.push_back(find_host_cell(*t, v, i));
+        if (any(row)) emit(row);
       }
     }
   }
 }
+
+const char* const kDeviceTableText =
+    "What the drive did: the block device under each target over the measured phase (iostat -x's figures from "
+    "/sys/block/<dev>/stat; MB = 10^6 bytes), and its demand per unit of the application's work. Not ranked: a "
+    "figure of the device, not of merit. %util is the share of time with a request in flight: no saturation figure "
+    "for NVMe, RAID, dm or loop devices. Short runs under-count deferred writes (docs/telemetry.md).";
 
 const Cell* first_cell(const TestView& v, const std::string& drive, bool left_out) {
   for (const auto* t : v.tables)
@@ -172,6 +188,9 @@ const char* const kComparisonsText =
     "drives the 95% intervals cannot tell apart share a rank; \"not tested\" marks a rank set by medians alone.";
 
 std::string header_text(const MetricTable& t) {
+  if (t.device && t.metric == results::catalogue::device_util_pct.name)
+    return fmt::format("{} (%; no saturation figure for NVMe, RAID, dm or loop devices)", t.metric);
+  if (t.device) return fmt::format("{} ({})", t.metric, t.unit.empty() ? "device" : t.unit);
   if (t.lab_convention) return fmt::format("{} (lab convention: not an exact figure, not ranked)", t.metric);
   return fmt::format("{} ({} is better)", t.metric, to_string(t.better));
 }
@@ -203,7 +222,8 @@ std::string to_csv(const Report& r) {
     };
     for (const auto& c : t.cells) {
       row(t, c,
-          t.lab_convention                 ? "lab_convention"
+          t.device                         ? "device"
+          : t.lab_convention               ? "lab_convention"
           : !t.other_configuration.empty() ? "other_configuration"
           : c.partial                      ? "partial"
                                            : "complete");
@@ -217,6 +237,41 @@ std::string to_csv(const Report& r) {
   return out;
 }
 
+namespace {
+
+/// One Markdown table of test view `v`: a row per drive (and host) with a cell in `tables`.
+void markdown_table(std::string& out, const TestView& v, const std::vector<const MetricTable*>& tables) {
+  out += "| Drive | Source |";
+  for (const auto* t : tables) out += fmt::format(" {} |", md_escape(header_text(*t)));
+  out += "\n|---|---|";
+  for (std::size_t i = 0; i < tables.size(); ++i) out += "---|";
+  out += '\n';
+  for_each_row(v, tables, [&out, &v, &tables](const TableRow& row) {
+    const Cell* any = row.first;
+    const std::string_view origin = any != nullptr ? to_string(any->origin) : "";
+    switch (row.kind) {
+      case TableRow::Kind::host:
+        out += fmt::format("| {} | {} |", md_escape(host_row_label(v.host_rows[row.host])),
+                           md_escape(host_row_source(v.host_rows[row.host])));
+        break;
+      case TableRow::Kind::drive:
+        out += fmt::format("| {}{} | {} |", md_escape(*row.drive), any != nullptr && any->partial ? " (partial)" : "",
+                           origin);
+        break;
+      case TableRow::Kind::left_out:
+        out += fmt::format("| {}{} | {} |", md_escape(*row.drive), kLeftOutSuffix, origin);
+        break;
+    }
+    for (std::size_t k = 0; k < tables.size(); ++k) {
+      const Cell* c = row.cells[k];
+      out += fmt::format(" {} |", c != nullptr ? md_escape(cell_text(*tables[k], *c)) : "");
+    }
+    out += '\n';
+  });
+}
+
+}  // namespace
+
 std::string to_markdown(const Report& r) {
   std::string out = "# drivelab report\n\n";
   out +=
@@ -228,33 +283,11 @@ std::string to_markdown(const Report& r) {
     out += fmt::format("\n## {}\n\n", md_escape(v.test));
     if (!v.other_configuration.empty()) out += md_escape(other_configuration_text(v)) + "\n\n";
     if (v.lab_conventions) out += md_escape(kLabConventionsText) + "\n\n";
-    out += "| Drive | Source |";
-    for (const auto* t : v.tables) out += fmt::format(" {} |", md_escape(header_text(*t)));
-    out += "\n|---|---|";
-    for (std::size_t i = 0; i < v.tables.size(); ++i) out += "---|";
-    out += '\n';
-    for_each_row(v, [&out, &v](const TableRow& row) {
-      const Cell* any = row.first;
-      const std::string_view origin = any != nullptr ? to_string(any->origin) : "";
-      switch (row.kind) {
-        case TableRow::Kind::host:
-          out += fmt::format("| {} | {} |", md_escape(host_row_label(v.host_rows[row.host])),
-                             md_escape(host_row_source(v.host_rows[row.host])));
-          break;
-        case TableRow::Kind::drive:
-          out += fmt::format("| {}{} | {} |", md_escape(*row.drive), any != nullptr && any->partial ? " (partial)" : "",
-                             origin);
-          break;
-        case TableRow::Kind::left_out:
-          out += fmt::format("| {}{} | {} |", md_escape(*row.drive), kLeftOutSuffix, origin);
-          break;
-      }
-      for (std::size_t k = 0; k < v.tables.size(); ++k) {
-        const Cell* c = row.cells[k];
-        out += fmt::format(" {} |", c != nullptr ? md_escape(cell_text(*v.tables[k], *c)) : "");
-      }
-      out += '\n';
-    });
+    markdown_table(out, v, v.tables);
+    if (!v.device_tables.empty()) {
+      out += fmt::format("\n### {}: device\n\n{}\n\n", md_escape(v.test), md_escape(kDeviceTableText));
+      markdown_table(out, v, v.device_tables);
+    }
   }
   if (!r.comparisons.empty()) {
     out += fmt::format(

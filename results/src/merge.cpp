@@ -14,6 +14,7 @@
 
 #include "drivelab/core/errors.hpp"
 #include "json_read.hpp"
+#include "merge_devices.hpp"
 #include "merge_inputs.hpp"
 #include "merge_time.hpp"
 
@@ -370,6 +371,28 @@ std::vector<MetricGroup> merge_groups(const std::vector<const TestRecord*>& test
   return out;
 }
 
+/// The device figures of the merged test `t` (headline and groups) summed once per device
+/// (merge_devices.hpp).
+detail::DeviceShares merge_device_figures(const std::vector<const Host*>& hosts,
+                                          const std::vector<const TestRecord*>& tests, TestRecord& t,
+                                          Json& per_host_only) {
+  detail::DeviceShares shares = detail::device_shares(hosts, tests);
+  std::vector<const std::vector<Metric>*> lists;
+  for (const TestRecord* x : tests) lists.push_back(&x->metrics);
+  detail::apply_device_shares(shares, lists, t.metrics, "", per_host_only);
+  static const std::vector<Metric> kNone;
+  for (MetricGroup& g : t.groups) {
+    std::vector<const std::vector<Metric>*> glists;
+    for (const TestRecord* x : tests) {
+      const auto it =
+          std::find_if(x->groups.begin(), x->groups.end(), [&](const MetricGroup& mg) { return mg.name == g.name; });
+      glists.push_back(it == x->groups.end() ? &kNone : &it->metrics);
+    }
+    detail::apply_device_shares(shares, glists, g.metrics, g.name + ".", per_host_only);
+  }
+  return shares;
+}
+
 TestRecord merge_test(std::size_t index, const std::vector<Host>& all, int size,
                       const std::vector<std::string>& host_names, const Json& run_config,
                       std::vector<std::string>& stalls) {
@@ -448,14 +471,18 @@ TestRecord merge_test(std::size_t index, const std::vector<Host>& all, int size,
                           });
   t.metrics = merge_metrics(lists, t.histograms, "", per_host_only, false, one_server);
   t.groups = merge_groups(tests, t.histograms, per_host_only, one_server);
+  const detail::DeviceShares devices = merge_device_figures(hosts, tests, t, per_host_only);
 
   // Hosts that ran the test with different intervals (a hosts: entry's set:) have no common
   // windows: by index, as before (merge_time.hpp).
   double interval_s = config_interval_s(run_config, base.name);
   for (const Host* h : hosts)
     if (config_interval_s(h->record().config, base.name) != interval_s) interval_s = -1;
-  detail::MergedIntervals mi = detail::merge_test_intervals(hosts, tests, interval_s);
+  std::vector<TestRecord> owned;
+  detail::MergedIntervals mi =
+      detail::merge_test_intervals(hosts, detail::without_repeated_devices(devices, tests, owned), interval_s);
   t.intervals = std::move(mi.intervals);
+  detail::drop_overlapping_devices(devices, t.intervals);
   for (const std::string& why : mi.beyond_tolerance) {
     add_stall(t.status, t.reason, why);
     stalls.push_back(fmt::format("test {}: {}", test_label(t), why));
@@ -480,6 +507,8 @@ TestRecord merge_test(std::size_t index, const std::vector<Host>& all, int size,
                    {"per_host_only", std::move(per_host_only)},
                    {"intervals", std::move(mi.details)}};
   if (Json points = merge_curve_points(tests, t.histograms); !points.is_null()) t.details["points"] = std::move(points);
+  if (!devices.details.is_null()) t.details["devices"] = devices.details;
+  if (devices.overlap) t.warnings.push_back(*devices.overlap);
   return t;
 }
 

@@ -8,9 +8,13 @@
 
 #include <fmt/format.h>
 
+#include <fstream>
+#include <set>
+#include <sstream>
 #include <string>
 
 #include "drivelab/core/errors.hpp"
+#include "drivelab/results/catalogue.hpp"
 #include "http_get.hpp"  // tests/support
 
 namespace drivelab::metrics {
@@ -134,6 +138,87 @@ TEST(MetricsListen, EachKindsIntervalAsServed) {
   const std::string after = scrape(ex.port());
   EXPECT_TRUE(has_line(after, R"(drivelab_run_status{host="h1",rank="2",status="failed"} 1)")) << after;
   EXPECT_TRUE(has_line(after, R"(drivelab_run_status{host="h1",rank="2",status="running"} 0)")) << after;
+}
+
+TEST(MetricsListen, TelemetryValuesHaveNamedSeriesInBaseUnits) {
+  // Derived from the catalogue: every telemetry interval value has a series of its own, no two
+  // share a name, and each name carries its base unit.
+  std::set<std::string> names;
+  std::size_t n = 0;
+  for (const results::MetricDef* d : results::metric_defs()) {
+    const auto s = telemetry_series(*d);
+    if (!d->has(results::kDeviceLine) || !d->recorded_as(results::kInterval)) {
+      EXPECT_FALSE(s) << d->name;
+      continue;
+    }
+    ASSERT_TRUE(s) << d->name << " is a telemetry interval value without a series";
+    ++n;
+    EXPECT_TRUE(names.insert(s->gauge).second) << s->gauge;
+    if (!s->counter.empty()) {
+      EXPECT_TRUE(names.insert(s->counter).second) << s->counter;
+    }
+  }
+  EXPECT_GE(n, 20u);
+  namespace cat = results::catalogue;
+  EXPECT_EQ(telemetry_series(cat::device_r_s)->gauge, "drivelab_device_read_per_second");
+  EXPECT_EQ(telemetry_series(cat::device_r_s)->counter, "drivelab_device_read_total");
+  EXPECT_EQ(telemetry_series(cat::device_wmb_s)->gauge, "drivelab_device_write_bytes_per_second");
+  EXPECT_EQ(telemetry_series(cat::device_w_await_ms)->gauge, "drivelab_device_write_await_seconds");
+  EXPECT_EQ(telemetry_series(cat::device_util_pct)->gauge, "drivelab_device_util_ratio");
+  EXPECT_EQ(telemetry_series(cat::host_cpu_iowait_pct)->gauge, "drivelab_host_cpu_iowait_ratio");
+  EXPECT_EQ(telemetry_series(cat::device_aqu_sz)->gauge, "drivelab_device_aqu_sz");
+  EXPECT_FALSE(telemetry_series(cat::device_write_ios_per_txn));  // a test's figure, not an interval's
+
+  PrometheusExporter ex(parse_listen_address("127.0.0.1:0"), ExporterLabels{"h1", 0});
+  const runner::LiveTest io{"io", "io", 0, 10};
+  const results::Interval iv{.t_s = 2,
+                             .duration_s = 2,
+                             .values = {{"iops", 1500},
+                                        {"device_r_s", 1500},
+                                        {"device_rmb_s", 6.144},
+                                        {"device_r_await_ms", 0.25},
+                                        {"device_aqu_sz", 0.375},
+                                        {"device_util_pct", 37.5},
+                                        {"host_cpu_iowait_pct", 12.5}},
+                             .histograms = {}};
+  ex.interval(io, "run", iv);
+  ex.interval(io, "run", iv);  // counters add up, gauges hold the last
+  const std::string text = scrape(ex.port());
+  const std::string l = R"({host="h1",rank="0",kind="io",phase="run",test="io"})";
+  EXPECT_TRUE(has_line(text, "drivelab_device_read_per_second" + l + " 1500")) << text;
+  EXPECT_TRUE(has_line(text, "drivelab_device_read_total" + l + " 6000")) << text;  // 2 x 1500/s x 2 s
+  EXPECT_TRUE(has_line(text, "drivelab_device_read_bytes_per_second" + l + " 6144000")) << text;
+  EXPECT_TRUE(has_line(text, "drivelab_device_read_bytes_total" + l + " 24576000")) << text;
+  EXPECT_TRUE(has_line(text, "drivelab_device_read_await_seconds" + l + " 0.00025")) << text;
+  EXPECT_TRUE(has_line(text, "drivelab_device_aqu_sz" + l + " 0.375")) << text;
+  EXPECT_TRUE(has_line(text, "drivelab_device_util_ratio" + l + " 0.375")) << text;
+  EXPECT_TRUE(has_line(text, "drivelab_host_cpu_iowait_ratio" + l + " 0.125")) << text;
+  // The generic series stays (users' queries read it).
+  EXPECT_TRUE(has_line(text, R"(drivelab_interval_value{host="h1",rank="0",kind="io",name="device_r_await_ms",)"
+                             R"(phase="run",test="io"} 0.25)"))
+      << text;
+  EXPECT_NE(text.find("# TYPE drivelab_device_read_total counter"), std::string::npos) << text;
+  EXPECT_NE(text.find("# TYPE drivelab_device_read_await_seconds gauge"), std::string::npos) << text;
+}
+
+TEST(MetricsListen, MetricsPageListsEveryTelemetrySeries) {
+  std::string expected = "| Value | Series | Counter | Scale |\n|---|---|---|---|\n";
+  for (const results::MetricDef* d : results::metric_defs())
+    if (const auto s = telemetry_series(*d))
+      expected += fmt::format("| `{}` | `{}` | {} | {:g} |\n", d->name, s->gauge,
+                              s->counter.empty() ? "" : "`" + s->counter + "`", s->scale);
+  std::ifstream in(std::string(DRIVELAB_SOURCE_DIR) + "/docs/metrics.md");
+  std::stringstream page;
+  page << in.rdbuf();
+  const std::string text = page.str();
+  const std::string begin = "<!-- telemetry-series:begin -->\n";
+  const auto b = text.find(begin);
+  const auto e = text.find("<!-- telemetry-series:end -->");
+  ASSERT_TRUE(b != std::string::npos && e != std::string::npos && e > b)
+      << "docs/metrics.md: no block telemetry-series";
+  EXPECT_EQ(text.substr(b + begin.size(), e - b - begin.size()), expected)
+      << "docs/metrics.md, the block telemetry-series:\n"
+      << expected;
 }
 
 TEST(MetricsListen, APortInUseIsAnEnvironmentErrorWithItsCause) {

@@ -126,5 +126,54 @@ TEST(ReportCli, AMultiHostRecordBesidePublishedFourVmSumsWithItsHostChartOrNone)
   EXPECT_NE(read_text(dir / "r.html").find("↳ host b (rank 1)"), std::string::npos);
 }
 
+TEST(ReportCli, DeviceColumnsAndDeviceLatencyChartOfARealRun) {
+  // A real 2 s io test on a file of the test's directory: its record carries the runner's device
+  // telemetry (docs/telemetry.md) when the directory is on a block device.
+  TempDir dir;
+  const auto target = dir / "target";
+  const auto out = dir / "results";
+  std::filesystem::create_directories(target);
+  ASSERT_EQ(
+      run_command({DRIVELAB_EXE, "io", "--target",   target.string(), "--out",    out.string(), "--rw",     "randread",
+                   "--bs",       "4k", "--size",     "16MiB",         "--direct", "true",       "--warmup", "0s",
+                   "--duration", "2s", "--interval", "500ms"},
+                  dir / "io.out", dir / "io.err"),
+      0)
+      << read_text(dir / "io.err");
+  const std::string record = read_text(out / "latest.json");
+  if (record.find("\"device_r_s\"") == std::string::npos)
+    GTEST_SKIP() << "the test directory has no block device (details.telemetry.no_device)";
+  std::vector<std::string> args{DRIVELAB_EXE,
+                                "report",
+                                (out / "latest.json").string(),
+                                "--md",
+                                (dir / "r.md").string(),
+                                "--csv",
+                                (dir / "r.csv").string()};
+  const bool charts = find_program("gnuplot").has_value();
+  if (charts) args.insert(args.end(), {"--html", (dir / "r.html").string()});
+  ASSERT_EQ(run_command(args, dir / "out", dir / "err"), 0) << read_text(dir / "err");
+  const std::string md = read_text(dir / "r.md");
+  const auto sec = md.find(": device\n\nWhat the drive did");
+  ASSERT_NE(sec, std::string::npos) << md;
+  const std::string table = md.substr(sec, md.find("\n## ", sec) - sec);
+  for (const char* header : {"| device_r_s (1/s) |", "| device_rmb_s (MB/s) |", "| device_r_await_ms (ms) |",
+                             "| device_aqu_sz (device) |", "| device_read_ios_per_io (ratio) |",
+                             "| device_util_pct (%; no saturation figure for NVMe, RAID, dm or loop devices) |"})
+    EXPECT_NE(table.find(header), std::string::npos) << header << "\n" << table;
+  EXPECT_EQ(table.find(" of 1)"), std::string::npos) << "device columns are never ranked\n" << table;
+  // Not among the ranked columns above it.
+  EXPECT_EQ(md.substr(0, sec).find("device_r_s"), std::string::npos) << md;
+  EXPECT_NE(read_text(dir / "r.csv").find(",device_r_s,1/s,unranked,"), std::string::npos) << read_text(dir / "r.csv");
+  if (!charts) GTEST_SKIP() << "gnuplot is not installed (Debian package gnuplot-nox); CI installs it";
+  std::string gp;
+  for (const auto& e : std::filesystem::directory_iterator(dir / "r_charts"))
+    if (e.path().string().ends_with("_device_latency.gp")) gp = read_text(e.path());
+  ASSERT_FALSE(gp.empty());
+  EXPECT_NE(gp.find("device r_await'"), std::string::npos) << gp;
+  EXPECT_NE(gp.find("application mean'"), std::string::npos) << gp;
+  EXPECT_NE(read_text(dir / "r.html").find("_device_latency\""), std::string::npos);
+}
+
 }  // namespace
 }  // namespace drivelab::report

@@ -87,6 +87,7 @@ std::string expected_interval_table() {
       add("`drivelab_interval_latency_seconds`, `drivelab_interval_latency_mean_seconds` (without the histogram)");
     if (d->kind == MetricKind::lateness && figure_percentile(*d) && !d->family.empty())
       add("`drivelab_interval_lateness_seconds`");
+    if (d->has(kDeviceLine)) add("its telemetry series (below)");
     if (feeds.empty()) feeds = "`drivelab_interval_value` only";
     out += fmt::format("| `{}` | {} | {} | {} | {} |\n", d->name, unit_cell(d->unit), to_string(d->kind), feeds,
                        d->recorded_by);

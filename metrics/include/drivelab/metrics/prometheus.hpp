@@ -10,9 +10,11 @@
 /// `kind`, its interval series `phase`.
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
+#include "drivelab/results/catalogue_types.hpp"
 #include "drivelab/runner/live_metrics.hpp"
 
 namespace drivelab::metrics {
@@ -30,6 +32,30 @@ struct ListenAddress {
 /// 127.0.0.1. HOST must be a numeric address (no name lookup); PORT 0..65535. Throws ConfigError
 /// naming the text and what is wrong ("--metrics-listen '127.0.0.1': expected HOST:PORT ...").
 ListenAddress parse_listen_address(std::string_view text);
+
+/// The named series of one interval value of the runner's device and host telemetry (catalogue
+/// declarations with traits kDeviceLine and kInterval: results/catalogue/telemetry.hpp,
+/// docs/telemetry.md), derived from its name and unit by Prometheus' conventions (base units, the
+/// unit in the name, _total for counters): `drivelab_` + the name without its unit suffix, iostat's
+/// abbreviation after `device_` spelled out (r, w, d, f, rrqm, wrqm, rareq, wareq: read, write,
+/// discard, flush, read_merged, write_merged, read_request, write_request; promtool reads a lone
+/// `d` as days) +
+///  - 1/s (`device_r_s`): `_per_second`, and the counter `_total` (the value x the interval's
+///    length): drivelab_device_read_per_second, drivelab_device_read_total;
+///  - MB/s (`device_rmb_s`, MB = 10^6 bytes): `_bytes_per_second` (x 10^6), and the counter
+///    `_bytes_total`: drivelab_device_read_bytes_per_second, drivelab_device_read_bytes_total;
+///  - ms (`device_r_await_ms`): `_seconds` (x 10^-3): drivelab_device_read_await_seconds;
+///  - % (`device_util_pct`, `host_cpu_iowait_pct`): `_ratio` (x 0.01): drivelab_device_util_ratio;
+///  - bytes, and a plain number: the name as is: drivelab_device_read_request_bytes, drivelab_device_aqu_sz.
+/// Every value stays served under drivelab_interval_value{name} too.
+struct TelemetrySeries {
+  std::string gauge;    ///< the last interval's value, in base units
+  std::string counter;  ///< "" for a value that is no rate
+  double scale = 1;     ///< base units per the record's unit
+};
+/// The series of `def`; nullopt for a declaration that is not a telemetry interval value, or whose
+/// name does not end in its unit's suffix.
+std::optional<TelemetrySeries> telemetry_series(const results::MetricDef& def);
 
 /// The labels every series carries.
 struct ExporterLabels {

@@ -82,6 +82,11 @@ struct MetricTable {
   /// A metric of the group `lab_conventions` (the review labs' sum of per-host rates, mean of
   /// per-host averages and p99s): shown labelled as such, never ranked, never the headline.
   bool lab_convention = false;
+  /// A figure of the device under the target over the measured phase (the runner's telemetry,
+  /// docs/telemetry.md: iostat -x r/s, w/s, rMB/s, wMB/s, r_await, w_await, aqu-sz, the demand
+  /// per unit of work, %util with its caveat): what the drive did, not a figure of merit. Shown
+  /// in the test's device table, never ranked, compared or charted as bars.
+  bool device = false;
 };
 
 /// A drive against the leader (the best measured drive) of a table: the leader's repetitions as
@@ -125,7 +130,9 @@ std::string other_configuration_key(const std::string& test);
 /// sysbench, published) results of the same test. Partial results go to MetricTable::left_out (with one note each in
 /// data.notes) unless `opt.include_partial`. Multi-host results (docs/reporter.md "Multi-host records"): test keys
 /// hosts_test_key (an N-host result ranks only against N-host results), per-host rows in MetricTable::host_cells, and
-/// after the test's tables one unranked `lab_convention` table per lab-convention metric.
+/// after the test's tables one unranked `lab_convention` table per lab-convention metric. Then the
+/// test's `device` tables, one per device column its measured results recorded (docs/reporter.md
+/// "Device columns").
 Report build_report(Dataset data, const ReportOptions& opt = {});
 
 std::string to_csv(const Report& r);
