@@ -5,6 +5,7 @@
 #include <sys/file.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <map>
 #include <optional>
@@ -162,6 +163,12 @@ Json journal_interval(std::string_view test, const Interval& interval) {
   return Json{{"event", "interval"}, {"test", test}, {"interval", to_json(interval)}};
 }
 
+Json journal_groups(std::string_view test, const std::vector<MetricGroup>& groups) {
+  TestRecord t;
+  t.groups = groups;
+  return Json{{"event", "groups"}, {"test", test}, {"groups", std::move(to_json(t)["groups"])}};
+}
+
 Json journal_test_end(const TestRecord& test) {
   return Json{{"event", "test_end"}, {"test", test.name}, {"record", to_json(test)}};
 }
@@ -199,11 +206,24 @@ std::vector<Line> split_lines(std::string_view text) {
 
 bool blank(std::string_view s) { return s.find_first_not_of(" \t\r") == std::string_view::npos; }
 
+/// Whether `j` is a result record (what the runner writes as <run_id>.json), not a journal event.
+bool is_record(const Json& j) { return j.is_object() && j.contains("schema") && j.contains("tests"); }
+
+/// The error of `results recover` given a record instead of a journal.
+ConfigError record_not_journal(const fs::path& path) {
+  return ConfigError(
+      fmt::format("'{}' is a result record, not a journal: a record needs no recovery (drivelab report and results "
+                  "validate read it as it is); to rebuild the record of a run that was killed, give its journal "
+                  "<run_id>.journal.jsonl, written beside the record",
+                  path.string()));
+}
+
 class Recovery {
  public:
   explicit Recovery(const fs::path& path) : path_(path) {}
 
   RunRecord run(std::string_view text) {
+    text_ = text;
     const std::vector<Line> lines = split_lines(text);
     for (const Line& line : lines) {
       if (blank(line.text)) continue;
@@ -238,6 +258,8 @@ class Recovery {
         warn("dropped the incomplete last line " + std::to_string(line.number) + " (" +
              std::to_string(line.text.size()) + " bytes, cut off when the run stopped)");
       } else if (!record_) {
+        // A pretty-printed record's first line is "{": say what the file is.
+        if (is_record(Json::parse(text_, nullptr, /*allow_exceptions=*/false))) throw record_not_journal(path_);
         throw ConfigError("journal '" + path_.string() + "': line " + std::to_string(line.number) +
                           " is not valid JSON (expected the run_start event)");
       } else {
@@ -249,6 +271,7 @@ class Recovery {
 
   void start(const Json& event, std::size_t line_number) {
     const std::string where = "journal '" + path_.string() + "': line " + std::to_string(line_number);
+    if (is_record(event)) throw record_not_journal(path_);  // a record written on one line
     const Json* name = event.is_object() ? member(event, "event") : nullptr;
     if (name == nullptr || *name != "run_start" || member(event, "record") == nullptr) {
       throw ConfigError(where + ": expected a run_start event first");
@@ -286,6 +309,8 @@ class Recovery {
         return;
       }
       record_->tests[it->second].intervals.push_back(interval_from_json(required(event, "interval", "")));
+    } else if (kind == "groups") {
+      put_groups(event);
     } else if (kind == "test_end") {
       const std::string test = as_string(required(event, "test", ""), "test");
       TestRecord t = test_record_from_json(required(event, "record", ""));
@@ -312,12 +337,41 @@ class Recovery {
     // Other event names come from newer writers; they carry nothing this reader can place.
   }
 
+  /// A `groups` event: each group into the open test, replacing one of the same name.
+  void put_groups(const Json& event) {
+    const std::string test = as_string(required(event, "test", ""), "test");
+    const auto it = open_.find(test);
+    if (it == open_.end()) {
+      warn("groups for test '" + test + "' that was not started; skipped");
+      return;
+    }
+    const TestRecord read =
+        test_record_from_json(Json{{"name", test}, {"status", "running"}, {"groups", required(event, "groups", "")}});
+    std::vector<MetricGroup>& groups = record_->tests[it->second].groups;
+    for (const MetricGroup& g : read.groups) {
+      const auto same =
+          std::find_if(groups.begin(), groups.end(), [&](const MetricGroup& x) { return x.name == g.name; });
+      if (same != groups.end())
+        *same = g;
+      else
+        groups.push_back(g);
+    }
+  }
+
   void finish() {
     for (const auto& [name, index] : open_) {
       TestRecord& t = record_->tests[index];
       t.status = Status::interrupted;
       t.reason = "journal ends before test_end";
       if (!t.intervals.empty()) t.measured_s = t.intervals.back().t_s;
+      if (!t.groups.empty()) {
+        std::string names;
+        for (const MetricGroup& g : t.groups) names += (names.empty() ? "" : ", ") + g.name;
+        t.warnings.push_back(fmt::format(
+            "{}{}: each is a run that finished before the process died (a curve's max run and points); "
+            "the runs after them and the test's headline metrics and histograms, written at its end, are missing",
+            kRecoveredGroupsWarning, names));
+      }
     }
     if (!saw_run_end_) {
       record_->status = Status::interrupted;
@@ -336,6 +390,7 @@ class Recovery {
   }
 
   fs::path path_;
+  std::string_view text_;  // the whole journal (run)
   std::optional<RunRecord> record_;
   std::map<std::string, std::size_t> open_;                        // test name -> index in record_->tests
   std::optional<std::pair<std::string, std::size_t>> last_ended_;  // the test the last test_end ended

@@ -69,6 +69,7 @@ void TestRecorder::set_interval_sampler(std::function<void(Interval&)> sampler) 
 void TestRecorder::interval(Interval interval) {
   std::unique_lock order(listener_mu_, std::defer_lock);
   if (listener_ != nullptr || sampler_) order.lock();
+  if (listener_ != nullptr) flush_groups_locked();
   if (sampler_) sampler_(interval);
   for (const auto& [name, value] : interval.values) check_declared(name, std::nullopt, kInterval);
   TestRecord snapshot;
@@ -87,12 +88,34 @@ void TestRecorder::interval(Interval interval) {
 void TestRecorder::message(std::string_view text) {
   if (listener_ == nullptr) return;
   std::lock_guard order(listener_mu_);
+  flush_groups_locked();
   TestRecord snapshot;
   {
     std::lock_guard lock(mu_);
     snapshot = record_;
   }
   listener_->on_message(snapshot, text);
+}
+
+void TestRecorder::flush_groups() {
+  if (listener_ == nullptr) return;
+  std::lock_guard order(listener_mu_);
+  flush_groups_locked();
+}
+
+void TestRecorder::flush_groups_locked() {
+  std::string test;
+  std::vector<MetricGroup> groups;
+  {
+    std::lock_guard lock(mu_);
+    if (changed_groups_.empty()) return;
+    for (const MetricGroup& g : record_.groups)
+      if (std::find(changed_groups_.begin(), changed_groups_.end(), g.name) != changed_groups_.end())
+        groups.push_back(g);
+    changed_groups_.clear();
+    test = record_.name;
+  }
+  listener_->on_groups(test, groups);
 }
 
 void TestRecorder::metric(const MetricDef& def, double value, std::string description) {
@@ -131,6 +154,8 @@ void TestRecorder::group_metric(std::string_view group, Metric m) {
     it = std::prev(record_.groups.end());
   }
   put_metric(it->metrics, std::move(m));
+  if (std::find(changed_groups_.begin(), changed_groups_.end(), group) == changed_groups_.end())
+    changed_groups_.emplace_back(group);
 }
 
 void TestRecorder::histogram(std::string name, const LatencyHistogram& h) {

@@ -38,7 +38,7 @@ void RunState::on_interval(const results::TestRecord& test, const results::Inter
     error_reported_ = true;
     std::rethrow_exception(e);
   }
-  queue_.push_back(Event{test.name, interval, {}, live_});
+  queue_.push_back(Event{test.name, interval, {}, live_, {}});
   latest_ = test;
   has_latest_ = true;
   lock.unlock();
@@ -49,7 +49,15 @@ void RunState::on_message(const results::TestRecord& test, std::string_view mess
   if (options_.quiet) return;
   {
     std::lock_guard lock(q_mu_);
-    queue_.push_back(Event{test.name, std::nullopt, std::string(message), {}});
+    queue_.push_back(Event{test.name, std::nullopt, std::string(message), {}, {}});
+  }
+  q_cv_.notify_all();
+}
+
+void RunState::on_groups(std::string_view test, const std::vector<results::MetricGroup>& groups) {
+  {
+    std::lock_guard lock(q_mu_);
+    queue_.push_back(Event{std::string(test), std::nullopt, {}, {}, groups});
   }
   q_cv_.notify_all();
 }
@@ -127,6 +135,8 @@ void RunState::writer_loop() {
           if (options_.live_metrics != nullptr)
             options_.live_metrics->interval(e.live.view(e.test), e.live.phase, *e.interval);
           print_interval(e.test, *e.interval);
+        } else if (!e.groups.empty()) {
+          journal_.append(results::journal_groups(e.test, e.groups));
         } else {
           print_message(e.test, e.message);
         }

@@ -13,6 +13,7 @@
 #include <string>
 #include <string_view>
 #include <thread>
+#include <vector>
 
 #include "drivelab/results/journal.hpp"
 #include "drivelab/results/recorder.hpp"
@@ -45,6 +46,8 @@ class RunState final : public results::TestRecorder::Listener {
 
   void on_interval(const results::TestRecord& test, const results::Interval& interval) override;
   void on_message(const results::TestRecord& test, std::string_view message) override;
+  /// Queues the groups for the journal (event `groups`), in order with the intervals.
+  void on_groups(std::string_view test, const std::vector<results::MetricGroup>& groups) override;
 
   /// Waits until every queued event is journaled, printed and the record rewritten. Returns the
   /// writer's error not yet reported to an emulator (empty if none).
@@ -80,8 +83,9 @@ class RunState final : public results::TestRecorder::Listener {
   struct Event {
     std::string test;
     std::optional<results::Interval> interval;  ///< an interval, or else
-    std::string message;                        ///< a progress message
+    std::string message;                        ///< a progress message (groups empty), or else
     LiveEvent live;                             ///< an interval's test and phase
+    std::vector<results::MetricGroup> groups;   ///< metric groups to journal
   };
 
   void writer_loop();

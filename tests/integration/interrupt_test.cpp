@@ -4,9 +4,12 @@
 // tests survive recovery; the reporter ranks an interrupted run apart from a complete one.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <chrono>
 #include <fstream>
 #include <memory>
 #include <sstream>
+#include <thread>
 
 #include <nlohmann/json.hpp>
 
@@ -288,6 +291,94 @@ TEST(Interrupt, SigintSkippedTestsSurviveRecoveryAndPartialRunsAreRankedApart) {
   EXPECT_NE(pooled.find(",partial,"), std::string::npos) << csv_all;
   EXPECT_NE(md_all.find("| interrupted (partial) |"), std::string::npos) << md_all;
   EXPECT_EQ(md_all.find("not ranked"), std::string::npos) << md_all;
+}
+
+}  // namespace
+
+namespace {
+
+/// The journal's `groups` events so far that hold group `group` (the file may end mid-line).
+bool journal_has_group(const std::filesystem::path& journal, const std::string& group) {
+  std::error_code ec;
+  if (!std::filesystem::exists(journal, ec)) return false;
+  std::istringstream lines(read_file(journal));
+  for (std::string line; std::getline(lines, line);) {
+    const json e = json::parse(line, nullptr, /*allow_exceptions=*/false);
+    if (!e.is_discarded() && e.value("event", "") == "groups" && e["groups"].contains(group)) return true;
+  }
+  return false;
+}
+
+// A `rate: curve` killed after its max run and its first point (issue 32): each finished run's
+// metric group reached the journal when it finished, so `results recover` gives them, in a test
+// marked interrupted that says where they come from. And recover given the record instead of the
+// journal says what the file is.
+TEST(Interrupt, SigkillMidCurveRecoversTheFinishedRunsGroups) {
+  ScratchDir dir("interrupt-sigkill-curve");
+  const auto target = dir.path() / "target";
+  const auto out = dir.path() / "out";
+  std::filesystem::create_directories(target);
+  std::filesystem::create_directories(out);
+  const auto protocol = dir.path() / "curve.yaml";
+  std::ofstream(protocol)
+      << "protocol: curve\nseed: 3\ntests:\n"
+         "  - name: sizing\n    kind: tpcc\n    warmup: 1s\n    duration: 2s\n"
+         "    interval: 1s\n    tpcc: {backend: sqlite, warehouses: 1, users: 2, synchronous: 'OFF',\n"
+         "           rate: curve, curve: [20, 30, 40, 50, 60, 70, 80, 90]}\n";
+  std::filesystem::path journal;
+  {
+    Child child({DRIVELAB_EXE, "run", protocol.string(), "--target", target.string(), "--out", out.string()},
+                dir.path() / "stdout.txt", dir.path() / "stderr.txt");
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(240);
+    bool seen = false;
+    while (!seen && std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      for (const auto& f : std::filesystem::directory_iterator(out))
+        if (f.path().string().ends_with(".journal.jsonl")) journal = f.path();
+      seen = !journal.empty() && journal_has_group(journal, "point_020");
+    }
+    ASSERT_TRUE(seen) << child.out() << child.err();
+    child.signal(SIGKILL);
+    ASSERT_EQ(child.wait(std::chrono::seconds(30)), 128 + SIGKILL);
+  }
+  const auto recovered = dir.path() / "recovered.json";
+  const auto r = drivelab::testing::run(
+      {DRIVELAB_EXE, "results", "recover", journal.string(), "-o", recovered.string()}, dir.path());
+  ASSERT_EQ(r.status, 0) << r.out << r.err;
+  const drivelab::results::RunRecord rec = drivelab::results::read_record(recovered);
+  ASSERT_EQ(rec.tests.size(), 1u);
+  const auto& t = rec.tests[0];
+  EXPECT_EQ(t.status, drivelab::results::Status::interrupted);
+  // The max run and the first point, each with its achieved TPS; the points after it did not end.
+  std::vector<std::string> curve_runs;
+  for (const auto& g : t.groups) {
+    if (g.name != "max" && !g.name.starts_with("point_")) continue;
+    if (g.name.find('.') != std::string::npos) continue;  // per transaction type
+    curve_runs.push_back(g.name);
+    const auto tps = std::find_if(g.metrics.begin(), g.metrics.end(), [](const auto& m) { return m.name == "tps"; });
+    ASSERT_NE(tps, g.metrics.end()) << g.name;
+    EXPECT_GT(tps->value, 0.0) << g.name;
+  }
+  ASSERT_GE(curve_runs.size(), 2u);
+  EXPECT_EQ(curve_runs[0], "max");
+  EXPECT_EQ(curve_runs[1], "point_020");
+  EXPECT_LT(curve_runs.size(), 10u);  // max + 8 points would be a finished curve
+  ASSERT_FALSE(t.warnings.empty());
+  const auto marked = std::find_if(t.warnings.begin(), t.warnings.end(), [](const std::string& w) {
+    return w.starts_with("metric groups recovered from the journal of an interrupted test: ");
+  });
+  EXPECT_NE(marked, t.warnings.end());
+
+  // The record (not the journal) given to recover: named as a record, with what to give instead.
+  std::string record;
+  for (const auto& f : std::filesystem::directory_iterator(out))
+    if (f.path().extension() == ".json" && f.path().filename() != "latest.json") record = f.path().string();
+  ASSERT_FALSE(record.empty());
+  const auto wrong = drivelab::testing::run({DRIVELAB_EXE, "results", "recover", record}, dir.path());
+  EXPECT_EQ(wrong.status, 2) << wrong.out << wrong.err;
+  EXPECT_NE(wrong.err.find("'" + record + "' is a result record, not a journal"), std::string::npos) << wrong.err;
+  EXPECT_NE(wrong.err.find(".journal.jsonl"), std::string::npos) << wrong.err;
+  EXPECT_EQ(wrong.err.find("not valid JSON"), std::string::npos) << wrong.err;
 }
 
 }  // namespace

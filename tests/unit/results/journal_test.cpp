@@ -472,6 +472,71 @@ TEST(Recovery, ATestEndedAgainIsOneTestWithItsLaterEnd) {
   EXPECT_EQ(r.tests[1].status, Status::complete);
 }
 
+// A curve killed after its max run and a point: the groups journaled as each run finished are
+// recovered into the interrupted test, which says they are the finished runs of an interrupted test.
+TEST(Recovery, GroupsOfAnInterruptedTestAreRecoveredAndMarked) {
+  TempDir dir;
+  const auto path = dir / "j.jsonl";
+  const Metric tps{"tps", 100, "1/s", "", std::nullopt};
+  {
+    Journal j(path);
+    j.append(journal_run_start(header()));
+    j.append(journal_test_start(started("a")));
+    j.append(journal_interval("a", Interval{5, 5, {{"tps", 100}}}));
+    j.append(journal_groups("a", {MetricGroup{"max", {tps}}}));
+    j.append(journal_groups("ghost", {MetricGroup{"max", {tps}}}));
+    Metric later = tps;
+    later.value = 101;
+    j.append(journal_groups("a", {MetricGroup{"max", {later}}, MetricGroup{"point_050", {tps}}}));
+    j.append(journal_interval("a", Interval{10, 5, {{"tps", 50}}}));
+  }
+  const RunRecord r = recover_from_journal(path);
+  ASSERT_EQ(r.tests.size(), 1u);
+  const TestRecord& t = r.tests[0];
+  EXPECT_EQ(t.status, Status::interrupted);
+  ASSERT_EQ(t.groups.size(), 2u);
+  EXPECT_EQ(t.groups[0].name, "max");
+  ASSERT_EQ(t.groups[0].metrics.size(), 1u);
+  EXPECT_EQ(t.groups[0].metrics[0].value, 101);  // the later group replaces the earlier
+  EXPECT_EQ(t.groups[0].metrics[0].unit, "1/s");
+  EXPECT_EQ(t.groups[1].name, "point_050");
+  ASSERT_EQ(t.warnings.size(), 1u);
+  EXPECT_TRUE(t.warnings[0].starts_with(std::string(kRecoveredGroupsWarning) + "max, point_050: ")) << t.warnings[0];
+  EXPECT_EQ(r.warnings.back(), "journal recovery: groups for test 'ghost' that was not started; skipped");
+  // A test that ended has its record as written at its end: no recovery warning.
+  {
+    Journal j(path);
+    j.append(journal_run_start(header()));
+    j.append(journal_test_start(started("a")));
+    j.append(journal_groups("a", {MetricGroup{"max", {tps}}}));
+    TestRecord done = started("a");
+    done.status = Status::complete;
+    j.append(journal_test_end(done));
+  }
+  const RunRecord ended = recover_from_journal(path);
+  ASSERT_EQ(ended.tests.size(), 1u);
+  EXPECT_TRUE(ended.tests[0].groups.empty());
+  EXPECT_TRUE(ended.tests[0].warnings.empty());
+}
+
+// `results recover` given the record instead of the journal says so, naming the file, whether the
+// record is indented (as the runner writes it) or on one line.
+TEST(Recovery, ARecordIsNamedAsOneNotAJournal) {
+  TempDir dir;
+  const auto path = dir / "run.json";
+  for (const int indent : {2, -1}) {
+    write_record(path, testing::sample_run(), indent);
+    try {
+      recover_from_journal(path);
+      FAIL() << indent;
+    } catch (const ConfigError& e) {
+      EXPECT_EQ(std::string(e.what()).rfind("'" + path.string() + "' is a result record, not a journal: ", 0), 0u)
+          << e.what();
+      EXPECT_NE(std::string(e.what()).find("<run_id>.journal.jsonl"), std::string::npos) << e.what();
+    }
+  }
+}
+
 TEST(Recovery, DamagedMiddleLinesAreSkippedWithWarnings) {
   TempDir dir;
   const auto path = dir / "j.jsonl";

@@ -5,6 +5,8 @@
 
 #include <thread>
 
+#include <fmt/format.h>
+
 #include "drivelab/core/errors.hpp"
 
 namespace drivelab::results {
@@ -15,6 +17,7 @@ struct Seen : TestRecorder::Listener {
   std::vector<std::size_t> interval_counts;
   std::vector<double> interval_t;
   std::vector<std::string> messages;
+  std::vector<std::string> groups;  // "<test>: <group> (<metrics>)" per group handed over
   void on_interval(const TestRecord& test, const Interval& interval) override {
     interval_counts.push_back(test.intervals.size());
     interval_t.push_back(interval.t_s);
@@ -22,6 +25,9 @@ struct Seen : TestRecorder::Listener {
   }
   void on_message(const TestRecord& test, std::string_view message) override {
     messages.push_back(test.name + ": " + std::string(message));
+  }
+  void on_groups(std::string_view test, const std::vector<MetricGroup>& gs) override {
+    for (const MetricGroup& g : gs) groups.push_back(fmt::format("{}: {} ({})", test, g.name, g.metrics.size()));
   }
 };
 
@@ -39,6 +45,36 @@ TEST(Recorder, IntervalsReachTheListenerWithTheRecordIncludingThem) {
   EXPECT_EQ(seen.interval_t, (std::vector<double>{5, 10}));
   EXPECT_EQ(seen.messages, (std::vector<std::string>{"oltp: loading warehouse 2/10"}));
   EXPECT_EQ(r.details["seen"], true);
+}
+
+// The groups a curve's runs record reach the listener whole, once per change, before the next
+// interval or message (the runner journals them: a killed curve keeps its finished runs).
+TEST(Recorder, ChangedGroupsReachTheListenerBeforeTheNextIntervalOrMessage) {
+  TestRecord r;
+  r.name = "oltp";
+  Seen seen;
+  TestRecorder rec(r, &seen);
+  rec.group_metric("max", catalogue::tps, 100);
+  rec.group_metric("max", catalogue::qps, 2000);
+  EXPECT_TRUE(seen.groups.empty());  // not yet: the run may record more of its group
+  rec.message("curve point 50%: 50.0 TPS (open loop)");
+  EXPECT_EQ(seen.groups, (std::vector<std::string>{"oltp: max (2)"}));
+  rec.interval(Interval{5, 5, {{"tps", 1}}});
+  rec.message("again");
+  EXPECT_EQ(seen.groups.size(), 1u);  // nothing changed since
+  rec.group_metric("point_050", catalogue::tps, 50);
+  rec.group_metric("max", catalogue::tps, 101);
+  rec.interval(Interval{10, 5, {{"tps", 2}}});
+  EXPECT_EQ(seen.groups, (std::vector<std::string>{"oltp: max (2)", "oltp: max (2)", "oltp: point_050 (1)"}));
+  rec.group_metric("point_070", catalogue::tps, 70);
+  rec.flush_groups();
+  rec.flush_groups();
+  EXPECT_EQ(seen.groups.back(), "oltp: point_070 (1)");
+  EXPECT_EQ(seen.groups.size(), 4u);
+  TestRecorder quiet(r, nullptr);  // without a listener: nothing to hand over, nothing kept
+  quiet.group_metric("point_080", catalogue::tps, 80);
+  quiet.flush_groups();
+  EXPECT_EQ(seen.groups.size(), 4u);
 }
 
 // The interval sampler (the runner's telemetry) adds its values before the interval is checked,

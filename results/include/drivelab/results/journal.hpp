@@ -8,6 +8,8 @@
 ///   {"event":"test_start","test":"oltp","kind":"tpcc","config":{...},"at":"..."}
 ///     (a repeated run's: "repetition": k, "seed": s[, "discarded": true] after "kind")
 ///   {"event":"interval","test":"oltp","interval":{"t_s":5,"duration_s":5,"values":{...}}}
+///   {"event":"groups","test":"oltp","groups":{"max":{...},"point_050":{...}}}
+///     (metric groups set while the test runs, as the record's "groups": a curve's finished runs)
 ///   {"event":"test_end","test":"oltp","record":{...full TestRecord...}}
 ///   {"event":"run_end","status":"complete","reason":"","at":"..."}
 ///
@@ -16,14 +18,18 @@
 /// `interrupted`, and the run marked `interrupted` with reason "journal ends before run_end".
 ///
 /// Recovery rules in full (docs/results.md, "Journal"):
-///  - the first complete line must be run_start with record.schema drivelab.run/1 (else ConfigError);
+///  - the first complete line must be run_start with record.schema drivelab.run/1 (else ConfigError;
+///    a result record given instead is named as one: "'<path>' is a result record, not a journal");
 ///  - test_start opens a test (status running, config, started_at = at, repetition, seed,
-///    discarded); interval appends to the open test of that name; test_end replaces it by the full
+///    discarded); interval appends to the open test of that name; groups puts each group into the
+///    open test of that name (replacing one of the same name); test_end replaces it by the full
 ///    record written at its end (a test_end without a test_start: a skipped test, appended; one
 ///    repeating the last test_end's name and repetition replaces it);
 ///  - run_end sets the run's status, reason and finished_at (= at);
 ///  - a test still open at the end: status interrupted, reason "journal ends before test_end",
-///    measured_s = t_s of its last interval; no run_end: run status interrupted, reason
+///    measured_s = t_s of its last interval, and when it has groups a warning that they are the
+///    finished runs of an interrupted test (kRecoveredGroupsWarning); no run_end: run status
+///    interrupted, reason
 ///    "journal ends before run_end" (a run_end, when present, wins);
 ///  - a repeated run's `repetitions` are computed from the recovered tests (record_stats.hpp);
 ///  - a last line without its newline that does not parse (torn by a crash) is dropped with a
@@ -103,8 +109,14 @@ bool remove_stale_reserve(const std::filesystem::path& journal);
 Json journal_run_start(const RunRecord& header);  ///< `tests` is written empty
 Json journal_test_start(const TestRecord& test);  ///< name, kind, config, at = started_at
 Json journal_interval(std::string_view test, const Interval& interval);
+Json journal_groups(std::string_view test, const std::vector<MetricGroup>& groups);
 Json journal_test_end(const TestRecord& test);
 Json journal_run_end(Status status, std::string_view reason, std::string_view at);
+
+/// The start of the warning a recovered interrupted test with metric groups carries: "metric groups
+/// recovered from the journal of an interrupted test: max, point_050 ...".
+inline constexpr std::string_view kRecoveredGroupsWarning =
+    "metric groups recovered from the journal of an interrupted test: ";
 
 /// Rebuilds a record from a journal (see file comment). Throws ConfigError if the first line is
 /// not a run_start event of schema drivelab.run/1.

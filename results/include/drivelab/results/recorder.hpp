@@ -10,6 +10,7 @@
 #include <mutex>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "drivelab/results/catalogue.hpp"
 #include "drivelab/results/record.hpp"
@@ -25,6 +26,12 @@ class TestRecorder {
     virtual void on_interval(const TestRecord& test, const Interval& interval) = 0;
     /// A free-form progress message ("loading warehouse 2/10, ETA 12s").
     virtual void on_message(const TestRecord& test, std::string_view message) = 0;
+    /// Metric groups of test `test` set or changed since the last call, each whole (flush_groups).
+    /// The runner journals them, so the runs of a curve that finished survive a SIGKILL.
+    virtual void on_groups(std::string_view test, const std::vector<MetricGroup>& groups) {
+      (void)test;
+      (void)groups;
+    }
   };
 
   TestRecorder(TestRecord& record, Listener* listener) : record_(record), listener_(listener) {}
@@ -41,6 +48,14 @@ class TestRecorder {
   void interval(Interval interval);
   /// Forwards to listener->on_message (with a snapshot, as interval()); records nothing.
   void message(std::string_view text);
+  /// Hands the metric groups set or changed since the last hand-over (group_metric) to
+  /// listener->on_groups, each group whole: the runner journals them (results/journal.hpp, event
+  /// `groups`), so `results recover` of a killed run gives the groups of every run of a curve that
+  /// had finished (max, point_050, ...). interval() and message() do it first, so a group recorded
+  /// between two of them reaches the journal with the next; an emulator calls it itself when a
+  /// run it just recorded is followed by a long stretch without either. No-op without a listener
+  /// or without changes.
+  void flush_groups();
   /// Adds or replaces the headline metric `def` (catalogue.hpp) with `value`; `description` is the
   /// record's one line, the declaration's description when empty. Name and unit are the
   /// declaration's (`unit` only for a declaration with an other_unit).
@@ -82,7 +97,10 @@ class TestRecorder {
   std::mutex listener_mu_;  ///< keeps listener calls in order; taken before mu_, never after
   TestRecord& record_;
   Listener* listener_;
-  std::function<void(Interval&)> sampler_;  ///< set before the emulator runs; called under listener_mu_
+  std::function<void(Interval&)> sampler_;   ///< set before the emulator runs; called under listener_mu_
+  std::vector<std::string> changed_groups_;  ///< group_metric since the last flush_groups (mu_)
+
+  void flush_groups_locked();  ///< flush_groups with listener_mu_ held
 };
 
 }  // namespace drivelab::results
