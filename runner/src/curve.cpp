@@ -157,6 +157,16 @@ std::string nothing_completed(double rate_per_s, double measured_s) {
       measured_s);
 }
 
+std::string above_max_run(const std::string& group, double achieved, double max_run, double measured_s) {
+  if (!(max_run > 0) || !(achieved > max_run * (1.0 + rate_tolerance(max_run, measured_s)))) return {};
+  return fmt::format(
+      "{} completed {}, {:.1f}% more than the max run's {} (closed loop): the max run was not the maximum "
+      "(with every session busy the database served less, or it ran colder); the percentages of the curve "
+      "are of the max run, the sizing answer reads every run's achieved rate",
+      group, results::format_rate(achieved, "TPS"), 100.0 * (achieved / max_run - 1.0),
+      results::format_rate(max_run, "TPS"));
+}
+
 std::string curve_run_line(const std::string& group, double pct, double requested, double achieved, double p99_ms,
                            double measured_s) {
   const std::string p99 =
@@ -256,14 +266,14 @@ std::string reason(const SloAnswer& a, const SloBound& b, std::string_view word)
     case SloOutcome::interpolated:
       return fmt::format("interpolated between {} and {}", point_text(*a.below, word), point_text(*a.above, word));
     case SloOutcome::first_point_exceeds:
-      return fmt::format("none: the lowest point, {}, is already above {:g} ms; run lower curve points",
+      return fmt::format("the lowest point, {}, is already above {:g} ms; run lower curve points",
                          point_text(*a.above, word), b.bound_ms);
     case SloOutcome::bound_not_reached:
       return fmt::format(
           "bound not reached: every point is within it, the highest is {}; the answer is above "
           "what was measured",
           point_text(*a.below, word));
-    case SloOutcome::no_points: return "none: no curve point was measured";
+    case SloOutcome::no_points: return "no curve point was measured";
     case SloOutcome::interrupted_lower_bound:
       return fmt::format(
           "curve interrupted after {}: every point run is within the bound, the highest is {}; only a lower "

@@ -297,6 +297,9 @@ void SysbenchEmulator::run_phase(runner::TestContext& ctx) {
 
 std::string SysbenchEmulator::run_curve(runner::TestContext& ctx, std::vector<CurveRun>& runs) {
   auto& rec = *ctx.recorder;
+  // Each run's groups as it finishes, journaled at once: a killed curve recovers the runs it finished.
+  record_curve_point(rec, runs.front());
+  rec.flush_groups();
   rec.message(runs.front().console_line());
   const auto stopped = [&] { return stop_or_failed(ctx); };
   const runner::RateCurveResult curve =
@@ -314,7 +317,13 @@ std::string SysbenchEmulator::run_curve(runner::TestContext& ctx, std::vector<Cu
         if (!driver_->failed()) {
           runs.push_back(CurveRun{
               .group = p.group, .requested_pct = p.pct, .requested_tps = p.rate_per_s, .totals = driver_->totals()});
+          record_curve_point(rec, runs.back());
+          rec.flush_groups();
           rec.message(runs.back().console_line());
+          if (std::string w = runner::above_max_run(runs.back().group, runs.back().tps(), runs.front().tps(),
+                                                    runs.back().totals.measured_s);
+              !w.empty())
+            rec.warning(std::move(w));
         }
         return stop_or_failed(ctx);
       });
@@ -386,7 +395,6 @@ void SysbenchEmulator::record_results(runner::TestContext& ctx, const DriverTota
   if (c.events > 0) rec.detail("queries_per_transaction", n(c.queries.total()) / n(c.events));
   if (totals.rate_per_s > 0) record_open_loop(rec, totals, config_.threads);
   if (config_.rate_curve) {
-    for (const CurveRun& r : runs) record_curve_point(rec, r);
     rec.detail("points", curve_points_json(runs, config_.threads));
     warn_points_not_held(rec, runs, config_.threads);
   }

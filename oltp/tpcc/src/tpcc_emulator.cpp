@@ -491,6 +491,7 @@ void TpccEmulator::run_phase(runner::TestContext& ctx) {
 std::string TpccEmulator::run_curve(runner::TestContext& ctx, std::vector<CurveRun>& runs) {
   auto& rec = *ctx.recorder;
   record_curve_point(rec, runs.front());
+  rec.flush_groups();
   rec.message(runs.front().console_line());
   const auto stopped = [&] { return stop_or_failed(ctx); };
   const runner::RateCurveResult curve =
@@ -509,7 +510,11 @@ std::string TpccEmulator::run_curve(runner::TestContext& ctx, std::vector<CurveR
           CurveRun run{
               .group = p.group, .requested_pct = p.pct, .requested_tps = p.rate_per_s, .totals = driver_->totals()};
           record_curve_point(rec, run);
+          rec.flush_groups();  // journaled now: a killed curve recovers the runs it finished
           rec.message(run.console_line());
+          if (std::string w = runner::above_max_run(run.group, run.tps(), runs.front().tps(), run.totals.measured_s);
+              !w.empty())
+            rec.warning(std::move(w));
           runs.push_back(std::move(run));
         }
         return stop_or_failed(ctx);

@@ -116,6 +116,15 @@ std::string nothing_completed(double rate_per_s, double measured_s);
 std::string curve_run_line(const std::string& group, double pct, double requested, double achieved, double p99_ms,
                            double measured_s);
 
+/// The warning of an open-loop point that completed more than the closed-loop max run by more than
+/// the Poisson noise of its own count (rate_tolerance of the max run's rate over the point's
+/// measured time), or "" when it did not. Such a point does not make the sizing answer wrong (the
+/// answer reads every run's achieved rate), but the max run was not the maximum: with every
+/// session busy the database served less than with fewer waiting (lock and latch contention),
+/// or the max run ran colder (docs/oltp-tpcc.md, "A point above the max run"). "point_120
+/// completed 545.0 TPS, 26.5% more than the max run's 431.0 TPS (closed loop): ...".
+std::string above_max_run(const std::string& group, double achieved, double max_run, double measured_s);
+
 /// One open-loop point of an OLTP `rate: curve` (kind sysbench), as run_rate_curve hands it over.
 struct RateCurvePoint {
   std::size_t index = 0;  ///< 1 for the first point (0 is the max run): the point's random stream
