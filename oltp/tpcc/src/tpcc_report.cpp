@@ -164,17 +164,20 @@ std::string login_lag_warning(int logged_in, int users, double login_rate_per_s,
   const double schedule_s = login_rate_per_s > 0 ? users / login_rate_per_s : 0.0;
   const std::string due = login_rate_per_s > 0 ? fmt::format("the last login was due {:.3g} s", schedule_s)
                                                : std::string("every login was due at once");
+  // `warmup: 0` still takes the driver's start-up (a fraction of a millisecond): "the 0 s warm-up",
+  // not "the 0.000537 s warm-up".
+  const std::string warmup = fmt::format("the {:.3g} s warm-up", warmup_s < 0.05 ? 0.0 : warmup_s);
   if (warmup_s < schedule_s + kLoginGraceS)
     return fmt::format(
         "only {} of {} users were logged in when the measured phase began (login_rate {:g}/s): {} into "
-        "the {:.3g} s warm-up; make warmup at least users / login_rate + {:g} s = {:.3g} s",
-        logged_in, users, login_rate_per_s, due, warmup_s, kLoginGraceS, schedule_s + kLoginGraceS);
+        "{}; make warmup at least users / login_rate + {:g} s = {:.3g} s",
+        logged_in, users, login_rate_per_s, due, warmup, kLoginGraceS, schedule_s + kLoginGraceS);
   return fmt::format(
-      "only {} of {} users were logged in when the measured phase began (login_rate {:g}/s), though {} into the "
-      "{:.3g} s warm-up: the others were still connecting, so the server accepts sessions slowly (a connect waits "
+      "only {} of {} users were logged in when the measured phase began (login_rate {:g}/s), though {} into "
+      "{}: the others were still connecting, so the server accepts sessions slowly (a connect waits "
       "up to its time-out) and a longer warm-up would not fix it; the measured phase ran with fewer users than "
       "asked: find what slows the server's logins{}",
-      logged_in, users, login_rate_per_s, due, warmup_s,
+      logged_in, users, login_rate_per_s, due, warmup,
       login_rate_per_s > 0 ? ", or lower login_rate" : ", or set login_rate to stagger them");
 }
 
