@@ -1,6 +1,7 @@
 // What a run learns once before its first test (run_facts.hpp).
 #include "drivelab/telemetry/run_facts.hpp"
 
+#include <algorithm>
 #include <exception>
 
 #include <fmt/format.h>
@@ -16,8 +17,9 @@ results::Json RunFacts::details() const {
 RunFacts probe_run(const std::filesystem::path& target, bool measure_ceiling, const HealthTools& tools) {
   RunFacts f;
   f.tools = tools;
+  f.tools.timeout = std::min(tools.timeout, kRunToolTimeout);
   try {
-    f.health = run_health(read_drive_health_of(target, tools));
+    f.health = run_health(read_drive_health_of(target, f.tools));
   } catch (const std::exception& ex) {
     f.health = run_health({{}, fmt::format("drive health not read: {}", ex.what())});
   }
