@@ -277,13 +277,14 @@ RunOutcome run_protocol(Protocol& protocol, const RunOptions& options, const Sto
   if (ec)
     throw EnvironmentError(
         fmt::format("cannot create output directory '{}': {}", options.out_dir.string(), ec.message()));
+  // Once, before the first test and before --start-at's wait (its second of measuring does not
+  // delay an agreed start): the drives' health to read, the harness's own ceiling. In the
+  // journal's run_start too, so `results recover` keeps it.
+  const telemetry::RunFacts facts =
+      telemetry::probe_run(options.target, options.harness_ceiling && protocol.harness_ceiling);
   wait_for_start(options, stop);
   fill_header(record, protocol, options, target);
   record_plan(record, plan);
-  // Once, before the first test (and in the journal's run_start, so `results recover` keeps it):
-  // the drives' health to read, the harness's own ceiling.
-  const telemetry::RunFacts facts =
-      telemetry::probe_run(options.target, options.harness_ceiling && protocol.harness_ceiling);
   record.details = facts.details();
 
   outcome.record_path = options.out_dir / (record.run_id + ".json");
