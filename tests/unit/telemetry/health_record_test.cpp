@@ -10,19 +10,14 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "health_data.hpp"
+
 namespace drivelab::telemetry {
 namespace {
 
 namespace fs = std::filesystem;
 
-std::string data(const std::string& name) {
-  const fs::path p = fs::path(DRIVELAB_SOURCE_DIR) / "tests" / "data" / "health" / name;
-  std::ifstream in(p, std::ios::binary);
-  EXPECT_TRUE(in) << p;
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+std::string data(const std::string& name) { return testing::health_data(name); }
 
 /// A WDC SN730's reading: `log`'s SMART log with the captured id-ctrl (WCTEMP 84 °C, CCTEMP 88 °C).
 HealthSnapshot sn730(const std::string& log) {
