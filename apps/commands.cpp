@@ -122,6 +122,7 @@ int execute(runner::Protocol& protocol, const RunArgs& args) {
   options.live_line = ::isatty(STDOUT_FILENO) == 1;
   options.barrier_timeout = args.barrier_timeout;
   options.repeat = args.repeat;
+  options.harness_ceiling = !args.no_harness_ceiling;
   std::unique_ptr<runner::Cohort> cohort;
   std::ostringstream follower_out;  // ranks > 0 print one line at the end, not the run's progress
   if (place.launched) {

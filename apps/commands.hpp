@@ -30,6 +30,8 @@ struct RunArgs {
   std::vector<std::string> overrides;  ///< --set key.path=value
   std::vector<std::string> only;       ///< --only NAME[,NAME...]: run just these tests (protocol order)
   bool quiet = false;
+  /// --no-harness-ceiling: runner::RunOptions::harness_ceiling = false.
+  bool no_harness_ceiling = false;
   std::vector<std::string> command_line;
   /// --barrier-timeout: longest wait of a multi-host run's collectives (docs/multihost.md).
   std::chrono::nanoseconds barrier_timeout{std::chrono::minutes(10)};

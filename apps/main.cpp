@@ -52,6 +52,10 @@ void add_run_options(CLI::App& cmd, RunArgs& args, bool target_required = true) 
                  "Override a protocol key: --set tests[0].duration=10s, --set 'tests[*].warmup=0s'")
       ->take_all();
   cmd.add_flag("--quiet,-q", args.quiet, "No per-interval lines (the summary is still printed)");
+  cmd.add_flag("--no-harness-ceiling", args.no_harness_ceiling,
+               "Do not measure the harness's own ceiling (the null engine's I/Os per CPU-second, about 0.1 s) "
+               "before the first test, nor check tests against it (protocol key harness_ceiling: false; "
+               "docs/telemetry.md)");
   cmd.add_option_function<std::string>(
       "--barrier-timeout",
       [&args](const std::string& v) {

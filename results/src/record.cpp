@@ -177,6 +177,7 @@ Json to_json(const RunRecord& r) {
   out["warnings"] = r.warnings;
   if (r.hosts.is_array() && !r.hosts.empty()) out["hosts"] = r.hosts;
   if (r.repetitions.is_array() && !r.repetitions.empty()) out["repetitions"] = r.repetitions;
+  if (r.details.is_object() && !r.details.empty()) out["details"] = r.details;
   out["tests"] = std::move(tests);
   return out;
 }
@@ -385,6 +386,7 @@ RunRecord run_record_from_json(const Json& j) {
     expect(rs->is_array(), *rs, "repetitions", "an array");
     r.repetitions = *rs;
   }
+  if (const Json* d = member(j, "details")) r.details = object_at(*d, "details");
   const Json& tests = required(j, "tests", "");
   expect(tests.is_array(), tests, "tests", "an array");
   for (std::size_t i = 0; i < tests.size(); ++i) r.tests.push_back(test_at(tests[i], at_index("tests", i)));

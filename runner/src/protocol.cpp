@@ -67,6 +67,7 @@ results::Json Protocol::effective() const {
   if (repeat != 1) j["repeat"] = repeat;
   if (repeat_between != RepeatBetween::as_is) j["repeat_between"] = to_string(repeat_between);
   if (!destroy_data_on.empty()) j["destroy_data_on"] = destroy_data_on;
+  if (!harness_ceiling) j["harness_ceiling"] = false;
   if (!hosts.empty()) {
     results::Json hj = results::Json::array();
     for (const HostEntry& h : hosts) {
@@ -108,6 +109,7 @@ Protocol decode_protocol(const config::Document& doc, const Registry& registry, 
   if (const config::Node seed = r.section("seed"); seed.defined()) p.seed = decode_seed(seed);
   r.integer("repeat", p.repeat, {.min = 1, .max = kMaxRepeat});
   r.choice("repeat_between", p.repeat_between, kRepeatBetweenNames);
+  r.boolean("harness_ceiling", p.harness_ceiling);
   if (r.string("destroy_data_on", p.destroy_data_on) && p.destroy_data_on.empty())
     root.child("destroy_data_on")
         .error("destroy_data_on must name a device's serial number (or a loop device's backing file)");

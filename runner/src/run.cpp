@@ -20,6 +20,7 @@
 #include "drivelab/results/validate.hpp"
 #include "run_state.hpp"
 #include "target.hpp"
+#include "drivelab/telemetry/run_facts.hpp"
 #include "test_sequence.hpp"
 
 namespace drivelab::runner {
@@ -276,9 +277,15 @@ RunOutcome run_protocol(Protocol& protocol, const RunOptions& options, const Sto
   if (ec)
     throw EnvironmentError(
         fmt::format("cannot create output directory '{}': {}", options.out_dir.string(), ec.message()));
+  // Once, before the first test and before --start-at's wait (its second of measuring does not
+  // delay an agreed start): the drives' health to read, the harness's own ceiling. In the
+  // journal's run_start too, so `results recover` keeps it.
+  const telemetry::RunFacts facts =
+      telemetry::probe_run(options.target, options.harness_ceiling && protocol.harness_ceiling);
   wait_for_start(options, stop);
   fill_header(record, protocol, options, target);
   record_plan(record, plan);
+  record.details = facts.details();
 
   outcome.record_path = options.out_dir / (record.run_id + ".json");
   outcome.journal_path = options.out_dir / (record.run_id + ".journal.jsonl");
@@ -304,7 +311,7 @@ RunOutcome run_protocol(Protocol& protocol, const RunOptions& options, const Sto
 
   if (options.live_metrics != nullptr)
     options.live_metrics->run_started(record.run_id, protocol.name, protocol.tests.size());
-  detail::RunContext run{record, state, journal, options, target, stop, cr, {}};
+  detail::RunContext run{record, state, journal, options, target, stop, cr, {}, &facts};
   run.end_before_collective = [&run](const results::TestRecord* ending) { end_before_collective(ending, run); };
   run_tests(protocol, plan, run);
   note_short_repetitions(record, plan);

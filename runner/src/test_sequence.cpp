@@ -75,6 +75,9 @@ class TestSequence {
     if (ran_) record_telemetry();
     if (ran_ && failure_.empty()) within_run_confidence();
     verify();
+    // A physics check that fails the test (telemetry/physics.hpp), after verify: the database's
+    // consistency is still checked.
+    if (failure_.empty() && !physics_failure_.empty()) failure_ = physics_failure_;
     if (entered_prepare_) test_.emulator->cleanup(ctx_);
     // Every interval journaled before the test's end (the writer thread may still hold some).
     if (std::string err = run_.state.flush(); !err.empty() && failure_.empty())
@@ -138,6 +141,7 @@ class TestSequence {
       e.warmup(ctx_);
     });
     t_measure_ = monotonic_ns();
+    if (go_ && failure_.empty() && !run_.stop.requested()) health_before();
     // A kind whose run is not `duration:` long (a render, a replay, a curve) says what it does instead.
     const std::string schedule = e.schedule(test_.settings);
     phase("run",
@@ -151,23 +155,33 @@ class TestSequence {
     if (telemetry_) {
       telemetry_->end();
       recorder_.set_interval_sampler({});
+      if (ran_) telemetry_->health_after();
     }
+  }
+
+  /// The test's telemetry, made before the measured phase: the drives' health read now (when
+  /// the run found drives to read; telemetry/health_record.hpp), outside the window.
+  void health_before() {
+    telemetry_.emplace(run_.options.target);
+    telemetry_->set_run(run_.facts);
+    telemetry_->health_before();
   }
 
   /// The device and host telemetry of the measured phase (telemetry/test_telemetry.hpp): a sample
   /// now, and one at each interval the emulator closes, its figures added to the interval.
   void sample_intervals() {
-    telemetry_.emplace(run_.options.target);
+    if (!telemetry_) health_before();
     telemetry_->begin();
     recorder_.set_interval_sampler([this](results::Interval& iv) { telemetry_->close_interval(iv); });
   }
 
-  /// The telemetry's figures over the measured phase, the demand per unit of work and
-  /// details.telemetry; a failure to record them is a warning, not the test's failure.
+  /// The telemetry's figures over the measured phase, the demand per unit of work,
+  /// details.telemetry and details.health, and the physics checks (a failing one fails the test
+  /// after verify); a failure to record them is a warning, not the test's failure.
   void record_telemetry() {
     if (!telemetry_) return;
     try {
-      telemetry_->record(recorder_);
+      physics_failure_ = telemetry_->record(recorder_);
     } catch (const std::exception& ex) {
       recorder_.warning(fmt::format("device and host telemetry not recorded: {}", ex.what()));
     }
@@ -269,8 +283,9 @@ class TestSequence {
   std::string label_;  ///< the test's name, with its repetition in a repeated run
   results::TestRecorder recorder_;
   TestContext ctx_;
-  std::optional<telemetry::TestTelemetry> telemetry_;  ///< from the start of the measured phase
+  std::optional<telemetry::TestTelemetry> telemetry_;  ///< from just before the measured phase
   std::string failure_;
+  std::string physics_failure_;  ///< a physics check that fails the test (telemetry/physics.hpp)
   bool failed_hurried_ = false;  ///< the failure came after a second signal stopped the servers at once
   bool go_ = true;               ///< every barrier so far let every rank in
   bool ran_ = false;

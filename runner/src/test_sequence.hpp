@@ -14,6 +14,7 @@
 #include "drivelab/runner/protocol.hpp"
 #include "drivelab/runner/run.hpp"
 #include "drivelab/runner/stop.hpp"
+#include "drivelab/telemetry/run_facts.hpp"
 #include "run_state.hpp"
 #include "target.hpp"
 
@@ -42,6 +43,9 @@ struct RunContext {
   /// back from it, the test and the run end again as usual and their later events win (`results
   /// recover` keeps the last test_end of a test and the last run_end). Errors are said, not thrown.
   std::function<void(const results::TestRecord* ending)> end_before_collective;
+  /// What the run found once before its first test (drive health to read, the harness's
+  /// ceiling: telemetry/run_facts.hpp), for each test's telemetry.
+  const telemetry::RunFacts* facts = nullptr;
 };
 
 /// Runs test `index` of the protocol as `rep` and appends its record to run.record (and writes the

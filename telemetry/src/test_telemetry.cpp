@@ -15,9 +15,7 @@ namespace cat = results::catalogue;
 
 /// The value of headline metric `def` in `test`, when recorded, finite and above 0.
 std::optional<double> work(const results::TestRecord& test, const results::MetricDef& def) {
-  const results::Metric* m = test.find_metric(def.name);
-  if (m == nullptr || !(m->value > 0) || m->value - m->value != 0) return std::nullopt;
-  return m->value;
+  return positive_metric(test, def);
 }
 
 results::Json values_json(const std::vector<Figure>& figures) {
@@ -105,11 +103,7 @@ std::vector<Figure> demand_metrics(const results::TestRecord& test, const Device
   if (const auto ios = work(test, cat::ios)) {
     out.insert(out.end(), {{&cat::device_read_ios_per_io, ri / *ios}, {&cat::device_write_ios_per_io, wi / *ios}});
   }
-  std::optional<double> app_bytes = work(test, cat::bytes);
-  if (!app_bytes && seconds > 0) {
-    if (const auto mb_s = work(test, cat::mb_s)) app_bytes = *mb_s * 1e6 * seconds;
-  }
-  if (app_bytes) {
+  if (const std::optional<double> app_bytes = application_bytes(test, seconds)) {
     out.insert(out.end(), {{&cat::device_read_bytes_per_byte, rb / *app_bytes},
                            {&cat::device_write_bytes_per_byte, wb / *app_bytes}});
   }
@@ -165,8 +159,14 @@ TestTelemetry::Sample TestTelemetry::take() {
   return s;
 }
 
+void TestTelemetry::health_before() {
+  if (run_ == nullptr || !run_->health.available || !stack_) return;
+  health_before_ = read_drive_health(*stack_, run_->tools);
+}
+
 void TestTelemetry::begin() {
   std::lock_guard lock(mu_);
+  cpu_first_ = process_cpu_times();
   first_ = take();
   previous_ = first_;
   ended_ = false;
@@ -197,64 +197,119 @@ void TestTelemetry::end() {
   std::lock_guard lock(mu_);
   if (!first_ || ended_) return;
   last_ = take();
+  cpu_last_ = process_cpu_times();
   ended_ = true;
 }
 
-void TestTelemetry::record(results::TestRecorder& rec) {
+void TestTelemetry::health_after() {
+  if (!health_before_ || !stack_) return;
+  health_after_ = read_drive_health(*stack_, run_->tools);
+}
+
+std::optional<BlockRates> TestTelemetry::record_devices(results::TestRecorder& rec, results::Json& details,
+                                                        double seconds) {
+  std::optional<BlockRates> head;
+  details["stack"] = stack_->describe();
+  results::Json devices = results::Json::array();
+  for (std::size_t i = 0; i < stack_->devices.size(); ++i) {
+    const StackDevice& d = stack_->devices[i];
+    results::Json dj = {{"name", d.block.name}, {"role", role_name(d.role)}};
+    if (i > 0) dj["below"] = stack_->devices[d.below_of].block.name;
+    if (!first_->devices[i] || !last_->devices[i]) {
+      devices.push_back(std::move(dj));
+      continue;
+    }
+    const BlockRates r = block_rates(*first_->devices[i], *last_->devices[i], seconds);
+    std::vector<Figure> figures = totals_figures(totals_of(r), r.has_flushes);
+    const std::vector<Figure> rates = device_figures(r);
+    figures.insert(figures.end(), rates.begin(), rates.end());
+    if (i == 0) {
+      head = r;
+      for (const auto& [def, v] : figures) rec.metric(*def, v);
+      // The work the emulator recorded (read under the recorder's lock, recorded after it).
+      // A curve (vdbench `iorate: curve`, tpcc/sysbench `rate: curve`) runs several rates, each
+      // with its own warm-up, inside the one window the device counters cover, while its work
+      // metrics are the max run's: their ratio would be several times too high (3.5 device reads
+      // per 4 KiB O_DIRECT read in a vdbench curve). Per-unit demand is for one-rate tests only.
+      std::vector<Figure> demand;
+      bool curve = false;
+      rec.with_record([&](const results::TestRecord& t) {
+        const auto points = t.details.find("points");
+        curve = points != t.details.end() && points->is_array() && points->size() > 1;
+        if (!curve) demand = demand_metrics(t, totals_of(r), seconds);
+      });
+      for (const auto& [def, v] : demand) rec.metric(*def, v);
+      if (curve)
+        details["no_demand"] =
+            "a curve: the device counters cover every point and its warm-up, the work metrics the max run "
+            "only, so no per-unit demand is given (the per-interval device figures are per point)";
+    } else {
+      dj["test"] = values_json(figures);
+      dj["intervals"] = std::move(below_intervals_[i]);
+    }
+    devices.push_back(std::move(dj));
+  }
+  details["devices"] = std::move(devices);
+  return head;
+}
+
+std::string TestTelemetry::record_checks(results::TestRecorder& rec, results::Json& details,
+                                         const std::optional<BlockRates>& head, double seconds) {
+  PhysicsInputs in;
+  in.window_s = seconds;
+  if (head) {
+    in.device_read_ios = static_cast<double>(head->reads);
+    in.device_read_bytes = static_cast<double>(head->read_bytes);
+    in.device_write_bytes = static_cast<double>(head->write_bytes);
+  }
+  in.no_device = stack_ ? "" : reason_;
+  const CpuTimes cpu = cpu_last_ - cpu_first_;
+  in.process_cpu_s = cpu.total_s();
+  details["process_cpu_s"] = cpu.total_s();
+  in.link = stack_ ? link_ceiling(*stack_) : LinkCeiling{std::nullopt, "", reason_};
+  if (run_ != nullptr && run_->ceiling) {
+    in.harness_iops_per_cpu_s = run_->ceiling->iops_per_cpu_s;
+  } else {
+    in.ceiling_reason = run_ != nullptr ? "no harness ceiling: " + run_->ceiling_reason : "no harness ceiling";
+  }
+  std::vector<PhysicsFinding> findings;
+  rec.with_record([&](const results::TestRecord& t) { findings = physics_checks(t, in); });
+  std::string failure;
+  for (const PhysicsFinding& f : findings) {
+    if (f.outcome == CheckOutcome::warning) rec.warning(f.detail);
+    if (f.outcome == CheckOutcome::failed) {
+      rec.check(f.check, false, f.detail);
+      if (failure.empty()) failure = f.detail;
+    }
+  }
+  details["checks"] = checks_json(findings);
+  if (health_before_ && health_after_) {
+    TestHealth h = test_health(*health_before_, *health_after_);
+    for (std::string& w : h.warnings) rec.warning(std::move(w));
+    rec.detail("health", std::move(h.json));
+  }
+  return failure;
+}
+
+std::string TestTelemetry::record(results::TestRecorder& rec) {
   std::lock_guard lock(mu_);
-  if (!first_ || !last_) return;
+  if (!first_ || !last_) return {};
   const double seconds = seconds_between(first_->ns, last_->ns);
   results::Json details = {{"window_s", seconds},
                            {"window", "the measured phase: from the start of the emulator's run to its return"}};
   for (const std::string& r : host_.reasons()) note(r);
+  std::optional<BlockRates> head;
   if (!stack_) {
     details["no_device"] = reason_;
   } else {
-    details["stack"] = stack_->describe();
-    results::Json devices = results::Json::array();
-    for (std::size_t i = 0; i < stack_->devices.size(); ++i) {
-      const StackDevice& d = stack_->devices[i];
-      results::Json dj = {{"name", d.block.name}, {"role", role_name(d.role)}};
-      if (i > 0) dj["below"] = stack_->devices[d.below_of].block.name;
-      if (!first_->devices[i] || !last_->devices[i]) {
-        devices.push_back(std::move(dj));
-        continue;
-      }
-      const BlockRates r = block_rates(*first_->devices[i], *last_->devices[i], seconds);
-      std::vector<Figure> figures = totals_figures(totals_of(r), r.has_flushes);
-      const std::vector<Figure> rates = device_figures(r);
-      figures.insert(figures.end(), rates.begin(), rates.end());
-      if (i == 0) {
-        for (const auto& [def, v] : figures) rec.metric(*def, v);
-        // The work the emulator recorded (read under the recorder's lock, recorded after it).
-        // A curve (vdbench `iorate: curve`, tpcc/sysbench `rate: curve`) runs several rates, each
-        // with its own warm-up, inside the one window the device counters cover, while its work
-        // metrics are the max run's: their ratio would be several times too high (3.5 device reads
-        // per 4 KiB O_DIRECT read in a vdbench curve). Per-unit demand is for one-rate tests only.
-        std::vector<Figure> demand;
-        bool curve = false;
-        rec.with_record([&](const results::TestRecord& t) {
-          const auto points = t.details.find("points");
-          curve = points != t.details.end() && points->is_array() && points->size() > 1;
-          if (!curve) demand = demand_metrics(t, totals_of(r), seconds);
-        });
-        for (const auto& [def, v] : demand) rec.metric(*def, v);
-        if (curve)
-          details["no_demand"] =
-              "a curve: the device counters cover every point and its warm-up, the work metrics the max run "
-              "only, so no per-unit demand is given (the per-interval device figures are per point)";
-      } else {
-        dj["test"] = values_json(figures);
-        dj["intervals"] = std::move(below_intervals_[i]);
-      }
-      devices.push_back(std::move(dj));
-    }
-    details["devices"] = std::move(devices);
+    head = record_devices(rec, details, seconds);
   }
   const std::vector<Figure> host = host_figures(host_rates(first_->host, last_->host, seconds));
   for (const auto& [def, v] : host) rec.metric(*def, v);
+  std::string failure = record_checks(rec, details, head, seconds);
   if (!notes_.empty()) details["notes"] = notes_;
   rec.detail("telemetry", std::move(details));
+  return failure;
 }
 
 }  // namespace drivelab::telemetry

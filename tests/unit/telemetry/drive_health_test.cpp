@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "drivelab/core/errors.hpp"
+#include "health_data.hpp"
 #include "temp_dir.hpp"
 
 namespace drivelab::telemetry {
@@ -18,14 +19,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string data(const std::string& name) {
-  const fs::path p = fs::path(DRIVELAB_SOURCE_DIR) / "tests" / "data" / "health" / name;
-  std::ifstream in(p, std::ios::binary);
-  EXPECT_TRUE(in) << p;
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+std::string data(const std::string& name) { return testing::health_data(name); }
 
 HealthSnapshot nvme(const std::string& name) { return parse_nvme_smart_log(data(name), name); }
 

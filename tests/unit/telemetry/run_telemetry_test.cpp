@@ -7,10 +7,18 @@
 //    counts the test's reads; its whole disk, below it, counts them again and is never added;
 //  - a short TPC-C run on SQLite in a directory of the build tree (a block-backed filesystem, not
 //    tmpfs): device write bytes and write I/Os per New-Order and per transaction (printed: the
-//    figures docs/telemetry.md quotes).
+//    figures docs/telemetry.md quotes);
+//  - O_DIRECT random reads on ext4 mounted with data=journal, which answers them from the page
+//    cache: the direct-I/O check warns, naming the application's IOPS and the device's r/s;
+//  - the run's details: drive health (on a VM: why there is none, once) and the harness's ceiling;
+//    `harness_ceiling: false` turns it off, and the key is validated.
 // The loop tests need root (skip otherwise); the TPC-C one skips where the build tree has no block
 // device.
+#include <sys/mount.h>
+
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -84,6 +92,19 @@ double metric(const results::TestRecord& t, std::string_view name) {
   return m != nullptr ? m->value : std::nan("");
 }
 
+/// The outcome of physics check `name` in a test's details.telemetry.checks ("" when absent).
+std::string check_outcome(const results::TestRecord& t, const std::string& name) {
+  for (const auto& c : t.details.at("telemetry").at("checks"))
+    if (c.at("check") == name) return c.at("outcome").get<std::string>();
+  return "";
+}
+
+bool has_warning(const results::TestRecord& t, const std::string& text) {
+  for (const std::string& w : t.warnings)
+    if (w.find(text) != std::string::npos) return true;
+  return false;
+}
+
 /// A 4 KiB O_DIRECT random-read io test of `duration` over the first `size` of the device.
 std::string random_read_test(const char* duration, const char* size) {
   return std::string("protocol: p\ntests:\n  - {name: rr, kind: io, warmup: 0s, duration: ") + duration +
@@ -123,6 +144,9 @@ TEST_F(RunTelemetry, DirectRandomReadsOnALoopDeviceAreTheDevicesReadsAndIostatAg
   EXPECT_NEAR(metric(t, "device_r_s"), metric(t, "iops"), 0.02 * metric(t, "iops")) << "r/s = IOPS within 2%";
   EXPECT_NEAR(metric(t, "device_rareq_bytes"), 4096, 82);
   EXPECT_EQ(metric(t, "device_write_ios"), 0);
+  EXPECT_EQ(check_outcome(t, "direct_io"), "passed") << tel.at("checks").dump();
+  // A loop device has no health log: said once for the run.
+  EXPECT_EQ(r.record.details.at("health").at("available"), false) << r.record.details.dump();
   for (const results::Interval& iv : t.intervals) {
     const auto iops = results::value_of(iv.values, results::catalogue::iops);
     const auto r_s = results::value_of(iv.values, results::catalogue::device_r_s);
@@ -150,6 +174,94 @@ TEST_F(RunTelemetry, DirectRandomReadsOnALoopDeviceAreTheDevicesReadsAndIostatAg
   EXPECT_NEAR(metric(t, "device_aqu_sz"), io_aqu * scale, 0.05 * io_aqu * scale + 0.005 * scale)
       << "aqu-sz within 5% of iostat's over the same I/Os";
   EXPECT_NEAR(metric(t, "device_r_s"), d->at("r/s").get<double>() * scale, 0.02 * metric(t, "device_r_s"));
+}
+
+/// ext4 mounted with data=journal cannot do direct I/O and serves O_DIRECT reads through the page
+/// cache (fs/ext4/file.c ext4_dio_read_iter: "Fallback to buffered I/O if the operation being
+/// performed on the inode is not supported by direct I/O"): an io test's O_DIRECT random reads of
+/// a file it has just written come from memory, and the loop device under it sees almost none.
+TEST_F(RunTelemetry, DirectReadsThatExt4DataJournalAnswersFromThePageCacheAreWarned) {
+  std::string why;
+  auto loop = testing::LoopDevice::create(64ULL << 20, why);
+  if (!loop) GTEST_SKIP() << why;
+  if (!loop->make_ext4()) GTEST_SKIP() << "mkfs.ext4 not available";
+  const fs::path mnt = dir / "mnt";
+  fs::create_directories(mnt);
+  if (::mount(loop->path().c_str(), mnt.c_str(), "ext4", 0, "data=journal") != 0)
+    GTEST_SKIP() << "mount -o data=journal " << loop->path() << ": " << std::strerror(errno);
+  struct Unmount {
+    fs::path p;
+    ~Unmount() { ::umount2(p.c_str(), MNT_DETACH); }
+  } unmount{mnt};
+  fs::create_directories(mnt / "target");
+  const runner::RunOutcome r = run(random_read_test("2s", "16MiB"), mnt / "target");
+  ASSERT_EQ(r.record.tests.size(), 1u);
+  const results::TestRecord& t = r.record.tests[0];
+  ASSERT_EQ(t.status, results::Status::complete) << t.reason << "\n" << out.str();
+  const nlohmann::json& tel = t.details.at("telemetry");
+  EXPECT_EQ(tel.at("devices").at(0).at("name"), fs::path(loop->path()).filename().string()) << tel.dump();
+  EXPECT_EQ(check_outcome(t, "direct_io"), "warning") << tel.at("checks").dump();
+  EXPECT_TRUE(has_warning(t, "O_DIRECT random reads: the application's")) << out.str();
+  std::cout << "O_DIRECT random reads on ext4 data=journal: IOPS " << metric(t, "iops") << ", the device's r/s "
+            << metric(t, "device_r_s") << "\n"
+            << results::format_summary(r.record);
+}
+
+/// A run says once, in its details, whether drive health can be read here and the harness's
+/// ceiling it measured; the null engine's tests are not checked against either (their figures are
+/// the harness's by design), and a test's I/Os per CPU-second are the ceiling's order.
+TEST_F(RunTelemetry, TheRunSaysOnceWhetherHealthCanBeReadAndTheHarnessCeiling) {
+  {
+    TestTelemetry probe(dir / "target");
+    if (!probe.stack()) GTEST_SKIP() << "the build tree has no block device: " << probe.reason();
+  }
+  const std::string test =
+      ", kind: io, warmup: 0s, duration: 2s, interval: 1s,\n"
+      "     io: {engine: null, rw: randread, xfersize: 4k, iodepth: 32, direct: true, "
+      "file_size: 16MiB}}\n";
+  const runner::RunOutcome r = run("protocol: p\ntests:\n  - {name: a" + test + "  - {name: b" + test, dir / "target");
+  const nlohmann::ordered_json& details = r.record.details;
+  std::cout << details.dump(2) << "\n";
+  const auto& health = details.at("health");
+  if (!health.at("available").get<bool>()) {
+    EXPECT_FALSE(health.at("reason").get<std::string>().empty());  // on a VM: "... (virtio: vda)"
+  }
+  const auto& ceiling = details.at("harness_ceiling");
+  ASSERT_TRUE(ceiling.contains("iops_per_cpu_s")) << ceiling.dump();
+  const double per_cpu = ceiling.at("iops_per_cpu_s").get<double>();
+  EXPECT_GT(per_cpu, 0);
+  EXPECT_LE(ceiling.at("wall_s").get<double>(), 1.5) << "at most about a second";
+  ASSERT_EQ(r.record.tests.size(), 2u);
+  for (const results::TestRecord& t : r.record.tests) {
+    ASSERT_EQ(t.status, results::Status::complete) << t.reason << "\n" << out.str();
+    EXPECT_EQ(check_outcome(t, "direct_io"), "not_applicable") << t.details.at("telemetry").at("checks").dump();
+    EXPECT_EQ(check_outcome(t, "harness_ceiling"), "not_applicable");
+    EXPECT_EQ(t.details.contains("health"), health.at("available").get<bool>()) << "per test only when readable";
+    std::cout << t.name << ": " << metric(t, "ios") / t.details.at("telemetry").at("process_cpu_s").get<double>()
+              << " I/Os per CPU-second of the process, the ceiling " << per_cpu << "\n";
+  }
+}
+
+TEST_F(RunTelemetry, TheHarnessCeilingCanBeTurnedOffAndItsKeyIsValidated) {
+  const runner::RunOutcome r =
+      run("protocol: p\nharness_ceiling: false\ntests:\n  - {name: a, kind: io, warmup: 0s, duration: 1s, "
+          "interval: 1s,\n     io: {engine: null, rw: randread, xfersize: 4k, iodepth: 8, file_size: 4MiB}}\n",
+          dir / "target");
+  const auto& ceiling = r.record.details.at("harness_ceiling");
+  EXPECT_EQ(ceiling.at("measured"), false);
+  EXPECT_NE(ceiling.at("reason").get<std::string>().find("turned off"), std::string::npos);
+  ASSERT_EQ(r.record.tests.size(), 1u);
+  EXPECT_EQ(check_outcome(r.record.tests[0], "harness_ceiling"), "not_applicable");
+  EXPECT_EQ(r.record.config.at("harness_ceiling"), false);
+
+  runner::Registry reg;
+  emulators::register_emulators(reg);
+  config::Diagnostics diags;
+  config::Document doc =
+      config::Document::load_string("protocol: p\nharness_ceiling: maybe\ntests: []\n", "p.yaml", diags);
+  (void)runner::decode_protocol(doc, reg, diags);
+  EXPECT_NE(diags.to_string().find("p.yaml:2"), std::string::npos) << diags.to_string();
+  EXPECT_NE(diags.to_string().find("harness_ceiling"), std::string::npos) << diags.to_string();
 }
 
 TEST_F(RunTelemetry, ATestOnAPartitionCountsThePartitionItsDiskIsBelowAndNotAdded) {

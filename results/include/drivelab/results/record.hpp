@@ -153,6 +153,10 @@ struct RunRecord {
   /// A repeated run only (empty, and not written, otherwise): per test, the statistics of its
   /// counted repetitions (record_stats.hpp summarize_repetitions()).
   Json repetitions = Json::array();
+  /// What the run found once, before its first test (empty, and not written, when nothing):
+  /// {"health": {"available", "reason" | "drives"}, "harness_ceiling": {...}} (the runner's
+  /// telemetry, telemetry/run_facts.hpp; docs/telemetry.md).
+  Json details = Json::object();
   std::vector<TestRecord> tests;
 };
 

@@ -9,6 +9,8 @@
 ///     repeat_between: as-is           # optional: as-is (default) or discard-first (below)
 ///     destroy_data_on: S3EVNX0M123    # optional; consent to write to the block device with this
 ///                                     # serial (loop device: backing file); docs/targets.md
+///     harness_ceiling: false          # optional (default true): do not measure the harness's own
+///                                     # ceiling before the first test (docs/telemetry.md)
 ///     defaults: {warmup: 10s, duration: 60s, interval: 5s}   # optional, applied to every test
 ///     hosts: [...]                    # optional: per-host targets and overrides (hosts.hpp)
 ///     tests:
@@ -67,6 +69,10 @@ struct Protocol {
   RepeatBetween repeat_between = RepeatBetween::as_is;
   /// `destroy_data_on:` the identity of the block device this protocol may destroy ("" = none).
   std::string destroy_data_on;
+  /// `harness_ceiling:` measure the null engine's I/Os per CPU-second once before the first test
+  /// (telemetry/harness_ceiling.hpp, about 0.1 s of CPU); false: not measured, and no test is
+  /// checked against it (RunOptions::harness_ceiling turns it off too).
+  bool harness_ceiling = true;
   std::vector<PlannedTest> tests;
   /// `hosts:` (hosts.hpp); the entry of this process is applied before decoding (apps/).
   std::vector<HostEntry> hosts;

@@ -65,6 +65,9 @@ struct RunOptions {
   /// remaining repetitions (each recorded as skipped). Multi-host: every rank runs rank 0's
   /// count. run_protocol throws ConfigError for a count outside 1..kMaxRepeat.
   std::optional<std::uint32_t> repeat;
+  /// false (`--no-harness-ceiling`): the harness's own ceiling is not measured, whatever the
+  /// protocol's `harness_ceiling:` says (protocol.hpp; docs/telemetry.md).
+  bool harness_ceiling = true;
 };
 
 struct RunOutcome {

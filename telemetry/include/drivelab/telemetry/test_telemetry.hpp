@@ -27,7 +27,12 @@
 ///    intervals: [{t_s, values: {figures}}]}], no_device, notes}: the window, the stack and each
 ///    device's role (the headline's figures are its metrics and interval values), and, once, why
 ///    something could not be sampled ("tmpfs at /dev/shm has no block device" as no_device, a
-///    host file the kernel lacks as a note).
+///    host file the kernel lacks as a note);
+///  - with the run's facts (set_run(), run_facts.hpp): drive health read just before and just
+///    after the measured phase (health_before(), health_after(); outside the window) into
+///    details.health with its warnings (health_record.hpp), when the run found drives to read;
+///    and the physics checks (physics.hpp) into details.telemetry.checks, a warning or a failure
+///    each, with details.telemetry.process_cpu_s (the drivelab process's CPU over the window).
 #include <cstdint>
 #include <filesystem>
 #include <mutex>
@@ -39,9 +44,13 @@
 #include "drivelab/results/catalogue.hpp"
 #include "drivelab/results/record.hpp"
 #include "drivelab/results/recorder.hpp"
+#include "drivelab/core/cpu_usage.hpp"
 #include "drivelab/telemetry/block_stats.hpp"
 #include "drivelab/telemetry/device_stack.hpp"
+#include "drivelab/telemetry/drive_health.hpp"
 #include "drivelab/telemetry/host_stats.hpp"
+#include "drivelab/telemetry/physics.hpp"
+#include "drivelab/telemetry/run_facts.hpp"
 
 namespace drivelab::telemetry {
 
@@ -83,6 +92,11 @@ class TestTelemetry {
   explicit TestTelemetry(const std::filesystem::path& target, std::filesystem::path sys_root = "/sys",
                          std::filesystem::path proc_root = "/proc");
 
+  /// The run's facts (drive health to read, the harness's ceiling); nullptr (the default): no
+  /// health readings, and the harness check does not apply. `run` must outlive this object.
+  void set_run(const RunFacts* run) noexcept { run_ = run; }
+  /// Reads the drives' health before the measured phase (nothing when the run has none to read).
+  void health_before();
   /// The first sample: the measured phase starts now.
   void begin();
   /// Samples and appends the headline device's and the host's figures since the previous
@@ -90,9 +104,14 @@ class TestTelemetry {
   void close_interval(results::Interval& iv);
   /// The last sample: the measured phase ended now.
   void end();
-  /// Writes the test's figures, groups, demand and details.telemetry into `rec` (see the file
-  /// comment); the demand reads the work the emulator recorded. Nothing when begin() never ran.
-  void record(results::TestRecorder& rec);
+  /// Reads the drives' health after the measured phase (after end(); nothing when there was no
+  /// reading before).
+  void health_after();
+  /// Writes the test's figures, groups, demand, details.telemetry, details.health and the
+  /// checks' warnings into `rec` (see the file comment); the demand and the checks read the work
+  /// the emulator recorded. Returns the failure of a check that fails the test
+  /// (tpmc_per_warehouse, also recorded as a failed check), else "". Nothing when begin() never ran.
+  std::string record(results::TestRecorder& rec);
 
   /// The stack sampled, or nullopt with reason().
   const std::optional<DeviceStack>& stack() const noexcept { return stack_; }
@@ -106,9 +125,17 @@ class TestTelemetry {
   };
   Sample take();
   void note(std::string text);
+  /// The headline's figures and demand, details.telemetry.devices; the headline's counts over the window.
+  std::optional<BlockRates> record_devices(results::TestRecorder& rec, results::Json& details, double seconds);
+  /// The physics checks, details.health and their warnings; the failure, or "".
+  std::string record_checks(results::TestRecorder& rec, results::Json& details, const std::optional<BlockRates>& head,
+                            double seconds);
 
+  const RunFacts* run_ = nullptr;
   std::optional<DeviceStack> stack_;
   std::string reason_;
+  std::optional<HealthReading> health_before_, health_after_;
+  CpuTimes cpu_first_, cpu_last_;
   HostSampler host_;
   std::mutex mu_;
   std::optional<Sample> first_, previous_, last_;
