@@ -25,9 +25,7 @@ if ! command -v ip >/dev/null || ! err=$(ip netns add "$name-probe" 2>&1); then
   exit 77
 fi
 ip netns delete "$name-probe"
-ompi_major=$(mpirun --version 2>/dev/null | sed -n 's/.*(Open MPI) \([0-9][0-9]*\)\..*/\1/p' | head -1)
-daemon=orted
-[ "${ompi_major:-4}" -lt 5 ] || daemon=prted
+. "$here/mpirun.sh"  # ompi_major, daemon, netns_launch
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/drivelab-net-loss.XXXXXX")
 mpirun_pid=""
@@ -42,12 +40,9 @@ get() { sed -n "s/^$1=//p" <<<"$state"; }
 agent=$(get agent) host_a=$(get host_a) host_b=$(get host_b) addr_a=$(get addr_a) addr_b=$(get addr_b)
 subnet=$(get subnet)
 
-if [ "$daemon" = prted ]; then
-  launch=(--map-by node:OVERSUBSCRIBE --prtemca plm_ssh_agent "$agent" --prtemca prte_if_include "$subnet")
-else
-  launch=(--mca plm_rsh_agent "$agent" --mca oob_tcp_if_include "$subnet" --mca oob_tcp_keepalive_time 5
-    --mca oob_tcp_keepalive_intvl 2 --mca oob_tcp_keepalive_probes 3)
-fi
+netns_launch "$agent" "$subnet"  # launch
+[ "$daemon" = prted ] ||
+  launch+=(--mca oob_tcp_keepalive_time 5 --mca oob_tcp_keepalive_intvl 2 --mca oob_tcp_keepalive_probes 3)
 readonly mpirun_timeout=30
 t0=$(date +%s%N)
 "$netns" exec "$name" a timeout -k 10 120 mpirun --allow-run-as-root -np 2 --host "$addr_a,$addr_b" "${launch[@]}" \
