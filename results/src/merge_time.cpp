@@ -99,10 +99,39 @@ struct Span {
   double mid() const { return (a + b) / 2; }
 };
 
+/// MergedIntervals::window_rates: per rate value every rank's intervals carry, each rank's
+/// operations inside [a, b] over b - a.
+std::map<std::string, std::vector<double>> rates_over_window(const std::vector<std::vector<Span>>& spans, double a,
+                                                             double b) {
+  std::map<std::string, std::vector<double>> out;
+  for (const auto& [name, ignored] : spans.front().front().interval->values) {
+    const MetricDef* def = find_metric_def(name);
+    if (def == nullptr || !def->has(kSummedOverHosts) || !rate_unit(def->unit)) continue;
+    std::vector<double> per_rank;
+    bool everywhere = true;
+    for (const std::vector<Span>& rank : spans) {
+      double ops = 0;  // value x seconds: operations in the value's own unit of time
+      bool carried = false;
+      for (const Span& x : rank) {
+        const auto& v = x.interval->values;
+        const auto it = std::find_if(v.begin(), v.end(), [&](const auto& p) { return p.first == name; });
+        if (it == v.end()) continue;
+        carried = true;
+        const double inside = std::min(b, x.b) - std::max(a, x.a);
+        if (inside > 0 && x.b > x.a) ops += it->second * x.interval->duration_s * inside / (x.b - x.a);
+      }
+      everywhere = everywhere && carried;
+      per_rank.push_back(ops / (b - a));
+    }
+    if (everywhere) out.emplace(name, std::move(per_rank));
+  }
+  return out;
+}
+
 }  // namespace
 
 MergedIntervals merge_test_intervals(const std::vector<const Host*>& hosts, const std::vector<const TestRecord*>& tests,
-                                     double interval_s) {
+                                     double interval_s, bool time_limited) {
   std::vector<double> durations;
   for (const TestRecord* t : tests)
     for (const Interval& i : t->intervals)
@@ -179,6 +208,14 @@ MergedIntervals merge_test_intervals(const std::vector<const Host*>& hosts, cons
     common_b = std::min(common_b, spans[i].back().b);
   }
   const bool any_empty = std::any_of(spans.begin(), spans.end(), [](const auto& s) { return s.empty(); });
+  // The headline over the common window when some rank measured outside it by more than the
+  // interval clock's own lateness (MergedIntervals::window_rates).
+  if (time_limited && !any_empty && common_b > common_a && n > 1) {
+    const bool outside = std::any_of(spans.begin(), spans.end(), [&](const std::vector<Span>& s) {
+      return std::max(0.0, common_a - s.front().a) + std::max(0.0, s.back().b - common_b) > kStallFraction * nominal;
+    });
+    if (outside) out.window_rates = rates_over_window(spans, common_a, common_b);
+  }
   Json stalls = Json::array();
   for (std::size_t i = 0; i < n; ++i) {
     const auto worst = std::max_element(spans[i].begin(), spans[i].end(),
@@ -193,9 +230,9 @@ MergedIntervals merge_test_intervals(const std::vector<const Host*>& hosts, cons
         "{} stalled {:.2f} s in the measured phase (its interval ending at t={:.2f} s lasted {:.2f} s where the "
         "other hosts' lasted {:.2f} s: the process or its host did not run) and measured {:.2f} s outside the "
         "window every host measured in; the merged intervals leave out its stalled intervals, the windows it "
-        "did not measure in and its time outside the common window, and the summed headline rates are each "
-        "host's own over its own measured phase",
-        hosts[i]->label(), stalled_s, worst->interval->t_s, worst->b - worst->a, worst->peer_s, outside);
+        "did not measure in and its time outside the common window; the summed headline rates are {}",
+        hosts[i]->label(), stalled_s, worst->interval->t_s, worst->b - worst->a, worst->peer_s, outside,
+        out.window_rates.empty() ? "each host's own over its own measured phase" : "over the common window");
     out.warnings.push_back(what);
     if (stalled_s > kStallToleranceS)
       out.beyond_tolerance.push_back(
