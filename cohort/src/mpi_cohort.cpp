@@ -179,6 +179,12 @@ class MpiCohort final : public runner::Cohort {
   ClockOffset clock_offset() const noexcept override { return offset_; }
   bool broken() const noexcept override { return broken_; }
   std::vector<int> survivors() const override { return survivors_; }
+  std::vector<int> not_arrived() const override {
+    std::vector<int> out;
+    for (int r = 0; r < static_cast<int>(ch_->arrived.size()); ++r)
+      if (!ch_->arrived[static_cast<std::size_t>(r)].load(std::memory_order_relaxed)) out.push_back(r);
+    return out;
+  }
 
   std::vector<std::string> gather_survivors(std::string mine, std::chrono::nanoseconds timeout) override {
     if (survivors_.size() < 2) throw CohortError("no survivors to gather: no phase barrier broke the cohort");

@@ -200,6 +200,7 @@ void set_run_status(results::RunRecord& record, const std::string& journal_failu
   }
   // A rank that died or went silent: named (rank and host) in the run's reason too.
   if (!cr.lost.empty() && record.status != Status::complete) record.reason += fmt::format(" ({})", cr.lost);
+  if (!cr.waiting_for.empty() && stop.requested()) record.reason += fmt::format(" ({})", cr.waiting_for);
 }
 
 /// RunContext::end_before_collective: the run's end as it stands, durable before a collective;
@@ -282,7 +283,7 @@ RunOutcome run_protocol(Protocol& protocol, const RunOptions& options, const Sto
   std::error_code ec;
   RunOutcome outcome;
   results::RunRecord& record = outcome.record;
-  CohortRun cr{options.cohort, {}, {}};
+  CohortRun cr{options.cohort, {}, {}, {}};
   detail::name_run(cr, make_run_id(), record);
   const RepeatPlan plan = plan_repetitions(protocol, options, cr, record);
   // Before anything is created: a refused target leaves no trace.
