@@ -99,11 +99,16 @@ struct Span {
   double mid() const { return (a + b) / 2; }
 };
 
-/// MergedIntervals::window_rates: per rate value every rank's intervals carry, each rank's
-/// operations inside [a, b] over b - a.
+/// MergedIntervals::window_rates: when some rank measured outside the common window [a, b] by more
+/// than kStallFraction of the interval (`nominal`: more than the interval clock's own lateness),
+/// per rate value every rank's intervals carry, each rank's operations inside [a, b] over b - a.
 std::map<std::string, std::vector<double>> rates_over_window(const std::vector<std::vector<Span>>& spans, double a,
-                                                             double b) {
+                                                             double b, double nominal) {
   std::map<std::string, std::vector<double>> out;
+  if (std::none_of(spans.begin(), spans.end(), [&](const std::vector<Span>& s) {
+        return std::max(0.0, a - s.front().a) + std::max(0.0, s.back().b - b) > kStallFraction * nominal;
+      }))
+    return out;
   for (const auto& [name, ignored] : spans.front().front().interval->values) {
     const MetricDef* def = find_metric_def(name);
     if (def == nullptr || !def->has(kSummedOverHosts) || !rate_unit(def->unit)) continue;
@@ -126,6 +131,46 @@ std::map<std::string, std::vector<double>> rates_over_window(const std::vector<s
     if (everywhere) out.emplace(name, std::move(per_rank));
   }
   return out;
+}
+
+/// Marks the stalled intervals of `spans` (each rank's, by their end): an interval longer than the
+/// interval setting (`nominal`) and than the other ranks' intervals over the same time (for each
+/// other rank its longest there; the shortest of those), by more than kStallFraction of the longer
+/// of the two. Both, so that neither a rank that kept measuring after another stopped nor the
+/// whole job paused together is a stall.
+void mark_stalls(std::vector<std::vector<Span>>& spans, double nominal) {
+  const std::size_t n = spans.size();
+  // The intervals of `r` that overlap [a, b] (each rank's in order: a binary search, then the few after).
+  const auto for_overlapping = [&](std::size_t r, double a, double b, auto&& f) {
+    const auto first =
+        std::upper_bound(spans[r].begin(), spans[r].end(), a, [](double v, const Span& y) { return v < y.b; });
+    for (auto it = first; it != spans[r].end() && it->a < b; ++it)
+      if (std::min(b, it->b) > std::max(a, it->a)) f(*it);
+  };
+  for (std::size_t i = 0; i < n; ++i) {
+    for (Span& x : spans[i]) {
+      double peer = 0;
+      bool any = false;
+      for (std::size_t r = 0; r < n; ++r) {
+        if (r == i) continue;
+        double longest = 0;
+        bool overlaps = false;
+        for_overlapping(r, x.a, x.b, [&](const Span& y) {
+          longest = std::max(longest, y.b - y.a);
+          overlaps = true;
+        });
+        if (!overlaps) continue;
+        peer = any ? std::min(peer, longest) : longest;
+        any = true;
+      }
+      x.peer_s = std::max(any ? peer : 0.0, nominal);
+      const double d = x.b - x.a;
+      if (d - x.peer_s > kStallFraction * x.peer_s) {
+        x.stalled = true;
+        x.lost_s = d - x.peer_s;
+      }
+    }
+  }
 }
 
 }  // namespace
@@ -161,42 +206,7 @@ MergedIntervals merge_test_intervals(const std::vector<const Host*>& hosts, cons
     // An interval clock's intervals follow each other: by their end (stable: the record's order).
     std::stable_sort(spans[i].begin(), spans[i].end(), [](const Span& x, const Span& y) { return x.b < y.b; });
   }
-  // The intervals of `r` that overlap [a, b] (each rank's in order: a binary search, then the few after).
-  const auto for_overlapping = [&](std::size_t r, double a, double b, auto&& f) {
-    const auto first =
-        std::upper_bound(spans[r].begin(), spans[r].end(), a, [](double v, const Span& y) { return v < y.b; });
-    for (auto it = first; it != spans[r].end() && it->a < b; ++it)
-      if (std::min(b, it->b) > std::max(a, it->a)) f(*it);
-  };
-
-  // Stalls: an interval longer than the interval setting and than the other ranks' intervals over
-  // the same time (for each other rank its longest there; the shortest of those), by more than
-  // kStallFraction of the longer of the two. Both, so that neither a rank that kept measuring
-  // after another stopped nor the whole job paused together is a stall.
-  for (std::size_t i = 0; i < n; ++i) {
-    for (Span& x : spans[i]) {
-      double peer = 0;
-      bool any = false;
-      for (std::size_t r = 0; r < n; ++r) {
-        if (r == i) continue;
-        double longest = 0;
-        bool overlaps = false;
-        for_overlapping(r, x.a, x.b, [&](const Span& y) {
-          longest = std::max(longest, y.b - y.a);
-          overlaps = true;
-        });
-        if (!overlaps) continue;
-        peer = any ? std::min(peer, longest) : longest;
-        any = true;
-      }
-      x.peer_s = std::max(any ? peer : 0.0, nominal);
-      const double d = x.b - x.a;
-      if (d - x.peer_s > kStallFraction * x.peer_s) {
-        x.stalled = true;
-        x.lost_s = d - x.peer_s;
-      }
-    }
-  }
+  mark_stalls(spans, nominal);
 
   MergedIntervals out;
   // The common window: where every rank measured.
@@ -208,14 +218,8 @@ MergedIntervals merge_test_intervals(const std::vector<const Host*>& hosts, cons
     common_b = std::min(common_b, spans[i].back().b);
   }
   const bool any_empty = std::any_of(spans.begin(), spans.end(), [](const auto& s) { return s.empty(); });
-  // The headline over the common window when some rank measured outside it by more than the
-  // interval clock's own lateness (MergedIntervals::window_rates).
-  if (time_limited && !any_empty && common_b > common_a && n > 1) {
-    const bool outside = std::any_of(spans.begin(), spans.end(), [&](const std::vector<Span>& s) {
-      return std::max(0.0, common_a - s.front().a) + std::max(0.0, s.back().b - common_b) > kStallFraction * nominal;
-    });
-    if (outside) out.window_rates = rates_over_window(spans, common_a, common_b);
-  }
+  if (time_limited && !any_empty && common_b > common_a && n > 1)
+    out.window_rates = rates_over_window(spans, common_a, common_b, nominal);
   Json stalls = Json::array();
   for (std::size_t i = 0; i < n; ++i) {
     const auto worst = std::max_element(spans[i].begin(), spans[i].end(),
