@@ -15,7 +15,14 @@
 #                                  Exported (export -f): usable inside `bash -c` and `timeout`.
 #   netns_launch AGENT SUBNET      sets the array `launch`: the launcher options of a job over the
 #                                  hosts of netns.sh (its ssh wrapper AGENT, mpirun's own messages
-#                                  on SUBNET)
+#                                  on SUBNET); with SHORT_KEEPALIVES=1 also Open MPI 4.1's out-of-band
+#                                  keepalives short (5 s idle, 2 s apart, 3 probes: a lost host's
+#                                  daemon noticed within about 10 s; PRRTE has no such parameter)
+#   netns_require TEST NAME        exits 77 (skip) unless root and network namespaces can be made
+#   wait_gone NS SSHD_PID REGEX SINCE_NS
+#                                  waits until no process in namespace NS (but its sshd) has a name
+#                                  matching REGEX, at most 60 s after SINCE_NS (date +%s%N); sets
+#                                  `left` to what is left, as pid(name) ("" when nothing)
 ompi_major=$(mpirun --version 2>/dev/null | sed -n 's/.*(Open MPI) \([0-9][0-9]*\)\..*/\1/p' | head -1)
 export ompi_major
 daemon=orted
@@ -48,5 +55,30 @@ netns_launch() {
     launch=(--map-by node:OVERSUBSCRIBE --prtemca plm_ssh_agent "$agent" --prtemca prte_if_include "$subnet")
   else
     launch=(--mca plm_rsh_agent "$agent" --mca oob_tcp_if_include "$subnet")
+    [ -z "${SHORT_KEEPALIVES:-}" ] ||
+      launch+=(--mca oob_tcp_keepalive_time 5 --mca oob_tcp_keepalive_intvl 2 --mca oob_tcp_keepalive_probes 3)
   fi
+}
+
+netns_require() {
+  local test=$1 name=$2 err
+  [ "$(id -u)" -eq 0 ] || { echo "$test: SKIP: needs root (network namespaces, sshd)"; exit 77; }
+  if ! command -v ip >/dev/null || ! err=$(ip netns add "$name-probe" 2>&1); then
+    echo "$test: SKIP: no network namespaces here (ip netns add: ${err:-no ip command})"
+    exit 77
+  fi
+  ip netns delete "$name-probe"
+}
+
+wait_gone() {
+  local ns=$1 sshd=$2 regex=$3 since=$4 p c
+  for _ in $(seq 600); do
+    left=$(for p in $(ip netns pids "$ns" | grep -vxF "$sshd" || true); do
+      c=$(cat "/proc/$p/comm" 2>/dev/null) || continue
+      if grep -qxE "$regex" <<<"$c"; then echo "$p($c)"; fi
+    done)
+    [ -n "$left" ] || return 0
+    [ $(($(date +%s%N) - since)) -lt 60000000000 ] || return 0
+    sleep 0.1
+  done
 }
