@@ -435,7 +435,8 @@ class MpiCohort final : public runner::Cohort {
     }
     // Errors return to us (CohortError) instead of aborting the job from inside MPI: on the
     // cohort's communicators, and on MPI_COMM_SELF, where MPI-4 raises the errors tied to no
-    // communicator (MPI 4.0 §9.3; Open MPI 5).
+    // communicator (MPI 4.0 §9.3; Open MPI 5). Not Open MPI 5's TCP transport on a lost peer: its
+    // PML calls the fatal handler itself (records before collectives cover it: docs/multihost.md).
     MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
     MPI_Comm_dup(MPI_COMM_WORLD, &comm_);
     MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN);
