@@ -179,6 +179,12 @@ class MpiCohort final : public runner::Cohort {
   ClockOffset clock_offset() const noexcept override { return offset_; }
   bool broken() const noexcept override { return broken_; }
   std::vector<int> survivors() const override { return survivors_; }
+  std::vector<int> not_arrived() const override {
+    std::vector<int> out;
+    for (int r = 0; r < static_cast<int>(ch_->arrived.size()); ++r)
+      if (!ch_->arrived[static_cast<std::size_t>(r)].load(std::memory_order_relaxed)) out.push_back(r);
+    return out;
+  }
 
   std::vector<std::string> gather_survivors(std::string mine, std::chrono::nanoseconds timeout) override {
     if (survivors_.size() < 2) throw CohortError("no survivors to gather: no phase barrier broke the cohort");
@@ -427,7 +433,11 @@ class MpiCohort final : public runner::Cohort {
     } else {
       MPI_Query_thread(&provided_);
     }
-    // Errors return to us (CohortError) instead of aborting the job from inside MPI.
+    // Errors return to us (CohortError) instead of aborting the job from inside MPI: on the
+    // cohort's communicators, and on MPI_COMM_SELF, where MPI-4 raises the errors tied to no
+    // communicator (MPI 4.0 §9.3; Open MPI 5). Not Open MPI 5's TCP transport on a lost peer: its
+    // PML calls the fatal handler itself (records before collectives cover it: docs/multihost.md).
+    MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
     MPI_Comm_dup(MPI_COMM_WORLD, &comm_);
     MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN);
     MPI_Comm_dup(MPI_COMM_WORLD, &barrier_comm_);

@@ -328,16 +328,63 @@ std::int64_t clock_offset_uncertainty(const std::vector<const Host*>& hosts) {
   return uncertainty;
 }
 
-/// The interval setting of test `name` in the run config (tests[].interval_s; 0 when absent).
-double config_interval_s(const Json& config, const std::string& name) {
+/// Setting `key` of test `name` in the run config (tests[].interval_s, duration_s; 0 when absent).
+double config_test_setting(const Json& config, const std::string& name, const char* key) {
   const Json* tests = config.is_object() ? detail::member(config, "tests") : nullptr;
   if (tests == nullptr || !tests->is_array()) return 0;
   for (const Json& t : *tests) {
     if (!t.is_object() || t.value("name", "") != name) continue;
-    const Json* v = detail::member(t, "interval_s");
+    const Json* v = detail::member(t, key);
     return v != nullptr && v->is_number() ? v->get<double>() : 0.0;
   }
   return 0;
+}
+
+/// Summed headline rate `name` over the common window (MergedIntervals::window_rates): the ranks'
+/// window rates of the same value, or else each rank's own `name` scaled as its first window rate
+/// whose headline every rank has (its share of operations inside the window: a throughput's bytes
+/// go with its I/Os); none when neither is known.
+std::optional<double> window_rate(const std::string& name, const std::vector<const TestRecord*>& tests,
+                                  const std::map<std::string, std::vector<double>>& window_rates) {
+  const auto headline = [&](std::size_t i, const std::string& n) -> std::optional<double> {
+    const auto& ms = tests[i]->metrics;
+    const auto it = std::find_if(ms.begin(), ms.end(), [&](const Metric& m) { return m.name == n; });
+    return it == ms.end() ? std::nullopt : std::optional<double>(it->value);
+  };
+  if (const auto it = window_rates.find(name); it != window_rates.end()) {
+    double sum = 0;
+    for (double r : it->second) sum += r;
+    return sum;
+  }
+  for (const auto& [ref, rates] : window_rates) {
+    double sum = 0;
+    bool known = true;
+    for (std::size_t i = 0; i < tests.size() && known; ++i) {
+      const auto own = headline(i, name);
+      const auto own_ref = headline(i, ref);
+      known = own && own_ref && *own_ref > 0;
+      if (known) sum += *own * rates[i] / *own_ref;
+    }
+    if (known) return sum;
+  }
+  return std::nullopt;
+}
+
+/// A time-limited test whose ranks did not all measure the same window: its summed headline rates
+/// over the common window, named in details.intervals.headline_over_common_window (merge_time.hpp).
+void headline_over_common_window(TestRecord& t, const std::vector<const TestRecord*>& tests,
+                                 const std::map<std::string, std::vector<double>>& window_rates) {
+  if (window_rates.empty()) return;
+  Json names = Json::array();
+  for (Metric& m : t.metrics) {
+    const MetricDef* def = find_metric_def(m.name);
+    if (!rate_unit(m.unit) || m.of || (def != nullptr && def->merge != HostMerge::by_unit)) continue;
+    if (const auto v = window_rate(m.name, tests, window_rates)) {
+      m.value = *v;
+      names.push_back(m.name);
+    }
+  }
+  if (!names.empty()) t.details["intervals"]["headline_over_common_window"] = std::move(names);
 }
 
 /// Adds a stall beyond the tolerance to a merged status: `failed` (the hosts' figures are no
@@ -475,12 +522,15 @@ TestRecord merge_test(std::size_t index, const std::vector<Host>& all, int size,
 
   // Hosts that ran the test with different intervals (a hosts: entry's set:) have no common
   // windows: by index, as before (merge_time.hpp).
-  double interval_s = config_interval_s(run_config, base.name);
-  for (const Host* h : hosts)
-    if (config_interval_s(h->record().config, base.name) != interval_s) interval_s = -1;
+  double interval_s = config_test_setting(run_config, base.name, "interval_s");
+  bool time_limited = true;
+  for (const Host* h : hosts) {
+    if (config_test_setting(h->record().config, base.name, "interval_s") != interval_s) interval_s = -1;
+    time_limited = time_limited && config_test_setting(h->record().config, base.name, "duration_s") > 0;
+  }
   std::vector<TestRecord> owned;
-  detail::MergedIntervals mi =
-      detail::merge_test_intervals(hosts, detail::without_repeated_devices(devices, tests, owned), interval_s);
+  detail::MergedIntervals mi = detail::merge_test_intervals(
+      hosts, detail::without_repeated_devices(devices, tests, owned), interval_s, time_limited);
   t.intervals = std::move(mi.intervals);
   detail::drop_overlapping_devices(devices, t.intervals);
   for (const std::string& why : mi.beyond_tolerance) {
@@ -506,6 +556,7 @@ TestRecord merge_test(std::size_t index, const std::vector<Host>& all, int size,
                    {"clock_offset_uncertainty_ns", clock_offset_uncertainty(hosts)},
                    {"per_host_only", std::move(per_host_only)},
                    {"intervals", std::move(mi.details)}};
+  headline_over_common_window(t, tests, mi.window_rates);
   if (Json points = merge_curve_points(tests, t.histograms); !points.is_null()) t.details["points"] = std::move(points);
   if (!devices.details.is_null()) t.details["devices"] = devices.details;
   if (devices.overlap) t.warnings.push_back(*devices.overlap);

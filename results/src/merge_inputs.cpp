@@ -29,6 +29,34 @@ bool same_test(const TestRecord& a, const TestRecord& b) { return a.name == b.na
 /// The key of two tests that are not the same: their name, else their repetition.
 const char* differing_key(const TestRecord& a, const TestRecord& b) { return a.name != b.name ? "name" : "repetition"; }
 
+/// Inputs without a cohort: every test that two or more of them ran overlaps in time on all of
+/// them (its latest start before its earliest end), else they are different runs of one protocol
+/// (started minutes apart, one after the other) whose sum no host delivered at any time.
+void check_ran_together(const std::vector<Host>& hosts, std::size_t test_count) {
+  for (std::size_t i = 0; i < test_count; ++i) {
+    const Host* first_end = nullptr;
+    const Host* last_start = nullptr;
+    std::size_t timed = 0;
+    for (const Host& h : hosts) {
+      if (i >= h.record().tests.size()) continue;
+      const TestRecord& t = h.record().tests[i];
+      if (t.status == Status::skipped || t.started_at.empty() || t.finished_at.empty()) continue;
+      ++timed;
+      if (first_end == nullptr || t.finished_at < first_end->record().tests[i].finished_at) first_end = &h;
+      if (last_start == nullptr || t.started_at > last_start->record().tests[i].started_at) last_start = &h;
+    }
+    if (timed < 2 || last_start->record().tests[i].started_at < first_end->record().tests[i].finished_at) continue;
+    const TestRecord& late = last_start->record().tests[i];
+    throw ConfigError(fmt::format(
+        "{}: tests[{}].started_at {}: test '{}' started after it had ended in {} (finished_at {}): these are "
+        "records of different runs, not the hosts of one run. Records without a cohort (runs started without "
+        "MPI) merge as the hosts of one run only when their tests ran at the same time (the same protocol "
+        "started together, e.g. with --start-at); to compare separate runs, use drivelab compare",
+        last_start->input->source, i, late.started_at, test_label(late), first_end->input->source,
+        first_end->record().tests[i].finished_at));
+  }
+}
+
 }  // namespace
 
 Hosts collect_hosts(const std::vector<MergeInput>& inputs) {
@@ -129,6 +157,7 @@ std::size_t common_test_count(const std::vector<Host>& hosts) {
                                     r.tests.size(), test_count, longest.input->source));
     }
   }
+  if (base.record().cohort.is_null()) check_ran_together(hosts, test_count);
   for (std::size_t i = 0; i < test_count; ++i) {  // tests beyond the base's record
     const TestRecord* first = nullptr;
     for (const Host& h : hosts) {

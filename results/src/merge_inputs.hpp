@@ -40,7 +40,11 @@ Hosts collect_hosts(const std::vector<MergeInput>& inputs);
 
 /// The number of tests of the merged record, after checking that the hosts ran one protocol: the
 /// same protocol name, the same tests (names and repetitions) in the same order (a host that stopped early has a
-/// prefix of them), and every complete record all of them. Throws ConfigError.
+/// prefix of them), and every complete record all of them; and, for inputs without a cohort (runs
+/// started without MPI, which no job id ties together), that they ran at the same time: each test
+/// that two or more of them ran (started_at and finished_at both known, not skipped) started on
+/// every one before it ended on any (the hosts' clocks agreeing, as --start-at assumes). Throws
+/// ConfigError naming the inputs and what differs.
 std::size_t common_test_count(const std::vector<Host>& hosts);
 
 }  // namespace drivelab::results::detail

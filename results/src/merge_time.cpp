@@ -99,10 +99,84 @@ struct Span {
   double mid() const { return (a + b) / 2; }
 };
 
+/// MergedIntervals::window_rates: when some rank measured outside the common window [a, b] by more
+/// than kStallFraction of the interval (`nominal`: more than the interval clock's own lateness),
+/// per rate value every rank's intervals carry, each rank's operations inside [a, b] over b - a.
+std::map<std::string, std::vector<double>> rates_over_window(const std::vector<std::vector<Span>>& spans, double a,
+                                                             double b, double nominal) {
+  std::map<std::string, std::vector<double>> out;
+  if (std::none_of(spans.begin(), spans.end(), [&](const std::vector<Span>& s) {
+        return std::max(0.0, a - s.front().a) + std::max(0.0, s.back().b - b) > kStallFraction * nominal;
+      }))
+    return out;
+  for (const auto& [name, ignored] : spans.front().front().interval->values) {
+    const MetricDef* def = find_metric_def(name);
+    if (def == nullptr || !def->has(kSummedOverHosts) || !rate_unit(def->unit)) continue;
+    std::vector<double> per_rank;
+    bool everywhere = true;
+    for (const std::vector<Span>& rank : spans) {
+      double ops = 0;  // value x seconds: operations in the value's own unit of time
+      bool carried = false;
+      for (const Span& x : rank) {
+        const auto& v = x.interval->values;
+        const auto it = std::find_if(v.begin(), v.end(), [&](const auto& p) { return p.first == name; });
+        if (it == v.end()) continue;
+        carried = true;
+        const double inside = std::min(b, x.b) - std::max(a, x.a);
+        if (inside > 0 && x.b > x.a) ops += it->second * x.interval->duration_s * inside / (x.b - x.a);
+      }
+      everywhere = everywhere && carried;
+      per_rank.push_back(ops / (b - a));
+    }
+    if (everywhere) out.emplace(name, std::move(per_rank));
+  }
+  return out;
+}
+
+/// Marks the stalled intervals of `spans` (each rank's, by their end): an interval longer than the
+/// interval setting (`nominal`) and than the other ranks' intervals over the same time (for each
+/// other rank its longest there; the shortest of those), by more than kStallFraction of the longer
+/// of the two. Both, so that neither a rank that kept measuring after another stopped nor the
+/// whole job paused together is a stall.
+void mark_stalls(std::vector<std::vector<Span>>& spans, double nominal) {
+  const std::size_t n = spans.size();
+  // The intervals of `r` that overlap [a, b] (each rank's in order: a binary search, then the few after).
+  const auto for_overlapping = [&](std::size_t r, double a, double b, auto&& f) {
+    const auto first =
+        std::upper_bound(spans[r].begin(), spans[r].end(), a, [](double v, const Span& y) { return v < y.b; });
+    for (auto it = first; it != spans[r].end() && it->a < b; ++it)
+      if (std::min(b, it->b) > std::max(a, it->a)) f(*it);
+  };
+  for (std::size_t i = 0; i < n; ++i) {
+    for (Span& x : spans[i]) {
+      double peer = 0;
+      bool any = false;
+      for (std::size_t r = 0; r < n; ++r) {
+        if (r == i) continue;
+        double longest = 0;
+        bool overlaps = false;
+        for_overlapping(r, x.a, x.b, [&](const Span& y) {
+          longest = std::max(longest, y.b - y.a);
+          overlaps = true;
+        });
+        if (!overlaps) continue;
+        peer = any ? std::min(peer, longest) : longest;
+        any = true;
+      }
+      x.peer_s = std::max(any ? peer : 0.0, nominal);
+      const double d = x.b - x.a;
+      if (d - x.peer_s > kStallFraction * x.peer_s) {
+        x.stalled = true;
+        x.lost_s = d - x.peer_s;
+      }
+    }
+  }
+}
+
 }  // namespace
 
 MergedIntervals merge_test_intervals(const std::vector<const Host*>& hosts, const std::vector<const TestRecord*>& tests,
-                                     double interval_s) {
+                                     double interval_s, bool time_limited) {
   std::vector<double> durations;
   for (const TestRecord* t : tests)
     for (const Interval& i : t->intervals)
@@ -132,42 +206,7 @@ MergedIntervals merge_test_intervals(const std::vector<const Host*>& hosts, cons
     // An interval clock's intervals follow each other: by their end (stable: the record's order).
     std::stable_sort(spans[i].begin(), spans[i].end(), [](const Span& x, const Span& y) { return x.b < y.b; });
   }
-  // The intervals of `r` that overlap [a, b] (each rank's in order: a binary search, then the few after).
-  const auto for_overlapping = [&](std::size_t r, double a, double b, auto&& f) {
-    const auto first =
-        std::upper_bound(spans[r].begin(), spans[r].end(), a, [](double v, const Span& y) { return v < y.b; });
-    for (auto it = first; it != spans[r].end() && it->a < b; ++it)
-      if (std::min(b, it->b) > std::max(a, it->a)) f(*it);
-  };
-
-  // Stalls: an interval longer than the interval setting and than the other ranks' intervals over
-  // the same time (for each other rank its longest there; the shortest of those), by more than
-  // kStallFraction of the longer of the two. Both, so that neither a rank that kept measuring
-  // after another stopped nor the whole job paused together is a stall.
-  for (std::size_t i = 0; i < n; ++i) {
-    for (Span& x : spans[i]) {
-      double peer = 0;
-      bool any = false;
-      for (std::size_t r = 0; r < n; ++r) {
-        if (r == i) continue;
-        double longest = 0;
-        bool overlaps = false;
-        for_overlapping(r, x.a, x.b, [&](const Span& y) {
-          longest = std::max(longest, y.b - y.a);
-          overlaps = true;
-        });
-        if (!overlaps) continue;
-        peer = any ? std::min(peer, longest) : longest;
-        any = true;
-      }
-      x.peer_s = std::max(any ? peer : 0.0, nominal);
-      const double d = x.b - x.a;
-      if (d - x.peer_s > kStallFraction * x.peer_s) {
-        x.stalled = true;
-        x.lost_s = d - x.peer_s;
-      }
-    }
-  }
+  mark_stalls(spans, nominal);
 
   MergedIntervals out;
   // The common window: where every rank measured.
@@ -179,6 +218,8 @@ MergedIntervals merge_test_intervals(const std::vector<const Host*>& hosts, cons
     common_b = std::min(common_b, spans[i].back().b);
   }
   const bool any_empty = std::any_of(spans.begin(), spans.end(), [](const auto& s) { return s.empty(); });
+  if (time_limited && !any_empty && common_b > common_a && n > 1)
+    out.window_rates = rates_over_window(spans, common_a, common_b, nominal);
   Json stalls = Json::array();
   for (std::size_t i = 0; i < n; ++i) {
     const auto worst = std::max_element(spans[i].begin(), spans[i].end(),
@@ -193,9 +234,9 @@ MergedIntervals merge_test_intervals(const std::vector<const Host*>& hosts, cons
         "{} stalled {:.2f} s in the measured phase (its interval ending at t={:.2f} s lasted {:.2f} s where the "
         "other hosts' lasted {:.2f} s: the process or its host did not run) and measured {:.2f} s outside the "
         "window every host measured in; the merged intervals leave out its stalled intervals, the windows it "
-        "did not measure in and its time outside the common window, and the summed headline rates are each "
-        "host's own over its own measured phase",
-        hosts[i]->label(), stalled_s, worst->interval->t_s, worst->b - worst->a, worst->peer_s, outside);
+        "did not measure in and its time outside the common window; the summed headline rates are {}",
+        hosts[i]->label(), stalled_s, worst->interval->t_s, worst->b - worst->a, worst->peer_s, outside,
+        out.window_rates.empty() ? "each host's own over its own measured phase" : "over the common window");
     out.warnings.push_back(what);
     if (stalled_s > kStallToleranceS)
       out.beyond_tolerance.push_back(

@@ -2,6 +2,7 @@
 // The intervals of a merge of hosts' records, merged by time (docs/results.md "Merging hosts",
 // "Intervals by time"). Internal to results/: merge.cpp calls it for every test it merges, so the
 // online merge (rank 0) and `drivelab results merge` share it through merge_host_records.
+#include <map>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,15 @@ struct MergedIntervals {
   std::vector<std::string> warnings;
   /// The flags beyond kStallToleranceS (the merged test's reason; empty: none).
   std::vector<std::string> beyond_tolerance;
+  /// A time-limited test whose ranks did not all measure the same window (a rank measured more
+  /// than kStallFraction of an interval outside the common window: a stall, a phase that ran
+  /// long, a late start): per value its intervals carry (a rate the catalogue sums over hosts,
+  /// on every rank), each rank's rate over the common window — the operations of its intervals
+  /// inside the window (value x the part of the interval inside it; a stalled interval's spread
+  /// evenly over its length) over the window's length — by rank as in `tests`. Empty otherwise:
+  /// each rank's own rate over its own measured phase is then its rate over the common window up
+  /// to the interval clock's jitter.
+  std::map<std::string, std::vector<double>> window_rates;
   /// details.intervals of the merged test: {"merged_by": "time" | "index", "common_window_s":
   /// [start, end] (by time), "stalls": [{"rank", "stalled_s", "outside_common_window_s"}]}.
   Json details;
@@ -42,8 +52,9 @@ struct MergedIntervals {
 /// test's interval setting (the run config's tests[].interval_s; 0 when unknown, -1 when the
 /// hosts' settings differ). By time when the intervals follow one interval clock (their median
 /// length within 25% of interval_s, or interval_s unknown), else by index (a render's pipeline
-/// phases, hosts with different intervals). Pure.
+/// phases, hosts with different intervals). `time_limited`: the test ran `duration:` on every rank
+/// (window_rates is computed only then: a fixed-work test's hosts end when their work is done). Pure.
 MergedIntervals merge_test_intervals(const std::vector<const Host*>& hosts, const std::vector<const TestRecord*>& tests,
-                                     double interval_s);
+                                     double interval_s, bool time_limited);
 
 }  // namespace drivelab::results::detail

@@ -56,13 +56,21 @@ bool phase_barrier(CohortRun& cr, const RunOptions& options, const StopFlag& sto
   const PhaseState mine = !failure.empty()                            ? PhaseState::failed
                           : stop.requested() || !cr.peer_stop.empty() ? PhaseState::stopping
                                                                       : PhaseState::ready;
-  cr.cohort->on_stop_while_waiting(std::move(on_stop));
+  const std::string what = fmt::format("test {}: {}", test, phase);
+  cr.cohort->on_stop_while_waiting([&cr, &what, on_stop = std::move(on_stop)] {
+    std::vector<std::string> names;
+    for (int r : cr.cohort->not_arrived()) names.push_back(cr.cohort->describe_rank(r));
+    if (!names.empty())
+      cr.waiting_for = fmt::format("the stop came while this rank waited at '{}' for {}, not arrived there", what,
+                                   fmt::join(names, ", "));
+    if (on_stop) on_stop();
+  });
   struct Clear {
     Cohort& c;
     ~Clear() { c.on_stop_while_waiting(nullptr); }
   } clear{*cr.cohort};
   try {
-    const PhaseVote v = cr.cohort->barrier(fmt::format("test {}: {}", test, phase), mine, options.barrier_timeout);
+    const PhaseVote v = cr.cohort->barrier(what, mine, options.barrier_timeout);
     barriers[phase] = v.released_unix_ns;
     if (v.state == PhaseState::failed && failure.empty())
       failure = fmt::format("{} failed before '{}' (its record has the cause); the test stopped on every host",

@@ -22,6 +22,10 @@ struct CohortRun {
   /// The first phase barrier that failed (its CohortError: the ranks that did not arrive and their
   /// hosts); the run's reason says it.
   std::string lost;
+  /// A stop request that came while this rank waited at a phase barrier: which barrier and the
+  /// ranks not arrived there ("waited at 'test io: verify' for rank 1 (host b)"); the run's reason
+  /// says it (the launcher ends the job when it lost a rank or a host: that rank is among them).
+  std::string waiting_for;
   bool active() const noexcept { return cohort != nullptr && !cohort->broken(); }
   /// Another rank stopped, or a collective failed: no further test runs on this rank.
   bool ended() const noexcept { return !peer_stop.empty() || (cohort != nullptr && !active()); }

@@ -6,6 +6,7 @@
 #include <exception>
 #include <iostream>
 #include <random>
+#include <string_view>
 #include <utility>
 
 #include <fmt/format.h>
@@ -200,27 +201,42 @@ void set_run_status(results::RunRecord& record, const std::string& journal_failu
   }
   // A rank that died or went silent: named (rank and host) in the run's reason too.
   if (!cr.lost.empty() && record.status != Status::complete) record.reason += fmt::format(" ({})", cr.lost);
+  if (!cr.waiting_for.empty() && stop.requested()) record.reason += fmt::format(" ({})", cr.waiting_for);
 }
 
-/// RunContext::end_before_collective: the run's end as it stands, durable before a collective.
-void end_before_collective(const results::TestRecord* ending, detail::RunContext& run) {
+/// RunContext::end_before_collective: the run's end as it stands, durable before a collective;
+/// or, when the run is not ending (`ending` false), the record as it must stand if this process
+/// ends inside the collective (not journaled).
+void end_before_collective(const results::TestRecord* ending, std::string_view collective, bool run_ends,
+                           detail::RunContext& run) {
   results::RunRecord snapshot = run.record;
-  try {
-    if (ending != nullptr) {
-      run.journal.append(results::journal_test_end(*ending));
-      snapshot.tests.push_back(*ending);
+  snapshot.finished_at = utc_timestamp();
+  if (!run_ends) {
+    if (ending != nullptr) snapshot.tests.push_back(*ending);
+    snapshot.status = Status::interrupted;
+    snapshot.reason = fmt::format(
+        "the record was last written as this rank entered the barrier '{}': the process ended there or "
+        "later, before the run finished (under mpirun, Open MPI ends every rank when one dies or is lost); "
+        "finished intervals are kept, and the journal has them all",
+        collective);
+  } else {
+    try {
+      if (ending != nullptr) {
+        run.journal.append(results::journal_test_end(*ending));
+        snapshot.tests.push_back(*ending);
+      }
+      set_run_status(snapshot, run.journal.failure(), run.stop, run.cr);
+      run.journal.append(results::journal_run_end(snapshot.status, snapshot.reason, snapshot.finished_at));
+    } catch (const std::exception&) {
+      // journal.failure() has it; the run's end reports it (and the record below is still written)
+      set_run_status(snapshot, run.journal.failure(), run.stop, run.cr);
     }
-    snapshot.finished_at = utc_timestamp();
-    set_run_status(snapshot, run.journal.failure(), run.stop, run.cr);
-    run.journal.append(results::journal_run_end(snapshot.status, snapshot.reason, snapshot.finished_at));
-  } catch (const std::exception&) {
-    // journal.failure() has it; the run's end reports it (and the record below is still written)
-    set_run_status(snapshot, run.journal.failure(), run.stop, run.cr);
   }
   try {
     run.state.write_final_record(snapshot);
   } catch (const std::exception& ex) {
-    std::cerr << fmt::format("drivelab: the record was not written before the next barrier: {}\n", ex.what())
+    std::cerr << fmt::format("drivelab: the record was not written before the barrier '{}': {}\n", collective,
+                             ex.what())
               << std::flush;
   }
 }
@@ -268,7 +284,7 @@ RunOutcome run_protocol(Protocol& protocol, const RunOptions& options, const Sto
   std::error_code ec;
   RunOutcome outcome;
   results::RunRecord& record = outcome.record;
-  CohortRun cr{options.cohort, {}, {}};
+  CohortRun cr{options.cohort, {}, {}, {}};
   detail::name_run(cr, make_run_id(), record);
   const RepeatPlan plan = plan_repetitions(protocol, options, cr, record);
   // Before anything is created: a refused target leaves no trace.
@@ -312,7 +328,9 @@ RunOutcome run_protocol(Protocol& protocol, const RunOptions& options, const Sto
   if (options.live_metrics != nullptr)
     options.live_metrics->run_started(record.run_id, protocol.name, protocol.tests.size());
   detail::RunContext run{record, state, journal, options, target, stop, cr, {}, &facts};
-  run.end_before_collective = [&run](const results::TestRecord* ending) { end_before_collective(ending, run); };
+  run.end_before_collective = [&run](const results::TestRecord* ending, std::string_view collective, bool ends) {
+    end_before_collective(ending, collective, ends, run);
+  };
   run_tests(protocol, plan, run);
   note_short_repetitions(record, plan);
 

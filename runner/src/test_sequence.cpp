@@ -114,9 +114,9 @@ class TestSequence {
   /// The next barrier is passed only when the last let every rank in.
   template <class Body>
   void phase(const char* barrier, const std::string& name, Body&& body) {
-    if (go_) records_first();
+    if (go_) records_first(barrier);
     go_ = go_ && phase_barrier(run_.cr, run_.options, run_.stop, label_, barrier, failure_, barriers_,
-                               [this] { records_first(); });
+                               [this, barrier] { records_first(barrier); });
     if (!go_ || !failure_.empty() || run_.stop.requested()) return;
     run_.state.enter_phase(test_, index_, barrier);
     run_.state.say(fmt::format("== {} ({}): {}", label_, tr_.kind, name));
@@ -193,9 +193,9 @@ class TestSequence {
   /// stopped: tpcc shared_database). A stop does not skip verify; a failure on any rank skips it on all.
   void verify() {
     if (ran_ && run_.cr.cohort != nullptr) {
-      records_first();
+      records_first("verify");
       (void)phase_barrier(run_.cr, run_.options, run_.stop, label_, "verify", failure_, barriers_,
-                          [this] { records_first(); });
+                          [this] { records_first("verify"); });
     }
     if (!ran_ || !failure_.empty() || run_.stop.hurried()) return;
     run_.state.enter_phase(test_, index_, "verify");
@@ -243,17 +243,27 @@ class TestSequence {
     r.reason = std::move(o.reason);
   }
 
-  /// Before a barrier of a run that is ending here (CohortRun::records_first): the test's end as
-  /// it stands (every interval journaled first), the run's end and the final record, durable
-  /// before the collective. Verify and cleanup, if the rank comes back, end the test again.
-  void records_first() {
-    if (!run_.cr.records_first(run_.stop, !failure_.empty())) return;
+  /// Before the barrier `phase` of a cohort that still works (RunContext::end_before_collective):
+  /// when the run is ending here (CohortRun::records_first) the test's end as it stands (every
+  /// interval journaled first), the run's end and the final record, durable before the collective;
+  /// otherwise the record as it must stand if the process ends in the barrier (this test
+  /// `interrupted`, naming it). Verify and cleanup, if the rank comes back, end the test again.
+  void records_first(const char* phase) {
+    if (!run_.cr.active()) return;
+    const bool ending = run_.cr.records_first(run_.stop, !failure_.empty());
     if (std::string err = run_.state.flush(); !err.empty() && failure_.empty())
       failure_ = fmt::format("recording results failed: {}", err);
     results::TestRecord now;
     recorder_.with_record([&](const results::TestRecord& r) { now = r; });
     settle(now);
-    run_.end_before_collective(&now);
+    if (!ending && now.status == Status::complete) {
+      now.status = Status::interrupted;
+      now.reason = fmt::format(
+          "the record was last written as this rank entered the barrier before '{}': the process ended "
+          "there or later; intervals so far are kept",
+          phase);
+    }
+    run_.end_before_collective(&now, fmt::format("test {}: {}", label_, phase), ending);
   }
 
   void journal_end() {
@@ -332,7 +342,8 @@ void skip_test(PlannedTest& test, std::size_t index, const Repetition& rep, RunC
   run.record.tests.push_back(std::move(skipped));
   if (cr.active()) {  // the other ranks learn at this test's first barrier why it is not run
     std::string failure = journal_failure;
-    if (cr.records_first(run.stop, !failure.empty())) run.end_before_collective(nullptr);
+    run.end_before_collective(nullptr, fmt::format("test {}: prepare", label),
+                              cr.records_first(run.stop, !failure.empty()));
     Json ignored;
     phase_barrier(cr, run.options, run.stop, label, "prepare", failure, ignored);
   }

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <string_view>
 
 #include "cohort_run.hpp"
 #include "drivelab/results/journal.hpp"
@@ -36,13 +37,19 @@ struct RunContext {
   const RunTarget& target;
   const StopFlag& stop;
   CohortRun& cr;
-  /// Records before collectives (CohortRun::records_first): journals `ending` (the test that is
+  /// Records before collectives (docs/multihost.md, "When a host or rank dies"), called before
+  /// every phase barrier of a cohort that still works, `collective` naming it ("test oltp: verify").
+  /// `ending` (CohortRun::records_first: the run ends here): journals `test` (the test that is
   /// ending, settled as it stands; null between tests) as a test_end and the run's end as a
-  /// run_end, and writes the record with `ending` appended as the final record (status and reason
-  /// as the run would end now, never `running`). Called before the collective; if the rank comes
-  /// back from it, the test and the run end again as usual and their later events win (`results
-  /// recover` keeps the last test_end of a test and the last run_end). Errors are said, not thrown.
-  std::function<void(const results::TestRecord* ending)> end_before_collective;
+  /// run_end, and writes the record with `test` appended as the final record (status and reason as
+  /// the run would end now, never `running`). Otherwise the record alone, as it must stand if the
+  /// process ends inside the collective — Open MPI 5 aborts a rank whose peer's connection closes
+  /// while it waits, before any signal (measured in a Debian 13 root) — `test` and the run
+  /// `interrupted`, their reasons naming the collective; nothing is journaled. Either way, if the
+  /// rank comes back from the collective, the test and the run end again as usual and their later
+  /// events and writes win (`results recover` keeps the last test_end of a test and the last
+  /// run_end). Errors are said, not thrown.
+  std::function<void(const results::TestRecord* test, std::string_view collective, bool ending)> end_before_collective;
   /// What the run found once before its first test (drive health to read, the harness's
   /// ceiling: telemetry/run_facts.hpp), for each test's telemetry.
   const telemetry::RunFacts* facts = nullptr;

@@ -14,20 +14,13 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 netns=$here/netns.sh
+. "$here/mpirun.sh"  # ompi_major, daemon, netns_launch, netns_require, wait_gone
 fail() { echo "net_loss_test: FAIL: $*" >&2; exit 1; }
 [ $# -eq 1 ] || { echo "usage: net_loss_test.sh MH_RANK_DEATH" >&2; exit 2; }
 prog=$(readlink -f "$1")
 [ -x "$prog" ] || fail "no program at $1"
-[ "$(id -u)" -eq 0 ] || { echo "net_loss_test: SKIP: needs root (network namespaces, sshd)"; exit 77; }
 name=dlnl$$
-if ! command -v ip >/dev/null || ! err=$(ip netns add "$name-probe" 2>&1); then
-  echo "net_loss_test: SKIP: no network namespaces here (ip netns add: ${err:-no ip command})"
-  exit 77
-fi
-ip netns delete "$name-probe"
-ompi_major=$(mpirun --version 2>/dev/null | sed -n 's/.*(Open MPI) \([0-9][0-9]*\)\..*/\1/p' | head -1)
-daemon=orted
-[ "${ompi_major:-4}" -lt 5 ] || daemon=prted
+netns_require net_loss_test "$name"
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/drivelab-net-loss.XXXXXX")
 mpirun_pid=""
@@ -42,12 +35,7 @@ get() { sed -n "s/^$1=//p" <<<"$state"; }
 agent=$(get agent) host_a=$(get host_a) host_b=$(get host_b) addr_a=$(get addr_a) addr_b=$(get addr_b)
 subnet=$(get subnet)
 
-if [ "$daemon" = prted ]; then
-  launch=(--map-by node:OVERSUBSCRIBE --prtemca plm_ssh_agent "$agent" --prtemca prte_if_include "$subnet")
-else
-  launch=(--mca plm_rsh_agent "$agent" --mca oob_tcp_if_include "$subnet" --mca oob_tcp_keepalive_time 5
-    --mca oob_tcp_keepalive_intvl 2 --mca oob_tcp_keepalive_probes 3)
-fi
+SHORT_KEEPALIVES=1 netns_launch "$agent" "$subnet"  # launch
 readonly mpirun_timeout=30
 t0=$(date +%s%N)
 "$netns" exec "$name" a timeout -k 10 120 mpirun --allow-run-as-root -np 2 --host "$addr_a,$addr_b" "${launch[@]}" \
@@ -81,15 +69,8 @@ echo "net_loss_test: link of $host_b cut $(((cut - t0) / 1000000)) ms after mpir
 left_a=$(ip netns pids "$host_a" || true)
 [ -z "$left_a" ] || fail "left on $host_a: $(for p in $left_a; do printf "%s(%s) " "$p" "$(cat "/proc/$p/comm" 2>/dev/null)"; done)"
 if [ "$daemon" = orted ]; then
-  sshd_pid=$(cat "$(get dir)/sshd-b.pid")
-  for _ in $(seq 600); do
-    left_b=$(ip netns pids "$host_b" | grep -vxF "$sshd_pid" || true)
-    left_b=$(for p in $left_b; do c=$(cat "/proc/$p/comm" 2>/dev/null) || continue; case $c in orted | mh_rank_death) echo "$p($c)" ;; esac; done)
-    [ -n "$left_b" ] || break
-    [ $(($(date +%s%N) - cut)) -lt 60000000000 ] || break
-    sleep 0.1
-  done
-  [ -z "$left_b" ] || fail "left on $host_b 60 s after the cut, the link still down: $left_b"
+  wait_gone "$host_b" "$(cat "$(get dir)/sshd-b.pid")" "orted|mh_rank_death" "$cut"
+  [ -z "$left" ] || fail "left on $host_b 60 s after the cut, the link still down: $left"
   echo "net_loss_test: $host_b's orted and rank ended by themselves $((($(date +%s%N) - cut) / 1000000)) ms after the cut"
 fi
 echo "net_loss_test: PASS"

@@ -20,27 +20,18 @@
 #     of 29 s after the death, which the launcher's SIGTERM 10 s after it cuts to 3 s (kStopGrace).
 # Prints death -> return of every survivor. Exit 0 pass, 1 fail, 77 skip (no mpirun).
 set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
 fail() { echo "rank_death_test: FAIL: $*" >&2; exit 1; }
 [ $# -eq 1 ] || { echo "usage: rank_death_test.sh MH_RANK_DEATH" >&2; exit 2; }
 prog=$(readlink -f "$1")
 [ -x "$prog" ] || fail "no program at $1"
 command -v mpirun >/dev/null || { echo "rank_death_test: SKIP: no mpirun"; exit 77; }
-ompi_major=$(mpirun --version 2>/dev/null | sed -n 's/.*(Open MPI) \([0-9][0-9]*\)\..*/\1/p' | head -1)
+# mpirun_local, ompi_major: Open MPI's default kill timing unless a case asks otherwise
+. "$here/mpirun.sh"
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/drivelab-rank-death.XXXXXX")
 trap 'rm -rf -- "$work"' EXIT
 readonly ranks=4
-
-# The mpirun of tests/support/mpirun.hpp, without its odls_base_sigkill_timeout (the default is
-# the point here); extra mpirun arguments first.
-mpirun_local() {
-  local args=(mpirun)
-  [ "$(id -u)" -ne 0 ] || args+=(--allow-run-as-root)
-  args+=(--oversubscribe -np "$ranks" --mca btl self,tcp --mca btl_tcp_if_include lo)
-  [ "${ompi_major:-4}" -ge 5 ] || args+=(--mca oob_tcp_if_include lo)
-  args+=(-x ASAN_OPTIONS=detect_leaks=0:abort_on_error=1)
-  "${args[@]}" "$@"
-}
 
 # run_case NAME VICTIM OP DELAY_MS TIMEOUT_MS [mpirun arguments...]; HOW=kill|stop|silent (default kill)
 run_case() {
@@ -51,7 +42,7 @@ run_case() {
   local t0 rc=0
   t0=$(date +%s%N)
   # hard bound: a survivor stuck in MPI would hold mpirun; 60 s is far beyond every case's end
-  timeout -k 5 60 bash -c 'mpirun_local "$@" >"'"$dir"'/out" 2>&1' _ "$@" "$prog" "$victim" "$op" "$delay" \
+  timeout -k 5 60 bash -c 'mpirun_local "$@" >"'"$dir"'/out" 2>&1' _ "$ranks" "$@" "$prog" "$victim" "$op" "$delay" \
     "$timeout" "$dir" "$how" || rc=$?
   local t1
   t1=$(date +%s%N)
@@ -99,9 +90,6 @@ run_case() {
   # this job's ranks only (their OUT_DIR argument): net_loss_test runs the same program alongside
   ! pgrep -f -- "^$prog .* $dir " >/dev/null || { pgrep -af -- "$dir" >&2; fail "$name: a rank of the job is still running"; }
 }
-export -f mpirun_local
-export ranks ompi_major
-
 # The deadline after the death, within the launcher's window: Open MPI 4.1 sends the survivors
 # SIGTERM ~1 s after a death and SIGKILL ~1 s later; Open MPI 5 (PRRTE) SIGTERM after ~250 ms and
 # SIGKILL ~250 ms later (seen in CI on Debian 13: a 500 ms deadline met the SIGKILL), so there the

@@ -17,7 +17,7 @@ fail() { echo "stall_test: FAIL: $*" >&2; exit 1; }
 drivelab=$(readlink -f "$1")
 [ -x "$drivelab" ] || fail "no drivelab at $1"
 command -v mpirun >/dev/null || { echo "stall_test: SKIP: no mpirun"; exit 77; }
-ompi_major=$(mpirun --version 2>/dev/null | sed -n 's/.*(Open MPI) \([0-9][0-9]*\)\..*/\1/p' | head -1)
+. "$here/mpirun.sh"  # mpirun_local
 stall_s=${STALL_S:-6}
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/drivelab-stall.XXXXXX")
@@ -43,15 +43,9 @@ tests:
     io: {engine: psync, rw: randread, xfersize: 4k, iodepth: 1, jobs: 1, file_size: 16MiB, direct: false}
 EOF
 
-# The mpirun of tests/support/mpirun.hpp (Open MPI 4.1 and 5).
-args=(mpirun)
-[ "$(id -u)" -ne 0 ] || args+=(--allow-run-as-root)
-args+=(--oversubscribe -np 2 --mca btl self,tcp --mca btl_tcp_if_include lo)
-[ "${ompi_major:-4}" -ge 5 ] || args+=(--mca oob_tcp_if_include lo --mca odls_base_sigkill_timeout 8)
-args+=(-x ASAN_OPTIONS=detect_leaks=0:abort_on_error=1)
 # hard bound: 14 s of test, the stall, the start and the end are far below 120 s
-timeout -k 5 120 "${args[@]}" "$drivelab" run "$work/p.yaml" --target "$work/t{rank}" --out "$work/out" --quiet \
-  >"$work/stdout" 2>"$work/stderr" &
+MPIRUN_SIGKILL_TIMEOUT=8 timeout -k 5 120 bash -c 'mpirun_local "$@"' _ 2 "$drivelab" run "$work/p.yaml" \
+  --target "$work/t{rank}" --out "$work/out" --quiet >"$work/stdout" 2>"$work/stderr" &
 job=$!
 
 # Rank 1's pid from its target's lock file ("pid N, run <job>-r1"), then 3 intervals in its journal.

@@ -36,9 +36,7 @@ fi
 ip netns delete "$name-probe"
 # Open MPI 4.1 (Debian 12) starts `orted` on each remote host; 5.0 (Debian 13) is PRRTE's mpirun,
 # which starts `prted` and takes its own parameter names (see mpirun_all).
-ompi_major=$(mpirun --version 2>/dev/null | sed -n 's/.*(Open MPI) \([0-9][0-9]*\)\..*/\1/p' | head -1)
-daemon=orted
-[ "${ompi_major:-4}" -lt 5 ] || daemon=prted
+. "$here/mpirun.sh"  # ompi_major, daemon, netns_launch
 for t in mpirun "$daemon" sshd; do
   command -v "$t" >/dev/null || [ -x "/usr/sbin/$t" ] || fail "$t not installed (scripts/install-deps.sh)"
 done
@@ -62,21 +60,14 @@ echo "two_host_test: ${hosts[*]} (${addrs[*]}), ssh agent $agent"
 # The mpirun of every step: one rank per "host", ssh to b, c, ... with their own config, TCP only,
 # on the veth subnet only (out-of-band and BTL), as root. mpirun passes only OMPI_* variables to
 # a remote rank (mpirun(1), "Exported Environment Variables"): the sanitizers' options of a
-# sanitizer build (scripts/test.sh, LSAN_OPTIONS from ctest) are passed on with -x.
-# Open MPI 4.1: the ssh agent is plm_rsh_agent, mpirun's own network oob_tcp_if_include.
-# Open MPI 5.0 (PRRTE 3): plm_ssh_agent and prte_if_include, given with --prtemca, and
-# --map-by node:OVERSUBSCRIBE: with `--host a,b` (one slot each) PRRTE 3.0.8 maps two ranks onto
-# "not enough slots" otherwise (measured on Debian 13's Open MPI 5.0.7).
+# sanitizer build (scripts/test.sh, LSAN_OPTIONS from ctest) are passed on with -x. The launcher's
+# options of Open MPI 4.1 and 5.0: netns_launch (mpirun.sh).
 mpirun_all() {
   local env_args=() v launch=()
   for v in ASAN_OPTIONS LSAN_OPTIONS UBSAN_OPTIONS; do
     [ -z "${!v:-}" ] || env_args+=(-x "$v")
   done
-  if [ "$daemon" = prted ]; then
-    launch=(--map-by node:OVERSUBSCRIBE --prtemca plm_ssh_agent "$agent" --prtemca prte_if_include "$subnet")
-  else
-    launch=(--mca plm_rsh_agent "$agent" --mca oob_tcp_if_include "$subnet")
-  fi
+  netns_launch "$agent" "$subnet"
   "$netns" exec "$name" a timeout -k 10 120 mpirun --allow-run-as-root -np "$nhosts" --host "$(get addrs)" \
     "${launch[@]}" --mca btl self,tcp --mca btl_tcp_if_include "$subnet" "${env_args[@]}" "$@"
 }

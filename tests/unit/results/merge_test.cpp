@@ -243,6 +243,35 @@ TEST(Merge, InputsWithoutCohortAreRankedByOrder) {
   EXPECT_EQ(m.status, Status::complete);
 }
 
+TEST(Merge, RecordsWithoutCohortMergeOnlyWhenTheirTestsRanAtTheSameTime) {
+  // The same protocol run by hand on two VMs: 1.5 s apart, their tests overlap (one run); three
+  // minutes apart, the second started after the first had ended (two runs: refused, not summed).
+  std::vector<MergeInput> in = inputs_of(2);
+  for (std::size_t i = 0; i < in.size(); ++i) {
+    in[i].record.cohort = nullptr;
+    in[i].record.tests[0].started_at = i == 0 ? "2026-12-02T16:00:00.000Z" : "2026-12-02T16:00:01.500Z";
+    in[i].record.tests[0].finished_at = i == 0 ? "2026-12-02T16:01:00.000Z" : "2026-12-02T16:01:01.500Z";
+  }
+  EXPECT_EQ(merge_host_records(in).status, Status::complete);
+  in[1].record.tests[0].started_at = "2026-12-02T16:03:00.000Z";
+  in[1].record.tests[0].finished_at = "2026-12-02T16:04:00.000Z";
+  const std::string e = merge_error(in);
+  EXPECT_EQ(e.substr(0, e.find(". Records")),
+            "rank1.json: tests[0].started_at 2026-12-02T16:03:00.000Z: test 'oltp' started after it had ended "
+            "in rank0.json (finished_at 2026-12-02T16:01:00.000Z): these are records of different runs, not the "
+            "hosts of one run");
+  EXPECT_NE(e.find("--start-at"), std::string::npos) << e;
+  // A skipped test has no time to compare; a record with a cohort is tied by its job id instead.
+  in[1].record.tests[0].status = Status::skipped;
+  EXPECT_NO_THROW(merge_host_records(in));
+  in = inputs_of(2);
+  in[1].record.tests[0].started_at = "2026-12-02T16:03:00.000Z";
+  in[1].record.tests[0].finished_at = "2026-12-02T16:04:00.000Z";
+  in[0].record.tests[0].started_at = "2026-12-02T16:00:00.000Z";
+  in[0].record.tests[0].finished_at = "2026-12-02T16:01:00.000Z";
+  EXPECT_NO_THROW(merge_host_records(in));  // one job: its hosts' clocks may differ (clock offsets)
+}
+
 TEST(Merge, ErrorsNameTheSourceAndTheKey) {
   std::vector<MergeInput> in = inputs_of(2);
   in[1].record.cohort["job_id"] = "other";
@@ -560,6 +589,49 @@ TEST(MergeByTime, AStallWithinTheToleranceIsAWarningAndALongRunIsMeasuredOutside
       << t.warnings[0];
   // Its last 0.8 s is outside the common window: in no merged interval.
   EXPECT_DOUBLE_EQ(t.intervals.back().t_s, 6);
+}
+
+TEST(MergeByTime, ATimeLimitedTestsHeadlineRatesAreOverTheCommonWindow) {
+  // 14 s of `duration:`; rank 1 SIGSTOPped 2-8.3 s, so its measured phase ran on to 20 s. The
+  // common window is 0-14 s: rank 1's last 6 s are left out of the summed headline rates as of the
+  // merged intervals, and its stalled interval counts for its part inside the window.
+  std::vector<Piece> p1 = seconds(0, 2, 1000);
+  p1.push_back({2, 8.3, 300});
+  p1.push_back({8.3, 9, 650});
+  for (const Piece& p : seconds(9, 11, 1000)) p1.push_back(p);
+  std::vector<MergeInput> in{{io_record(0, 2, kStart, 0, seconds(0, 14, 1000)), "r0"},
+                             {io_record(1, 2, kStart, 0, p1), "r1"}};
+  const std::vector<double> own{14000.0 / 14, (2000 + 300 + 650 + 11000) / 20.0};
+  for (std::size_t i = 0; i < 2; ++i) {
+    in[i].record.config["tests"][0]["duration_s"] = 14.0;
+    in[i].record.tests[0].metrics.push_back({"iops", own[i], "1/s", "I/Os per second"});
+  }
+  RunRecord m = merge_host_records(in);
+  const TestRecord& t = m.tests[0];
+  const double window0 = 14000.0 / 14;
+  const double window1 = (2000 + 300 + 650 + 5000) / 14.0;
+  EXPECT_NEAR(find(t.metrics, "iops")->value, window0 + window1, 1e-9);
+  // A summed rate the intervals do not carry (tps) scales as the rank's I/Os inside the window.
+  EXPECT_NEAR(find(t.metrics, "tps")->value, 100.5 + 101.5 * window1 / own[1], 1e-9);
+  EXPECT_EQ(t.details["intervals"]["headline_over_common_window"], Json::array({"tps", "iops"}));
+  EXPECT_NE(t.warnings[0].find("the summed headline rates are over the common window"), std::string::npos)
+      << t.warnings[0];
+  // A fixed-work test (no `duration:`): each host's own rate over its own time, summed.
+  for (MergeInput& x : in) x.record.config["tests"][0].erase("duration_s");
+  m = merge_host_records(in);
+  EXPECT_DOUBLE_EQ(find(m.tests[0].metrics, "iops")->value, own[0] + own[1]);
+  EXPECT_FALSE(m.tests[0].details["intervals"].contains("headline_over_common_window"));
+  // Ranks that measured the same window up to the clock's jitter (0.2 s of start skew): the exact
+  // sum of their own rates.
+  in = {{io_record(0, 2, kStart, 0, seconds(0, 6, 1000)), "r0"},
+        {io_record(1, 2, kStart + 200'000'000, 0, seconds(0, 6, 500)), "r1"}};
+  for (MergeInput& x : in) {
+    x.record.config["tests"][0]["duration_s"] = 6.0;
+    x.record.tests[0].metrics.push_back({"iops", 777, "1/s", ""});
+  }
+  m = merge_host_records(in);
+  EXPECT_DOUBLE_EQ(find(m.tests[0].metrics, "iops")->value, 2 * 777);
+  EXPECT_FALSE(m.tests[0].details["intervals"].contains("headline_over_common_window"));
 }
 
 TEST(MergeByTime, IntervalsWithoutAnIntervalClockMergeByIndex) {

@@ -30,7 +30,7 @@ struct MergeInput {
 ///  - status complete only when every rank is present and complete; else the worst present
 ///    (failed > interrupted > skipped; a rank still running counts as interrupted: a merged
 ///    record is never running), interrupted when only ranks are missing; failed when a rank
-///    stalled beyond 1 s (merge_time.hpp);
+///    stalled beyond 3 s (merge_time.hpp);
 ///  - tests by index: histograms merged bin by bin; a metric with `of` recomputed from the merged
 ///    histogram; then by the metric catalogue's MetricDef::merge (catalogue.hpp: the largest
 ///    host's for a maximum, per host only for a peak, summed CPU seconds); then by unit: 1/s,
@@ -40,15 +40,19 @@ struct MergeInput {
 ///    by time on rank 0's clock (results/src/merge_time.hpp: a stalled rank's stall and the
 ///    windows it missed left out; the values the catalogue declares figures of the interval
 ///    histogram "latency" recomputed from the merged one, those it declares kSummedOverHosts
-///    summed as the operations over the window, others dropped); checks of every host and
+///    summed as the operations over the window, others dropped); a time-limited test's summed
+///    headline rates over the common window when a rank measured outside it (merge_time.hpp:
+///    MergedIntervals::window_rates); checks of every host and
 ///    warnings not shared by all prefixed "rank k (host h): "; details {start_skew_ns, per_host_only}; each group also
 ///    gets the labs' convention figures sum_of_hosts_<rate>, mean_of_hosts_<latency avg/pNN>.
 /// Inputs without `cohort` (runs started separately): ranks by input order, size = the number of
-/// inputs, job_id = "merged-" + the first input's run_id.
+/// inputs, job_id = "merged-" + the first input's run_id; they must have run at the same time
+/// (each test they ran started on every one before it ended on any).
 /// Throws ConfigError naming the input's source and the key: no inputs; some inputs with a cohort
 /// and some without; different cohort.job_id or cohort.size; a rank outside 0..size-1 or twice;
 /// a different protocol; different test names (a complete record must have every test; an
-/// unfinished one may stop early).
+/// unfinished one may stop early); without a cohort, a test that started on one input after it
+/// had ended on another (different runs of one protocol).
 RunRecord merge_host_records(std::vector<MergeInput> inputs);
 
 /// One input of `drivelab results merge` as read from `path`, with what the reading decided.

@@ -86,6 +86,10 @@ class Cohort {
   /// Rank 0 receives every rank's `mine` (in rank order); the others get an empty vector.
   virtual std::vector<std::string> gather(std::string mine, std::string_view what,
                                           std::chrono::nanoseconds timeout) = 0;
+  /// During a phase barrier (from the on_stop_while_waiting hook, on the caller's thread): the
+  /// ranks whose arrival this rank has not seen yet, in rank order — when the launcher's SIGTERM
+  /// comes there, the rank it lost (a dead rank, a host cut off) is among them. Empty by default.
+  virtual std::vector<int> not_arrived() const { return {}; }
   /// True after a CohortError: no further collective may be called (but gather_survivors).
   virtual bool broken() const noexcept = 0;
   /// After a phase barrier broke the cohort: the ranks whose arrival this rank saw there, itself
