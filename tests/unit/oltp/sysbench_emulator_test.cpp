@@ -64,10 +64,11 @@ TEST_F(SysbenchEmulatorTest, RateCurveRecordsItsPointsAndTheSloAnswer) {
   ASSERT_EQ(r.record.tests.size(), 1u);
   const auto& t = r.record.tests[0];
   ASSERT_EQ(t.status, results::Status::complete) << t.reason << "\n" << out.str();
-  // The groups of the curve's runs, in order, after the threads' fairness of the max run.
+  // The groups of the curve's runs, in order, each recorded (and journaled) as its run finished,
+  // then the threads' fairness of the max run.
   std::vector<std::string> groups;
   for (const auto& g : t.groups) groups.push_back(g.name);
-  EXPECT_EQ(groups, (std::vector<std::string>{"threads_fairness", "max", "point_020", "point_300"}));
+  EXPECT_EQ(groups, (std::vector<std::string>{"max", "point_020", "point_300", "threads_fairness"}));
   const double max_tps = group_metric(t, "max", "tps");
   ASSERT_GT(max_tps, 0);
   EXPECT_DOUBLE_EQ(metric(t, "tps"), max_tps);  // the headline is the max run's
@@ -154,6 +155,8 @@ TEST_F(SysbenchEmulatorTest, AnInterruptedCurveRecordsALowerBoundNotAnAnswer) {
   ASSERT_LT(points.size(), 7u) << "the curve was cut";
   EXPECT_EQ(a["cut_after"], points.back()["group"]) << a.dump();
   EXPECT_GT(a["answer"].get<double>(), 0.0);
+  // A point cut in its measured phase is left out: every point kept ran its whole second.
+  for (const auto& p : points) EXPECT_GE(p["measured_s"].get<double>(), 0.9) << p.dump();
   const std::string console = out.str();
   EXPECT_NE(console.find("max TPS with p99 latency <= 60000 ms: at least "), std::string::npos) << console;
   EXPECT_NE(console.find("(curve interrupted after " + points.back()["group"].get<std::string>()), std::string::npos)
@@ -230,7 +233,8 @@ TEST_F(SysbenchEmulatorTest, PacedRunBeyondTheDatabaseWarnsThatTheRateWasNotHeld
   EXPECT_TRUE(has_warning(t, "rate 100000/s not held")) << ::testing::PrintToString(t.warnings);
   EXPECT_TRUE(has_warning(t, "tests[0].sysbench.slo: the sizing answers are read off a curve"))
       << ::testing::PrintToString(t.warnings);
-  EXPECT_GT(metric(t, "arrival_rate"), 10 * metric(t, "tps"));
+  // Far beyond what the database served (a quiet machine: about 10,000 TPS on one thread, SQLite).
+  EXPECT_GT(metric(t, "arrival_rate"), 3 * metric(t, "tps"));
   // Measured from the intended arrival: the backlog's wait is in the latency.
   EXPECT_GT(metric(t, "queue_wait_p99_ms"), metric(t, "service_time_p99_ms"));
   EXPECT_GE(metric(t, "latency_p99_ms"), metric(t, "queue_wait_p99_ms"));

@@ -131,11 +131,13 @@ TEST(TpccManagedPostgres, AServerThatDiesMidRunFailsTheTestClearlyAndKeepsTheInt
 }
 
 // Issue 32's sizing answer on a managed PostgreSQL: a `rate: curve` (closed-loop max run, then
-// open-loop points at 50, 100 and 150% of its TPS) with a New-Order p99 bound. The bound lies
-// between what the points can measure: the 150% point is overloaded (arrivals outrun the pool, so
+// open-loop points at 50, 100, 150 and 400% of its TPS) with a New-Order p99 bound. The bound lies
+// between what the points can measure: the 400% point is overloaded (arrivals outrun the pool, so
 // the queue and the response times grow by about half a second per second of the point), while
-// the max run's and the 50% point's New-Orders take milliseconds. The answer must lie between the
-// bracketing runs' TPS, whose New-Order p99 straddle the bound.
+// the max run's and the 50% point's New-Orders take milliseconds. 150% alone is not enough: the
+// closed-loop max run can serve less than the database's peak (docs/oltp-tpcc.md, "A point above
+// the max run"; the suite on a loaded 2-core VM saw 150% served at 849 TPS, p99 271 ms, against a 600 TPS max run).
+// The answer must lie between the bracketing runs' TPS, whose New-Order p99 straddle the bound.
 TEST(TpccManagedPostgres, ARateCurvePrintsMaxTpsUnderANewOrderP99Bound) {
   TmpTarget target;
   ProtocolRun r;
@@ -145,7 +147,7 @@ TEST(TpccManagedPostgres, ARateCurvePrintsMaxTpsUnderANewOrderP99Bound) {
       "  - name: pg\n    kind: tpcc\n    warmup: 1s\n    duration: 3s\n    interval: 1s\n"
       "    tpcc:\n      backend: postgres\n      server: {managed: postgres, buffer: 64MiB}\n"
       "      warehouses: 1\n      scale_items: 1000\n      users: 4\n"
-      "      rate: curve\n      curve: [50, 100, 150]\n      slo: {new_order_p99_ms: 300}\n",
+      "      rate: curve\n      curve: [50, 100, 150, 400]\n      slo: {new_order_p99_ms: 300}\n",
       target.path());
   const std::string out = r.out.str();
   ASSERT_EQ(outcome.record.tests.size(), 1u) << out;
@@ -158,7 +160,7 @@ TEST(TpccManagedPostgres, ARateCurvePrintsMaxTpsUnderANewOrderP99Bound) {
   // The console says it, and the summary's first columns show it.
   EXPECT_NE(out.find("max TPS with New-Order p99 <= 300 ms: "), std::string::npos) << out;
   EXPECT_NE(out.find("max_tps_under_slo"), std::string::npos) << out;
-  ASSERT_EQ(t.details["points"].size(), 4u) << t.details["points"].dump();
+  ASSERT_EQ(t.details["points"].size(), 5u) << t.details["points"].dump();
   ASSERT_EQ(t.details["slo"].size(), 1u);
   const auto& a = t.details["slo"][0];
   ASSERT_EQ(a["outcome"], "interpolated") << a.dump() << "\n" << t.details["points"].dump();
