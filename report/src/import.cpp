@@ -293,8 +293,9 @@ void add_file(Dataset& data, const std::filesystem::path& path, const std::strin
                                    ? source.substr(0, source.size() - kJournalSuffix.size()) + ".json"
                                    : std::string("the run's .json");
     throw ConfigError(fmt::format(
-        "{}: a run's journal, not a result record: use the record beside it ({}), or `drivelab results recover "
-        "{}` to write one from the journal (a run that was killed)",
+        "{}: a run's journal, not a result record: use the record beside it ({}) when the run ended, or, for a "
+        "run that was killed (its record still says running), `drivelab results recover {}`, which writes "
+        "<run_id>.recovered.json from the journal",
         source, record, source));
   }
   // fio may print notes before its JSON on the same stream: start at the first '{'.

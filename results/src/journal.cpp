@@ -209,8 +209,29 @@ bool blank(std::string_view s) { return s.find_first_not_of(" \t\r") == std::str
 /// Whether `j` is a result record (what the runner writes as <run_id>.json), not a journal event.
 bool is_record(const Json& j) { return j.is_object() && j.contains("schema") && j.contains("tests"); }
 
-/// The error of `results recover` given a record instead of a journal.
-ConfigError record_not_journal(const fs::path& path) {
+/// Whether a record is one a killed run left: written before the run knew its end, the run or a
+/// test still `running` (the runner writes the run as it would stand if it ended there, so the run
+/// may say `interrupted` while its test says `running`).
+bool unfinished(const Json& record) {
+  if (!record.is_object()) return false;
+  if (record.value("status", "") == "running") return true;
+  const auto tests = record.find("tests");
+  if (tests == record.end() || !tests->is_array()) return false;
+  return std::any_of(tests->begin(), tests->end(),
+                     [](const Json& t) { return t.is_object() && t.value("status", "") == "running"; });
+}
+
+/// The error of `results recover` given a record instead of a journal. A record a killed run left
+/// (unfinished) holds less than its journal: the journal is named.
+ConfigError record_not_journal(const fs::path& path, const Json& record) {
+  std::string journal = path.string();
+  if (journal.ends_with(".json")) journal.resize(journal.size() - 5);
+  journal += ".journal.jsonl";
+  if (unfinished(record))
+    return ConfigError(fmt::format(
+        "'{}' is the record of a run that never ended (a test still running: it was killed, or is still running) "
+        "and holds only what was written before: recover its journal instead, `drivelab results recover {}`",
+        path.string(), journal));
   return ConfigError(
       fmt::format("'{}' is a result record, not a journal: a record needs no recovery (drivelab report and results "
                   "validate read it as it is); to rebuild the record of a run that was killed, give its journal "
@@ -259,7 +280,8 @@ class Recovery {
              std::to_string(line.text.size()) + " bytes, cut off when the run stopped)");
       } else if (!record_) {
         // A pretty-printed record's first line is "{": say what the file is.
-        if (is_record(Json::parse(text_, nullptr, /*allow_exceptions=*/false))) throw record_not_journal(path_);
+        if (Json whole = Json::parse(text_, nullptr, /*allow_exceptions=*/false); is_record(whole))
+          throw record_not_journal(path_, whole);
         throw ConfigError("journal '" + path_.string() + "': line " + std::to_string(line.number) +
                           " is not valid JSON (expected the run_start event)");
       } else {
@@ -271,7 +293,7 @@ class Recovery {
 
   void start(const Json& event, std::size_t line_number) {
     const std::string where = "journal '" + path_.string() + "': line " + std::to_string(line_number);
-    if (is_record(event)) throw record_not_journal(path_);  // a record written on one line
+    if (is_record(event)) throw record_not_journal(path_, event);  // a record written on one line
     const Json* name = event.is_object() ? member(event, "event") : nullptr;
     if (name == nullptr || *name != "run_start" || member(event, "record") == nullptr) {
       throw ConfigError(where + ": expected a run_start event first");

@@ -535,6 +535,20 @@ TEST(Recovery, ARecordIsNamedAsOneNotAJournal) {
       EXPECT_NE(std::string(e.what()).find("<run_id>.journal.jsonl"), std::string::npos) << e.what();
     }
   }
+  // A killed run's record still says running: its journal, named, holds more.
+  RunRecord killed = testing::sample_run();
+  killed.status = Status::running;
+  write_record(path, killed, 2);
+  try {
+    recover_from_journal(path);
+    FAIL();
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("is the record of a run that never ended (a test still running"), std::string::npos)
+        << e.what();
+    EXPECT_NE(std::string(e.what()).find("drivelab results recover " + (dir / "run.journal.jsonl").string()),
+              std::string::npos)
+        << e.what();
+  }
 }
 
 TEST(Recovery, DamagedMiddleLinesAreSkippedWithWarnings) {
