@@ -157,6 +157,15 @@ std::string nothing_completed(double rate_per_s, double measured_s) {
       measured_s);
 }
 
+std::string curve_point_start_line(const RateCurvePoint& p) {
+  return fmt::format("curve point {:g}%: {} requested (open loop)", p.pct, results::format_rate(p.rate_per_s, "TPS"));
+}
+
+std::string cut_point_line(const std::string& group, double measured_s, std::chrono::nanoseconds duration) {
+  return fmt::format("{} was cut {:.3g} s into its {:g} s measured phase: left out of the curve and its answer", group,
+                     measured_s, std::chrono::duration<double>(duration).count());
+}
+
 std::string above_max_run(const std::string& group, double achieved, double max_run, double measured_s) {
   if (!(max_run > 0) || !(achieved > max_run * (1.0 + rate_tolerance(max_run, measured_s)))) return {};
   return fmt::format(

@@ -369,15 +369,22 @@ TEST(Interrupt, SigkillMidCurveRecoversTheFinishedRunsGroups) {
   });
   EXPECT_NE(marked, t.warnings.end());
 
-  // The record (not the journal) given to recover: named as a record, with what to give instead.
+  // The record (not the journal) given to recover: the killed run's record still says running, so
+  // it is named as such, with the journal to give instead.
   std::string record;
   for (const auto& f : std::filesystem::directory_iterator(out))
-    if (f.path().extension() == ".json" && f.path().filename() != "latest.json") record = f.path().string();
+    if (f.path().extension() == ".json" && f.path().filename() != "latest.json" &&
+        !f.path().filename().string().ends_with(".recovered.json"))
+      record = f.path().string();
   ASSERT_FALSE(record.empty());
   const auto wrong = drivelab::testing::run({DRIVELAB_EXE, "results", "recover", record}, dir.path());
   EXPECT_EQ(wrong.status, 2) << wrong.out << wrong.err;
-  EXPECT_NE(wrong.err.find("'" + record + "' is a result record, not a journal"), std::string::npos) << wrong.err;
-  EXPECT_NE(wrong.err.find(".journal.jsonl"), std::string::npos) << wrong.err;
+  EXPECT_NE(wrong.err.find("'" + record + "' is the record of a run that never ended (a test still running"),
+            std::string::npos)
+      << wrong.err;
+  EXPECT_NE(wrong.err.find("drivelab results recover " + record.substr(0, record.size() - 5) + ".journal.jsonl"),
+            std::string::npos)
+      << wrong.err;
   EXPECT_EQ(wrong.err.find("not valid JSON"), std::string::npos) << wrong.err;
 }
 

@@ -297,14 +297,11 @@ void SysbenchEmulator::run_phase(runner::TestContext& ctx) {
 
 std::string SysbenchEmulator::run_curve(runner::TestContext& ctx, std::vector<CurveRun>& runs) {
   auto& rec = *ctx.recorder;
-  // Each run's groups as it finishes, journaled at once: a killed curve recovers the runs it finished.
-  record_curve_point(rec, runs.front());
-  rec.flush_groups();
-  rec.message(runs.front().console_line());
+  runner::report_curve_run(rec, runs.front(), runs.front(), record_curve_point);
   const auto stopped = [&] { return stop_or_failed(ctx); };
   const runner::RateCurveResult curve =
       runner::run_rate_curve(ctx, runs.front().tps(), config_.curve, stopped, [&](const runner::RateCurvePoint& p) {
-        rec.message(fmt::format("curve point {:g}%: {:.1f} TPS requested (open loop)", p.pct, p.rate_per_s));
+        rec.message(runner::curve_point_start_line(p));
         driver_.reset();
         start_driver(ctx, p.rate_per_s, p.index);
         if (!wait_until(monotonic_ns() + settings_.warmup.count(), stopped)) {
@@ -314,16 +311,13 @@ std::string SysbenchEmulator::run_curve(runner::TestContext& ctx, std::vector<Cu
         driver_->begin_measurement();
         measure_intervals(ctx);
         driver_->finish();
-        if (!driver_->failed()) {
+        if (stopped()) {
+          // Cut in its measured phase: a fragment is no point of the curve (runner::cut_point_line).
+          rec.message(runner::cut_point_line(p.group, driver_->totals().measured_s, settings_.duration));
+        } else {
           runs.push_back(CurveRun{
               .group = p.group, .requested_pct = p.pct, .requested_tps = p.rate_per_s, .totals = driver_->totals()});
-          record_curve_point(rec, runs.back());
-          rec.flush_groups();
-          rec.message(runs.back().console_line());
-          if (std::string w = runner::above_max_run(runs.back().group, runs.back().tps(), runs.front().tps(),
-                                                    runs.back().totals.measured_s);
-              !w.empty())
-            rec.warning(std::move(w));
+          runner::report_curve_run(rec, runs.back(), runs.front(), record_curve_point);
         }
         return stop_or_failed(ctx);
       });

@@ -490,13 +490,11 @@ void TpccEmulator::run_phase(runner::TestContext& ctx) {
 
 std::string TpccEmulator::run_curve(runner::TestContext& ctx, std::vector<CurveRun>& runs) {
   auto& rec = *ctx.recorder;
-  record_curve_point(rec, runs.front());
-  rec.flush_groups();
-  rec.message(runs.front().console_line());
+  runner::report_curve_run(rec, runs.front(), runs.front(), record_curve_point);
   const auto stopped = [&] { return stop_or_failed(ctx); };
   const runner::RateCurveResult curve =
       runner::run_rate_curve(ctx, runs.front().tps(), config_.curve, stopped, [&](const runner::RateCurvePoint& p) {
-        rec.message(fmt::format("curve point {:g}%: {:.1f} TPS requested (open loop)", p.pct, p.rate_per_s));
+        rec.message(runner::curve_point_start_line(p));
         driver_.reset();
         start_driver(ctx, p.rate_per_s, p.index);
         if (!wait_until(monotonic_ns() + settings_.warmup.count(), stopped)) {
@@ -506,15 +504,14 @@ std::string TpccEmulator::run_curve(runner::TestContext& ctx, std::vector<CurveR
         driver_->begin_measurement();
         measure_intervals(ctx);
         driver_->finish();
-        if (!driver_->failed()) {
+        if (stopped()) {
+          // Cut in its measured phase: a fragment (often the warm-up's backlog draining) is no
+          // point of the curve, and never a bracket of the answer.
+          rec.message(runner::cut_point_line(p.group, driver_->totals().measured_s, settings_.duration));
+        } else {
           CurveRun run{
               .group = p.group, .requested_pct = p.pct, .requested_tps = p.rate_per_s, .totals = driver_->totals()};
-          record_curve_point(rec, run);
-          rec.flush_groups();  // journaled now: a killed curve recovers the runs it finished
-          rec.message(run.console_line());
-          if (std::string w = runner::above_max_run(run.group, run.tps(), runs.front().tps(), run.totals.measured_s);
-              !w.empty())
-            rec.warning(std::move(w));
+          runner::report_curve_run(rec, run, runs.front(), record_curve_point);
           runs.push_back(std::move(run));
         }
         return stop_or_failed(ctx);

@@ -6,6 +6,7 @@
 /// docs/oltp-tpcc.md, docs/oltp-sysbench.md). Also the sizing answer read off a curve: the
 /// highest rate whose latency figure stays within a bound (an SLO, issue 32).
 #include <array>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -18,6 +19,7 @@
 #include "drivelab/config/document.hpp"
 #include "drivelab/results/catalogue_types.hpp"
 #include "drivelab/results/record.hpp"
+#include "drivelab/results/recorder.hpp"
 #include "drivelab/runner/emulator.hpp"
 
 namespace drivelab::runner {
@@ -125,6 +127,28 @@ std::string curve_run_line(const std::string& group, double pct, double requeste
 /// completed 545.0 TPS, 26.5% more than the max run's 431.0 TPS (closed loop): ...".
 std::string above_max_run(const std::string& group, double achieved, double max_run, double measured_s);
 
+/// The console line of an OLTP curve point stopped (or failed) during its measured phase: such a
+/// fragment is left out of the curve and of the sizing answer — its rate is mostly the warm-up's
+/// backlog draining (a fresh review saw a point cut 0.44 s in at 118% of its rate become the
+/// answer's upper bracket). "point_100 was cut 0.443 s into its 3 s measured phase: left out of
+/// the curve and its answer".
+std::string cut_point_line(const std::string& group, double measured_s, std::chrono::nanoseconds duration);
+
+/// What kinds tpcc and sysbench do as each run of their `rate: curve` finishes (`Run`: their
+/// CurveRun, with group, tps(), totals.measured_s and console_line()): `record(rec, run)` records its
+/// metric groups, which are journaled at once (TestRecorder::flush_groups: a killed curve recovers
+/// the runs it finished), the console line, and above_max_run's warning against `max_run` (none
+/// for the max run itself).
+template <class Run, class RecordRun>
+void report_curve_run(results::TestRecorder& rec, const Run& run, const Run& max_run, RecordRun&& record) {
+  record(rec, run);
+  rec.flush_groups();
+  rec.message(run.console_line());
+  if (&run == &max_run) return;
+  if (std::string w = above_max_run(run.group, run.tps(), max_run.tps(), run.totals.measured_s); !w.empty())
+    rec.warning(std::move(w));
+}
+
 /// One open-loop point of an OLTP `rate: curve` (kind sysbench), as run_rate_curve hands it over.
 struct RateCurvePoint {
   std::size_t index = 0;  ///< 1 for the first point (0 is the max run): the point's random stream
@@ -132,6 +156,10 @@ struct RateCurvePoint {
   std::string group;      ///< curve_point_group(pct)
   double rate_per_s = 0;  ///< this host's arrival rate: its share of pct % of the job's max run
 };
+
+/// The console line as an OLTP curve point starts: "curve point 50%: 1,222 TPS requested (open
+/// loop)", the rate as curve_run_line gives it after the point.
+std::string curve_point_start_line(const RateCurvePoint& p);
 
 /// Runs the open-loop points of an OLTP `rate: curve` after its closed-loop max run measured
 /// `max_rate` (this host's, per second), in `curve` order. As vdbench's curves on several hosts
