@@ -543,7 +543,8 @@ TEST(Recovery, ARecordIsNamedAsOneNotAJournal) {
     recover_from_journal(path);
     FAIL();
   } catch (const ConfigError& e) {
-    EXPECT_NE(std::string(e.what()).find("is the record of a run that never ended (a test still running"), std::string::npos)
+    EXPECT_NE(std::string(e.what()).find("is the record of a run that never ended (a test still running"),
+              std::string::npos)
         << e.what();
     EXPECT_NE(std::string(e.what()).find("drivelab results recover " + (dir / "run.journal.jsonl").string()),
               std::string::npos)
