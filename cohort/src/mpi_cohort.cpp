@@ -433,11 +433,13 @@ class MpiCohort final : public runner::Cohort {
     } else {
       MPI_Query_thread(&provided_);
     }
-    // Errors return to us (CohortError) instead of aborting the job from inside MPI: on the
-    // cohort's communicators, and on MPI_COMM_SELF, where MPI-4 raises the errors tied to no
-    // communicator (MPI 4.0 §9.3; Open MPI 5). Not Open MPI 5's TCP transport on a lost peer: its
-    // PML calls the fatal handler itself (records before collectives cover it: docs/multihost.md).
-    MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
+    // Errors return to us (CohortError) instead of aborting the job from inside MPI, on the
+    // cohort's communicators. Not Open MPI 5's TCP transport on a lost peer: its PML calls the
+    // fatal handler itself (records before collectives cover it: docs/multihost.md). Nor
+    // MPI_COMM_SELF's handler (where MPI-4 raises errors tied to no communicator): set to
+    // MPI_ERRORS_RETURN it did not stop that abort, and on Open MPI 5.0.7 it left the survivors of
+    // a dead or silent rank crashing in UCX instead of returning by their deadline
+    // (rank_death_test and net_loss_test in a Debian 13 root, 2026-12-07).
     MPI_Comm_dup(MPI_COMM_WORLD, &comm_);
     MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN);
     MPI_Comm_dup(MPI_COMM_WORLD, &barrier_comm_);
