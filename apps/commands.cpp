@@ -260,6 +260,16 @@ std::chrono::system_clock::time_point parse_start_at(const std::string& value,
   return at;
 }
 
+namespace {
+/// What is ignored as configured: not an error, but said (Emulator::config_warnings), for every
+/// test that decoded, also when others have errors.
+void print_config_warnings(const runner::Protocol& protocol) {
+  for (const auto& t : protocol.tests)
+    for (const std::string& w : t.emulator ? t.emulator->config_warnings() : std::vector<std::string>())
+      std::cerr << "warning: " << w << '\n';
+}
+}  // namespace
+
 int cmd_validate(const std::filesystem::path& protocol_file, const std::vector<std::string>& overrides,
                  std::optional<std::uint32_t> repeat) {
   const runner::Registry registry = make_registry();
@@ -289,7 +299,10 @@ int cmd_validate(const std::filesystem::path& protocol_file, const std::vector<s
   if (host_problems > 0)
     std::cerr << fmt::format("{}: {} problem{} found in the hosts: entries' overrides\n", protocol_file.string(),
                              host_problems, host_problems == 1 ? "" : "s");
-  if (!loaded_ok || host_problems > 0) return kExitBadInput;
+  if (!loaded_ok || host_problems > 0) {
+    print_config_warnings(protocol);  // the tests that decoded: every finding at once
+    return kExitBadInput;
+  }
   std::cout << fmt::format("{}: ok — protocol '{}', {} test{}\n", protocol_file.string(), protocol.name,
                            protocol.tests.size(), protocol.tests.size() == 1 ? "" : "s");
   // `run --repeat N` overrides the protocol's repeat:, as run_protocol does (runner::RunOptions).
@@ -309,10 +322,7 @@ int cmd_validate(const std::filesystem::path& protocol_file, const std::vector<s
                                t.settings.kind, std::chrono::duration<double>(t.settings.warmup).count(),
                                std::chrono::duration<double>(t.settings.duration).count());
   }
-  // What is ignored as configured: not an error, but said (Emulator::config_warnings).
-  for (const auto& t : protocol.tests)
-    for (const std::string& w : t.emulator ? t.emulator->config_warnings() : std::vector<std::string>())
-      std::cerr << "warning: " << w << '\n';
+  print_config_warnings(protocol);
   return kExitOk;
 }
 

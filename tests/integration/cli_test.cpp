@@ -53,6 +53,22 @@ TEST(Cli, UnknownSubcommandNamesItselfAndTheValidOnes) {
   EXPECT_NE(nested.err.find("stat, convert"), std::string::npos) << nested.err;
 }
 
+// `validate` says the warnings of the tests that decoded also when another test has an error:
+// every finding at once, not the warnings only after the errors are fixed.
+TEST(Cli, ValidateSaysWarningsBesideErrors) {
+  ScratchDir dir("cli-validate-warnings");
+  const auto file = dir.path() / "p.yaml";
+  std::ofstream(file) << "protocol: p\ntests:\n"
+                         "  - {name: sb, kind: sysbench, duration: 2s, sysbench: {rate: 10, slo: {p99_ms: 5}}}\n"
+                         "  - {name: bad, kind: io, duration: 2s, io: {iodepth: 0}}\n";
+  const auto r =
+      drivelab::testing::run({DRIVELAB_EXE, "validate", file.string()}, dir.path(), std::chrono::seconds(60));
+  EXPECT_EQ(r.status, 2) << r.err;
+  EXPECT_NE(r.err.find("tests[1].io.iodepth"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(": tests[0].sysbench.slo: the sizing answers are read off a curve"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("warning: "), std::string::npos) << r.err;
+}
+
 TEST(Cli, BackendHelpListsEveryBackend) {
   ScratchDir dir("cli-backend-help");
   const auto r =
