@@ -72,6 +72,13 @@ void TestRecorder::interval(Interval interval) {
   if (listener_ != nullptr) flush_groups_locked();
   if (sampler_) sampler_(interval);
   for (const auto& [name, value] : interval.values) check_declared(name, std::nullopt, kInterval);
+  // An interval that completed nothing has no latency: its figures of the "latency" histogram are
+  // left out, not recorded as 0 ms, which a live line, a chart or a merge would read as a latency.
+  if (const auto h = interval.histograms.find("latency"); h != interval.histograms.end() && h->second.count() == 0)
+    std::erase_if(interval.values, [](const auto& v) {
+      const MetricDef* d = find_metric_def(v.first);
+      return d != nullptr && d->of_interval_latency;
+    });
   TestRecord snapshot;
   {
     std::lock_guard lock(mu_);

@@ -101,6 +101,23 @@ TEST(Recorder, TheIntervalSamplerAddsValuesTheRecordAndTheListenerSee) {
   EXPECT_EQ(r.intervals.back().values.size(), 1u) << "no sampler: the emulator's values only";
 }
 
+// An interval whose latency histogram is empty (nothing completed: a frozen filesystem, an
+// arrival gap) records no latency figures: a 0-ms latency would be read as one. Its other values
+// stay, and an interval with completions keeps its figures.
+TEST(Recorder, AnIntervalThatCompletedNothingHasNoLatencyFigures) {
+  TestRecord r;
+  TestRecorder rec(r, nullptr);
+  Interval empty{1, 1, {{"iops", 0}, {"latency_avg_us", 0}, {"latency_p99_us", 0}}};
+  empty.histograms.emplace("latency", drivelab::LatencyHistogram{});
+  rec.interval(std::move(empty));
+  Interval busy{2, 1, {{"iops", 1}, {"latency_avg_us", 5}, {"latency_p99_us", 5}}};
+  busy.histograms["latency"].record(5000);
+  rec.interval(std::move(busy));
+  ASSERT_EQ(r.intervals.size(), 2u);
+  EXPECT_EQ(r.intervals[0].values, (std::vector<std::pair<std::string, double>>{{"iops", 0}}));
+  EXPECT_EQ(r.intervals[1].values.size(), 3u);
+}
+
 TEST(Recorder, MetricsReplaceByNameAndKeepTheirPlace) {
   TestRecord r;
   TestRecorder rec(r, nullptr);
