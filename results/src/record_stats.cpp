@@ -129,15 +129,16 @@ std::string within_run_warning(const WithinRun& w) {
   const inference::BatchMeans& b = w.batch_means;
   std::string out;
   if (std::isfinite(b.relative_half_width) && b.relative_half_width > 0.02) {
-    // Seconds as a reader compares them: one decimal below 10 s, so "2 s give ±2.2%; about 2 s would
-    // give ±2%" cannot happen; the time needed is rounded up, never down.
-    const auto seconds = [](double s, bool up) {
-      if (s < 10) return fmt::format("{:.1f}", up ? std::ceil(s * 10) / 10 : s);
-      return fmt::format("{:.0f}", up ? std::ceil(s) : s);
+    // The time needed as a reader compares it: one decimal below 10 s, rounded up, never down.
+    const auto seconds_up = [](double s) {
+      if (s < 10) return fmt::format("{:.1f}", std::ceil(s * 10) / 10);
+      return fmt::format("{:.0f}", std::ceil(s));
     };
-    out = fmt::format("{}: measured {} s give ±{:.1f}% at 95% (within-run noise only)", w.rate->rate->name,
-                      seconds(w.measured_s, false), 100 * b.relative_half_width);
-    if (std::isfinite(b.needed_s)) out += fmt::format("; about {} s would give ±2%", seconds(b.needed_s, true));
+    // The intervals counted and their reporting length, not "measured N s": an interval that closed
+    // late (a frozen filesystem) counts as one of them, so the phase may have lasted longer.
+    out = fmt::format("{}: {} intervals of {:.3g} s give ±{:.1f}% at 95% (within-run noise only)", w.rate->rate->name,
+                      w.intervals, w.measured_s / static_cast<double>(w.intervals), 100 * b.relative_half_width);
+    if (std::isfinite(b.needed_s)) out += fmt::format("; about {} s would give ±2%", seconds_up(b.needed_s));
   }
   if (!b.independent && std::isfinite(b.lag1)) {
     out += fmt::format(

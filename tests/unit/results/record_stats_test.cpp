@@ -221,7 +221,7 @@ TEST(WithinRun, SecondsBelowTenKeepADecimalAndTheTimeNeededRoundsUp) {
   ASSERT_GT(w->batch_means.relative_half_width, 0.02);
   ASSERT_LT(w->batch_means.needed_s, 10.0);
   const std::string warning = within_run_warning(*w);
-  EXPECT_TRUE(warning.starts_with("iops: measured 2.0 s give ±")) << warning;
+  EXPECT_TRUE(warning.starts_with("iops: 8 intervals of 0.25 s give ±")) << warning;
   EXPECT_NE(warning.find(fmt::format("about {:.1f} s would give", std::ceil(w->batch_means.needed_s * 10) / 10)),
             std::string::npos)
       << warning;
@@ -235,7 +235,7 @@ TEST(WithinRun, AWideIntervalWarnsWithTheDurationThatWouldReachTwoPercent) {
   ASSERT_TRUE(w.has_value());
   EXPECT_GT(w->batch_means.relative_half_width, 0.02);
   const std::string warning = within_run_warning(*w);
-  EXPECT_TRUE(warning.starts_with("iops: measured 30 s give ±")) << warning;
+  EXPECT_TRUE(warning.starts_with("iops: 12 intervals of 2.5 s give ±")) << warning;
   EXPECT_NE(warning.find("% at 95% (within-run noise only); about "), std::string::npos) << warning;
   EXPECT_NE(warning.find(" s would give ±2%"), std::string::npos) << warning;
 }
