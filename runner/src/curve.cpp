@@ -186,7 +186,7 @@ std::string curve_run_line(const std::string& group, double pct, double requeste
                                  results::format_rate(requested, "TPS"), results::format_rate(achieved, "TPS"),
                                  100.0 * achieved / requested, p99);
   if (!rate_held(requested, achieved, measured_s))
-    line += fmt::format("; SATURATED: achieved less than {:.0f}% of the requested rate",
+    line += fmt::format("; SATURATED: achieved less than {:.1f}% of the requested rate",
                         100.0 * (1.0 - rate_tolerance(requested, measured_s)));
   return line;
 }
