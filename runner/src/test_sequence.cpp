@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <exception>
+#include <filesystem>
 #include <optional>
 #include <stdexcept>
 #include <utility>
@@ -74,6 +75,7 @@ class TestSequence {
     measure();
     if (ran_) record_telemetry();
     if (ran_ && failure_.empty()) within_run_confidence();
+    if (ran_) target_still_there();
     verify();
     // A physics check that fails the test (telemetry/physics.hpp), after verify: the database's
     // consistency is still checked.
@@ -210,6 +212,19 @@ class TestSequence {
 
   /// The 95% interval of the test's mean rate from its own intervals, by batch means, and the
   /// warning when it is wider than ±2% (results/record_stats.hpp; within-run noise only).
+  /// A target directory removed while the test ran (rm -rf, a clean-up script) leaves the test's
+  /// files open and written after their names are gone: said, since the run cannot see it
+  /// otherwise (the files' I/O still succeeds).
+  void target_still_there() {
+    if (run_.target.device()) return;
+    std::error_code ec;
+    if (std::filesystem::is_directory(run_.options.target, ec)) return;
+    recorder_.warning(fmt::format(
+        "the target directory {} no longer exists at the end of this test: it was removed while the test ran, "
+        "whose files stayed open and in use after their names were gone (its figures are of unlinked files)",
+        run_.options.target.string()));
+  }
+
   void within_run_confidence() {
     std::optional<results::WithinRun> w;
     try {

@@ -61,6 +61,29 @@ struct LiveRun {
   }
 };
 
+std::vector<std::string> long_io(const std::filesystem::path& target, const std::filesystem::path& out) {
+  return {DRIVELAB_EXE, "io",         "--target",    target.string(),
+          "--out",      out.string(), "--engine",    "psync",
+          "--rw",       "randread",   "--file-size", "8MiB",
+          "--warmup",   "0s",         "--duration",  "3s",
+          "--interval", "500ms",      "--quiet",     "--no-harness-ceiling"};
+}
+
+// The target directory removed while a test runs (rm -rf by a clean-up script): the test's file
+// stays open and its reads still succeed, so the run ends, and the record says what happened.
+TEST(Interrupt, ATargetDirectoryRemovedMidTestIsSaid) {
+  LiveRun r("interrupt-target-removed", long_io, 1, std::chrono::seconds(60));
+  Child& child = *r.child;
+  ASSERT_FALSE(r.live.is_null()) << child.out() << child.err();
+  std::filesystem::remove_all(r.target);
+  child.wait(std::chrono::seconds(60));
+  const json rec = json::parse(read_file(r.out / "latest.json"));
+  ASSERT_EQ(rec["tests"].size(), 1u) << child.out() << child.err();
+  const json& t = rec["tests"][0];
+  EXPECT_NE(t["warnings"].dump().find("no longer exists at the end of this test"), std::string::npos)
+      << t.dump(2) << child.err();
+}
+
 TEST(Interrupt, SigintKeepsFinishedIntervals) {
   LiveRun r("interrupt-sigint", long_oltp, 2, std::chrono::seconds(240));
   Child& child = *r.child;
