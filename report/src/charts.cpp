@@ -208,19 +208,19 @@ std::optional<ChartScript> device_latency_chart(const std::string& test, const s
 /// A result's sizing answers on its curve chart ($c<k>): its p99 points dashed when recorded
 /// ($p<k>), each bound a dotted horizontal line, each answer a marker on its bound ($s<k>) titled
 /// with the answer (details `slo`, runner/curve.hpp).
-void sizing_marks(const Result& res, int k, const std::string& label, std::string& data, std::string& plot,
-                  std::string& sizing, bool& p99_drawn) {
+void sizing_marks(const Result& res, int k, const std::string& label, double per_unit_us, std::string& data,
+                  std::string& plot, std::string& sizing, bool& p99_drawn) {
   if (std::any_of(res.curve.begin(), res.curve.end(), [](const CurvePoint& p) { return p.latency_p99_us > 0; })) {
     data += fmt::format("$p{} << EOD\n", k);
     for (const auto& p : res.curve)
-      if (p.latency_p99_us > 0) data += fmt::format("{} {}\n", gp_num(p.iops), gp_num(p.latency_p99_us));
+      if (p.latency_p99_us > 0) data += fmt::format("{} {}\n", gp_num(p.iops), gp_num(p.latency_p99_us / per_unit_us));
     data += "EOD\n";
     plot += fmt::format(", $p{} using 1:2 with linespoints dt 2 pt 6 ps 0.6 title {}", k, gp_quote(label + " p99"));
     p99_drawn = true;
   }
   std::string points, title;
   for (const SizingAnswer& a : res.sizing) {
-    const double y = a.bound_ms * 1e3;
+    const double y = a.bound_ms * 1e3 / per_unit_us;
     sizing += fmt::format("set arrow from graph 0, first {0} to graph 1, first {0} nohead dashtype 3\n", gp_num(y));
     if (a.rate > 0) points += fmt::format("{} {}\n", gp_num(a.rate), gp_num(y));
     title += fmt::format("{}{} <= {:g} ms: {}{}", title.empty() ? "" : "; ", a.figure, a.bound_ms,
@@ -246,7 +246,17 @@ std::optional<ChartScript> curve_chart(const std::string& test, const std::vecto
   std::string word = "IOPS";
   for (const Result* res : results)
     if (!res->curve.empty()) word = res->curve_rate_word;
-  c.title = fmt::format("{}: average latency vs {}", test, word);
+  // Milliseconds when a latency reaches 10 ms (a database's curve: "2e+06" µs reads badly), else µs.
+  double top_us = 0;
+  for (const Result* res : results) {
+    for (const CurvePoint& p : res->curve) top_us = std::max({top_us, p.latency_avg_us, p.latency_p99_us});
+    for (const SizingAnswer& a : res->sizing) top_us = std::max(top_us, a.bound_ms * 1e3);
+    if (const auto* lat = res->find_metric("latency_avg_us"); lat != nullptr && res->curve.empty())
+      top_us = std::max(top_us, lat->value);
+  }
+  const bool in_ms = top_us >= 1e4;
+  const double per_unit_us = in_ms ? 1e3 : 1.0;
+  const char* unit = in_ms ? "ms" : "µs";
   std::string data, plot, sizing;
   int k = 0;
   double lo_iops = 0, hi_iops = 0;
@@ -261,7 +271,7 @@ std::optional<ChartScript> curve_chart(const std::string& test, const std::vecto
     }
     data += fmt::format("$c{} << EOD\n", k);
     for (const auto& p : pts) {
-      data += fmt::format("{} {}\n", gp_num(p.iops), gp_num(p.latency_avg_us));
+      data += fmt::format("{} {}\n", gp_num(p.iops), gp_num(p.latency_avg_us / per_unit_us));
       if (p.iops > 0) {
         lo_iops = lo_iops == 0 ? p.iops : std::min(lo_iops, p.iops);
         hi_iops = std::max(hi_iops, p.iops);
@@ -274,10 +284,12 @@ std::optional<ChartScript> curve_chart(const std::string& test, const std::vecto
     const std::string label =
         res->drive + (res->origin == Origin::published ? " (published)" : "") + (res->partial() ? " (partial)" : "");
     plot += fmt::format("{}$c{} using 1:2 with {} title {}", plot.empty() ? "plot " : ", ", k, style, gp_quote(label));
-    if (!res->sizing.empty()) sizing_marks(*res, k, label, data, plot, sizing, p99_drawn);
+    if (!res->sizing.empty()) sizing_marks(*res, k, label, per_unit_us, data, plot, sizing, p99_drawn);
     ++k;
   }
   if (k == 0) return std::nullopt;
+  // The title names what is drawn: the average, and the p99 too when a sizing answer drew it.
+  c.title = fmt::format("{}: {} vs {}", test, p99_drawn ? "latency (average and p99)" : "average latency", word);
   // Tick labels with SI suffixes (100k, 1.5M) so they never run together; the legend below
   // the plot, not beside it; a logarithmic IOPS axis when the drives span more than 20x
   // (a published NVMe peak beside a measured VM disk would squash the measured curve
@@ -287,7 +299,8 @@ std::optional<ChartScript> curve_chart(const std::string& test, const std::vecto
                       "set title {}\nset xlabel {}\nset ylabel {}\nset grid\n"
                       "set key below horizontal\nset format x '%.1s%c'\nset xtics nomirror\n{}set yrange [0:*]\n{}{}",
                       gp_quote(c.title), gp_quote(log_x ? word + " (log scale)" : word),
-                      gp_quote(p99_drawn ? "latency (µs): average, p99 dashed" : "average latency (µs)"),
+                      gp_quote(p99_drawn ? fmt::format("latency ({}): average, p99 dashed", unit)
+                                         : fmt::format("average latency ({})", unit)),
                       log_x ? "set logscale x 10\n" : "set xrange [0:*]\n", sizing, plot);
   return c;
 }
