@@ -344,6 +344,7 @@ void VdbenchEmulator::run(runner::TestContext& ctx) {
                       qd, threads, dev, qd));
   }
   const CurveEnd end = cfg_.iorate == IorateMode::curve ? run_curve(ctx, first) : CurveEnd{};
+  cut_after_ = end.cut_after;
   stop_jobs();
 
   record_headline(ctx, first);
@@ -380,6 +381,7 @@ VdbenchEmulator::CurveEnd VdbenchEmulator::run_curve(runner::TestContext& ctx, c
         fmt::format("curve: the hosts' max runs sum to {:.0f} IOPS; each point asks this host for 1/{:.0f} of "
                     "its percentage",
                     max_run[0], hosts));
+  if (max_run[1] != 0 && !cfg_.curve.empty()) end.cut_after = "max";
   for (std::size_t i = 0; i < cfg_.curve.size() && max_run[1] == 0; ++i) {
     PointResult p;
     p.requested_pct = cfg_.curve[i];
@@ -402,14 +404,23 @@ VdbenchEmulator::CurveEnd VdbenchEmulator::run_curve(runner::TestContext& ctx, c
         point[0] = 1;
       } else {
         p = measure(ctx, p, false);
-        points_.push_back(p);
-        record_point(ctx, p);
-        point[1] = p.total.latency.mean() * static_cast<double>(p.total.latency.count());
-        point[2] = static_cast<double>(p.total.latency.count());
+        if (stop_or_failed(ctx)) {
+          // Cut in its measured phase: a fragment is no point of the curve (runner::cut_point_line).
+          rec.message(runner::cut_point_line(p.group, p.measured_s, ctx.settings.duration));
+          point[0] = 1;
+        } else {
+          points_.push_back(p);
+          record_point(ctx, p);
+          point[1] = p.total.latency.mean() * static_cast<double>(p.total.latency.count());
+          point[2] = static_cast<double>(p.total.latency.count());
+        }
       }
     }
     ctx.sum_over_hosts(point, "curve point");
-    if (point[0] > 0) break;
+    if (point[0] > 0) {
+      end.cut_after = points_.back().group;  // stopped or failed on some host: the curve is partial
+      break;
+    }
     // stopcurve on the mean latency of every host's I/Os of the point
     const double mean_ms = point[2] > 0 ? point[1] / point[2] / 1e6 : 0.0;
     if (cfg_.stopcurve_ms > 0 && mean_ms > cfg_.stopcurve_ms) {
@@ -453,7 +464,9 @@ void VdbenchEmulator::record_slo_answers(runner::TestContext& ctx) {
   const auto answer = [&](const results::MetricDef& def, const runner::SloBound& bound, auto figure_ms) {
     std::vector<runner::CurveSample> samples;
     for (const auto& p : points_) samples.push_back({p.group, p.iops(), figure_ms(p)});
-    const runner::SloAnswer a = runner::max_rate_within(std::move(samples), bound.bound_ms);
+    // A cut curve's "bound not reached" is only a lower bound (runner::qualify): no headline metric.
+    const runner::SloAnswer a =
+        runner::qualify(runner::max_rate_within(std::move(samples), bound.bound_ms), cut_after_);
     const std::string line = runner::describe(a, bound, "IOPS");
     if (a.is_headline()) rec.metric(def, a.rate, line);  // "none" is not 0 IOPS
     rec.message(line);

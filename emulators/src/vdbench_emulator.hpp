@@ -64,6 +64,9 @@ class VdbenchEmulator final : public runner::Emulator {
   struct CurveEnd {
     bool stopped_by_curve = false;
     double stop_pct = 0;
+    /// Stopped (Ctrl-C, a failure, another host's) before its last point: the group of the last
+    /// run measured ("max", "point_080"); "" when the curve ran all its points or stopcurve ended it.
+    std::string cut_after;
   };
   /// The curve's points after the max run `first` (iorate curve), each recorded as it ends.
   CurveEnd run_curve(runner::TestContext& ctx, const PointResult& first);
@@ -85,6 +88,7 @@ class VdbenchEmulator final : public runner::Emulator {
   MeasuredIos ios_;                // measured and summed over the intervals, checked at verify
   std::uint64_t drained_ios_ = 0;  // reaped after a run's window closed, not counted
   std::vector<PointResult> points_;
+  std::string cut_after_;  ///< CurveEnd::cut_after of the curve run (record_slo_answers qualifies with it)
 };
 
 }  // namespace drivelab::emulators::detail

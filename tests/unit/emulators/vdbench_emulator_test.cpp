@@ -8,6 +8,7 @@
 
 #include <filesystem>
 #include <iostream>
+#include <thread>
 
 #include "drivelab/config/document.hpp"
 #include "drivelab/emulators/register.hpp"
@@ -213,6 +214,32 @@ TEST(VdbenchEmulator, FixedRateStopsOnRequest) {
   EXPECT_DOUBLE_EQ(t.gm("fixed", "requested_iops"), 2000);
   EXPECT_GT(t.gm("fixed", "ios"), 0);
   EXPECT_EQ(t.check("littles_law_max"), nullptr) << "no Little's-law check for a paced run";
+}
+
+// A curve stopped during a point (Ctrl-C): the point cut in its measured phase is left out, and a
+// bound the measured runs never reached is only a lower bound of a partial curve, recorded as
+// interrupted_lower_bound with no headline metric (runner::qualify), as sysbench and tpcc do.
+TEST(VdbenchEmulator, AStoppedCurveKeepsWholePointsAndAnswersALowerBound) {
+  ScratchDir dir;
+  VdbTest t(dir.path(), "{engine: null, threads: 2, iorate: curve, curve: [10, 20, 30, 40], slo: {p99_ms: 60000}}", 0s,
+            1s, 250ms);
+  t.emulator->prepare(t.ctx);
+  t.emulator->warmup(t.ctx);
+  std::thread stopper([&] {
+    std::this_thread::sleep_for(2500ms);  // inside point_020's measured second
+    t.stop.request();
+  });
+  t.emulator->run(t.ctx);
+  stopper.join();
+  t.emulator->cleanup(t.ctx);
+  const auto& points = t.record.details["points"];
+  ASSERT_GE(points.size(), 1u);
+  ASSERT_LT(points.size(), 5u) << "the curve was cut";
+  for (const auto& p : points) EXPECT_GE(p["measured_s"].get<double>(), 0.9) << p.dump();
+  const auto& a = t.record.details["slo"][0];
+  EXPECT_EQ(a["outcome"], "interrupted_lower_bound") << a.dump();
+  EXPECT_EQ(a["cut_after"], points.back()["group"]) << a.dump();
+  EXPECT_EQ(t.record.find_metric("max_iops_under_p99"), nullptr);
 }
 
 }  // namespace
