@@ -29,17 +29,13 @@ for f in "$exe" "$build/bench/cohort_skew" "$build/bench/bench_merge"; do
   [ -x "$f" ] || { echo "multihost.sh: $f is missing (build with libopenmpi-dev installed)" >&2; exit 2; }
 done
 command -v mpirun >/dev/null || { echo "multihost.sh: no mpirun (apt-get install openmpi-bin)" >&2; exit 2; }
-mpi=(mpirun --oversubscribe --mca btl self,tcp --mca btl_tcp_if_include lo)
-# Open MPI 4.1 keeps its own messages on lo when told; 5.0 (PRRTE) never uses a loopback
-# interface for them and needs none on one host (docs/multihost.md).
-if [ "$(mpirun --version 2>/dev/null | sed -n 's/.*(Open MPI) \([0-9][0-9]*\)\..*/\1/p' | head -1)" = 4 ]; then
-  mpi+=(--mca oob_tcp_if_include lo)
-fi
-[ "$(id -u)" -eq 0 ] && mpi+=(--allow-run-as-root)
+# The one mpirun command line of the multihost tests (Open MPI 4.1 and 5.0 alike; docs/multihost.md).
+# shellcheck source=../tests/multihost/mpirun.sh
+. "$(dirname "$0")/../tests/multihost/mpirun.sh"
 
 echo "load before: $(cut -d' ' -f1-3 /proc/loadavg); $(nproc) cores"
 echo "== 1. barrier start skew"
-"${mpi[@]}" -np 4 "$build/bench/cohort_skew" "$barriers"
+mpirun_local 4 "$build/bench/cohort_skew" "$barriers"
 
 echo "== 2. merge cost"
 "$build/bench/bench_merge" --benchmark_repetitions="${MERGE_REPS:-3}" --benchmark_report_aggregates_only=true
@@ -52,7 +48,7 @@ for ((i = 0; i < repeat; i++)); do
 done
 for ranks in "${order[@]}"; do
   out="$work/out-$ranks-$RANDOM"
-  "${mpi[@]}" -np "$ranks" "$exe" io --engine null --rw randread --xfersize 4k --iodepth 32 --jobs 1 \
+  mpirun_local "$ranks" "$exe" io --engine null --rw randread --xfersize 4k --iodepth 32 --jobs 1 \
     --warmup 1s --duration "${runtime}s" --interval "${runtime}s" --target "$work/t{rank}" --out "$out" --quiet \
     >"$out.log" 2>&1 || { tail -20 "$out.log" >&2; echo "multihost.sh: the $ranks-rank run failed" >&2; exit 1; }
   iops=$(python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(r["tests"][0]["metrics"]["iops"]["value"])' \
