@@ -13,6 +13,7 @@
 #include "drivelab/core/errors.hpp"
 #include "file_io.hpp"
 #include "json_read.hpp"
+#include "store_sql.hpp"
 
 namespace drivelab::results {
 
@@ -38,64 +39,8 @@ bool calendar_valid(std::string_view text) {
   return true;
 }
 
-/// A prepared statement, finalized on scope exit.
-class Statement {
- public:
-  Statement(sqlite3* db, const std::string& sql, const std::filesystem::path& where) : db_(db), where_(where) {
-    if (sqlite3_prepare_v2(db, sql.c_str(), -1, &stmt_, nullptr) != SQLITE_OK) fail("prepare");
-  }
-  ~Statement() { sqlite3_finalize(stmt_); }
-  Statement(const Statement&) = delete;
-  Statement& operator=(const Statement&) = delete;
-
-  void bind(int index, std::string_view text) {
-    if (sqlite3_bind_text(stmt_, index, text.data(), static_cast<int>(text.size()), SQLITE_TRANSIENT) != SQLITE_OK)
-      fail("bind");
-  }
-  void bind_or_null(int index, const Json& j) {
-    if (j.is_string())
-      bind(index, j.get<std::string>());
-    else if (sqlite3_bind_null(stmt_, index) != SQLITE_OK)
-      fail("bind");
-  }
-  void bind(int index, std::int64_t v) {
-    if (sqlite3_bind_int64(stmt_, index, v) != SQLITE_OK) fail("bind");
-  }
-  void bind(int index, double v) {
-    if (sqlite3_bind_double(stmt_, index, v) != SQLITE_OK) fail("bind");
-  }
-  /// True while there is a row.
-  bool step() {
-    const int rc = sqlite3_step(stmt_);
-    if (rc == SQLITE_ROW) return true;
-    if (rc == SQLITE_DONE) return false;
-    fail("step");
-  }
-  std::string text(int column) const {
-    const auto* p = sqlite3_column_text(stmt_, column);
-    return p == nullptr ? std::string()
-                        : std::string(reinterpret_cast<const char*>(p),
-                                      static_cast<std::size_t>(sqlite3_column_bytes(stmt_, column)));
-  }
-  std::int64_t integer(int column) const { return sqlite3_column_int64(stmt_, column); }
-
- private:
-  [[noreturn]] void fail(const char* what) const {
-    const int code = sqlite3_errcode(db_);
-    const std::string message = fmt::format("results store '{}': {}", where_.string(), sqlite3_errmsg(db_));
-    if (code == SQLITE_NOTADB || code == SQLITE_CORRUPT) throw ConfigError(message + " (not a drivelab results store)");
-    throw EnvironmentError(fmt::format("{} ({})", message, what));
-  }
-  sqlite3* db_;
-  std::filesystem::path where_;
-  sqlite3_stmt* stmt_ = nullptr;
-};
-
-void exec(sqlite3* db, const std::string& sql, const std::filesystem::path& where) {
-  Statement s(db, sql, where);
-  while (s.step()) {
-  }
-}
+using detail::exec;
+using detail::Statement;
 
 /// Version 1 of the tables (store.hpp).
 constexpr const char* kCreateTables[] = {
