@@ -13,6 +13,7 @@
 #include "drivelab/core/errors.hpp"
 #include "file_io.hpp"
 #include "json_read.hpp"
+#include "store_devices.hpp"
 #include "store_sql.hpp"
 
 namespace drivelab::results {
@@ -42,7 +43,7 @@ bool calendar_valid(std::string_view text) {
 using detail::exec;
 using detail::Statement;
 
-/// Version 1 of the tables (store.hpp).
+/// The tables of version 1 (store.hpp); version 2 adds `devices` (store_devices.hpp).
 constexpr const char* kCreateTables[] = {
     "CREATE TABLE runs ("
     " run_id TEXT PRIMARY KEY,"
@@ -78,6 +79,8 @@ std::string filter_sql(const std::string& key, int n) {
     return fmt::format("EXISTS (SELECT 1 FROM tests t WHERE t.run_id = runs.run_id AND t.kind = ?{})", n);
   if (key == "test")
     return fmt::format("EXISTS (SELECT 1 FROM tests t WHERE t.run_id = runs.run_id AND t.name = ?{})", n);
+  if (key == "device")
+    return fmt::format("EXISTS (SELECT 1 FROM devices d WHERE d.run_id = runs.run_id AND d.device = ?{})", n);
   throw ConfigError("--where: unknown key '" + key + "'");
 }
 
@@ -104,7 +107,7 @@ RunFilter parse_run_filter(std::string_view text) {
           fmt::format("--where '{}': {} must be a UTC date YYYY-MM-DD or time YYYY-MM-DDTHH:MM:SS", text, f.key));
     if (f.value.ends_with('Z')) f.value.pop_back();  // the records' times end in "Z" after the milliseconds
   }
-  if (f.key == "status" && !value_of(kStatusNames, f.value))
+  if (f.key == "status" && !drivelab::value_of(kStatusNames, f.value))
     throw ConfigError(
         fmt::format("--where '{}': unknown status (running, complete, interrupted, failed, skipped)", text));
   return f;
@@ -139,6 +142,7 @@ RunStore::RunStore(const std::filesystem::path& path, bool create) : path_(path)
           fmt::format("results store '{}': an empty database, not a drivelab results store", path.string()));
     exec(raw, "BEGIN IMMEDIATE", path_);
     for (const char* sql : kCreateTables) exec(raw, sql, path_);
+    detail::create_devices_table(raw, path_);
     exec(raw, fmt::format("PRAGMA user_version = {}", kStoreVersion), path_);
     exec(raw, "COMMIT", path_);
   } else if (v == 0) {
@@ -151,6 +155,26 @@ RunStore::RunStore(const std::filesystem::path& path, bool create) : path_(path)
         fmt::format("results store '{}' has version {}; this drivelab reads version {} (a newer "
                     "drivelab made it)",
                     path.string(), v, kStoreVersion));
+  } else if (v < kStoreVersion || !detail::missing_device_columns(raw, path_).empty()) {
+    upgrade();
+  }
+}
+
+void RunStore::upgrade() {
+  sqlite3* db = db_.get();
+  // One transaction: another process opening the store at the same time waits, then sees version 2.
+  exec(db, "BEGIN IMMEDIATE", path_);
+  try {
+    Statement version(db, "PRAGMA user_version", path_);
+    version.step();
+    const std::int64_t v = version.integer(0);
+    if (v == 1) detail::upgrade_to_devices(db, path_);
+    detail::add_missing_device_columns(db, path_);
+    if (v != kStoreVersion) exec(db, fmt::format("PRAGMA user_version = {}", kStoreVersion), path_);
+    exec(db, "COMMIT", path_);
+  } catch (...) {
+    sqlite3_exec(db, "ROLLBACK", nullptr, nullptr, nullptr);
+    throw;
   }
 }
 
@@ -216,6 +240,7 @@ ImportOutcome RunStore::import_file(const std::filesystem::path& file) {
       test.bind(8, headline.dump());
       test.step();
     }
+    detail::insert_device_rows(db, record.run_id, detail::device_rows(record), path_);
     exec(db, "COMMIT", path_);
     out.stored = true;
     return out;
@@ -244,21 +269,36 @@ std::vector<StoredRun> RunStore::select(const std::vector<RunFilter>& where) con
   sql += " ORDER BY rowid";
   Statement s(db_.get(), sql, path_);
   for (std::size_t i = 0; i < values.size(); ++i) s.bind(static_cast<int>(i + 1), values[i]);
-  std::vector<std::string> kinds, tests;
+  std::vector<std::string> kinds, tests, devices;
   for (const auto& f : where) {
     if (f.key == "kind") kinds.push_back(f.value);
     if (f.key == "test") tests.push_back(f.value);
+    if (f.key == "device") devices.push_back(f.value);
   }
   const auto wanted = [](const std::vector<std::string>& list, const Json& v) {
     return list.empty() || (v.is_string() && std::find(list.begin(), list.end(), v.get<std::string>()) != list.end());
   };
+  // A test ran on a device when its telemetry names it (the headline or a device below it).
+  const auto on_device = [&](const Json& t) {
+    if (devices.empty()) return true;
+    const Json* details = t.is_object() ? detail::member(t, "details") : nullptr;
+    const std::vector<std::string> names =
+        details != nullptr ? detail::telemetry_device_names(*details) : std::vector<std::string>{};
+    return std::any_of(names.begin(), names.end(), [&](const std::string& n) {
+      return std::find(devices.begin(), devices.end(), n) != devices.end();
+    });
+  };
   std::vector<StoredRun> out;
   while (s.step()) {
     StoredRun r{s.text(0), s.text(1), Json::parse(s.text(2))};
-    if ((!kinds.empty() || !tests.empty()) && r.record.contains("tests") && r.record["tests"].is_array()) {
+    if ((!kinds.empty() || !tests.empty() || !devices.empty()) && r.record.contains("tests") &&
+        r.record["tests"].is_array()) {
       Json kept = Json::array();
       for (const Json& t : r.record["tests"])
-        if (wanted(kinds, member_or_null(t, "kind")) && wanted(tests, member_or_null(t, "name"))) kept.push_back(t);
+        if (wanted(kinds, member_or_null(t, "kind")) && wanted(tests, member_or_null(t, "name")) && on_device(t))
+          kept.push_back(t);
+      // The SQL asks each key of some test: a run none of whose tests matches them all is not kept.
+      if (kept.empty()) continue;
       r.record["tests"] = std::move(kept);
     }
     out.push_back(std::move(r));
