@@ -166,21 +166,20 @@ void set_health(DeviceRow& row, const std::vector<NamedDevice>& all, const Json&
 
 /// A JSON scalar bound as SQLite's own type: text, integer, real (non-finite: NULL), boolean 0/1.
 void bind_json(Statement& s, int index, const Json* j) {
-  if (j == nullptr || j->is_null()) {
-    s.bind_null(index);
-  } else if (j->is_string()) {
+  constexpr auto kMaxInt64 = static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
+  const bool text = j != nullptr && j->is_string();
+  const bool integer =
+      j != nullptr && (j->is_boolean() ||
+                       (j->is_number_integer() && !(j->is_number_unsigned() && j->get<std::uint64_t>() > kMaxInt64)));
+  const bool real = j != nullptr && j->is_number() && std::isfinite(j->get<double>());
+  if (text)
     s.bind(index, j->get<std::string>());
-  } else if (j->is_boolean()) {
-    s.bind(index, static_cast<std::int64_t>(j->get<bool>() ? 1 : 0));
-  } else if (j->is_number_integer() &&
-             !(j->is_number_unsigned() &&
-               j->get<std::uint64_t>() > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()))) {
-    s.bind(index, j->get<std::int64_t>());
-  } else if (j->is_number() && std::isfinite(j->get<double>())) {
+  else if (integer)
+    s.bind(index, j->is_boolean() ? std::int64_t{j->get<bool>() ? 1 : 0} : j->get<std::int64_t>());
+  else if (real)
     s.bind(index, j->get<double>());
-  } else {
-    s.bind_null(index);
-  }
+  else
+    s.bind_null(index);  // absent, null, or not finite
 }
 
 }  // namespace

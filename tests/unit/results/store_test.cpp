@@ -217,7 +217,7 @@ TEST_F(StoreOfARealRun, ImportGivesARowPerTestAndDeviceWithTheRecordsNumbers) {
       " WHERE d.role = 'headline' ORDER BY d.position");
   ASSERT_EQ(q.size(), 2u) << q.dump();
   EXPECT_EQ(q[1].at("name"), "tpcc");
-  EXPECT_EQ(q[1].at("device"), headline());
+  EXPECT_EQ(q[1].at("device"), Json(headline()));
   EXPECT_EQ(q[1].at("device_wmb_s").get<double>(), tpcc.at("metrics").at("device_wmb_s").at("value").get<double>());
   EXPECT_EQ(q[1].at("device_w_await_ms").get<double>(),
             tpcc.at("metrics").at("device_w_await_ms").at("value").get<double>());
@@ -365,7 +365,7 @@ TEST_F(StoreOfARealRun, WhereDeviceKeepsTheTestsThatRanOnIt) {
   const std::vector<StoredRun> tpcc =
       store.select({parse_run_filter("device=" + headline()), parse_run_filter("kind=tpcc")});
   ASSERT_EQ(tpcc.size(), 1u);
-  EXPECT_EQ(tpcc[0].run_id, record_.at("run_id"));
+  EXPECT_EQ(tpcc[0].run_id, record_.at("run_id").get<std::string>());
   ASSERT_EQ(tpcc[0].record.at("tests").size(), 1u);
   EXPECT_EQ(tpcc[0].record.at("tests")[0].at("name"), "tpcc");
   EXPECT_TRUE(store.select({parse_run_filter("device=no-such-device")}).empty());
@@ -461,7 +461,7 @@ TEST(StoreDeviceHealth, EachDeviceHasTheHealthOfTheOneDriveItIsOn) {
   }
   EXPECT_EQ(rows[1].at("device_w_s").get<double>(), 100.0);
   EXPECT_EQ(rows[3].at("drive"), "/dev/sdb");
-  EXPECT_EQ(rows[3].at("drive_model"), *sata.model);
+  EXPECT_EQ(rows[3].at("drive_model"), Json(*sata.model));
   EXPECT_EQ(rows[3].at("drive_throttled"), 0);
   // No reading: the reason the record gives.
   EXPECT_EQ(rows[4].at("drive"), "/dev/sdc");
