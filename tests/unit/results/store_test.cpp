@@ -41,6 +41,14 @@ std::string read_text(const fs::path& p) {
 
 void write_text(const fs::path& p, const std::string& text) { std::ofstream(p, std::ios::binary) << text; }
 
+/// An empty directory `name` of the build tree's test-scratch.
+fs::path fresh_dir(const std::string& name) {
+  const fs::path dir = fs::path(DRIVELAB_BINARY_DIR) / "test-scratch" / name;
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
 /// A store file opened with SQLite itself (not through RunStore).
 class Db {
  public:
@@ -148,8 +156,7 @@ class StoreOfARealRun : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     // ctest runs each test in a process of its own, two at once: a directory per process.
-    const fs::path dir = fs::path(DRIVELAB_BINARY_DIR) / "test-scratch" / ("store_test_" + std::to_string(getpid()));
-    fs::remove_all(dir);
+    const fs::path dir = fresh_dir("store_test_" + std::to_string(getpid()));
     fs::create_directories(dir / "target");
     runner::Registry reg;
     emulators::register_emulators(reg);
@@ -433,9 +440,7 @@ TEST(StoreDeviceHealth, EachDeviceHasTheHealthOfTheOneDriveItIsOn) {
                                           {"sdb", "slave", "dm-0"},
                                           {"sdc1", "slave", "dm-0"}},
                                          before, after);
-  const fs::path dir = fs::path(DRIVELAB_BINARY_DIR) / "test-scratch" / "store_test_health";
-  fs::remove_all(dir);
-  fs::create_directories(dir);
+  const fs::path dir = fresh_dir("store_test_health");
   write_text(dir / "r.json", to_json(r).dump());
   {
     RunStore store(dir / "runs.sqlite", true);
@@ -477,9 +482,7 @@ TEST(StoreDeviceHealth, EachDeviceHasTheHealthOfTheOneDriveItIsOn) {
 }
 
 TEST(StoreVersion, ANewerStoreIsRefusedByName) {
-  const fs::path dir = fs::path(DRIVELAB_BINARY_DIR) / "test-scratch" / "store_test_newer";
-  fs::remove_all(dir);
-  fs::create_directories(dir);
+  const fs::path dir = fresh_dir("store_test_newer");
   const fs::path p = dir / "runs.sqlite";
   {
     Db db(p);
@@ -500,9 +503,7 @@ TEST(StoreVersion, ANewerStoreIsRefusedByName) {
 
 // A device figure declared after a store was made: the store gains its column when opened.
 TEST(StoreVersion, AFigureDeclaredLaterGainsItsColumnOnOpen) {
-  const fs::path dir = fs::path(DRIVELAB_BINARY_DIR) / "test-scratch" / "store_test_column";
-  fs::remove_all(dir);
-  fs::create_directories(dir);
+  const fs::path dir = fresh_dir("store_test_column");
   const fs::path p = dir / "runs.sqlite";
   {
     RunStore store(p, true);
