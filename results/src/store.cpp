@@ -13,6 +13,8 @@
 #include "drivelab/core/errors.hpp"
 #include "file_io.hpp"
 #include "json_read.hpp"
+#include "store_devices.hpp"
+#include "store_sql.hpp"
 
 namespace drivelab::results {
 
@@ -38,66 +40,10 @@ bool calendar_valid(std::string_view text) {
   return true;
 }
 
-/// A prepared statement, finalized on scope exit.
-class Statement {
- public:
-  Statement(sqlite3* db, const std::string& sql, const std::filesystem::path& where) : db_(db), where_(where) {
-    if (sqlite3_prepare_v2(db, sql.c_str(), -1, &stmt_, nullptr) != SQLITE_OK) fail("prepare");
-  }
-  ~Statement() { sqlite3_finalize(stmt_); }
-  Statement(const Statement&) = delete;
-  Statement& operator=(const Statement&) = delete;
+using detail::exec;
+using detail::Statement;
 
-  void bind(int index, std::string_view text) {
-    if (sqlite3_bind_text(stmt_, index, text.data(), static_cast<int>(text.size()), SQLITE_TRANSIENT) != SQLITE_OK)
-      fail("bind");
-  }
-  void bind_or_null(int index, const Json& j) {
-    if (j.is_string())
-      bind(index, j.get<std::string>());
-    else if (sqlite3_bind_null(stmt_, index) != SQLITE_OK)
-      fail("bind");
-  }
-  void bind(int index, std::int64_t v) {
-    if (sqlite3_bind_int64(stmt_, index, v) != SQLITE_OK) fail("bind");
-  }
-  void bind(int index, double v) {
-    if (sqlite3_bind_double(stmt_, index, v) != SQLITE_OK) fail("bind");
-  }
-  /// True while there is a row.
-  bool step() {
-    const int rc = sqlite3_step(stmt_);
-    if (rc == SQLITE_ROW) return true;
-    if (rc == SQLITE_DONE) return false;
-    fail("step");
-  }
-  std::string text(int column) const {
-    const auto* p = sqlite3_column_text(stmt_, column);
-    return p == nullptr ? std::string()
-                        : std::string(reinterpret_cast<const char*>(p),
-                                      static_cast<std::size_t>(sqlite3_column_bytes(stmt_, column)));
-  }
-  std::int64_t integer(int column) const { return sqlite3_column_int64(stmt_, column); }
-
- private:
-  [[noreturn]] void fail(const char* what) const {
-    const int code = sqlite3_errcode(db_);
-    const std::string message = fmt::format("results store '{}': {}", where_.string(), sqlite3_errmsg(db_));
-    if (code == SQLITE_NOTADB || code == SQLITE_CORRUPT) throw ConfigError(message + " (not a drivelab results store)");
-    throw EnvironmentError(fmt::format("{} ({})", message, what));
-  }
-  sqlite3* db_;
-  std::filesystem::path where_;
-  sqlite3_stmt* stmt_ = nullptr;
-};
-
-void exec(sqlite3* db, const std::string& sql, const std::filesystem::path& where) {
-  Statement s(db, sql, where);
-  while (s.step()) {
-  }
-}
-
-/// Version 1 of the tables (store.hpp).
+/// The tables of version 1 (store.hpp); version 2 adds `devices` (store_devices.hpp).
 constexpr const char* kCreateTables[] = {
     "CREATE TABLE runs ("
     " run_id TEXT PRIMARY KEY,"
@@ -133,6 +79,8 @@ std::string filter_sql(const std::string& key, int n) {
     return fmt::format("EXISTS (SELECT 1 FROM tests t WHERE t.run_id = runs.run_id AND t.kind = ?{})", n);
   if (key == "test")
     return fmt::format("EXISTS (SELECT 1 FROM tests t WHERE t.run_id = runs.run_id AND t.name = ?{})", n);
+  if (key == "device")
+    return fmt::format("EXISTS (SELECT 1 FROM devices d WHERE d.run_id = runs.run_id AND d.device = ?{})", n);
   throw ConfigError("--where: unknown key '" + key + "'");
 }
 
@@ -159,7 +107,7 @@ RunFilter parse_run_filter(std::string_view text) {
           fmt::format("--where '{}': {} must be a UTC date YYYY-MM-DD or time YYYY-MM-DDTHH:MM:SS", text, f.key));
     if (f.value.ends_with('Z')) f.value.pop_back();  // the records' times end in "Z" after the milliseconds
   }
-  if (f.key == "status" && !value_of(kStatusNames, f.value))
+  if (f.key == "status" && !drivelab::value_of(kStatusNames, f.value))
     throw ConfigError(
         fmt::format("--where '{}': unknown status (running, complete, interrupted, failed, skipped)", text));
   return f;
@@ -194,6 +142,7 @@ RunStore::RunStore(const std::filesystem::path& path, bool create) : path_(path)
           fmt::format("results store '{}': an empty database, not a drivelab results store", path.string()));
     exec(raw, "BEGIN IMMEDIATE", path_);
     for (const char* sql : kCreateTables) exec(raw, sql, path_);
+    detail::create_devices_table(raw, path_);
     exec(raw, fmt::format("PRAGMA user_version = {}", kStoreVersion), path_);
     exec(raw, "COMMIT", path_);
   } else if (v == 0) {
@@ -206,6 +155,26 @@ RunStore::RunStore(const std::filesystem::path& path, bool create) : path_(path)
         fmt::format("results store '{}' has version {}; this drivelab reads version {} (a newer "
                     "drivelab made it)",
                     path.string(), v, kStoreVersion));
+  } else if (v < kStoreVersion || !detail::missing_device_columns(raw, path_).empty()) {
+    upgrade();
+  }
+}
+
+void RunStore::upgrade() {
+  sqlite3* db = db_.get();
+  // One transaction: another process opening the store at the same time waits, then sees version 2.
+  exec(db, "BEGIN IMMEDIATE", path_);
+  try {
+    Statement version(db, "PRAGMA user_version", path_);
+    version.step();
+    const std::int64_t v = version.integer(0);
+    if (v == 1) detail::upgrade_to_devices(db, path_);
+    detail::add_missing_device_columns(db, path_);
+    if (v != kStoreVersion) exec(db, fmt::format("PRAGMA user_version = {}", kStoreVersion), path_);
+    exec(db, "COMMIT", path_);
+  } catch (...) {
+    sqlite3_exec(db, "ROLLBACK", nullptr, nullptr, nullptr);
+    throw;
   }
 }
 
@@ -271,6 +240,7 @@ ImportOutcome RunStore::import_file(const std::filesystem::path& file) {
       test.bind(8, headline.dump());
       test.step();
     }
+    detail::insert_device_rows(db, record.run_id, detail::device_rows(record), path_);
     exec(db, "COMMIT", path_);
     out.stored = true;
     return out;
@@ -299,21 +269,36 @@ std::vector<StoredRun> RunStore::select(const std::vector<RunFilter>& where) con
   sql += " ORDER BY rowid";
   Statement s(db_.get(), sql, path_);
   for (std::size_t i = 0; i < values.size(); ++i) s.bind(static_cast<int>(i + 1), values[i]);
-  std::vector<std::string> kinds, tests;
+  std::vector<std::string> kinds, tests, devices;
   for (const auto& f : where) {
     if (f.key == "kind") kinds.push_back(f.value);
     if (f.key == "test") tests.push_back(f.value);
+    if (f.key == "device") devices.push_back(f.value);
   }
   const auto wanted = [](const std::vector<std::string>& list, const Json& v) {
     return list.empty() || (v.is_string() && std::find(list.begin(), list.end(), v.get<std::string>()) != list.end());
   };
+  // A test ran on a device when its telemetry names it (the headline or a device below it).
+  const auto on_device = [&](const Json& t) {
+    if (devices.empty()) return true;
+    const Json* details = t.is_object() ? detail::member(t, "details") : nullptr;
+    const std::vector<std::string> names =
+        details != nullptr ? detail::telemetry_device_names(*details) : std::vector<std::string>{};
+    return std::any_of(names.begin(), names.end(), [&](const std::string& n) {
+      return std::find(devices.begin(), devices.end(), n) != devices.end();
+    });
+  };
   std::vector<StoredRun> out;
   while (s.step()) {
     StoredRun r{s.text(0), s.text(1), Json::parse(s.text(2))};
-    if ((!kinds.empty() || !tests.empty()) && r.record.contains("tests") && r.record["tests"].is_array()) {
+    if ((!kinds.empty() || !tests.empty() || !devices.empty()) && r.record.contains("tests") &&
+        r.record["tests"].is_array()) {
       Json kept = Json::array();
       for (const Json& t : r.record["tests"])
-        if (wanted(kinds, member_or_null(t, "kind")) && wanted(tests, member_or_null(t, "name"))) kept.push_back(t);
+        if (wanted(kinds, member_or_null(t, "kind")) && wanted(tests, member_or_null(t, "name")) && on_device(t))
+          kept.push_back(t);
+      // The SQL asks each key of some test: a run none of whose tests matches them all is not kept.
+      if (kept.empty()) continue;
       r.record["tests"] = std::move(kept);
     }
     out.push_back(std::move(r));

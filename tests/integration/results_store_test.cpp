@@ -66,7 +66,7 @@ TEST(ResultsStore, ImportTwiceStoresOnceAndSaysSo) {
   EXPECT_EQ(query(db, "SELECT count(*) FROM runs"), 2);
   EXPECT_EQ(query(db, "SELECT count(*) FROM runs WHERE run_id = '20261130T031927Z-0c79cd'"), 1);
   EXPECT_EQ(query(db, "SELECT count(*) FROM tests"), 6);  // three tests per run
-  EXPECT_EQ(query(db, "PRAGMA user_version"), 1);
+  EXPECT_EQ(query(db, "PRAGMA user_version"), 2);
   // The record is kept whole: its JSON is the file's, byte for byte.
   EXPECT_EQ(query(db, "SELECT length(record) FROM runs WHERE rowid = 1"),
             static_cast<long long>(fs::file_size(kSource / kGolden[0])));
