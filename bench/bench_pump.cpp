@@ -20,6 +20,7 @@
 //   BM_PumpNull/vdbench            VdbenchJob::Driver (emulators/src/vdbench_job.cpp) closed loop:
 //                                  WorkloadStream source into the slot's spec, VdbSample recording
 //                                  (one histogram per I/O, record_on_time), per-workload counts
+//                                  with several workloads
 //     vdbench_io_source            the same with the io kind's source (the source's cost)
 //     vdbench_io_sample            the same with the io kind's sample (the recording's cost)
 //     vdbench_mix                  two workloads (skew 70/30), 70% reads, two xfersizes, seekpct
@@ -134,7 +135,6 @@ BENCHMARK(BM_PumpNull_batch32)->Unit(benchmark::kMillisecond);
 // closed-loop histogram the pump records a request due now into (settled per interval).
 struct VdbSample : OpenLoopSample {
   std::uint64_t bytes = 0;
-  std::uint64_t random_ios = 0;
   std::vector<std::uint64_t> workload_ios;
   LatencyHistogram on_time;
   void record_on_time(std::int64_t issue_ns, std::int64_t done_ns) noexcept { on_time.record(done_ns - issue_ns); }
@@ -150,7 +150,8 @@ std::vector<emulators::WorkloadDef> mixed_workloads() {
 }
 
 // VdbenchJob::Driver closed loop (iorate=max): the stream's next I/O into the slot's spec, its
-// data laid out by the workload's filler for a write; vdbench's sample and per-I/O counts.
+// data laid out by the workload's filler for a write; vdbench's sample, and with several
+// workloads each completion counted for its workload.
 // kStream false: the io kind's source instead; kVdbSample false: the io kind's sample.
 template <bool kStream, bool kVdbSample>
 struct VdbDriver {
@@ -161,13 +162,14 @@ struct VdbDriver {
     std::uint32_t laid_out_bytes = 0;
   };
   explicit VdbDriver(const std::vector<emulators::WorkloadDef>& defs)
-      : stream(defs, {0, kBlocks * 4096}, 512, 0, 1, Rng(1)), slots(kDepth) {
+      : stream(defs, {0, kBlocks * 4096}, 512, 0, 1, Rng(1)), slots(kDepth), per_workload(defs.size() > 1) {
     for (std::size_t w = 0; w < defs.size(); ++w) fillers.emplace_back(1.0, 1.0, 4096, Rng(100 + w));
     if constexpr (kVdbSample) s.workload_ios.assign(defs.size(), 0);
   }
   emulators::WorkloadStream stream;
   std::vector<emulators::WriteFiller> fillers;
   std::vector<Slot> slots;
+  bool per_workload;
   Rng rng{1};
   std::uint64_t handed = 0;
   std::conditional_t<kVdbSample, VdbSample, Sample> s;
@@ -204,9 +206,7 @@ struct VdbDriver {
   auto& sample() noexcept { return s; }
   void completed(const io::PumpCompletion& c) noexcept {
     if constexpr (kVdbSample) {
-      const emulators::IoSpec& spec = slots[c.slot].spec;
-      if (!kStream || spec.random) ++s.random_ios;
-      ++s.workload_ios[kStream ? spec.workload : 0];
+      if (per_workload) ++s.workload_ios[slots[c.slot].spec.workload];
     }
   }
 };

@@ -45,7 +45,8 @@ namespace drivelab::emulators::detail {
 /// and writes: OpenLoopSample.
 struct VdbSample : OpenLoopSample {
   std::uint64_t bytes = 0;
-  std::uint64_t random_ios = 0;
+  /// Completions per workload (the points' workload_share_pct). With one workload it is not counted
+  /// per I/O: VdbenchJob::take sets it to `ios`.
   std::vector<std::uint64_t> workload_ios;
   /// Closed-loop completions (iorate=max: the intended start is the issue time) not yet settled:
   /// their service time only. The pump records them here (io::Pump::record: one histogram update
