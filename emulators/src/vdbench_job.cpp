@@ -86,7 +86,7 @@ void VdbenchJob::start(double rate_per_s, std::uint64_t schedule_seed) {
 }
 
 void VdbenchJob::stop() noexcept {
-  stop_.store(true, std::memory_order_relaxed);
+  request_stop();
   std::unique_lock lock(ctl_mu_);
   ctl_cv_.wait(lock, [&] { return command_ != Command::run; });
 }

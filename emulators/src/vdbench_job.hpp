@@ -87,6 +87,9 @@ class VdbenchJob : public WorkerState {
   /// stopped. The thread lives from the first start() to destruction: an io_uring ring accepts
   /// submissions from one thread only (SINGLE_ISSUER), so every run must use the same thread.
   void start(double rate_per_s, std::uint64_t schedule_seed);
+  /// Asks the job to stop issuing and returns at once (stop() then waits): the emulator asks
+  /// every job before it waits for any.
+  void request_stop() noexcept { stop_.store(true, std::memory_order_relaxed); }
   /// Stops issuing; returns when the in-flight I/Os have been reaped and counted.
   void stop() noexcept;
   /// Moves what was measured since the last call into `out` (its old contents are dropped).
