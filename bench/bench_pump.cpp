@@ -24,7 +24,7 @@
 //     vdbench_io_source            the same with the io kind's source (the source's cost)
 //     vdbench_io_sample            the same with the io kind's sample (the recording's cost)
 //     vdbench_mix                  two workloads (skew 70/30), 70% reads, two xfersizes, seekpct
-//                                  50: the mix's draws and the write filler's restamp
+//                                  50: the mix's draws and the write fillers' data
 //   BM_VdbStream / _mix            one WorkloadStream::next of the one-workload / the mixed stream
 // The target of issue 31: our null-engine IOPS per core at QD 32 >= 1.5x fio's, about 128 ns per
 // I/O including time stamps and histogram. Run a Release build on a quiet machine:
