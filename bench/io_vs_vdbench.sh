@@ -100,9 +100,9 @@ tests:
 
 print(f"drivelab: {drivelab};  {runtime}s runs after {ramp}s warm-up, {repeat} per kind, 4 KiB random reads on {shm}")
 print("CPU ns/I/O: the whole process's user / system CPU over the measured phase per I/O (medians): at QD 32 the")
-print("mean latency is queueing, so a kind that spends more CPU per I/O shows a longer mean latency")
+print("mean latency is queueing, so a kind that spends more CPU per I/O can show a longer mean latency")
 print(f"{'engine':<9} {'QD':>4} {'io mean us':>11} {'vdbench mean us':>16} {'vdbench/io':>11}  verdict"
-      f"{'':>18} {'io CPU ns/I/O':>15} {'vdbench CPU ns/I/O':>19}")
+      f"{'':>9}{'io CPU ns/I/O':>16} {'vdbench CPU ns/I/O':>19}")
 bad = 0
 for engine in engines:
     for qd in qds:
