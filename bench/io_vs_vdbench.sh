@@ -20,6 +20,9 @@
 # `vdbench`'s service_latency_avg_us of its iorate=max run (for a closed loop the intended start
 # is the issue time, so its latency_avg_us is the same number).
 # Verdict per case: the medians of the two kinds' means within 3% of each other (issue 31).
+# Beside it, each kind's user / system CPU per I/O (the whole process over the measured phase: io's
+# cpu_usr_pct / cpu_sys_pct over its iops, vdbench's cpu_usr_s / cpu_sys_s over its ios): the two
+# kinds issue through the same pump, so a gap there is the kinds' own work (bench/bench_pump).
 # Exit status: 0 every case within 3%, 1 a case outside, 2 bad usage or a run that failed.
 set -euo pipefail
 die() { echo "io_vs_vdbench: $*" >&2; exit 2; }
