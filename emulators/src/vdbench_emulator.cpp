@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <limits>
 
 #include <fmt/format.h>
 
@@ -150,6 +151,10 @@ void VdbenchEmulator::start_jobs(double rate_per_s, std::uint64_t point) {
 }
 
 void VdbenchEmulator::stop_jobs() noexcept {
+  // Every job is asked before any is waited for, as the io kind stops its workers: stopped one
+  // after the other, the jobs not yet asked kept the CPU busy, and 32 psync jobs on a busy
+  // 2-core machine took seconds to stop (one scheduling round each).
+  for (auto& j : jobs_) j->request_stop();
   for (auto& j : jobs_) j->stop();
   running_ = false;
 }
@@ -186,15 +191,20 @@ PointResult VdbenchEmulator::measure(runner::TestContext& ctx, PointResult p, bo
 
   const std::int64_t interval_ns = ctx.settings.interval.count();
   std::int64_t end_ns = t0 + ctx.settings.duration.count();
-  std::int64_t next_second = t0 + kSecondNs, next_interval = t0 + interval_ns;
+  // The per-second sample feeds the steady-state criterion only: without one the jobs are sampled
+  // at the interval boundaries alone (fewer histogram merges on the main thread, none per second).
+  std::int64_t next_second = ss ? t0 + kSecondNs : std::numeric_limits<std::int64_t>::max();
+  std::int64_t next_interval = t0 + interval_ns;
   std::int64_t prev_second = t0, prev_interval = t0, now = t0;
+  CpuTimes cpu_end;
   for (bool last = false; !last;) {
     const std::int64_t boundary = std::min({next_second, next_interval, end_ns});
     last = !wait_until(boundary, [&] { return stop_or_failed(ctx); }) || boundary >= end_ns;
     now = monotonic_ns();
+    if (last) cpu_end = process_cpu_times();  // the window's CPU: not the drain after it, whose I/Os are not counted
     for (auto& j : jobs_) {
       j->take(sample);
-      second.merge(sample);
+      if (ss) second.merge(sample);
       interval.merge(sample);
       p.total.merge(sample);
     }
@@ -250,7 +260,7 @@ PointResult VdbenchEmulator::measure(runner::TestContext& ctx, PointResult p, bo
       while (next_interval <= now) next_interval += interval_ns;
     }
   }
-  const CpuTimes cpu = process_cpu_times() - cpu0;
+  const CpuTimes cpu = cpu_end - cpu0;
   p.measured_s = seconds_between(t0, now);
   p.cpu_usr_s = cpu.user_s();
   p.cpu_sys_s = cpu.system_s();

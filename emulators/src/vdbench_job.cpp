@@ -26,7 +26,7 @@ void VdbSample::settle() noexcept {
 void VdbSample::clear() {
   reset();
   on_time.reset();
-  bytes = random_ios = 0;
+  bytes = 0;
   std::fill(workload_ios.begin(), workload_ios.end(), 0);
 }
 
@@ -34,7 +34,6 @@ void VdbSample::merge(const VdbSample& o) {
   OpenLoopSample::merge(o);
   on_time.merge(o.on_time);
   bytes += o.bytes;
-  random_ios += o.random_ios;
   if (workload_ios.size() < o.workload_ios.size()) workload_ios.resize(o.workload_ios.size());
   for (std::size_t i = 0; i < o.workload_ios.size(); ++i) workload_ios[i] += o.workload_ios[i];
 }
@@ -87,7 +86,7 @@ void VdbenchJob::start(double rate_per_s, std::uint64_t schedule_seed) {
 }
 
 void VdbenchJob::stop() noexcept {
-  stop_.store(true, std::memory_order_relaxed);
+  request_stop();
   std::unique_lock lock(ctl_mu_);
   ctl_cv_.wait(lock, [&] { return command_ != Command::run; });
 }
@@ -116,6 +115,7 @@ void VdbenchJob::take(VdbSample& out) {
     std::swap(out, interval_);
   }
   out.settle();
+  if (out.workload_ios.size() == 1) out.workload_ios[0] = out.ios;  // Driver::completed counts several only
 }
 
 std::uint64_t VdbenchJob::unique_units() const noexcept {
@@ -136,6 +136,7 @@ struct VdbenchJob::Driver {
   static constexpr bool kSharedSample = true;
   VdbenchJob& j;
   ArrivalSchedule* schedule;  // nullptr: closed loop
+  const bool per_workload;    // several workloads: completions counted per workload
 
   std::int64_t next_due_ns() const noexcept { return schedule ? schedule->peek_ns() : io::kDueNow; }
   bool prepare(io::IoRequest& r, std::uint32_t s) {
@@ -161,9 +162,7 @@ struct VdbenchJob::Driver {
   void failed(const io::PumpCompletion&, const io::FailedIo& io) { j.fail(j.phase_.failure(io)); }
   VdbSample& sample() noexcept { return j.interval_; }
   void completed(const io::PumpCompletion& c) noexcept {
-    const IoSpec& spec = j.slots_[c.slot].spec;
-    if (spec.random) ++j.interval_.random_ios;
-    ++j.interval_.workload_ios[spec.workload];
+    if (per_workload) ++j.interval_.workload_ios[j.slots_[c.slot].spec.workload];
   }
 };
 
@@ -176,7 +175,7 @@ void VdbenchJob::loop(double rate_per_s, std::uint64_t schedule_seed) {
                      static_cast<double>(setup_.index) / static_cast<double>(setup_.jobs));
   }
   backlog_ = 0;
-  Driver driver{*this, schedule ? &*schedule : nullptr};
+  Driver driver{*this, schedule ? &*schedule : nullptr, config_.workloads.size() > 1};
   run_pump(*pump_, driver);
   if (schedule) {
     // Arrivals that were due when the run stopped but never got a slot: the visible part of an

@@ -45,7 +45,8 @@ namespace drivelab::emulators::detail {
 /// and writes: OpenLoopSample.
 struct VdbSample : OpenLoopSample {
   std::uint64_t bytes = 0;
-  std::uint64_t random_ios = 0;
+  /// Completions per workload (the points' workload_share_pct). With one workload it is not counted
+  /// per I/O: VdbenchJob::take sets it to `ios`.
   std::vector<std::uint64_t> workload_ios;
   /// Closed-loop completions (iorate=max: the intended start is the issue time) not yet settled:
   /// their service time only. The pump records them here (io::Pump::record: one histogram update
@@ -86,6 +87,9 @@ class VdbenchJob : public WorkerState {
   /// stopped. The thread lives from the first start() to destruction: an io_uring ring accepts
   /// submissions from one thread only (SINGLE_ISSUER), so every run must use the same thread.
   void start(double rate_per_s, std::uint64_t schedule_seed);
+  /// Asks the job to stop issuing and returns at once (stop() then waits): the emulator asks
+  /// every job before it waits for any.
+  void request_stop() noexcept { stop_.store(true, std::memory_order_relaxed); }
   /// Stops issuing; returns when the in-flight I/Os have been reaped and counted.
   void stop() noexcept;
   /// Moves what was measured since the last call into `out` (its old contents are dropped).

@@ -84,6 +84,12 @@ TEST(VdbenchEmulator, NullEngineCurveRecordsEveryPoint) {
   EXPECT_NE(t.check("littles_law_max"), nullptr) << "checked at iorate=max";
   EXPECT_GT(t.record.find_metric("iops")->value, 0);
   EXPECT_EQ(t.record.details["points"].size(), 4u);
+  // One workload: its share of every point is all of the point's I/Os (VdbenchJob::take sets its
+  // count to the sample's ios instead of counting each completion).
+  for (const auto& p : t.record.details["points"]) {
+    ASSERT_EQ(p["workload_share_pct"].size(), 1u);
+    EXPECT_DOUBLE_EQ(p["workload_share_pct"].begin()->get<double>(), 100.0) << p["group"];
+  }
 }
 
 // The sizing answers of a real curve: the bounds lie between what the 25% point and the
@@ -164,6 +170,10 @@ TEST(VdbenchEmulator, MixedCurveOnADirectFileCompletes) {
   }
   const auto& shares = t.record.details["points"][0]["workload_share_pct"];
   EXPECT_GT(shares["data"].get<double>(), shares["log"].get<double>());
+  for (const auto& p : t.record.details["points"])  // each completion counted for its workload once
+    EXPECT_NEAR(p["workload_share_pct"]["data"].get<double>() + p["workload_share_pct"]["log"].get<double>(), 100.0,
+                1e-9)
+        << p["group"];
   EXPECT_GT(t.record.details["dedup_units_written"].get<double>(),
             t.record.details["dedup_units_unique"].get<double>());
   for (const auto& c : t.record.checks) {
