@@ -119,11 +119,12 @@ std::optional<TelemetrySeries> telemetry_series(const results::MetricDef& def) {
     std::string_view suffix, gauge, counter;
     double scale;
   };
-  static constexpr std::array<Rule, 4> kRules{{
+  static constexpr std::array<Rule, 5> kRules{{
       {results::Unit::per_s, "_s", "_per_second", "_total", 1},
       {results::Unit::mb_s, "mb_s", "_bytes_per_second", "_bytes_total", 1e6},
       {results::Unit::ms, "_ms", "_seconds", "", 1e-3},
       {results::Unit::pct, "_pct", "_ratio", "", 0.01},
+      {results::Unit::celsius, "_c", "_celsius", "", 1},
   }};
   if (def.unit == results::Unit::bytes || def.unit == results::Unit::none)
     return TelemetrySeries{stem("").value_or("drivelab_" + std::string(name)), "", 1};

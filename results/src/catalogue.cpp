@@ -16,7 +16,7 @@
 namespace drivelab::results {
 namespace {
 
-constexpr std::array<std::pair<Unit, std::string_view>, 16> kUnitTexts{{
+constexpr std::array<std::pair<Unit, std::string_view>, 17> kUnitTexts{{
     {Unit::per_s, "1/s"},
     {Unit::per_min, "1/min"},
     {Unit::per_cpu_s, "1/cpu-s"},
@@ -32,6 +32,7 @@ constexpr std::array<std::pair<Unit, std::string_view>, 16> kUnitTexts{{
     {Unit::ms, "ms"},
     {Unit::us, "us"},
     {Unit::ns, "ns"},
+    {Unit::celsius, "°C"},
     {Unit::none, ""},
 }};
 

@@ -557,6 +557,7 @@ TestRecord merge_test(std::size_t index, const std::vector<Host>& all, int size,
                    {"per_host_only", std::move(per_host_only)},
                    {"intervals", std::move(mi.details)}};
   headline_over_common_window(t, tests, mi.window_rates);
+  detail::merge_demand(t, tests, devices, !mi.window_rates.empty());
   if (Json points = merge_curve_points(tests, t.histograms); !points.is_null()) t.details["points"] = std::move(points);
   if (!devices.details.is_null()) t.details["devices"] = devices.details;
   if (devices.overlap) t.warnings.push_back(*devices.overlap);

@@ -56,4 +56,22 @@ std::vector<const TestRecord*> without_repeated_devices(const DeviceShares& shar
 /// Removes the device figures from merged intervals when the hosts' devices overlap.
 void drop_overlapping_devices(const DeviceShares& shares, std::vector<Interval>& intervals);
 
+/// The merged test `t`'s demand per unit of work (device_demand.hpp; docs/results.md "Demand per
+/// unit of work"), after its device figures (apply_device_shares), its details.intervals and its
+/// headline rates over the common window (`windowed`: the ranks measured different windows, the
+/// window details.intervals.common_window_t_s; merge_time.hpp):
+///  - the distinct devices' counts (each device once: apply_device_shares' sums), over the sum of
+///    the ranks' work: their counts, or, `windowed`, the devices' and the work's rates over the
+///    common window x its length;
+///  - ranks that share one device (a host's device counted once, under its lowest rank): said in
+///    details.demand.shared (the device's I/O against every rank's work);
+///  - devices of one stack (shares.overlap: the device figures are per host only): no merged
+///    demand, each host's own in hosts[].tests[] (details.demand.per_host says so; the merge's
+///    warning names the devices);
+///  - a curve on any rank (details.telemetry.no_demand), or a rank without device counts: none.
+/// Adds the figures to t.metrics, takes them out of details.per_host_only and writes
+/// details.demand: {"window", "shared" | "per_host" | "none"}.
+void merge_demand(TestRecord& t, const std::vector<const TestRecord*>& tests, const DeviceShares& shares,
+                  bool windowed);
+
 }  // namespace drivelab::results::detail

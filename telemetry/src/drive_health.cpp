@@ -235,7 +235,66 @@ HealthSnapshot parse_smartctl(std::string_view json_text, const std::string& sou
   return s;
 }
 
-HealthDelta health_delta(const HealthSnapshot& a, const HealthSnapshot& b) {
+double seconds_at_or_above(const std::vector<PhaseSample>& samples, double threshold_c) {
+  double out = 0;
+  for (std::size_t k = 1; k < samples.size(); ++k) {
+    const PhaseSample& p = samples[k - 1];
+    const PhaseSample& q = samples[k];
+    const double length = q.t_s - p.t_s;
+    if (!(length > 0)) continue;
+    const double hi = std::max(p.composite_c, q.composite_c), lo = std::min(p.composite_c, q.composite_c);
+    if (lo >= threshold_c) {
+      out += length;
+    } else if (hi >= threshold_c) {
+      out += length * (hi - threshold_c) / (hi - lo);  // the line crosses the threshold inside
+    }
+  }
+  return out;
+}
+
+namespace {
+
+/// The phase's figures of `d` from `during` at threshold `wctemp` (when known).
+void add_phase(HealthDelta& d, const PhaseTemperature& during, const std::optional<double>& wctemp) {
+  const std::vector<PhaseSample>& s = during.samples;
+  for (const PhaseSample& p : s) {
+    if (!d.phase_max_c || p.composite_c > *d.phase_max_c) {
+      d.phase_max_c = p.composite_c;
+      d.phase_max_at_s = p.t_s;
+    }
+  }
+  if (d.phase_max_c) d.max_temperature_c = std::max(d.max_temperature_c.value_or(-kKelvin), *d.phase_max_c);
+  if (!wctemp || s.empty()) return;
+  d.phase_warning_s = seconds_at_or_above(s, *wctemp);
+  // The first interval the drive spent time at or above the threshold in: the one a segment
+  // ends with (a sample at or above it, or a crossing between two samples).
+  for (std::size_t k = 1; k < s.size(); ++k) {
+    const bool reached = s[k].composite_c >= *wctemp || s[k - 1].composite_c >= *wctemp;
+    if (!reached) continue;
+    d.first_warning_interval_t_s = s[k].interval_t_s.value_or(-1);
+    break;
+  }
+}
+
+/// THE warning-temperature finding of `d` (drive_health.hpp health_delta): one sentence.
+void warning_temperature(HealthDelta& d, const std::string& name) {
+  const double w = *d.warning_temp_c;
+  if (d.first_warning_interval_t_s) {
+    const double t = *d.first_warning_interval_t_s;
+    d.warnings.push_back(fmt::format(
+        "temperature {:g} °C during the measured phase (at {:.0f} s): at or above the warning threshold {:g} °C ({}) "
+        "for {:.0f} s, first {}",
+        *d.phase_max_c, d.phase_max_at_s, w, name, d.phase_warning_s.value_or(0),
+        t < 0 ? std::string("as the phase ended") : fmt::format("in the interval ending at {:g} s", t)));
+  } else {
+    d.warnings.push_back(
+        fmt::format("temperature {:g} °C reached the warning threshold {:g} °C ({})", *d.max_temperature_c, w, name));
+  }
+}
+
+}  // namespace
+
+HealthDelta health_delta(const HealthSnapshot& a, const HealthSnapshot& b, const PhaseTemperature* during) {
   HealthDelta d;
   const auto grew = [](const std::optional<std::uint64_t>& x,
                        const std::optional<std::uint64_t>& y) -> std::optional<std::uint64_t> {
@@ -282,11 +341,17 @@ HealthDelta health_delta(const HealthSnapshot& a, const HealthSnapshot& b) {
         fmt::format("{} min more at or above the critical composite temperature (CCTEMP) during the test",
                     *d.critical_temp_minutes));
   }
-  const std::optional<double> wctemp = b.warning_temp_c ? b.warning_temp_c : a.warning_temp_c;
-  if (wctemp && d.max_temperature_c && *d.max_temperature_c >= *wctemp) {
+  // The readings' WCTEMP (Identify Controller) first; else the sensor's own threshold.
+  d.warning_temp_c = b.warning_temp_c ? b.warning_temp_c : a.warning_temp_c;
+  std::string threshold_name = "WCTEMP";
+  if (!d.warning_temp_c && during != nullptr && during->warning_c) {
+    d.warning_temp_c = during->warning_c;
+    if (!during->warning_name.empty()) threshold_name = during->warning_name;
+  }
+  if (during != nullptr) add_phase(d, *during, d.warning_temp_c);
+  if (d.warning_temp_c && d.max_temperature_c && *d.max_temperature_c >= *d.warning_temp_c) {
     d.throttled = true;
-    d.warnings.push_back(fmt::format("temperature {:g} °C reached the warning threshold {:g} °C (WCTEMP)",
-                                     *d.max_temperature_c, *wctemp));
+    warning_temperature(d, threshold_name);
   }
   if (d.new_critical_warning & 2U) d.throttled = true;
   if (d.new_critical_warning) {
@@ -411,25 +476,35 @@ DriveHealthRead read_scsi(const std::string& disk, const HealthTools& tools) {
 
 }  // namespace
 
-HealthReading read_drive_health(const DeviceStack& stack, const HealthTools& tools) {
-  HealthReading out;
+std::vector<StackDrive> stack_drives(const DeviceStack& stack, std::vector<std::string>* others) {
+  std::vector<StackDrive> out;
   std::set<std::string> done;
-  std::vector<std::string> others;
   for (const StackDevice& d : stack.devices) {
     const std::string& disk = d.block.disk;
+    std::error_code ec;
+    // /sys/block/nvme0n1/device links to .../nvme/nvme0 (the controller), /sys/block/sda/device
+    // to the SCSI device .../2:0:0:0.
+    fs::path dir = fs::canonical(d.block.disk_dir / "device", ec);
+    if (ec) dir.clear();
     if (disk.rfind("nvme", 0) == 0) {
-      // The controller: /sys/block/nvme0n1/device links to .../nvme/nvme0 (its character device).
-      std::error_code ec;
-      std::string ctrl = fs::canonical(d.block.disk_dir / "device", ec).filename().string();
-      if (ec || ctrl.rfind("nvme", 0) != 0) ctrl = disk.substr(0, disk.find('n', 4));
-      if (done.insert(ctrl).second) out.drives.push_back(read_nvme(ctrl, tools));
+      std::string ctrl = dir.filename().string();
+      if (dir.empty() || ctrl.rfind("nvme", 0) != 0) ctrl = disk.substr(0, disk.find('n', 4));
+      if (done.insert(ctrl).second) out.push_back({"/dev/" + ctrl, true, dir});
     } else if (disk.rfind("sd", 0) == 0) {
-      if (done.insert(disk).second) out.drives.push_back(read_scsi(disk, tools));
-    } else {
+      if (done.insert(disk).second) out.push_back({"/dev/" + disk, false, dir});
+    } else if (others != nullptr) {
       const std::string k = fmt::format("{}: {}", kind_of(disk), disk);
-      if (std::find(others.begin(), others.end(), k) == others.end()) others.push_back(k);
+      if (std::find(others->begin(), others->end(), k) == others->end()) others->push_back(k);
     }
   }
+  return out;
+}
+
+HealthReading read_drive_health(const DeviceStack& stack, const HealthTools& tools) {
+  HealthReading out;
+  std::vector<std::string> others;
+  for (const StackDrive& d : stack_drives(stack, &others))
+    out.drives.push_back(d.nvme ? read_nvme(d.node.substr(5), tools) : read_scsi(d.node.substr(5), tools));
   if (out.drives.empty()) {
     std::string list;
     for (const std::string& o : others) list += (list.empty() ? "" : "; ") + o;

@@ -52,21 +52,38 @@ Json delta_json(const HealthDelta& d) {
   return j;
 }
 
-/// One drive's entry from its two snapshots.
-Json drive_json(const HealthSnapshot& a, const HealthSnapshot& b, const HealthDelta& d) {
+/// temperature_c: the readings', their max and the phase's samples ("during").
+Json temperature_json(const HealthSnapshot& a, const HealthSnapshot& b, const HealthDelta& d,
+                      const PhaseTemperature* during) {
+  Json t = Json::object();
+  put(t, "before", a.temperature_c);
+  put(t, "after", b.temperature_c);
+  put(t, "max", d.max_temperature_c);
+  if (during != nullptr && !during->samples.empty()) {
+    Json p = {{"source", during->source}, {"samples", during->samples.size()}};
+    put(p, "max", d.phase_max_c);
+    if (d.phase_max_c) p["max_at_s"] = d.phase_max_at_s;
+    put(p, "at_or_above_warning_s", d.phase_warning_s);
+    put(p, "first_interval_at_warning_t_s", d.first_warning_interval_t_s);
+    t["during"] = std::move(p);
+  }
+  return t;
+}
+
+/// One drive's entry from its two snapshots (and the phase's samples).
+Json drive_json(const HealthSnapshot& a, const HealthSnapshot& b, const HealthDelta& d,
+                const PhaseTemperature* during) {
   Json j = identity(b);
   if (!j.contains("model") && a.model) j["model"] = *a.model;
   if (!j.contains("firmware") && a.firmware) j["firmware"] = *a.firmware;
-  if (a.temperature_c || b.temperature_c) {
-    Json t = Json::object();
-    put(t, "before", a.temperature_c);
-    put(t, "after", b.temperature_c);
-    put(t, "max", d.max_temperature_c);
-    j["temperature_c"] = std::move(t);
-  }
+  if (a.temperature_c || b.temperature_c || d.phase_max_c) j["temperature_c"] = temperature_json(a, b, d, during);
   if (!a.sensors_c.empty() || !b.sensors_c.empty()) j["sensors_c"] = {{"before", a.sensors_c}, {"after", b.sensors_c}};
-  put(j, "warning_temp_c", b.warning_temp_c ? b.warning_temp_c : a.warning_temp_c);
-  put(j, "critical_temp_c", b.critical_temp_c ? b.critical_temp_c : a.critical_temp_c);
+  put(j, "warning_temp_c", d.warning_temp_c);
+  const std::optional<double> critical = b.critical_temp_c   ? b.critical_temp_c
+                                         : a.critical_temp_c ? a.critical_temp_c
+                                         : during != nullptr ? during->critical_c
+                                                             : std::nullopt;
+  put(j, "critical_temp_c", critical);
   before_after(j, "percentage_used", a.percentage_used, b.percentage_used);
   j["delta"] = delta_json(d);
   if (b.critical_warning)
@@ -105,21 +122,55 @@ RunHealth run_health(HealthReading first) {
   return h;
 }
 
-TestHealth test_health(const HealthReading& before, const HealthReading& after) {
+TestHealth test_health(const HealthReading& before, const HealthReading& after,
+                       const std::vector<PhaseTemperature>& during) {
   TestHealth out;
   Json drives = Json::array();
+  std::vector<bool> used(during.size(), false);
+  const auto phase_of_drive = [&](const std::string& device) -> const PhaseTemperature* {
+    for (std::size_t i = 0; i < during.size(); ++i)
+      if (during[i].device == device && !during[i].samples.empty()) {
+        used[i] = true;
+        return &during[i];
+      }
+    return nullptr;
+  };
+  const auto add = [&](const std::string& device, const HealthDelta& d, Json entry) {
+    drives.push_back(std::move(entry));
+    for (const std::string& w : d.warnings) out.warnings.push_back(fmt::format("drive {}: {}", device, w));
+    if (d.phase_warning_s) out.warning_s = std::max(out.warning_s.value_or(0), *d.phase_warning_s);
+  };
+  const HealthSnapshot none{};
   for (const DriveHealthRead& b : after.drives) {
     const DriveHealthRead* a = find_drive(before, b.device);
+    const PhaseTemperature* p = phase_of_drive(b.device);
     if (a == nullptr || !a->snapshot || !b.snapshot) {
       const std::string why = a == nullptr   ? "no reading before the test"
                               : !a->snapshot ? "before the test: " + a->reason
                                              : "after the test: " + b.reason;
-      drives.push_back({{"device", b.device}, {"reason", why}});
+      Json entry = {{"device", b.device}, {"reason", why}};
+      if (p == nullptr) {
+        drives.push_back(std::move(entry));
+        continue;
+      }
+      const HealthDelta d = health_delta(none, none, p);  // the phase's temperature still says what it saw
+      entry["temperature_c"] = temperature_json(none, none, d, p);
+      add(b.device, d, std::move(entry));
       continue;
     }
-    const HealthDelta d = health_delta(*a->snapshot, *b.snapshot);
-    drives.push_back(drive_json(*a->snapshot, *b.snapshot, d));
-    for (const std::string& w : d.warnings) out.warnings.push_back(fmt::format("drive {}: {}", b.device, w));
+    const HealthDelta d = health_delta(*a->snapshot, *b.snapshot, p);
+    add(b.device, d, drive_json(*a->snapshot, *b.snapshot, d, p));
+  }
+  // Drives with a sensor and no reading (the run reads no health: no tool, no permission).
+  for (std::size_t i = 0; i < during.size(); ++i) {
+    if (used[i] || during[i].samples.empty()) continue;
+    const HealthDelta d = health_delta(none, none, &during[i]);
+    Json j = {{"device", during[i].device}, {"source", "hwmon"}};
+    j["temperature_c"] = temperature_json(none, none, d, &during[i]);
+    put(j, "warning_temp_c", d.warning_temp_c);
+    put(j, "critical_temp_c", during[i].critical_c);
+    j["throttled"] = d.throttled;
+    add(during[i].device, d, std::move(j));
   }
   out.json["drives"] = std::move(drives);
   return out;

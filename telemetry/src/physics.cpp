@@ -42,20 +42,6 @@ constexpr const char* kNoIo = "the null engine does no I/O: its figures are the 
 
 }  // namespace
 
-std::optional<double> positive_metric(const results::TestRecord& test, const results::MetricDef& def) {
-  const results::Metric* m = test.find_metric(def.name);
-  if (m == nullptr || !(m->value > 0) || m->value - m->value != 0) return std::nullopt;
-  return m->value;
-}
-
-std::optional<double> application_bytes(const results::TestRecord& test, double seconds) {
-  if (const auto b = positive_metric(test, cat::bytes)) return b;
-  if (!(seconds > 0)) return std::nullopt;
-  for (const results::MetricDef* def : {&cat::mb_s, &cat::throughput_mb_s})
-    if (const auto mb_s = positive_metric(test, *def)) return *mb_s * 1e6 * seconds;
-  return std::nullopt;
-}
-
 LinkCeiling link_ceiling(const DeviceStack& stack) {
   LinkCeiling out;
   std::set<std::string> seen;

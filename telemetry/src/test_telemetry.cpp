@@ -13,11 +13,6 @@ namespace {
 
 namespace cat = results::catalogue;
 
-/// The value of headline metric `def` in `test`, when recorded, finite and above 0.
-std::optional<double> work(const results::TestRecord& test, const results::MetricDef& def) {
-  return positive_metric(test, def);
-}
-
 results::Json values_json(const std::vector<Figure>& figures) {
   results::Json out = results::Json::object();
   for (const auto& [def, v] : figures) out[std::string(def->name)] = v;
@@ -81,43 +76,6 @@ std::vector<Figure> host_figures(const HostRates& h) {
   return out;
 }
 
-std::vector<Figure> demand_metrics(const results::TestRecord& test, const DeviceTotals& device, double seconds) {
-  std::vector<Figure> out;
-  const auto rb = static_cast<double>(device.read_bytes), wb = static_cast<double>(device.write_bytes);
-  const auto ri = static_cast<double>(device.read_ios), wi = static_cast<double>(device.write_ios);
-  const auto fi = static_cast<double>(device.flush_ios);
-  if (const auto txn = work(test, cat::transactions)) {
-    out.insert(out.end(), {{&cat::device_read_bytes_per_txn, rb / *txn},
-                           {&cat::device_read_ios_per_txn, ri / *txn},
-                           {&cat::device_write_bytes_per_txn, wb / *txn},
-                           {&cat::device_write_ios_per_txn, wi / *txn},
-                           {&cat::device_flush_ios_per_txn, fi / *txn}});
-  }
-  if (const auto no = work(test, cat::new_orders)) {
-    out.insert(out.end(), {{&cat::device_read_bytes_per_new_order, rb / *no},
-                           {&cat::device_read_ios_per_new_order, ri / *no},
-                           {&cat::device_write_bytes_per_new_order, wb / *no},
-                           {&cat::device_write_ios_per_new_order, wi / *no},
-                           {&cat::device_flush_ios_per_new_order, fi / *no}});
-  }
-  if (const auto ios = work(test, cat::ios)) {
-    out.insert(out.end(), {{&cat::device_read_ios_per_io, ri / *ios}, {&cat::device_write_ios_per_io, wi / *ios}});
-  }
-  if (const std::optional<double> app_bytes = application_bytes(test, seconds)) {
-    out.insert(out.end(), {{&cat::device_read_bytes_per_byte, rb / *app_bytes},
-                           {&cat::device_write_bytes_per_byte, wb / *app_bytes}});
-  }
-  if (seconds > 0 && test.kind == "video") {
-    const double fps = work(test, cat::write_fps).value_or(0) + work(test, cat::read_fps).value_or(0);
-    if (fps > 0) {
-      const double frames = fps * seconds;
-      out.insert(out.end(),
-                 {{&cat::device_read_bytes_per_frame, rb / frames}, {&cat::device_write_bytes_per_frame, wb / frames}});
-    }
-  }
-  return out;
-}
-
 TestTelemetry::TestTelemetry(const std::filesystem::path& target, std::filesystem::path sys_root,
                              std::filesystem::path proc_root)
     : host_(std::move(proc_root)) {
@@ -129,6 +87,27 @@ TestTelemetry::TestTelemetry(const std::filesystem::path& target, std::filesyste
     reason_ = fmt::format("'{}': device stack not found: {}", target.string(), ex.what());
   }
   if (stack_) below_intervals_.assign(stack_->devices.size(), results::Json::array());
+  try {
+    if (stack_) sensors_ = drive_sensors(*stack_);
+  } catch (const std::exception& ex) {
+    note(fmt::format("drive temperature sensors not found: {}", ex.what()));
+  }
+}
+
+std::optional<double> TestTelemetry::sample_temperatures(std::int64_t ns, const results::Interval* iv) {
+  std::optional<double> hottest;
+  for (std::size_t i = 0; i < sensors_.size() && i < phase_.size(); ++i) {
+    const std::optional<double> c = read_hwmon_celsius(sensors_[i].composite);
+    if (!c) {
+      note(fmt::format("{}: could not be read", sensors_[i].composite.string()));
+      continue;
+    }
+    PhaseSample s{seconds_between(first_->ns, ns), *c, std::nullopt};
+    if (iv != nullptr) s.interval_t_s = iv->t_s;
+    phase_[i].samples.push_back(s);
+    hottest = std::max(hottest.value_or(*c), *c);
+  }
+  return hottest;
 }
 
 void TestTelemetry::note(std::string text) {
@@ -170,6 +149,9 @@ void TestTelemetry::begin() {
   first_ = take();
   previous_ = first_;
   ended_ = false;
+  phase_.clear();
+  for (const DriveSensor& d : sensors_) phase_.push_back(phase_of(d));
+  sample_temperatures(first_->ns, nullptr);
 }
 
 void TestTelemetry::close_interval(results::Interval& iv) {
@@ -189,6 +171,7 @@ void TestTelemetry::close_interval(results::Interval& iv) {
   }
   const std::vector<Figure> host = host_figures(host_rates(previous_->host, now.host, seconds));
   figures.insert(figures.end(), host.begin(), host.end());
+  if (const auto hottest = sample_temperatures(now.ns, &iv)) figures.emplace_back(&cat::drive_temp_c, *hottest);
   for (const auto& [def, v] : figures) iv.values.push_back(results::interval_value(*def, v));
   previous_ = std::move(now);
 }
@@ -197,6 +180,7 @@ void TestTelemetry::end() {
   std::lock_guard lock(mu_);
   if (!first_ || ended_) return;
   last_ = take();
+  sample_temperatures(last_->ns, nullptr);
   cpu_last_ = process_cpu_times();
   ended_ = true;
 }
@@ -283,10 +267,17 @@ std::string TestTelemetry::record_checks(results::TestRecorder& rec, results::Js
     }
   }
   details["checks"] = checks_json(findings);
-  if (health_before_ && health_after_) {
-    TestHealth h = test_health(*health_before_, *health_after_);
+  std::optional<double> hottest;
+  for (const PhaseTemperature& p : phase_)
+    for (const PhaseSample& s : p.samples) hottest = std::max(hottest.value_or(s.composite_c), s.composite_c);
+  const bool readings = health_before_ && health_after_;
+  if (readings || hottest) {
+    TestHealth h =
+        test_health(readings ? *health_before_ : HealthReading{}, readings ? *health_after_ : HealthReading{}, phase_);
     for (std::string& w : h.warnings) rec.warning(std::move(w));
     rec.detail("health", std::move(h.json));
+    if (hottest) rec.metric(cat::drive_temp_max_c, *hottest);
+    if (h.warning_s) rec.metric(cat::drive_temp_warning_s, *h.warning_s);
   }
   return failure;
 }

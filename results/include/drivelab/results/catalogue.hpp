@@ -76,7 +76,7 @@ inline constexpr std::array kAll{
     &device_read_bytes_per_new_order, &device_read_ios_per_new_order, &device_write_bytes_per_new_order,
     &device_write_ios_per_new_order, &device_flush_ios_per_new_order, &device_read_ios_per_io, &device_write_ios_per_io,
     &device_read_bytes_per_byte, &device_write_bytes_per_byte, &device_read_bytes_per_frame,
-    &device_write_bytes_per_frame,
+    &device_write_bytes_per_frame, &drive_temp_c, &drive_temp_max_c, &drive_temp_warning_s,
     // within-run confidence
     &iops_ci95_low, &iops_ci95_high, &tps_ci95_low, &tps_ci95_high, &rate_ci95_half_width_pct, &batch_means_lag1,
     &batch_means_batches,

@@ -30,6 +30,7 @@ enum class Unit {
   ms,         ///< "ms"
   us,         ///< "us"
   ns,         ///< "ns"
+  celsius,    ///< "°C": a temperature (a drive's, from the kernel's hwmon sensor)
   none,       ///< "": a plain number (a scale factor)
 };
 std::string_view unit_text(Unit u) noexcept;

@@ -79,6 +79,33 @@ void apply_nvme_id_ctrl(HealthSnapshot& snapshot, std::string_view json_text, co
 /// messages.
 HealthSnapshot parse_smartctl(std::string_view json_text, const std::string& source);
 
+/// One sample of a drive's composite temperature during the measured phase (drive_temperature.hpp).
+struct PhaseSample {
+  double t_s = 0;          ///< seconds since the measured phase started
+  double composite_c = 0;  ///< the composite temperature, °C
+  /// The t_s of the interval this sample closes (results::Interval::t_s); none for the sample
+  /// taken as the phase ends.
+  std::optional<double> interval_t_s;
+};
+
+/// A drive's composite temperature sampled at the interval boundaries of the measured phase from
+/// the kernel's hwmon sensor (drive_temperature.hpp), and the thresholds that sensor gives.
+struct PhaseTemperature {
+  std::string device;  ///< the drive as drive health names it: "/dev/nvme0", "/dev/sda"
+  std::string source;  ///< the hwmon directory read
+  std::vector<PhaseSample> samples;
+  /// The sensor's warning threshold: NVMe temp1_max (the composite's over-temperature threshold,
+  /// WCTEMP unless the host changed it), SATA drivetemp temp1_max (SCT's maximum recommended
+  /// continuous operating temperature); and its name for the warning ("WCTEMP", ...).
+  std::optional<double> warning_c;
+  std::string warning_name;
+  std::optional<double> critical_c;  ///< temp1_crit: NVMe CCTEMP, SATA SCT's maximum temperature limit
+};
+
+/// Seconds of `samples` at or above `threshold_c`, the temperature taken as linear between two
+/// consecutive samples (a sample is a point: what the drive did between two is not read).
+double seconds_at_or_above(const std::vector<PhaseSample>& samples, double threshold_c);
+
 /// What changed between two readings of one drive over a test.
 struct HealthDelta {
   std::optional<std::uint64_t> bytes_read, bytes_written;
@@ -87,8 +114,18 @@ struct HealthDelta {
   std::optional<std::uint64_t> warning_temp_minutes, critical_temp_minutes;
   std::array<std::optional<std::uint64_t>, 2> tmt_transitions, tmt_seconds;
   std::optional<std::int64_t> percentage_used;
-  std::optional<double> max_temperature_c;  ///< the higher of the two readings
-  std::uint64_t new_critical_warning = 0;   ///< bits set after that were clear before
+  /// The highest composite temperature: of the two readings and of the phase's samples.
+  std::optional<double> max_temperature_c;
+  /// The warning threshold the decision used: the readings' WCTEMP, else the phase sensor's.
+  std::optional<double> warning_temp_c;
+  /// With the phase's samples: their highest, when (s since the phase started), the seconds at or
+  /// above warning_temp_c (seconds_at_or_above) and the t_s of the first interval at or above it
+  /// (-1: the sample taken as the phase ended).
+  std::optional<double> phase_max_c;
+  double phase_max_at_s = 0;
+  std::optional<double> phase_warning_s;
+  std::optional<double> first_warning_interval_t_s;
+  std::uint64_t new_critical_warning = 0;  ///< bits set after that were clear before
   /// True when the drive throttled or ran hot during the test: a thermal-management transition
   /// count or time grew, the warning or critical temperature time grew, a reading reached WCTEMP,
   /// or the temperature critical-warning bit came on.
@@ -99,7 +136,13 @@ struct HealthDelta {
   std::vector<std::string> warnings;
 };
 /// A counter that went down (a drive reset, another drive) gives no delta for that figure.
-HealthDelta health_delta(const HealthSnapshot& before, const HealthSnapshot& after);
+/// `during`: the drive's composite temperature sampled during the phase (nullptr: none). The one
+/// place that decides whether the drive reached its warning temperature: from the two readings
+/// and the phase's samples together, said once (naming the first interval at or above it and the
+/// time spent there when the samples saw it). Empty snapshots (no tool could read the drive) with
+/// `during` give the temperature findings only.
+HealthDelta health_delta(const HealthSnapshot& before, const HealthSnapshot& after,
+                         const PhaseTemperature* during = nullptr);
 
 /// The programs used, and how long each may take.
 struct HealthTools {
@@ -122,6 +165,18 @@ struct HealthReading {
   /// When `drives` is empty: "no NVMe or SATA/SAS device under the target (virtio: vda)".
   std::string reason;
 };
+
+/// A drive under a stack: what drive health reads, and where the kernel hangs its sensors.
+struct StackDrive {
+  std::string node;  ///< "/dev/nvme0" (an NVMe controller), "/dev/sda" (a SCSI/SATA/SAS disk)
+  bool nvme = false;
+  std::filesystem::path
+      dir;  ///< the disk's `device` link resolved: the NVMe controller's or the SCSI device's sysfs directory
+};
+/// Each NVMe controller and SCSI/SATA/SAS disk in `stack` once (a partition's, dm's or md's
+/// members, a loop device's backing file's device); the other disks into `others` ("virtio: vda"),
+/// each once, when given.
+std::vector<StackDrive> stack_drives(const DeviceStack& stack, std::vector<std::string>* others = nullptr);
 
 /// Reads the health of every NVMe controller and SCSI/SATA/SAS disk in `stack` (a partition's,
 /// dm's or loop device's drives below), each once, with the tools' JSON output (spawned with a

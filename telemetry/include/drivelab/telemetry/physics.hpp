@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "drivelab/results/catalogue.hpp"
+#include "drivelab/results/device_demand.hpp"
 #include "drivelab/results/record.hpp"
 #include "drivelab/telemetry/device_stack.hpp"
 
@@ -39,11 +40,9 @@ inline constexpr double kDirectIoExcess = 1.5;
 /// A test at or above this share of the harness's ceiling (I/Os per CPU-second): warned.
 inline constexpr double kHarnessShare = 0.5;
 
-/// The value of headline metric `def` in `test`, when recorded, finite and above 0.
-std::optional<double> positive_metric(const results::TestRecord& test, const results::MetricDef& def);
-/// The application's bytes over a window of `seconds`: its `bytes` metric, else its
-/// mb_s or throughput_mb_s x seconds (MB = 10^6 bytes).
-std::optional<double> application_bytes(const results::TestRecord& test, double seconds);
+/// A headline metric above 0, and the application's bytes over a window (results/device_demand.hpp).
+using results::application_bytes;
+using results::positive_metric;
 
 /// The most bytes per second the links under a stack carry.
 struct LinkCeiling {

@@ -6,8 +6,9 @@
 /// close_interval() from results::TestRecorder's interval sampler each time the emulator closes
 /// an interval, end() as the phase ends, then record().
 ///
-/// Per sample: one read of /sys/block/.../stat per device of the target's stack (device_stack.hpp)
-/// and of /proc/stat and /proc/pressure/{io,memory} (host_stats.hpp); nothing else. The sample
+/// Per sample: one read of /sys/block/.../stat per device of the target's stack (device_stack.hpp),
+/// of /proc/stat and /proc/pressure/{io,memory} (host_stats.hpp) and of each drive's hwmon
+/// composite temperature (drive_temperature.hpp; drives without a sensor: none); nothing else. The sample
 /// is taken on the thread that closes the interval (the emulator's reporting loop, not its I/O
 /// workers), after the emulator's own boundary, so the device window ends a few microseconds
 /// after the application's.
@@ -21,6 +22,10 @@
 ///    as headline metrics; each device below the headline in details.telemetry.devices under the
 ///    same names, per test and per interval (never added to the headline's: a partition's I/O is
 ///    in its disk's counters too);
+///  - with drives that have a hwmon sensor: each interval's drive_temp_c (the hottest drive's
+///    composite temperature at its end), the test's drive_temp_max_c and, with a warning
+///    threshold, drive_temp_warning_s; each drive's samples summarised in details.health
+///    (health_record.hpp test_health, which also decides the warning temperature's warning);
 ///  - the demand per unit of the application's work (demand_metrics()): device bytes and I/Os per
 ///    transaction and per New-Order, per application I/O and byte, per frame;
 ///  - details.telemetry: {window_s, window, stack, devices: [{name, role, below, test: {figures},
@@ -42,12 +47,14 @@
 #include <vector>
 
 #include "drivelab/results/catalogue.hpp"
+#include "drivelab/results/device_demand.hpp"
 #include "drivelab/results/record.hpp"
 #include "drivelab/results/recorder.hpp"
 #include "drivelab/core/cpu_usage.hpp"
 #include "drivelab/telemetry/block_stats.hpp"
 #include "drivelab/telemetry/device_stack.hpp"
 #include "drivelab/telemetry/drive_health.hpp"
+#include "drivelab/telemetry/drive_temperature.hpp"
 #include "drivelab/telemetry/host_stats.hpp"
 #include "drivelab/telemetry/physics.hpp"
 #include "drivelab/telemetry/run_facts.hpp"
@@ -68,22 +75,10 @@ std::vector<Figure> device_figures(const BlockRates& r);
 /// and host_psi_{io,memory}_{some,full}_pct where the kernel has them.
 std::vector<Figure> host_figures(const HostRates& h);
 
-/// The device's counts over a test's measured phase.
-struct DeviceTotals {
-  std::uint64_t read_ios = 0, write_ios = 0, flush_ios = 0;
-  std::uint64_t read_bytes = 0, write_bytes = 0;
-};
-
-/// The device's demand per unit of the application's work in `test` (its headline metrics, as the
-/// emulator recorded them), over a window of `seconds`:
-///  - per transaction (`transactions`: tpcc, sysbench) and per New-Order (`new_orders`: tpcc):
-///    device bytes read and written, reads, writes and flushes;
-///  - per application I/O (`ios`: io, vdbench, replay, vdi): device reads and writes;
-///  - per application byte (`bytes`, else `mb_s` x seconds): device bytes read and written, the
-///    device-level amplification seen from the host (MB = 10^6 bytes);
-///  - per frame (video: (`write_fps` + `read_fps`) x seconds): device bytes read and written.
-/// A unit of work the test did not record, or recorded as 0, gives no figure.
-std::vector<Figure> demand_metrics(const results::TestRecord& test, const DeviceTotals& device, double seconds);
+/// The device's counts over a window, and the demand per unit of the application's work: one
+/// formula for a rank's test and a merge of hosts' records (results/device_demand.hpp).
+using results::demand_metrics;
+using results::DeviceTotals;
 
 class TestTelemetry {
  public:
@@ -124,6 +119,9 @@ class TestTelemetry {
     HostSample host;
   };
   Sample take();
+  /// Appends each drive's composite temperature at `ns` (closing interval `iv`, nullptr: the
+  /// phase's first or last sample) to phase_; the hottest, or nullopt when none was read.
+  std::optional<double> sample_temperatures(std::int64_t ns, const results::Interval* iv);
   void note(std::string text);
   /// The headline's figures and demand, details.telemetry.devices; the headline's counts over the window.
   std::optional<BlockRates> record_devices(results::TestRecorder& rec, results::Json& details, double seconds);
@@ -141,6 +139,8 @@ class TestTelemetry {
   std::optional<Sample> first_, previous_, last_;
   bool ended_ = false;
   std::vector<std::string> notes_;
+  std::vector<DriveSensor> sensors_;
+  std::vector<PhaseTemperature> phase_;  ///< per sensor: its samples over the phase
   /// Per device below the headline (index 1..): its intervals {t_s, values}.
   std::vector<results::Json> below_intervals_;
 };

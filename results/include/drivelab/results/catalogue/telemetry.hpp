@@ -383,5 +383,40 @@ inline constexpr MetricDef device_write_bytes_per_frame{
     .where = kHeadline,
     .traits = kDeviceLine,
     .merge = HostMerge::per_host};
+// A drive's temperature during the measured phase (telemetry/drive_temperature.hpp): the kernel's
+// hwmon sensor of each drive under the target, read at the interval boundaries. Kept per host in a
+// merge: each host's drives are its own.
+inline constexpr MetricDef drive_temp_c{
+    .name = "drive_temp_c",
+    .unit = Unit::celsius,
+    .kind = MetricKind::device,
+    .description =
+        "composite temperature of the hottest drive under the target at the interval's end (hwmon: NVMe "
+        "Composite, SATA drivetemp)",
+    .recorded_by = "all",
+    .where = kInterval,
+    .traits = kDeviceLine,
+    .merge = HostMerge::per_host};
+inline constexpr MetricDef drive_temp_max_c{
+    .name = "drive_temp_max_c",
+    .unit = Unit::celsius,
+    .kind = MetricKind::device,
+    .description =
+        "highest composite temperature of a drive under the target sampled during the measured phase (hwmon)",
+    .recorded_by = "all",
+    .where = kHeadline,
+    .traits = kDeviceLine,
+    .merge = HostMerge::per_host};
+inline constexpr MetricDef drive_temp_warning_s{
+    .name = "drive_temp_warning_s",
+    .unit = Unit::s,
+    .kind = MetricKind::device,
+    .description =
+        "longest time a drive under the target spent at or above its warning temperature (NVMe WCTEMP) "
+        "during the measured phase, linear between samples",
+    .recorded_by = "all",
+    .where = kHeadline,
+    .traits = kDeviceLine,
+    .merge = HostMerge::per_host};
 
 }  // namespace drivelab::results::catalogue
