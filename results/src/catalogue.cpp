@@ -72,21 +72,7 @@ struct Catalogue {
           }
           const std::string_view name = strings.emplace_back(full);
           const std::string_view description = strings.emplace_back(fmt::format("{}: {}", f->description, fig.word));
-          const bool interval_p99 = f->interval_latency && fig.word == "p99";
-          MetricDef& d = members.emplace_back(MetricDef{
-              .name = name,
-              .unit = u,
-              .kind = f->kind,
-              .better = Direction::lower,
-              .description = description,
-              .recorded_by = f->recorded_by,
-              .where = f->where,
-              .traits = static_cast<std::uint8_t>(interval_p99 ? kCharted : 0),
-              .figure = fig.word,
-              .family = f->prefix,
-              .of_interval_latency = f->interval_latency,
-          });
-          add(name, &d);
+          add(name, &members.emplace_back(catalogue::family_member(*f, name, fig.word, u, description)));
         }
       }
     }

@@ -15,15 +15,17 @@
 /// (kAliases): find_metric_def() knows them, so records and journals written before read and
 /// merge as before, and the Prometheus exporter serves drivelab_interval_value under both names.
 ///
-/// The declarations live in three headers by group, each under 700 lines: catalogue/operations.hpp
+/// The declarations live in four headers by group, each under 700 lines: catalogue/operations.hpp
 /// (figure families, operations, sizing answers, throughput), catalogue/latency.hpp (latency,
 /// errors, queues, replayed requests), catalogue/resources.hpp (CPU, time, device and server
 /// counters, within-run confidence, health, settings), catalogue/telemetry.hpp (the runner's device and host
 /// telemetry of every test, issue 33); the types are in catalogue_types.hpp.
 ///
-/// Adding a metric: declare it in the header of its group (and in kAll below), add its row to docs/results.md's table
-/// (the catalogue test prints the row it expects), then record it. The recorder refuses a name that is not declared
-/// (results::TestRecorder throws InternalError), and a unit other than the declared.
+/// Adding a metric: declare it in the header of its group with the factory of its kind (catalogue/declare.hpp:
+/// operation_rate, error_metric, ... or metric) and list it in kAll below, add its row to docs/results.md's table
+/// (the catalogue test prints the row it expects), then record it. tests/golden/metric_catalogue.json holds every
+/// declaration's fields as they were: catalogue_dump_test fails on a changed or removed one. The recorder refuses a
+/// name that is not declared (results::TestRecorder throws InternalError), and a unit other than the declared.
 #include "drivelab/results/catalogue_types.hpp"
 #include "drivelab/results/catalogue/operations.hpp"
 #include "drivelab/results/catalogue/latency.hpp"

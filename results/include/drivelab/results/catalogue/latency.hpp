@@ -9,320 +9,117 @@ namespace drivelab::results::catalogue {
 
 // ---- latency and lateness (other than the families' figures) ----------------------------------
 // The family members interval values and call sites name (the others are generated: figure_def()).
-inline constexpr MetricDef latency_avg_us{
-    .name = "latency_avg_us",
-    .unit = Unit::us,
-    .kind = MetricKind::latency,
-    .better = Direction::lower,
-    .description = "latency: avg (interval values: of the interval's \"latency\" histogram)",
-    .recorded_by = latency.recorded_by,
-    .where = kHeadline | kGroup | kInterval,
-
-    .figure = "avg",
-    .family = "latency",
-    .of_interval_latency = true};
-inline constexpr MetricDef latency_p99_us{
-    .name = "latency_p99_us",
-    .unit = Unit::us,
-    .kind = MetricKind::latency,
-    .better = Direction::lower,
-    .description = "latency: p99 (interval values: of the interval's \"latency\" histogram)",
-    .recorded_by = latency.recorded_by,
-    .where = kHeadline | kGroup | kInterval,
-    .traits = kCharted,
-    .figure = "p99",
-    .family = "latency",
-    .of_interval_latency = true};
-inline constexpr MetricDef latency_avg_ms{
-    .name = "latency_avg_ms",
-    .unit = Unit::ms,
-    .kind = MetricKind::latency,
-    .better = Direction::lower,
-    .description = "latency: avg (interval values: of the interval's \"latency\" histogram)",
-    .recorded_by = latency.recorded_by,
-    .where = kHeadline | kGroup | kInterval,
-
-    .figure = "avg",
-    .family = "latency",
-    .of_interval_latency = true};
-inline constexpr MetricDef latency_p95_ms{
-    .name = "latency_p95_ms",
-    .unit = Unit::ms,
-    .kind = MetricKind::latency,
-    .better = Direction::lower,
-    .description = "latency: p95 (interval values: of the interval's \"latency\" histogram)",
-    .recorded_by = latency.recorded_by,
-    .where = kHeadline | kGroup | kInterval,
-
-    .figure = "p95",
-    .family = "latency",
-    .of_interval_latency = true};
-inline constexpr MetricDef latency_p99_ms{
-    .name = "latency_p99_ms",
-    .unit = Unit::ms,
-    .kind = MetricKind::latency,
-    .better = Direction::lower,
-    .description = "latency: p99 (interval values: of the interval's \"latency\" histogram)",
-    .recorded_by = latency.recorded_by,
-    .where = kHeadline | kGroup | kInterval,
-    .traits = kCharted,
-    .figure = "p99",
-    .family = "latency",
-    .of_interval_latency = true};
-inline constexpr MetricDef lateness_p99_us{
-    .name = "lateness_p99_us",
-    .unit = Unit::us,
-    .kind = MetricKind::lateness,
-    .better = Direction::lower,
-    .description = "lateness: 99th percentile (interval value: of the interval's lateness)",
-    .recorded_by = "vdbench replay vdi",
-    .where = kHeadline | kGroup | kInterval,
-
-    .figure = "p99",
-    .family = "lateness",
-    .of_interval_latency = false};
-inline constexpr MetricDef read_frame_latency_p99_ms{.name = "read_frame_latency_p99_ms",
-                                                     .unit = Unit::ms,
-                                                     .kind = MetricKind::latency,
-                                                     .better = Direction::lower,
-                                                     .description = "99th percentile time to read one frame",
-                                                     .recorded_by = "video"};
-inline constexpr MetricDef write_frame_latency_p99_ms{.name = "write_frame_latency_p99_ms",
-                                                      .unit = Unit::ms,
-                                                      .kind = MetricKind::latency,
-                                                      .better = Direction::lower,
-                                                      .description = "99th percentile time to write one frame",
-                                                      .recorded_by = "video"};
-inline constexpr MetricDef service_avg_us{.name = "service_avg_us",
-                                          .unit = Unit::us,
-                                          .kind = MetricKind::latency,
-                                          .better = Direction::lower,
-                                          .description = "mean I/O latency from submission to completion",
-                                          .recorded_by = "vdbench",
-                                          .where = kInterval};
-inline constexpr MetricDef timer_lateness_p99_ms{
-    .name = "timer_lateness_p99_ms",
-    .unit = Unit::ms,
-    .kind = MetricKind::lateness,
-    .better = Direction::lower,
-    .description = "99th percentile of how late keying/think/arrival timers fired",
-    .recorded_by = "tpcc"};
-inline constexpr MetricDef timer_lateness_max_ms{.name = "timer_lateness_max_ms",
-                                                 .unit = Unit::ms,
-                                                 .kind = MetricKind::lateness,
-                                                 .better = Direction::lower,
-                                                 .description = "latest timer",
-                                                 .recorded_by = "tpcc",
-                                                 .merge = HostMerge::maximum};
+inline constexpr MetricDef latency_avg_us =
+    family_member(latency, "latency_avg_us", "avg", Unit::us,
+                  "latency: avg (interval values: of the interval's \"latency\" histogram)");
+inline constexpr MetricDef latency_p99_us =
+    family_member(latency, "latency_p99_us", "p99", Unit::us,
+                  "latency: p99 (interval values: of the interval's \"latency\" histogram)");
+inline constexpr MetricDef latency_avg_ms =
+    family_member(latency, "latency_avg_ms", "avg", Unit::ms,
+                  "latency: avg (interval values: of the interval's \"latency\" histogram)");
+inline constexpr MetricDef latency_p95_ms =
+    family_member(latency, "latency_p95_ms", "p95", Unit::ms,
+                  "latency: p95 (interval values: of the interval's \"latency\" histogram)");
+inline constexpr MetricDef latency_p99_ms =
+    family_member(latency, "latency_p99_ms", "p99", Unit::ms,
+                  "latency: p99 (interval values: of the interval's \"latency\" histogram)");
+inline constexpr MetricDef lateness_p99_us =
+    family_member(lateness, "lateness_p99_us", "p99", Unit::us,
+                  "lateness: 99th percentile (interval value: of the interval's lateness)");
+inline constexpr MetricDef read_frame_latency_p99_ms =
+    time_taken("read_frame_latency_p99_ms", Unit::ms, MetricKind::latency, kHeadline, "video",
+               "99th percentile time to read one frame");
+inline constexpr MetricDef write_frame_latency_p99_ms =
+    time_taken("write_frame_latency_p99_ms", Unit::ms, MetricKind::latency, kHeadline, "video",
+               "99th percentile time to write one frame");
+inline constexpr MetricDef service_avg_us = time_taken("service_avg_us", Unit::us, MetricKind::latency, kInterval,
+                                                       "vdbench", "mean I/O latency from submission to completion");
+inline constexpr MetricDef timer_lateness_p99_ms =
+    time_taken("timer_lateness_p99_ms", Unit::ms, MetricKind::lateness, kHeadline, "tpcc",
+               "99th percentile of how late keying/think/arrival timers fired");
+inline constexpr MetricDef timer_lateness_max_ms =
+    time_taken("timer_lateness_max_ms", Unit::ms, MetricKind::lateness, kHeadline, "tpcc", "latest timer",
+               {.merge = HostMerge::maximum});
 
 // ---- errors ------------------------------------------------------------------------------------
-inline constexpr MetricDef errors{.name = "errors",
-                                  .unit = Unit::count,
-                                  .kind = MetricKind::errors,
-                                  .better = Direction::lower,
-                                  .description = "failed transactions (tpcc) or failed or short I/Os (replay)",
-                                  .recorded_by = "tpcc replay vdi",
-                                  .where = kHeadline | kGroup | kInterval,
-                                  .traits = kErrorsFeed | kSummedOverHosts};
-inline constexpr MetricDef err_s{.name = "err_s",
-                                 .unit = Unit::per_s,
-                                 .kind = MetricKind::errors,
-                                 .better = Direction::lower,
-                                 .description = "ignored errors per second (sysbench's err/s)",
-                                 .recorded_by = "sysbench",
-                                 .where = kInterval,
-                                 .traits = kErrorsFeed | kSummedOverHosts};
-inline constexpr MetricDef errors_s{.name = "errors_s",
-                                    .unit = Unit::per_s,
-                                    .kind = MetricKind::errors,
-                                    .better = Direction::lower,
-                                    .description = "ignored errors per second (the transaction was restarted)",
-                                    .recorded_by = "sysbench"};
-inline constexpr MetricDef ignored_errors{.name = "ignored_errors",
-                                          .unit = Unit::count,
-                                          .kind = MetricKind::errors,
-                                          .better = Direction::lower,
-                                          .description = "failed queries whose transaction was restarted",
-                                          .recorded_by = "sysbench",
-                                          .where = kHeadline | kGroup};
-inline constexpr MetricDef retries{.name = "retries",
-                                   .unit = Unit::count,
-                                   .kind = MetricKind::errors,
-                                   .better = Direction::lower,
-                                   .description = "reruns after a retryable failure",
-                                   .recorded_by = "tpcc",
-                                   .where = kHeadline | kGroup | kInterval,
-                                   .traits = kSummedOverHosts};
-inline constexpr MetricDef rollbacks{.name = "rollbacks",
-                                     .unit = Unit::count,
-                                     .kind = MetricKind::errors,
-                                     .description = "New-Order business rollbacks (1% by design, clause 2.4.1.4)",
-                                     .recorded_by = "tpcc",
-                                     .where = kHeadline | kGroup};
-inline constexpr MetricDef reconnects{.name = "reconnects",
-                                      .unit = Unit::count,
-                                      .kind = MetricKind::errors,
-                                      .better = Direction::lower,
-                                      .description = "sessions reopened after a lost connection",
-                                      .recorded_by = "tpcc sysbench",
-                                      .where = kHeadline | kGroup | kInterval,
-                                      .traits = kSummedOverHosts};
-inline constexpr MetricDef reconnects_s{.name = "reconnects_s",
-                                        .unit = Unit::per_s,
-                                        .kind = MetricKind::errors,
-                                        .better = Direction::lower,
-                                        .description = "reconnects per second after a lost connection",
-                                        .recorded_by = "sysbench"};
-inline constexpr MetricDef reconn_s{.name = "reconn_s",
-                                    .unit = Unit::per_s,
-                                    .kind = MetricKind::errors,
-                                    .better = Direction::lower,
-                                    .description = "reconnects per second (sysbench's reconn/s)",
-                                    .recorded_by = "sysbench",
-                                    .where = kInterval,
-                                    .traits = kSummedOverHosts};
-inline constexpr MetricDef attempts{.name = "attempts",
-                                    .unit = Unit::count,
-                                    .kind = MetricKind::operations,
-                                    .description = "executions of a transaction: first tries and reruns",
-                                    .recorded_by = "tpcc sysbench",
-                                    .where = kHeadline | kGroup};
-inline constexpr MetricDef failed_attempts{.name = "failed_attempts",
-                                           .unit = Unit::count,
-                                           .kind = MetricKind::errors,
-                                           .better = Direction::lower,
-                                           .description =
-                                               "executions that ended with an error, retryable ones "
-                                               "included (failure_bound)",
-                                           .recorded_by = "tpcc sysbench",
-                                           .where = kHeadline | kGroup};
-inline constexpr MetricDef arrivals_dropped{.name = "arrivals_dropped",
-                                            .unit = Unit::count,
-                                            .kind = MetricKind::errors,
-                                            .better = Direction::lower,
-                                            .description = "open loop: arrivals dropped because the queue was full",
-                                            .recorded_by = "tpcc sysbench",
-                                            .where = kHeadline | kGroup};
-inline constexpr MetricDef rounded_ios{.name = "rounded_ios",
-                                       .unit = Unit::count,
-                                       .kind = MetricKind::count,
-                                       .description = "I/Os whose offset or length was changed by align",
-                                       .recorded_by = "replay vdi",
-                                       .where = kGroup};
+inline constexpr MetricDef errors = error_metric(
+    "errors", Unit::count, kHeadline | kGroup | kInterval, "tpcc replay vdi",
+    "failed transactions (tpcc) or failed or short I/Os (replay)", {.traits = kErrorsFeed | kSummedOverHosts});
+inline constexpr MetricDef err_s =
+    error_metric("err_s", Unit::per_s, kInterval, "sysbench", "ignored errors per second (sysbench's err/s)",
+                 {.traits = kErrorsFeed | kSummedOverHosts});
+inline constexpr MetricDef errors_s = error_metric("errors_s", Unit::per_s, kHeadline, "sysbench",
+                                                   "ignored errors per second (the transaction was restarted)");
+inline constexpr MetricDef ignored_errors = error_metric("ignored_errors", Unit::count, kHeadline | kGroup, "sysbench",
+                                                         "failed queries whose transaction was restarted");
+inline constexpr MetricDef retries = error_metric("retries", Unit::count, kHeadline | kGroup | kInterval, "tpcc",
+                                                  "reruns after a retryable failure", {.traits = kSummedOverHosts});
+inline constexpr MetricDef rollbacks = metric("rollbacks", Unit::count, MetricKind::errors, kHeadline | kGroup, "tpcc",
+                                              "New-Order business rollbacks (1% by design, clause 2.4.1.4)");
+inline constexpr MetricDef reconnects =
+    error_metric("reconnects", Unit::count, kHeadline | kGroup | kInterval, "tpcc sysbench",
+                 "sessions reopened after a lost connection", {.traits = kSummedOverHosts});
+inline constexpr MetricDef reconnects_s =
+    error_metric("reconnects_s", Unit::per_s, kHeadline, "sysbench", "reconnects per second after a lost connection");
+inline constexpr MetricDef reconn_s =
+    error_metric("reconn_s", Unit::per_s, kInterval, "sysbench", "reconnects per second (sysbench's reconn/s)",
+                 {.traits = kSummedOverHosts});
+inline constexpr MetricDef attempts = operation_count("attempts", kHeadline | kGroup, "tpcc sysbench",
+                                                      "executions of a transaction: first tries and reruns");
+inline constexpr MetricDef failed_attempts =
+    error_metric("failed_attempts", Unit::count, kHeadline | kGroup, "tpcc sysbench",
+                 "executions that ended with an error, retryable ones included (failure_bound)");
+inline constexpr MetricDef arrivals_dropped =
+    error_metric("arrivals_dropped", Unit::count, kHeadline | kGroup, "tpcc sysbench",
+                 "open loop: arrivals dropped because the queue was full");
+inline constexpr MetricDef rounded_ios = metric("rounded_ios", Unit::count, MetricKind::count, kGroup, "replay vdi",
+                                                "I/Os whose offset or length was changed by align");
 
 // ---- queues and backlogs -----------------------------------------------------------------------
-inline constexpr MetricDef queue_length_avg{
-    .name = "queue_length_avg",
-    .unit = Unit::count,
-    .kind = MetricKind::count,
-    .description = "time-weighted mean of transactions waiting for a connection",
-    .recorded_by = "tpcc"};
-inline constexpr MetricDef queue_length_max{.name = "queue_length_max",
-                                            .unit = Unit::count,
-                                            .kind = MetricKind::count,
-                                            .description = "most transactions waiting at once",
-                                            .recorded_by = "tpcc",
-                                            .merge = HostMerge::maximum};
-inline constexpr MetricDef queue_len_avg{.name = "queue_len_avg",
-                                         .unit = Unit::count,
-                                         .kind = MetricKind::count,
-                                         .description = "interval: time-weighted mean of transactions waiting",
-                                         .recorded_by = "tpcc",
-                                         .where = kInterval};
-inline constexpr MetricDef queue_len_max{.name = "queue_len_max",
-                                         .unit = Unit::count,
-                                         .kind = MetricKind::count,
-                                         .description = "interval: most transactions waiting at once",
-                                         .recorded_by = "tpcc",
-                                         .where = kInterval};
-inline constexpr MetricDef pool_utilisation_pct{.name = "pool_utilisation_pct",
-                                                .unit = Unit::pct,
-                                                .kind = MetricKind::count,
-                                                .description =
-                                                    "busy time of the connections (or users) / (their "
-                                                    "number x measured time)",
-                                                .recorded_by = "tpcc"};
-inline constexpr MetricDef pool_util_pct{.name = "pool_util_pct",
-                                         .unit = Unit::pct,
-                                         .kind = MetricKind::count,
-                                         .description = "interval: pool_utilisation_pct of the interval",
-                                         .recorded_by = "tpcc",
-                                         .where = kInterval};
-inline constexpr MetricDef overflow_ios{.name = "overflow_ios",
-                                        .unit = Unit::count,
-                                        .kind = MetricKind::lateness,
-                                        .description = "I/Os that found every slot busy at their intended start",
-                                        .recorded_by = "replay vdi",
-                                        .where = kHeadline | kGroup};
-inline constexpr MetricDef max_backlog_ios{.name = "max_backlog_ios",
-                                           .unit = Unit::count,
-                                           .kind = MetricKind::lateness,
-                                           .description =
-                                               "most requests past their intended start but not yet "
-                                               "issued at once",
-                                           .recorded_by = "replay vdi",
-                                           .where = kHeadline | kGroup};
-inline constexpr MetricDef mean_backlog_ios{.name = "mean_backlog_ios",
-                                            .unit = Unit::count,
-                                            .kind = MetricKind::lateness,
-                                            .description = "time average of that backlog over the replay",
-                                            .recorded_by = "replay vdi",
-                                            .where = kGroup};
-inline constexpr MetricDef backlog_ios{.name = "backlog_ios",
-                                       .unit = Unit::count,
-                                       .kind = MetricKind::lateness,
-                                       .description = "arrivals due but not issued when the point ended",
-                                       .recorded_by = "vdbench",
-                                       .where = kGroup};
-inline constexpr MetricDef achieved_qd{.name = "achieved_qd",
-                                       .unit = Unit::count,
-                                       .kind = MetricKind::count,
-                                       .description = "IOPS x mean service latency (Little's law)",
-                                       .recorded_by = "vdbench",
-                                       .where = kGroup};
-inline constexpr MetricDef qd_deviation_pct{.name = "qd_deviation_pct",
-                                            .unit = Unit::pct,
-                                            .kind = MetricKind::health,
-                                            .description = "(achieved_qd - threads) / threads",
-                                            .recorded_by = "vdbench",
-                                            .where = kGroup};
+inline constexpr MetricDef queue_length_avg =
+    metric("queue_length_avg", Unit::count, MetricKind::count, kHeadline, "tpcc",
+           "time-weighted mean of transactions waiting for a connection");
+inline constexpr MetricDef queue_length_max =
+    metric("queue_length_max", Unit::count, MetricKind::count, kHeadline, "tpcc", "most transactions waiting at once",
+           {.merge = HostMerge::maximum});
+inline constexpr MetricDef queue_len_avg = metric("queue_len_avg", Unit::count, MetricKind::count, kInterval, "tpcc",
+                                                  "interval: time-weighted mean of transactions waiting");
+inline constexpr MetricDef queue_len_max = metric("queue_len_max", Unit::count, MetricKind::count, kInterval, "tpcc",
+                                                  "interval: most transactions waiting at once");
+inline constexpr MetricDef pool_utilisation_pct =
+    metric("pool_utilisation_pct", Unit::pct, MetricKind::count, kHeadline, "tpcc",
+           "busy time of the connections (or users) / (their number x measured time)");
+inline constexpr MetricDef pool_util_pct = metric("pool_util_pct", Unit::pct, MetricKind::count, kInterval, "tpcc",
+                                                  "interval: pool_utilisation_pct of the interval");
+inline constexpr MetricDef overflow_ios =
+    metric("overflow_ios", Unit::count, MetricKind::lateness, kHeadline | kGroup, "replay vdi",
+           "I/Os that found every slot busy at their intended start");
+inline constexpr MetricDef max_backlog_ios =
+    metric("max_backlog_ios", Unit::count, MetricKind::lateness, kHeadline | kGroup, "replay vdi",
+           "most requests past their intended start but not yet issued at once");
+inline constexpr MetricDef mean_backlog_ios = metric("mean_backlog_ios", Unit::count, MetricKind::lateness, kGroup,
+                                                     "replay vdi", "time average of that backlog over the replay");
+inline constexpr MetricDef backlog_ios = metric("backlog_ios", Unit::count, MetricKind::lateness, kGroup, "vdbench",
+                                                "arrivals due but not issued when the point ended");
+inline constexpr MetricDef achieved_qd = metric("achieved_qd", Unit::count, MetricKind::count, kGroup, "vdbench",
+                                                "IOPS x mean service latency (Little's law)");
+inline constexpr MetricDef qd_deviation_pct =
+    metric("qd_deviation_pct", Unit::pct, MetricKind::health, kGroup, "vdbench", "(achieved_qd - threads) / threads");
 
 // ---- replayed requests -------------------------------------------------------------------------
-inline constexpr MetricDef flushes_replayed{.name = "flushes_replayed",
-                                            .unit = Unit::count,
-                                            .kind = MetricKind::count,
-                                            .description = "flush requests and preflushes done as fdatasync",
-                                            .recorded_by = "replay vdi",
-                                            .where = kGroup};
-inline constexpr MetricDef flushes_skipped{.name = "flushes_skipped",
-                                           .unit = Unit::count,
-                                           .kind = MetricKind::count,
-                                           .description = "flush requests not done (flushes: skip)",
-                                           .recorded_by = "replay vdi",
-                                           .where = kGroup};
-inline constexpr MetricDef fua_replayed{.name = "fua_replayed",
-                                        .unit = Unit::count,
-                                        .kind = MetricKind::count,
-                                        .description = "FUA writes followed by an fdatasync",
-                                        .recorded_by = "replay vdi",
-                                        .where = kGroup};
-inline constexpr MetricDef fua_skipped{.name = "fua_skipped",
-                                       .unit = Unit::count,
-                                       .kind = MetricKind::count,
-                                       .description = "FUA writes without their fdatasync (flushes: skip)",
-                                       .recorded_by = "replay vdi",
-                                       .where = kGroup};
-inline constexpr MetricDef discards_replayed{.name = "discards_replayed",
-                                             .unit = Unit::count,
-                                             .kind = MetricKind::count,
-                                             .description = "discards punched as holes",
-                                             .recorded_by = "replay vdi",
-                                             .where = kGroup};
-inline constexpr MetricDef discards_skipped{.name = "discards_skipped",
-                                            .unit = Unit::count,
-                                            .kind = MetricKind::count,
-                                            .description = "discards not done (discards: skip, or holes not supported)",
-                                            .recorded_by = "replay vdi",
-                                            .where = kGroup};
+inline constexpr MetricDef flushes_replayed = metric("flushes_replayed", Unit::count, MetricKind::count, kGroup,
+                                                     "replay vdi", "flush requests and preflushes done as fdatasync");
+inline constexpr MetricDef flushes_skipped = metric("flushes_skipped", Unit::count, MetricKind::count, kGroup,
+                                                    "replay vdi", "flush requests not done (flushes: skip)");
+inline constexpr MetricDef fua_replayed =
+    metric("fua_replayed", Unit::count, MetricKind::count, kGroup, "replay vdi", "FUA writes followed by an fdatasync");
+inline constexpr MetricDef fua_skipped = metric("fua_skipped", Unit::count, MetricKind::count, kGroup, "replay vdi",
+                                                "FUA writes without their fdatasync (flushes: skip)");
+inline constexpr MetricDef discards_replayed =
+    metric("discards_replayed", Unit::count, MetricKind::count, kGroup, "replay vdi", "discards punched as holes");
+inline constexpr MetricDef discards_skipped =
+    metric("discards_skipped", Unit::count, MetricKind::count, kGroup, "replay vdi",
+           "discards not done (discards: skip, or holes not supported)");
 
 }  // namespace drivelab::results::catalogue

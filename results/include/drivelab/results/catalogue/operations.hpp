@@ -3,7 +3,7 @@
 /// The metric catalogue's declarations (results/catalogue.hpp): figure families, operations (IOPS, TPS, counts, sizing
 /// answers) and throughput. Included by catalogue.hpp, which lists every declaration in kAll; include catalogue.hpp,
 /// not this file.
-#include "drivelab/results/catalogue_types.hpp"
+#include "drivelab/results/catalogue/declare.hpp"
 
 namespace drivelab::results::catalogue {
 
@@ -32,335 +32,114 @@ inline constexpr FigureFamily service_time{
     kHeadline | kGroup};
 
 // ---- operations --------------------------------------------------------------------------------
-inline constexpr MetricDef iops{.name = "iops",
-                                .unit = Unit::per_s,
-                                .kind = MetricKind::operations,
-                                .better = Direction::higher,
-                                .description = "I/Os completed per second",
-                                .recorded_by = "io vdbench replay vdi precondition",
-                                .where = kHeadline | kGroup | kInterval,
-                                .word = "IOPS",
-                                .traits = kOperationsFeed | kSummedOverHosts | kCharted};
-inline constexpr MetricDef ios{.name = "ios",
-                               .unit = Unit::count,
-                               .kind = MetricKind::operations,
-                               .description = "I/Os completed",
-                               .recorded_by = "io vdbench replay vdi",
-                               .where = kHeadline | kGroup | kInterval,
-                               .traits = kOperationsFeed | kSummedOverHosts};
-inline constexpr MetricDef read_ios{.name = "read_ios",
-                                    .unit = Unit::count,
-                                    .kind = MetricKind::operations,
-                                    .description = "read I/Os completed",
-                                    .recorded_by = "vdbench replay vdi",
-                                    .where = kGroup};
-inline constexpr MetricDef write_ios{.name = "write_ios",
-                                     .unit = Unit::count,
-                                     .kind = MetricKind::operations,
-                                     .description = "write I/Os completed",
-                                     .recorded_by = "vdbench replay vdi",
-                                     .where = kGroup};
-inline constexpr MetricDef achieved_iops{.name = "achieved_iops",
-                                         .unit = Unit::per_s,
-                                         .kind = MetricKind::operations,
-                                         .better = Direction::higher,
-                                         .description = "I/Os completed per second at a curve point",
-                                         .recorded_by = "vdbench replay vdi",
-                                         .where = kGroup,
-                                         .word = "IOPS"};
-inline constexpr MetricDef peak_iops{.name = "peak_iops",
-                                     .unit = Unit::per_s,
-                                     .kind = MetricKind::operations,
-                                     .better = Direction::higher,
-                                     .description = "highest achieved IOPS of any run of the curve",
-                                     .recorded_by = "vdbench replay vdi",
-                                     .where = kGroup,
-                                     .word = "IOPS",
-                                     .merge = HostMerge::per_host};
-inline constexpr MetricDef max_run_iops{.name = "max_run_iops",
-                                        .unit = Unit::per_s,
-                                        .kind = MetricKind::operations,
-                                        .better = Direction::higher,
-                                        .description = "the rate the curve points are percentages of",
-                                        .recorded_by = "vdbench replay vdi",
-                                        .where = kGroup,
-                                        .word = "IOPS"};
+inline constexpr MetricDef iops = operation_rate(
+    "iops", Unit::per_s, kHeadline | kGroup | kInterval, "io vdbench replay vdi precondition",
+    "I/Os completed per second", {.word = "IOPS", .traits = kOperationsFeed | kSummedOverHosts | kCharted});
+inline constexpr MetricDef ios = operation_count("ios", kHeadline | kGroup | kInterval, "io vdbench replay vdi",
+                                                 "I/Os completed", {.traits = kOperationsFeed | kSummedOverHosts});
+inline constexpr MetricDef read_ios = operation_count("read_ios", kGroup, "vdbench replay vdi", "read I/Os completed");
+inline constexpr MetricDef write_ios =
+    operation_count("write_ios", kGroup, "vdbench replay vdi", "write I/Os completed");
+inline constexpr MetricDef achieved_iops =
+    operation_rate("achieved_iops", Unit::per_s, kGroup, "vdbench replay vdi",
+                   "I/Os completed per second at a curve point", {.word = "IOPS"});
+inline constexpr MetricDef peak_iops =
+    operation_rate("peak_iops", Unit::per_s, kGroup, "vdbench replay vdi",
+                   "highest achieved IOPS of any run of the curve", {.word = "IOPS", .merge = HostMerge::per_host});
+inline constexpr MetricDef max_run_iops =
+    operation_rate("max_run_iops", Unit::per_s, kGroup, "vdbench replay vdi",
+                   "the rate the curve points are percentages of", {.word = "IOPS"});
 // Sizing answers (runner/curve.hpp max_rate_within; issue 32): the highest rate of a curve whose
 // latency figure stays within the protocol's `slo:` bound, interpolated between the two points
 // that bracket the crossing; 0 when the lowest point is already beyond the bound.
-inline constexpr MetricDef max_iops_under_p99{.name = "max_iops_under_p99",
-                                              .unit = Unit::per_s,
-                                              .kind = MetricKind::operations,
-                                              .better = Direction::higher,
-                                              .description =
-                                                  "curve: the highest IOPS whose p99 latency stays "
-                                                  "within slo.p99_ms (interpolated)",
-                                              .recorded_by = "vdbench",
-                                              .word = "IOPS",
-                                              .merge = HostMerge::per_host};
-inline constexpr MetricDef max_iops_under_mean{.name = "max_iops_under_mean",
-                                               .unit = Unit::per_s,
-                                               .kind = MetricKind::operations,
-                                               .better = Direction::higher,
-                                               .description =
-                                                   "curve: the highest IOPS whose mean latency stays "
-                                                   "within slo.mean_ms (interpolated)",
-                                               .recorded_by = "vdbench",
-                                               .word = "IOPS",
-                                               .merge = HostMerge::per_host};
-inline constexpr MetricDef max_tps_under_slo{.name = "max_tps_under_slo",
-                                             .unit = Unit::per_s,
-                                             .kind = MetricKind::operations,
-                                             .better = Direction::higher,
-                                             .description =
-                                                 "rate: curve: the highest TPS whose latency figures "
-                                                 "all stay within the slo bounds (interpolated)",
-                                             .recorded_by = "tpcc sysbench",
-                                             .word = "TPS",
-                                             .merge = HostMerge::per_host};
-inline constexpr MetricDef max_tpmc_under_slo{.name = "max_tpmc_under_slo",
-                                              .unit = Unit::per_min,
-                                              .kind = MetricKind::operations,
-                                              .better = Direction::higher,
-                                              .description =
-                                                  "rate: curve: tpm_c at max_tps_under_slo "
-                                                  "(interpolated the same way)",
-                                              .recorded_by = "tpcc",
-                                              .word = "tpmC",
-                                              .merge = HostMerge::per_host};
-inline constexpr MetricDef max_qps_under_slo{.name = "max_qps_under_slo",
-                                             .unit = Unit::per_s,
-                                             .kind = MetricKind::operations,
-                                             .better = Direction::higher,
-                                             .description =
-                                                 "rate: curve: qps at max_tps_under_slo "
-                                                 "(interpolated the same way)",
-                                             .recorded_by = "sysbench",
-                                             .word = "QPS",
-                                             .merge = HostMerge::per_host};
-inline constexpr MetricDef iops_per_cpu_s{.name = "iops_per_cpu_s",
-                                          .unit = Unit::per_cpu_s,
-                                          .kind = MetricKind::cpu,
-                                          .better = Direction::higher,
-                                          .description = "I/Os per CPU second of the process (user + system)",
-                                          .recorded_by = "io"};
-inline constexpr MetricDef write_fps{.name = "write_fps",
-                                     .unit = Unit::per_s,
-                                     .kind = MetricKind::operations,
-                                     .better = Direction::higher,
-                                     .description = "frames written per second",
-                                     .recorded_by = "video",
-                                     .where = kHeadline | kInterval,
-                                     .word = "fps",
-                                     .traits = kOperationsFeed | kSummedOverHosts};
-inline constexpr MetricDef read_fps{.name = "read_fps",
-                                    .unit = Unit::per_s,
-                                    .kind = MetricKind::operations,
-                                    .better = Direction::higher,
-                                    .description = "frames read per second",
-                                    .recorded_by = "video",
-                                    .where = kHeadline | kInterval,
-                                    .word = "fps",
-                                    .traits = kOperationsFeed | kSummedOverHosts};
-inline constexpr MetricDef write_passes{.name = "write_passes",
-                                        .unit = Unit::count,
-                                        .kind = MetricKind::count,
-                                        .description = "complete write passes over the file",
-                                        .recorded_by = "video"};
-inline constexpr MetricDef read_passes{.name = "read_passes",
-                                       .unit = Unit::count,
-                                       .kind = MetricKind::count,
-                                       .description = "complete read passes over the file",
-                                       .recorded_by = "video"};
-inline constexpr MetricDef tps{.name = "tps",
-                               .unit = Unit::per_s,
-                               .kind = MetricKind::operations,
-                               .better = Direction::higher,
-                               .description = "committed transactions (sysbench: events) per second",
-                               .recorded_by = "tpcc sysbench",
-                               .where = kHeadline | kGroup | kInterval,
-                               .word = "TPS",
-                               .traits = kOperationsFeed | kSummedOverHosts | kCharted};
-inline constexpr MetricDef tpm_c{.name = "tpm_c",
-                                 .unit = Unit::per_min,
-                                 .kind = MetricKind::operations,
-                                 .better = Direction::higher,
-                                 .description = "committed New-Order transactions per minute (tpmC-like)",
-                                 .recorded_by = "tpcc",
-                                 .where = kHeadline | kGroup | kInterval,
-                                 .word = "tpmC",
-                                 .traits = kSummedOverHosts};
-inline constexpr MetricDef nopm{.name = "nopm",
-                                .unit = Unit::per_min,
-                                .kind = MetricKind::operations,
-                                .better = Direction::higher,
-                                .description = "HammerDB's New-Orders per minute",
-                                .recorded_by = "tpcc",
-                                .word = "NOPM"};
-inline constexpr MetricDef qps{.name = "qps",
-                               .unit = Unit::per_s,
-                               .kind = MetricKind::operations,
-                               .better = Direction::higher,
-                               .description = "queries per second (read + write + other)",
-                               .recorded_by = "sysbench",
-                               .where = kHeadline | kGroup | kInterval,
-                               .word = "QPS",
-                               .traits = kSummedOverHosts};
-inline constexpr MetricDef reads_s{.name = "reads_s",
-                                   .unit = Unit::per_s,
-                                   .kind = MetricKind::operations,
-                                   .better = Direction::higher,
-                                   .description = "read queries per second",
-                                   .recorded_by = "sysbench",
-                                   .where = kHeadline | kInterval,
-                                   .traits = kSummedOverHosts};
-inline constexpr MetricDef writes_s{.name = "writes_s",
-                                    .unit = Unit::per_s,
-                                    .kind = MetricKind::operations,
-                                    .better = Direction::higher,
-                                    .description = "write queries per second",
-                                    .recorded_by = "sysbench",
-                                    .where = kHeadline | kInterval,
-                                    .traits = kSummedOverHosts};
-inline constexpr MetricDef other_s{.name = "other_s",
-                                   .unit = Unit::per_s,
-                                   .kind = MetricKind::operations,
-                                   .better = Direction::higher,
-                                   .description = "other queries per second (BEGIN, COMMIT, ...)",
-                                   .recorded_by = "sysbench",
-                                   .where = kHeadline | kInterval,
-                                   .traits = kSummedOverHosts};
-inline constexpr MetricDef transactions{.name = "transactions",
-                                        .unit = Unit::count,
-                                        .kind = MetricKind::operations,
-                                        .description = "committed transactions (sysbench: events)",
-                                        .recorded_by = "tpcc sysbench"};
-inline constexpr MetricDef new_orders{.name = "new_orders",
-                                      .unit = Unit::count,
-                                      .kind = MetricKind::operations,
-                                      .description = "committed New-Orders",
-                                      .recorded_by = "tpcc"};
-inline constexpr MetricDef queries{.name = "queries",
-                                   .unit = Unit::count,
-                                   .kind = MetricKind::operations,
-                                   .description = "queries completed (read + write + other)",
-                                   .recorded_by = "sysbench"};
-inline constexpr MetricDef reads{.name = "reads",
-                                 .unit = Unit::count,
-                                 .kind = MetricKind::operations,
-                                 .description = "read queries completed",
-                                 .recorded_by = "sysbench"};
-inline constexpr MetricDef writes{.name = "writes",
-                                  .unit = Unit::count,
-                                  .kind = MetricKind::operations,
-                                  .description = "write queries completed",
-                                  .recorded_by = "sysbench"};
-inline constexpr MetricDef other{.name = "other",
-                                 .unit = Unit::count,
-                                 .kind = MetricKind::operations,
-                                 .description = "other queries completed",
-                                 .recorded_by = "sysbench"};
-inline constexpr MetricDef events{.name = "events",
-                                  .unit = Unit::count,
-                                  .kind = MetricKind::operations,
-                                  .description = "sysbench's \"total number of events\"",
-                                  .recorded_by = "sysbench"};
-inline constexpr MetricDef events_avg{.name = "events_avg",
-                                      .unit = Unit::count,
-                                      .kind = MetricKind::operations,
-                                      .description = "events per thread, mean (sysbench's threads fairness)",
-                                      .recorded_by = "sysbench",
-                                      .where = kGroup};
-inline constexpr MetricDef events_stddev{.name = "events_stddev",
-                                         .unit = Unit::count,
-                                         .kind = MetricKind::operations,
-                                         .description = "events per thread, standard deviation",
-                                         .recorded_by = "sysbench",
-                                         .where = kGroup};
-inline constexpr MetricDef count{.name = "count",
-                                 .unit = Unit::count,
-                                 .kind = MetricKind::operations,
-                                 .description = "completed transactions of the type (commits + business rollbacks)",
-                                 .recorded_by = "tpcc",
-                                 .where = kGroup};
-inline constexpr MetricDef arrival_rate{.name = "arrival_rate",
-                                        .unit = Unit::per_s,
-                                        .kind = MetricKind::setting,
-                                        .description = "open loop: transactions that arrived per second",
-                                        .recorded_by = "tpcc sysbench",
-                                        .where = kHeadline | kGroup};
+inline constexpr MetricDef max_iops_under_p99 =
+    sizing_answer("max_iops_under_p99", Unit::per_s, "vdbench", "IOPS",
+                  "curve: the highest IOPS whose p99 latency stays within slo.p99_ms (interpolated)");
+inline constexpr MetricDef max_iops_under_mean =
+    sizing_answer("max_iops_under_mean", Unit::per_s, "vdbench", "IOPS",
+                  "curve: the highest IOPS whose mean latency stays within slo.mean_ms (interpolated)");
+inline constexpr MetricDef max_tps_under_slo =
+    sizing_answer("max_tps_under_slo", Unit::per_s, "tpcc sysbench", "TPS",
+                  "rate: curve: the highest TPS whose latency figures all stay within the slo bounds (interpolated)");
+inline constexpr MetricDef max_tpmc_under_slo =
+    sizing_answer("max_tpmc_under_slo", Unit::per_min, "tpcc", "tpmC",
+                  "rate: curve: tpm_c at max_tps_under_slo (interpolated the same way)");
+inline constexpr MetricDef max_qps_under_slo =
+    sizing_answer("max_qps_under_slo", Unit::per_s, "sysbench", "QPS",
+                  "rate: curve: qps at max_tps_under_slo (interpolated the same way)");
+inline constexpr MetricDef iops_per_cpu_s =
+    metric("iops_per_cpu_s", Unit::per_cpu_s, MetricKind::cpu, kHeadline, "io",
+           "I/Os per CPU second of the process (user + system)", {.better = Direction::higher});
+inline constexpr MetricDef write_fps =
+    operation_rate("write_fps", Unit::per_s, kHeadline | kInterval, "video", "frames written per second",
+                   {.word = "fps", .traits = kOperationsFeed | kSummedOverHosts});
+inline constexpr MetricDef read_fps =
+    operation_rate("read_fps", Unit::per_s, kHeadline | kInterval, "video", "frames read per second",
+                   {.word = "fps", .traits = kOperationsFeed | kSummedOverHosts});
+inline constexpr MetricDef write_passes =
+    metric("write_passes", Unit::count, MetricKind::count, kHeadline, "video", "complete write passes over the file");
+inline constexpr MetricDef read_passes =
+    metric("read_passes", Unit::count, MetricKind::count, kHeadline, "video", "complete read passes over the file");
+inline constexpr MetricDef tps =
+    operation_rate("tps", Unit::per_s, kHeadline | kGroup | kInterval, "tpcc sysbench",
+                   "committed transactions (sysbench: events) per second",
+                   {.word = "TPS", .traits = kOperationsFeed | kSummedOverHosts | kCharted});
+inline constexpr MetricDef tpm_c = operation_rate("tpm_c", Unit::per_min, kHeadline | kGroup | kInterval, "tpcc",
+                                                  "committed New-Order transactions per minute (tpmC-like)",
+                                                  {.word = "tpmC", .traits = kSummedOverHosts});
+inline constexpr MetricDef nopm =
+    operation_rate("nopm", Unit::per_min, kHeadline, "tpcc", "HammerDB's New-Orders per minute", {.word = "NOPM"});
+inline constexpr MetricDef qps =
+    operation_rate("qps", Unit::per_s, kHeadline | kGroup | kInterval, "sysbench",
+                   "queries per second (read + write + other)", {.word = "QPS", .traits = kSummedOverHosts});
+inline constexpr MetricDef reads_s = operation_rate("reads_s", Unit::per_s, kHeadline | kInterval, "sysbench",
+                                                    "read queries per second", {.traits = kSummedOverHosts});
+inline constexpr MetricDef writes_s = operation_rate("writes_s", Unit::per_s, kHeadline | kInterval, "sysbench",
+                                                     "write queries per second", {.traits = kSummedOverHosts});
+inline constexpr MetricDef other_s =
+    operation_rate("other_s", Unit::per_s, kHeadline | kInterval, "sysbench",
+                   "other queries per second (BEGIN, COMMIT, ...)", {.traits = kSummedOverHosts});
+inline constexpr MetricDef transactions =
+    operation_count("transactions", kHeadline, "tpcc sysbench", "committed transactions (sysbench: events)");
+inline constexpr MetricDef new_orders = operation_count("new_orders", kHeadline, "tpcc", "committed New-Orders");
+inline constexpr MetricDef queries =
+    operation_count("queries", kHeadline, "sysbench", "queries completed (read + write + other)");
+inline constexpr MetricDef reads = operation_count("reads", kHeadline, "sysbench", "read queries completed");
+inline constexpr MetricDef writes = operation_count("writes", kHeadline, "sysbench", "write queries completed");
+inline constexpr MetricDef other = operation_count("other", kHeadline, "sysbench", "other queries completed");
+inline constexpr MetricDef events =
+    operation_count("events", kHeadline, "sysbench", "sysbench's \"total number of events\"");
+inline constexpr MetricDef events_avg =
+    operation_count("events_avg", kGroup, "sysbench", "events per thread, mean (sysbench's threads fairness)");
+inline constexpr MetricDef events_stddev =
+    operation_count("events_stddev", kGroup, "sysbench", "events per thread, standard deviation");
+inline constexpr MetricDef count =
+    operation_count("count", kGroup, "tpcc", "completed transactions of the type (commits + business rollbacks)");
+inline constexpr MetricDef arrival_rate = metric("arrival_rate", Unit::per_s, MetricKind::setting, kHeadline | kGroup,
+                                                 "tpcc sysbench", "open loop: transactions that arrived per second");
 
 // ---- throughput --------------------------------------------------------------------------------
-inline constexpr MetricDef throughput_mb_s{.name = "throughput_mb_s",
-                                           .unit = Unit::mb_s,
-                                           .kind = MetricKind::throughput,
-                                           .better = Direction::higher,
-                                           .description = "bytes transferred per second, MB = 10^6 bytes",
-                                           .recorded_by = "io vdbench replay vdi",
-                                           .where = kHeadline | kGroup};
-inline constexpr MetricDef mb_s{.name = "mb_s",
-                                .unit = Unit::mb_s,
-                                .kind = MetricKind::throughput,
-                                .better = Direction::higher,
-                                .description = "bytes transferred per second, MB = 10^6 bytes",
-                                .recorded_by = "io vdbench replay vdi precondition",
-                                .where = kGroup | kInterval,
-                                .traits = kBytesFeed | kSummedOverHosts};
-inline constexpr MetricDef write_mb_s{.name = "write_mb_s",
-                                      .unit = Unit::mb_s,
-                                      .kind = MetricKind::throughput,
-                                      .better = Direction::higher,
-                                      .description = "frame writes, bytes per second, MB = 10^6 bytes",
-                                      .recorded_by = "video",
-                                      .where = kHeadline | kInterval,
-                                      .traits = kBytesFeed | kSummedOverHosts};
-inline constexpr MetricDef read_mb_s{.name = "read_mb_s",
-                                     .unit = Unit::mb_s,
-                                     .kind = MetricKind::throughput,
-                                     .better = Direction::higher,
-                                     .description = "frame reads, bytes per second, MB = 10^6 bytes",
-                                     .recorded_by = "video",
-                                     .where = kHeadline | kInterval,
-                                     .traits = kBytesFeed | kSummedOverHosts};
-inline constexpr MetricDef fill_mb_s{.name = "fill_mb_s",
-                                     .unit = Unit::mb_s,
-                                     .kind = MetricKind::throughput,
-                                     .better = Direction::higher,
-                                     .description = "sequential fill: bytes written per second, MB = 10^6 bytes",
-                                     .recorded_by = "precondition"};
-inline constexpr MetricDef random_mb_s{.name = "random_mb_s",
-                                       .unit = Unit::mb_s,
-                                       .kind = MetricKind::throughput,
-                                       .better = Direction::higher,
-                                       .description = "random overwrite: bytes written per second, MB = 10^6 bytes",
-                                       .recorded_by = "precondition"};
-inline constexpr MetricDef bytes{.name = "bytes",
-                                 .unit = Unit::bytes,
-                                 .kind = MetricKind::throughput,
-                                 .description = "bytes transferred",
-                                 .recorded_by = "io precondition",
-                                 .where = kHeadline | kGroup};
-inline constexpr MetricDef read_bytes{.name = "read_bytes",
-                                      .unit = Unit::bytes,
-                                      .kind = MetricKind::throughput,
-                                      .description = "bytes read",
-                                      .recorded_by = "replay vdi",
-                                      .where = kGroup};
-inline constexpr MetricDef write_bytes{.name = "write_bytes",
-                                       .unit = Unit::bytes,
-                                       .kind = MetricKind::throughput,
-                                       .description = "bytes written",
-                                       .recorded_by = "replay vdi",
-                                       .where = kGroup};
-inline constexpr MetricDef bytes_written{.name = "bytes_written",
-                                         .unit = Unit::bytes,
-                                         .kind = MetricKind::throughput,
-                                         .description = "bytes written by every pass",
-                                         .recorded_by = "precondition"};
-inline constexpr MetricDef region_bytes{.name = "region_bytes",
-                                        .unit = Unit::bytes,
-                                        .kind = MetricKind::setting,
-                                        .description = "bytes preconditioned (the region)",
-                                        .recorded_by = "precondition"};
+inline constexpr MetricDef throughput_mb_s = throughput_rate(
+    "throughput_mb_s", kHeadline | kGroup, "io vdbench replay vdi", "bytes transferred per second, MB = 10^6 bytes");
+inline constexpr MetricDef mb_s =
+    throughput_rate("mb_s", kGroup | kInterval, "io vdbench replay vdi precondition",
+                    "bytes transferred per second, MB = 10^6 bytes", {.traits = kBytesFeed | kSummedOverHosts});
+inline constexpr MetricDef write_mb_s =
+    throughput_rate("write_mb_s", kHeadline | kInterval, "video", "frame writes, bytes per second, MB = 10^6 bytes",
+                    {.traits = kBytesFeed | kSummedOverHosts});
+inline constexpr MetricDef read_mb_s =
+    throughput_rate("read_mb_s", kHeadline | kInterval, "video", "frame reads, bytes per second, MB = 10^6 bytes",
+                    {.traits = kBytesFeed | kSummedOverHosts});
+inline constexpr MetricDef fill_mb_s = throughput_rate("fill_mb_s", kHeadline, "precondition",
+                                                       "sequential fill: bytes written per second, MB = 10^6 bytes");
+inline constexpr MetricDef random_mb_s = throughput_rate("random_mb_s", kHeadline, "precondition",
+                                                         "random overwrite: bytes written per second, MB = 10^6 bytes");
+inline constexpr MetricDef bytes = bytes_moved("bytes", kHeadline | kGroup, "io precondition", "bytes transferred");
+inline constexpr MetricDef read_bytes = bytes_moved("read_bytes", kGroup, "replay vdi", "bytes read");
+inline constexpr MetricDef write_bytes = bytes_moved("write_bytes", kGroup, "replay vdi", "bytes written");
+inline constexpr MetricDef bytes_written =
+    bytes_moved("bytes_written", kHeadline, "precondition", "bytes written by every pass");
+inline constexpr MetricDef region_bytes = metric("region_bytes", Unit::bytes, MetricKind::setting, kHeadline,
+                                                 "precondition", "bytes preconditioned (the region)");
 
 }  // namespace drivelab::results::catalogue

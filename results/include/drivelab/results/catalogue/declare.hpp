@@ -1,0 +1,166 @@
+#pragma once
+/// \file catalogue/declare.hpp
+/// The metric catalogue's declaration helpers (results/catalogue.hpp): constexpr factories of a
+/// MetricDef that take only the fields that vary within a kind, so a declaration reads as its
+/// name, unit, where it is recorded, who records it and what it means:
+///
+///     inline constexpr MetricDef ios = operation_count("ios", kHeadline | kGroup | kInterval,
+///                                                      "io vdbench replay vdi", "I/Os completed",
+///                                                      {.traits = kOperationsFeed | kSummedOverHosts});
+///
+/// Every factory takes the metric's name as written in the record (so each name stays greppable
+/// at its declaration) and its description; the rarer fields (word, traits, host merge, a second
+/// unit) go in a trailing MetricOptions. Included by the catalogue's headers; include
+/// catalogue.hpp, not this file.
+#include "drivelab/results/catalogue_types.hpp"
+
+namespace drivelab::results::catalogue {
+
+/// The fields of a MetricDef that few declarations set (see MetricDef for each).
+struct MetricOptions {
+  Direction better = Direction::none;
+  std::string_view word{};
+  std::uint8_t traits = 0;
+  HostMerge merge = HostMerge::by_unit;
+  std::optional<Unit> other_unit = std::nullopt;
+};
+
+/// Any metric: `kind` and `where` as given, the rest from `o`.
+constexpr MetricDef metric(std::string_view name, Unit unit, MetricKind kind, std::uint8_t where,
+                           std::string_view recorded_by, std::string_view description, MetricOptions o = {}) {
+  return MetricDef{.name = name,
+                   .unit = unit,
+                   .kind = kind,
+                   .better = o.better,
+                   .description = description,
+                   .recorded_by = recorded_by,
+                   .where = where,
+                   .word = o.word,
+                   .traits = o.traits,
+                   .merge = o.merge,
+                   .other_unit = o.other_unit};
+}
+
+/// The traits of figure `figure` of `family`: the p99 of the interval's latency histogram is charted.
+constexpr std::uint8_t family_traits(const FigureFamily& family, std::string_view figure) {
+  return static_cast<std::uint8_t>(family.interval_latency && figure == "p99" ? kCharted : 0);
+}
+
+/// Figure `figure` ("avg", "p99", "p99.9") of `family` in `unit`, named `name` =
+/// `<prefix>_<figure>_<unit>` (catalogue.cpp checks the name); lower is better, recorded where and
+/// by whom the family is. The catalogue generates the members no call site names with this too.
+constexpr MetricDef family_member(const FigureFamily& family, std::string_view name, std::string_view figure, Unit unit,
+                                  std::string_view description) {
+  MetricDef d = metric(name, unit, family.kind, family.where, family.recorded_by, description,
+                       {.better = Direction::lower, .traits = family_traits(family, figure)});
+  d.figure = figure;
+  d.family = family.prefix;
+  d.of_interval_latency = family.interval_latency;
+  return d;
+}
+
+/// Operations per second or per minute (IOPS, TPS, tpmC, fps): higher is better.
+constexpr MetricDef operation_rate(std::string_view name, Unit unit, std::uint8_t where, std::string_view recorded_by,
+                                   std::string_view description, MetricOptions o = {}) {
+  o.better = Direction::higher;
+  return metric(name, unit, MetricKind::operations, where, recorded_by, description, o);
+}
+
+/// Operations done (I/Os, transactions, queries, events), a count.
+constexpr MetricDef operation_count(std::string_view name, std::uint8_t where, std::string_view recorded_by,
+                                    std::string_view description, MetricOptions o = {}) {
+  return metric(name, Unit::count, MetricKind::operations, where, recorded_by, description, o);
+}
+
+/// A sizing answer of a curve (runner/curve.hpp max_rate_within; issue 32): an operation rate in
+/// the headline, per host in a merge (one host's answer is no answer of the hosts together).
+constexpr MetricDef sizing_answer(std::string_view name, Unit unit, std::string_view recorded_by, std::string_view word,
+                                  std::string_view description) {
+  return operation_rate(name, unit, kHeadline, recorded_by, description, {.word = word, .merge = HostMerge::per_host});
+}
+
+/// Bytes moved per second in MB/s (MB = 10^6 bytes): higher is better.
+constexpr MetricDef throughput_rate(std::string_view name, std::uint8_t where, std::string_view recorded_by,
+                                    std::string_view description, MetricOptions o = {}) {
+  o.better = Direction::higher;
+  return metric(name, Unit::mb_s, MetricKind::throughput, where, recorded_by, description, o);
+}
+
+/// Bytes moved, a count of bytes.
+constexpr MetricDef bytes_moved(std::string_view name, std::uint8_t where, std::string_view recorded_by,
+                                std::string_view description) {
+  return metric(name, Unit::bytes, MetricKind::throughput, where, recorded_by, description);
+}
+
+/// Failures (a count or a rate): lower is better.
+constexpr MetricDef error_metric(std::string_view name, Unit unit, std::uint8_t where, std::string_view recorded_by,
+                                 std::string_view description, MetricOptions o = {}) {
+  o.better = Direction::lower;
+  return metric(name, unit, MetricKind::errors, where, recorded_by, description, o);
+}
+
+/// A time where less is better: a latency or lateness figure outside the families, a phase's time.
+constexpr MetricDef time_taken(std::string_view name, Unit unit, MetricKind kind, std::uint8_t where,
+                               std::string_view recorded_by, std::string_view description, MetricOptions o = {}) {
+  o.better = Direction::lower;
+  return metric(name, unit, kind, where, recorded_by, description, o);
+}
+
+/// A bound of the within-run 95% confidence interval of an operation rate (results/record_stats.hpp;
+/// headline, per host in a merge: a bound of one host's interval is not a bound of the hosts' sum).
+constexpr MetricDef rate_bound(std::string_view name, std::string_view recorded_by, std::string_view word,
+                               std::string_view description) {
+  return metric(name, Unit::per_s, MetricKind::operations, kHeadline, recorded_by, description,
+                {.word = word, .merge = HostMerge::per_host});
+}
+
+/// A figure of how the within-run confidence interval was taken, for every kind that has one
+/// (headline, per host in a merge).
+constexpr MetricDef confidence_figure(std::string_view name, Unit unit, MetricKind kind, std::string_view description) {
+  return metric(name, unit, kind, kHeadline, "io vdbench replay vdi tpcc sysbench", description,
+                {.merge = HostMerge::per_host});
+}
+
+/// A counter of the whole database server over the measured phase (tpcc headline; HostMerge::server).
+constexpr MetricDef server_counter(std::string_view name, Unit unit, std::string_view description) {
+  return metric(name, unit, MetricKind::device, kHeadline, "tpcc", description, {.merge = HostMerge::server});
+}
+
+/// Recorded by the runner's device and host telemetry for every test ("all"), headline and
+/// interval, on the summary's device line: a rate the hosts of a merge add up.
+constexpr MetricDef device_rate(std::string_view name, Unit unit, std::string_view description) {
+  return metric(name, unit, MetricKind::device, kHeadline | kInterval, "all", description,
+                {.traits = kDeviceLine | kSummedOverHosts});
+}
+
+/// As device_rate, a figure that does not add up over hosts (per host in a merge): a mean, a
+/// share of time, a percentage of the host's CPUs.
+constexpr MetricDef telemetry_gauge(std::string_view name, Unit unit, MetricKind kind, std::string_view description) {
+  return metric(name, unit, kind, kHeadline | kInterval, "all", description,
+                {.traits = kDeviceLine, .merge = HostMerge::per_host});
+}
+
+/// The host's CPU time in one state, percent of all CPUs (/proc/stat): a telemetry_gauge.
+constexpr MetricDef host_cpu_share(std::string_view name, std::string_view description) {
+  return telemetry_gauge(name, Unit::pct, MetricKind::cpu, description);
+}
+
+/// A pressure-stall share of time (/proc/pressure): a telemetry_gauge of kind device.
+constexpr MetricDef host_pressure(std::string_view name, std::string_view description) {
+  return telemetry_gauge(name, Unit::pct, MetricKind::device, description);
+}
+
+/// The device's requests of one direction over the measured phase (headline only, every test).
+constexpr MetricDef device_total(std::string_view name, std::string_view description) {
+  return metric(name, Unit::count, MetricKind::device, kHeadline, "all", description, {.traits = kDeviceLine});
+}
+
+/// The device's demand per unit of the application's work over the measured phase (headline,
+/// per host in a merge).
+constexpr MetricDef device_per_work(std::string_view name, Unit unit, std::string_view recorded_by,
+                                    std::string_view description) {
+  return metric(name, unit, MetricKind::device, kHeadline, recorded_by, description,
+                {.traits = kDeviceLine, .merge = HostMerge::per_host});
+}
+
+}  // namespace drivelab::results::catalogue
