@@ -118,7 +118,7 @@ std::vector<Figure> demand_metrics(const results::TestRecord& test, const Device
   return out;
 }
 
-TestTelemetry::TestTelemetry(const std::filesystem::path& target, std::filesystem::path sys_root,
+TestTelemetry::TestTelemetry(const std::filesystem::path& target, const std::filesystem::path& sys_root,
                              std::filesystem::path proc_root)
     : host_(std::move(proc_root)) {
   try {

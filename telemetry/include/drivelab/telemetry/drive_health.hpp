@@ -98,8 +98,9 @@ struct HealthDelta {
   /// warnings are here too, without setting `throttled`.
   std::vector<std::string> warnings;
 };
-/// A counter that went down (a drive reset, another drive) gives no delta for that figure.
-HealthDelta health_delta(const HealthSnapshot& before, const HealthSnapshot& after);
+/// From snapshot `a` to the later `b`. A counter that went down (a drive reset, another drive) gives
+/// no delta for that figure.
+HealthDelta health_delta(const HealthSnapshot& a, const HealthSnapshot& b);
 
 /// The programs used, and how long each may take.
 struct HealthTools {
