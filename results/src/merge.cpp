@@ -606,7 +606,7 @@ void add_host_rows(const Hosts& c, RunRecord& out) {
 
 }  // namespace
 
-RunRecord merge_host_records(std::vector<MergeInput> inputs) {
+RunRecord merge_host_records(const std::vector<MergeInput>& inputs) {
   if (inputs.empty()) throw ConfigError("no records to merge");
   const Hosts c = detail::collect_hosts(inputs);
   const std::vector<Host>& hosts = c.hosts;

@@ -142,7 +142,7 @@ PressureStat parse_pressure(std::string_view text, const std::string& source) {
       p.some_total_us = *total;
       p.some_avg10 = avg10.value_or(0);
     } else {
-      p.full_total_us = *total;
+      p.full_total_us = total;
       p.full_avg10 = avg10;
     }
     return false;

@@ -76,7 +76,7 @@ std::vector<Figure> host_figures(const HostRates& h) {
   return out;
 }
 
-TestTelemetry::TestTelemetry(const std::filesystem::path& target, std::filesystem::path sys_root,
+TestTelemetry::TestTelemetry(const std::filesystem::path& target, const std::filesystem::path& sys_root,
                              std::filesystem::path proc_root)
     : host_(std::move(proc_root)) {
   try {

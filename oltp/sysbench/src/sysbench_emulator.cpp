@@ -434,7 +434,7 @@ void SysbenchEmulator::cleanup(runner::TestContext& ctx) noexcept {
   } catch (const std::exception& ex) {
     try {
       ctx.recorder->warning(fmt::format("cleanup: {}", ex.what()));
-    } catch (...) {
+    } catch (...) {  // NOLINT(bugprone-empty-catch): noexcept cleanup: the warning is best effort
     }
   }
   db_.reset();  // stops a managed server

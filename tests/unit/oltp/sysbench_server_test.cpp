@@ -12,6 +12,7 @@
 #include <functional>
 #include <sstream>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
@@ -222,7 +223,7 @@ class SessionKiller {
   /// wrong reason); `list` returns the ids of the database's sessions; `kill` kills one.
   SessionKiller(std::function<bool()> running, std::function<std::vector<std::string>()> list,
                 std::function<void(const std::string&)> kill)
-      : thread_([=, this] {
+      : thread_([this, running = std::move(running), list = std::move(list), kill = std::move(kill)] {
           const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(120);
           while (std::chrono::steady_clock::now() < give_up) {
             if (running()) {
@@ -287,8 +288,7 @@ TEST_F(SysbenchServerTest, MariadbSessionsKilledMidRunAreReconnectedAndCounted) 
                        [&](const std::string& id) {
                          try {
                            admin->execute_immediate("KILL CONNECTION " + id);
-                         } catch (const BackendError&) {
-                           // already gone
+                         } catch (const BackendError&) {  // NOLINT(bugprone-empty-catch): already gone
                          }
                        });
   const auto r = run(fmt::format("{}, tables: 2, table_size: 2000, threads: 4", mysql_section()), "4s");

@@ -58,7 +58,7 @@ TEST_F(RunFixture, CompleteRunWritesRecordJournalAndPhasesInOrder) {
   const auto recovered = results::recover_from_journal(r.journal_path);
   EXPECT_EQ(recovered.status, results::Status::complete);
   EXPECT_EQ(recovered.tests[0].intervals.size(), 5u);
-  EXPECT_NE(out.str().find("a"), std::string::npos);
+  EXPECT_NE(out.str().find('a'), std::string::npos);
 }
 
 TEST_F(RunFixture, IntervalsRecordedFasterThanTheDiskKeepTheirOrderEverywhere) {

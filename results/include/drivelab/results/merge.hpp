@@ -53,7 +53,7 @@ struct MergeInput {
 /// a different protocol; different test names (a complete record must have every test; an
 /// unfinished one may stop early); without a cohort, a test that started on one input after it
 /// had ended on another (different runs of one protocol).
-RunRecord merge_host_records(std::vector<MergeInput> inputs);
+RunRecord merge_host_records(const std::vector<MergeInput>& inputs);
 
 /// One input of `drivelab results merge` as read from `path`, with what the reading decided.
 struct LoadedInput {

@@ -86,7 +86,7 @@ struct BlockRates {
   bool has_discards = false, has_flushes = false;
 };
 
-/// The rates between two readings `seconds` apart (seconds > 0, else every rate is 0).
-BlockRates block_rates(const BlockStat& before, const BlockStat& after, double seconds) noexcept;
+/// The rates from reading `a` to the later reading `b`, `seconds` apart (seconds > 0, else every rate is 0).
+BlockRates block_rates(const BlockStat& a, const BlockStat& b, double seconds) noexcept;
 
 }  // namespace drivelab::telemetry

@@ -135,14 +135,13 @@ struct HealthDelta {
   /// warnings are here too, without setting `throttled`.
   std::vector<std::string> warnings;
 };
-/// A counter that went down (a drive reset, another drive) gives no delta for that figure.
-/// `during`: the drive's composite temperature sampled during the phase (nullptr: none). The one
-/// place that decides whether the drive reached its warning temperature: from the two readings
-/// and the phase's samples together, said once (naming the first interval at or above it and the
-/// time spent there when the samples saw it). Empty snapshots (no tool could read the drive) with
-/// `during` give the temperature findings only.
-HealthDelta health_delta(const HealthSnapshot& before, const HealthSnapshot& after,
-                         const PhaseTemperature* during = nullptr);
+/// From snapshot `a` to the later `b`. A counter that went down (a drive reset, another drive)
+/// gives no delta for that figure. `during`: the drive's composite temperature sampled during the
+/// phase (nullptr: none). The one place that decides whether the drive reached its warning
+/// temperature: from the two readings and the phase's samples together, said once (naming the
+/// first interval at or above it and the time spent there when the samples saw it). Empty
+/// snapshots (no tool could read the drive) with `during` give the temperature findings only.
+HealthDelta health_delta(const HealthSnapshot& a, const HealthSnapshot& b, const PhaseTemperature* during = nullptr);
 
 /// The programs used, and how long each may take.
 struct HealthTools {

@@ -33,13 +33,13 @@ struct CpuStat {
 
 /// The "cpu " line of a /proc/stat text. Throws EnvironmentError naming `source` and the field
 /// when the line is missing or a field is not a number.
-CpuStat parse_proc_stat_cpu(std::string_view proc_stat, const std::string& source = "/proc/stat");
+CpuStat parse_proc_stat_cpu(std::string_view text, const std::string& source = "/proc/stat");
 
-/// CPU shares over one interval, percent of all CPUs (they add up to 100).
+/// CPU shares over one interval, from reading `a` to the later `b`, percent of all CPUs (they add up to 100).
 struct CpuPercent {
   double user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0, steal = 0;
 };
-CpuPercent cpu_percent(const CpuStat& before, const CpuStat& after) noexcept;
+CpuPercent cpu_percent(const CpuStat& a, const CpuStat& b) noexcept;
 
 /// One /proc/pressure/<resource> reading.
 struct PressureStat {
@@ -53,12 +53,12 @@ struct PressureStat {
 /// the key when there is no "some" line or a value is malformed.
 PressureStat parse_pressure(std::string_view text, const std::string& source);
 
-/// Stall shares over one interval, percent of wall time.
+/// Stall shares over one interval (reading `a`, then `b` `seconds` later), percent of wall time.
 struct PressurePercent {
   double some = 0;
   std::optional<double> full;
 };
-PressurePercent pressure_percent(const PressureStat& before, const PressureStat& after, double seconds) noexcept;
+PressurePercent pressure_percent(const PressureStat& a, const PressureStat& b, double seconds) noexcept;
 
 /// One sample of the host.
 struct HostSample {
@@ -66,12 +66,12 @@ struct HostSample {
   std::optional<PressureStat> io_pressure, memory_pressure;
 };
 
-/// Host figures over one interval; a pressure is nullopt when either sample lacks it.
+/// Host figures from sample `a` to the later `b`; a pressure is nullopt when either sample lacks it.
 struct HostRates {
   std::optional<CpuPercent> cpu;
   std::optional<PressurePercent> io_pressure, memory_pressure;
 };
-HostRates host_rates(const HostSample& before, const HostSample& after, double seconds) noexcept;
+HostRates host_rates(const HostSample& a, const HostSample& b, double seconds) noexcept;
 
 /// Samples <proc_root>/stat and <proc_root>/pressure/{io,memory}. Each reason a figure is
 /// missing ("/proc/pressure/io: absent (Linux >= 4.20 with CONFIG_PSI, and not psi=0)") is

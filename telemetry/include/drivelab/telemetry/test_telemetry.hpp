@@ -84,7 +84,7 @@ class TestTelemetry {
  public:
   /// Resolves the device stack of `target` (a directory or a block device; device_stack_of). A
   /// target without a block device keeps its reason and samples the host only.
-  explicit TestTelemetry(const std::filesystem::path& target, std::filesystem::path sys_root = "/sys",
+  explicit TestTelemetry(const std::filesystem::path& target, const std::filesystem::path& sys_root = "/sys",
                          std::filesystem::path proc_root = "/proc");
 
   /// The run's facts (drive health to read, the harness's ceiling); nullptr (the default): no
