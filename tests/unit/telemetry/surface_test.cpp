@@ -23,15 +23,13 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "drivelab/emulators/register.hpp"
 #include "drivelab/metrics/prometheus.hpp"
 #include "drivelab/report/report.hpp"
 #include "drivelab/results/summary.hpp"
-#include "drivelab/runner/protocol.hpp"
-#include "drivelab/runner/run.hpp"
 #include "drivelab/telemetry/health_record.hpp"
 #include "drivelab/telemetry/test_telemetry.hpp"
 #include "filled_loop.hpp"
+#include "protocol_run_fixture.hpp"
 #include "health_data.hpp"
 #include "http_get.hpp"  // tests/support
 
@@ -40,32 +38,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct Surface : ::testing::Test {
-  fs::path dir = fs::path(DRIVELAB_BINARY_DIR) / "test-scratch" /
-                 ("surface_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
-  std::ostringstream out;
-
-  void SetUp() override {
-    fs::remove_all(dir);
-    fs::create_directories(dir / "target");
-  }
-  void TearDown() override { fs::remove_all(dir); }
-
-  runner::RunOutcome run(const std::string& yaml, const fs::path& target) {
-    runner::Registry reg;
-    emulators::register_emulators(reg);
-    config::Diagnostics diags;
-    config::Document doc = config::Document::load_string(yaml, "p.yaml", diags);
-    runner::Protocol p = runner::decode_protocol(doc, reg, diags);
-    EXPECT_TRUE(diags.empty()) << diags.to_string();
-    runner::RunOptions o;
-    o.target = target;
-    o.out_dir = dir / "out";
-    o.out = &out;
-    runner::StopFlag stop;
-    return runner::run_protocol(p, o, stop);
-  }
-};
+using Surface = testing::ProtocolRunTest;
 
 std::size_t count_of(const std::string& text, const std::string& what) {
   std::size_t n = 0;
@@ -127,18 +100,9 @@ TEST_F(Surface, ADirectoryOfTheSystemDiskIsSharedAndTheRunSaysOnceWhyThereIsNoHe
 /// ext4 mounted with data=journal serves O_DIRECT reads through the page cache (fs/ext4/file.c,
 /// ext4_dio_read_iter): the direct_io check warns (run_telemetry_test.cpp trips it the same way).
 TEST_F(Surface, AWarnedCheckIsOnTheDeviceLinesTheReportAndTheExporter) {
-  std::string why;
-  auto loop = testing::LoopDevice::create(64ULL << 20, why);
-  if (!loop) GTEST_SKIP() << why;
-  if (!loop->make_ext4()) GTEST_SKIP() << "mkfs.ext4 not available";
-  const fs::path mnt = dir / "mnt";
-  fs::create_directories(mnt);
-  if (::mount(loop->path().c_str(), mnt.c_str(), "ext4", 0, "data=journal") != 0)
-    GTEST_SKIP() << "mount -o data=journal " << loop->path() << ": " << std::strerror(errno);
-  struct Unmount {
-    fs::path p;
-    ~Unmount() { ::umount2(p.c_str(), MNT_DETACH); }
-  } unmount{mnt};
+  const testing::DataJournalExt4 ext4(dir / "mnt");
+  if (!ext4.mounted) GTEST_SKIP() << ext4.why;
+  const fs::path& mnt = ext4.mnt;
   fs::create_directories(mnt / "target");
   const runner::RunOutcome r =
       run("protocol: p\ntests:\n  - {name: rr, kind: io, warmup: 0s, duration: 2s, interval: 1s,\n"
@@ -158,7 +122,7 @@ TEST_F(Surface, AWarnedCheckIsOnTheDeviceLinesTheReportAndTheExporter) {
   EXPECT_EQ(count_of(summary, detail), 1u) << summary;
   EXPECT_NE(summary.find("    check direct_io: warning: " + detail + "\n"), std::string::npos) << summary;
   // The loop device's filesystem is the test's own; the disk under its backing file is shared.
-  const std::string loop_name = fs::path(loop->path()).filename().string();
+  const std::string loop_name = fs::path(ext4.loop->path()).filename().string();
   const std::string shared = results::shared_device_text(t);
   std::cout << "shared: " << shared << "\n";
   EXPECT_EQ(shared.find(mnt.string()), std::string::npos) << shared;
