@@ -26,6 +26,7 @@
 #include "drivelab/core/errors.hpp"
 #include "drivelab/core/fd.hpp"
 #include "drivelab/results/catalogue.hpp"
+#include "drivelab/results/summary.hpp"
 
 namespace drivelab::metrics {
 namespace {
@@ -38,6 +39,8 @@ constexpr std::array<std::string_view, 5> kPhases{"prepare", "warmup", "run", "v
 /// The latency percentiles served (drivelab_interval_latency_seconds{percentile}). The label is not
 /// "quantile": Prometheus keeps that one for summaries (promtool rejects it on a gauge).
 constexpr std::array<double, 3> kPercentiles{50, 95, 99};
+/// The outcomes of a physics check (telemetry/physics.hpp outcome_name), one series each.
+constexpr std::array<std::string_view, 4> kCheckOutcomes{"passed", "warning", "failed", "not_applicable"};
 
 // What each interval value is comes from the metric catalogue (results/catalogue.hpp): its kind,
 // unit, traits and figure; no value's name is taken apart here. Old names (the catalogue's
@@ -191,12 +194,15 @@ struct PrometheusExporter::Impl {
       Named n{&prometheus::BuildGauge().Name(s->gauge).Help(help).Labels(common()).Register(*registry), nullptr,
               s->scale};
       if (!s->counter.empty())
-        n.counter = &prometheus::BuildCounter()
-                         .Name(s->counter)
-                         .Help(fmt::format("{}: counted over the intervals (record: {} x the interval's length)",
-                                           d->description, d->name))
-                         .Labels(common())
-                         .Register(*registry);
+        n.counter =
+            &prometheus::BuildCounter()
+                 .Name(s->counter)
+                 .Help(fmt::format("The {} behind {}, added up over the intervals: each interval's {} x its length, "
+                                   "rounded to a whole count (record: {} in {})",
+                                   d->unit == results::Unit::mb_s ? "bytes" : "requests", s->gauge,
+                                   d->unit == results::Unit::mb_s ? "byte rate" : "rate", d->name, d->unit_string()))
+                 .Labels(common())
+                 .Register(*registry);
       named.emplace(d, n);
     }
   }
@@ -275,6 +281,29 @@ struct PrometheusExporter::Impl {
       gauge("drivelab_test_phase", "1 for the test's phase, 0 for the others");
   prometheus::Family<prometheus::Gauge>& test_progress =
       gauge("drivelab_test_progress_ratio", "Seconds of the measured phase done over its duration (at most 1)");
+
+  // Drive health over each test (details.health) and the checks that a number is physical
+  // (details.telemetry.checks), set when the test ends (docs/metrics.md "Drive health and checks").
+  prometheus::Family<prometheus::Gauge>& drive_temperature =
+      gauge("drivelab_drive_temperature_celsius",
+            "The drive's composite temperature before and after the test's measured phase and the higher of the "
+            "two (reading=before|after|max; nvme-cli or smartctl)");
+  prometheus::Family<prometheus::Gauge>& drive_warning_temperature = gauge(
+      "drivelab_drive_warning_temperature_celsius", "The drive's warning composite temperature threshold (WCTEMP)");
+  prometheus::Family<prometheus::Gauge>& drive_tmt_transitions =
+      gauge("drivelab_drive_thermal_management_transitions",
+            "Thermal-management transitions (TMT1 + TMT2) the drive counted during the test: it throttled");
+  prometheus::Family<prometheus::Gauge>& drive_tmt_seconds = gauge(
+      "drivelab_drive_thermal_management_seconds", "Seconds the drive spent in thermal management during the test");
+  prometheus::Family<prometheus::Gauge>& drive_used =
+      gauge("drivelab_drive_percentage_used_ratio",
+            "NVMe Percentage Used after the test, as a ratio (1 = the rated endurance; may exceed 1)");
+  prometheus::Family<prometheus::Gauge>& drive_media_errors =
+      gauge("drivelab_drive_media_errors", "Media and data integrity errors the drive counted during the test");
+  prometheus::Family<prometheus::Gauge>& physics_check =
+      gauge("drivelab_test_physics_check",
+            "1 for the outcome of a check that the test's number is physical (check=link|direct_io|"
+            "tpmc_per_warehouse|harness_ceiling), 0 for the other outcomes");
 
   static Labels of(const runner::LiveTest& t) { return {{"test", std::string(t.name)}, {"kind", std::string(t.kind)}}; }
   static Labels of(const runner::LiveTest& t, std::string_view phase) {
@@ -417,8 +446,10 @@ void PrometheusExporter::interval(const runner::LiveTest& test, std::string_view
       if (d->name != name) m.value.Add(Impl::with(l, "name", std::string(d->name))).Set(v);
       if (const auto n = m.named.find(d); n != m.named.end()) {
         n->second.gauge->Add(l).Set(v * n->second.scale);
+        // The rate came from whole counts over the interval (Δcompleted / s, Δsectors x 512 / s):
+        // its increment is that count again, a whole number.
         if (n->second.counter != nullptr && v >= 0)
-          n->second.counter->Add(l).Increment(v * n->second.scale * iv.duration_s);
+          n->second.counter->Add(l).Increment(std::round(v * n->second.scale * iv.duration_s));
       }
       for (const results::MetricAlias& a : results::metric_aliases())
         if (a.name == name) m.value.Add(Impl::with(l, "name", std::string(a.old_name))).Set(v);
@@ -455,6 +486,34 @@ void PrometheusExporter::test_ended(const runner::LiveTest& test, Status status)
     ++m.finished;
     m.current_progress = 0;
     m.set_run_progress();
+  } catch (const std::exception&) {  // NOLINT(bugprone-empty-catch): noexcept: a lost update of the exporter
+  }
+}
+
+void PrometheusExporter::test_recorded(const runner::LiveTest& test, const results::TestRecord& record) noexcept {
+  try {
+    Impl& m = *impl_;
+    const Labels l = Impl::of(test);
+    for (const results::DriveHealthSeen& d : results::drive_health_seen(record)) {
+      if (!d.reason.empty()) continue;  // no reading: nothing to serve
+      const Labels dl = Impl::with(l, "device", d.device);
+      for (const auto& [reading, v] :
+           {std::pair{"before", d.temperature_before_c}, std::pair{"after", d.temperature_after_c},
+            std::pair{"max", d.temperature_max_c}})
+        if (v) m.drive_temperature.Add(Impl::with(dl, "reading", reading)).Set(*v);
+      const auto set = [&dl](prometheus::Family<prometheus::Gauge>& g, const std::optional<double>& v, double scale) {
+        if (v) g.Add(dl).Set(*v * scale);
+      };
+      set(m.drive_warning_temperature, d.warning_temp_c, 1);
+      set(m.drive_tmt_transitions, d.tmt_transitions, 1);
+      set(m.drive_tmt_seconds, d.tmt_seconds, 1);
+      set(m.drive_used, d.percentage_used, 0.01);
+      set(m.drive_media_errors, d.media_errors, 1);
+    }
+    for (const results::CheckSeen& c : results::checks_seen(record))
+      for (const std::string_view outcome : kCheckOutcomes)
+        m.physics_check.Add(Impl::with(Impl::with(l, "check", c.check), "outcome", std::string(outcome)))
+            .Set(c.outcome == outcome ? 1 : 0);
   } catch (const std::exception&) {  // NOLINT(bugprone-empty-catch): noexcept: a lost update of the exporter
   }
 }

@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -302,6 +303,38 @@ void drop_ranks_of(Dataset& data, const std::string& job_id, const std::string& 
 
 }  // namespace
 
+std::vector<results::Metric> drive_health(const results::TestRecord& t) {
+  struct Column {
+    const char* name;
+    const char* unit;
+    std::optional<double> results::DriveHealthSeen::* figure;
+    enum { highest, lowest, sum } over;
+  };
+  using H = results::DriveHealthSeen;
+  static constexpr Column kColumns[] = {
+      {"drive_temperature_before_c", "°C", &H::temperature_before_c, Column::highest},
+      {"drive_temperature_after_c", "°C", &H::temperature_after_c, Column::highest},
+      {"drive_temperature_max_c", "°C", &H::temperature_max_c, Column::highest},
+      {"drive_warning_temp_c", "°C", &H::warning_temp_c, Column::lowest},
+      {"drive_tmt_transitions", "count", &H::tmt_transitions, Column::sum},
+      {"drive_tmt_seconds", "s", &H::tmt_seconds, Column::sum},
+      {"drive_media_errors", "count", &H::media_errors, Column::sum},
+      {"drive_percentage_used", "%", &H::percentage_used, Column::highest},
+  };
+  const std::vector<H> drives = results::drive_health_seen(t);
+  std::vector<results::Metric> out;
+  for (const Column& c : kColumns) {
+    std::optional<double> v;
+    for (const H& d : drives) {
+      const std::optional<double>& x = d.*c.figure;
+      if (!x) continue;
+      v = !v ? *x : c.over == Column::sum ? *v + *x : c.over == Column::lowest ? std::min(*v, *x) : std::max(*v, *x);
+    }
+    if (v) out.push_back({c.name, *v, c.unit, "drive health (details.health)"});
+  }
+  return out;
+}
+
 void add_record(Dataset& data, const results::RunRecord& record, const std::string& source, const std::string& label,
                 const results::Json& hosts, const results::Json& cohort) {
   // The same run given twice (e.g. `results/*.json` matches both <run_id>.json and latest.json,
@@ -386,6 +419,9 @@ void add_record(Dataset& data, const results::RunRecord& record, const std::stri
         if (g.name == kLabConventionsGroup) r.lab_conventions = g.metrics;
     }
     read_curve(t.details, r);
+    r.health = drive_health(t);
+    for (results::CheckSeen& c : results::checks_seen(t))
+      if (c.outcome == "warning" || c.outcome == "failed") r.checks.push_back(std::move(c));
     if (r.partial())
       data.notes.push_back(fmt::format("{}: test {} on {} is {}{}{}", source, t.name, drive, r.status,
                                        r.reason.empty() ? "" : ": ", r.reason));

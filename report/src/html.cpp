@@ -109,6 +109,12 @@ std::string to_html(const Report& r, const std::vector<Chart>& charts, const std
       out += fmt::format("<h3>{}: device</h3>\n<p class=\"note\">{}</p>\n", esc(v.test), esc(kDeviceTableText));
       html_table(out, v, v.device_tables);
     }
+    if (const std::vector<CheckLine> checks = check_lines(r, v.test); !checks.empty()) {
+      out += fmt::format("<h3>{}: checks</h3>\n<p class=\"note\">{}</p>\n<ul class=\"checks\">\n", esc(v.test),
+                         esc(kChecksText));
+      for (const CheckLine& c : checks) out += fmt::format("<li>{}</li>\n", esc(check_line_text(c)));
+      out += "</ul>\n";
+    }
     for (const auto& c : charts) {
       if (c.test != v.test) continue;
       out += fmt::format(

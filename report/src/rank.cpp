@@ -373,6 +373,23 @@ void add_device_tables(Report& rep, const Dataset& data, const std::string& test
     t.host_cells = host_cells_of(data.results, test, t.metric, t.unit, left_out);
     rep.tables.push_back(std::move(t));
   }
+  // Then the drive's health over the test (dataset.hpp drive_health()), in its order.
+  std::vector<std::pair<std::string, std::string>> health;  // name, unit
+  for (const Result& r : data.results)
+    if (r.test == test)
+      for (const results::Metric& m : r.health)
+        if (std::none_of(health.begin(), health.end(), [&m](const auto& h) { return h.first == m.name; }))
+          health.emplace_back(m.name, m.unit);
+  for (const auto& [name, unit] : health) {
+    MetricTable t;
+    t.test = test;
+    t.metric = name;
+    t.unit = unit;
+    t.better = Better::unranked;
+    t.device = true;
+    const auto metric_of = [&name](const Result& r) { return find_metric(r.health, name); };
+    if (fill_cells(t, data.results, metric_of, left_out)) rep.tables.push_back(std::move(t));
+  }
 }
 
 }  // namespace

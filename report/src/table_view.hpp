@@ -66,6 +66,21 @@ void for_each_row(const TestView& v, const std::vector<const MetricTable*>& tabl
                   const std::function<void(const TableRow&)>& emit);
 /// The paragraph above a test's device table.
 extern const char* const kDeviceTableText;
+
+/// A check that a number is physical that warned or failed, in one result of a test (Result::checks).
+struct CheckLine {
+  const Result* result = nullptr;
+  const results::CheckSeen* check = nullptr;
+};
+/// The check lines of `test`'s measured results, in input order.
+std::vector<CheckLine> check_lines(const Report& r, const std::string& test);
+/// "Samsung 980 PRO (results/a.json): direct_io warning: O_DIRECT random reads: ..."
+std::string check_line_text(const CheckLine& c);
+/// The paragraph above a test's check lines.
+extern const char* const kChecksText;
+/// The CSV value of a check's outcome: 1 for a warning, 2 for a failure (as the Prometheus
+/// exporter's drivelab_test_physics_check ranks them).
+double check_outcome_value(const results::CheckSeen& c);
 /// The drive's cell in the ranked cells, or with `left_out` in MetricTable::left_out.
 const Cell* find_cell(const MetricTable& t, const std::string& drive, bool left_out = false);
 /// "12.3K IOPS (1st of 3) [min 12.0K IOPS, max 12.5K IOPS, n=2; mean 12.3K IOPS, 95% CI 9.1K IOPS

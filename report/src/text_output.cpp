@@ -116,6 +116,26 @@ const char* const kDeviceTableText =
     "figure of the device, not of merit. %util is the share of time with a request in flight: no saturation figure "
     "for NVMe, RAID, dm or loop devices. Short runs under-count deferred writes (docs/telemetry.md).";
 
+std::vector<CheckLine> check_lines(const Report& r, const std::string& test) {
+  std::vector<CheckLine> out;
+  for (const Result& res : r.data.results)
+    if (res.test == test)
+      for (const results::CheckSeen& c : res.checks) out.push_back({&res, &c});
+  return out;
+}
+
+std::string check_line_text(const CheckLine& c) {
+  return fmt::format("{} ({}): {} {}: {}", c.result->drive, c.result->source, c.check->check, c.check->outcome,
+                     c.check->detail);
+}
+
+double check_outcome_value(const results::CheckSeen& c) { return c.outcome == "failed" ? 2 : 1; }
+
+const char* const kChecksText =
+    "The checks that a number is physical that warned or failed (docs/telemetry.md \"Is the number physical?\": "
+    "above the drive's link, O_DIRECT work the device did not see, tpmC above 12.86 per warehouse, within half of "
+    "the harness's own ceiling). A warning does not change a place; read the figure with it.";
+
 const Cell* first_cell(const TestView& v, const std::string& drive, bool left_out) {
   for (const auto* t : v.tables)
     if (const Cell* c = find_cell(*t, drive, left_out); c != nullptr) return c;
@@ -215,7 +235,21 @@ std::string to_csv(const Report& r) {
                        : c.rank_tested ? "intervals"
                                        : "medians");
   };
+  // The checks that warned or failed: one row per result and check, never ranked (median 1: a
+  // warning, 2: a failure; status `check`).
+  const auto check_rows = [&](const std::string& test) {
+    for (const CheckLine& c : check_lines(r, test)) {
+      const double v = check_outcome_value(*c.check);
+      out += fmt::format("{},check_{},outcome,unranked,{},{},,,,{},{},{},1,check,{},{},{},,,,,,\n", csv_field(test),
+                         csv_field(c.check->check), csv_field(c.result->drive), to_string(c.result->origin),
+                         csv_number(v), csv_number(v), csv_number(v), csv_field(c.result->source),
+                         c.result->hosts > 1 ? "system" : "drive", c.result->hosts);
+    }
+  };
+  std::string last_test;
   for (const auto& t : r.tables) {
+    if (t.test != last_test && !last_test.empty()) check_rows(last_test);
+    last_test = t.test;
     const auto hosts_of = [&](const Cell& system, bool left_out) {
       for (const auto& c : t.host_cells)
         if (c.drive == system.drive && c.host->left_out == left_out) row(t, c, c.host->status);
@@ -234,6 +268,7 @@ std::string to_csv(const Report& r) {
       hosts_of(c, true);
     }
   }
+  if (!last_test.empty()) check_rows(last_test);
   return out;
 }
 
@@ -287,6 +322,10 @@ std::string to_markdown(const Report& r) {
     if (!v.device_tables.empty()) {
       out += fmt::format("\n### {}: device\n\n{}\n\n", md_escape(v.test), md_escape(kDeviceTableText));
       markdown_table(out, v, v.device_tables);
+    }
+    if (const std::vector<CheckLine> checks = check_lines(r, v.test); !checks.empty()) {
+      out += fmt::format("\n### {}: checks\n\n{}\n\n", md_escape(v.test), md_escape(kChecksText));
+      for (const CheckLine& c : checks) out += "- " + md_escape(check_line_text(c)) + "\n";
     }
   }
   if (!r.comparisons.empty()) {

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <initializer_list>
 #include <vector>
 
 #include <fmt/format.h>
@@ -304,6 +305,106 @@ std::string with_reason(std::string_view name, Status status, const std::string&
   return line + "\n";
 }
 
+std::optional<double> optional_number(const Json& obj, const char* key) {
+  if (!obj.is_object()) return std::nullopt;
+  const auto it = obj.find(key);
+  if (it == obj.end() || !it->is_number()) return std::nullopt;
+  return it->get<double>();
+}
+
+/// The sum of the keys `obj` has; nullopt when it has none.
+std::optional<double> sum_of(const Json& obj, std::initializer_list<const char*> keys) {
+  std::optional<double> out;
+  for (const char* k : keys)
+    if (const auto v = optional_number(obj, k)) out = out.value_or(0) + *v;
+  return out;
+}
+
+/// The object at details[key], or null.
+const Json& detail_object(const TestRecord& t, const char* key) {
+  static const Json kNull;
+  const auto it = t.details.find(key);
+  return it != t.details.end() && it->is_object() ? *it : kNull;
+}
+
+}  // namespace
+
+std::vector<DriveHealthSeen> drive_health_seen(const TestRecord& t) {
+  std::vector<DriveHealthSeen> out;
+  const Json& health = detail_object(t, "health");
+  const auto drives = health.is_object() ? health.find("drives") : health.end();
+  if (!health.is_object() || drives == health.end() || !drives->is_array()) return out;
+  for (const Json& d : *drives) {
+    if (!d.is_object()) continue;
+    DriveHealthSeen h;
+    h.device = text_of(d, "device");
+    h.model = text_of(d, "model");
+    h.reason = text_of(d, "reason");
+    const Json& temp = d.contains("temperature_c") ? d["temperature_c"] : Json();
+    h.temperature_before_c = optional_number(temp, "before");
+    h.temperature_after_c = optional_number(temp, "after");
+    h.temperature_max_c = optional_number(temp, "max");
+    h.warning_temp_c = optional_number(d, "warning_temp_c");
+    const Json& delta = d.contains("delta") ? d["delta"] : Json();
+    h.tmt_transitions = sum_of(delta, {"tmt1_transitions", "tmt2_transitions"});
+    h.tmt_seconds = sum_of(delta, {"tmt1_seconds", "tmt2_seconds"});
+    h.media_errors = optional_number(delta, "media_errors");
+    h.percentage_used = optional_number(d.contains("percentage_used") ? d["percentage_used"] : Json(), "after");
+    h.throttled = d.value("throttled", false);
+    out.push_back(std::move(h));
+  }
+  return out;
+}
+
+std::string drive_health_text(const DriveHealthSeen& d) {
+  std::string out = "drive " + d.device + (d.model.empty() ? "" : " (" + d.model + ")") + ":";
+  if (!d.reason.empty()) return out + " no reading: " + d.reason;
+  const auto c = [](const std::optional<double>& v) { return v ? format_number(*v) + " °C" : std::string("-"); };
+  std::vector<std::string> parts;
+  if (d.temperature_before_c || d.temperature_after_c) {
+    std::string t = fmt::format("{} -> {}", c(d.temperature_before_c), c(d.temperature_after_c));
+    if (d.temperature_max_c) t += " (max " + c(d.temperature_max_c);
+    if (d.warning_temp_c) t += (d.temperature_max_c ? ", WCTEMP " : " (WCTEMP ") + c(d.warning_temp_c);
+    if (d.temperature_max_c || d.warning_temp_c) t += ")";
+    parts.push_back(std::move(t));
+  }
+  if (d.tmt_transitions)
+    parts.push_back(fmt::format("thermal management +{} transitions{}", format_number(*d.tmt_transitions),
+                                d.tmt_seconds ? " in " + format_number(*d.tmt_seconds) + " s" : ""));
+  if (d.media_errors) parts.push_back("media errors +" + format_number(*d.media_errors));
+  if (d.percentage_used) parts.push_back(format_number(*d.percentage_used) + "% used");
+  if (d.throttled) parts.emplace_back("throttled");
+  if (parts.empty()) return out + " no figures";
+  for (std::size_t i = 0; i < parts.size(); ++i) out += (i == 0 ? " " : ", ") + parts[i];
+  return out;
+}
+
+std::string no_health_reason(const RunRecord& record) {
+  const auto it = record.details.find("health");
+  if (it == record.details.end() || !it->is_object() || it->value("available", true)) return {};
+  return text_of(*it, "reason");
+}
+
+std::vector<CheckSeen> checks_seen(const TestRecord& t) {
+  std::vector<CheckSeen> out;
+  const Json& tel = detail_object(t, "telemetry");
+  const auto checks = tel.is_object() ? tel.find("checks") : tel.end();
+  if (!tel.is_object() || checks == tel.end() || !checks->is_array()) return out;
+  for (const Json& c : *checks)
+    if (c.is_object()) out.push_back({text_of(c, "check"), text_of(c, "outcome"), text_of(c, "detail")});
+  return out;
+}
+
+std::string shared_device_text(const TestRecord& t) {
+  const Json& tel = detail_object(t, "telemetry");
+  return tel.is_object() && tel.contains("shared") ? text_of(tel["shared"], "text") : std::string();
+}
+
+namespace {
+
+/// A check the device lines show: one that warned or failed.
+bool shown_check(const CheckSeen& c) { return c.outcome == "warning" || c.outcome == "failed"; }
+
 /// The test's device line: the headline device's iostat -x figures over the measured phase, the
 /// demand per unit of the application's work, or why there is no device (details.telemetry,
 /// telemetry/test_telemetry.hpp); "" for a test without telemetry.
@@ -379,9 +480,29 @@ std::string format_summary(const RunRecord& record) {
     out += table.render();
   }
   std::string devices;
+  std::vector<std::string> shared_said;  // each device's other filesystems, said once
   for (const TestRecord& t : record.tests) {
-    if (std::string line = device_line(t); !line.empty()) devices += "  " + row_name(t) + ": " + line + "\n";
+    std::string line = device_line(t);
+    if (const std::string shared = shared_device_text(t);
+        !line.empty() && !shared.empty() &&
+        std::find(shared_said.begin(), shared_said.end(), shared) == shared_said.end()) {
+      line += "  shared: " + shared;
+      shared_said.push_back(shared);
+    }
+    std::string below;  // the drive health and the checks that warned or failed
+    for (const DriveHealthSeen& d : drive_health_seen(t)) below += "    " + drive_health_text(d) + "\n";
+    for (const CheckSeen& c : checks_seen(t))
+      if (shown_check(c)) below += fmt::format("    check {}: {}: {}\n", c.check, c.outcome, c.detail);
+    if (line.empty() && !below.empty()) line = "no device figures";
+    if (!line.empty()) devices += "  " + row_name(t) + ": " + line + "\n" + below;
   }
+  if (const std::string why = no_health_reason(record); !why.empty() && !devices.empty())
+    devices += "  drive health: not read: " + why + "\n";
+  if (const auto c = record.details.find("harness_ceiling"); !devices.empty() && c != record.details.end())
+    if (const auto per_cpu = optional_number(*c, "iops_per_cpu_s"))
+      devices += fmt::format(
+          "  harness ceiling: {} I/Os per CPU-second (the null engine; a test within half of it is warned)\n",
+          format_grouped(*per_cpu));
   if (!devices.empty())
     out +=
         "\ndevices (iostat -x over the measured phase; %util is no saturation figure for NVMe, RAID, dm or "
@@ -390,10 +511,17 @@ std::string format_summary(const RunRecord& record) {
   if (record.repetitions.is_array() && !record.repetitions.empty())
     out += "\nrepetitions (95% confidence interval of the mean):\n" + repetitions_table(record);
 
+  // A physics check's warning or failure is on its test's device lines: not said twice.
+  const auto on_device_lines = [](const TestRecord& t, std::string_view name, const std::string& detail) {
+    const std::vector<CheckSeen> seen = checks_seen(t);
+    return std::any_of(seen.begin(), seen.end(), [&](const CheckSeen& c) {
+      return shown_check(c) && c.detail == detail && (name.empty() || c.check == name);
+    });
+  };
   std::string failed;
   for (const TestRecord& t : record.tests) {
     for (const Check& c : t.checks) {
-      if (c.passed) continue;
+      if (c.passed || on_device_lines(t, c.name, c.detail)) continue;
       failed += fmt::format("  {}: {}", t.name, c.name);
       if (!c.detail.empty()) failed += ": " + c.detail;
       failed += "\n";
@@ -404,7 +532,8 @@ std::string format_summary(const RunRecord& record) {
   std::string warnings;
   for (const std::string& w : record.warnings) warnings += "  run: " + w + "\n";
   for (const TestRecord& t : record.tests) {
-    for (const std::string& w : t.warnings) warnings += "  " + row_name(t) + ": " + w + "\n";
+    for (const std::string& w : t.warnings)
+      if (!on_device_lines(t, {}, w)) warnings += "  " + row_name(t) + ": " + w + "\n";
   }
   if (!warnings.empty()) out += "\nwarnings:\n" + warnings;
 

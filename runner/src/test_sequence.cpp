@@ -86,8 +86,10 @@ class TestSequence {
       failure_ = fmt::format("recording results failed: {}", err);
     settle();
     journal_end();
-    if (run_.options.live_metrics != nullptr)
+    if (run_.options.live_metrics != nullptr) {
+      run_.options.live_metrics->test_recorded(live_test(test_, index_), tr_);
       run_.options.live_metrics->test_ended(live_test(test_, index_), tr_.status);
+    }
     run_.record.tests.push_back(std::move(tr_));
     if (rep_.number > 0) run_.record.repetitions = results::summarize_repetitions(run_.record);
     run_.state.write_record();

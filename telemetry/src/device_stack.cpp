@@ -5,6 +5,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <algorithm>
 #include <deque>
 
 #include <fmt/format.h>
@@ -103,10 +104,97 @@ DeviceStack device_stack(const SysBlock& device, const std::vector<MountEntry>& 
   return out;
 }
 
+namespace {
+
+/// The block device a mount is on: its device number, or its source for btrfs-like anonymous numbers.
+std::optional<dev_t> block_of(const MountEntry& m) {
+  if (major(m.dev) != 0) return m.dev;
+  return block_device_number(m.source);
+}
+
+/// The block device of an active swap area: a partition's node (or /sys/class/block/<name>/dev
+/// when the node is not here), a swap file's filesystem.
+std::optional<dev_t> block_of(const SwapArea& s, const std::vector<MountEntry>& mounts, const fs::path& sys_root) {
+  if (s.type != "file") {
+    if (const auto d = block_device_number(s.path)) return d;
+    if (const auto text = read_sysfs_text(sys_root / "class" / "block" / fs::path(s.path).filename() / "dev"))
+      return parse_dev_numbers(*text);
+    return std::nullopt;
+  }
+  struct stat st{};
+  if (::stat(s.path.c_str(), &st) != 0) return std::nullopt;
+  if (major(st.st_dev) != 0) return st.st_dev;
+  const auto m = mount_containing(mounts, s.path, st.st_dev);
+  return m ? block_of(*m) : std::nullopt;
+}
+
+}  // namespace
+
+std::vector<SharedUse> shared_uses(const DeviceStack& stack, const std::vector<MountEntry>& mounts,
+                                   const std::vector<SwapArea>& swaps, std::optional<dev_t> own_filesystem,
+                                   const fs::path& sys_root) {
+  std::vector<SharedUse> out;
+  // One entry per filesystem, whatever its bind mounts: its device and its entry in `out`, if any.
+  std::vector<std::pair<dev_t, std::optional<std::size_t>>> seen;
+  // The first device of `stack` that the stack of `dev` reaches, and the name of `dev`.
+  const auto place = [&](dev_t dev) -> std::optional<std::pair<std::string, std::string>> {
+    const auto block = sys_block(dev, sys_root);
+    if (!block) return std::nullopt;
+    const DeviceStack theirs = device_stack(*block, mounts, sys_root);
+    for (const StackDevice& ours : stack.devices)
+      for (const StackDevice& d : theirs.devices)
+        if (d.block.dev == ours.block.dev) return std::pair{ours.block.name, block->name};
+    return std::nullopt;
+  };
+  for (const MountEntry& m : mounts) {
+    const auto dev = block_of(m);
+    if (!dev || dev == own_filesystem) continue;
+    const auto it = std::find_if(seen.begin(), seen.end(), [&](const auto& e) { return e.first == *dev; });
+    if (it != seen.end()) {
+      // A bind mount of a filesystem already listed: the mount of the filesystem's root names it.
+      if (it->second && m.root == "/") out[*it->second].what = m.mount_point;
+      continue;
+    }
+    const auto p = place(*dev);
+    seen.emplace_back(*dev, p ? std::optional<std::size_t>(out.size()) : std::nullopt);
+    if (p) out.push_back({m.mount_point, false, m.fstype, p->second, p->first});
+  }
+  for (const SwapArea& s : swaps)
+    if (const auto dev = block_of(s, mounts, sys_root))
+      if (const auto p = place(*dev)) out.push_back({s.path, true, s.type, p->second, p->first});
+  return out;
+}
+
+std::string shared_text(const DeviceStack& stack, const std::vector<SharedUse>& uses) {
+  std::string out;
+  for (const StackDevice& d : stack.devices) {
+    std::string items;
+    std::size_t n = 0;
+    for (const SharedUse& u : uses) {
+      if (u.counted_in != d.block.name) continue;
+      items += fmt::format("{}{}{}{}", n++ == 0 ? "" : ", ", u.swap ? "swap " : "", u.what,
+                           u.on == d.block.name ? "" : " (on " + u.on + ")");
+    }
+    if (n == 0) continue;
+    const bool headline = d.block.dev == stack.headline().block.dev;
+    out += fmt::format("{}{} {} also on {}{}: {} I/O is counted", out.empty() ? "" : "; ", items, n == 1 ? "is" : "are",
+                       d.block.name, headline ? "" : " (below " + stack.headline().block.name + ")",
+                       n == 1 ? "its" : "their");
+  }
+  return out;
+}
+
+namespace {
+
+/// No stack, and why.
+TargetStack no_stack(std::string reason) { return {std::nullopt, std::move(reason), {}}; }
+
+}  // namespace
+
 TargetStack device_stack_of(const fs::path& target, const fs::path& sys_root) {
   struct stat st{};
   if (::stat(target.c_str(), &st) != 0)
-    return {std::nullopt, fmt::format("'{}' cannot be examined: {}", target.string(), std::strerror(errno))};
+    return no_stack(fmt::format("'{}' cannot be examined: {}", target.string(), std::strerror(errno)));
   const std::vector<MountEntry> mounts = read_mountinfo();
   std::optional<dev_t> dev;
   std::string where;
@@ -124,17 +212,25 @@ TargetStack device_stack_of(const fs::path& target, const fs::path& sys_root) {
       dev = block_device_number(m->source);  // btrfs and others: anonymous numbers
     }
     if (!dev) {
-      if (m) return {std::nullopt, fmt::format("{} at {} has no block device", m->fstype, m->mount_point)};
-      return {std::nullopt, fmt::format("'{}' is on no block device (device number {}:{})", abs.string(),
-                                        major(st.st_dev), minor(st.st_dev))};
+      if (m) return no_stack(fmt::format("{} at {} has no block device", m->fstype, m->mount_point));
+      return no_stack(fmt::format("'{}' is on no block device (device number {}:{})", abs.string(), major(st.st_dev),
+                                  minor(st.st_dev)));
     }
     where = abs.string();
   }
   const auto block = sys_block(*dev, sys_root);
   if (!block)
-    return {std::nullopt, fmt::format("the device {}:{} of '{}' is not in {}/dev/block", major(*dev), minor(*dev),
-                                      where, sys_root.string())};
-  return {device_stack(*block, mounts, sys_root), ""};
+    return no_stack(fmt::format("the device {}:{} of '{}' is not in {}/dev/block", major(*dev), minor(*dev), where,
+                                sys_root.string()));
+  TargetStack out{device_stack(*block, mounts, sys_root), "", {}};
+  // A directory's own filesystem is the test's, unless it is the running system's root.
+  std::optional<dev_t> own;
+  if (!S_ISBLK(st.st_mode)) {
+    const auto m = mount_containing(mounts, where, st.st_dev);
+    if (!m || m->mount_point != "/") own = dev;
+  }
+  out.shared = shared_uses(*out.stack, mounts, read_swaps(), own, sys_root);
+  return out;
 }
 
 }  // namespace drivelab::telemetry

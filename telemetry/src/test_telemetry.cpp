@@ -83,6 +83,7 @@ TestTelemetry::TestTelemetry(const std::filesystem::path& target, const std::fil
     TargetStack t = device_stack_of(target, sys_root);
     stack_ = std::move(t.stack);
     reason_ = std::move(t.reason);
+    shared_ = std::move(t.shared);
   } catch (const std::exception& ex) {
     reason_ = fmt::format("'{}': device stack not found: {}", target.string(), ex.what());
   }
@@ -234,6 +235,13 @@ std::optional<BlockRates> TestTelemetry::record_devices(results::TestRecorder& r
     devices.push_back(std::move(dj));
   }
   details["devices"] = std::move(devices);
+  if (!shared_.empty()) {
+    results::Json uses = results::Json::array();
+    for (const SharedUse& u : shared_)
+      uses.push_back(
+          {{"what", u.what}, {"swap", u.swap}, {"type", u.type}, {"on", u.on}, {"counted_in", u.counted_in}});
+    details["shared"] = {{"text", shared_text(*stack_, shared_)}, {"uses", std::move(uses)}};
+  }
   return head;
 }
 

@@ -3,8 +3,9 @@
 // what it serves; the scraped TPS and IOPS are those of the record's interval with the same end
 // and of the interval line printed for it; every metric name the Grafana dashboard
 // (config/grafana/drivelab.json) queries is served (a device or PSI series when the run recorded
-// its value). And the flag's errors: a malformed address is
-// exit 2, a port in use exit 3 before anything runs.
+// its value, a drive health series when the run read drive health); each physics check's outcome
+// is served; the device counters are whole numbers whose help says no "per second". And the flag's errors: a malformed
+// address is exit 2, a port in use exit 3 before anything runs.
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
@@ -234,6 +235,42 @@ TEST(Metrics, ScrapedMidRunCheckedByPromtoolAndEqualToTheIntervals) {
     if (series && !recorded.contains(std::string(d->name))) served.insert(series->gauge);
   }
   EXPECT_TRUE(recorded.contains("device_r_s") || rec["tests"][1].at("details").at("telemetry").contains("no_device"));
+  // Drive health is served when the run read it (not on this VM's virtio disk: the record says why).
+  const json& health = rec.at("details").at("health");
+  if (!health.at("available").get<bool>()) {
+    EXPECT_FALSE(health.at("reason").get<std::string>().empty());
+    for (const std::string_view n : drivelab::metrics::kDriveHealthSeries) {
+      EXPECT_EQ(served.count(std::string(n)), 0u) << n << " served without health data";
+      served.insert(std::string(n));
+    }
+  }
+  // Each check that a number is physical of the finished oltp test: one outcome 1, the others 0.
+  for (const std::string check : {"link", "direct_io", "tpmc_per_warehouse", "harness_ceiling"}) {
+    double sum = 0;
+    for (const auto& smp : samples)
+      if (smp.name == "drivelab_test_physics_check" && smp.labels.count("check") && smp.labels.at("check") == check &&
+          smp.labels.at("test") == "oltp")
+        sum += smp.value;
+    EXPECT_EQ(sum, 1) << check << "\n" << *body;
+  }
+  const json& oltp_checks = rec["tests"][0]["details"]["telemetry"]["checks"];
+  for (const auto& c : oltp_checks) {
+    const Sample* s = find_sample(samples, "drivelab_test_physics_check",
+                                  {{"test", "oltp"}, {"check", c["check"]}, {"outcome", c["outcome"]}});
+    ASSERT_NE(s, nullptr) << c.dump() << *body;
+    EXPECT_EQ(s->value, 1) << c.dump();
+  }
+  // The device counters count whole requests and bytes (rounded from rate x length per interval).
+  for (const auto& smp : samples)
+    if (smp.name.starts_with("drivelab_device_") && smp.name.ends_with("_total")) {
+      EXPECT_EQ(smp.value, std::round(smp.value)) << smp.name;
+    }
+  for (const std::string counter : {"drivelab_device_read_total", "drivelab_device_write_bytes_total"}) {
+    const auto help = body->find("# HELP " + counter + " ");
+    if (help == std::string::npos) continue;  // no device under the target
+    const std::string line = body->substr(help, body->find('\n', help) - help);
+    EXPECT_EQ(line.find("per second"), std::string::npos) << line;
+  }
   for (const auto& n : used) EXPECT_TRUE(served.count(n)) << "the dashboard queries " << n << ", which is not served";
   const std::string so = child.out();
   // The scraped figures are the record's interval with the same end, and the line printed for it.

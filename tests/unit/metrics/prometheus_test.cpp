@@ -198,6 +198,25 @@ TEST(MetricsListen, TelemetryValuesHaveNamedSeriesInBaseUnits) {
                              R"(phase="run",test="io"} 0.25)"))
       << text;
   EXPECT_NE(text.find("# TYPE drivelab_device_read_total counter"), std::string::npos) << text;
+  // A counter's help says what it counts, not the gauge's "per second".
+  const auto help = text.find("# HELP drivelab_device_read_total ");
+  ASSERT_NE(help, std::string::npos) << text;
+  const std::string help_line = text.substr(help, text.find('\n', help) - help);
+  EXPECT_EQ(help_line.find("per second"), std::string::npos) << help_line;
+  EXPECT_NE(help_line.find("requests"), std::string::npos) << help_line;
+
+  // The counters count whole requests and bytes: each interval's increment is rounded from the
+  // counts its rate came from (1500.4 r/s over 0.5 s: 750 reads, not 750.2).
+  const runner::LiveTest odd{"odd", "io", 1, 10};
+  const results::Interval half{
+      .t_s = 0.5, .duration_s = 0.5, .values = {{"device_r_s", 1500.4}, {"device_wmb_s", 0.0081926}}, .histograms = {}};
+  ex.interval(odd, "run", half);
+  ex.interval(odd, "run", half);
+  const std::string whole = scrape(ex.port());
+  const std::string o = R"({host="h1",rank="0",kind="io",phase="run",test="odd"})";
+  EXPECT_TRUE(has_line(whole, "drivelab_device_read_total" + o + " 1500")) << whole;         // 2 x 750
+  EXPECT_TRUE(has_line(whole, "drivelab_device_write_bytes_total" + o + " 8192")) << whole;  // 2 x 4096
+  EXPECT_TRUE(has_line(whole, "drivelab_device_read_per_second" + o + " 1500.4")) << whole;
   EXPECT_NE(text.find("# TYPE drivelab_device_read_await_seconds gauge"), std::string::npos) << text;
 }
 

@@ -249,5 +249,87 @@ TEST(Summary, DeviceLineShowsATinyRatioAsBelowOneThousandth) {
   EXPECT_NE(out.find("4k-random-read: vda  reads per I/O 1  writes per I/O <0.001"), std::string::npos) << out;
 }
 
+/// A test of `name` on vda with the telemetry details the runner writes (test_telemetry.hpp).
+TestRecord device_test(const std::string& name, Json checks) {
+  TestRecord t;
+  t.name = name;
+  t.kind = "io";
+  t.status = Status::complete;
+  t.metrics = {{"iops", 1000, "1/s", ""}, {"device_r_s", 100, "1/s", ""}};
+  t.details["telemetry"] =
+      Json{{"devices", Json::array({Json{{"name", "vda"}, {"role", "headline"}}})},
+           {"shared",
+            Json{{"text", "/ is also on vda: its I/O is counted"},
+                 {"uses", Json::array({Json{{"what", "/"}, {"swap", false}, {"on", "vda"}, {"counted_in", "vda"}}})}}},
+           {"checks", std::move(checks)}};
+  return t;
+}
+
+TEST(Summary, DeviceLinesSayASharedDeviceOnceTheChecksThatWarnedAndWhyNoHealthOnce) {
+  RunRecord r;
+  r.run_id = "r";
+  r.status = Status::complete;
+  r.details["health"] =
+      Json{{"available", false}, {"reason", "no NVMe or SATA/SAS device under the target (virtio: vda)"}};
+  const Json warned = Json::array({Json{{"check", "link"}, {"outcome", "not_applicable"}, {"detail", "virtual"}},
+                                   Json{{"check", "direct_io"}, {"outcome", "warning"}, {"detail", "page cache"}},
+                                   Json{{"check", "harness_ceiling"}, {"outcome", "passed"}, {"detail", "10%"}}});
+  TestRecord a = device_test("a", warned);
+  a.warnings = {"page cache", "another warning"};
+  r.tests = {a, device_test("b", Json::array())};
+  EXPECT_EQ(format_summary(r),
+            "run r  status complete\n"
+            "\n"
+            "test  kind  status    headline metrics\n"
+            "----  ----  --------  ----------------\n"
+            "a     io    complete  1,000 IOPS\n"
+            "b     io    complete  1,000 IOPS\n"
+            "\n"
+            "devices (iostat -x over the measured phase; %util is no saturation figure for NVMe, RAID, dm or loop "
+            "devices):\n"
+            "  a: vda  r/s 100  shared: / is also on vda: its I/O is counted\n"
+            "    check direct_io: warning: page cache\n"
+            "  b: vda  r/s 100\n"
+            "  drive health: not read: no NVMe or SATA/SAS device under the target (virtio: vda)\n"
+            "\n"
+            "warnings:\n"
+            "  a: another warning\n");
+}
+
+TEST(Summary, ADrivesHealthIsUnderItsTestsDeviceLine) {
+  RunRecord r;
+  r.run_id = "r";
+  r.status = Status::complete;
+  r.details["health"] = Json{{"available", true}};
+  TestRecord t = device_test("a", Json::array());
+  t.details["health"] =
+      Json{{"drives", Json::array({Json{{"device", "/dev/nvme0"},
+                                        {"model", "M"},
+                                        {"temperature_c", Json{{"before", 40}, {"after", 52.5}, {"max", 52.5}}},
+                                        {"warning_temp_c", 84},
+                                        {"percentage_used", Json{{"before", 2}, {"after", 3}}},
+                                        {"delta", Json{{"tmt1_transitions", 4},
+                                                       {"tmt2_transitions", 1},
+                                                       {"tmt1_seconds", 137},
+                                                       {"tmt2_seconds", 3},
+                                                       {"media_errors", 0}}},
+                                        {"throttled", true}},
+                                   Json{{"device", "/dev/nvme1"}, {"reason", "after the test: timed out"}}})}};
+  r.tests = {t};
+  const std::vector<DriveHealthSeen> seen = drive_health_seen(t);
+  ASSERT_EQ(seen.size(), 2u);
+  EXPECT_EQ(seen[0].tmt_transitions, 5);
+  EXPECT_EQ(seen[0].tmt_seconds, 140);
+  EXPECT_EQ(seen[0].percentage_used, 3);
+  const std::string out = format_summary(r);
+  EXPECT_NE(out.find("  a: vda  r/s 100  shared: / is also on vda: its I/O is counted\n"
+                     "    drive /dev/nvme0 (M): 40 °C -> 52.5 °C (max 52.5 °C, WCTEMP 84 °C), thermal management +5 "
+                     "transitions in 140 s, media errors +0, 3% used, throttled\n"
+                     "    drive /dev/nvme1: no reading: after the test: timed out\n"),
+            std::string::npos)
+      << out;
+  EXPECT_EQ(out.find("drive health: not read"), std::string::npos) << out;
+}
+
 }  // namespace
 }  // namespace drivelab::results

@@ -7,6 +7,7 @@
 #include <sys/sysmacros.h>
 
 #include <algorithm>
+#include <iostream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -124,6 +125,66 @@ TEST_F(DeviceStackTest, ALoopOverABlockDeviceHasThatDeviceBelow) {
   const std::vector<std::pair<std::string, StackRole>> expected = {
       {"loop960", R::headline}, {"vdq1", R::backing_device}, {"vdq", R::whole_disk}};
   EXPECT_EQ(roles(s), expected);
+}
+
+/// A mount of `dev` at `at` (root: the filesystem's directory mounted there).
+MountEntry mount(dev_t dev, const std::string& at, const std::string& fstype, const std::string& root = "/") {
+  return {dev, root, at, "rw", fstype, "", ""};
+}
+
+TEST_F(DeviceStackTest, OtherFilesystemsAndSwapOnTheStackAreSharedUsesCountedInTheirDevice) {
+  const fs::path sdz = sys_.device("sdz", makedev(8, 240));
+  sys_.device("sdz1", makedev(8, 241), sdz);
+  sys_.device("sdz2", makedev(8, 242), sdz);
+  sys_.device("sdz3", makedev(8, 243), sdz);
+  sys_.device("sdw", makedev(8, 16));
+  const DeviceStack s = device_stack(sys_.block(makedev(8, 241)), {}, sys_.root());
+  const std::vector<MountEntry> mounts = {
+      mount(makedev(8, 241), "/mnt/dut", "ext4"),       // the target's own filesystem
+      mount(makedev(8, 242), "/srv/x", "xfs", "/sub"),  // a bind mount of a directory of sdz2 ...
+      mount(makedev(8, 242), "/boot", "xfs"),           // ... whose root is mounted at /boot
+      mount(makedev(0, 23), "/dev/shm", "tmpfs"),       // no block device
+      mount(makedev(8, 16), "/data", "ext4")};          // another disk: not on the stack
+  ASSERT_FALSE(fs::exists("/dev/sdz3")) << "the fake name must not exist here";
+  const std::vector<SwapArea> swaps = {{"/dev/sdz3", "partition"}};
+  const std::vector<SharedUse> uses = shared_uses(s, mounts, swaps, makedev(8, 241), sys_.root());
+  ASSERT_EQ(uses.size(), 2u);
+  EXPECT_EQ(uses[0].what, "/boot");
+  EXPECT_FALSE(uses[0].swap);
+  EXPECT_EQ(uses[0].type, "xfs");
+  EXPECT_EQ(uses[0].on, "sdz2");
+  EXPECT_EQ(uses[0].counted_in, "sdz");  // another partition of the disk below: not the headline's
+  EXPECT_TRUE(uses[1].swap);
+  EXPECT_EQ(uses[1].on, "sdz3");
+  EXPECT_EQ(shared_text(s, uses),
+            "/boot (on sdz2), swap /dev/sdz3 (on sdz3) are also on sdz (below sdz1): their I/O is counted");
+  // The target's filesystem when it is the running system's root: its other users are counted in
+  // the headline itself.
+  const std::vector<SharedUse> root = shared_uses(s, mounts, {}, std::nullopt, sys_.root());
+  ASSERT_EQ(root.size(), 2u);
+  EXPECT_EQ(root[0].counted_in, "sdz1");
+  EXPECT_EQ(shared_text(s, root),
+            "/mnt/dut is also on sdz1: its I/O is counted; /boot (on sdz2) is also on sdz (below sdz1): its I/O is "
+            "counted");
+  EXPECT_EQ(shared_text(s, {}), "");
+}
+
+TEST(DeviceStackOf, ADirectoryOfTheRootFilesystemSharesItsDeviceWithTheSystem) {
+  // A quick run in a directory of the build tree: on this VM the root filesystem on vda.
+  const fs::path dir = fs::path(DRIVELAB_BINARY_DIR);
+  const TargetStack t = device_stack_of(dir);
+  if (!t.stack) GTEST_SKIP() << t.reason;
+  struct stat st{};
+  ASSERT_EQ(::stat(dir.c_str(), &st), 0);
+  const auto m = mount_containing(read_mountinfo(), fs::canonical(dir).string(), st.st_dev);
+  ASSERT_TRUE(m);
+  const std::string text = shared_text(*t.stack, t.shared);
+  std::cout << dir.string() << " on " << m->mount_point << ": " << t.stack->describe() << "; shared: " << text << "\n";
+  if (m->mount_point != "/") GTEST_SKIP() << "the build tree is not on the root filesystem";
+  ASSERT_FALSE(t.shared.empty());
+  EXPECT_EQ(t.shared[0].what, "/");
+  EXPECT_EQ(t.shared[0].counted_in, t.stack->headline().block.name);
+  EXPECT_TRUE(text.starts_with("/ is also on " + t.stack->headline().block.name)) << text;
 }
 
 TEST(DeviceStackOf, SaysWhyThereIsNoBlockDevice) {

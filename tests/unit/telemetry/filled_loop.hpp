@@ -1,18 +1,23 @@
 #pragma once
 // Test helper: a loop device of kFilledLoopBytes over a file on the temp dir's disk, filled with
 // data, in direct-I/O mode where the filesystem allows it (block_stats_loop_test.cpp,
-// run_telemetry_test.cpp). Needs root; `loop` is empty with `why` otherwise. And the entry of a
+// run_telemetry_test.cpp). Needs root; `loop` is empty with `why` otherwise. An ext4 mounted with
+// data=journal on a loop device (run_telemetry_test.cpp, surface_test.cpp). And the entry of a
 // device in sysstat's `iostat -o JSON` output, which both compare with.
 #include <fcntl.h>
 #include <linux/loop.h>
 #include <sys/ioctl.h>
+#include <sys/mount.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include <nlohmann/json.hpp>
 
@@ -50,6 +55,34 @@ struct FilledLoop {
     ::fsync(fd);
     ::close(fd);
   }
+};
+
+/// ext4 on a 64 MiB loop device over a file on the temp dir's disk, mounted with data=journal at
+/// `mnt` (made), unmounted at the end. Such an ext4 cannot do direct I/O and serves O_DIRECT reads
+/// through the page cache (fs/ext4/file.c ext4_dio_read_iter: "Fallback to buffered I/O if the
+/// operation being performed on the inode is not supported by direct I/O"). Needs root and
+/// mkfs.ext4: `why` (non-empty) says why there is none.
+struct DataJournalExt4 {
+  std::string why;
+  std::optional<LoopDevice> loop{LoopDevice::create(64ULL << 20, why)};
+  std::filesystem::path mnt;
+  bool mounted = false;
+
+  explicit DataJournalExt4(std::filesystem::path at) : mnt(std::move(at)) {
+    if (!loop) return;
+    if (!loop->make_ext4()) {
+      why = "mkfs.ext4 not available";
+      return;
+    }
+    std::filesystem::create_directories(mnt);
+    mounted = ::mount(loop->path().c_str(), mnt.c_str(), "ext4", 0, "data=journal") == 0;
+    if (!mounted) why = "mount -o data=journal " + loop->path() + ": " + std::strerror(errno);
+  }
+  ~DataJournalExt4() {
+    if (mounted) ::umount2(mnt.c_str(), MNT_DETACH);
+  }
+  DataJournalExt4(const DataJournalExt4&) = delete;
+  DataJournalExt4& operator=(const DataJournalExt4&) = delete;
 };
 
 /// The disk_device entry of `name` in iostat's JSON (-o JSON, sysstat >= 11.5).

@@ -38,6 +38,7 @@
 #include "drivelab/runner/run.hpp"
 #include "drivelab/telemetry/test_telemetry.hpp"
 #include "filled_loop.hpp"
+#include "protocol_run_fixture.hpp"
 
 namespace drivelab::telemetry {
 namespace {
@@ -45,33 +46,7 @@ namespace {
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 
-struct RunTelemetry : ::testing::Test {
-  fs::path dir = fs::path(DRIVELAB_BINARY_DIR) / "test-scratch" /
-                 ("run_telemetry_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
-  std::ostringstream out;
-
-  void SetUp() override {
-    fs::remove_all(dir);
-    fs::create_directories(dir / "target");
-  }
-  void TearDown() override { fs::remove_all(dir); }
-
-  runner::RunOutcome run(const std::string& yaml, const fs::path& target) {
-    runner::Registry reg;
-    emulators::register_emulators(reg);
-    oltp::register_emulators(reg);
-    config::Diagnostics diags;
-    config::Document doc = config::Document::load_string(yaml, "p.yaml", diags);
-    runner::Protocol p = runner::decode_protocol(doc, reg, diags);
-    EXPECT_TRUE(diags.empty()) << diags.to_string();
-    runner::RunOptions o;
-    o.target = target;
-    o.out_dir = dir / "out";
-    o.out = &out;
-    runner::StopFlag stop;
-    return runner::run_protocol(p, o, stop);
-  }
-
+struct RunTelemetry : testing::ProtocolRunTest {
   /// True once the run's journal holds an interval (the measured phase is a second old).
   bool journal_has_interval() const {
     std::error_code ec;
@@ -181,25 +156,16 @@ TEST_F(RunTelemetry, DirectRandomReadsOnALoopDeviceAreTheDevicesReadsAndIostatAg
 /// performed on the inode is not supported by direct I/O"): an io test's O_DIRECT random reads of
 /// a file it has just written come from memory, and the loop device under it sees almost none.
 TEST_F(RunTelemetry, DirectReadsThatExt4DataJournalAnswersFromThePageCacheAreWarned) {
-  std::string why;
-  auto loop = testing::LoopDevice::create(64ULL << 20, why);
-  if (!loop) GTEST_SKIP() << why;
-  if (!loop->make_ext4()) GTEST_SKIP() << "mkfs.ext4 not available";
-  const fs::path mnt = dir / "mnt";
-  fs::create_directories(mnt);
-  if (::mount(loop->path().c_str(), mnt.c_str(), "ext4", 0, "data=journal") != 0)
-    GTEST_SKIP() << "mount -o data=journal " << loop->path() << ": " << std::strerror(errno);
-  struct Unmount {
-    fs::path p;
-    ~Unmount() { ::umount2(p.c_str(), MNT_DETACH); }
-  } unmount{mnt};
+  const testing::DataJournalExt4 ext4(dir / "mnt");
+  if (!ext4.mounted) GTEST_SKIP() << ext4.why;
+  const fs::path& mnt = ext4.mnt;
   fs::create_directories(mnt / "target");
   const runner::RunOutcome r = run(random_read_test("2s", "16MiB"), mnt / "target");
   ASSERT_EQ(r.record.tests.size(), 1u);
   const results::TestRecord& t = r.record.tests[0];
   ASSERT_EQ(t.status, results::Status::complete) << t.reason << "\n" << out.str();
   const nlohmann::json& tel = t.details.at("telemetry");
-  EXPECT_EQ(tel.at("devices").at(0).at("name"), fs::path(loop->path()).filename().string()) << tel.dump();
+  EXPECT_EQ(tel.at("devices").at(0).at("name"), fs::path(ext4.loop->path()).filename().string()) << tel.dump();
   EXPECT_EQ(check_outcome(t, "direct_io"), "warning") << tel.at("checks").dump();
   EXPECT_TRUE(has_warning(t, "O_DIRECT random reads: the application's")) << out.str();
   std::cout << "O_DIRECT random reads on ext4 data=journal: IOPS " << metric(t, "iops") << ", the device's r/s "

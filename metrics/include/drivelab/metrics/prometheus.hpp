@@ -8,6 +8,7 @@
 /// thread), never by an emulator, so the hot paths pay nothing. Every series carries the labels
 /// `host` (gethostname) and `rank` (the MPI rank; 0 on one host); a test's series add `test` and
 /// `kind`, its interval series `phase`.
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -57,6 +58,15 @@ struct TelemetrySeries {
 /// name does not end in its unit's suffix.
 std::optional<TelemetrySeries> telemetry_series(const results::MetricDef& def);
 
+/// The drive health series (set per test and drive from the record's details.health, when the
+/// run read drive health): what a board may query that a run without health data never serves.
+inline constexpr std::array<std::string_view, 6> kDriveHealthSeries{"drivelab_drive_temperature_celsius",
+                                                                    "drivelab_drive_warning_temperature_celsius",
+                                                                    "drivelab_drive_thermal_management_transitions",
+                                                                    "drivelab_drive_thermal_management_seconds",
+                                                                    "drivelab_drive_percentage_used_ratio",
+                                                                    "drivelab_drive_media_errors"};
+
 /// The labels every series carries.
 struct ExporterLabels {
   std::string host;  ///< this host's name
@@ -82,6 +92,9 @@ class PrometheusExporter final : public runner::LiveMetrics {
   void run_started(std::string_view run_id, std::string_view protocol, std::size_t tests) noexcept override;
   void phase_started(const runner::LiveTest& test, std::string_view phase) noexcept override;
   void interval(const runner::LiveTest& test, std::string_view phase, const results::Interval& iv) noexcept override;
+  /// Drive health and the physics checks of the test's record: drivelab_drive_* per drive
+  /// read (details.health) and drivelab_test_physics_check per check (docs/metrics.md).
+  void test_recorded(const runner::LiveTest& test, const results::TestRecord& record) noexcept override;
   void test_ended(const runner::LiveTest& test, results::Status status) noexcept override;
   void run_ended(results::Status status) noexcept override;
 

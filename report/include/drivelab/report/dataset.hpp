@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "drivelab/results/record.hpp"
+#include "drivelab/results/summary.hpp"
 
 namespace drivelab::report {
 
@@ -148,6 +149,13 @@ struct Result {
   /// columns labelled as the labs' convention, never ranked, never a headline.
   std::vector<results::Metric> lab_conventions;
 
+  /// The drive health the runner read before and after the test (details.health; drive_health()),
+  /// shown in the test's device table: never ranked.
+  std::vector<results::Metric> health;
+  /// The checks that the test's number is physical that warned or failed (details.telemetry.checks;
+  /// docs/telemetry.md "Is the number physical?"), shown beside the device table.
+  std::vector<results::CheckSeen> checks;
+
   const results::Metric* find_metric(std::string_view name) const noexcept;
   bool partial() const noexcept { return status != "complete"; }
 };
@@ -177,6 +185,15 @@ std::string config_difference(const results::Json& a, const results::Json& b);
 /// Test key: lower case, '-' and ' ' become '_' ("4k-random-read" -> "4k_random_read"), so
 /// drivelab test names meet the published CSV's names.
 std::string test_key(std::string_view name);
+
+/// A test's drive health as device-table figures (docs/reporter.md "Device columns"), over the
+/// drives read (a dm or md device over several): `drive_temperature_before_c`,
+/// `drive_temperature_after_c`, `drive_temperature_max_c` (°C, the hottest drive),
+/// `drive_warning_temp_c` (WCTEMP, the lowest), `drive_tmt_transitions` and `drive_tmt_seconds`
+/// (thermal management during the test, summed), `drive_media_errors` (new during the test,
+/// summed), `drive_percentage_used` (%, after the test, the highest). A figure no drive reported
+/// is absent; a test without health readings has none.
+std::vector<results::Metric> drive_health(const results::TestRecord& t);
 
 /// Display name of the drive behind a record's `target` object: "MODEL (SN SERIAL)", "MODEL",
 /// "disk SERIAL" (virtio disks have a serial but no model), else "<block_device|mount_source>

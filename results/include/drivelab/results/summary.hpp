@@ -3,9 +3,10 @@
 /// Plain-text sinks for people: the live interval line and the end-of-run summary table, and the
 /// one place numbers are formatted for people (the report uses the same functions). (Sinks only
 /// format finished data; google/benchmark's reporters are the model.) Output is ASCII apart from
-/// "µs" and the names and texts taken from the record. The record itself keeps machine units
+/// "µs", "°C" and the names and texts taken from the record. The record itself keeps machine units
 /// ("1/s", "1/min", "us"); only what people read is formatted here.
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -66,11 +67,52 @@ std::string format_interval_line(const std::string& test_name, const Interval& i
 /// "40,497 tpmC"), columns aligned across rows (a repeated run's tests named "oltp #2", the
 /// discarded "oltp #1 (discarded)"); a repeated run's table of its repetitions (RunRecord::
 /// repetitions: per test its first summarized metric, N, mean, CV and the mean's 95% interval); then
-/// the failed checks, the warnings (run and tests), and every status other than complete with its
+/// the device lines (per test the headline device's iostat -x figures, its demand per unit of
+/// work, once per device the other filesystems and swap it also carries, the drive health line
+/// of each drive read, each physics check that warned or failed with its reason; once per run
+/// why no drive health was read, and the harness's ceiling it measured); the failed checks, the warnings (run and
+/// tests; a check's warning shown on its device line is not repeated), and every status other than complete with its
 /// reason. Ends with a newline; no trailing spaces.
 std::string format_summary(const RunRecord& record);
 /// As above, then a last line "record: <record_path>".
 std::string format_summary(const RunRecord& record, const std::filesystem::path& record_path);
+
+/// One drive's health over a test, as the runner records it in the test's details.health
+/// (telemetry/health_record.hpp; docs/telemetry.md "Drive health in a run"): what the summary,
+/// the report and the Prometheus exporter show of it. A figure the record lacks is nullopt.
+struct DriveHealthSeen {
+  std::string device;  ///< "/dev/nvme0"
+  std::string model;
+  std::string reason;  ///< a drive without a reading: why (the figures are all nullopt)
+  /// The composite temperature before and after the measured phase and the higher of the two (°C).
+  std::optional<double> temperature_before_c, temperature_after_c, temperature_max_c;
+  std::optional<double> warning_temp_c;  ///< WCTEMP (°C)
+  /// Thermal-management transitions (TMT1 + TMT2) and the seconds spent in them over the test.
+  std::optional<double> tmt_transitions, tmt_seconds;
+  std::optional<double> media_errors;     ///< media and data integrity errors counted over the test
+  std::optional<double> percentage_used;  ///< NVMe percentage used after the test (%)
+  bool throttled = false;                 ///< the record's `throttled`
+};
+/// Each drive of `t.details.health.drives`, in order; empty when the test has no health readings.
+std::vector<DriveHealthSeen> drive_health_seen(const TestRecord& t);
+/// "drive /dev/nvme0 (Samsung SSD 980 PRO 1TB): 41 -> 58 °C (max 58 °C, WCTEMP 82 °C), thermal
+/// management +4 transitions in 12 s, media errors +0, 3% used"; "drive /dev/sdb: no reading: ...".
+std::string drive_health_text(const DriveHealthSeen& d);
+/// Why the run read no drive health: its details.health.reason when `available` is false ("no
+/// NVMe or SATA/SAS device under the target (virtio: vda)"); "" when it read some or did not say.
+std::string no_health_reason(const RunRecord& record);
+
+/// One check that a number is physical (details.telemetry.checks; telemetry/physics.hpp).
+struct CheckSeen {
+  std::string check;    ///< "link", "direct_io", "tpmc_per_warehouse", "harness_ceiling"
+  std::string outcome;  ///< "passed", "warning", "failed", "not_applicable"
+  std::string detail;   ///< the warning or failure, or why it passed or does not apply
+};
+/// Every check of `t.details.telemetry.checks`, in order.
+std::vector<CheckSeen> checks_seen(const TestRecord& t);
+/// details.telemetry.shared.text: the other filesystems and swap whose I/O the device counts ("/
+/// is also on vda: its I/O is counted"); "" when none.
+std::string shared_device_text(const TestRecord& t);
 
 /// Rows of cells as left-aligned columns two spaces apart (widths in terminal columns: "µs" is
 /// two), a rule of dashes under the first row when `header_rule`, trailing spaces trimmed, each

@@ -33,6 +33,9 @@ class LiveMetrics {
   /// An interval of `test` closed during `phase`; `iv` is what the journal holds and the interval
   /// line prints (results::Interval: values with units in their names, the "latency" histogram).
   virtual void interval(const LiveTest& test, std::string_view phase, const results::Interval& iv) noexcept = 0;
+  /// The test's record as it ends (before test_ended; not for a skipped test): what the record
+  /// says beyond its intervals (drive health, the physics checks). Does nothing by default.
+  virtual void test_recorded(const LiveTest& /*test*/, const results::TestRecord& /*record*/) noexcept {}
   /// The test ended with `status` (also called for a test that was skipped).
   virtual void test_ended(const LiveTest& test, results::Status status) noexcept = 0;
   /// The run ended with `status` (before the final record is written).

@@ -62,17 +62,50 @@ struct DeviceStack {
 DeviceStack device_stack(const SysBlock& device, const std::vector<MountEntry>& mounts,
                          const std::filesystem::path& sys_root = "/sys");
 
+/// A mounted filesystem or an active swap area besides the test's own whose I/O a device of the
+/// stack counts: other processes' reads and writes are in that device's counters (the system disk
+/// a quick run uses, another partition of the disk below, a swap file on it).
+struct SharedUse {
+  std::string what;        ///< the mount point ("/", "/boot") or the swap area ("/swapfile", "/dev/sda3")
+  bool swap = false;       ///< an active swap area (/proc/swaps), else a mounted filesystem
+  std::string type;        ///< the filesystem type ("ext4"), or the swap area's ("partition", "file")
+  std::string on;          ///< the block device it is on ("vda", "sdz2")
+  std::string counted_in;  ///< the device of the stack whose counters count it: the headline first
+};
+
+/// The filesystems of `mounts` and the swap areas of `swaps` whose block device's own stack reaches
+/// a device of `stack` (device_stack() of the filesystem's device: a filesystem on the headline,
+/// on another partition of a disk below, on another loop device over a file on it, ...), one entry
+/// per filesystem (a bind mount is the same filesystem: the entry mounted from the filesystem's
+/// root is named), counted in the first device of `stack` it reaches. `own_filesystem`: the device
+/// number of the filesystem that holds the target, which is the test's own and left out (pass
+/// nullopt to keep it: the root filesystem, which the running system writes to). A swap partition
+/// is resolved through its node, else <sys_root>/class/block/<name>/dev; a swap file through the
+/// filesystem that holds it. Reads only.
+std::vector<SharedUse> shared_uses(const DeviceStack& stack, const std::vector<MountEntry>& mounts,
+                                   const std::vector<SwapArea>& swaps, std::optional<dev_t> own_filesystem,
+                                   const std::filesystem::path& sys_root = "/sys");
+
+/// What the console and the record say of `uses`, per device of `stack` that counts some, "" for
+/// none: "/ is also on vda: its I/O is counted"; "/boot (on sdz2), swap /dev/sdz3 are also on sdz
+/// (below sdz1): their I/O is counted".
+std::string shared_text(const DeviceStack& stack, const std::vector<SharedUse>& uses);
+
 /// The stack of a target path, or why there is none.
 struct TargetStack {
   std::optional<DeviceStack> stack;
   /// When `stack` is empty: "tmpfs at /dev/shm has no block device", "overlay at / has no block
   /// device", "'/x' cannot be examined: No such file or directory".
   std::string reason;
+  /// The other filesystems and swap areas on the stack (shared_uses(): the filesystem that holds
+  /// a directory target is left out unless it is mounted at /).
+  std::vector<SharedUse> shared;
 };
 
 /// The block device of `target` (a block device node: itself; a file or directory: the device
-/// of its filesystem, through the mount's source for btrfs-like anonymous numbers) and its stack.
-/// Never throws for a missing device or file: the reason says why.
+/// of its filesystem, through the mount's source for btrfs-like anonymous numbers), its stack and
+/// what else is on it (/proc/self/mountinfo, /proc/swaps). Never throws for a missing device or file: the reason says
+/// why.
 TargetStack device_stack_of(const std::filesystem::path& target, const std::filesystem::path& sys_root = "/sys");
 
 }  // namespace drivelab::telemetry

@@ -29,7 +29,9 @@
 ///  - the demand per unit of the application's work (demand_metrics()): device bytes and I/Os per
 ///    transaction and per New-Order, per application I/O and byte, per frame;
 ///  - details.telemetry: {window_s, window, stack, devices: [{name, role, below, test: {figures},
-///    intervals: [{t_s, values: {figures}}]}], no_device, notes}: the window, the stack and each
+///    intervals: [{t_s, values: {figures}}]}], shared: {text, uses: [{what, swap, type, on,
+///    counted_in}]}, no_device, notes}: the window, the stack, what else is on it (other
+///    filesystems and swap, whose I/O its counters count: device_stack.hpp shared_uses) and each
 ///    device's role (the headline's figures are its metrics and interval values), and, once, why
 ///    something could not be sampled ("tmpfs at /dev/shm has no block device" as no_device, a
 ///    host file the kernel lacks as a note);
@@ -132,6 +134,7 @@ class TestTelemetry {
   const RunFacts* run_ = nullptr;
   std::optional<DeviceStack> stack_;
   std::string reason_;
+  std::vector<SharedUse> shared_;  ///< the other filesystems and swap areas on the stack
   std::optional<HealthReading> health_before_, health_after_;
   CpuTimes cpu_first_, cpu_last_;
   HostSampler host_;
