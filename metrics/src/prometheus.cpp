@@ -189,8 +189,11 @@ struct PrometheusExporter::Impl {
     for (const results::MetricDef* d : results::metric_defs()) {
       const auto s = telemetry_series(*d);
       if (!s) continue;
-      const std::string help = fmt::format("{} ({} of the last interval; record: {} in {})", d->description,
-                                           s->scale == 1 ? "the value" : "in base units", d->name, d->unit_string());
+      // "record: device_aqu_sz" for a plain number, never "in " with nothing after it.
+      const std::string record =
+          d->unit_string().empty() ? std::string(d->name) : fmt::format("{} in {}", d->name, d->unit_string());
+      const std::string help = fmt::format("{} ({} of the last interval; record: {})", d->description,
+                                           s->scale == 1 ? "the value" : "in base units", record);
       Named n{&prometheus::BuildGauge().Name(s->gauge).Help(help).Labels(common()).Register(*registry), nullptr,
               s->scale};
       if (!s->counter.empty())
@@ -198,9 +201,9 @@ struct PrometheusExporter::Impl {
             &prometheus::BuildCounter()
                  .Name(s->counter)
                  .Help(fmt::format("The {} behind {}, added up over the intervals: each interval's {} x its length, "
-                                   "rounded to a whole count (record: {} in {})",
+                                   "rounded to a whole count (record: {})",
                                    d->unit == results::Unit::mb_s ? "bytes" : "requests", s->gauge,
-                                   d->unit == results::Unit::mb_s ? "byte rate" : "rate", d->name, d->unit_string()))
+                                   d->unit == results::Unit::mb_s ? "byte rate" : "rate", record))
                  .Labels(common())
                  .Register(*registry);
       named.emplace(d, n);

@@ -19,6 +19,11 @@ std::optional<double> application_bytes(const TestRecord& test, double seconds) 
   return std::nullopt;
 }
 
+bool is_curve(const TestRecord& test) {
+  const auto points = test.details.find("points");
+  return points != test.details.end() && points->is_array() && points->size() > 1;
+}
+
 std::vector<std::pair<const MetricDef*, double>> demand_metrics(const TestRecord& test, const DeviceTotals& device,
                                                                 double seconds) {
   std::vector<std::pair<const MetricDef*, double>> out;

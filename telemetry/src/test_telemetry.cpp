@@ -219,8 +219,7 @@ std::optional<BlockRates> TestTelemetry::record_devices(results::TestRecorder& r
       std::vector<Figure> demand;
       bool curve = false;
       rec.with_record([&](const results::TestRecord& t) {
-        const auto points = t.details.find("points");
-        curve = points != t.details.end() && points->is_array() && points->size() > 1;
+        curve = results::is_curve(t);
         if (!curve) demand = demand_metrics(t, totals_of(r), seconds);
       });
       for (const auto& [def, v] : demand) rec.metric(*def, v);

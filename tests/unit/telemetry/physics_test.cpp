@@ -185,6 +185,41 @@ TEST(HarnessCeiling, ATestWithinHalfOfTheNullEnginesCeilingMayBeTheHarnesss) {
   EXPECT_EQ(harness_check(test_of("io", {}, {{&cat::ios, 1e6}}), in).detail, "no harness ceiling: turned off");
 }
 
+// A curve (details `points` of several runs): its headline is the max run's while the device
+// counters and the CPU cover every point and its warm-up, so the ratios are not checked (a fresh
+// review saw the max run's 143 MB/s x the whole curve's window read as 1.5 x what the device saw).
+TEST(Curve, ItsWindowChecksAreNotApplicable) {
+  results::TestRecord t =
+      test_of("vdbench", {{"rw", "randread"}, {"direct", true}}, {{&cat::iops, 36000}, {&cat::ios, 1e6}});
+  t.details["points"] = results::Json::array({{{"group", "max"}}, {{"group", "point_010"}}});
+  PhysicsInputs in = device_counts(2000, 2000 * 4096.0, 0);
+  in.process_cpu_s = 1;
+  in.harness_iops_per_cpu_s = 1.5e6;
+  for (const PhysicsFinding& f : {direct_io_check(t, in), harness_check(t, in)}) {
+    EXPECT_EQ(f.outcome, CheckOutcome::not_applicable) << f.check << ": " << f.detail;
+    EXPECT_TRUE(says(f, "a curve: the device counters and the process's CPU cover every point")) << f.detail;
+  }
+}
+
+// Video's frame writes and reads each have their own rate (per pass time): the faster one is
+// checked against the link, rather than nothing.
+TEST_F(LinkStack, AVideoPassFasterThanTheLinkIsNotTheDrives) {
+  const fs::path pci = sys_.root() / "devices" / "pci0000:00" / "0000:00:01.1" / "0000:01:00.0";
+  write_file(pci / "current_link_speed", "2.5 GT/s PCIe\n");
+  write_file(pci / "current_link_width", "1\n");
+  sys_.device("nvme0n1", makedev(259, 0), {}, "pci0000:00/0000:00:01.1/0000:01:00.0/nvme/nvme0");
+  PhysicsInputs in;
+  in.window_s = 2;
+  in.link = link_ceiling(stack_of(makedev(259, 0)));
+  ASSERT_TRUE(in.link.bytes_per_s) << in.link.reason;
+  const PhysicsFinding f =
+      link_check(test_of("video", {{"direct", true}}, {{&cat::write_mb_s, 2056}, {&cat::read_mb_s, 120}}), in);
+  EXPECT_EQ(f.outcome, CheckOutcome::warning) << f.detail;
+  EXPECT_TRUE(says(f, "throughput 2056.0 MB/s is above what the drive's link carries")) << f.detail;
+  EXPECT_EQ(link_check(test_of("video", {}, {{&cat::write_mb_s, 200}, {&cat::read_mb_s, 120}}), in).outcome,
+            CheckOutcome::passed);
+}
+
 TEST(HarnessCeiling, TheNullEngineThroughThePumpGivesACeiling) {
   const HarnessCeiling c = measure_harness_ceiling(std::chrono::milliseconds(20), std::chrono::milliseconds(500));
   EXPECT_GT(c.ios, 0u);

@@ -20,6 +20,11 @@ std::optional<double> positive_metric(const TestRecord& test, const MetricDef& d
 /// The application's bytes over a window of `seconds`: its `bytes` metric, else its
 /// mb_s or throughput_mb_s x seconds (MB = 10^6 bytes).
 std::optional<double> application_bytes(const TestRecord& test, double seconds);
+/// Whether `test` ran a curve (details `points` with more than one run: vdbench `iorate: curve`,
+/// tpcc/sysbench `rate: curve`): its headline metrics are the max run's, while a window over the
+/// measured phase (device counters, the process's CPU) covers every point and its warm-up, so a
+/// ratio of the two is no figure of the test.
+bool is_curve(const TestRecord& test);
 
 /// The device's counts over a window (/sys/block/<dev>/stat deltas, telemetry/block_stats.hpp).
 struct DeviceTotals {

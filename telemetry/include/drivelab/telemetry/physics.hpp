@@ -42,6 +42,7 @@ inline constexpr double kHarnessShare = 0.5;
 
 /// A headline metric above 0, and the application's bytes over a window (results/device_demand.hpp).
 using results::application_bytes;
+using results::is_curve;
 using results::positive_metric;
 
 /// The most bytes per second the links under a stack carry.
