@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "drivelab/results/device_demand.hpp"
 #include "json_read.hpp"
 
 namespace drivelab::results {
@@ -91,9 +92,7 @@ std::optional<WithinRun> within_run_confidence(const TestRecord& t) {
   if (workload_changes(t.intervals)) return std::nullopt;
   // A curve (vdbench `iorate: curve`, tpcc `rate: curve`) runs several rates by design: its
   // details list the points (tpcc's intervals carry no progress value that says so).
-  if (const auto points = t.details.find("points");
-      points != t.details.end() && points->is_array() && points->size() > 1)
-    return std::nullopt;
+  if (is_curve(t)) return std::nullopt;
   const RateInterval* rate = nullptr;
   for (const auto& [name, v] : t.intervals.front().values) {
     const MetricDef* d = find_metric_def(name);
