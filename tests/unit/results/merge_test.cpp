@@ -96,9 +96,9 @@ const Metric* find(const std::vector<Metric>& ms, std::string_view name) {
   return it == ms.end() ? nullptr : &*it;
 }
 
-std::string merge_error(std::vector<MergeInput> in) {
+std::string merge_error(const std::vector<MergeInput>& in) {
   try {
-    merge_host_records(std::move(in));
+    merge_host_records(in);
   } catch (const ConfigError& e) {
     return e.what();
   }
