@@ -13,6 +13,7 @@
 #   REPEAT=3                    runs per kind and case, alternating which kind goes first
 #   ENGINES="psync libaio io_uring"   QDS="1 32"   (psync: QD n = n jobs of depth 1 on both sides)
 #   SHM_DIR=/dev/shm/drivelab-io-vs-vdbench   SHM_SIZE=1GiB
+#   SHOW_RUNS=1                 also print each run's mean latency (to see the spread behind a median)
 # Work: 4 KiB random reads, buffered (tmpfs has no O_DIRECT), one job (psync: QD jobs), closed
 # loop (vdbench iorate=max), with vdbench's batching on both sides: every I/O of a pass in one
 # submit (io: iodepth_batch_submit = depth) and up to depth completions per reap
@@ -115,6 +116,9 @@ for engine in engines:
             for kind in order:
                 with tempfile.TemporaryDirectory() as out:
                     ours[kind].append((run_io if kind == "io" else run_vdbench)(engine, qd, out))
+        if env.get("SHOW_RUNS"):
+            for k, v in ours.items():
+                print(f"  {engine} QD{qd} {k} mean us per run: " + " ".join(f"{x[0]:.2f}" for x in v), flush=True)
         med = {k: [statistics.median(x[i] for x in v) for i in range(3)] for k, v in ours.items()}
         a, b = med["io"][0], med["vdbench"][0]
         ratio = b / a if a > 0 else float("nan")
