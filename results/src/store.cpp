@@ -121,6 +121,12 @@ RunStore::RunStore(const std::filesystem::path& path, bool create) : path_(path)
     throw EnvironmentError(
         fmt::format("results store '{}' does not exist (drivelab results import RECORD... --db {} makes it)",
                     path.string(), path.string()));
+  if (std::filesystem::is_directory(path, ec))
+    throw EnvironmentError(
+        fmt::format("results store '{}' is a directory; --db names the store's file in it", path.string()));
+  if (const auto dir = path.parent_path(); create && !dir.empty() && !std::filesystem::is_directory(dir, ec))
+    throw EnvironmentError(fmt::format("results store '{}': its directory '{}' does not exist (make it first)",
+                                       path.string(), dir.string()));
   sqlite3* raw = nullptr;
   const int flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0);
   const int rc = sqlite3_open_v2(path.c_str(), &raw, flags, nullptr);

@@ -501,6 +501,27 @@ TEST(StoreVersion, ANewerStoreIsRefusedByName) {
   fs::remove_all(dir);
 }
 
+// --db naming a file in a folder that is not there, or naming a folder: said in drivelab's words, the path
+// named, before SQLite is asked (whose own words are "unable to open database file").
+TEST(StoreOpen, AMissingFolderOrAFolderIsNamed) {
+  const fs::path dir = fresh_dir("store_test_open");
+  const auto error_of = [](const fs::path& p) -> std::string {
+    try {
+      RunStore store(p, true);
+    } catch (const EnvironmentError& e) {
+      return e.what();
+    }
+    return "(opened)";
+  };
+  const std::string missing = error_of(dir / "nowhere" / "runs.sqlite");
+  EXPECT_NE(missing.find("its directory '" + (dir / "nowhere").string() + "' does not exist"), std::string::npos)
+      << missing;
+  EXPECT_FALSE(fs::exists(dir / "nowhere")) << "nothing made";
+  const std::string folder = error_of(dir);
+  EXPECT_NE(folder.find("is a directory"), std::string::npos) << folder;
+  fs::remove_all(dir);
+}
+
 // A device figure declared after a store was made: the store gains its column when opened.
 TEST(StoreVersion, AFigureDeclaredLaterGainsItsColumnOnOpen) {
   const fs::path dir = fresh_dir("store_test_column");
