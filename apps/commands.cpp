@@ -459,7 +459,11 @@ int cmd_results_import(const std::vector<std::filesystem::path>& records, const 
         const results::ImportOutcome o = store.import_file(file);
         if (o.stored) {
           ++imported;
-          std::cout << fmt::format("{}: imported run {}\n", file.string(), o.run_id);
+          std::cout << fmt::format("{}: imported run {}{}\n", file.string(), o.run_id,
+                                   o.replaced_live ? fmt::format(" (in place of the live record imported from {}, "
+                                                                 "written before the run finished)",
+                                                                 o.stored_source)
+                                                   : "");
         } else {
           ++already;
           std::cout << fmt::format("{}: run {} already stored (imported from {}{})\n", file.string(), o.run_id,

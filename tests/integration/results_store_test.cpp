@@ -151,6 +151,33 @@ TEST(ResultsStore, WhereSelectsWithBoundValues) {
   }
 }
 
+// A run killed before it finished leaves a live record (status running); its finished or recovered record
+// (`results recover`) of the same run id takes the live one's place; a live record never replaces another.
+TEST(ResultsStore, AFinishedRecordReplacesTheLiveRecordOfItsRun) {
+  ScratchDir dir("store-live");
+  const std::string db = (dir.path() / "runs.sqlite").string();
+  json rec = json::parse(read_file(kSource / kGolden[0]));
+  rec["status"] = "running";
+  const fs::path live = dir.path() / "live.json";
+  std::ofstream(live) << rec.dump();
+  ASSERT_EQ(run_drivelab(dir, {"results", "import", live.string(), "--db", db}).status, 0);
+  EXPECT_EQ(query(db, "SELECT count(*) FROM runs WHERE status = 'running'"), 1);
+  const auto done = run_drivelab(dir, {"results", "import", kGolden[0], "--db", db});
+  ASSERT_EQ(done.status, 0) << done.err;
+  EXPECT_NE(
+      done.out.find("imported run 20261130T031927Z-0c79cd (in place of the live record imported from " + live.string()),
+      std::string::npos)
+      << done.out;
+  EXPECT_NE(done.out.find("imported 1, already stored 0"), std::string::npos) << done.out;
+  EXPECT_EQ(query(db, "SELECT count(*) FROM runs"), 1);
+  EXPECT_EQ(query(db, "SELECT count(*) FROM runs WHERE status = 'complete'"), 1);
+  EXPECT_EQ(query(db, "SELECT count(*) FROM tests"), 3) << "the live record's tests went with it";
+  const auto again = run_drivelab(dir, {"results", "import", live.string(), "--db", db});
+  EXPECT_NE(again.out.find("already stored (imported from " + kGolden[0] + "; this file differs"), std::string::npos)
+      << again.out;
+  EXPECT_EQ(query(db, "SELECT count(*) FROM runs WHERE status = 'complete'"), 1) << "a live record replaces nothing";
+}
+
 // A record whose started_at is not a timestamp would be misplaced by since/until: refused by name.
 TEST(ResultsStore, ARecordWhoseStartIsNotATimestampIsRefused) {
   ScratchDir dir("store-bad-start");

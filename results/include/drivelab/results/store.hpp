@@ -81,6 +81,9 @@ struct ImportOutcome {
   bool stored = false;        ///< false: the run id was already in the store (nothing changed)
   std::string stored_source;  ///< when already stored: the file it was imported from
   bool same_content = true;   ///< when already stored: whether the stored JSON is this file's JSON
+  /// stored, in place of a live record of the same run (status running: killed before it finished) imported
+  /// from `stored_source`; this file's record has finished or was recovered (`results recover`)
+  bool replaced_live = false;
 };
 
 /// An open store. Not thread-safe.
@@ -97,9 +100,10 @@ class RunStore {
   RunStore& operator=(const RunStore&) = delete;
 
   /// Stores the record in `file` unless its run id is already stored (deduplication by run id:
-  /// the first import wins). Throws ConfigError naming the file when it is not a drivelab.run/1
-  /// record (not JSON, another schema, a malformed key: the reader's message), EnvironmentError
-  /// when it cannot be read or the database cannot be written. One transaction per file.
+  /// the first import wins, except that a stored live record, status running, gives way to the same
+  /// run's record of another status: ImportOutcome::replaced_live). Throws ConfigError naming the file when it is not a
+  /// drivelab.run/1 record (not JSON, another schema, a malformed key: the reader's message), EnvironmentError when it
+  /// cannot be read or the database cannot be written. One transaction per file.
   ImportOutcome import_file(const std::filesystem::path& file);
 
   /// The stored runs matching every filter, in import order. Under a test key (kind, test,
