@@ -198,7 +198,7 @@ LoadedInput read_merge_input(const std::filesystem::path& path) {
   if (is_journal(path)) return {{recover_from_journal(path), path.string()}, ""};
   LoadedInput out{{read_record(path), path.string()}, ""};
   const RunRecord& rec = out.input.record;
-  if (rec.status != Status::running || rec.run_id.empty()) return out;
+  if (!is_live(rec) || rec.run_id.empty()) return out;
   const std::filesystem::path journal = journal_of_input(path, rec);
   std::error_code ec;
   if (!std::filesystem::is_regular_file(journal, ec)) return out;
@@ -206,14 +206,14 @@ LoadedInput read_merge_input(const std::filesystem::path& path) {
   try {
     recovered = recover_from_journal(journal);
   } catch (const std::exception& e) {
-    out.note = fmt::format("{} is stale (status running) and its journal {} does not read ({}): merged from the record",
+    out.note = fmt::format("{} is stale (a live record) and its journal {} does not read ({}): merged from the record",
                            path.string(), journal.string(), e.what());
     return out;
   }
   if (recovered.run_id != rec.run_id || recovered.tests.size() < rec.tests.size() ||
       interval_count(recovered) < interval_count(rec))
     return out;
-  out.note = fmt::format("{} is stale (status running, {} intervals): its journal {} holds {}; merged from the journal",
+  out.note = fmt::format("{} is stale (a live record, {} intervals): its journal {} holds {}; merged from the journal",
                          path.string(), interval_count(rec), journal.string(), interval_count(recovered));
   out.input.record = std::move(recovered);
   return out;

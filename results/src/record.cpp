@@ -2,6 +2,7 @@
 // documented in docs/results.md; change both together.
 #include "drivelab/results/record.hpp"
 
+#include <algorithm>
 #include <optional>
 #include <stdexcept>
 
@@ -23,6 +24,11 @@ const Metric* TestRecord::find_metric(std::string_view metric_name) const noexce
     if (m.name == metric_name) return &m;
   }
   return nullptr;
+}
+
+bool is_live(const RunRecord& r) noexcept {
+  if (r.status == Status::running || r.reason == kLiveRecordReason) return true;
+  return std::any_of(r.tests.begin(), r.tests.end(), [](const TestRecord& t) { return t.status == Status::running; });
 }
 
 std::optional<double> histogram_figure(const LatencyHistogram& h, std::string_view figure, std::string_view unit) {

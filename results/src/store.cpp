@@ -199,14 +199,15 @@ ImportOutcome RunStore::import_file(const std::filesystem::path& file) {
   try {
     ImportOutcome out;
     out.run_id = record.run_id;
-    Statement existing(db, "SELECT source, record, status FROM runs WHERE run_id = ?1", path_);
+    Statement existing(db, "SELECT source, record FROM runs WHERE run_id = ?1", path_);
     existing.bind(1, record.run_id);
     if (existing.step()) {
       out.stored_source = existing.text(0);
-      out.same_content = Json::parse(existing.text(1)) == Json::parse(text);
-      // A live record (a run killed before it finished: status running) gives way to the same run's finished or
+      const Json stored = Json::parse(existing.text(1));
+      out.same_content = stored == Json::parse(text);
+      // A live record (is_live: written before its run finished) gives way to the same run's finished or
       // recovered record (`results recover`); any other stored record is kept (the first import wins).
-      if (existing.text(2) != to_string(Status::running) || record.status == Status::running) {
+      if (!is_live(run_record_from_json(stored)) || is_live(record)) {
         exec(db, "ROLLBACK", path_);
         return out;
       }

@@ -32,7 +32,6 @@ using detail::CohortRun;
 using results::Json;
 using results::Status;
 
-constexpr const char* kInProgressReason = "run in progress, or the process ended before the run finished";
 /// Space the journal holds back in the results directory (results::Journal's reserve): released
 /// when a journal write fails, it leaves room for the journal's last events and the final record
 /// (records of long runs are a few hundred KiB; docs/results.md, "When the results disk fills").
@@ -74,7 +73,7 @@ void fill_header(results::RunRecord& record, const Protocol& protocol, const Run
   record.seed = protocol.seed;
   record.started_at = utc_timestamp();
   record.status = Status::interrupted;
-  record.reason = kInProgressReason;
+  record.reason = results::kLiveRecordReason;
   if (record.tool.value("sanitizers", false))
     record.warnings.push_back("built with sanitizers: numbers are not representative");
   if (record.tool.value("build_type", std::string()) == "Debug")

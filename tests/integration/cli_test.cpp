@@ -176,7 +176,7 @@ TEST(Cli, ResultsMergeTakesTheJournalOfAStaleRecordNeverWritesRunningAndRemovesI
   const auto r = drivelab::testing::run({DRIVELAB_EXE, "results", "merge", r0.string(), r1.string()}, dir.path(),
                                         std::chrono::seconds(60));
   EXPECT_EQ(r.status, 1) << r.err << r.out;  // not complete
-  EXPECT_NE(r.err.find("job2-r1.json is stale (status running, 1 intervals): its journal"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("job2-r1.json is stale (a live record, 1 intervals): its journal"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("the reserve of a run that was killed"), std::string::npos) << r.err;
   EXPECT_FALSE(std::filesystem::exists(reserve));
   const RunRecord merged = read_record(dir.path() / "job2.json");

@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "drivelab/results/record.hpp"
 #include "process.hpp"
 
 namespace {
@@ -151,17 +152,20 @@ TEST(ResultsStore, WhereSelectsWithBoundValues) {
   }
 }
 
-// A run killed before it finished leaves a live record (status running); its finished or recovered record
-// (`results recover`) of the same run id takes the live one's place; a live record never replaces another.
+// A run killed before it finished leaves a live record (run interrupted "run in progress, ...", its current
+// test running: what runner/run.cpp writes); its finished or recovered record (`results recover`) of the same
+// run id takes the live one's place; a live record never replaces another.
 TEST(ResultsStore, AFinishedRecordReplacesTheLiveRecordOfItsRun) {
   ScratchDir dir("store-live");
   const std::string db = (dir.path() / "runs.sqlite").string();
   json rec = json::parse(read_file(kSource / kGolden[0]));
-  rec["status"] = "running";
+  rec["status"] = "interrupted";
+  rec["reason"] = std::string(drivelab::results::kLiveRecordReason);
+  rec["tests"][2]["status"] = "running";
   const fs::path live = dir.path() / "live.json";
   std::ofstream(live) << rec.dump();
   ASSERT_EQ(run_drivelab(dir, {"results", "import", live.string(), "--db", db}).status, 0);
-  EXPECT_EQ(query(db, "SELECT count(*) FROM runs WHERE status = 'running'"), 1);
+  EXPECT_EQ(query(db, "SELECT count(*) FROM tests WHERE status = 'running'"), 1);
   const auto done = run_drivelab(dir, {"results", "import", kGolden[0], "--db", db});
   ASSERT_EQ(done.status, 0) << done.err;
   EXPECT_NE(

@@ -160,6 +160,16 @@ struct RunRecord {
   std::vector<TestRecord> tests;
 };
 
+/// The reason a live record carries: the record the runner rewrites while the run goes (runner/run.cpp) says run
+/// status `interrupted` with this reason, its current test `running`, so that a process killed mid-run (SIGKILL,
+/// a crash, power loss) leaves a valid record marked as unfinished. Its journal holds more (`results recover`).
+inline constexpr std::string_view kLiveRecordReason = "run in progress, or the process ended before the run finished";
+
+/// Whether `r` is a live record (above): written before its run finished, by a process that was then killed or
+/// is still measuring. True when the run says `running` or kLiveRecordReason, or a test says `running`; a
+/// finished, recovered (`results recover`) or merged record is never live.
+bool is_live(const RunRecord& r) noexcept;
+
 /// The figure `figure` (MetricSource::figure: "avg", "min", "max", "sum", "p<q>") of `h` in the
 /// latency unit `unit` ("ns", "us", "ms" or "s"); nullopt for a figure or unit it does not know.
 /// The one evaluation of a figure: runner::latency_metric_value and the merge use it.

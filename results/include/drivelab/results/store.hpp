@@ -81,8 +81,8 @@ struct ImportOutcome {
   bool stored = false;        ///< false: the run id was already in the store (nothing changed)
   std::string stored_source;  ///< when already stored: the file it was imported from
   bool same_content = true;   ///< when already stored: whether the stored JSON is this file's JSON
-  /// stored, in place of a live record of the same run (status running: killed before it finished) imported
-  /// from `stored_source`; this file's record has finished or was recovered (`results recover`)
+  /// stored, in place of a live record of the same run (record.hpp is_live: written before the run finished)
+  /// imported from `stored_source`; this file's record has finished or was recovered (`results recover`)
   bool replaced_live = false;
 };
 
@@ -100,8 +100,8 @@ class RunStore {
   RunStore& operator=(const RunStore&) = delete;
 
   /// Stores the record in `file` unless its run id is already stored (deduplication by run id:
-  /// the first import wins, except that a stored live record, status running, gives way to the same
-  /// run's record of another status: ImportOutcome::replaced_live). Throws ConfigError naming the file when it is not a
+  /// the first import wins, except that a stored live record, is_live, gives way to the same run's
+  /// record that is not: ImportOutcome::replaced_live). Throws ConfigError naming the file when it is not a
   /// drivelab.run/1 record (not JSON, another schema, a malformed key: the reader's message), EnvironmentError when it
   /// cannot be read or the database cannot be written. One transaction per file.
   ImportOutcome import_file(const std::filesystem::path& file);
