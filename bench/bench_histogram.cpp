@@ -32,6 +32,13 @@ const std::vector<std::int64_t>& random_latencies() {
   return values;
 }
 
+/// A histogram of every random_latencies() value: the state the merge and the percentile query see.
+LatencyHistogram random_histogram() {
+  LatencyHistogram h;
+  for (std::int64_t ns : random_latencies()) h.record(ns);
+  return h;
+}
+
 void BM_HistogramRecord(benchmark::State& state) {
   const auto& values = random_latencies();
   const std::size_t mask = values.size() - 1;
@@ -65,8 +72,7 @@ BENCHMARK(BM_HistogramRecordSameBin);
 // p99 2487 -> 2719 ns for the 2^36 -> 2^42 ns layouts.
 void BM_HistogramMerge(benchmark::State& state) {
   LatencyHistogram a;
-  LatencyHistogram b;
-  for (std::int64_t ns : random_latencies()) b.record(ns);
+  const LatencyHistogram b = random_histogram();
   for (auto _ : state) {
     a.merge(b);
     benchmark::DoNotOptimize(a.count());
@@ -77,8 +83,7 @@ BENCHMARK(BM_HistogramMerge);
 
 // One percentile query (p99.9 scans nearly all bins; the worst case for the cumulative walk).
 void BM_HistogramPercentile(benchmark::State& state) {
-  LatencyHistogram h;
-  for (std::int64_t ns : random_latencies()) h.record(ns);
+  const LatencyHistogram h = random_histogram();
   const double p = static_cast<double>(state.range(0)) / 10.0;
   for (auto _ : state) {
     benchmark::DoNotOptimize(h.percentile(p));
