@@ -12,132 +12,144 @@
 namespace drivelab::trace::detail {
 namespace {
 
-/// Every comma-separated format is read by this one class: the row names the member that turns one
-/// line into a request (`.open = open_as<CsvSource, alibaba, &CsvSource::alibaba>`).
-class CsvSource final : public TextTraceSource {
+// ---- MSR Cambridge -----------------------------------------------------------------------------
+class MsrSource final : public TextTraceSource {
  public:
-  /// A format's line reader: fills `io` from one non-blank line; false skips the line (a header,
-  /// a command that moves no data).
-  using ReadLine = bool (CsvSource::*)(std::string_view line, TraceIo& io);
-
-  CsvSource(std::unique_ptr<ByteInput> input, const std::filesystem::path& name, ReadLine read,
-            const TraceFormatInfo& format, const TraceReadOptions& options)
-      : TextTraceSource(std::move(input), name, format, options), read_(read) {}
-
-  bool msr(std::string_view line, TraceIo& io);
-  bool cloudphysics(std::string_view line, TraceIo& io);
-  bool spc(std::string_view line, TraceIo& io);
-  bool alibaba(std::string_view line, TraceIo& io);
-  bool tencent(std::string_view line, TraceIo& io);
-  bool systor17(std::string_view line, TraceIo& io);
+  using TextTraceSource::TextTraceSource;
 
  private:
-  bool parse(std::string_view line, TraceIo& io) override { return (this->*read_)(line, io); }
+  bool parse(std::string_view line, TraceIo& io) override {
+    Fields f;
+    if (!csv_fields(line, f, "Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime"))
+      return false;  // the header line
+    io.op = read_or_write(lines_, f[3], "Read", "Write", "Type");
+    (void)parse_u64(lines_, f[2], "DiskNumber");
+    io.offset_bytes = parse_u64(lines_, f[4], "Offset");
+    io.size_bytes = parse_u32(lines_, f[5], "Size");
+    (void)parse_u64(lines_, f[6], "ResponseTime");
+    if (f[1].empty()) lines_.fail("Hostname is empty");
+    io.device = device(fmt::format("{},{}", f[1], f[2]));
+    // FILETIME counts from 1601: today's values (~1.3e17 ticks) overflow int64 ns, so the time is
+    // taken relative to the first request in ticks before scaling.
+    const std::uint64_t ticks = parse_u64(lines_, f[0], "Timestamp");
+    if (!have_first_tick_) {
+      first_tick_ = ticks;
+      have_first_tick_ = true;
+    }
+    const bool later = ticks >= first_tick_;
+    const std::int64_t magnitude_ns = stamp_ns(later ? ticks - first_tick_ : first_tick_ - ticks, "Timestamp");
+    set_time(io, later ? magnitude_ns : -magnitude_ns);
+    return true;
+  }
 
-  ReadLine read_;
-  std::uint64_t first_tick_ = 0;  // msr: the first request's FILETIME
+  std::uint64_t first_tick_ = 0;
   bool have_first_tick_ = false;
 };
 
-// ---- MSR Cambridge -----------------------------------------------------------------------------
-bool CsvSource::msr(std::string_view line, TraceIo& io) {
-  Fields f;
-  if (!csv_fields(line, f, "Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime"))
-    return false;  // the header line
-  io.op = read_or_write(lines_, f[3], "Read", "Write", "Type");
-  (void)parse_u64(lines_, f[2], "DiskNumber");
-  io.offset_bytes = parse_u64(lines_, f[4], "Offset");
-  io.size_bytes = parse_u32(lines_, f[5], "Size");
-  (void)parse_u64(lines_, f[6], "ResponseTime");
-  if (f[1].empty()) lines_.fail("Hostname is empty");
-  io.device = device(fmt::format("{},{}", f[1], f[2]));
-  // FILETIME counts from 1601: today's values (~1.3e17 ticks) overflow int64 ns, so the time is
-  // taken relative to the first request in ticks before scaling.
-  const std::uint64_t ticks = parse_u64(lines_, f[0], "Timestamp");
-  if (!have_first_tick_) {
-    first_tick_ = ticks;
-    have_first_tick_ = true;
-  }
-  const bool later = ticks >= first_tick_;
-  const std::int64_t magnitude_ns = stamp_ns(later ? ticks - first_tick_ : first_tick_ - ticks, "Timestamp");
-  set_time(io, later ? magnitude_ns : -magnitude_ns);
-  return true;
-}
-
 // ---- CloudPhysics vSCSI CSV --------------------------------------------------------------------
-bool CsvSource::cloudphysics(std::string_view line, TraceIo& io) {
-  Fields f;
-  if (!csv_fields(line, f, "version,time,op,size,lbn")) return false;  // the header line
-  (void)parse_u64(lines_, f[0], "version");
-  const std::uint64_t opcode = parse_u64(lines_, f[2], "op", 16);
-  if (opcode > 0xff) lines_.fail(fmt::format("op: SCSI opcode {} is more than one byte", f[2]));
-  if (!scsi_opcode_op(opcode, io.op)) return false;  // TEST UNIT READY, INQUIRY, ...: no data
-  io.size_bytes = parse_u32(lines_, f[3], "size");
-  io.offset_bytes = checked_mul(lines_, parse_u64(lines_, f[4], "lbn"), kSectorBytes, "lbn");
-  io.device = device("0");
-  set_time(io, stamp_ns(parse_u64(lines_, f[1], "time"), "time"));
-  return true;
-}
+class CloudPhysicsCsvSource final : public TextTraceSource {
+ public:
+  using TextTraceSource::TextTraceSource;
+
+ private:
+  bool parse(std::string_view line, TraceIo& io) override {
+    Fields f;
+    if (!csv_fields(line, f, "version,time,op,size,lbn")) return false;  // the header line
+    (void)parse_u64(lines_, f[0], "version");
+    const std::uint64_t opcode = parse_u64(lines_, f[2], "op", 16);
+    if (opcode > 0xff) lines_.fail(fmt::format("op: SCSI opcode {} is more than one byte", f[2]));
+    if (!scsi_opcode_op(opcode, io.op)) return false;  // TEST UNIT READY, INQUIRY, ...: no data
+    io.size_bytes = parse_u32(lines_, f[3], "size");
+    io.offset_bytes = checked_mul(lines_, parse_u64(lines_, f[4], "lbn"), kSectorBytes, "lbn");
+    io.device = device("0");
+    set_time(io, stamp_ns(parse_u64(lines_, f[1], "time"), "time"));
+    return true;
+  }
+};
 
 // ---- SPC (UMass Trace Repository) ---------------------------------------------------------------
 // ASU,LBA,SIZE_BYTES,OPCODE(r|w),SECONDS[,...]: SPC files may carry trailing fields after the
 // timestamp; the first five are defined.
-bool CsvSource::spc(std::string_view line, TraceIo& io) {
-  Fields f;
-  const std::size_t n = split_delimited(line, ',', f);
-  if (n < 5 || n > kMaxFields) {
-    lines_.fail(fmt::format("expected ASU,LBA,SIZE,OPCODE,TIMESTAMP, got {} fields",
-                            n > kMaxFields ? std::string("more") : std::to_string(n)));
+class SpcSource final : public TextTraceSource {
+ public:
+  using TextTraceSource::TextTraceSource;
+
+ private:
+  bool parse(std::string_view line, TraceIo& io) override {
+    Fields f;
+    const std::size_t n = split_delimited(line, ',', f);
+    if (n < 5 || n > kMaxFields) {
+      lines_.fail(fmt::format("expected ASU,LBA,SIZE,OPCODE,TIMESTAMP, got {} fields",
+                              n > kMaxFields ? std::string("more") : std::to_string(n)));
+    }
+    io.op = read_or_write(lines_, f[3], "r", "w", "OPCODE");
+    io.device = numeric_device(f[0], "ASU");
+    io.offset_bytes = checked_mul(lines_, parse_u64(lines_, f[1], "LBA"), kSectorBytes, "LBA");
+    io.size_bytes = parse_u32(lines_, f[2], "SIZE");
+    set_time(io, parse_seconds_ns(lines_, f[4], "TIMESTAMP"));
+    return true;
   }
-  io.op = read_or_write(lines_, f[3], "r", "w", "OPCODE");
-  io.device = numeric_device(f[0], "ASU");
-  io.offset_bytes = checked_mul(lines_, parse_u64(lines_, f[1], "LBA"), kSectorBytes, "LBA");
-  io.size_bytes = parse_u32(lines_, f[2], "SIZE");
-  set_time(io, parse_seconds_ns(lines_, f[4], "TIMESTAMP"));
-  return true;
-}
+};
 
 // ---- Alibaba ------------------------------------------------------------------------------------
-bool CsvSource::alibaba(std::string_view line, TraceIo& io) {
-  Fields f;
-  if (!csv_fields(line, f, "device_id,opcode,offset,length,timestamp")) return false;  // the header line
-  io.op = read_or_write(lines_, f[1], "R", "W", "opcode");
-  io.device = numeric_device(f[0], "device_id");
-  io.offset_bytes = parse_u64(lines_, f[2], "offset");
-  io.size_bytes = parse_u32(lines_, f[3], "length");
-  set_time(io, stamp_ns(parse_u64(lines_, f[4], "timestamp"), "timestamp"));
-  return true;
-}
+class AlibabaSource final : public TextTraceSource {
+ public:
+  using TextTraceSource::TextTraceSource;
+
+ private:
+  bool parse(std::string_view line, TraceIo& io) override {
+    Fields f;
+    if (!csv_fields(line, f, "device_id,opcode,offset,length,timestamp")) return false;  // the header line
+    io.op = read_or_write(lines_, f[1], "R", "W", "opcode");
+    io.device = numeric_device(f[0], "device_id");
+    io.offset_bytes = parse_u64(lines_, f[2], "offset");
+    io.size_bytes = parse_u32(lines_, f[3], "length");
+    set_time(io, stamp_ns(parse_u64(lines_, f[4], "timestamp"), "timestamp"));
+    return true;
+  }
+};
 
 // ---- Tencent CBS --------------------------------------------------------------------------------
-bool CsvSource::tencent(std::string_view line, TraceIo& io) {
-  Fields f;
-  if (!csv_fields(line, f, "Timestamp,Offset,Size,IOType,VolumeID")) return false;  // the header line
-  io.op = op_flag(lines_, f[3], 0, 1, "IOType");
-  io.device = numeric_device(f[4], "VolumeID");
-  set_sectors(io, f[1], f[2], "Offset", "Size");
-  set_time(io, stamp_ns(parse_u64(lines_, f[0], "Timestamp"), "Timestamp"));
-  return true;
-}
+class TencentSource final : public TextTraceSource {
+ public:
+  using TextTraceSource::TextTraceSource;
+
+ private:
+  bool parse(std::string_view line, TraceIo& io) override {
+    Fields f;
+    if (!csv_fields(line, f, "Timestamp,Offset,Size,IOType,VolumeID")) return false;  // the header line
+    io.op = op_flag(lines_, f[3], 0, 1, "IOType");
+    io.device = numeric_device(f[4], "VolumeID");
+    set_sectors(io, f[1], f[2], "Offset", "Size");
+    set_time(io, stamp_ns(parse_u64(lines_, f[0], "Timestamp"), "Timestamp"));
+    return true;
+  }
+};
 
 // ---- SYSTOR '17 enterprise VDI ------------------------------------------------------------------
 // Timestamp,Response,IOType,LUN,Offset,Size: Unix seconds with a 9-digit fraction accurate to the
 // µs, the response time, R|W or blank ("no response message": the request's kind is unknown, so
 // it is skipped), the LUN index, bytes, bytes (the distribution's README.txt).
-bool CsvSource::systor17(std::string_view line, TraceIo& io) {
-  Fields f;
-  if (!csv_fields(line, f, "Timestamp,Response,IOType,LUN,Offset,Size")) return false;  // the header line
-  const std::int64_t absolute_ns = parse_seconds_ns(lines_, f[0], "Timestamp");
-  if (!f[1].empty()) (void)parse_seconds_ns(lines_, f[1], "Response");
-  (void)parse_u64(lines_, f[3], "LUN");
-  io.offset_bytes = parse_u64(lines_, f[4], "Offset");
-  io.size_bytes = parse_u32(lines_, f[5], "Size");
-  if (f[2].empty()) return false;  // no response message: read or write is unknown
-  io.op = read_or_write(lines_, f[2], "R", "W", "IOType (or blank)");
-  io.device = device(f[3]);
-  set_time(io, absolute_ns);
-  return true;
-}
+class Systor17Source final : public TextTraceSource {
+ public:
+  using TextTraceSource::TextTraceSource;
+
+ private:
+  bool parse(std::string_view line, TraceIo& io) override {
+    Fields f;
+    if (!csv_fields(line, f, "Timestamp,Response,IOType,LUN,Offset,Size")) return false;  // the header line
+    const std::int64_t absolute_ns = parse_seconds_ns(lines_, f[0], "Timestamp");
+    if (!f[1].empty()) (void)parse_seconds_ns(lines_, f[1], "Response");
+    (void)parse_u64(lines_, f[3], "LUN");
+    io.offset_bytes = parse_u64(lines_, f[4], "Offset");
+    io.size_bytes = parse_u32(lines_, f[5], "Size");
+    if (f[2].empty()) return false;  // no response message: read or write is unknown
+    io.op = read_or_write(lines_, f[2], "R", "W", "IOType (or blank)");
+    io.device = device(f[3]);
+    set_time(io, absolute_ns);
+    return true;
+  }
+};
 
 bool is_read_or_write(std::string_view f) { return iequals(f, "R") || iequals(f, "W"); }
 
@@ -162,7 +174,7 @@ extern const TraceFormatInfo msr_cambridge{
           return h.csv_count == 7 && (iequals(f[0], "Timestamp") || iequals(f[3], "Read") || iequals(f[3], "Write"));
         },
     .sample = "128166372003061629,mds,1,Write,3154152960,4096,2195\n",
-    .open = open_as<CsvSource, msr_cambridge, &CsvSource::msr>,
+    .open = open_as<MsrSource, msr_cambridge>,
     .seed_file = "msr_cambridge.csv",
 };
 
@@ -192,7 +204,7 @@ extern const TraceFormatInfo cloudphysics_csv{
                  opcode <= 0xff && scsi_opcode_op(opcode, op);
         },
     .sample = "version,time,op,size,lbn\n1,5633898,2a,512,42932745\n",
-    .open = open_as<CsvSource, cloudphysics_csv, &CsvSource::cloudphysics>,
+    .open = open_as<CloudPhysicsCsvSource, cloudphysics_csv>,
     .seed_file = "cloudphysics_small.csv",
 };
 
@@ -210,7 +222,7 @@ extern const TraceFormatInfo spc{
           return n >= 5 && n <= kMaxFields && !(n == 5 && is_read_or_write(h.csv[1])) && is_read_or_write(h.csv[3]);
         },
     .sample = "0,20941264,8192,W,0.551706\n",
-    .open = open_as<CsvSource, spc, &CsvSource::spc>,
+    .open = open_as<SpcSource, spc>,
     .seed_file = "spc.csv",
 };
 
@@ -227,7 +239,7 @@ extern const TraceFormatInfo alibaba{
                  (iequals(f[0], "device_id") || (is_read_or_write(f[1]) && !is_read_or_write(f[3])));
         },
     .sample = "419,W,8653361152,4096,1577808000000602\n",
-    .open = open_as<CsvSource, alibaba, &CsvSource::alibaba>,
+    .open = open_as<AlibabaSource, alibaba>,
     .seed_file = "alibaba.csv",
 };
 
@@ -245,7 +257,7 @@ extern const TraceFormatInfo tencent{
                  (iequals(f[0], "Timestamp") || (!is_read_or_write(f[1]) && (f[3] == "0" || f[3] == "1")));
         },
     .sample = "1538323200,12910952,8,1,1283\n",
-    .open = open_as<CsvSource, tencent, &CsvSource::tencent>,
+    .open = open_as<TencentSource, tencent>,
     .seed_file = "tencent.csv",
 };
 
@@ -270,7 +282,7 @@ extern const TraceFormatInfo systor17{
                  is_unsigned(f[4]) && is_unsigned(f[5]);
         },
     .sample = "1456135200.013118000,0.000806000,R,4,899056122368,131072\n",
-    .open = open_as<CsvSource, systor17, &CsvSource::systor17>,
+    .open = open_as<Systor17Source, systor17>,
     .seed_file = "systor17_vdi.csv",
 };
 
