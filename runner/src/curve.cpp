@@ -166,6 +166,18 @@ std::string cut_point_line(const std::string& group, double measured_s, std::chr
                      measured_s, std::chrono::duration<double>(duration).count());
 }
 
+void record_curve_run_rates(results::TestRecorder& rec, const std::string& group, double requested_pct,
+                            double requested_tps, std::uint64_t arrivals, double measured_s, double tps,
+                            std::string_view tps_what) {
+  rec.group_metric(group, results::catalogue::requested_pct, requested_pct,
+                   "of the max run's TPS; 0 = the closed-loop max run");
+  if (requested_tps > 0)
+    rec.group_metric(group, results::catalogue::arrival_rate,
+                     measured_s > 0 ? static_cast<double>(arrivals) / measured_s : 0.0,
+                     fmt::format("arrivals per second (requested {:.1f})", requested_tps));
+  rec.group_metric(group, results::catalogue::tps, tps, std::string(tps_what));
+}
+
 std::string above_max_run(const std::string& group, double achieved, double max_run, double measured_s) {
   if (!(max_run > 0) || !(achieved > max_run * (1.0 + rate_tolerance(max_run, measured_s)))) return {};
   return fmt::format(
