@@ -395,9 +395,7 @@ void record_curve_point(results::TestRecorder& rec, const CurveRun& run) {
   runner::record_curve_run_rates(rec, g, run.requested_pct, run.requested_tps, t.arrivals, t.measured_s, run.tps(),
                                  "committed transactions of all types per second");
   rec.group_metric(g, cat::tpm_c, run.tpm_c(), "committed New-Orders per minute");
-  runner::record_group_latency(
-      rec, g, all.response_time, "response_time." + g, cat::latency, LatencyUnit::ms,
-      {Figure::avg(), Figure::p(50), Figure::p(90), Figure::p(95), Figure::p(99), Figure::max()});
+  runner::record_curve_run_latency(rec, g, all.response_time, "response_time." + g);
   runner::record_group_latency(rec, g, all.queue_wait, "queue_wait." + g, cat::queue_wait, LatencyUnit::ms,
                                {Figure::p(99)});
   runner::record_group_latency(rec, g, all.service_time, "service_time." + g, cat::service_time, LatencyUnit::ms,
@@ -441,10 +439,10 @@ results::Json curve_points_json(const std::vector<CurveRun>& runs) {
 }
 
 void record_slo_answers(results::TestRecorder& rec, const std::vector<CurveRun>& runs,
-                        const std::vector<runner::SloBound>& slo, std::string cut_after) {
+                        const std::vector<runner::SloBound>& slo, const std::string& cut_after) {
   runner::record_oltp_slo_answers(
       rec, runs, slo, [](const CurveRun& r, const runner::SloBound& b) { return slo_figure_ms(r.totals, b); },
-      cat::max_tpmc_under_slo, "tpm_c", [](const CurveRun& r) { return r.tpm_c(); }, std::move(cut_after));
+      cat::max_tpmc_under_slo, "tpm_c", [](const CurveRun& r) { return r.tpm_c(); }, cut_after);
 }
 
 }  // namespace drivelab::oltp::tpcc::detail

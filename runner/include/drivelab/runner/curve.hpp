@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "drivelab/config/document.hpp"
+#include "drivelab/core/histogram.hpp"
 #include "drivelab/results/catalogue.hpp"
 #include "drivelab/results/catalogue_types.hpp"
 #include "drivelab/results/record.hpp"
@@ -159,6 +160,12 @@ void record_curve_run_rates(results::TestRecorder& rec, const std::string& group
                             double requested_tps, std::uint64_t arrivals, double measured_s, double tps,
                             std::string_view tps_what);
 
+/// The latency figures of an OLTP curve run's group `group` (kinds tpcc and sysbench, their
+/// record_curve_point): avg, p50, p90, p95, p99 and max of `h` (its transactions of every type)
+/// in ms, of the family latency, read from the histogram `histogram_name` (record_group_latency).
+void record_curve_run_latency(results::TestRecorder& rec, const std::string& group, const LatencyHistogram& h,
+                              std::string_view histogram_name);
+
 /// One open-loop point of an OLTP `rate: curve` (kind sysbench), as run_rate_curve hands it over.
 struct RateCurvePoint {
   std::size_t index = 0;  ///< 1 for the first point (0 is the max run): the point's random stream
@@ -300,7 +307,7 @@ void record_slo_answers(results::TestRecorder& rec, std::vector<SloQuestion> que
 template <class Run, class FigureMs, class Figure>
 void record_oltp_slo_answers(results::TestRecorder& rec, const std::vector<Run>& runs, const std::vector<SloBound>& slo,
                              FigureMs&& figure_ms, const results::MetricDef& figure_metric,
-                             std::string_view figure_word, Figure&& figure, std::string cut_after) {
+                             std::string_view figure_word, Figure&& figure, const std::string& cut_after) {
   std::vector<SloQuestion> questions;
   for (const SloBound& b : slo) {
     SloQuestion& q = questions.emplace_back();
@@ -318,7 +325,7 @@ void record_oltp_slo_answers(results::TestRecorder& rec, const std::vector<Run>&
                       .figure_metric = &figure_metric,
                       .figure_word = figure_word,
                       .figure_of = figure_of,
-                      .cut_after = std::move(cut_after)});
+                      .cut_after = cut_after});
 }
 
 /// Another figure of the curve's runs at the answer `a` (tpmC, QPS): linearly interpolated
