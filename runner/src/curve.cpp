@@ -11,6 +11,7 @@
 
 #include "drivelab/config/map_reader.hpp"
 #include "drivelab/results/summary.hpp"
+#include "drivelab/runner/latency_metrics.hpp"
 
 namespace drivelab::runner {
 
@@ -164,6 +165,25 @@ std::string curve_point_start_line(const RateCurvePoint& p) {
 std::string cut_point_line(const std::string& group, double measured_s, std::chrono::nanoseconds duration) {
   return fmt::format("{} was cut {:.3g} s into its {:g} s measured phase: left out of the curve and its answer", group,
                      measured_s, std::chrono::duration<double>(duration).count());
+}
+
+void record_curve_run_rates(results::TestRecorder& rec, const std::string& group, double requested_pct,
+                            double requested_tps, std::uint64_t arrivals, double measured_s, double tps,
+                            std::string_view tps_what) {
+  rec.group_metric(group, results::catalogue::requested_pct, requested_pct,
+                   "of the max run's TPS; 0 = the closed-loop max run");
+  if (requested_tps > 0)
+    rec.group_metric(group, results::catalogue::arrival_rate,
+                     measured_s > 0 ? static_cast<double>(arrivals) / measured_s : 0.0,
+                     fmt::format("arrivals per second (requested {:.1f})", requested_tps));
+  rec.group_metric(group, results::catalogue::tps, tps, std::string(tps_what));
+}
+
+void record_curve_run_latency(results::TestRecorder& rec, const std::string& group, const LatencyHistogram& h,
+                              std::string_view histogram_name) {
+  using Figure = LatencyFigure;
+  record_group_latency(rec, group, h, histogram_name, results::catalogue::latency, LatencyUnit::ms,
+                       {Figure::avg(), Figure::p(50), Figure::p(90), Figure::p(95), Figure::p(99), Figure::max()});
 }
 
 std::string above_max_run(const std::string& group, double achieved, double max_run, double measured_s) {

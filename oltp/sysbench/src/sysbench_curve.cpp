@@ -86,15 +86,10 @@ void record_curve_point(results::TestRecorder& rec, const CurveRun& run) {
   const DriverTotals& t = run.totals;
   const Counters& c = t.counters;
   const bool open = t.rate_per_s > 0;
-  rec.group_metric(g, cat::requested_pct, run.requested_pct, "of the max run's TPS; 0 = the closed-loop max run");
-  if (open)
-    rec.group_metric(g, cat::arrival_rate, per_s(t.arrivals, t.measured_s),
-                     fmt::format("arrivals per second (requested {:.1f})", run.requested_tps));
-  rec.group_metric(g, cat::tps, run.tps(), "transactions (events) per second");
+  runner::record_curve_run_rates(rec, g, run.requested_pct, run.requested_tps, t.arrivals, t.measured_s, run.tps(),
+                                 "transactions (events) per second");
   rec.group_metric(g, cat::qps, run.qps(), "queries per second");
-  runner::record_group_latency(
-      rec, g, c.latency, "latency." + g, cat::latency, LatencyUnit::ms,
-      {Figure::avg(), Figure::p(50), Figure::p(90), Figure::p(95), Figure::p(99), Figure::max()});
+  runner::record_curve_run_latency(rec, g, c.latency, "latency." + g);
   rec.histogram("latency." + g, c.latency);
   if (open) {
     runner::record_group_latency(rec, g, c.lateness, "queue_wait." + g, cat::queue_wait, LatencyUnit::ms,
@@ -142,29 +137,14 @@ void warn_points_not_held(results::TestRecorder& rec, const std::vector<CurveRun
 }
 
 void record_slo_answers(results::TestRecorder& rec, const std::vector<CurveRun>& runs,
-                        const std::vector<runner::SloBound>& slo, std::string cut_after) {
-  std::vector<runner::SloQuestion> questions;
-  for (const runner::SloBound& b : slo) {
-    runner::SloQuestion& q = questions.emplace_back();
-    q.bound = b;
-    for (const CurveRun& r : runs) {
-      // A run that completed nothing has no figure (an empty histogram's 0 ms would pass any bound).
-      const LatencyHistogram& h = r.totals.counters.latency;
-      q.samples.push_back({r.group, r.tps(), h.count() > 0 ? ns_to_ms(h.percentile(b.percentile)) : NAN});
-    }
-  }
-  runner::record_slo_answers(rec, std::move(questions),
-                             {.rate_metric = &cat::max_tps_under_slo,
-                              .rate_word = "TPS",
-                              .figure_metric = &cat::max_qps_under_slo,
-                              .figure_word = "qps",
-                              .figure_of =
-                                  [&](const std::string& group) {
-                                    for (const CurveRun& r : runs)
-                                      if (r.group == group) return r.qps();
-                                    return 0.0;
-                                  },
-                              .cut_after = std::move(cut_after)});
+                        const std::vector<runner::SloBound>& slo, const std::string& cut_after) {
+  const auto figure_ms = [](const CurveRun& r, const runner::SloBound& b) {
+    // A run that completed nothing has no figure (an empty histogram's 0 ms would pass any bound).
+    const LatencyHistogram& h = r.totals.counters.latency;
+    return h.count() > 0 ? ns_to_ms(h.percentile(b.percentile)) : NAN;
+  };
+  runner::record_oltp_slo_answers(
+      rec, runs, slo, figure_ms, cat::max_qps_under_slo, "qps", [](const CurveRun& r) { return r.qps(); }, cut_after);
 }
 
 }  // namespace drivelab::oltp::sysbench::detail

@@ -62,6 +62,6 @@ void warn_points_not_held(results::TestRecorder& rec, const std::vector<CurveRun
 /// console line per bound, details["slo"] with each bound's answer and bracketing runs.
 /// `cut_after`: the group of the last run when the curve did not run all its points, else "".
 void record_slo_answers(results::TestRecorder& rec, const std::vector<CurveRun>& runs,
-                        const std::vector<runner::SloBound>& slo, std::string cut_after);
+                        const std::vector<runner::SloBound>& slo, const std::string& cut_after);
 
 }  // namespace drivelab::oltp::sysbench::detail

@@ -281,7 +281,7 @@ void SysbenchEmulator::run_phase(runner::TestContext& ctx) {
   std::string cut_after;
   if (config_.rate_curve) {
     runs.push_back(CurveRun{.group = "max", .totals = totals});
-    cut_after = run_curve(ctx, runs);
+    cut_after = run_curve_points(ctx, settings_, config_.curve, runs, driver_, record_curve_point, "completed");
   }
   // Nothing completed in the measured phase (a curve's max run): no figure to report (its
   // latencies would read 0 ms). Checked after the curve, whose collectives every rank runs; a
@@ -293,37 +293,6 @@ void SysbenchEmulator::run_phase(runner::TestContext& ctx) {
   for (const CurveRun& r : runs) measured += r.totals.measured_s;
   ctx.recorder->set_phase_times(warmup_s_, runs.empty() ? totals.measured_s : measured);
   if (auto err = driver_->fatal_error()) throw BackendError(*err);
-}
-
-std::string SysbenchEmulator::run_curve(runner::TestContext& ctx, std::vector<CurveRun>& runs) {
-  auto& rec = *ctx.recorder;
-  runner::report_curve_run(rec, runs.front(), runs.front(), record_curve_point);
-  const auto stopped = [&] { return stop_or_failed(ctx); };
-  const runner::RateCurveResult curve =
-      runner::run_rate_curve(ctx, runs.front().tps(), config_.curve, stopped, [&](const runner::RateCurvePoint& p) {
-        rec.message(runner::curve_point_start_line(p));
-        driver_.reset();
-        start_driver(ctx, p.rate_per_s, p.index);
-        if (!wait_until(monotonic_ns() + settings_.warmup.count(), stopped)) {
-          driver_->finish();
-          return true;
-        }
-        driver_->begin_measurement();
-        measure_intervals(ctx);
-        driver_->finish();
-        if (stopped()) {
-          // Cut in its measured phase: a fragment is no point of the curve (runner::cut_point_line).
-          rec.message(runner::cut_point_line(p.group, driver_->totals().measured_s, settings_.duration));
-        } else {
-          runs.push_back(CurveRun{
-              .group = p.group, .requested_pct = p.pct, .requested_tps = p.rate_per_s, .totals = driver_->totals()});
-          runner::report_curve_run(rec, runs.back(), runs.front(), record_curve_point);
-        }
-        return stop_or_failed(ctx);
-      });
-  if (curve.max_rate <= 0)
-    rec.warning("rate: curve: the max run completed nothing, so there is no rate to take a share of");
-  return curve.complete ? std::string() : runs.back().group;
 }
 
 void SysbenchEmulator::record_results(runner::TestContext& ctx, const DriverTotals& totals,

@@ -23,7 +23,7 @@
 
 namespace drivelab::oltp::sysbench::detail {
 
-class SysbenchEmulator final : public DatabaseEmulator {
+class SysbenchEmulator final : public DriverEmulator<Driver> {
  public:
   SysbenchEmulator(SysbenchConfig config, runner::TestSettings settings);
   ~SysbenchEmulator() override;
@@ -41,18 +41,12 @@ class SysbenchEmulator final : public DatabaseEmulator {
   void run_phase(runner::TestContext& ctx) override;
   void verify_phase(runner::TestContext& ctx) override;
   const ManagedServer* managed_server() const noexcept override;
-  /// Starts the workers: a closed loop (rate_per_s 0) or an open loop; `point` > 0 is a curve
-  /// point, whose workers draw from a stream of their own.
-  void start_driver(runner::TestContext& ctx, double rate_per_s, std::uint64_t point);
-  /// One interval per settings.interval until the measured time ends or the run stops.
-  void measure_intervals(runner::TestContext& ctx);
-  /// The open-loop points of rate: curve after the max run runs.front() (runner::run_rate_curve),
-  /// each run's console line printed. Returns the group of the last run when the curve did not
-  /// run all its points, else "".
-  std::string run_curve(runner::TestContext& ctx, std::vector<CurveRun>& runs);
-  /// A stop was requested or a worker failed: what ends the phase's waits (core/phase.hpp).
-  bool stop_or_failed(const runner::TestContext& ctx) const noexcept;
-  /// `runs`: the curve's (rate: curve), else empty; `cut_after` as run_curve returned it.
+  // The workers (DriverEmulator): a closed loop (rate_per_s 0) or an open loop; `point` > 0 is a
+  // curve point, whose workers draw from a stream of their own.
+  void start_driver(runner::TestContext& ctx, double rate_per_s, std::uint64_t point) override;
+  void measure_intervals(runner::TestContext& ctx) override;
+  bool stop_or_failed(const runner::TestContext& ctx) const noexcept override;
+  /// `runs`: the curve's (rate: curve), else empty; `cut_after` as run_curve_points returned it.
   void record_results(runner::TestContext& ctx, const DriverTotals& totals, const std::vector<CurveRun>& runs,
                       const std::string& cut_after);
 

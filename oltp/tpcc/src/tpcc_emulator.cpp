@@ -489,37 +489,10 @@ void TpccEmulator::run_phase(runner::TestContext& ctx) {
 }
 
 std::string TpccEmulator::run_curve(runner::TestContext& ctx, std::vector<CurveRun>& runs) {
-  auto& rec = *ctx.recorder;
-  runner::report_curve_run(rec, runs.front(), runs.front(), record_curve_point);
-  const auto stopped = [&] { return stop_or_failed(ctx); };
-  const runner::RateCurveResult curve =
-      runner::run_rate_curve(ctx, runs.front().tps(), config_.curve, stopped, [&](const runner::RateCurvePoint& p) {
-        rec.message(runner::curve_point_start_line(p));
-        driver_.reset();
-        start_driver(ctx, p.rate_per_s, p.index);
-        if (!wait_until(monotonic_ns() + settings_.warmup.count(), stopped)) {
-          driver_->finish();
-          return true;
-        }
-        driver_->begin_measurement();
-        measure_intervals(ctx);
-        driver_->finish();
-        if (stopped()) {
-          // Cut in its measured phase: a fragment (often the warm-up's backlog draining) is no
-          // point of the curve, and never a bracket of the answer.
-          rec.message(runner::cut_point_line(p.group, driver_->totals().measured_s, settings_.duration));
-        } else {
-          CurveRun run{
-              .group = p.group, .requested_pct = p.pct, .requested_tps = p.rate_per_s, .totals = driver_->totals()};
-          runner::report_curve_run(rec, run, runs.front(), record_curve_point);
-          runs.push_back(std::move(run));
-        }
-        return stop_or_failed(ctx);
-      });
-  if (curve.max_rate <= 0)
-    rec.warning("rate: curve: the max run committed nothing, so there is no rate to take a share of");
-  rec.detail("points", curve_points_json(runs));
-  return curve.complete ? std::string() : runs.back().group;
+  std::string cut_after =
+      run_curve_points(ctx, settings_, config_.curve, runs, driver_, record_curve_point, "committed");
+  ctx.recorder->detail("points", curve_points_json(runs));
+  return cut_after;
 }
 
 void TpccEmulator::verify_phase(runner::TestContext& ctx) {

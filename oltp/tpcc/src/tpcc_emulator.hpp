@@ -23,7 +23,7 @@
 
 namespace drivelab::oltp::tpcc::detail {
 
-class TpccEmulator final : public DatabaseEmulator {
+class TpccEmulator final : public DriverEmulator<tpcc::Driver> {
  public:
   TpccEmulator(tpcc::TpccConfig config, runner::TestSettings settings);
   ~TpccEmulator() override;
@@ -80,18 +80,16 @@ class TpccEmulator final : public DatabaseEmulator {
   /// shared_database on several ranks: each rank prepares its part, then all meet (a collective)
   /// so no rank goes on before rank 0's load is there or after another rank failed.
   void prepare_shared(runner::TestContext& ctx);
-  /// Starts the terminals at `rate_per_s` (0: closed loop); `point` > 0 is a curve point's
-  /// (its own terminal stream, details["terminals"] written by point 0 only).
-  void start_driver(runner::TestContext& ctx, double rate_per_s, std::uint64_t point);
-  /// Records an interval per settings.interval for settings.duration while the terminals run.
-  void measure_intervals(runner::TestContext& ctx);
+  // The terminals (DriverEmulator): started at `rate_per_s` (0: closed loop); `point` > 0 is a
+  // curve point's (its own terminal stream, details["terminals"] written by point 0 only).
+  void start_driver(runner::TestContext& ctx, double rate_per_s, std::uint64_t point) override;
+  void measure_intervals(runner::TestContext& ctx) override;
+  bool stop_or_failed(const runner::TestContext& ctx) const noexcept override;
   /// rate: curve, after the max run (runs[0]): each point of config.curve as an open-loop run at
-  /// that % of the max run's TPS with its own warm-up and duration (runner::run_rate_curve); its
-  /// groups recorded and its console line printed, the runs appended; details["points"]. Returns
-  /// the group of the last run when the curve did not run all its points, else "".
+  /// that % of the max run's TPS with its own warm-up and duration (run_curve_points), the runs
+  /// appended; details["points"]. Returns the group of the last run when the curve did not run
+  /// all its points, else "".
   std::string run_curve(runner::TestContext& ctx, std::vector<CurveRun>& runs);
-  /// A stop was requested or the terminals failed: what ends the phase's waits (core/phase.hpp).
-  bool stop_or_failed(const runner::TestContext& ctx) const noexcept;
   results::Json counters_or_warn(runner::TestContext& ctx, const char* when);
 
   tpcc::TpccConfig config_;

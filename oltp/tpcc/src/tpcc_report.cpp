@@ -392,15 +392,10 @@ void record_curve_point(results::TestRecorder& rec, const CurveRun& run) {
   const tpcc::DriverTotals& t = run.totals;
   const double secs = t.measured_s > 0 ? t.measured_s : 1e-9;
   const tpcc::TypeStats all = all_types(t);
-  rec.group_metric(g, cat::requested_pct, run.requested_pct, "of the max run's TPS; 0 = the closed-loop max run");
-  if (run.requested_tps > 0)
-    rec.group_metric(g, cat::arrival_rate, static_cast<double>(t.arrivals) / secs,
-                     fmt::format("arrivals per second (requested {:.1f})", run.requested_tps));
-  rec.group_metric(g, cat::tps, run.tps(), "committed transactions of all types per second");
+  runner::record_curve_run_rates(rec, g, run.requested_pct, run.requested_tps, t.arrivals, t.measured_s, run.tps(),
+                                 "committed transactions of all types per second");
   rec.group_metric(g, cat::tpm_c, run.tpm_c(), "committed New-Orders per minute");
-  runner::record_group_latency(
-      rec, g, all.response_time, "response_time." + g, cat::latency, LatencyUnit::ms,
-      {Figure::avg(), Figure::p(50), Figure::p(90), Figure::p(95), Figure::p(99), Figure::max()});
+  runner::record_curve_run_latency(rec, g, all.response_time, "response_time." + g);
   runner::record_group_latency(rec, g, all.queue_wait, "queue_wait." + g, cat::queue_wait, LatencyUnit::ms,
                                {Figure::p(99)});
   runner::record_group_latency(rec, g, all.service_time, "service_time." + g, cat::service_time, LatencyUnit::ms,
@@ -444,25 +439,10 @@ results::Json curve_points_json(const std::vector<CurveRun>& runs) {
 }
 
 void record_slo_answers(results::TestRecorder& rec, const std::vector<CurveRun>& runs,
-                        const std::vector<runner::SloBound>& slo, std::string cut_after) {
-  std::vector<runner::SloQuestion> questions;
-  for (const runner::SloBound& b : slo) {
-    runner::SloQuestion& q = questions.emplace_back();
-    q.bound = b;
-    for (const CurveRun& r : runs) q.samples.push_back({r.group, r.tps(), slo_figure_ms(r.totals, b)});
-  }
-  runner::record_slo_answers(rec, std::move(questions),
-                             {.rate_metric = &cat::max_tps_under_slo,
-                              .rate_word = "TPS",
-                              .figure_metric = &cat::max_tpmc_under_slo,
-                              .figure_word = "tpm_c",
-                              .figure_of =
-                                  [&](const std::string& group) {
-                                    for (const CurveRun& r : runs)
-                                      if (r.group == group) return r.tpm_c();
-                                    return 0.0;
-                                  },
-                              .cut_after = std::move(cut_after)});
+                        const std::vector<runner::SloBound>& slo, const std::string& cut_after) {
+  runner::record_oltp_slo_answers(
+      rec, runs, slo, [](const CurveRun& r, const runner::SloBound& b) { return slo_figure_ms(r.totals, b); },
+      cat::max_tpmc_under_slo, "tpm_c", [](const CurveRun& r) { return r.tpm_c(); }, cut_after);
 }
 
 }  // namespace drivelab::oltp::tpcc::detail

@@ -119,7 +119,7 @@ results::Json curve_points_json(const std::vector<CurveRun>& runs);
 /// a console line per bound, details["slo"] with each bound's answer and bracketing runs.
 /// `cut_after`: the group of the last run when the curve did not run all its points, else "".
 void record_slo_answers(results::TestRecorder& rec, const std::vector<CurveRun>& runs,
-                        const std::vector<runner::SloBound>& slo, std::string cut_after);
+                        const std::vector<runner::SloBound>& slo, const std::string& cut_after);
 
 /// Peak resident set size of this process (VmHWM), 0 if unknown.
 std::uint64_t peak_rss_bytes();

@@ -17,6 +17,8 @@
 #include <vector>
 
 #include "drivelab/config/document.hpp"
+#include "drivelab/core/histogram.hpp"
+#include "drivelab/results/catalogue.hpp"
 #include "drivelab/results/catalogue_types.hpp"
 #include "drivelab/results/record.hpp"
 #include "drivelab/results/recorder.hpp"
@@ -148,6 +150,21 @@ void report_curve_run(results::TestRecorder& rec, const Run& run, const Run& max
   if (std::string w = above_max_run(run.group, run.tps(), max_run.tps(), run.totals.measured_s); !w.empty())
     rec.warning(std::move(w));
 }
+
+/// The rates an OLTP curve run's group `group` starts with (kinds tpcc and sysbench, their
+/// record_curve_point): requested_pct (0 for the closed-loop max run); for an open-loop point
+/// (requested_tps > 0) arrival_rate, the `arrivals` of its measured phase per second of
+/// `measured_s` (0 when nothing was measured), with the rate requested in its description; and
+/// the achieved `tps`, described by `tps_what`.
+void record_curve_run_rates(results::TestRecorder& rec, const std::string& group, double requested_pct,
+                            double requested_tps, std::uint64_t arrivals, double measured_s, double tps,
+                            std::string_view tps_what);
+
+/// The latency figures of an OLTP curve run's group `group` (kinds tpcc and sysbench, their
+/// record_curve_point): avg, p50, p90, p95, p99 and max of `h` (its transactions of every type)
+/// in ms, of the family latency, read from the histogram `histogram_name` (record_group_latency).
+void record_curve_run_latency(results::TestRecorder& rec, const std::string& group, const LatencyHistogram& h,
+                              std::string_view histogram_name);
 
 /// One open-loop point of an OLTP `rate: curve` (kind sysbench), as run_rate_curve hands it over.
 struct RateCurvePoint {
@@ -281,6 +298,35 @@ struct SloRecording {
 /// headline metric: a missing answer is not recorded as 0, nor a partial curve's lower bound as
 /// the answer; details and the console say why. No questions: nothing.
 void record_slo_answers(results::TestRecorder& rec, std::vector<SloQuestion> questions, const SloRecording& how);
+
+/// record_slo_answers over the runs of an OLTP `rate: curve` (kinds tpcc and sysbench; `Run`:
+/// their CurveRun, with group and tps()): a question per bound of `slo`, in which each run's
+/// sample is {group, tps(), figure_ms(run, bound)} (NaN when the run has no such figure); the
+/// rate max_tps_under_slo in "TPS", and the other figure `figure_metric` in `figure_word`, a run's
+/// read by `figure(run)`. `cut_after`: SloRecording::cut_after.
+template <class Run, class FigureMs, class Figure>
+void record_oltp_slo_answers(results::TestRecorder& rec, const std::vector<Run>& runs, const std::vector<SloBound>& slo,
+                             FigureMs&& figure_ms, const results::MetricDef& figure_metric,
+                             std::string_view figure_word, Figure&& figure, const std::string& cut_after) {
+  std::vector<SloQuestion> questions;
+  for (const SloBound& b : slo) {
+    SloQuestion& q = questions.emplace_back();
+    q.bound = b;
+    for (const Run& r : runs) q.samples.push_back({r.group, r.tps(), figure_ms(r, b)});
+  }
+  const auto figure_of = [&](const std::string& group) {
+    for (const Run& r : runs)
+      if (r.group == group) return figure(r);
+    return 0.0;
+  };
+  record_slo_answers(rec, std::move(questions),
+                     {.rate_metric = &results::catalogue::max_tps_under_slo,
+                      .rate_word = "TPS",
+                      .figure_metric = &figure_metric,
+                      .figure_word = figure_word,
+                      .figure_of = figure_of,
+                      .cut_after = cut_after});
+}
 
 /// Another figure of the curve's runs at the answer `a` (tpmC, QPS): linearly interpolated
 /// between the bracketing runs with a.fraction (interpolated), the highest run's
