@@ -9,12 +9,47 @@
 ///                                                      {.traits = kOperationsFeed | kSummedOverHosts});
 ///
 /// Every factory takes the metric's name as written in the record (so each name stays greppable
-/// at its declaration) and its description; the rarer fields (word, traits, host merge, a second
-/// unit) go in a trailing MetricOptions. Included by the catalogue's headers; include
-/// catalogue.hpp, not this file.
+/// at its declaration) and its description, or derives it from what the declaration names
+/// (interval_figure); the rarer fields (word, traits, host merge, a second unit) go in a trailing
+/// MetricOptions. Included by the catalogue's headers; include catalogue.hpp, not this file.
+#include <algorithm>
+#include <array>
+#include <cstddef>
+
 #include "drivelab/results/catalogue_types.hpp"
 
 namespace drivelab::results::catalogue {
+
+/// A string literal as a template argument (interval_figure<latency, "p99">): what a derived
+/// description is joined from.
+template <std::size_t N>
+struct Literal {
+  std::array<char, N - 1> chars{};  ///< without the terminating '\0'
+  consteval Literal(const char (&s)[N]) { std::copy_n(s, N - 1, chars.begin()); }
+  constexpr std::string_view view() const { return {chars.data(), chars.size()}; }
+};
+
+/// The length of `parts` joined (kJoined).
+template <std::size_t K>
+consteval std::size_t total_size(const std::array<std::string_view, K>& parts) {
+  std::size_t n = 0;
+  for (std::string_view p : parts) n += p.size();
+  return n;
+}
+
+/// The strings of `parts` (an array of string_views) one after another, in static storage: a
+/// description derived at compile time from what its declaration states.
+template <const auto& parts>
+inline constexpr auto kJoined = [] {
+  std::array<char, total_size(parts)> out{};
+  auto it = out.begin();
+  for (std::string_view p : parts) it = std::copy(p.begin(), p.end(), it);
+  return out;
+}();
+template <const auto& parts>
+constexpr std::string_view joined() {
+  return {kJoined<parts>.data(), kJoined<parts>.size()};
+}
 
 /// The fields of a MetricDef that few declarations set (see MetricDef for each).
 struct MetricOptions {
@@ -57,6 +92,21 @@ constexpr MetricDef family_member(const FigureFamily& family, std::string_view n
   d.family = family.prefix;
   d.of_interval_latency = family.interval_latency;
   return d;
+}
+
+/// What the description of a member of an interval-latency family (FigureFamily::interval_latency)
+/// says after its figure.
+inline constexpr std::string_view kOfIntervalLatency = " (interval values: of the interval's \"latency\" histogram)";
+template <const FigureFamily& family, Literal figure>
+inline constexpr std::array<std::string_view, 4> kIntervalFigureText{family.prefix, ": ", figure.view(),
+                                                                     kOfIntervalLatency};
+
+/// Figure `figure` of interval-latency family `family` in `unit`, named `name` (family_member),
+/// where interval values and call sites name it: described as "<prefix>: <figure> (interval
+/// values: of the interval's "latency" histogram)".
+template <const FigureFamily& family, Literal figure>
+constexpr MetricDef interval_figure(std::string_view name, Unit unit) {
+  return family_member(family, name, figure.view(), unit, joined<kIntervalFigureText<family, figure>>());
 }
 
 /// Operations per second or per minute (IOPS, TPS, tpmC, fps): higher is better.

@@ -9,21 +9,11 @@ namespace drivelab::results::catalogue {
 
 // ---- latency and lateness (other than the families' figures) ----------------------------------
 // The family members interval values and call sites name (the others are generated: figure_def()).
-inline constexpr MetricDef latency_avg_us =
-    family_member(latency, "latency_avg_us", "avg", Unit::us,
-                  "latency: avg (interval values: of the interval's \"latency\" histogram)");
-inline constexpr MetricDef latency_p99_us =
-    family_member(latency, "latency_p99_us", "p99", Unit::us,
-                  "latency: p99 (interval values: of the interval's \"latency\" histogram)");
-inline constexpr MetricDef latency_avg_ms =
-    family_member(latency, "latency_avg_ms", "avg", Unit::ms,
-                  "latency: avg (interval values: of the interval's \"latency\" histogram)");
-inline constexpr MetricDef latency_p95_ms =
-    family_member(latency, "latency_p95_ms", "p95", Unit::ms,
-                  "latency: p95 (interval values: of the interval's \"latency\" histogram)");
-inline constexpr MetricDef latency_p99_ms =
-    family_member(latency, "latency_p99_ms", "p99", Unit::ms,
-                  "latency: p99 (interval values: of the interval's \"latency\" histogram)");
+inline constexpr MetricDef latency_avg_us = interval_figure<latency, "avg">("latency_avg_us", Unit::us);
+inline constexpr MetricDef latency_p99_us = interval_figure<latency, "p99">("latency_p99_us", Unit::us);
+inline constexpr MetricDef latency_avg_ms = interval_figure<latency, "avg">("latency_avg_ms", Unit::ms);
+inline constexpr MetricDef latency_p95_ms = interval_figure<latency, "p95">("latency_p95_ms", Unit::ms);
+inline constexpr MetricDef latency_p99_ms = interval_figure<latency, "p99">("latency_p99_ms", Unit::ms);
 inline constexpr MetricDef lateness_p99_us =
     family_member(lateness, "lateness_p99_us", "p99", Unit::us,
                   "lateness: 99th percentile (interval value: of the interval's lateness)");
