@@ -156,6 +156,13 @@ constexpr MetricDef time_taken(std::string_view name, Unit unit, MetricKind kind
   return metric(name, unit, kind, where, recorded_by, description, o);
 }
 
+/// A figure of tpcc's connection pool (the transactions waiting for a connection, the busy
+/// connections; kind count): the headline's over the measured phase, or an interval's.
+constexpr MetricDef pool_figure(std::string_view name, Unit unit, std::uint8_t where, std::string_view description,
+                                MetricOptions o = {}) {
+  return metric(name, unit, MetricKind::count, where, "tpcc", description, o);
+}
+
 /// A bound of the within-run 95% confidence interval of an operation rate (results/record_stats.hpp;
 /// headline, per host in a merge: a bound of one host's interval is not a bound of the hosts' sum).
 constexpr MetricDef rate_bound(std::string_view name, std::string_view recorded_by, std::string_view word,

@@ -67,21 +67,19 @@ inline constexpr MetricDef rounded_ios = metric("rounded_ios", Unit::count, Metr
                                                 "I/Os whose offset or length was changed by align");
 
 // ---- queues and backlogs -----------------------------------------------------------------------
-inline constexpr MetricDef queue_length_avg =
-    metric("queue_length_avg", Unit::count, MetricKind::count, kHeadline, "tpcc",
-           "time-weighted mean of transactions waiting for a connection");
-inline constexpr MetricDef queue_length_max =
-    metric("queue_length_max", Unit::count, MetricKind::count, kHeadline, "tpcc", "most transactions waiting at once",
-           {.merge = HostMerge::maximum});
-inline constexpr MetricDef queue_len_avg = metric("queue_len_avg", Unit::count, MetricKind::count, kInterval, "tpcc",
-                                                  "interval: time-weighted mean of transactions waiting");
-inline constexpr MetricDef queue_len_max = metric("queue_len_max", Unit::count, MetricKind::count, kInterval, "tpcc",
-                                                  "interval: most transactions waiting at once");
+inline constexpr MetricDef queue_length_avg = pool_figure(
+    "queue_length_avg", Unit::count, kHeadline, "time-weighted mean of transactions waiting for a connection");
+inline constexpr MetricDef queue_length_max = pool_figure(
+    "queue_length_max", Unit::count, kHeadline, "most transactions waiting at once", {.merge = HostMerge::maximum});
+inline constexpr MetricDef queue_len_avg =
+    pool_figure("queue_len_avg", Unit::count, kInterval, "interval: time-weighted mean of transactions waiting");
+inline constexpr MetricDef queue_len_max =
+    pool_figure("queue_len_max", Unit::count, kInterval, "interval: most transactions waiting at once");
 inline constexpr MetricDef pool_utilisation_pct =
-    metric("pool_utilisation_pct", Unit::pct, MetricKind::count, kHeadline, "tpcc",
-           "busy time of the connections (or users) / (their number x measured time)");
-inline constexpr MetricDef pool_util_pct = metric("pool_util_pct", Unit::pct, MetricKind::count, kInterval, "tpcc",
-                                                  "interval: pool_utilisation_pct of the interval");
+    pool_figure("pool_utilisation_pct", Unit::pct, kHeadline,
+                "busy time of the connections (or users) / (their number x measured time)");
+inline constexpr MetricDef pool_util_pct =
+    pool_figure("pool_util_pct", Unit::pct, kInterval, "interval: pool_utilisation_pct of the interval");
 inline constexpr MetricDef overflow_ios =
     metric("overflow_ios", Unit::count, MetricKind::lateness, kHeadline | kGroup, "replay vdi",
            "I/Os that found every slot busy at their intended start");
