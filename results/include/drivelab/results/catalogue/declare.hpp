@@ -122,11 +122,13 @@ constexpr MetricDef operation_count(std::string_view name, std::uint8_t where, s
   return metric(name, Unit::count, MetricKind::operations, where, recorded_by, description, o);
 }
 
-/// A sizing answer of a curve (runner/curve.hpp max_rate_within; issue 32): an operation rate in
-/// the headline, per host in a merge (one host's answer is no answer of the hosts together).
-constexpr MetricDef sizing_answer(std::string_view name, Unit unit, std::string_view recorded_by, std::string_view word,
+/// A sizing answer of a curve (runner/curve.hpp max_rate_within; issue 32): a value of the operation
+/// rate `rate` (its unit and word) in the headline, per host in a merge (one host's answer is no
+/// answer of the hosts together).
+constexpr MetricDef sizing_answer(std::string_view name, const MetricDef& rate, std::string_view recorded_by,
                                   std::string_view description) {
-  return operation_rate(name, unit, kHeadline, recorded_by, description, {.word = word, .merge = HostMerge::per_host});
+  return operation_rate(name, rate.unit, kHeadline, recorded_by, description,
+                        {.word = rate.word, .merge = HostMerge::per_host});
 }
 
 /// Bytes moved per second in MB/s (MB = 10^6 bytes): higher is better.
