@@ -10,8 +10,8 @@
 ///
 /// Every factory takes the metric's name as written in the record (so each name stays greppable
 /// at its declaration) and its description, or derives it from what the declaration names
-/// (interval_figure); the rarer fields (word, traits, host merge, a second unit) go in a trailing
-/// MetricOptions. Included by the catalogue's headers; include catalogue.hpp, not this file.
+/// (interval_figure, host_pressure); the rarer fields (word, traits, host merge, a second unit) go
+/// in a trailing MetricOptions. Included by the catalogue's headers; include catalogue.hpp, not this file.
 #include <algorithm>
 #include <array>
 #include <cstddef>
@@ -204,9 +204,23 @@ constexpr MetricDef host_cpu_share(std::string_view name, std::string_view descr
   return telemetry_gauge(name, Unit::pct, MetricKind::cpu, description);
 }
 
-/// A pressure-stall share of time (/proc/pressure): a telemetry_gauge of kind device.
-constexpr MetricDef host_pressure(std::string_view name, std::string_view description) {
-  return telemetry_gauge(name, Unit::pct, MetricKind::device, description);
+/// The lines of a /proc/pressure file: `some` (some task stalled), `full` (all non-idle tasks at once).
+enum class Stall { some, full };
+template <Literal resource, Literal word, Stall line>
+inline constexpr std::array<std::string_view, 7> kPressureText{"share of time ",
+                                                               line == Stall::some ? "some task" : "all non-idle tasks",
+                                                               " stalled on ",
+                                                               word.view(),
+                                                               " (/proc/pressure/",
+                                                               resource.view(),
+                                                               ")"};
+
+/// The share of time of line `line` of /proc/pressure/`resource` (`word`: what the tasks stalled
+/// on, "I/O"), named `name`: a telemetry_gauge in % of kind device, described as "share of time
+/// some task|all non-idle tasks stalled on <word> (/proc/pressure/<resource>)".
+template <Literal resource, Literal word, Stall line>
+constexpr MetricDef host_pressure(std::string_view name) {
+  return telemetry_gauge(name, Unit::pct, MetricKind::device, joined<kPressureText<resource, word, line>>());
 }
 
 /// The device's requests of one direction over the measured phase (headline only, every test).
