@@ -158,6 +158,12 @@ constexpr MetricDef time_taken(std::string_view name, Unit unit, MetricKind kind
   return metric(name, unit, kind, where, recorded_by, description, o);
 }
 
+/// Where a running test is: an interval value of kind progress (the pass, the phase, the point).
+constexpr MetricDef progress_value(std::string_view name, Unit unit, std::string_view recorded_by,
+                                   std::string_view description) {
+  return metric(name, unit, MetricKind::progress, kInterval, recorded_by, description);
+}
+
 /// A figure of tpcc's connection pool (the transactions waiting for a connection, the busy
 /// connections; kind count): the headline's over the measured phase, or an interval's.
 constexpr MetricDef pool_figure(std::string_view name, Unit unit, std::uint8_t where, std::string_view description,
