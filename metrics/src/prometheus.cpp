@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <array>
 #include <cerrno>
+#include <cstdint>
 #include <charconv>
 #include <cmath>
 #include <map>
@@ -41,6 +42,94 @@ constexpr std::array<std::string_view, 5> kPhases{"prepare", "warmup", "run", "v
 constexpr std::array<double, 3> kPercentiles{50, 95, 99};
 /// The outcomes of a physics check (telemetry/physics.hpp outcome_name), one series each.
 constexpr std::array<std::string_view, 4> kCheckOutcomes{"passed", "warning", "failed", "not_applicable"};
+
+/// A family the exporter serves besides the telemetry values' own series: its name and help
+/// (docs/metrics.md). kCounters and kGauges list them in the order of CounterId and GaugeId, the
+/// ids the exporter looks them up by (Impl::at), and register them in that order.
+struct FamilySpec {
+  const char* name;
+  const char* help;
+};
+
+enum class CounterId : std::uint8_t { operations, bytes, errors, retries };
+constexpr std::array<FamilySpec, 4> kCounters{{
+    // Counters of the measured work, per test and phase (docs/metrics.md).
+    {"drivelab_operations_total",
+     "Operations completed: I/Os (io, vdbench, precondition, replay, vdi), transactions "
+     "(tpcc, sysbench), frames (video)"},
+    {"drivelab_bytes_total", "Bytes transferred (read + write)"},
+    {"drivelab_errors_total", "Operations that failed (tpcc, sysbench)"},
+    {"drivelab_retries_total", "Transactions retried after a deadlock or serialization failure (tpcc)"},
+}};
+
+enum class GaugeId : std::uint8_t {
+  tps,
+  tpmc,
+  iops,
+  bps,
+  latency,
+  latency_mean,
+  lateness,
+  value,
+  end,
+  length,
+  run_info,
+  run_status,
+  run_tests,
+  run_finished,
+  run_progress,
+  test_status,
+  test_phase,
+  test_progress,
+  drive_temperature,
+  drive_warning_temperature,
+  drive_tmt_transitions,
+  drive_tmt_seconds,
+  drive_used,
+  drive_media_errors,
+  physics_check
+};
+constexpr std::array<FamilySpec, 25> kGauges{{
+    // The last closed interval's figures.
+    {"drivelab_interval_transactions_per_second", "Transactions per second (TPS) of the last interval"},
+    {"drivelab_interval_tpmc", "New-Order transactions per minute (tpmC) of the last interval"},
+    {"drivelab_interval_iops", "I/Os per second of the last interval"},
+    {"drivelab_interval_bytes_per_second", "Bytes per second of the last interval"},
+    {"drivelab_interval_latency_seconds",
+     "Latency percentile of the last interval (the latency the interval line shows)"},
+    {"drivelab_interval_latency_mean_seconds", "Mean latency of the last interval"},
+    {"drivelab_interval_lateness_seconds",
+     "Lateness percentile of the last interval: issue time after the intended start (open loop)"},
+    {"drivelab_interval_value", "Every value of the last interval as the record names it (unit in the name)"},
+    {"drivelab_interval_end_seconds", "End of the last interval, seconds into the measured phase"},
+    {"drivelab_interval_duration_seconds", "Length of the last interval"},
+    // Status and progress.
+    {"drivelab_run_info", "The run: its record's run id and protocol (always 1)"},
+    {"drivelab_run_status", "1 for the run's status, 0 for the others"},
+    {"drivelab_run_tests", "Tests in the run"},
+    {"drivelab_run_tests_finished", "Tests ended (any status)"},
+    {"drivelab_run_progress_ratio", "Finished tests plus the running test's progress, over the tests"},
+    {"drivelab_test_status", "1 for the test's status, 0 for the others"},
+    {"drivelab_test_phase", "1 for the test's phase, 0 for the others"},
+    {"drivelab_test_progress_ratio", "Seconds of the measured phase done over its duration (at most 1)"},
+    // Drive health over each test (details.health) and the checks that a number is physical
+    // (details.telemetry.checks), set when the test ends (docs/metrics.md "Drive health and checks").
+    {"drivelab_drive_temperature_celsius",
+     "The drive's composite temperature before and after the test's measured phase and the higher of the "
+     "two (reading=before|after|max; nvme-cli or smartctl)"},
+    {"drivelab_drive_warning_temperature_celsius", "The drive's warning composite temperature threshold (WCTEMP)"},
+    {"drivelab_drive_thermal_management_transitions",
+     "Thermal-management transitions (TMT1 + TMT2) the drive counted during the test: it throttled"},
+    {"drivelab_drive_thermal_management_seconds", "Seconds the drive spent in thermal management during the test"},
+    {"drivelab_drive_percentage_used_ratio",
+     "NVMe Percentage Used after the test, as a ratio (1 = the rated endurance; may exceed 1)"},
+    {"drivelab_drive_media_errors", "Media and data integrity errors the drive counted during the test"},
+    {"drivelab_test_physics_check",
+     "1 for the outcome of a check that the test's number is physical (check=link|direct_io|"
+     "tpmc_per_warehouse|harness_ceiling), 0 for the other outcomes"},
+}};
+static_assert(kCounters.size() == static_cast<std::size_t>(CounterId::retries) + 1 &&
+              kGauges.size() == static_cast<std::size_t>(GaugeId::physics_check) + 1);
 
 // What each interval value is comes from the metric catalogue (results/catalogue.hpp): its kind,
 // unit, traits and figure; no value's name is taken apart here. Old names (the catalogue's
@@ -228,85 +317,24 @@ struct PrometheusExporter::Impl {
   std::size_t finished = 0;
   double current_progress = 0;
 
-  prometheus::Family<prometheus::Counter>& counter(const char* name, const char* help) {
-    return prometheus::BuildCounter().Name(name).Help(help).Labels(common()).Register(*registry);
-  }
-  prometheus::Family<prometheus::Gauge>& gauge(const char* name, const char* help) {
-    return prometheus::BuildGauge().Name(name).Help(help).Labels(common()).Register(*registry);
-  }
   Labels common() const { return {{"host", labels.host}, {"rank", std::to_string(labels.rank)}}; }
 
-  // Counters of the measured work, per test and phase (docs/metrics.md).
-  prometheus::Family<prometheus::Counter>& operations =
-      counter("drivelab_operations_total",
-              "Operations completed: I/Os (io, vdbench, precondition, replay, vdi), transactions "
-              "(tpcc, sysbench), frames (video)");
-  prometheus::Family<prometheus::Counter>& bytes = counter("drivelab_bytes_total", "Bytes transferred (read + write)");
-  prometheus::Family<prometheus::Counter>& errors =
-      counter("drivelab_errors_total", "Operations that failed (tpcc, sysbench)");
-  prometheus::Family<prometheus::Counter>& retries =
-      counter("drivelab_retries_total", "Transactions retried after a deadlock or serialization failure (tpcc)");
-  // The last closed interval's figures.
-  prometheus::Family<prometheus::Gauge>& tps =
-      gauge("drivelab_interval_transactions_per_second", "Transactions per second (TPS) of the last interval");
-  prometheus::Family<prometheus::Gauge>& tpmc =
-      gauge("drivelab_interval_tpmc", "New-Order transactions per minute (tpmC) of the last interval");
-  prometheus::Family<prometheus::Gauge>& iops = gauge("drivelab_interval_iops", "I/Os per second of the last interval");
-  prometheus::Family<prometheus::Gauge>& bps =
-      gauge("drivelab_interval_bytes_per_second", "Bytes per second of the last interval");
-  prometheus::Family<prometheus::Gauge>& latency =
-      gauge("drivelab_interval_latency_seconds",
-            "Latency percentile of the last interval (the latency the interval line shows)");
-  prometheus::Family<prometheus::Gauge>& latency_mean =
-      gauge("drivelab_interval_latency_mean_seconds", "Mean latency of the last interval");
-  prometheus::Family<prometheus::Gauge>& lateness =
-      gauge("drivelab_interval_lateness_seconds",
-            "Lateness percentile of the last interval: issue time after the intended start (open loop)");
-  prometheus::Family<prometheus::Gauge>& value =
-      gauge("drivelab_interval_value", "Every value of the last interval as the record names it (unit in the name)");
-  prometheus::Family<prometheus::Gauge>& end =
-      gauge("drivelab_interval_end_seconds", "End of the last interval, seconds into the measured phase");
-  prometheus::Family<prometheus::Gauge>& length =
-      gauge("drivelab_interval_duration_seconds", "Length of the last interval");
-  // Status and progress.
-  prometheus::Family<prometheus::Gauge>& run_info =
-      gauge("drivelab_run_info", "The run: its record's run id and protocol (always 1)");
-  prometheus::Family<prometheus::Gauge>& run_status =
-      gauge("drivelab_run_status", "1 for the run's status, 0 for the others");
-  prometheus::Family<prometheus::Gauge>& run_tests = gauge("drivelab_run_tests", "Tests in the run");
-  prometheus::Family<prometheus::Gauge>& run_finished =
-      gauge("drivelab_run_tests_finished", "Tests ended (any status)");
-  prometheus::Family<prometheus::Gauge>& run_progress =
-      gauge("drivelab_run_progress_ratio", "Finished tests plus the running test's progress, over the tests");
-  prometheus::Family<prometheus::Gauge>& test_status =
-      gauge("drivelab_test_status", "1 for the test's status, 0 for the others");
-  prometheus::Family<prometheus::Gauge>& test_phase =
-      gauge("drivelab_test_phase", "1 for the test's phase, 0 for the others");
-  prometheus::Family<prometheus::Gauge>& test_progress =
-      gauge("drivelab_test_progress_ratio", "Seconds of the measured phase done over its duration (at most 1)");
-
-  // Drive health over each test (details.health) and the checks that a number is physical
-  // (details.telemetry.checks), set when the test ends (docs/metrics.md "Drive health and checks").
-  prometheus::Family<prometheus::Gauge>& drive_temperature =
-      gauge("drivelab_drive_temperature_celsius",
-            "The drive's composite temperature before and after the test's measured phase and the higher of the "
-            "two (reading=before|after|max; nvme-cli or smartctl)");
-  prometheus::Family<prometheus::Gauge>& drive_warning_temperature = gauge(
-      "drivelab_drive_warning_temperature_celsius", "The drive's warning composite temperature threshold (WCTEMP)");
-  prometheus::Family<prometheus::Gauge>& drive_tmt_transitions =
-      gauge("drivelab_drive_thermal_management_transitions",
-            "Thermal-management transitions (TMT1 + TMT2) the drive counted during the test: it throttled");
-  prometheus::Family<prometheus::Gauge>& drive_tmt_seconds = gauge(
-      "drivelab_drive_thermal_management_seconds", "Seconds the drive spent in thermal management during the test");
-  prometheus::Family<prometheus::Gauge>& drive_used =
-      gauge("drivelab_drive_percentage_used_ratio",
-            "NVMe Percentage Used after the test, as a ratio (1 = the rated endurance; may exceed 1)");
-  prometheus::Family<prometheus::Gauge>& drive_media_errors =
-      gauge("drivelab_drive_media_errors", "Media and data integrity errors the drive counted during the test");
-  prometheus::Family<prometheus::Gauge>& physics_check =
-      gauge("drivelab_test_physics_check",
-            "1 for the outcome of a check that the test's number is physical (check=link|direct_io|"
-            "tpmc_per_warehouse|harness_ceiling), 0 for the other outcomes");
+  /// One family of each spec, registered in the specs' order (`build`: prometheus::BuildCounter or BuildGauge).
+  template <class Metric, std::size_t N>
+  std::array<prometheus::Family<Metric>*, N> register_all(const std::array<FamilySpec, N>& specs,
+                                                          prometheus::detail::Builder<Metric> (*build)()) {
+    std::array<prometheus::Family<Metric>*, N> out{};
+    for (std::size_t i = 0; i < N; ++i)
+      out[i] = &build().Name(specs[i].name).Help(specs[i].help).Labels(common()).Register(*registry);
+    return out;
+  }
+  std::array<prometheus::Family<prometheus::Counter>*, kCounters.size()> counters =
+      register_all(kCounters, prometheus::BuildCounter);
+  std::array<prometheus::Family<prometheus::Gauge>*, kGauges.size()> gauges =
+      register_all(kGauges, prometheus::BuildGauge);
+  /// The family of `c` (kCounters) or `g` (kGauges).
+  prometheus::Family<prometheus::Counter>& at(CounterId c) { return *counters[static_cast<std::size_t>(c)]; }
+  prometheus::Family<prometheus::Gauge>& at(GaugeId g) { return *gauges[static_cast<std::size_t>(g)]; }
 
   static Labels of(const runner::LiveTest& t) { return {{"test", std::string(t.name)}, {"kind", std::string(t.kind)}}; }
   static Labels of(const runner::LiveTest& t, std::string_view phase) {
@@ -321,20 +349,22 @@ struct PrometheusExporter::Impl {
 
   void set_run_status(Status s) {
     for (const auto& [word, status] : results::kStatusNames)
-      run_status.Add({{"status", std::string(word)}}).Set(status == s ? 1 : 0);
+      at(GaugeId::run_status).Add({{"status", std::string(word)}}).Set(status == s ? 1 : 0);
   }
   void set_status(const runner::LiveTest& t, Status s) {
     for (const auto& [word, status] : results::kStatusNames)
-      test_status.Add(with(of(t), "status", std::string(word))).Set(status == s ? 1 : 0);
+      at(GaugeId::test_status).Add(with(of(t), "status", std::string(word))).Set(status == s ? 1 : 0);
   }
   void set_phase(const runner::LiveTest& t, std::string_view phase) {
-    for (std::string_view p : kPhases) test_phase.Add(with(of(t), "phase", std::string(p))).Set(p == phase ? 1 : 0);
+    for (std::string_view p : kPhases)
+      at(GaugeId::test_phase).Add(with(of(t), "phase", std::string(p))).Set(p == phase ? 1 : 0);
   }
   void set_run_progress() {  // under mu
-    run_finished.Add({}).Set(static_cast<double>(finished));
-    run_progress.Add({}).Set(
-        tests > 0 ? std::min(1.0, (static_cast<double>(finished) + current_progress) / static_cast<double>(tests))
-                  : 0.0);
+    at(GaugeId::run_finished).Add({}).Set(static_cast<double>(finished));
+    at(GaugeId::run_progress)
+        .Add({})
+        .Set(tests > 0 ? std::min(1.0, (static_cast<double>(finished) + current_progress) / static_cast<double>(tests))
+                       : 0.0);
   }
 };
 
@@ -389,9 +419,9 @@ std::string PrometheusExporter::url() const {
 void PrometheusExporter::run_started(std::string_view run_id, std::string_view protocol, std::size_t tests) noexcept {
   try {
     Impl& m = *impl_;
-    m.run_info.Add({{"run_id", std::string(run_id)}, {"protocol", std::string(protocol)}}).Set(1);
+    m.at(GaugeId::run_info).Add({{"run_id", std::string(run_id)}, {"protocol", std::string(protocol)}}).Set(1);
     m.set_run_status(Status::running);
-    m.run_tests.Add({}).Set(static_cast<double>(tests));
+    m.at(GaugeId::run_tests).Add({}).Set(static_cast<double>(tests));
     std::lock_guard lock(m.mu);
     m.tests = tests;
     m.set_run_progress();
@@ -405,7 +435,7 @@ void PrometheusExporter::phase_started(const runner::LiveTest& test, std::string
     m.set_phase(test, phase);
     m.set_status(test, Status::running);
     if (phase == "prepare") {
-      m.test_progress.Add(Impl::of(test)).Set(0);
+      m.at(GaugeId::test_progress).Add(Impl::of(test)).Set(0);
       std::lock_guard lock(m.mu);
       m.current_progress = 0;
       m.set_run_progress();
@@ -418,35 +448,36 @@ void PrometheusExporter::interval(const runner::LiveTest& test, std::string_view
   try {
     Impl& m = *impl_;
     const Labels l = Impl::of(test, phase);
-    if (const auto n = operations_of(iv)) m.operations.Add(l).Increment(*n);
+    if (const auto n = operations_of(iv)) m.at(CounterId::operations).Add(l).Increment(*n);
     const auto bps = bytes_per_second_of(iv);
     if (bps) {
-      m.bytes.Add(l).Increment(std::round(*bps * iv.duration_s));
-      m.bps.Add(l).Set(*bps);
+      m.at(CounterId::bytes).Add(l).Increment(std::round(*bps * iv.duration_s));
+      m.at(GaugeId::bps).Add(l).Set(*bps);
     }
-    if (const auto e = errors_of(iv)) m.errors.Add(l).Increment(*e);
+    if (const auto e = errors_of(iv)) m.at(CounterId::errors).Add(l).Increment(*e);
     namespace cat = results::catalogue;
-    if (const auto r = value_of(iv, cat::retries)) m.retries.Add(l).Increment(*r);
-    if (const auto v = value_of(iv, cat::tps)) m.tps.Add(l).Set(*v);
-    if (const auto v = value_of(iv, cat::tpm_c)) m.tpmc.Add(l).Set(*v);
-    if (const auto v = value_of(iv, cat::iops)) m.iops.Add(l).Set(*v);
+    if (const auto r = value_of(iv, cat::retries)) m.at(CounterId::retries).Add(l).Increment(*r);
+    if (const auto v = value_of(iv, cat::tps)) m.at(GaugeId::tps).Add(l).Set(*v);
+    if (const auto v = value_of(iv, cat::tpm_c)) m.at(GaugeId::tpmc).Add(l).Set(*v);
+    if (const auto v = value_of(iv, cat::iops)) m.at(GaugeId::iops).Add(l).Set(*v);
     // Latency: the interval's "latency" histogram, whose figures the catalogue's interval latency
     // values are (MetricDef::of_interval_latency); without one, those values.
     const auto h = iv.histograms.find("latency");
     const bool from_histogram = h != iv.histograms.end() && h->second.count() > 0;
     if (from_histogram) {
       for (double p : kPercentiles)
-        m.latency.Add(Impl::with(l, "percentile", fmt::format("{:g}", p)))
+        m.at(GaugeId::latency)
+            .Add(Impl::with(l, "percentile", fmt::format("{:g}", p)))
             .Set(static_cast<double>(h->second.percentile(p)) * 1e-9);
-      m.latency_mean.Add(l).Set(h->second.mean() * 1e-9);
+      m.at(GaugeId::latency_mean).Add(l).Set(h->second.mean() * 1e-9);
     }
     for (const auto& [name, v] : iv.values) {
       if (!std::isfinite(v)) continue;
-      m.value.Add(Impl::with(l, "name", name)).Set(v);
+      m.at(GaugeId::value).Add(Impl::with(l, "name", name)).Set(v);
       const results::MetricDef* d = results::find_metric_def(name);
       if (d == nullptr) continue;  // not ours: served under its name only
       // A value renamed by issue 31 (lat_* -> latency_*) is served under both names.
-      if (d->name != name) m.value.Add(Impl::with(l, "name", std::string(d->name))).Set(v);
+      if (d->name != name) m.at(GaugeId::value).Add(Impl::with(l, "name", std::string(d->name))).Set(v);
       if (const auto n = m.named.find(d); n != m.named.end()) {
         n->second.gauge->Add(l).Set(v * n->second.scale);
         // The rate came from whole counts over the interval (Δcompleted / s, Δsectors x 512 / s):
@@ -455,23 +486,23 @@ void PrometheusExporter::interval(const runner::LiveTest& test, std::string_view
           n->second.counter->Add(l).Increment(std::round(v * n->second.scale * iv.duration_s));
       }
       for (const results::MetricAlias& a : results::metric_aliases())
-        if (a.name == name) m.value.Add(Impl::with(l, "name", std::string(a.old_name))).Set(v);
+        if (a.name == name) m.at(GaugeId::value).Add(Impl::with(l, "name", std::string(a.old_name))).Set(v);
       const double scale = results::seconds_per(d->unit);
       if (scale == 0) continue;
       const auto q = results::figure_percentile(*d);
       if (d->of_interval_latency && !from_histogram) {
         if (d->figure == "avg")
-          m.latency_mean.Add(l).Set(v * scale);
+          m.at(GaugeId::latency_mean).Add(l).Set(v * scale);
         else if (q)
-          m.latency.Add(Impl::with(l, "percentile", fmt::format("{:g}", *q))).Set(v * scale);
+          m.at(GaugeId::latency).Add(Impl::with(l, "percentile", fmt::format("{:g}", *q))).Set(v * scale);
       } else if (d->kind == results::MetricKind::lateness && q && !d->family.empty()) {
-        m.lateness.Add(Impl::with(l, "percentile", fmt::format("{:g}", *q))).Set(v * scale);
+        m.at(GaugeId::lateness).Add(Impl::with(l, "percentile", fmt::format("{:g}", *q))).Set(v * scale);
       }
     }
-    m.end.Add(l).Set(iv.t_s);
-    m.length.Add(l).Set(iv.duration_s);
+    m.at(GaugeId::end).Add(l).Set(iv.t_s);
+    m.at(GaugeId::length).Add(l).Set(iv.duration_s);
     const double progress = test.duration_s > 0 ? std::clamp(iv.t_s / test.duration_s, 0.0, 1.0) : 0.0;
-    m.test_progress.Add(Impl::of(test)).Set(progress);
+    m.at(GaugeId::test_progress).Add(Impl::of(test)).Set(progress);
     std::lock_guard lock(m.mu);
     m.current_progress = progress;
     m.set_run_progress();
@@ -484,7 +515,7 @@ void PrometheusExporter::test_ended(const runner::LiveTest& test, Status status)
     Impl& m = *impl_;
     m.set_status(test, status);
     m.set_phase(test, "done");
-    if (status == Status::complete) m.test_progress.Add(Impl::of(test)).Set(1);
+    if (status == Status::complete) m.at(GaugeId::test_progress).Add(Impl::of(test)).Set(1);
     std::lock_guard lock(m.mu);
     ++m.finished;
     m.current_progress = 0;
@@ -503,19 +534,20 @@ void PrometheusExporter::test_recorded(const runner::LiveTest& test, const resul
       for (const auto& [reading, v] :
            {std::pair{"before", d.temperature_before_c}, std::pair{"after", d.temperature_after_c},
             std::pair{"max", d.temperature_max_c}})
-        if (v) m.drive_temperature.Add(Impl::with(dl, "reading", reading)).Set(*v);
+        if (v) m.at(GaugeId::drive_temperature).Add(Impl::with(dl, "reading", reading)).Set(*v);
       const auto set = [&dl](prometheus::Family<prometheus::Gauge>& g, const std::optional<double>& v, double scale) {
         if (v) g.Add(dl).Set(*v * scale);
       };
-      set(m.drive_warning_temperature, d.warning_temp_c, 1);
-      set(m.drive_tmt_transitions, d.tmt_transitions, 1);
-      set(m.drive_tmt_seconds, d.tmt_seconds, 1);
-      set(m.drive_used, d.percentage_used, 0.01);
-      set(m.drive_media_errors, d.media_errors, 1);
+      set(m.at(GaugeId::drive_warning_temperature), d.warning_temp_c, 1);
+      set(m.at(GaugeId::drive_tmt_transitions), d.tmt_transitions, 1);
+      set(m.at(GaugeId::drive_tmt_seconds), d.tmt_seconds, 1);
+      set(m.at(GaugeId::drive_used), d.percentage_used, 0.01);
+      set(m.at(GaugeId::drive_media_errors), d.media_errors, 1);
     }
     for (const results::CheckSeen& c : results::checks_seen(record))
       for (const std::string_view outcome : kCheckOutcomes)
-        m.physics_check.Add(Impl::with(Impl::with(l, "check", c.check), "outcome", std::string(outcome)))
+        m.at(GaugeId::physics_check)
+            .Add(Impl::with(Impl::with(l, "check", c.check), "outcome", std::string(outcome)))
             .Set(c.outcome == outcome ? 1 : 0);
   } catch (const std::exception&) {  // NOLINT(bugprone-empty-catch): noexcept: a lost update of the exporter
   }

@@ -1,9 +1,31 @@
 // The device's demand per unit of the application's work (device_demand.hpp).
 #include "drivelab/results/device_demand.hpp"
 
+#include <array>
+
 namespace drivelab::results {
 
 namespace cat = catalogue;
+
+namespace {
+
+/// The device's five totals per unit of a database test's work (`work`, a headline count), in the
+/// order read bytes, read I/Os, write bytes, write I/Os, flush I/Os.
+struct PerWork {
+  const MetricDef* work;
+  std::array<const MetricDef*, 5> demand;
+};
+constexpr std::array<PerWork, 2> kPerWork{{
+    {&cat::transactions,
+     {&cat::device_read_bytes_per_txn, &cat::device_read_ios_per_txn, &cat::device_write_bytes_per_txn,
+      &cat::device_write_ios_per_txn, &cat::device_flush_ios_per_txn}},
+    {&cat::new_orders,
+     {&cat::device_read_bytes_per_new_order, &cat::device_read_ios_per_new_order,
+      &cat::device_write_bytes_per_new_order, &cat::device_write_ios_per_new_order,
+      &cat::device_flush_ios_per_new_order}},
+}};
+
+}  // namespace
 
 std::optional<double> positive_metric(const TestRecord& test, const MetricDef& def) {
   const Metric* m = test.find_metric(def.name);
@@ -29,21 +51,10 @@ std::vector<std::pair<const MetricDef*, double>> demand_metrics(const TestRecord
   std::vector<std::pair<const MetricDef*, double>> out;
   const auto rb = static_cast<double>(device.read_bytes), wb = static_cast<double>(device.write_bytes);
   const auto ri = static_cast<double>(device.read_ios), wi = static_cast<double>(device.write_ios);
-  const auto fi = static_cast<double>(device.flush_ios);
-  if (const auto txn = positive_metric(test, cat::transactions)) {
-    out.insert(out.end(), {{&cat::device_read_bytes_per_txn, rb / *txn},
-                           {&cat::device_read_ios_per_txn, ri / *txn},
-                           {&cat::device_write_bytes_per_txn, wb / *txn},
-                           {&cat::device_write_ios_per_txn, wi / *txn},
-                           {&cat::device_flush_ios_per_txn, fi / *txn}});
-  }
-  if (const auto no = positive_metric(test, cat::new_orders)) {
-    out.insert(out.end(), {{&cat::device_read_bytes_per_new_order, rb / *no},
-                           {&cat::device_read_ios_per_new_order, ri / *no},
-                           {&cat::device_write_bytes_per_new_order, wb / *no},
-                           {&cat::device_write_ios_per_new_order, wi / *no},
-                           {&cat::device_flush_ios_per_new_order, fi / *no}});
-  }
+  const std::array<double, 5> totals{rb, ri, wb, wi, static_cast<double>(device.flush_ios)};
+  for (const PerWork& p : kPerWork)
+    if (const auto work = positive_metric(test, *p.work))
+      for (std::size_t k = 0; k < totals.size(); ++k) out.emplace_back(p.demand[k], totals[k] / *work);
   if (const auto ios = positive_metric(test, cat::ios)) {
     out.insert(out.end(), {{&cat::device_read_ios_per_io, ri / *ios}, {&cat::device_write_ios_per_io, wi / *ios}});
   }

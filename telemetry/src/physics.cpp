@@ -24,6 +24,13 @@ bool has_own_link(const std::string& disk) {
 
 PhysicsFinding finding(const char* check, CheckOutcome o, std::string detail) { return {check, o, std::move(detail)}; }
 
+/// Check `check` of a figure against the most the layer below explains: passed, saying `within`,
+/// when `value` is at most `bound`; else a warning saying `beyond`.
+PhysicsFinding at_most(const char* check, double value, double bound, std::string within, std::string beyond) {
+  if (value <= bound) return finding(check, CheckOutcome::passed, std::move(within));
+  return finding(check, CheckOutcome::warning, std::move(beyond));
+}
+
 /// The test's effective config value `key` (a string or bool), or null.
 Json config_value(const results::TestRecord& t, const char* key) {
   if (!t.config.is_object()) return nullptr;
@@ -92,10 +99,8 @@ PhysicsFinding link_check(const results::TestRecord& test, const PhysicsInputs& 
   if (const auto bytes = application_bytes(test, in.window_s); !rate && bytes && in.window_s > 0)
     rate = *bytes / in.window_s;
   if (!rate) return finding(kName, CheckOutcome::not_applicable, "the test recorded no bytes or throughput");
-  if (*rate <= *in.link.bytes_per_s)
-    return finding(kName, CheckOutcome::passed,
-                   fmt::format("{:.1f} MB/s within the link ({})", *rate / 1e6, in.link.text));
-  return finding(kName, CheckOutcome::warning,
+  return at_most(kName, *rate, *in.link.bytes_per_s,
+                 fmt::format("{:.1f} MB/s within the link ({})", *rate / 1e6, in.link.text),
                  fmt::format("throughput {:.1f} MB/s is above what the drive's link carries ({}): the number is not "
                              "the drive's (a cache or compression answered)",
                              *rate / 1e6, in.link.text));
@@ -115,10 +120,8 @@ PhysicsFinding direct_io_check(const results::TestRecord& test, const PhysicsInp
     const auto iops = positive_metric(test, cat::iops);
     if (!iops) return finding(kName, CheckOutcome::not_applicable, "the test recorded no IOPS");
     const double device_r_s = *in.device_read_ios / in.window_s;
-    if (*iops <= kDirectIoExcess * device_r_s)
-      return finding(kName, CheckOutcome::passed,
-                     fmt::format("application {:.0f} IOPS, device {:.0f} r/s", *iops, device_r_s));
-    return finding(kName, CheckOutcome::warning,
+    return at_most(kName, *iops, kDirectIoExcess * device_r_s,
+                   fmt::format("application {:.0f} IOPS, device {:.0f} r/s", *iops, device_r_s),
                    fmt::format("O_DIRECT random reads: the application's {:.0f} IOPS are more than {} x the device's "
                                "{:.0f} r/s: the page cache or another layer answered, not the drive",
                                *iops, kDirectIoExcess, device_r_s));
@@ -129,10 +132,8 @@ PhysicsFinding direct_io_check(const results::TestRecord& test, const PhysicsInp
                    test.kind == "video" ? "video: its MB/s are per pass time, which gives no byte count over the window"
                                         : "the test recorded no bytes or throughput");
   const double device = *in.device_read_bytes + *in.device_write_bytes;
-  if (*app <= kDirectIoExcess * device)
-    return finding(kName, CheckOutcome::passed,
-                   fmt::format("application {:.0f} bytes, device {:.0f} bytes", *app, device));
-  return finding(kName, CheckOutcome::warning,
+  return at_most(kName, *app, kDirectIoExcess * device,
+                 fmt::format("application {:.0f} bytes, device {:.0f} bytes", *app, device),
                  fmt::format("O_DIRECT work: the application moved {:.1f} MB, more than {} x the {:.1f} MB the device "
                              "read and wrote: the page cache or another layer answered, not the drive",
                              *app / 1e6, kDirectIoExcess, device / 1e6));

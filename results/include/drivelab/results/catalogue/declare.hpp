@@ -9,12 +9,47 @@
 ///                                                      {.traits = kOperationsFeed | kSummedOverHosts});
 ///
 /// Every factory takes the metric's name as written in the record (so each name stays greppable
-/// at its declaration) and its description; the rarer fields (word, traits, host merge, a second
-/// unit) go in a trailing MetricOptions. Included by the catalogue's headers; include
-/// catalogue.hpp, not this file.
+/// at its declaration) and its description, or derives it from what the declaration names
+/// (interval_figure, host_pressure); the rarer fields (word, traits, host merge, a second unit) go
+/// in a trailing MetricOptions. Included by the catalogue's headers; include catalogue.hpp, not this file.
+#include <algorithm>
+#include <array>
+#include <cstddef>
+
 #include "drivelab/results/catalogue_types.hpp"
 
 namespace drivelab::results::catalogue {
+
+/// A string literal as a template argument (interval_figure<latency, "p99">): what a derived
+/// description is joined from.
+template <std::size_t N>
+struct Literal {
+  std::array<char, N - 1> chars{};  ///< without the terminating '\0'
+  consteval Literal(const char (&s)[N]) { std::copy_n(s, N - 1, chars.begin()); }
+  constexpr std::string_view view() const { return {chars.data(), chars.size()}; }
+};
+
+/// The length of `parts` joined (kJoined).
+template <std::size_t K>
+consteval std::size_t total_size(const std::array<std::string_view, K>& parts) {
+  std::size_t n = 0;
+  for (std::string_view p : parts) n += p.size();
+  return n;
+}
+
+/// The strings of `parts` (an array of string_views) one after another, in static storage: a
+/// description derived at compile time from what its declaration states.
+template <const auto& parts>
+inline constexpr auto kJoined = [] {
+  std::array<char, total_size(parts)> out{};
+  auto it = out.begin();
+  for (std::string_view p : parts) it = std::copy(p.begin(), p.end(), it);
+  return out;
+}();
+template <const auto& parts>
+constexpr std::string_view joined() {
+  return {kJoined<parts>.data(), kJoined<parts>.size()};
+}
 
 /// The fields of a MetricDef that few declarations set (see MetricDef for each).
 struct MetricOptions {
@@ -59,6 +94,21 @@ constexpr MetricDef family_member(const FigureFamily& family, std::string_view n
   return d;
 }
 
+/// What the description of a member of an interval-latency family (FigureFamily::interval_latency)
+/// says after its figure.
+inline constexpr std::string_view kOfIntervalLatency = " (interval values: of the interval's \"latency\" histogram)";
+template <const FigureFamily& family, Literal figure>
+inline constexpr std::array<std::string_view, 4> kIntervalFigureText{family.prefix, ": ", figure.view(),
+                                                                     kOfIntervalLatency};
+
+/// Figure `figure` of interval-latency family `family` in `unit`, named `name` (family_member),
+/// where interval values and call sites name it: described as "<prefix>: <figure> (interval
+/// values: of the interval's "latency" histogram)".
+template <const FigureFamily& family, Literal figure>
+constexpr MetricDef interval_figure(std::string_view name, Unit unit) {
+  return family_member(family, name, figure.view(), unit, joined<kIntervalFigureText<family, figure>>());
+}
+
 /// Operations per second or per minute (IOPS, TPS, tpmC, fps): higher is better.
 constexpr MetricDef operation_rate(std::string_view name, Unit unit, std::uint8_t where, std::string_view recorded_by,
                                    std::string_view description, MetricOptions o = {}) {
@@ -72,11 +122,13 @@ constexpr MetricDef operation_count(std::string_view name, std::uint8_t where, s
   return metric(name, Unit::count, MetricKind::operations, where, recorded_by, description, o);
 }
 
-/// A sizing answer of a curve (runner/curve.hpp max_rate_within; issue 32): an operation rate in
-/// the headline, per host in a merge (one host's answer is no answer of the hosts together).
-constexpr MetricDef sizing_answer(std::string_view name, Unit unit, std::string_view recorded_by, std::string_view word,
+/// A sizing answer of a curve (runner/curve.hpp max_rate_within; issue 32): a value of the operation
+/// rate `rate` (its unit and word) in the headline, per host in a merge (one host's answer is no
+/// answer of the hosts together).
+constexpr MetricDef sizing_answer(std::string_view name, const MetricDef& rate, std::string_view recorded_by,
                                   std::string_view description) {
-  return operation_rate(name, unit, kHeadline, recorded_by, description, {.word = word, .merge = HostMerge::per_host});
+  return operation_rate(name, rate.unit, kHeadline, recorded_by, description,
+                        {.word = rate.word, .merge = HostMerge::per_host});
 }
 
 /// Bytes moved per second in MB/s (MB = 10^6 bytes): higher is better.
@@ -104,6 +156,19 @@ constexpr MetricDef time_taken(std::string_view name, Unit unit, MetricKind kind
                                std::string_view recorded_by, std::string_view description, MetricOptions o = {}) {
   o.better = Direction::lower;
   return metric(name, unit, kind, where, recorded_by, description, o);
+}
+
+/// Where a running test is: an interval value of kind progress (the pass, the phase, the point).
+constexpr MetricDef progress_value(std::string_view name, Unit unit, std::string_view recorded_by,
+                                   std::string_view description) {
+  return metric(name, unit, MetricKind::progress, kInterval, recorded_by, description);
+}
+
+/// A figure of tpcc's connection pool (the transactions waiting for a connection, the busy
+/// connections; kind count): the headline's over the measured phase, or an interval's.
+constexpr MetricDef pool_figure(std::string_view name, Unit unit, std::uint8_t where, std::string_view description,
+                                MetricOptions o = {}) {
+  return metric(name, unit, MetricKind::count, where, "tpcc", description, o);
 }
 
 /// A bound of the within-run 95% confidence interval of an operation rate (results/record_stats.hpp;
@@ -145,9 +210,23 @@ constexpr MetricDef host_cpu_share(std::string_view name, std::string_view descr
   return telemetry_gauge(name, Unit::pct, MetricKind::cpu, description);
 }
 
-/// A pressure-stall share of time (/proc/pressure): a telemetry_gauge of kind device.
-constexpr MetricDef host_pressure(std::string_view name, std::string_view description) {
-  return telemetry_gauge(name, Unit::pct, MetricKind::device, description);
+/// The lines of a /proc/pressure file: `some` (some task stalled), `full` (all non-idle tasks at once).
+enum class Stall { some, full };
+template <Literal resource, Literal word, Stall line>
+inline constexpr std::array<std::string_view, 7> kPressureText{"share of time ",
+                                                               line == Stall::some ? "some task" : "all non-idle tasks",
+                                                               " stalled on ",
+                                                               word.view(),
+                                                               " (/proc/pressure/",
+                                                               resource.view(),
+                                                               ")"};
+
+/// The share of time of line `line` of /proc/pressure/`resource` (`word`: what the tasks stalled
+/// on, "I/O"), named `name`: a telemetry_gauge in % of kind device, described as "share of time
+/// some task|all non-idle tasks stalled on <word> (/proc/pressure/<resource>)".
+template <Literal resource, Literal word, Stall line>
+constexpr MetricDef host_pressure(std::string_view name) {
+  return telemetry_gauge(name, Unit::pct, MetricKind::device, joined<kPressureText<resource, word, line>>());
 }
 
 /// The device's requests of one direction over the measured phase (headline only, every test).

@@ -9,21 +9,11 @@ namespace drivelab::results::catalogue {
 
 // ---- latency and lateness (other than the families' figures) ----------------------------------
 // The family members interval values and call sites name (the others are generated: figure_def()).
-inline constexpr MetricDef latency_avg_us =
-    family_member(latency, "latency_avg_us", "avg", Unit::us,
-                  "latency: avg (interval values: of the interval's \"latency\" histogram)");
-inline constexpr MetricDef latency_p99_us =
-    family_member(latency, "latency_p99_us", "p99", Unit::us,
-                  "latency: p99 (interval values: of the interval's \"latency\" histogram)");
-inline constexpr MetricDef latency_avg_ms =
-    family_member(latency, "latency_avg_ms", "avg", Unit::ms,
-                  "latency: avg (interval values: of the interval's \"latency\" histogram)");
-inline constexpr MetricDef latency_p95_ms =
-    family_member(latency, "latency_p95_ms", "p95", Unit::ms,
-                  "latency: p95 (interval values: of the interval's \"latency\" histogram)");
-inline constexpr MetricDef latency_p99_ms =
-    family_member(latency, "latency_p99_ms", "p99", Unit::ms,
-                  "latency: p99 (interval values: of the interval's \"latency\" histogram)");
+inline constexpr MetricDef latency_avg_us = interval_figure<latency, "avg">("latency_avg_us", Unit::us);
+inline constexpr MetricDef latency_p99_us = interval_figure<latency, "p99">("latency_p99_us", Unit::us);
+inline constexpr MetricDef latency_avg_ms = interval_figure<latency, "avg">("latency_avg_ms", Unit::ms);
+inline constexpr MetricDef latency_p95_ms = interval_figure<latency, "p95">("latency_p95_ms", Unit::ms);
+inline constexpr MetricDef latency_p99_ms = interval_figure<latency, "p99">("latency_p99_ms", Unit::ms);
 inline constexpr MetricDef lateness_p99_us =
     family_member(lateness, "lateness_p99_us", "p99", Unit::us,
                   "lateness: 99th percentile (interval value: of the interval's lateness)");
@@ -77,21 +67,19 @@ inline constexpr MetricDef rounded_ios = metric("rounded_ios", Unit::count, Metr
                                                 "I/Os whose offset or length was changed by align");
 
 // ---- queues and backlogs -----------------------------------------------------------------------
-inline constexpr MetricDef queue_length_avg =
-    metric("queue_length_avg", Unit::count, MetricKind::count, kHeadline, "tpcc",
-           "time-weighted mean of transactions waiting for a connection");
-inline constexpr MetricDef queue_length_max =
-    metric("queue_length_max", Unit::count, MetricKind::count, kHeadline, "tpcc", "most transactions waiting at once",
-           {.merge = HostMerge::maximum});
-inline constexpr MetricDef queue_len_avg = metric("queue_len_avg", Unit::count, MetricKind::count, kInterval, "tpcc",
-                                                  "interval: time-weighted mean of transactions waiting");
-inline constexpr MetricDef queue_len_max = metric("queue_len_max", Unit::count, MetricKind::count, kInterval, "tpcc",
-                                                  "interval: most transactions waiting at once");
+inline constexpr MetricDef queue_length_avg = pool_figure(
+    "queue_length_avg", Unit::count, kHeadline, "time-weighted mean of transactions waiting for a connection");
+inline constexpr MetricDef queue_length_max = pool_figure(
+    "queue_length_max", Unit::count, kHeadline, "most transactions waiting at once", {.merge = HostMerge::maximum});
+inline constexpr MetricDef queue_len_avg =
+    pool_figure("queue_len_avg", Unit::count, kInterval, "interval: time-weighted mean of transactions waiting");
+inline constexpr MetricDef queue_len_max =
+    pool_figure("queue_len_max", Unit::count, kInterval, "interval: most transactions waiting at once");
 inline constexpr MetricDef pool_utilisation_pct =
-    metric("pool_utilisation_pct", Unit::pct, MetricKind::count, kHeadline, "tpcc",
-           "busy time of the connections (or users) / (their number x measured time)");
-inline constexpr MetricDef pool_util_pct = metric("pool_util_pct", Unit::pct, MetricKind::count, kInterval, "tpcc",
-                                                  "interval: pool_utilisation_pct of the interval");
+    pool_figure("pool_utilisation_pct", Unit::pct, kHeadline,
+                "busy time of the connections (or users) / (their number x measured time)");
+inline constexpr MetricDef pool_util_pct =
+    pool_figure("pool_util_pct", Unit::pct, kInterval, "interval: pool_utilisation_pct of the interval");
 inline constexpr MetricDef overflow_ios =
     metric("overflow_ios", Unit::count, MetricKind::lateness, kHeadline | kGroup, "replay vdi",
            "I/Os that found every slot busy at their intended start");

@@ -49,24 +49,6 @@ inline constexpr MetricDef peak_iops =
 inline constexpr MetricDef max_run_iops =
     operation_rate("max_run_iops", Unit::per_s, kGroup, "vdbench replay vdi",
                    "the rate the curve points are percentages of", {.word = "IOPS"});
-// Sizing answers (runner/curve.hpp max_rate_within; issue 32): the highest rate of a curve whose
-// latency figure stays within the protocol's `slo:` bound, interpolated between the two points
-// that bracket the crossing; 0 when the lowest point is already beyond the bound.
-inline constexpr MetricDef max_iops_under_p99 =
-    sizing_answer("max_iops_under_p99", Unit::per_s, "vdbench", "IOPS",
-                  "curve: the highest IOPS whose p99 latency stays within slo.p99_ms (interpolated)");
-inline constexpr MetricDef max_iops_under_mean =
-    sizing_answer("max_iops_under_mean", Unit::per_s, "vdbench", "IOPS",
-                  "curve: the highest IOPS whose mean latency stays within slo.mean_ms (interpolated)");
-inline constexpr MetricDef max_tps_under_slo =
-    sizing_answer("max_tps_under_slo", Unit::per_s, "tpcc sysbench", "TPS",
-                  "rate: curve: the highest TPS whose latency figures all stay within the slo bounds (interpolated)");
-inline constexpr MetricDef max_tpmc_under_slo =
-    sizing_answer("max_tpmc_under_slo", Unit::per_min, "tpcc", "tpmC",
-                  "rate: curve: tpm_c at max_tps_under_slo (interpolated the same way)");
-inline constexpr MetricDef max_qps_under_slo =
-    sizing_answer("max_qps_under_slo", Unit::per_s, "sysbench", "QPS",
-                  "rate: curve: qps at max_tps_under_slo (interpolated the same way)");
 inline constexpr MetricDef iops_per_cpu_s =
     metric("iops_per_cpu_s", Unit::per_cpu_s, MetricKind::cpu, kHeadline, "io",
            "I/Os per CPU second of the process (user + system)", {.better = Direction::higher});
@@ -92,6 +74,22 @@ inline constexpr MetricDef nopm =
 inline constexpr MetricDef qps =
     operation_rate("qps", Unit::per_s, kHeadline | kGroup | kInterval, "sysbench",
                    "queries per second (read + write + other)", {.word = "QPS", .traits = kSummedOverHosts});
+// Sizing answers (runner/curve.hpp max_rate_within; issue 32): the highest rate of a curve whose
+// latency figure stays within the protocol's `slo:` bound, interpolated between the two points
+// that bracket the crossing; 0 when the lowest point is already beyond the bound.
+inline constexpr MetricDef max_iops_under_p99 =
+    sizing_answer("max_iops_under_p99", iops, "vdbench",
+                  "curve: the highest IOPS whose p99 latency stays within slo.p99_ms (interpolated)");
+inline constexpr MetricDef max_iops_under_mean =
+    sizing_answer("max_iops_under_mean", iops, "vdbench",
+                  "curve: the highest IOPS whose mean latency stays within slo.mean_ms (interpolated)");
+inline constexpr MetricDef max_tps_under_slo =
+    sizing_answer("max_tps_under_slo", tps, "tpcc sysbench",
+                  "rate: curve: the highest TPS whose latency figures all stay within the slo bounds (interpolated)");
+inline constexpr MetricDef max_tpmc_under_slo = sizing_answer(
+    "max_tpmc_under_slo", tpm_c, "tpcc", "rate: curve: tpm_c at max_tps_under_slo (interpolated the same way)");
+inline constexpr MetricDef max_qps_under_slo = sizing_answer(
+    "max_qps_under_slo", qps, "sysbench", "rate: curve: qps at max_tps_under_slo (interpolated the same way)");
 inline constexpr MetricDef reads_s = operation_rate("reads_s", Unit::per_s, kHeadline | kInterval, "sysbench",
                                                     "read queries per second", {.traits = kSummedOverHosts});
 inline constexpr MetricDef writes_s = operation_rate("writes_s", Unit::per_s, kHeadline | kInterval, "sysbench",

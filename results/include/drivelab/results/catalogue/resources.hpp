@@ -168,8 +168,8 @@ inline constexpr MetricDef requested_iops =
 inline constexpr MetricDef requested_pct =
     metric("requested_pct", Unit::pct, MetricKind::setting, kGroup, "vdbench replay vdi tpcc sysbench",
            "curve points: the rate asked for, % of the max run (or of the trace's rate)");
-inline constexpr MetricDef point_pct = metric("point_pct", Unit::pct, MetricKind::progress, kInterval, "vdbench",
-                                              "interval: the curve point being run (requested_pct)");
+inline constexpr MetricDef point_pct =
+    progress_value("point_pct", Unit::pct, "vdbench", "interval: the curve point being run (requested_pct)");
 inline constexpr MetricDef trace_iops = metric("trace_iops", Unit::per_s, MetricKind::setting, kGroup, "replay vdi",
                                                "the trace's own rate (curve_of recorded)", {.word = "IOPS"});
 inline constexpr MetricDef points_run =
@@ -184,12 +184,12 @@ inline constexpr MetricDef mean_size_bytes = metric("mean_size_bytes", Unit::byt
                                                     "VDI model: mean size of the generated I/Os");
 inline constexpr MetricDef iops_per_desktop = metric("iops_per_desktop", Unit::per_s, MetricKind::setting, kGroup,
                                                      "vdi", "VDI model: generated IOPS per desktop", {.word = "IOPS"});
-inline constexpr MetricDef pass = metric("pass", Unit::count, MetricKind::progress, kInterval, "precondition",
-                                         "interval: the pass being run (1 = fill)");
-inline constexpr MetricDef done_pct = metric("done_pct", Unit::pct, MetricKind::progress, kInterval, "precondition",
-                                             "interval: share of the pass written");
-inline constexpr MetricDef phase = metric("phase", Unit::count, MetricKind::progress, kInterval, "render",
-                                          "interval: the render phase (1 load ... 5 write)");
+inline constexpr MetricDef pass =
+    progress_value("pass", Unit::count, "precondition", "interval: the pass being run (1 = fill)");
+inline constexpr MetricDef done_pct =
+    progress_value("done_pct", Unit::pct, "precondition", "interval: share of the pass written");
+inline constexpr MetricDef phase =
+    progress_value("phase", Unit::count, "render", "interval: the render phase (1 load ... 5 write)");
 
 /// Every declaration above (the families' members are added by the catalogue): the recorder
 /// refuses a name not found here.

@@ -61,14 +61,12 @@ inline constexpr MetricDef host_cpu_steal_pct =
     host_cpu_share("host_cpu_steal_pct", "host CPU taken by the hypervisor, percent of all CPUs (/proc/stat)");
 inline constexpr MetricDef host_cpu_irq_pct =
     host_cpu_share("host_cpu_irq_pct", "host CPU serving interrupts (irq + softirq), percent of all CPUs (/proc/stat)");
-inline constexpr MetricDef host_psi_io_some_pct =
-    host_pressure("host_psi_io_some_pct", "share of time some task stalled on I/O (/proc/pressure/io)");
-inline constexpr MetricDef host_psi_io_full_pct =
-    host_pressure("host_psi_io_full_pct", "share of time all non-idle tasks stalled on I/O (/proc/pressure/io)");
+inline constexpr MetricDef host_psi_io_some_pct = host_pressure<"io", "I/O", Stall::some>("host_psi_io_some_pct");
+inline constexpr MetricDef host_psi_io_full_pct = host_pressure<"io", "I/O", Stall::full>("host_psi_io_full_pct");
 inline constexpr MetricDef host_psi_memory_some_pct =
-    host_pressure("host_psi_memory_some_pct", "share of time some task stalled on memory (/proc/pressure/memory)");
-inline constexpr MetricDef host_psi_memory_full_pct = host_pressure(
-    "host_psi_memory_full_pct", "share of time all non-idle tasks stalled on memory (/proc/pressure/memory)");
+    host_pressure<"memory", "memory", Stall::some>("host_psi_memory_some_pct");
+inline constexpr MetricDef host_psi_memory_full_pct =
+    host_pressure<"memory", "memory", Stall::full>("host_psi_memory_full_pct");
 inline constexpr MetricDef device_read_bytes_per_txn =
     device_per_work("device_read_bytes_per_txn", Unit::bytes, "tpcc sysbench",
                     "device bytes read over the measured phase per transaction (transactions)");
