@@ -3,12 +3,10 @@
 #include "drivelab/oltp/backends/mysql/mysql_backend.hpp"
 
 namespace drivelab::oltp {
-namespace {
 
-constexpr BackendRow kRow = one_server_row<ServerKind::mariadb>("mysql", &mysql_capabilities);
-
-}  // namespace
-
-const BackendRow& mysql_row() noexcept { return kRow; }
+const BackendRow& mysql_row() noexcept {
+  static constexpr BackendRow kRow = one_server_row<ServerKind::mariadb>("mysql", &mysql_capabilities);
+  return kRow;
+}
 
 }  // namespace drivelab::oltp

@@ -3,12 +3,10 @@
 #include "drivelab/oltp/backends/postgres/postgres_backend.hpp"
 
 namespace drivelab::oltp {
-namespace {
 
-constexpr BackendRow kRow = one_server_row<ServerKind::postgres>("postgres", &postgres_capabilities);
-
-}  // namespace
-
-const BackendRow& postgres_row() noexcept { return kRow; }
+const BackendRow& postgres_row() noexcept {
+  static constexpr BackendRow kRow = one_server_row<ServerKind::postgres>("postgres", &postgres_capabilities);
+  return kRow;
+}
 
 }  // namespace drivelab::oltp
