@@ -34,80 +34,49 @@ constexpr std::string_view kVdiTrace =
     "the lab's VDI trace capture (not public; kind vdi generates a model from other measurements, docs/vdi.md)";
 constexpr std::string_view kDbMix = "the lab's vdbench database mix (its parameter files are not public)";
 
+// "4K random read": a corner's transfer size (whole KiB), access and direction, as the reviews name it.
+std::string corner_words(const IoWorkload& w) {
+  return fmt::format("{}K {} {}", w.xfersize_bytes / kKiB, w.seekpct >= 100 ? "random" : "sequential",
+                     w.rdpct >= 100 ? "read" : "write");
+}
+
+// A corner of the lab's vdbench curve, measured at its peak with `w.outstanding` threads.
+PublishedConfiguration vdbench_corner(std::string test, std::vector<std::string_view> sources, const IoWorkload& w) {
+  const std::string workload = fmt::format("vdbench {}, 100% {}s, {} threads: the peak of its curve to 120%",
+                                           corner_words(w), w.rdpct >= 100 ? "read" : "write", w.outstanding);
+  return {std::move(test), std::move(sources), workload, w, nullptr};
+}
+
+// A fio 3.28 spot check at queue depth `w.outstanding` (one job).
+PublishedConfiguration fio_spot_check(std::string test, const IoWorkload& w) {
+  return {std::move(test), {kFl6}, fmt::format("fio 3.28 {}, QD{}", corner_words(w), w.outstanding), w, nullptr};
+}
+
 const std::vector<PublishedConfiguration>& table() {
   static const std::vector<PublishedConfiguration> t = [] {
+    const std::vector<std::string_view> all{kXg8, kXg6, kRocket, kCd6};
     std::vector<PublishedConfiguration> out{
-        {"4k_random_read",
-         {kXg8, kXg6, kRocket, kCd6},
-         "vdbench 4K random read, 100% reads, 128 threads: the peak of its curve to 120%",
-         IoWorkload{4 * kKiB, 100, 100, 128},
-         nullptr},
-        {"4k_random_write",
-         {kXg8, kXg6, kRocket, kCd6},
-         "vdbench 4K random write, 100% writes, 128 threads: the peak of its curve to 120%",
-         IoWorkload{4 * kKiB, 0, 100, 128},
-         nullptr},
-        {"4k_random_read_high",
-         {kCd6},
-         "vdbench 4K random read, 100% reads, 512 threads: the peak of its curve to 120%",
-         IoWorkload{4 * kKiB, 100, 100, 512},
-         nullptr},
-        {"4k_random_write_high",
-         {kCd6},
-         "vdbench 4K random write, 100% writes, 512 threads: the peak of its curve to 120%",
-         IoWorkload{4 * kKiB, 0, 100, 512},
-         nullptr},
-        {"64k_sequential_read",
-         {kXg6},
-         "vdbench 64K sequential read, 100% reads, 16 threads: the peak of its curve to 120%",
-         IoWorkload{64 * kKiB, 100, 0, 16},
-         nullptr},
-        {"64k_sequential_read",
-         {kXg8, kRocket, kCd6},
-         "vdbench 64K sequential read, 100% reads, 32 threads: the peak of its curve to 120%",
-         IoWorkload{64 * kKiB, 100, 0, 32},
-         nullptr},
-        {"64k_sequential_write",
-         {kRocket, kCd6},
-         "vdbench 64K sequential write, 100% writes, 16 threads: the peak of its curve to 120%",
-         IoWorkload{64 * kKiB, 0, 0, 16},
-         nullptr},
+        vdbench_corner("4k_random_read", all, {4 * kKiB, 100, 100, 128}),
+        vdbench_corner("4k_random_write", all, {4 * kKiB, 0, 100, 128}),
+        vdbench_corner("4k_random_read_high", {kCd6}, {4 * kKiB, 100, 100, 512}),
+        vdbench_corner("4k_random_write_high", {kCd6}, {4 * kKiB, 0, 100, 512}),
+        vdbench_corner("64k_sequential_read", {kXg6}, {64 * kKiB, 100, 0, 16}),
+        vdbench_corner("64k_sequential_read", {kXg8, kRocket, kCd6}, {64 * kKiB, 100, 0, 32}),
+        vdbench_corner("64k_sequential_write", {kRocket, kCd6}, {64 * kKiB, 0, 0, 16}),
         {"64k_sequential_write",
          {kXg8, kXg6},
          "vdbench 64K sequential write, 100% writes, threads not known (the latency is garbled in the source)",
          std::nullopt,
          nullptr},
-        {"64k_sequential_read_high",
-         {kCd6},
-         "vdbench 64K sequential read, 100% reads, 64 threads: the peak of its curve to 120%",
-         IoWorkload{64 * kKiB, 100, 0, 64},
-         nullptr},
-        {"64k_sequential_write_high",
-         {kCd6},
-         "vdbench 64K sequential write, 100% writes, 64 threads: the peak of its curve to 120%",
-         IoWorkload{64 * kKiB, 0, 0, 64},
-         nullptr},
-        {"fio_seq_read_128k_qd32",
-         {kFl6},
-         "fio 3.28 128K sequential read, QD32",
-         IoWorkload{128 * kKiB, 100, 0, 32},
-         nullptr},
-        {"fio_seq_write_128k_qd32",
-         {kFl6},
-         "fio 3.28 128K sequential write, QD32",
-         IoWorkload{128 * kKiB, 0, 0, 32},
-         nullptr},
-        {"fio_rand_read_4k_qd256",
-         {kFl6},
-         "fio 3.28 4K random read, QD256",
-         IoWorkload{4 * kKiB, 100, 100, 256},
-         nullptr},
-        {"fio_rand_write_4k_qd32", {kFl6}, "fio 3.28 4K random write, QD32", IoWorkload{4 * kKiB, 0, 100, 32}, nullptr},
-        {"sqlserver_oltp",
-         {kXg8, kXg6, kRocket, kCd6},
+        vdbench_corner("64k_sequential_read_high", {kCd6}, {64 * kKiB, 100, 0, 64}),
+        vdbench_corner("64k_sequential_write_high", {kCd6}, {64 * kKiB, 0, 0, 64}),
+        fio_spot_check("fio_seq_read_128k_qd32", {128 * kKiB, 100, 0, 32}),
+        fio_spot_check("fio_seq_write_128k_qd32", {128 * kKiB, 0, 0, 32}),
+        fio_spot_check("fio_rand_read_4k_qd256", {4 * kKiB, 100, 100, 256}),
+        fio_spot_check("fio_rand_write_4k_qd32", {4 * kKiB, 0, 100, 32}),
+        {"sqlserver_oltp", all,
          "SQL Server TPC-C (commercial tool), 1,500 warehouses, 15,000 virtual users per VM, 2.5 h + 30 min",
-         std::nullopt,
-         tpcc_sqlserver_lab},
+         std::nullopt, tpcc_sqlserver_lab},
         {"sysbench_oltp",
          {kCd6},
          "sysbench oltp_read_write on MySQL, 100 tables x 10,000,000 rows, 32 threads per VM, 2 h + 1 h",
@@ -127,9 +96,9 @@ const std::vector<PublishedConfiguration>& table() {
     // Whole families with one configuration each: the VDI traces and the database mixes.
     for (const char* prefix : {"vdi_", "vdi_fc_", "vdi_lc_"})
       for (const char* phase : {"boot", "initial_login", "monday_login"})
-        out.push_back({std::string(prefix) + phase, {kXg8, kXg6, kRocket, kCd6}, kVdiTrace, std::nullopt, nullptr});
+        out.push_back({std::string(prefix) + phase, all, std::string(kVdiTrace), std::nullopt, nullptr});
     for (const char* mix : {"sql", "sql_90_10", "sql_80_20", "oracle", "oracle_90_10", "oracle_80_20"})
-      out.push_back({mix, {kCd6}, kDbMix, std::nullopt, nullptr});
+      out.push_back({mix, {kCd6}, std::string(kDbMix), std::nullopt, nullptr});
     return out;
   }();
   return t;

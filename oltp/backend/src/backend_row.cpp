@@ -1,4 +1,4 @@
-// option_value, accepts_word, dialect_of (backend_row.hpp).
+// option_value, accepts_word (backend_row.hpp).
 #include "drivelab/oltp/backend/backend_row.hpp"
 
 #include <algorithm>
@@ -24,10 +24,6 @@ bool accepts_word(const OptionKey& key, std::string_view word) noexcept {
            });
   };
   return std::any_of(key.words.begin(), key.words.end(), same);
-}
-
-SqlDialect dialect_of(ServerKind kind) noexcept {
-  return kind == ServerKind::postgres ? SqlDialect::postgres : SqlDialect::mysql;
 }
 
 }  // namespace drivelab::oltp

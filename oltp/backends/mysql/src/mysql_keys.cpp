@@ -1,20 +1,12 @@
-// The mysql row (mysql_backend.hpp, backend_row.hpp): it owns no key of the database section.
-#include <array>
-
+// The mysql row (mysql_backend.hpp, backend_row.hpp): it speaks to managed MariaDB and owns no key
+// of the database section.
 #include "drivelab/oltp/backends/mysql/mysql_backend.hpp"
 
 namespace drivelab::oltp {
-namespace {
 
-constexpr std::array kManaged{ServerKind::mariadb};
-constexpr BackendRow kRow{.name = "mysql",
-                          .capabilities = &mysql_capabilities,
-                          .managed_servers = kManaged,
-                          .dialect = SqlDialect::mysql,
-                          .keys = {}};
-
-}  // namespace
-
-const BackendRow& mysql_row() noexcept { return kRow; }
+const BackendRow& mysql_row() noexcept {
+  static constexpr BackendRow kRow = one_server_row<ServerKind::mariadb>("mysql", &mysql_capabilities);
+  return kRow;
+}
 
 }  // namespace drivelab::oltp

@@ -1,21 +1,12 @@
-// The postgres row (postgres_backend.hpp, backend_row.hpp): it owns no key of the database
-// section (libpq's own keywords go in server.connection).
-#include <array>
-
+// The postgres row (postgres_backend.hpp, backend_row.hpp): it speaks to managed PostgreSQL and
+// owns no key of the database section (libpq's own keywords go in server.connection).
 #include "drivelab/oltp/backends/postgres/postgres_backend.hpp"
 
 namespace drivelab::oltp {
-namespace {
 
-constexpr std::array kManaged{ServerKind::postgres};
-constexpr BackendRow kRow{.name = "postgres",
-                          .capabilities = &postgres_capabilities,
-                          .managed_servers = kManaged,
-                          .dialect = SqlDialect::postgres,
-                          .keys = {}};
-
-}  // namespace
-
-const BackendRow& postgres_row() noexcept { return kRow; }
+const BackendRow& postgres_row() noexcept {
+  static constexpr BackendRow kRow = one_server_row<ServerKind::postgres>("postgres", &postgres_capabilities);
+  return kRow;
+}
 
 }  // namespace drivelab::oltp

@@ -69,7 +69,7 @@ std::string to_string(const IoWorkload& w);
 struct PublishedConfiguration {
   std::string test;                       ///< the CSV's test name (test key, without `_<N>vms`)
   std::vector<std::string_view> sources;  ///< the CSV `source` values (seed files) it describes
-  std::string_view workload;              ///< what was measured, for the report
+  std::string workload;                   ///< what was measured, for the report
   std::optional<IoWorkload> io;           ///< set when a measured io/vdbench test can be the same workload
   /// For non-I/O tests a measured test can reproduce (kind + configuration from its record).
   bool (*matches)(std::string_view kind, const results::Json& config) = nullptr;

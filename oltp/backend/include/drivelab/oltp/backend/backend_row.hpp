@@ -10,6 +10,7 @@
 /// error) and records it. The same key under another backend is an error naming its owner
 /// ("'journal_mode' is a sqlite key; this test's backend is postgres"). The keys every backend
 /// shares (backend, database, server: {...}) stay with database/ (database.hpp).
+#include <array>
 #include <chrono>
 #include <cstdint>
 #include <map>
@@ -76,6 +77,23 @@ struct BackendRow {
 };
 
 /// The dialect a managed server of `kind` speaks (postgres: postgres; mariadb: mysql).
-SqlDialect dialect_of(ServerKind kind) noexcept;
+constexpr SqlDialect dialect_of(ServerKind kind) noexcept {
+  return kind == ServerKind::postgres ? SqlDialect::postgres : SqlDialect::mysql;
+}
+
+/// `managed_servers` of a backend that speaks to the one managed server `K`.
+template <ServerKind K>
+inline constexpr std::array<ServerKind, 1> kOneManagedServer{K};
+
+/// The row of a backend that speaks to the one managed server `K`, in that server's dialect
+/// (dialect_of), and owns no key of the database section (postgres, mysql).
+template <ServerKind K>
+constexpr BackendRow one_server_row(std::string_view name, Capabilities (*capabilities)() noexcept) noexcept {
+  return {.name = name,
+          .capabilities = capabilities,
+          .managed_servers = kOneManagedServer<K>,
+          .dialect = dialect_of(K),
+          .keys = {}};
+}
 
 }  // namespace drivelab::oltp

@@ -6,7 +6,6 @@
 /// x.2.2 statement by statement (tpcc_statements.cpp).
 #include <array>
 #include <cstddef>
-#include <initializer_list>
 #include <string>
 #include <utility>
 #include <vector>
@@ -40,41 +39,46 @@ struct TransactionStatements {
   template <class Self, class F>
   static void for_each(Self& self, F&& f) {
     using S = TransactionStatements;
-    const auto each = [&](std::initializer_list<std::pair<const char*, T S::*>> members) {
-      for (const auto& [name, member] : members) f(std::string(name), self.*member);
-    };
-    each({{"no_warehouse", &S::no_warehouse},
-          {"no_district", &S::no_district},
-          {"no_district_update", &S::no_district_update},
-          {"no_customer", &S::no_customer},
-          {"no_insert_order", &S::no_insert_order},
-          {"no_insert_new_order", &S::no_insert_new_order},
-          {"no_item", &S::no_item}});
-    for (std::size_t d = 0; d < self.no_stock.size(); ++d)
-      f("no_stock[" + std::to_string(d + 1) + "]", self.no_stock[d]);
-    each({{"no_stock_update", &S::no_stock_update},
-          {"no_insert_order_line", &S::no_insert_order_line},
-          {"p_warehouse_update", &S::p_warehouse_update},
-          {"p_warehouse", &S::p_warehouse},
-          {"p_district_update", &S::p_district_update},
-          {"p_district", &S::p_district},
-          {"customers_by_name", &S::customers_by_name},
-          {"p_customer", &S::p_customer},
-          {"p_customer_update", &S::p_customer_update},
-          {"p_customer_update_bc", &S::p_customer_update_bc},
-          {"p_insert_history", &S::p_insert_history},
-          {"os_customer", &S::os_customer},
-          {"os_order", &S::os_order},
-          {"os_order_lines", &S::os_order_lines},
-          {"d_oldest_new_order", &S::d_oldest_new_order},
-          {"d_delete_new_order", &S::d_delete_new_order},
-          {"d_order", &S::d_order},
-          {"d_order_update", &S::d_order_update},
-          {"d_order_line_update", &S::d_order_line_update},
-          {"d_order_line_sum", &S::d_order_line_sum},
-          {"d_customer_update", &S::d_customer_update},
-          {"sl_district", &S::sl_district},
-          {"sl_count", &S::sl_count}});
+    // nullptr stands for New-Order's stock reads, one statement per district (no_stock).
+    static constexpr std::pair<const char*, T S::*> kMembers[] = {{"no_warehouse", &S::no_warehouse},
+                                                                  {"no_district", &S::no_district},
+                                                                  {"no_district_update", &S::no_district_update},
+                                                                  {"no_customer", &S::no_customer},
+                                                                  {"no_insert_order", &S::no_insert_order},
+                                                                  {"no_insert_new_order", &S::no_insert_new_order},
+                                                                  {"no_item", &S::no_item},
+                                                                  {"no_stock", nullptr},
+                                                                  {"no_stock_update", &S::no_stock_update},
+                                                                  {"no_insert_order_line", &S::no_insert_order_line},
+                                                                  {"p_warehouse_update", &S::p_warehouse_update},
+                                                                  {"p_warehouse", &S::p_warehouse},
+                                                                  {"p_district_update", &S::p_district_update},
+                                                                  {"p_district", &S::p_district},
+                                                                  {"customers_by_name", &S::customers_by_name},
+                                                                  {"p_customer", &S::p_customer},
+                                                                  {"p_customer_update", &S::p_customer_update},
+                                                                  {"p_customer_update_bc", &S::p_customer_update_bc},
+                                                                  {"p_insert_history", &S::p_insert_history},
+                                                                  {"os_customer", &S::os_customer},
+                                                                  {"os_order", &S::os_order},
+                                                                  {"os_order_lines", &S::os_order_lines},
+                                                                  {"d_oldest_new_order", &S::d_oldest_new_order},
+                                                                  {"d_delete_new_order", &S::d_delete_new_order},
+                                                                  {"d_order", &S::d_order},
+                                                                  {"d_order_update", &S::d_order_update},
+                                                                  {"d_order_line_update", &S::d_order_line_update},
+                                                                  {"d_order_line_sum", &S::d_order_line_sum},
+                                                                  {"d_customer_update", &S::d_customer_update},
+                                                                  {"sl_district", &S::sl_district},
+                                                                  {"sl_count", &S::sl_count}};
+    for (const auto& [name, member] : kMembers) {
+      if (member != nullptr) {
+        f(std::string(name), self.*member);
+        continue;
+      }
+      for (std::size_t d = 0; d < self.no_stock.size(); ++d)
+        f(std::string(name) + "[" + std::to_string(d + 1) + "]", self.no_stock[d]);
+    }
   }
 };
 
