@@ -473,7 +473,8 @@ void VdbenchEmulator::record_slo_answers(runner::TestContext& ctx) {
   results::Json answers = results::Json::array();
   const auto answer = [&](const results::MetricDef& def, const runner::SloBound& bound, auto figure_ms) {
     std::vector<runner::CurveSample> samples;
-    for (const auto& p : points_) samples.push_back({p.group, p.iops(), figure_ms(p)});
+    for (const auto& p : points_)
+      samples.push_back({p.group, p.iops(), figure_ms(p), runner::curve_sample_requested(p.requested_iops)});
     // A cut curve's "bound not reached" is only a lower bound (runner::qualify): no headline metric.
     const runner::SloAnswer a =
         runner::qualify(runner::max_rate_within(std::move(samples), bound.bound_ms), cut_after_);

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cctype>
 #include <cmath>
+#include <limits>
 #include <cstdlib>
 
 #include <fmt/format.h>
@@ -252,17 +253,23 @@ SloAnswer qualify(SloAnswer a, std::string cut_after) {
   return a;
 }
 
+double curve_sample_requested(double requested_rate) noexcept {
+  return requested_rate > 0 ? requested_rate : std::numeric_limits<double>::infinity();
+}
+
 SloAnswer max_rate_within(std::vector<CurveSample> points, double bound) {
   std::erase_if(points, [](const CurveSample& p) { return !std::isfinite(p.rate) || !std::isfinite(p.value); });
+  const auto order = [](const CurveSample& p) { return p.requested > 0 ? p.requested : p.rate; };
   std::stable_sort(points.begin(), points.end(),
-                   [](const CurveSample& a, const CurveSample& b) { return a.rate < b.rate; });
+                   [&](const CurveSample& a, const CurveSample& b) { return order(a) < order(b); });
   SloAnswer a;
   if (points.empty()) return a;
   const auto beyond = std::find_if(points.begin(), points.end(), [&](const CurveSample& p) { return p.value > bound; });
-  if (beyond == points.end()) {
+  if (beyond == points.end()) {  // every point within: the highest rate any of them achieved
     a.outcome = SloOutcome::bound_not_reached;
-    a.rate = points.back().rate;
-    a.below = points.back();
+    a.below = *std::max_element(points.begin(), points.end(),
+                                [](const CurveSample& x, const CurveSample& y) { return x.rate < y.rate; });
+    a.rate = a.below->rate;
     return a;
   }
   a.above = *beyond;
@@ -274,9 +281,19 @@ SloAnswer max_rate_within(std::vector<CurveSample> points, double bound) {
   const CurveSample& hi = *beyond;
   a.below = lo;
   a.outcome = SloOutcome::interpolated;
-  // hi.value > bound >= lo.value, so the denominator is positive.
-  a.fraction = (bound - lo.value) / (hi.value - lo.value);
+  // hi.value > bound >= lo.value, so the denominator is positive. A point beyond that achieved no more than the
+  // one within (overloaded, it delivered less): the rate measured within the bound is the answer.
+  a.fraction = hi.rate > lo.rate ? (bound - lo.value) / (hi.value - lo.value) : 0.0;
   a.rate = lo.rate + a.fraction * (hi.rate - lo.rate);
+  // A point before the crossing that achieved more than that (the curve's rates fell as it was pushed): its rate was
+  // measured within the bound, so it is the answer.
+  const auto best = std::max_element(points.begin(), beyond,
+                                     [](const CurveSample& x, const CurveSample& y) { return x.rate < y.rate; });
+  if (best->rate > a.rate) {
+    a.below = *best;
+    a.fraction = 0;
+    a.rate = best->rate;
+  }
   return a;
 }
 

@@ -43,6 +43,45 @@ TEST(SloAnswer, TheFirstCrossingCountsNotALaterDip) {
   EXPECT_DOUBLE_EQ(a.rate, 150.0);
 }
 
+// The curve's order is the order its points were asked for (vdbench's 10%, 20%, ..., the max run last), not
+// what they achieved: a stalled point (asked 20%, achieved less than 10%'s) keeps its place, and an
+// overloaded point that delivered less than the point within the bound answers that point's rate.
+TEST(SloAnswer, PointsKeepTheOrderTheyWereAskedFor) {
+  const double max = curve_sample_requested(0);
+  EXPECT_TRUE(std::isinf(max));
+  // The stall: point_020 achieved 1,650 IOPS (below point_010's 2,000) with 9 ms; by achieved rate it
+  // would be the lowest point, beyond the bound: "none". In the asked-for order point_010 is within.
+  const SloAnswer stalled =
+      max_rate_within({{"max", 20000, 12.0, max}, {"point_010", 2000, 1.0, 2000}, {"point_020", 1650, 9.0, 4000}}, 5.0);
+  EXPECT_EQ(stalled.outcome, SloOutcome::interpolated);
+  ASSERT_TRUE(stalled.below);
+  EXPECT_EQ(stalled.below->group, "point_010");
+  EXPECT_EQ(stalled.above->group, "point_020");
+  EXPECT_DOUBLE_EQ(stalled.rate, 2000.0) << "the point beyond delivered less: the rate measured within";
+  EXPECT_DOUBLE_EQ(stalled.fraction, 0.0);
+  // An overloaded OLTP curve: the 400% point delivered 1,015 TPS against 50%'s 1,072, beyond the bound.
+  const SloAnswer overloaded =
+      max_rate_within({{"max", 1100, 30.0, max}, {"point_050", 1072, 4.0, 550}, {"point_400", 1015, 80.0, 4400}}, 10.0);
+  EXPECT_EQ(overloaded.outcome, SloOutcome::interpolated);
+  EXPECT_EQ(overloaded.below->group, "point_050");
+  EXPECT_DOUBLE_EQ(overloaded.rate, 1072.0);
+  // Rates falling before the crossing: 1,072 at 50% beats the interpolation between 80% and 100%.
+  const SloAnswer falling = max_rate_within({{"point_050", 1072, 2.0, 550},
+                                             {"point_080", 1000, 4.0, 880},
+                                             {"point_100", 1010, 14.0, 1100},
+                                             {"max", 1100, 30.0, max}},
+                                            5.0);
+  EXPECT_EQ(falling.below->group, "point_050");
+  EXPECT_EQ(falling.above->group, "point_100");
+  EXPECT_DOUBLE_EQ(falling.rate, 1072.0);
+  EXPECT_DOUBLE_EQ(falling.fraction, 0.0);
+  // The max run comes last whatever it achieved; with no point beyond, the answer is the highest achieved.
+  const SloAnswer within = max_rate_within({{"max", 900, 3.0, max}, {"point_090", 950, 2.0, 990}}, 5.0);
+  EXPECT_EQ(within.outcome, SloOutcome::bound_not_reached);
+  EXPECT_EQ(within.below->group, "point_090") << "every point within: the highest achieved rate";
+  EXPECT_DOUBLE_EQ(within.rate, 950.0);
+}
+
 TEST(SloAnswer, FirstPointBeyondTheBoundAnswersNone) {
   const SloAnswer a = max_rate_within({{"b", 200, 8.0}, {"a", 100, 6.0}}, 5.0);
   EXPECT_EQ(a.outcome, SloOutcome::first_point_exceeds);

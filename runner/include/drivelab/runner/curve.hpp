@@ -207,7 +207,14 @@ struct CurveSample {
   std::string group;  ///< the run's metric group ("max", "point_050")
   double rate = 0;    ///< achieved rate (IOPS, TPS)
   double value = 0;   ///< the latency figure the bound is on, in the bound's unit
+  /// The rate the run was asked for, which orders the curve: a point's requested rate; the
+  /// closed-loop max run asks for all the target gives (curve_sample_requested: +infinity, so it
+  /// comes last). 0 when not known: the achieved rate orders the sample.
+  double requested = 0;
 };
+
+/// CurveSample::requested of a run asked for `requested_rate` (0: the closed-loop max run, +infinity).
+double curve_sample_requested(double requested_rate) noexcept;
 
 /// How a sizing answer was found (max_rate_within).
 enum class SloOutcome {
@@ -242,14 +249,18 @@ struct SloAnswer {
   bool is_headline() const noexcept;
 };
 
-/// The sizing answer of a curve: points ordered by achieved rate (ties kept in the given order),
-/// a point is within the bound when value <= bound. The answer is the first crossing: the rate
-/// where the line from the last point within the bound to the first point beyond it reaches the
-/// bound, linearly interpolated (rate = r_below + (bound - v_below) x (r_above - r_below) /
-/// (v_above - v_below)); a point within the bound at a higher rate after a crossing does not
-/// count (every lower rate must meet the bound too). The first point beyond the bound: rate 0,
-/// first_point_exceeds. No point beyond it: the highest achieved rate, bound_not_reached (the
-/// true answer lies above what was measured). No points: 0, no_points. A point whose rate or
+/// The sizing answer of a curve: points ordered by the rate they were asked for
+/// (CurveSample::requested: the curve's order, as vdbench runs and reports it: 10%, 50%, ..., the
+/// max run last; ties kept in the given order), so a point that stalled (asked for 20%, achieved
+/// less than the 10% point) keeps its place instead of becoming the lowest; a point is within the
+/// bound when value <= bound. The answer is the first crossing: the rate where the line from the
+/// last point within the bound to the first point beyond it reaches the bound, linearly
+/// interpolated (rate = r_below + (bound - v_below) x (r_above - r_below) / (v_above - v_below));
+/// but never less than the highest rate a point before the crossing achieved (an overloaded point
+/// that delivered less than one within the bound: that point is `below`, fraction 0). A point
+/// within the bound after a crossing does not count (every lower rate must meet the bound too).
+/// The first point beyond the bound: rate 0, first_point_exceeds. No point beyond it: the highest achieved rate,
+/// bound_not_reached (the true answer lies above what was measured). No points: 0, no_points. A point whose rate or
 /// value is not finite is left out.
 SloAnswer max_rate_within(std::vector<CurveSample> points, double bound);
 
@@ -312,7 +323,8 @@ void record_oltp_slo_answers(results::TestRecorder& rec, const std::vector<Run>&
   for (const SloBound& b : slo) {
     SloQuestion& q = questions.emplace_back();
     q.bound = b;
-    for (const Run& r : runs) q.samples.push_back({r.group, r.tps(), figure_ms(r, b)});
+    for (const Run& r : runs)
+      q.samples.push_back({r.group, r.tps(), figure_ms(r, b), curve_sample_requested(r.requested_tps)});
   }
   const auto figure_of = [&](const std::string& group) {
     for (const Run& r : runs)
