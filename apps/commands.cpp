@@ -387,7 +387,20 @@ int results_command(F&& f) {
 
 int cmd_recover(const std::filesystem::path& journal, const std::filesystem::path& out) {
   return results_command([&] {
-    const results::RunRecord record = results::recover_from_journal(journal);
+    std::error_code ec;
+    if (!out.empty() && std::filesystem::equivalent(out, journal, ec))
+      throw ConfigError(fmt::format("results recover: the output '{}' is the journal '{}' itself; give another -o",
+                                    out.string(), journal.string()));
+    results::RunRecord record = results::recover_from_journal(journal);
+    const bool alive = results::journal_run_alive(journal);
+    if (alive) {
+      // A snapshot of a run still going: a live record (results::is_live), which its finished record replaces.
+      record.reason = results::kLiveRecordReason;
+      std::cerr << fmt::format(
+          "drivelab: warning: the run of {} is still going (its reserve is held): this is the run so far, a live "
+          "record; its own record replaces it when the run ends\n",
+          journal.string());
+    }
     std::filesystem::path dest = out;
     if (dest.empty()) {
       // <run_id>.recovered.json beside the journal, whatever the journal file is called.

@@ -10,6 +10,7 @@
 
 #include "drivelab/core/errors.hpp"
 #include "drivelab/report/dataset.hpp"
+#include "drivelab/results/journal.hpp"
 
 namespace drivelab::report {
 namespace {
@@ -285,19 +286,7 @@ void add_file(Dataset& data, const std::filesystem::path& path, const std::strin
     add_sysbench_text(data, text, source, label);
     return;
   }
-  // A run's journal (results/journal.hpp: one JSON event a line, the first a run_start) is not a
-  // record; say what to do with it rather than what the JSON parser thinks of its second line.
-  constexpr std::string_view kJournalSuffix = ".journal.jsonl";
-  if (source.ends_with(kJournalSuffix) || text.starts_with("{\"event\":\"run_start\"")) {
-    const std::string record = source.ends_with(kJournalSuffix)
-                                   ? source.substr(0, source.size() - kJournalSuffix.size()) + ".json"
-                                   : std::string("the run's .json");
-    throw ConfigError(fmt::format(
-        "{}: a run's journal, not a result record: use the record beside it ({}) when the run ended, or, for a "
-        "run that was killed (its record still says running), `drivelab results recover {}`, which writes "
-        "<run_id>.recovered.json from the journal",
-        source, record, source));
-  }
+  results::refuse_journal_as_record(source, text);
   // fio may print notes before its JSON on the same stream: start at the first '{'.
   const auto brace = text.find('{');
   if (brace == std::string::npos)

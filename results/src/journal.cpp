@@ -90,6 +90,27 @@ std::vector<fs::path> remove_stale_reserves(const fs::path& dir) {
   return removed;
 }
 
+void refuse_journal_as_record(std::string_view source, std::string_view text) {
+  constexpr std::string_view kJournalSuffix = ".journal.jsonl";
+  if (!source.ends_with(kJournalSuffix) && !text.starts_with("{\"event\":\"run_start\"")) return;
+  const std::string record = source.ends_with(kJournalSuffix)
+                                 ? std::string(source.substr(0, source.size() - kJournalSuffix.size())) + ".json"
+                                 : std::string("the run's .json");
+  throw ConfigError(fmt::format(
+      "{}: a run's journal, not a result record: use the record beside it ({}) when the run ended, or, for a "
+      "run that was killed (its record still says \"run in progress\"), `drivelab results recover {}`, which "
+      "writes <run_id>.recovered.json from the journal",
+      source, record, source));
+}
+
+bool journal_run_alive(const fs::path& journal) {
+  const fs::path p = journal.string() + ".reserve";
+  UniqueFd fd(::open(p.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!fd) return false;  // no reserve: the run ended (or released it when its disk filled)
+  if (::flock(fd.get(), LOCK_EX | LOCK_NB) == 0) return false;  // nobody holds it: a killed run's
+  return errno == EWOULDBLOCK;
+}
+
 bool remove_stale_reserve(const fs::path& journal) {
   const fs::path p = journal.string() + ".reserve";
   std::error_code ec;

@@ -181,12 +181,6 @@ namespace {
 
 bool is_journal(const std::filesystem::path& p) { return p.extension() == ".jsonl"; }
 
-std::size_t interval_count(const RunRecord& r) {
-  std::size_t n = 0;
-  for (const TestRecord& t : r.tests) n += t.intervals.size();
-  return n;
-}
-
 }  // namespace
 
 std::filesystem::path journal_of_input(const std::filesystem::path& path, const RunRecord& record) {
@@ -210,9 +204,7 @@ LoadedInput read_merge_input(const std::filesystem::path& path) {
                            path.string(), journal.string(), e.what());
     return out;
   }
-  if (recovered.run_id != rec.run_id || recovered.tests.size() < rec.tests.size() ||
-      interval_count(recovered) < interval_count(rec))
-    return out;
+  if (recovered.run_id != rec.run_id || !holds_at_least(recovered, rec)) return out;
   out.note = fmt::format("{} is stale (a live record, {} intervals): its journal {} holds {}; merged from the journal",
                          path.string(), interval_count(rec), journal.string(), interval_count(recovered));
   out.input.record = std::move(recovered);

@@ -31,6 +31,16 @@ bool is_live(const RunRecord& r) noexcept {
   return std::any_of(r.tests.begin(), r.tests.end(), [](const TestRecord& t) { return t.status == Status::running; });
 }
 
+std::size_t interval_count(const RunRecord& r) noexcept {
+  std::size_t n = 0;
+  for (const TestRecord& t : r.tests) n += t.intervals.size();
+  return n;
+}
+
+bool holds_at_least(const RunRecord& a, const RunRecord& b) noexcept {
+  return a.tests.size() >= b.tests.size() && interval_count(a) >= interval_count(b);
+}
+
 std::optional<double> histogram_figure(const LatencyHistogram& h, std::string_view figure, std::string_view unit) {
   double per_unit_ns = 0;
   if (unit == "ns") {

@@ -6,11 +6,14 @@
 #include <algorithm>
 #include <chrono>
 #include <regex>
+#include <tuple>
+#include <utility>
 
 #include <fmt/format.h>
 
 #include "drivelab/core/clock.hpp"
 #include "drivelab/core/errors.hpp"
+#include "drivelab/results/journal.hpp"
 #include "file_io.hpp"
 #include "json_read.hpp"
 #include "store_devices.hpp"
@@ -116,6 +119,11 @@ RunFilter parse_run_filter(std::string_view text) {
 void RunStore::Closer::operator()(sqlite3* db) const noexcept { sqlite3_close_v2(db); }
 
 RunStore::RunStore(const std::filesystem::path& path, bool create) : path_(path) {
+  if (const std::string name = path.string(); name.empty() || name.starts_with(':') || name.starts_with("file:"))
+    throw ConfigError(
+        fmt::format("results store '{}': not a file's name (SQLite would keep an empty name, "
+                    "':memory:' or a 'file:' URI in memory or elsewhere); name the store's file",
+                    name));
   std::error_code ec;
   if (!create && !std::filesystem::exists(path, ec))
     throw EnvironmentError(
@@ -136,22 +144,38 @@ RunStore::RunStore(const std::filesystem::path& path, bool create) : path_(path)
                                        raw != nullptr ? sqlite3_errmsg(raw) : sqlite3_errstr(rc)));
   sqlite3_busy_timeout(raw, 10000);
   exec(raw, "PRAGMA foreign_keys = ON", path_);
-  Statement version(raw, "PRAGMA user_version", path_);
-  version.step();
-  const std::int64_t v = version.integer(0);
-  Statement tables(raw, "SELECT count(*) FROM sqlite_master WHERE type = 'table'", path_);
-  tables.step();
-  const std::int64_t n_tables = tables.integer(0);
+  // The store's version and its count of tables; the statements end here, so no read lock outlives the reading
+  // (a read lock held into BEGIN IMMEDIATE deadlocks two processes making the same store: one gets SQLITE_BUSY).
+  const auto version_and_tables = [&] {
+    Statement version(raw, "PRAGMA user_version", path_);
+    version.step();
+    Statement tables(raw, "SELECT count(*) FROM sqlite_master WHERE type = 'table'", path_);
+    tables.step();
+    return std::pair{version.integer(0), tables.integer(0)};
+  };
+  auto [v, n_tables] = version_and_tables();
   if (v == 0 && n_tables == 0) {
     if (!create)
       throw ConfigError(
           fmt::format("results store '{}': an empty database, not a drivelab results store", path.string()));
+    // One transaction, the emptiness read again inside it: of several imports making the same store at once,
+    // one creates it and the others wait, then find it made.
     exec(raw, "BEGIN IMMEDIATE", path_);
-    for (const char* sql : kCreateTables) exec(raw, sql, path_);
-    detail::create_devices_table(raw, path_);
-    exec(raw, fmt::format("PRAGMA user_version = {}", kStoreVersion), path_);
-    exec(raw, "COMMIT", path_);
-  } else if (v == 0) {
+    try {
+      std::tie(v, n_tables) = version_and_tables();
+      if (v == 0 && n_tables == 0) {
+        for (const char* sql : kCreateTables) exec(raw, sql, path_);
+        detail::create_devices_table(raw, path_);
+        exec(raw, fmt::format("PRAGMA user_version = {}", kStoreVersion), path_);
+        v = kStoreVersion;
+      }
+      exec(raw, "COMMIT", path_);
+    } catch (...) {
+      sqlite3_exec(raw, "ROLLBACK", nullptr, nullptr, nullptr);
+      throw;
+    }
+  }
+  if (v == 0) {
     throw ConfigError(
         fmt::format("results store '{}': an SQLite database of something else (tables, no drivelab "
                     "store version), not a drivelab results store",
@@ -188,6 +212,7 @@ RunStore::~RunStore() = default;
 
 ImportOutcome RunStore::import_file(const std::filesystem::path& file) {
   const std::string text = detail::read_file(file, "result record");
+  refuse_journal_as_record(file.string(), text);
   const RunRecord record = detail::record_from_text(text, file);
   // since/until compare started_at as text: only a real timestamp may go in.
   static const std::regex kTime(R"(^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?Z$)");
@@ -206,8 +231,10 @@ ImportOutcome RunStore::import_file(const std::filesystem::path& file) {
       const Json stored = Json::parse(existing.text(1));
       out.same_content = stored == Json::parse(text);
       // A live record (is_live: written before its run finished) gives way to the same run's finished or
-      // recovered record (`results recover`); any other stored record is kept (the first import wins).
-      if (!is_live(run_record_from_json(stored)) || is_live(record)) {
+      // recovered record (`results recover`) that holds as much (holds_at_least: a journal cut short recovers
+      // less); any other stored record is kept (the first import wins).
+      const RunRecord stored_record = run_record_from_json(stored);
+      if (!is_live(stored_record) || is_live(record) || !holds_at_least(record, stored_record)) {
         exec(db, "ROLLBACK", path_);
         return out;
       }

@@ -8,6 +8,9 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <csignal>
+#include <thread>
+#include <future>
 
 #include <nlohmann/json.hpp>
 
@@ -180,6 +183,87 @@ TEST(ResultsStore, AFinishedRecordReplacesTheLiveRecordOfItsRun) {
   EXPECT_NE(again.out.find("already stored (imported from " + kGolden[0] + "; this file differs"), std::string::npos)
       << again.out;
   EXPECT_EQ(query(db, "SELECT count(*) FROM runs WHERE status = 'complete'"), 1) << "a live record replaces nothing";
+
+  // A recovery from a journal cut short holds fewer intervals than the live record: the live record is kept.
+  const std::string db2 = (dir.path() / "runs2.sqlite").string();
+  ASSERT_EQ(run_drivelab(dir, {"results", "import", live.string(), "--db", db2}).status, 0);
+  json cut = json::parse(read_file(kSource / kGolden[0]));
+  cut["status"] = "interrupted";
+  cut["reason"] = "journal ends before run_end";
+  ASSERT_FALSE(cut["tests"][2]["intervals"].empty());
+  cut["tests"][2]["intervals"] = json::array();
+  const fs::path recovered = dir.path() / "cut.recovered.json";
+  std::ofstream(recovered) << cut.dump();
+  const auto kept = run_drivelab(dir, {"results", "import", recovered.string(), "--db", db2});
+  EXPECT_NE(kept.out.find("already stored (imported from " + live.string()), std::string::npos) << kept.out;
+  EXPECT_EQ(query(db2, "SELECT count(*) FROM tests WHERE status = 'running'"), 1) << "the live record stays";
+}
+
+// A run recovered while it is still going is a live record (its reserve is held), said on stderr; the run's own
+// record replaces it in the store when the run ends. `recover -o` onto its journal is refused.
+TEST(ResultsStore, ARecoveryOfARunStillGoingIsLiveAndGivesWayToItsRecord) {
+  ScratchDir dir("store-recover-live");
+  const fs::path out = dir.path() / "out";
+  drivelab::testing::Child child({DRIVELAB_EXE, "io", "--target", dir.path().string(), "--rw", "randread", "--duration",
+                                  "60s", "--interval", "1s", "--file-size", "16MiB", "--out", out.string(), "--quiet"},
+                                 dir.path() / "io.out", dir.path() / "io.err", dir.path());
+  fs::path journal;
+  for (int i = 0; i < 600 && journal.empty(); ++i) {  // up to 60 s: the fill, then two intervals journaled
+    std::error_code ec;
+    for (fs::directory_iterator it(out, ec), end; !ec && it != end; it.increment(ec))
+      if (it->path().string().ends_with(".journal.jsonl")) {
+        const std::string text = read_file(it->path());
+        if (text.find("\"interval\"") != std::string::npos &&
+            text.find("\"interval\"", text.find("\"interval\"") + 1) != std::string::npos)
+          journal = it->path();
+      }
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  ASSERT_FALSE(journal.empty()) << "no journal with two intervals: " << child.err();
+  const auto self = run_drivelab(dir, {"results", "recover", journal.string(), "-o", journal.string()});
+  EXPECT_EQ(self.status, 2) << self.out << self.err;
+  EXPECT_NE(self.err.find("is the journal"), std::string::npos) << self.err;
+  const fs::path snap = dir.path() / "snap.json";
+  const auto rec = run_drivelab(dir, {"results", "recover", journal.string(), "-o", snap.string()});
+  ASSERT_EQ(rec.status, 0) << rec.err;
+  EXPECT_NE(rec.err.find("is still going (its reserve is held)"), std::string::npos) << rec.err;
+  EXPECT_EQ(json::parse(read_file(snap))["reason"], std::string(drivelab::results::kLiveRecordReason));
+  const std::string db = (dir.path() / "runs.sqlite").string();
+  const auto journal_in = run_drivelab(dir, {"results", "import", journal.string(), "--db", db});
+  EXPECT_EQ(journal_in.status, 2);
+  EXPECT_NE(journal_in.err.find("a run's journal, not a result record"), std::string::npos) << journal_in.err;
+  ASSERT_EQ(run_drivelab(dir, {"results", "import", snap.string(), "--db", db}).status, 0);
+  child.signal(SIGINT);
+  EXPECT_EQ(child.wait(std::chrono::seconds(60)), 130) << child.err();
+  const std::string run_id = journal.filename().string().substr(0, journal.filename().string().find('.'));
+  const auto done = run_drivelab(dir, {"results", "import", (out / (run_id + ".json")).string(), "--db", db});
+  EXPECT_NE(done.out.find("(in place of the live record imported from " + snap.string()), std::string::npos)
+      << done.out;
+  EXPECT_EQ(query(db, ("SELECT count(*) FROM runs WHERE reason <> '" +
+                       std::string(drivelab::results::kLiveRecordReason) + "'")
+                          .c_str()),
+            1);
+}
+
+// --db that names no lasting file is refused; several imports making one new store at once all store their run.
+TEST(ResultsStore, ANameThatIsNoFileIsRefusedAndParallelFirstImportsAllStore) {
+  ScratchDir dir("store-parallel");
+  for (const std::string name : {"", ":memory:", "file:x.sqlite?mode=memory"}) {
+    const auto r = run_drivelab(dir, {"results", "import", kGolden[0], "--db", name});
+    EXPECT_EQ(r.status, 2) << "'" << name << "': " << r.out;
+    EXPECT_NE(r.err.find("not a file's name"), std::string::npos) << r.err;
+  }
+  const std::string db = (dir.path() / "runs.sqlite").string();
+  std::vector<std::future<drivelab::testing::Result>> imports;
+  for (std::size_t i = 0; i < 6; ++i)
+    imports.push_back(std::async(std::launch::async, [&, i] {
+      return run_drivelab(dir, {"results", "import", kGolden[i % kGolden.size()], "--db", db});
+    }));
+  for (auto& f : imports) {
+    const auto r = f.get();
+    EXPECT_EQ(r.status, 0) << r.err;
+  }
+  EXPECT_EQ(query(db, "SELECT count(*) FROM runs"), static_cast<long long>(kGolden.size()));
 }
 
 // A record whose started_at is not a timestamp would be misplaced by since/until: refused by name.

@@ -101,6 +101,15 @@ class Journal {
 /// removed; errors are skipped (a reserve it cannot open or remove stays).
 std::vector<std::filesystem::path> remove_stale_reserves(const std::filesystem::path& dir);
 
+/// Throws ConfigError, saying what to read instead (the record beside it, or `results recover`), when `source`
+/// (a file name) with content `text` is a run's journal (its name ends in .journal.jsonl, or its first event is
+/// run_start) given where a result record is expected (report, results import); else returns.
+void refuse_journal_as_record(std::string_view source, std::string_view text);
+
+/// Whether the run writing `journal` is still going: its reserve `<journal>.reserve` is there and
+/// held (the rule above). A run that released its reserve (its results disk filled) reads as ended.
+bool journal_run_alive(const std::filesystem::path& journal);
+
 /// Removes `<journal>.reserve` when no live run holds it (the rule above): what `results merge`
 /// does for the runs it closes. Returns whether it removed it.
 bool remove_stale_reserve(const std::filesystem::path& journal);

@@ -170,6 +170,13 @@ inline constexpr std::string_view kLiveRecordReason = "run in progress, or the p
 /// finished, recovered (`results recover`) or merged record is never live.
 bool is_live(const RunRecord& r) noexcept;
 
+/// The intervals of all of `r`'s tests.
+std::size_t interval_count(const RunRecord& r) noexcept;
+
+/// Whether `a` holds as many tests as `b` and as many intervals in all, or more: what a record that replaces
+/// another of the same run must hold (a journal cut short recovers less than its live record had written).
+bool holds_at_least(const RunRecord& a, const RunRecord& b) noexcept;
+
 /// The figure `figure` (MetricSource::figure: "avg", "min", "max", "sum", "p<q>") of `h` in the
 /// latency unit `unit` ("ns", "us", "ms" or "s"); nullopt for a figure or unit it does not know.
 /// The one evaluation of a figure: runner::latency_metric_value and the merge use it.
