@@ -509,13 +509,12 @@ int cmd_report(const ReportArgs& args) {
       const std::vector<results::StoredRun> runs = store.select(where);
       for (const results::StoredRun& run : runs) report::add_record_json(data, run.record, run.source, {});
       if (runs.empty()) {
-        // Said on stderr and in the report: an empty report must not read as "nothing was slow".
-        const std::string none =
-            fmt::format("no stored run of {} matches {}", args.db.string(),
-                        args.where.empty() ? std::string("(no --where)")
-                                           : fmt::format("--where {}", fmt::join(args.where, " --where ")));
-        std::cerr << "drivelab: warning: " << none << '\n';
-        data.notes.push_back(none);
+        // Said in the report and, once, on stderr with the report's other notes (below): an empty
+        // report must not read as "nothing was slow".
+        data.notes.push_back(fmt::format("no stored run of {} matches {}", args.db.string(),
+                                         args.where.empty()
+                                             ? std::string("(no --where)")
+                                             : fmt::format("--where {}", fmt::join(args.where, " --where "))));
       }
     } else if (!args.where.empty()) {
       throw ConfigError("report: --where selects runs of a results store: give --db too");

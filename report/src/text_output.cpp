@@ -167,7 +167,10 @@ const Cell* find_cell(const MetricTable& t, const std::string& drive, bool left_
 
 std::string cell_text(const MetricTable& t, const Cell& c) {
   if (c.n == 0) return "-";
-  const auto value = [&t](double v) { return results::format_quantity(v, t.unit, t.metric); };
+  // A device column is in the unit its header names, as iostat -x's columns are (header_text).
+  const auto value = [&t](double v) {
+    return t.device ? results::format_bare(v, t.unit) : results::format_quantity(v, t.unit, t.metric);
+  };
   std::string s = value(c.median);
   if (c.rank > 0) s += fmt::format(" ({}{})", place(c), c.of > 1 && !c.rank_tested ? ", not tested" : "");
   if (c.n >= 2) {
@@ -210,7 +213,12 @@ const char* const kComparisonsText =
 std::string header_text(const MetricTable& t) {
   if (t.device && t.metric == results::catalogue::device_util_pct.name)
     return fmt::format("{} (%; no saturation figure for NVMe, RAID, dm or loop devices)", t.metric);
-  if (t.device) return fmt::format("{} ({})", t.metric, t.unit.empty() ? "device" : t.unit);
+  if (t.device) {
+    // The cells' unit (cell_text); a plain number's what it counts, as the catalogue says (aqu-sz: requests).
+    std::string_view unit = t.unit;
+    if (const results::MetricDef* d = results::find_metric_def(t.metric); unit.empty() && d != nullptr) unit = d->word;
+    return unit.empty() ? t.metric : fmt::format("{} ({})", t.metric, unit);
+  }
   if (t.lab_convention) return fmt::format("{} (lab convention: not an exact figure, not ranked)", t.metric);
   return fmt::format("{} ({} is better)", t.metric, to_string(t.better));
 }

@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <chrono>
 #include <regex>
+#include <string>
+#include <string_view>
 #include <tuple>
 #include <utility>
 
@@ -23,24 +25,31 @@ namespace drivelab::results {
 
 namespace {
 
-/// Whether `text` starts with a real UTC calendar date and, if it goes on, a real time of day:
-/// "YYYY-MM-DD[THH[:MM[:SS[.fff]]]][Z]" with the month's days and 00-23:00-59:00-59 checked
-/// (the format is checked by the caller's pattern; this rejects 2026-02-30 and 25:61).
-bool calendar_valid(std::string_view text) {
+/// Why `text`, "YYYY-MM-DD[THH[:MM[:SS[.fff]]]][Z]" (the format is checked by the caller's
+/// pattern), is no real UTC date and time: "" when it is one; else what the calendar or the clock
+/// lacks ("2026-02-30 is not a day of the calendar: 2026-02 has 28 days", "hour 25 is not a time
+/// of day (00-23)"). The month's days and 00-23:00-59:00-59 are checked.
+std::string calendar_error(std::string_view text) {
   const auto num = [&](std::size_t at, std::size_t len) {
     int v = 0;
     for (std::size_t i = at; i < at + len && i < text.size(); ++i) v = v * 10 + (text[i] - '0');
     return v;
   };
-  if (text.size() < 10) return false;
-  const std::chrono::year_month_day ymd{std::chrono::year(num(0, 4)),
-                                        std::chrono::month(static_cast<unsigned>(num(5, 2))),
-                                        std::chrono::day(static_cast<unsigned>(num(8, 2)))};
-  if (!ymd.ok()) return false;
-  if (text.size() >= 13 && num(11, 2) > 23) return false;
-  if (text.size() >= 16 && num(14, 2) > 59) return false;
-  if (text.size() >= 19 && num(17, 2) > 59) return false;
-  return true;
+  if (text.size() < 10) return fmt::format("'{}' is not a date YYYY-MM-DD", text);
+  const std::string_view date = text.substr(0, 10);
+  const std::chrono::year year(num(0, 4));
+  const std::chrono::month month(static_cast<unsigned>(num(5, 2)));
+  if (!month.ok()) return fmt::format("{} is not a day of the calendar: there is no month {}", date, num(5, 2));
+  const std::chrono::year_month_day ymd{year, month, std::chrono::day(static_cast<unsigned>(num(8, 2)))};
+  if (!ymd.ok()) {
+    const std::chrono::year_month_day_last last{year, std::chrono::month_day_last(month)};
+    return fmt::format("{} is not a day of the calendar: {} has {} days", date, text.substr(0, 7),
+                       static_cast<unsigned>(last.day()));
+  }
+  if (text.size() >= 13 && num(11, 2) > 23) return fmt::format("hour {} is not a time of day (00-23)", num(11, 2));
+  if (text.size() >= 16 && num(14, 2) > 59) return fmt::format("minute {} is not a time of day (00-59)", num(14, 2));
+  if (text.size() >= 19 && num(17, 2) > 59) return fmt::format("second {} is not a time of day (00-59)", num(17, 2));
+  return {};
 }
 
 using detail::exec;
@@ -105,9 +114,11 @@ RunFilter parse_run_filter(std::string_view text) {
   if (f.key == "since" || f.key == "until") {
     static const std::regex kDate(
         R"(^[0-9]{4}-[0-9]{2}-[0-9]{2}(T[0-9]{2}(:[0-9]{2}(:[0-9]{2}(\.[0-9]{1,3})?)?)?Z?)?$)");
-    if (!std::regex_match(f.value, kDate) || !calendar_valid(f.value))
+    if (!std::regex_match(f.value, kDate))
       throw ConfigError(
           fmt::format("--where '{}': {} must be a UTC date YYYY-MM-DD or time YYYY-MM-DDTHH:MM:SS", text, f.key));
+    if (const std::string why = calendar_error(f.value); !why.empty())
+      throw ConfigError(fmt::format("--where '{}': {}", text, why));
     if (f.value.ends_with('Z')) f.value.pop_back();  // the records' times end in "Z" after the milliseconds
   }
   if (f.key == "status" && !drivelab::value_of(kStatusNames, f.value))
@@ -216,7 +227,7 @@ ImportOutcome RunStore::import_file(const std::filesystem::path& file) {
   const RunRecord record = detail::record_from_text(text, file);
   // since/until compare started_at as text: only a real timestamp may go in.
   static const std::regex kTime(R"(^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?Z$)");
-  if (!std::regex_match(record.started_at, kTime) || !calendar_valid(record.started_at))
+  if (!std::regex_match(record.started_at, kTime) || !calendar_error(record.started_at).empty())
     throw ConfigError(fmt::format("{}: started_at '{}' is not a UTC time such as 2026-12-05T23:30:00.000Z",
                                   file.string(), record.started_at));
   sqlite3* db = db_.get();

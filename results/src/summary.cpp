@@ -40,6 +40,26 @@ std::string format_grouped(double v) {
   return out;
 }
 
+std::string format_ratio(double v) {
+  const double a = std::fabs(v);
+  if (!std::isfinite(v) || v == 0) return format_number(v);
+  if (a < 0.001) return v > 0 ? std::string("<0.001") : format_number(v);
+  if (std::round(a) >= 1000) return format_grouped(v);
+  if (a < 1) return format_number(v);  // three significant digits below 1
+  return fmt::format("{:.{}f}", v, a < 10 ? 2 : a < 100 ? 1 : 0);
+}
+
+std::string format_bare(double value, std::string_view unit) {
+  if (unit == "ratio") return format_ratio(value);
+  const bool finite = std::isfinite(value);
+  if (unit == "1/s" || unit == "1/min" || unit == "MB/s")
+    return finite && std::round(std::fabs(value)) >= 1000 ? format_grouped(value) : format_number(value);
+  if (unit == "count" || unit == "bytes")
+    return finite && (value == std::trunc(value) || std::fabs(value) >= 1000) ? format_grouped(value)
+                                                                              : format_number(value);
+  return format_number(value);
+}
+
 namespace {
 
 /// "<number> <unit>", "-" for NaN (a missing value has no unit).
@@ -127,20 +147,15 @@ std::string format_quantity(double value, std::string_view unit, std::string_vie
     if (word == "IOPS" && unit == "1/s") return format_iops(value);
     if (!word.empty()) return format_rate(value, word);
     if (std::isnan(value)) return "-";
-    const std::string per = unit == "1/s" ? "/s" : "/min";
-    return (std::isfinite(value) && std::round(std::fabs(value)) >= 1000 ? format_grouped(value)
-                                                                         : format_number(value)) +
-           per;
+    return format_bare(value, unit) + (unit == "1/s" ? "/s" : "/min");
   }
   if (unit == "MB/s") return format_throughput(value);
   if (unit == "ns" || unit == "us" || unit == "ms") return format_latency(value, unit);
-  if (unit == "count" || unit == "bytes") {
-    const bool whole = std::isfinite(value) && (value == std::trunc(value) || std::fabs(value) >= 1000);
-    const std::string number = whole ? format_grouped(value) : format_number(value);
-    return unit == "bytes" ? with_unit(value, number, "bytes") : number;
-  }
+  if (unit == "count") return format_bare(value, unit);
+  if (unit == "bytes") return with_unit(value, format_bare(value, unit), "bytes");
   if (unit == "%") return std::isnan(value) ? "-" : format_number(value) + "%";
-  if (unit.empty() || unit == "ratio") return format_number(value);
+  if (unit == "ratio") return format_ratio(value);
+  if (unit.empty()) return format_number(value);
   return with_unit(value, format_number(value), unit);
 }
 
@@ -443,12 +458,10 @@ std::string device_line(const TestRecord& t) {
     if (b == nullptr) continue;
     line += fmt::format("  written per {} {} bytes", u.per, format_grouped(b->value));
     if (const Metric* n = u.ios != nullptr ? t.find_metric(u.ios->name) : nullptr)
-      line += fmt::format(" in {} I/Os", format_number(n->value));
+      line += fmt::format(" in {} I/Os", format_ratio(n->value));
     break;
   }
-  // A ratio that rounds to nothing at three decimals reads as such ("writes per I/O <0.001"),
-  // not as "1.6e-05": a few background writes over a read test are no demand to size with.
-  const auto ratio = [](double v) { return v > 0 && v < 0.001 ? std::string("<0.001") : format_number(v); };
+  const auto ratio = [](double v) { return format_ratio(v); };
   add("reads per I/O", catalogue::device_read_ios_per_io, ratio);
   add("writes per I/O", catalogue::device_write_ios_per_io, ratio);
   return line;

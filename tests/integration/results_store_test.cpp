@@ -136,8 +136,9 @@ TEST(ResultsStore, WhereSelectsWithBoundValues) {
   const auto empty =
       run_drivelab(dir, {"report", "--db", db, "--where", "kind=nosuch", "--md", (dir.path() / "e.md").string()});
   EXPECT_EQ(empty.status, 0) << empty.err;
-  EXPECT_NE(empty.err.find("warning: no stored run of " + db + " matches --where kind=nosuch"), std::string::npos)
-      << empty.err;
+  const std::string no_run = "no stored run of " + db + " matches --where kind=nosuch";
+  EXPECT_NE(empty.err.find(no_run), std::string::npos) << empty.err;
+  EXPECT_EQ(empty.err.find(no_run), empty.err.rfind(no_run)) << "said once\n" << empty.err;
   EXPECT_NE(read_file(dir.path() / "e.md").find("no stored run of"), std::string::npos);
   // Text that would change an SQL statement spliced into it is a value like any other.
   EXPECT_EQ(csv_of({"serial=x' OR '1'='1"}).find("measured"), std::string::npos);
@@ -151,7 +152,8 @@ TEST(ResultsStore, WhereSelectsWithBoundValues) {
   for (const char* impossible : {"since=2026-02-30", "since=2026-13-45", "until=2026-12-06T25:61:00"}) {
     const auto r = run_drivelab(dir, {"report", "--db", db, "--where", impossible});
     EXPECT_EQ(r.status, 2) << impossible << ": " << r.out;
-    EXPECT_NE(r.err.find("must be a UTC date"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("is not a"), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find("must be a UTC date"), std::string::npos) << "the date has the right form\n" << r.err;
   }
 }
 

@@ -158,10 +158,31 @@ TEST(ReportCli, DeviceColumnsAndDeviceLatencyChartOfARealRun) {
   ASSERT_NE(sec, std::string::npos) << md;
   const std::string table = md.substr(sec, md.find("\n## ", sec) - sec);
   for (const char* header : {"| device_r_s (1/s) |", "| device_rmb_s (MB/s) |", "| device_r_await_ms (ms) |",
-                             "| device_aqu_sz (device) |", "| device_read_ios_per_io (ratio) |",
+                             "| device_aqu_sz (requests) |", "| device_read_ios_per_io (ratio) |",
                              "| device_util_pct (%; no saturation figure for NVMe, RAID, dm or loop devices) |"})
     EXPECT_NE(table.find(header), std::string::npos) << header << "\n" << table;
   EXPECT_EQ(table.find(" of 1)"), std::string::npos) << "device columns are never ranked\n" << table;
+  // Each header names its column's unit and the cells are bare numbers in it, as iostat -x's
+  // columns are: no "377.7 µs" under "device_r_await_ms (ms)", no "(device)" for aqu-sz's requests.
+  EXPECT_EQ(table.find("(device)"), std::string::npos) << table;
+  {
+    std::istringstream lines(table);
+    std::string line;
+    std::size_t rows = 0;
+    while (std::getline(lines, line)) {
+      if (!line.starts_with("| ") || line.starts_with("| Drive ")) continue;
+      ++rows;
+      std::vector<std::string> cells;
+      for (std::size_t at = 1, next = 0; (next = line.find(" |", at)) != std::string::npos; at = next + 2)
+        cells.push_back(line.substr(at + 1, next - at - 1));
+      ASSERT_GT(cells.size(), 2u) << line;
+      for (std::size_t k = 2; k < cells.size(); ++k)
+        EXPECT_EQ(cells[k].find_first_not_of("0123456789.,-<"), std::string::npos)
+            << "column " << k << ": '" << cells[k] << "' is not a bare number in its header's unit\n"
+            << table;
+    }
+    EXPECT_GT(rows, 0u) << table;
+  }
   // Not among the ranked columns above it.
   EXPECT_EQ(md.substr(0, sec).find("device_r_s"), std::string::npos) << md;
   EXPECT_NE(read_text(dir / "r.csv").find(",device_r_s,1/s,unranked,"), std::string::npos) << read_text(dir / "r.csv");

@@ -549,5 +549,31 @@ TEST(StoreFilter, DeviceIsAKeyOfWhere) {
   EXPECT_EQ(f.value, "nvme0n1p2");
 }
 
+// A date of the right shape that the calendar lacks is refused for what it is, not for its format.
+TEST(StoreFilter, ADateTheCalendarLacksIsSaidSo) {
+  const auto error_of = [](const std::string& text) {
+    try {
+      parse_run_filter(text);
+    } catch (const ConfigError& e) {
+      return std::string(e.what());
+    }
+    return std::string("(accepted)");
+  };
+  EXPECT_EQ(error_of("since=2026-02-30"),
+            "--where 'since=2026-02-30': 2026-02-30 is not a day of the calendar: 2026-02 has 28 days");
+  EXPECT_EQ(error_of("since=2028-02-30"),
+            "--where 'since=2028-02-30': 2028-02-30 is not a day of the calendar: 2028-02 has 29 days");
+  EXPECT_EQ(error_of("since=2026-13-45"),
+            "--where 'since=2026-13-45': 2026-13-45 is not a day of the calendar: there is no month 13");
+  EXPECT_EQ(error_of("until=2026-12-06T25:61:00"),
+            "--where 'until=2026-12-06T25:61:00': hour 25 is not a time of day (00-23)");
+  EXPECT_EQ(error_of("until=2026-12-06T23:61"),
+            "--where 'until=2026-12-06T23:61': minute 61 is not a time of day (00-59)");
+  // The wrong shape is still a format error.
+  EXPECT_EQ(error_of("since=yesterday"),
+            "--where 'since=yesterday': since must be a UTC date YYYY-MM-DD or time YYYY-MM-DDTHH:MM:SS");
+  EXPECT_EQ(error_of("since=2024-02-29"), "(accepted)");
+}
+
 }  // namespace
 }  // namespace drivelab::results

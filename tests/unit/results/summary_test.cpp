@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <limits>
+#include <utility>
 
 namespace drivelab::results {
 namespace {
@@ -246,7 +247,34 @@ TEST(Summary, DeviceLineShowsATinyRatioAsBelowOneThousandth) {
   t.details["telemetry"] = Json{{"devices", Json::array({Json{{"name", "vda"}, {"role", "headline"}}})}};
   r.tests = {t};
   const std::string out = format_summary(r);
-  EXPECT_NE(out.find("4k-random-read: vda  reads per I/O 1  writes per I/O <0.001"), std::string::npos) << out;
+  // A whole ratio reads as the report shows it (format_quantity of unit "ratio"): "1.00", not "1".
+  EXPECT_NE(out.find("4k-random-read: vda  reads per I/O 1.00  writes per I/O <0.001"), std::string::npos) << out;
+  EXPECT_EQ(format_quantity(1.0, "ratio", "device_read_ios_per_io"), "1.00");
+  EXPECT_EQ(format_quantity(1.6e-05, "ratio", "device_write_ios_per_io"), "<0.001");
+}
+
+TEST(Summary, ARatioHasOneRule) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const std::pair<double, const char*> cases[] = {
+      {1.0, "1.00"},    {1.004, "1.00"},      {2.0, "2.00"},       {12.0, "12.0"}, {123.0, "123"}, {4096.0, "4,096"},
+      {0.405, "0.405"}, {0.00148, "0.00148"}, {1.6e-05, "<0.001"}, {0, "0"},       {nan, "-"}};
+  for (const auto& [v, text] : cases) {
+    EXPECT_EQ(format_ratio(v), text) << v;
+    EXPECT_EQ(format_quantity(v, "ratio", "device_read_bytes_per_byte"), text) << "the same rule in a report: " << v;
+  }
+}
+
+TEST(Summary, ABareNumberIsInItsUnitUnscaled) {
+  // A column whose header names the unit (the reporter's device tables): no unit, no rescaling.
+  struct Case {
+    double value;
+    const char* unit;
+    const char* text;
+  };
+  for (const Case& c : {Case{0.3777, "ms", "0.378"}, Case{16.4, "ms", "16.4"}, Case{61227.3, "1/s", "61,227"},
+                        Case{90.4, "1/s", "90.4"}, Case{1253.8, "MB/s", "1,254"}, Case{4096, "bytes", "4,096"},
+                        Case{86.7, "%", "86.7"}, Case{24.7, "", "24.7"}, Case{1.0, "ratio", "1.00"}})
+    EXPECT_EQ(format_bare(c.value, c.unit), c.text) << c.value << " " << c.unit;
 }
 
 /// A test of `name` on vda with the telemetry details the runner writes (test_telemetry.hpp).

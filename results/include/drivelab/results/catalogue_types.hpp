@@ -110,7 +110,8 @@ struct MetricDef {
   std::string_view description;  ///< what it measures (the record's description when none is given)
   std::string_view recorded_by;  ///< the emulator kinds that record it, space-separated ("io vdbench")
   std::uint8_t where = kHeadline;
-  /// The word people read for a rate: the summary's "12.3K IOPS", "512 TPS", "40,497 tpmC".
+  /// The word people read for a rate: the summary's "12.3K IOPS", "512 TPS", "40,497 tpmC"; for a
+  /// plain number (Unit::none), what it counts: the reporter's column header "device_aqu_sz (requests)".
   std::string_view word{};
   std::uint8_t traits = 0;
   HostMerge merge = HostMerge::by_unit;

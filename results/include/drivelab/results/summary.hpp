@@ -25,6 +25,19 @@ std::string format_number(double v);
 /// "-40,497", 999.5 -> "1,000"; NaN and infinities as format_number.
 std::string format_grouped(double v);
 
+/// A ratio (unit "ratio": device reads per I/O, bytes written per application byte), the one rule
+/// wherever one is shown (console device line, report, comparison): three significant digits,
+/// whole values too ("1.00", "2.00", "12.0", "0.405"), so 1 and 1.004 read alike; from 1,000 on
+/// as format_grouped; "0" for none; "<0.001" for a positive ratio that rounds to nothing at three
+/// decimals (a few background writes over a read test are no demand to size with); NaN "-".
+std::string format_ratio(double v);
+
+/// A value as a bare number in its record unit (record.hpp Metric::unit), unscaled and without the
+/// unit, for a column whose header names the unit (the reporter's device tables, like iostat -x's
+/// columns): "ratio" as format_ratio; a rate ("1/s", "1/min", "MB/s") from 1,000 on, "count" and
+/// "bytes" when whole or from 1,000 on, as format_grouped; else format_number ("0.378" in ms).
+std::string format_bare(double value, std::string_view unit);
+
 /// One formatter per quantity kind, each "<number> <unit>" as reviews write it. Shared rules:
 /// NaN gives "-" (no unit), infinities "inf"/"-inf" with the unit; a negative value keeps its sign
 /// and is formatted as its magnitude would be.
@@ -50,7 +63,7 @@ std::string format_latency(double value, std::string_view unit);
 /// its name: "1/s" -> IOPS when the name has "iops", TPS for "tps", QPS for "qps", fps for "fps",
 /// else "<n>/s"; "1/min" -> tpmC for "tpm_c"/"tpmc", NOPM for "nopm", else "<n>/min"; "MB/s" ->
 /// format_throughput; "ns"/"us"/"ms" -> format_latency; "s" -> "12.3 s" (format_number); "count"
-/// and "bytes" -> format_grouped (with " bytes"); "%" -> "12.3%"; "ratio" and "" -> format_number;
+/// and "bytes" -> format_bare (with " bytes"); "%" -> "12.3%"; "ratio" -> format_ratio; "" -> format_number;
 /// any other unit -> format_number and the unit.
 std::string format_quantity(double value, std::string_view unit, std::string_view name = {});
 /// The unit as people read it, for axis labels: "IOPS", "TPS", "tpmC", "/s", "MB/s", "µs", "ms"...

@@ -39,9 +39,11 @@ inline constexpr MetricDef device_w_await_ms = telemetry_gauge(
 inline constexpr MetricDef device_f_await_ms =
     telemetry_gauge("device_f_await_ms", Unit::ms, MetricKind::device,
                     "iostat -x f_await: average time of a flush request (Linux >= 5.5)");
+// A plain number of requests (docs/telemetry.md): a telemetry_gauge whose word names what it counts.
 inline constexpr MetricDef device_aqu_sz =
-    telemetry_gauge("device_aqu_sz", Unit::none, MetricKind::device,
-                    "iostat -x aqu-sz: average number of requests queued or in service");
+    metric("device_aqu_sz", Unit::none, MetricKind::device, kHeadline | kInterval, "all",
+           "iostat -x aqu-sz: average number of requests queued or in service",
+           {.word = "requests", .traits = kDeviceLine, .merge = HostMerge::per_host});
 inline constexpr MetricDef device_util_pct = telemetry_gauge(
     "device_util_pct", Unit::pct, MetricKind::device,
     "iostat -x %util: share of time with a request in flight; no saturation figure for NVMe, RAID, dm or loop devices");
