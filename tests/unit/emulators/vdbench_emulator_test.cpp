@@ -129,8 +129,11 @@ TEST(VdbenchEmulator, SloAnswersAreInterpolatedBetweenTheRecordedPoints) {
     EXPECT_GE(answer, lo_rate);
     EXPECT_LE(answer, hi_rate);
     // The first crossing: no run at a lower rate than the one above is beyond the bound.
-    for (const char* g : {"max", "point_025", "point_400"})
-      if (t.gm(g, "achieved_iops") < hi_rate) EXPECT_LE(t.gm(g, figure) / 1e3, bound) << g;
+    for (const char* g : {"max", "point_025", "point_400"}) {
+      if (t.gm(g, "achieved_iops") < hi_rate) {
+        EXPECT_LE(t.gm(g, figure) / 1e3, bound) << g;
+      }
+    }
     EXPECT_NE(t.record.find_metric(metric)->description.find("interpolated between"), std::string::npos);
   }
   // Every point's p99 is in the details the reporter reads.

@@ -184,11 +184,13 @@ TEST(Replay, ATraceFasterThanTheTargetReportsItsRealBacklog) {
   RecordProperty("mean_backlog", std::to_string(res.mean_backlog));
   RecordProperty("elapsed_ms", std::to_string(res.elapsed_s * 1e3));
   // A trace the target keeps up with: each request is due alone (the backlog is itself, for its
-  // few us of lateness), nothing waits behind it.
+  // few us of lateness), nothing waits behind it. 50 ms apart, so that only a stall of the replay
+  // thread longer than that puts a second request behind the first (10 ms apart, a loaded suite
+  // failed this test once).
   std::vector<trace::TraceIo> slow;
   for (int i = 0; i < 20; ++i)
     slow.push_back(
-        {.time_ns = i * 10'000'000ll, .offset_bytes = 65536ull * i, .size_bytes = 4096, .op = trace::TraceOp::read});
+        {.time_ns = i * 50'000'000ll, .offset_bytes = 65536ull * i, .size_bytes = 4096, .op = trace::TraceOp::read});
   VectorSource relaxed(slow, {"0"}, 1);
   const ReplayResult calm = r.replay(relaxed, 1.0, false);
   EXPECT_GE(calm.max_backlog, 1u);
