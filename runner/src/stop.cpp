@@ -35,11 +35,11 @@ void say_from_handler(const char (&text)[N]) noexcept {
   (void)ignored;
 }
 
-extern "C" void on_stop_signal(int) {
+extern "C" void on_stop_signal(int signo) {
   const int saved_errno = errno;
   const int n = g_signals_seen.fetch_add(1, std::memory_order_relaxed) + 1;
   if (n == 1) {
-    StopFlag::global().request();
+    StopFlag::global().request(signo);
   } else {
     StopFlag::global().hurry();
     if (n == 2) {
@@ -87,7 +87,15 @@ StopFlag& StopFlag::global() noexcept {
 void StopFlag::reset() noexcept {
   requested_.store(false, std::memory_order_relaxed);
   hurried_.store(false, std::memory_order_relaxed);
+  signal_.store(0, std::memory_order_relaxed);
   if (this == &global()) g_signals_seen.store(0, std::memory_order_relaxed);
+}
+
+std::string StopFlag::signal_name() const {
+  const int signo = signal();
+  if (signo == 0) return "signal";
+  if (const char* abbrev = ::sigabbrev_np(signo)) return fmt::format("SIG{}", abbrev);
+  return fmt::format("signal {}", signo);
 }
 
 bool StopFlag::sleep_until(std::int64_t deadline_ns) const noexcept {
@@ -134,9 +142,9 @@ void LastResort::run_now(const char* why) noexcept {
         results::RunRecord r = results::recover_from_journal(lr->journal_);
         r.status = results::Status::interrupted;
         r.reason = fmt::format(
-            "stopped by signal (SIGINT/SIGTERM/SIGHUP) and {}: managed servers killed, the record "
-            "rebuilt from the journal; finished intervals are kept",
-            why);
+            "stopped by {} and {}: managed servers killed, the record rebuilt from the journal; finished "
+            "intervals are kept",
+            StopFlag::global().signal_name(), why);
         r.finished_at = utc_timestamp();
         results::write_record(lr->record_, r);
         results::keep_copy_for_validation(lr->record_);

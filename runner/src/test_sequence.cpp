@@ -49,8 +49,9 @@ Outcome test_outcome(const std::string& failure, bool failed_hurried, bool ran, 
     return {Status::interrupted,
             fmt::format("{}: the run stopped on every host; intervals so far are kept", cr.peer_stop)};
   if (stop.requested())
-    return {Status::interrupted, ran ? "stopped by signal during the measured phase; intervals so far are kept"
-                                     : "stopped by signal before the measured phase"};
+    return {Status::interrupted,
+            ran ? fmt::format("stopped by {} during the measured phase; intervals so far are kept", stop.signal_name())
+                : fmt::format("stopped by {} before the measured phase", stop.signal_name())};
   return {Status::complete, {}};
 }
 

@@ -19,6 +19,7 @@
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
+#include <string>
 #include <vector>
 
 namespace drivelab::runner {
@@ -31,8 +32,19 @@ class StopFlag {
   /// The process-wide flag that the signal handlers set.
   static StopFlag& global() noexcept;
 
-  void request() noexcept { requested_.store(true, std::memory_order_relaxed); }
+  /// Asks for a stop. `signo`: the signal that asked (SIGINT, SIGTERM, SIGHUP), 0 when none did;
+  /// the first signal is kept (signal()), later ones do not replace it.
+  void request(int signo = 0) noexcept {
+    int none = 0;
+    if (signo != 0) signal_.compare_exchange_strong(none, signo, std::memory_order_relaxed);
+    requested_.store(true, std::memory_order_relaxed);
+  }
   bool requested() const noexcept { return requested_.load(std::memory_order_relaxed); }
+  /// The signal of the first request that came from one, 0 if none did.
+  int signal() const noexcept { return signal_.load(std::memory_order_relaxed); }
+  /// What a record's reason says stopped it: "SIGINT", "SIGTERM", "SIGHUP" (the signal's name,
+  /// sigabbrev_np), "signal N" for another, "signal" when the stop named none.
+  std::string signal_name() const;
   /// A second signal came: stop at once, skip what can be skipped (verify).
   void hurry() noexcept {
     hurried_.store(true, std::memory_order_relaxed);
@@ -53,6 +65,7 @@ class StopFlag {
  private:
   std::atomic<bool> requested_{false};
   std::atomic<bool> hurried_{false};
+  std::atomic<int> signal_{0};
 };
 
 /// What the last resort leaves behind for a run that did not end by itself: while an object of
