@@ -231,6 +231,10 @@ std::optional<LoopBacking> loop_backing(const SysBlock& device, const std::vecto
   if (!file) return std::nullopt;
   LoopBacking b;
   b.file = std::move(*file);
+  if (const auto dio = read_sysfs_text(device.dir / "loop" / "dio")) {
+    if (*dio == "1") b.direct_io = true;
+    if (*dio == "0") b.direct_io = false;
+  }
   struct stat st{};
   const bool stated = ::stat(b.file.c_str(), &st) == 0;
   if (stated && S_ISBLK(st.st_mode)) {

@@ -59,6 +59,14 @@ std::string DeviceStack::describe() const {
   return out;
 }
 
+std::string DeviceStack::page_cache_loops() const {
+  std::string out;
+  for (const StackDevice& d : devices)
+    if (d.loop && d.loop->direct_io == false)
+      out += fmt::format("{}{} (backing file {}, loop/dio 0)", out.empty() ? "" : ", ", d.block.name, d.loop->file);
+  return out;
+}
+
 DeviceStack device_stack(const SysBlock& device, const std::vector<MountEntry>& mounts, const fs::path& sys_root) {
   constexpr std::size_t kMaxDevices = 256;  // a bound against a sysfs that links in circles
   DeviceStack out;
@@ -92,7 +100,7 @@ DeviceStack device_stack(const SysBlock& device, const std::vector<MountEntry>& 
         from = *index[m.from];
       }
       if (!role || known(m.block.dev)) continue;
-      out.devices.push_back({m.block, *role, from});
+      out.devices.push_back({m.block, *role, from, m.backing});
       index[k] = out.devices.size() - 1;
       // A loop device over a file: the device of the filesystem that holds the file is below it
       // (storage_set goes from that device up to the loop device, not down).

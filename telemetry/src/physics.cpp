@@ -106,11 +106,11 @@ PhysicsFinding link_check(const results::TestRecord& test, const PhysicsInputs& 
                              *rate / 1e6, in.link.text));
 }
 
-PhysicsFinding direct_io_check(const results::TestRecord& test, const PhysicsInputs& in) {
+namespace {
+
+/// The application's O_DIRECT work against the headline device's counts (direct_io_check).
+PhysicsFinding direct_io_counts(const results::TestRecord& test, const PhysicsInputs& in) {
   constexpr const char* kName = "direct_io";
-  if (config_value(test, "direct") != Json(true))
-    return finding(kName, CheckOutcome::not_applicable, "not O_DIRECT work (direct: true)");
-  if (no_io_engine(test)) return finding(kName, CheckOutcome::not_applicable, kNoIo);
   if (is_curve(test)) return finding(kName, CheckOutcome::not_applicable, kCurve);
   if (!in.device_read_ios || !in.device_read_bytes || !in.device_write_bytes)
     return finding(kName, CheckOutcome::not_applicable,
@@ -137,6 +137,24 @@ PhysicsFinding direct_io_check(const results::TestRecord& test, const PhysicsInp
                  fmt::format("O_DIRECT work: the application moved {:.1f} MB, more than {} x the {:.1f} MB the device "
                              "read and wrote: the page cache or another layer answered, not the drive",
                              *app / 1e6, kDirectIoExcess, device / 1e6));
+}
+
+}  // namespace
+
+PhysicsFinding direct_io_check(const results::TestRecord& test, const PhysicsInputs& in) {
+  constexpr const char* kName = "direct_io";
+  if (config_value(test, "direct") != Json(true))
+    return finding(kName, CheckOutcome::not_applicable, "not O_DIRECT work (direct: true)");
+  if (no_io_engine(test)) return finding(kName, CheckOutcome::not_applicable, kNoIo);
+  PhysicsFinding counts = direct_io_counts(test, in);
+  // A loop device without direct I/O counts every request its backing file's page cache then
+  // answers: the counts cannot tell, so it is said whatever they found (unless they warned already).
+  if (counts.outcome == CheckOutcome::warning || in.page_cache_loops.empty()) return counts;
+  return finding(kName, CheckOutcome::warning,
+                 fmt::format("O_DIRECT work on a loop device that reads and writes its backing file through the page "
+                             "cache: {}; its requests need not reach the drive, so the numbers may be the page "
+                             "cache's (losetup --direct-io=on makes a loop device that bypasses it)",
+                             in.page_cache_loops));
 }
 
 PhysicsFinding tpmc_check(const results::TestRecord& test) {

@@ -254,6 +254,7 @@ std::string TestTelemetry::record_checks(results::TestRecorder& rec, results::Js
     in.device_write_bytes = static_cast<double>(head->write_bytes);
   }
   in.no_device = stack_ ? "" : reason_;
+  if (stack_) in.page_cache_loops = stack_->page_cache_loops();
   const CpuTimes cpu = cpu_last_ - cpu_first_;
   in.process_cpu_s = cpu.total_s();
   details["process_cpu_s"] = cpu.total_s();

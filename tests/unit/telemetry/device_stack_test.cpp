@@ -127,6 +127,29 @@ TEST_F(DeviceStackTest, ALoopOverABlockDeviceHasThatDeviceBelow) {
   EXPECT_EQ(roles(s), expected);
 }
 
+/// loop/dio (sysfs-block-loop): a loop device that reads and writes its backing storage through
+/// the page cache is named; one in direct-I/O mode, or on a kernel without the attribute, is not.
+TEST_F(DeviceStackTest, ALoopDeviceWithoutDirectIoIsNamedAsGoingThroughThePageCache) {
+  sys_.device("vdq", makedev(252, 64));
+  const fs::path loop = sys_.device("loop961", makedev(7, 961));
+  write_file(loop / "loop" / "backing_file", "/dev/vdq\n");
+  const auto stack = [&] { return device_stack(sys_.block(makedev(7, 961)), {}, sys_.root()); };
+  EXPECT_EQ(stack().page_cache_loops(), "") << "no loop/dio: not known, not said";
+  write_file(loop / "loop" / "dio", "0\n");
+  ASSERT_TRUE(stack().devices.front().loop);
+  EXPECT_EQ(stack().devices.front().loop->direct_io, false);
+  EXPECT_EQ(stack().page_cache_loops(), "loop961 (backing file /dev/vdq, loop/dio 0)");
+  write_file(loop / "loop" / "dio", "1\n");
+  EXPECT_EQ(stack().devices.front().loop->direct_io, true);
+  EXPECT_EQ(stack().page_cache_loops(), "");
+  // Below a dm device too: the loop device is a slave.
+  const fs::path dm = sys_.device("dm-9", makedev(253, 9));
+  FakeSysfs::stack(dm, loop);
+  write_file(loop / "loop" / "dio", "0\n");
+  EXPECT_EQ(device_stack(sys_.block(makedev(253, 9)), {}, sys_.root()).page_cache_loops(),
+            "loop961 (backing file /dev/vdq, loop/dio 0)");
+}
+
 /// A mount of `dev` at `at` (root: the filesystem's directory mounted there).
 MountEntry mount(dev_t dev, const std::string& at, const std::string& fstype, const std::string& root = "/") {
   return {dev, root, at, "rw", fstype, "", ""};

@@ -140,6 +140,22 @@ TEST(DirectIo, SequentialDirectBytesAgainstTheDevicesBytes) {
             CheckOutcome::passed);
 }
 
+// A loop device that goes through its backing file's page cache counts every request the cache then
+// answers: O_DIRECT work on it is warned even when its counts agree; a warning of the counts stands.
+TEST(DirectIo, ALoopDeviceWithoutDirectIoBelowIsWarnedWhenTheCountsPass) {
+  const results::Json direct_rr = {{"rw", "randread"}, {"direct", true}};
+  PhysicsInputs in = device_counts(2000, 2000 * 4096.0, 0);
+  in.page_cache_loops = "loop7 (backing file /srv/disk.img, loop/dio 0)";
+  const PhysicsFinding f = direct_io_check(test_of("io", direct_rr, {{&cat::iops, 1000}}), in);
+  EXPECT_EQ(f.outcome, CheckOutcome::warning);
+  EXPECT_TRUE(says(f, "through the page cache: loop7 (backing file /srv/disk.img, loop/dio 0)")) << f.detail;
+  EXPECT_TRUE(says(f, "losetup --direct-io=on")) << f.detail;
+  const PhysicsFinding counts = direct_io_check(test_of("io", direct_rr, {{&cat::iops, 10000}}), in);
+  EXPECT_TRUE(says(counts, "the application's 10000 IOPS are more than 1.5 x")) << counts.detail;
+  EXPECT_EQ(direct_io_check(test_of("io", {{"rw", "randread"}, {"direct", false}}, {{&cat::iops, 1000}}), in).outcome,
+            CheckOutcome::not_applicable);
+}
+
 TEST(NullEngine, ItsFiguresAreTheHarnesssByDesignAndNotChecked) {
   const results::Json null_rr = {{"engine", "null"}, {"rw", "randread"}, {"direct", true}};
   PhysicsInputs in = device_counts(0, 0, 0);

@@ -119,7 +119,12 @@ TEST_F(RunTelemetry, DirectRandomReadsOnALoopDeviceAreTheDevicesReadsAndIostatAg
   EXPECT_NEAR(metric(t, "device_r_s"), metric(t, "iops"), 0.02 * metric(t, "iops")) << "r/s = IOPS within 2%";
   EXPECT_NEAR(metric(t, "device_rareq_bytes"), 4096, 82);
   EXPECT_EQ(metric(t, "device_write_ios"), 0);
-  EXPECT_EQ(check_outcome(t, "direct_io"), "passed") << tel.at("checks").dump();
+  // In direct-I/O mode the loop device's reads are the disk's; without it (a backing filesystem
+  // that refuses O_DIRECT) they may be its page cache's, which the check says.
+  EXPECT_EQ(check_outcome(t, "direct_io"), l.direct ? "passed" : "warning") << tel.at("checks").dump();
+  if (!l.direct) {
+    EXPECT_TRUE(has_warning(t, "loop/dio 0")) << out.str();
+  }
   // A loop device has no health log: said once for the run.
   EXPECT_EQ(r.record.details.at("health").at("available"), false) << r.record.details.dump();
   for (const results::Interval& iv : t.intervals) {

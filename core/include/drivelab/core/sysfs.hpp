@@ -140,6 +140,11 @@ struct LoopBacking {
   /// cannot be stat'ed here (another mount namespace), a path /dev/<name> is resolved through
   /// <sys_root>/class/block/<name>/dev.
   std::optional<dev_t> backing_device;
+  /// `<dir>/loop/dio` (sysfs-block-loop, Linux >= 4.4): true when the loop device reads and writes
+  /// its backing file with O_DIRECT (`losetup --direct-io=on`), false when through the page cache
+  /// of that file (or of the backing block device): then O_DIRECT I/O on the loop device is cached
+  /// below it and never has to reach the drive. nullopt where the kernel does not publish it.
+  std::optional<bool> direct_io;
 };
 
 /// The backing file of `device` (a loop device: `<dir>/loop/backing_file`); nullopt for any other

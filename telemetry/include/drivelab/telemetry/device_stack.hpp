@@ -43,7 +43,8 @@ const char* role_name(StackRole role) noexcept;
 struct StackDevice {
   SysBlock block;
   StackRole role = StackRole::headline;
-  std::size_t below_of = 0;  ///< index of the device it is below (the headline: 0)
+  std::size_t below_of = 0;         ///< index of the device it is below (the headline: 0)
+  std::optional<LoopBacking> loop;  ///< a loop device's backing file (loop_backing), else nullopt
   /// <dir>/stat: the counters of Documentation/admin-guide/iostats.rst (block_stats.hpp).
   std::filesystem::path stat_file() const { return block.dir / "stat"; }
 };
@@ -55,6 +56,9 @@ struct DeviceStack {
   const StackDevice& headline() const { return devices.front(); }
   /// "sda1; below: sda (whole disk of sda1)"; "dm-0; below: sdb (slave of dm-0), sdc (slave of dm-0)".
   std::string describe() const;
+  /// The loop devices of the stack that go through the page cache (LoopBacking::direct_io false),
+  /// "loop7 (backing file /srv/disk.img, loop/dio 0)", joined by ", "; "" when there are none.
+  std::string page_cache_loops() const;
 };
 
 /// The stack of the block device `device` (sys_root: "/sys" but for tests; mounts: read_mountinfo(),

@@ -9,7 +9,10 @@
 ///    for 4 KiB-style random reads (`rw: randread`) the application's IOPS above 1.5 x the
 ///    device's r/s; for other O_DIRECT work its bytes above 1.5 x the device's bytes read and
 ///    written. A warning naming both numbers: the page cache or another layer (a null engine, a
-///    filesystem that ignores O_DIRECT) answered.
+///    filesystem that ignores O_DIRECT) answered. And O_DIRECT work on a stack with a loop device
+///    that reads and writes its backing file through the page cache (loop/dio 0,
+///    DeviceStack::page_cache_loops) is warned when the counts pass: the loop device counts every
+///    request that its backing file's page cache then answers, so its counts cannot tell.
 ///  - tpmc_per_warehouse: a tpcc test with TPC-C's keying and think times at full length (`think:
 ///    tpcc`, think_scale 1: it records efficiency_pct) whose tpm_c is above 12.86 per warehouse.
 ///    TPC-C clause 4.2 fixes the load a warehouse carries (clause 4.2.2: ten terminals per
@@ -73,6 +76,8 @@ struct PhysicsInputs {
   /// The headline device's counts over the window; nullopt without a device.
   std::optional<double> device_read_ios, device_read_bytes, device_write_bytes;
   std::string no_device;  ///< why there is no device (details.telemetry.no_device)
+  /// DeviceStack::page_cache_loops(): the loop devices below the target without direct I/O.
+  std::string page_cache_loops;
   /// CPU time (user + system) of the drivelab process over the window.
   std::optional<double> process_cpu_s;
   LinkCeiling link;
