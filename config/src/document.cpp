@@ -199,6 +199,29 @@ void Diagnostics::throw_if_any() const {
 
 // ---- Document -----------------------------------------------------------------------------------
 
+namespace {
+
+/// "; line 6 is indented with a tab (YAML indents with spaces only)" when the line of a syntax
+/// error (0-based `line`) or the one before it starts with blanks holding a tab, else "": yaml-cpp
+/// says "end of map not found" or the like, never the tab.
+std::string tab_hint(std::string_view text, int line) {
+  std::size_t start = 0;
+  for (int n = 0; start <= text.size(); ++n) {
+    const std::size_t end = std::min(text.find('\n', start), text.size());
+    if (n >= line - 1 && n <= line) {
+      const std::string_view l = text.substr(start, end - start);
+      const std::size_t blanks = std::min(l.find_first_not_of(" \t"), l.size());
+      if (l.substr(0, blanks).find('\t') != std::string_view::npos)
+        return fmt::format("; line {} is indented with a tab (YAML indents with spaces only)", n + 1);
+    }
+    if (n >= line || end == text.size()) break;
+    start = end + 1;
+  }
+  return "";
+}
+
+}  // namespace
+
 Document Document::load_file(const std::filesystem::path& path, Diagnostics& diags) {
   const std::string name = path.string();
   const auto refuse = [&](const std::string& why) {
@@ -246,8 +269,9 @@ Document Document::load_string(const std::string& text, std::string name, Diagno
     if (count.stuck) {
       const auto pos = static_cast<std::size_t>(std::max(count.stuck_at.pos, 0));
       diags.error(location_of(count.stuck_at, doc.name_), "",
-                  fmt::format("YAML syntax error: unexpected {}",
-                              pos < text.size() ? detail::quote(text.substr(pos, 1)) : "end of file"));
+                  fmt::format("YAML syntax error: unexpected {}{}",
+                              pos < text.size() ? detail::quote(text.substr(pos, 1)) : "end of file",
+                              tab_hint(text, count.stuck_at.line)));
       return doc;
     }
     if (!count.too_large.empty()) {  // before yaml-cpp builds the tree that would take the memory
@@ -260,16 +284,22 @@ Document Document::load_string(const std::string& text, std::string name, Diagno
       return doc;
     }
     doc.root_ = YAML::Load(text);  // the first document (one HandleNextDocument: no LoadAll loop)
+    doc.text_ = std::make_shared<const std::string>(text);
     if (!doc.root_.IsDefined()) doc.root_ = YAML::Node(YAML::NodeType::Null);
     doc.loaded_ = true;
   } catch (const YAML::Exception& e) {
     // ParserException (and its DeepRecursion) carry the position of the offending token.
-    diags.error(location_of(e.mark, doc.name_), "", fmt::format("YAML syntax error: {}", detail::printable(e.msg)));
+    diags.error(location_of(e.mark, doc.name_), "",
+                fmt::format("YAML syntax error: {}{}", detail::printable(e.msg), tab_hint(text, e.mark.line)));
   }
   return doc;
 }
 
-Node Document::root(Diagnostics& diags) const { return Node(root_, "", name_, &diags); }
+Node Document::root(Diagnostics& diags) const {
+  Node root(root_, "", name_, &diags);
+  root.text_ = text_;
+  return root;
+}
 
 // ---- Node ---------------------------------------------------------------------------------------
 
@@ -297,6 +327,14 @@ Location Node::location() const {
 
 std::string Node::scalar() const { return is_scalar() ? node_.Scalar() : std::string(); }
 
+std::optional<std::string> Node::written() const {
+  if (!defined() || !text_) return std::nullopt;
+  const YAML::Mark mark = node_.Mark();
+  if (mark.is_null() || mark.pos < 0 || static_cast<std::size_t>(mark.pos) > text_->size()) return std::nullopt;
+  const std::string_view rest = std::string_view(*text_).substr(static_cast<std::size_t>(mark.pos));
+  return std::string(rest.substr(0, std::min(rest.size(), rest.find_first_of(" \t\r\n,]}#"))));
+}
+
 Node Node::child(std::string_view key) const {
   const std::string path = path_.empty() ? std::string(key) : fmt::format("{}.{}", path_, key);
   if (is_map()) {
@@ -306,12 +344,14 @@ Node Node::child(std::string_view key) const {
       if (it->first.IsScalar() && it->first.Scalar() == key) return value_node(it->first, it->second, path);
   }
   Node missing(YAML::Node(YAML::NodeType::Undefined), path, file_, diags_);
+  missing.text_ = text_;
   missing.fallback_location_ = location();
   return missing;
 }
 
 Node Node::value_node(const YAML::Node& key, const YAML::Node& value, std::string path) const {
   Node out(value, std::move(path), file_, diags_);
+  out.text_ = text_;
   if (value.IsNull()) out.fallback_location_ = Node(key, out.path_, file_, diags_).location();
   return out;
 }
@@ -322,7 +362,7 @@ std::vector<Node> Node::elements() const {
   out.reserve(node_.size());
   std::size_t i = 0;
   for (auto it = node_.begin(); it != node_.end(); ++it, ++i)
-    out.emplace_back(*it, fmt::format("{}[{}]", path_, i), file_, diags_);
+    out.emplace_back(*it, fmt::format("{}[{}]", path_, i), file_, diags_).text_ = text_;
   return out;
 }
 

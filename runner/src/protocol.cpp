@@ -103,6 +103,17 @@ Protocol decode_protocol(const config::Document& doc, const Registry& registry, 
   p.file = doc.name();
   if (!doc.loaded()) return p;
   const config::Node root = doc.root(diags);
+  // A result record given where a protocol belongs (JSON is YAML): one error that says what the
+  // file is and what reads it, not every key of the record as unknown.
+  if (const config::Node schema = root.child("schema"); schema.is_scalar()) {
+    if (const std::string v = schema.scalar(); v.starts_with("drivelab.")) {
+      schema.error(
+          fmt::format("this is a drivelab result record (schema {}), not a protocol: drivelab report {} "
+                      "reads it, drivelab results validate checks it",
+                      v, doc.name()));
+      return p;
+    }
+  }
   config::MapReader r(root);
   r.string("protocol", p.name, /*required=*/true);
   r.string("description", p.description);

@@ -56,6 +56,24 @@ TEST(Document, SyntaxErrorIsADiagnosticAtItsPosition) {
   EXPECT_EQ(diags.items()[0].to_string(), "bad.yaml:3:15: YAML syntax error: illegal map value");
 }
 
+// YAML forbids tabs in indentation and yaml-cpp's message never says so: the error names the line
+// with the tab; a tab inside a value is no syntax error and is not mentioned.
+TEST(Document, ASyntaxErrorOnATabIndentedLineNamesTheTab) {
+  Diagnostics diags;
+  (void)Document::load_string("protocol: p\ntests:\n  - name: a\n    kind: io\n    io:\n\tengine: psync\n", "t.yaml",
+                              diags);
+  ASSERT_EQ(diags.size(), 1u);
+  EXPECT_NE(diags.to_string().find("YAML syntax error: "), std::string::npos) << diags.to_string();
+  EXPECT_NE(diags.to_string().find("; line 6 is indented with a tab (YAML indents with spaces only)"),
+            std::string::npos)
+      << diags.to_string();
+  Diagnostics fine;
+  EXPECT_TRUE(Document::load_string("protocol: p\ndescription: \"a\tb\"\n", "t.yaml", fine).loaded());
+  Diagnostics other;
+  (void)Document::load_string("protocol: quick\nio:\n  rw: randread: x\n", "bad.yaml", other);
+  EXPECT_EQ(other.to_string().find("tab"), std::string::npos) << other.to_string();
+}
+
 /// A list longer than any protocol key takes is refused before yaml-cpp builds its tree (which
 /// takes some 300 bytes a node: 8 million curve points were gigabytes), at the list's place and key.
 TEST(Document, AnAbsurdlyLongListIsRefusedAtItsKeyBeforeTheTreeIsBuilt) {

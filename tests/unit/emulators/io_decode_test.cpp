@@ -134,6 +134,21 @@ TEST(IoJobDecode, YamlNullSelectsTheNullEngine) {
   EXPECT_EQ(job.engine, "null");
   EXPECT_EQ(decode_errors("{engine: 'null'}", &job), "");
   EXPECT_EQ(job.engine, "null");
+  EXPECT_EQ(decode_errors("{engine: NULL, rw: read}", &job), "");
+  EXPECT_EQ(job.engine, "null");
+}
+
+// YAML's other spellings of null are a value left out, not the engine that does no I/O: refused
+// at the key, naming the words and the default.
+TEST(IoJobDecode, AnEmptyOrTildeEngineIsRefusedNotTheNullEngine) {
+  EXPECT_EQ(decode_errors("{engine: ~, rw: read}"),
+            "t.yaml:1:6: io.engine: engine has no value ('~' is YAML's null): give one of io_uring, libaio, psync, "
+            "null, or leave the key out for the default (io_uring)");
+  const std::string empty = decode_errors("\n  engine:\n  rw: read\n");
+  EXPECT_NE(empty.find("io.engine: engine has no value (an empty value is YAML's null)"), std::string::npos) << empty;
+  EXPECT_NE(empty.find("t.yaml:2:3:"), std::string::npos) << "at the key: " << empty;
+  EXPECT_NE(decode_errors("\n  rw: read\n  engine:").find("an empty value"), std::string::npos)
+      << "at the end of the file too";
 }
 
 TEST(IoJobDecode, ReportsEveryProblemAtOnce) {

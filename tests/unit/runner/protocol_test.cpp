@@ -40,6 +40,25 @@ TEST(DecodeProtocol, AppliesDefaultsAndTestSettings) {
   EXPECT_EQ(eff["tests"][0]["tick"]["fail_in"], "");
 }
 
+// A result record (JSON is YAML) given to validate or run: one error at its schema key that says
+// what the file is, not each of the record's keys as unknown.
+TEST(DecodeProtocol, AResultRecordIsNamedAsOneAndNotReadAsAProtocol) {
+  testing::PhaseLog log;
+  auto d = decode(
+      "{\n  \"schema\": \"drivelab.run/1\",\n  \"run_id\": \"20261207T190028Z-91a202\",\n"
+      "  \"status\": \"complete\",\n  \"tests\": []\n}\n",
+      &log);
+  ASSERT_EQ(d.diags.size(), 1u) << d.diags.to_string();
+  EXPECT_EQ(d.diags.items()[0].where.line, 2) << d.diags.to_string();
+  EXPECT_EQ(d.diags.items()[0].key_path, "schema");
+  EXPECT_NE(d.diags.to_string().find("this is a drivelab result record (schema drivelab.run/1), not a protocol"),
+            std::string::npos)
+      << d.diags.to_string();
+  // A protocol's own key named schema is not a record's: read (and refused) as any unknown key.
+  auto p = decode("protocol: p\nschema: mine\ntests:\n  - {name: a, kind: tick}\n", &log);
+  EXPECT_NE(p.diags.to_string().find("unknown key"), std::string::npos) << p.diags.to_string();
+}
+
 TEST(DecodeProtocol, MoreThanAMillionIntervalsAreRefusedAtTheKeyThatSetsThem) {
   testing::PhaseLog log;
   auto d = decode(

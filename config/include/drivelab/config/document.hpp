@@ -87,6 +87,7 @@ class Document {
   YAML::Node root_;
   std::string name_;
   bool loaded_ = false;
+  std::shared_ptr<const std::string> text_;  ///< what was parsed, for Node::written
 };
 
 /// A node of a Document, with its key path and a pointer to the Diagnostics it reports into.
@@ -107,6 +108,12 @@ class Node {
   Location location() const;
   /// The scalar text ("" for non-scalars).
   std::string scalar() const;
+  /// The characters this node was written as in its document, from its position up to the first
+  /// blank, ',', ']', '}', '#' or line end: what a null was spelled (YAML reads `null`, `Null`,
+  /// `NULL`, `~` and an empty value alike; for an empty value yaml-cpp marks the next token, so
+  /// that token is returned). nullopt when the node was not parsed from the document's text (an
+  /// override, the root of an empty document).
+  std::optional<std::string> written() const;
   /// Child of a mapping (undefined Node if missing; path "parent.key").
   Node child(std::string_view key) const;
   /// Elements of a sequence (paths "parent[i]"). Empty if not a sequence.
@@ -119,6 +126,7 @@ class Node {
   const YAML::Node& yaml() const noexcept { return node_; }
 
  private:
+  friend class Document;  // root() gives the root its text_
   /// The value of mapping entry `key`, reporting at the key when the value is empty.
   Node value_node(const YAML::Node& key, const YAML::Node& value, std::string path) const;
 
@@ -126,6 +134,7 @@ class Node {
   std::string path_;
   std::string file_;
   Diagnostics* diags_;
+  std::shared_ptr<const std::string> text_;  ///< the document's text (Document::text_), or null
   /// Where a node without a text of its own is reported: for a missing child, the mapping that
   /// lacks it; for an empty value (`xfersize:`), its key (yaml-cpp marks such a null at the next
   /// token, often on the following line).
