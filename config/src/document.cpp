@@ -356,13 +356,31 @@ Node Node::value_node(const YAML::Node& key, const YAML::Node& value, std::strin
   return out;
 }
 
+std::optional<Location> Node::dash_before(const YAML::Node& element) const {
+  if (!text_) return std::nullopt;
+  const YAML::Mark mark = element.Mark();
+  if (mark.is_null() || mark.pos <= 0 || static_cast<std::size_t>(mark.pos) > text_->size()) return std::nullopt;
+  const std::string_view before = std::string_view(*text_).substr(0, static_cast<std::size_t>(mark.pos));
+  const std::size_t dash = before.find_last_not_of(" \t\r\n");
+  if (dash == std::string_view::npos || before[dash] != '-') return std::nullopt;
+  const std::size_t line_start = before.rfind('\n', dash) == std::string_view::npos ? 0 : before.rfind('\n', dash) + 1;
+  const auto line =
+      static_cast<int>(std::count(before.begin(), before.begin() + static_cast<std::ptrdiff_t>(dash), '\n'));
+  return Location{file_, line + 1, static_cast<int>(dash - line_start) + 1};
+}
+
 std::vector<Node> Node::elements() const {
   std::vector<Node> out;
   if (!is_sequence()) return out;
   out.reserve(node_.size());
   std::size_t i = 0;
-  for (auto it = node_.begin(); it != node_.end(); ++it, ++i)
-    out.emplace_back(*it, fmt::format("{}[{}]", path_, i), file_, diags_).text_ = text_;
+  for (auto it = node_.begin(); it != node_.end(); ++it, ++i) {
+    Node& e = out.emplace_back(*it, fmt::format("{}[{}]", path_, i), file_, diags_);
+    e.text_ = text_;
+    // An empty item (`-` alone): yaml-cpp marks its null at the next token, often the next item's
+    // line; it is reported at its dash.
+    if (it->IsNull()) e.fallback_location_ = dash_before(*it);
+  }
   return out;
 }
 

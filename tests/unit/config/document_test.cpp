@@ -56,6 +56,22 @@ TEST(Document, SyntaxErrorIsADiagnosticAtItsPosition) {
   EXPECT_EQ(diags.items()[0].to_string(), "bad.yaml:3:15: YAML syntax error: illegal map value");
 }
 
+// An empty item (`-` alone) is reported at its dash, not at the next token yaml-cpp marks (the next
+// item's line); an item with a value keeps the value's place.
+TEST(Document, AnEmptySequenceItemIsReportedAtItsDash) {
+  Diagnostics diags;
+  const Document doc = Document::load_string("tests:\n  - name: a\n  -\n  - 5\n  -\n", "t.yaml", diags);
+  ASSERT_TRUE(doc.loaded()) << diags.to_string();
+  const std::vector<Node> items = doc.root(diags).child("tests").elements();
+  ASSERT_EQ(items.size(), 4u);
+  EXPECT_EQ(items[1].location().line, 3);
+  EXPECT_EQ(items[1].location().column, 3);
+  EXPECT_EQ(items[2].location().line, 4);
+  EXPECT_EQ(items[2].location().column, 5);
+  EXPECT_EQ(items[3].location().line, 5) << "the last item, at the end of the text";
+  EXPECT_EQ(items[3].location().column, 3);
+}
+
 // YAML forbids tabs in indentation and yaml-cpp's message never says so: the error names the line
 // with the tab; a tab inside a value is no syntax error and is not mentioned.
 TEST(Document, ASyntaxErrorOnATabIndentedLineNamesTheTab) {

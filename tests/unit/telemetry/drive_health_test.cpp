@@ -221,9 +221,9 @@ SysBlock fake_disk(const std::string& name) {
 
 TEST(HealthRunner, WithoutToolsEachDriveSaysWhy) {
   DeviceStack stack;
-  stack.devices.push_back({fake_disk("dm-0"), StackRole::headline, 0});
-  stack.devices.push_back({fake_disk("sdq"), StackRole::slave, 0});
-  stack.devices.push_back({fake_disk("nvme7n1"), StackRole::slave, 0});
+  stack.devices.push_back({fake_disk("dm-0"), StackRole::headline, 0, {}});
+  stack.devices.push_back({fake_disk("sdq"), StackRole::slave, 0, {}});
+  stack.devices.push_back({fake_disk("nvme7n1"), StackRole::slave, 0, {}});
   const HealthReading r = read_drive_health(stack, HealthTools{});
   ASSERT_EQ(r.drives.size(), 2u);
   EXPECT_EQ(r.drives[0].device, "/dev/sdq");
@@ -237,8 +237,8 @@ TEST(HealthRunner, WithoutToolsEachDriveSaysWhy) {
 
 TEST(HealthRunner, NoDriveUnderALoopOrVirtioStack) {
   DeviceStack stack;
-  stack.devices.push_back({fake_disk("loop3"), StackRole::headline, 0});
-  stack.devices.push_back({fake_disk("vda"), StackRole::backing_file_device, 0});
+  stack.devices.push_back({fake_disk("loop3"), StackRole::headline, 0, {}});
+  stack.devices.push_back({fake_disk("vda"), StackRole::backing_file_device, 0, {}});
   const HealthReading r = read_drive_health(stack, HealthTools::found());
   EXPECT_TRUE(r.drives.empty());
   EXPECT_EQ(r.reason, "no NVMe or SATA/SAS device under the target (loop: loop3; virtio: vda)");

@@ -127,6 +127,9 @@ class Node {
 
  private:
   friend class Document;  // root() gives the root its text_
+  /// Where the `-` of an empty block sequence item (a null `element` of this sequence) stands, found
+  /// in the text before yaml-cpp's mark; nullopt when there is no text or no dash there.
+  std::optional<Location> dash_before(const YAML::Node& element) const;
   /// The value of mapping entry `key`, reporting at the key when the value is empty.
   Node value_node(const YAML::Node& key, const YAML::Node& value, std::string path) const;
 
