@@ -1,5 +1,5 @@
 #pragma once
-// Private: what the engine leaves share (their rows' make_as, the completion FIFO and base of the engines that complete
+// Private: what the engine leaves share (their rows' make_as and the base of the engines that complete
 // requests themselves). Each leaf's row (EngineInfo) is registered in engine.cpp.
 #include <chrono>
 #include <memory>
@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "drivelab/io/completion_fifo.hpp"
 #include "drivelab/io/engine.hpp"
 
 namespace drivelab::io::detail {
@@ -16,29 +17,6 @@ template <class Engine>
 std::unique_ptr<IoEngine> make_as(const EngineOptions& options) {
   return std::make_unique<Engine>(options);
 }
-
-/// Completions made by the engine itself (psync in queue(), null in submit()) waiting to be reaped,
-/// first in first out. Storage is reused: no allocation once it has reached the queue depth.
-class CompletionFifo {
- public:
-  explicit CompletionFifo(std::size_t capacity) { done_.reserve(capacity); }
-  void push(const IoCompletion& c) { done_.push_back(c); }
-  /// Moves up to out.size() completions into `out`; returns how many.
-  std::size_t pop_into(std::span<IoCompletion> out) noexcept {
-    std::size_t n = 0;
-    while (n < out.size() && head_ < done_.size()) out[n++] = done_[head_++];
-    if (head_ == done_.size()) {
-      done_.clear();
-      head_ = 0;
-    }
-    return n;
-  }
-  std::size_t size() const noexcept { return done_.size() - head_; }
-
- private:
-  std::vector<IoCompletion> done_;
-  std::size_t head_ = 0;
-};
 
 /// The base of the engines that complete requests themselves (psync in queue(), null in submit()):
 /// their queue depth, the completions waiting to be reaped, and reap() over them (which never
