@@ -101,6 +101,33 @@ TEST(TargetFile, MissingTargetDirectoryIsAnEnvironmentError) {
                EnvironmentError);
 }
 
+// A symbolic link in the test file's place (drivelab-<test>.dat) is refused, never followed: the
+// file it names, outside the target, keeps its bytes, and the link stays for the user to remove
+// (found by the fresh review: a 1 MiB randwrite overwrote the link's target).
+TEST(TargetFile, ASymbolicLinkInTheTestFilesPlaceIsRefusedAndWhatItNamesIsUntouched) {
+  drivelab::test_support::TempDir dir;
+  const auto outside = dir.path() / "outside";
+  std::filesystem::create_directories(outside);
+  const auto victim = outside / "precious";
+  std::ofstream(victim) << "precious\n";
+  std::filesystem::create_directories(dir.path() / "target");
+  const auto link = target_file_path(dir.path() / "target", "sym");
+  std::filesystem::create_symlink(victim, link);
+  for (const bool direct : {false, true}) {
+    try {
+      (void)TargetFile::open({.dir = dir.path() / "target", .test_name = "sym", .size_bytes = kMiB, .direct = direct});
+      ADD_FAILURE() << "a symbolic link was followed";
+    } catch (const EnvironmentError& e) {
+      EXPECT_NE(std::string(e.what()).find("is a symbolic link (to " + victim.string() + ")"), std::string::npos)
+          << e.what();
+    } catch (const std::exception& e) {
+      if (!direct) ADD_FAILURE() << e.what();  // O_DIRECT may be refused first by the filesystem
+    }
+    EXPECT_EQ(std::filesystem::file_size(victim), 9u);
+    EXPECT_TRUE(std::filesystem::is_symlink(std::filesystem::symlink_status(link)));
+  }
+}
+
 TEST(TargetFile, DirectAlignmentIsAPowerOfTwoOfAtLeast512) {
   drivelab::test_support::TempDir dir;
   TargetFile f = TargetFile::open({.dir = dir.path(), .test_name = "align", .size_bytes = kMiB, .fill = false});
