@@ -278,6 +278,13 @@ Document Document::load_string(const std::string& text, std::string name, Diagno
       diags.error(location_of(count.too_large_at, doc.name_), count.too_large_path, count.too_large);
       return doc;
     }
+    if (count.documents > 1 && text.starts_with("{\"event\":")) {  // results/journal.hpp: one JSON event a line
+      diags.error(Location{doc.name_, 1, 1}, "",
+                  "this is a drivelab result journal (one JSON event a line), not a protocol: drivelab results "
+                  "recover " +
+                      doc.name_ + " rebuilds its record");
+      return doc;
+    }
     if (count.documents > 1) {
       diags.error(location_of(count.second, doc.name_), "",
                   fmt::format("expected one YAML document, found {} (remove the '---' separators)", count.documents));
@@ -328,7 +335,10 @@ Location Node::location() const {
 std::string Node::scalar() const { return is_scalar() ? node_.Scalar() : std::string(); }
 
 std::optional<std::string> Node::written() const {
-  if (!defined() || !text_) return std::nullopt;
+  if (!defined()) return std::nullopt;
+  if (const std::string& tag = node_.Tag(); tag.starts_with(detail::kWrittenTag))
+    return tag.substr(detail::kWrittenTag.size());
+  if (!text_) return std::nullopt;
   const YAML::Mark mark = node_.Mark();
   if (mark.is_null() || mark.pos < 0 || static_cast<std::size_t>(mark.pos) > text_->size()) return std::nullopt;
   const std::string_view rest = std::string_view(*text_).substr(static_cast<std::size_t>(mark.pos));

@@ -95,7 +95,11 @@ YAML::Node fresh_copy(const YAML::Node& n) {
       for (auto it = n.begin(); it != n.end(); ++it) out.force_insert(fresh_copy(it->first), fresh_copy(it->second));
       return out;
     }
-    case YAML::NodeType::Null:
+    case YAML::NodeType::Null: {
+      YAML::Node out(YAML::NodeType::Null);
+      out.SetTag(n.Tag());  // the spelling of an override's null (kWrittenTag)
+      return out;
+    }
     case YAML::NodeType::Undefined: break;
   }
   return YAML::Node(YAML::NodeType::Null);
@@ -192,6 +196,8 @@ void Document::apply_override(std::string_view assignment, Diagnostics& diags) {
   YAML::Node value;
   try {
     value = YAML::Load(value_text);
+    if (!value.IsDefined()) value = YAML::Node(YAML::NodeType::Null);  // `key=`: an empty value
+    if (value.IsNull()) value.SetTag(std::string(detail::kWrittenTag) + std::string(trim(value_text)));
   } catch (const YAML::Exception& e) {
     report(path, fmt::format("value {} is not valid YAML: {}", detail::quote(value_text), e.msg));
     return;

@@ -36,4 +36,9 @@ std::optional<std::string> closest(std::string_view word, const std::vector<std:
 /// "a, b, c".
 std::string join(const std::vector<std::string>& words);
 
+/// The tag an override's null value carries, followed by what it was written as ("" for
+/// `key=`, "~", "null"): an override's nodes have no place in the document's text, so
+/// Node::written reads the spelling from here (Document::apply_override sets it).
+inline constexpr std::string_view kWrittenTag = "!drivelab-written:";
+
 }  // namespace drivelab::config::detail

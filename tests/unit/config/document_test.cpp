@@ -72,6 +72,16 @@ TEST(Document, AnEmptySequenceItemIsReportedAtItsDash) {
   EXPECT_EQ(items[3].location().column, 3);
 }
 
+// A result journal given as a protocol (JSON lines: many YAML documents) says what it is.
+TEST(Document, AResultJournalIsNamedAsOne) {
+  Diagnostics diags;
+  (void)Document::load_string("{\"event\":\"run_start\",\"run_id\":\"r\"}\n{\"event\":\"test_start\"}\n",
+                              "r.journal.jsonl", diags);
+  EXPECT_EQ(diags.to_string(),
+            "r.journal.jsonl:1:1: this is a drivelab result journal (one JSON event a line), not a protocol: drivelab "
+            "results recover r.journal.jsonl rebuilds its record");
+}
+
 // YAML forbids tabs in indentation and yaml-cpp's message never says so: the error names the line
 // with the tab; a tab inside a value is no syntax error and is not mentioned.
 TEST(Document, ASyntaxErrorOnATabIndentedLineNamesTheTab) {

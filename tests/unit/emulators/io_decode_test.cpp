@@ -151,6 +151,28 @@ TEST(IoJobDecode, AnEmptyOrTildeEngineIsRefusedNotTheNullEngine) {
       << "at the end of the file too";
 }
 
+// The same through --set (an unset shell variable: --set "tests[*].io.engine=$ENGINE"): refused
+// at "<--set>"; the word null is the null engine there too.
+TEST(IoJobDecode, AnEmptyOrTildeEngineOverrideIsRefused) {
+  const auto with_override = [](const std::string& assignment, IoJobConfig* job = nullptr) {
+    config::Diagnostics diags;
+    config::Document doc = config::Document::load_string("io: {rw: read}", "t.yaml", diags);
+    doc.apply_override(assignment, diags);
+    const IoJobConfig j = decode_io_job(doc.root(diags).child("io"));
+    if (job) *job = j;
+    return diags.to_string();
+  };
+  EXPECT_EQ(with_override("io.engine="),
+            "<--set>: io.engine: engine has no value (an empty value is YAML's null): give one of io_uring, libaio, "
+            "psync, null, or leave the key out for the default (io_uring)");
+  EXPECT_NE(with_override("io.engine=~").find("('~' is YAML's null)"), std::string::npos);
+  IoJobConfig job;
+  EXPECT_EQ(with_override("io.engine=null", &job), "");
+  EXPECT_EQ(job.engine, "null");
+  EXPECT_EQ(with_override("io.engine=psync", &job), "");
+  EXPECT_EQ(job.engine, "psync");
+}
+
 TEST(IoJobDecode, ReportsEveryProblemAtOnce) {
   const std::string errors = decode_errors("{xfersize: 1000, iodepth: 0, rw: randrw, bogus: 1}");
   EXPECT_EQ(std::count(errors.begin(), errors.end(), '\n') + (errors.empty() ? 0 : 1), 4) << errors;

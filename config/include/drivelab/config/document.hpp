@@ -111,8 +111,8 @@ class Node {
   /// The characters this node was written as in its document, from its position up to the first
   /// blank, ',', ']', '}', '#' or line end: what a null was spelled (YAML reads `null`, `Null`,
   /// `NULL`, `~` and an empty value alike; for an empty value yaml-cpp marks the next token, so
-  /// that token is returned). nullopt when the node was not parsed from the document's text (an
-  /// override, the root of an empty document).
+  /// that token is returned). An override's null (`--set key=~`) gives what followed the '='.
+  /// nullopt when the node has neither (the root of an empty document).
   std::optional<std::string> written() const;
   /// Child of a mapping (undefined Node if missing; path "parent.key").
   Node child(std::string_view key) const;

@@ -5,9 +5,9 @@
 /// accept the same words with the same message ("engine must be one of: io_uring, libaio, psync,
 /// null; found 'aio'", at the key). `engine: null` is YAML's null value, not the word "null": it
 /// selects the null engine rather than being an empty value; but YAML's other spellings of null,
-/// `engine: ~` and an empty `engine:`, are refused (config::Node::written tells them apart), so
-/// that a value left out by mistake never runs the engine that does no I/O. An override's null
-/// (`--set ...engine=null`) has no text to tell: it is the null engine. Whether the engine is compiled in
+/// `engine: ~` and an empty `engine:` are refused, in a file and in an override alike (`--set
+/// ...engine=` with an unset shell variable): config::Node::written tells the spellings apart, so
+/// that a value left out by mistake never runs the engine that does no I/O. Whether the engine is compiled in
 /// and usable here is not decided while decoding (validate runs anywhere): io::make_engine says
 /// so when the test starts (NotCompiledIn, EnvironmentError).
 #include <string>
