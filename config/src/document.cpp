@@ -373,10 +373,10 @@ std::optional<Location> Node::dash_before(const YAML::Node& element) const {
   const std::string_view before = std::string_view(*text_).substr(0, static_cast<std::size_t>(mark.pos));
   const std::size_t dash = before.find_last_not_of(" \t\r\n");
   if (dash == std::string_view::npos || before[dash] != '-') return std::nullopt;
-  const std::size_t line_start = before.rfind('\n', dash) == std::string_view::npos ? 0 : before.rfind('\n', dash) + 1;
+  const std::size_t newline = before.rfind('\n', dash);  // npos + 1 == 0: the dash is on the first line
   const auto line =
       static_cast<int>(std::count(before.begin(), before.begin() + static_cast<std::ptrdiff_t>(dash), '\n'));
-  return Location{file_, line + 1, static_cast<int>(dash - line_start) + 1};
+  return Location{file_, line + 1, static_cast<int>(dash - (newline + 1)) + 1};
 }
 
 std::vector<Node> Node::elements() const {

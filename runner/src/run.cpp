@@ -183,12 +183,10 @@ void set_run_status(results::RunRecord& record, const std::string& journal_failu
     std::cerr << "drivelab: " << record.reason << "; the running test failed and the run stopped\n" << std::flush;
   } else if (stop.requested()) {
     record.status = Status::interrupted;
-    record.reason = cr.cohort == nullptr
-                        ? fmt::format("stopped by {}; finished intervals are kept", stop.signal_name())
-                        : fmt::format(
-                              "stopped by {} (under mpirun: Ctrl-C on mpirun, or the launcher ending the job after "
-                              "another rank died); finished intervals are kept",
-                              stop.signal_name());
+    record.reason = fmt::format("stopped by {}{}; finished intervals are kept", stop.signal_name(),
+                                cr.cohort == nullptr ? ""
+                                                     : " (under mpirun: Ctrl-C on mpirun, or the launcher ending the "
+                                                       "job after another rank died)");
   } else if (!cr.peer_stop.empty() && !any_failed) {
     record.status = Status::interrupted;
     record.reason = fmt::format("{}: the run stopped on every host; finished intervals are kept", cr.peer_stop);

@@ -8,6 +8,7 @@
 /// at depth 32), and each doubling stalled the loop. In flight never exceeds the queue depth (the
 /// engine answers busy beyond it), so the ring does not grow after construction; should a caller
 /// push more, it doubles, keeping the order.
+#include <algorithm>
 #include <cstddef>
 #include <span>
 #include <vector>
@@ -30,7 +31,7 @@ class CompletionFifo {
   }
   /// Moves up to out.size() completions into `out`, oldest first; returns how many.
   std::size_t pop_into(std::span<IoCompletion> out) noexcept {
-    const std::size_t n = out.size() < count_ ? out.size() : count_;
+    const std::size_t n = std::min(out.size(), count_);
     for (std::size_t i = 0; i < n; ++i) {
       out[i] = ring_[head_];
       if (++head_ == ring_.size()) head_ = 0;
