@@ -8,6 +8,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -41,6 +42,21 @@ inline runner::RunOutcome run_protocol_text(const std::string& yaml, const fs::p
   o.out_dir = out_dir;
   o.out = &out;
   return runner::run_protocol(p, o, stop);
+}
+
+/// Checks `reason` is runner::nothing_completed's for an open loop at 0.5/s over a measured phase
+/// of about 2 s. The reason states the phase's measured length (2.01 s when a loaded machine ends
+/// it late, as CI's Debian 13 run did), so the two figures are read and bounded, not matched.
+inline void expect_nothing_completed_at_half_a_tps(const std::string& reason) {
+  static const std::regex kShape(
+      R"(the measured phase \(([0-9.]+) s\) completed no transaction: at rate 0\.5/s about ([0-9.]+) arrivals )"
+      R"(were expected; nothing was measured)");
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(reason, m, kShape)) << reason;
+  const double measured_s = std::stod(m[1].str());
+  EXPECT_GE(measured_s, 1.9) << reason;
+  EXPECT_LT(measured_s, 3.0) << reason;
+  EXPECT_NEAR(std::stod(m[2].str()), 0.5 * measured_s, 0.01) << reason;
 }
 
 /// A fresh directory in /tmp the postgres user can reach, removed at the end.
