@@ -293,6 +293,11 @@ VdbenchConfig decode_vdbench(const config::Node& section) {
   }
   const std::vector<config::Node> wds = r.sequence("workloads");
   r.finish();
+  // `workloads: []` ran the default workload as if the key were absent: a test of something not asked for.
+  if (const config::Node wn = section.child("workloads"); wds.empty() && wn.is_sequence())
+    wn.error(
+        "workloads is an empty list: give at least one workload (rdpct, seekpct, xfersize, skew), or leave the "
+        "key out for the default (one workload: 100% random 4 KiB reads)");
 
   if (!wds.empty()) {
     c.workloads.clear();

@@ -110,6 +110,19 @@ TEST(VdbenchDecode, ACurveOfMoreThanAThousandPointsIsRefusedAtItsKey) {
   EXPECT_EQ(ok.cfg.curve.size(), 1000u);
 }
 
+// `workloads: []` ran the default workload, as if the key were absent; it is refused at its key
+// (`workloads: ~`, YAML's null, still means the key's default).
+TEST(VdbenchDecode, AnEmptyWorkloadListIsRefusedAtItsKey) {
+  const Decoded d = decode("{iorate: max, workloads: []}");
+  EXPECT_EQ(d.errors(),
+            "t.yaml:1:35: vdbench.workloads: workloads is an empty list: give at least one workload (rdpct, seekpct, "
+            "xfersize, skew), or leave the key out for the default (one workload: 100% random 4 KiB reads)");
+  const Decoded null = decode("{iorate: max, workloads: ~}");
+  EXPECT_TRUE(null.diags.empty()) << null.errors();
+  ASSERT_EQ(null.cfg.workloads.size(), 1u);
+  EXPECT_EQ(null.cfg.workloads[0].name, "default");
+}
+
 TEST(VdbenchDecode, FixedRateAndUnspecifiedSkewsShareTheRest) {
   const Decoded d = decode("{iorate: 5000, workloads: [{name: a, skew: 40}, {name: b}, {name: c}]}");
   ASSERT_TRUE(d.diags.empty()) << d.errors();
