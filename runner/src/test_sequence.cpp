@@ -104,7 +104,11 @@ class TestSequence {
     } catch (const std::exception& ex) {
       failure_ = fmt::format("recording results failed: {}", ex.what());
     }
-    ctx_.target_dir = run_.options.target;
+    // Absolute, so that every path the emulators record (details.file.path, the database's
+    // directory) names its file when the record is read elsewhere, as target.path does.
+    std::error_code ec;
+    ctx_.target_dir = std::filesystem::absolute(run_.options.target, ec);
+    if (ec) ctx_.target_dir = run_.options.target;
     ctx_.device = run_.target.device();
     ctx_.run_id = run_.record.run_id;
     ctx_.seed = Rng(rep_.seed).split(index_)();
