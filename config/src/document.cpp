@@ -7,6 +7,8 @@
 #include <cstring>
 #include <fstream>
 #include <sstream>
+#include <string_view>
+#include <vector>
 
 #include <fmt/format.h>
 #include <yaml-cpp/eventhandler.h>
@@ -201,21 +203,65 @@ void Diagnostics::throw_if_any() const {
 
 namespace {
 
-/// "; line 6 is indented with a tab (YAML indents with spaces only)" when the line of a syntax
-/// error (0-based `line`) or the one before it starts with blanks holding a tab, else "": yaml-cpp
-/// says "end of map not found" or the like, never the tab.
-std::string tab_hint(std::string_view text, int line) {
+/// What is wrong with the indentation of the line of a YAML syntax error (0-based `line`) or of
+/// the line before it, as "; line N ..." to append to yaml-cpp's message ("end of map not found",
+/// "end of sequence not found"), which never names the indentation; "" when neither line is
+/// mis-indented or the text is beyond this reading:
+///  - "; line 6 is indented with a tab (YAML indents with spaces only)": a tab in the line's
+///    leading blanks (YAML 1.2 spec, 6.1: tabs are not indentation);
+///  - "; line 5 is indented 3 spaces, unlike the lines before it (0, 2 or 4): ...": a block line
+///    that lines up with no open mapping or sequence (8.2.1, 8.2.2: siblings share one
+///    indentation) and is not the deeper first line of a block opened by "key:" or "-" above it.
+/// The open indentations are the block lines' since the last less-indented one, "- " adding the
+/// column of the item's content. Flow collections, quoted scalars and block scalars that span
+/// lines end the reading (their lines may sit anywhere): no hint then.
+std::string indentation_hint(std::string_view text, int line) {
+  std::vector<std::size_t> open;  // the indentations of the open blocks, increasing
+  bool opens_block = false;       // the line before ends with "key:" or is a bare "-"
   std::size_t start = 0;
-  for (int n = 0; start <= text.size(); ++n) {
+  for (int n = 0; n <= line && start <= text.size(); ++n) {
     const std::size_t end = std::min(text.find('\n', start), text.size());
-    if (n >= line - 1 && n <= line) {
-      const std::string_view l = text.substr(start, end - start);
-      const std::size_t blanks = std::min(l.find_first_not_of(" \t"), l.size());
-      if (l.substr(0, blanks).find('\t') != std::string_view::npos)
-        return fmt::format("; line {} is indented with a tab (YAML indents with spaces only)", n + 1);
-    }
-    if (n >= line || end == text.size()) break;
+    const std::string_view l = text.substr(start, end - start);
     start = end + 1;
+    const std::size_t indent = std::min(l.find_first_not_of(" \t"), l.size());
+    const bool checked = n >= line - 1;
+    if (l.substr(0, indent).find('\t') != std::string_view::npos)
+      return checked ? fmt::format("; line {} is indented with a tab (YAML indents with spaces only)", n + 1) : "";
+    std::string_view content = l.substr(indent);
+    if (const std::size_t hash = content.find(" #"); hash != std::string_view::npos) content = content.substr(0, hash);
+    while (!content.empty() && (content.back() == ' ' || content.back() == '\r')) content.remove_suffix(1);
+    if (content.empty() || content.front() == '#') continue;
+    if (content.starts_with("---") || content.starts_with("...") || content.front() == '%') return "";
+    if (checked && !open.empty() && std::find(open.begin(), open.end(), indent) == open.end() &&
+        !(opens_block && indent > open.back())) {
+      std::string levels;
+      for (std::size_t i = 0; i < open.size(); ++i)
+        levels += fmt::format("{}{}", i == 0 ? "" : i + 1 == open.size() ? " or " : ", ", open[i]);
+      return fmt::format(
+          "; line {} is indented {} spaces, unlike the lines before it ({}): YAML nests by indentation, so a key "
+          "lines up with the other keys of its mapping and an item's '-' with the other items'",
+          n + 1, indent, levels);
+    }
+    // Beyond this reading: a flow collection or a quoted scalar left open, a block scalar.
+    const auto count = [&](std::string_view chars) {
+      return std::count_if(content.begin(), content.end(),
+                           [&](char c) { return chars.find(c) != std::string_view::npos; });
+    };
+    if (count("[{") != count("]}") || count("\"") % 2 != 0 || count("'") % 2 != 0) return "";
+    if (content.back() == '|' || content.back() == '>' || content.ends_with("|-") || content.ends_with(">-") ||
+        content.ends_with("|+") || content.ends_with(">+"))
+      return "";
+    while (!open.empty() && open.back() >= indent) open.pop_back();
+    open.push_back(indent);
+    std::size_t column = indent;
+    while (content.starts_with("-") && (content.size() == 1 || content[1] == ' ')) {  // "- " items, "- - " nested
+      const std::size_t skip = std::min(content.find_first_not_of(' ', 1), content.size());
+      if (skip == content.size()) break;  // a bare "-": its content is on the next lines
+      column += skip;
+      content.remove_prefix(skip);
+      open.push_back(column);
+    }
+    opens_block = content.back() == ':' || content == "-";
   }
   return "";
 }
@@ -271,7 +317,7 @@ Document Document::load_string(const std::string& text, std::string name, Diagno
       diags.error(location_of(count.stuck_at, doc.name_), "",
                   fmt::format("YAML syntax error: unexpected {}{}",
                               pos < text.size() ? detail::quote(text.substr(pos, 1)) : "end of file",
-                              tab_hint(text, count.stuck_at.line)));
+                              indentation_hint(text, count.stuck_at.line)));
       return doc;
     }
     if (!count.too_large.empty()) {  // before yaml-cpp builds the tree that would take the memory
@@ -297,7 +343,7 @@ Document Document::load_string(const std::string& text, std::string name, Diagno
   } catch (const YAML::Exception& e) {
     // ParserException (and its DeepRecursion) carry the position of the offending token.
     diags.error(location_of(e.mark, doc.name_), "",
-                fmt::format("YAML syntax error: {}{}", detail::printable(e.msg), tab_hint(text, e.mark.line)));
+                fmt::format("YAML syntax error: {}{}", detail::printable(e.msg), indentation_hint(text, e.mark.line)));
   }
   return doc;
 }

@@ -100,6 +100,33 @@ TEST(Document, ASyntaxErrorOnATabIndentedLineNamesTheTab) {
   EXPECT_EQ(other.to_string().find("tab"), std::string::npos) << other.to_string();
 }
 
+// A block line that lines up with no open mapping or sequence: yaml-cpp says "end of sequence not
+// found"; the error adds which line is off and the indentations before it. A line deeper than its
+// "key:" is no such mistake, and a syntax error elsewhere gets no hint.
+TEST(Document, ASyntaxErrorOnAMisIndentedLineNamesTheIndentation) {
+  Diagnostics diags;
+  (void)Document::load_string("protocol: p\ntests:\n  - name: a\n    kind: io\n   duration: 5s\n", "i.yaml", diags);
+  ASSERT_EQ(diags.size(), 1u);
+  EXPECT_NE(diags.to_string().find("i.yaml:5:4: YAML syntax error: "), std::string::npos) << diags.to_string();
+  EXPECT_NE(diags.to_string().find("; line 5 is indented 3 spaces, unlike the lines before it (0, 2 or 4): YAML "
+                                   "nests by indentation"),
+            std::string::npos)
+      << diags.to_string();
+  Diagnostics key;  // a key one space left of its siblings, inside a nested mapping
+  (void)Document::load_string("protocol: p\ntests:\n  - name: a\n    io:\n      engine: psync\n     rw: read\n",
+                              "k.yaml", key);
+  EXPECT_NE(key.to_string().find("; line 6 is indented 5 spaces, unlike the lines before it (0, 2, 4 or 6)"),
+            std::string::npos)
+      << key.to_string();
+  Diagnostics fine;
+  EXPECT_TRUE(
+      Document::load_string("protocol: p\ntests:\n- name: a\n  io:\n        engine: psync\n", "t.yaml", fine).loaded())
+      << fine.to_string();
+  Diagnostics other;
+  (void)Document::load_string("protocol: quick\nio:\n  rw: randread: x\n", "bad.yaml", other);
+  EXPECT_EQ(other.to_string().find("indented"), std::string::npos) << other.to_string();
+}
+
 /// A list longer than any protocol key takes is refused before yaml-cpp builds its tree (which
 /// takes some 300 bytes a node: 8 million curve points were gigabytes), at the list's place and key.
 TEST(Document, AnAbsurdlyLongListIsRefusedAtItsKeyBeforeTheTreeIsBuilt) {
