@@ -1,6 +1,9 @@
 #include "drivelab/core/fd.hpp"
 
+#include <fcntl.h>
 #include <unistd.h>
+
+#include <cerrno>
 
 #include <bit>
 #include <cstdlib>
@@ -18,6 +21,17 @@ namespace drivelab {
 void UniqueFd::reset(int fd) noexcept {
   if (fd_ >= 0 && fd_ != fd) ::close(fd_);
   fd_ = fd;
+}
+
+UniqueFd open_no_follow(const std::filesystem::path& path, int flags, mode_t mode) {
+  UniqueFd fd(::open(path.c_str(), flags | O_NOFOLLOW | O_CLOEXEC, mode));
+  if (fd || errno != ELOOP) return fd;
+  std::error_code ec;
+  const std::filesystem::path to = std::filesystem::read_symlink(path, ec);
+  throw EnvironmentError(fmt::format(
+      "{} is a symbolic link{}: drivelab writes only files of its own inside the target and never follows a link out "
+      "of it; remove the link",
+      path.string(), ec ? "" : fmt::format(" (to {})", to.string())));
 }
 
 AlignedBuffer::AlignedBuffer(std::size_t size_bytes, std::size_t alignment) : size_(size_bytes) {

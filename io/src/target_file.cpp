@@ -84,7 +84,7 @@ void write_all(int fd, const std::byte* data, std::size_t len, std::uint64_t off
 // Writes size_bytes of xoshiro output through a buffered descriptor (any size, no alignment
 // rules), makes it durable and drops it from the page cache. Returns false if aborted.
 bool fill_file(const fs::path& path, std::uint64_t size_bytes, std::uint64_t seed, const FillProgress& progress) {
-  UniqueFd fd(::open(path.c_str(), O_WRONLY | O_CLOEXEC | O_NOFOLLOW));
+  UniqueFd fd = open_no_follow(path, O_WRONLY);
   if (!fd) throw_errno("open " + path.string(), errno);
   AlignedBuffer chunk(kFillChunkBytes);
   Rng rng(seed);
@@ -280,21 +280,12 @@ TargetFile TargetFile::open(const TargetFileSpec& spec, const FillProgress& prog
 void TargetFile::open_file(TargetFile& tf, const TargetFileSpec& spec, const FillProgress& progress, bool& emptied) {
   // I/O descriptor first: an O_DIRECT refusal must come before minutes of filling. (Linux
   // creates the file before it refuses O_DIRECT, on tmpfs for one: open() then removes it.)
-  // O_NOFOLLOW: a symbolic link in the test file's place is refused, never followed: the I/O, the
-  // fill and the truncation would land in whatever it names, outside the target.
-  const int flags = O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | (spec.direct ? O_DIRECT : 0);
-  tf.fd_.reset(::open(tf.path_.c_str(), flags, 0644));
+  // A symbolic link in the test file's place is refused, never followed: the I/O, the fill and the
+  // truncation would land in whatever it names, outside the target (open_no_follow).
+  tf.fd_ = open_no_follow(tf.path_, O_RDWR | O_CREAT | (spec.direct ? O_DIRECT : 0));
   if (!tf.fd_) {
     const int err = errno;
     if (err == EINVAL && spec.direct) throw EnvironmentError(direct_unsupported_message(spec.dir));
-    if (err == ELOOP) {
-      std::error_code ec;
-      const fs::path to = fs::read_symlink(tf.path_, ec);
-      throw EnvironmentError(fmt::format(
-          "{} is a symbolic link{}: drivelab writes only files of its own inside the target and never follows a "
-          "link out of it; remove the link",
-          tf.path_.string(), ec ? "" : fmt::format(" (to {})", to.string())));
-    }
     throw_errno("open " + tf.path_.string(), err);
   }
   const int fd = tf.fd_.get();

@@ -58,7 +58,7 @@ class FlatArray {
       : bytes_(std::max<std::uint64_t>(bytes, kPage)), file_(file), limit_(resident_limit) {
     int flags = MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE;
     if (!file_.empty()) {
-      fd_.reset(::open(file_.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600));
+      fd_ = open_no_follow(file_, O_RDWR | O_CREAT | O_TRUNC, 0600);
       if (!fd_) throw_errno("render: create " + file_.string(), errno);
       // Allocated, not only sized: a sparse mapped file on a full filesystem would raise SIGBUS at
       // the first store the filesystem cannot back; posix_fallocate makes ENOSPC an error here.
@@ -283,7 +283,7 @@ void advect_frame(std::byte* flat, const Split& split, const Stop& stop) {
 /// Phase 5: the bucketed blocks, in order, to one new file, then fdatasync. Returns the bytes
 /// written.
 std::uint64_t write_blocks(const std::filesystem::path& output, const std::vector<std::vector<std::byte>>& blocks) {
-  UniqueFd fd(::open(output.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+  UniqueFd fd = open_no_follow(output, O_WRONLY | O_CREAT | O_TRUNC);
   if (!fd) throw_errno("render: create " + output.string(), errno);
   std::uint64_t written = 0;
   for (const auto& b : blocks) {

@@ -286,7 +286,7 @@ std::vector<std::string> clean_stale(const fs::path& target_dir) {
 SwapFile::SwapFile(fs::path path, std::uint64_t size_bytes, const std::function<bool()>& stop)
     : path_(std::move(path)), size_bytes_(size_bytes / 4096 * 4096) {
   try {
-    UniqueFd fd(::open(path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600));
+    UniqueFd fd = open_no_follow(path_, O_WRONLY | O_CREAT | O_TRUNC, 0600);
     if (!fd) throw_errno("render: create swap file " + path_.string(), errno);
     const std::vector<char> zeros(8 << 20, 0);
     for (std::uint64_t off = 0; off < size_bytes_;) {

@@ -119,9 +119,11 @@ void RenderEmulator::prepare(runner::TestContext& ctx) {
   const std::string cg_name = fmt::format("drivelab-render.{}", pid);
   marker_ = marker_path(dir, pid);
   {
-    std::ofstream m(marker_);
-    m << "pid " << pid << "\nswap " << swap_path.string() << "\ncgroup " << cgroup_path_for(cg_name).string() << "\n";
-    if (!m) throw EnvironmentError("render: cannot write the marker file " + marker_.string());
+    const std::string text =
+        fmt::format("pid {}\nswap {}\ncgroup {}\n", pid, swap_path.string(), cgroup_path_for(cg_name).string());
+    const UniqueFd m = open_no_follow(marker_, O_WRONLY | O_CREAT | O_TRUNC);
+    if (!m || ::write(m.get(), text.data(), text.size()) != static_cast<ssize_t>(text.size()))
+      throw EnvironmentError("render: cannot write the marker file " + marker_.string());
   }
   const std::uint64_t ws = working_set_bytes(*scene_);
   const std::uint64_t swap_bytes =

@@ -184,7 +184,7 @@ void decompress_block(const std::byte* src, std::size_t src_bytes, std::byte* ds
 SceneInfo write_scene(const std::filesystem::path& path, const PointLayout& layout, std::uint64_t points,
                       std::uint64_t points_per_block, std::uint32_t grid, std::uint64_t seed, unsigned threads,
                       int level, const std::function<bool()>& stop) {
-  UniqueFd fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+  UniqueFd fd = open_no_follow(path, O_WRONLY | O_CREAT | O_TRUNC);
   if (!fd) throw_errno("render: create " + path.string(), errno);
   const std::uint32_t bpp = layout.bytes_per_point;
   const std::uint64_t nblocks = (points + points_per_block - 1) / points_per_block;

@@ -57,7 +57,7 @@ namespace {
 class DirectoryLock final : public RunTarget::Lock {
  public:
   DirectoryLock(const fs::path& target, const std::string& run_id) : path_(target / kRunLockFile) {
-    fd_.reset(::open(path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644));
+    fd_ = open_no_follow(path_, O_RDWR | O_CREAT);  // a link in its place is refused, never written through
     if (!fd_) throw_errno(fmt::format("cannot create the lock file {}", path_.string()), errno);
     if (::flock(fd_.get(), LOCK_EX | LOCK_NB) != 0) {
       const std::string who = lock_holder(fd_.get());

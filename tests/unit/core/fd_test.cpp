@@ -7,6 +7,8 @@
 
 #include <cerrno>
 #include <cstdint>
+#include <filesystem>
+#include <string>
 #include <type_traits>
 #include <utility>
 
@@ -43,6 +45,35 @@ TEST(UniqueFd, ClosesOnDestruction) {
     EXPECT_TRUE(is_open(raw));
   }
   EXPECT_TRUE(is_closed(raw));
+}
+
+// open_no_follow: a file opens as open(2) opens it; a symbolic link in its place, to a file or to
+// nothing, is refused with the link's target named, and nothing is written through it; any other
+// failure is an empty descriptor with errno, for the caller to word.
+TEST(OpenNoFollow, RefusesALinkAndReportsOtherFailuresByErrno) {
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("drivelab-fd-test-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const UniqueFd file = open_no_follow(dir / "own", O_RDWR | O_CREAT);
+  EXPECT_TRUE(file);
+  std::filesystem::create_symlink(dir / "own", dir / "link");
+  std::filesystem::create_symlink(dir / "nothing", dir / "dangling");
+  for (const char* name : {"link", "dangling"}) {
+    try {
+      (void)open_no_follow(dir / name, O_WRONLY | O_CREAT | O_TRUNC);
+      ADD_FAILURE() << name << " was followed";
+    } catch (const EnvironmentError& e) {
+      EXPECT_NE(std::string(e.what()).find((dir / name).string() + " is a symbolic link (to " + dir.string()),
+                std::string::npos)
+          << e.what();
+    }
+  }
+  EXPECT_FALSE(std::filesystem::exists(dir / "nothing")) << "the dangling link created nothing";
+  errno = 0;
+  const UniqueFd missing = open_no_follow(dir / "no-such-dir" / "f", O_RDWR | O_CREAT);
+  EXPECT_FALSE(missing);
+  EXPECT_EQ(errno, ENOENT);
+  std::filesystem::remove_all(dir);
 }
 
 TEST(UniqueFd, DefaultIsEmpty) {

@@ -8,6 +8,9 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <filesystem>
+#include <fstream>
+#include <string>
 #include <thread>
 
 #include <fmt/format.h>
@@ -73,6 +76,38 @@ TEST(Render, MmapModePagesTheArrayThroughAFileInTheTarget) {
   EXPECT_GT(t.record.details.at("pipeline").at("evicted_bytes").get<double>(), 16e6);
   EXPECT_EQ(t.record.details.at("pipeline").at("array_bytes"), 8 * 3 << 20);
   EXPECT_EQ(leftovers(dir.path()), "");
+}
+
+// A symbolic link in the place of the render test's scene or array file is refused, never
+// followed: the scene writer and the mmap array truncated and overwrote whatever it named, outside
+// the target, and the test measured that file's drive (found by a fresh review).
+TEST(Render, ASymbolicLinkInTheSceneOrArrayFilesPlaceIsRefusedAndItsTargetUntouched) {
+  TempDir dir;
+  TempDir elsewhere;
+  for (const char* file : {"drivelab-unit.bgeo.zst", "drivelab-unit.points"}) {
+    const fs::path victim = elsewhere.path() / file;
+    {
+      std::ofstream(victim) << "precious";
+    }
+    fs::create_symlink(victim, dir.path() / file);
+    RenderTest t(dir.path(), "{mode: mmap, memory_budget: 8MiB, working_set_factor: 3, threads: 2, block_size: 1MB}");
+    try {
+      t.run_all();
+      ADD_FAILURE() << file << ": the link was followed";
+    } catch (const EnvironmentError& e) {
+      EXPECT_NE(std::string(e.what()).find(std::string(file) + " is a symbolic link (to " + victim.string() +
+                                           "): drivelab writes only files of its own inside the target"),
+                std::string::npos)
+          << e.what();
+    }
+    t.emulator->cleanup(t.ctx);
+    std::ifstream in(victim);
+    std::string text;
+    std::getline(in, text);
+    EXPECT_EQ(text, "precious") << file;
+    EXPECT_EQ(fs::file_size(victim), 8u) << file;
+    fs::remove(dir.path() / file);
+  }
 }
 
 TEST(Render, RefusesSwapModeOnTmpfsNamingTheReason) {

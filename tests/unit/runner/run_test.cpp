@@ -1,6 +1,9 @@
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
 #include <sstream>
+#include <string>
 #include <thread>
 
 #include "drivelab/core/errors.hpp"
@@ -158,6 +161,41 @@ TEST_F(RunFixture, ASecondRunOnTheSameTargetIsRefused) {
   stop_first.request();
   first.join();
   EXPECT_FALSE(fs::exists(dir / "target" / "drivelab-run.lock"));  // released and removed
+}
+
+// A symbolic link in the run lock's place is refused and left as it is: the lock used to be
+// opened through it, writing "pid N, run R" into (or creating) the file it named outside the target.
+TEST_F(RunFixture, ASymbolicLinkInTheRunLocksPlaceIsRefusedAndItsTargetUntouched) {
+  const fs::path victim = dir / "victim.txt";
+  {
+    std::ofstream(victim) << "precious\n";
+  }
+  fs::create_symlink(victim, dir / "target" / "drivelab-run.lock");
+  fs::create_directories(dir / "target2");
+  fs::create_symlink(dir / "created-outside.txt", dir / "target2" / "drivelab-run.lock");  // a dangling link
+  for (const fs::path& target : {dir / "target", dir / "target2"}) {
+    config::Diagnostics diags;
+    const Registry reg = testing::make_test_registry(&log);
+    config::Document doc = config::Document::load_string("protocol: p\ntests: [{name: a, kind: tick}]\n", "p", diags);
+    Protocol p = decode_protocol(doc, reg, diags);
+    RunOptions o;
+    o.target = target;
+    o.out_dir = dir / "out";
+    o.out = &out;
+    StopFlag stop;
+    try {
+      (void)run_protocol(p, o, stop);
+      ADD_FAILURE() << target << ": the run went ahead";
+    } catch (const EnvironmentError& e) {
+      EXPECT_NE(std::string(e.what()).find("drivelab-run.lock is a symbolic link (to "), std::string::npos) << e.what();
+    }
+    EXPECT_TRUE(fs::is_symlink(target / "drivelab-run.lock")) << "the user's link is left alone";
+  }
+  std::ifstream in(victim);
+  std::string text;
+  std::getline(in, text);
+  EXPECT_EQ(text, "precious");
+  EXPECT_FALSE(fs::exists(dir / "created-outside.txt"));
 }
 
 TEST_F(RunFixture, MissingTargetIsAnEnvironmentError) {

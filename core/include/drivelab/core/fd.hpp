@@ -1,7 +1,10 @@
 #pragma once
 /// \file fd.hpp
 /// Move-only RAII owners of kernel handles and aligned memory.
+#include <sys/types.h>
+
 #include <cstddef>
+#include <filesystem>
 #include <memory>
 #include <utility>
 
@@ -29,6 +32,15 @@ class UniqueFd {
  private:
   int fd_ = -1;
 };
+
+/// open(2) of a file drivelab creates or writes inside the target (a test file, the run lock, the
+/// render test's scene, array, output, swap and marker files), with O_NOFOLLOW added: a symbolic
+/// link in its place is refused, never followed, since whatever it names (outside the target)
+/// would be written, truncated or locked. Returns the descriptor, or an empty UniqueFd with errno
+/// set for any other failure (the caller words that one). Throws EnvironmentError on a link:
+/// "<path> is a symbolic link (to <where>): drivelab writes only files of its own inside the
+/// target and never follows a link out of it; remove the link".
+UniqueFd open_no_follow(const std::filesystem::path& path, int flags, mode_t mode = 0644);
 
 /// A zero-initialised buffer aligned to `alignment` bytes (O_DIRECT needs the logical block size,
 /// 4096 is always enough). Move-only; a moved-from buffer is empty (data() null, size() 0).
