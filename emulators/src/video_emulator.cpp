@@ -139,9 +139,9 @@ void VideoEmulator::run(runner::TestContext& ctx) {
   rec.metric(cat::write_mb_s, write_bps / 1e6, "frame writes, bytes per second of write-pass time, MB = 10^6 bytes");
   rec.metric(cat::read_mb_s, read_bps / 1e6, "frame reads, bytes per second of read-pass time, MB = 10^6 bytes");
   rec.metric(cat::write_fps, write_bps / static_cast<double>(frame_bytes_),
-             "frames of the tested format and codec written per second");
+             "frames of the tested format and codec written per second of write-pass time");
   rec.metric(cat::read_fps, read_bps / static_cast<double>(frame_bytes_),
-             "frames of the tested format and codec read per second");
+             "frames of the tested format and codec read per second of read-pass time");
   rec.metric(cat::read_frame_latency_p99_ms, ms(read_.latency.percentile(99)),
              "99th percentile time to read one frame");
   rec.metric(cat::write_frame_latency_p99_ms, ms(write_.latency.percentile(99)),
@@ -156,6 +156,8 @@ void VideoEmulator::run(runner::TestContext& ctx) {
                                     {"transfer_bytes", transfer_bytes_},
                                     {"frames_per_pass", frames_per_pass_},
                                     {"iodepth", pump_->depth()}});
+  // The frames the measured phase moved: the device's demand per frame is per these.
+  rec.detail("frames", results::Json{{"written", write_.bytes / frame_bytes_}, {"read", read_.bytes / frame_bytes_}});
   rec.detail("file", results::Json{{"path", file_->path().string()},
                                    {"device", file_->is_device()},
                                    {"region_offset_bytes", file_->region_offset()},

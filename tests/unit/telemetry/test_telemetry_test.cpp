@@ -108,10 +108,17 @@ TEST(DemandMetrics, DividesTheDevicesCountsByTheApplicationsWork) {
   vdbench.metrics = {work("mb_s", 0.4096, "MB/s")};
   EXPECT_DOUBLE_EQ(*find(demand_metrics(vdbench, dev, 10), cat::device_read_bytes_per_byte), 30 * 4096 / 4.096e6);
 
+  // Video: per the frames the measured phase moved (details.frames), not per write_fps/read_fps x
+  // the window (rates per second of pass time: the figure came out about half a frame's cost).
   results::TestRecord video;
   video.kind = "video";
   video.metrics = {work("write_fps", 24, "1/s"), work("read_fps", 6, "1/s")};
-  EXPECT_DOUBLE_EQ(*find(demand_metrics(video, dev, 10), cat::device_write_bytes_per_frame), 600 * 8192 / 300.0);
+  video.details["frames"] = {{"written", 75}, {"read", 30}};
+  const std::vector<Figure> v = demand_metrics(video, dev, 10);
+  EXPECT_DOUBLE_EQ(*find(v, cat::device_write_bytes_per_frame), 600 * 8192 / 75.0);
+  EXPECT_DOUBLE_EQ(*find(v, cat::device_read_bytes_per_frame), 30 * 4096 / 30.0);
+  video.details["frames"] = {{"written", 75}, {"read", 0}};
+  EXPECT_FALSE(find(demand_metrics(video, dev, 10), cat::device_read_bytes_per_frame)) << "no frame read: no figure";
 
   results::TestRecord idle;  // no work, or none counted: no ratio (not an infinity)
   idle.kind = "tpcc";

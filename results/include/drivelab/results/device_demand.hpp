@@ -39,7 +39,8 @@ struct DeviceTotals {
 ///  - per application I/O (`ios`: io, vdbench, replay, vdi): device reads and writes;
 ///  - per application byte (`bytes`, else `mb_s` x seconds): device bytes read and written, the
 ///    device-level amplification seen from the host (MB = 10^6 bytes);
-///  - per frame (video: (`write_fps` + `read_fps`) x seconds): device bytes read and written.
+///  - per frame (video: details.frames, the frames the measured phase read and wrote): device
+///    bytes read per frame read, device bytes written per frame written.
 /// A unit of work the test did not record, or recorded as 0, gives no figure.
 std::vector<std::pair<const MetricDef*, double>> demand_metrics(const TestRecord& test, const DeviceTotals& device,
                                                                 double seconds);

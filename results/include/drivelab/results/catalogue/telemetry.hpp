@@ -113,10 +113,10 @@ inline constexpr MetricDef device_write_bytes_per_byte = device_per_work(
     "device bytes written per application byte over the measured phase (device-level write amplification)");
 inline constexpr MetricDef device_read_bytes_per_frame =
     device_per_work("device_read_bytes_per_frame", Unit::bytes, "video",
-                    "device bytes read over the measured phase per frame read or written");
+                    "device bytes read over the measured phase per frame read (details.frames.read)");
 inline constexpr MetricDef device_write_bytes_per_frame =
     device_per_work("device_write_bytes_per_frame", Unit::bytes, "video",
-                    "device bytes written over the measured phase per frame read or written");
+                    "device bytes written over the measured phase per frame written (details.frames.written)");
 
 // A drive's temperature during the measured phase (telemetry/drive_temperature.hpp): the kernel's
 // hwmon sensor of each drive under the target, read at the interval boundaries. Kept per host in a
