@@ -293,11 +293,13 @@ VdbenchConfig decode_vdbench(const config::Node& section) {
   }
   const std::vector<config::Node> wds = r.sequence("workloads");
   r.finish();
-  // `workloads: []` ran the default workload as if the key were absent: a test of something not asked for.
-  if (const config::Node wn = section.child("workloads"); wds.empty() && wn.is_sequence())
+  // `workloads: []`, `workloads: ~` and a `workloads:` whose items are all commented out ran the
+  // default workload as if the key were absent: a read test where a write mix was meant.
+  if (const config::Node wn = section.child("workloads"); wds.empty() && (wn.is_sequence() || wn.is_null()))
     wn.error(
-        "workloads is an empty list: give at least one workload (rdpct, seekpct, xfersize, skew), or leave the "
-        "key out for the default (one workload: 100% random 4 KiB reads)");
+        fmt::format("workloads {}: give at least one workload (rdpct, seekpct, xfersize, skew), or leave the key "
+                    "out for the default (one workload: 100% random 4 KiB reads)",
+                    wn.is_sequence() ? "is an empty list" : "has no value (an empty key or '~', YAML's null)"));
 
   if (!wds.empty()) {
     c.workloads.clear();

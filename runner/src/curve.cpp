@@ -31,7 +31,8 @@ std::uint64_t curve_rate(double max_iops, double pct) noexcept {
 
 std::vector<double> decode_curve(const config::Node& curve) {
   if (!curve.is_sequence() || curve.elements().empty()) {
-    curve.error("expected a list of percentages of the max run, e.g. [10, 50, 70, 80, 90, 100, 110, 120]");
+    curve.error(fmt::format("{}: give a list of percentages of the max run, e.g. [10, 50, 70, 80, 90, 100, 110, 120]",
+                            curve.is_sequence() ? "the curve is an empty list" : "expected a list"));
     return {};
   }
   if (const std::size_t n = curve.elements().size(); n > kMaxCurvePoints) {

@@ -98,6 +98,16 @@ TEST(VdbenchDecode, AFullCurveProfile) {
   EXPECT_EQ(to_json(d2.cfg).dump(), again);
 }
 
+// An empty curve is called one (it was "expected a list of ...", of a list); a scalar is no list.
+TEST(VdbenchDecode, AnEmptyCurveIsCalledEmpty) {
+  EXPECT_EQ(decode("{iorate: curve, curve: []}").errors(),
+            "t.yaml:1:33: vdbench.curve: the curve is an empty list: give a list of percentages of the max run, e.g. "
+            "[10, 50, 70, 80, 90, 100, 110, 120]");
+  EXPECT_EQ(decode("{iorate: curve, curve: 50}").errors(),
+            "t.yaml:1:33: vdbench.curve: expected a list: give a list of percentages of the max run, e.g. [10, 50, "
+            "70, 80, 90, 100, 110, 120]");
+}
+
 TEST(VdbenchDecode, ACurveOfMoreThanAThousandPointsIsRefusedAtItsKey) {
   std::string points = "0.5";  // 1001 different points (a repeated point is refused on its own)
   for (int i = 1; i <= 1000; ++i) points += ", " + std::to_string(i);
@@ -110,17 +120,25 @@ TEST(VdbenchDecode, ACurveOfMoreThanAThousandPointsIsRefusedAtItsKey) {
   EXPECT_EQ(ok.cfg.curve.size(), 1000u);
 }
 
-// `workloads: []` ran the default workload, as if the key were absent; it is refused at its key
-// (`workloads: ~`, YAML's null, still means the key's default).
+// `workloads: []`, `workloads: ~` and a `workloads:` whose items are commented out ran the default
+// workload (100% reads) as if the key were absent; each is refused at its key. The key left out
+// is the default.
 TEST(VdbenchDecode, AnEmptyWorkloadListIsRefusedAtItsKey) {
   const Decoded d = decode("{iorate: max, workloads: []}");
   EXPECT_EQ(d.errors(),
             "t.yaml:1:35: vdbench.workloads: workloads is an empty list: give at least one workload (rdpct, seekpct, "
             "xfersize, skew), or leave the key out for the default (one workload: 100% random 4 KiB reads)");
   const Decoded null = decode("{iorate: max, workloads: ~}");
-  EXPECT_TRUE(null.diags.empty()) << null.errors();
-  ASSERT_EQ(null.cfg.workloads.size(), 1u);
-  EXPECT_EQ(null.cfg.workloads[0].name, "default");
+  EXPECT_NE(null.errors().find("vdbench.workloads: workloads has no value (an empty key or '~', YAML's null)"),
+            std::string::npos)
+      << null.errors();
+  const Decoded commented = decode("\n  iorate: max\n  workloads:\n  #  - {name: w, rdpct: 0}\n");
+  EXPECT_NE(commented.errors().find("t.yaml:3:"), std::string::npos) << commented.errors();
+  EXPECT_NE(commented.errors().find("workloads has no value"), std::string::npos) << commented.errors();
+  const Decoded absent = decode("{iorate: max}");
+  EXPECT_TRUE(absent.diags.empty()) << absent.errors();
+  ASSERT_EQ(absent.cfg.workloads.size(), 1u);
+  EXPECT_EQ(absent.cfg.workloads[0].name, "default");
 }
 
 TEST(VdbenchDecode, FixedRateAndUnspecifiedSkewsShareTheRest) {
