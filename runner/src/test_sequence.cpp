@@ -104,11 +104,13 @@ class TestSequence {
     } catch (const std::exception& ex) {
       failure_ = fmt::format("recording results failed: {}", ex.what());
     }
-    // Absolute, so that every path the emulators record (details.file.path, the database's
-    // directory) names its file when the record is read elsewhere, as target.path does.
-    std::error_code ec;
-    ctx_.target_dir = std::filesystem::absolute(run_.options.target, ec);
-    if (ec) ctx_.target_dir = run_.options.target;
+    // The record's target.path (absolute, links resolved: results/identity.hpp), so that every
+    // path the emulators record (details.file.path, the database's directory) names its file
+    // when the record is read elsewhere, spelled as target.path spells the directory.
+    const auto recorded = run_.record.target.find("path");
+    ctx_.target_dir = recorded != run_.record.target.end() && recorded->is_string()
+                          ? std::filesystem::path(recorded->get<std::string>())
+                          : run_.options.target;
     ctx_.device = run_.target.device();
     ctx_.run_id = run_.record.run_id;
     ctx_.seed = Rng(rep_.seed).split(index_)();
