@@ -276,9 +276,23 @@ bool unit_names_metric(const Metric& m) {
   return key(unit_label(m.unit, m.name)) == key(m.name);
 }
 
+/// The metric's name without the unit its value is printed in anyway, which format_quantity
+/// scales ("latency_p99_us" read "latency_p99_us 4.91 ms"): "latency_p99", "throughput";
+/// "" for a name that is its unit alone ("mb_s").
+std::string label_without_unit(const std::string& name) {
+  for (const std::string_view suffix : {"mb_s", "us", "ms", "s"}) {
+    if (name == suffix) return "";
+    if (name.size() > suffix.size() + 1 && name.ends_with(suffix) && name[name.size() - suffix.size() - 1] == '_')
+      return name.substr(0, name.size() - suffix.size() - 1);
+  }
+  return name;
+}
+
 std::string metric_cell(const Metric& m) {
   const std::string value = format_quantity(m.value, m.unit, m.name);
-  return unit_names_metric(m) ? value : m.name + " " + value;
+  if (unit_names_metric(m)) return value;
+  const std::string label = label_without_unit(m.name);
+  return label.empty() ? value : label + " " + value;
 }
 
 /// A test's name in the table: a repetition's number after it ("oltp #2", "oltp #1 (discarded)").
