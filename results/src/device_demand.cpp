@@ -2,6 +2,9 @@
 #include "drivelab/results/device_demand.hpp"
 
 #include <array>
+#include <string_view>
+
+#include "json_read.hpp"
 
 namespace drivelab::results {
 
@@ -66,10 +69,10 @@ std::vector<std::pair<const MetricDef*, double>> demand_metrics(const TestRecord
     // The frames the measured phase moved (details.frames), not write_fps/read_fps x the window:
     // those rates are per second of write-pass or read-pass time, which made the figure about
     // half of what a frame costs (a fresh review: 4.9 MB written per 22.1 MB frame).
-    const auto frames = [&](const char* key) -> double {
-      const auto f = test.details.find("frames");
-      if (f == test.details.end() || !f->is_object() || !f->contains(key) || !(*f)[key].is_number()) return 0;
-      return (*f)[key].get<double>();
+    const Json* moved = detail::member(test.details, "frames");
+    const auto frames = [&](std::string_view key) {
+      const Json* n = moved != nullptr && moved->is_object() ? detail::member(*moved, key) : nullptr;
+      return n != nullptr && n->is_number() ? n->get<double>() : 0.0;
     };
     if (const double read = frames("read"); read > 0) out.emplace_back(&cat::device_read_bytes_per_frame, rb / read);
     if (const double written = frames("written"); written > 0)
